@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { id, isoTime } from './common.ts';
+import { messages } from './messages.ts';
+
+export const roleValues = ['operator', 'va'] as const;
+export const role = z.enum(roleValues);
+export type Role = z.infer<typeof role>;
+export const roleLabels: Record<Role, string> = { operator: 'Grid Operator', va: 'Virtual Assistant' };
+
+const email = z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' }));
+const password = z.string().min(8, { message: 'password must be at least 8 characters' }).max(256);
+
+export const signupBody = z.object({
+  email,
+  password,
+  name: z.string().trim().min(1, { message: 'name is required' }).max(120),
+  role: z.enum(roleValues, {
+    error: (issue) => (issue.input === undefined ? messages.roleRequired : 'role must be operator or va'),
+  }),
+  inviteToken: z.string().max(200).optional(),
+});
+export type SignupBody = z.input<typeof signupBody>;
+
+export const loginBody = z.object({
+  email: z.string().trim().toLowerCase().min(1, { message: 'email is required' }).max(254),
+  password: z.string().min(1, { message: 'password is required' }).max(256),
+});
+export type LoginBody = z.infer<typeof loginBody>;
+
+/** A person as others in the workspace see them: never a password hash or a session. */
+export const user = z.object({
+  id,
+  email: z.string(),
+  name: z.string(),
+  role,
+  isActive: z.boolean(),
+  createdAt: isoTime,
+});
+export type User = z.infer<typeof user>;
+
+/** The signed-in person, with their workspace (null for a VA who signed up without an invitation). */
+export const me = user.extend({
+  workspaceId: id.nullable(),
+  workspaceName: z.string().nullable(),
+});
+export type Me = z.infer<typeof me>;
+export const userResponse = z.object({ user: me });
+
+export const appConfig = z.object({
+  demo: z.boolean(),
+  demoCredentials: z.object({ email: z.string(), password: z.string() }).nullable(),
+});
+export type AppConfig = z.infer<typeof appConfig>;
+
+export const updateMeBody = z
+  .object({
+    name: z.string().trim().min(1, { message: 'name is required' }).max(120).optional(),
+    currentPassword: z.string().max(256).optional(),
+    password: password.optional(),
+  })
+  .refine((body) => body.password === undefined || body.currentPassword !== undefined, {
+    message: 'currentPassword is required to change the password',
+    path: ['currentPassword'],
+  });
+
+export const updateUserBody = z.object({
+  role: role.optional(),
+  isActive: z.boolean().optional(),
+});
+
+export const workspace = z.object({ id, name: z.string(), createdAt: isoTime });
+export const updateWorkspaceBody = z.object({
+  name: z.string().trim().min(1, { message: 'name is required' }).max(120),
+});
+
+export const invitation = z.object({
+  id,
+  role,
+  email: z.string().nullable(),
+  expiresAt: isoTime,
+  acceptedAt: isoTime.nullable(),
+  createdAt: isoTime,
+  status: z.enum(['pending', 'accepted', 'expired']),
+});
+export type Invitation = z.infer<typeof invitation>;
+export const createInvitationBody = z.object({
+  role: role.default('va'),
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' })).optional(),
+});
+/** Only the creation answer carries the token: it is stored hashed. */
+export const createdInvitation = z.object({
+  invitation: z.object({ id, token: z.string(), url: z.string(), role, expiresAt: isoTime }),
+});
+export const invitationPreview = z.object({
+  workspaceName: z.string(),
+  role,
+  email: z.string().nullable(),
+  expiresAt: isoTime,
+});
+export type InvitationPreview = z.infer<typeof invitationPreview>;

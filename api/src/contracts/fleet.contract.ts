@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { id, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
+
+export const deviceStatusValues = ['online', 'offline', 'busy', 'idle'] as const;
+export const deviceStatus = z.enum(deviceStatusValues);
+export type DeviceStatus = z.infer<typeof deviceStatus>;
+
+export const device = z.object({
+  id,
+  name: z.string(),
+  status: deviceStatus,
+  battery: z.number().int(),
+  lastActive: isoTime,
+  assignedToId: id.nullable(),
+  sessionTime: z.number().int(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type Device = z.infer<typeof device>;
+
+const battery = z.number().int().min(0).max(100);
+export const createDeviceBody = z.object({
+  name: shortText.min(1, { message: 'name is required' }),
+  status: deviceStatus.optional(),
+  battery: battery.optional(),
+  assignedToId: id.nullable().optional(),
+});
+export type CreateDeviceBody = z.input<typeof createDeviceBody>;
+export const updateDeviceBody = createDeviceBody.partial().extend({
+  sessionTime: z.number().int().min(0).optional(),
+});
+export type UpdateDeviceBody = z.input<typeof updateDeviceBody>;
+export const deviceListQuery = pageQuery.extend({
+  status: deviceStatus.optional(),
+  search: z.string().max(200).optional(),
+  assignedToId: id.optional(),
+});
+
+export const taskTypeValues = ['post', 'engage', 'warmup', 'monitor'] as const;
+export const taskType = z.enum(taskTypeValues);
+export const taskTypeLabels: Record<z.infer<typeof taskType>, string> = {
+  post: 'Post',
+  engage: 'Engage',
+  warmup: 'Warm-up',
+  monitor: 'Monitor',
+};
+export const taskPriorityValues = ['high', 'medium', 'low'] as const;
+export const taskPriority = z.enum(taskPriorityValues);
+export const taskStatusValues = ['pending', 'in-progress', 'completed', 'failed'] as const;
+export const taskStatus = z.enum(taskStatusValues);
+export type TaskStatus = z.infer<typeof taskStatus>;
+
+/** Which status may follow which; the server refuses any other move with 409. */
+export const taskTransitions: Record<TaskStatus, readonly TaskStatus[]> = {
+  pending: ['in-progress', 'completed', 'failed'],
+  'in-progress': ['pending', 'completed', 'failed'],
+  completed: [],
+  failed: ['pending'],
+};
+
+export const task = z.object({
+  id,
+  title: z.string(),
+  description: z.string().nullable(),
+  type: taskType,
+  priority: taskPriority,
+  status: taskStatus,
+  deviceId: id.nullable(),
+  assignedToId: id.nullable(),
+  deadline: nullableTime,
+  startedAt: nullableTime,
+  completedAt: nullableTime,
+  createdAt: isoTime,
+  updatedAt: isoTime,
+});
+export type Task = z.infer<typeof task>;
+
+export const createTaskBody = z.object({
+  title: shortText.min(1, { message: 'title is required' }),
+  description: z.string().max(5000).nullable().optional(),
+  type: taskType,
+  priority: taskPriority,
+  deviceId: id.nullable().optional(),
+  assignedToId: id.nullable().optional(),
+  deadline: timeInput.nullable().optional(),
+});
+export type CreateTaskBody = z.input<typeof createTaskBody>;
+export const updateTaskBody = createTaskBody.partial().extend({ status: taskStatus.optional() });
+export type UpdateTaskBody = z.input<typeof updateTaskBody>;
+export const taskListQuery = pageQuery.extend({
+  status: taskStatus.optional(),
+  type: taskType.optional(),
+  priority: taskPriority.optional(),
+  search: z.string().max(200).optional(),
+  deviceId: id.optional(),
+  assignedToId: z.union([id, z.literal('me')]).optional(),
+  from: timeInput.optional(),
+  to: timeInput.optional(),
+});
+export const taskCounts = z.object({
+  all: z.number().int(),
+  pending: z.number().int(),
+  inProgress: z.number().int(),
+  completed: z.number().int(),
+  failed: z.number().int(),
+});
+export type TaskCounts = z.infer<typeof taskCounts>;
+
+export const session = z.object({
+  id,
+  deviceId: id,
+  vaId: id.nullable(),
+  taskId: id.nullable(),
+  currentTask: z.string().nullable(),
+  duration: z.number().int(),
+  screenshots: z.number().int(),
+  isActive: z.boolean(),
+  startedAt: isoTime,
+  endedAt: nullableTime,
+});
+export type Session = z.infer<typeof session>;
+export const sessionListQuery = pageQuery.extend({
+  active: z.enum(['true', 'false']).optional(),
+  deviceId: id.optional(),
+  vaId: id.optional(),
+});
+export const startSessionBody = z.object({
+  deviceId: id,
+  taskId: id.nullable().optional(),
+  currentTask: shortText.nullable().optional(),
+});
+/** Pause (isActive false) and resume (true); stop ends the session for good. */
+export const updateSessionBody = z.object({
+  isActive: z.boolean().optional(),
+  currentTask: shortText.nullable().optional(),
+  taskId: id.nullable().optional(),
+});
+
+export const activityTypeValues = ['success', 'warning', 'info', 'error'] as const;
+export const activityType = z.enum(activityTypeValues);
+export const activity = z.object({
+  id,
+  userId: id.nullable(),
+  action: z.string(),
+  deviceId: id.nullable(),
+  type: activityType,
+  createdAt: isoTime,
+});
+export type Activity = z.infer<typeof activity>;
+export const activityListQuery = pageQuery.extend({
+  type: activityType.optional(),
+  deviceId: id.optional(),
+  from: timeInput.optional(),
+  to: timeInput.optional(),
+});
+
+export const statsQuery = z.object({ range: range.optional() });
+export const stats = z.object({
+  activeSessions: z.number().int(),
+  totalDevices: z.number().int(),
+  onlineDevices: z.number().int(),
+  completedTasks: z.number().int(),
+  totalTasks: z.number().int(),
+  totalSessionTime: z.number().int(),
+  /** completed / total as a percentage with one decimal, 0 when there are no tasks. */
+  successRate: z.number(),
+  /** total session seconds / number of tasks, 0 when there are no tasks. */
+  avgSessionTime: z.number().int(),
+  range: range.nullable(),
+});
+export type Stats = z.infer<typeof stats>;
+
+export const performance = z.object({
+  devices: z.array(
+    z.object({ deviceId: id, name: z.string(), totalTasks: z.number().int(), completedTasks: z.number().int(), successRate: z.number().int() }),
+  ),
+  vas: z.array(
+    z.object({
+      userId: id,
+      name: z.string(),
+      totalTasks: z.number().int(),
+      completedTasks: z.number().int(),
+      successRate: z.number().int(),
+      hours: z.number().int(),
+    }),
+  ),
+});
+export type Performance = z.infer<typeof performance>;

@@ -1,0 +1,7 @@
+/** Every REST shape of the console, as zod schemas: the one definition that api validates with and web types with. */
+export * from './messages.ts';
+export * from './common.ts';
+export * from './auth.contract.ts';
+export * from './fleet.contract.ts';
+export * from './campaigns.contract.ts';
+export * from './content.contract.ts';

@@ -1,0 +1,35 @@
+/** The spec's exact texts for refused input: the contract that both the server and the web forms speak. */
+export const messages = {
+  roleRequired: 'Role required',
+  keywordsEmpty: 'Keywords cannot contain empty strings',
+  referenceAccountsEmpty: 'Reference accounts cannot contain empty strings',
+  keywordOrReference: 'Please provide at least one keyword or reference account.',
+  engagementTarget: 'Engagement target must be greater than 0.',
+  mustBeLoggedIn: 'You must be logged in to create a campaign.',
+  routineAccount: 'Please select an account for this routine.',
+  captionRequired: 'Caption is required',
+  accountRequired: 'Account selection is required',
+  userIdRequired: 'User ID is required',
+  usernameRequired: 'Username is required',
+  accountLimit: 'Max 3 Instagram/TikTok accounts per device.',
+  tinderImages: 'Tinder accounts need 2 to 6 profile images.',
+  swipeAgeMin: 'Minimum age must be between 18 and 100.',
+  swipeAgeMax: 'Maximum age must be between 18 and 100.',
+  swipeAgeOrder: 'Minimum age cannot be above maximum age.',
+  swipeDistance: 'Distance must be between 1 and 160 km.',
+  branchDepth: 'Branch depth must be between 1 and 5.',
+  engagementRate: 'Engagement rate must be between 0 and 100.',
+  scheduleRequired: 'Schedule Date & Time is required for scheduled posts',
+  invalidCredentials: 'Invalid email or password',
+  tooManyAttempts: 'Too many login attempts. Please try again later.',
+  emailTaken: 'An account with this email already exists',
+  invitationInvalid: 'This invitation link is invalid or has expired',
+  notSignedIn: 'Not signed in',
+  forbidden: 'You do not have permission to do this',
+  notFound: 'Not found',
+  noWorkspace: 'Your account is not part of a workspace yet. Ask an operator for an invitation.',
+  currentPasswordWrong: 'Current password is incorrect',
+} as const;
+
+/** Texts that already read as a full sentence to a person; every other validation text gets its field named. */
+export const catalogue: ReadonlySet<string> = new Set(Object.values(messages));

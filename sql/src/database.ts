@@ -1,0 +1,83 @@
+/**
+ * One way to open the product database: PostgreSQL through `pg` when a URL is given,
+ * otherwise PGlite (PostgreSQL in WASM) persisted in a directory, or in memory.
+ */
+import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
+import type { DB } from './schema.ts';
+
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: DatabaseTarget['kind'];
+  /** Runs a script of several statements (migrations); no parameters. */
+  exec(script: string): Promise<void>;
+  /** Runs fn while holding a database-wide lock, so two processes never migrate at once. */
+  withLock<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const DATE_OID = 1082;
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  return target.kind === 'postgres' ? openPostgres(target.url, target.poolSize) : openPglite(target);
+}
+
+async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+  const pg = await import('pg');
+  const { Pool, types } = pg.default;
+  // A calendar date stays a 'YYYY-MM-DD' string rather than a Date shifted by the server's zone.
+  types.setTypeParser(DATE_OID, (value: string) => value);
+  const pool = new Pool({ connectionString: url, max: poolSize });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  return {
+    db,
+    kind: 'postgres',
+    async exec(script) {
+      await pool.query(script);
+    },
+    async withLock(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('SELECT pg_advisory_lock(72707101)');
+        return await fn();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(72707101)').catch(() => undefined);
+        client.release();
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+async function openPglite(target: { dataDir?: string; loadDataDir?: Blob }): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { PGliteDialect } = await import('kysely-pglite-dialect');
+  const client = new PGlite({
+    ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+    ...(target.loadDataDir ? { loadDataDir: target.loadDataDir } : {}),
+    parsers: { [DATE_OID]: (value: string) => value },
+  });
+  await client.waitReady;
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins: [new CamelCasePlugin()] });
+  let closed = false;
+  return {
+    db,
+    kind: 'pglite',
+    async exec(script) {
+      await client.exec(script);
+    },
+    // PGlite is a single connection inside this process: there is no one else to race.
+    withLock: (fn) => fn(),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy().catch(() => undefined);
+      if (!client.closed) await client.close();
+    },
+  };
+}
