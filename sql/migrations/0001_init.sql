@@ -11,8 +11,8 @@ $$ LANGUAGE plpgsql;
 CREATE TABLE workspaces (
   id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   name        text NOT NULL,
-  created_at  timestamptz NOT NULL DEFAULT now(),
-  updated_at  timestamptz NOT NULL DEFAULT now()
+  created_at  timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at  timestamptz(3) NOT NULL DEFAULT now()
 );
 
 CREATE TABLE users (
@@ -21,8 +21,8 @@ CREATE TABLE users (
   password_hash  text NOT NULL,
   name           text NOT NULL,
   role           text NOT NULL CHECK (role IN ('operator', 'va')),
-  created_at     timestamptz NOT NULL DEFAULT now(),
-  updated_at     timestamptz NOT NULL DEFAULT now()
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at     timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE UNIQUE INDEX users_email_key ON users (lower(email));
 
@@ -30,9 +30,9 @@ CREATE TABLE workspace_members (
   workspace_id    uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
   user_id         uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   role            text NOT NULL CHECK (role IN ('operator', 'va')),
-  deactivated_at  timestamptz,
-  created_at      timestamptz NOT NULL DEFAULT now(),
-  updated_at      timestamptz NOT NULL DEFAULT now(),
+  deactivated_at  timestamptz(3),
+  created_at      timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at      timestamptz(3) NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, user_id)
 );
 -- One agency per person: a user belongs to at most one workspace.
@@ -42,9 +42,9 @@ CREATE TABLE auth_sessions (
   id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   token_hash    text NOT NULL UNIQUE,
   user_id       uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-  created_at    timestamptz NOT NULL DEFAULT now(),
-  last_seen_at  timestamptz NOT NULL DEFAULT now(),
-  expires_at    timestamptz NOT NULL,
+  created_at    timestamptz(3) NOT NULL DEFAULT now(),
+  last_seen_at  timestamptz(3) NOT NULL DEFAULT now(),
+  expires_at    timestamptz(3) NOT NULL,
   ip            text,
   user_agent    text
 );
@@ -57,10 +57,10 @@ CREATE TABLE invitations (
   role            text NOT NULL DEFAULT 'va' CHECK (role IN ('operator', 'va')),
   email           text,
   created_by_id   uuid REFERENCES users (id) ON DELETE SET NULL,
-  expires_at      timestamptz NOT NULL,
-  accepted_at     timestamptz,
+  expires_at      timestamptz(3) NOT NULL,
+  accepted_at     timestamptz(3),
   accepted_by_id  uuid REFERENCES users (id) ON DELETE SET NULL,
-  created_at      timestamptz NOT NULL DEFAULT now()
+  created_at      timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX invitations_workspace_idx ON invitations (workspace_id, created_at DESC);
 
@@ -72,7 +72,7 @@ CREATE TABLE audit_log (
   entity_type   text NOT NULL,
   entity_id     text,
   data          jsonb NOT NULL DEFAULT '{}'::jsonb,
-  created_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX audit_log_workspace_idx ON audit_log (workspace_id, created_at DESC);
 
@@ -82,11 +82,11 @@ CREATE TABLE devices (
   name            text NOT NULL,
   status          text NOT NULL DEFAULT 'offline' CHECK (status IN ('online', 'offline', 'busy', 'idle')),
   battery         integer NOT NULL DEFAULT 100 CHECK (battery BETWEEN 0 AND 100),
-  last_active     timestamptz NOT NULL DEFAULT now(),
+  last_active     timestamptz(3) NOT NULL DEFAULT now(),
   assigned_to_id  uuid REFERENCES users (id) ON DELETE SET NULL,
   session_time    integer NOT NULL DEFAULT 0 CHECK (session_time >= 0),
-  created_at      timestamptz NOT NULL DEFAULT now(),
-  updated_at      timestamptz NOT NULL DEFAULT now()
+  created_at      timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at      timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX devices_workspace_idx ON devices (workspace_id, created_at, id);
 CREATE INDEX devices_workspace_status_idx ON devices (workspace_id, status);
@@ -102,14 +102,14 @@ CREATE TABLE tasks (
   status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'in-progress', 'completed', 'failed')),
   device_id       uuid REFERENCES devices (id) ON DELETE SET NULL,
   assigned_to_id  uuid REFERENCES users (id) ON DELETE SET NULL,
-  deadline        timestamptz,
-  started_at      timestamptz,
-  completed_at    timestamptz,
-  created_at      timestamptz NOT NULL DEFAULT now(),
-  updated_at      timestamptz NOT NULL DEFAULT now()
+  deadline        timestamptz(3),
+  started_at      timestamptz(3),
+  completed_at    timestamptz(3),
+  created_at      timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at      timestamptz(3) NOT NULL DEFAULT now()
 );
-CREATE INDEX tasks_workspace_idx ON tasks (workspace_id, created_at DESC, id);
-CREATE INDEX tasks_workspace_status_idx ON tasks (workspace_id, status, created_at DESC, id);
+CREATE INDEX tasks_workspace_idx ON tasks (workspace_id, created_at DESC, id DESC);
+CREATE INDEX tasks_workspace_status_idx ON tasks (workspace_id, status, created_at DESC, id DESC);
 CREATE INDEX tasks_device_idx ON tasks (device_id);
 CREATE INDEX tasks_assigned_idx ON tasks (assigned_to_id);
 
@@ -123,13 +123,15 @@ CREATE TABLE sessions (
   duration      integer NOT NULL DEFAULT 0 CHECK (duration >= 0),
   screenshots   integer NOT NULL DEFAULT 0 CHECK (screenshots >= 0),
   is_active     boolean NOT NULL DEFAULT true,
-  started_at    timestamptz NOT NULL DEFAULT now(),
-  ended_at      timestamptz
+  -- When the session last began running; duration holds the seconds run before that.
+  active_since  timestamptz(3) DEFAULT now(),
+  started_at    timestamptz(3) NOT NULL DEFAULT now(),
+  ended_at      timestamptz(3)
 );
 CREATE INDEX sessions_workspace_idx ON sessions (workspace_id, is_active, started_at DESC);
 CREATE INDEX sessions_device_idx ON sessions (device_id);
--- At most one live session per phone.
-CREATE UNIQUE INDEX sessions_one_active_per_device ON sessions (device_id) WHERE is_active;
+-- At most one open (running or paused) session per phone.
+CREATE UNIQUE INDEX sessions_one_open_per_device ON sessions (device_id) WHERE ended_at IS NULL;
 
 CREATE TABLE activities (
   id            uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -138,9 +140,9 @@ CREATE TABLE activities (
   action        text NOT NULL,
   device_id     uuid REFERENCES devices (id) ON DELETE SET NULL,
   type          text NOT NULL DEFAULT 'info' CHECK (type IN ('success', 'warning', 'info', 'error')),
-  created_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz(3) NOT NULL DEFAULT now()
 );
-CREATE INDEX activities_workspace_idx ON activities (workspace_id, created_at DESC, id);
+CREATE INDEX activities_workspace_idx ON activities (workspace_id, created_at DESC, id DESC);
 
 CREATE TABLE campaigns (
   id                           uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -174,8 +176,8 @@ CREATE TABLE campaigns (
   autoswipe_distance_max       integer NOT NULL DEFAULT 50 CHECK (autoswipe_distance_max BETWEEN 1 AND 160),
   autoswipe_bio_keywords       text[] NOT NULL DEFAULT '{}',
   created_by_id                uuid REFERENCES users (id) ON DELETE SET NULL,
-  created_at                   timestamptz NOT NULL DEFAULT now(),
-  updated_at                   timestamptz NOT NULL DEFAULT now()
+  created_at                   timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at                   timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX campaigns_workspace_idx ON campaigns (workspace_id, created_at DESC);
 
@@ -190,8 +192,8 @@ CREATE TABLE accounts (
   bio                 text,
   followers           integer NOT NULL DEFAULT 0 CHECK (followers >= 0),
   following           integer NOT NULL DEFAULT 0 CHECK (following >= 0),
-  warmup_start_date   timestamptz,
-  warmup_end_date     timestamptz,
+  warmup_start_date   timestamptz(3),
+  warmup_end_date     timestamptz(3),
   gender              text CHECK (gender IN ('man', 'woman', 'non-binary', 'other')),
   age                 integer CHECK (age BETWEEN 18 AND 100),
   birthday            date,
@@ -199,8 +201,8 @@ CREATE TABLE accounts (
   interests           text[] NOT NULL DEFAULT '{}',
   sexual_orientation  text CHECK (sexual_orientation IN ('straight', 'gay', 'lesbian', 'bisexual', 'asexual', 'pansexual', 'queer', 'questioning')),
   relationship_goal   text CHECK (relationship_goal IN ('long-term', 'short-term', 'new-friends', 'still-figuring')),
-  created_at          timestamptz NOT NULL DEFAULT now(),
-  updated_at          timestamptz NOT NULL DEFAULT now()
+  created_at          timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at          timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX accounts_workspace_idx ON accounts (workspace_id, created_at DESC);
 CREATE INDEX accounts_device_idx ON accounts (device_id, platform);
@@ -219,8 +221,8 @@ CREATE TABLE routines (
   settings      jsonb NOT NULL DEFAULT '{}'::jsonb,
   sequence      integer NOT NULL DEFAULT 1,
   is_active     boolean NOT NULL DEFAULT true,
-  created_at    timestamptz NOT NULL DEFAULT now(),
-  updated_at    timestamptz NOT NULL DEFAULT now()
+  created_at    timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at    timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX routines_campaign_idx ON routines (campaign_id, sequence);
 
@@ -232,10 +234,10 @@ CREATE TABLE campaign_sessions (
   account_id    uuid REFERENCES accounts (id) ON DELETE SET NULL,
   session_id    uuid REFERENCES sessions (id) ON DELETE SET NULL,
   status        text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'in-progress', 'completed', 'failed')),
-  scheduled_at  timestamptz,
-  started_at    timestamptz,
-  completed_at  timestamptz,
-  created_at    timestamptz NOT NULL DEFAULT now()
+  scheduled_at  timestamptz(3),
+  started_at    timestamptz(3),
+  completed_at  timestamptz(3),
+  created_at    timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX campaign_sessions_campaign_idx ON campaign_sessions (campaign_id, created_at DESC);
 CREATE INDEX campaign_sessions_due_idx ON campaign_sessions (status, scheduled_at);
@@ -249,11 +251,11 @@ CREATE TABLE posts (
   status         text NOT NULL DEFAULT 'draft' CHECK (status IN ('draft', 'scheduled', 'published', 'failed')),
   media_urls     text[] NOT NULL DEFAULT '{}',
   hashtags       text[] NOT NULL DEFAULT '{}',
-  scheduled_at   timestamptz,
-  published_at   timestamptz,
+  scheduled_at   timestamptz(3),
+  published_at   timestamptz(3),
   created_by_id  uuid REFERENCES users (id) ON DELETE SET NULL,
-  created_at     timestamptz NOT NULL DEFAULT now(),
-  updated_at     timestamptz NOT NULL DEFAULT now()
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
+  updated_at     timestamptz(3) NOT NULL DEFAULT now()
 );
 CREATE INDEX posts_workspace_idx ON posts (workspace_id, created_at DESC);
 CREATE INDEX posts_campaign_idx ON posts (campaign_id);
@@ -265,7 +267,7 @@ CREATE TABLE campaign_accounts (
   workspace_id  uuid NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
   campaign_id   uuid NOT NULL REFERENCES campaigns (id) ON DELETE CASCADE,
   account_id    uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
-  created_at    timestamptz NOT NULL DEFAULT now(),
+  created_at    timestamptz(3) NOT NULL DEFAULT now(),
   UNIQUE (campaign_id, account_id)
 );
 CREATE INDEX campaign_accounts_account_idx ON campaign_accounts (account_id);
@@ -276,8 +278,8 @@ CREATE TABLE stored_objects (
   content_type   text,
   size           integer,
   created_by_id  uuid REFERENCES users (id) ON DELETE SET NULL,
-  created_at     timestamptz NOT NULL DEFAULT now(),
-  uploaded_at    timestamptz
+  created_at     timestamptz(3) NOT NULL DEFAULT now(),
+  uploaded_at    timestamptz(3)
 );
 
 CREATE TRIGGER workspaces_updated_at BEFORE UPDATE ON workspaces FOR EACH ROW EXECUTE FUNCTION set_updated_at();

@@ -18,6 +18,8 @@ export type ActivityType = 'success' | 'warning' | 'info' | 'error';
 export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
 export type AccountStatus = 'creation_pending' | 'warmup' | 'active' | 'paused' | 'suspended';
 export type PostStatus = 'draft' | 'scheduled' | 'published' | 'failed';
+export type Platform = 'tiktok' | 'instagram' | 'facebook' | 'twitter' | 'youtube' | 'tinder';
+export type RoutineType = 'basic' | 'warmup' | 'doom_scroll' | 'branch_from_account' | 'create_post' | 'basic_scroll' | 'engage_comments';
 
 export interface WorkspacesTable {
   id: Generated<string>;
@@ -120,6 +122,7 @@ export interface SessionsTable {
   duration: ColumnType<number, number | undefined, number>;
   screenshots: ColumnType<number, number | undefined, number>;
   isActive: ColumnType<boolean, boolean | undefined, boolean>;
+  activeSince: NullableTimestamp;
   startedAt: Timestamp;
   endedAt: NullableTimestamp;
 }
@@ -174,7 +177,7 @@ export interface AccountsTable {
   id: Generated<string>;
   workspaceId: string;
   username: string;
-  platform: string;
+  platform: Platform;
   status: ColumnType<AccountStatus, AccountStatus | undefined, AccountStatus>;
   deviceId: string | null;
   profilePicture: string | null;
@@ -198,7 +201,7 @@ export interface RoutinesTable {
   id: Generated<string>;
   workspaceId: string;
   campaignId: string;
-  type: string;
+  type: RoutineType;
   platform: string;
   accountId: string | null;
   name: string;

@@ -196,6 +196,26 @@ export const routineDefaults = {
   intensity: 5,
 } as const;
 
+/** The settings a type runs with, its defaults filled in (SPEC §9). */
+export function settingsFor(type: RoutineType, given: RoutineSettings = {}): RoutineSettings {
+  switch (type) {
+    case 'warmup':
+      return { duration: routineDefaults.warmupMinutes, actionCount: routineDefaults.warmupActions, ...given };
+    case 'doom_scroll':
+      return { duration: routineDefaults.doomScrollMinutes, speed: routineDefaults.speed, ...given };
+    case 'basic_scroll':
+      return { duration: routineDefaults.basicScrollMinutes, ...given };
+    case 'branch_from_account':
+      return { branchDepth: routineDefaults.branchDepth, engagementRate: routineDefaults.engagementRate, ...given };
+    case 'create_post':
+      return { contentType: routineDefaults.contentType, ...given };
+    case 'engage_comments':
+      return { targetPosts: routineDefaults.targetPosts, engagementRate: routineDefaults.engagementRate, ...given };
+    case 'basic':
+      return given;
+  }
+}
+
 /** Minutes a routine runs, derived from its type and settings (SPEC §9). */
 export function deriveRoutineDuration(type: RoutineType, settings: RoutineSettings): number {
   switch (type) {

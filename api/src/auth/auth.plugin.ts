@@ -1,0 +1,91 @@
+/**
+ * Reads the session cookie of every /api request, enforces the route's access rule from the policy table,
+ * and refuses cookie-authenticated writes that come from another site.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { messages } from '../contracts/index.ts';
+import { AppError } from '../errors.ts';
+import { isUuid } from '../shared/paging.ts';
+import type { Actor, Db } from '../shared/types.ts';
+import { findSession, type SessionUser } from './auth.queries.ts';
+import { policy, roleMay, type Access } from './policy.ts';
+
+export const SESSION_COOKIE = 'sid';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    session: SessionUser | null;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?: string | undefined }): void {
+  app.decorateRequest('session', null);
+
+  // Deny by default: an /api route that names no access rule cannot be registered.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') || route.url.startsWith('/api/docs')) return;
+    const access = (route.config as { access?: Access } | undefined)?.access;
+    if (!access || !(access in policy)) throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule`);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    const token = request.cookies[SESSION_COOKIE];
+    if (token && !SAFE_METHODS.has(request.method)) refuseCrossSite(request, options.publicUrl);
+    request.session = token ? ((await findSession(db, token)) ?? null) : null;
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access) return;
+    // An id that cannot exist answers as an unknown id does.
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      if ((name === 'id' || name.endsWith('Id')) && typeof value === 'string' && !isUuid(value)) {
+        throw new AppError(404, messages.notFound);
+      }
+    }
+    const rule = policy[access];
+    if (rule === 'anyone') return;
+    const session = request.session;
+    if (!session) throw new AppError(401, messages.notSignedIn);
+    if (rule === 'signed-in') return;
+    if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
+    if (!roleMay(access, session.role)) throw new AppError(403, messages.forbidden);
+  });
+}
+
+function refuseCrossSite(request: FastifyRequest, publicUrl: string | undefined): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site') throw new AppError(403, 'Cross-site request refused');
+  const origin = request.headers.origin;
+  if (!origin) return;
+  const allowed = new Set<string>([`${request.protocol}://${request.headers.host ?? ''}`]);
+  if (publicUrl) allowed.add(new URL(publicUrl).origin);
+  if (!allowed.has(origin)) throw new AppError(403, 'Cross-site request refused');
+}
+
+/** The signed-in person inside their workspace; routes behind a workspace rule always have one. */
+export function actorOf(request: FastifyRequest): Actor {
+  const session = request.session;
+  if (!session?.workspaceId) throw new AppError(401, messages.notSignedIn);
+  return { userId: session.id, workspaceId: session.workspaceId, role: session.role };
+}
+
+export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean): void {
+  void reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: '/',
+    maxAge: 30 * 24 * 3600,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
+  void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure, path: '/' });
+}

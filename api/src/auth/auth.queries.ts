@@ -1,0 +1,126 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../shared/types.ts';
+import type { Role } from '../contracts/index.ts';
+
+export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
+export const SESSION_ABSOLUTE_MS = 30 * 24 * 3600_000;
+/** last_seen_at is written at most this often, so reads do not each cost a write. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function newToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenHash: hashToken(token) };
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface SessionUser {
+  sessionId: string;
+  lastSeenAt: Date;
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+  workspaceId: string | null;
+  workspaceName: string | null;
+  deactivatedAt: Date | null;
+}
+
+/** The live session behind a cookie token, with its person and workspace; undefined when expired or unknown. */
+export async function findSession(db: Db, token: string, now = new Date()): Promise<SessionUser | undefined> {
+  const row = await db
+    .selectFrom('authSessions as s')
+    .innerJoin('users as u', 'u.id', 's.userId')
+    .leftJoin('workspaceMembers as m', 'm.userId', 'u.id')
+    .leftJoin('workspaces as w', 'w.id', 'm.workspaceId')
+    .select([
+      's.id as sessionId',
+      's.lastSeenAt',
+      'u.id',
+      'u.email',
+      'u.name',
+      sql<Role>`coalesce(m.role, u.role)`.as('role'),
+      'u.createdAt',
+      'm.workspaceId',
+      'w.name as workspaceName',
+      'm.deactivatedAt',
+    ])
+    .where('s.tokenHash', '=', hashToken(token))
+    .where('s.expiresAt', '>', now)
+    .where('s.lastSeenAt', '>', new Date(now.getTime() - SESSION_IDLE_MS))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+    await db.updateTable('authSessions').set({ lastSeenAt: now }).where('id', '=', row.sessionId).execute();
+  }
+  return row;
+}
+
+export async function createSession(
+  db: Db,
+  userId: string,
+  meta: { ip?: string; userAgent?: string },
+  now = new Date(),
+): Promise<{ token: string; sessionId: string }> {
+  const { token, tokenHash } = newToken();
+  const row = await db
+    .insertInto('authSessions')
+    .values({
+      tokenHash,
+      userId,
+      expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+      ip: meta.ip ?? null,
+      userAgent: meta.userAgent?.slice(0, 500) ?? null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  // Expired sessions of this person go when they sign in again: the table does not grow without bound.
+  await db
+    .deleteFrom('authSessions')
+    .where('userId', '=', userId)
+    .where((eb) => eb.or([eb('expiresAt', '<=', now), eb('lastSeenAt', '<=', new Date(now.getTime() - SESSION_IDLE_MS))]))
+    .execute();
+  return { token, sessionId: row.id };
+}
+
+export async function deleteSessionByToken(db: Db, token: string): Promise<void> {
+  await db.deleteFrom('authSessions').where('tokenHash', '=', hashToken(token)).execute();
+}
+
+export async function deleteSessionsOfUser(db: Db, userId: string): Promise<string[]> {
+  const rows = await db.deleteFrom('authSessions').where('userId', '=', userId).returning('id').execute();
+  return rows.map((row) => row.id);
+}
+
+export async function findUserByEmail(db: Db, email: string) {
+  return db
+    .selectFrom('users as u')
+    .leftJoin('workspaceMembers as m', 'm.userId', 'u.id')
+    .select(['u.id', 'u.passwordHash', 'm.deactivatedAt'])
+    .where(sql`lower(u.email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** The signed-in person as the contract's `Me`. */
+export async function findMe(db: Db, userId: string) {
+  return db
+    .selectFrom('users as u')
+    .leftJoin('workspaceMembers as m', 'm.userId', 'u.id')
+    .leftJoin('workspaces as w', 'w.id', 'm.workspaceId')
+    .select([
+      'u.id',
+      'u.email',
+      'u.name',
+      sql<Role>`coalesce(m.role, u.role)`.as('role'),
+      'u.createdAt',
+      'm.workspaceId',
+      'w.name as workspaceName',
+      'm.deactivatedAt',
+    ])
+    .where('u.id', '=', userId)
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,97 @@
+import { sql } from 'kysely';
+import type { Me, SignupBody, Role } from '../contracts/index.ts';
+import { messages } from '../contracts/index.ts';
+import { AppError, conflict } from '../errors.ts';
+import type { Db } from '../shared/types.ts';
+import { hashToken } from './auth.queries.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { recordActivity } from '../modules/activities/activities.queries.ts';
+
+type MeRow = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+  workspaceId: string | null;
+  workspaceName: string | null;
+  deactivatedAt: Date | null;
+};
+
+export function toMe(row: MeRow): Me {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    isActive: row.deactivatedAt === null,
+    createdAt: row.createdAt.toISOString(),
+    workspaceId: row.workspaceId,
+    workspaceName: row.workspaceName,
+  };
+}
+
+export async function findInvitationByToken(db: Db, token: string, now = new Date()) {
+  return db
+    .selectFrom('invitations as i')
+    .innerJoin('workspaces as w', 'w.id', 'i.workspaceId')
+    .select(['i.id', 'i.workspaceId', 'i.role', 'i.email', 'i.expiresAt', 'w.name as workspaceName'])
+    .where('i.tokenHash', '=', hashToken(token))
+    .where('i.acceptedAt', 'is', null)
+    .where('i.expiresAt', '>', now)
+    .executeTakeFirst();
+}
+
+/**
+ * Creates the person and, as the role asks: an operator gets a new workspace; an invited person joins the
+ * invitation's workspace with its role; a VA with no invitation gets an account and no workspace yet.
+ */
+export async function signup(db: Db, body: { email: string; password: string; name: string; role: Role; inviteToken?: string | undefined }): Promise<string> {
+  const passwordHash = await hashPassword(body.password);
+  return db.transaction().execute(async (tx) => {
+    const taken = await tx.selectFrom('users').select('id').where(sql`lower(email)`, '=', body.email.toLowerCase()).executeTakeFirst();
+    if (taken) throw conflict(messages.emailTaken);
+    const invitation = body.inviteToken ? await findInvitationByToken(tx, body.inviteToken) : undefined;
+    if (body.inviteToken && !invitation) throw new AppError(400, messages.invitationInvalid, [{ field: 'inviteToken', message: messages.invitationInvalid }]);
+    if (invitation?.email && invitation.email !== body.email.toLowerCase()) {
+      throw new AppError(400, 'This invitation was sent to another email address', [{ field: 'email', message: 'This invitation was sent to another email address' }]);
+    }
+    const role: Role = invitation?.role ?? body.role;
+    const user = await tx
+      .insertInto('users')
+      .values({ email: body.email, passwordHash, name: body.name, role })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    let workspaceId: string | undefined;
+    if (invitation) {
+      workspaceId = invitation.workspaceId;
+      await tx.updateTable('invitations').set({ acceptedAt: new Date(), acceptedById: user.id }).where('id', '=', invitation.id).execute();
+    } else if (role === 'operator') {
+      const workspace = await tx.insertInto('workspaces').values({ name: `${body.name}'s Farm` }).returning('id').executeTakeFirstOrThrow();
+      workspaceId = workspace.id;
+    }
+    if (workspaceId) {
+      await tx.insertInto('workspaceMembers').values({ workspaceId, userId: user.id, role }).execute();
+      await recordActivity(
+        tx,
+        { workspaceId, userId: user.id, action: invitation ? `${body.name} joined the workspace` : `${body.name} created the workspace`, type: 'success' },
+        { action: 'user.joined', entityType: 'user', entityId: user.id, data: { role } },
+      );
+    }
+    return user.id;
+  });
+}
+
+export async function updateMe(db: Db, userId: string, body: { name?: string | undefined; currentPassword?: string | undefined; password?: string | undefined }): Promise<void> {
+  const changes: { name?: string; passwordHash?: string } = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.password !== undefined) {
+    const user = await db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
+    if (!(await verifyPassword(user.passwordHash, body.currentPassword ?? ''))) {
+      throw new AppError(400, messages.currentPasswordWrong, [{ field: 'currentPassword', message: messages.currentPasswordWrong }]);
+    }
+    changes.passwordHash = await hashPassword(body.password);
+  }
+  if (Object.keys(changes).length === 0) return;
+  await db.updateTable('users').set(changes).where('id', '=', userId).execute();
+}

@@ -1,0 +1,164 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import {
+  ACCOUNTS_PER_DEVICE,
+  account,
+  accountListQuery,
+  createAccountBody,
+  errorBody,
+  idParams,
+  limitedPlatforms,
+  messages,
+  updateAccountBody,
+  type Platform,
+} from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { AppError, conflict, notFound } from '../../errors.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
+import { assertOwned } from '../../shared/refs.ts';
+import { serialize } from '../../shared/serialize.ts';
+import type { Actor, Tx } from '../../shared/types.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { escapeLike } from '../devices/devices.queries.ts';
+import { resolveStoredObject, storeDataUrl } from '../uploads/uploads.service.ts';
+
+/** Fields a VA may change on an account: its numbers, as they read them off the phone. */
+const VA_FIELDS = new Set(['followers', 'following']);
+
+/** A phone holds at most 3 accounts of each of Instagram and TikTok; the phone's row is locked while counting. */
+async function assertRoomOnDevice(tx: Tx, actor: Actor, deviceId: string, platform: Platform, exceptAccountId?: string): Promise<void> {
+  await assertOwned(tx, 'devices', actor.workspaceId, deviceId, 'deviceId');
+  if (!limitedPlatforms.includes(platform)) return;
+  await tx.selectFrom('devices').select('id').where('id', '=', deviceId).forUpdate().execute();
+  let query = tx.selectFrom('accounts').select(sql<number>`count(*)::int`.as('count')).where('deviceId', '=', deviceId).where('platform', '=', platform);
+  if (exceptAccountId) query = query.where('id', '!=', exceptAccountId);
+  const { count } = await query.executeTakeFirstOrThrow();
+  if (count >= ACCOUNTS_PER_DEVICE) throw conflict(messages.accountLimit);
+}
+
+export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes, storage } = app.ctx;
+
+  app.get(
+    '/accounts',
+    { config: { access: 'workspace.read' }, schema: { tags: ['accounts'], querystring: accountListQuery, response: { 200: z.array(account) } } },
+    async (request, reply) => {
+      const { platform, status, deviceId, search } = request.query;
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const cursor = decodeCursor(request.query.cursor);
+      let query = db.selectFrom('accounts').selectAll().where('workspaceId', '=', actorOf(request).workspaceId);
+      if (platform) query = query.where('platform', '=', platform);
+      if (status) query = query.where('status', '=', status);
+      if (deviceId) query = query.where('deviceId', '=', deviceId);
+      if (search) query = query.where('username', 'ilike', `%${escapeLike(search)}%`);
+      if (cursor) {
+        query = query.where((eb) =>
+          eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
+        );
+      }
+      const rows = await query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
+    },
+  );
+
+  app.get(
+    '/accounts/:id',
+    { config: { access: 'workspace.read' }, schema: { tags: ['accounts'], params: idParams, response: { 200: account, 404: errorBody } } },
+    async (request) => {
+      const row = await db.selectFrom('accounts').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
+      if (!row) throw notFound();
+      return serialize(row);
+    },
+  );
+
+  app.post(
+    '/accounts',
+    { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], body: createAccountBody, response: { 201: account, 400: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const body = request.body;
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        if (body.deviceId) await assertRoomOnDevice(tx, actor, body.deviceId, body.platform);
+        const profileImages = await Promise.all((body.profileImages ?? []).map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)));
+        const created = await tx
+          .insertInto('accounts')
+          .values({ ...body, profileImages, workspaceId: actor.workspaceId })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        outbox.add('account.created', serialize(created));
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${created.username} (${created.platform}) added`, deviceId: created.deviceId, type: 'success' },
+          { action: 'account.created', entityType: 'account', entityId: created.id },
+          outbox,
+        );
+        return created;
+      });
+      outbox.flush(changes);
+      return reply.code(201).send(serialize(row));
+    },
+  );
+
+  app.patch(
+    '/accounts/:id',
+    {
+      config: { access: 'accounts.stats' },
+      bodyLimit: 16 * 1024 * 1024,
+      schema: { tags: ['accounts'], params: idParams, body: updateAccountBody, response: { 200: account, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody } },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const body = request.body;
+      const given = Object.keys(body).filter((key) => body[key as keyof typeof body] !== undefined);
+      if (actor.role === 'va') {
+        const other = given.find((key) => !VA_FIELDS.has(key));
+        if (other) throw new AppError(403, `A virtual assistant may update only followers and following, not ${other}`);
+      }
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        const before = await tx.selectFrom('accounts').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+        if (!before) throw notFound();
+        const changes: Record<string, unknown> = {};
+        for (const key of given) changes[key] = body[key as keyof typeof body];
+        if (body.deviceId && body.deviceId !== before.deviceId) await assertRoomOnDevice(tx, actor, body.deviceId, before.platform as Platform, before.id);
+        if (typeof body.profilePicture === 'string') {
+          changes.profilePicture = body.profilePicture.startsWith('data:')
+            ? await storeDataUrl(tx, storage, actor, body.profilePicture, 'profilePicture')
+            : await resolveStoredObject(tx, actor.workspaceId, body.profilePicture, 'profilePicture');
+        }
+        if (body.profileImages) {
+          if (before.platform === 'tinder' && (body.profileImages.length < 2 || body.profileImages.length > 6)) {
+            throw new AppError(400, messages.tinderImages, [{ field: 'profileImages', message: messages.tinderImages }]);
+          }
+          changes.profileImages = await Promise.all(body.profileImages.map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)));
+        }
+        if (body.status === 'warmup' && before.status !== 'warmup' && body.warmupStartDate === undefined) changes.warmupStartDate = new Date();
+        const updated = given.length === 0 ? before : await tx.updateTable('accounts').set(changes).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+        outbox.add('account.updated', serialize(updated));
+        return updated;
+      });
+      outbox.flush(changes);
+      return serialize(row);
+    },
+  );
+
+  app.delete(
+    '/accounts/:id',
+    { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      await db.transaction().execute(async (tx) => {
+        const removed = await tx.deleteFrom('accounts').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'username', 'platform']).executeTakeFirst();
+        if (!removed) throw notFound();
+        outbox.add('account.deleted', { id: removed.id });
+        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${removed.username} (${removed.platform}) removed`, type: 'warning' }, { action: 'account.deleted', entityType: 'account', entityId: removed.id }, outbox);
+      });
+      outbox.flush(changes);
+      return reply.code(204).send();
+    },
+  );
+};

@@ -1,0 +1,191 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  account,
+  campaign,
+  campaignAccountLink,
+  campaignAccountParams,
+  campaignListQuery,
+  createCampaignBody,
+  errorBody,
+  idParams,
+  linkAccountBody,
+  messages,
+} from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { AppError, conflict, notFound } from '../../errors.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
+import { assertOwned } from '../../shared/refs.ts';
+import { serialize } from '../../shared/serialize.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { findCampaign, listCampaigns } from './campaigns.queries.ts';
+import { updateCampaignBody } from '../../contracts/index.ts';
+
+const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
+
+export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+
+  app.get(
+    '/campaigns',
+    { config: { access: 'workspace.read' }, schema: { tags: ['campaigns'], querystring: campaignListQuery, response: { 200: z.array(campaign) } } },
+    async (request, reply) => {
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await listCampaigns(db, actorOf(request).workspaceId, { ...request.query, limit });
+      return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
+    },
+  );
+
+  app.get(
+    '/campaigns/:id',
+    { config: { access: 'workspace.read' }, schema: { tags: ['campaigns'], params: idParams, response: { 200: campaign, 404: errorBody } } },
+    async (request) => {
+      const row = await findCampaign(db, actorOf(request).workspaceId, request.params.id);
+      if (!row) throw notFound();
+      return serialize(row);
+    },
+  );
+
+  app.post(
+    '/campaigns',
+    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], body: createCampaignBody, response: { 201: campaign, 400: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        const created = await tx
+          .insertInto('campaigns')
+          .values({ ...request.body, workspaceId: actor.workspaceId, createdById: actor.userId })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const full = (await findCampaign(tx, actor.workspaceId, created.id))!;
+        outbox.add('campaign.created', serialize(full));
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${full.name}" created`, type: 'success' },
+          { action: 'campaign.created', entityType: 'campaign', entityId: full.id },
+          outbox,
+        );
+        return full;
+      });
+      outbox.flush(changes);
+      return reply.code(201).send(serialize(row));
+    },
+  );
+
+  app.patch(
+    '/campaigns/:id',
+    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams, body: updateCampaignBody, response: { 200: campaign, 400: errorBody, 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        const before = await findCampaign(tx, actor.workspaceId, request.params.id);
+        if (!before) throw notFound();
+        const body = request.body;
+        const keywords = body.keywords ?? before.keywords;
+        const references = body.referenceAccounts ?? before.referenceAccounts;
+        if (keywords.length + references.length === 0) {
+          throw new AppError(400, messages.keywordOrReference, [{ field: 'keywords', message: messages.keywordOrReference }]);
+        }
+        const ageMin = body.autoswipeAgeMin ?? before.autoswipeAgeMin;
+        const ageMax = body.autoswipeAgeMax ?? before.autoswipeAgeMax;
+        if (ageMin > ageMax) throw new AppError(400, messages.swipeAgeOrder, [{ field: 'autoswipeAgeMin', message: messages.swipeAgeOrder }]);
+        if (Object.keys(body).length > 0) await tx.updateTable('campaigns').set(body).where('id', '=', before.id).execute();
+        const after = (await findCampaign(tx, actor.workspaceId, before.id))!;
+        outbox.add('campaign.updated', serialize(after));
+        if (body.status && body.status !== before.status) {
+          await recordActivity(
+            tx,
+            { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${after.name}" ${STATUS_VERBS[body.status]}`, type: body.status === 'active' ? 'success' : 'info' },
+            { action: 'campaign.status', entityType: 'campaign', entityId: after.id, data: { from: before.status, to: body.status } },
+            outbox,
+          );
+        }
+        return after;
+      });
+      outbox.flush(changes);
+      return serialize(row);
+    },
+  );
+
+  app.delete(
+    '/campaigns/:id',
+    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      await db.transaction().execute(async (tx) => {
+        const removed = await tx.deleteFrom('campaigns').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name']).executeTakeFirst();
+        if (!removed) throw notFound();
+        outbox.add('campaign.deleted', { id: removed.id });
+        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${removed.name}" deleted`, type: 'warning' }, { action: 'campaign.deleted', entityType: 'campaign', entityId: removed.id }, outbox);
+      });
+      outbox.flush(changes);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/campaigns/:id/accounts',
+    { config: { access: 'workspace.read' }, schema: { tags: ['campaigns'], params: idParams, response: { 200: z.array(account), 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      if (!(await findCampaign(db, actor.workspaceId, request.params.id))) throw notFound();
+      const rows = await db
+        .selectFrom('campaignAccounts as ca')
+        .innerJoin('accounts as a', 'a.id', 'ca.accountId')
+        .selectAll('a')
+        .where('ca.campaignId', '=', request.params.id)
+        .orderBy('ca.createdAt')
+        .execute();
+      return rows.map(serialize);
+    },
+  );
+
+  app.post(
+    '/campaigns/:id/accounts',
+    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams, body: linkAccountBody, response: { 201: campaignAccountLink, 400: errorBody, 404: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const link = await db.transaction().execute(async (tx) => {
+        const target = await findCampaign(tx, actor.workspaceId, request.params.id);
+        if (!target) throw notFound();
+        await assertOwned(tx, 'accounts', actor.workspaceId, request.body.accountId, 'accountId');
+        if (target.accountIds.includes(request.body.accountId)) throw conflict('This account is already linked to the campaign');
+        const created = await tx
+          .insertInto('campaignAccounts')
+          .values({ workspaceId: actor.workspaceId, campaignId: target.id, accountId: request.body.accountId })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, target.id))!));
+        return created;
+      });
+      outbox.flush(changes);
+      return reply.code(201).send(serialize(link));
+    },
+  );
+
+  app.delete(
+    '/campaigns/:id/accounts/:accountId',
+    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: campaignAccountParams } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      await db.transaction().execute(async (tx) => {
+        const removed = await tx
+          .deleteFrom('campaignAccounts')
+          .where('campaignId', '=', request.params.id)
+          .where('accountId', '=', request.params.accountId)
+          .where('workspaceId', '=', actor.workspaceId)
+          .executeTakeFirst();
+        if (removed.numDeletedRows === 0n) throw notFound();
+        outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, request.params.id))!));
+      });
+      outbox.flush(changes);
+      return reply.code(204).send();
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, idParams, session, sessionListQuery, startSessionBody, updateSessionBody } from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { notFound } from '../../errors.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { assertOwned } from '../../shared/refs.ts';
+import { assertMayWorkDevice, findSessionForUpdate, setSessionRunning, startSession, stopSession, toSession } from './sessions.service.ts';
+
+export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db } = app.ctx;
+
+  app.get(
+    '/sessions',
+    { config: { access: 'workspace.read' }, schema: { tags: ['sessions'], querystring: sessionListQuery, response: { 200: z.array(session) } } },
+    async (request, reply) => {
+      const { active, deviceId, vaId, cursor: rawCursor } = request.query;
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const cursor = decodeCursor(rawCursor);
+      let query = db.selectFrom('sessions').selectAll().where('workspaceId', '=', actorOf(request).workspaceId);
+      if (active === 'true') query = query.where('endedAt', 'is', null);
+      if (active === 'false') query = query.where('endedAt', 'is not', null);
+      if (deviceId) query = query.where('deviceId', '=', deviceId);
+      if (vaId) query = query.where('vaId', '=', vaId);
+      if (cursor) {
+        query = query.where((eb) =>
+          eb.or([eb('startedAt', '<', new Date(cursor.at)), eb.and([eb('startedAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
+        );
+      }
+      const rows = await query.orderBy('startedAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      return page(reply, rows, limit, (row) => row.startedAt).map(toSession);
+    },
+  );
+
+  app.get(
+    '/sessions/:id',
+    { config: { access: 'workspace.read' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
+    async (request) => {
+      const row = await db.selectFrom('sessions').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
+      if (!row) throw notFound();
+      return toSession(row);
+    },
+  );
+
+  app.post(
+    '/sessions',
+    { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], body: startSessionBody, response: { 201: session, 400: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute((tx) => startSession(tx, actor, request.body, outbox));
+      outbox.flush(app.ctx.changes);
+      return reply.code(201).send(toSession(row));
+    },
+  );
+
+  app.patch(
+    '/sessions/:id',
+    { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], params: idParams, body: updateSessionBody, response: { 200: session, 404: errorBody, 409: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const { isActive, currentTask, taskId } = request.body;
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        let current = isActive === undefined ? await findSessionForUpdate(tx, actor.workspaceId, request.params.id) : await setSessionRunning(tx, actor, request.params.id, isActive, outbox);
+        if (currentTask !== undefined || taskId !== undefined) {
+          await assertMayWorkDevice(tx, actor, current.deviceId);
+          if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
+          current = await tx
+            .updateTable('sessions')
+            .set({ ...(currentTask !== undefined ? { currentTask } : {}), ...(taskId !== undefined ? { taskId } : {}) })
+            .where('id', '=', current.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          outbox.add('session.updated', toSession(current));
+        }
+        return current;
+      });
+      outbox.flush(app.ctx.changes);
+      return toSession(row);
+    },
+  );
+
+  app.post(
+    '/sessions/:id/stop',
+    { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute((tx) => stopSession(tx, actor, request.params.id, outbox));
+      outbox.flush(app.ctx.changes);
+      return toSession(row);
+    },
+  );
+};

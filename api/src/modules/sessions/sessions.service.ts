@@ -1,0 +1,159 @@
+/**
+ * A live session on a phone: started, paused (isActive false, not ended), resumed, stopped (ended for good).
+ * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
+ */
+import { sql } from 'kysely';
+import type { SessionRow } from '@farm/sql';
+import { AppError, notFound } from '../../errors.ts';
+import type { Actor, Db, Tx } from '../../shared/types.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import type { Outbox } from '../../realtime/outbox.ts';
+import { serialize } from '../../shared/serialize.ts';
+
+export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
+  if (!row.isActive || !row.activeSince) return row.duration;
+  return row.duration + Math.max(0, Math.floor((now - row.activeSince.getTime()) / 1000));
+}
+
+export function toSession(row: SessionRow) {
+  return {
+    id: row.id,
+    deviceId: row.deviceId,
+    vaId: row.vaId,
+    taskId: row.taskId,
+    currentTask: row.currentTask,
+    duration: liveDuration(row),
+    screenshots: row.screenshots,
+    isActive: row.isActive,
+    startedAt: row.startedAt.toISOString(),
+    endedAt: row.endedAt?.toISOString() ?? null,
+  };
+}
+
+/** A VA works only sessions on the phone assigned to them. */
+export async function assertMayWorkDevice(db: Db, actor: Actor, deviceId: string): Promise<void> {
+  if (actor.role === 'operator') return;
+  const device = await db.selectFrom('devices').select('assignedToId').where('id', '=', deviceId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst();
+  if (!device) throw notFound();
+  if (device.assignedToId !== actor.userId) throw new AppError(403, 'You can only work sessions on the device assigned to you');
+}
+
+export async function findSessionForUpdate(tx: Tx, workspaceId: string, id: string) {
+  const row = await tx.selectFrom('sessions').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId).forUpdate().executeTakeFirst();
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function startSession(
+  tx: Tx,
+  actor: Actor,
+  input: { deviceId: string; taskId?: string | null | undefined; currentTask?: string | null | undefined },
+  outbox: Outbox,
+): Promise<SessionRow> {
+  const device = await tx
+    .selectFrom('devices')
+    .select(['id', 'name', 'assignedToId'])
+    .where('id', '=', input.deviceId)
+    .where('workspaceId', '=', actor.workspaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!device) throw new AppError(400, 'deviceId: no such device in this workspace', [{ field: 'deviceId', message: 'no such device in this workspace' }]);
+  if (actor.role === 'va' && device.assignedToId !== actor.userId) throw new AppError(403, 'You can only work sessions on the device assigned to you');
+  const running = await tx.selectFrom('sessions').select('id').where('deviceId', '=', device.id).where('endedAt', 'is', null).executeTakeFirst();
+  if (running) throw new AppError(409, 'This device already has a session; stop it first');
+  let currentTask = input.currentTask ?? null;
+  if (input.taskId) {
+    const task = await tx.selectFrom('tasks').select('title').where('id', '=', input.taskId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst();
+    if (!task) throw new AppError(400, 'taskId: no such task in this workspace', [{ field: 'taskId', message: 'no such task in this workspace' }]);
+    currentTask ??= task.title;
+  }
+  const now = new Date();
+  const row = await tx
+    .insertInto('sessions')
+    .values({
+      workspaceId: actor.workspaceId,
+      deviceId: device.id,
+      vaId: device.assignedToId ?? (actor.role === 'va' ? actor.userId : null),
+      taskId: input.taskId ?? null,
+      currentTask,
+      activeSince: now,
+      startedAt: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const updatedDevice = await tx.updateTable('devices').set({ status: 'busy', lastActive: now }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
+  outbox.add('session.started', toSession(row));
+  outbox.add('device.updated', serialize(updatedDevice));
+  await recordActivity(
+    tx,
+    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Session started on ${device.name}`, deviceId: device.id, type: 'info' },
+    { action: 'session.started', entityType: 'session', entityId: row.id },
+    outbox,
+  );
+  return row;
+}
+
+/** Pause (running → paused) or resume (paused → running); an ended session cannot change. */
+export async function setSessionRunning(tx: Tx, actor: Actor, id: string, running: boolean, outbox: Outbox): Promise<SessionRow> {
+  const row = await findSessionForUpdate(tx, actor.workspaceId, id);
+  await assertMayWorkDevice(tx, actor, row.deviceId);
+  if (row.endedAt) throw new AppError(409, 'This session has ended');
+  if (row.isActive === running) return row;
+  const now = new Date();
+  const updated = await tx
+    .updateTable('sessions')
+    .set(running ? { isActive: true, activeSince: now } : { isActive: false, activeSince: null, duration: liveDuration(row, now.getTime()) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const device = await tx
+    .updateTable('devices')
+    .set({ status: running ? 'busy' : 'idle', lastActive: now })
+    .where('id', '=', row.deviceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  outbox.add('session.updated', toSession(updated));
+  outbox.add('device.updated', serialize(device));
+  await recordActivity(
+    tx,
+    {
+      workspaceId: actor.workspaceId,
+      userId: actor.userId,
+      action: `Session ${running ? 'resumed' : 'paused'} on ${device.name}`,
+      deviceId: row.deviceId,
+      type: running ? 'info' : 'warning',
+    },
+    undefined,
+    outbox,
+  );
+  return updated;
+}
+
+export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<SessionRow> {
+  const row = await findSessionForUpdate(tx, actor.workspaceId, id);
+  await assertMayWorkDevice(tx, actor, row.deviceId);
+  if (row.endedAt) return row;
+  const now = new Date();
+  const duration = liveDuration(row, now.getTime());
+  const updated = await tx
+    .updateTable('sessions')
+    .set({ isActive: false, activeSince: null, duration, endedAt: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const device = await tx
+    .updateTable('devices')
+    .set({ status: 'online', lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
+    .where('id', '=', row.deviceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  outbox.add('session.ended', toSession(updated));
+  outbox.add('device.updated', serialize(device));
+  await recordActivity(
+    tx,
+    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Session stopped on ${device.name}`, deviceId: row.deviceId, type: 'info' },
+    { action: 'session.stopped', entityType: 'session', entityId: id, data: { duration } },
+    outbox,
+  );
+  return updated;
+}

@@ -1,0 +1,60 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
+import type { Db } from '../../shared/types.ts';
+import { decodeCursor } from '../../shared/paging.ts';
+import { escapeLike } from '../devices/devices.queries.ts';
+
+export interface TaskFilter {
+  status?: TaskStatus | undefined;
+  type?: TaskType | undefined;
+  priority?: TaskPriority | undefined;
+  search?: string | undefined;
+  deviceId?: string | undefined;
+  assignedToId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+function filtered<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: string, filter: TaskFilter) {
+  let q = query.where('workspaceId', '=', workspaceId);
+  if (filter.type) q = q.where('type', '=', filter.type);
+  if (filter.priority) q = q.where('priority', '=', filter.priority);
+  if (filter.search) q = q.where('title', 'ilike', `%${escapeLike(filter.search)}%`);
+  if (filter.deviceId) q = q.where('deviceId', '=', filter.deviceId);
+  if (filter.assignedToId) q = q.where('assignedToId', '=', filter.assignedToId);
+  if (filter.from) q = q.where('createdAt', '>=', new Date(filter.from));
+  if (filter.to) q = q.where('createdAt', '<', new Date(filter.to));
+  return q;
+}
+
+/** Newest first. */
+export function listTasks(db: Db, workspaceId: string, filter: TaskFilter & { cursor?: string | undefined; limit: number }) {
+  const cursor = decodeCursor(filter.cursor);
+  let query = filtered(db.selectFrom('tasks').selectAll(), workspaceId, filter);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (cursor) {
+    query = query.where((eb) =>
+      eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
+    );
+  }
+  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+}
+
+/** The counts behind the Tasks tabs, under the same filters (status aside). */
+export function countTasks(db: Db, workspaceId: string, filter: TaskFilter) {
+  return filtered(
+    db.selectFrom('tasks').select([
+      sql<number>`count(*)::int`.as('all'),
+      sql<number>`(count(*) filter (where status = 'pending'))::int`.as('pending'),
+      sql<number>`(count(*) filter (where status = 'in-progress'))::int`.as('inProgress'),
+      sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed'),
+      sql<number>`(count(*) filter (where status = 'failed'))::int`.as('failed'),
+    ]),
+    workspaceId,
+    filter,
+  ).executeTakeFirstOrThrow();
+}
+
+export function findTask(db: Db, workspaceId: string, id: string) {
+  return db.selectFrom('tasks').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}

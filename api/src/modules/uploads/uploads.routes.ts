@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  campaignImageBody,
+  errorBody,
+  presignedUrlBody,
+  presignedUrlResponse,
+  storedObjectResponse,
+  uploadLimits,
+  uploadUrlResponse,
+} from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { objectPath } from '../../storage/storage.ts';
+import { reserveObject, resolveStoredObject } from './uploads.service.ts';
+
+const objectParams = z.object({ id: z.string() });
+/** Raster images only: an SVG served from this origin could run script. */
+export const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
+
+export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, storage } = app.ctx;
+
+  // Raw bytes of an upload: images only, up to the spec's 10 MB.
+  app.addContentTypeParser(/^(image\/[\w.+-]+|application\/octet-stream)$/, { parseAs: 'buffer', bodyLimit: uploadLimits.maxFileSize }, (_request, body, done) => {
+    done(null, body);
+  });
+
+  app.post(
+    '/objects/upload',
+    { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], response: { 200: uploadUrlResponse } } },
+    async (request) => ({ url: (await reserveObject(db, storage, actorOf(request))).url }),
+  );
+
+  app.post(
+    '/object-storage/presigned-url',
+    { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], body: presignedUrlBody, response: { 200: presignedUrlResponse } } },
+    async (request) => {
+      const { id, url } = await reserveObject(db, storage, actorOf(request));
+      return { presignedUrl: url, objectPath: objectPath(id) };
+    },
+  );
+
+  /** The signature in the URL is the authority: it was handed to a signed-in member moments ago. */
+  app.put(
+    '/objects/:id',
+    {
+      config: { access: 'public' },
+      bodyLimit: uploadLimits.maxFileSize,
+      schema: {
+        tags: ['uploads'],
+        params: objectParams,
+        querystring: z.object({ expires: z.string().max(20), signature: z.string().max(100) }),
+        response: { 200: storedObjectResponse, 400: errorBody, 403: errorBody, 415: errorBody },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      if (!storage.verifyUpload(id, request.query.expires, request.query.signature)) throw new AppError(403, 'This upload link is invalid or has expired');
+      const contentType = request.headers['content-type'] ?? '';
+      if (!SAFE_IMAGE.test(contentType)) throw new AppError(415, 'You can only upload: image/*');
+      const bytes = request.body;
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new AppError(400, 'body: the file is empty', [{ field: 'body', message: 'the file is empty' }]);
+      const row = await db.selectFrom('storedObjects').select(['key', 'uploadedAt']).where('key', '=', id).executeTakeFirst();
+      if (!row) throw notFound();
+      if (row.uploadedAt) throw new AppError(409, 'This upload link was already used');
+      await storage.write(id, bytes);
+      await db.updateTable('storedObjects').set({ uploadedAt: new Date(), contentType, size: bytes.length }).where('key', '=', id).execute();
+      return { objectPath: objectPath(id) };
+    },
+  );
+
+  app.get(
+    '/objects/:id',
+    { config: { access: 'workspace.read' }, schema: { tags: ['uploads'], params: objectParams } },
+    async (request, reply) => {
+      const row = await db
+        .selectFrom('storedObjects')
+        .select(['key', 'contentType'])
+        .where('key', '=', request.params.id)
+        .where('workspaceId', '=', actorOf(request).workspaceId)
+        .where('uploadedAt', 'is not', null)
+        .executeTakeFirst();
+      if (!row) throw notFound();
+      return reply
+        .type(row.contentType ?? 'application/octet-stream')
+        .header('cache-control', 'private, max-age=31536000, immutable')
+        .header('x-content-type-options', 'nosniff')
+        .send(await storage.read(row.key));
+    },
+  );
+
+  app.put(
+    '/campaign-images',
+    { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], body: campaignImageBody, response: { 200: storedObjectResponse, 400: errorBody } } },
+    async (request) => ({ objectPath: await resolveStoredObject(db, actorOf(request).workspaceId, request.body.imageURL, 'imageURL') }),
+  );
+};

@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import type { Role } from '@farm/sql';
+import type { Db } from '../../shared/types.ts';
+
+const memberColumns = [
+  'u.id',
+  'u.email',
+  'u.name',
+  'm.role',
+  'u.createdAt',
+  'm.deactivatedAt',
+] as const;
+
+/** The workspace's members, operators and VAs alike; never a password hash. */
+export function listMembers(db: Db, workspaceId: string, filter: { role?: Role | undefined; search?: string | undefined } = {}) {
+  let query = db
+    .selectFrom('workspaceMembers as m')
+    .innerJoin('users as u', 'u.id', 'm.userId')
+    .select(memberColumns)
+    .where('m.workspaceId', '=', workspaceId);
+  if (filter.role) query = query.where('m.role', '=', filter.role);
+  if (filter.search) {
+    const like = `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`;
+    query = query.where((eb) => eb.or([eb('u.name', 'ilike', like), eb('u.email', 'ilike', like)]));
+  }
+  return query.orderBy('u.name').orderBy('u.id').execute();
+}
+
+export function findMember(db: Db, workspaceId: string, userId: string) {
+  return db
+    .selectFrom('workspaceMembers as m')
+    .innerJoin('users as u', 'u.id', 'm.userId')
+    .select(memberColumns)
+    .where('m.workspaceId', '=', workspaceId)
+    .where('m.userId', '=', userId)
+    .executeTakeFirst();
+}
+
+export function updateMember(db: Db, workspaceId: string, userId: string, changes: { role?: Role; deactivatedAt?: Date | null }) {
+  return db
+    .updateTable('workspaceMembers')
+    .set(changes)
+    .where('workspaceId', '=', workspaceId)
+    .where('userId', '=', userId)
+    .executeTakeFirst();
+}
+
+export function countActiveOperators(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('workspaceMembers')
+    .select(sql<number>`count(*)::int`.as('count'))
+    .where('workspaceId', '=', workspaceId)
+    .where('role', '=', 'operator')
+    .where('deactivatedAt', 'is', null)
+    .executeTakeFirstOrThrow();
+}
+
+export type MemberRow = Awaited<ReturnType<typeof listMembers>>[number];
+
+export function toUser(row: MemberRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    isActive: row.deactivatedAt === null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}

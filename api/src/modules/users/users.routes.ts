@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  createdInvitation,
+  createInvitationBody,
+  errorBody,
+  idParams,
+  invitation,
+  role,
+  updateUserBody,
+  updateWorkspaceBody,
+  user,
+  workspace,
+} from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { countActiveOperators, findMember, listMembers, toUser, updateMember } from './users.queries.ts';
+
+const INVITATION_DAYS = 7;
+
+export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+
+  app.get(
+    '/users',
+    {
+      config: { access: 'workspace.read' },
+      schema: {
+        tags: ['users'],
+        querystring: z.object({ role: role.optional(), search: z.string().max(200).optional() }),
+        response: { 200: z.array(user) },
+      },
+    },
+    async (request) => (await listMembers(db, actorOf(request).workspaceId, request.query)).map(toUser),
+  );
+
+  app.get(
+    '/users/:id',
+    { config: { access: 'workspace.read' }, schema: { tags: ['users'], params: idParams, response: { 200: user, 404: errorBody } } },
+    async (request) => {
+      const member = await findMember(db, actorOf(request).workspaceId, request.params.id);
+      if (!member) throw notFound();
+      return toUser(member);
+    },
+  );
+
+  app.patch(
+    '/users/:id',
+    {
+      config: { access: 'users.manage' },
+      schema: { tags: ['users'], params: idParams, body: updateUserBody, response: { 200: user, 404: errorBody, 409: errorBody } },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const { id } = request.params;
+      const { role: newRole, isActive } = request.body;
+      const updated = await db.transaction().execute(async (tx) => {
+        const member = await findMember(tx, actor.workspaceId, id);
+        if (!member) throw notFound();
+        const demotes = (newRole !== undefined && newRole !== 'operator') || isActive === false;
+        if (member.role === 'operator' && demotes && (await countActiveOperators(tx, actor.workspaceId)).count <= 1) {
+          throw new AppError(409, 'A workspace needs at least one active operator');
+        }
+        await updateMember(tx, actor.workspaceId, id, {
+          ...(newRole ? { role: newRole } : {}),
+          ...(isActive === undefined ? {} : { deactivatedAt: isActive ? null : new Date() }),
+        });
+        if (newRole) await tx.updateTable('users').set({ role: newRole }).where('id', '=', id).execute();
+        let revoked: string[] = [];
+        if (isActive === false) {
+          revoked = await deleteSessionsOfUser(tx, id);
+          // A deactivated VA hands back their phones.
+          await tx.updateTable('devices').set({ assignedToId: null }).where('workspaceId', '=', actor.workspaceId).where('assignedToId', '=', id).execute();
+        }
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: isActive === false ? `${member.name} was deactivated` : `${member.name}'s access was updated`, type: isActive === false ? 'warning' : 'info' },
+          { action: 'user.updated', entityType: 'user', entityId: id, data: request.body },
+        );
+        return { member: (await findMember(tx, actor.workspaceId, id))!, revoked };
+      });
+      const result = toUser(updated.member);
+      changes.publish({ workspaceId: actor.workspaceId, event: 'user.updated', payload: result });
+      if (updated.revoked.length > 0) changes.publish({ workspaceId: actor.workspaceId, event: 'auth.revoked', payload: { sessionIds: updated.revoked, userId: id } });
+      return result;
+    },
+  );
+
+  app.get(
+    '/workspace',
+    { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } },
+    async (request) => {
+      const row = await db.selectFrom('workspaces').select(['id', 'name', 'createdAt']).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow();
+      return { ...row, createdAt: row.createdAt.toISOString() };
+    },
+  );
+
+  app.patch(
+    '/workspace',
+    { config: { access: 'workspace.manage' }, schema: { tags: ['workspace'], body: updateWorkspaceBody, response: { 200: workspace } } },
+    async (request) => {
+      const row = await db
+        .updateTable('workspaces')
+        .set({ name: request.body.name })
+        .where('id', '=', actorOf(request).workspaceId)
+        .returning(['id', 'name', 'createdAt'])
+        .executeTakeFirstOrThrow();
+      return { ...row, createdAt: row.createdAt.toISOString() };
+    },
+  );
+
+  app.get(
+    '/invitations',
+    { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], response: { 200: z.array(invitation) } } },
+    async (request) => {
+      const now = Date.now();
+      const rows = await db
+        .selectFrom('invitations')
+        .select(['id', 'role', 'email', 'expiresAt', 'acceptedAt', 'createdAt'])
+        .where('workspaceId', '=', actorOf(request).workspaceId)
+        .orderBy('createdAt', 'desc')
+        .limit(500)
+        .execute();
+      return rows.map((row) => ({
+        ...row,
+        expiresAt: row.expiresAt.toISOString(),
+        acceptedAt: row.acceptedAt?.toISOString() ?? null,
+        createdAt: row.createdAt.toISOString(),
+        status: row.acceptedAt ? ('accepted' as const) : row.expiresAt.getTime() <= now ? ('expired' as const) : ('pending' as const),
+      }));
+    },
+  );
+
+  app.post(
+    '/invitations',
+    { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], body: createInvitationBody, response: { 201: createdInvitation } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const token = randomBytes(24).toString('base64url');
+      const row = await db
+        .insertInto('invitations')
+        .values({
+          workspaceId: actor.workspaceId,
+          tokenHash: hashToken(token),
+          role: request.body.role,
+          email: request.body.email ?? null,
+          createdById: actor.userId,
+          expiresAt: new Date(Date.now() + INVITATION_DAYS * 24 * 3600_000),
+        })
+        .returning(['id', 'role', 'expiresAt'])
+        .executeTakeFirstOrThrow();
+      const path = `/signup?invite=${token}`;
+      const base = app.ctx.config.publicUrl;
+      return reply.code(201).send({
+        invitation: { id: row.id, token, url: base ? new URL(path, base).toString() : path, role: row.role, expiresAt: row.expiresAt.toISOString() },
+      });
+    },
+  );
+
+  app.delete(
+    '/invitations/:id',
+    { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], params: idParams } },
+    async (request, reply) => {
+      const result = await db.deleteFrom('invitations').where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw notFound();
+      return reply.code(204).send();
+    },
+  );
+};

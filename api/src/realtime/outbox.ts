@@ -1,0 +1,19 @@
+import type { Change, ChangeFeed } from './changes.ts';
+
+/**
+ * Changes gathered inside a transaction and announced only once it has committed:
+ * a rolled-back write publishes nothing.
+ */
+export class Outbox {
+  private readonly changes: Change[] = [];
+
+  constructor(readonly workspaceId: string) {}
+
+  add(event: string, payload: unknown, userId?: string | null): void {
+    this.changes.push({ workspaceId: this.workspaceId, event, payload, ...(userId ? { userId } : {}) });
+  }
+
+  flush(feed: ChangeFeed): void {
+    for (const change of this.changes.splice(0)) feed.publish(change);
+  }
+}

@@ -1,0 +1,33 @@
+/** Every REST module under /api. */
+import type { FastifyPluginAsync } from 'fastify';
+import { authRoutes } from './auth/auth.routes.ts';
+import { accountsRoutes } from './modules/accounts/accounts.routes.ts';
+import { activitiesRoutes } from './modules/activities/activities.routes.ts';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
+import { campaignsRoutes } from './modules/campaigns/campaigns.routes.ts';
+import { devicesRoutes } from './modules/devices/devices.routes.ts';
+import { postsRoutes } from './modules/posts/posts.routes.ts';
+import { routinesRoutes } from './modules/routines/routines.routes.ts';
+import { sessionsRoutes } from './modules/sessions/sessions.routes.ts';
+import { tasksRoutes } from './modules/tasks/tasks.routes.ts';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
+import { usersRoutes } from './modules/users/users.routes.ts';
+
+export const routes: FastifyPluginAsync = async (app) => {
+  for (const plugin of [
+    authRoutes,
+    usersRoutes,
+    devicesRoutes,
+    tasksRoutes,
+    sessionsRoutes,
+    activitiesRoutes,
+    analyticsRoutes,
+    campaignsRoutes,
+    routinesRoutes,
+    accountsRoutes,
+    postsRoutes,
+    uploadsRoutes,
+  ]) {
+    await app.register(plugin);
+  }
+};

@@ -1,0 +1,47 @@
+/**
+ * Keyset paging over (created_at, id): stable under inserts, cheap at any depth.
+ * The cursor is opaque to clients: base64url of the last row's time and id.
+ */
+import type { FastifyReply } from 'fastify';
+import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
+import { badRequest } from '../errors.ts';
+
+export interface Cursor {
+  at: string;
+  id: string;
+}
+
+export function encodeCursor(at: Date | string, id: string): string {
+  return Buffer.from(JSON.stringify([at instanceof Date ? at.toISOString() : at, id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): Cursor | undefined {
+  if (!cursor) return undefined;
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw new Error('bad');
+    return { at, id };
+  } catch {
+    throw badRequest('cursor', 'cursor: is not a cursor this server gave');
+  }
+}
+
+/** Takes one row more than asked to learn whether there is a next page; sets the header and answers the page. */
+export function page<T extends { id: string }>(
+  reply: FastifyReply,
+  rows: T[],
+  limit: number,
+  timeOf: (row: T) => Date | string,
+): T[] {
+  if (rows.length <= limit) return rows;
+  const pageRows = rows.slice(0, limit);
+  const last = pageRows[pageRows.length - 1];
+  if (last) void reply.header(NEXT_CURSOR_HEADER, encodeCursor(timeOf(last), last.id));
+  return pageRows;
+}
+
+export const DEFAULT_LIMIT = 200;
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}

@@ -1,0 +1,33 @@
+/**
+ * Checks that an id named in a body belongs to the caller's workspace. An unknown or foreign id is the
+ * caller's mistake: 400 naming the field, never a foreign-key 500 and never a hint that it exists elsewhere.
+ */
+import { badRequest } from '../errors.ts';
+import { isUuid } from './paging.ts';
+import type { Db } from './types.ts';
+
+type Owned = 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'routines' | 'sessions';
+
+export async function assertOwned(db: Db, table: Owned, workspaceId: string, id: string, field: string): Promise<void> {
+  if (isUuid(id)) {
+    const row = await db.selectFrom(table).select('id').where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+    if (row) return;
+  }
+  throw badRequest(field, `${field}: no such ${table.replace(/s$/, '')} in this workspace`);
+}
+
+/** An active member of the workspace, answered with their name and role. */
+export async function assertMember(db: Db, workspaceId: string, userId: string, field: string) {
+  if (isUuid(userId)) {
+    const row = await db
+      .selectFrom('workspaceMembers as m')
+      .innerJoin('users as u', 'u.id', 'm.userId')
+      .select(['u.id', 'u.name', 'm.role'])
+      .where('m.workspaceId', '=', workspaceId)
+      .where('m.userId', '=', userId)
+      .where('m.deactivatedAt', 'is', null)
+      .executeTakeFirst();
+    if (row) return row;
+  }
+  throw badRequest(field, `${field}: no such member in this workspace`);
+}

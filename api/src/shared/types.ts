@@ -1,0 +1,12 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '@farm/sql';
+
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+
+/** Who is asking, inside their workspace: what every product query is scoped by. */
+export interface Actor {
+  userId: string;
+  workspaceId: string;
+  role: 'operator' | 'va';
+}

@@ -1,0 +1,46 @@
+/**
+ * Files on local disk under DATA_DIR/objects, written through short-lived signed upload URLs
+ * and read back by signed-in members of the owning workspace.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config.ts';
+
+export interface Storage {
+  /** A URL the browser may PUT the bytes of object `id` to, valid for a few minutes. */
+  signUpload(id: string, now?: number): string;
+  verifyUpload(id: string, expires: string, signature: string, now?: number): boolean;
+  write(id: string, bytes: Buffer): Promise<void>;
+  read(id: string): Promise<Buffer>;
+}
+
+const UPLOAD_TTL_MS = 15 * 60_000;
+
+export function objectPath(id: string): string {
+  return `/api/objects/${id}`;
+}
+
+export function createStorage(config: Pick<Config, 'dataDir' | 'sessionSecret'>): Storage {
+  const dir = join(config.dataDir, 'objects');
+  const sign = (id: string, expires: string) => createHmac('sha256', config.sessionSecret).update(`PUT ${id} ${expires}`).digest('base64url');
+  return {
+    signUpload(id, now = Date.now()) {
+      const expires = String(now + UPLOAD_TTL_MS);
+      return `${objectPath(id)}?expires=${expires}&signature=${sign(id, expires)}`;
+    },
+    verifyUpload(id, expires, signature, now = Date.now()) {
+      if (!/^\d+$/.test(expires) || Number(expires) < now) return false;
+      const expected = Buffer.from(sign(id, expires));
+      const given = Buffer.from(signature);
+      return expected.length === given.length && timingSafeEqual(expected, given);
+    },
+    async write(id, bytes) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, id), bytes);
+    },
+    read(id) {
+      return readFile(join(dir, id));
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { Suspense } from 'react';
+import { Route, Routes } from 'react-router';
+import { ProtectedRoute } from '../features/auth/ProtectedRoute';
+import { lazyNamed } from './lazy';
+
+const LandingPage = lazyNamed(() => import('../features/landing/LandingPage'), 'LandingPage');
+const LoginPage = lazyNamed(() => import('../features/auth/LoginPage'), 'LoginPage');
+const SignupPage = lazyNamed(() => import('../features/auth/SignupPage'), 'SignupPage');
+const NotFoundPage = lazyNamed(() => import('./NotFoundPage'), 'NotFoundPage');
+const ShellLayout = lazyNamed(() => import('./shell/ShellLayout'), 'ShellLayout');
+
+const DashboardPage = lazyNamed(() => import('../features/dashboard/DashboardPage'), 'DashboardPage');
+const DevicesPage = lazyNamed(() => import('../features/devices/DevicesPage'), 'DevicesPage');
+const TasksPage = lazyNamed(() => import('../features/tasks/TasksPage'), 'TasksPage');
+const VasPage = lazyNamed(() => import('../features/vas/VasPage'), 'VasPage');
+const MonitorPage = lazyNamed(() => import('../features/monitor/MonitorPage'), 'MonitorPage');
+const AnalyticsPage = lazyNamed(() => import('../features/analytics/AnalyticsPage'), 'AnalyticsPage');
+const SettingsPage = lazyNamed(() => import('../features/settings/SettingsPage'), 'SettingsPage');
+const CampaignsPage = lazyNamed(() => import('../features/campaigns/CampaignsPage'), 'CampaignsPage');
+const CampaignDetailPage = lazyNamed(() => import('../features/campaigns/CampaignDetailPage'), 'CampaignDetailPage');
+const ContentPage = lazyNamed(() => import('../features/content/ContentPage'), 'ContentPage');
+const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage'), 'AccountsPage');
+const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
+
+/** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
+export function AppRoutes() {
+  return (
+    <Suspense fallback={null}>
+      <Routes>
+        <Route path="/" element={<LandingPage />} />
+        <Route path="/login" element={<LoginPage />} />
+        <Route path="/signup" element={<SignupPage />} />
+        <Route
+          element={
+            <ProtectedRoute>
+              <ShellLayout />
+            </ProtectedRoute>
+          }
+        >
+          <Route path="/dashboard" element={<DashboardPage />} />
+          <Route path="/campaigns" element={<CampaignsPage />} />
+          <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
+          <Route path="/content" element={<ContentPage />} />
+          <Route path="/accounts" element={<AccountsPage />} />
+          <Route path="/accounts/:id" element={<AccountDetailPage />} />
+          <Route path="/devices" element={<DevicesPage />} />
+          <Route path="/vas" element={<VasPage />} />
+          <Route path="/tasks" element={<TasksPage />} />
+          <Route path="/monitor" element={<MonitorPage />} />
+          <Route path="/analytics" element={<AnalyticsPage />} />
+          <Route path="/settings" element={<SettingsPage />} />
+        </Route>
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </Suspense>
+  );
+}

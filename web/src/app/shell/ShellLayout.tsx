@@ -1,0 +1,110 @@
+import { ActionIcon, Alert, AppShell, Box, Burger, Drawer, Group, Tooltip } from '@mantine/core';
+import { useDisclosure, useHotkeys } from '@mantine/hooks';
+import { IconInfoCircle, IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand } from '@tabler/icons-react';
+import { messages } from '@farm/api/contracts';
+import { Suspense, useCallback, useEffect, useState } from 'react';
+import { Outlet, useLocation } from 'react-router';
+import { useCurrentUser } from '../../features/auth/auth.api';
+import { Logo } from '../../shared/ui/Logo';
+import { LoadingState } from '../../shared/ui/LoadingState';
+import { useIsMobile } from '../../shared/ui/useIsMobile';
+import { readSidebarExpanded, writeSidebarExpanded } from './sidebar.state';
+import { Sidebar } from './Sidebar';
+import { ThemeToggle } from './ThemeToggle';
+
+/** Screens a person without a workspace can still use: their own profile. */
+const workspaceFreePaths = new Set(['/settings']);
+
+/** The signed-in console: header, collapsible sidebar (a drawer below 768 px) and the current screen. */
+export function ShellLayout() {
+  const isMobile = useIsMobile();
+  const [expanded, setExpanded] = useState(() => readSidebarExpanded());
+  const [drawerOpened, { toggle: toggleDrawer, close: closeDrawer }] = useDisclosure(false);
+  const { pathname } = useLocation();
+  const me = useCurrentUser();
+
+  const toggleSidebar = useCallback(() => {
+    if (isMobile) {
+      toggleDrawer();
+      return;
+    }
+    setExpanded((current) => {
+      writeSidebarExpanded(!current);
+      return !current;
+    });
+  }, [isMobile, toggleDrawer]);
+
+  useHotkeys([['mod+B', toggleSidebar]]);
+
+  useEffect(() => {
+    if (!isMobile) closeDrawer();
+  }, [isMobile, closeDrawer]);
+
+  const collapsed = !expanded;
+  const withoutWorkspace = me !== undefined && me.workspaceId === null && !workspaceFreePaths.has(pathname);
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: collapsed ? '3rem' : '16rem', breakpoint: 'sm', collapsed: { mobile: true } }}
+      padding={{ base: 'sm', sm: 'lg' }}
+    >
+      <AppShell.Header>
+        <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            {isMobile ? (
+              <Burger opened={drawerOpened} onClick={toggleDrawer} size="sm" aria-label="Toggle navigation" />
+            ) : (
+              <Tooltip label={collapsed ? 'Expand sidebar (Ctrl+B)' : 'Collapse sidebar (Ctrl+B)'}>
+                <ActionIcon
+                  variant="subtle"
+                  color="gray"
+                  size="lg"
+                  onClick={toggleSidebar}
+                  aria-label="Toggle sidebar"
+                  aria-expanded={expanded}
+                >
+                  {collapsed ? <IconLayoutSidebarLeftExpand size={20} /> : <IconLayoutSidebarLeftCollapse size={20} />}
+                </ActionIcon>
+              </Tooltip>
+            )}
+            <Logo />
+          </Group>
+          <ThemeToggle />
+        </Group>
+      </AppShell.Header>
+
+      <AppShell.Navbar aria-label="Sidebar">
+        <Sidebar collapsed={collapsed} />
+      </AppShell.Navbar>
+
+      <Drawer
+        opened={drawerOpened}
+        onClose={closeDrawer}
+        size="18rem"
+        padding={0}
+        withCloseButton={false}
+        aria-label="Navigation"
+        hiddenFrom="sm"
+      >
+        <Box h="100dvh">
+          <Sidebar collapsed={false} onNavigate={closeDrawer} />
+        </Box>
+      </Drawer>
+
+      <AppShell.Main>
+        <Box maw={1600} mx="auto" style={{ minWidth: 0 }}>
+          {withoutWorkspace ? (
+            <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet" role="status">
+              {messages.noWorkspace}
+            </Alert>
+          ) : (
+            <Suspense fallback={<LoadingState label="Loading..." />}>
+              <Outlet />
+            </Suspense>
+          )}
+        </Box>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

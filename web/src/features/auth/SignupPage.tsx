@@ -1,0 +1,146 @@
+import { Alert, Anchor, Button, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { IconArrowLeft, IconMailOpened } from '@tabler/icons-react';
+import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/api/contracts';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { ApiError } from '../../shared/api';
+import { errorToast, toast } from '../../shared/toast';
+import { useInvitationPreview, useSignup } from './auth.api';
+import { AuthCard } from './AuthCard';
+
+const roleOptions = roleValues.map((value) => ({ value, label: roleLabels[value] }));
+
+type FieldErrors = Partial<Record<'name' | 'email' | 'password', string>>;
+
+function isRole(value: string | null): value is Role {
+  return value === 'operator' || value === 'va';
+}
+
+export function SignupPage() {
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const inviteToken = searchParams.get('invite');
+  const invitation = useInvitationPreview(inviteToken);
+  const preview = invitation.data;
+  const signup = useSignup();
+
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role | null>(null);
+  const [errors, setErrors] = useState<FieldErrors>({});
+
+  // An invitation decides the role and may name the address it was sent to.
+  useEffect(() => {
+    if (!preview) return;
+    setRole(preview.role);
+    if (preview.email) setEmail((current) => current || (preview.email ?? ''));
+  }, [preview]);
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!role) {
+      errorToast(messages.roleRequired, 'Please select your role to continue.');
+      return;
+    }
+    const parsed = signupBody.safeParse({
+      name,
+      email,
+      password,
+      role,
+      inviteToken: preview && inviteToken ? inviteToken : undefined,
+    });
+    if (!parsed.success) {
+      const next: FieldErrors = {};
+      for (const issue of parsed.error.issues) {
+        const field = issue.path[0];
+        if ((field === 'name' || field === 'email' || field === 'password') && !next[field]) next[field] = issue.message;
+      }
+      setErrors(next);
+      return;
+    }
+    setErrors({});
+    signup.mutate(parsed.data, {
+      onSuccess: ({ user }) => {
+        toast('Account created successfully', `Welcome, ${user.name}!`);
+        void navigate('/dashboard');
+      },
+      onError: (error) => {
+        const serverText = error instanceof ApiError ? error.serverMessage : undefined;
+        errorToast('Signup failed', serverText ?? 'Please try again.');
+      },
+    });
+  };
+
+  const busy = signup.isPending;
+
+  return (
+    <AuthCard title="Get Started" subtitle="Create your account">
+      {inviteToken && preview ? (
+        <Alert variant="light" color="blue" icon={<IconMailOpened />} mb="md" title={`Join ${preview.workspaceName}`}>
+          You were invited to {preview.workspaceName} as a {roleLabels[preview.role]}.
+        </Alert>
+      ) : null}
+      {inviteToken && invitation.isError ? (
+        <Alert variant="light" color="red" mb="md" role="alert">
+          {messages.invitationInvalid}
+        </Alert>
+      ) : null}
+      <form onSubmit={submit}>
+        <Stack gap="md">
+          <TextInput
+            label="Full Name"
+            name="name"
+            autoComplete="name"
+            required
+            value={name}
+            error={errors.name}
+            onChange={(event) => setName(event.currentTarget.value)}
+          />
+          <TextInput
+            label="Email"
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            error={errors.email}
+            onChange={(event) => setEmail(event.currentTarget.value)}
+          />
+          <PasswordInput
+            label="Password"
+            name="password"
+            autoComplete="new-password"
+            required
+            value={password}
+            error={errors.password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+          />
+          <Select
+            label="I am a..."
+            placeholder="Select your role"
+            data={roleOptions}
+            value={role}
+            onChange={(value) => setRole(isRole(value) ? value : null)}
+            disabled={Boolean(preview)}
+            description={preview ? 'Set by your invitation' : undefined}
+            allowDeselect={false}
+            comboboxProps={{ withinPortal: true }}
+          />
+          <Button type="submit" fullWidth disabled={busy}>
+            {busy ? 'Creating Account...' : 'Create Account'}
+          </Button>
+          <Text size="sm" ta="center" c="dimmed">
+            Already have an account?{' '}
+            <Anchor component={Link} to="/login">
+              Login
+            </Anchor>
+          </Text>
+          <Button variant="subtle" color="gray" leftSection={<IconArrowLeft size={14} />} onClick={() => void navigate('/')}>
+            Back to Home
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

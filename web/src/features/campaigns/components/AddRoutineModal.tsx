@@ -1,0 +1,244 @@
+import { useEffect, useState } from 'react';
+import { Alert, Button, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { messages, routineSettings, routineTypeLabels, type Account, type Campaign } from '@farm/api/contracts';
+import { errorToast, toast } from '../../../shared/toast';
+import { FormModal } from '../../../shared/ui/FormModal';
+import { useCreateRoutine } from '../campaigns.api';
+import {
+  addableRoutineTypes,
+  buildRoutinePayload,
+  emptyRoutineForm,
+  formDuration,
+  routineBounds,
+  routineContentTypes,
+  routineFormProblem,
+  routineSettingsFor,
+  routineSpeeds,
+  type AddableRoutineType,
+  type RoutineFormValues,
+} from '../routines.form';
+import { refusalText } from './CampaignFormModal';
+
+export const routineCreateFailure = 'Failed to create routine. Please try again.';
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export interface AddRoutineModalProps {
+  opened: boolean;
+  onClose: () => void;
+  campaign: Campaign;
+  linkedAccounts: readonly Account[];
+}
+
+export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: AddRoutineModalProps) {
+  const create = useCreateRoutine();
+  const [values, setValues] = useState<RoutineFormValues>(emptyRoutineForm);
+
+  useEffect(() => {
+    if (opened) setValues(emptyRoutineForm());
+  }, [opened]);
+
+  const set = <K extends keyof RoutineFormValues>(key: K, value: RoutineFormValues[K]) =>
+    setValues((current) => ({ ...current, [key]: value }));
+
+  const duration = formDuration(values);
+  const noAccounts = linkedAccounts.length === 0;
+
+  function submit(): void {
+    const problem = routineFormProblem(values);
+    if (problem === 'type' || !values.type) return;
+    if (problem === 'account' || !values.accountId) {
+      errorToast('Account Required', messages.routineAccount);
+      return;
+    }
+    const settings = routineSettings.safeParse(routineSettingsFor(values.type, values));
+    if (!settings.success) {
+      errorToast('Validation Error', settings.error.issues[0]?.message ?? routineCreateFailure);
+      return;
+    }
+    const body = buildRoutinePayload(
+      { ...values, type: values.type, accountId: values.accountId },
+      { campaignId: campaign.id, platform: campaign.platform },
+    );
+    create.mutate(body, {
+      onSuccess: () => {
+        toast('Routine Added', `${routineTypeLabels[body.type]} routine added to ${campaign.name}.`);
+        onClose();
+      },
+      onError: (error) => errorToast('Error', refusalText(error, routineCreateFailure)),
+    });
+  }
+
+  const minutesInput = (key: 'warmupMinutes' | 'doomScrollMinutes' | 'basicScrollMinutes') => (
+    <NumberInput
+      label="Duration (minutes)"
+      min={routineBounds.minutes.min}
+      max={routineBounds.minutes.max}
+      allowDecimal={false}
+      allowNegative={false}
+      value={values[key]}
+      onChange={(value) => set(key, value)}
+    />
+  );
+
+  const engagementRateInput = (
+    <NumberInput
+      label="Engagement Rate (%)"
+      min={routineBounds.engagementRate.min}
+      max={routineBounds.engagementRate.max}
+      allowNegative={false}
+      value={values.engagementRate}
+      onChange={(value) => set('engagementRate', value)}
+    />
+  );
+
+  function typeSettings(type: AddableRoutineType) {
+    switch (type) {
+      case 'warmup':
+        return (
+          <>
+            {minutesInput('warmupMinutes')}
+            <NumberInput
+              label="Number of Actions"
+              min={routineBounds.actions.min}
+              max={routineBounds.actions.max}
+              allowDecimal={false}
+              allowNegative={false}
+              value={values.warmupActions}
+              onChange={(value) => set('warmupActions', value)}
+            />
+          </>
+        );
+      case 'doom_scroll':
+        return (
+          <>
+            {minutesInput('doomScrollMinutes')}
+            <Select
+              label="Scroll Speed"
+              data={routineSpeeds.map((value) => ({ value, label: capitalise(value) }))}
+              allowDeselect={false}
+              value={values.speed}
+              onChange={(value) => {
+                const speed = routineSpeeds.find((option) => option === value);
+                if (speed) set('speed', speed);
+              }}
+            />
+          </>
+        );
+      case 'basic_scroll':
+        return minutesInput('basicScrollMinutes');
+      case 'create_post':
+        return (
+          <Select
+            label="Content Type"
+            data={routineContentTypes.map((value) => ({ value, label: capitalise(value) }))}
+            allowDeselect={false}
+            value={values.contentType}
+            onChange={(value) => {
+              const contentType = routineContentTypes.find((option) => option === value);
+              if (contentType) set('contentType', contentType);
+            }}
+          />
+        );
+      case 'branch_from_account':
+        return (
+          <>
+            <TextInput
+              label="Source Account"
+              description="Optional: the account to branch out from"
+              placeholder="@username"
+              value={values.sourceAccount}
+              onChange={(event) => set('sourceAccount', event.currentTarget.value)}
+            />
+            <NumberInput
+              label="Branch Depth"
+              description="1 to 5"
+              min={routineBounds.branchDepth.min}
+              max={routineBounds.branchDepth.max}
+              allowDecimal={false}
+              allowNegative={false}
+              value={values.branchDepth}
+              onChange={(value) => set('branchDepth', value)}
+            />
+            {engagementRateInput}
+          </>
+        );
+      case 'engage_comments':
+        return (
+          <>
+            <NumberInput
+              label="Target Posts"
+              min={routineBounds.targetPosts.min}
+              max={routineBounds.targetPosts.max}
+              allowDecimal={false}
+              allowNegative={false}
+              value={values.targetPosts}
+              onChange={(value) => set('targetPosts', value)}
+            />
+            {engagementRateInput}
+          </>
+        );
+    }
+  }
+
+  return (
+    <FormModal opened={opened} onClose={onClose} title="Add Routine" size="lg">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          submit();
+        }}
+        noValidate
+      >
+        <Stack gap="md">
+          {noAccounts && (
+            <Alert color="yellow" title="No linked accounts">
+              Link an account to this campaign before adding routines.
+            </Alert>
+          )}
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <Select
+              label="Routine Type"
+              placeholder="Select a type"
+              required
+              data={addableRoutineTypes.map((value) => ({ value, label: routineTypeLabels[value] }))}
+              value={values.type}
+              onChange={(value) => set('type', addableRoutineTypes.find((option) => option === value) ?? null)}
+            />
+            <Select
+              label="Account"
+              placeholder={noAccounts ? 'No linked accounts' : 'Select an account'}
+              required
+              disabled={noAccounts}
+              data={linkedAccounts.map((account) => ({ value: account.id, label: `@${account.username}` }))}
+              value={values.accountId}
+              onChange={(value) => set('accountId', value)}
+            />
+            {values.type && typeSettings(values.type)}
+            <NumberInput
+              label="Intensity"
+              description="1 (gentle) to 10 (aggressive)"
+              min={routineBounds.intensity.min}
+              max={routineBounds.intensity.max}
+              allowDecimal={false}
+              allowNegative={false}
+              value={values.intensity}
+              onChange={(value) => set('intensity', value)}
+            />
+          </SimpleGrid>
+          <Text size="sm" aria-live="polite">
+            Estimated duration: <b>{duration === null ? '—' : `${duration} min`}</b>
+          </Text>
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onClose} disabled={create.isPending}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending} disabled={noAccounts || !values.type}>
+              Add Routine
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </FormModal>
+  );
+}

@@ -1,0 +1,327 @@
+import { useEffect } from 'react';
+import {
+  Button,
+  Checkbox,
+  Divider,
+  Group,
+  NumberInput,
+  Radio,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/api/contracts';
+import { ApiError } from '../../../shared/api';
+import { errorToast, toast } from '../../../shared/toast';
+import { FormModal } from '../../../shared/ui/FormModal';
+import { useCurrentUser } from '../../auth/auth.api';
+import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
+import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
+import { formatBytes, imageRestrictions, uploadCampaignImage } from '../../../shared/uploads/uploads';
+import { useCreateCampaign, useUpdateCampaign } from '../campaigns.api';
+import {
+  campaignToFormValues,
+  campaignValidationMessage,
+  emptyCampaignForm,
+  formToCampaignPayload,
+  platformLabels,
+  requiredFieldErrors,
+  showsEngagementOptions,
+  swipeLimits,
+  type CampaignFormValues,
+  type EngagementAction,
+  type SwipeGender,
+} from '../campaigns.form';
+
+export const campaignFailure = {
+  create: 'Failed to create campaign. Please try again.',
+  update: 'Failed to update campaign. Please try again.',
+} as const;
+
+/** A refusal the server explains (4xx) is shown in its words; anything else gets the spec's sentence. */
+export function refusalText(error: unknown, fallback: string): string {
+  if (error instanceof ApiError && error.status < 500) return error.serverMessage ?? fallback;
+  return fallback;
+}
+
+const actionOptions: { value: EngagementAction; label: string }[] = [
+  { value: 'like', label: 'Like' },
+  { value: 'comment', label: 'Comment' },
+  { value: 'follow', label: 'Follow' },
+];
+
+const genderOptions: { value: SwipeGender; label: string }[] = [
+  { value: 'men', label: 'Men' },
+  { value: 'women', label: 'Women' },
+  { value: 'everyone', label: 'Everyone' },
+];
+
+export interface CampaignFormModalProps {
+  opened: boolean;
+  onClose: () => void;
+  /** When given, the dialog edits this campaign (PATCH) instead of creating one. */
+  campaign?: Campaign;
+  onCreated?: (campaign: Campaign) => void;
+}
+
+/** The New Campaign dialog, reused to edit a campaign. */
+export function CampaignFormModal({ opened, onClose, campaign, onCreated }: CampaignFormModalProps) {
+  const me = useCurrentUser();
+  const create = useCreateCampaign();
+  const update = useUpdateCampaign();
+  const form = useForm<CampaignFormValues>({ initialValues: emptyCampaignForm() });
+  const { values } = form;
+  const editing = campaign !== undefined;
+
+  // The form starts from the campaign each time the dialog opens, so a cancelled edit leaves nothing behind.
+  useEffect(() => {
+    if (!opened) return;
+    const start = campaign ? campaignToFormValues(campaign) : emptyCampaignForm();
+    form.setValues(start);
+    form.resetDirty(start);
+    form.clearErrors();
+    // Deliberately keyed on opening and on the campaign's id only: a refetch must not wipe what is being typed.
+  }, [opened, campaign?.id]);
+
+  function submit(formValues: CampaignFormValues): void {
+    const fieldErrors = requiredFieldErrors(formValues);
+    if (Object.keys(fieldErrors).length > 0) {
+      form.setErrors(fieldErrors);
+      return;
+    }
+    if (!editing && !me) {
+      errorToast('Validation Error', messages.mustBeLoggedIn);
+      return;
+    }
+    const body = formToCampaignPayload(formValues);
+    const problem = campaignValidationMessage(body);
+    if (problem) {
+      errorToast('Validation Error', problem);
+      return;
+    }
+    if (campaign) {
+      update.mutate(
+        { id: campaign.id, body },
+        {
+          onSuccess: (updated) => {
+            toast('Campaign Updated', `${updated?.name ?? body.name} has been saved.`);
+            onClose();
+          },
+          onError: (error) => errorToast('Error', refusalText(error, campaignFailure.update)),
+        },
+      );
+      return;
+    }
+    create.mutate(body, {
+      onSuccess: (created) => {
+        toast('Campaign Created', `${created.name} has been created as a draft.`);
+        onClose();
+        onCreated?.(created);
+      },
+      onError: (error) => errorToast('Error', refusalText(error, campaignFailure.create)),
+    });
+  }
+
+  const engagement = showsEngagementOptions(values.platform);
+  const busy = create.isPending || update.isPending;
+  const images = values.autoLikeReferenceImages;
+
+  return (
+    <FormModal opened={opened} onClose={onClose} title={editing ? 'Edit Campaign' : 'New Campaign'} size="xl">
+      <form onSubmit={form.onSubmit(submit)} noValidate>
+        <Stack gap="md">
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label="Campaign Name" placeholder="Summer fitness push" required {...form.getInputProps('name')} />
+            <Select
+              label="Platform"
+              data={campaignPlatformValues.map((value) => ({ value, label: platformLabels[value] }))}
+              allowDeselect={false}
+              required
+              {...form.getInputProps('platform')}
+            />
+            <TextInput label="Niche" placeholder="Fitness" required {...form.getInputProps('niche')} />
+            <NumberInput
+              label="Daily Engagement Target"
+              min={1}
+              allowDecimal={false}
+              allowNegative={false}
+              required
+              {...form.getInputProps('engagementTarget')}
+            />
+          </SimpleGrid>
+          <TextInput
+            label="Keywords"
+            description="Comma-separated"
+            placeholder="fitness, workout, gym"
+            {...form.getInputProps('keywords')}
+          />
+          <TextInput
+            label="Reference Accounts"
+            description="Comma-separated usernames"
+            placeholder="@coach, @athlete"
+            {...form.getInputProps('referenceAccounts')}
+          />
+          <Textarea label="Custom Lore" autosize minRows={2} maxRows={6} {...form.getInputProps('customLore')} />
+          <Textarea label="Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('guidelines')} />
+
+          {engagement && (
+            <>
+              <Divider label="Engagement" labelPosition="left" />
+              <Switch label="Search and like" {...form.getInputProps('searchAndLike', { type: 'checkbox' })} />
+              {values.searchAndLike && (
+                <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+                  <TextInput
+                    label="Search Keywords"
+                    description="Comma-separated"
+                    {...form.getInputProps('searchKeywords')}
+                  />
+                  <Checkbox.Group label="Search and like actions" {...form.getInputProps('searchAndLikeActions')}>
+                    <Group gap="md" mt={4}>
+                      {actionOptions.map((option) => (
+                        <Checkbox key={option.value} value={option.value} label={option.label} />
+                      ))}
+                    </Group>
+                  </Checkbox.Group>
+                </Stack>
+              )}
+              <Switch label="Follow account list" {...form.getInputProps('followAccountList', { type: 'checkbox' })} />
+              {values.followAccountList && (
+                <TextInput
+                  pl={{ base: 0, sm: 'md' }}
+                  label="Accounts to Follow"
+                  description="Comma-separated usernames"
+                  {...form.getInputProps('accountsToFollow')}
+                />
+              )}
+              <Switch label="Follow from account" {...form.getInputProps('followFromAccount', { type: 'checkbox' })} />
+              {values.followFromAccount && (
+                <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+                  <TextInput
+                    label="Target Accounts"
+                    description="Comma-separated usernames"
+                    {...form.getInputProps('followTargetAccounts')}
+                  />
+                  <Radio.Group label="Follow their" {...form.getInputProps('followType')}>
+                    <Group gap="md" mt={4}>
+                      <Radio value="followers" label="Followers" />
+                      <Radio value="following" label="Following" />
+                    </Group>
+                  </Radio.Group>
+                </Stack>
+              )}
+              <Switch label="Engage commenters" {...form.getInputProps('engageCommenters', { type: 'checkbox' })} />
+              {values.engageCommenters && (
+                <Checkbox.Group
+                  pl={{ base: 0, sm: 'md' }}
+                  label="Engage commenters actions"
+                  {...form.getInputProps('engageCommentersActions')}
+                >
+                  <Group gap="md" mt={4}>
+                    {actionOptions.map((option) => (
+                      <Checkbox key={option.value} value={option.value} label={option.label} />
+                    ))}
+                  </Group>
+                </Checkbox.Group>
+              )}
+            </>
+          )}
+
+          <Divider label="Auto-like" labelPosition="left" />
+          <Switch label="Auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
+          {values.autoLikeEnabled && (
+            <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+              <Textarea
+                label="Auto-like Guidelines"
+                autosize
+                minRows={2}
+                maxRows={6}
+                {...form.getInputProps('autoLikeGuidelines')}
+              />
+              <ImageDropzone
+                label="Reference Images"
+                restrictions={{ ...imageRestrictions, maxFiles: uploadLimits.maxReferenceImages }}
+                held={images.length}
+                upload={uploadCampaignImage}
+                onUploaded={(files) =>
+                  form.setFieldValue('autoLikeReferenceImages', (current) =>
+                    [...current, ...files.map((file) => file.path)].slice(0, uploadLimits.maxReferenceImages),
+                  )
+                }
+                hint={`Up to ${uploadLimits.maxReferenceImages} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
+              />
+              <ImageThumbs
+                paths={images}
+                onRemove={(index) =>
+                  form.setFieldValue('autoLikeReferenceImages', (current) => current.filter((_, at) => at !== index))
+                }
+              />
+            </Stack>
+          )}
+
+          {values.platform === 'tinder' && (
+            <>
+              <Divider label="Auto-swipe" labelPosition="left" />
+              <Switch label="Auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
+              {values.autoSwipeEnabled && (
+                <SimpleGrid cols={{ base: 1, sm: 2 }} pl={{ base: 0, sm: 'md' }}>
+                  <Select
+                    label="Show Me"
+                    data={genderOptions}
+                    allowDeselect={false}
+                    {...form.getInputProps('swipeGender')}
+                  />
+                  <NumberInput
+                    label="Distance (km)"
+                    min={swipeLimits.distanceMin}
+                    max={swipeLimits.distanceMax}
+                    allowDecimal={false}
+                    {...form.getInputProps('swipeDistance')}
+                  />
+                  <NumberInput
+                    label="Minimum Age"
+                    min={swipeLimits.ageMin}
+                    max={swipeLimits.ageMax}
+                    allowDecimal={false}
+                    {...form.getInputProps('swipeAgeMin')}
+                  />
+                  <NumberInput
+                    label="Maximum Age"
+                    min={swipeLimits.ageMin}
+                    max={swipeLimits.ageMax}
+                    allowDecimal={false}
+                    {...form.getInputProps('swipeAgeMax')}
+                  />
+                  <TextInput
+                    label="Bio Keywords"
+                    description="Comma-separated"
+                    style={{ gridColumn: '1 / -1' }}
+                    {...form.getInputProps('swipeBioKeywords')}
+                  />
+                </SimpleGrid>
+              )}
+            </>
+          )}
+
+          {!editing && (
+            <Text size="xs" c="dimmed">
+              New campaigns start as drafts; activate them from the campaign list.
+            </Text>
+          )}
+          <Group justify="flex-end" gap="sm">
+            <Button variant="default" onClick={onClose} disabled={busy}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy}>
+              {editing ? 'Save Changes' : 'Create Campaign'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </FormModal>
+  );
+}

@@ -1,0 +1,112 @@
+import { Button, Group, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
+import type { DeviceStatus } from '@farm/api/contracts';
+import { useState } from 'react';
+import { ApiError } from '../../shared/api';
+import { byId, useDevices, useUsers } from '../../shared/resources';
+import { errorToast, toast } from '../../shared/toast';
+import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
+import { PageHeader } from '../../shared/ui/PageHeader';
+import { useCurrentUser } from '../auth/auth.api';
+import { useRestartSession } from './devices.api';
+import { AssignVaModal } from './components/AssignVaModal';
+import { DeviceCard } from './components/DeviceCard';
+import { DeviceDetailsModal } from './components/DeviceDetailsModal';
+import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './components/DeviceFormModal';
+
+const ALL = 'all';
+const statusFilterOptions = [{ value: ALL, label: 'All Status' }, ...deviceStatusOptions];
+
+export function DevicesPage() {
+  const me = useCurrentUser();
+  const isOperator = me?.role === 'operator';
+  const [search, setSearch] = useState('');
+  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
+  const [status, setStatus] = useState<DeviceStatus | typeof ALL>(ALL);
+  const devices = useDevices({ search: debouncedSearch, status: status === ALL ? undefined : status });
+  const users = useUsers();
+  const userMap = byId(users.data);
+  const restart = useRestartSession();
+  const [addOpened, addDialog] = useDisclosure(false);
+  const [detailsId, setDetailsId] = useState<string | null>(null);
+  const [assignId, setAssignId] = useState<string | null>(null);
+
+  const list = devices.data ?? [];
+  const deviceMap = byId(list);
+  const detailsDevice = detailsId ? (deviceMap.get(detailsId) ?? null) : null;
+  const assignDevice = assignId ? (deviceMap.get(assignId) ?? null) : null;
+  const vaName = (id: string | null) => (id ? userMap.get(id)?.name : undefined);
+
+  const restartSession = (id: string, name: string) => {
+    restart.mutate(id, {
+      onSuccess: () => toast('Session Restarted', `A new session has started on ${name}.`),
+      onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to restart session'),
+    });
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Devices"
+        subtitle="Manage your device fleet"
+        actions={
+          isOperator ? (
+            <Button leftSection={<IconPlus size={16} />} onClick={addDialog.open}>
+              Add Device
+            </Button>
+          ) : null
+        }
+      />
+
+      <Group gap="sm" mb="lg" wrap="wrap">
+        <TextInput
+          placeholder="Search devices..."
+          aria-label="Search devices"
+          leftSection={<IconSearch size={16} />}
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value)}
+          style={{ flex: '1 1 220px' }}
+        />
+        <Select
+          aria-label="Filter by status"
+          data={statusFilterOptions}
+          value={status}
+          allowDeselect={false}
+          onChange={(value) => setStatus(isDeviceStatus(value) ? value : ALL)}
+          w={{ base: '100%', xs: 180 }}
+        />
+      </Group>
+
+      {devices.isPending ? (
+        <LoadingState label="Loading devices..." />
+      ) : list.length === 0 ? (
+        <EmptyText>{debouncedSearch || status !== ALL ? 'No devices match your filters' : 'No devices yet'}</EmptyText>
+      ) : (
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3, xl: 4 }} spacing="md">
+          {list.map((device) => (
+            <DeviceCard
+              key={device.id}
+              device={device}
+              vaName={vaName(device.assignedToId)}
+              canManage={isOperator}
+              canRestart={isOperator || (me !== undefined && device.assignedToId === me.id)}
+              onViewDetails={() => setDetailsId(device.id)}
+              onAssignVa={() => setAssignId(device.id)}
+              onRestartSession={() => restartSession(device.id, device.name)}
+            />
+          ))}
+        </SimpleGrid>
+      )}
+
+      {isOperator ? <AddDeviceModal opened={addOpened} onClose={addDialog.close} /> : null}
+      <DeviceDetailsModal
+        device={detailsDevice}
+        vaName={vaName(detailsDevice?.assignedToId ?? null)}
+        canManage={isOperator}
+        onClose={() => setDetailsId(null)}
+      />
+      <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
+    </>
+  );
+}

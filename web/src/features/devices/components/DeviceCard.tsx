@@ -1,0 +1,85 @@
+import { ActionIcon, Button, Card, Group, Menu, Stack, Text } from '@mantine/core';
+import { IconBattery2, IconDots, IconEye, IconRefresh, IconUserPlus } from '@tabler/icons-react';
+import type { Device } from '@farm/api/contracts';
+import { Link } from 'react-router';
+import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
+import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
+
+export interface DeviceCardProps {
+  device: Device;
+  vaName?: string;
+  canManage: boolean;
+  canRestart: boolean;
+  onViewDetails: () => void;
+  onAssignVa: () => void;
+  onRestartSession: () => void;
+}
+
+export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession }: DeviceCardProps) {
+  return (
+    <Card withBorder padding="lg" radius="md" component="article" aria-label={device.name}>
+      <Group justify="space-between" wrap="nowrap" align="flex-start" mb="sm">
+        <Stack gap={6} style={{ minWidth: 0 }}>
+          <Text fw={700} truncate="end">
+            {device.name}
+          </Text>
+          <DeviceStatusBadge status={device.status} />
+        </Stack>
+        <Menu position="bottom-end" withinPortal>
+          <Menu.Target>
+            <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${device.name}`}>
+              <IconDots size={18} />
+            </ActionIcon>
+          </Menu.Target>
+          <Menu.Dropdown>
+            <Menu.Item leftSection={<IconEye size={16} />} onClick={onViewDetails}>
+              View Details
+            </Menu.Item>
+            {canManage ? (
+              <Menu.Item leftSection={<IconUserPlus size={16} />} onClick={onAssignVa}>
+                Assign VA
+              </Menu.Item>
+            ) : null}
+            {canRestart ? (
+              <Menu.Item leftSection={<IconRefresh size={16} />} onClick={onRestartSession}>
+                Restart Session
+              </Menu.Item>
+            ) : null}
+          </Menu.Dropdown>
+        </Menu>
+      </Group>
+
+      <Stack gap={6}>
+        <Group gap={6} wrap="nowrap">
+          <IconBattery2 size={16} color={`var(--mantine-color-${batteryColor(device.battery)}-6)`} aria-hidden />
+          <Text size="sm" c={batteryColor(device.battery)} fw={600} aria-label={`Battery ${device.battery}%`}>
+            {device.battery}%
+          </Text>
+        </Group>
+        <Text size="sm" c="dimmed">
+          Last active {formatRelative(device.lastActive)}
+        </Text>
+        {vaName ? (
+          <Text size="sm">
+            <Text span c="dimmed">
+              Assigned to{' '}
+            </Text>
+            {vaName}
+          </Text>
+        ) : null}
+        {device.sessionTime > 0 ? (
+          <Text size="sm">
+            <Text span c="dimmed">
+              Session time{' '}
+            </Text>
+            {formatDuration(device.sessionTime)}
+          </Text>
+        ) : null}
+      </Stack>
+
+      <Button component={Link} to={`/monitor?device=${device.id}`} variant="light" fullWidth mt="md">
+        Monitor Session
+      </Button>
+    </Card>
+  );
+}

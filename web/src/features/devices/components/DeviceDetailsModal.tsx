@@ -1,0 +1,213 @@
+import { Alert, Badge, Button, Divider, Group, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { updateDeviceBody, type Device, type DeviceStatus } from '@farm/api/contracts';
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError } from '../../../shared/api';
+import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';
+import { useSessions, useTasks } from '../../../shared/resources';
+import { errorToast, toast } from '../../../shared/toast';
+import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
+import { FormModal } from '../../../shared/ui/FormModal';
+import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
+import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
+import { useDeleteDevice, useUpdateDevice } from '../devices.api';
+import { deviceStatusOptions, isDeviceStatus } from './DeviceFormModal';
+
+function Detail({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" component="div">
+        {children}
+      </Text>
+    </div>
+  );
+}
+
+export interface DeviceDetailsModalProps {
+  device: Device | null;
+  vaName?: string;
+  canManage: boolean;
+  onClose: () => void;
+}
+
+/** A device's details, its sessions and tasks; operators may rename it, change its status or delete it. */
+export function DeviceDetailsModal({ device, vaName, canManage, onClose }: DeviceDetailsModalProps) {
+  const opened = device !== null;
+  const deviceId = device?.id ?? '';
+  const sessions = useSessions({ deviceId, limit: 10 }, { enabled: opened });
+  const tasks = useTasks({ deviceId, limit: 10 }, { enabled: opened });
+  const update = useUpdateDevice();
+  const remove = useDeleteDevice();
+  const [name, setName] = useState('');
+  const [status, setStatus] = useState<DeviceStatus>('offline');
+  const [nameError, setNameError] = useState<string | undefined>();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+
+  useEffect(() => {
+    if (!device) return;
+    setName(device.name);
+    setStatus(device.status);
+    setNameError(undefined);
+    setConfirmDelete(false);
+  }, [device]);
+
+  const changed = device !== null && (name.trim() !== device.name || status !== device.status);
+
+  const save = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!device) return;
+    const parsed = updateDeviceBody.safeParse({ name, status });
+    if (!parsed.success) {
+      setNameError(parsed.error.issues[0]?.message);
+      return;
+    }
+    update.mutate(
+      { id: device.id, body: parsed.data },
+      {
+        onSuccess: () => {
+          toast('Device Updated', 'The device has been saved.');
+          onClose();
+        },
+        onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to update device'),
+      },
+    );
+  };
+
+  const destroy = () => {
+    if (!device) return;
+    remove.mutate(device.id, {
+      onSuccess: () => {
+        toast('Device Deleted', `${device.name} has been removed.`);
+        onClose();
+      },
+      onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to delete device'),
+    });
+  };
+
+  return (
+    <FormModal opened={opened} onClose={onClose} title={device ? `Device: ${device.name}` : 'Device'} size="lg">
+      {device ? (
+        <Stack gap="lg">
+          <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
+            <Detail label="Status">
+              <DeviceStatusBadge status={device.status} />
+            </Detail>
+            <Detail label="Battery">
+              <Text span c={batteryColor(device.battery)} fw={600}>
+                {device.battery}%
+              </Text>
+            </Detail>
+            <Detail label="Last active">{formatRelative(device.lastActive)}</Detail>
+            <Detail label="Assigned VA">{vaName ?? 'None'}</Detail>
+            <Detail label="Session time">{formatDuration(device.sessionTime)}</Detail>
+            <Detail label="Added">{formatDateTime(device.createdAt)}</Detail>
+          </SimpleGrid>
+
+          <div>
+            <Title order={3} fz="md" mb="xs">
+              Sessions
+            </Title>
+            {sessions.isPending ? (
+              <LoadingState label="Loading sessions..." />
+            ) : (sessions.data ?? []).length === 0 ? (
+              <EmptyText>No sessions yet</EmptyText>
+            ) : (
+              <Stack gap={6}>
+                {(sessions.data ?? []).map((session) => (
+                  <Group key={session.id} justify="space-between" gap="xs" wrap="wrap">
+                    <Text size="sm">{session.currentTask ?? 'No current task'}</Text>
+                    <Group gap="xs">
+                      <Badge variant="light" color={session.endedAt ? 'gray' : session.isActive ? 'red' : 'gray'}>
+                        {session.endedAt ? 'Ended' : session.isActive ? 'Busy' : 'Offline'}
+                      </Badge>
+                      <Text size="sm" ff="monospace">
+                        {formatClock(session.duration)}
+                      </Text>
+                    </Group>
+                  </Group>
+                ))}
+              </Stack>
+            )}
+          </div>
+
+          <div>
+            <Title order={3} fz="md" mb="xs">
+              Tasks
+            </Title>
+            {tasks.isPending ? (
+              <LoadingState label="Loading tasks..." />
+            ) : (tasks.data ?? []).length === 0 ? (
+              <EmptyText>No tasks for this device</EmptyText>
+            ) : (
+              <Stack gap={6}>
+                {(tasks.data ?? []).map((task) => (
+                  <Group key={task.id} justify="space-between" gap="xs" wrap="wrap">
+                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                      {task.title}
+                    </Text>
+                    <Group gap="xs">
+                      <Text size="xs" c="dimmed">
+                        {formatDeadline(task.deadline)}
+                      </Text>
+                      <Badge variant="light" color={taskStatusColors[task.status]}>
+                        {taskStatusLabels[task.status]}
+                      </Badge>
+                    </Group>
+                  </Group>
+                ))}
+              </Stack>
+            )}
+          </div>
+
+          {canManage ? (
+            <>
+              <Divider />
+              <form onSubmit={save}>
+                <Stack gap="md">
+                  <Title order={3} fz="md">
+                    Edit device
+                  </Title>
+                  <Group grow align="flex-start" wrap="wrap">
+                    <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} />
+                    <Select
+                      label="Status"
+                      data={deviceStatusOptions}
+                      value={status}
+                      allowDeselect={false}
+                      onChange={(value) => isDeviceStatus(value) && setStatus(value)}
+                    />
+                  </Group>
+                  <Group justify="space-between" gap="sm">
+                    <Button color="red" variant="light" onClick={() => setConfirmDelete(true)} disabled={confirmDelete}>
+                      Delete Device
+                    </Button>
+                    <Button type="submit" loading={update.isPending} disabled={!changed}>
+                      Save Changes
+                    </Button>
+                  </Group>
+                  {confirmDelete ? (
+                    <Alert color="red" variant="light" title={`Delete ${device.name}?`} role="alert">
+                      <Text size="sm" mb="sm">
+                        The device and its history leave the fleet. This cannot be undone.
+                      </Text>
+                      <Group gap="sm">
+                        <Button color="red" onClick={destroy} loading={remove.isPending}>
+                          Confirm Delete
+                        </Button>
+                        <Button variant="default" onClick={() => setConfirmDelete(false)}>
+                          Keep Device
+                        </Button>
+                      </Group>
+                    </Alert>
+                  ) : null}
+                </Stack>
+              </form>
+            </>
+          ) : null}
+        </Stack>
+      ) : null}
+    </FormModal>
+  );
+}

@@ -1,0 +1,26 @@
+import type { Session } from '@farm/api/contracts';
+import { useMutation } from '@tanstack/react-query';
+import { apiRequest } from '../../shared/api';
+import { useInvalidate } from '../../shared/invalidate';
+
+export { useActivities, useSessions } from '../../shared/resources';
+
+const sessionReads = ['/api/sessions', '/api/devices', '/api/analytics/stats', '/api/activities'];
+
+/** Pause (isActive false) or resume (true) a running session. */
+export function useSetSessionActive() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, isActive }: { id: string; isActive: boolean }) =>
+      apiRequest<Session>(`/api/sessions/${id}`, { method: 'PATCH', body: { isActive } }),
+    onSuccess: () => invalidate(...sessionReads),
+  });
+}
+
+export function useStopSession() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<Session>(`/api/sessions/${id}/stop`, { method: 'POST' }),
+    onSuccess: () => invalidate(...sessionReads),
+  });
+}

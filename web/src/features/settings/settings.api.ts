@@ -1,0 +1,85 @@
+import type {
+  createdInvitation,
+  createInvitationBody,
+  Invitation,
+  Me,
+  updateMeBody,
+  updateUserBody,
+  User,
+  workspace,
+} from '@farm/api/contracts';
+import type { z } from 'zod';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { apiRequest } from '../../shared/api';
+import { useInvalidate } from '../../shared/invalidate';
+import { ME_KEY } from '../auth/auth.api';
+import { useAuthStore } from '../auth/auth.store';
+
+export { useUsers } from '../../shared/resources';
+
+type Workspace = z.infer<typeof workspace>;
+type CreatedInvitation = z.infer<typeof createdInvitation>;
+type UpdateMeBody = z.input<typeof updateMeBody>;
+type UpdateUserBody = z.input<typeof updateUserBody>;
+type CreateInvitationBody = z.input<typeof createInvitationBody>;
+
+export function useWorkspace(enabled: boolean) {
+  return useQuery<Workspace>({ queryKey: ['/api/workspace'], enabled });
+}
+
+export function useUpdateWorkspace() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (name: string) => apiRequest<Workspace>('/api/workspace', { method: 'PATCH', body: { name } }),
+    onSuccess: () => invalidate('/api/workspace', ME_KEY[0]),
+  });
+}
+
+export function useUpdateMe() {
+  const queryClient = useQueryClient();
+  const setUser = useAuthStore((state) => state.setUser);
+  return useMutation({
+    mutationFn: (body: UpdateMeBody) =>
+      apiRequest<{ user: Me }>('/api/users/me', { method: 'PATCH', body }),
+    onSuccess: ({ user }) => {
+      setUser(user);
+      queryClient.setQueryData(ME_KEY, { user });
+      void queryClient.invalidateQueries({ queryKey: ['/api/users'] });
+    },
+  });
+}
+
+export function useUpdateMember() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: UpdateUserBody }) =>
+      apiRequest<User>(`/api/users/${id}`, { method: 'PATCH', body }),
+    onSuccess: () => invalidate('/api/users'),
+  });
+}
+
+export function useInvitations(enabled: boolean) {
+  return useQuery<Invitation[]>({ queryKey: ['/api/invitations'], enabled });
+}
+
+export function useCreateInvitation() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (body: CreateInvitationBody) =>
+      apiRequest<CreatedInvitation>('/api/invitations', { method: 'POST', body }),
+    onSuccess: () => invalidate('/api/invitations'),
+  });
+}
+
+export function useRevokeInvitation() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/invitations/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/invitations'),
+  });
+}
+
+/** The full address of an invitation link the server gave as a path. */
+export function invitationLink(url: string): string {
+  return new URL(url, window.location.origin).toString();
+}

@@ -1,0 +1,113 @@
+import { Badge, Button, Card, Group, Stack, Text, ThemeIcon } from '@mantine/core';
+import { IconCircleCheck, IconCircleX, IconClock, IconDeviceMobile, IconUser } from '@tabler/icons-react';
+import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/api/contracts';
+import { formatDeadline } from '../../../shared/format';
+import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
+
+export interface TaskCardProps {
+  task: Task;
+  deviceLabel: string;
+  vaName?: string;
+  /** The person may move this task between statuses (operators, or the VA it is assigned to). */
+  canChangeStatus: boolean;
+  /** Operators may edit and delete. */
+  canManage: boolean;
+  busy: boolean;
+  onStatus: (status: TaskStatus) => void;
+  onEdit: () => void;
+  onDelete: () => void;
+}
+
+export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage, busy, onStatus, onEdit, onDelete }: TaskCardProps) {
+  const next = taskTransitions[task.status];
+  const can = (status: TaskStatus) => canChangeStatus && next.includes(status);
+
+  return (
+    <Card withBorder padding="md" radius="md" component="article" aria-label={task.title}>
+      <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
+        <Stack gap={6} style={{ minWidth: 0, flex: 1 }}>
+          <Group gap="xs" wrap="nowrap">
+            {task.status === 'completed' ? (
+              <ThemeIcon color="green" variant="light" radius="xl" size={24} aria-label="Completed" role="img">
+                <IconCircleCheck size={16} />
+              </ThemeIcon>
+            ) : null}
+            {task.status === 'failed' ? (
+              <ThemeIcon color="red" variant="light" radius="xl" size={24} aria-label="Failed" role="img">
+                <IconCircleX size={16} />
+              </ThemeIcon>
+            ) : null}
+            <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
+              {task.title}
+            </Text>
+          </Group>
+          {task.description ? (
+            <Text size="sm" c="dimmed" lineClamp={2}>
+              {task.description}
+            </Text>
+          ) : null}
+          <Group gap={6} wrap="wrap">
+            <Badge variant="outline">{taskTypeLabels[task.type]}</Badge>
+            <Badge variant="light" color={priorityColors[task.priority]}>
+              {priorityLabels[task.priority]}
+            </Badge>
+            <Badge variant="dot" color={taskStatusColors[task.status]}>
+              {taskStatusLabels[task.status]}
+            </Badge>
+          </Group>
+          <Group gap="md" wrap="wrap">
+            <Group gap={4} wrap="nowrap">
+              <IconDeviceMobile size={14} aria-hidden />
+              <Text size="sm">{deviceLabel}</Text>
+            </Group>
+            {vaName ? (
+              <Group gap={4} wrap="nowrap">
+                <IconUser size={14} aria-hidden />
+                <Text size="sm">{vaName}</Text>
+              </Group>
+            ) : null}
+            <Group gap={4} wrap="nowrap">
+              <IconClock size={14} aria-hidden />
+              <Text size="sm">{formatDeadline(task.deadline)}</Text>
+            </Group>
+          </Group>
+        </Stack>
+      </Group>
+
+      {canChangeStatus || canManage ? (
+        <Group gap="xs" mt="md" wrap="wrap">
+          {task.status === 'pending' && can('in-progress') ? (
+            <Button size="xs" variant="light" onClick={() => onStatus('in-progress')} disabled={busy}>
+              Start
+            </Button>
+          ) : null}
+          {can('completed') ? (
+            <Button size="xs" variant="light" color="green" onClick={() => onStatus('completed')} disabled={busy}>
+              Complete
+            </Button>
+          ) : null}
+          {can('failed') ? (
+            <Button size="xs" variant="light" color="red" onClick={() => onStatus('failed')} disabled={busy}>
+              Fail
+            </Button>
+          ) : null}
+          {task.status === 'failed' && can('pending') ? (
+            <Button size="xs" variant="light" color="gray" onClick={() => onStatus('pending')} disabled={busy}>
+              Retry
+            </Button>
+          ) : null}
+          {canManage ? (
+            <>
+              <Button size="xs" variant="default" onClick={onEdit} disabled={busy}>
+                Edit
+              </Button>
+              <Button size="xs" variant="subtle" color="red" onClick={onDelete} disabled={busy}>
+                Delete
+              </Button>
+            </>
+          ) : null}
+        </Group>
+      ) : null}
+    </Card>
+  );
+}

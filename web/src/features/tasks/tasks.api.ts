@@ -1,0 +1,43 @@
+import type { CreateTaskBody, Task, TaskCounts, UpdateTaskBody } from '@farm/api/contracts';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { apiRequest } from '../../shared/api';
+import { useInvalidate } from '../../shared/invalidate';
+import { listKey, withQuery } from '../../shared/query';
+import type { TaskFilters } from '../../shared/resources';
+
+export { useTasks } from '../../shared/resources';
+
+const taskReads = ['/api/tasks', '/api/tasks/counts', '/api/analytics/stats', '/api/analytics/performance', '/api/activities'];
+
+/** Tab counts under the same filters as the list, whatever the status tab. */
+export function useTaskCounts(filters: Omit<TaskFilters, 'status'>) {
+  return useQuery<TaskCounts>({
+    queryKey: listKey('/api/tasks/counts', filters),
+    queryFn: ({ signal }) => apiRequest<TaskCounts>(withQuery('/api/tasks/counts', filters), { signal }),
+  });
+}
+
+export function useCreateTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (body: CreateTaskBody) => apiRequest<Task>('/api/tasks', { method: 'POST', body }),
+    onSuccess: () => invalidate(...taskReads),
+  });
+}
+
+export function useUpdateTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: UpdateTaskBody }) =>
+      apiRequest<Task>(`/api/tasks/${id}`, { method: 'PATCH', body }),
+    onSuccess: () => invalidate(...taskReads, '/api/devices', '/api/sessions'),
+  });
+}
+
+export function useDeleteTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/tasks/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate(...taskReads),
+  });
+}

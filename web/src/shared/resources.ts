@@ -1,0 +1,57 @@
+/** Reads several screens share: lists keyed by path and filters, fetched with the filters as the query string. */
+import type { Activity, Device, Session, Task, User } from '@farm/api/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { apiRequest } from './api';
+import { listKey, withQuery, type QueryParams } from './query';
+
+export function useList<T>(path: string, params: QueryParams = {}, options: { enabled?: boolean } = {}) {
+  return useQuery<T[]>({
+    queryKey: listKey(path, params),
+    queryFn: ({ signal }) => apiRequest<T[]>(withQuery(path, params), { signal }),
+    enabled: options.enabled,
+  });
+}
+
+export interface DeviceFilters extends QueryParams {
+  status?: Device['status'];
+  search?: string;
+  assignedToId?: string;
+  limit?: number;
+}
+export const useDevices = (filters: DeviceFilters = {}) => useList<Device>('/api/devices', filters);
+
+export interface TaskFilters extends QueryParams {
+  status?: Task['status'];
+  type?: Task['type'];
+  priority?: Task['priority'];
+  search?: string;
+  deviceId?: string;
+  assignedToId?: string;
+  limit?: number;
+}
+export const useTasks = (filters: TaskFilters = {}, options: { enabled?: boolean } = {}) =>
+  useList<Task>('/api/tasks', filters, options);
+
+export interface SessionFilters extends QueryParams {
+  active?: 'true' | 'false';
+  deviceId?: string;
+  vaId?: string;
+  limit?: number;
+}
+export const useSessions = (filters: SessionFilters = {}, options: { enabled?: boolean } = {}) =>
+  useList<Session>('/api/sessions', filters, options);
+
+export interface ActivityFilters extends QueryParams {
+  deviceId?: string;
+  limit?: number;
+}
+export const useActivities = (filters: ActivityFilters = {}, options: { enabled?: boolean } = {}) =>
+  useList<Activity>('/api/activities', filters, options);
+
+/** Members of the workspace (both roles). */
+export const useUsers = () => useList<User>('/api/users');
+
+/** Lookup by id, for rows that show a related name. */
+export function byId<T extends { id: string }>(items: readonly T[] | undefined): Map<string, T> {
+  return new Map((items ?? []).map((item) => [item.id, item]));
+}

@@ -1,0 +1,27 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const apiTarget = process.env.API_URL ?? 'http://localhost:3000';
+const proxy = {
+  '/api': { target: apiTarget, changeOrigin: false },
+  '/socket.io': { target: apiTarget, ws: true },
+};
+
+export default defineConfig({
+  plugins: [react()],
+  server: { proxy },
+  preview: { proxy },
+  build: {
+    outDir: 'dist',
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [
+            // Charts are only reached from Analytics; keeping recharts apart stops it leaking into shared chunks.
+            { name: 'charts', test: /node_modules[\\/](\.pnpm[\\/])?(recharts|d3-|victory-vendor|@mantine[\\/]charts)/, priority: 20 },
+          ],
+        },
+      },
+    },
+  },
+});
