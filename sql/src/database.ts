@@ -17,6 +17,8 @@ export interface Database {
   /** Runs fn while holding a database-wide lock, so two processes never migrate at once. */
   withLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PGlite only: the whole data directory as a tarball, to restore a copy quickly (tests use it as a template). */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 const DATE_OID = 1082;
@@ -73,6 +75,7 @@ async function openPglite(target: { dataDir?: string; loadDataDir?: Blob }): Pro
     },
     // PGlite is a single connection inside this process: there is no one else to race.
     withLock: (fn) => fn(),
+    dumpDataDir: () => client.dumpDataDir('none') as Promise<Blob>,
     async close() {
       if (closed) return;
       closed = true;

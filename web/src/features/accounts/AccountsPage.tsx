@@ -3,7 +3,7 @@ import { Alert, Button, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
-import { useAccounts, useDevices } from './accounts.api';
+import { useAccounts, useCanManageAccounts, useDevices } from './accounts.api';
 import { AccountCard } from './components/AccountCard';
 import { AddAccountModal } from './components/AddAccountModal';
 
@@ -11,6 +11,7 @@ import { AddAccountModal } from './components/AddAccountModal';
 export function AccountsPage() {
   const accounts = useAccounts();
   const devices = useDevices();
+  const canManage = useCanManageAccounts();
   const [adding, setAdding] = useState(false);
   const deviceNames = new Map((devices.data ?? []).map((device) => [device.id, device.name]));
 
@@ -20,9 +21,11 @@ export function AccountsPage() {
         title="Social Media Accounts"
         subtitle="Manage the accounts your devices run"
         actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-            Add Account
-          </Button>
+          canManage && (
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+              Add Account
+            </Button>
+          )
         }
       />
 
@@ -36,9 +39,11 @@ export function AccountsPage() {
         <Paper withBorder radius="md" p="xl">
           <Stack align="center" gap={4}>
             <Text fw={600}>No accounts yet</Text>
-            <Text c="dimmed" size="sm" ta="center">
-              Add a social media account and assign it to a device.
-            </Text>
+            {canManage && (
+              <Text c="dimmed" size="sm" ta="center">
+                Add a social media account and assign it to a device.
+              </Text>
+            )}
           </Stack>
         </Paper>
       ) : (
@@ -53,7 +58,7 @@ export function AccountsPage() {
         </SimpleGrid>
       )}
 
-      <AddAccountModal opened={adding} onClose={() => setAdding(false)} />
+      {canManage && <AddAccountModal opened={adding} onClose={() => setAdding(false)} />}
     </Stack>
   );
 }

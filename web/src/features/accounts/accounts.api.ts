@@ -7,8 +7,8 @@ import { useCurrentUser } from '../auth/auth.api';
 export const ACCOUNTS_KEY = ['/api/accounts'] as const;
 export const accountKey = (id: string) => ['/api/accounts', id] as const;
 
-/** Deleting an account is an operator's call; VAs keep its stats up to date. */
-export function useCanDeleteAccounts(): boolean {
+/** Creating, editing and deleting accounts is an operator's call; a VA may only update followers and following. */
+export function useCanManageAccounts(): boolean {
   return useCurrentUser()?.role === 'operator';
 }
 

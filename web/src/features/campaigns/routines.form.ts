@@ -151,18 +151,20 @@ export function buildRoutinePayload(
   context: RoutineContext,
 ): CreateRoutineBody {
   const settings = routineSettingsFor(values.type, values);
-  return {
+  const body: CreateRoutineBody = {
     campaignId: context.campaignId,
     type: values.type,
     platform: context.platform,
     accountId: values.accountId,
     name: routineTypeLabels[values.type],
     intensity: numberOr(values.intensity, routineDefaults.intensity),
-    duration: deriveRoutineDuration(values.type, settings),
     actions: routineActions(values.type, settings),
     settings,
     isActive: true,
   };
+  // The server reads a sent duration as the routine's duration setting, so it goes only with types that have one.
+  if (settings.duration !== undefined) body.duration = deriveRoutineDuration(values.type, settings);
+  return body;
 }
 
 /** Minutes a stored routine runs: derived from its settings, except old 'basic' routines that only kept a duration. */

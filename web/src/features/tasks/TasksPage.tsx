@@ -80,6 +80,29 @@ export function TasksPage() {
   };
 
   const list = tasks.data ?? [];
+  const renderList = () =>
+    tasks.isPending ? (
+      <LoadingState label="Loading tasks..." />
+    ) : list.length === 0 ? (
+      <EmptyText>No tasks found</EmptyText>
+    ) : (
+      <Stack gap="sm">
+        {list.map((task) => (
+          <TaskCard
+            key={task.id}
+            task={task}
+            deviceLabel={taskDeviceLabel(task.deviceId, deviceMap)}
+            vaName={task.assignedToId ? userMap.get(task.assignedToId)?.name : undefined}
+            canChangeStatus={isOperator || (me !== undefined && task.assignedToId === me.id)}
+            canManage={isOperator}
+            busy={update.isPending && update.variables.id === task.id}
+            onStatus={(status) => changeStatus(task, status)}
+            onEdit={() => setEditing(task)}
+            onDelete={() => setDeleting(task)}
+          />
+        ))}
+      </Stack>
+    );
 
   return (
     <>
@@ -115,7 +138,7 @@ export function TasksPage() {
         />
       </Group>
 
-      <Tabs value={tab} onChange={(value) => setTab(isTab(value) ? value : ALL)} mb="md" keepMounted={false}>
+      <Tabs value={tab} onChange={(value) => setTab(isTab(value) ? value : ALL)} keepMounted={false}>
         <Tabs.List style={{ flexWrap: 'wrap' }}>
           {tabs.map((item) => (
             <Tabs.Tab
@@ -131,30 +154,12 @@ export function TasksPage() {
             </Tabs.Tab>
           ))}
         </Tabs.List>
+        {tabs.map((item) => (
+          <Tabs.Panel key={item.value} value={item.value} pt="md">
+            {renderList()}
+          </Tabs.Panel>
+        ))}
       </Tabs>
-
-      {tasks.isPending ? (
-        <LoadingState label="Loading tasks..." />
-      ) : list.length === 0 ? (
-        <EmptyText>No tasks found</EmptyText>
-      ) : (
-        <Stack gap="sm" role="tabpanel" aria-label={tabs.find((item) => item.value === tab)?.label}>
-          {list.map((task) => (
-            <TaskCard
-              key={task.id}
-              task={task}
-              deviceLabel={taskDeviceLabel(task.deviceId, deviceMap)}
-              vaName={task.assignedToId ? userMap.get(task.assignedToId)?.name : undefined}
-              canChangeStatus={isOperator || (me !== undefined && task.assignedToId === me.id)}
-              canManage={isOperator}
-              busy={update.isPending && update.variables.id === task.id}
-              onStatus={(status) => changeStatus(task, status)}
-              onEdit={() => setEditing(task)}
-              onDelete={() => setDeleting(task)}
-            />
-          ))}
-        </Stack>
-      )}
 
       {isOperator ? (
         <>

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'react';
-import { Button, Group, Pill, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { uploadLimits } from '@farm/api/contracts';
 import { ApiError } from '../../../shared/api';
+import { toDateTimeLocal } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
-import { formatBytes, uploadObjectPath, type UploadedFile } from '../../../shared/uploads/uploads';
+import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
+import { formatBytes, imageRestrictions, uploadObjectPath } from '../../../shared/uploads/uploads';
 import { useCurrentUser } from '../../auth/auth.api';
 import { useAccountsList, useCampaignsList, useCreatePost } from '../content.api';
 import {
@@ -35,7 +37,7 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
   const campaigns = useCampaignsList();
   const create = useCreatePost();
   const [values, setValues] = useState<PostFormValues>(emptyPostForm);
-  const [media, setMedia] = useState<UploadedFile[]>([]);
+  const [media, setMedia] = useState<string[]>([]);
   const [errors, setErrors] = useState<PostFieldErrors>({});
 
   useEffect(() => {
@@ -51,7 +53,7 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
   }
 
   function submit(): void {
-    const body = buildPostPayload({ ...values, mediaUrls: media.map((file) => file.path) }, me?.id);
+    const body = buildPostPayload({ ...values, mediaUrls: media }, me?.id);
     const found = postFieldErrors(body);
     if (Object.keys(found).length > 0) {
       setErrors(found);
@@ -139,6 +141,7 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
               type="datetime-local"
               label="Schedule Date & Time"
               required
+              min={toDateTimeLocal(new Date().toISOString())}
               value={values.scheduledAt}
               onChange={(event) => set('scheduledAt', event.currentTarget.value)}
               error={errors.scheduledAt}
@@ -146,34 +149,15 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
           )}
           <ImageDropzone
             label="Media (optional)"
-            restrictions={{
-              allowedTypes: ['image/*', 'video/*'],
-              maxFileSize: uploadLimits.maxFileSize,
-              maxFiles: MAX_POST_MEDIA,
-            }}
-            accept={['image/*', 'video/*']}
+            restrictions={{ ...imageRestrictions, maxFiles: MAX_POST_MEDIA }}
             held={media.length}
             upload={uploadObjectPath}
-            onUploaded={(files) => setMedia((current) => [...current, ...files].slice(0, MAX_POST_MEDIA))}
-            successTitle="Media Uploaded"
-            noun="file"
-            hint={`Images or videos, up to ${MAX_POST_MEDIA} files of ${formatBytes(uploadLimits.maxFileSize)} each`}
+            onUploaded={(files) =>
+              setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_POST_MEDIA))
+            }
+            hint={`Up to ${MAX_POST_MEDIA} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
           />
-          {media.length > 0 && (
-            <Group gap={6} aria-label="Attached media">
-              {media.map((file, index) => (
-                <Pill
-                  key={`${file.path}-${index}`}
-                  withRemoveButton
-                  removeButtonProps={{ 'aria-label': `Remove ${file.name}` }}
-                  onRemove={() => setMedia((current) => current.filter((_, at) => at !== index))}
-                  maw="100%"
-                >
-                  {file.name}
-                </Pill>
-              ))}
-            </Group>
-          )}
+          <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={onClose} disabled={create.isPending}>
               Cancel

@@ -1,0 +1,45 @@
+/** Factories through the API: each creates what it needs and answers the created resource. */
+import type { Account, Campaign, Device, Post, Task } from '../../src/contracts/index.ts';
+import type { Client } from './app.ts';
+
+function created<T>(answer: { status: number; body: T }, what: string): T {
+  if (answer.status !== 201) throw new Error(`${what}: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}
+
+export async function buildDevice(client: Client, overrides: Record<string, unknown> = {}): Promise<Device> {
+  return created(await client.post<Device>('/api/devices', { name: 'Pixel Test', ...overrides }), 'device');
+}
+
+export async function buildTask(client: Client, overrides: Record<string, unknown> = {}): Promise<Task> {
+  return created(await client.post<Task>('/api/tasks', { title: 'Warm up account', type: 'warmup', priority: 'medium', ...overrides }), 'task');
+}
+
+export async function buildCampaign(client: Client, overrides: Record<string, unknown> = {}): Promise<Campaign> {
+  return created(
+    await client.post<Campaign>('/api/campaigns', { name: 'Spring', platform: 'instagram', niche: 'Beauty', keywords: ['skincare'], ...overrides }),
+    'campaign',
+  );
+}
+
+export async function buildAccount(client: Client, overrides: Record<string, unknown> = {}): Promise<Account> {
+  return created(await client.post<Account>('/api/accounts', { username: `acct_${Math.random().toString(36).slice(2, 8)}`, platform: 'instagram', ...overrides }), 'account');
+}
+
+export async function buildPost(client: Client, accountId: string, overrides: Record<string, unknown> = {}): Promise<Post> {
+  return created(await client.post<Post>('/api/posts', { accountId, caption: 'Hello world', status: 'draft', ...overrides }), 'post');
+}
+
+/** A tiny valid PNG. */
+export const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
+
+/** Uploads an image through the signed-URL flow and answers its path. */
+export async function uploadImage(client: Client): Promise<string> {
+  const reserved = await client.post<{ url: string }>('/api/objects/upload', {});
+  const put = await client.put<{ objectPath: string }>(reserved.body.url, PNG, { 'content-type': 'image/png' });
+  if (put.status !== 200) throw new Error(`upload: ${put.status} ${JSON.stringify(put.body)}`);
+  return put.body.objectPath;
+}
