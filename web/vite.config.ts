@@ -13,15 +13,5 @@ export default defineConfig({
   preview: { proxy },
   build: {
     outDir: 'dist',
-    rolldownOptions: {
-      output: {
-        codeSplitting: {
-          groups: [
-            // Charts are only reached from Analytics; keeping recharts apart stops it leaking into shared chunks.
-            { name: 'charts', test: /node_modules[\\/](\.pnpm[\\/])?(recharts|d3-|victory-vendor|@mantine[\\/]charts)/, priority: 20 },
-          ],
-        },
-      },
-    },
   },
 });

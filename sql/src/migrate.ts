@@ -52,9 +52,10 @@ export async function migrate(database: Database, migrations?: Migration[]): Pro
         if (checksum !== migration.checksum) throw new MigrationChangedError(migration.name);
         continue;
       }
-      // One script, one transaction: a failing migration leaves nothing half-applied.
+      // One simple-protocol script runs as one implicit transaction: a failing migration leaves nothing
+      // half-applied, and its record is written in the same breath.
       await database.exec(
-        `BEGIN;\n${migration.script}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${migration.name}', '${migration.checksum}');\nCOMMIT;`,
+        `${migration.script}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${migration.name}', '${migration.checksum}');`,
       );
       done.push(migration.name);
     }

@@ -1,5 +1,5 @@
 /** Factories through the API: each creates what it needs and answers the created resource. */
-import type { Account, Campaign, Device, Post, Task } from '../../src/contracts/index.ts';
+import type { Account, Campaign, Device, Post, Routine, Session, Task } from '../../src/contracts/index.ts';
 import type { Client } from './app.ts';
 
 function created<T>(answer: { status: number; body: T }, what: string): T {
@@ -28,6 +28,71 @@ export async function buildAccount(client: Client, overrides: Record<string, unk
 
 export async function buildPost(client: Client, accountId: string, overrides: Record<string, unknown> = {}): Promise<Post> {
   return created(await client.post<Post>('/api/posts', { accountId, caption: 'Hello world', status: 'draft', ...overrides }), 'post');
+}
+
+export async function buildSession(client: Client, deviceId: string, overrides: Record<string, unknown> = {}): Promise<Session> {
+  return created(await client.post<Session>('/api/sessions', { deviceId, ...overrides }), 'session');
+}
+
+export async function linkAccount(client: Client, campaignId: string, accountId: string): Promise<void> {
+  created(await client.post(`/api/campaigns/${campaignId}/accounts`, { accountId }), 'link');
+}
+
+/** A campaign with one account linked to it: what a routine needs. */
+export async function buildLinkedCampaign(
+  client: Client,
+  overrides: Record<string, unknown> = {},
+): Promise<{ campaign: Campaign; account: Account }> {
+  const campaign = await buildCampaign(client, overrides);
+  const account = await buildAccount(client, { platform: campaign.platform });
+  await linkAccount(client, campaign.id, account.id);
+  return { campaign, account };
+}
+
+export async function buildRoutine(
+  client: Client,
+  campaignId: string,
+  accountId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<Routine> {
+  return created(await client.post<Routine>('/api/routines', { campaignId, accountId, type: 'warmup', ...overrides }), 'routine');
+}
+
+export interface CreatedInvitation {
+  id: string;
+  token: string;
+  url: string;
+  role: 'operator' | 'va';
+  expiresAt: string;
+}
+
+export async function buildInvitation(client: Client, overrides: Record<string, unknown> = {}): Promise<CreatedInvitation> {
+  return created(await client.post<{ invitation: CreatedInvitation }>('/api/invitations', { role: 'va', ...overrides }), 'invitation').invitation;
+}
+
+/**
+ * Reads a list page by page through the x-next-cursor header; answers every row in order and the page sizes.
+ * Stops with an error rather than loop for ever if the cursor never ends.
+ */
+export async function collectPages<T extends { id: string }>(
+  client: Client,
+  path: string,
+  limit: number,
+): Promise<{ rows: T[]; pages: number[] }> {
+  const rows: T[] = [];
+  const pages: number[] = [];
+  let cursor: string | undefined;
+  const join = path.includes('?') ? '&' : '?';
+  for (let guard = 0; guard < 1000; guard += 1) {
+    const answer = await client.get<T[]>(`${path}${join}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    rows.push(...answer.body);
+    pages.push(answer.body.length);
+    const next = answer.headers['x-next-cursor'];
+    if (typeof next !== 'string') return { rows, pages };
+    cursor = next;
+  }
+  throw new Error(`${path}: the cursor never ended`);
 }
 
 /** A tiny valid PNG. */

@@ -1,0 +1,423 @@
+/**
+ * Every route of the REST API, each with a way to build a fresh, valid call in the operator's workspace.
+ * The permission matrix, the bad-input sweep, the tenancy sweep and the OpenAPI check all read this one table,
+ * and the OpenAPI check fails when the API gains a route the table does not list.
+ */
+import { messages } from '../../src/contracts/index.ts';
+import type { Client } from './app.ts';
+import {
+  buildAccount,
+  buildCampaign,
+  buildDevice,
+  buildInvitation,
+  buildLinkedCampaign,
+  buildPost,
+  buildRoutine,
+  buildSession,
+  buildTask,
+  uploadImage,
+} from './factories.ts';
+
+/** The people of one workspace a fixture may need. */
+export interface Crew {
+  operator: Client;
+  va: Client;
+}
+
+export interface Call {
+  url: string;
+  body?: unknown;
+}
+
+type WriteMethod = 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface WriteRoute {
+  method: WriteMethod;
+  /** As the OpenAPI document names it. */
+  path: string;
+  /** The status of a successful call. */
+  ok: number;
+  /** Any signed-in person, with or without a workspace, may call it (only /api/users/me). */
+  anySignedIn?: true;
+  /** A VA of the workspace may make this call: the policy allows it and the fixture gives the VA the row. */
+  vaMay: boolean;
+  /** What another workspace's operator gets for the same call; null when the call names nothing of this workspace. */
+  foreign: { status: number; error: string } | null;
+  /** A fresh target in the operator's workspace (given to the VA where a VA may act on it) and the call to make. */
+  setup(crew: Crew): Promise<Call>;
+}
+
+const notFound = { status: 404, error: messages.notFound };
+const noSuch = (field: string, what: string) => ({ status: 400, error: `${field}: no such ${what} in this workspace` });
+
+const vaId = (crew: Crew): string => crew.va.user!.id;
+
+export const writeRoutes: WriteRoute[] = [
+  {
+    method: 'PATCH',
+    path: '/api/users/me',
+    ok: 200,
+    anySignedIn: true,
+    vaMay: true,
+    foreign: null,
+    setup: async () => ({ url: '/api/users/me', body: { name: 'Pat Person' } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/users/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/users/${vaId(crew)}`, body: { isActive: true } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/workspace',
+    ok: 200,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/workspace', body: { name: 'North Farm' } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/invitations',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/invitations', body: { role: 'va' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/invitations/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/invitations/${(await buildInvitation(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/devices',
+    ok: 201,
+    vaMay: false,
+    foreign: noSuch('assignedToId', 'member'),
+    setup: async (crew) => ({ url: '/api/devices', body: { name: 'Pixel 8', status: 'online', battery: 90, assignedToId: vaId(crew) } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/devices/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}`, body: { battery: 42, status: 'idle' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/devices/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{id}/restart-session',
+    ok: 201,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => {
+      const device = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+      await buildSession(crew.operator, device.id);
+      return { url: `/api/devices/${device.id}/restart-session` };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/tasks',
+    ok: 201,
+    vaMay: false,
+    foreign: noSuch('deviceId', 'device'),
+    setup: async ({ operator }) => ({
+      url: '/api/tasks',
+      body: { title: 'Post reel', description: 'Morning reel', type: 'post', priority: 'high', deviceId: (await buildDevice(operator)).id },
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/tasks/{id}',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/tasks/${(await buildTask(crew.operator, { assignedToId: vaId(crew) })).id}`, body: { status: 'in-progress' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/tasks/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/tasks/${(await buildTask(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions',
+    ok: 201,
+    vaMay: true,
+    foreign: noSuch('deviceId', 'device'),
+    setup: async (crew) => ({ url: '/api/sessions', body: { deviceId: (await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id, currentTask: 'Warm up' } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/sessions/{id}',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => {
+      const device = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+      return { url: `/api/sessions/${(await buildSession(crew.operator, device.id)).id}`, body: { isActive: false } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/sessions/{id}/stop',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => {
+      const device = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+      return { url: `/api/sessions/${(await buildSession(crew.operator, device.id)).id}/stop` };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/campaigns',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/campaigns', body: { name: 'Summer', platform: 'tiktok', niche: 'Fitness', keywords: ['gym'], engagementTarget: 50 } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/campaigns/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/campaigns/${(await buildCampaign(operator)).id}`, body: { status: 'active' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/campaigns/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/campaigns/${(await buildCampaign(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/campaigns/{id}/accounts',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({
+      url: `/api/campaigns/${(await buildCampaign(operator)).id}/accounts`,
+      body: { accountId: (await buildAccount(operator)).id },
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/campaigns/{id}/accounts/{accountId}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => {
+      const { campaign, account } = await buildLinkedCampaign(operator);
+      return { url: `/api/campaigns/${campaign.id}/accounts/${account.id}` };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/routines',
+    ok: 201,
+    vaMay: false,
+    foreign: noSuch('campaignId', 'campaign'),
+    setup: async ({ operator }) => {
+      const { campaign, account } = await buildLinkedCampaign(operator);
+      return { url: '/api/routines', body: { campaignId: campaign.id, accountId: account.id, type: 'doom_scroll', name: 'Scroll', actions: ['like'] } };
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/api/routines/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => {
+      const { campaign, account } = await buildLinkedCampaign(operator);
+      return { url: `/api/routines/${(await buildRoutine(operator, campaign.id, account.id)).id}`, body: { intensity: 7 } };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/api/routines/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => {
+      const { campaign, account } = await buildLinkedCampaign(operator);
+      return { url: `/api/routines/${(await buildRoutine(operator, campaign.id, account.id)).id}` };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/accounts',
+    ok: 201,
+    vaMay: false,
+    foreign: noSuch('deviceId', 'device'),
+    setup: async ({ operator }) => ({
+      url: '/api/accounts',
+      body: { username: 'glow.daily', platform: 'instagram', status: 'warmup', bio: 'Skincare', deviceId: (await buildDevice(operator)).id },
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/accounts/{id}',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/accounts/${(await buildAccount(operator)).id}`, body: { followers: 1200, following: 300 } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/accounts/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/accounts/${(await buildAccount(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/posts',
+    ok: 201,
+    vaMay: true,
+    foreign: noSuch('accountId', 'account'),
+    setup: async ({ operator }) => ({
+      url: '/api/posts',
+      body: { accountId: (await buildAccount(operator)).id, caption: 'New drop', status: 'draft', hashtags: ['#new'] },
+    }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/posts/{id}',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`, body: { status: 'published' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/posts/{id}',
+    ok: 204,
+    vaMay: true,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/objects/upload',
+    ok: 200,
+    vaMay: true,
+    foreign: null,
+    setup: async () => ({ url: '/api/objects/upload', body: {} }),
+  },
+  {
+    method: 'POST',
+    path: '/api/object-storage/presigned-url',
+    ok: 200,
+    vaMay: true,
+    foreign: null,
+    setup: async () => ({ url: '/api/object-storage/presigned-url', body: { directory: '.private', filename: 'face.png' } }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/campaign-images',
+    ok: 200,
+    vaMay: true,
+    foreign: { status: 400, error: 'imageURL: is not an uploaded image of this workspace' },
+    setup: async ({ operator }) => ({ url: '/api/campaign-images', body: { imageURL: await uploadImage(operator) } }),
+  },
+];
+
+/** Writes open to anyone, each tested in its own file: they are outside the role matrix. */
+export const publicWrites: { method: WriteMethod; path: string; why: string }[] = [
+  { method: 'POST', path: '/api/auth/signup', why: 'auth.test.ts' },
+  { method: 'POST', path: '/api/auth/login', why: 'auth.test.ts' },
+  { method: 'POST', path: '/api/auth/logout', why: 'auth.test.ts' },
+  { method: 'PUT', path: '/api/objects/{id}', why: 'the signed URL is the authority: uploads.test.ts' },
+];
+
+export interface ReadRoute {
+  path: string;
+  /** Who may read: anyone, any signed-in person, or members of a workspace (VAs too unless vaMay is false). */
+  access: 'public' | 'session' | 'workspace';
+  vaMay: boolean;
+  /** Names a row of the workspace in its path: another workspace gets 404. */
+  names: boolean;
+  setup(crew: Crew): Promise<string>;
+}
+
+const read = (path: string, setup: ReadRoute['setup'] = async () => path, extra: Partial<ReadRoute> = {}): ReadRoute => ({
+  path,
+  access: 'workspace',
+  vaMay: true,
+  names: path.includes('{'),
+  setup,
+  ...extra,
+});
+
+export const readRoutes: ReadRoute[] = [
+  read('/api/config', undefined, { access: 'public' }),
+  read('/api/auth/me', undefined, { access: 'session' }),
+  read('/api/invitations/lookup/{token}', async ({ operator }) => `/api/invitations/lookup/${(await buildInvitation(operator)).token}`, {
+    access: 'public',
+    names: false,
+  }),
+  read('/api/users'),
+  read('/api/users/{id}', async (crew) => `/api/users/${vaId(crew)}`),
+  read('/api/workspace'),
+  read('/api/invitations', undefined, { vaMay: false }),
+  read('/api/devices'),
+  read('/api/devices/{id}', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}`),
+  read('/api/tasks'),
+  read('/api/tasks/counts'),
+  read('/api/tasks/{id}', async ({ operator }) => `/api/tasks/${(await buildTask(operator)).id}`),
+  read('/api/sessions'),
+  read('/api/sessions/{id}', async ({ operator }) => `/api/sessions/${(await buildSession(operator, (await buildDevice(operator)).id)).id}`),
+  read('/api/activities'),
+  read('/api/analytics/stats'),
+  read('/api/analytics/performance'),
+  read('/api/campaigns'),
+  read('/api/campaigns/{id}', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}`),
+  read('/api/campaigns/{id}/accounts', async ({ operator }) => `/api/campaigns/${(await buildLinkedCampaign(operator)).campaign.id}/accounts`),
+  read('/api/routines'),
+  read('/api/campaign-sessions'),
+  read('/api/accounts'),
+  read('/api/accounts/{id}', async ({ operator }) => `/api/accounts/${(await buildAccount(operator)).id}`),
+  read('/api/posts'),
+  read('/api/posts/{id}', async ({ operator }) => `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`),
+  read('/api/objects/{id}', async ({ operator }) => uploadImage(operator)),
+];
+
+export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
+
+/** Every operation the table knows, as `METHOD /path` in OpenAPI spelling. */
+export function knownOperations(): string[] {
+  return [
+    ...writeRoutes.map((route) => routeKey(route.method, route.path)),
+    ...publicWrites.map((route) => routeKey(route.method, route.path)),
+    ...readRoutes.map((route) => routeKey('GET', route.path)),
+  ];
+}
+
+/** Sends a call as `client` with the route's method. */
+export function send(client: Client, method: WriteMethod, call: Call) {
+  return client.request(method, call.url, call.body);
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/**
+ * Runs every test of the workspace, package by package (unit and integration with vitest, then the browser
+ * tests with Playwright), and ends with one line of totals. Exits non-zero when anything failed.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const out = mkdtempSync(join(tmpdir(), 'farm-tests-'));
+const packages = ['sql', 'agent-protocol', 'workers', 'api', 'web'];
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let broken = false;
+
+function run(command, args, cwd) {
+  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: process.env });
+  return result.status ?? 1;
+}
+
+for (const name of packages) {
+  const cwd = join(root, name);
+  if (!existsSync(join(cwd, 'vitest.config.ts'))) continue;
+  console.log(`\n== ${name}: vitest`);
+  const report = join(out, `${name}.json`);
+  const status = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], cwd);
+  if (existsSync(report)) {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    totals.passed += json.numPassedTests ?? 0;
+    totals.failed += json.numFailedTests ?? 0;
+    totals.skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
+    if ((json.numTotalTests ?? 0) === 0) broken = true;
+  } else broken = true;
+  if (status !== 0) broken = true;
+}
+
+const e2e = join(root, 'web', 'playwright.config.ts');
+if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
+  console.log('\n== web: browser tests (Playwright, Debian chromium)');
+  const report = join(out, 'e2e.json');
+  const status = spawnSync('pnpm', ['exec', 'playwright', 'test'], {
+    cwd: join(root, 'web'),
+    stdio: 'inherit',
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report },
+  }).status;
+  if (existsSync(report)) {
+    const stats = JSON.parse(readFileSync(report, 'utf8')).stats ?? {};
+    totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+    totals.failed += stats.unexpected ?? 0;
+    totals.skipped += stats.skipped ?? 0;
+  } else broken = true;
+  if (status !== 0) broken = true;
+}
+
+console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+process.exit(broken || totals.failed > 0 ? 1 : 0);

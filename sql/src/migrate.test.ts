@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Database, type DatabaseTarget } from './database.ts';
+import { migrate, MigrationChangedError, readMigrations } from './migrate.ts';
+
+const opened: Database[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const database of opened) await database.close();
+  for (const cleanup of cleanups) await cleanup();
+});
+
+async function fresh(kind: 'pglite' | 'postgres'): Promise<Database> {
+  let target: DatabaseTarget = { kind: 'pglite' };
+  if (kind === 'postgres') {
+    const url = process.env.DATABASE_URL!;
+    const name = `farm_sql_${randomBytes(5).toString('hex')}`;
+    const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
+    await admin.exec(`CREATE DATABASE ${name}`);
+    cleanups.push(async () => {
+      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    });
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    target = { kind: 'postgres', url: u.toString() };
+  }
+  const database = await openDatabase(target);
+  opened.push(database);
+  return database;
+}
+
+const kinds = process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const);
+
+describe.each(kinds)('migrations on %s', (kind) => {
+  it('applies every migration once and records it', async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    expect(await migrate(database, all)).toEqual(all.map((m) => m.name));
+    expect(await migrate(database, all)).toEqual([]);
+    const { rows } = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(database.db);
+    expect(rows.map((row) => row.name)).toEqual(all.map((m) => m.name));
+  });
+
+  it('refuses a migration that changed after it ran', async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    await migrate(database, all);
+    const changed = all.map((m, index) => (index === 0 ? { ...m, checksum: 'different' } : m));
+    await expect(migrate(database, changed)).rejects.toBeInstanceOf(MigrationChangedError);
+  });
+
+  it('leaves nothing behind when a migration fails', async () => {
+    const database = await fresh(kind);
+    const broken = [{ name: '0001_broken.sql', checksum: 'x', script: 'CREATE TABLE half_done (id int); SELECT no_such_function();' }];
+    await expect(migrate(database, broken)).rejects.toThrow();
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_name = 'half_done'`.execute(database.db);
+    expect(rows[0]?.n).toBe(0);
+    const applied = await sql<{ n: number }>`select count(*)::int as n from schema_migrations`.execute(database.db);
+    expect(applied.rows[0]?.n).toBe(0);
+  });
+
+  it('enforces the spec values with CHECK constraints and keeps updated_at current', async () => {
+    const database = await fresh(kind);
+    await migrate(database);
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning(['id', 'updatedAt']).executeTakeFirstOrThrow();
+    await expect(
+      database.db.insertInto('devices').values({ workspaceId: ws.id, name: 'x', status: 'exploded' as 'online' }).execute(),
+    ).rejects.toThrow();
+    const device = await database.db.insertInto('devices').values({ workspaceId: ws.id, name: 'Pixel' }).returningAll().executeTakeFirstOrThrow();
+    expect(device.status).toBe('offline');
+    expect(device.battery).toBe(100);
+    expect(device.sessionTime).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const updated = await database.db.updateTable('devices').set({ battery: 40 }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
+    expect(updated.updatedAt.getTime()).toBeGreaterThan(device.updatedAt.getTime());
+  });
+});

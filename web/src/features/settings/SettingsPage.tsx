@@ -1,0 +1,36 @@
+import { Alert, Stack } from '@mantine/core';
+import { IconInfoCircle } from '@tabler/icons-react';
+import { messages } from '@farm/api/contracts';
+import { PageHeader } from '../../shared/ui/PageHeader';
+import { useCurrentUser } from '../auth/auth.api';
+import { InvitationsSection } from './components/InvitationsSection';
+import { MembersSection } from './components/MembersSection';
+import { ProfileSection } from './components/ProfileSection';
+import { WorkspaceSection } from './components/WorkspaceSection';
+
+export function SettingsPage() {
+  const me = useCurrentUser();
+  if (!me) return null;
+  const isOperator = me.role === 'operator';
+  const inWorkspace = me.workspaceId !== null;
+
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="Manage your profile and workspace" />
+      <Stack gap="lg" maw={960}>
+        <ProfileSection me={me} />
+        {inWorkspace ? (
+          <>
+            <WorkspaceSection canManage={isOperator} />
+            <MembersSection me={me} />
+            {isOperator ? <InvitationsSection /> : null}
+          </>
+        ) : (
+          <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet">
+            {messages.noWorkspace}
+          </Alert>
+        )}
+      </Stack>
+    </>
+  );
+}

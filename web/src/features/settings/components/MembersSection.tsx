@@ -1,0 +1,109 @@
+import { Avatar, Badge, Button, Card, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/api/contracts';
+import { ApiError } from '../../../shared/api';
+import { initials } from '../../../shared/format';
+import { errorToast, toast } from '../../../shared/toast';
+import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
+import { useUpdateMember, useUsers } from '../settings.api';
+
+const roleOptions = roleValues.map((value) => ({ value, label: roleLabels[value] }));
+
+function isRole(value: string | null): value is Role {
+  return roleValues.some((role) => role === value);
+}
+
+/** Workspace members; operators change roles and (de)activate others, never themselves. */
+export function MembersSection({ me }: { me: Me }) {
+  const users = useUsers();
+  const update = useUpdateMember();
+  const canManage = me.role === 'operator';
+
+  const change = (member: User, body: { role?: Role; isActive?: boolean }, done: string) => {
+    update.mutate(
+      { id: member.id, body },
+      {
+        onSuccess: () => toast('Member Updated', done),
+        onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to update member'),
+      },
+    );
+  };
+
+  const list = users.data ?? [];
+
+  return (
+    <Card withBorder padding="lg" radius="md" component="section" aria-labelledby="members-title">
+      <Title order={2} fz="lg" mb="md" id="members-title">
+        Members
+      </Title>
+      {users.isPending ? (
+        <LoadingState label="Loading members..." />
+      ) : list.length === 0 ? (
+        <EmptyText>No members yet</EmptyText>
+      ) : (
+        <Stack gap="sm" component="ul" m={0} p={0} style={{ listStyle: 'none' }}>
+          {list.map((member) => {
+            const self = member.id === me.id;
+            const busy = update.isPending && update.variables.id === member.id;
+            return (
+              <Paper key={member.id} withBorder p="sm" radius="md" component="li" aria-label={member.name}>
+                <Group justify="space-between" wrap="wrap" gap="sm">
+                  <Group gap="sm" wrap="nowrap" style={{ minWidth: 0, flex: '1 1 220px' }}>
+                    <Avatar radius="xl" color="blue">
+                      {initials(member.name)}
+                    </Avatar>
+                    <div style={{ minWidth: 0 }}>
+                      <Text fw={600} truncate="end">
+                        {member.name}
+                        {self ? ' (you)' : ''}
+                      </Text>
+                      <Text size="sm" c="dimmed" truncate="end">
+                        {member.email}
+                      </Text>
+                    </div>
+                  </Group>
+                  <Group gap="sm" wrap="wrap">
+                    {canManage && !self ? (
+                      <Select
+                        aria-label={`Role of ${member.name}`}
+                        data={roleOptions}
+                        value={member.role}
+                        allowDeselect={false}
+                        disabled={busy}
+                        onChange={(value) => {
+                          if (isRole(value) && value !== member.role) change(member, { role: value }, `${member.name} is now a ${roleLabels[value]}.`);
+                        }}
+                        w={180}
+                      />
+                    ) : (
+                      <Badge variant="outline">{roleLabels[member.role]}</Badge>
+                    )}
+                    <Badge variant="light" color={member.isActive ? 'green' : 'gray'}>
+                      {member.isActive ? 'Active' : 'Deactivated'}
+                    </Badge>
+                    {canManage && !self ? (
+                      <Button
+                        size="xs"
+                        variant="light"
+                        color={member.isActive ? 'red' : 'green'}
+                        disabled={busy}
+                        onClick={() =>
+                          change(
+                            member,
+                            { isActive: !member.isActive },
+                            member.isActive ? `${member.name} can no longer sign in.` : `${member.name} can sign in again.`,
+                          )
+                        }
+                      >
+                        {member.isActive ? 'Deactivate' : 'Reactivate'}
+                      </Button>
+                    ) : null}
+                  </Group>
+                </Group>
+              </Paper>
+            );
+          })}
+        </Stack>
+      )}
+    </Card>
+  );
+}

@@ -1,0 +1,88 @@
+import type { Task } from '@farm/api/contracts';
+import { MantineProvider } from '@mantine/core';
+import { fireEvent, render, screen } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { TaskCard, type TaskCardProps } from './TaskCard';
+
+function buildTask(overrides: Partial<Task> = {}): Task {
+  return {
+    id: 't1',
+    title: 'Post the launch reel',
+    description: null,
+    type: 'warmup',
+    priority: 'high',
+    status: 'pending',
+    deviceId: null,
+    assignedToId: null,
+    deadline: null,
+    startedAt: null,
+    completedAt: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    updatedAt: '2025-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function renderCard(props: Partial<TaskCardProps> = {}) {
+  const onStatus = vi.fn();
+  render(
+    <MantineProvider env="test">
+      <TaskCard
+        task={buildTask()}
+        deviceLabel="Unassigned"
+        canChangeStatus
+        canManage
+        busy={false}
+        onStatus={onStatus}
+        onEdit={vi.fn()}
+        onDelete={vi.fn()}
+        {...props}
+      />
+    </MantineProvider>,
+  );
+  return { onStatus };
+}
+
+const button = (name: string) => screen.queryByRole('button', { name });
+
+describe('TaskCard', () => {
+  it('shows labels, badges and the empty deadline', () => {
+    renderCard();
+    expect(screen.getByText('Warm-up')).toBeTruthy();
+    expect(screen.getByText('High')).toBeTruthy();
+    expect(screen.getByText('Unassigned')).toBeTruthy();
+    expect(screen.getByText('No deadline')).toBeTruthy();
+  });
+
+  it('offers the moves taskTransitions allows from pending', () => {
+    const { onStatus } = renderCard();
+    expect(button('Start')).toBeTruthy();
+    expect(button('Complete')).toBeTruthy();
+    expect(button('Fail')).toBeTruthy();
+    expect(button('Retry')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Start' }));
+    expect(onStatus).toHaveBeenCalledWith('in-progress');
+  });
+
+  it('offers nothing but edit and delete on a completed task, with its icon', () => {
+    renderCard({ task: buildTask({ status: 'completed' }) });
+    expect(screen.getByRole('img', { name: 'Completed' })).toBeTruthy();
+    expect(button('Start')).toBeNull();
+    expect(button('Complete')).toBeNull();
+    expect(button('Fail')).toBeNull();
+    expect(button('Edit')).toBeTruthy();
+    expect(button('Delete')).toBeTruthy();
+  });
+
+  it('lets a failed task be retried, and marks it failed', () => {
+    const { onStatus } = renderCard({ task: buildTask({ status: 'failed' }) });
+    expect(screen.getByRole('img', { name: 'Failed' })).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Retry' }));
+    expect(onStatus).toHaveBeenCalledWith('pending');
+  });
+
+  it('gives a VA who may not touch the task no controls at all', () => {
+    renderCard({ canChangeStatus: false, canManage: false });
+    expect(screen.queryAllByRole('button')).toHaveLength(0);
+  });
+});
