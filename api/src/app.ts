@@ -17,6 +17,7 @@ import { installErrorHandler } from './errors.ts';
 import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
+import { attachRealtime, type RealtimeServer } from './realtime/gateway.ts';
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +33,7 @@ export interface AppContext {
   db: Database['db'];
   changes: ChangeFeed;
   storage: Storage;
+  io?: RealtimeServer;
 }
 
 declare module 'fastify' {
@@ -75,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAuth(app, database.db, { publicUrl: config.publicUrl });
 
   await app.register(routes, { prefix: '/api' });
+  ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });
 
   const webDist = config.webDist ?? defaultWebDist;
   if (existsSync(webDist)) {

@@ -5,3 +5,4 @@ export * from './auth.contract.ts';
 export * from './fleet.contract.ts';
 export * from './campaigns.contract.ts';
 export * from './content.contract.ts';
+export * from './events.contract.ts';

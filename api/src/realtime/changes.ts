@@ -3,15 +3,18 @@
  * and the realtime gateway relays it to the browsers of that workspace.
  */
 import { EventEmitter } from 'node:events';
+import type { ServerEventName } from '../contracts/index.ts';
 
-export interface Change {
-  workspaceId: string;
-  /** `entity.verb`, e.g. `device.updated`. */
-  event: string;
-  payload: unknown;
-  /** Deliver only to this person's room (a VA's pushed task), as well as to the workspace. */
-  userId?: string;
-}
+/** A change browsers hear about, or a session revocation the gateway acts on. */
+export type Change =
+  | {
+      workspaceId: string;
+      event: ServerEventName;
+      payload: unknown;
+      /** Deliver to this person's room only (a VA's pushed task) rather than the whole workspace. */
+      userId?: string;
+    }
+  | { workspaceId: string; event: 'auth.revoked'; payload: { sessionIds: string[] }; userId?: undefined };
 
 export interface ChangeFeed {
   publish(change: Change): void;

@@ -1,3 +1,4 @@
+import type { ServerEventName, ServerEventPayload } from '../contracts/index.ts';
 import type { Change, ChangeFeed } from './changes.ts';
 
 /**
@@ -9,7 +10,7 @@ export class Outbox {
 
   constructor(readonly workspaceId: string) {}
 
-  add(event: string, payload: unknown, userId?: string | null): void {
+  add<E extends ServerEventName>(event: E, payload: ServerEventPayload<E> | Record<string, unknown>, userId?: string | null): void {
     this.changes.push({ workspaceId: this.workspaceId, event, payload, ...(userId ? { userId } : {}) });
   }
 

@@ -9,11 +9,20 @@ import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import { createChangeFeed, type Change } from '../../src/realtime/changes.ts';
 import { createTestDatabase } from './database.ts';
+import type { Database } from '@farm/sql';
+
+/** Another API instance over the same database (and the same Redis, when the config names one). */
+export async function buildInstance(database: Database, config: Config): Promise<FastifyInstance> {
+  const app = await buildApp({ config, database });
+  await app.ready();
+  return app;
+}
 
 export interface TestApp {
   app: FastifyInstance;
   config: Config;
   db: FastifyInstance['ctx']['db'];
+  database: Database;
   /** Every change the app announced, in order. */
   changes: Change[];
   close(): Promise<void>;
@@ -45,6 +54,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     app,
     config,
     db: database.db,
+    database,
     changes,
     async close() {
       await app.close();

@@ -73,6 +73,8 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!before) throw notFound();
         const { assignedToId } = request.body;
         const member = assignedToId ? await assertMember(tx, actor.workspaceId, assignedToId, 'assignedToId') : undefined;
+        // Nothing to change (an empty body, or only unknown fields): an UPDATE with no SET is invalid SQL.
+        if (Object.keys(request.body).length === 0) return before;
         const updated = await tx.updateTable('devices').set(request.body).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
         outbox.add('device.updated', serialize(updated));
         if (assignedToId !== undefined && assignedToId !== before.assignedToId) {

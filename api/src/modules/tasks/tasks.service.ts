@@ -81,6 +81,8 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
     if (status === 'completed' || status === 'failed') changes.completedAt = now;
     if (status === 'pending') changes.completedAt = null;
   }
+  // Nothing to change (an empty body, the same status): an UPDATE with no SET is invalid SQL.
+  if (Object.keys(changes).length === 0) return before;
   const row = await tx.updateTable('tasks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
   outbox.add('task.updated', serialize(row));
   if (row.assignedToId && row.assignedToId !== before.assignedToId) {

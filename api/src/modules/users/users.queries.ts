@@ -36,13 +36,15 @@ export function findMember(db: Db, workspaceId: string, userId: string) {
     .executeTakeFirst();
 }
 
-export function updateMember(db: Db, workspaceId: string, userId: string, changes: { role?: Role; deactivatedAt?: Date | null }) {
-  return db
+export async function updateMember(db: Db, workspaceId: string, userId: string, changes: { role?: Role; deactivatedAt?: Date | null }): Promise<void> {
+  // Nothing to change (an empty body): an UPDATE with no SET is invalid SQL.
+  if (Object.keys(changes).length === 0) return;
+  await db
     .updateTable('workspaceMembers')
     .set(changes)
     .where('workspaceId', '=', workspaceId)
     .where('userId', '=', userId)
-    .executeTakeFirst();
+    .execute();
 }
 
 export function countActiveOperators(db: Db, workspaceId: string) {

@@ -84,7 +84,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       const result = toUser(updated.member);
       changes.publish({ workspaceId: actor.workspaceId, event: 'user.updated', payload: result });
-      if (updated.revoked.length > 0) changes.publish({ workspaceId: actor.workspaceId, event: 'auth.revoked', payload: { sessionIds: updated.revoked, userId: id } });
+      if (updated.revoked.length > 0) changes.publish({ workspaceId: actor.workspaceId, event: 'auth.revoked', payload: { sessionIds: updated.revoked } });
       return result;
     },
   );

@@ -1,0 +1,110 @@
+/**
+ * The browser side of Socket.IO, on the API's own port: a session cookie opens the socket, which joins its
+ * workspace's room, its person's room and its session's room; committed changes are relayed to those rooms.
+ * With REDIS_URL, the Redis streams adapter carries events between API instances and lets a browser that
+ * dropped for a moment recover what it missed.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Server } from 'socket.io';
+import { serverEvents, statsAffecting, type ServerToClientEvents } from '../contracts/index.ts';
+import { findSession } from '../auth/auth.queries.ts';
+import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
+import { computeStats } from '../modules/analytics/analytics.queries.ts';
+import type { Change } from './changes.ts';
+
+export interface SocketData {
+  userId: string;
+  sessionId: string;
+  workspaceId: string;
+  role: 'operator' | 'va';
+}
+
+export type RealtimeServer = Server<Record<string, never>, ServerToClientEvents, Record<string, never>, SocketData>;
+
+export const rooms = {
+  workspace: (id: string) => `workspace:${id}`,
+  user: (id: string) => `user:${id}`,
+  session: (id: string) => `session:${id}`,
+};
+
+/** Stats are recomputed at most this often per workspace, however many changes arrive. */
+const STATS_DEBOUNCE_MS = 1000;
+const RECOVERY_WINDOW_MS = 2 * 60_000;
+
+export async function attachRealtime(app: FastifyInstance, options: { redisUrl?: string | undefined }): Promise<RealtimeServer> {
+  const { db, changes } = app.ctx;
+  const io: RealtimeServer = new Server(app.server, {
+    serveClient: false,
+    connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
+  });
+
+  let redis: { quit(): Promise<unknown> } | undefined;
+  if (options.redisUrl) {
+    const { Redis } = await import('ioredis');
+    const { createAdapter } = await import('@socket.io/redis-streams-adapter');
+    const client = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+    client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
+    await client.connect();
+    redis = client;
+    io.adapter(createAdapter(client, { streamName: 'farm:socket.io', maxLen: 20_000, onlyPlaintext: true }));
+  }
+
+  // Every (re)connection is checked against the live session: a logged-out or expired session cannot come back.
+  io.use((socket, next) => {
+    const token = app.parseCookie(socket.handshake.headers.cookie ?? '')[SESSION_COOKIE];
+    if (!token) return next(new Error('unauthorized'));
+    findSession(db, token)
+      .then((session) => {
+        if (!session) return next(new Error('unauthorized'));
+        if (!session.workspaceId || session.deactivatedAt) return next(new Error('no workspace'));
+        socket.data = { userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role };
+        next();
+      })
+      .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+  });
+
+  io.on('connection', (socket) => {
+    // A recovered socket gets its rooms back from the adapter; a new one joins them.
+    if (!socket.recovered) {
+      void socket.join([rooms.workspace(socket.data.workspaceId), rooms.user(socket.data.userId), rooms.session(socket.data.sessionId)]);
+    }
+  });
+
+  const statsTimers = new Map<string, NodeJS.Timeout>();
+  const scheduleStats = (workspaceId: string) => {
+    if (statsTimers.has(workspaceId)) return;
+    statsTimers.set(
+      workspaceId,
+      setTimeout(() => {
+        statsTimers.delete(workspaceId);
+        computeStats(db, workspaceId, undefined)
+          .then((stats) => io.to(rooms.workspace(workspaceId)).emit('stats.changed', stats))
+          .catch((error: unknown) => app.log.warn({ err: error }, 'stats for realtime failed'));
+      }, STATS_DEBOUNCE_MS),
+    );
+  };
+
+  const relay = (change: Change) => {
+    if (change.event === 'auth.revoked') {
+      for (const sessionId of change.payload.sessionIds) io.in(rooms.session(sessionId)).disconnectSockets(true);
+      return;
+    }
+    const parsed = serverEvents[change.event].safeParse(change.payload);
+    if (!parsed.success) {
+      app.log.error({ event: change.event, issues: parsed.error.issues }, 'refused to push an event that does not match its schema');
+      return;
+    }
+    const room = change.userId ? rooms.user(change.userId) : rooms.workspace(change.workspaceId);
+    (io.to(room).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+    if (statsAffecting.has(change.event)) scheduleStats(change.workspaceId);
+  };
+  const unsubscribe = changes.subscribe(relay);
+
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    for (const timer of statsTimers.values()) clearTimeout(timer);
+    await io.close();
+    await redis?.quit().catch(() => undefined);
+  });
+  return io;
+}

@@ -1,0 +1,121 @@
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { buildAccount, buildCampaign, buildDevice, buildTask } from '../helpers/factories.ts';
+import { connect, connected, listen, next, pause, record } from './sockets.ts';
+
+let t: TestApp;
+let url: string;
+let operator: Client;
+let va: Client;
+let stranger: Client;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  url = await listen(t.app);
+  ({ operator, va, stranger } = await people(t.app));
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  await t?.close();
+});
+
+function open(client?: Client): Socket {
+  const socket = connect(url, client);
+  sockets.push(socket);
+  return socket;
+}
+
+describe('browser sockets', () => {
+  it('refuses a handshake without a session', async () => {
+    await expect(connected(open())).rejects.toThrow('unauthorized');
+    const forged = connect(url, { cookie: 'not-a-session' } as Client);
+    sockets.push(forged);
+    await expect(connected(forged)).rejects.toThrow('unauthorized');
+  });
+
+  it('pushes every kind of change to its own workspace and none to another', async () => {
+    const mine = open(operator);
+    const theirs = open(stranger);
+    await Promise.all([connected(mine), connected(theirs)]);
+    const seenMine = record(mine);
+    const seenTheirs = record(theirs);
+
+    const device = await buildDevice(operator, { assignedToId: va.user!.id });
+    await operator.patch(`/api/devices/${device.id}`, { battery: 42 });
+    const task = await buildTask(operator, { deviceId: device.id });
+    await operator.patch(`/api/tasks/${task.id}`, { status: 'in-progress' });
+    const session = await operator.post('/api/sessions', { deviceId: device.id, taskId: task.id });
+    await operator.patch(`/api/sessions/${session.body.id}`, { isActive: false });
+    await operator.post(`/api/sessions/${session.body.id}/stop`);
+    const campaign = await buildCampaign(operator);
+    const account = await buildAccount(operator);
+    await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: account.id });
+    await operator.post('/api/posts', { accountId: account.id, caption: 'Hi', status: 'draft' });
+    await operator.delete(`/api/tasks/${task.id}`);
+    await pause(1500);
+
+    for (const event of [
+      'device.created',
+      'device.updated',
+      'task.created',
+      'task.updated',
+      'task.deleted',
+      'session.started',
+      'session.updated',
+      'session.ended',
+      'activity.created',
+      'campaign.created',
+      'campaign.updated',
+      'account.created',
+      'post.created',
+      'stats.changed',
+    ]) {
+      expect(seenMine.get(event)?.length ?? 0, event).toBeGreaterThan(0);
+    }
+    const updated = seenMine.get('device.updated')!.at(0) as { id: string; battery: number; workspaceId?: string };
+    expect(updated).toMatchObject({ id: device.id, battery: 42 });
+    expect(updated.workspaceId).toBeUndefined();
+    expect([...seenTheirs.keys()]).toEqual([]);
+  });
+
+  it('pushes a task assigned to a VA to that VA at once', async () => {
+    const vaSocket = open(va);
+    await connected(vaSocket);
+    const arriving = next<{ id: string; title: string }>(vaSocket, 'task.assigned');
+    const task = await buildTask(operator, { title: 'Reply to comments', assignedToId: va.user!.id });
+    expect(await arriving).toMatchObject({ id: task.id, title: 'Reply to comments' });
+  });
+
+  it('disconnects the sockets of a session that logged out, and refuses it again', async () => {
+    const { signUp } = await import('../helpers/app.ts');
+    const leaving = await signUp(t.app, { role: 'operator', name: 'Leaving Soon' });
+    const cookie = leaving.cookie;
+    const socket = open(leaving);
+    await connected(socket);
+    const gone = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
+    await leaving.post('/api/auth/logout');
+    expect(await gone).toBe('io server disconnect');
+    const again = connect(url, { cookie } as Client);
+    sockets.push(again);
+    await expect(connected(again)).rejects.toThrow('unauthorized');
+  });
+
+  it('gives a socket that dropped for a moment what it missed', async () => {
+    const socket = open(operator);
+    await connected(socket);
+    const seen = record(socket);
+    // Recovery resumes from the last event the socket saw.
+    const first = next(socket, 'device.created');
+    await buildDevice(operator, { name: 'Seen before the drop' });
+    await first;
+    socket.io.engine.close();
+    await buildDevice(operator, { name: 'Made while away' });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    await pause(200);
+    expect(socket.recovered).toBe(true);
+    const created = (seen.get('device.created') ?? []) as { name: string }[];
+    expect(created.map((d) => d.name)).toContain('Made while away');
+  });
+});
