@@ -18,6 +18,7 @@ import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
 import { attachRealtime, type RealtimeServer } from './realtime/gateway.ts';
+import { ReadCache } from './shared/read-cache.ts';
 
 export interface AppDeps {
   config: Config;
@@ -34,6 +35,7 @@ export interface AppContext {
   changes: ChangeFeed;
   storage: Storage;
   io?: RealtimeServer;
+  reads: ReadCache;
 }
 
 declare module 'fastify' {
@@ -61,7 +63,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db,
     changes: deps.changes ?? createChangeFeed(),
     storage: deps.storage ?? createStorage(config),
+    reads: new ReadCache(config.readCacheMs),
   };
+  const unfollow = ctx.reads.follow(ctx.changes);
+  app.addHook('onClose', async () => unfollow());
   app.decorate('ctx', ctx);
 
   installErrorHandler(app);
@@ -74,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
-  installAuth(app, database.db, { publicUrl: config.publicUrl });
+  installAuth(app, database.db, { publicUrl: config.publicUrl, changes: ctx.changes, sessionCacheMs: config.readCacheMs });
 
   await app.register(routes, { prefix: '/api' });
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });

@@ -22,6 +22,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.url().optional(),
   WEB_DIST: z.string().optional(),
+  READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
 });
 
 export interface Config {
@@ -36,6 +37,8 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   publicUrl: string | undefined;
   webDist: string | undefined;
+  /** How long a read answer may be reused when no change of its workspace was announced; 0 turns it off. */
+  readCacheMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,
     webDist: e.WEB_DIST,
+    readCacheMs: e.READ_CACHE_MS,
   };
 }
 

@@ -7,6 +7,7 @@ import { messages } from '../contracts/index.ts';
 import { AppError } from '../errors.ts';
 import { isUuid } from '../shared/paging.ts';
 import type { Actor, Db } from '../shared/types.ts';
+import type { ChangeFeed } from '../realtime/changes.ts';
 import { findSession, type SessionUser } from './auth.queries.ts';
 import { policy, roleMay, type Access } from './policy.ts';
 
@@ -23,8 +24,17 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?: string | undefined }): void {
+export function installAuth(
+  app: FastifyInstance,
+  db: Db,
+  options: { publicUrl?: string | undefined; changes: ChangeFeed; sessionCacheMs: number },
+): void {
   app.decorateRequest('session', null);
+  const sessions = new SessionCache(options.sessionCacheMs);
+  const unfollow = options.changes.subscribe((change) => {
+    if (change.event === 'auth.revoked') sessions.forget(change.payload.sessionIds);
+  });
+  app.addHook('onClose', async () => unfollow());
 
   // Deny by default: an /api route that names no access rule cannot be registered.
   app.addHook('onRoute', (route) => {
@@ -37,7 +47,15 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     if (!request.url.startsWith('/api/')) return;
     const token = request.cookies[SESSION_COOKIE];
     if (token && !SAFE_METHODS.has(request.method)) refuseCrossSite(request, options.publicUrl);
-    request.session = token ? ((await findSession(db, token)) ?? null) : null;
+    if (!token) return;
+    // Reads may reuse a lookup of the last moment; every write checks the session afresh.
+    const cached = SAFE_METHODS.has(request.method) ? sessions.get(token) : undefined;
+    if (cached !== undefined) {
+      request.session = cached;
+      return;
+    }
+    request.session = (await findSession(db, token)) ?? null;
+    sessions.set(token, request.session);
   });
 
   app.addHook('preValidation', async (request) => {
@@ -57,6 +75,30 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
     if (!roleMay(access, session.role)) throw new AppError(403, messages.forbidden);
   });
+}
+
+/** Session lookups of the last moment, by cookie token; a logout or deactivation here drops them at once. */
+class SessionCache {
+  private readonly entries = new Map<string, { session: SessionUser | null; expires: number }>();
+
+  constructor(private readonly ttlMs: number) {}
+
+  get(token: string, now = Date.now()): SessionUser | null | undefined {
+    const entry = this.entries.get(token);
+    if (!entry || entry.expires <= now) return undefined;
+    return entry.session;
+  }
+
+  set(token: string, session: SessionUser | null, now = Date.now()): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size > 50_000) this.entries.clear();
+    this.entries.set(token, { session, expires: now + this.ttlMs });
+  }
+
+  forget(sessionIds: readonly string[]): void {
+    const ids = new Set(sessionIds);
+    for (const [token, entry] of this.entries) if (entry.session && ids.has(entry.session.sessionId)) this.entries.delete(token);
+  }
 }
 
 function refuseCrossSite(request: FastifyRequest, publicUrl: string | undefined): void {

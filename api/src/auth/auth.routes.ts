@@ -73,8 +73,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     if (token) {
       await deleteSessionByToken(db, token);
       const session = request.session;
-      if (session?.workspaceId) {
-        app.ctx.changes.publish({ workspaceId: session.workspaceId, event: 'auth.revoked', payload: { sessionIds: [session.sessionId] } });
+      if (session) {
+        app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: [session.sessionId] } });
       }
     }
     clearSessionCookie(reply, secure);

@@ -40,6 +40,14 @@ export function page<T extends { id: string }>(
   return pageRows;
 }
 
+/** Like page(), for answers built once and reused: answers the rows and the next cursor. */
+export function pageOf<T extends { id: string }>(rows: T[], limit: number, timeOf: (row: T) => Date | string): { rows: T[]; next?: string } {
+  if (rows.length <= limit) return { rows };
+  const pageRows = rows.slice(0, limit);
+  const last = pageRows[pageRows.length - 1]!;
+  return { rows: pageRows, next: encodeCursor(timeOf(last), last.id) };
+}
+
 export const DEFAULT_LIMIT = 200;
 
 export function isUuid(value: string): boolean {

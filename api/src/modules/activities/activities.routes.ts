@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { activity, activityListQuery } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { page } from '../../shared/paging.ts';
+import { pageOf } from '../../shared/paging.ts';
+import { sendCachedJson } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { listActivities } from './activities.queries.ts';
 
@@ -14,8 +15,11 @@ export const activitiesRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['activities'], querystring: activityListQuery, response: { 200: z.array(activity) } } },
     async (request, reply) => {
       const limit = request.query.limit ?? DEFAULT_ACTIVITIES;
-      const rows = await listActivities(app.ctx.db, actorOf(request).workspaceId, { ...request.query, limit });
-      return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
+      const { workspaceId } = actorOf(request);
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `activities ${JSON.stringify(request.query)}`, z.array(activity), async () => {
+        const { rows, next } = pageOf(await listActivities(app.ctx.db, workspaceId, { ...request.query, limit }), limit, (row) => row.createdAt);
+        return { body: rows.map(serialize), next };
+      });
     },
   );
 };

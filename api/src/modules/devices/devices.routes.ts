@@ -4,7 +4,8 @@ import { createDeviceBody, device, deviceListQuery, errorBody, idParams, session
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
+import { sendCachedJson } from '../../shared/read-cache.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
@@ -19,8 +20,11 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['devices'], querystring: deviceListQuery, response: { 200: z.array(device) } } },
     async (request, reply) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await listDevices(db, actorOf(request).workspaceId, { ...request.query, limit });
-      return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
+      const { workspaceId } = actorOf(request);
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `devices ${JSON.stringify(request.query)}`, z.array(device), async () => {
+        const { rows, next } = pageOf(await listDevices(db, workspaceId, { ...request.query, limit }), limit, (row) => row.createdAt);
+        return { body: rows.map(serialize), next };
+      });
     },
   );
 

@@ -4,7 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { SessionRow } from '@farm/sql';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
+import { isUuid } from '../../shared/paging.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import type { Outbox } from '../../realtime/outbox.ts';
@@ -50,21 +51,26 @@ export async function startSession(
   input: { deviceId: string; taskId?: string | null | undefined; currentTask?: string | null | undefined },
   outbox: Outbox,
 ): Promise<SessionRow> {
-  const device = await tx
-    .selectFrom('devices')
-    .select(['id', 'name', 'assignedToId'])
-    .where('id', '=', input.deviceId)
-    .where('workspaceId', '=', actor.workspaceId)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!device) throw new AppError(400, 'deviceId: no such device in this workspace', [{ field: 'deviceId', message: 'no such device in this workspace' }]);
+  // An id that cannot exist is refused like an unknown one, before it reaches the database as a malformed uuid.
+  const device = isUuid(input.deviceId)
+    ? await tx
+        .selectFrom('devices')
+        .select(['id', 'name', 'assignedToId'])
+        .where('id', '=', input.deviceId)
+        .where('workspaceId', '=', actor.workspaceId)
+        .forUpdate()
+        .executeTakeFirst()
+    : undefined;
+  if (!device) throw badRequest('deviceId', 'deviceId: no such device in this workspace');
   if (actor.role === 'va' && device.assignedToId !== actor.userId) throw new AppError(403, 'You can only work sessions on the device assigned to you');
   const running = await tx.selectFrom('sessions').select('id').where('deviceId', '=', device.id).where('endedAt', 'is', null).executeTakeFirst();
   if (running) throw new AppError(409, 'This device already has a session; stop it first');
   let currentTask = input.currentTask ?? null;
   if (input.taskId) {
-    const task = await tx.selectFrom('tasks').select('title').where('id', '=', input.taskId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst();
-    if (!task) throw new AppError(400, 'taskId: no such task in this workspace', [{ field: 'taskId', message: 'no such task in this workspace' }]);
+    const task = isUuid(input.taskId)
+      ? await tx.selectFrom('tasks').select('title').where('id', '=', input.taskId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst()
+      : undefined;
+    if (!task) throw badRequest('taskId', 'taskId: no such task in this workspace');
     currentTask ??= task.title;
   }
   const now = new Date();

@@ -4,7 +4,8 @@ import { createTaskBody, errorBody, idParams, task, taskCounts, taskListQuery, u
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
+import { sendCachedJson } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { countTasks, findTask, listTasks } from './tasks.queries.ts';
@@ -22,17 +23,21 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await listTasks(db, actor.workspaceId, { ...withMe(request.query, actor.userId), limit });
-      return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
+      const query = withMe(request.query, actor.userId);
+      return sendCachedJson(reply, app.ctx.reads, actor.workspaceId, `tasks ${JSON.stringify(query)}`, z.array(task), async () => {
+        const { rows, next } = pageOf(await listTasks(db, actor.workspaceId, { ...query, limit }), limit, (row) => row.createdAt);
+        return { body: rows.map(serialize), next };
+      });
     },
   );
 
   app.get(
     '/tasks/counts',
     { config: { access: 'workspace.read' }, schema: { tags: ['tasks'], querystring: taskListQuery.omit({ limit: true, cursor: true, status: true }), response: { 200: taskCounts } } },
-    async (request) => {
+    async (request, reply) => {
       const actor = actorOf(request);
-      return countTasks(db, actor.workspaceId, withMe(request.query, actor.userId));
+      const query = withMe(request.query, actor.userId);
+      return sendCachedJson(reply, app.ctx.reads, actor.workspaceId, `task-counts ${JSON.stringify(query)}`, taskCounts, async () => ({ body: await countTasks(db, actor.workspaceId, query) }));
     },
   );
 

@@ -10,7 +10,7 @@ import {
   uploadUrlResponse,
 } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { reserveObject, resolveStoredObject } from './uploads.service.ts';
 
@@ -60,7 +60,7 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
       const contentType = request.headers['content-type'] ?? '';
       if (!SAFE_IMAGE.test(contentType)) throw new AppError(415, 'You can only upload: image/*');
       const bytes = request.body;
-      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw new AppError(400, 'body: the file is empty', [{ field: 'body', message: 'the file is empty' }]);
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw badRequest('body', 'body: the file is empty');
       const row = await db.selectFrom('storedObjects').select(['key', 'uploadedAt']).where('key', '=', id).executeTakeFirst();
       if (!row) throw notFound();
       if (row.uploadedAt) throw new AppError(409, 'This upload link was already used');

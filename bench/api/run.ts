@@ -1,0 +1,106 @@
+/**
+ * API at farm scale: seeds PostgreSQL, starts the API in a child process, and measures list and stats
+ * endpoints with autocannon at 64 connections beside a bare Fastify route of the same server.
+ * Prints p50/p99 and requests/s, and each endpoint's p99 as a ratio to the bare route's.
+ */
+import { fork } from 'node:child_process';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { migrate, openDatabase } from '@farm/sql';
+import { FARM, seedFarm } from './seed.ts';
+
+const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = 'farm_bench_api';
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const only = process.env.BENCH_ONLY;
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const port = Number(process.env.BENCH_PORT ?? 3950);
+
+const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
+await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.exec(`CREATE DATABASE ${dbName}`);
+const url = new URL(base);
+url.pathname = `/${dbName}`;
+
+const database = await openDatabase({ kind: 'postgres', url: url.toString() });
+await migrate(database);
+
+async function startServer(extraEnv: Record<string, string>) {
+  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0', ...extraEnv },
+    stdio: 'inherit',
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return child;
+}
+
+const origin = `http://127.0.0.1:${port}`;
+const targets = [
+  ['bare Fastify route (baseline)', '/bench/bare'],
+  ['GET /api/devices', '/api/devices'],
+  ['GET /api/tasks?limit=50&status=pending', '/api/tasks?limit=50&status=pending'],
+  ['GET /api/analytics/stats', '/api/analytics/stats'],
+  ['GET /api/activities', '/api/activities'],
+  ['GET /api/tasks/counts', '/api/tasks/counts'],
+] as const;
+
+async function measure(label: string, cookie: string): Promise<void> {
+  const rows: { name: string; p50: number; p99: number; rps: number; errors: number }[] = [];
+  for (const [name, path] of targets) {
+    if (only && !path.includes(only) && path !== '/bench/bare') continue;
+    await autocannon({ url: origin + path, connections: 8, duration: 2, headers: { cookie } }); // warm-up
+    const result = await autocannon({ url: origin + path, connections, duration: seconds, headers: { cookie } });
+    rows.push({ name, p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.errors + result.non2xx });
+  }
+  const baseline = rows[0]!;
+  console.log(`\n${label}: ${connections} connections, ${seconds} s each, ${cpus().length} cores`);
+  console.log('endpoint'.padEnd(42), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'req/s'.padStart(9), 'p99 ÷ bare'.padStart(11), 'errors'.padStart(7));
+  for (const row of rows) {
+    console.log(
+      row.name.padEnd(42),
+      String(row.p50).padStart(8),
+      String(row.p99).padStart(8),
+      row.rps.toFixed(0).padStart(9),
+      `${(row.p99 / Math.max(baseline.p99, 1)).toFixed(1)}x`.padStart(11),
+      String(row.errors).padStart(7),
+    );
+  }
+}
+
+async function login(): Promise<string> {
+  const answer = await fetch(`${origin}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@bench.farm', password: 'bench-password' }),
+  });
+  return (answer.headers.get('set-cookie') ?? '').split(';')[0]!;
+}
+
+let child = await startServer({});
+try {
+  const signup = await fetch(`${origin}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@bench.farm', password: 'bench-password', name: 'Bench Operator', role: 'operator' }),
+  });
+  const { user } = (await signup.json()) as { user: { workspaceId: string } };
+  const started = Date.now();
+  await seedFarm(database.db, user.workspaceId);
+  console.log(`seeded ${FARM.devices} devices, ${FARM.tasks} tasks, ${FARM.activities} activities in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+  await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login());
+  child.kill('SIGTERM');
+  child = await startServer({ READ_CACHE_MS: '0' });
+  await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login());
+} finally {
+  child.kill('SIGTERM');
+  await database.close();
+  // BENCH_KEEP=1 leaves the seeded database for a closer look.
+  if (process.env.BENCH_KEEP !== '1') await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.close();
+}

@@ -1,0 +1,11 @@
+/** The product API over PostgreSQL, plus a bare route to measure against, in one child process. */
+import { buildApp } from '../../api/src/app.ts';
+import { loadConfig } from '../../api/src/config.ts';
+import { openProductDatabase } from '../../api/src/db/database.ts';
+
+const config = { ...loadConfig(), logLevel: 'silent' as const, demo: false };
+const database = await openProductDatabase(config);
+const app = await buildApp({ config, database });
+app.get('/bench/bare', { schema: { hide: true } }, async () => ({ ok: true, at: Date.now() }));
+await app.listen({ port: config.port, host: '127.0.0.1' });
+process.send?.('ready');
