@@ -18,6 +18,7 @@ import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
 import { attachRealtime, type RealtimeServer } from './realtime/gateway.ts';
+import type { Agents } from './realtime/agents.ts';
 import { ReadCache } from './shared/read-cache.ts';
 
 export interface AppDeps {
@@ -35,6 +36,7 @@ export interface AppContext {
   changes: ChangeFeed;
   storage: Storage;
   io?: RealtimeServer;
+  agents?: Agents;
   reads: ReadCache;
 }
 

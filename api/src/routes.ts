@@ -12,6 +12,8 @@ import { sessionsRoutes } from './modules/sessions/sessions.routes.ts';
 import { tasksRoutes } from './modules/tasks/tasks.routes.ts';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
+import { agentsRoutes } from './modules/devices/agents.routes.ts';
+import { wallRoutes } from './modules/wall/wall.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -27,6 +29,8 @@ export const routes: FastifyPluginAsync = async (app) => {
     accountsRoutes,
     postsRoutes,
     uploadsRoutes,
+    agentsRoutes,
+    wallRoutes,
   ]) {
     await app.register(plugin);
   }

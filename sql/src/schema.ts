@@ -108,6 +108,8 @@ export interface TasksTable {
   deadline: NullableTimestamp;
   startedAt: NullableTimestamp;
   completedAt: NullableTimestamp;
+  attempt: ColumnType<number, number | undefined, number>;
+  dispatchedAt: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -263,6 +265,33 @@ export interface StoredObjectsTable {
   uploadedAt: NullableTimestamp;
 }
 
+export interface DeviceCredentialsTable {
+  deviceId: string;
+  workspaceId: string;
+  tokenHash: string;
+  createdAt: Timestamp;
+  lastUsedAt: NullableTimestamp;
+}
+
+export interface ScreenshotsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  deviceId: string;
+  sessionId: string | null;
+  objectKey: string;
+  capturedAt: Timestamp;
+}
+
+export interface WallLinksTable {
+  id: Generated<string>;
+  workspaceId: string;
+  name: ColumnType<string, string | undefined, string>;
+  tokenHash: string;
+  createdById: string | null;
+  createdAt: Timestamp;
+  revokedAt: NullableTimestamp;
+}
+
 export interface DB {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -281,6 +310,9 @@ export interface DB {
   posts: PostsTable;
   campaignAccounts: CampaignAccountsTable;
   storedObjects: StoredObjectsTable;
+  deviceCredentials: DeviceCredentialsTable;
+  screenshots: ScreenshotsTable;
+  wallLinks: WallLinksTable;
 }
 
 export type DeviceRow = Selectable<DevicesTable>;

@@ -6,3 +6,4 @@ export * from './fleet.contract.ts';
 export * from './campaigns.contract.ts';
 export * from './content.contract.ts';
 export * from './events.contract.ts';
+export * from './agents.contract.ts';

@@ -14,7 +14,8 @@ export type Change =
       /** Deliver to this person's room only (a VA's pushed task) rather than the whole workspace. */
       userId?: string;
     }
-  | { workspaceId: string; event: 'auth.revoked'; payload: { sessionIds: string[] }; userId?: undefined };
+  | { workspaceId: string; event: 'auth.revoked'; payload: { sessionIds: string[] }; userId?: undefined }
+  | { workspaceId: string; event: 'wall.revoked'; payload: { wallLinkId: string }; userId?: undefined };
 
 export interface ChangeFeed {
   publish(change: Change): void;

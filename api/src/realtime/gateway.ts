@@ -11,13 +11,13 @@ import { findSession } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from './changes.ts';
+import { attachAgents } from './agents.ts';
+import { findWallLink } from '../modules/wall/wall.queries.ts';
 
-export interface SocketData {
-  userId: string;
-  sessionId: string;
-  workspaceId: string;
-  role: 'operator' | 'va';
-}
+/** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
+export type SocketData =
+  | { kind: 'person'; userId: string; sessionId: string; workspaceId: string; role: 'operator' | 'va' }
+  | { kind: 'wall'; wallLinkId: string; workspaceId: string };
 
 export type RealtimeServer = Server<Record<string, never>, ServerToClientEvents, Record<string, never>, SocketData>;
 
@@ -25,7 +25,21 @@ export const rooms = {
   workspace: (id: string) => `workspace:${id}`,
   user: (id: string) => `user:${id}`,
   session: (id: string) => `session:${id}`,
+  wall: (workspaceId: string) => `wall:${workspaceId}`,
+  wallLink: (id: string) => `wall-link:${id}`,
 };
+
+/** What a wall screen hears: the phones and their sessions, nothing else of the workspace. */
+const wallEvents: ReadonlySet<string> = new Set([
+  'device.created',
+  'device.updated',
+  'device.deleted',
+  'device.assigned',
+  'session.started',
+  'session.updated',
+  'session.ended',
+  'screenshot.added',
+]);
 
 /** Stats are recomputed at most this often per workspace, however many changes arrive. */
 const STATS_DEBOUNCE_MS = 1000;
@@ -51,13 +65,24 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   // Every (re)connection is checked against the live session: a logged-out or expired session cannot come back.
   io.use((socket, next) => {
+    const wallToken: unknown = socket.handshake.auth?.wallToken;
+    if (typeof wallToken === 'string') {
+      findWallLink(db, wallToken)
+        .then((link) => {
+          if (!link) return next(new Error('unauthorized'));
+          socket.data = { kind: 'wall', wallLinkId: link.id, workspaceId: link.workspaceId };
+          next();
+        })
+        .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+      return;
+    }
     const token = app.parseCookie(socket.handshake.headers.cookie ?? '')[SESSION_COOKIE];
     if (!token) return next(new Error('unauthorized'));
     findSession(db, token)
       .then((session) => {
         if (!session) return next(new Error('unauthorized'));
         if (!session.workspaceId || session.deactivatedAt) return next(new Error('no workspace'));
-        socket.data = { userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role };
+        socket.data = { kind: 'person', userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role };
         next();
       })
       .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
@@ -65,9 +90,13 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   io.on('connection', (socket) => {
     // A recovered socket gets its rooms back from the adapter; a new one joins them.
-    if (!socket.recovered) {
-      void socket.join([rooms.workspace(socket.data.workspaceId), rooms.user(socket.data.userId), rooms.session(socket.data.sessionId)]);
-    }
+    if (socket.recovered) return;
+    const data = socket.data;
+    void socket.join(
+      data.kind === 'wall'
+        ? [rooms.wall(data.workspaceId), rooms.wallLink(data.wallLinkId)]
+        : [rooms.workspace(data.workspaceId), rooms.user(data.userId), rooms.session(data.sessionId)],
+    );
   });
 
   const statsTimers = new Map<string, NodeJS.Timeout>();
@@ -89,6 +118,10 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
       for (const sessionId of change.payload.sessionIds) io.in(rooms.session(sessionId)).disconnectSockets(true);
       return;
     }
+    if (change.event === 'wall.revoked') {
+      io.in(rooms.wallLink(change.payload.wallLinkId)).disconnectSockets(true);
+      return;
+    }
     const parsed = serverEvents[change.event].safeParse(change.payload);
     if (!parsed.success) {
       app.log.error({ event: change.event, issues: parsed.error.issues }, 'refused to push an event that does not match its schema');
@@ -96,9 +129,14 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     }
     const room = change.userId ? rooms.user(change.userId) : rooms.workspace(change.workspaceId);
     (io.to(room).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+    if (!change.userId && wallEvents.has(change.event)) {
+      (io.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+    }
     if (statsAffecting.has(change.event)) scheduleStats(change.workspaceId);
   };
   const unsubscribe = changes.subscribe(relay);
+
+  app.ctx.agents = attachAgents(app, io);
 
   app.addHook('onClose', async () => {
     unsubscribe();

@@ -12,6 +12,8 @@ export async function listen(app: FastifyInstance): Promise<string> {
 
 export function connect(url: string, client?: Client): Socket {
   return io(url, {
+    // Each test client gets its own connection: a shared one would carry another client's cookie.
+    forceNew: true,
     transports: ['websocket'],
     reconnectionDelay: 50,
     reconnectionDelayMax: 200,

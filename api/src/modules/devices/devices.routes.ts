@@ -141,6 +141,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         return startSession(tx, actor, { deviceId: target.id, taskId: open?.taskId ?? null, currentTask: open?.currentTask ?? null }, outbox);
       });
       outbox.flush(changes);
+      void app.ctx.agents?.command(row.deviceId, 'restart_session');
       return reply.code(201).send(toSession(row));
     },
   );

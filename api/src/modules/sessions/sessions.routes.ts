@@ -78,6 +78,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         return current;
       });
       outbox.flush(app.ctx.changes);
+      if (isActive !== undefined) void app.ctx.agents?.command(row.deviceId, isActive ? 'resume' : 'pause');
       return toSession(row);
     },
   );
@@ -90,6 +91,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute((tx) => stopSession(tx, actor, request.params.id, outbox));
       outbox.flush(app.ctx.changes);
+      void app.ctx.agents?.command(row.deviceId, 'stop');
       return toSession(row);
     },
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   campaignImageBody,
   errorBody,
+  messages,
   presignedUrlBody,
   presignedUrlResponse,
   storedObjectResponse,
@@ -13,6 +14,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { reserveObject, resolveStoredObject } from './uploads.service.ts';
+import { findWallLink } from '../wall/wall.queries.ts';
 
 const objectParams = z.object({ id: z.string() });
 /** Raster images only: an SVG served from this origin could run script. */
@@ -70,17 +72,23 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  /** Members read their workspace's files; a wall link reads only its workspace's screenshots. */
   app.get(
     '/objects/:id',
-    { config: { access: 'workspace.read' }, schema: { tags: ['uploads'], params: objectParams } },
+    { config: { access: 'public' }, schema: { tags: ['uploads'], params: objectParams, querystring: z.object({ wall: z.string().max(200).optional() }) } },
     async (request, reply) => {
-      const row = await db
-        .selectFrom('storedObjects')
-        .select(['key', 'contentType'])
-        .where('key', '=', request.params.id)
-        .where('workspaceId', '=', actorOf(request).workspaceId)
-        .where('uploadedAt', 'is not', null)
-        .executeTakeFirst();
+      const session = request.session;
+      let query = db.selectFrom('storedObjects').select(['key', 'contentType']).where('key', '=', request.params.id).where('uploadedAt', 'is not', null);
+      if (request.query.wall) {
+        const link = await findWallLink(db, request.query.wall);
+        if (!link) throw new AppError(401, 'This wall link is invalid or was revoked');
+        query = query.where('workspaceId', '=', link.workspaceId).where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', request.params.id)));
+      } else {
+        if (!session) throw new AppError(401, messages.notSignedIn);
+        if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
+        query = query.where('workspaceId', '=', session.workspaceId);
+      }
+      const row = await query.executeTakeFirst();
       if (!row) throw notFound();
       return reply
         .type(row.contentType ?? 'application/octet-stream')
