@@ -12,7 +12,7 @@ import {
 } from '../contracts/index.ts';
 import { AppError } from '../errors.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './auth.plugin.ts';
-import { createSession, deleteSessionByToken, findMe, findUserByEmail } from './auth.queries.ts';
+import { createSession, deleteSessionByToken, findMe, findUserByEmail, type SessionUser } from './auth.queries.ts';
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { FailureThrottle } from './throttle.ts';
@@ -37,7 +37,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const userId = await signup(db, request.body);
-      await rotateSession(request.cookies[SESSION_COOKIE]);
+      await rotateSession(request.cookies[SESSION_COOKIE], request.session);
       const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });
       setSessionCookie(reply, token, secure);
       return reply.code(201).send({ user: toMe(await findMeOrThrow(userId)) });
@@ -61,7 +61,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new AppError(401, messages.invalidCredentials);
       }
       throttle.clear(`email:${email}`);
-      await rotateSession(request.cookies[SESSION_COOKIE]);
+      await rotateSession(request.cookies[SESSION_COOKIE], request.session);
       const { token } = await createSession(db, found.id, { ip: request.ip, userAgent: request.headers['user-agent'] });
       setSessionCookie(reply, token, secure);
       return { user: toMe(await findMeOrThrow(found.id)) };
@@ -114,8 +114,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  async function rotateSession(oldToken: string | undefined): Promise<void> {
-    if (oldToken) await deleteSessionByToken(db, oldToken);
+  /** Ends the session the browser came with, and says so: the session cache and sockets must drop it too. */
+  async function rotateSession(oldToken: string | undefined, old: SessionUser | null): Promise<void> {
+    if (!oldToken) return;
+    await deleteSessionByToken(db, oldToken);
+    if (old) app.ctx.changes.publish({ workspaceId: old.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: [old.sessionId] } });
   }
 
   function findMeOrThrow(userId: string) {

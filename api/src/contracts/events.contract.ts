@@ -16,6 +16,8 @@ export const serverEvents = {
   'device.updated': device,
   'device.deleted': removed,
   'device.assigned': device,
+  /** Heartbeats of many phones, gathered over a tenth of a second: the live status and battery of the fleet. */
+  'devices.pulse': z.object({ devices: z.array(device.pick({ id: true, status: true, battery: true, lastActive: true })) }),
   'session.started': session,
   'session.updated': session,
   'session.ended': session,
@@ -52,6 +54,7 @@ export type ServerToClientEvents = {
 
 /** Events whose change moves the dashboard's figures. */
 export const statsAffecting: ReadonlySet<ServerEventName> = new Set([
+  'devices.pulse',
   'device.created',
   'device.updated',
   'device.deleted',

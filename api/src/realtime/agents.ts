@@ -23,6 +23,7 @@ import { toSession } from '../modules/sessions/sessions.service.ts';
 import { serialize } from '../shared/serialize.ts';
 import { objectPath } from '../storage/storage.ts';
 import { Outbox } from './outbox.ts';
+import { Pulse } from './pulse.ts';
 import type { RealtimeServer } from './gateway.ts';
 
 interface AgentData {
@@ -108,6 +109,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
   };
 
   // Work given to a phone goes to its agent as soon as it is committed.
+  const pulse = new Pulse(db, changes, (error) => app.log.warn({ err: error }, 'heartbeat batch failed'));
   const unsubscribe = changes.subscribe((change) => {
     if (change.event !== 'task.created' && change.event !== 'task.updated') return;
     const task = change.payload as { deviceId: string | null; status: string };
@@ -115,7 +117,10 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
       agents.dispatchPending(change.workspaceId, task.deviceId).catch((error: unknown) => app.log.warn({ err: error }, 'dispatch failed'));
     }
   });
-  app.addHook('onClose', async () => unsubscribe());
+  app.addHook('onClose', async () => {
+    unsubscribe();
+    await pulse.close().catch(() => undefined);
+  });
 
   const handlers: { [N in AgentMessageName]: (data: AgentData, message: ReturnType<(typeof agentMessages)[N]['parse']>) => Promise<void> } = {
     async 'agent.hello'(data, message) {
@@ -126,9 +131,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
       await agents.dispatchPending(data.workspaceId, data.deviceId);
     },
     async 'agent.heartbeat'(data, message) {
-      const outbox = new Outbox(data.workspaceId);
-      await updateDevice(data.workspaceId, data.deviceId, { status: message.status, battery: message.battery, lastActive: new Date() }, outbox);
-      outbox.flush(changes);
+      pulse.beat(data.workspaceId, { id: data.deviceId, status: message.status, battery: message.battery, lastActive: new Date() });
     },
     async 'agent.screenshot'(data, message) {
       const bytes = Buffer.from(message.data, 'base64');
@@ -239,6 +242,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
     socket.on('disconnect', () => {
       void (async () => {
         if ((await connectedCount(data.deviceId)) > 0) return;
+        // A last heartbeat still gathering must not bring the phone back online after it left.
+        await pulse.flush();
         const outbox = new Outbox(data.workspaceId);
         await updateDevice(data.workspaceId, data.deviceId, { status: 'offline', lastActive: new Date() }, outbox);
         // The lease ends with the connection: unfinished work goes back to waiting, for the next attempt.

@@ -31,6 +31,7 @@ export const rooms = {
 
 /** What a wall screen hears: the phones and their sessions, nothing else of the workspace. */
 const wallEvents: ReadonlySet<string> = new Set([
+  'devices.pulse',
   'device.created',
   'device.updated',
   'device.deleted',

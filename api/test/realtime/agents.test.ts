@@ -56,7 +56,9 @@ describe('phone agents', () => {
     const online = next<{ id: string; status: string; battery: number }>(browser, 'device.updated');
     expect(await send(phone, 'agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 77 })).toEqual({ ok: true });
     expect(await online).toMatchObject({ id: device.id, status: 'online', battery: 77 });
+    const pulse = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
     expect(await send(phone, 'agent.heartbeat', { battery: 76, status: 'busy' })).toEqual({ ok: true });
+    expect((await pulse).devices).toEqual([expect.objectContaining({ id: device.id, battery: 76, status: 'busy' })]);
     expect((await operator.get(`/api/devices/${device.id}`)).body).toMatchObject({ status: 'busy', battery: 76 });
     const refused = await send(phone, 'agent.heartbeat', { battery: 170, status: 'busy' });
     expect(refused.ok).toBe(false);

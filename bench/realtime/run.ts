@@ -1,0 +1,153 @@
+/**
+ * Realtime fan-out: N simulated phones heartbeat over /agent every PERIOD ms while M browser sockets listen;
+ * measures heartbeat → browser latency (p50/p99) and events/s, beside a bare Socket.IO relay of the same
+ * traffic in the same run. Defaults: 2,000 phones every 2 s, 200 browsers (the budget: p99 ≤ 150 ms).
+ */
+import { fork } from 'node:child_process';
+import { randomBytes, createHash } from 'node:crypto';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { io, type Socket } from 'socket.io-client';
+import { migrate, openDatabase } from '@farm/sql';
+
+const phones = Number(process.env.BENCH_PHONES ?? 2000);
+const browsers = Number(process.env.BENCH_BROWSERS ?? 200);
+const periodMs = Number(process.env.BENCH_PERIOD_MS ?? 2000);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const port = Number(process.env.BENCH_PORT ?? 3970);
+const barePort = port + 1;
+const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const dbName = 'farm_bench_realtime';
+
+const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
+await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+await admin.exec(`CREATE DATABASE ${dbName}`);
+const url = new URL(base);
+url.pathname = `/${dbName}`;
+const database = await openDatabase({ kind: 'postgres', url: url.toString() });
+await migrate(database);
+
+const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
+  execArgv: ['--import', 'tsx'],
+  env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), BARE_PORT: String(barePort), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
+  stdio: 'inherit',
+});
+await new Promise<void>((resolve, reject) => {
+  child.once('message', () => resolve());
+  child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+});
+
+const origin = `http://127.0.0.1:${port}`;
+const sockets: Socket[] = [];
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+};
+
+async function waitConnected(list: Socket[]) {
+  await Promise.all(list.map((s) => new Promise<void>((resolve, reject) => (s.connected ? resolve() : (s.once('connect', () => resolve()), s.once('connect_error', reject))))));
+}
+
+/** Runs one traffic pattern: phones send, browsers receive; answers latency figures. */
+async function drive(
+  label: string,
+  makePhone: (i: number) => Socket,
+  makeBrowser: () => Socket,
+  beat: (phone: Socket, i: number) => void,
+  event: string,
+  idsOf: (payload: unknown) => string[],
+) {
+  const sent = new Map<string, number>();
+  const latencies: number[] = [];
+  let received = 0;
+  const browserSockets = Array.from({ length: browsers }, makeBrowser);
+  sockets.push(...browserSockets);
+  await waitConnected(browserSockets);
+  for (const socket of browserSockets) {
+    socket.on(event, (payload: unknown) => {
+      const now = performance.now();
+      for (const id of idsOf(payload)) {
+        received += 1;
+        const at = sent.get(id);
+        if (at !== undefined) latencies.push(now - at);
+      }
+    });
+  }
+  const phoneSockets: Socket[] = [];
+  for (let i = 0; i < phones; i += 100) {
+    const batch = Array.from({ length: Math.min(100, phones - i) }, (_, k) => makePhone(i + k));
+    phoneSockets.push(...batch);
+    await waitConnected(batch);
+  }
+  sockets.push(...phoneSockets);
+  const ids = phoneSockets.map((_, i) => i);
+  // Spread the phones evenly over the period, as real heartbeats are.
+  const started = performance.now();
+  const timers = ids.map((i) =>
+    setTimeout(() => {
+      const tick = () => {
+        sent.set(String(i), performance.now());
+        beat(phoneSockets[i]!, i);
+      };
+      tick();
+      timers.push(setInterval(tick, periodMs));
+    }, (i / phones) * periodMs),
+  );
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  for (const timer of timers) clearInterval(timer);
+  const elapsed = (performance.now() - started) / 1000;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  for (const socket of [...phoneSockets, ...browserSockets]) socket.disconnect();
+  return { label, p50: percentile(latencies, 50), p99: percentile(latencies, 99), eventsPerSecond: received / elapsed, samples: latencies.length };
+}
+
+try {
+  // The product: a workspace with N phones, each with its credential, and an operator whose browsers listen.
+  const signup = await fetch(`${origin}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'rt@bench.farm', password: 'bench-password', name: 'Bench Operator', role: 'operator' }),
+  });
+  const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const { user } = (await signup.json()) as { user: { workspaceId: string } };
+  const tokens = Array.from({ length: phones }, () => `dev_${randomBytes(18).toString('base64url')}`);
+  const devices = await database.db
+    .insertInto('devices')
+    .values(tokens.map((_, i) => ({ workspaceId: user.workspaceId, name: `Phone ${i + 1}` })))
+    .returning('id')
+    .execute();
+  await database.db
+    .insertInto('deviceCredentials')
+    .values(devices.map((d, i) => ({ deviceId: d.id, workspaceId: user.workspaceId, tokenHash: createHash('sha256').update(tokens[i]!).digest('hex') })))
+    .execute();
+  const deviceIndex = new Map(devices.map((d, i) => [d.id, String(i)]));
+
+  const baseline = await drive(
+    'bare Socket.IO relay (baseline)',
+    () => io(`http://127.0.0.1:${barePort}/phones`, { forceNew: true, transports: ['websocket'] }),
+    () => io(`http://127.0.0.1:${barePort}`, { forceNew: true, transports: ['websocket'] }),
+    (phone, i) => phone.emit('beat', { id: String(i), battery: 50 }),
+    'device.updated',
+    (payload) => [(payload as { id: string }).id],
+  );
+  const product = await drive(
+    'product: /agent heartbeat → DB → devices.pulse',
+    (i) => io(`${origin}/agent`, { forceNew: true, transports: ['websocket'], auth: { token: tokens[i] } }),
+    () => io(origin, { forceNew: true, transports: ['websocket'], extraHeaders: { cookie } }),
+    (phone) => phone.emit('agent.heartbeat', { battery: 50 + Math.floor(Math.random() * 50), status: 'online' }),
+    'devices.pulse',
+    (payload) => (payload as { devices: { id: string }[] }).devices.map((d) => deviceIndex.get(d.id) ?? ''),
+  );
+
+  console.log(`\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)`);
+  console.log('path'.padEnd(50), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'updates/s'.padStart(10), 'p99 ÷ bare'.padStart(11));
+  for (const row of [baseline, product]) {
+    console.log(row.label.padEnd(50), row.p50.toFixed(1).padStart(8), row.p99.toFixed(1).padStart(8), row.eventsPerSecond.toFixed(0).padStart(10), `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11));
+  }
+} finally {
+  for (const socket of sockets) socket.disconnect();
+  child.kill('SIGTERM');
+  await database.close();
+  await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.close();
+}
