@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 
 export function NotFoundPage() {
   return (
-    <Center mih="100dvh" p="md">
+    <Center mih="100dvh" p="md" component="main">
       <Stack align="center" gap="md" ta="center">
         <Text fz={64} fw={800} c="dimmed" lh={1} aria-hidden>
           404

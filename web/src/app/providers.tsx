@@ -6,7 +6,7 @@ import { useLocation } from 'react-router';
 import { createQueryClient } from '../shared/api';
 import { TOAST_DURATION } from '../shared/toast';
 import { watchSessionExpiry } from './session-expiry';
-import { colorSchemeManager, DEFAULT_COLOR_SCHEME, forcedSchemeFor, theme } from './theme';
+import { colorSchemeManager, cssVariablesResolver, DEFAULT_COLOR_SCHEME, forcedSchemeFor, theme } from './theme';
 
 export interface AppProvidersProps {
   children: ReactNode;
@@ -27,6 +27,7 @@ export function AppProviders({ children, queryClient: given, env }: AppProviders
       <MantineProvider
         theme={theme}
         colorSchemeManager={colorSchemeManager}
+        cssVariablesResolver={cssVariablesResolver}
         defaultColorScheme={DEFAULT_COLOR_SCHEME}
         forceColorScheme={forcedSchemeFor(pathname)}
         env={env}

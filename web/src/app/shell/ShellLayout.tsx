@@ -8,6 +8,7 @@ import { useCurrentUser } from '../../features/auth/auth.api';
 import { Logo } from '../../shared/ui/Logo';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { useIsMobile } from '../../shared/ui/useIsMobile';
+import { RealtimeBridge } from '../realtime/RealtimeBridge';
 import { readSidebarExpanded, writeSidebarExpanded } from './sidebar.state';
 import { Sidebar } from './Sidebar';
 import { ThemeToggle } from './ThemeToggle';
@@ -28,11 +29,9 @@ export function ShellLayout() {
       toggleDrawer();
       return;
     }
-    setExpanded((current) => {
-      writeSidebarExpanded(!current);
-      return !current;
-    });
-  }, [isMobile, toggleDrawer]);
+    writeSidebarExpanded(!expanded);
+    setExpanded(!expanded);
+  }, [isMobile, toggleDrawer, expanded]);
 
   useHotkeys([['mod+B', toggleSidebar]]);
 
@@ -46,16 +45,19 @@ export function ShellLayout() {
   return (
     <AppShell
       header={{ height: 56 }}
-      navbar={{ width: collapsed ? '3rem' : '16rem', breakpoint: 'sm', collapsed: { mobile: true } }}
+      // Phones get the drawer instead, so the links exist once in the page.
+      navbar={isMobile ? undefined : { width: collapsed ? '3rem' : '16rem', breakpoint: 'sm' }}
       padding={{ base: 'sm', sm: 'lg' }}
     >
+      {/* The socket only admits people with a workspace. */}
+      {me?.workspaceId ? <RealtimeBridge /> : null}
       <AppShell.Header>
         <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             {isMobile ? (
               <Burger opened={drawerOpened} onClick={toggleDrawer} size="sm" aria-label="Toggle navigation" />
             ) : (
-              <Tooltip label={collapsed ? 'Expand sidebar (Ctrl+B)' : 'Collapse sidebar (Ctrl+B)'}>
+              <Tooltip label={collapsed ? 'Expand sidebar (Ctrl+B)' : 'Collapse sidebar (Ctrl+B)'} withinPortal={false}>
                 <ActionIcon
                   variant="subtle"
                   color="gray"
@@ -74,23 +76,20 @@ export function ShellLayout() {
         </Group>
       </AppShell.Header>
 
-      <AppShell.Navbar aria-label="Sidebar">
-        <Sidebar collapsed={collapsed} />
-      </AppShell.Navbar>
-
-      <Drawer
-        opened={drawerOpened}
-        onClose={closeDrawer}
-        size="18rem"
-        padding={0}
-        withCloseButton={false}
-        aria-label="Navigation"
-        hiddenFrom="sm"
-      >
-        <Box h="100dvh">
-          <Sidebar collapsed={false} onNavigate={closeDrawer} />
-        </Box>
-      </Drawer>
+      {isMobile ? (
+        <Drawer.Root opened={drawerOpened} onClose={closeDrawer} size="18rem">
+          <Drawer.Overlay />
+          <Drawer.Content aria-label="Navigation">
+            <Drawer.Body p={0} h="100dvh">
+              <Sidebar collapsed={false} onNavigate={closeDrawer} />
+            </Drawer.Body>
+          </Drawer.Content>
+        </Drawer.Root>
+      ) : (
+        <AppShell.Navbar aria-label="Sidebar">
+          <Sidebar collapsed={collapsed} />
+        </AppShell.Navbar>
+      )}
 
       <AppShell.Main>
         <Box maw={1600} mx="auto" style={{ minWidth: 0 }}>

@@ -7,7 +7,7 @@ export function ThemeToggle() {
   const next = scheme === 'dark' ? 'light' : 'dark';
   const label = `Switch to ${next} theme`;
   return (
-    <Tooltip label={label}>
+    <Tooltip label={label} withinPortal={false}>
       <ActionIcon variant="default" size="lg" aria-label={label} onClick={() => setColorScheme(next)}>
         {scheme === 'dark' ? <IconSun size={18} /> : <IconMoon size={18} />}
       </ActionIcon>

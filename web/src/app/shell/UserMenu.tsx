@@ -1,5 +1,5 @@
 import { Avatar, Group, Menu, Text, UnstyledButton } from '@mantine/core';
-import { IconChevronRight, IconLogout, IconSettings } from '@tabler/icons-react';
+import { IconChevronRight, IconLogout, IconSettings, IconUser } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
 import { useCurrentUser, useLogout } from '../../features/auth/auth.api';
 import { useAuthStore } from '../../features/auth/auth.store';
@@ -23,14 +23,15 @@ export function UserMenu({ compact, onNavigate }: { compact: boolean; onNavigate
     <Menu position={compact ? 'right-end' : 'top-end'} width={220} withinPortal>
       <Menu.Target>
         <UnstyledButton
-          aria-label={`Account menu for ${name}`}
+          aria-label={compact ? `Account menu for ${name}` : undefined}
           p={compact ? 4 : 'xs'}
           w="100%"
           style={{ borderRadius: 'var(--mantine-radius-md)' }}
         >
           <Group gap="sm" wrap="nowrap" justify={compact ? 'center' : 'flex-start'}>
+            {/* Icon mode shows a plain avatar so the button's only text is its label. */}
             <Avatar color="blue" radius="xl" size={compact ? 32 : 36}>
-              {initials(name)}
+              {compact ? <IconUser size={18} aria-hidden /> : initials(name)}
             </Avatar>
             {compact ? null : (
               <>

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import {
   Alert,
   Anchor,
@@ -31,7 +31,7 @@ import { formatDateTime } from '../../shared/format';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { checkFiles, imageRestrictions, readAsDataUrl, summariseErrors, uploadMessages } from '../../shared/uploads/uploads';
-import { ConfirmDialog } from '../campaigns/components/ConfirmDialog';
+import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { useAccount, useCanManageAccounts, useDeleteAccount, useDevices, useUpdateAccount } from './accounts.api';
 import {
   accountChanges,
@@ -87,6 +87,8 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
   const [draft, setDraft] = useState<AccountDraft>(() => accountDraft(account));
   const [errors, setErrors] = useState<Partial<Record<keyof AccountDraft, string>>>({});
   const [deleting, setDeleting] = useState(false);
+  // Cleared after each pick so that choosing the same picture again still uploads it.
+  const resetPicture = useRef<() => void>(null);
 
   // A fresh copy from the server (after a save or a picture upload) resets the draft when not editing.
   useEffect(() => {
@@ -134,6 +136,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
   }
 
   async function pickPicture(file: File | null): Promise<void> {
+    resetPicture.current?.();
     if (!file) return;
     const { accepted, errors: problems } = checkFiles([file], imageRestrictions);
     const chosen = accepted[0];
@@ -179,7 +182,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
               </Badge>
             </Group>
             {canManage && (
-              <FileButton onChange={(file) => void pickPicture(file)} accept="image/*">
+              <FileButton onChange={(file) => void pickPicture(file)} accept="image/*" resetRef={resetPicture}>
                 {(props) => (
                   <Button
                     {...props}
@@ -318,14 +321,14 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
       </SimpleGrid>
 
       {canManage && (
-        <ConfirmDialog
+        <ConfirmModal
           opened={deleting}
           title="Delete Account"
           message={`Delete @${account.username}? This cannot be undone.`}
           confirmLabel="Delete Account"
           loading={remove.isPending}
           onConfirm={confirmDelete}
-          onCancel={() => setDeleting(false)}
+          onClose={() => setDeleting(false)}
         />
       )}
     </Stack>

@@ -69,7 +69,7 @@ export function LoginPage() {
           </Button>
           <Text size="sm" ta="center" c="dimmed">
             Don&apos;t have an account?{' '}
-            <Anchor component={Link} to="/signup">
+            <Anchor component={Link} to="/signup" underline="always">
               Sign up
             </Anchor>
           </Text>

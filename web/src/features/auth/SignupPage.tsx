@@ -132,7 +132,7 @@ export function SignupPage() {
           </Button>
           <Text size="sm" ta="center" c="dimmed">
             Already have an account?{' '}
-            <Anchor component={Link} to="/login">
+            <Anchor component={Link} to="/login" underline="always">
               Login
             </Anchor>
           </Text>

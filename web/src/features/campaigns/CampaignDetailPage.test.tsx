@@ -28,7 +28,7 @@ function api(overrides: Record<string, Reply> = {}) {
 const open = (role: 'operator' | 'va' = 'operator') =>
   renderScreen(<CampaignDetailPage />, { path: '/campaigns/c1', route: '/campaigns/:id', role });
 
-describe('CampaignDetailPage', () => {
+describe('CampaignDetailPage', { timeout: 20_000 }, () => {
   it('shows the campaign with its lists, and None where a list is empty', async () => {
     api();
     open();
@@ -100,7 +100,7 @@ describe('CampaignDetailPage', () => {
       intensity: 5,
       settings: { targetPosts: 7, engagementRate: 50 },
     });
-  }, 20_000);
+  });
 
   it('links an account found by username', async () => {
     const calls = api({ 'POST /api/campaigns/c1/accounts': { id: 'l1', campaignId: 'c1', accountId: 'a3', createdAt: '' } });
@@ -116,7 +116,7 @@ describe('CampaignDetailPage', () => {
     await user.click(dialog.getByRole('button', { name: 'Link @gamma' }));
     expect(await screen.findByText('Account Linked')).toBeTruthy();
     expect(calls.find((call) => call.method === 'POST')?.body).toEqual({ accountId: 'a3' });
-  }, 10_000);
+  });
 
   it('unlinks an account', async () => {
     const calls = api({ 'DELETE /api/campaigns/c1/accounts/a1': undefined });
@@ -153,5 +153,48 @@ describe('CampaignDetailPage', () => {
       expect(screen.queryByRole('button', { name })).toBeNull();
     }
     expect(screen.queryByRole('button', { name: 'Unlink @alpha' })).toBeNull();
+  });
+
+  it('keeps Add Routine disabled while no account is linked', async () => {
+    api({ 'GET /api/campaigns/c1/accounts': [] });
+    const user = userEvent.setup();
+    open();
+    await user.click(await screen.findByRole('button', { name: 'Add Routine' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Add Routine' }));
+    expect(dialog.getByText('No linked accounts')).toBeTruthy();
+    await user.click(dialog.getByRole('combobox', { name: /^Routine Type/ }));
+    await user.click(await screen.findByRole('option', { name: 'Warmup' }));
+    expect(dialog.getByRole('button', { name: 'Add Routine' }).hasAttribute('disabled')).toBe(true);
+  });
+
+  it('edits the campaign with the create form, prefilled', async () => {
+    const calls = api({ 'PATCH /api/campaigns/c1': buildCampaign({ niche: 'Running' }) });
+    const user = userEvent.setup();
+    open();
+    await user.click(await screen.findByRole('button', { name: 'Edit' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Edit Campaign' }));
+    expect((dialog.getByLabelText('Keywords') as HTMLInputElement).value).toBe('gym, workout, protein, cardio');
+    const niche = dialog.getByLabelText(/^Niche/);
+    await user.clear(niche);
+    await user.type(niche, 'Running');
+    await user.click(dialog.getByRole('button', { name: 'Save Changes' }));
+    expect(await screen.findByText('Campaign Updated')).toBeTruthy();
+    expect(calls.find((call) => call.method === 'PATCH')?.body).toMatchObject({
+      name: 'Summer Push',
+      niche: 'Running',
+      keywords: ['gym', 'workout', 'protein', 'cardio'],
+      engagementTarget: 100,
+    });
+  });
+
+  it('deletes the campaign after confirmation and returns to the list', async () => {
+    const calls = api({ 'DELETE /api/campaigns/c1': undefined });
+    const user = userEvent.setup();
+    open();
+    await user.click(await screen.findByRole('button', { name: 'Delete' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Delete Campaign' }));
+    await user.click(dialog.getByRole('button', { name: 'Delete Campaign' }));
+    expect(await screen.findByText('Elsewhere')).toBeTruthy();
+    expect(calls.some((call) => call.method === 'DELETE' && call.url === '/api/campaigns/c1')).toBe(true);
   });
 });

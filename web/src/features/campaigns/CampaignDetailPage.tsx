@@ -18,7 +18,7 @@ import { platformLabels } from './campaigns.form';
 import { CampaignStatusBadge, PlatformIcon } from './components/CampaignBadges';
 import { CampaignFormModal, refusalText } from './components/CampaignFormModal';
 import { CampaignSessionsCard } from './components/CampaignSessionsCard';
-import { ConfirmDialog } from './components/ConfirmDialog';
+import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { LinkedAccountsCard } from './components/LinkedAccountsCard';
 import { RoutinesCard } from './components/RoutinesCard';
 import { ScheduledContentCard } from './components/ScheduledContentCard';
@@ -47,7 +47,7 @@ function ListCard({ title, items }: { title: string; items: readonly string[] })
   return (
     <Card withBorder radius="md" padding="lg">
       <Stack gap="sm">
-        <Title order={3} fz="lg">
+        <Title order={2} fz="lg">
           {title}
         </Title>
         {items.length === 0 ? (
@@ -191,14 +191,14 @@ export function CampaignDetailPage() {
       {canManage && (
         <>
           <CampaignFormModal opened={editing} onClose={() => setEditing(false)} campaign={current} />
-          <ConfirmDialog
+          <ConfirmModal
             opened={deleting}
             title="Delete Campaign"
             message={`Delete ${current.name}? This cannot be undone.`}
             confirmLabel="Delete Campaign"
             loading={remove.isPending}
             onConfirm={confirmDelete}
-            onCancel={() => setDeleting(false)}
+            onClose={() => setDeleting(false)}
           />
         </>
       )}

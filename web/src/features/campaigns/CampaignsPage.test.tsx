@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CampaignsPage } from './CampaignsPage';
 import { buildCampaign, renderScreen, scriptApi } from './test-utils';
 
-describe('CampaignsPage', () => {
+describe('CampaignsPage', { timeout: 20_000 }, () => {
   it('offers to create the first campaign when there is none', async () => {
     scriptApi({ 'GET /api/campaigns': [] });
     renderScreen(<CampaignsPage />);
@@ -83,7 +83,7 @@ describe('CampaignsPage', () => {
       engagementTarget: 150,
     });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'New Campaign' })).toBeNull());
-  }, 20_000);
+  });
 
   it("shows the spec's sentence when creating fails", async () => {
     scriptApi({
@@ -100,5 +100,41 @@ describe('CampaignsPage', () => {
     await user.click(dialog.getByRole('button', { name: 'Create Campaign' }));
     expect(await screen.findByText('Failed to create campaign. Please try again.')).toBeTruthy();
     expect(screen.getByText('Error')).toBeTruthy();
-  }, 10_000);
+  });
+
+  it('uploads up to five reference images for auto-like and reports refused files', async () => {
+    let reserved = 0;
+    const calls = scriptApi({
+      'GET /api/campaigns': [],
+      'POST /api/objects/upload': () => {
+        reserved += 1;
+        return { url: `/api/objects/o${reserved}?expires=1&signature=s` };
+      },
+      'PUT /api/objects/o1?expires=1&signature=s': { objectPath: '/api/objects/o1' },
+      'PUT /api/objects/o2?expires=1&signature=s': { objectPath: '/api/objects/o2' },
+      'PUT /api/campaign-images': (body) => ({ objectPath: String((body as { imageURL: string }).imageURL).split('?')[0] }),
+    });
+    const user = userEvent.setup({ applyAccept: false });
+    renderScreen(<CampaignsPage />);
+    await user.click(await screen.findByRole('button', { name: 'Create First Campaign' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'New Campaign' }));
+    await user.click(dialog.getByRole('switch', { name: 'Enable auto-like' }));
+
+    const input = document.querySelector<HTMLInputElement>('input[type="file"]');
+    if (!input) throw new Error('no file input');
+    await user.upload(input, [new File(['a'], 'a.png', { type: 'image/png' }), new File(['b'], 'b.jpg', { type: 'image/jpeg' })]);
+    expect(await screen.findByText('Images Uploaded')).toBeTruthy();
+    expect(screen.getByText('2 images uploaded successfully')).toBeTruthy();
+    expect(dialog.getAllByRole('img', { name: /^Image \d$/ })).toHaveLength(2);
+    expect(calls.filter((call) => call.url === '/api/campaign-images').map((call) => call.body)).toEqual([
+      { imageURL: '/api/objects/o1?expires=1&signature=s' },
+      { imageURL: '/api/objects/o2?expires=1&signature=s' },
+    ]);
+
+    await user.upload(input, new File(['%PDF'], 'brief.pdf', { type: 'application/pdf' }));
+    expect(await screen.findByText('You can only upload: image/*')).toBeTruthy();
+
+    await user.click(dialog.getByRole('button', { name: 'Remove image 1' }));
+    expect(dialog.getAllByRole('img', { name: /^Image \d$/ })).toHaveLength(1);
+  });
 });

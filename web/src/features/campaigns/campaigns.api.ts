@@ -1,5 +1,5 @@
 /** Server state of the campaigns screens: queries keyed by API path parts, mutations that invalidate them. */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type {
   Account,
   Campaign,
@@ -100,6 +100,8 @@ export function useUpdateCampaign() {
       apiRequest<Campaign>(`/api/campaigns/${id}`, { method: 'PATCH', body }),
     onSuccess: (updated, { id }) => {
       if (updated) client.setQueryData(campaignKeys.one(id), updated);
+      // Activating or pausing may plan or cancel runs.
+      void client.invalidateQueries({ queryKey: ['/api/campaign-sessions'] });
       return client.invalidateQueries({ queryKey: campaignKeys.all });
     },
   });
@@ -134,11 +136,19 @@ export function useUnlinkAccount(campaignId: string) {
   });
 }
 
+/** Routines and the runs planned from them change together. */
+function invalidateRoutines(client: QueryClient): Promise<unknown> {
+  return Promise.all([
+    client.invalidateQueries({ queryKey: ['/api/routines'] }),
+    client.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }),
+  ]);
+}
+
 export function useCreateRoutine() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: CreateRoutineBody) => apiRequest<Routine>('/api/routines', { method: 'POST', body }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['/api/routines'] }),
+    onSuccess: () => invalidateRoutines(client),
   });
 }
 
@@ -146,7 +156,7 @@ export function useDeleteRoutine() {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => apiRequest<void>(`/api/routines/${id}`, { method: 'DELETE' }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ['/api/routines'] }),
+    onSuccess: () => invalidateRoutines(client),
   });
 }
 

@@ -8,6 +8,7 @@ import {
   routineFormProblem,
   routineMinutes,
   routineSettingsFor,
+  type AddableRoutineType,
   type RoutineFormValues,
 } from './routines.form';
 
@@ -15,6 +16,11 @@ const context = { campaignId: 'c1', platform: 'instagram' };
 
 function values(overrides: Partial<RoutineFormValues>): RoutineFormValues {
   return { ...emptyRoutineForm(), ...overrides };
+}
+
+/** A form ready to send: a type and an account chosen. */
+function ready(type: AddableRoutineType, overrides: Partial<RoutineFormValues> = {}) {
+  return { ...emptyRoutineForm(), ...overrides, type, accountId: 'a1' };
 }
 
 describe('routine defaults (SPEC §9)', () => {
@@ -57,7 +63,7 @@ describe('routineFormProblem', () => {
 
 describe('buildRoutinePayload', () => {
   it('sends what the API expects, named after the type', () => {
-    const body = buildRoutinePayload(values({ type: 'doom_scroll', accountId: 'a1', speed: 'fast', intensity: 7 }), context);
+    const body = buildRoutinePayload(ready('doom_scroll', { speed: 'fast', intensity: 7 }), context);
     expect(body).toMatchObject({
       campaignId: 'c1',
       type: 'doom_scroll',
@@ -72,13 +78,13 @@ describe('buildRoutinePayload', () => {
   });
 
   it('leaves duration to the server where it is derived from other settings', () => {
-    const body = buildRoutinePayload(values({ type: 'engage_comments', accountId: 'a1' }), context);
+    const body = buildRoutinePayload(ready('engage_comments'), context);
     expect(body).not.toHaveProperty('duration');
     expect(body.settings).toEqual({ targetPosts: 5, engagementRate: 50 });
   });
 
   it('falls back to intensity 5 when the input is blank', () => {
-    expect(buildRoutinePayload(values({ type: 'warmup', accountId: 'a1', intensity: '' }), context).intensity).toBe(5);
+    expect(buildRoutinePayload(ready('warmup', { intensity: '' }), context).intensity).toBe(5);
   });
 });
 

@@ -1,5 +1,5 @@
 /** Rendering a screen for component tests: the app's providers, a router at the given path, and a scripted API. */
-import { render, type RenderResult } from '@testing-library/react';
+import { configure, render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { vi } from 'vitest';
@@ -7,15 +7,12 @@ import type { Account, Campaign, Me, Post, Routine } from '@farm/api/contracts';
 import { AppProviders } from '../../app/providers';
 import { createQueryClient } from '../../shared/api';
 
-// jsdom has no FontFaceSet; Mantine's autosizing Textarea listens on document.fonts.
-if (!('fonts' in document)) {
-  Object.defineProperty(document, 'fonts', {
-    configurable: true,
-    value: { addEventListener: () => undefined, removeEventListener: () => undefined, ready: Promise.resolve() },
-  });
-}
+// Screens load lazily and the test machine is shared: give findBy* more than the default second.
+configure({ asyncUtilTimeout: 4000 });
 
-export type Reply = unknown | ((body: unknown, url: string) => unknown);
+type ReplyFn = (body: unknown, url: string) => unknown;
+/** A JSON answer, a ready Response, undefined for 204, or a function of the request body. */
+export type Reply = ReplyFn | object | string | number | boolean | null | undefined;
 
 export interface ApiCall {
   method: string;
@@ -39,7 +36,7 @@ export function scriptApi(routes: Record<string, Reply>): ApiCall[] {
       const key = `${method} ${url}`;
       if (!(key in routes)) return new Response(JSON.stringify({ error: 'Not found' }), { status: 404 });
       const route = routes[key];
-      const reply = typeof route === 'function' ? (route as (body: unknown, url: string) => unknown)(body, url) : route;
+      const reply = typeof route === 'function' ? (route as ReplyFn)(body, url) : route;
       if (reply instanceof Response) return reply;
       if (reply === undefined) return new Response(null, { status: 204 });
       return new Response(JSON.stringify(reply), { status: 200, headers: { 'Content-Type': 'application/json' } });

@@ -22,7 +22,7 @@ function api(posts = [buildPost()], overrides: Record<string, Reply> = {}) {
   });
 }
 
-describe('ContentPage', () => {
+describe('ContentPage', { timeout: 20_000 }, () => {
   it('shows the empty state', async () => {
     api([]);
     renderScreen(<ContentPage />);
@@ -128,7 +128,7 @@ describe('ContentPage', () => {
       createdById: 'u1',
     });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Create Post' })).toBeNull());
-  }, 20_000);
+  });
 
   it("shows the server's message when it refuses a post", async () => {
     api([], { 'POST /api/posts': new Response('{"error":"scheduledAt: must be in the future"}', { status: 400 }) });
@@ -141,5 +141,5 @@ describe('ContentPage', () => {
     await user.type(dialog.getByLabelText(/^Caption/), 'Hi');
     await user.click(dialog.getByRole('button', { name: 'Create Post' }));
     expect(await screen.findByText('scheduledAt: must be in the future')).toBeTruthy();
-  }, 10_000);
+  });
 });

@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/api';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
-import { ConfirmDialog } from '../campaigns/components/ConfirmDialog';
+import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { useAccountsList, useDeletePost, usePosts, useUpdatePost } from './content.api';
 import { postStatusLabels, publishBody, unscheduleBody } from './content.form';
 import { CreatePostModal } from './components/CreatePostModal';
@@ -114,14 +114,14 @@ export function ContentPage() {
       )}
 
       <CreatePostModal opened={creating} onClose={() => setCreating(false)} />
-      <ConfirmDialog
+      <ConfirmModal
         opened={deleting !== null}
         title="Delete Post"
         message="Delete this post? This cannot be undone."
         confirmLabel="Delete"
         loading={remove.isPending}
         onConfirm={confirmDelete}
-        onCancel={() => setDeleting(null)}
+        onClose={() => setDeleting(null)}
       />
     </Stack>
   );

@@ -112,7 +112,7 @@ export function DashboardPage() {
               </Anchor>
             }
           >
-            <ScrollArea h={400} type="auto" offsetScrollbars>
+            <ScrollArea h={400} type="auto" offsetScrollbars viewportProps={{ tabIndex: 0, 'aria-label': 'Recent activity list' }}>
               {activities.isPending ? (
                 <LoadingState label="Loading activity..." />
               ) : recent.length === 0 ? (

@@ -98,7 +98,7 @@ export function LandingPage() {
       <main>
         <Box component="section" pos="relative" aria-labelledby="hero-title" style={{ overflow: 'hidden' }}>
           <ParticleField count={100} />
-          <Container size="lg" py={{ base: 80, sm: 128 }} pos="relative" style={{ zIndex: 1, pointerEvents: 'none' }}>
+          <Container size="lg" py={{ base: 80, sm: 128 }} pos="relative" style={{ zIndex: 1 }}>
             <Stack align="center" ta="center" gap="lg">
               <Badge variant="dot" size="lg">
                 Real phones. Real accounts. One console.
@@ -109,7 +109,7 @@ export function LandingPage() {
               <Text c="dimmed" fz={{ base: 'md', sm: 'lg' }} maw={640}>
                 Run devices, virtual assistants, tasks and campaigns from one place, and watch every session live.
               </Text>
-              <Group gap="md" justify="center" style={{ pointerEvents: 'auto' }}>
+              <Group gap="md" justify="center">
                 <Button component={Link} to="/signup" size="lg" rightSection={<IconArrowRight size={18} />}>
                   Get Started
                 </Button>

@@ -1,4 +1,4 @@
-import { Badge, Card, CloseButton, Grid, Group, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, CloseButton, Grid, Group, Stack, Text, Title } from '@mantine/core';
 import type { Session } from '@farm/api/contracts';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
@@ -135,17 +135,15 @@ export function MonitorPage() {
             <Title order={2} fz="lg" mb="md" id="activity-feed-title">
               Activity Feed
             </Title>
-            <ScrollArea.Autosize mah={600} type="auto" offsetScrollbars>
-              {activities.isPending ? (
-                <LoadingState label="Loading activity..." />
-              ) : (activities.data ?? []).length === 0 ? (
-                <Text c="dimmed" size="sm">
-                  No activity yet
-                </Text>
-              ) : (
-                <ActivityList activities={(activities.data ?? []).slice(0, 10)} devices={deviceMap} />
-              )}
-            </ScrollArea.Autosize>
+            {activities.isPending ? (
+              <LoadingState label="Loading activity..." />
+            ) : (activities.data ?? []).length === 0 ? (
+              <Text c="dimmed" size="sm">
+                No activity yet
+              </Text>
+            ) : (
+              <ActivityList activities={(activities.data ?? []).slice(0, 10)} devices={deviceMap} />
+            )}
           </Card>
         </Grid.Col>
       </Grid>

@@ -19,7 +19,7 @@ export function ActivityList({ activities, devices }: { activities: readonly Act
         const device = activity.deviceId ? devices.get(activity.deviceId) : undefined;
         return (
           <Group key={activity.id} component="li" gap="sm" wrap="nowrap" align="flex-start">
-            <ThemeIcon variant="light" color={color} size={28} radius="xl" aria-label={activity.type}>
+            <ThemeIcon variant="light" color={color} size={28} radius="xl" role="img" aria-label={activity.type}>
               <Icon size={16} />
             </ThemeIcon>
             <div style={{ minWidth: 0, flex: 1 }}>

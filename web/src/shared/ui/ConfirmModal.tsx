@@ -13,7 +13,7 @@ export interface ConfirmModalProps {
 /** Asks before something that cannot be undone. */
 export function ConfirmModal({ opened, title, message, confirmLabel, loading, onConfirm, onClose }: ConfirmModalProps) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title} centered size="sm">
+    <Modal opened={opened} onClose={onClose} title={title} centered size="sm" closeButtonProps={{ 'aria-label': 'Close' }}>
       <Text size="sm" mb="lg">
         {message}
       </Text>

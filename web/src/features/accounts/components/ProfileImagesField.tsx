@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Button, FileButton, Group, Input, Stack, Text } from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
 import { uploadLimits } from '@farm/api/contracts';
@@ -22,9 +22,12 @@ export interface ProfileImagesFieldProps {
 /** Tinder profile images: 2 to 6, uploaded one file at a time to private storage, each removable. */
 export function ProfileImagesField({ value, onChange, error }: ProfileImagesFieldProps) {
   const [busy, setBusy] = useState(false);
+  // Cleared after each pick so that choosing the same file again still uploads it.
+  const resetRef = useRef<() => void>(null);
   const full = value.length >= uploadLimits.maxTinderImages;
 
   async function pick(file: File | null): Promise<void> {
+    resetRef.current?.();
     if (!file) return;
     const { accepted, errors } = checkFiles(
       [file],
@@ -57,7 +60,7 @@ export function ProfileImagesField({ value, onChange, error }: ProfileImagesFiel
       <Stack gap="xs" mt={4}>
         <ImageThumbs paths={value} onRemove={(index) => onChange(value.filter((_, at) => at !== index))} />
         <Group gap="sm">
-          <FileButton onChange={(file) => void pick(file)} accept="image/*" disabled={full || busy}>
+          <FileButton onChange={(file) => void pick(file)} accept="image/*" disabled={full || busy} resetRef={resetRef}>
             {(props) => (
               <Button {...props} variant="default" size="xs" leftSection={<IconUpload size={14} />} loading={busy} disabled={full}>
                 Upload Image

@@ -17,6 +17,7 @@ export function PerformanceChart({ data, label }: PerformanceChartProps) {
       yAxisProps={{ domain: [0, 100] }}
       valueFormatter={(value) => `${value}%`}
       tickLine="y"
+      maxBarWidth={56}
       aria-label={label}
       role="img"
     />

@@ -232,7 +232,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
           )}
 
           <Divider label="Auto-like" labelPosition="left" />
-          <Switch label="Auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
+          <Switch label="Enable auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
           {values.autoLikeEnabled && (
             <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
               <Textarea
@@ -266,11 +266,11 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
           {values.platform === 'tinder' && (
             <>
               <Divider label="Auto-swipe" labelPosition="left" />
-              <Switch label="Auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
+              <Switch label="Enable auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
               {values.autoSwipeEnabled && (
                 <SimpleGrid cols={{ base: 1, sm: 2 }} pl={{ base: 0, sm: 'md' }}>
                   <Select
-                    label="Show Me"
+                    label="Gender Preference"
                     data={genderOptions}
                     allowDeselect={false}
                     {...form.getInputProps('swipeGender')}

@@ -33,7 +33,7 @@ export function CampaignSessionsCard({ campaignId, accounts }: CampaignSessionsC
   return (
     <Card withBorder radius="md" padding="lg">
       <Stack gap="md">
-        <Title order={3} fz="lg">
+        <Title order={2} fz="lg">
           Campaign Sessions
         </Title>
         {sessions.isPending ? (

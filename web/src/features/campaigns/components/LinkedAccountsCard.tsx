@@ -136,7 +136,7 @@ export function LinkedAccountsCard({ campaign, linkedAccounts, accounts, loading
     <Card withBorder radius="md" padding="lg">
       <Stack gap="md">
         <Group justify="space-between" gap="sm">
-          <Title order={3} fz="lg">
+          <Title order={2} fz="lg">
             Linked Accounts
           </Title>
           {canManage && (

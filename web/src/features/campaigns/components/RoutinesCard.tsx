@@ -8,7 +8,7 @@ import { useDeleteRoutine, useRoutines } from '../campaigns.api';
 import { bySequence, routineMinutes } from '../routines.form';
 import { AddRoutineModal } from './AddRoutineModal';
 import { refusalText } from './CampaignFormModal';
-import { ConfirmDialog } from './ConfirmDialog';
+import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 
 export interface RoutinesCardProps {
   campaign: Campaign;
@@ -40,7 +40,7 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
     <Card withBorder radius="md" padding="lg">
       <Stack gap="md">
         <Group justify="space-between" gap="sm">
-          <Title order={3} fz="lg">
+          <Title order={2} fz="lg">
             Automation Routines
           </Title>
           {canManage && (
@@ -103,14 +103,14 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
         campaign={campaign}
         linkedAccounts={linkedAccounts}
       />
-      <ConfirmDialog
+      <ConfirmModal
         opened={deleting !== null}
         title="Delete Routine"
         message={deleting ? `Delete the ${routineTypeLabels[deleting.type]} routine? This cannot be undone.` : ''}
         confirmLabel="Delete"
         loading={remove.isPending}
         onConfirm={confirmDelete}
-        onCancel={() => setDeleting(null)}
+        onClose={() => setDeleting(null)}
       />
     </Card>
   );

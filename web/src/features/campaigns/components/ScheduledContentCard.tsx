@@ -113,7 +113,7 @@ export function ScheduledContentCard({ campaign, accounts }: ScheduledContentCar
     <Card withBorder radius="md" padding="lg">
       <Stack gap="md">
         <Group justify="space-between" gap="sm">
-          <Title order={3} fz="lg">
+          <Title order={2} fz="lg">
             Scheduled Content
           </Title>
           <Group gap="xs">

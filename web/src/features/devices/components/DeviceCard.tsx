@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Card, Group, Menu, Stack, Text } from '@mantine/core';
+import { ActionIcon, Button, Card, Group, Menu, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { IconBattery2, IconDots, IconEye, IconRefresh, IconUserPlus } from '@tabler/icons-react';
 import type { Device } from '@farm/api/contracts';
 import { Link } from 'react-router';
@@ -52,7 +52,8 @@ export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetail
       <Stack gap={6}>
         <Group gap={6} wrap="nowrap">
           <IconBattery2 size={16} color={`var(--mantine-color-${batteryColor(device.battery)}-6)`} aria-hidden />
-          <Text size="sm" c={batteryColor(device.battery)} fw={600} aria-label={`Battery ${device.battery}%`}>
+          <Text size="sm" c={batteryColor(device.battery)} fw={600}>
+            <VisuallyHidden>Battery </VisuallyHidden>
             {device.battery}%
           </Text>
         </Group>

@@ -1,5 +1,5 @@
-import { Badge, Button, Group, Paper, Stack, Text } from '@mantine/core';
-import { IconCamera, IconPlayerPause, IconPlayerPlay, IconPlayerStop, IconEye } from '@tabler/icons-react';
+import { Badge, Button, Group, Paper, Stack, Text, VisuallyHidden } from '@mantine/core';
+import { IconCamera, IconEye, IconPlayerPause, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import type { Session } from '@farm/api/contracts';
 import { formatClock, statusColors } from '../../../shared/format';
 
@@ -37,13 +37,15 @@ export function SessionRow({ session, deviceName, vaName, canControl, busy, onVi
           </Text>
         </Stack>
         <Group gap="md" wrap="nowrap">
-          <Text ff="monospace" fw={600} aria-label="Duration">
+          <Text ff="monospace" fw={600}>
+            <VisuallyHidden>Duration </VisuallyHidden>
             {formatClock(session.duration)}
           </Text>
           <Group gap={4} wrap="nowrap">
             <IconCamera size={16} aria-hidden />
-            <Text size="sm" aria-label={`${session.screenshots} screenshots`}>
+            <Text size="sm">
               {session.screenshots}
+              <VisuallyHidden> screenshots</VisuallyHidden>
             </Text>
           </Group>
         </Group>
