@@ -33,6 +33,11 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
   // A calendar date stays a 'YYYY-MM-DD' string rather than a Date shifted by the server's zone.
   types.setTypeParser(DATE_OID, (value: string) => value);
   const pool = new Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server closed (a restart, a failover) is dropped and replaced on next use;
+  // unhandled, the error would end the process.
+  pool.on('error', (error: Error) => {
+    process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
   return {
     db,
