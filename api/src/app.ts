@@ -19,6 +19,8 @@ import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
 import { attachRealtime, type RealtimeServer } from './realtime/gateway.ts';
 import type { Agents } from './realtime/agents.ts';
+import { startJobs } from './realtime/jobs.ts';
+import type { Runner } from '@farm/workers';
 import { ReadCache } from './shared/read-cache.ts';
 
 export interface AppDeps {
@@ -37,6 +39,8 @@ export interface AppContext {
   storage: Storage;
   io?: RealtimeServer;
   agents?: Agents;
+  /** The in-process job runner of the embedded mode. */
+  jobs?: Runner;
   reads: ReadCache;
 }
 
@@ -85,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(routes, { prefix: '/api' });
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });
+  ctx.jobs = await startJobs(app, { redisUrl: config.redisUrl, runWorkers: config.runWorkers });
 
   const webDist = config.webDist ?? defaultWebDist;
   if (existsSync(webDist)) {

@@ -23,6 +23,7 @@ const envSchema = z.object({
   PUBLIC_URL: z.url().optional(),
   WEB_DIST: z.string().optional(),
   READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  RUN_WORKERS: flag.optional(),
 });
 
 export interface Config {
@@ -39,6 +40,8 @@ export interface Config {
   webDist: string | undefined;
   /** How long a read answer may be reused when no change of its workspace was announced; 0 turns it off. */
   readCacheMs: number;
+  /** Run the job processors in this process (in process, or as BullMQ workers when REDIS_URL is set). */
+  runWorkers: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.PUBLIC_URL,
     webDist: e.WEB_DIST,
     readCacheMs: e.READ_CACHE_MS,
+    runWorkers: e.RUN_WORKERS ?? true,
   };
 }
 

@@ -110,6 +110,7 @@ export interface TasksTable {
   completedAt: NullableTimestamp;
   attempt: ColumnType<number, number | undefined, number>;
   dispatchedAt: NullableTimestamp;
+  postId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

@@ -17,6 +17,7 @@ import {
   type ServerMessage,
   type ServerToAgent,
 } from '@farm/agent-protocol';
+import { settlePostOfTask } from '@farm/workers';
 import { hashToken } from '../auth/auth.queries.ts';
 import { recordActivity } from '../modules/activities/activities.queries.ts';
 import { toSession } from '../modules/sessions/sessions.service.ts';
@@ -194,6 +195,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
           .executeTakeFirst();
         if (!task) return;
         outbox.add('task.updated', serialize(task));
+        const post = await settlePostOfTask(tx, task.id, message.status);
+        if (post) outbox.add('post.updated', serialize(post));
         await recordActivity(
           tx,
           {

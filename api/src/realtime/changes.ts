@@ -13,6 +13,8 @@ export type Change =
       payload: unknown;
       /** Deliver to this person's room only (a VA's pushed task) rather than the whole workspace. */
       userId?: string;
+      /** Heard by every API instance (from a worker process): deliver to this instance's own sockets only. */
+      local?: boolean;
     }
   | { workspaceId: string; event: 'auth.revoked'; payload: { sessionIds: string[] }; userId?: undefined }
   | { workspaceId: string; event: 'wall.revoked'; payload: { wallLinkId: string }; userId?: undefined };

@@ -129,9 +129,10 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
       return;
     }
     const room = change.userId ? rooms.user(change.userId) : rooms.workspace(change.workspaceId);
-    (io.to(room).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+    const target = change.local ? io.local : io;
+    (target.to(room).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
     if (!change.userId && wallEvents.has(change.event)) {
-      (io.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+      (target.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
     }
     if (statsAffecting.has(change.event)) scheduleStats(change.workspaceId);
   };

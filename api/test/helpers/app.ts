@@ -43,6 +43,8 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     logLevel: 'silent',
     publicUrl: undefined,
     webDist: join(dataDir, 'no-web'),
+    readCacheMs: 1000,
+    runWorkers: !overrides.redisUrl,
     ...overrides,
   };
   const feed = createChangeFeed();

@@ -10,6 +10,7 @@ import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
+import { settlePostOfTask } from '@farm/workers';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
 
@@ -88,6 +89,10 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
   if (row.assignedToId && row.assignedToId !== before.assignedToId) {
     outbox.add('task.assigned', serialize(row), row.assignedToId);
     await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${row.title}" assigned`, deviceId: row.deviceId, type: 'info' }, { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: row.assignedToId } }, outbox);
+  }
+  if (status === 'completed' || status === 'failed') {
+    const post = await settlePostOfTask(tx, id, status);
+    if (post) outbox.add('post.updated', serialize(post));
   }
   if (status !== undefined && status !== before.status) {
     await recordActivity(

@@ -1,0 +1,4 @@
+export * from './changes.ts';
+export * from './jobs.ts';
+export * from './posts.due.ts';
+export * from './in-process.ts';
