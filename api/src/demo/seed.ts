@@ -2,8 +2,8 @@
  * The demo farm, written once on first start in demo mode: a workspace that looks like a real agency's,
  * with phones in every state, a VA team, a week of work and activity, campaigns, accounts and posts.
  */
-import { deflateSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
+import { solidPng } from '@farm/agent-protocol';
 import type { DeviceStatus, Platform, PostStatus, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
 import { deriveRoutineDuration, settingsFor, type RoutineType } from '../contracts/index.ts';
 import { hashPassword } from '../auth/passwords.ts';
@@ -45,39 +45,6 @@ const ACTIONS = [
   ['Rate limit hit, backing off', 'warning'],
 ] as const;
 
-/** A 2×2 PNG in one colour, for demo profile images. */
-function tinyPng(r: number, g: number, b: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (bytes: Buffer) => {
-    let c = 0xffffffff;
-    for (const byte of bytes) c = (crcTable[(c ^ byte) & 0xff] ?? 0) ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const sum = Buffer.alloc(4);
-    sum.writeUInt32BE(crc(body));
-    return Buffer.concat([length, body, sum]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(2, 0);
-  header.writeUInt32BE(2, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.from([0, r, g, b, r, g, b]);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(Buffer.concat([row, row]))),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
 /** Seeds the demo workspace unless the demo operator already exists. Answers whether it wrote anything. */
 export async function seedDemo(db: Db, storage: Storage, now = new Date()): Promise<boolean> {
   const existing = await db.selectFrom('users').select('id').where('email', '=', DEMO_CREDENTIALS.email).executeTakeFirst();
@@ -90,7 +57,7 @@ export async function seedDemo(db: Db, storage: Storage, now = new Date()): Prom
   // Images are files on disk: written before the transaction, harmless if it rolls back.
   const imageIds = Array.from({ length: 4 }, () => randomUUID());
   const colours: [number, number, number][] = [[236, 72, 153], [59, 130, 246], [16, 185, 129], [245, 158, 11]];
-  await Promise.all(imageIds.map((id, index) => storage.write(id, tinyPng(...(colours[index] ?? [0, 0, 0])))));
+  await Promise.all(imageIds.map((id, index) => storage.write(id, solidPng(64, 64, colours[index] ?? [0, 0, 0]))));
 
   await db.transaction().execute(async (tx) => {
     const workspace = await tx.insertInto('workspaces').values({ name: 'Demo Farm' }).returning('id').executeTakeFirstOrThrow();

@@ -3,6 +3,7 @@
  * The cursor is opaque to clients: base64url of the last row's time and id.
  */
 import type { FastifyReply } from 'fastify';
+import { sql, type RawBuilder } from 'kysely';
 import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
 import { badRequest } from '../errors.ts';
 
@@ -19,7 +20,7 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at))) throw new Error('bad');
+    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw new Error('bad');
     return { at, id };
   } catch {
     throw badRequest('cursor', 'cursor: is not a cursor this server gave');
@@ -49,6 +50,17 @@ export function pageOf<T extends { id: string }>(rows: T[], limit: number, timeO
 }
 
 export const DEFAULT_LIMIT = 200;
+
+/**
+ * The keyset condition of the page after `cursor`: rows past (time, id) in the list's order, as one row
+ * comparison that the (…, time, id) indexes answer directly.
+ */
+export function pastCursor(cursor: Cursor, order: 'newest' | 'oldest', column: 'created_at' | 'started_at' = 'created_at'): RawBuilder<boolean> {
+  const at = new Date(cursor.at);
+  return order === 'newest'
+    ? sql<boolean>`(${sql.ref(column)}, id) < (${at}, ${cursor.id}::uuid)`
+    : sql<boolean>`(${sql.ref(column)}, id) > (${at}, ${cursor.id}::uuid)`;
+}
 
 export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

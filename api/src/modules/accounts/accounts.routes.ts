@@ -16,7 +16,7 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
@@ -54,9 +54,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (deviceId) query = query.where('deviceId', '=', deviceId);
       if (search) query = query.where('username', 'ilike', `%${escapeLike(search)}%`);
       if (cursor) {
-        query = query.where((eb) =>
-          eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
-        );
+        query = query.where(pastCursor(cursor, 'newest'));
       }
       const rows = await query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return page(reply, rows, limit, (row) => row.createdAt).map(serialize);

@@ -1,6 +1,6 @@
 import type { ActivityType } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
-import { decodeCursor } from '../../shared/paging.ts';
+import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Outbox } from '../../realtime/outbox.ts';
 
@@ -65,12 +65,7 @@ export async function listActivities(db: Db, workspaceId: string, filter: Activi
   if (filter.from) query = query.where('createdAt', '>=', new Date(filter.from));
   if (filter.to) query = query.where('createdAt', '<', new Date(filter.to));
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('createdAt', '<', new Date(cursor.at)),
-        eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)]),
-      ]),
-    );
+    query = query.where(pastCursor(cursor, 'newest'));
   }
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }

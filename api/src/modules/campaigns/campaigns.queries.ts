@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CampaignStatus } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
-import { decodeCursor } from '../../shared/paging.ts';
+import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 const accountIds = sql<string[]>`array(select ca.account_id from campaign_accounts ca where ca.campaign_id = campaigns.id order by ca.created_at)`.as('accountIds');
 
@@ -15,9 +15,7 @@ export function listCampaigns(
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.platform) query = query.where('platform', '=', filter.platform as 'instagram');
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
-    );
+    query = query.where(pastCursor(cursor, 'newest'));
   }
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }

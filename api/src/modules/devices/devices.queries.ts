@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
-import { decodeCursor } from '../../shared/paging.ts';
+import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 export interface DeviceFilter {
   status?: DeviceStatus | undefined;
@@ -19,12 +19,7 @@ export function listDevices(db: Db, workspaceId: string, filter: DeviceFilter) {
   if (filter.assignedToId) query = query.where('assignedToId', '=', filter.assignedToId);
   if (filter.search) query = query.where('name', 'ilike', `%${escapeLike(filter.search)}%`);
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('createdAt', '>', new Date(cursor.at)),
-        eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '>', cursor.id)]),
-      ]),
-    );
+    query = query.where(pastCursor(cursor, 'oldest'));
   }
   return query.orderBy('createdAt').orderBy('id').limit(filter.limit + 1).execute();
 }

@@ -5,7 +5,7 @@ import { createPostBody, errorBody, idParams, post, postListQuery, postTransitio
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
@@ -45,9 +45,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (accountId) query = query.where('accountId', '=', accountId);
       if (status) query = query.where('status', '=', status);
       if (cursor) {
-        query = query.where((eb) =>
-          eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
-        );
+        query = query.where(pastCursor(cursor, 'newest'));
       }
       const rows = await query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return page(reply, rows, limit, (row) => row.createdAt).map(serialize);

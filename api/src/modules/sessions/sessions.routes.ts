@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorBody, idParams, session, sessionListQuery, startSessionBody, updateSessionBody } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { assertMayWorkDevice, findSessionForUpdate, setSessionRunning, startSession, stopSession, toSession } from './sessions.service.ts';
@@ -24,9 +24,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (deviceId) query = query.where('deviceId', '=', deviceId);
       if (vaId) query = query.where('vaId', '=', vaId);
       if (cursor) {
-        query = query.where((eb) =>
-          eb.or([eb('startedAt', '<', new Date(cursor.at)), eb.and([eb('startedAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
-        );
+        query = query.where(pastCursor(cursor, 'newest', 'started_at'));
       }
       const rows = await query.orderBy('startedAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return page(reply, rows, limit, (row) => row.startedAt).map(toSession);

@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
-import { decodeCursor } from '../../shared/paging.ts';
+import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 import { escapeLike } from '../devices/devices.queries.ts';
 
 export interface TaskFilter {
@@ -33,9 +33,7 @@ export function listTasks(db: Db, workspaceId: string, filter: TaskFilter & { cu
   let query = filtered(db.selectFrom('tasks').selectAll(), workspaceId, filter);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (cursor) {
-    query = query.where((eb) =>
-      eb.or([eb('createdAt', '<', new Date(cursor.at)), eb.and([eb('createdAt', '=', new Date(cursor.at)), eb('id', '<', cursor.id)])]),
-    );
+    query = query.where(pastCursor(cursor, 'newest'));
   }
   return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
 }
