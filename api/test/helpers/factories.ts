@@ -70,6 +70,11 @@ export async function buildInvitation(client: Client, overrides: Record<string, 
   return created(await client.post<{ invitation: CreatedInvitation }>('/api/invitations', { role: 'va', ...overrides }), 'invitation').invitation;
 }
 
+/** A link for a wall screen; its token is answered only here. */
+export async function buildWallLink(client: Client, overrides: Record<string, unknown> = {}): Promise<{ id: string; token: string; url: string }> {
+  return created(await client.post<{ id: string; token: string; url: string }>('/api/wall-links', { name: 'Floor TV', ...overrides }), 'wall link');
+}
+
 /**
  * Reads a list page by page through the x-next-cursor header; answers every row in order and the page sizes.
  * Stops with an error rather than loop for ever if the cursor never ends.

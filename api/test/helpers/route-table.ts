@@ -15,6 +15,7 @@ import {
   buildRoutine,
   buildSession,
   buildTask,
+  buildWallLink,
   uploadImage,
 } from './factories.ts';
 
@@ -129,6 +130,38 @@ export const writeRoutes: WriteRoute[] = [
       await buildSession(crew.operator, device.id);
       return { url: `/api/devices/${device.id}/restart-session` };
     },
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{id}/credentials',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}/credentials` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{id}/commands',
+    ok: 202,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/devices/${(await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id}/commands`, body: { name: 'screenshot' } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/wall-links',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/wall-links', body: { name: 'Floor TV' } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/wall-links/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/wall-links/${(await buildWallLink(operator)).id}` }),
   },
   {
     method: 'POST',
@@ -386,6 +419,10 @@ export const readRoutes: ReadRoute[] = [
   read('/api/invitations', undefined, { vaMay: false }),
   read('/api/devices'),
   read('/api/devices/{id}', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}`),
+  read('/api/devices/{id}/screenshots', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/screenshots`),
+  read('/api/wall-links', undefined, { vaMay: false }),
+  // The wall is shown by a wall link's token, to anyone holding it.
+  read('/api/wall', async ({ operator }) => `/api/wall?token=${(await buildWallLink(operator)).token}`, { access: 'public', names: false }),
   read('/api/tasks'),
   read('/api/tasks/counts'),
   read('/api/tasks/{id}', async ({ operator }) => `/api/tasks/${(await buildTask(operator)).id}`),
