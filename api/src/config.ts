@@ -24,6 +24,7 @@ const envSchema = z.object({
   WEB_DIST: z.string().optional(),
   READ_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   RUN_WORKERS: flag.optional(),
+  TRUST_PROXY: flag.optional(),
 });
 
 export interface Config {
@@ -42,6 +43,8 @@ export interface Config {
   readCacheMs: number;
   /** Run the job processors in this process (in process, or as BullMQ workers when REDIS_URL is set). */
   runWorkers: boolean;
+  /** Believe X-Forwarded-For (only behind a proxy that sets it): the client address login throttling counts by. */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -74,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: e.WEB_DIST,
     readCacheMs: e.READ_CACHE_MS,
     runWorkers: e.RUN_WORKERS ?? true,
+    trustProxy: e.TRUST_PROXY ?? false,
   };
 }
 

@@ -57,7 +57,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (status >= 400 && status < 500) {
       // Fastify's own refusals: malformed JSON, unsupported media type, oversize body.
       const message =
-        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
+        error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' && request.url.startsWith('/api/objects/')
+          ? 'You can only upload: image/*'
+          : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
           ? 'body: is not valid JSON'
           : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
             ? 'body: is too large'

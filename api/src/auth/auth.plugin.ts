@@ -16,6 +16,8 @@ export const SESSION_COOKIE = 'sid';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** What a signed-out caller is told, where the spec words it for that action. */
+    signedOutMessage?: string;
   }
   interface FastifyRequest {
     session: SessionUser | null;
@@ -70,7 +72,7 @@ export function installAuth(
     const rule = policy[access];
     if (rule === 'anyone') return;
     const session = request.session;
-    if (!session) throw new AppError(401, messages.notSignedIn);
+    if (!session) throw new AppError(401, request.routeOptions.config.signedOutMessage ?? messages.notSignedIn);
     if (rule === 'signed-in') return;
     if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
     if (!roleMay(access, session.role)) throw new AppError(403, messages.forbidden);

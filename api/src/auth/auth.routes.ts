@@ -91,8 +91,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/users/me',
     { config: { access: 'session' }, schema: { tags: ['users'], body: updateMeBody, response: { 200: userResponse } } },
     async (request) => {
-      await updateMe(db, request.session!.id, request.body);
-      return { user: toMe(await findMeOrThrow(request.session!.id)) };
+      const session = request.session!;
+      const ended = await updateMe(db, session.id, session.sessionId, request.body);
+      if (ended.length > 0) app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: ended } });
+      return { user: toMe(await findMeOrThrow(session.id)) };
     },
   );
 

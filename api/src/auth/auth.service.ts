@@ -82,7 +82,13 @@ export async function signup(db: Db, body: { email: string; password: string; na
   });
 }
 
-export async function updateMe(db: Db, userId: string, body: { name?: string | undefined; currentPassword?: string | undefined; password?: string | undefined }): Promise<void> {
+/** Changes the person's name and/or password; a new password ends their other sessions, answered by id. */
+export async function updateMe(
+  db: Db,
+  userId: string,
+  currentSessionId: string,
+  body: { name?: string | undefined; currentPassword?: string | undefined; password?: string | undefined },
+): Promise<string[]> {
   const changes: { name?: string; passwordHash?: string } = {};
   if (body.name !== undefined) changes.name = body.name;
   if (body.password !== undefined) {
@@ -92,6 +98,9 @@ export async function updateMe(db: Db, userId: string, body: { name?: string | u
     }
     changes.passwordHash = await hashPassword(body.password);
   }
-  if (Object.keys(changes).length === 0) return;
+  if (Object.keys(changes).length === 0) return [];
   await db.updateTable('users').set(changes).where('id', '=', userId).execute();
+  if (!changes.passwordHash) return [];
+  const ended = await db.deleteFrom('authSessions').where('userId', '=', userId).where('id', '!=', currentSessionId).returning('id').execute();
+  return ended.map((row) => row.id);
 }

@@ -7,13 +7,13 @@ export const role = z.enum(roleValues);
 export type Role = z.infer<typeof role>;
 export const roleLabels: Record<Role, string> = { operator: 'Grid Operator', va: 'Virtual Assistant' };
 
-const email = z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' }));
-const password = z.string().min(8, { message: 'password must be at least 8 characters' }).max(256);
+const email = z.string({ error: 'email is required' }).trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' }));
+const password = z.string({ error: 'password is required' }).min(8, { message: 'password must be at least 8 characters' }).max(256);
 
 export const signupBody = z.object({
   email,
   password,
-  name: z.string().trim().min(1, { message: 'name is required' }).max(120),
+  name: z.string({ error: 'name is required' }).trim().min(1, { message: 'name is required' }).max(120),
   role: z.enum(roleValues, {
     error: (issue) => (issue.input === undefined ? messages.roleRequired : 'role must be operator or va'),
   }),

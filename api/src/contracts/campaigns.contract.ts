@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, isoTime, nullableTime, pageQuery, shortText } from './common.ts';
+import { id, idFilter, isoTime, nullableTime, pageQuery, shortText } from './common.ts';
 import { messages } from './messages.ts';
 
 export const campaignPlatformValues = ['instagram', 'tiktok', 'tinder'] as const;
@@ -266,7 +266,7 @@ export const routine = z.object({
   createdAt: isoTime,
 });
 export type Routine = z.infer<typeof routine>;
-export const routineListQuery = z.object({ campaignId: id.optional() });
+export const routineListQuery = z.object({ campaignId: idFilter.optional() });
 
 export const campaignSession = z.object({
   id,
@@ -281,4 +281,4 @@ export const campaignSession = z.object({
   createdAt: isoTime,
 });
 export type CampaignSession = z.infer<typeof campaignSession>;
-export const campaignSessionListQuery = z.object({ campaignId: id.optional() });
+export const campaignSessionListQuery = z.object({ campaignId: idFilter.optional() });

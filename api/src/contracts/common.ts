@@ -3,6 +3,8 @@ import { z } from 'zod';
 /** Ids are uuids; anything else is answered 404 by the routes rather than 400, as an unknown id. */
 export const id = z.string();
 export const idParams = z.object({ id });
+/** An id given as a list filter: a malformed one is the caller's mistake, named. */
+export const idFilter = z.uuid({ error: 'must be an id' });
 export type IdParams = z.infer<typeof idParams>;
 
 /** Times travel as ISO 8601 strings. */

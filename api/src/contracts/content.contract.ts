@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, isoTime, nullableTime, pageQuery, timeInput } from './common.ts';
+import { id, idFilter, isoTime, nullableTime, pageQuery, timeInput } from './common.ts';
 import { messages } from './messages.ts';
 
 export const platformValues = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
@@ -98,7 +98,7 @@ export type Account = z.infer<typeof account>;
 export const accountListQuery = pageQuery.extend({
   platform: platform.optional(),
   status: accountStatus.optional(),
-  deviceId: id.optional(),
+  deviceId: idFilter.optional(),
   search: z.string().max(200).optional(),
 });
 
@@ -158,8 +158,8 @@ export const post = z.object({
 });
 export type Post = z.infer<typeof post>;
 export const postListQuery = pageQuery.extend({
-  campaignId: z.union([id, z.literal('none')]).optional(),
-  accountId: id.optional(),
+  campaignId: z.union([idFilter, z.literal('none')]).optional(),
+  accountId: idFilter.optional(),
   status: postStatus.optional(),
 });
 

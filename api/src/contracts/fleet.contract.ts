@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { id, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
+import { id, idFilter, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
 
 export const deviceStatusValues = ['online', 'offline', 'busy', 'idle'] as const;
 export const deviceStatus = z.enum(deviceStatusValues);
@@ -33,7 +33,7 @@ export type UpdateDeviceBody = z.input<typeof updateDeviceBody>;
 export const deviceListQuery = pageQuery.extend({
   status: deviceStatus.optional(),
   search: z.string().max(200).optional(),
-  assignedToId: id.optional(),
+  assignedToId: idFilter.optional(),
 });
 
 export const taskTypeValues = ['post', 'engage', 'warmup', 'monitor'] as const;
@@ -92,8 +92,8 @@ export const taskListQuery = pageQuery.extend({
   type: taskType.optional(),
   priority: taskPriority.optional(),
   search: z.string().max(200).optional(),
-  deviceId: id.optional(),
-  assignedToId: z.union([id, z.literal('me')]).optional(),
+  deviceId: idFilter.optional(),
+  assignedToId: z.union([idFilter, z.literal('me')]).optional(),
   from: timeInput.optional(),
   to: timeInput.optional(),
 });
@@ -121,8 +121,8 @@ export const session = z.object({
 export type Session = z.infer<typeof session>;
 export const sessionListQuery = pageQuery.extend({
   active: z.enum(['true', 'false']).optional(),
-  deviceId: id.optional(),
-  vaId: id.optional(),
+  deviceId: idFilter.optional(),
+  vaId: idFilter.optional(),
 });
 export const startSessionBody = z.object({
   deviceId: id,
@@ -149,7 +149,7 @@ export const activity = z.object({
 export type Activity = z.infer<typeof activity>;
 export const activityListQuery = pageQuery.extend({
   type: activityType.optional(),
-  deviceId: id.optional(),
+  deviceId: idFilter.optional(),
   from: timeInput.optional(),
   to: timeInput.optional(),
 });

@@ -45,6 +45,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     webDist: join(dataDir, 'no-web'),
     readCacheMs: 1000,
     runWorkers: !overrides.redisUrl,
+    trustProxy: false,
     ...overrides,
   };
   const feed = createChangeFeed();

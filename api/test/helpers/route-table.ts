@@ -316,7 +316,11 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: true,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/accounts/${(await buildAccount(operator)).id}`, body: { followers: 1200, following: 300 } }),
+    // A VA keeps the numbers of accounts on the phone assigned to them.
+    setup: async ({ operator, va }) => {
+      const device = await buildDevice(operator, { assignedToId: va.user!.id });
+      return { url: `/api/accounts/${(await buildAccount(operator, { deviceId: device.id })).id}`, body: { followers: 1200, following: 300 } };
+    },
   },
   {
     method: 'DELETE',

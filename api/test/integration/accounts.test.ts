@@ -165,8 +165,11 @@ describe('PATCH /api/accounts/:id', () => {
     expect(given.body).toMatchObject({ warmupStartDate: '2030-01-01T00:00:00.000Z', warmupEndDate: '2030-01-15T00:00:00.000Z' });
   });
 
-  it('lets a VA update followers and following only', async () => {
-    const account = await buildAccount(operator);
+  it('lets a VA update followers and following only, of accounts on their own phone', async () => {
+    const phone = await buildDevice(operator, { assignedToId: va.user!.id });
+    const account = await buildAccount(operator, { deviceId: phone.id });
+    const elsewhere = await buildAccount(operator);
+    expectError(await va.patch(`/api/accounts/${elsewhere.id}`, { followers: 5 }), 403, 'You can only update accounts on the device assigned to you');
     const answer = await va.patch<Account>(`/api/accounts/${account.id}`, { followers: 1500, following: 321 });
     expectStatus(answer, 200);
     expect(answer.body).toMatchObject({ followers: 1500, following: 321 });

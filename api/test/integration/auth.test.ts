@@ -14,7 +14,8 @@ const PASSWORD = 'correct horse battery';
 let t: TestApp;
 beforeAll(async () => {
   // A public URL, as behind a proxy: its origin is accepted for cookie writes and invitation links use it.
-  t = await buildTestApp({ publicUrl: PUBLIC_URL });
+  // Behind a proxy (TRUST_PROXY=1) the client address comes from X-Forwarded-For: the throttle tests vary it.
+  t = await buildTestApp({ publicUrl: PUBLIC_URL, trustProxy: true });
 });
 afterAll(async () => {
   await t?.close();

@@ -119,6 +119,11 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       const row = await db.transaction().execute(async (tx) => {
         const before = await tx.selectFrom('accounts').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
         if (!before) throw notFound();
+        if (actor.role === 'va') {
+          // A VA keeps the numbers of the accounts on the phone assigned to them.
+          const device = before.deviceId ? await tx.selectFrom('devices').select('assignedToId').where('id', '=', before.deviceId).executeTakeFirst() : undefined;
+          if (device?.assignedToId !== actor.userId) throw new AppError(403, 'You can only update accounts on the device assigned to you');
+        }
         const changes: Record<string, unknown> = {};
         for (const key of given) changes[key] = body[key as keyof typeof body];
         if (body.deviceId && body.deviceId !== before.deviceId) await assertRoomOnDevice(tx, actor, body.deviceId, before.platform as Platform, before.id);

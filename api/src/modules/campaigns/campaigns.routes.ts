@@ -49,7 +49,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/campaigns',
-    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], body: createCampaignBody, response: { 201: campaign, 400: errorBody } } },
+    {
+      config: { access: 'campaigns.manage', signedOutMessage: messages.mustBeLoggedIn },
+      schema: { tags: ['campaigns'], body: createCampaignBody, response: { 201: campaign, 400: errorBody } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
