@@ -13,7 +13,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTyp
 import type { Database } from '@farm/sql';
 import { installAuth } from './auth/auth.plugin.ts';
 import type { Config } from './config.ts';
-import { installErrorHandler } from './errors.ts';
+import { installErrorHandler, installNotFound } from './errors.ts';
 import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
@@ -93,12 +93,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const webDist = config.webDist ?? defaultWebDist;
   if (existsSync(webDist)) {
-    await app.register(fastifyStatic, { root: webDist, wildcard: false, index: false });
-    // Client-side routes: any GET outside /api answers the console's index.html.
-    app.get('/*', { schema: { hide: true } }, (request, reply) => {
-      if (request.url.startsWith('/api/')) return reply.code(404).send({ error: 'Not found' });
-      return reply.type('text/html').sendFile('index.html');
-    });
+    // Files are looked up per request, so a new build is served without a restart.
+    await app.register(fastifyStatic, { root: webDist, index: 'index.html' });
   }
+  installNotFound(app, existsSync(webDist));
   return app;
 }

@@ -35,10 +35,20 @@ const PG_CODES: Record<string, { status: number; message: string }> = {
   '22P02': { status: 400, message: 'A value has the wrong format' },
 };
 
-export function installErrorHandler(app: FastifyInstance): void {
+/**
+ * Unknown /api routes answer a JSON 404; any other GET answers the console's index.html (its client-side
+ * routes, including its own 'Page Not Found'), except a missing asset, which stays a 404.
+ */
+export function installNotFound(app: FastifyInstance, serveWeb: boolean): void {
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` });
+    const path = request.url.split('?')[0] ?? '';
+    const isPage = request.method === 'GET' && !path.startsWith('/api/') && !path.startsWith('/assets/') && !/\.[a-z0-9]+$/i.test(path);
+    if (serveWeb && isPage) return reply.type('text/html').sendFile('index.html');
+    return reply.code(404).send({ error: `Route ${request.method} ${path} not found` });
   });
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {

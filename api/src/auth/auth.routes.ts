@@ -37,6 +37,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const userId = await signup(db, request.body);
+      const joined = await findMeOrThrow(userId);
+      if (joined.workspaceId) {
+        const { workspaceId: _w, workspaceName: _n, ...person } = toMe(joined);
+        app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.updated', payload: person });
+      }
       await rotateSession(request.cookies[SESSION_COOKIE], request.session);
       const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });
       setSessionCookie(reply, token, secure);

@@ -140,6 +140,13 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   app.ctx.agents = attachAgents(app, io);
 
+  // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs.
+  app.addHook('preClose', async () => {
+    io.local.disconnectSockets(true);
+    io.of('/agent').local.disconnectSockets(true);
+    io.engine.close();
+  });
+
   app.addHook('onClose', async () => {
     unsubscribe();
     for (const timer of statsTimers.values()) clearTimeout(timer);
