@@ -4,6 +4,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useLocation } from 'react-router';
 import { createQueryClient } from '../shared/api';
+import { watchSessionArrivals } from '../shared/live-duration';
 import { TOAST_DURATION } from '../shared/toast';
 import { watchSessionExpiry } from './session-expiry';
 import { colorSchemeManager, cssVariablesResolver, DEFAULT_COLOR_SCHEME, forcedSchemeFor, theme } from './theme';
@@ -21,6 +22,8 @@ export function AppProviders({ children, queryClient: given, env }: AppProviders
   const { pathname } = useLocation();
 
   useEffect(() => watchSessionExpiry(queryClient), [queryClient]);
+  // Running sessions count up from the moment each row arrived.
+  useEffect(() => watchSessionArrivals(queryClient), [queryClient]);
 
   return (
     <QueryClientProvider client={queryClient}>

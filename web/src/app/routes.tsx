@@ -12,6 +12,7 @@ const ShellLayout = lazyNamed(() => import('./shell/ShellLayout'), 'ShellLayout'
 const DashboardPage = lazyNamed(() => import('../features/dashboard/DashboardPage'), 'DashboardPage');
 const DevicesPage = lazyNamed(() => import('../features/devices/DevicesPage'), 'DevicesPage');
 const TasksPage = lazyNamed(() => import('../features/tasks/TasksPage'), 'TasksPage');
+const MyTasksPage = lazyNamed(() => import('../features/tasks/MyTasksPage'), 'MyTasksPage');
 const VasPage = lazyNamed(() => import('../features/vas/VasPage'), 'VasPage');
 const MonitorPage = lazyNamed(() => import('../features/monitor/MonitorPage'), 'MonitorPage');
 const AnalyticsPage = lazyNamed(() => import('../features/analytics/AnalyticsPage'), 'AnalyticsPage');
@@ -21,6 +22,7 @@ const CampaignDetailPage = lazyNamed(() => import('../features/campaigns/Campaig
 const ContentPage = lazyNamed(() => import('../features/content/ContentPage'), 'ContentPage');
 const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage'), 'AccountsPage');
 const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
+const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
 
 /** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
 export function AppRoutes() {
@@ -30,6 +32,8 @@ export function AppRoutes() {
         <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
         <Route path="/signup" element={<SignupPage />} />
+        {/* Outside the shell and its sign-in: a TV opens it with a wall link's token (or a signed-in member without one). */}
+        <Route path="/monitor/wall" element={<WallPage />} />
         <Route
           element={
             <ProtectedRoute>
@@ -46,6 +50,7 @@ export function AppRoutes() {
           <Route path="/devices" element={<DevicesPage />} />
           <Route path="/vas" element={<VasPage />} />
           <Route path="/tasks" element={<TasksPage />} />
+          <Route path="/tasks/mine" element={<MyTasksPage />} />
           <Route path="/monitor" element={<MonitorPage />} />
           <Route path="/analytics" element={<AnalyticsPage />} />
           <Route path="/settings" element={<SettingsPage />} />

@@ -1,5 +1,5 @@
 /** Reads several screens share: lists keyed by path and filters, fetched with the filters as the query string. */
-import type { Activity, Device, Session, Task, User } from '@farm/api/contracts';
+import type { Activity, Device, Screenshot, Session, Task, User } from '@farm/api/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from './api';
 import { listKey, withQuery, type QueryParams } from './query';
@@ -54,4 +54,20 @@ export const useUsers = () => useList<User>('/api/users');
 /** Lookup by id, for rows that show a related name. */
 export function byId<T extends { id: string }>(items: readonly T[] | undefined): Map<string, T> {
   return new Map((items ?? []).map((item) => [item.id, item]));
+}
+
+export type { Screenshot } from '@farm/api/contracts';
+
+/** How many of a phone's latest screenshots the live feed shows. */
+export const SCREENSHOTS_SHOWN = 12;
+
+/** A phone's latest screenshots, newest first; pushed 'screenshot.added' events are put on top of this entry. */
+export const screenshotsKey = (deviceId: string) => ['/api/devices', deviceId, 'screenshots'] as const;
+
+export function useDeviceScreenshots(deviceId: string | null) {
+  return useQuery<Screenshot[]>({
+    queryKey: screenshotsKey(deviceId ?? ''),
+    queryFn: ({ signal }) => apiRequest<Screenshot[]>(withQuery(`/api/devices/${deviceId ?? ''}/screenshots`, { limit: SCREENSHOTS_SHOWN }), { signal }),
+    enabled: deviceId !== null,
+  });
 }

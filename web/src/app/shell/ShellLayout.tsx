@@ -8,6 +8,9 @@ import { useCurrentUser } from '../../features/auth/auth.api';
 import { Logo } from '../../shared/ui/Logo';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { useIsMobile } from '../../shared/ui/useIsMobile';
+import { ConnectionBanner } from '../../shared/ui/ConnectionBanner';
+import { ConnectionIndicator } from '../../shared/ui/ConnectionIndicator';
+import { useConnectionStore } from '../realtime/connection.store';
 import { RealtimeBridge } from '../realtime/RealtimeBridge';
 import { readSidebarExpanded, writeSidebarExpanded } from './sidebar.state';
 import { Sidebar } from './Sidebar';
@@ -39,6 +42,10 @@ export function ShellLayout() {
     if (!isMobile) closeDrawer();
   }, [isMobile, closeDrawer]);
 
+  const connection = useConnectionStore((state) => state.status);
+  const downSince = useConnectionStore((state) => state.downSince);
+  const live = Boolean(me?.workspaceId);
+
   const collapsed = !expanded;
   const withoutWorkspace = me !== undefined && me.workspaceId === null && !workspaceFreePaths.has(pathname);
 
@@ -50,7 +57,7 @@ export function ShellLayout() {
       padding={{ base: 'sm', sm: 'lg' }}
     >
       {/* The socket only admits people with a workspace. */}
-      {me?.workspaceId ? <RealtimeBridge /> : null}
+      {live ? <RealtimeBridge /> : null}
       <AppShell.Header>
         <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -72,7 +79,10 @@ export function ShellLayout() {
             )}
             <Logo />
           </Group>
-          <ThemeToggle />
+          <Group gap="sm" wrap="nowrap">
+            {live ? <ConnectionIndicator status={connection} /> : null}
+            <ThemeToggle />
+          </Group>
         </Group>
       </AppShell.Header>
 
@@ -93,6 +103,7 @@ export function ShellLayout() {
 
       <AppShell.Main>
         <Box maw={1600} mx="auto" style={{ minWidth: 0 }}>
+          {live ? <ConnectionBanner status={connection} downSince={downSince} /> : null}
           {withoutWorkspace ? (
             <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet" role="status">
               {messages.noWorkspace}

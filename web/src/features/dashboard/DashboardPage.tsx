@@ -5,10 +5,11 @@ import type { Stats } from '@farm/api/contracts';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { batteryColor, formatClock, formatRelative } from '../../shared/format';
+import { batteryColor, formatRelative } from '../../shared/format';
 import { byId, useActivities, useDevices, useSessions, useUsers } from '../../shared/resources';
 import { ActivityList } from '../../shared/ui/ActivityList';
 import { DeviceStatusBadge } from '../../shared/ui/DeviceStatusBadge';
+import { LiveDuration } from '../../shared/ui/LiveDuration';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { StatCard } from '../../shared/ui/StatCard';
@@ -151,7 +152,7 @@ export function DashboardPage() {
                         Busy
                       </Badge>
                       <Text ff="monospace" size="sm">
-                        {formatClock(session.duration)}
+                        <LiveDuration session={session} />
                       </Text>
                     </Group>
                   </Group>

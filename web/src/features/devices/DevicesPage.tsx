@@ -9,7 +9,8 @@ import { errorToast, toast } from '../../shared/toast';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
-import { useRestartSession } from './devices.api';
+import { useCreateCredential, useRestartSession } from './devices.api';
+import { ConnectPhoneModal } from './components/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
 import { DeviceCard } from './components/DeviceCard';
 import { DeviceDetailsModal } from './components/DeviceDetailsModal';
@@ -31,6 +32,8 @@ export function DevicesPage() {
   const [addOpened, addDialog] = useDisclosure(false);
   const [detailsId, setDetailsId] = useState<string | null>(null);
   const [assignId, setAssignId] = useState<string | null>(null);
+  const credential = useCreateCredential();
+  const [connecting, setConnecting] = useState<string | null>(null);
 
   const list = devices.data ?? [];
   const deviceMap = byId(list);
@@ -43,6 +46,16 @@ export function DevicesPage() {
       onSuccess: () => toast('Session Restarted', `A new session has started on ${name}.`),
       onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to restart session'),
     });
+  };
+
+  const connectPhone = (name: string, id: string) => {
+    setConnecting(name);
+    credential.reset();
+    credential.mutate(id);
+  };
+  const closeConnect = () => {
+    setConnecting(null);
+    credential.reset();
   };
 
   return (
@@ -94,6 +107,7 @@ export function DevicesPage() {
               onViewDetails={() => setDetailsId(device.id)}
               onAssignVa={() => setAssignId(device.id)}
               onRestartSession={() => restartSession(device.id, device.name)}
+              onConnectPhone={() => connectPhone(device.name, device.id)}
             />
           ))}
         </SimpleGrid>
@@ -107,6 +121,15 @@ export function DevicesPage() {
         onClose={() => setDetailsId(null)}
       />
       <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
+      {isOperator ? (
+        <ConnectPhoneModal
+          deviceName={connecting}
+          credential={credential.data}
+          pending={credential.isPending}
+          failed={credential.isError}
+          onClose={closeConnect}
+        />
+      ) : null}
     </>
   );
 }

@@ -1,4 +1,5 @@
-import type { CreateDeviceBody, Device, Session, UpdateDeviceBody } from '@farm/api/contracts';
+import type { CreateDeviceBody, Device, deviceCredential, Session, UpdateDeviceBody } from '@farm/api/contracts';
+import type { z } from 'zod';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
@@ -43,4 +44,18 @@ export function useRestartSession() {
     mutationFn: (id: string) => apiRequest<Session>(`/api/devices/${id}/restart-session`, { method: 'POST' }),
     onSuccess: () => invalidate(...deviceReads, '/api/sessions'),
   });
+}
+
+export type DeviceCredential = z.infer<typeof deviceCredential>;
+
+/** Issues the phone agent's credential (shown once); any earlier credential of the phone stops working. */
+export function useCreateCredential() {
+  return useMutation({
+    mutationFn: (deviceId: string) => apiRequest<DeviceCredential>(`/api/devices/${deviceId}/credentials`, { method: 'POST' }),
+  });
+}
+
+/** The command that runs the simulated phone agent against this console. */
+export function agentCommand(origin: string, token: string): string {
+  return `pnpm --filter @farm/agent-protocol exec tsx src/agent/cli.ts --url ${origin} --token ${token}`;
 }

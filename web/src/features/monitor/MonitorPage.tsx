@@ -1,7 +1,8 @@
-import { Badge, Card, CloseButton, Grid, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, CloseButton, Grid, Group, Stack, Text, Title } from '@mantine/core';
+import { IconLayoutGrid } from '@tabler/icons-react';
 import type { Session } from '@farm/api/contracts';
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { ApiError } from '../../shared/api';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
@@ -89,7 +90,15 @@ export function MonitorPage() {
 
   return (
     <>
-      <PageHeader title="Live Monitor" subtitle="Real-time session monitoring" />
+      <PageHeader
+        title="Live Monitor"
+        subtitle="Real-time session monitoring"
+        actions={
+          <Button component={Link} to="/monitor/wall" variant="light" leftSection={<IconLayoutGrid size={16} />}>
+            Open Wall Screen
+          </Button>
+        }
+      />
 
       {deviceFilter || vaFilter ? (
         <Group gap="xs" mb="md" aria-label="Active filters">
@@ -153,6 +162,7 @@ export function MonitorPage() {
         deviceName={feedSession ? deviceName(feedSession.deviceId) : ''}
         vaName={feedSession ? vaName(feedSession.vaId) : ''}
         devices={deviceMap}
+        canControl={feedSession ? canControl(feedSession) : false}
         onClose={() => setFeed(null)}
       />
       <ConfirmModal

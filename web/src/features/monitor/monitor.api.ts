@@ -24,3 +24,15 @@ export function useStopSession() {
     onSuccess: () => invalidate(...sessionReads),
   });
 }
+
+export interface CommandAnswer {
+  delivered: boolean;
+}
+
+/** Asks the phone's agent for a screenshot now; `delivered` is false when the phone is not connected. */
+export function useTakeScreenshot() {
+  return useMutation({
+    mutationFn: (deviceId: string) =>
+      apiRequest<CommandAnswer>(`/api/devices/${deviceId}/commands`, { method: 'POST', body: { name: 'screenshot' } }),
+  });
+}

@@ -5,7 +5,9 @@ import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
 import { InvitationsSection } from './components/InvitationsSection';
 import { MembersSection } from './components/MembersSection';
+import { NotificationsSection } from './components/NotificationsSection';
 import { ProfileSection } from './components/ProfileSection';
+import { WallLinksSection } from './components/WallLinksSection';
 import { WorkspaceSection } from './components/WorkspaceSection';
 
 export function SettingsPage() {
@@ -24,6 +26,8 @@ export function SettingsPage() {
             <WorkspaceSection canManage={isOperator} />
             <MembersSection me={me} />
             {isOperator ? <InvitationsSection /> : null}
+            {isOperator ? <WallLinksSection /> : null}
+            <NotificationsSection />
           </>
         ) : (
           <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet">

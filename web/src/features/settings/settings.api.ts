@@ -1,4 +1,5 @@
 import type {
+  createdWallLink,
   createdInvitation,
   createInvitationBody,
   Invitation,
@@ -6,6 +7,7 @@ import type {
   updateMeBody,
   updateUserBody,
   User,
+  WallLink,
   workspace,
 } from '@farm/api/contracts';
 import type { z } from 'zod';
@@ -22,6 +24,7 @@ type CreatedInvitation = z.infer<typeof createdInvitation>;
 type UpdateMeBody = z.input<typeof updateMeBody>;
 type UpdateUserBody = z.input<typeof updateUserBody>;
 type CreateInvitationBody = z.input<typeof createInvitationBody>;
+export type CreatedWallLink = z.infer<typeof createdWallLink>;
 
 export function useWorkspace(enabled: boolean) {
   return useQuery<Workspace>({ queryKey: ['/api/workspace'], enabled });
@@ -82,4 +85,25 @@ export function useRevokeInvitation() {
 /** The full address of an invitation link the server gave as a path. */
 export function invitationLink(url: string): string {
   return new URL(url, window.location.origin).toString();
+}
+
+export function useWallLinks(enabled: boolean) {
+  return useQuery<WallLink[]>({ queryKey: ['/api/wall-links'], enabled });
+}
+
+/** A read-only wall screen link; its token (in `url`) is shown once. */
+export function useCreateWallLink() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (name: string | undefined) => apiRequest<CreatedWallLink>('/api/wall-links', { method: 'POST', body: name ? { name } : {} }),
+    onSuccess: () => invalidate('/api/wall-links'),
+  });
+}
+
+export function useRevokeWallLink() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/wall-links/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/wall-links'),
+  });
 }

@@ -1,5 +1,5 @@
 import { ActionIcon, Button, Card, Group, Menu, Stack, Text, VisuallyHidden } from '@mantine/core';
-import { IconBattery2, IconDots, IconEye, IconRefresh, IconUserPlus } from '@tabler/icons-react';
+import { IconBattery2, IconDots, IconEye, IconPlugConnected, IconRefresh, IconUserPlus } from '@tabler/icons-react';
 import type { Device } from '@farm/api/contracts';
 import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
@@ -13,9 +13,11 @@ export interface DeviceCardProps {
   onViewDetails: () => void;
   onAssignVa: () => void;
   onRestartSession: () => void;
+  /** Operators: issue the phone agent's credential. */
+  onConnectPhone?: () => void;
 }
 
-export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession }: DeviceCardProps) {
+export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession, onConnectPhone }: DeviceCardProps) {
   return (
     <Card withBorder padding="lg" radius="md" component="article" aria-label={device.name}>
       <Group justify="space-between" wrap="nowrap" align="flex-start" mb="sm">
@@ -43,6 +45,11 @@ export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetail
             {canRestart ? (
               <Menu.Item leftSection={<IconRefresh size={16} />} onClick={onRestartSession}>
                 Restart Session
+              </Menu.Item>
+            ) : null}
+            {canManage && onConnectPhone ? (
+              <Menu.Item leftSection={<IconPlugConnected size={16} />} onClick={onConnectPhone}>
+                Connect Phone
               </Menu.Item>
             ) : null}
           </Menu.Dropdown>

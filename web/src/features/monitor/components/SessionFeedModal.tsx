@@ -1,16 +1,20 @@
 import { Badge, Divider, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { Device, Session } from '@farm/api/contracts';
-import { formatClock, formatDateTime, statusColors } from '../../../shared/format';
+import { formatDateTime, statusColors } from '../../../shared/format';
 import { ActivityList } from '../../../shared/ui/ActivityList';
 import { FormModal } from '../../../shared/ui/FormModal';
+import { LiveDuration } from '../../../shared/ui/LiveDuration';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useActivities } from '../monitor.api';
+import { ScreenshotFeed } from './ScreenshotFeed';
 
 export interface SessionFeedModalProps {
   session: Session | null;
   deviceName: string;
   vaName: string;
   devices: ReadonlyMap<string, Device>;
+  /** The person may command the phone (operators, or the VA working it): shows Take Screenshot. */
+  canControl: boolean;
   onClose: () => void;
 }
 
@@ -27,8 +31,8 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
-/** A session's details and the latest activity of its device. */
-export function SessionFeedModal({ session, deviceName, vaName, devices, onClose }: SessionFeedModalProps) {
+/** A session's details, its phone's latest screenshots (live) and the latest activity of its device. */
+export function SessionFeedModal({ session, deviceName, vaName, devices, canControl, onClose }: SessionFeedModalProps) {
   const activities = useActivities({ deviceId: session?.deviceId, limit: 20 }, { enabled: session !== null });
   const status = session?.isActive ? 'busy' : 'offline';
   return (
@@ -44,9 +48,13 @@ export function SessionFeedModal({ session, deviceName, vaName, devices, onClose
             <Field label="Current task">{session.currentTask ?? 'No current task'}</Field>
             <Field label="VA">{vaName}</Field>
             <Field label="Started">{formatDateTime(session.startedAt)}</Field>
-            <Field label="Duration">{formatClock(session.duration)}</Field>
+            <Field label="Duration">
+              <LiveDuration session={session} />
+            </Field>
             <Field label="Screenshots">{session.screenshots}</Field>
           </SimpleGrid>
+          <Divider />
+          <ScreenshotFeed deviceId={session.deviceId} deviceName={deviceName} canControl={canControl} />
           <Divider />
           <div>
             <Title order={3} fz="md" mb="sm">

@@ -1,7 +1,8 @@
 import { Badge, Button, Group, Paper, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { IconCamera, IconEye, IconPlayerPause, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import type { Session } from '@farm/api/contracts';
-import { formatClock, statusColors } from '../../../shared/format';
+import { statusColors } from '../../../shared/format';
+import { LiveDuration } from '../../../shared/ui/LiveDuration';
 
 export interface SessionRowProps {
   session: Session;
@@ -39,7 +40,7 @@ export function SessionRow({ session, deviceName, vaName, canControl, busy, onVi
         <Group gap="md" wrap="nowrap">
           <Text ff="monospace" fw={600}>
             <VisuallyHidden>Duration </VisuallyHidden>
-            {formatClock(session.duration)}
+            <LiveDuration session={session} />
           </Text>
           <Group gap={4} wrap="nowrap">
             <IconCamera size={16} aria-hidden />

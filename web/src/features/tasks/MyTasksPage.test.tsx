@@ -1,0 +1,38 @@
+import type { Task } from '@farm/api/contracts';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { renderRoutes, Route, stubApi } from '../../test/render';
+import { MyTasksPage, splitMyTasks } from './MyTasksPage';
+
+const stamp = '2025-01-01T00:00:00.000Z';
+function task(overrides: Partial<Task> = {}): Task {
+  return {
+    id: 't1', title: 'Post the morning reel', description: null, type: 'post', priority: 'high', status: 'pending', deviceId: null,
+    assignedToId: 'u1', deadline: null, startedAt: null, completedAt: null, createdAt: stamp, updatedAt: stamp, ...overrides,
+  };
+}
+
+describe('My Tasks', () => {
+  it('puts started work first, then waiting work, then finished tasks', () => {
+    const { open, finished } = splitMyTasks([task({ id: 'a' }), task({ id: 'b', status: 'completed' }), task({ id: 'c', status: 'in-progress' }), task({ id: 'd', status: 'failed' })]);
+    expect(open.map((row) => row.id)).toEqual(['c', 'a']);
+    expect(finished.map((row) => row.id)).toEqual(['b', 'd']);
+  });
+
+  it("lists the person's own tasks and starts one with a status PATCH", async () => {
+    const calls = stubApi({
+      'GET /api/tasks?assignedToId=me': { body: [task(), task({ id: 't2', title: 'Warm up account', status: 'completed' })] },
+      'GET /api/devices': { body: [] },
+      'PATCH /api/tasks/t1': (body) => ({ body: { ...task(), ...(body as object) } }),
+    });
+    renderRoutes(<Route path="/tasks/mine" element={<MyTasksPage />} />, '/tasks/mine');
+
+    const toDo = await screen.findByRole('region', { name: 'To Do' });
+    const card = within(toDo).getByRole('article', { name: 'Post the morning reel' });
+    expect(within(screen.getByRole('region', { name: 'Finished' })).getByText('Warm up account')).toBeTruthy();
+
+    await userEvent.click(within(card).getByRole('button', { name: 'Start' }));
+    expect(calls.find((call) => call.method === 'PATCH')).toMatchObject({ url: '/api/tasks/t1', body: { status: 'in-progress' } });
+  });
+});

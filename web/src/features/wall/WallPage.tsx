@@ -1,0 +1,204 @@
+import { ActionIcon, Center, Loader, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { useFullscreenDocument, useViewportSize } from '@mantine/hooks';
+import { IconArrowLeft, IconMaximize, IconMinimize } from '@tabler/icons-react';
+import type { DeviceStatus } from '@farm/api/contracts';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useStore } from 'zustand';
+import { deviceStatusLabels } from '../../shared/format';
+import { ConnectionBanner } from '../../shared/ui/ConnectionBanner';
+import { ConnectionIndicator } from '../../shared/ui/ConnectionIndicator';
+import { WallTileView } from './components/WallTileView';
+import { fetchWallSnapshot, wallImageUrl } from './wall.api';
+import { startWallFeed } from './wall.events';
+import { computeWallGrid } from './wall.grid';
+import { createWallSocket } from './wall.socket';
+import { createWallStore, type WallStore } from './wall.store';
+
+/** Height of the wall's one line of chrome, and the padding around the grid. */
+export const WALL_BAR_HEIGHT = 40;
+const PADDING = 8;
+const INVALID_LINK = 'This wall link is invalid or was revoked';
+const statusOrder: readonly DeviceStatus[] = ['online', 'busy', 'idle', 'offline'];
+
+/** A TV keeps its screen on while the wall is open, where the browser allows it. */
+function useWakeLock() {
+  useEffect(() => {
+    const wakeLock = (navigator as Navigator & { wakeLock?: { request(type: 'screen'): Promise<{ release(): Promise<void> }> } }).wakeLock;
+    if (!wakeLock) return;
+    let lock: { release(): Promise<void> } | undefined;
+    let active = true;
+    const acquire = () => {
+      if (document.visibilityState !== 'visible') return;
+      wakeLock
+        .request('screen')
+        .then((granted) => {
+          if (active) lock = granted;
+          else void granted.release();
+        })
+        .catch(() => undefined);
+    };
+    acquire();
+    document.addEventListener('visibilitychange', acquire);
+    return () => {
+      active = false;
+      document.removeEventListener('visibilitychange', acquire);
+      void lock?.release().catch(() => undefined);
+    };
+  }, []);
+}
+
+function StatusCounts({ store }: { store: WallStore }) {
+  const tiles = useStore(store, (state) => state.tiles);
+  const counts = new Map<DeviceStatus, number>();
+  for (const tile of Object.values(tiles)) counts.set(tile.status, (counts.get(tile.status) ?? 0) + 1);
+  return (
+    <Text size="sm" c="dark.1" style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }}>
+      {Object.keys(tiles).length} phones
+      {statusOrder.map((status) => ` · ${counts.get(status) ?? 0} ${deviceStatusLabels[status].toLowerCase()}`).join('')}
+    </Text>
+  );
+}
+
+function WallGrid({ store, imageUrl }: { store: WallStore; imageUrl: (url: string) => string }) {
+  const order = useStore(store, (state) => state.order);
+  const { width, height } = useViewportSize();
+  if (order.length === 0) {
+    return (
+      <Center h={`calc(100dvh - ${WALL_BAR_HEIGHT}px)`}>
+        <Text c="dark.1">No phones in this workspace yet</Text>
+      </Center>
+    );
+  }
+  if (width === 0 || height === 0) return null;
+  const grid = computeWallGrid({ width: width - PADDING * 2, height: height - WALL_BAR_HEIGHT - PADDING * 2, count: order.length });
+  const fontSize = Math.round(Math.max(9, Math.min(18, grid.tileWidth / 11)));
+  return (
+    <div
+      role="list"
+      aria-label="Phones"
+      style={{
+        height: `calc(100dvh - ${WALL_BAR_HEIGHT}px)`,
+        padding: PADDING,
+        boxSizing: 'border-box',
+        display: 'grid',
+        gridTemplateColumns: `repeat(${grid.columns}, ${grid.tileWidth}px)`,
+        gridAutoRows: `${grid.tileHeight}px`,
+        gap: grid.gap,
+        justifyContent: 'center',
+        alignContent: 'center',
+        overflow: 'hidden',
+      }}
+    >
+      {order.map((id) => (
+        <div role="listitem" key={id} style={{ display: 'grid' }}>
+          <WallTileView id={id} store={store} imageUrl={imageUrl} fontSize={fontSize} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The wall screen: every phone of the workspace on one dark screen, for a TV on the farm floor. Opened with a
+ * wall link's token it needs no sign-in and shows nothing else; without one it is the signed-in member's view.
+ */
+export function WallPage() {
+  const [params] = useSearchParams();
+  const token = params.get('token') || null;
+  const navigate = useNavigate();
+  const navigateRef = useRef(navigate);
+  const [store] = useState(() => createWallStore());
+  const load = useStore(store, (state) => state.load);
+  const workspaceName = useStore(store, (state) => state.workspaceName);
+  const connection = useStore(store, (state) => state.connection);
+  const fullscreen = useFullscreenDocument();
+  useWakeLock();
+
+  useEffect(() => {
+    navigateRef.current = navigate;
+  }, [navigate]);
+
+  useEffect(() => {
+    const socket = createWallSocket(token);
+    return startWallFeed({
+      store,
+      socket,
+      fetchSnapshot: (signal) => fetchWallSnapshot(token, signal),
+      // A member whose session ended signs in again; a TV with a revoked link just says so.
+      onUnauthorized: () => {
+        if (!token) void navigateRef.current('/login', { replace: true });
+      },
+    });
+  }, [store, token]);
+
+  useEffect(() => {
+    if (workspaceName) document.title = `Wall · ${workspaceName}`;
+  }, [workspaceName]);
+
+  const imageUrl = useCallback((url: string) => wallImageUrl(url, token), [token]);
+
+  const page = (children: ReactNode) => (
+    <main
+      aria-label="Wall screen"
+      style={{ position: 'fixed', inset: 0, overflow: 'hidden', background: 'var(--mantine-color-dark-9)', color: 'var(--mantine-color-white)' }}
+    >
+      {children}
+    </main>
+  );
+
+  if (load === 'unauthorized') {
+    return page(
+      <Center h="100%" p="md">
+        <Stack align="center" gap="sm">
+          <Title order={1} fz="xl">
+            {INVALID_LINK}
+          </Title>
+          <Text c="dark.1">Ask an operator for a new wall link.</Text>
+        </Stack>
+      </Center>,
+    );
+  }
+  if (load === 'loading') {
+    return page(
+      <Center h="100%">
+        <Stack align="center" gap="sm" role="status">
+          <Loader />
+          <Text c="dark.1">Loading wall...</Text>
+        </Stack>
+      </Center>,
+    );
+  }
+
+  return page(
+    <>
+      <header
+        style={{ height: WALL_BAR_HEIGHT, display: 'flex', alignItems: 'center', gap: 12, padding: `0 ${PADDING * 1.5}px`, borderBottom: '1px solid var(--mantine-color-dark-6)' }}
+      >
+        {token ? null : (
+          <Tooltip label="Back to the Live Monitor">
+            <ActionIcon component={Link} to="/monitor" variant="subtle" color="gray" aria-label="Back to Live Monitor">
+              <IconArrowLeft size={18} />
+            </ActionIcon>
+          </Tooltip>
+        )}
+        <Title order={1} fz="md" style={{ whiteSpace: 'nowrap' }}>
+          {workspaceName}
+        </Title>
+        <div style={{ flex: 1, minWidth: 0 }}>
+          <StatusCounts store={store} />
+        </div>
+        <ConnectionIndicator status={connection.status} />
+        <Tooltip label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}>
+          <ActionIcon variant="subtle" color="gray" onClick={() => void fullscreen.toggle()} aria-label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}>
+            {fullscreen.fullscreen ? <IconMinimize size={18} /> : <IconMaximize size={18} />}
+          </ActionIcon>
+        </Tooltip>
+      </header>
+      <div style={{ position: 'absolute', top: WALL_BAR_HEIGHT + PADDING, left: '50%', transform: 'translateX(-50%)', zIndex: 10, width: 'min(560px, 90vw)' }}>
+        <ConnectionBanner status={connection.status} downSince={connection.downSince} />
+      </div>
+      <WallGrid store={store} imageUrl={imageUrl} />
+    </>,
+  );
+}
