@@ -40,7 +40,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       const joined = await findMeOrThrow(userId);
       if (joined.workspaceId) {
         const { workspaceId: _w, workspaceName: _n, ...person } = toMe(joined);
-        app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.updated', payload: person });
+        app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.created', payload: person });
       }
       await rotateSession(request.cookies[SESSION_COOKIE], request.session);
       const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });

@@ -39,6 +39,7 @@ export const serverEvents = {
   'post.created': post,
   'post.updated': post,
   'post.deleted': removed,
+  'user.created': user,
   'user.updated': user,
   'stats.changed': stats,
 } as const;

@@ -35,7 +35,7 @@ export function AppProviders({ children, queryClient: given, env }: AppProviders
         forceColorScheme={forcedSchemeFor(pathname)}
         env={env}
       >
-        <Notifications limit={1} autoClose={TOAST_DURATION} position="bottom-right" containerWidth={420} />
+        <Notifications limit={1} autoClose={TOAST_DURATION} position="top-center" containerWidth={420} />
         {children}
       </MantineProvider>
     </QueryClientProvider>

@@ -10,6 +10,11 @@ export const theme = createTheme({
   components: {
     // SPEC §9: tooltips open after 700 ms.
     Tooltip: { defaultProps: { openDelay: 700, withArrow: true } },
+    // Every toast's close button is named, and its message reads at full contrast in both schemes.
+    Notification: {
+      defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } },
+      styles: { description: { color: 'var(--mantine-color-text)' } },
+    },
   },
 });
 

@@ -81,7 +81,7 @@ export function DashboardPage() {
             ) : activeDevices.length === 0 ? (
               <EmptyText>No devices yet</EmptyText>
             ) : (
-              <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+              <SimpleGrid cols={{ base: 1, sm: 2, lg: 1, xl: 2 }} spacing="sm">
                 {activeDevices.map((device) => (
                   <Card key={device.id} withBorder padding="sm" radius="md">
                     <Group justify="space-between" wrap="nowrap" gap="xs">

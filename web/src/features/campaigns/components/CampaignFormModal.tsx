@@ -148,6 +148,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
             <NumberInput
               label="Daily Engagement Target"
               min={1}
+              clampBehavior="none"
               allowDecimal={false}
               allowNegative={false}
               required
