@@ -100,7 +100,7 @@ export function LandingPage() {
           <ParticleField count={100} />
           <Container size="lg" py={{ base: 80, sm: 128 }} pos="relative" style={{ zIndex: 1 }}>
             <Stack align="center" ta="center" gap="lg">
-              <Badge variant="dot" size="lg">
+              <Badge variant="dot" size="lg" h="auto" py={4} maw="100%" styles={{ label: { whiteSpace: 'normal', textAlign: 'center' } }}>
                 Real phones. Real accounts. One console.
               </Badge>
               <Title id="hero-title" order={1} fz={{ base: 36, sm: 56 }} lh={1.1} maw={860}>

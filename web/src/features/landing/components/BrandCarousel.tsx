@@ -19,6 +19,8 @@ export function BrandCarousel() {
       emblaOptions={{ loop: true, align: 'start' }}
       plugins={[autoplay.current]}
       controlSize={32}
+      // The arrows sit beside the logos, never over the first or last one.
+      px={44}
       previousControlProps={{ 'aria-label': 'Previous brands' }}
       nextControlProps={{ 'aria-label': 'Next brands' }}
     >

@@ -1,4 +1,4 @@
-import { Button, Card, Divider, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Card, Divider, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { roleLabels, updateMeBody, type Me } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError } from '../../../shared/api';
@@ -75,7 +75,7 @@ export function ProfileSection({ me }: { me: Me }) {
           <Title order={3} fz="md">
             Change password
           </Title>
-          <Group grow align="flex-start" wrap="wrap">
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
             <PasswordInput
               label="Current Password"
               autoComplete="current-password"
@@ -91,7 +91,7 @@ export function ProfileSection({ me }: { me: Me }) {
               error={passwordError}
               onChange={(event) => setPassword(event.currentTarget.value)}
             />
-          </Group>
+          </SimpleGrid>
           <Group justify="flex-end">
             <Button type="submit" loading={updatePassword.isPending}>
               Change Password
