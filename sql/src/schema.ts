@@ -111,6 +111,7 @@ export interface TasksTable {
   attempt: ColumnType<number, number | undefined, number>;
   dispatchedAt: NullableTimestamp;
   postId: ColumnType<string | null, string | null | undefined, string | null>;
+  campaignSessionId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

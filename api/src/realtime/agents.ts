@@ -17,7 +17,7 @@ import {
   type ServerMessage,
   type ServerToAgent,
 } from '@farm/agent-protocol';
-import { settlePostOfTask } from '@farm/workers';
+import { settlePostOfTask, settleRunOfTask } from '@farm/workers';
 import { hashToken } from '../auth/auth.queries.ts';
 import { recordActivity } from '../modules/activities/activities.queries.ts';
 import { toSession } from '../modules/sessions/sessions.service.ts';
@@ -197,6 +197,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
         outbox.add('task.updated', serialize(task));
         const post = await settlePostOfTask(tx, task.id, message.status);
         if (post) outbox.add('post.updated', serialize(post));
+        await settleRunOfTask(tx, task.id, message.status);
         await recordActivity(
           tx,
           {

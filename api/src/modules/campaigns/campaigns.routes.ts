@@ -20,6 +20,7 @@ import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { findCampaign, listCampaigns } from './campaigns.queries.ts';
+import { scheduleCampaignRuns } from '@farm/workers';
 import { updateCampaignBody } from '../../contracts/index.ts';
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
@@ -98,6 +99,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (Object.keys(body).length > 0) await tx.updateTable('campaigns').set(body).where('id', '=', before.id).execute();
         const after = (await findCampaign(tx, actor.workspaceId, before.id))!;
         outbox.add('campaign.updated', serialize(after));
+        if (body.status === 'active' && before.status !== 'active') await scheduleCampaignRuns(tx, actor.workspaceId, before.id);
         if (body.status && body.status !== before.status) {
           await recordActivity(
             tx,
@@ -109,6 +111,8 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         return after;
       });
       outbox.flush(changes);
+      // The first routine run of a campaign just activated goes to its phone now, not at the next tick.
+      if (request.body.status === 'active') void app.ctx.jobs?.runNow('campaigns.due');
       return serialize(row);
     },
   );

@@ -10,7 +10,7 @@ import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { settlePostOfTask } from '@farm/workers';
+import { settlePostOfTask, settleRunOfTask } from '@farm/workers';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
 
@@ -93,6 +93,7 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
   if (status === 'completed' || status === 'failed') {
     const post = await settlePostOfTask(tx, id, status);
     if (post) outbox.add('post.updated', serialize(post));
+    await settleRunOfTask(tx, id, status);
   }
   if (status !== undefined && status !== before.status) {
     await recordActivity(
