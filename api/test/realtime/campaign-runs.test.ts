@@ -53,10 +53,14 @@ describe('campaign runs', () => {
     await va.patch(`/api/tasks/${tasks[0]!.id}`, { status: 'completed' });
     expect((await runsOf(campaign.id)).find((run) => run.id === byTime[0]!.id)?.status).toBe('completed');
 
-    // Paused and activated again: the waiting run is kept, not doubled.
+    // Paused and activated again: the run still waiting is kept, not doubled; the finished routine runs again.
     await operator.patch(`/api/campaigns/${campaign.id}`, { status: 'paused' });
     await operator.patch(`/api/campaigns/${campaign.id}`, { status: 'active' });
-    expect((await runsOf(campaign.id)).filter((run) => run.status === 'pending')).toHaveLength(1);
+    const again = await runsOf(campaign.id);
+    const open = (routineId: string) => again.filter((run) => run.routineId === routineId && (run.status === 'pending' || run.status === 'in-progress'));
+    expect(open(byTime[1]!.routineId)).toHaveLength(1);
+    expect(open(byTime[0]!.routineId)).toHaveLength(1);
+    expect(again).toHaveLength(3);
   });
 
   it('fails a due run whose account has no phone, and saying why', async () => {
