@@ -26,7 +26,7 @@ import {
   type Account,
   type UpdateAccountBody,
 } from '@farm/api/contracts';
-import { ApiError } from '../../shared/api';
+import { serverMessageOr } from '../../shared/api';
 import { formatDateTime } from '../../shared/format';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
@@ -44,9 +44,6 @@ import {
 } from './accounts.form';
 
 export const accountUpdateFailure = 'Failed to update account';
-
-const serverText = (error: unknown, fallback: string) =>
-  (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback;
 
 function BackLink() {
   return (
@@ -109,7 +106,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
         toast('Account Updated', 'Account information has been updated successfully');
         after?.();
       },
-      onError: (error) => errorToast('Error', serverText(error, accountUpdateFailure)),
+      onError: (error) => errorToast('Error', serverMessageOr(error, accountUpdateFailure)),
     });
   }
 
@@ -157,7 +154,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
         toast('Account Deleted', `@${account.username} was removed.`);
         void navigate('/accounts');
       },
-      onError: (error) => errorToast('Error', serverText(error, 'Failed to delete account')),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete account')),
     });
   }
 

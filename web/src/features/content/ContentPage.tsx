@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Button, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/api/contracts';
-import { ApiError } from '../../shared/api';
+import { serverMessageOr } from '../../shared/api';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
@@ -13,9 +13,6 @@ import { CreatePostModal } from './components/CreatePostModal';
 import { PostCard } from './components/PostCard';
 
 type Filter = 'all' | PostStatus;
-
-const serverText = (error: unknown, fallback: string) =>
-  (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback;
 
 /** Content (/content): draft, schedule and publish posts. */
 export function ContentPage() {
@@ -32,7 +29,7 @@ export function ContentPage() {
       { id: post.id, body },
       {
         onSuccess: () => toast('Post Updated', 'Post status has been updated successfully'),
-        onError: (error) => errorToast('Error', serverText(error, 'Failed to update post')),
+        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update post')),
       },
     );
   }
@@ -44,7 +41,7 @@ export function ContentPage() {
         toast('Post Deleted', 'Post has been removed successfully');
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', serverText(error, 'Failed to delete post')),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete post')),
     });
   }
 

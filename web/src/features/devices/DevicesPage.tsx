@@ -3,7 +3,7 @@ import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import type { DeviceStatus } from '@farm/api/contracts';
 import { useState } from 'react';
-import { ApiError } from '../../shared/api';
+import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
@@ -44,7 +44,7 @@ export function DevicesPage() {
   const restartSession = (id: string, name: string) => {
     restart.mutate(id, {
       onSuccess: () => toast('Session Restarted', `A new session has started on ${name}.`),
-      onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to restart session'),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to restart session')),
     });
   };
 

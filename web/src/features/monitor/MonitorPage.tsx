@@ -3,7 +3,7 @@ import { IconLayoutGrid } from '@tabler/icons-react';
 import type { Session } from '@farm/api/contracts';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { ApiError } from '../../shared/api';
+import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
 import { ActivityList } from '../../shared/ui/ActivityList';
@@ -59,7 +59,7 @@ export function MonitorPage() {
   };
 
   const failed = (fallback: string) => (error: Error) =>
-    errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback);
+    errorToast('Error', serverMessageOr(error, fallback));
 
   const toggle = (session: Session) => {
     const isActive = !session.isActive;

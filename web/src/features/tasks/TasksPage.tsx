@@ -3,7 +3,7 @@ import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconPlus, IconSearch } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/api/contracts';
 import { useState } from 'react';
-import { ApiError } from '../../shared/api';
+import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
@@ -63,7 +63,7 @@ export function TasksPage() {
       { id: task.id, body: { status } },
       {
         onSuccess: () => toast('Task Updated', `${task.title} is now ${taskStatusLabels[status].toLowerCase()}.`),
-        onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to update task'),
+        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update task')),
       },
     );
   };
@@ -75,7 +75,7 @@ export function TasksPage() {
         toast('Task Deleted', `${deleting.title} has been removed.`);
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to delete task'),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete task')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button, Divider, Group, NumberInput, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { genderValues, messages, orientationValues, platformValues, relationshipGoalValues } from '@farm/api/contracts';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { useCreateAccount, useDevices } from '../accounts.api';
@@ -60,7 +60,7 @@ export function AddAccountModal({ opened, onClose }: AddAccountModalProps) {
         onClose();
       },
       onError: (error) =>
-        errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? accountCreateFailure),
+        errorToast('Error', serverMessageOr(error, accountCreateFailure)),
     });
   }
 

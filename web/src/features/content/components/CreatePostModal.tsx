@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { uploadLimits } from '@farm/api/contracts';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { toDateTimeLocal } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
@@ -65,7 +65,7 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
         onClose();
       },
       onError: (error) =>
-        errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? postCreateFailure),
+        errorToast('Error', serverMessageOr(error, postCreateFailure)),
     });
   }
 

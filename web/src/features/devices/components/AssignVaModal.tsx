@@ -1,7 +1,7 @@
 import { Button, Group, Select, Stack, Text } from '@mantine/core';
 import type { Device } from '@farm/api/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
@@ -39,7 +39,7 @@ export function AssignVaModal({ device, onClose }: { device: Device | null; onCl
           onClose();
         },
         onError: (error) =>
-          errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to assign VA'),
+          errorToast('Error', serverMessageOr(error, 'Failed to assign VA')),
       },
     );
   };

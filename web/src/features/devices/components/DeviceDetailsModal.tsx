@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Divider, Group, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { updateDeviceBody, type Device, type DeviceStatus } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';
 import { useSessions, useTasks } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -70,7 +70,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
           toast('Device Updated', 'The device has been saved.');
           onClose();
         },
-        onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to update device'),
+        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update device')),
       },
     );
   };
@@ -82,7 +82,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
         toast('Device Deleted', `${device.name} has been removed.`);
         onClose();
       },
-      onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to delete device'),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete device')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Button, Group, NumberInput, Select, Stack, TextInput } from '@mantine/core';
 import { createDeviceBody, deviceStatusValues, type DeviceStatus } from '@farm/api/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { deviceStatusLabels } from '../../../shared/format';
 import { useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -51,7 +51,7 @@ export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: 
         onClose();
       },
       onError: (failure) =>
-        errorToast('Error', (failure instanceof ApiError ? failure.serverMessage : undefined) ?? 'Failed to add device'),
+        errorToast('Error', serverMessageOr(failure, 'Failed to add device')),
     });
   };
 

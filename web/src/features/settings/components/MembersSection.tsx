@@ -1,6 +1,6 @@
 import { Avatar, Badge, Button, Card, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/api/contracts';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { initials } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
@@ -23,7 +23,7 @@ export function MembersSection({ me }: { me: Me }) {
       { id: member.id, body },
       {
         onSuccess: () => toast('Member Updated', done),
-        onError: (error) => errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? 'Failed to update member'),
+        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update member')),
       },
     );
   };

@@ -1,13 +1,9 @@
 import { Button, Card, Divider, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { roleLabels, updateMeBody, type Me } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { useUpdateMe } from '../settings.api';
-
-function serverText(error: Error, fallback: string): string {
-  return (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback;
-}
 
 /** The person's own name and password. */
 export function ProfileSection({ me }: { me: Me }) {
@@ -31,7 +27,7 @@ export function ProfileSection({ me }: { me: Me }) {
     setNameError(undefined);
     updateName.mutate(parsed.data, {
       onSuccess: () => toast('Profile Updated', 'Your name has been saved.'),
-      onError: (error) => errorToast('Error', serverText(error, 'Failed to update profile')),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update profile')),
     });
   };
 
@@ -49,7 +45,7 @@ export function ProfileSection({ me }: { me: Me }) {
         setPassword('');
         toast('Password Changed', 'Use your new password next time you log in.');
       },
-      onError: (error) => errorToast('Error', serverText(error, 'Failed to change password')),
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to change password')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Button, Card, Group, Text, TextInput, Title } from '@mantine/core';
 import { updateWorkspaceBody } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useUpdateWorkspace, useWorkspace } from '../settings.api';
@@ -25,7 +25,7 @@ export function WorkspaceSection({ canManage }: { canManage: boolean }) {
     setError(undefined);
     update.mutate(parsed.data.name, {
       onSuccess: () => toast('Workspace Updated', 'The workspace name has been saved.'),
-      onError: (failure) => errorToast('Error', (failure instanceof ApiError ? failure.serverMessage : undefined) ?? 'Failed to update workspace'),
+      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to update workspace')),
     });
   };
 

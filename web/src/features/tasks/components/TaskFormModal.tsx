@@ -1,7 +1,7 @@
 import { Button, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
 import { createTaskBody, taskPriorityValues, taskTypeLabels, taskTypeValues, type Task } from '@farm/api/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { ApiError } from '../../../shared/api';
+import { serverMessageOr } from '../../../shared/api';
 import { fromDateTimeLocal, toDateTimeLocal } from '../../../shared/format';
 import { useDevices, useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -98,7 +98,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
     }
     const onError = (error: Error) => {
       const fallback = editing ? 'Failed to update task' : 'Failed to create task';
-      errorToast('Error', (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback);
+      errorToast('Error', serverMessageOr(error, fallback));
     };
     if (task) {
       update.mutate(
