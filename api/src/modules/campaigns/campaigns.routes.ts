@@ -11,6 +11,7 @@ import {
   idParams,
   linkAccountBody,
   messages,
+  updateCampaignBody,
 } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
@@ -21,7 +22,6 @@ import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { findCampaign, listCampaigns } from './campaigns.queries.ts';
 import { scheduleCampaignRuns } from '@farm/workers';
-import { updateCampaignBody } from '../../contracts/index.ts';
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
 
