@@ -17,6 +17,8 @@ export interface Database {
   /** Runs fn while holding a database-wide lock, so two processes never migrate at once. */
   withLock<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PostgreSQL only: the pool's connections (total, idle) and the queries waiting for one. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** PGlite only: the whole data directory as a tarball, to restore a copy quickly (tests use it as a template). */
   dumpDataDir?(): Promise<Blob>;
 }
@@ -58,6 +60,7 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
     async close() {
       await db.destroy();
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }
 

@@ -1,3 +1,4 @@
 export * from './schema.ts';
 export * from './database.ts';
 export * from './migrate.ts';
+export * from './serialize.ts';

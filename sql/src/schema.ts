@@ -3,29 +3,38 @@
  * Property names are camelCase; the CamelCasePlugin maps them to the snake_case columns.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { FailureCode } from '@farm/agent-protocol/failures';
+import type { RoutineType } from '@farm/agent-protocol/routines';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type TextArray = ColumnType<string[], string[] | undefined, string[]>;
 type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
+type NullableCode = ColumnType<FailureCode | null, FailureCode | null | undefined, FailureCode | null>;
+export type { FailureCode };
 
 export type Role = 'operator' | 'va';
 export type DeviceStatus = 'online' | 'offline' | 'busy' | 'idle';
 export type TaskType = 'post' | 'engage' | 'warmup' | 'monitor';
 export type TaskPriority = 'high' | 'medium' | 'low';
-export type TaskStatus = 'pending' | 'in-progress' | 'completed' | 'failed';
+export type TaskStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'cancelled';
 export type ActivityType = 'success' | 'warning' | 'info' | 'error';
 export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
 export type AccountStatus = 'creation_pending' | 'warmup' | 'active' | 'paused' | 'suspended';
 export type PostStatus = 'draft' | 'scheduled' | 'published' | 'failed';
 export type Platform = 'tiktok' | 'instagram' | 'facebook' | 'twitter' | 'youtube' | 'tinder';
-export type RoutineType = 'basic' | 'warmup' | 'doom_scroll' | 'branch_from_account' | 'create_post' | 'basic_scroll' | 'engage_comments';
+export type { RoutineType };
 
 export interface WorkspacesTable {
   id: Generated<string>;
   name: string;
+  /** IANA zone name; 'UTC' unless set at signup or in Settings. */
+  timeZone: ColumnType<string, string | undefined, string>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Operators of this workspace must sign in with a second factor (0010). */
+  requireTwoFactor: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsersTable {
@@ -36,6 +45,13 @@ export interface UsersTable {
   role: Role;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Two-factor sign-in (0010): the TOTP secret, sealed under the server's secret; null while it is off. */
+  totpSecret: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A secret being set up, until its first code confirms it. */
+  totpPendingSecret: ColumnType<string | null, string | null | undefined, string | null>;
+  totpEnabledAt: NullableTimestamp;
+  /** The last TOTP time step accepted: a code works once. */
+  totpLastStep: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WorkspaceMembersTable {
@@ -79,6 +95,7 @@ export interface AuditLogTable {
   entityType: string;
   entityId: string | null;
   data: Json;
+  ip: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Timestamp;
 }
 
@@ -91,6 +108,15 @@ export interface DevicesTable {
   lastActive: Timestamp;
   assignedToId: string | null;
   sessionTime: ColumnType<number, number | undefined, number>;
+  lastSeenAt: NullableTimestamp;
+  agentProtocol: ColumnType<number | null, number | null | undefined, number | null>;
+  agentVersion: NullableText;
+  hostId: NullableText;
+  serial: NullableText;
+  model: NullableText;
+  androidVersion: NullableText;
+  screenOn: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
+  foregroundApp: NullableText;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -112,6 +138,19 @@ export interface TasksTable {
   dispatchedAt: NullableTimestamp;
   postId: ColumnType<string | null, string | null | undefined, string | null>;
   campaignSessionId: ColumnType<string | null, string | null | undefined, string | null>;
+  maxAttempts: ColumnType<number, number | undefined, number>;
+  leaseExpiresAt: NullableTimestamp;
+  nextAttemptAt: NullableTimestamp;
+  lastProgressAt: NullableTimestamp;
+  progress: ColumnType<number | null, number | null | undefined, number | null>;
+  progressNote: NullableText;
+  failureCode: NullableCode;
+  failureMessage: NullableText;
+  expectedSeconds: ColumnType<number, number | undefined, number>;
+  work: Json;
+  sourceKey: NullableText;
+  accountId: NullableText;
+  engagement: Json;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -172,6 +211,10 @@ export interface CampaignsTable {
   autoswipeAgeMax: ColumnType<number, number | undefined, number>;
   autoswipeDistanceMax: ColumnType<number, number | undefined, number>;
   autoswipeBioKeywords: TextArray;
+  activeHoursStart: ColumnType<number, number | undefined, number>;
+  activeHoursEnd: ColumnType<number, number | undefined, number>;
+  cooldownMinutes: ColumnType<number, number | undefined, number>;
+  dailyCaps: Json;
   createdById: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
@@ -197,6 +240,8 @@ export interface AccountsTable {
   interests: TextArray;
   sexualOrientation: string | null;
   relationshipGoal: string | null;
+  pausedCode: NullableCode;
+  pausedMessage: NullableText;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -230,6 +275,11 @@ export interface CampaignSessionsTable {
   scheduledAt: NullableTimestamp;
   startedAt: NullableTimestamp;
   completedAt: NullableTimestamp;
+  planDay: ColumnType<string | null, string | null | undefined, string | null>;
+  round: ColumnType<number | null, number | null | undefined, number | null>;
+  engagementActions: ColumnType<number, number | undefined, number>;
+  failureCode: NullableCode;
+  note: NullableText;
   createdAt: Timestamp;
 }
 
@@ -245,6 +295,11 @@ export interface PostsTable {
   scheduledAt: NullableTimestamp;
   publishedAt: NullableTimestamp;
   createdById: string | null;
+  scheduleVersion: ColumnType<number, number | undefined, number>;
+  failureCode: NullableCode;
+  failureMessage: NullableText;
+  waitingCode: NullableCode;
+  waitingMessage: NullableText;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -294,7 +349,87 @@ export interface WallLinksTable {
   revokedAt: NullableTimestamp;
 }
 
-export interface DB {
+export interface AccountDailyActionsTable {
+  accountId: string;
+  day: string;
+  workspaceId: string;
+  likes: ColumnType<number, number | undefined, number>;
+  follows: ColumnType<number, number | undefined, number>;
+  comments: ColumnType<number, number | undefined, number>;
+  posts: ColumnType<number, number | undefined, number>;
+}
+
+export interface HostsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  name: string;
+  tokenHash: NullableText;
+  enrolledAt: NullableTimestamp;
+  lastSeenAt: NullableTimestamp;
+  revokedAt: NullableTimestamp;
+  createdById: string | null;
+  createdAt: Timestamp;
+}
+
+export interface EnrollmentCodesTable {
+  id: Generated<string>;
+  workspaceId: string;
+  deviceId: NullableText;
+  hostId: NullableText;
+  codeHash: string;
+  expiresAt: Timestamp;
+  usedAt: NullableTimestamp;
+  voidedAt: NullableTimestamp;
+  createdById: string | null;
+  createdAt: Timestamp;
+}
+
+export type AttemptOutcome = 'completed' | 'failed' | 'expired' | 'withdrawn' | 'cancelled';
+
+export interface TaskAttemptsTable {
+  taskId: string;
+  attempt: number;
+  workspaceId: string;
+  deviceId: string | null;
+  dispatchedAt: Timestamp;
+  ackedAt: NullableTimestamp;
+  endedAt: NullableTimestamp;
+  outcome: ColumnType<AttemptOutcome | null, AttemptOutcome | null | undefined, AttemptOutcome | null>;
+  failureCode: NullableCode;
+  failureMessage: NullableText;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<string>;
+  userId: string;
+  codeHash: string;
+  usedAt: NullableTimestamp;
+  createdAt: Timestamp;
+}
+
+/** A login whose password was right and whose second step (a code, or setting two-factor up) is pending. */
+export interface LoginChallengesTable {
+  id: Generated<string>;
+  tokenHash: string;
+  userId: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  expiresAt: Timestamp;
+  createdAt: Timestamp;
+}
+
+/** A one-time link an operator made for a member to set a new password. */
+export interface PasswordResetsTable {
+  id: Generated<string>;
+  tokenHash: string;
+  userId: string;
+  workspaceId: string;
+  createdById: string | null;
+  expiresAt: Timestamp;
+  usedAt: NullableTimestamp;
+  createdAt: Timestamp;
+}
+
+export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
   workspaceMembers: WorkspaceMembersTable;
@@ -315,6 +450,13 @@ export interface DB {
   deviceCredentials: DeviceCredentialsTable;
   screenshots: ScreenshotsTable;
   wallLinks: WallLinksTable;
+  accountDailyActions: AccountDailyActionsTable;
+  taskAttempts: TaskAttemptsTable;
+  hosts: HostsTable;
+  enrollmentCodes: EnrollmentCodesTable;
+  recoveryCodes: RecoveryCodesTable;
+  loginChallenges: LoginChallengesTable;
+  passwordResets: PasswordResetsTable;
 }
 
 export type DeviceRow = Selectable<DevicesTable>;
@@ -327,5 +469,66 @@ export type RoutineRow = Selectable<RoutinesTable>;
 export type CampaignSessionRow = Selectable<CampaignSessionsTable>;
 export type PostRow = Selectable<PostsTable>;
 export type UserRow = Selectable<UsersTable>;
+export type TaskAttemptRow = Selectable<TaskAttemptsTable>;
+export type HostRow = Selectable<HostsTable>;
+export type AccountDailyActionsRow = Selectable<AccountDailyActionsTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
+
+export interface AccountStatsHistoryTable {
+  id: Generated<string>;
+  workspaceId: string;
+  accountId: string;
+  followers: number;
+  following: number;
+  recordedAt: Timestamp;
+}
+
+export interface DeviceStatusHistoryTable {
+  id: Generated<string>;
+  workspaceId: string;
+  deviceId: string;
+  status: string;
+  changedAt: Timestamp;
+}
+
+export interface WebhooksTable {
+  id: Generated<string>;
+  workspaceId: string;
+  url: string;
+  secret: string;
+  events: TextArray;
+  offlineMinutes: ColumnType<number, number | undefined, number>;
+  isActive: ColumnType<boolean, boolean | undefined, boolean>;
+  createdById: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  workspaceId: string;
+  webhookId: string;
+  event: string;
+  dedupeKey: string;
+  payload: Json;
+  status: ColumnType<WebhookDeliveryStatus, WebhookDeliveryStatus | undefined, WebhookDeliveryStatus>;
+  attempts: ColumnType<number, number | undefined, number>;
+  nextAttemptAt: Timestamp;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: NullableTimestamp;
+  createdAt: Timestamp;
+}
+
+/** The tables of 0020: declared apart so the DB map above stays as it was, merged into it below. */
+export interface ManagerConsoleTables {
+  accountStatsHistory: AccountStatsHistoryTable;
+  deviceStatusHistory: DeviceStatusHistoryTable;
+  webhooks: WebhooksTable;
+  webhookDeliveries: WebhookDeliveriesTable;
+}
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

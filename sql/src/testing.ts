@@ -1,0 +1,61 @@
+/**
+ * A fresh, migrated database for each test file: a PGlite restored from a migrated template
+ * (made once per worker process), or a new PostgreSQL database dropped afterwards.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Database } from './database.ts';
+import { migrate, readMigrations } from './migrate.ts';
+
+let template: Promise<Blob> | undefined;
+
+/** The migrated template, cached on disk under the migrations' checksum so every test process shares it. */
+async function pgliteTemplate(): Promise<Blob> {
+  const migrations = await readMigrations();
+  const key = createHash('sha256').update(migrations.map((m) => m.checksum).join()).digest('hex').slice(0, 16);
+  const file = join(tmpdir(), `farm-pglite-template-${key}.tar`);
+  try {
+    return new Blob([await readFile(file)]);
+  } catch {
+    const database = await openDatabase({ kind: 'pglite' });
+    await migrate(database, migrations);
+    const blob = await database.dumpDataDir!();
+    await database.close();
+    const partial = `${file}.${process.pid}`;
+    await writeFile(partial, Buffer.from(await blob.arrayBuffer()));
+    await rename(partial, file);
+    return blob;
+  }
+}
+
+export interface TestDatabase {
+  database: Database;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (process.env.TEST_DB === 'postgres') {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error('TEST_DB=postgres needs DATABASE_URL');
+    const name = `farm_test_${randomBytes(6).toString('hex')}`;
+    const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
+    await admin.exec(`CREATE DATABASE ${name}`);
+    const target = new URL(url);
+    target.pathname = `/${name}`;
+    const database = await openDatabase({ kind: 'postgres', url: target.toString(), poolSize: 5 });
+    await migrate(database);
+    return {
+      database,
+      async drop() {
+        await database.close();
+        await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.close();
+      },
+    };
+  }
+  template ??= pgliteTemplate();
+  const database = await openDatabase({ kind: 'pglite', loadDataDir: await template });
+  return { database, drop: () => database.close() };
+}
