@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { agentMessages, MAX_SCREENSHOT_BYTES, PROTOCOL_VERSION, serverMessages } from './messages.ts';
+import { agentMessages, MAX_SCREENSHOT_BYTES, serverMessages, taskDispatchV1, taskDispatchV2 } from './messages.ts';
+import { describeWork } from './work.ts';
 import { solidPng } from './agent/simulator.ts';
 
 describe('agent messages', () => {
   it('accepts what a phone sends and refuses what it must not', () => {
-    expect(agentMessages['agent.hello'].safeParse({ protocol: PROTOCOL_VERSION, agentVersion: '1', battery: 50 }).success).toBe(true);
-    expect(agentMessages['agent.hello'].safeParse({ protocol: 99, agentVersion: '1', battery: 50 }).success).toBe(false);
+    expect(agentMessages['agent.hello'].safeParse({ protocol: 2, agentVersion: '1', battery: 50 }).success).toBe(true);
     expect(agentMessages['agent.heartbeat'].safeParse({ battery: 101, status: 'online' }).success).toBe(false);
     expect(agentMessages['agent.heartbeat'].safeParse({ battery: 10, status: 'offline' }).success).toBe(false);
     expect(agentMessages['task.result'].safeParse({ taskId: 't', attempt: 0, status: 'completed' }).success).toBe(false);
+  });
+
+  it('takes a protocol 1 result unchanged, and a protocol 2 result with its reason and engagement', () => {
+    expect(agentMessages['task.result'].safeParse({ taskId: 't', attempt: 1, status: 'failed', error: 'The app showed a dialog' }).success).toBe(true);
+    const v2 = agentMessages['task.result'].safeParse({ taskId: 't', attempt: 2, status: 'failed', failure: { code: 'rate_limited', message: 'Try again later', retryable: false }, engagement: { likes: 3 } });
+    expect(v2.success).toBe(true);
+    expect(agentMessages['task.result'].safeParse({ taskId: 't', attempt: 2, status: 'failed', failure: { code: 'sleepy' } }).success).toBe(false);
   });
 
   it('caps screenshots at the protocol size', () => {
@@ -18,14 +25,20 @@ describe('agent messages', () => {
     expect(agentMessages['agent.screenshot'].safeParse({ mime: 'image/png', data: png }).success).toBe(true);
   });
 
+  it('keeps the v1 dispatch for protocol 1 agents and types the work for protocol 2', () => {
+    const work = { kind: 'post.publish' as const, postId: 'p1', account: { id: 'a1', username: 'glow', platform: 'instagram' }, caption: 'Spring', hashtags: ['#glow'], mediaUrls: [] };
+    const v2 = { protocol: 2, taskId: 't', attempt: 1, type: 'post', title: 'Publish', deadline: null, ackWithinMs: 10_000, work };
+    expect(taskDispatchV2.parse(v2).work).toEqual(work);
+    expect(serverMessages['task.dispatch'].parse(v2)).toHaveProperty('work');
+    const v1 = { taskId: 't', attempt: 1, type: 'post', title: 'Publish', description: describeWork(work), deadline: null };
+    expect(taskDispatchV1.parse(v1).description).toBe('Publish on instagram as @glow.\n\nSpring\n\n#glow');
+    expect(Object.keys(serverMessages).sort()).toEqual(['command', 'task.cancel', 'task.dispatch']);
+  });
+
   it('draws a real PNG for the simulated screen', () => {
     const png = solidPng(3, 2, [255, 0, 0]);
     expect(png.subarray(1, 4).toString('ascii')).toBe('PNG');
     expect(png.readUInt32BE(16)).toBe(3);
     expect(png.readUInt32BE(20)).toBe(2);
-  });
-
-  it('names every server message with its schema', () => {
-    expect(Object.keys(serverMessages).sort()).toEqual(['command', 'task.dispatch']);
   });
 });

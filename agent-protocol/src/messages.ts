@@ -2,32 +2,55 @@
  * Every message between a phone agent and the server, on the Socket.IO namespace `/agent`.
  * The agent authenticates at handshake with its device credential (`auth: { token }`) and speaks
  * only for its own device. Both sides parse what they receive with these schemas.
+ *
+ * Two protocols are spoken. Protocol 1 agents get the v1 `task.dispatch` (work described in `description`) and
+ * nothing else new; their messages are accepted unchanged. Protocol 2 agents get typed work, `task.cancel`, the
+ * heartbeat interval in the hello answer, and must keep a journal (see README.md: exactly once).
  */
 import { z } from 'zod';
+import { failureCode } from './failures.ts';
+import { engagementReport, taskWork } from './work.ts';
 
 export const AGENT_NAMESPACE = '/agent';
-export const PROTOCOL_VERSION = 1;
+/** The newest protocol; the server also speaks every one listed in SUPPORTED_PROTOCOLS. */
+export const PROTOCOL_VERSION = 2;
+export const SUPPORTED_PROTOCOLS = [1, 2] as const;
+export type ProtocolVersion = (typeof SUPPORTED_PROTOCOLS)[number];
 
 const id = z.string().min(1).max(64);
+const attempt = z.number().int().min(1).max(1_000_000);
 const battery = z.number().int().min(0).max(100);
 
 /** Screenshots travel as base64 JPEG or PNG of at most this many bytes once decoded. */
 export const MAX_SCREENSHOT_BYTES = 512 * 1024;
 
+/** Why an attempt failed (protocol 2): a code from the closed list, the phone's words, and whether to try again. */
+export const failure = z.object({
+  code: failureCode,
+  message: z.string().max(2000).optional(),
+  retryable: z.boolean().optional(),
+});
+export type Failure = z.infer<typeof failure>;
+
 export const agentMessages = {
-  /** First message after connecting: who the phone is and how it is. */
+  /** First message after connecting: who the phone is, how it is, and which protocol it speaks. */
   'agent.hello': z.object({
-    protocol: z.literal(PROTOCOL_VERSION),
+    protocol: z.number().int(),
     agentVersion: z.string().max(40),
     model: z.string().max(100).optional(),
     androidVersion: z.string().max(20).optional(),
+    serial: z.string().max(100).optional(),
     battery,
+    charging: z.boolean().optional(),
+    screenOn: z.boolean().optional(),
   }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({
     battery,
     status: z.enum(['online', 'busy', 'idle']),
     charging: z.boolean().optional(),
+    screenOn: z.boolean().optional(),
+    foregroundApp: z.string().max(200).optional(),
   }),
   'agent.screenshot': z.object({
     mime: z.enum(['image/jpeg', 'image/png']),
@@ -35,38 +58,87 @@ export const agentMessages = {
     capturedAt: z.string().max(40).optional(),
   }),
   /** The phone took the task of this attempt. */
-  'task.ack': z.object({ taskId: id, attempt: z.number().int().min(1) }),
-  'task.progress': z.object({ taskId: id, attempt: z.number().int().min(1), percent: z.number().min(0).max(100), note: z.string().max(500).optional() }),
-  /** The end of an attempt; repeating it changes nothing. */
+  'task.ack': z.object({ taskId: id, attempt }),
+  /** Work goes on: renews the attempt's lease. */
+  'task.progress': z.object({
+    taskId: id,
+    attempt,
+    percent: z.number().min(0).max(100),
+    note: z.string().max(500).optional(),
+    step: z.string().max(200).optional(),
+  }),
+  /** The end of an attempt; repeating it changes nothing. Protocol 1 sends `error`; protocol 2 sends `failure`. */
   'task.result': z.object({
     taskId: id,
-    attempt: z.number().int().min(1),
+    attempt,
     status: z.enum(['completed', 'failed']),
     error: z.string().max(2000).optional(),
+    failure: failure.optional(),
+    engagement: engagementReport.optional(),
+    finishedAt: z.string().max(40).optional(),
   }),
 } as const;
 
+/** The v1 dispatch: what protocol 1 agents understand. */
+export const taskDispatchV1 = z.object({
+  taskId: id,
+  attempt,
+  type: z.enum(['post', 'engage', 'warmup', 'monitor']),
+  title: z.string(),
+  description: z.string().nullable(),
+  deadline: z.string().nullable(),
+});
+
+/** The v2 dispatch: typed work, and how long the phone has to ack it. */
+export const taskDispatchV2 = taskDispatchV1.omit({ description: true }).extend({
+  protocol: z.literal(2),
+  work: taskWork,
+  ackWithinMs: z.number().int().min(1),
+});
+
 export const serverMessages = {
   /** Work for the phone: run it, ack it, report its result for this attempt. */
-  'task.dispatch': z.object({
-    taskId: id,
-    attempt: z.number().int().min(1),
-    type: z.enum(['post', 'engage', 'warmup', 'monitor']),
-    title: z.string(),
-    description: z.string().nullable(),
-    deadline: z.string().nullable(),
-  }),
+  'task.dispatch': z.union([taskDispatchV2, taskDispatchV1]),
+  /** Protocol 2: drop this attempt (what it was for changed, or its lease ended); report nothing more for it. */
+  'task.cancel': z.object({ taskId: id, attempt, code: failureCode, reason: z.string().max(500) }),
   /** An operator's command to the phone. */
   command: z.object({ name: z.enum(['screenshot', 'pause', 'resume', 'stop', 'restart_session']) }),
 } as const;
+
+/**
+ * A farm host opens one control connection (`auth: { hostToken }`) and one connection per phone it sees
+ * (`auth: { hostToken, serial, model?, androidVersion? }`); each phone's connection then speaks the messages above
+ * for that phone, and closes when the phone is unplugged.
+ */
+export const hostMessages = {
+  'host.hello': z.object({
+    agentVersion: z.string().max(40),
+    hostname: z.string().max(200).optional(),
+    backend: z.enum(['adb', 'sim']),
+    /** Phones it sees now. */
+    phones: z.number().int().min(0).max(10_000).optional(),
+  }),
+} as const;
+export type HostMessageName = keyof typeof hostMessages;
+export type HostMessage<N extends HostMessageName> = z.infer<(typeof hostMessages)[N]>;
+export type HostToServer = { [N in HostMessageName]: (message: HostMessage<N>, ack?: (answer: Ack) => void) => void };
+
+/** What the server answers a hello with: protocol 2 agents learn the heartbeat interval here. */
+export const helloAnswer = z.union([
+  z.object({ ok: z.literal(true), protocol: z.number().int(), heartbeatMs: z.number().int().min(100), deviceId: id, deviceName: z.string() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+export type HelloAnswer = z.infer<typeof helloAnswer>;
 
 export type AgentMessageName = keyof typeof agentMessages;
 export type AgentMessage<N extends AgentMessageName> = z.infer<(typeof agentMessages)[N]>;
 export type ServerMessageName = keyof typeof serverMessages;
 export type ServerMessage<N extends ServerMessageName> = z.infer<(typeof serverMessages)[N]>;
+export type TaskDispatchV1 = z.infer<typeof taskDispatchV1>;
+export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 
-/** Acknowledgement every agent message gets back: ok, or why it was refused. */
-export type Ack = { ok: true } | { ok: false; error: string };
+/** Acknowledgement every agent message gets back: ok (a hello's carries more), or why it was refused. */
+export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
 export type ServerToAgent = { [N in ServerMessageName]: (message: ServerMessage<N>) => void };

@@ -1,117 +1,144 @@
 /**
- * farm-agent's simulator backend: a phone that connects with its device credential, says hello, heartbeats
- * with a slowly draining battery, sends a screenshot now and then (and on command), and works every task it is
- * given: ack, progress, result. Results are repeated until acknowledged, as a phone on a flaky network would.
+ * farm-agent's simulator backend: a phone whose battery drains and charges, that works the tasks it is given step
+ * by step (publishing a post, running a routine within its allowance) with occasional failures carrying reason
+ * codes, and shows a screen. `SimulatedPhone` is the reference agent driving it.
  */
-import { io, type Socket } from 'socket.io-client';
 import { deflateSync } from 'node:zlib';
-import { AGENT_NAMESPACE, PROTOCOL_VERSION, serverMessages, type Ack, type AgentToServer, type ServerMessage, type ServerToAgent } from '../messages.ts';
+import type { FailureCode } from '../failures.ts';
+import type { ServerMessage } from '../messages.ts';
+import type { EngagementCounts, TaskWork } from '../work.ts';
+import type { Journal } from './journal.ts';
+import { PhoneAgent, type PhoneBackend, type WorkContext, type WorkOutcome } from './phone-agent.ts';
 
 export interface SimulatorOptions {
   url: string;
   token: string;
-  heartbeatMs?: number;
+  /** Screenshot every this many ms (0 or unset: only on command). */
   screenshotMs?: number;
   /** How long a task takes on this phone. */
   workMs?: number;
   /** Chance that a task fails, 0..1. */
   failureRate?: number;
   battery?: number;
+  journal?: Journal;
+  model?: string;
   log?: (line: string) => void;
+  random?: () => number;
+  reconnectionDelayMs?: number;
 }
 
-export class SimulatedPhone {
-  readonly socket: Socket<ServerToAgent, AgentToServer>;
+/** Failures a simulated phone meets, most often first. */
+const SIMULATED_FAILURES: { code: FailureCode; message: string; weight: number }[] = [
+  { code: 'element_missing', message: 'The share button did not appear', weight: 5 },
+  { code: 'app_crashed', message: 'The app closed unexpectedly', weight: 3 },
+  { code: 'network', message: 'The phone lost its network', weight: 2 },
+  { code: 'rate_limited', message: 'The app says to try again later', weight: 1 },
+];
+
+export class SimulatedBackend implements PhoneBackend {
   battery: number;
+  charging = false;
   paused = false;
-  readonly completed: string[] = [];
-  private timers: NodeJS.Timeout[] = [];
-  private shots = 0;
+  private readonly random: () => number;
 
-  constructor(private readonly options: SimulatorOptions) {
+  constructor(private readonly options: Pick<SimulatorOptions, 'workMs' | 'failureRate' | 'battery' | 'model' | 'random'> = {}) {
     this.battery = options.battery ?? 100;
-    this.socket = io(new URL(AGENT_NAMESPACE, options.url).toString(), {
-      transports: ['websocket'],
-      auth: { token: options.token },
-      reconnectionDelay: 500,
-      reconnectionDelayMax: 5000,
-    });
-    this.socket.on('connect', () => {
-      this.log('connected');
-      this.socket.emit('agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'farm-agent-sim/1', model: 'Simulated Pixel', androidVersion: '14', battery: this.battery });
-    });
-    this.socket.on('connect_error', (error) => this.log(`cannot connect: ${error.message}`));
-    this.socket.on('disconnect', (reason) => this.log(`disconnected: ${reason}`));
-    this.socket.on('task.dispatch', (raw) => {
-      const parsed = serverMessages['task.dispatch'].safeParse(raw);
-      if (parsed.success) void this.work(parsed.data);
-    });
-    this.socket.on('command', (raw) => {
-      const parsed = serverMessages.command.safeParse(raw);
-      if (!parsed.success) return;
-      this.log(`command: ${parsed.data.name}`);
-      if (parsed.data.name === 'screenshot') this.screenshot();
-      if (parsed.data.name === 'pause') this.paused = true;
-      if (parsed.data.name === 'resume' || parsed.data.name === 'restart_session') this.paused = false;
-    });
-    this.timers.push(setInterval(() => this.heartbeat(), options.heartbeatMs ?? 5000));
-    if (options.screenshotMs) this.timers.push(setInterval(() => this.screenshot(), options.screenshotMs));
+    this.random = options.random ?? Math.random;
   }
 
-  heartbeat(): void {
-    if (!this.socket.connected) return;
-    this.battery = Math.max(1, this.battery - (Math.random() < 0.2 ? 1 : 0));
-    this.socket.emit('agent.heartbeat', { battery: this.battery, status: this.paused ? 'idle' : 'online' });
+  describe() {
+    return { model: this.options.model ?? 'Simulated Pixel', androidVersion: '14', agentVersion: 'farm-agent-sim/2' };
   }
 
-  screenshot(): void {
-    if (!this.socket.connected) return;
-    this.shots += 1;
-    const data = solidPng(64, 128, [(this.shots * 47) % 255, (this.shots * 89) % 255, 180]).toString('base64');
-    this.socket.emit('agent.screenshot', { mime: 'image/png', data, capturedAt: new Date().toISOString() });
+  state() {
+    // Drains while it works, charges on the cable below a fifth, as farm phones on hubs do.
+    if (this.charging) this.battery = Math.min(100, this.battery + 1);
+    else if (this.random() < 0.2) this.battery = Math.max(1, this.battery - 1);
+    if (this.battery <= 20) this.charging = true;
+    if (this.battery >= 95) this.charging = false;
+    return { battery: this.battery, charging: this.charging, screenOn: !this.paused, status: this.paused ? ('idle' as const) : ('online' as const) };
   }
 
-  private async work(task: ServerMessage<'task.dispatch'>): Promise<void> {
-    this.log(`task ${task.taskId} (attempt ${task.attempt}): ${task.title}`);
-    this.socket.emit('task.ack', { taskId: task.taskId, attempt: task.attempt });
-    const steps = 4;
-    for (let step = 1; step <= steps; step++) {
-      await delay((this.options.workMs ?? 3000) / steps);
-      if (!this.socket.connected) return; // the lease ends with the connection; the server hands the task out again
-      this.socket.emit('task.progress', { taskId: task.taskId, attempt: task.attempt, percent: (step / steps) * 100 });
+  async screenshot() {
+    const shade = Math.floor(this.random() * 200);
+    return { mime: 'image/png' as const, data: solidPng(64, 128, [shade, (shade * 3) % 255, 180]) };
+  }
+
+  command(name: ServerMessage<'command'>['name']): void {
+    if (name === 'pause') this.paused = true;
+    if (name === 'resume' || name === 'restart_session') this.paused = false;
+  }
+
+  async run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {
+    const steps = stepsOf(work);
+    const each = (this.options.workMs ?? 3000) / steps.length;
+    for (const [index, step] of steps.entries()) {
+      await delay(each, context.signal);
+      if (context.signal.aborted) return { status: 'failed', code: 'cancelled' };
+      context.progress(((index + 1) / steps.length) * 100, step);
     }
-    const failed = Math.random() < (this.options.failureRate ?? 0);
-    const result = { taskId: task.taskId, attempt: task.attempt, status: failed ? ('failed' as const) : ('completed' as const), ...(failed ? { error: 'The app showed an unexpected dialog' } : {}) };
-    for (let tries = 0; tries < 5; tries++) {
-      const answer = await new Promise<Ack | undefined>((resolve) => {
-        const timer = setTimeout(() => resolve(undefined), 3000);
-        this.socket.emit('task.result', result, (ack: Ack) => {
-          clearTimeout(timer);
-          resolve(ack);
-        });
-      });
-      if (answer?.ok) break;
-      await delay(1000 * (tries + 1));
+    if (this.random() < (this.options.failureRate ?? 0)) {
+      const failure = pick(SIMULATED_FAILURES, this.random);
+      return { status: 'failed', code: failure.code, message: failure.message };
     }
-    this.completed.push(task.taskId);
+    if (work.kind === 'routine.run') return { status: 'completed', engagement: this.engagement(work.allowance, work.intensity) };
+    return { status: 'completed' };
   }
 
-  close(): void {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
-    this.socket.disconnect();
-  }
-
-  private log(line: string): void {
-    this.options.log?.(line);
+  /** What a routine did: a few actions per kind, never past what the account may still do today. */
+  private engagement(allowance: EngagementCounts, intensity: number) {
+    const some = (left: number, most: number) => Math.min(left, Math.floor(this.random() * most * Math.max(1, intensity)));
+    return { likes: some(allowance.likes, 4), follows: some(allowance.follows, 1), comments: some(allowance.comments, 1) };
   }
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function stepsOf(work: TaskWork): string[] {
+  switch (work.kind) {
+    case 'post.publish':
+      return [`Open ${work.account.platform}`, 'Push the media', 'Write the caption', 'Publish', 'Confirm it is live'];
+    case 'routine.run':
+      return [`Open ${work.platform}`, 'Browse the feed', ...(work.keywords.length > 0 ? [`Search "${work.keywords[0]}"`] : []), 'Engage', 'Close the app'];
+    case 'manual':
+      return ['Work the task'];
+  }
 }
 
-/** A PNG of one colour: what the simulated screen shows. */
+function pick<T extends { weight: number }>(items: T[], random: () => number): T {
+  let roll = random() * items.reduce((sum, item) => sum + item.weight, 0);
+  for (const item of items) {
+    roll -= item.weight;
+    if (roll <= 0) return item;
+  }
+  return items[items.length - 1]!;
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+/** The reference agent driving a simulated phone. */
+export class SimulatedPhone extends PhoneAgent {
+  readonly phone: SimulatedBackend;
+
+  constructor(options: SimulatorOptions) {
+    const backend = new SimulatedBackend(options);
+    super({
+      url: options.url,
+      token: options.token,
+      backend,
+      ...(options.journal ? { journal: options.journal } : {}),
+      ...(options.screenshotMs ? { screenshotMs: options.screenshotMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.reconnectionDelayMs !== undefined ? { reconnectionDelayMs: options.reconnectionDelayMs } : {}),
+    });
+    this.phone = backend;
+  }
+}
+
+/** A PNG of one colour. */
 export function solidPng(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
   const table = Array.from({ length: 256 }, (_, n) => {
     let c = n;

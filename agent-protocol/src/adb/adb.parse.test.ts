@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { fixture } from '../../test/fake-android.ts';
+import { UiBusyError } from '../phone/phone.device.ts';
+import { inputTextArguments, isInputTextSafe, parseBattery, parseForeground, parseGetprop, parseNetwork, parseScreen, parseUiDump, parseWmSize, phoneInfoFrom, shellQuote } from './adb.parse.ts';
+
+describe('reading what Android prints', () => {
+  it('reads model, Android version, SDK, ABI and serial from getprop and the screen from wm size', () => {
+    const info = phoneInfoFrom(parseGetprop(fixture('getprop.txt')), parseWmSize(fixture('wm-size.txt')), 'usb-serial');
+    expect(info).toEqual({ serial: '2B161FDH200ZNK', manufacturer: 'Google', model: 'Pixel 7', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: { width: 1080, height: 2400 } });
+  });
+
+  it('takes the override size and keeps portrait', () => {
+    expect(parseWmSize('Physical size: 1440x3120\nOverride size: 1080x2340\n')).toEqual({ width: 1080, height: 2340 });
+    expect(phoneInfoFrom({}, { width: 2400, height: 1080 }, 'x').screen).toEqual({ width: 1080, height: 2400 });
+    expect(phoneInfoFrom({}, null, 'emulator-5554').serial).toBe('emulator-5554');
+  });
+
+  it('reads battery level, charging and plug from dumpsys battery', () => {
+    expect(parseBattery(fixture('dumpsys-battery.txt'))).toEqual({ level: 76, charging: true, plugged: 'usb', temperatureC: 28.7 });
+    const unplugged = fixture('dumpsys-battery.txt').replace('USB powered: true', 'USB powered: false').replace('status: 2', 'status: 3').replace('level: 76', 'level: 12');
+    expect(parseBattery(unplugged)).toEqual({ level: 12, charging: false, plugged: null, temperatureC: 28.7 });
+    expect(() => parseBattery("Can't find service: battery")).toThrow('did not report its battery');
+  });
+
+  it('reads screen on and off from dumpsys power', () => {
+    expect(parseScreen(fixture('dumpsys-power.txt'))).toEqual({ on: true });
+    expect(parseScreen(fixture('dumpsys-power-off.txt'))).toEqual({ on: false });
+    expect(parseScreen('Display Power: state=OFF')).toEqual({ on: false });
+  });
+
+  it('reads the foreground app from dumpsys window', () => {
+    expect(parseForeground(fixture('dumpsys-window.txt'))).toEqual({ package: 'com.instagram.android', activity: 'com.instagram.mainactivity.InstagramMainActivity' });
+    expect(parseForeground('  mFocusedApp=ActivityRecord{1b2 u0 com.zhiliaoapp.musically/com.ss.android.ugc.aweme.splash.SplashActivity t52}')).toEqual({
+      package: 'com.zhiliaoapp.musically',
+      activity: 'com.ss.android.ugc.aweme.splash.SplashActivity',
+    });
+    expect(parseForeground('  mCurrentFocus=Window{9f u0 com.android.settings/.Settings}')).toEqual({ package: 'com.android.settings', activity: 'com.android.settings.Settings' });
+    expect(parseForeground('  mCurrentFocus=null\n  mFocusedApp=null')).toBeNull();
+  });
+
+  it('reads the default network from dumpsys connectivity', () => {
+    expect(parseNetwork(fixture('dumpsys-connectivity.txt'))).toEqual({ connected: true, transport: 'wifi' });
+    expect(parseNetwork(fixture('dumpsys-connectivity.txt').replace('Active default network: 104', 'Active default network: 103'))).toEqual({ connected: true, transport: 'cellular' });
+    expect(parseNetwork('Active default network: none\n')).toEqual({ connected: false, transport: null });
+    expect(parseNetwork('NetworkAgentInfo [MOBILE (LTE) - 100] ni{[type: MOBILE[LTE], state: CONNECTED/CONNECTED]}\nActive default network: 100')).toEqual({ connected: true, transport: 'cellular' });
+  });
+
+  it('takes the XML out of a dump and tells a busy screen from a failure', () => {
+    const xml = fixture('ui-instagram-feed.xml');
+    expect(parseUiDump(`UI hierchary dumped to: /data/local/tmp/farm-ui.xml\n${xml}`)).toBe(xml.trim());
+    expect(() => parseUiDump('ERROR: could not get idle state.\n')).toThrow(UiBusyError);
+    expect(() => parseUiDump('Killed\n')).toThrow('The phone could not read its screen (Killed).');
+  });
+
+  it('quotes text for the phone shell and for input text', () => {
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+    expect(inputTextArguments('Sunset at the pier #travel')).toEqual(["'Sunset%sat%sthe%spier%s#travel'"]);
+    expect(inputTextArguments('50%sale now')).toEqual(["'50%'", "'sale%snow'"]);
+    expect(inputTextArguments("$(reboot) `x` 'q'")).toEqual([`'$(reboot)%s\`x\`%s'\\''q'\\'''`]);
+    const long = inputTextArguments('a'.repeat(450));
+    expect(long.map((argument) => argument.length - 2)).toEqual([200, 200, 50]);
+    expect(isInputTextSafe('plain ascii!')).toBe(true);
+    expect(isInputTextSafe('café ☀️')).toBe(false);
+  });
+});

@@ -1,0 +1,2 @@
+export { AdbHost, createAdbClient, type AdbDeviceState, type AdbHostDevice, type AdbHostEvent, type AdbHostOptions } from './adb.host.ts';
+export { AdbPhone, type AdbPhoneOptions, type PhoneHealth } from './adb.phone.ts';

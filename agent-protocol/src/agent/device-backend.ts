@@ -1,0 +1,156 @@
+/**
+ * The agent's backend for a phone it drives through `PhoneDevice`: a real Android phone over ADB, or the simulated
+ * phone UI. Work runs as a recipe on the phone's UI (the one the task carries, or the shipped one for the routine,
+ * platform and installed app version); heartbeats read the phone's battery and screen; screenshots are the phone's
+ * own, scaled to 720 px and JPEG-encoded.
+ */
+import type { ServerMessage } from '../messages.ts';
+import type { PhoneDevice, PhoneInfo } from '../phone/phone.device.ts';
+import { readPhoneStatus } from '../phone/phone.status.ts';
+import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
+import { resolveRecipe } from '../recipes/recipe.resolver.ts';
+import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
+import type { TaskWork } from '../work.ts';
+import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
+
+export interface DeviceBackendOptions {
+  agentVersion: string;
+  /** How often the phone's battery and screen are read for heartbeats. */
+  readEveryMs?: number;
+  /** Pacing of recipe runs (tests speed them up). */
+  recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
+  /** Where a media URL of a post is fetched from to a local file the phone can be given; none: posts go without media. */
+  fetchMedia?: (url: string) => Promise<string>;
+  /** Told each step as it starts (the simulated phone draws it on its screen). */
+  onStep?: (label: string) => void;
+}
+
+interface Cached {
+  battery: number;
+  charging: boolean;
+  screenOn: boolean;
+  foregroundApp: string | undefined;
+  answered: boolean;
+}
+
+export class DeviceBackend implements PhoneBackend {
+  private info: PhoneInfo | undefined;
+  private cached: Cached = { battery: 100, charging: false, screenOn: true, foregroundApp: undefined, answered: true };
+  private readonly timer: NodeJS.Timeout;
+  private paused = false;
+  private working = false;
+
+  constructor(
+    readonly phone: PhoneDevice,
+    private readonly options: DeviceBackendOptions,
+  ) {
+    this.timer = setInterval(() => void this.read(), options.readEveryMs ?? 5000);
+    this.timer.unref();
+  }
+
+  /** Reads what the phone is before it says hello. */
+  async start(): Promise<this> {
+    this.info = await this.phone.info();
+    await this.read();
+    return this;
+  }
+
+  private async read(): Promise<void> {
+    const status = await readPhoneStatus(this.phone).catch(() => undefined);
+    if (!status) return;
+    this.cached = {
+      battery: status.battery?.level ?? this.cached.battery,
+      charging: status.battery?.charging ?? this.cached.charging,
+      screenOn: status.screen?.on ?? this.cached.screenOn,
+      foregroundApp: status.foreground?.package ?? this.cached.foregroundApp,
+      answered: status.answered,
+    };
+  }
+
+  describe() {
+    return {
+      model: this.info?.model ?? 'Android phone',
+      androidVersion: this.info?.androidVersion ?? 'unknown',
+      serial: this.phone.serial,
+      agentVersion: this.options.agentVersion,
+    };
+  }
+
+  state() {
+    const status = this.working ? ('busy' as const) : this.paused || !this.cached.screenOn ? ('idle' as const) : ('online' as const);
+    return { battery: this.cached.battery, charging: this.cached.charging, screenOn: this.cached.screenOn, status, foregroundApp: this.cached.foregroundApp };
+  }
+
+  async screenshot() {
+    const shot = await this.phone.screenshot({ maxSide: 720, quality: 70 });
+    return { mime: shot.mime, data: shot.data };
+  }
+
+  command(name: ServerMessage<'command'>['name']): void {
+    if (name === 'pause') this.paused = true;
+    if (name === 'resume' || name === 'restart_session') this.paused = false;
+  }
+
+  async run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {
+    if (work.kind === 'manual') return { status: 'failed', code: 'unknown', message: 'This task is for a person, not for the phone agent', retryable: false };
+    const routine: RoutineType = work.kind === 'post.publish' ? 'create_post' : (work.routineType as RoutineType);
+    const platform = (work.kind === 'post.publish' ? work.account.platform : work.platform) as RecipePlatform;
+    const recipe = await this.recipeFor(work, routine, platform);
+    if (!recipe) return { status: 'failed', code: 'element_missing', message: `No recipe fits ${platform} ${routine.replace(/_/g, ' ')} on this phone's app version`, retryable: false };
+    this.working = true;
+    try {
+      const result = await runRecipe(this.phone, recipe, await this.paramsOf(work), {
+        ...this.options.recipeOptions,
+        signal: context.signal,
+        onProgress: (step) => {
+          if (step.status !== 'started') return;
+          this.options.onStep?.(step.label);
+          context.progress(step.percent, step.label);
+        },
+      });
+      const engagement = { likes: result.actions.like, follows: result.actions.follow, comments: result.actions.comment, posts: result.actions.post };
+      if (result.status === 'completed') return { status: 'completed', engagement };
+      if (result.status === 'cancelled') return { status: 'failed', code: 'cancelled', message: 'Called off' };
+      return { status: 'failed', code: result.failure?.code ?? 'unknown', message: result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped', engagement };
+    } finally {
+      this.working = false;
+      this.options.onStep?.('');
+    }
+  }
+
+  /** The recipe the task carries (the workspace's choice), else the shipped one for the phone's app version. */
+  private async recipeFor(work: TaskWork, routine: RoutineType, platform: RecipePlatform): Promise<Recipe | null> {
+    if (work.kind === 'routine.run' && work.recipe) {
+      const carried = parseRecipe(work.recipe);
+      if (carried.ok) return carried.recipe;
+    }
+    const any = resolveRecipe({ routine, platform });
+    if (!any) return null;
+    const version = await this.phone.appVersion(any.recipe.app.package).catch(() => null);
+    return (resolveRecipe({ routine, platform, appVersion: version }) ?? any).recipe;
+  }
+
+  private async paramsOf(work: Exclude<TaskWork, { kind: 'manual' }>): Promise<RecipeParams> {
+    if (work.kind === 'post.publish') {
+      const media = this.options.fetchMedia ? await Promise.all(work.mediaUrls.slice(0, 10).map((url) => this.options.fetchMedia!(url))) : [];
+      return { caption: work.caption, hashtags: work.hashtags.slice(0, 30), media, count: 1 };
+    }
+    const settings = work.settings as { targetPosts?: unknown; actionCount?: unknown; engagementRate?: unknown; comments?: unknown };
+    const count = typeof settings.targetPosts === 'number' ? settings.targetPosts : typeof settings.actionCount === 'number' ? settings.actionCount : undefined;
+    const comments = Array.isArray(settings.comments) ? settings.comments.filter((item): item is string => typeof item === 'string' && item.length > 0).slice(0, 100) : undefined;
+    return {
+      keywords: work.keywords.filter(Boolean).slice(0, 50).map((keyword) => keyword.slice(0, 100)),
+      accounts: work.referenceAccounts.map((account) => account.replace(/^@/, '').slice(0, 100)).filter(Boolean).slice(0, 100),
+      minutes: Math.min(600, work.durationMinutes),
+      ...(count !== undefined ? { count: Math.min(1000, Math.max(0, Math.round(count))) } : {}),
+      ...(typeof settings.engagementRate === 'number' ? { engagement: Math.min(100, Math.max(0, settings.engagementRate)) } : {}),
+      ...(comments && comments.length > 0 ? { comments } : {}),
+      allowances: { like: work.allowance.likes, follow: work.allowance.follows, comment: work.allowance.comments, post: work.allowance.posts },
+    };
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.timer);
+    return this.phone.close();
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * A farm host: a PC with phones on USB (or a set of simulated phones). It keeps one control connection to the
+ * console, and one connection per phone it sees, speaking for that phone with the host's credential and the phone's
+ * serial: a phone plugged in appears in the console (registered by serial on first sight), one unplugged (or one that
+ * stops answering) goes offline at once. Each phone keeps its own journal in the state folder.
+ */
+import { hostname } from 'node:os';
+import { io, type Socket } from 'socket.io-client';
+import { AdbHost } from '../adb/adb.host.ts';
+import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
+import type { PhoneDevice } from '../phone/phone.device.ts';
+import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
+import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
+import { DeviceBackend } from './device-backend.ts';
+import { Journal } from './journal.ts';
+import { PhoneAgent } from './phone-agent.ts';
+import type { AgentState } from './state.ts';
+
+export const AGENT_VERSION = 'farm-agent/2';
+
+export interface FarmHostOptions {
+  server: string;
+  /** The host's credential. */
+  token: string;
+  state: AgentState;
+  backend: 'adb' | 'sim';
+  /** Simulated phones to run (sim backend). */
+  devices?: number;
+  adbHost?: string;
+  adbPort?: number;
+  /** A screenshot of each phone this often (0: on command only). */
+  screenshotMs?: number;
+  recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
+  log?: (line: string) => void;
+  /** Told when the console refuses the host (its credential was revoked). */
+  onRefused?: (reason: string) => void;
+}
+
+interface Attached {
+  agent: PhoneAgent;
+  backend: DeviceBackend;
+}
+
+export class FarmHost {
+  private readonly control: Socket<Record<string, never>, HostToServer>;
+  private readonly phones = new Map<string, Attached>();
+  private readonly stops: (() => void | Promise<void>)[] = [];
+
+  constructor(private readonly options: FarmHostOptions) {
+    this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), { transports: ['websocket'], auth: { hostToken: options.token }, reconnectionDelayMax: 10_000 });
+    this.control.on('connect', () => {
+      this.control.emit('host.hello', { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size }, (answer: Ack) => {
+        if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
+      });
+    });
+    this.control.on('connect_error', (error) => {
+      this.log(`cannot connect: ${error.message}`);
+      if (error.message === 'unauthorized') options.onRefused?.("This host's credential is not valid any more (was it revoked?). Enroll it again with a new code.");
+    });
+  }
+
+  /** Starts seeing phones: the simulated ones at once, or every phone adb lists, as they come and go. */
+  async start(): Promise<void> {
+    if (this.options.backend === 'sim') {
+      const count = this.options.devices ?? 5;
+      for (let index = 1; index <= count; index += 1) {
+        const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index).padStart(4, '0')}`, model: 'Pixel 8 (simulated)', battery: 55 + Math.floor(Math.random() * 45) });
+        const life = simulateLife(ui);
+        this.stops.push(life);
+        await this.attach(ui, (label, name) => (ui.caption = [name, label].filter(Boolean).join(' · ')));
+      }
+      return;
+    }
+    const adb = new AdbHost({ ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}), ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}) });
+    const off = adb.on((event) => {
+      switch (event.type) {
+        case 'ready':
+          this.log(`${event.serial}: ${event.info.manufacturer} ${event.info.model}, Android ${event.info.androidVersion}`);
+          void this.attach(event.phone).catch((error: unknown) => this.log(`${event.serial}: ${error instanceof Error ? error.message : String(error)}`));
+          return;
+        case 'responsive': {
+          const phone = adb.phone(event.serial);
+          if (phone && !this.phones.has(event.serial)) void this.attach(phone).catch(() => undefined);
+          return;
+        }
+        case 'detached':
+        case 'unresponsive':
+          this.log(`${event.serial}: ${event.type === 'detached' ? 'unplugged' : `not answering (${event.reason})`}`);
+          void this.detach(event.serial);
+          return;
+        case 'state':
+          if (event.state === 'unauthorized') this.log(`${event.serial}: waiting for "Allow USB debugging" on the phone`);
+          return;
+        case 'server':
+          this.log(event.connected ? 'adb server connected' : `adb server not reachable${event.error ? `: ${event.error}` : ''}`);
+          return;
+        case 'attached':
+          return;
+      }
+    });
+    this.stops.push(off, () => adb.stop());
+    await adb.start();
+  }
+
+  /** Opens the phone's own connection, as a phone of this host. */
+  private async attach(phone: PhoneDevice, onStep?: (label: string, deviceName: string | undefined) => void): Promise<void> {
+    if (this.phones.has(phone.serial)) return;
+    let agent: PhoneAgent | undefined;
+    const backend = await new DeviceBackend(phone, {
+      agentVersion: AGENT_VERSION,
+      ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
+      ...(onStep ? { onStep: (label: string) => onStep(label, agent?.deviceName) } : {}),
+    }).start();
+    const facts = backend.describe();
+    agent = new PhoneAgent({
+      url: this.options.server,
+      auth: { hostToken: this.options.token, serial: phone.serial, model: facts.model, androidVersion: facts.androidVersion },
+      backend,
+      journal: new Journal(this.options.state.journalPath(phone.serial)),
+      ...(this.options.screenshotMs ? { screenshotMs: this.options.screenshotMs } : {}),
+      log: (line) => this.log(`${phone.serial}: ${line}`),
+    });
+    this.phones.set(phone.serial, { agent, backend });
+  }
+
+  private async detach(serial: string): Promise<void> {
+    const attached = this.phones.get(serial);
+    if (!attached) return;
+    this.phones.delete(serial);
+    attached.agent.close();
+    await attached.backend.close().catch(() => undefined);
+  }
+
+  /** The phones this host speaks for now. */
+  get serials(): string[] {
+    return [...this.phones.keys()];
+  }
+
+  agent(serial: string): PhoneAgent | undefined {
+    return this.phones.get(serial)?.agent;
+  }
+
+  async close(): Promise<void> {
+    for (const stop of this.stops.splice(0)) await stop();
+    for (const serial of [...this.phones.keys()]) await this.detach(serial);
+    this.control.disconnect();
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+
+/**
+ * A simulated phone's day: its battery drains (faster while it works) and charges on the hub below a fifth; now and
+ * then its screen goes dark for a while, as phones left alone do.
+ */
+export function simulateLife(ui: SimulatedPhoneUi, random: () => number = Math.random, everyMs = 20_000): () => void {
+  const timer = setInterval(() => {
+    if (ui.charging) ui.batteryLevel = Math.min(100, ui.batteryLevel + 2);
+    else if (random() < 0.6) ui.batteryLevel = Math.max(1, ui.batteryLevel - 1);
+    if (ui.batteryLevel <= 20) ui.charging = true;
+    if (ui.batteryLevel >= 95) ui.charging = false;
+    if (ui.screenOn && random() < 0.05) ui.screenOn = false;
+    else if (!ui.screenOn && random() < 0.3) ui.screenOn = true;
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,4 @@
+/** The reference agent's parts a program embeds: a farm host, a backend over any phone, the state folder. */
+export { AGENT_VERSION, FarmHost, simulateLife, type FarmHostOptions } from './host.ts';
+export { DeviceBackend, type DeviceBackendOptions } from './device-backend.ts';
+export { AgentState, defaultStateDir, type Credential } from './state.ts';

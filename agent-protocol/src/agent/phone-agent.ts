@@ -1,0 +1,289 @@
+/**
+ * The reference phone agent (protocol 2): it holds the phone's connection to the server, says hello, heartbeats at
+ * the interval the server gives, sends screenshots, and works the tasks it is given through a backend (a simulated
+ * phone, or a real one over ADB). Exactly once is kept with the journal: a task is written down before it starts,
+ * its result before it is sent; a task dispatched again is answered from the journal instead of run again, and
+ * results made while disconnected are sent on reconnect before anything else.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { retryableByDefault, type FailureCode } from '../failures.ts';
+import {
+  AGENT_NAMESPACE,
+  helloAnswer,
+  PROTOCOL_VERSION,
+  serverMessages,
+  taskDispatchV2,
+  type Ack,
+  type AgentToServer,
+  type ServerMessage,
+  type ServerToAgent,
+  type TaskDispatchV2,
+} from '../messages.ts';
+import type { EngagementReport, TaskWork } from '../work.ts';
+import { Journal, type TaskResult } from './journal.ts';
+
+export type WorkOutcome =
+  | { status: 'completed'; engagement?: EngagementReport }
+  | { status: 'failed'; code: FailureCode; message?: string; retryable?: boolean; engagement?: EngagementReport };
+
+export interface WorkContext {
+  taskId: string;
+  title: string;
+  /** Aborted when the server calls the attempt off: stop as soon as it is safe. */
+  signal: AbortSignal;
+  progress(percent: number, step?: string): void;
+}
+
+/** What the agent drives: a simulated phone or a real one. */
+export interface PhoneBackend {
+  describe(): { model: string; androidVersion: string; serial?: string; agentVersion: string };
+  state(): { battery: number; charging: boolean; screenOn: boolean; status: 'online' | 'busy' | 'idle'; foregroundApp?: string | undefined };
+  screenshot(): Promise<{ mime: 'image/jpeg' | 'image/png'; data: Buffer } | undefined>;
+  run(work: TaskWork, context: WorkContext): Promise<WorkOutcome>;
+  command?(name: ServerMessage<'command'>['name']): void;
+}
+
+export interface PhoneAgentOptions {
+  url: string;
+  /** The device's own credential. */
+  token?: string;
+  /** Or another way in: a farm host's credential with the phone's serial. */
+  auth?: Record<string, string>;
+  backend: PhoneBackend;
+  /** Where the journal is kept; in memory when not given. */
+  journal?: Journal;
+  /** Screenshot every this many ms (0: only on command). */
+  screenshotMs?: number;
+  log?: (line: string) => void;
+  /** Reconnection delays, for tests. */
+  reconnectionDelayMs?: number;
+  /** Told when the server will not let this agent in (a revoked credential, a phone of another host). */
+  onRefused?: (reason: string) => void;
+}
+
+interface Running {
+  attempt: number;
+  abort: AbortController;
+}
+
+export class PhoneAgent {
+  readonly socket: Socket<ServerToAgent, AgentToServer>;
+  readonly journal: Journal;
+  /** Tasks this agent completed, in order (the journal is the record; this is for a quick look). */
+  readonly completed: string[] = [];
+  private readonly running = new Map<string, Running>();
+  private heartbeatMs = 5000;
+  private timers: NodeJS.Timeout[] = [];
+  private heartbeat: NodeJS.Timeout | undefined;
+  private ready = false;
+  private closed = false;
+  /** The device's name in the console, once the server said hello back. */
+  deviceName: string | undefined;
+  /** Why the server refused this agent, when it did. */
+  refused: string | undefined;
+
+  constructor(private readonly options: PhoneAgentOptions) {
+    this.journal = options.journal ?? new Journal();
+    this.socket = io(new URL(AGENT_NAMESPACE, options.url).toString(), {
+      transports: ['websocket'],
+      auth: options.auth ?? { token: options.token ?? '' },
+      reconnectionDelay: options.reconnectionDelayMs ?? 500,
+      reconnectionDelayMax: Math.max(options.reconnectionDelayMs ?? 500, 5000),
+    });
+    this.socket.on('connect', () => void this.hello());
+    this.socket.on('connect_error', (error) => {
+      this.log(`cannot connect: ${error.message}`);
+      options.onRefused?.(error.message);
+    });
+    this.socket.on('disconnect', (reason) => {
+      this.ready = false;
+      this.log(`disconnected: ${reason}`);
+    });
+    this.socket.on('task.dispatch', (raw) => {
+      const parsed = taskDispatchV2.safeParse(raw);
+      if (parsed.success) void this.take(parsed.data);
+      else this.log(`refused a dispatch it cannot read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    });
+    this.socket.on('task.cancel', (raw) => {
+      const parsed = serverMessages['task.cancel'].safeParse(raw);
+      if (parsed.success) this.cancel(parsed.data);
+    });
+    this.socket.on('command', (raw) => {
+      const parsed = serverMessages.command.safeParse(raw);
+      if (!parsed.success) return;
+      this.log(`command: ${parsed.data.name}`);
+      if (parsed.data.name === 'screenshot') void this.screenshot();
+      options.backend.command?.(parsed.data.name);
+    });
+    if (options.screenshotMs) this.timers.push(setInterval(() => void this.screenshot(), options.screenshotMs));
+  }
+
+  get connected(): boolean {
+    return this.socket.connected && this.ready;
+  }
+
+  private async hello(): Promise<void> {
+    const facts = this.options.backend.describe();
+    const state = this.options.backend.state();
+    const raw = await this.request('agent.hello', { protocol: PROTOCOL_VERSION, ...facts, battery: state.battery, charging: state.charging, screenOn: state.screenOn });
+    const answer = helloAnswer.safeParse(raw);
+    if (!answer.success || !answer.data.ok) {
+      this.refused = answer.success && !answer.data.ok ? answer.data.error : 'no answer';
+      this.log(`the server refused this agent: ${this.refused}`);
+      return;
+    }
+    this.deviceName = answer.data.deviceName;
+    this.heartbeatMs = answer.data.heartbeatMs;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
+    this.log(`connected as ${answer.data.deviceName} (protocol ${answer.data.protocol}, heartbeat ${this.heartbeatMs} ms)`);
+    // What was made while disconnected goes first; what was cut short by a stop of this agent is reported as such.
+    for (const result of this.journal.unsent()) await this.send(result);
+    for (const entry of this.journal.interrupted()) {
+      if (this.running.has(entry.taskId)) continue;
+      await this.finish(entry.taskId, {
+        taskId: entry.taskId,
+        attempt: entry.attempt,
+        status: 'failed',
+        // Whether the work happened is unknown: a person looks before it is tried again.
+        failure: { code: 'unknown', message: 'The phone agent stopped in the middle of this task; check the phone before trying again', retryable: false },
+      });
+    }
+    this.ready = true;
+  }
+
+  private beat(): void {
+    if (!this.socket.connected) return;
+    const state = this.options.backend.state();
+    this.socket.emit('agent.heartbeat', {
+      battery: state.battery,
+      status: this.running.size > 0 ? 'busy' : state.status,
+      charging: state.charging,
+      screenOn: state.screenOn,
+      ...(state.foregroundApp ? { foregroundApp: state.foregroundApp.slice(0, 200) } : {}),
+    });
+  }
+
+  async screenshot(): Promise<void> {
+    if (!this.socket.connected) return;
+    const shot = await this.options.backend.screenshot().catch(() => undefined);
+    if (shot) this.socket.emit('agent.screenshot', { mime: shot.mime, data: shot.data.toString('base64'), capturedAt: new Date().toISOString() });
+  }
+
+  /** A dispatch: run it once, or answer it from the journal. */
+  private async take(dispatch: TaskDispatchV2): Promise<void> {
+    const known = this.journal.get(dispatch.taskId);
+    const running = this.running.get(dispatch.taskId);
+    if (running) {
+      // Still at it from an earlier attempt the server lost track of: carry on under the new attempt.
+      running.attempt = dispatch.attempt;
+      this.socket.emit('task.ack', { taskId: dispatch.taskId, attempt: dispatch.attempt });
+      return;
+    }
+    if (known?.state === 'done' && known.result) {
+      this.log(`task ${dispatch.taskId} was already run: answering from the journal`);
+      await this.send(known.result);
+      return;
+    }
+    if (known?.state === 'running') {
+      await this.finish(dispatch.taskId, {
+        taskId: dispatch.taskId,
+        attempt: known.attempt,
+        status: 'failed',
+        failure: { code: 'unknown', message: 'The phone agent stopped in the middle of this task; check the phone before trying again', retryable: false },
+      });
+      return;
+    }
+    await this.run(dispatch);
+  }
+
+  private async run(dispatch: TaskDispatchV2): Promise<void> {
+    const abort = new AbortController();
+    const state: Running = { attempt: dispatch.attempt, abort };
+    this.running.set(dispatch.taskId, state);
+    this.journal.started(dispatch.taskId, dispatch.attempt);
+    this.log(`task ${dispatch.taskId} (attempt ${dispatch.attempt}): ${dispatch.title}`);
+    this.socket.emit('task.ack', { taskId: dispatch.taskId, attempt: dispatch.attempt });
+    let outcome: WorkOutcome;
+    try {
+      outcome = await this.options.backend.run(dispatch.work, {
+        taskId: dispatch.taskId,
+        title: dispatch.title,
+        signal: abort.signal,
+        progress: (percent, step) => {
+          if (this.socket.connected && !abort.signal.aborted) {
+            this.socket.emit('task.progress', { taskId: dispatch.taskId, attempt: state.attempt, percent: Math.max(0, Math.min(100, percent)), ...(step ? { step: step.slice(0, 200) } : {}) });
+          }
+        },
+      });
+    } catch (error) {
+      outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
+    }
+    this.running.delete(dispatch.taskId);
+    if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
+    const result: TaskResult =
+      outcome.status === 'completed'
+        ? { taskId: dispatch.taskId, attempt: state.attempt, status: 'completed', finishedAt: new Date().toISOString(), ...(outcome.engagement ? { engagement: outcome.engagement } : {}) }
+        : {
+            taskId: dispatch.taskId,
+            attempt: state.attempt,
+            status: 'failed',
+            failure: { code: outcome.code, ...(outcome.message ? { message: outcome.message.slice(0, 2000) } : {}), retryable: outcome.retryable ?? retryableByDefault[outcome.code] },
+            finishedAt: new Date().toISOString(),
+            ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
+          };
+    if (result.status === 'completed') this.completed.push(dispatch.taskId);
+    await this.finish(dispatch.taskId, result);
+  }
+
+  private cancel(message: ServerMessage<'task.cancel'>): void {
+    const running = this.running.get(message.taskId);
+    if (!running) return;
+    this.log(`task ${message.taskId} called off: ${message.reason}`);
+    this.journal.dropped(message.taskId);
+    running.abort.abort();
+  }
+
+  /** Writes the result down, then sends it until the server has it. */
+  private async finish(taskId: string, result: TaskResult): Promise<void> {
+    this.journal.finished(taskId, result);
+    await this.send(result);
+  }
+
+  private async send(result: TaskResult): Promise<void> {
+    for (let tries = 0; !this.closed && this.socket.connected; tries += 1) {
+      const answer = await this.request('task.result', result, 5000);
+      if (answer?.ok || (answer && !answer.ok && /not given attempt/.test(answer.error))) {
+        this.journal.sent(result.taskId);
+        return;
+      }
+      await delay(Math.min(5000, 250 * 2 ** tries));
+    }
+    // Disconnected: sent on reconnect, before anything else.
+  }
+
+  private request<N extends 'agent.hello' | 'task.result'>(event: N, message: Parameters<AgentToServer[N]>[0], timeoutMs = 5000): Promise<Ack | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      (this.socket.emit as (event: string, message: unknown, ack: (answer: Ack) => void) => void)(event, message, (answer: Ack) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.timers = [];
+    for (const running of this.running.values()) running.abort.abort();
+    this.socket.disconnect();
+  }
+
+  private log(line: string): void {
+    this.options.log?.(line);
+  }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

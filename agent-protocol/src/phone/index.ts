@@ -1,0 +1,3 @@
+export * from './phone.device.ts';
+export * from './phone.screenshot.ts';
+export * from './phone.status.ts';

@@ -1,0 +1,164 @@
+/**
+ * What the agent core asks of a phone, whoever drives it: a real Android phone over ADB (`src/adb/`) or the
+ * simulated phone UI (`src/simphone/`). Recipes run against this interface only, so the same steps work on both.
+ */
+
+/** A point in the phone's screen pixels. */
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface ScreenSize {
+  width: number;
+  height: number;
+}
+
+export interface PhoneInfo {
+  serial: string;
+  manufacturer: string;
+  model: string;
+  /** As the phone says it (`ro.build.version.release`), e.g. "14". */
+  androidVersion: string;
+  sdk: number;
+  /** Primary ABI, e.g. "arm64-v8a". */
+  abi: string;
+  /** Physical screen size in pixels (portrait), the space taps and swipes are given in. */
+  screen: ScreenSize;
+}
+
+export interface BatteryState {
+  /** 0..100 */
+  level: number;
+  charging: boolean;
+  /** What it is plugged into, or null on battery. */
+  plugged: 'ac' | 'usb' | 'wireless' | 'dock' | null;
+  temperatureC: number | null;
+}
+
+export interface ScreenState {
+  on: boolean;
+}
+
+export interface ForegroundApp {
+  package: string;
+  /** Fully qualified activity class, when the phone says it. */
+  activity: string | null;
+}
+
+export interface NetworkState {
+  connected: boolean;
+  transport: 'wifi' | 'cellular' | 'ethernet' | 'vpn' | 'other' | null;
+}
+
+export interface ScreenshotOptions {
+  /** Longest side of the image in pixels; the phone's aspect is kept. */
+  maxSide?: number;
+  /** JPEG quality 1..100. */
+  quality?: number;
+}
+
+export interface Screenshot {
+  mime: 'image/jpeg';
+  data: Buffer;
+  width: number;
+  height: number;
+  capturedAt: string;
+}
+
+/** Keys a recipe or a person may press. */
+export const keyNames = ['back', 'home', 'enter', 'recents', 'power', 'volume_up', 'volume_down', 'delete', 'tab', 'search', 'menu', 'wakeup', 'sleep', 'escape'] as const;
+export type KeyName = (typeof keyNames)[number];
+
+/** Android's KEYCODE_* values for each key. */
+export const androidKeyCodes: Record<KeyName, number> = {
+  home: 3,
+  back: 4,
+  volume_up: 24,
+  volume_down: 25,
+  power: 26,
+  tab: 61,
+  enter: 66,
+  delete: 67,
+  menu: 82,
+  search: 84,
+  escape: 111,
+  recents: 187,
+  sleep: 223,
+  wakeup: 224,
+};
+
+export interface PushMediaOptions {
+  /** Folder on the phone; the gallery shows what is under DCIM or Pictures. */
+  remoteDir?: string;
+  /** File name on the phone; the local file's name when absent. */
+  name?: string;
+}
+
+export interface PhoneDevice {
+  readonly serial: string;
+  info(): Promise<PhoneInfo>;
+  battery(): Promise<BatteryState>;
+  screen(): Promise<ScreenState>;
+  foregroundApp(): Promise<ForegroundApp | null>;
+  network(): Promise<NetworkState>;
+  screenshot(options?: ScreenshotOptions): Promise<Screenshot>;
+  /** The screen's UI tree as `uiautomator dump` XML. Throws `UiBusyError` when the screen never settles. */
+  dumpUi(): Promise<string>;
+  tap(x: number, y: number): Promise<void>;
+  longPress(x: number, y: number, durationMs: number): Promise<void>;
+  swipe(from: Point, to: Point, durationMs: number): Promise<void>;
+  /** Types into the focused field. */
+  text(value: string): Promise<void>;
+  key(key: KeyName): Promise<void>;
+  /** Copies a file to the phone and registers it with the media scanner so apps' galleries show it; answers its path on the phone. */
+  pushMedia(localPath: string, options?: PushMediaOptions): Promise<string>;
+  /** The installed app's version name (`360.0.0.52.192`), or null when it is not installed; recipes are chosen by it. */
+  appVersion(packageName: string): Promise<string | null>;
+  /** Brings the app to the front (its launcher activity unless one is named). */
+  launchApp(packageName: string, activity?: string): Promise<void>;
+  /** Opens a web address or deep link, in the given app when named. */
+  openUrl(url: string, packageName?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type PhoneErrorCode = 'timeout' | 'ui_busy' | 'command_failed' | 'disconnected' | 'not_installed';
+
+/** A phone did not do what it was asked; `code` says how. */
+export class PhoneError extends Error {
+  constructor(
+    readonly code: PhoneErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PhoneError';
+  }
+}
+
+/** `uiautomator dump` could not read the screen because it never went idle (video feeds, animations). */
+export class UiBusyError extends PhoneError {
+  constructor(message = 'The screen never went idle long enough to be read ("could not get idle state").') {
+    super('ui_busy', message);
+    this.name = 'UiBusyError';
+  }
+}
+
+/** Runs `work` but gives up after `ms`: a phone that stops answering is never waited on forever. */
+export function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      onTimeout?.();
+      reject(new PhoneError('timeout', `${what} got no answer within ${ms} ms.`));
+    }, ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,6 @@
+export * from './recipe.schema.ts';
+export { runRecipe, describeStep, type RecipeFailure, type RecipeRunOptions, type RecipeRunResult, type StepProgress } from './recipe.runner.ts';
+export { resolveRecipe, shippedRecipes, loadRecipeFiles, fitsAppVersion, compareVersions, type RecipeQuery, type ResolvedRecipe } from './recipe.resolver.ts';
+export { fillTemplate, templateFilters, TemplateError } from './recipe.template.ts';
+export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
+export { parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';

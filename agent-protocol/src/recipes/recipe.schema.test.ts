@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { loadRecipeFiles, resolveRecipe, compareVersions } from './recipe.resolver.ts';
+import { parseRecipe, recipe as recipeSchema, routineTypes, type Recipe, type RecipeInput } from './recipe.schema.ts';
+import { fillTemplate } from './recipe.template.ts';
+import { seededRandom } from './recipe.pacing.ts';
+
+const minimal = (overrides: Partial<RecipeInput> = {}): RecipeInput => ({
+  id: 'farm.instagram.warmup',
+  version: 1,
+  name: 'Our warm-up',
+  platform: 'instagram',
+  routines: ['warmup'],
+  app: { package: 'com.instagram.android', writtenFor: '360.0.0.52.192' },
+  steps: [{ do: 'open_app' }],
+  ...overrides,
+});
+
+describe('shipped recipes', () => {
+  const shipped = loadRecipeFiles();
+
+  it('every shipped recipe file passes the schema', () => {
+    expect(shipped.map((item) => item.file)).toEqual([
+      'instagram/engage.json',
+      'instagram/post.json',
+      'instagram/scroll.json',
+      'instagram/warmup.json',
+      'tiktok/engage.json',
+      'tiktok/post.json',
+      'tiktok/scroll.json',
+      'tiktok/warmup.json',
+    ]);
+    for (const { recipe } of shipped) expect(recipeSchema.safeParse(recipe).success).toBe(true);
+  });
+
+  it('are templates: unverified, with the app version they were written for', () => {
+    for (const { recipe } of shipped) {
+      expect(recipe.verified).toBe(false);
+      expect(recipe.app.writtenFor).toMatch(/^\d+(\.\d+)+$/);
+      expect(recipe.notes).toMatch(/^Template/);
+    }
+  });
+
+  it('cover every routine type on Instagram and TikTok', () => {
+    for (const platform of ['instagram', 'tiktok'] as const) {
+      for (const routine of routineTypes) expect(resolveRecipe({ routine, platform })?.recipe.platform).toBe(platform);
+    }
+    expect(resolveRecipe({ routine: 'create_post', platform: 'instagram' })?.recipe.id).toBe('instagram.post');
+    expect(resolveRecipe({ routine: 'doom_scroll', platform: 'tiktok' })?.recipe.id).toBe('tiktok.scroll');
+    expect(resolveRecipe({ routine: 'warmup', platform: 'tinder' })).toBeNull();
+  });
+});
+
+describe('the recipe schema', () => {
+  it('accepts a minimal recipe and fills its defaults', () => {
+    const parsed = parseRecipe(minimal());
+    expect(parsed).toMatchObject({ ok: true, recipe: { verified: false } });
+  });
+
+  it('refuses unknown elements, parameters, filters and stray braces with readable paths', () => {
+    const parsed = parseRecipe(
+      minimal({
+        steps: [
+          { do: 'tap', target: 'like_buton' },
+          { do: 'type', text: '{{captoin}} {{hashtags|shout}}' },
+          { do: 'type', text: '{{ caption }' },
+          { do: 'repeat', each: 'keywords', as: 'keyword', steps: [{ do: 'type', text: '{{keyword}} {{account}}' }] },
+          { do: 'type', text: '{{keyword}}' },
+        ],
+      }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors).toEqual([
+      'steps.0.target: No element named "like_buton" in this recipe\'s elements.',
+      'steps.1.text: "{{captoin}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
+      'steps.1.text: "shout" is not a template filter (use join, lines, first, pick, count).',
+      'steps.2.text: "{{ caption }" has a {{ or }} that is not a placeholder like {{caption}}.',
+      'steps.3.steps.0.text: "{{account}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
+      'steps.4.text: "{{keyword}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
+    ]);
+  });
+
+  it('refuses bad counts, durations, points, reason codes and empty selectors', () => {
+    const parsed = parseRecipe(
+      minimal({
+        steps: [
+          { do: 'swipe', direction: 'up', count: '5-12', pause: '2..6 sec' },
+          { do: 'tap', target: { point: { x: 1.4, y: 0.5 } } },
+          { do: 'expect', target: { id: 'x' }, reason: 'device_offline' as never },
+          { do: 'tap', target: { index: 2 } },
+          { do: 'repeat', steps: [{ do: 'key', key: 'back' }] },
+        ],
+      }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors).toContain('steps.0.count: Write a count as 5, 5..12 or {{count}}.');
+    expect(parsed.errors).toContain('steps.0.pause: Write a duration as 800ms, 2s, 2..6s or 1..3m.');
+    expect(parsed.errors.some((error) => error.startsWith('steps.1.target'))).toBe(true);
+    expect(parsed.errors.some((error) => error.startsWith('steps.2.reason'))).toBe(true);
+    expect(parsed.errors.some((error) => error.startsWith('steps.3.target'))).toBe(true);
+    expect(parsed.errors).toContain('steps.4: A repeat needs times, minutes, each or until_spent.');
+  });
+});
+
+describe('templates', () => {
+  it('fills parameters, lists and filters without evaluating anything', () => {
+    const scope = { caption: 'Pier', hashtags: ['#sunset', '#travel'], comments: ['Nice', 'Wow', 'Great'], count: 3 };
+    expect(fillTemplate('{{caption}} {{hashtags}}', scope)).toBe('Pier #sunset #travel');
+    expect(fillTemplate('{{hashtags|first}}/{{hashtags|count}}/{{count}}', scope)).toBe('#sunset/2/3');
+    const random = seededRandom(3);
+    const picks = [1, 2, 3, 4, 5, 6].map(() => fillTemplate('{{comments|pick}}', scope, random));
+    expect(new Set(picks).size).toBeGreaterThan(1);
+    expect(picks.every((pick) => scope.comments.includes(pick))).toBe(true);
+    expect(fillTemplate('{{caption.constructor}} ${process.exit()}', scope)).toBe('{{caption.constructor}} ${process.exit()}');
+    expect(() => fillTemplate('{{media}}', scope)).toThrow('The recipe needs "media", which this work does not give.');
+  });
+});
+
+describe('the resolver', () => {
+  const shippedWarmup = resolveRecipe({ routine: 'warmup', platform: 'instagram' })?.recipe as Recipe;
+  const override = (input: Partial<RecipeInput>) => recipeSchema.parse(minimal(input));
+
+  it('prefers a workspace recipe that fits over the shipped one', () => {
+    const ours = override({});
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '361.0.0.1' }, [ours])).toEqual({ recipe: ours, source: 'workspace' });
+  });
+
+  it('skips recipes written for other app versions and picks the newest fitting one', () => {
+    const old = override({ id: 'farm.old', app: { package: 'com.instagram.android', writtenFor: '250.0', minVersion: '200', belowVersion: '300' } });
+    const current = override({ id: 'farm.current', app: { package: 'com.instagram.android', writtenFor: '360.0', minVersion: '350' } });
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '280.1' }, [old, current])?.recipe.id).toBe('farm.old');
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '362.0.0.33.71' }, [old, current])?.recipe.id).toBe('farm.current');
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '120.0' }, [old, current])).toBeNull();
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '340.0' }, [old, current])).toEqual({ recipe: shippedWarmup, source: 'shipped' });
+  });
+
+  it('takes the higher version of the same recipe and ignores other routines and platforms', () => {
+    const v1 = override({ id: 'farm.warm', version: 1 });
+    const v2 = override({ id: 'farm.warm', version: 2 });
+    const tiktok = override({ id: 'farm.tt', platform: 'tiktok' });
+    const posting = override({ id: 'farm.post', routines: ['create_post'] });
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram' }, [v1, tiktok, posting, v2])?.recipe.version).toBe(2);
+    expect(compareVersions('364.0.0.35.86', '99.1')).toBe(1);
+    expect(compareVersions('3.0', '3')).toBe(0);
+  });
+});

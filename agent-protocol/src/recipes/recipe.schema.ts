@@ -1,0 +1,336 @@
+/**
+ * The recipe language: work as steps on a phone's UI, one zod schema. Shipped recipes (agent-protocol/recipes/)
+ * and a workspace's own are validated by it alike; so are the parameters a run is filled from.
+ *
+ * A recipe names its app, the routines it serves and the app versions it was written against, declares named
+ * elements (selectors with alternatives and a fallback point), guards (screens that end the run with a reason),
+ * popups to dismiss, and its steps. Templates in text fields take the run's parameters (`recipe.template.ts`).
+ */
+import { z } from 'zod';
+import { failureCode } from '../failures.ts';
+import { keyNames } from '../phone/phone.device.ts';
+import { COUNT_PATTERN, DURATION_PATTERN } from './recipe.pacing.ts';
+import { hasStrayBraces, TEMPLATE_PATTERN, templateFilters, templateNames } from './recipe.template.ts';
+
+import { routineTypes, type RoutineType } from '../routines.ts';
+
+export { routineTypes, type RoutineType };
+
+export const recipePlatforms = ['instagram', 'tiktok', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
+export type RecipePlatform = (typeof recipePlatforms)[number];
+
+/** Engagement a run counts and reports so the server can count today's actions. */
+export const engagementActions = ['like', 'follow', 'comment', 'post'] as const;
+export type EngagementAction = (typeof engagementActions)[number];
+
+/** The reasons a recipe may fail with (a subset of the shared failure codes). */
+export const recipeFailureCode = failureCode.extract(['login_required', 'account_blocked', 'rate_limited', 'element_missing', 'app_crashed', 'unknown']);
+export type RecipeFailureCode = z.infer<typeof recipeFailureCode>;
+
+/** What a run is filled from: the work's parameters. */
+export const recipeParams = z.object({
+  caption: z.string().max(2200).optional(),
+  hashtags: z.array(z.string().max(100)).max(30).optional(),
+  /** Media files on the farm host, to push to the phone. */
+  media: z.array(z.string().min(1)).max(10).optional(),
+  keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
+  /** Reference accounts (usernames without @). */
+  accounts: z.array(z.string().min(1).max(100)).max(100).optional(),
+  comments: z.array(z.string().min(1).max(500)).max(100).optional(),
+  /** How many posts or actions the routine aims at. */
+  count: z.number().int().min(0).max(1000).optional(),
+  /** How long the routine runs. */
+  minutes: z.number().min(0).max(600).optional(),
+  /** Engagement rate 0..100 (a share of posts to act on). */
+  engagement: z.number().min(0).max(100).optional(),
+  /** Actions the account may still take today; an action without an allowance is not limited. */
+  allowances: z.partialRecord(z.enum(engagementActions), z.number().int().min(0)).optional(),
+});
+export type RecipeParams = z.infer<typeof recipeParams>;
+
+/** Parameter names a template may use, with whether they are lists. */
+export const templateParams: Record<string, 'text' | 'list' | 'number'> = {
+  caption: 'text',
+  hashtags: 'list',
+  media: 'list',
+  keywords: 'list',
+  accounts: 'list',
+  comments: 'list',
+  count: 'number',
+  minutes: 'number',
+  engagement: 'number',
+};
+
+const name = z.string().regex(/^[a-z][a-z0-9_]*$/, 'Use lower-case letters, digits and _ (starting with a letter).');
+const countText = z.string().refine((value) => COUNT_PATTERN.test(value) || isSingleTemplate(value), 'Write a count as 5, 5..12 or {{count}}.');
+const count = z.union([z.number().int().min(0).max(10_000), countText]);
+const duration = z.union([
+  z.number().min(0).max(3_600_000),
+  z.string().refine((value) => DURATION_PATTERN.test(value), 'Write a duration as 800ms, 2s, 2..6s or 1..3m.'),
+]);
+const chance = z.union([
+  z.number().min(0).max(1),
+  z.string().regex(/^(?:\d+(?:\.\d+)?|\{\{\s*[A-Za-z_]\w*\s*\}\})%$/, 'Write a chance as 0.3, 30% or {{engagement}}%.'),
+]);
+
+function isSingleTemplate(value: string): boolean {
+  return new RegExp(`^${TEMPLATE_PATTERN.source}$`).test(value.trim());
+}
+
+export const selector = z
+  .strictObject({
+    /** resource-id, in full (`com.instagram.android:id/row_feed_button_like`) or after `:id/`. */
+    id: z.string().min(1).optional(),
+    /** Exact text (trimmed). */
+    text: z.string().min(1).optional(),
+    /** Text containing this, any case. */
+    textContains: z.string().min(1).optional(),
+    /** Exact content-desc (accessibility label). */
+    desc: z.string().min(1).optional(),
+    descContains: z.string().min(1).optional(),
+    /** Class name, in full or its last part (`EditText`). */
+    class: z.string().min(1).optional(),
+    /** Which of the matching nodes, 0 first; -1 the last. */
+    index: z.number().int().min(-1).optional(),
+    selected: z.boolean().optional(),
+  })
+  .refine((value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class), 'A selector needs id, text, textContains, desc, descContains or class.');
+export type Selector = z.infer<typeof selector>;
+
+/** A point as a share of the screen (0..1), or in pixels of the screen size it was measured on (`of`). */
+export const point = z
+  .strictObject({ x: z.number().min(0), y: z.number().min(0), of: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive() }).optional() })
+  .refine((value) => (value.of ? value.x <= value.of.width && value.y <= value.of.height : value.x <= 1 && value.y <= 1), 'A point is a share of the screen (0..1), or pixels within the size given in "of".');
+export type RecipePoint = z.infer<typeof point>;
+
+/** A selector with alternatives tried in order and a point to tap when none is on screen. */
+export const element = z
+  .strictObject({
+    ...selector.def.shape,
+    or: z.array(selector).max(10).optional(),
+    fallback: point.optional(),
+  })
+  .refine((value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class || value.or?.length), 'An element needs a selector or alternatives ("or").');
+export type ElementSpec = z.infer<typeof element>;
+
+/** Where a step acts: a named element of the recipe, an element, or a point. */
+export const target = z.union([name, element, z.strictObject({ point })]);
+export type Target = z.infer<typeof target>;
+
+const base = {
+  label: z.string().max(120).optional(),
+  /** Parameters the step needs; it is left out when any is missing or empty (no comments given: no commenting). */
+  needs: z.array(z.string().min(1)).optional(),
+};
+const act = { ...base, chance: chance.optional(), optional: z.boolean().optional(), timeout: duration.optional() };
+
+const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: z.string().min(1).optional() });
+const openUrl = z.strictObject({ ...base, do: z.literal('open_url'), url: z.string().min(1), package: z.string().min(1).optional() });
+const waitFor = z.strictObject({ ...base, do: z.literal('wait_for'), target, timeout: duration.optional(), optional: z.boolean().optional(), reason: recipeFailureCode.optional(), message: z.string().max(300).optional() });
+const tap = z.strictObject({ ...act, do: z.literal('tap'), target, counts: z.enum(engagementActions).optional(), double: z.boolean().optional() });
+const longPress = z.strictObject({ ...act, do: z.literal('long_press'), target, duration: duration.optional() });
+const type = z.strictObject({ ...act, do: z.literal('type'), text: z.string().min(1), target: target.optional(), counts: z.enum(engagementActions).optional() });
+const swipe = z.strictObject({
+  ...base,
+  do: z.literal('swipe'),
+  direction: z.enum(['up', 'down', 'left', 'right']),
+  count: count.optional(),
+  /** Between swipes (and after the last). */
+  pause: duration.optional(),
+  /** Share of the screen travelled, 0.1..0.9. */
+  distance: z.number().min(0.1).max(0.9).optional(),
+  /** How long one swipe takes. */
+  speed: duration.optional(),
+});
+const key = z.strictObject({ ...base, do: z.literal('key'), key: z.enum(keyNames), count: count.optional() });
+const pushMedia = z.strictObject({ ...base, do: z.literal('push_media'), from: z.string().min(1), dir: z.string().regex(/^\/[\w./-]+$/).optional(), as: name.optional() });
+const expectStep = z.strictObject({ ...base, do: z.literal('expect'), target, timeout: duration.optional(), reason: recipeFailureCode.optional(), message: z.string().max(300).optional() });
+const pause = z.strictObject({ ...base, do: z.literal('pause'), for: duration });
+
+export type Step =
+  | z.infer<typeof openApp>
+  | z.infer<typeof openUrl>
+  | z.infer<typeof waitFor>
+  | z.infer<typeof tap>
+  | z.infer<typeof longPress>
+  | z.infer<typeof type>
+  | z.infer<typeof swipe>
+  | z.infer<typeof key>
+  | z.infer<typeof pushMedia>
+  | z.infer<typeof expectStep>
+  | z.infer<typeof pause>
+  | RepeatStep
+  | WhenStep;
+
+export interface RepeatStep {
+  label?: string | undefined;
+  needs?: string[] | undefined;
+  chance?: number | string | undefined;
+  do: 'repeat';
+  /** How many rounds: 3, 5..12, {{count}}. */
+  times?: number | string | undefined;
+  /** Rounds go on until this many minutes passed: 10 or {{minutes}}. */
+  minutes?: number | string | undefined;
+  /** One round per item of a list parameter, the item named by `as`. */
+  each?: string | undefined;
+  as?: string | undefined;
+  /** Stops once every listed action's allowance for today is spent. */
+  until_spent?: EngagementAction[] | undefined;
+  /** A ceiling on rounds, whatever else says. */
+  max?: number | undefined;
+  steps: Step[];
+}
+
+export interface WhenStep {
+  label?: string | undefined;
+  needs?: string[] | undefined;
+  chance?: number | string | undefined;
+  do: 'when';
+  /** Runs `steps` when this is on screen, else `else`. */
+  present: Target;
+  timeout?: number | string | undefined;
+  steps: Step[];
+  else?: Step[] | undefined;
+}
+
+export const recipeStep: z.ZodType<Step> = z.lazy(() =>
+  z.discriminatedUnion('do', [
+    openApp,
+    openUrl,
+    waitFor,
+    tap,
+    longPress,
+    type,
+    swipe,
+    key,
+    pushMedia,
+    expectStep,
+    pause,
+    z.strictObject({
+      ...base,
+      do: z.literal('repeat'),
+      times: count.optional(),
+      minutes: z.union([z.number().min(0).max(600), z.string().refine(isSingleTemplate, 'Write minutes as a number or {{minutes}}.')]).optional(),
+      each: z.string().min(1).optional(),
+      as: name.optional(),
+      until_spent: z.array(z.enum(engagementActions)).min(1).optional(),
+      max: z.number().int().min(1).max(100_000).optional(),
+      chance: chance.optional(),
+      steps: z.array(recipeStep).min(1),
+    }).refine((step) => step.times !== undefined || step.minutes !== undefined || step.each !== undefined || step.until_spent !== undefined, 'A repeat needs times, minutes, each or until_spent.'),
+    z.strictObject({ ...base, do: z.literal('when'), present: target, timeout: duration.optional(), chance: chance.optional(), steps: z.array(recipeStep).min(1), else: z.array(recipeStep).optional() }),
+  ]),
+);
+
+const guard = z.strictObject({ when: target, reason: recipeFailureCode, message: z.string().min(1).max(300) });
+
+export const recipe = z
+  .strictObject({
+    /** Stable name, e.g. `instagram.warmup`; a workspace recipe with the same id and a higher version replaces it. */
+    id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, 'Use lower-case letters, digits, dots, dashes and _.'),
+    version: z.number().int().min(1),
+    name: z.string().min(1).max(120),
+    platform: z.enum(recipePlatforms),
+    routines: z.array(z.enum(routineTypes)).min(1),
+    app: z.strictObject({
+      package: z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.'),
+      /** The app version the selectors were read from. */
+      writtenFor: z.string().min(1).max(40),
+      /** The recipe applies from this app version (inclusive) ... */
+      minVersion: z.string().regex(/^\d+(\.\d+)*$/).optional(),
+      /** ... up to this one (exclusive). */
+      belowVersion: z.string().regex(/^\d+(\.\d+)*$/).optional(),
+    }),
+    /** False until a farm ran it on its own phones and app version. Shipped recipes are templates. */
+    verified: z.boolean().default(false),
+    notes: z.string().max(2000).optional(),
+    /** Parameter values used when the work gives none (a warm-up's like rate). */
+    defaults: recipeParams.omit({ allowances: true }).optional(),
+    elements: z.record(name, element).optional(),
+    /** Screens that end the run with a reason whenever they appear (login, blocks, limits). */
+    guards: z.array(guard).optional(),
+    /** Popups tapped away whenever they appear ("Not now"). */
+    dismiss: z.array(target).optional(),
+    steps: z.array(recipeStep).min(1),
+  })
+  .superRefine((value, context) => checkReferences(value, context));
+export type Recipe = z.infer<typeof recipe>;
+export type RecipeInput = z.input<typeof recipe>;
+
+/** Every named element used exists; every template names a parameter or a variable in scope. */
+function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementCtx): void {
+  const elements = new Set(Object.keys(value.elements ?? {}));
+  const issue = (path: (string | number)[], message: string) => context.addIssue({ code: 'custom', path, message });
+  const checkTarget = (item: Target | undefined, path: (string | number)[], scope: Set<string>) => {
+    if (item === undefined) return;
+    if (typeof item === 'string') {
+      if (!elements.has(item)) issue(path, `No element named "${item}" in this recipe's elements.`);
+      return;
+    }
+    if ('point' in item) return;
+    for (const [field, text] of Object.entries(item)) if (typeof text === 'string') checkText(text, [...path, field], scope);
+    for (const [index, alternative] of (item.or ?? []).entries()) for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') checkText(text, [...path, 'or', index, field], scope);
+  };
+  const checkText = (text: string, path: (string | number)[], scope: Set<string>) => {
+    if (hasStrayBraces(text)) issue(path, `"${text}" has a {{ or }} that is not a placeholder like {{caption}}.`);
+    for (const used of templateNames(text)) {
+      if (!scope.has(used.name)) issue(path, `"{{${used.name}}}" is not a parameter or a variable here (parameters: ${Object.keys(templateParams).join(', ')}).`);
+      if (used.filter !== null && !(used.filter in templateFilters)) issue(path, `"${used.filter}" is not a template filter (use ${Object.keys(templateFilters).join(', ')}).`);
+    }
+  };
+  const walk = (steps: Step[], path: (string | number)[], scope: Set<string>) => {
+    for (const [index, step] of steps.entries()) {
+      const at = [...path, index];
+      for (const needed of step.needs ?? []) if (!scope.has(needed)) issue([...at, 'needs'], `"${needed}" is not a parameter or a variable here.`);
+      switch (step.do) {
+        case 'open_url':
+          checkText(step.url, [...at, 'url'], scope);
+          break;
+        case 'wait_for':
+        case 'expect':
+        case 'tap':
+        case 'long_press':
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
+        case 'type':
+          checkText(step.text, [...at, 'text'], scope);
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
+        case 'push_media':
+          checkText(step.from, [...at, 'from'], scope);
+          if (step.as) scope.add(step.as);
+          break;
+        case 'repeat': {
+          const inner = new Set(scope);
+          if (step.each !== undefined) {
+            if (templateParams[step.each] !== 'list' && !scope.has(step.each)) issue([...at, 'each'], `"${step.each}" is not a list parameter (lists: ${Object.entries(templateParams).filter(([, kind]) => kind === 'list').map(([key]) => key).join(', ')}).`);
+            inner.add(step.as ?? 'item');
+          }
+          if (typeof step.times === 'string') checkText(step.times, [...at, 'times'], scope);
+          if (typeof step.minutes === 'string') checkText(step.minutes, [...at, 'minutes'], scope);
+          walk(step.steps, [...at, 'steps'], inner);
+          break;
+        }
+        case 'when':
+          checkTarget(step.present, [...at, 'present'], scope);
+          walk(step.steps, [...at, 'steps'], new Set(scope));
+          walk(step.else ?? [], [...at, 'else'], new Set(scope));
+          break;
+        default:
+          break;
+      }
+    }
+  };
+  const params = new Set(Object.keys(templateParams));
+  for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
+  for (const [index, item] of (value.guards ?? []).entries()) checkTarget(item.when, ['guards', index, 'when'], params);
+  for (const [index, item] of (value.dismiss ?? []).entries()) checkTarget(item, ['dismiss', index], params);
+  walk(value.steps, ['steps'], params);
+}
+
+/** Parses a recipe, answering a readable list of what is wrong (`steps.3.target: No element named "like"`). */
+export function parseRecipe(input: unknown): { ok: true; recipe: Recipe } | { ok: false; errors: string[] } {
+  const parsed = recipe.safeParse(input);
+  if (parsed.success) return { ok: true, recipe: parsed.data };
+  return { ok: false, errors: parsed.error.issues.map((item) => `${item.path.join('.') || 'recipe'}: ${item.message}`) };
+}

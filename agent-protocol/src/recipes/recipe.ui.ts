@@ -1,0 +1,104 @@
+/**
+ * The phone's screen as `uiautomator dump` describes it: a tree of `<node>` elements with text, resource-id,
+ * class, content-desc, state flags and bounds. Parsed here without an XML library (the format is flat and
+ * fixed), into a list in document order that selectors search.
+ */
+
+export interface Bounds {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+export interface UiNode {
+  text: string;
+  resourceId: string;
+  className: string;
+  packageName: string;
+  desc: string;
+  clickable: boolean;
+  scrollable: boolean;
+  selected: boolean;
+  checked: boolean;
+  enabled: boolean;
+  focused: boolean;
+  bounds: Bounds;
+  /** Position among its parent's children. */
+  index: number;
+  depth: number;
+}
+
+export interface UiScreen {
+  nodes: UiNode[];
+  /** The app in front, from the first node that names one. */
+  packageName: string | null;
+  width: number;
+  height: number;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decode(value: string): string {
+  return value.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
+    if (entity.startsWith('#x')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
+    if (entity.startsWith('#')) return String.fromCodePoint(Number.parseInt(entity.slice(1), 10));
+    return ENTITIES[entity] ?? '';
+  });
+}
+
+function parseBounds(value: string): Bounds {
+  const match = /\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]/.exec(value);
+  if (!match) return { left: 0, top: 0, right: 0, bottom: 0 };
+  return { left: Number(match[1]), top: Number(match[2]), right: Number(match[3]), bottom: Number(match[4]) };
+}
+
+/** Parses `uiautomator dump` XML. Throws when there is no hierarchy in it. */
+export function parseUiXml(xml: string): UiScreen {
+  if (!xml.includes('<hierarchy')) throw new Error('This is not a uiautomator dump (no <hierarchy>).');
+  const nodes: UiNode[] = [];
+  let depth = 0;
+  for (const match of xml.matchAll(/<(\/?)node\b([^>]*?)(\/?)>/g)) {
+    const [, closing, body = '', selfClosing] = match;
+    if (closing) {
+      depth -= 1;
+      continue;
+    }
+    const attributes: Record<string, string> = {};
+    for (const attribute of body.matchAll(/([\w-]+)="([^"]*)"/g)) attributes[attribute[1] as string] = decode(attribute[2] ?? '');
+    const flag = (name: string) => attributes[name] === 'true';
+    nodes.push({
+      text: attributes.text ?? '',
+      resourceId: attributes['resource-id'] ?? '',
+      className: attributes.class ?? '',
+      packageName: attributes.package ?? '',
+      desc: attributes['content-desc'] ?? '',
+      clickable: flag('clickable'),
+      scrollable: flag('scrollable'),
+      selected: flag('selected'),
+      checked: flag('checked'),
+      enabled: attributes.enabled !== 'false',
+      focused: flag('focused'),
+      bounds: parseBounds(attributes.bounds ?? ''),
+      index: Number(attributes.index ?? 0),
+      depth,
+    });
+    if (!selfClosing) depth += 1;
+  }
+  const root = nodes[0]?.bounds;
+  return {
+    nodes,
+    packageName: nodes.find((node) => node.packageName)?.packageName ?? null,
+    width: root ? root.right - root.left : 0,
+    height: root ? root.bottom - root.top : 0,
+  };
+}
+
+export function centerOf(bounds: Bounds): { x: number; y: number } {
+  return { x: Math.round((bounds.left + bounds.right) / 2), y: Math.round((bounds.top + bounds.bottom) / 2) };
+}
+
+/** Whether a node can be seen and touched: it has area. */
+export function isVisible(node: UiNode): boolean {
+  return node.bounds.right > node.bounds.left && node.bounds.bottom > node.bounds.top;
+}

@@ -1,0 +1,1 @@
+export { SimulatedPhoneUi, type SimTap, type SimulatedPhoneUiOptions } from './simphone.device.ts';

@@ -1,0 +1,380 @@
+/**
+ * A simulated phone with a UI: Instagram- and TikTok-like screens that react to taps, keys, swipes and typing,
+ * read as `uiautomator dump` XML and drawn for screenshots. It implements `PhoneDevice`, so the shipped recipes
+ * run on it unchanged and demo routines show their steps. It records every tap with its coordinates and what it
+ * hit, and can play a login challenge, a suspended account, a rate limit or a busy video screen.
+ */
+import { basename } from 'node:path';
+import sharp from 'sharp';
+import {
+  PhoneError,
+  UiBusyError,
+  type BatteryState,
+  type ForegroundApp,
+  type KeyName,
+  type NetworkState,
+  type PhoneDevice,
+  type PhoneInfo,
+  type Point,
+  type PushMediaOptions,
+  type ScreenState,
+  type Screenshot,
+  type ScreenshotOptions,
+} from '../phone/phone.device.ts';
+import { encodeScreenshot } from '../phone/phone.screenshot.ts';
+import { hitTest, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
+import { INSTAGRAM, instagramScreen, LAUNCHER, launcherScreen, TIKTOK, tiktokScreen, type SimApi, type SimScreen } from './simphone.screens.ts';
+
+export interface SimulatedPhoneUiOptions {
+  serial?: string;
+  model?: string;
+  width?: number;
+  height?: number;
+  battery?: number;
+  /** What the apps show at launch instead of their home screen. */
+  challenge?: 'login' | 'blocked' | null;
+  /** The platform limits actions after this many likes (a "Try Again Later" dialog). */
+  rateLimitAfterLikes?: number;
+  /** Dumps fail with "could not get idle state" while a video plays (Reels, TikTok's feed). */
+  busyOnVideo?: boolean;
+  /** Media already in the gallery. */
+  media?: string[];
+  /** Clock for screenshots' status bar. */
+  now?: () => Date;
+}
+
+export interface SimTap {
+  x: number;
+  y: number;
+  /** resource-id, text or content-desc of the node hit; null when the tap hit nothing. */
+  hit: string | null;
+  app: string;
+  screen: string;
+}
+
+type AppName = 'launcher' | 'instagram' | 'tiktok';
+
+export class SimulatedPhoneUi implements PhoneDevice {
+  readonly serial: string;
+  readonly taps: SimTap[] = [];
+  readonly swipes: { from: Point; to: Point; durationMs: number }[] = [];
+  readonly keys: KeyName[] = [];
+  readonly typed: string[] = [];
+  /** What happened in the apps, in words ("liked sunny.trails#0"). */
+  readonly events: string[] = [];
+  readonly published: { app: string; caption: string; media: string | null }[] = [];
+  readonly comments: { postId: string; text: string }[] = [];
+  /** Dumps to fail as busy before the next one reads (on top of busy video screens). */
+  busyDumps = 0;
+  dumps = 0;
+  /** A line drawn over screenshots (the step being run). */
+  caption: string | undefined;
+  batteryLevel: number;
+  charging = false;
+  screenOn = true;
+  private app: AppName = 'launcher';
+  private readonly stacks: Record<'instagram' | 'tiktok', SimScreen[]> = { instagram: [], tiktok: [] };
+  private readonly api: SimApi;
+  private likes = 0;
+  private closed = false;
+
+  constructor(private readonly options: SimulatedPhoneUiOptions = {}) {
+    this.serial = options.serial ?? 'SIM-0001';
+    this.batteryLevel = options.battery ?? 87;
+    const phone = this;
+    this.api = {
+      width: options.width ?? 1080,
+      height: options.height ?? 2400,
+      feedIndex: 0,
+      reelIndex: 0,
+      liked: new Set(),
+      followed: new Set(),
+      media: [...(options.media ?? ['IMG_20240818_191204.jpg', 'IMG_20240817_083311.jpg', 'IMG_20240815_120045.jpg'])],
+      draft: { query: '', caption: '', comment: '' },
+      focused: null,
+      push: (screen) => {
+        phone.stack?.push(screen);
+        phone.api.focused = null;
+      },
+      replace: (screen) => {
+        const stack = phone.stack;
+        if (!stack) return;
+        stack.length = 0;
+        stack.push(screen);
+        phone.api.focused = null;
+      },
+      swap: (screen) => {
+        const stack = phone.stack;
+        if (!stack) return;
+        stack.splice(-1, 1, screen);
+        phone.api.focused = null;
+      },
+      back: () => phone.back(),
+      focus: (field) => {
+        phone.api.focused = field;
+        // A search box and a comment box start empty; a caption keeps what was typed.
+        if (field === 'comment') phone.api.draft.comment = '';
+        if (field === 'search') phone.api.draft.query = '';
+      },
+      like: (postId) => phone.like(postId),
+      follow: (user) => {
+        if (phone.api.followed.has(user)) return;
+        phone.api.followed.add(user);
+        phone.log(`followed ${user}`);
+      },
+      comment: (postId) => {
+        const text = phone.api.draft.comment.trim();
+        if (!text) return;
+        phone.comments.push({ postId, text });
+        phone.api.draft.comment = '';
+        phone.api.focused = null;
+        phone.log(`commented on ${postId}: ${text}`);
+      },
+      publish: () => phone.publish(),
+      log: (event) => phone.log(event),
+    };
+  }
+
+  private get stack(): SimScreen[] | null {
+    return this.app === 'launcher' ? null : this.stacks[this.app];
+  }
+
+  private get current(): SimScreen | null {
+    const stack = this.stack;
+    return stack ? (stack[stack.length - 1] ?? null) : null;
+  }
+
+  /** Where the phone is: `instagram/feed`, `tiktok/search`, `launcher`. */
+  get where(): string {
+    const current = this.current;
+    return current ? `${this.app}/${current.name}` : this.app;
+  }
+
+  get liked(): ReadonlySet<string> {
+    return this.api.liked;
+  }
+
+  get followed(): ReadonlySet<string> {
+    return this.api.followed;
+  }
+
+  get media(): readonly string[] {
+    return this.api.media;
+  }
+
+  private log(event: string): void {
+    this.events.push(event);
+  }
+
+  private packageName(): string {
+    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? TIKTOK : LAUNCHER;
+  }
+
+  private tree(): SimNode {
+    const current = this.current;
+    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg));
+    return this.app === 'instagram' ? instagramScreen(this.api, current) : tiktokScreen(this.api, current);
+  }
+
+  private isVideo(): boolean {
+    const current = this.current;
+    return (this.app === 'instagram' && current?.name === 'reels') || (this.app === 'tiktok' && (current?.name === 'feed' || current?.name === 'post'));
+  }
+
+  private like(postId: string): void {
+    if (this.api.liked.has(postId)) {
+      this.api.liked.delete(postId);
+      this.log(`unliked ${postId}`);
+      return;
+    }
+    this.api.liked.add(postId);
+    this.likes += 1;
+    this.log(`liked ${postId}`);
+    const limit = this.options.rateLimitAfterLikes;
+    if (limit !== undefined && this.likes >= limit) this.stack?.push({ name: 'limited' });
+  }
+
+  private publish(): void {
+    const caption = this.api.draft.caption;
+    this.published.push({ app: this.app, caption, media: this.api.media[0] ?? null });
+    this.log(`published on ${this.app}: ${caption}`);
+    this.api.draft.caption = '';
+    this.api.focused = null;
+    const stack = this.stack;
+    if (stack) {
+      stack.length = 0;
+      stack.push({ name: 'feed' });
+    }
+  }
+
+  private back(): void {
+    if (this.api.focused) {
+      // Back first closes the keyboard, as on a phone.
+      this.api.focused = null;
+      return;
+    }
+    const stack = this.stack;
+    if (!stack) return;
+    stack.pop();
+    if (stack.length === 0) this.app = 'launcher';
+  }
+
+  private alive(): void {
+    if (this.closed) throw new PhoneError('disconnected', 'The simulated phone was closed.');
+  }
+
+  async info(): Promise<PhoneInfo> {
+    this.alive();
+    return { serial: this.serial, manufacturer: 'Simulated', model: this.options.model ?? 'Simulated Pixel', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: { width: this.api.width, height: this.api.height } };
+  }
+
+  async battery(): Promise<BatteryState> {
+    this.alive();
+    return { level: this.batteryLevel, charging: this.charging, plugged: this.charging ? 'usb' : null, temperatureC: 29.5 };
+  }
+
+  async screen(): Promise<ScreenState> {
+    this.alive();
+    return { on: this.screenOn };
+  }
+
+  async foregroundApp(): Promise<ForegroundApp | null> {
+    this.alive();
+    const pkg = this.packageName();
+    return { package: pkg, activity: this.app === 'instagram' ? 'com.instagram.mainactivity.InstagramMainActivity' : this.app === 'tiktok' ? 'com.ss.android.ugc.aweme.splash.SplashActivity' : `${LAUNCHER}.NexusLauncherActivity` };
+  }
+
+  async network(): Promise<NetworkState> {
+    this.alive();
+    return { connected: true, transport: 'wifi' };
+  }
+
+  async screenshot(options: ScreenshotOptions = {}): Promise<Screenshot> {
+    this.alive();
+    const now = this.options.now?.() ?? new Date();
+    const svg = toSvg(this.tree(), {
+      width: this.api.width,
+      height: this.api.height,
+      time: `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`,
+      battery: this.batteryLevel,
+      charging: this.charging,
+      title: `${this.app === 'launcher' ? 'Home' : this.app === 'instagram' ? 'Instagram' : 'TikTok'} · ${this.options.model ?? 'Simulated Pixel'}`,
+      dark: this.isVideo(),
+      ...(this.caption ? { caption: this.caption } : {}),
+    });
+    return encodeScreenshot(await sharp(Buffer.from(svg)).png().toBuffer(), options);
+  }
+
+  async dumpUi(): Promise<string> {
+    this.alive();
+    this.dumps += 1;
+    if (this.busyDumps > 0) {
+      this.busyDumps -= 1;
+      throw new UiBusyError();
+    }
+    if (this.options.busyOnVideo && this.isVideo()) throw new UiBusyError();
+    return toUiXml(this.tree(), this.packageName());
+  }
+
+  async tap(x: number, y: number): Promise<void> {
+    this.alive();
+    const where = this.where;
+    const node = hitTest(this.tree(), x, y);
+    this.taps.push({ x, y, hit: node ? (node.id ?? node.text ?? node.desc ?? null) : null, app: this.app, screen: where });
+    node?.onTap?.();
+  }
+
+  async longPress(x: number, y: number, _durationMs: number): Promise<void> {
+    await this.tap(x, y);
+  }
+
+  async swipe(from: Point, to: Point, durationMs: number): Promise<void> {
+    this.alive();
+    this.swipes.push({ from, to, durationMs });
+    const vertical = Math.abs(to.y - from.y) >= Math.abs(to.x - from.x);
+    if (!vertical) return;
+    const step = to.y < from.y ? 1 : -1;
+    const current = this.current;
+    if (!current) return;
+    if (current.name === 'reels' && this.app === 'instagram') this.api.reelIndex = Math.max(0, this.api.reelIndex + step);
+    else if (current.name === 'feed') this.api.feedIndex = Math.max(0, this.api.feedIndex + step);
+    else if (current.name === 'post') {
+      const stack = this.stack;
+      if (stack) stack[stack.length - 1] = { ...current, n: Math.max(0, current.n + step) };
+    }
+  }
+
+  async text(value: string): Promise<void> {
+    this.alive();
+    this.typed.push(value);
+    const field = this.api.focused;
+    if (field === 'search') {
+      this.api.draft.query += value;
+      const current = this.current;
+      if (current?.name === 'search') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
+      if (current?.name === 'tag') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
+    } else if (field === 'caption') this.api.draft.caption += value;
+    else if (field === 'comment') this.api.draft.comment += value;
+  }
+
+  async key(key: KeyName): Promise<void> {
+    this.alive();
+    this.keys.push(key);
+    if (key === 'back') this.back();
+    if (key === 'home') this.app = 'launcher';
+    if (key === 'enter' && this.api.focused === 'search') {
+      this.api.focused = null;
+      if (this.app === 'tiktok') this.api.replace({ name: 'tag', keyword: this.api.draft.query });
+    }
+    if (key === 'power') this.screenOn = !this.screenOn;
+  }
+
+  async pushMedia(localPath: string, options: PushMediaOptions = {}): Promise<string> {
+    this.alive();
+    const name = options.name ?? basename(localPath);
+    this.api.media.unshift(name);
+    this.log(`media added ${name}`);
+    return `${(options.remoteDir ?? '/sdcard/DCIM/Farm').replace(/\/+$/, '')}/${name}`;
+  }
+
+  async appVersion(packageName: string): Promise<string | null> {
+    this.alive();
+    return packageName === INSTAGRAM ? '360.0.0.52.192' : packageName === TIKTOK ? '37.8.5' : null;
+  }
+
+  async launchApp(packageName: string): Promise<void> {
+    this.alive();
+    const app: AppName | null = packageName === INSTAGRAM ? 'instagram' : packageName === TIKTOK ? 'tiktok' : null;
+    if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
+    this.app = app;
+    const stack = this.stacks[app];
+    if (stack.length === 0) stack.push({ name: this.options.challenge === 'login' ? 'login' : this.options.challenge === 'blocked' ? 'blocked' : 'feed' });
+    this.api.focused = null;
+    this.api.draft.query = '';
+    this.log(`opened ${app}`);
+  }
+
+  async openUrl(url: string): Promise<void> {
+    this.alive();
+    const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
+    if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
+    await this.launchApp(url.includes('tiktok') ? TIKTOK : INSTAGRAM);
+    this.stack?.push({ name: 'profile', user: match[1] });
+  }
+
+  /** Shows a recipe's progress over the screen: pass it as the run's `onProgress`. */
+  readonly showStep = (progress: { status: string; label: string }): void => {
+    if (progress.status === 'started') this.caption = progress.label;
+  };
+
+  /** Every node on screen, for tests that look for an element. */
+  nodes(): SimNode[] {
+    const all: SimNode[] = [];
+    walk(this.tree(), (node) => all.push(node));
+    return all;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

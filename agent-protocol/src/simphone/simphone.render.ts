@@ -1,0 +1,109 @@
+/**
+ * The simulated phone's screen: a tree of nodes shaped like Android views, written out as `uiautomator dump`
+ * XML (what recipes read) and drawn as an SVG for screenshots (what people watching a demo see).
+ */
+
+export interface SimNode {
+  cls: string;
+  /** resource-id; written as `<package>:id/<id>` unless it already has a package. */
+  id?: string;
+  text?: string;
+  desc?: string;
+  bounds: [number, number, number, number];
+  clickable?: boolean;
+  scrollable?: boolean;
+  selected?: boolean;
+  focused?: boolean;
+  checkable?: boolean;
+  children?: SimNode[];
+  /** What a tap on it does (not written out). */
+  onTap?: () => void;
+  /** How it is drawn: a filled block (media), a button, or plain text. */
+  look?: 'media' | 'button' | 'field' | 'bar';
+  /** Fill colour of media blocks. */
+  colour?: string;
+}
+
+const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+
+function nodeXml(node: SimNode, packageName: string, index: number): string {
+  const flag = (value: boolean | undefined) => (value ? 'true' : 'false');
+  const id = node.id ? (node.id.includes(':id/') ? node.id : `${packageName}:id/${node.id}`) : '';
+  const [l, t, r, b] = node.bounds;
+  const attributes =
+    `index="${index}" text="${escapeXml(node.text ?? '')}" resource-id="${id}" class="${node.cls}" package="${packageName}" content-desc="${escapeXml(node.desc ?? '')}" ` +
+    `checkable="${flag(node.checkable)}" checked="false" clickable="${flag(node.clickable)}" enabled="true" focusable="${flag(node.clickable || node.focused)}" focused="${flag(node.focused)}" ` +
+    `scrollable="${flag(node.scrollable)}" long-clickable="false" password="false" selected="${flag(node.selected)}" bounds="[${l},${t}][${r},${b}]"`;
+  const children = node.children ?? [];
+  if (children.length === 0) return `<node ${attributes} />`;
+  return `<node ${attributes}>${children.map((child, i) => nodeXml(child, packageName, i)).join('')}</node>`;
+}
+
+/** The screen as `uiautomator dump` writes it (one line). */
+export function toUiXml(root: SimNode, packageName: string): string {
+  return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">${nodeXml(root, packageName, 0)}</hierarchy>`;
+}
+
+/** The topmost clickable node under a point (later siblings are drawn over earlier ones). */
+export function hitTest(root: SimNode, x: number, y: number): SimNode | null {
+  const [l, t, r, b] = root.bounds;
+  if (x < l || x >= r || y < t || y >= b) return null;
+  for (const child of [...(root.children ?? [])].reverse()) {
+    const hit = hitTest(child, x, y);
+    if (hit) return hit;
+  }
+  return root.clickable ? root : null;
+}
+
+export function walk(root: SimNode, visit: (node: SimNode) => void): void {
+  visit(root);
+  for (const child of root.children ?? []) walk(child, visit);
+}
+
+/** Draws the screen: status bar (time, battery), the views, and a caption line saying what runs. */
+export function toSvg(root: SimNode, options: { width: number; height: number; time: string; battery: number; charging: boolean; title: string; caption?: string; dark?: boolean }): string {
+  const { width, height } = options;
+  const fg = options.dark ? '#f5f5f5' : '#111111';
+  const bg = options.dark ? '#000000' : '#ffffff';
+  const parts: string[] = [`<rect width="${width}" height="${height}" fill="${bg}"/>`];
+  walk(root, (node) => {
+    const [l, t, r, b] = node.bounds;
+    const w = r - l;
+    const h = b - t;
+    if (w <= 0 || h <= 0) return;
+    if (node.look === 'media') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${node.colour ?? '#7a8fa6'}"/>`);
+    if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
+    if (node.look === 'button') parts.push(`<rect x="${l + 6}" y="${t + 6}" width="${w - 12}" height="${h - 12}" rx="18" fill="${node.selected ? '#e1306c' : '#0095f6'}"/>`);
+    if (node.look === 'field') parts.push(`<rect x="${l + 4}" y="${t + 4}" width="${w - 8}" height="${h - 8}" rx="14" fill="none" stroke="#999" stroke-width="3"/>`);
+    // Icon buttons (like, comment, tabs' icons) as rings, filled when selected (a liked heart).
+    if (node.clickable && !node.text && !node.look && w <= 160 && h <= 160) {
+      parts.push(`<circle cx="${l + w / 2}" cy="${t + h / 2}" r="${Math.min(w, h) / 2 - 6}" fill="${node.selected ? '#e1306c' : 'none'}" stroke="${options.dark ? '#fff' : '#333'}" stroke-width="4"/>`);
+    }
+    const label = node.text || (node.clickable && node.look !== 'media' ? node.desc : '');
+    if (label) {
+      const shown = label.length > 60 ? `${label.slice(0, 57)}…` : label;
+      // Fits the label in its box: narrow buttons (tab bars, icon rows) get smaller, centred text.
+      const size = Math.max(16, Math.min(44, Math.floor(h * 0.45), Math.floor((w - 16) / (shown.length * 0.56))));
+      const colour = node.look === 'button' || node.look === 'media' ? '#ffffff' : node.selected ? '#e1306c' : fg;
+      const centred = node.clickable && w < 400;
+      const x = centred ? l + w / 2 : l + Math.min(24, w / 2);
+      parts.push(`<text x="${x}" y="${t + h / 2 + size / 3}" font-family="sans-serif" font-size="${size}" fill="${colour}"${centred ? ' text-anchor="middle"' : ''}>${escapeXml(shown)}</text>`);
+    }
+  });
+  const level = Math.max(0, Math.min(100, options.battery));
+  parts.push(
+    `<rect width="${width}" height="110" fill="${options.dark ? '#000' : '#fafafa'}"/>`,
+    `<text x="48" y="74" font-family="sans-serif" font-size="42" fill="${fg}">${escapeXml(options.time)}</text>`,
+    `<text x="${width / 2}" y="74" font-family="sans-serif" font-size="34" fill="#888" text-anchor="middle">${escapeXml(options.title)}</text>`,
+    `<rect x="${width - 170}" y="40" width="90" height="42" rx="8" fill="none" stroke="${fg}" stroke-width="4"/>`,
+    `<rect x="${width - 164}" y="46" width="${Math.round(78 * (level / 100))}" height="30" fill="${level <= 15 ? '#d33' : options.charging ? '#3a3' : fg}"/>`,
+    `<text x="${width - 60}" y="74" font-family="sans-serif" font-size="30" fill="${fg}">${level}</text>`,
+  );
+  if (options.caption) {
+    parts.push(
+      `<rect x="0" y="${height - 120}" width="${width}" height="120" fill="#000" fill-opacity="0.75"/>`,
+      `<text x="${width / 2}" y="${height - 45}" font-family="sans-serif" font-size="40" fill="#fff" text-anchor="middle">${escapeXml(options.caption.slice(0, 60))}</text>`,
+    );
+  }
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${parts.join('')}</svg>`;
+}

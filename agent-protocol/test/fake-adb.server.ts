@@ -1,0 +1,248 @@
+/**
+ * A stand-in for the adb server on a loopback port, speaking the part of the adb host protocol adbkit uses:
+ * `host:version`, `host:devices(-l)`, `host:track-devices`, `host:transport:<serial>` followed by `shell:<cmd>`
+ * (adb's v1 shell: a command's output then close; `shell:sh` kept open as a shell reading stdin) and `sync:`
+ * with SEND/DATA/DONE. Requests are a 4-hex-digit length and the text; answers OKAY or FAIL with a length-prefixed
+ * message. Phones behind it are `FakeAndroid`s.
+ */
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { FakeAndroid } from './fake-android.ts';
+
+export type FakeDeviceState = 'device' | 'unauthorized' | 'offline';
+
+interface Entry {
+  state: FakeDeviceState;
+  phone: FakeAndroid;
+}
+
+const encode = (text: string | Buffer) => {
+  const body = typeof text === 'string' ? Buffer.from(text) : text;
+  return Buffer.concat([Buffer.from(body.length.toString(16).padStart(4, '0').toUpperCase()), body]);
+};
+
+/** Reads exactly what a connection sends, in order, across TCP chunks. */
+class Reader {
+  private buffer = Buffer.alloc(0);
+  private waiting: { size: number; resolve: (data: Buffer) => void } | null = null;
+  closed = false;
+
+  constructor(socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.flush();
+    });
+    socket.on('close', () => (this.closed = true));
+  }
+
+  private flush(): void {
+    if (this.waiting && this.buffer.length >= this.waiting.size) {
+      const { size, resolve } = this.waiting;
+      this.waiting = null;
+      const data = this.buffer.subarray(0, size);
+      this.buffer = this.buffer.subarray(size);
+      resolve(data);
+    }
+  }
+
+  read(size: number): Promise<Buffer> {
+    return new Promise((resolve) => {
+      this.waiting = { size, resolve };
+      this.flush();
+    });
+  }
+
+  /** Everything sent from now on, as it comes. */
+  take(): Buffer {
+    const data = this.buffer;
+    this.buffer = Buffer.alloc(0);
+    return data;
+  }
+}
+
+export class FakeAdbServer {
+  private readonly server: Server;
+  private readonly devices = new Map<string, Entry>();
+  private readonly trackers = new Set<Socket>();
+  private readonly sockets = new Set<Socket>();
+  /** Every request the server got, in order (`host:transport:…`, `shell:…`, `sync:`). */
+  readonly requests: string[] = [];
+  port = 0;
+
+  constructor() {
+    this.server = createServer((socket) => void this.serve(socket));
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Ends every track-devices connection, as a restarting adb server does. */
+  dropTrackers(): void {
+    for (const socket of this.trackers) socket.destroy();
+    this.trackers.clear();
+  }
+
+  plug(phone: FakeAndroid, state: FakeDeviceState = 'device'): void {
+    this.devices.set(phone.serial, { state, phone });
+    this.announce();
+  }
+
+  setState(serial: string, state: FakeDeviceState): void {
+    const entry = this.devices.get(serial);
+    if (!entry) throw new Error(`no fake phone ${serial}`);
+    entry.state = state;
+    this.announce();
+  }
+
+  unplug(serial: string): void {
+    this.devices.delete(serial);
+    this.announce();
+  }
+
+  private list(long = false): string {
+    return [...this.devices.entries()]
+      .map(([serial, { state, phone }]) => (long ? `${serial.padEnd(22)} ${state} product:${phone.product} model:${phone.model.replace(/ /g, '_')} device:${phone.product} transport_id:1` : `${serial}\t${state}`))
+      .map((line) => `${line}\n`)
+      .join('');
+  }
+
+  private announce(): void {
+    for (const socket of this.trackers) socket.write(encode(this.list()));
+  }
+
+  private async serve(socket: Socket): Promise<void> {
+    this.sockets.add(socket);
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      this.trackers.delete(socket);
+    });
+    socket.on('error', () => undefined);
+    const reader = new Reader(socket);
+    let transport: Entry | null = null;
+    for (;;) {
+      const length = Number.parseInt((await reader.read(4)).toString('ascii'), 16);
+      const request = (await reader.read(length)).toString('utf8');
+      this.requests.push(request);
+      const fail = (message: string) => {
+        socket.write(Buffer.concat([Buffer.from('FAIL'), encode(message)]));
+        socket.end();
+      };
+      if (request === 'host:version') {
+        socket.end(Buffer.concat([Buffer.from('OKAY'), encode('0029')]));
+        return;
+      }
+      if (request === 'host:devices' || request === 'host:devices-l') {
+        socket.end(Buffer.concat([Buffer.from('OKAY'), encode(this.list(request.endsWith('-l')))]));
+        return;
+      }
+      if (request === 'host:track-devices') {
+        socket.write('OKAY');
+        socket.write(encode(this.list()));
+        this.trackers.add(socket);
+        return;
+      }
+      if (request.startsWith('host:transport:')) {
+        const serial = request.slice('host:transport:'.length);
+        const entry = this.devices.get(serial);
+        if (!entry) return fail(`device '${serial}' not found`);
+        if (entry.state === 'unauthorized') {
+          return fail("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.");
+        }
+        if (entry.state === 'offline') return fail('device offline');
+        transport = entry;
+        socket.write('OKAY');
+        continue;
+      }
+      if (!transport) return fail(`unknown host service '${request}'`);
+      const phone = transport.phone;
+      // A frozen phone: adb lists it, the transport opens, nothing it is asked ever comes back.
+      if (phone.frozen) return;
+      if (request === 'shell:sh') {
+        socket.write('OKAY');
+        phone.shellsOpened += 1;
+        return this.interactive(socket, reader, phone);
+      }
+      if (request.startsWith('shell:')) {
+        socket.write('OKAY');
+        const output = await phone.sh(request.slice('shell:'.length));
+        if (!phone.frozen) socket.end(output);
+        return;
+      }
+      if (request === 'sync:') {
+        socket.write('OKAY');
+        return this.sync(socket, reader, phone);
+      }
+      return fail(`closed`);
+    }
+  }
+
+  /** `shell:sh`: lines in, their output out, until the client hangs up. */
+  private async interactive(socket: Socket, reader: Reader, phone: FakeAndroid): Promise<void> {
+    let pending = reader.take().toString('utf8');
+    const lines: string[] = [];
+    let running = false;
+    const drain = async () => {
+      if (running) return;
+      running = true;
+      while (lines.length > 0) {
+        const line = lines.shift() as string;
+        const output = await phone.sh(line);
+        if (phone.frozen || socket.destroyed) break;
+        socket.write(output);
+      }
+      running = false;
+    };
+    const feed = (text: string) => {
+      pending += text;
+      let newline = pending.indexOf('\n');
+      while (newline >= 0) {
+        lines.push(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+        newline = pending.indexOf('\n');
+      }
+      void drain();
+    };
+    socket.on('data', (chunk: Buffer) => feed(chunk.toString('utf8')));
+    feed('');
+  }
+
+  /** `sync:` SEND path,mode; DATA chunks; DONE mtime → OKAY. */
+  private async sync(socket: Socket, reader: Reader, phone: FakeAndroid): Promise<void> {
+    for (;;) {
+      const id = (await reader.read(4)).toString('ascii');
+      const size = (await reader.read(4)).readUInt32LE(0);
+      if (id === 'QUIT') return void socket.end();
+      if (id !== 'SEND') {
+        socket.end(Buffer.concat([Buffer.from('FAIL'), Buffer.from([11, 0, 0, 0]), Buffer.from('unsupported')]));
+        return;
+      }
+      const target = (await reader.read(size)).toString('utf8');
+      const comma = target.lastIndexOf(',');
+      const path = target.slice(0, comma);
+      const mode = Number(target.slice(comma + 1));
+      const chunks: Buffer[] = [];
+      for (;;) {
+        const kind = (await reader.read(4)).toString('ascii');
+        const value = (await reader.read(4)).readUInt32LE(0);
+        if (kind === 'DATA') {
+          chunks.push(await reader.read(value));
+          continue;
+        }
+        if (kind === 'DONE') {
+          phone.receive(path, mode, Buffer.concat(chunks), value);
+          socket.write(Buffer.concat([Buffer.from('OKAY'), Buffer.alloc(4)]));
+          break;
+        }
+        socket.end();
+        return;
+      }
+    }
+  }
+}
