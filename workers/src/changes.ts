@@ -1,12 +1,11 @@
-/** What a processor announces after its transaction commits: the same shape the API's change feed carries. */
-export interface Announcement {
-  workspaceId: string;
-  event: string;
-  payload: unknown;
-  userId?: string;
-}
+/** How processors announce what changed, after their transaction commits: the same typed `Change` the gateway relays. */
+import type { Change } from '@farm/api/contracts';
 
-export type Announce = (change: Announcement) => void;
+export type { Change };
+export type Announce = (change: Change) => void;
 
-/** The Redis channel on which worker processes hand their announcements to the API instances. */
+/** The Redis channel on which processes hand their announcements to the API instances. */
 export const CHANGES_CHANNEL = 'farm:changes';
+
+/** Changes every API process must hear wherever they were made: the dispatcher's facts about phones. */
+export const SHARED_CHANGES: ReadonlySet<string> = new Set(['device.wake', 'task.withdrawn']);

@@ -1,8 +1,9 @@
 /** The embedded mode's queue: the same processors, each run on its schedule inside the API process, never overlapping itself. */
 import { checkJobs, jobs, schedules, type JobDeps, type JobName } from './jobs.ts';
+import { timeJob } from './metrics.ts';
 
 export interface Runner {
-  /** Runs a job now (and waits for it), as its schedule would. */
+  /** Runs a job now (and waits for it), as its schedule would; a run already under way is joined, not doubled. */
   runNow(name: JobName): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -10,11 +11,14 @@ export interface Runner {
 export function startInProcess(deps: JobDeps, onError: (name: JobName, error: unknown) => void): Runner {
   checkJobs();
   const running = new Map<JobName, Promise<unknown>>();
+  let closed = false;
   const run = (name: JobName) => {
     const current = running.get(name);
     if (current) return current;
-    const next = jobs[name](undefined, deps)
-      .catch((error: unknown) => onError(name, error))
+    const next = timeJob<unknown>(name, () => jobs[name](undefined, deps))
+      .catch((error: unknown) => {
+        if (!closed) onError(name, error);
+      })
       .finally(() => running.delete(name));
     running.set(name, next);
     return next;
@@ -23,6 +27,7 @@ export function startInProcess(deps: JobDeps, onError: (name: JobName, error: un
   return {
     runNow: run,
     async close() {
+      closed = true;
       for (const timer of timers) clearInterval(timer);
       await Promise.all(running.values());
     },

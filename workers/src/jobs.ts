@@ -1,22 +1,42 @@
 /**
  * The closed set of jobs: each name has exactly one processor, a function of (data, deps) that runs the same
- * under BullMQ (distributed) or the in-process adapter (embedded).
+ * under BullMQ (distributed) or the in-process adapter (embedded). Every job finds its work in the database, so a
+ * trigger is all it needs: a lost or repeated trigger loses or doubles nothing.
  */
-import { processCampaignsDue } from './campaigns.due.ts';
-import { processPostsDue, type PostsDueDeps } from './posts.due.ts';
+import { processAccountsWarmup } from './accounts/warmup.ts';
+import { processCampaignsDue, processCampaignsPlan } from './campaigns/runs.ts';
+import type { JobDeps } from './jobs.types.ts';
+import { processPostsDue } from './posts/posts.due.ts';
+import { processDevicesWatchdog } from './watchdogs/devices.ts';
+import { processTaskLeases } from './watchdogs/leases.ts';
+import { processStuckPosts } from './watchdogs/posts.ts';
+import { processWebhooksDeliver } from './webhooks.deliver.ts';
+
+export type { JobDeps };
 
 export const jobs = {
   'posts.due': processPostsDue,
+  'campaigns.plan': processCampaignsPlan,
   'campaigns.due': processCampaignsDue,
-} as const satisfies Record<string, (data: unknown, deps: PostsDueDeps) => Promise<unknown>>;
+  'accounts.warmup': processAccountsWarmup,
+  'tasks.leases': processTaskLeases,
+  'devices.watchdog': processDevicesWatchdog,
+  'posts.stuck': processStuckPosts,
+  'webhooks.deliver': processWebhooksDeliver,
+} as const satisfies Record<string, (data: unknown, deps: JobDeps) => Promise<unknown>>;
 
 export type JobName = keyof typeof jobs;
-export type JobDeps = PostsDueDeps;
 
-/** How often each job runs: due work is found in the database, so a trigger is all a job needs. */
+/** How often each job runs. */
 export const schedules: Record<JobName, { everyMs: number }> = {
-  'posts.due': { everyMs: 5000 },
-  'campaigns.due': { everyMs: 5000 },
+  'posts.due': { everyMs: 2_000 },
+  'campaigns.plan': { everyMs: 60_000 },
+  'campaigns.due': { everyMs: 5_000 },
+  'accounts.warmup': { everyMs: 60_000 },
+  'tasks.leases': { everyMs: 2_000 },
+  'devices.watchdog': { everyMs: 5_000 },
+  'posts.stuck': { everyMs: 30_000 },
+  'webhooks.deliver': { everyMs: 15_000 },
 };
 
 /** Refuses to start with a job that has no processor or no schedule. */

@@ -1,0 +1,149 @@
+/**
+ * `posts.due`: every scheduled post whose time has come becomes one task for the phone that holds its account
+ * (given to that phone's VA; leased to its agent when one is online). PostgreSQL is the source of truth: the
+ * processor reads what is due, so a missed trigger, a restart or a dead worker loses nothing. The task's source key
+ * is the post and its schedule version, so a second run, a second worker or a retried job makes nothing twice, and a
+ * post rescheduled after a failure (a new version) is due again.
+ */
+import { sql } from 'kysely';
+import { serialize } from '@farm/sql';
+import { recordActivity } from '../activities.ts';
+import type { JobDeps } from '../jobs.types.ts';
+import { Outboxes } from '../outbox.ts';
+import { createTasks, type NewTask } from '../tasks/lifecycle.ts';
+import { waitingReason } from './waiting.ts';
+
+/** Due posts taken per transaction; a run goes on with the next batch until none is left or its time is up. */
+export const POSTS_PER_BATCH = 500;
+const RUN_BUDGET_MS = 20_000;
+
+export interface DueResult {
+  tasks: number;
+  failed: number;
+}
+
+/** The phone has an agent that was heard lately: it will run the work, its VA need not be rung. */
+export const isLive = (device: { deviceStatus: string | null; lastSeenAt: Date | null }) => device.lastSeenAt !== null && device.deviceStatus !== null && device.deviceStatus !== 'offline';
+
+export const postSourceKey = (postId: string, version: number) => `post:${postId}:${version}`;
+
+export async function processPostsDue(_data: unknown, deps: JobDeps): Promise<DueResult> {
+  const started = Date.now();
+  const total: DueResult = { tasks: 0, failed: 0 };
+  for (;;) {
+    const batch = await dueBatch(deps);
+    total.tasks += batch.tasks;
+    total.failed += batch.failed;
+    if (batch.tasks + batch.failed < POSTS_PER_BATCH || Date.now() - started > RUN_BUDGET_MS) return total;
+  }
+}
+
+async function dueBatch(deps: JobDeps): Promise<DueResult> {
+  const outboxes = new Outboxes();
+  const result = await deps.db.transaction().execute(async (tx) => {
+    const due = await tx
+      .selectFrom('posts as p')
+      .innerJoin('accounts as a', 'a.id', 'p.accountId')
+      .leftJoin('devices as d', 'd.id', 'a.deviceId')
+      .select([
+        'p.id',
+        'p.workspaceId',
+        'p.caption',
+        'p.hashtags',
+        'p.mediaUrls',
+        'p.scheduleVersion',
+        'a.id as accountId',
+        'a.username',
+        'a.platform',
+        'd.id as deviceId',
+        'd.name as deviceName',
+        'd.status as deviceStatus',
+        'd.lastSeenAt',
+        'd.assignedToId',
+      ])
+      .where('p.status', '=', 'scheduled')
+      .where('p.scheduledAt', '<=', deps.now?.() ?? sql<Date>`now()`)
+      // A paused or suspended account publishes nothing until a person resumes it (the stuck-post watchdog says so).
+      .where('a.status', 'not in', ['paused', 'suspended'])
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('tasks as t').select('t.id').where('t.sourceKey', '=', sql<string>`'post:' || p.id || ':' || p.schedule_version`))),
+      )
+      .orderBy('p.scheduledAt')
+      .limit(POSTS_PER_BATCH)
+      .forUpdate('p')
+      .skipLocked()
+      .execute();
+    let failed = 0;
+    const inputs: NewTask[] = [];
+    for (const post of due) {
+      if (!post.deviceId) {
+        const updated = await tx
+          .updateTable('posts')
+          .set({ status: 'failed', failureCode: 'no_device', failureMessage: `@${post.username} has no phone`, waitingCode: null, waitingMessage: null })
+          .where('id', '=', post.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const outbox = outboxes.for(post.workspaceId);
+        outbox.add('post.updated', serialize(updated));
+        await recordActivity(tx, { workspaceId: post.workspaceId, userId: null, action: `Post for @${post.username} failed: the account has no phone`, type: 'error' }, undefined, outbox);
+        failed += 1;
+        continue;
+      }
+      inputs.push({
+        workspaceId: post.workspaceId,
+        title: `Publish post for @${post.username}`,
+        description: [post.caption, post.hashtags.join(' ')].filter(Boolean).join('\n\n'),
+        type: 'post',
+        priority: 'high',
+        deviceId: post.deviceId,
+        assignedToId: post.assignedToId,
+        deadline: new Date(Date.now() + 3600_000),
+        work: {
+          kind: 'post.publish',
+          postId: post.id,
+          account: { id: post.accountId, username: post.username, platform: post.platform },
+          caption: post.caption,
+          hashtags: post.hashtags,
+          mediaUrls: post.mediaUrls,
+        },
+        expectedSeconds: 180,
+        sourceKey: postSourceKey(post.id, post.scheduleVersion),
+        postId: post.id,
+        accountId: post.accountId,
+        notifyAssignee: !isLive(post),
+      });
+    }
+    const tasks = await createTasks(tx, inputs, outboxes);
+    // A post whose phone has no agent online waits for a person: it says so at once.
+    const byId = new Map(due.map((post) => [post.id, post]));
+    for (const task of tasks) {
+      const post = byId.get(task.postId!)!;
+      const waiting = waitingReason({ deviceName: post.deviceName, deviceStatus: post.deviceStatus, lastSeenAt: post.lastSeenAt, task });
+      if (waiting) {
+        const updated = await tx.updateTable('posts').set({ waitingCode: waiting.code, waitingMessage: waiting.message }).where('id', '=', post.id).returningAll().executeTakeFirstOrThrow();
+        outboxes.for(post.workspaceId).add('post.updated', serialize(updated));
+      }
+    }
+    // One line in the feed per workspace and batch, not one per post.
+    const perWorkspace = new Map<string, number>();
+    for (const task of tasks) perWorkspace.set(task.workspaceId, (perWorkspace.get(task.workspaceId) ?? 0) + 1);
+    for (const [workspaceId, count] of perWorkspace) {
+      const only = count === 1 ? tasks.find((task) => task.workspaceId === workspaceId) : undefined;
+      await recordActivity(
+        tx,
+        {
+          workspaceId,
+          userId: null,
+          action: only ? `Scheduled post for @${byId.get(only.postId!)!.username} is due: sent to ${byId.get(only.postId!)!.deviceName ?? 'its phone'}` : `${count} scheduled posts are due: sent to their phones`,
+          deviceId: only?.deviceId ?? null,
+          type: 'info',
+        },
+        undefined,
+        outboxes.for(workspaceId),
+      );
+    }
+    return { tasks: tasks.length, failed };
+  });
+  outboxes.flush(deps.announce);
+  return result;
+}

@@ -1,0 +1,196 @@
+/**
+ * What settling a task means beyond the task: its post is published or failed, its campaign run ends, the account's
+ * daily actions are counted, a campaign that reached its daily target stops for the day, and an account the platform
+ * blocked has its automation paused until a person resumes it.
+ */
+import { sql } from 'kysely';
+import type { TaskRow } from '@farm/sql';
+import { serialize } from '@farm/sql';
+import { accountSafetyCodes, failureLabels, type FailureCode } from '@farm/agent-protocol/failures';
+import type { EngagementReport } from '@farm/agent-protocol/work';
+import { recordActivity } from '../activities.ts';
+import { raiseAlert } from '../alerts.ts';
+import type { Tx } from '../db.ts';
+import type { Outboxes } from '../outbox.ts';
+import { localDay } from '../time.ts';
+
+/** Who or what settled the task. */
+export type OutcomeCause =
+  /** The phone that ran it reported. */
+  | 'phone'
+  /** A person moved it (Tasks page, My Tasks). */
+  | 'person'
+  /** The automation decided (leases, safety pauses, daily targets). */
+  | 'automation'
+  /** What the task was for changed (its post was edited or deleted, its campaign paused): it has no more purpose. */
+  | 'change';
+
+export interface OutcomeDetail {
+  cause: OutcomeCause;
+  failure?: { code: FailureCode; message?: string | undefined } | undefined;
+  engagement?: EngagementReport | undefined;
+  finishedAt?: Date | undefined;
+}
+
+/** Work the lifecycle does next, outside this module (so the two do not import each other). */
+export type FollowUp = { kind: 'cancel-account-automation'; accountId: string; message: string };
+
+/** The schedule version a post's task was made for ('post:<id>:<version>'). */
+export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefined {
+  const match = /^post:[^:]+:(\d+)$/.exec(task.sourceKey ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+const engagementTotal = (engagement: EngagementReport | undefined) => (engagement?.likes ?? 0) + (engagement?.follows ?? 0) + (engagement?.comments ?? 0);
+
+export async function applyOutcome(
+  tx: Tx,
+  task: TaskRow,
+  outcome: 'completed' | 'failed' | 'cancelled' | 'retried',
+  detail: OutcomeDetail,
+  outboxes: Outboxes,
+): Promise<FollowUp[]> {
+  const outbox = outboxes.for(task.workspaceId);
+  const followUps: FollowUp[] = [];
+  const message = detail.failure ? (detail.failure.message ?? failureLabels[detail.failure.code]) : null;
+
+  if (task.postId) {
+    const version = postVersionOf(task);
+    let query = tx.updateTable('posts').where('id', '=', task.postId);
+    if (version !== undefined) query = query.where('scheduleVersion', '=', version);
+    let post;
+    if (outcome === 'completed') {
+      post = await query
+        .set({ status: 'published', publishedAt: detail.finishedAt ?? sql<Date>`now()`, failureCode: null, failureMessage: null, waitingCode: null, waitingMessage: null })
+        .where('status', '=', 'scheduled')
+        .returningAll()
+        .executeTakeFirst();
+    } else if (outcome === 'failed' || (outcome === 'cancelled' && detail.cause !== 'change')) {
+      post = await query
+        .set({ status: 'failed', failureCode: detail.failure?.code ?? 'unknown', failureMessage: message, waitingCode: null, waitingMessage: null })
+        .where('status', '=', 'scheduled')
+        .returningAll()
+        .executeTakeFirst();
+    } else if (outcome === 'retried') {
+      post = await query.set({ status: 'scheduled', failureCode: null, failureMessage: null }).where('status', '=', 'failed').returningAll().executeTakeFirst();
+    }
+    if (post) outbox.add('post.updated', serialize(post));
+    // A post that failed is an alert for the workspace's webhooks (the periodic check would find it too: raised once).
+    if (post?.status === 'failed') {
+      await raiseAlert(tx, post.workspaceId, 'post.failed', {
+        id: post.id,
+        at: (post.scheduledAt ?? post.createdAt).toISOString(),
+        text: `A post failed to publish: ${post.failureMessage ?? 'no reason given'}`,
+        reason: post.failureCode,
+      });
+    }
+  }
+
+  if (task.campaignSessionId) {
+    if (outcome === 'retried') {
+      await tx.updateTable('campaignSessions').set({ status: 'in-progress', completedAt: null, failureCode: null, note: null }).where('id', '=', task.campaignSessionId).execute();
+    } else {
+      const run = await tx
+        .updateTable('campaignSessions')
+        .set({
+          status: outcome,
+          completedAt: sql<Date>`now()`,
+          engagementActions: engagementTotal(detail.engagement),
+          failureCode: detail.failure?.code ?? null,
+          note: message,
+        })
+        .where('id', '=', task.campaignSessionId)
+        .where('status', 'in', ['pending', 'in-progress'])
+        .returningAll()
+        .executeTakeFirst();
+      if (run && outcome === 'completed' && engagementTotal(detail.engagement) > 0) await stopAtDailyTarget(tx, run.campaignId, run.planDay, outboxes);
+    }
+  }
+
+  if (task.accountId && outcome !== 'retried') {
+    const posts = outcome === 'completed' && task.postId ? 1 : 0;
+    const counts = { likes: detail.engagement?.likes ?? 0, follows: detail.engagement?.follows ?? 0, comments: detail.engagement?.comments ?? 0, posts: (detail.engagement?.posts ?? 0) || posts };
+    if (counts.likes + counts.follows + counts.comments + counts.posts > 0) {
+      await tx
+        .insertInto('accountDailyActions')
+        .values({ accountId: task.accountId, workspaceId: task.workspaceId, day: await localDay(tx, task.workspaceId), ...counts })
+        .onConflict((oc) =>
+          oc.columns(['accountId', 'day']).doUpdateSet({
+            likes: sql<number>`account_daily_actions.likes + excluded.likes`,
+            follows: sql<number>`account_daily_actions.follows + excluded.follows`,
+            comments: sql<number>`account_daily_actions.comments + excluded.comments`,
+            posts: sql<number>`account_daily_actions.posts + excluded.posts`,
+          }),
+        )
+        .execute();
+    }
+    if (outcome === 'failed' && detail.failure && accountSafetyCodes.has(detail.failure.code)) {
+      const paused = await tx
+        .updateTable('accounts')
+        .set({ status: 'paused', pausedCode: detail.failure.code, pausedMessage: message })
+        .where('id', '=', task.accountId)
+        .where('status', 'in', ['active', 'warmup', 'creation_pending'])
+        .returningAll()
+        .executeTakeFirst();
+      if (paused) {
+        outbox.add('account.updated', serialize(paused));
+        await recordActivity(
+          tx,
+          {
+            workspaceId: task.workspaceId,
+            userId: null,
+            action: `Automation paused for @${paused.username}: ${message}. Resume the account once a person has checked it.`,
+            deviceId: task.deviceId,
+            type: 'error',
+          },
+          { action: 'account.paused', entityType: 'account', entityId: paused.id, data: { code: detail.failure.code, taskId: task.id } },
+          outbox,
+        );
+        await raiseAlert(tx, task.workspaceId, 'account.paused', {
+          id: paused.id,
+          at: paused.updatedAt.toISOString(),
+          text: `Automation paused for @${paused.username} (${paused.platform}): ${message}`,
+          username: paused.username,
+          platform: paused.platform,
+          reason: detail.failure.code,
+        });
+        followUps.push({ kind: 'cancel-account-automation', accountId: paused.id, message: `@${paused.username} was paused for safety` });
+      }
+    }
+  }
+  return followUps;
+}
+
+/** A campaign whose phones reported its daily engagement target for the day stops there: the day's waiting runs are cancelled. */
+async function stopAtDailyTarget(tx: Tx, campaignId: string, day: string | null, outboxes: Outboxes): Promise<void> {
+  if (!day) return;
+  const campaign = await tx
+    .selectFrom('campaigns as c')
+    .select(['c.id', 'c.workspaceId', 'c.name', 'c.engagementTarget'])
+    .select((eb) =>
+      eb
+        .selectFrom('campaignSessions as cs')
+        .select(sql<number>`coalesce(sum(cs.engagement_actions), 0)::int`.as('done'))
+        .whereRef('cs.campaignId', '=', 'c.id')
+        .where('cs.planDay', '=', day)
+        .as('done'),
+    )
+    .where('c.id', '=', campaignId)
+    .executeTakeFirst();
+  if (!campaign || (campaign.done ?? 0) < campaign.engagementTarget) return;
+  const stopped = await tx
+    .updateTable('campaignSessions')
+    .set({ status: 'cancelled', completedAt: sql<Date>`now()`, note: `The daily engagement target (${campaign.engagementTarget}) was reached` })
+    .where('campaignId', '=', campaignId)
+    .where('planDay', '=', day)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .execute();
+  if (stopped.length === 0) return;
+  await recordActivity(
+    tx,
+    { workspaceId: campaign.workspaceId, userId: null, action: `Campaign "${campaign.name}" reached its daily engagement target (${campaign.done} of ${campaign.engagementTarget}); it resumes tomorrow`, type: 'success' },
+    undefined,
+    outboxes.for(campaign.workspaceId),
+  );
+}

@@ -1,0 +1,232 @@
+/**
+ * The task lifecycle's moves and races, against a real database: PGlite always, PostgreSQL (where two movers really
+ * race) when DATABASE_URL is set.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import type { Db } from '../db.ts';
+import { Outboxes } from '../outbox.ts';
+import type { Change } from '../changes.ts';
+import { account, age, device, quickSettings, restoreSettings, workspace } from '../../test/farm.ts';
+import { acceptResult, ackTask, cancelTasks, createTasks, dispatchNext, expireLeases, progressTask, retryTask, withdrawTask, type NewTask, type PhoneResult } from './lifecycle.ts';
+
+let t: TestDatabase;
+let db: Db;
+const postgres = process.env.TEST_DB === 'postgres';
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  db = t.database.db;
+});
+beforeEach(() => quickSettings());
+afterAll(async () => {
+  restoreSettings();
+  await t?.drop();
+});
+
+async function farm() {
+  const ws = await workspace(db);
+  const phone = await device(db, ws);
+  const acct = await account(db, ws, phone.id);
+  return { ws, phone, acct };
+}
+
+async function make(ws: string, deviceId: string | null, overrides: Partial<NewTask> = {}) {
+  const outboxes = new Outboxes();
+  const [task] = await db.transaction().execute((tx) =>
+    createTasks(
+      tx,
+      // Automation's work (it has a source); only that goes to phones.
+      [{ workspaceId: ws, title: 'Publish a reel', type: 'post', priority: 'medium', deviceId, work: { kind: 'manual', description: null }, sourceKey: `test:${crypto.randomUUID()}`, ...overrides }],
+      outboxes,
+    ),
+  );
+  return task!;
+}
+
+/** A phone's result, announced changes collected. */
+async function report(deviceId: string, result: PhoneResult) {
+  const changes: Change[] = [];
+  const outboxes = new Outboxes();
+  const verdict = await db.transaction().execute(async (tx) => {
+    const task = await tx.selectFrom('tasks').select('workspaceId').where('id', '=', result.taskId).executeTakeFirstOrThrow();
+    return acceptResult(tx, deviceId, result, outboxes.for(task.workspaceId), outboxes);
+  });
+  outboxes.flush((change) => changes.push(change));
+  return { verdict, changes };
+}
+
+const task = (id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const withdrawn = (changes: Change[]) => changes.filter((change) => change.event === 'task.withdrawn').map((change) => change.payload);
+
+describe('the task lifecycle', () => {
+  it('leases a task as attempt 1, takes the ack and progress, and settles it once', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    expect(created).toMatchObject({ status: 'pending', attempt: 0, dispatchedAt: null });
+
+    const leased = await dispatchNext(db, phone.id);
+    expect(leased).toMatchObject({ id: created.id, status: 'pending', attempt: 1 });
+    expect(leased!.leaseExpiresAt!.getTime() - leased!.dispatchedAt!.getTime()).toBe(300);
+    expect(await ackTask(db, phone.id, created.id, 1)).toMatchObject({ status: 'in-progress' });
+    expect(await ackTask(db, phone.id, created.id, 1)).toBeUndefined();
+    expect(await progressTask(db, phone.id, { taskId: created.id, attempt: 1, percent: 40, note: 'Writing the caption' })).toMatchObject({ progress: 40, progressNote: 'Writing the caption' });
+
+    const first = await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
+    expect(first.verdict.kind).toBe('settled');
+    const again = await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
+    expect(again.verdict.kind).toBe('ignored');
+    expect(await task(created.id)).toMatchObject({ status: 'completed', progress: 100, leaseExpiresAt: null, failureCode: null });
+    const attempts = await db.selectFrom('taskAttempts').selectAll().where('taskId', '=', created.id).execute();
+    expect(attempts).toEqual([expect.objectContaining({ attempt: 1, deviceId: phone.id, outcome: 'completed' })]);
+  });
+
+  it('keeps one attempt out per phone, however many dispatchers race', async () => {
+    const { ws, phone } = await farm();
+    const tasks = [await make(ws, phone.id, { priority: 'low' }), await make(ws, phone.id, { priority: 'high' }), await make(ws, phone.id)];
+    const leased = (await Promise.all(Array.from({ length: 6 }, () => dispatchNext(db, phone.id)))).filter(Boolean);
+    expect(leased).toHaveLength(1);
+    // High priority first.
+    expect(leased[0]!.id).toBe(tasks[1]!.id);
+    expect(await dispatchNext(db, phone.id)).toBeUndefined();
+    await report(phone.id, { taskId: tasks[1]!.id, attempt: 1, status: 'completed' });
+    expect((await dispatchNext(db, phone.id))!.id).toBe(tasks[2]!.id);
+  });
+
+  it('settles once when two results of one attempt arrive at the same moment', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    const verdicts = await Promise.all([
+      report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' }),
+      report(phone.id, { taskId: created.id, attempt: 1, status: 'failed', failure: { code: 'account_blocked' } }),
+      report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' }),
+    ]);
+    expect(verdicts.filter((v) => v.verdict.kind === 'settled')).toHaveLength(1);
+    const settled = await task(created.id);
+    expect(['completed', 'failed']).toContain(settled.status);
+    if (postgres) expect(verdicts.filter((v) => v.verdict.kind === 'ignored')).toHaveLength(2);
+  });
+
+  it('accepts a late result of an earlier attempt after a reconnect and withdraws the newer attempt', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    await ackTask(db, phone.id, created.id, 1);
+    await age(db, 10_000);
+    await expireLeases(db, new Outboxes());
+    expect(await task(created.id)).toMatchObject({ status: 'pending', dispatchedAt: null, failureCode: 'lease_expired' });
+    expect((await dispatchNext(db, phone.id))!.attempt).toBe(2);
+
+    const late = await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
+    expect(late.verdict.kind).toBe('settled');
+    expect(await task(created.id)).toMatchObject({ status: 'completed', failureCode: null });
+    expect(withdrawn(late.changes)).toEqual([expect.objectContaining({ taskId: created.id, deviceId: phone.id, attempt: 2 })]);
+    expect((await report(phone.id, { taskId: created.id, attempt: 2, status: 'completed' })).verdict.kind).toBe('ignored');
+  });
+
+  it('changes nothing for a result after a cancel, and flags a late "completed"', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    const outboxes = new Outboxes();
+    await db.transaction().execute((tx) => cancelTasks(tx, { taskIds: [created.id] }, { message: 'The post was deleted', cause: 'change' }, outboxes));
+    const changes: Change[] = [];
+    outboxes.flush((change) => changes.push(change));
+    expect(withdrawn(changes)).toEqual([expect.objectContaining({ attempt: 1, code: 'cancelled', reason: 'The post was deleted' })]);
+    const { verdict } = await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
+    expect(verdict).toMatchObject({ kind: 'ignored', late: true });
+    expect(await task(created.id)).toMatchObject({ status: 'cancelled', failureCode: 'cancelled', failureMessage: 'The post was deleted' });
+  });
+
+  it('retries a retryable failure after a backoff and fails it once its attempts are spent', async () => {
+    quickSettings({ backoffBaseMs: 60_000 });
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      expect((await dispatchNext(db, phone.id))!.attempt).toBe(attempt);
+      const { verdict } = await report(phone.id, { taskId: created.id, attempt, status: 'failed', failure: { code: 'network', message: 'No signal' } });
+      if (attempt < 3) {
+        expect(verdict.kind).toBe('retrying');
+        const waiting = await task(created.id);
+        expect(waiting).toMatchObject({ status: 'pending', dispatchedAt: null, failureCode: 'network', failureMessage: 'No signal' });
+        expect(waiting.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() + 20_000);
+        expect(await dispatchNext(db, phone.id)).toBeUndefined();
+        await age(db, 11 * 60_000);
+      } else {
+        expect(verdict.kind).toBe('settled');
+      }
+    }
+    expect(await task(created.id)).toMatchObject({ status: 'failed', attempt: 3, failureCode: 'network', failureMessage: 'No signal' });
+  });
+
+  it('ends a lease the phone never acked, and one whose phone went silent', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    const outboxes = new Outboxes();
+    await expireLeases(db, outboxes);
+    expect((await task(created.id)).attempt).toBe(1);
+    expect((await task(created.id)).dispatchedAt).not.toBeNull();
+    await age(db, 1_000);
+    await expireLeases(db, outboxes);
+    expect(await task(created.id)).toMatchObject({ status: 'pending', failureCode: 'ack_timeout' });
+    await dispatchNext(db, phone.id);
+    await ackTask(db, phone.id, created.id, 2);
+    await age(db, 1_000);
+    await expireLeases(db, outboxes);
+    expect(await task(created.id)).toMatchObject({ status: 'pending', failureCode: 'lease_expired', attempt: 2 });
+    const attempts = await db.selectFrom('taskAttempts').select(['attempt', 'outcome', 'failureCode']).where('taskId', '=', created.id).orderBy('attempt').execute();
+    expect(attempts).toEqual([
+      { attempt: 1, outcome: 'expired', failureCode: 'ack_timeout' },
+      { attempt: 2, outcome: 'expired', failureCode: 'lease_expired' },
+    ]);
+  });
+
+  it('refuses a result for an attempt this phone was never given', async () => {
+    const { ws, phone } = await farm();
+    const other = await device(db, ws, { name: 'Pixel 7 #02' });
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    expect((await report(other.id, { taskId: created.id, attempt: 1, status: 'completed' })).verdict.kind).toBe('unknown');
+    expect((await report(phone.id, { taskId: created.id, attempt: 7, status: 'completed' })).verdict.kind).toBe('unknown');
+    expect((await task(created.id)).status).toBe('pending');
+  });
+
+  it('pauses an account the platform blocked and calls off its other automation, not its posts', async () => {
+    const { ws, phone, acct } = await farm();
+    const run = await make(ws, phone.id, { accountId: acct.id, sourceKey: `run:${crypto.randomUUID()}` });
+    const warmup = await make(ws, phone.id, { accountId: acct.id, sourceKey: `warmup:${acct.id}:x:0` });
+    const manual = await make(ws, phone.id, { accountId: acct.id, sourceKey: null });
+    await dispatchNext(db, phone.id);
+    const { verdict } = await report(phone.id, { taskId: run.id, attempt: 1, status: 'failed', failure: { code: 'account_blocked', message: 'Instagram asks to confirm it is you' } });
+    expect(verdict.kind).toBe('settled');
+    expect(await task(run.id)).toMatchObject({ status: 'failed', failureCode: 'account_blocked' });
+    const paused = await db.selectFrom('accounts').selectAll().where('id', '=', acct.id).executeTakeFirstOrThrow();
+    expect(paused).toMatchObject({ status: 'paused', pausedCode: 'account_blocked', pausedMessage: 'Instagram asks to confirm it is you' });
+    expect((await task(warmup.id)).status).toBe('cancelled');
+    expect((await task(manual.id)).status).toBe('pending');
+    const feed = await db.selectFrom('activities').select('action').where('workspaceId', '=', ws).execute();
+    expect(feed.map((a) => a.action)).toContain(`Automation paused for @${acct.username}: Instagram asks to confirm it is you. Resume the account once a person has checked it.`);
+  });
+
+  it('takes an attempt back from its phone without spending a retry, and lets a person retry a failed task', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    const leased = (await dispatchNext(db, phone.id))!;
+    const changes: Change[] = [];
+    const outboxes = new Outboxes();
+    const back = await db.transaction().execute((tx) => withdrawTask(tx, leased, 'A person took the task over', outboxes.for(ws)));
+    outboxes.flush((change) => changes.push(change));
+    expect(back).toMatchObject({ status: 'pending', dispatchedAt: null, maxAttempts: 4 });
+    expect(withdrawn(changes)).toEqual([expect.objectContaining({ attempt: 1, reason: 'A person took the task over' })]);
+
+    await dispatchNext(db, phone.id);
+    await report(phone.id, { taskId: created.id, attempt: 2, status: 'failed', failure: { code: 'login_required' } });
+    const failed = await task(created.id);
+    expect(failed).toMatchObject({ status: 'failed', failureCode: 'login_required', failureMessage: 'The app asks to log in again' });
+    const retried = await db.transaction().execute((tx) => retryTask(tx, failed, new Outboxes()));
+    expect(retried).toMatchObject({ status: 'pending', failureCode: null, maxAttempts: 5, dispatchedAt: null });
+    expect((await dispatchNext(db, phone.id))!.attempt).toBe(3);
+  });
+});

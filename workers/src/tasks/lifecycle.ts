@@ -1,0 +1,476 @@
+/**
+ * A task's life, written once. REST routes, the `/agent` namespace and the workers move tasks only through these
+ * functions, and every move is one guarded UPDATE, so of two movers racing exactly one wins.
+ *
+ *   pending ──dispatch──▶ dispatched ──ack──▶ in-progress ──result──▶ completed | failed
+ *   (dispatched reads `pending` with dispatchedAt and leaseExpiresAt set; one attempt out per phone at most)
+ *   an attempt that fails retryably, is not acked in time or stops progressing goes back to pending with backoff,
+ *   until the task's attempts run out; any unsettled task can be cancelled; a person may retry a failed or
+ *   cancelled one.
+ *
+ * Exactly once over an at-least-once wire: the task id is the idempotency key. A result of any attempt the phone
+ * was given settles an unsettled task once (a late result after a reconnect included), and a newer attempt still
+ * out is then withdrawn; results for settled tasks change nothing.
+ */
+import { sql } from 'kysely';
+import type { FailureCode, TaskPriority, TaskRow, TaskType } from '@farm/sql';
+import { serialize } from '@farm/sql';
+import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
+import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
+import type { Db, Tx } from '../db.ts';
+import type { Outbox, Outboxes } from '../outbox.ts';
+import { automation, backoffMs } from '../settings.ts';
+import { applyOutcome, type OutcomeCause } from './effects.ts';
+
+export type Settled = 'completed' | 'failed' | 'cancelled';
+export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
+const unsettled = ['pending', 'in-progress'] as const;
+
+export interface Failure {
+  code: FailureCode;
+  message?: string | undefined;
+  retryable?: boolean | undefined;
+}
+
+/** The words of a failure: the phone's own, or the code's label. */
+export const failureText = (failure: Failure) => failure.message?.trim() || failureLabels[failure.code];
+
+const ms = (value: number) => sql<Date>`now() + (${value} * interval '1 millisecond')`;
+/** An attempt may run at most its expected time plus a margin (5 minutes, or as long again), however much it progresses. */
+const hardLimit = sql<Date>`coalesce(started_at, now()) + ((expected_seconds * 1000 + greatest(300000, expected_seconds * 1000)) * interval '1 millisecond')`;
+
+// ── create ──────────────────────────────────────────────────────────────────────────────────────────────
+
+export interface NewTask {
+  workspaceId: string;
+  title: string;
+  description?: string | null | undefined;
+  type: TaskType;
+  priority: TaskPriority;
+  deviceId?: string | null | undefined;
+  assignedToId?: string | null | undefined;
+  deadline?: Date | string | null | undefined;
+  work: TaskWork;
+  /** Seconds the work should take on a phone. */
+  expectedSeconds?: number | undefined;
+  /** What made the task: a second creation from the same source makes nothing. */
+  sourceKey?: string | null | undefined;
+  postId?: string | null | undefined;
+  campaignSessionId?: string | null | undefined;
+  accountId?: string | null | undefined;
+  /** Push the task to its assignee (default yes); work a phone's agent will run need not ring its VA. */
+  notifyAssignee?: boolean | undefined;
+}
+
+/** Creates tasks (those whose source already made one are skipped) and announces them; a phone with work is woken. */
+export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes): Promise<TaskRow[]> {
+  if (inputs.length === 0) return [];
+  const rows = await tx
+    .insertInto('tasks')
+    .values(
+      inputs.map((input) => ({
+        workspaceId: input.workspaceId,
+        title: input.title,
+        description: input.description ?? null,
+        type: input.type,
+        priority: input.priority,
+        deviceId: input.deviceId ?? null,
+        assignedToId: input.assignedToId ?? null,
+        deadline: input.deadline ?? null,
+        work: JSON.stringify(input.work),
+        expectedSeconds: Math.max(1, Math.round(input.expectedSeconds ?? 300)),
+        sourceKey: input.sourceKey ?? null,
+        postId: input.postId ?? null,
+        campaignSessionId: input.campaignSessionId ?? null,
+        accountId: input.accountId ?? null,
+        maxAttempts: automation().maxAttempts,
+      })),
+    )
+    .onConflict((oc) => oc.column('sourceKey').doNothing())
+    .returningAll()
+    .execute();
+  const quiet = new Set(inputs.filter((input) => input.notifyAssignee === false && input.sourceKey).map((input) => input.sourceKey));
+  for (const row of rows) {
+    const outbox = outboxes.for(row.workspaceId);
+    outbox.add('task.created', serialize(row));
+    if (row.assignedToId && !(row.sourceKey && quiet.has(row.sourceKey))) outbox.add('task.assigned', serialize(row), row.assignedToId);
+    if (row.deviceId) outbox.internal('device.wake', { deviceId: row.deviceId });
+  }
+  return rows;
+}
+
+// ── the phone's side: dispatch, ack, progress, result ───────────────────────────────────────────────────
+
+/**
+ * Leases the device's next waiting automation task (a post, a routine run, a warm-up; high priority first, then oldest)
+ * to its phone as a new attempt, unless an attempt is already out on it. Tasks people wrote stay with the phone's VA. Answers the leased task, or nothing. Safe to call from anywhere at any time: the
+ * unique index of out attempts per device makes a racing second call lease nothing.
+ */
+export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const next = tx
+        .selectFrom('tasks')
+        .select('id')
+        .where('deviceId', '=', deviceId)
+        .where('status', '=', 'pending')
+        .where('dispatchedAt', 'is', null)
+        // Automation's work goes to phones; a task a person wrote is for the phone's VA.
+        .where('sourceKey', 'is not', null)
+        .where((eb) => eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', sql<Date>`now()`)]))
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', deviceId).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled))),
+        )
+        .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
+        .orderBy('createdAt')
+        .orderBy('id')
+        .limit(1)
+        .forUpdate()
+        .skipLocked();
+      const task = await tx
+        .updateTable('tasks')
+        .set({
+          attempt: sql<number>`attempt + 1`,
+          dispatchedAt: sql<Date>`now()`,
+          leaseExpiresAt: ms(automation().ackTimeoutMs),
+          nextAttemptAt: null,
+          progress: null,
+          progressNote: null,
+        })
+        .where('id', '=', (eb) => eb.selectFrom(next.as('next')).select('next.id'))
+        .returningAll()
+        .executeTakeFirst();
+      if (!task) return undefined;
+      await tx.insertInto('taskAttempts').values({ taskId: task.id, attempt: task.attempt, workspaceId: task.workspaceId, deviceId }).execute();
+      if (task.postId) {
+        const post = await tx
+          .updateTable('posts')
+          .set({ waitingCode: null, waitingMessage: null })
+          .where('id', '=', task.postId)
+          .where('waitingMessage', 'is not', null)
+          .returningAll()
+          .executeTakeFirst();
+        if (post) outbox?.add('post.updated', serialize(post));
+      }
+      outbox?.add('task.updated', serialize(task));
+      return task;
+    });
+  } catch (error) {
+    // Another dispatcher leased an attempt on this phone first.
+    if ((error as { code?: unknown }).code === '23505') return undefined;
+    throw error;
+  }
+}
+
+/** The phone took the attempt: in progress, with a lease that only progress renews. Repeats change nothing. */
+export async function ackTask(db: Db, deviceId: string, taskId: string, attempt: number, outbox?: Outbox): Promise<TaskRow | undefined> {
+  return db.transaction().execute(async (tx) => {
+    const task = await tx
+      .updateTable('tasks')
+      .set({
+        status: 'in-progress',
+        startedAt: sql<Date>`coalesce(started_at, now())`,
+        lastProgressAt: sql<Date>`now()`,
+        leaseExpiresAt: sql<Date>`least(${ms(automation().progressWindowMs)}, ${hardLimit})`,
+      })
+      .where('id', '=', taskId)
+      .where('deviceId', '=', deviceId)
+      .where('attempt', '=', attempt)
+      .where('status', '=', 'pending')
+      .where('dispatchedAt', 'is not', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (!task) return undefined;
+    await tx.updateTable('taskAttempts').set({ ackedAt: sql<Date>`now()` }).where('taskId', '=', taskId).where('attempt', '=', attempt).execute();
+    outbox?.add('task.updated', serialize(task));
+    return task;
+  });
+}
+
+/** Work goes on: the lease is renewed (within the attempt's hard limit) and the console sees how far it got. */
+export async function progressTask(
+  db: Db,
+  deviceId: string,
+  progress: { taskId: string; attempt: number; percent: number; note?: string | undefined },
+  outbox?: Outbox,
+): Promise<TaskRow | undefined> {
+  const task = await db
+    .updateTable('tasks')
+    .set({
+      lastProgressAt: sql<Date>`now()`,
+      leaseExpiresAt: sql<Date>`least(${ms(automation().progressWindowMs)}, ${hardLimit})`,
+      progress: Math.round(progress.percent),
+      progressNote: progress.note ?? null,
+    })
+    .where('id', '=', progress.taskId)
+    .where('deviceId', '=', deviceId)
+    .where('attempt', '=', progress.attempt)
+    .where('status', '=', 'in-progress')
+    .where('dispatchedAt', 'is not', null)
+    .returningAll()
+    .executeTakeFirst();
+  if (task) outbox?.add('task.updated', serialize(task));
+  return task;
+}
+
+export interface PhoneResult {
+  taskId: string;
+  attempt: number;
+  status: 'completed' | 'failed';
+  failure?: Failure | undefined;
+  engagement?: EngagementReport | undefined;
+  finishedAt?: Date | undefined;
+}
+
+/** What became of a phone's result. */
+export type ResultVerdict =
+  /** The task is settled by this result. */
+  | { kind: 'settled'; task: TaskRow }
+  /** The attempt failed and the task will be tried again. */
+  | { kind: 'retrying'; task: TaskRow }
+  /** The task was already settled, or a newer attempt decides: nothing changed. */
+  | { kind: 'ignored'; task: TaskRow; late: boolean }
+  /** This phone was never given that attempt. */
+  | { kind: 'unknown' };
+
+/**
+ * A phone's result for one of its attempts. Any attempt of an unsettled task may settle it (a late result after a
+ * reconnect included); a failure of an older attempt is stale when a newer one is out.
+ */
+export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult, outbox: Outbox, outboxes: Outboxes): Promise<ResultVerdict> {
+  const given = await tx
+    .selectFrom('taskAttempts')
+    .selectAll()
+    .where('taskId', '=', result.taskId)
+    .where('attempt', '=', result.attempt)
+    .where('deviceId', '=', deviceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!given) return { kind: 'unknown' };
+  const task = await tx.selectFrom('tasks').selectAll().where('id', '=', result.taskId).forUpdate().executeTakeFirstOrThrow();
+  // The phone's word is what happened on it: recorded on its attempt whatever the task has become since.
+  if (given.outcome === null || given.outcome === 'expired' || given.outcome === 'withdrawn') {
+    await tx
+      .updateTable('taskAttempts')
+      .set({
+        outcome: result.status,
+        endedAt: result.finishedAt ?? sql<Date>`now()`,
+        failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
+        failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
+      })
+      .where('taskId', '=', result.taskId)
+      .where('attempt', '=', result.attempt)
+      .execute();
+  }
+  if ((settledStatuses as readonly string[]).includes(task.status)) {
+    return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && given.outcome !== 'completed' };
+  }
+  if (result.status === 'completed') {
+    const settled = await settleTask(tx, task, 'completed', { cause: 'phone', attempt: result.attempt, engagement: result.engagement, finishedAt: result.finishedAt }, outboxes);
+    return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
+  }
+  const failure: Failure = result.failure ?? { code: 'unknown' };
+  if (result.attempt < task.attempt) return { kind: 'ignored', task, late: false };
+  const retryable = failure.retryable ?? retryableByDefault[failure.code];
+  if (retryable && task.attempt < task.maxAttempts) {
+    const again = await retryLater(tx, task, failure, outbox);
+    if (again) return { kind: 'retrying', task: again };
+  }
+  const settled = await settleTask(tx, task, 'failed', { cause: 'phone', attempt: result.attempt, failure, engagement: result.engagement }, outboxes);
+  return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
+}
+
+/** The current attempt failed but may be tried again: back to waiting, after a backoff. */
+async function retryLater(tx: Tx, task: TaskRow, failure: Failure, outbox: Outbox): Promise<TaskRow | undefined> {
+  const delay = backoffMs(task.attempt);
+  const again = await tx
+    .updateTable('tasks')
+    .set({
+      status: 'pending',
+      dispatchedAt: null,
+      leaseExpiresAt: null,
+      nextAttemptAt: ms(delay),
+      failureCode: failure.code,
+      failureMessage: failureText(failure),
+      progress: null,
+      progressNote: null,
+    })
+    .where('id', '=', task.id)
+    .where('attempt', '=', task.attempt)
+    .where('status', 'in', unsettled)
+    .returningAll()
+    .executeTakeFirst();
+  if (again) outbox.add('task.updated', serialize(again));
+  return again;
+}
+
+// ── settling and calling off ────────────────────────────────────────────────────────────────────────────
+
+export interface SettleDetail {
+  /** Who settles: the phone that ran it, a person, the automation, or a change of what the task was for. */
+  cause: OutcomeCause;
+  /** The attempt whose result settles the task (a phone's). */
+  attempt?: number | undefined;
+  failure?: Failure | undefined;
+  engagement?: EngagementReport | undefined;
+  finishedAt?: Date | undefined;
+}
+
+/**
+ * Settles an unsettled task once: completed, failed or cancelled, with what it means for its post, campaign run and
+ * account. An attempt still out on a phone that did not send this result is withdrawn (the phone is told).
+ * Answers the settled task, or nothing when it was settled already.
+ */
+export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail: SettleDetail, outboxes: Outboxes): Promise<TaskRow | undefined> {
+  const failure = outcome === 'completed' ? undefined : (detail.failure ?? { code: outcome === 'cancelled' ? 'cancelled' : 'unknown' });
+  const settled = await tx
+    .updateTable('tasks')
+    .set({
+      status: outcome,
+      completedAt: sql<Date>`now()`,
+      leaseExpiresAt: null,
+      nextAttemptAt: null,
+      failureCode: failure?.code ?? null,
+      failureMessage: failure ? failureText(failure) : null,
+      ...(outcome === 'completed' ? { progress: 100 } : {}),
+      ...(detail.engagement ? { engagement: JSON.stringify(detail.engagement) } : {}),
+    })
+    .where('id', '=', task.id)
+    .where('status', 'in', unsettled)
+    .returningAll()
+    .executeTakeFirst();
+  if (!settled) return undefined;
+  const outbox = outboxes.for(settled.workspaceId);
+  const out = task.dispatchedAt !== null && task.deviceId !== null;
+  if (out && detail.attempt !== task.attempt) {
+    await endAttempt(tx, task, outcome === 'cancelled' ? 'cancelled' : 'withdrawn', failure);
+    outbox.internal('task.withdrawn', {
+      taskId: task.id,
+      deviceId: task.deviceId!,
+      attempt: task.attempt,
+      code: failure?.code ?? 'cancelled',
+      reason: failure ? failureText(failure) : 'The task was finished elsewhere',
+    });
+  }
+  outbox.add('task.updated', serialize(settled));
+  const followUps = await applyOutcome(tx, settled, outcome, { cause: detail.cause, failure, engagement: detail.engagement, finishedAt: detail.finishedAt }, outboxes);
+  for (const next of followUps) {
+    await cancelTasks(tx, { accountId: next.accountId, automationOnly: true }, { message: next.message, cause: 'automation' }, outboxes);
+  }
+  if (settled.deviceId) outbox.internal('device.wake', { deviceId: settled.deviceId });
+  return settled;
+}
+
+async function endAttempt(tx: Tx, task: TaskRow, outcome: 'expired' | 'withdrawn' | 'cancelled', failure?: Failure): Promise<void> {
+  await tx
+    .updateTable('taskAttempts')
+    .set({ outcome, endedAt: sql<Date>`now()`, failureCode: failure?.code ?? null, failureMessage: failure ? failureText(failure) : null })
+    .where('taskId', '=', task.id)
+    .where('attempt', '=', task.attempt)
+    .where('outcome', 'is', null)
+    .execute();
+}
+
+/** Calls off every unsettled task matching `where`, for the same reason; answers the cancelled tasks. */
+export async function cancelTasks(
+  tx: Tx,
+  where: { taskIds?: string[]; postId?: string; campaignSessionIds?: string[]; accountId?: string; automationOnly?: boolean },
+  reason: { message: string; cause: OutcomeCause },
+  outboxes: Outboxes,
+): Promise<TaskRow[]> {
+  let query = tx.selectFrom('tasks').selectAll().where('status', 'in', unsettled);
+  if (where.taskIds) query = query.where('id', 'in', where.taskIds.length > 0 ? where.taskIds : ['00000000-0000-0000-0000-000000000000']);
+  if (where.postId) query = query.where('postId', '=', where.postId);
+  if (where.campaignSessionIds) query = query.where('campaignSessionId', 'in', where.campaignSessionIds.length > 0 ? where.campaignSessionIds : ['00000000-0000-0000-0000-000000000000']);
+  if (where.accountId) query = query.where('accountId', '=', where.accountId);
+  if (where.automationOnly) query = query.where('postId', 'is', null).where('sourceKey', 'is not', null);
+  const tasks = await query.orderBy('id').forUpdate().execute();
+  const cancelled: TaskRow[] = [];
+  for (const task of tasks) {
+    const row = await settleTask(tx, task, 'cancelled', { cause: reason.cause, failure: { code: 'cancelled', message: reason.message } }, outboxes);
+    if (row) cancelled.push(row);
+  }
+  return cancelled;
+}
+
+/**
+ * Takes back an attempt out on a phone without settling the task (it is reassigned, or a person takes it over): the
+ * phone is told to drop it, and the attempt does not count against the task's retries.
+ */
+export async function withdrawTask(tx: Tx, task: TaskRow, reason: string, outbox: Outbox): Promise<TaskRow> {
+  if (task.dispatchedAt === null || task.deviceId === null || !(unsettled as readonly string[]).includes(task.status)) return task;
+  const returned = await tx
+    .updateTable('tasks')
+    .set({ status: 'pending', dispatchedAt: null, leaseExpiresAt: null, maxAttempts: sql<number>`max_attempts + 1`, progress: null, progressNote: null })
+    .where('id', '=', task.id)
+    .where('attempt', '=', task.attempt)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await endAttempt(tx, task, 'withdrawn', { code: 'cancelled', message: reason });
+  outbox.internal('task.withdrawn', { taskId: task.id, deviceId: task.deviceId, attempt: task.attempt, code: 'cancelled', reason });
+  outbox.add('task.updated', serialize(returned));
+  return returned;
+}
+
+/** A person tries a failed or cancelled task again: waiting, with a fresh set of attempts. */
+export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Promise<TaskRow | undefined> {
+  const again = await tx
+    .updateTable('tasks')
+    .set({
+      status: 'pending',
+      completedAt: null,
+      dispatchedAt: null,
+      leaseExpiresAt: null,
+      nextAttemptAt: null,
+      failureCode: null,
+      failureMessage: null,
+      progress: null,
+      progressNote: null,
+      maxAttempts: sql<number>`attempt + ${automation().maxAttempts}`,
+    })
+    .where('id', '=', task.id)
+    .where('status', 'in', ['failed', 'cancelled'])
+    .returningAll()
+    .executeTakeFirst();
+  if (!again) return undefined;
+  const outbox = outboxes.for(again.workspaceId);
+  outbox.add('task.updated', serialize(again));
+  await applyOutcome(tx, again, 'retried', { cause: 'person' }, outboxes);
+  if (again.deviceId) outbox.internal('device.wake', { deviceId: again.deviceId });
+  return again;
+}
+
+// ── the watchdog's side ─────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Ends leases that ran out: an attempt not acked in time (`ack_timeout`) or silent too long (`lease_expired`) is
+ * withdrawn from its phone and the task tried again, or failed when its attempts are spent. Claimed with SKIP LOCKED,
+ * so any number of watchdogs can sweep at once. Answers how many leases ended.
+ */
+export async function expireLeases(db: Db, outboxes: Outboxes, limit = 200): Promise<number> {
+  return db.transaction().execute(async (tx) => {
+    const expired = await tx
+      .selectFrom('tasks')
+      .selectAll()
+      .where('dispatchedAt', 'is not', null)
+      .where('status', 'in', unsettled)
+      .where('leaseExpiresAt', '<', sql<Date>`now()`)
+      .orderBy('leaseExpiresAt')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const task of expired) {
+      const failure: Failure =
+        task.status === 'pending'
+          ? { code: 'ack_timeout', message: `The phone did not take attempt ${task.attempt} within ${Math.round(automation().ackTimeoutMs / 1000)} s` }
+          : { code: 'lease_expired', message: `The phone stopped reporting progress on attempt ${task.attempt}` };
+      const outbox = outboxes.for(task.workspaceId);
+      await endAttempt(tx, task, 'expired', failure);
+      if (task.deviceId) outbox.internal('task.withdrawn', { taskId: task.id, deviceId: task.deviceId, attempt: task.attempt, code: failure.code, reason: failureText(failure) });
+      const again = task.attempt < task.maxAttempts ? await retryLater(tx, task, failure, outbox) : undefined;
+      if (!again) await settleTask(tx, task, 'failed', { cause: 'automation', attempt: task.attempt, failure }, outboxes);
+    }
+    return expired.length;
+  });
+}

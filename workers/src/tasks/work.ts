@@ -1,0 +1,78 @@
+/**
+ * The typed work a task carries to its phone, and what an account may still do today under its daily caps.
+ */
+import { sql } from 'kysely';
+import type { RoutineType, TaskType } from '@farm/sql';
+import { platformDailyCaps, type DailyCaps } from '@farm/api/contracts';
+import type { EngagementCounts, RoutineRunWork, TaskWork } from '@farm/agent-protocol/work';
+import type { Db } from '../db.ts';
+import { localDay } from '../time.ts';
+
+/** What kind of task a routine is. */
+export const taskTypeOfRoutine: Record<RoutineType, TaskType> = {
+  basic: 'engage',
+  warmup: 'warmup',
+  doom_scroll: 'warmup',
+  basic_scroll: 'warmup',
+  branch_from_account: 'engage',
+  engage_comments: 'engage',
+  create_post: 'post',
+};
+
+/** The engagement actions a routine spends; a routine whose every action is used up for the day does not run. */
+export const actionsOfRoutine: Record<RoutineType, readonly (keyof EngagementCounts)[]> = {
+  basic: ['likes', 'follows', 'comments'],
+  warmup: ['likes'],
+  doom_scroll: ['likes'],
+  basic_scroll: [],
+  branch_from_account: ['follows', 'likes'],
+  engage_comments: ['comments', 'likes'],
+  create_post: ['posts'],
+};
+
+/** The caps of an account for a day: its platform's defaults, overridden by its campaign's. */
+export function capsFor(platform: string, overrides: DailyCaps | Record<string, unknown> = {}): EngagementCounts {
+  const base = platformDailyCaps[platform as keyof typeof platformDailyCaps] ?? platformDailyCaps.default;
+  const pick = (key: keyof EngagementCounts) => {
+    const value = (overrides as Record<string, unknown>)[key];
+    return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : base[key];
+  };
+  return { likes: pick('likes'), follows: pick('follows'), comments: pick('comments'), posts: pick('posts') };
+}
+
+/** What the account may still do today: its caps less what its phones reported today. */
+export async function allowanceOf(db: Db, workspaceId: string, accountId: string, caps: EngagementCounts): Promise<EngagementCounts> {
+  const day = await localDay(db, workspaceId);
+  const used = await db.selectFrom('accountDailyActions').selectAll().where('accountId', '=', accountId).where('day', '=', day).executeTakeFirst();
+  return {
+    likes: Math.max(0, caps.likes - (used?.likes ?? 0)),
+    follows: Math.max(0, caps.follows - (used?.follows ?? 0)),
+    comments: Math.max(0, caps.comments - (used?.comments ?? 0)),
+    posts: Math.max(0, caps.posts - (used?.posts ?? 0)),
+  };
+}
+
+/** Every action this routine spends is used up for today. */
+export function exhausted(type: RoutineType, allowance: EngagementCounts): boolean {
+  const needs = actionsOfRoutine[type];
+  return needs.length > 0 && needs.every((kind) => allowance[kind] === 0);
+}
+
+/**
+ * The work as the phone should receive it now: a routine's allowance is taken afresh at dispatch, since runs on the
+ * same account may have spent some of it since the task was made.
+ */
+export async function workForDispatch(db: Db, task: { workspaceId: string; accountId: string | null; work: unknown; campaignSessionId: string | null }): Promise<TaskWork> {
+  const work = task.work as TaskWork;
+  if (work.kind !== 'routine.run' || !task.accountId) return work;
+  const caps = await db
+    .selectFrom('accounts as a')
+    .leftJoin('campaignSessions as cs', (join) => join.on('cs.id', '=', task.campaignSessionId ?? '00000000-0000-0000-0000-000000000000'))
+    .leftJoin('campaigns as c', 'c.id', 'cs.campaignId')
+    .select(['a.platform', sql<Record<string, unknown> | null>`c.daily_caps`.as('dailyCaps')])
+    .where('a.id', '=', task.accountId)
+    .executeTakeFirst();
+  if (!caps) return work;
+  const allowance = await allowanceOf(db, task.workspaceId, task.accountId, capsFor(caps.platform, caps.dailyCaps ?? {}));
+  return { ...work, allowance } satisfies RoutineRunWork;
+}
