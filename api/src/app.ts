@@ -8,20 +8,27 @@ import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '@farm/sql';
 import { installAuth } from './auth/auth.plugin.ts';
+import { installLimits } from './auth/limits.ts';
+import { installAudit } from './modules/audit/audit.plugin.ts';
 import type { Config } from './config.ts';
-import { installErrorHandler, installNotFound } from './errors.ts';
+import { installErrorHandler, installInputGuards, installNotFound } from './errors.ts';
 import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './realtime/changes.ts';
 import { attachRealtime, type RealtimeServer } from './realtime/gateway.ts';
 import type { Agents } from './realtime/agents.ts';
 import { startJobs } from './realtime/jobs.ts';
-import type { Runner } from '@farm/workers';
+import { configureAutomation, type Runner } from '@farm/workers';
 import { ReadCache } from './shared/read-cache.ts';
+import { loggerOptions } from './shared/log.ts';
+import { installSecurityHeaders } from './shared/headers.ts';
+import { installHealth } from './ops/health.routes.ts';
+import { installMetrics } from './ops/metrics.ts';
+import { installPressure } from './ops/pressure.ts';
 
 export interface AppDeps {
   config: Config;
@@ -29,6 +36,8 @@ export interface AppDeps {
   /** Where a change is announced after commit; the realtime gateway listens to it. */
   changes?: ChangeFeed;
   storage?: Storage;
+  /** Where the log goes instead of stdout (the log-capture test). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface AppContext {
@@ -52,12 +61,35 @@ declare module 'fastify' {
 
 const defaultWebDist = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 
+/** Only the configured proxies are believed: a number of hops nearest the API, or their addresses. */
+function proxyTrust(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (Array.isArray(setting)) return setting;
+  return setting > 0 ? (_address, hop) => hop < setting : false;
+}
+
+/**
+ * One access line per request, when it completes, with its request, status and time: at debug outside production,
+ * so a developer's console is not buried under them. Errors keep their own level.
+ */
+class AccessLog extends LogController {
+  constructor(private readonly level: 'debug' | 'info') {
+    super();
+  }
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log[this.level]({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  configureAutomation(config.automation);
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    logger: config.logLevel === 'silent' ? false : loggerOptions(config.logLevel, deps.logStream),
     bodyLimit: 1_048_576,
-    trustProxy: config.trustProxy,
+    trustProxy: proxyTrust(config.trustProxy),
+    logController: new AccessLog(config.env === 'production' ? 'info' : 'debug'),
     ajv: undefined,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
@@ -76,6 +108,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('ctx', ctx);
 
   installErrorHandler(app);
+  await installHealth(app);
+  await installMetrics(app, { token: config.metricsToken, port: config.metricsPort });
+  await installPressure(app, { eventLoopDelayMs: config.overloadEventLoopDelayMs });
+  await installSecurityHeaders(app);
   await app.register(cookie);
   await app.register(swagger, {
     openapi: {
@@ -86,6 +122,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
   installAuth(app, database.db, { publicUrl: config.publicUrl, changes: ctx.changes, sessionCacheMs: config.readCacheMs });
+  installInputGuards(app);
+  await installLimits(app, config);
+  installAudit(app);
 
   await app.register(routes, { prefix: '/api' });
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });

@@ -14,6 +14,15 @@ import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
 import { agentsRoutes } from './modules/devices/agents.routes.ts';
 import { wallRoutes } from './modules/wall/wall.routes.ts';
+import { enrollmentRoutes } from './modules/devices/enrollment.routes.ts';
+import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
+import { twoFactorRoutes } from './auth/two-factor.routes.ts';
+import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
+import { exportRoutes } from './modules/export/export.routes.ts';
+import { importRoutes } from './modules/import/import.routes.ts';
+import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
+import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -30,7 +39,16 @@ export const routes: FastifyPluginAsync = async (app) => {
     postsRoutes,
     uploadsRoutes,
     agentsRoutes,
+    enrollmentRoutes,
+    hostsRoutes,
     wallRoutes,
+    twoFactorRoutes,
+    passwordResetsRoutes,
+    auditRoutes,
+    exportRoutes,
+    importRoutes,
+    alertsRoutes,
+    onboardingRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -2,6 +2,8 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openProductDatabase } from './db/database.ts';
+import { startDemoPhones } from './demo/phones.ts';
+import { DEMO_CREDENTIALS } from './demo/credentials.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createStorage } from './storage/storage.ts';
 
@@ -21,18 +23,37 @@ const storage = createStorage(config);
 if (config.demo) await seedDemo(database.db, storage);
 const app = await buildApp({ config, database, storage });
 
+let stopPhones: () => Promise<void> = async () => undefined;
 let closing = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    app.log.info(`${signal}: closing`);
-    void app
-      .close()
+    // Readiness turns 503 first, the listener stops taking connections, requests in flight finish, browsers and
+    // phones are disconnected (they reconnect to another instance), then the jobs and the database close.
+    // Leased tasks stay leased: a phone that reconnects elsewhere still holds its attempt, and the lease watchdog
+    // frees what is not confirmed in time, so nothing is lost or sent twice.
+    app.log.info(`${signal}: closing (at most ${config.shutdownMs} ms)`);
+    const force = setTimeout(() => {
+      app.log.warn(`still closing after ${config.shutdownMs} ms; leaving`);
+      process.exit(1);
+    }, config.shutdownMs);
+    force.unref();
+    void stopPhones()
+      .then(() => app.close())
       .then(() => database.close())
-      .finally(() => process.exit(0));
+      .then(() => process.exit(0), (error: unknown) => {
+        app.log.error({ err: error }, 'closing failed');
+        process.exit(1);
+      });
   });
 }
 
 await app.listen({ port: config.port, host: config.host });
-app.log.info(`Console ready on http://localhost:${config.port} (${database.kind}${config.demo ? ', demo data' : ''})`);
+const { port } = app.server.address() as { port: number };
+if (config.demo && !config.databaseUrl) {
+  stopPhones = await startDemoPhones(database.db, { port, dataDir: config.dataDir, count: config.demoPhones, log: app.log });
+}
+const where = `http://localhost:${port}`;
+const demo = config.demo ? ` — demo operator ${DEMO_CREDENTIALS.email} / ${DEMO_CREDENTIALS.password}` : '';
+app.log.info(`Console ready on ${where} (${database.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'}${config.redisUrl ? ' + Redis' : ''})${demo}`);

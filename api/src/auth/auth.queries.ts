@@ -74,7 +74,8 @@ export async function createSession(
       userId,
       expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
       ip: meta.ip ?? null,
-      userAgent: meta.userAgent?.slice(0, 500) ?? null,
+      // Control characters (NUL above all) cannot be stored as text, and say nothing about the browser.
+      userAgent: meta.userAgent?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 500) ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -123,4 +124,13 @@ export async function findMe(db: Db, userId: string) {
     ])
     .where('u.id', '=', userId)
     .executeTakeFirstOrThrow();
+}
+
+export async function passwordHashOf(db: Db, userId: string): Promise<string> {
+  const row = await db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
+  return row.passwordHash;
+}
+
+export async function setPasswordHash(db: Db, userId: string, passwordHash: string): Promise<void> {
+  await db.updateTable('users').set({ passwordHash }).where('id', '=', userId).execute();
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -5,8 +6,13 @@ import {
   errorBody,
   invitationPreview,
   loginBody,
+  loginCodeBody,
+  loginCodeResponse,
+  loginResponse,
+  loginSetupBody,
   messages,
   signupBody,
+  twoFactorSetup,
   updateMeBody,
   userResponse,
 } from '../contracts/index.ts';
@@ -15,13 +21,25 @@ import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './auth.plu
 import { createSession, deleteSessionByToken, findMe, findUserByEmail, type SessionUser } from './auth.queries.ts';
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
-import { FailureThrottle } from './throttle.ts';
+import { LoginThrottle } from './throttle.ts';
+import { perAddress } from './limits.ts';
 import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
+import {
+  countChallengeAttempt,
+  createChallenge,
+  deleteChallenge,
+  enableTwoFactor,
+  findChallenge,
+  findTwoFactor,
+  replaceRecoveryCodes,
+  setPendingSecret,
+} from './two-factor.queries.ts';
+import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret, verifySecondFactor } from './two-factor.service.ts';
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config } = app.ctx;
   const secure = config.env === 'production';
-  const throttle = new FailureThrottle();
+  const throttle = new LoginThrottle(app.limits);
 
   app.get(
     '/config',
@@ -33,7 +51,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/auth/signup',
     {
       config: { access: 'public' },
-      schema: { tags: ['auth'], body: signupBody, response: { 201: userResponse, 400: errorBody, 409: errorBody } },
+      onRequest: perAddress('signup'),
+      schema: { tags: ['auth'], body: signupBody, response: { 201: userResponse, 400: errorBody, 409: errorBody, 429: errorBody } },
     },
     async (request, reply) => {
       const userId = await signup(db, request.body);
@@ -42,9 +61,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         const { workspaceId: _w, workspaceName: _n, ...person } = toMe(joined);
         app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.created', payload: person });
       }
-      await rotateSession(request.cookies[SESSION_COOKIE], request.session);
-      const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });
-      setSessionCookie(reply, token, secure);
+      await signIn(request, reply, userId);
       return reply.code(201).send({ user: toMe(await findMeOrThrow(userId)) });
     },
   );
@@ -53,23 +70,92 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     '/auth/login',
     {
       config: { access: 'public' },
-      schema: { tags: ['auth'], body: loginBody, response: { 200: userResponse, 401: errorBody, 429: errorBody } },
+      onRequest: perAddress('login'),
+      schema: { tags: ['auth'], body: loginBody, response: { 200: loginResponse, 401: errorBody, 429: errorBody } },
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const keys = [`ip:${request.ip}`, `email:${email}`];
-      if (keys.some((key) => throttle.isBlocked(key))) throw new AppError(429, messages.tooManyAttempts);
+      await throttle.refuseIfBlocked(request, reply, `email:${email}`);
       const found = await findUserByEmail(db, email);
       const ok = await verifyPassword(found?.passwordHash ?? (await decoyHash()), password);
       if (!found || !ok || found.deactivatedAt) {
-        for (const key of keys) throttle.fail(key);
+        await throttle.failed(request, `email:${email}`);
         throw new AppError(401, messages.invalidCredentials);
       }
-      throttle.clear(`email:${email}`);
-      await rotateSession(request.cookies[SESSION_COOKIE], request.session);
-      const { token } = await createSession(db, found.id, { ip: request.ip, userAgent: request.headers['user-agent'] });
-      setSessionCookie(reply, token, secure);
+      // The password was right; a second step may be due: a code, or setting two-factor up where the workspace requires it.
+      const twoFactor = await findTwoFactor(db, found.id);
+      if (twoFactor.totpEnabledAt || twoFactor.required) {
+        return { twoFactor: twoFactor.totpEnabledAt ? ('code' as const) : ('setup' as const), challenge: await createChallenge(db, found.id) };
+      }
+      await signIn(request, reply, found.id);
       return { user: toMe(await findMeOrThrow(found.id)) };
+    },
+  );
+
+  /** For a login whose second step is setting two-factor up: the secret and QR code to scan. */
+  app.post(
+    '/auth/login/two-factor/setup',
+    {
+      config: { access: 'public' },
+      onRequest: perAddress('login'),
+      schema: { tags: ['auth'], body: loginSetupBody, response: { 200: twoFactorSetup, 401: errorBody } },
+    },
+    async (request) => {
+      const challenge = await findChallenge(db, request.body.challenge);
+      if (!challenge) throw new AppError(401, messages.loginStepExpired);
+      const user = await findTwoFactor(db, challenge.userId);
+      if (user.totpEnabledAt || !user.required || user.deactivatedAt) throw new AppError(401, messages.loginStepExpired);
+      const setup = await newSetup(user.email);
+      await setPendingSecret(db, user.id, sealSecret(setup.secretBase32, config.sessionSecret));
+      return { secret: setup.secret, otpauthUrl: setup.otpauthUrl, qrCode: setup.qrCode };
+    },
+  );
+
+  /** The second step of a login: a code from the app (or a recovery code), or the first code of a setup. */
+  app.post(
+    '/auth/login/two-factor',
+    {
+      config: { access: 'public' },
+      onRequest: perAddress('login'),
+      schema: { tags: ['auth'], body: loginCodeBody, response: { 200: loginCodeResponse, 401: errorBody, 429: errorBody } },
+    },
+    async (request, reply) => {
+      const challenge = await findChallenge(db, request.body.challenge);
+      if (!challenge) throw new AppError(401, messages.loginStepExpired);
+      const account = `user:${challenge.userId}`;
+      await throttle.refuseIfBlocked(request, reply, account);
+      if (!(await countChallengeAttempt(db, challenge.id))) throw new AppError(401, messages.loginStepExpired);
+      const user = await findTwoFactor(db, challenge.userId);
+      // Deactivated since the password step: the step ends with the access.
+      if (user.deactivatedAt) throw new AppError(401, messages.loginStepExpired);
+      let recoveryCodes: string[] | undefined;
+      if (user.totpEnabledAt) {
+        if (!(await verifySecondFactor(db, user, request.body.code, config.sessionSecret))) {
+          await throttle.failed(request, account);
+          throw new AppError(401, messages.twoFactorCodeWrong);
+        }
+      } else {
+        const pending = user.totpPendingSecret;
+        const secret = pending ? openSecret(pending, config.sessionSecret) : undefined;
+        if (!pending || !secret || !user.required) throw new AppError(401, messages.loginStepExpired);
+        const step = codeStep(secret, request.body.code);
+        if (step === undefined) {
+          await throttle.failed(request, account);
+          throw new AppError(401, messages.twoFactorCodeWrong);
+        }
+        const fresh = newRecoveryCodes();
+        const enabled = await db.transaction().execute(async (tx) => {
+          if (!(await enableTwoFactor(tx, user.id, pending, step))) return false;
+          await replaceRecoveryCodes(tx, user.id, fresh.hashes);
+          return true;
+        });
+        if (!enabled) throw new AppError(401, messages.loginStepExpired);
+        recoveryCodes = fresh.codes;
+      }
+      // A step completes once: of two parallel right answers, one signs in.
+      if (!(await deleteChallenge(db, challenge.id))) throw new AppError(401, messages.loginStepExpired);
+      await signIn(request, reply, user.id);
+      return { user: toMe(await findMeOrThrow(user.id)), ...(recoveryCodes ? { recoveryCodes } : {}) };
     },
   );
 
@@ -120,6 +206,13 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       };
     },
   );
+
+  /** A fresh session for the person, replacing the one the browser came with. */
+  async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
+    await rotateSession(request.cookies[SESSION_COOKIE], request.session);
+    const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });
+    setSessionCookie(reply, token, secure);
+  }
 
   /** Ends the session the browser came with, and says so: the session cache and sockets must drop it too. */
   async function rotateSession(oldToken: string | undefined, old: SessionUser | null): Promise<void> {

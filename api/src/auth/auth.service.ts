@@ -46,7 +46,7 @@ export async function findInvitationByToken(db: Db, token: string, now = new Dat
  * Creates the person and, as the role asks: an operator gets a new workspace; an invited person joins the
  * invitation's workspace with its role; a VA with no invitation gets an account and no workspace yet.
  */
-export async function signup(db: Db, body: { email: string; password: string; name: string; role: Role; inviteToken?: string | undefined }): Promise<string> {
+export async function signup(db: Db, body: { email: string; password: string; name: string; role: Role; inviteToken?: string | undefined; timeZone?: string | undefined }): Promise<string> {
   const passwordHash = await hashPassword(body.password);
   return db.transaction().execute(async (tx) => {
     const taken = await tx.selectFrom('users').select('id').where(sql`lower(email)`, '=', body.email.toLowerCase()).executeTakeFirst();
@@ -56,18 +56,19 @@ export async function signup(db: Db, body: { email: string; password: string; na
     if (invitation?.email && invitation.email !== body.email.toLowerCase()) {
       throw new AppError(400, 'This invitation was sent to another email address', [{ field: 'email', message: 'This invitation was sent to another email address' }]);
     }
+    // One invitation admits one person: the claim is a guarded update, so of parallel signups with one token
+    // one claims it and the others, waiting on its row lock, find it taken.
+    if (invitation && !(await claimInvitation(tx, invitation.id))) {
+      throw new AppError(400, messages.invitationInvalid, [{ field: 'inviteToken', message: messages.invitationInvalid }]);
+    }
     const role: Role = invitation?.role ?? body.role;
-    const user = await tx
-      .insertInto('users')
-      .values({ email: body.email, passwordHash, name: body.name, role })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const user = await insertUser(tx, { email: body.email, passwordHash, name: body.name, role });
     let workspaceId: string | undefined;
     if (invitation) {
       workspaceId = invitation.workspaceId;
-      await tx.updateTable('invitations').set({ acceptedAt: new Date(), acceptedById: user.id }).where('id', '=', invitation.id).execute();
+      await tx.updateTable('invitations').set({ acceptedById: user.id }).where('id', '=', invitation.id).execute();
     } else if (role === 'operator') {
-      const workspace = await tx.insertInto('workspaces').values({ name: `${body.name}'s Farm` }).returning('id').executeTakeFirstOrThrow();
+      const workspace = await tx.insertInto('workspaces').values({ name: `${body.name}'s Farm`, timeZone: body.timeZone ?? 'UTC' }).returning('id').executeTakeFirstOrThrow();
       workspaceId = workspace.id;
     }
     if (workspaceId) {
@@ -80,6 +81,28 @@ export async function signup(db: Db, body: { email: string; password: string; na
     }
     return user.id;
   });
+}
+
+/** Marks the invitation accepted unless someone already did; answers whether this call did. */
+async function claimInvitation(tx: Db, invitationId: string): Promise<boolean> {
+  const claimed = await tx
+    .updateTable('invitations')
+    .set({ acceptedAt: new Date() })
+    .where('id', '=', invitationId)
+    .where('acceptedAt', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
+/** The new person's row; a parallel signup that took the email first is answered as a taken email. */
+async function insertUser(tx: Db, values: { email: string; passwordHash: string; name: string; role: Role }): Promise<{ id: string }> {
+  try {
+    return await tx.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '23505') throw conflict(messages.emailTaken);
+    throw error;
+  }
 }
 
 /** Changes the person's name and/or password; a new password ends their other sessions, answered by id. */

@@ -24,6 +24,10 @@ export const policy = {
   'accounts.stats': ['operator', 'va'],
   'posts.write': ['operator', 'va'],
   'uploads.write': ['operator', 'va'],
+  /** Settings → Audit log. */
+  'audit.read': ['operator'],
+  /** Settings → Alerts: webhooks and their delivery log. */
+  'alerts.manage': ['operator'],
 } as const satisfies Record<string, 'anyone' | 'signed-in' | readonly Role[]>;
 
 export type Access = keyof typeof policy;

@@ -1,39 +1,31 @@
 /**
- * Login throttling: after too many failures in a window, per IP and per email, answer 429 until the window passes.
- * Kept in process memory: an attacker spread over several API instances gets at most N times the budget.
+ * Login throttling: failed logins are counted per client address, and per client address and account together,
+ * never per account alone, so that nobody can lock a person out of their own account by failing on purpose from
+ * elsewhere. The counts live where the request limits do (Redis with REDIS_URL, shared by every API instance).
+ * The client address is the one the configured proxies vouch for (TRUST_PROXY), so rotating X-Forwarded-For
+ * buys no fresh budget.
  */
-export interface ThrottleOptions {
-  maxFailures: number;
-  windowMs: number;
-}
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Limits } from './limits.ts';
 
-export class FailureThrottle {
-  private readonly failures = new Map<string, number[]>();
+export class LoginThrottle {
+  constructor(private readonly limits: Limits) {}
 
-  constructor(private readonly options: ThrottleOptions = { maxFailures: 10, windowMs: 15 * 60_000 }) {}
-
-  isBlocked(key: string, now = Date.now()): boolean {
-    return this.recent(key, now).length >= this.options.maxFailures;
+  private keys(request: FastifyRequest, account: string) {
+    return { address: request.ip, addressAndAccount: `${request.ip}|${account.toLowerCase()}` };
   }
 
-  fail(key: string, now = Date.now()): void {
-    const recent = this.recent(key, now);
-    recent.push(now);
-    this.failures.set(key, recent);
-    if (this.failures.size > 100_000) this.sweep(now);
+  /** Refuses with 429 (and Retry-After) while this address, or this address for this account, has failed too often. */
+  async refuseIfBlocked(request: FastifyRequest, reply: FastifyReply, account: string): Promise<void> {
+    const keys = this.keys(request, account);
+    await this.limits.refuseIfSpent('loginFailuresAddress', keys.address, reply);
+    await this.limits.refuseIfSpent('loginFailures', keys.addressAndAccount, reply);
   }
 
-  clear(key: string): void {
-    this.failures.delete(key);
-  }
-
-  private recent(key: string, now: number): number[] {
-    return (this.failures.get(key) ?? []).filter((at) => now - at < this.options.windowMs);
-  }
-
-  private sweep(now: number): void {
-    for (const [key, times] of this.failures) {
-      if (times.every((at) => now - at >= this.options.windowMs)) this.failures.delete(key);
-    }
+  /** Counts one failed attempt of this address at this account. */
+  async failed(request: FastifyRequest, account: string): Promise<void> {
+    const keys = this.keys(request, account);
+    await this.limits.count('loginFailuresAddress', keys.address);
+    await this.limits.count('loginFailures', keys.addressAndAccount);
   }
 }

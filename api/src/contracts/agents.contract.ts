@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { id, isoTime } from './common.ts';
+import { failureCode } from '@farm/agent-protocol/failures';
+import { id, isoTime, nullableTime } from './common.ts';
 import { device } from './fleet.contract.ts';
 
 /** The credential a phone agent connects with; shown once, stored hashed. */
@@ -13,7 +14,7 @@ export const commandAnswer = z.object({ delivered: z.boolean() });
 
 export const wallLink = z.object({ id, name: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() });
 export type WallLink = z.infer<typeof wallLink>;
-export const createWallLinkBody = z.object({ name: z.string().trim().min(1, { message: 'name is required' }).max(80).optional() });
+export const createWallLinkBody = z.object({ name: z.string().trim().min(1, { message: 'Name is required' }).max(80).optional() });
 export const createdWallLink = wallLink.extend({ token: z.string(), url: z.string() });
 
 /** One tile of the wall screen: only what a TV on the farm floor needs to show. */
@@ -26,3 +27,44 @@ export type WallTile = z.infer<typeof wallTile>;
 export const wallSnapshot = z.object({ workspaceName: z.string(), tiles: z.array(wallTile) });
 export type WallSnapshot = z.infer<typeof wallSnapshot>;
 export const wallQuery = z.object({ token: z.string().max(200).optional() });
+
+/** One hand-over of a task to the phone, and how it ended: the device's history. */
+export const deviceHistoryEntry = z.object({
+  taskId: id,
+  title: z.string(),
+  type: z.string(),
+  attempt: z.number().int(),
+  dispatchedAt: isoTime,
+  ackedAt: nullableTime,
+  endedAt: nullableTime,
+  /** null while the attempt is out on the phone. */
+  outcome: z.enum(['completed', 'failed', 'expired', 'withdrawn', 'cancelled']).nullable(),
+  failureCode: failureCode.nullable(),
+  failureMessage: z.string().nullable(),
+});
+export type DeviceHistoryEntry = z.infer<typeof deviceHistoryEntry>;
+
+/** A one-time code a phone (or a farm host) exchanges for its credential; valid 15 minutes, shown once. */
+export const enrollmentCode = z.object({ code: z.string(), expiresAt: isoTime });
+export type EnrollmentCode = z.infer<typeof enrollmentCode>;
+export const ENROLLMENT_MINUTES = 15;
+
+/** The exchange of a code for a credential is part of the agents' contract. */
+export { enrollAnswer, enrollBody } from '@farm/agent-protocol/enroll';
+
+/** A farm host: a PC with phones on USB that registers every phone it sees. */
+export const host = z.object({
+  id,
+  name: z.string(),
+  enrolledAt: nullableTime,
+  lastSeenAt: nullableTime,
+  revokedAt: nullableTime,
+  /** Its control connection is open now. */
+  connected: z.boolean(),
+  phones: z.number().int(),
+  phonesOnline: z.number().int(),
+  createdAt: isoTime,
+});
+export type Host = z.infer<typeof host>;
+export const createHostBody = z.object({ name: z.string().trim().min(1, { message: 'Name the host' }).max(80, { message: 'A host name is at most 80 characters' }).optional() });
+export const createdHost = z.object({ host: z.object({ id, name: z.string() }), code: z.string(), expiresAt: isoTime });

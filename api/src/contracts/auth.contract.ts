@@ -1,29 +1,32 @@
 import { z } from 'zod';
-import { id, isoTime } from './common.ts';
+import { id, isoTime, timeZone } from './common.ts';
 import { messages } from './messages.ts';
+import { whenMissing } from './sentences.ts';
 
 export const roleValues = ['operator', 'va'] as const;
 export const role = z.enum(roleValues);
 export type Role = z.infer<typeof role>;
 export const roleLabels: Record<Role, string> = { operator: 'Grid Operator', va: 'Virtual Assistant' };
 
-const email = z.string({ error: 'email is required' }).trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' }));
-const password = z.string({ error: 'password is required' }).min(8, { message: 'password must be at least 8 characters' }).max(256);
+const email = z.string({ error: whenMissing('Email is required') }).trim().toLowerCase().max(254).pipe(z.email({ message: 'Email must be a valid email address' }));
+const password = z.string({ error: whenMissing('Password is required') }).min(8, { message: 'Password must be at least 8 characters' }).max(256);
 
 export const signupBody = z.object({
   email,
   password,
-  name: z.string({ error: 'name is required' }).trim().min(1, { message: 'name is required' }).max(120),
+  name: z.string({ error: whenMissing('Name is required') }).trim().min(1, { message: 'Name is required' }).max(120),
   role: z.enum(roleValues, {
-    error: (issue) => (issue.input === undefined ? messages.roleRequired : 'role must be operator or va'),
+    error: (issue) => (issue.input === undefined ? messages.roleRequired : 'Role must be operator or va'),
   }),
   inviteToken: z.string().max(200).optional(),
+  /** The browser's zone: a new workspace counts its days in it. */
+  timeZone: timeZone.optional(),
 });
 export type SignupBody = z.input<typeof signupBody>;
 
 export const loginBody = z.object({
-  email: z.string().trim().toLowerCase().min(1, { message: 'email is required' }).max(254),
-  password: z.string().min(1, { message: 'password is required' }).max(256),
+  email: z.string().trim().toLowerCase().min(1, { message: 'Email is required' }).max(254),
+  password: z.string().min(1, { message: 'Password is required' }).max(256),
 });
 export type LoginBody = z.infer<typeof loginBody>;
 
@@ -54,12 +57,12 @@ export type AppConfig = z.infer<typeof appConfig>;
 
 export const updateMeBody = z
   .object({
-    name: z.string().trim().min(1, { message: 'name is required' }).max(120).optional(),
+    name: z.string().trim().min(1, { message: 'Name is required' }).max(120).optional(),
     currentPassword: z.string().max(256).optional(),
     password: password.optional(),
   })
   .refine((body) => body.password === undefined || body.currentPassword !== undefined, {
-    message: 'currentPassword is required to change the password',
+    message: 'Current password is required to change the password',
     path: ['currentPassword'],
   });
 
@@ -68,9 +71,10 @@ export const updateUserBody = z.object({
   isActive: z.boolean().optional(),
 });
 
-export const workspace = z.object({ id, name: z.string(), createdAt: isoTime });
+export const workspace = z.object({ id, name: z.string(), timeZone: z.string(), createdAt: isoTime, requireTwoFactor: z.boolean() });
 export const updateWorkspaceBody = z.object({
-  name: z.string().trim().min(1, { message: 'name is required' }).max(120),
+  name: z.string().trim().min(1, { message: 'Name is required' }).max(120),
+  timeZone: timeZone.optional(),
 });
 
 export const invitation = z.object({
@@ -85,7 +89,7 @@ export const invitation = z.object({
 export type Invitation = z.infer<typeof invitation>;
 export const createInvitationBody = z.object({
   role: role.default('va'),
-  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'email must be a valid email address' })).optional(),
+  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Email must be a valid email address' })).optional(),
 });
 /** Only the creation answer carries the token: it is stored hashed. */
 export const createdInvitation = z.object({

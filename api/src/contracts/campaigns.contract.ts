@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { failureCode } from '@farm/agent-protocol/failures';
+import { routineTypes } from '@farm/agent-protocol/routines';
 import { id, idFilter, isoTime, nullableTime, pageQuery, shortText } from './common.ts';
 import { messages } from './messages.ts';
+import { must } from './sentences.ts';
 
 export const campaignPlatformValues = ['instagram', 'tiktok', 'tinder'] as const;
 export const campaignPlatform = z.enum(campaignPlatformValues);
@@ -10,6 +13,18 @@ export type CampaignStatus = z.infer<typeof campaignStatus>;
 export const engagementActionValues = ['like', 'comment', 'follow'] as const;
 const engagementAction = z.enum(engagementActionValues);
 export const swipeGenderValues = ['men', 'women', 'everyone'] as const;
+
+/** Per-account daily caps of engagement actions; a missing one uses the platform's default. */
+const capCount = z.number({ error: 'Daily caps must be whole numbers from 0 to 100000' }).int({ message: 'Daily caps must be whole numbers from 0 to 100000' }).min(0, { message: 'Daily caps must be whole numbers from 0 to 100000' }).max(100_000, { message: 'Daily caps must be whole numbers from 0 to 100000' });
+/** Default daily caps per account, by platform: what a careful agency lets one account do in a day. */
+export const platformDailyCaps: Record<'instagram' | 'tiktok' | 'tinder' | 'default', Required<{ likes: number; follows: number; comments: number; posts: number }>> = {
+  instagram: { likes: 300, follows: 100, comments: 40, posts: 5 },
+  tiktok: { likes: 400, follows: 120, comments: 50, posts: 5 },
+  tinder: { likes: 200, follows: 0, comments: 0, posts: 0 },
+  default: { likes: 200, follows: 80, comments: 30, posts: 3 },
+};
+export const dailyCaps = z.object({ likes: capCount.optional(), follows: capCount.optional(), comments: capCount.optional(), posts: capCount.optional() }).strict();
+export type DailyCaps = z.infer<typeof dailyCaps>;
 
 const listOf = (emptyMessage: string) =>
   z
@@ -45,16 +60,16 @@ function normaliseSwipeSpelling(input: unknown): unknown {
 }
 
 const campaignFields = z.object({
-  name: shortText.min(1, { message: 'name is required' }),
+  name: shortText.min(1, { message: 'Name is required' }),
   platform: campaignPlatform,
-  niche: shortText.min(1, { message: 'niche is required' }),
+  niche: shortText.min(1, { message: 'Niche is required' }),
   keywords: listOf(messages.keywordsEmpty).default([]),
   referenceAccounts: listOf(messages.referenceAccountsEmpty).default([]),
   engagementTarget: z
     .number({ error: messages.engagementTarget })
     .int({ message: messages.engagementTarget })
     .gt(0, { message: messages.engagementTarget })
-    .max(1_000_000)
+    .max(1_000_000, { error: must('be at most 1000000') })
     .default(100),
   status: campaignStatus.optional(),
   customLore: z.string().max(10_000).nullable().optional(),
@@ -78,10 +93,16 @@ const campaignFields = z.object({
   autoswipeAgeMax: z.number({ error: messages.swipeAgeMax }).int({ message: messages.swipeAgeMax }).min(18, { message: messages.swipeAgeMax }).max(100, { message: messages.swipeAgeMax }).optional(),
   autoswipeDistanceMax: z.number({ error: messages.swipeDistance }).int({ message: messages.swipeDistance }).min(1, { message: messages.swipeDistance }).max(160, { message: messages.swipeDistance }).optional(),
   autoswipeBioKeywords: plainList.optional(),
+  activeHoursStart: z.number({ error: messages.activeHours }).int({ message: messages.activeHours }).min(0, { message: messages.activeHours }).max(23, { message: messages.activeHours }).optional(),
+  activeHoursEnd: z.number({ error: messages.activeHours }).int({ message: messages.activeHours }).min(1, { message: messages.activeHours }).max(24, { message: messages.activeHours }).optional(),
+  cooldownMinutes: z.number({ error: messages.cooldown }).int({ message: messages.cooldown }).min(0, { message: messages.cooldown }).max(1440, { message: messages.cooldown }).optional(),
+  dailyCaps: dailyCaps.optional(),
 });
 
 const agesInOrder = (body: { autoswipeAgeMin?: number | undefined; autoswipeAgeMax?: number | undefined }) =>
   body.autoswipeAgeMin === undefined || body.autoswipeAgeMax === undefined || body.autoswipeAgeMin <= body.autoswipeAgeMax;
+const hoursInOrder = (body: { activeHoursStart?: number | undefined; activeHoursEnd?: number | undefined }) =>
+  body.activeHoursStart === undefined || body.activeHoursEnd === undefined || body.activeHoursStart < body.activeHoursEnd;
 
 export const createCampaignBody = z.preprocess(
   normaliseSwipeSpelling,
@@ -90,7 +111,8 @@ export const createCampaignBody = z.preprocess(
       message: messages.keywordOrReference,
       path: ['keywords'],
     })
-    .refine(agesInOrder, { message: messages.swipeAgeOrder, path: ['autoswipeAgeMin'] }),
+    .refine(agesInOrder, { message: messages.swipeAgeOrder, path: ['autoswipeAgeMin'] })
+    .refine(hoursInOrder, { message: messages.activeHoursOrder, path: ['activeHoursEnd'] }),
 );
 /** What the create form sends: either spelling of the swipe settings. */
 export type CreateCampaignBody = z.input<typeof campaignFields> & {
@@ -111,7 +133,8 @@ export const updateCampaignBody = z.preprocess(
       engagementTarget: campaignFields.shape.engagementTarget.removeDefault().optional(),
     })
     .partial()
-    .refine(agesInOrder, { message: messages.swipeAgeOrder, path: ['autoswipeAgeMin'] }),
+    .refine(agesInOrder, { message: messages.swipeAgeOrder, path: ['autoswipeAgeMin'] })
+    .refine(hoursInOrder, { message: messages.activeHoursOrder, path: ['activeHoursEnd'] }),
 );
 export type UpdateCampaignBody = Partial<CreateCampaignBody>;
 
@@ -145,6 +168,13 @@ export const campaign = z.object({
   autoswipeAgeMax: z.number().int(),
   autoswipeDistanceMax: z.number().int(),
   autoswipeBioKeywords: z.array(z.string()),
+  /** Runs happen between these hours of the workspace's day. */
+  activeHoursStart: z.number().int(),
+  activeHoursEnd: z.number().int(),
+  /** Minutes between two runs on one account. */
+  cooldownMinutes: z.number().int(),
+  /** Per-action daily caps per account that override the platform's defaults. */
+  dailyCaps: dailyCaps,
   createdById: id.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
@@ -157,7 +187,7 @@ export const linkAccountBody = z.object({ accountId: id });
 export const campaignAccountLink = z.object({ id, campaignId: id, accountId: id, createdAt: isoTime });
 export const campaignAccountParams = z.object({ id, accountId: id });
 
-export const routineTypeValues = ['basic', 'warmup', 'doom_scroll', 'branch_from_account', 'create_post', 'basic_scroll', 'engage_comments'] as const;
+export const routineTypeValues = routineTypes;
 export const routineType = z.enum(routineTypeValues);
 export type RoutineType = z.infer<typeof routineType>;
 export const routineTypeLabels: Record<RoutineType, string> = {
@@ -249,7 +279,7 @@ export const createRoutineBody = z.object({
   isActive: z.boolean().optional(),
 });
 export type CreateRoutineBody = z.input<typeof createRoutineBody>;
-export const updateRoutineBody = createRoutineBody.omit({ campaignId: true }).partial().extend({ sequence: z.number().int().min(1).optional() });
+export const updateRoutineBody = createRoutineBody.omit({ campaignId: true }).partial().extend({ sequence: z.number().int().min(1).max(100_000).optional() });
 export const routine = z.object({
   id,
   campaignId: id,
@@ -274,10 +304,18 @@ export const campaignSession = z.object({
   routineId: id.nullable(),
   accountId: id.nullable(),
   sessionId: id.nullable(),
-  status: z.enum(['pending', 'in-progress', 'completed', 'failed']),
+  status: z.enum(['pending', 'in-progress', 'completed', 'failed', 'cancelled']),
   scheduledAt: nullableTime,
   startedAt: nullableTime,
   completedAt: nullableTime,
+  /** The day (in the workspace's zone) and round of the daily plan this run belongs to. */
+  planDay: z.string().nullable(),
+  round: z.number().int().nullable(),
+  /** Engagement actions the phone reported for this run. */
+  engagementActions: z.number().int(),
+  failureCode: failureCode.nullable(),
+  /** Why it was cancelled or failed, in words. */
+  note: z.string().nullable(),
   createdAt: isoTime,
 });
 export type CampaignSession = z.infer<typeof campaignSession>;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { failureCode } from '@farm/agent-protocol/failures';
 import { id, idFilter, isoTime, nullableTime, pageQuery, timeInput } from './common.ts';
 import { messages } from './messages.ts';
+import { must, whenMissing } from './sentences.ts';
 
 export const platformValues = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
 export const platform = z.enum(platformValues);
@@ -25,7 +27,7 @@ export const relationshipGoalValues = ['long-term', 'short-term', 'new-friends',
 
 const count = z.number().int().min(0).max(2_000_000_000);
 const username = z
-  .string({ error: messages.usernameRequired })
+  .string({ error: whenMissing(messages.usernameRequired) })
   .trim()
   .min(1, { message: messages.usernameRequired })
   .max(100);
@@ -39,8 +41,12 @@ const accountFields = z.object({
   followers: count.optional(),
   following: count.optional(),
   gender: z.enum(genderValues).nullable().optional(),
-  age: z.number().int().min(18, { message: 'age must be between 18 and 100' }).max(100, { message: 'age must be between 18 and 100' }).nullable().optional(),
-  birthday: z.iso.date({ message: 'birthday must be a date (YYYY-MM-DD)' }).nullable().optional(),
+  age: z.number().int().min(18, { message: 'Age must be between 18 and 100' }).max(100, { message: 'Age must be between 18 and 100' }).nullable().optional(),
+  birthday: z.iso
+    .date({ message: 'Birthday must be a date (YYYY-MM-DD)' })
+    .refine((value) => value >= '1900-01-01' && value <= new Date().toISOString().slice(0, 10), { error: must('be between 1900 and today') })
+    .nullable()
+    .optional(),
   profileImages: z.array(z.string().max(2000)).max(6, { message: messages.tinderImages }).optional(),
   interests: z.array(z.string().trim().max(100)).max(50).transform((items) => items.filter(Boolean)).optional(),
   sexualOrientation: z.enum(orientationValues).nullable().optional(),
@@ -62,7 +68,7 @@ export const updateAccountBody = accountFields
       .string()
       .max(15_000_000)
       .refine((value) => value.startsWith('data:image/') || value.startsWith('/api/objects/'), {
-        message: 'profilePicture must be an image',
+        message: 'Profile picture must be an image',
       })
       .nullable()
       .optional(),
@@ -91,6 +97,9 @@ export const account = z.object({
   interests: z.array(z.string()),
   sexualOrientation: z.string().nullable(),
   relationshipGoal: z.string().nullable(),
+  /** Why automation stopped for the account (a safety pause), until a person resumes it. */
+  pausedCode: failureCode.nullable(),
+  pausedMessage: z.string().nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -118,7 +127,7 @@ export const createPostBody = z
   .object({
     accountId: z.string({ error: messages.accountRequired }).min(1, { message: messages.accountRequired }),
     campaignId: id.nullable().optional(),
-    caption: z.string({ error: messages.captionRequired }).min(1, { message: messages.captionRequired }).max(2200),
+    caption: z.string({ error: whenMissing(messages.captionRequired) }).trim().min(1, { message: messages.captionRequired }).max(2200),
     status: postStatus.default('draft'),
     hashtags: z.array(z.string().max(100)).max(30).optional(),
     mediaUrls: z.array(z.string().max(2000)).max(10).optional(),
@@ -132,11 +141,13 @@ export const createPostBody = z
 export type CreatePostBody = z.input<typeof createPostBody>;
 
 export const updatePostBody = z.object({
+  /** Another account of the workspace, while the post is a draft, scheduled or failed. */
+  accountId: id.optional(),
   status: postStatus.optional(),
   publishedAt: timeInput.nullable().optional(),
   scheduledAt: timeInput.nullable().optional(),
   campaignId: id.nullable().optional(),
-  caption: z.string().min(1, { message: messages.captionRequired }).max(2200).optional(),
+  caption: z.string().trim().min(1, { message: messages.captionRequired }).max(2200).optional(),
   hashtags: z.array(z.string().max(100)).max(30).optional(),
   mediaUrls: z.array(z.string().max(2000)).max(10).optional(),
 });
@@ -153,6 +164,12 @@ export const post = z.object({
   scheduledAt: nullableTime,
   publishedAt: nullableTime,
   createdById: id.nullable(),
+  /** Why the post failed. */
+  failureCode: failureCode.nullable(),
+  failureMessage: z.string().nullable(),
+  /** While scheduled and due: why it has not reached a phone yet (for example, it waits for a person). */
+  waitingCode: failureCode.nullable(),
+  waitingMessage: z.string().nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -167,10 +184,10 @@ export const postListQuery = pageQuery.extend({
 export const uploadUrlResponse = z.object({ url: z.string() });
 export const presignedUrlBody = z.object({
   directory: z.string().max(100).default('.private'),
-  filename: z.string().min(1, { message: 'filename is required' }).max(255),
+  filename: z.string().trim().min(1, { message: 'File name is required' }).max(255),
 });
 export const presignedUrlResponse = z.object({ presignedUrl: z.string(), objectPath: z.string() });
-export const campaignImageBody = z.object({ imageURL: z.string().min(1, { message: 'imageURL is required' }).max(2000) });
+export const campaignImageBody = z.object({ imageURL: z.string().trim().min(1, { message: 'Image URL is required' }).max(2000) });
 export const storedObjectResponse = z.object({ objectPath: z.string() });
 /** SPEC §5 upload limits. */
 export const uploadLimits = { maxFileSize: 10_485_760, maxReferenceImages: 5, minTinderImages: 2, maxTinderImages: 6 } as const;

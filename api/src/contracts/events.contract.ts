@@ -3,6 +3,7 @@
  * Names are `entity.verb`.
  */
 import { z } from 'zod';
+import { failureCode } from '@farm/agent-protocol/failures';
 import { user } from './auth.contract.ts';
 import { campaign, routine } from './campaigns.contract.ts';
 import { id, isoTime } from './common.ts';
@@ -66,3 +67,47 @@ export const statsAffecting: ReadonlySet<ServerEventName> = new Set([
   'task.updated',
   'task.deleted',
 ]);
+
+/** Facts only the servers act on, never pushed to browsers: they travel between processes like the others. */
+export const internalEvents = {
+  /** Sessions ended (logout, deactivation, a new password): their sockets are closed. */
+  'auth.revoked': z.object({ sessionIds: z.array(id) }),
+  /** A wall link was revoked: its screens are disconnected. */
+  'wall.revoked': z.object({ wallLinkId: id }),
+  /** An attempt out on a phone was called off: the process holding the phone tells it to drop the attempt. */
+  'task.withdrawn': z.object({ taskId: id, deviceId: id, attempt: z.number().int(), code: failureCode, reason: z.string() }),
+  /** A phone may have work waiting: the process holding it hands the next task over. */
+  'device.wake': z.object({ deviceId: id }),
+} as const;
+export type InternalEventName = keyof typeof internalEvents;
+export type InternalEventPayload<E extends InternalEventName> = z.infer<(typeof internalEvents)[E]>;
+export const isInternalEvent = (event: string): event is InternalEventName => event in internalEvents;
+
+interface ChangeOf<E extends string, P> {
+  workspaceId: string;
+  event: E;
+  payload: P;
+  /** Deliver to this person's room only (a VA's pushed task) rather than the whole workspace. */
+  userId?: string | undefined;
+  /** Heard from another process: deliver to this instance's own sockets only; it is not sent on again. */
+  local?: boolean | undefined;
+}
+
+/**
+ * A change announced after its transaction committed, by the API or a worker: a browser event with its typed
+ * payload, or an internal fact. The one shape the gateway relays and the workers announce.
+ */
+export type Change =
+  | { [E in ServerEventName]: ChangeOf<E, ServerEventPayload<E>> }[ServerEventName]
+  | { [E in InternalEventName]: ChangeOf<E, InternalEventPayload<E>> }[InternalEventName];
+
+/** Parses a change that arrived from another process (Redis); answers undefined for anything unknown or malformed. */
+export function parseChange(raw: unknown): Change | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { workspaceId, event, payload, userId } = raw as Record<string, unknown>;
+  if (typeof workspaceId !== 'string' || typeof event !== 'string') return undefined;
+  const schema = isInternalEvent(event) ? internalEvents[event] : event in serverEvents ? serverEvents[event as ServerEventName] : undefined;
+  const parsed = schema?.safeParse(payload);
+  if (!parsed?.success) return undefined;
+  return { workspaceId, event, payload: parsed.data, ...(typeof userId === 'string' ? { userId } : {}) } as Change;
+}

@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { failureCode } from '@farm/agent-protocol/failures';
 import { id, idFilter, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
 
 export const deviceStatusValues = ['online', 'offline', 'busy', 'idle'] as const;
 export const deviceStatus = z.enum(deviceStatusValues);
 export type DeviceStatus = z.infer<typeof deviceStatus>;
+/** The statuses of a phone whose agent is connected and heard from: what "online devices" counts. */
+export const connectedStatuses: readonly DeviceStatus[] = ['online', 'busy', 'idle'];
 
 export const device = z.object({
   id,
@@ -13,22 +16,28 @@ export const device = z.object({
   lastActive: isoTime,
   assignedToId: id.nullable(),
   sessionTime: z.number().int(),
+  /** When an agent was last heard from the phone; null: never connected. */
+  lastSeenAt: nullableTime,
+  /** The protocol its agent speaks (1 or 2), when one has connected. */
+  agentProtocol: z.number().int().nullable(),
+  /** The farm host it is plugged into, when it joined through one. */
+  hostId: id.nullable(),
+  serial: z.string().nullable(),
+  model: z.string().nullable(),
+  androidVersion: z.string().nullable(),
+  screenOn: z.boolean().nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
 export type Device = z.infer<typeof device>;
 
-const battery = z.number().int().min(0).max(100);
+/** A device is named and given to a VA by people; its status and battery come from its phone only. */
 export const createDeviceBody = z.object({
-  name: shortText.min(1, { message: 'name is required' }),
-  status: deviceStatus.optional(),
-  battery: battery.optional(),
+  name: shortText.min(1, { message: 'Name is required' }),
   assignedToId: id.nullable().optional(),
 });
 export type CreateDeviceBody = z.input<typeof createDeviceBody>;
-export const updateDeviceBody = createDeviceBody.partial().extend({
-  sessionTime: z.number().int().min(0).optional(),
-});
+export const updateDeviceBody = createDeviceBody.partial();
 export type UpdateDeviceBody = z.input<typeof updateDeviceBody>;
 export const deviceListQuery = pageQuery.extend({
   status: deviceStatus.optional(),
@@ -46,16 +55,17 @@ export const taskTypeLabels: Record<z.infer<typeof taskType>, string> = {
 };
 export const taskPriorityValues = ['high', 'medium', 'low'] as const;
 export const taskPriority = z.enum(taskPriorityValues);
-export const taskStatusValues = ['pending', 'in-progress', 'completed', 'failed'] as const;
+export const taskStatusValues = ['pending', 'in-progress', 'completed', 'failed', 'cancelled'] as const;
 export const taskStatus = z.enum(taskStatusValues);
 export type TaskStatus = z.infer<typeof taskStatus>;
 
 /** Which status may follow which; the server refuses any other move with 409. */
 export const taskTransitions: Record<TaskStatus, readonly TaskStatus[]> = {
-  pending: ['in-progress', 'completed', 'failed'],
-  'in-progress': ['pending', 'completed', 'failed'],
+  pending: ['in-progress', 'completed', 'failed', 'cancelled'],
+  'in-progress': ['pending', 'completed', 'failed', 'cancelled'],
   completed: [],
   failed: ['pending'],
+  cancelled: ['pending'],
 };
 
 export const task = z.object({
@@ -70,13 +80,27 @@ export const task = z.object({
   deadline: nullableTime,
   startedAt: nullableTime,
   completedAt: nullableTime,
+  /** Hand-overs to a phone so far; a dispatched task reads `pending` with `dispatchedAt` and `leaseExpiresAt` set. */
+  attempt: z.number().int(),
+  maxAttempts: z.number().int(),
+  dispatchedAt: nullableTime,
+  leaseExpiresAt: nullableTime,
+  /** A retry waits until then. */
+  nextAttemptAt: nullableTime,
+  progress: z.number().int().nullable(),
+  progressNote: z.string().nullable(),
+  failureCode: failureCode.nullable(),
+  failureMessage: z.string().nullable(),
+  postId: id.nullable(),
+  campaignSessionId: id.nullable(),
+  accountId: id.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
 export type Task = z.infer<typeof task>;
 
 export const createTaskBody = z.object({
-  title: shortText.min(1, { message: 'title is required' }),
+  title: shortText.min(1, { message: 'Title is required' }),
   description: z.string().max(5000).nullable().optional(),
   type: taskType,
   priority: taskPriority,
@@ -103,6 +127,7 @@ export const taskCounts = z.object({
   inProgress: z.number().int(),
   completed: z.number().int(),
   failed: z.number().int(),
+  cancelled: z.number().int(),
 });
 export type TaskCounts = z.infer<typeof taskCounts>;
 

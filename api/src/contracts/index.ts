@@ -1,5 +1,6 @@
 /** Every REST shape of the console, as zod schemas: the one definition that api validates with and web types with. */
 export * from './messages.ts';
+export * from './sentences.ts';
 export * from './common.ts';
 export * from './auth.contract.ts';
 export * from './fleet.contract.ts';
@@ -7,3 +8,6 @@ export * from './campaigns.contract.ts';
 export * from './content.contract.ts';
 export * from './events.contract.ts';
 export * from './agents.contract.ts';
+export { failureCodes, failureLabels, type FailureCode } from '@farm/agent-protocol/failures';
+export * from './security.contract.ts';
+export * from './manager.contract.ts';

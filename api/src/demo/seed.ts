@@ -25,6 +25,10 @@ function random(seed: number) {
   };
 }
 
+/** Phones in the demo farm; all but the last three get simulated agents when the product starts (demo/phones.ts). */
+export const DEMO_PHONE_COUNT = 24;
+export const DEMO_PHONES_AWAY = 3;
+
 const VA_NAMES = ['Maria Santos', 'James Okafor', 'Priya Sharma', 'Lucas Moreau', 'Aiko Tanaka', 'Daniel Reyes'];
 const TASK_TITLES: Record<TaskType, string[]> = {
   post: ['Publish reel for spring drop', 'Post carousel: behind the scenes', 'Share customer story', 'Upload product teaser'],
@@ -86,14 +90,18 @@ export async function seedDemo(db: Db, storage: Storage, now = new Date()): Prom
     const models = ['Pixel 7', 'Galaxy S22', 'Galaxy A54', 'Pixel 6a', 'Redmi Note 12', 'Moto G84'];
     const devices = await tx
       .insertInto('devices')
-      .values(Array.from({ length: 24 }, (_, index) => {
-        const status = statuses[index % statuses.length]!;
+      .values(Array.from({ length: DEMO_PHONE_COUNT }, (_, index) => {
+        // Statuses come from agents only: every phone starts offline, and the demo's simulated agents (started with
+        // the product) bring most of them online. The last ones stay away: two seen before, one never connected.
+        const seenHoursAgo = index === DEMO_PHONE_COUNT - 1 ? null : index >= DEMO_PHONE_COUNT - DEMO_PHONES_AWAY ? rnd.int(5, 60) : rnd.next() * 0.2;
         return {
           workspaceId,
           name: `${models[index % models.length]} #${String(index + 1).padStart(2, '0')}`,
-          status,
-          battery: status === 'offline' ? rnd.int(3, 40) : rnd.int(15, 100),
-          lastActive: status === 'offline' ? ago(rnd.int(3, 72)) : ago(rnd.next() * 0.2),
+          status: 'offline' as const,
+          battery: rnd.int(15, 100),
+          lastActive: seenHoursAgo === null ? now : ago(seenHoursAgo),
+          lastSeenAt: seenHoursAgo === null ? null : ago(seenHoursAgo),
+          agentProtocol: seenHoursAgo === null ? null : 2,
           assignedToId: index < 18 ? vas[index % vas.length]!.id : null,
           sessionTime: rnd.int(2, 60) * 3600,
           createdAt: ago(24 * 40 - index),
@@ -133,18 +141,19 @@ export async function seedDemo(db: Db, storage: Storage, now = new Date()): Prom
     // A running session on every busy phone, a paused one on idle phones, and a history of ended ones.
     const sessions = devices.flatMap((device, index) => {
       const task = tasks.find((t) => t.deviceId === device.id && t.status === 'in-progress') ?? tasks.find((t) => t.deviceId === device.id);
+      const pattern = statuses[index % statuses.length]!;
       const open =
-        device.status === 'busy' || device.status === 'idle'
+        index < DEMO_PHONE_COUNT - DEMO_PHONES_AWAY && (pattern === 'busy' || pattern === 'idle')
           ? [{
               workspaceId,
               deviceId: device.id,
               vaId: device.assignedToId,
               taskId: task?.id ?? null,
               currentTask: task?.title ?? null,
-              duration: device.status === 'idle' ? rnd.int(300, 3000) : rnd.int(60, 1200),
+              duration: pattern === 'idle' ? rnd.int(300, 3000) : rnd.int(60, 1200),
               screenshots: rnd.int(2, 40),
-              isActive: device.status === 'busy',
-              activeSince: device.status === 'busy' ? ago(rnd.next() * 0.5) : null,
+              isActive: pattern === 'busy',
+              activeSince: pattern === 'busy' ? ago(rnd.next() * 0.5) : null,
               startedAt: ago(rnd.int(1, 3)),
               endedAt: null,
             }]

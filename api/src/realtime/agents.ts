@@ -1,231 +1,111 @@
 /**
- * The phone side of Socket.IO (`/agent`): a device credential opens the socket and the agent speaks only for
- * its device. Heartbeats keep the device's status and battery live; screenshots are stored and announced;
- * tasks given to the device are handed over as leased attempts and their results count once.
+ * The phone side of Socket.IO (`/agent`), wiring only: a device credential opens the socket and the agent speaks only
+ * for its device; every message is parsed with its schema and answered by its handler (modules/devices/
+ * agents.handlers.ts); the dispatcher hands work to the phones connected here.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Namespace } from 'socket.io';
-import { sql } from 'kysely';
-import {
-  AGENT_NAMESPACE,
-  MAX_SCREENSHOT_BYTES,
-  agentMessages,
-  type Ack,
-  type AgentMessageName,
-  type AgentToServer,
-  type ServerMessage,
-  type ServerToAgent,
-} from '@farm/agent-protocol';
-import { settlePostOfTask, settleRunOfTask } from '@farm/workers';
-import { hashToken } from '../auth/auth.queries.ts';
-import { recordActivity } from '../modules/activities/activities.queries.ts';
-import { toSession } from '../modules/sessions/sessions.service.ts';
-import { serialize } from '../shared/serialize.ts';
-import { objectPath } from '../storage/storage.ts';
-import { Outbox } from './outbox.ts';
-import { Pulse } from './pulse.ts';
+import { AGENT_NAMESPACE, agentMessages, hostMessages, type Ack, type AgentMessageName, type AgentToServer, type HostToServer, type ServerMessage, type ServerToAgent } from '@farm/agent-protocol';
+import { serialize } from '@farm/sql';
+import { Outbox, recordActivity } from '@farm/workers';
+import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
+import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
+import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../modules/hosts/hosts.queries.ts';
+import { Dispatcher } from './dispatcher.ts';
 import type { RealtimeServer } from './gateway.ts';
+import { Pulse } from './pulse.ts';
 
-interface AgentData {
-  deviceId: string;
-  workspaceId: string;
-  deviceName: string;
-}
+/** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
+type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host' } & AgentHost);
 
-export type AgentNamespace = Namespace<AgentToServer, ServerToAgent, Record<string, never>, AgentData>;
+export type AgentNamespace = Namespace<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
 
 export const deviceRoom = (deviceId: string) => `device:${deviceId}`;
+/** Every connection a host opened: its own and its phones'. */
+export const hostRoom = (hostId: string) => `host:${hostId}`;
+const hostControlRoom = (hostId: string) => `host-control:${hostId}`;
 
 export interface Agents {
-  /** Hands the device's waiting tasks to its agent, if one is connected. */
-  dispatchPending(workspaceId: string, deviceId: string): Promise<void>;
-  /** Sends a command to the device's agent; answers whether an agent was there to hear it. */
+  dispatcher: Dispatcher;
+  /** Sends a command to the device's agent wherever it is connected; answers whether one was there to hear it. */
   command(deviceId: string, name: ServerMessage<'command'>['name']): Promise<boolean>;
+  /** Closes the device's agent connections on every instance (its credential was revoked or it was deleted). */
+  disconnect(deviceId: string): void;
+  /** Closes a host's connection and its phones' (it was revoked). */
+  disconnectHost(hostId: string): void;
+  /** The host's control connection is open, on any instance. */
+  hostConnected(hostId: string): Promise<boolean>;
 }
 
 export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
   const { db, changes, storage } = app.ctx;
   const nsp = io.of(AGENT_NAMESPACE) as unknown as AgentNamespace;
+  const dispatcher = new Dispatcher(db, changes, app.log);
+  const pulse = new Pulse(db, changes, (error) => app.log.warn({ err: error }, 'heartbeat batch failed'));
+  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, log: app.log });
 
   nsp.use((socket, next) => {
-    const token: unknown = socket.handshake.auth?.token;
-    if (typeof token !== 'string' || token.length > 200) return next(new Error('unauthorized'));
-    db.selectFrom('deviceCredentials as c')
-      .innerJoin('devices as d', 'd.id', 'c.deviceId')
-      .select(['d.id', 'd.workspaceId', 'd.name'])
-      .where('c.tokenHash', '=', hashToken(token))
-      .executeTakeFirst()
-      .then(async (device) => {
-        if (!device) return next(new Error('unauthorized'));
-        await db.updateTable('deviceCredentials').set({ lastUsedAt: new Date() }).where('deviceId', '=', device.id).execute();
-        socket.data = { deviceId: device.id, workspaceId: device.workspaceId, deviceName: device.name };
+    const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
+    const text = (value: unknown, max: number) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
+    const admit = async () => {
+      const token = text(auth.token, 200);
+      if (token) {
+        const device = await findAgentDevice(db, token);
+        return device ? { kind: 'phone' as const, hostId: null, ...device } : undefined;
+      }
+      const hostToken = text(auth.hostToken, 200);
+      const host = hostToken ? await findHostByToken(db, hostToken) : undefined;
+      if (!host) return undefined;
+      const serial = text(auth.serial, 100);
+      if (!serial) return { kind: 'host' as const, ...host };
+      // A host speaks for the phones it registered; a phone it sees for the first time is registered now.
+      const phone = await hostPhone(db, host, { serial, model: text(auth.model, 100), androidVersion: text(auth.androidVersion, 20) });
+      if ('refused' in phone) throw new Error(phone.refused);
+      if (phone.created) {
+        const outbox = new Outbox(host.workspaceId);
+        outbox.add('device.created', serialize(phone.device));
+        await recordActivity(db, { workspaceId: host.workspaceId, userId: null, action: `${phone.device.name} joined through host "${host.name}"`, deviceId: phone.device.id, type: 'success' }, { action: 'device.registered', entityType: 'device', entityId: phone.device.id, data: { hostId: host.id, serial } }, outbox);
+        outbox.flush(changes);
+      }
+      return { kind: 'phone' as const, hostId: host.id, id: phone.device.id, workspaceId: phone.device.workspaceId, name: phone.device.name };
+    };
+    admit()
+      .then((data) => {
+        if (!data) return next(new Error('unauthorized'));
+        socket.data = data;
         next();
       })
       .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
   });
 
-  async function connectedCount(deviceId: string): Promise<number> {
-    return (await nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
-  }
-
-  async function updateDevice(workspaceId: string, deviceId: string, set: Record<string, unknown>, outbox: Outbox) {
-    const row = await db.updateTable('devices').set(set).where('id', '=', deviceId).where('workspaceId', '=', workspaceId).returningAll().executeTakeFirst();
-    if (row) outbox.add('device.updated', serialize(row));
-    return row;
-  }
-
-  const agents: Agents = {
-    async dispatchPending(workspaceId, deviceId) {
-      if ((await connectedCount(deviceId)) === 0) return;
-      const outbox = new Outbox(workspaceId);
-      // Each waiting task gets a new attempt; the conditional update makes a concurrent second hand-over a no-op.
-      const tasks = await db
-        .updateTable('tasks')
-        .set({ attempt: sql<number>`attempt + 1`, dispatchedAt: new Date() })
-        .where('workspaceId', '=', workspaceId)
-        .where('deviceId', '=', deviceId)
-        .where('status', '=', 'pending')
-        .where('dispatchedAt', 'is', null)
-        .returningAll()
-        .execute();
-      for (const task of tasks) {
-        outbox.add('task.updated', serialize(task));
-        nsp.to(deviceRoom(deviceId)).emit('task.dispatch', {
-          taskId: task.id,
-          attempt: task.attempt,
-          type: task.type,
-          title: task.title,
-          description: task.description,
-          deadline: task.deadline?.toISOString() ?? null,
-        });
-      }
-      outbox.flush(changes);
-    },
-    async command(deviceId, name) {
-      if ((await connectedCount(deviceId)) === 0) return false;
-      nsp.to(deviceRoom(deviceId)).emit('command', { name });
-      return true;
-    },
-  };
-
-  // Work given to a phone goes to its agent as soon as it is committed.
-  const pulse = new Pulse(db, changes, (error) => app.log.warn({ err: error }, 'heartbeat batch failed'));
-  const unsubscribe = changes.subscribe((change) => {
-    if (change.event !== 'task.created' && change.event !== 'task.updated') return;
-    const task = change.payload as { deviceId: string | null; status: string };
-    if (task.deviceId && task.status === 'pending') {
-      agents.dispatchPending(change.workspaceId, task.deviceId).catch((error: unknown) => app.log.warn({ err: error }, 'dispatch failed'));
-    }
-  });
-  app.addHook('onClose', async () => {
-    unsubscribe();
-    await pulse.close().catch(() => undefined);
-  });
-
-  const handlers: { [N in AgentMessageName]: (data: AgentData, message: ReturnType<(typeof agentMessages)[N]['parse']>) => Promise<void> } = {
-    async 'agent.hello'(data, message) {
-      const outbox = new Outbox(data.workspaceId);
-      await updateDevice(data.workspaceId, data.deviceId, { status: 'online', battery: message.battery, lastActive: new Date() }, outbox);
-      await recordActivity(db, { workspaceId: data.workspaceId, userId: null, action: `${data.deviceName} connected`, deviceId: data.deviceId, type: 'success' }, undefined, outbox);
-      outbox.flush(changes);
-      await agents.dispatchPending(data.workspaceId, data.deviceId);
-    },
-    async 'agent.heartbeat'(data, message) {
-      pulse.beat(data.workspaceId, { id: data.deviceId, status: message.status, battery: message.battery, lastActive: new Date() });
-    },
-    async 'agent.screenshot'(data, message) {
-      const bytes = Buffer.from(message.data, 'base64');
-      if (bytes.length === 0 || bytes.length > MAX_SCREENSHOT_BYTES) throw new Error(`screenshot must be 1 to ${MAX_SCREENSHOT_BYTES} bytes`);
-      const key = randomUUID();
-      await storage.write(key, bytes);
-      const outbox = new Outbox(data.workspaceId);
-      const capturedAt = message.capturedAt && !Number.isNaN(Date.parse(message.capturedAt)) ? new Date(message.capturedAt) : new Date();
-      const shot = await db.transaction().execute(async (tx) => {
-        await tx
-          .insertInto('storedObjects')
-          .values({ key, workspaceId: data.workspaceId, contentType: message.mime, size: bytes.length, uploadedAt: new Date() })
-          .execute();
-        const session = await tx
-          .updateTable('sessions')
-          .set({ screenshots: sql<number>`screenshots + 1` })
-          .where('deviceId', '=', data.deviceId)
-          .where('endedAt', 'is', null)
-          .returningAll()
-          .executeTakeFirst();
-        if (session) outbox.add('session.updated', toSession(session));
-        return tx
-          .insertInto('screenshots')
-          .values({ workspaceId: data.workspaceId, deviceId: data.deviceId, sessionId: session?.id ?? null, objectKey: key, capturedAt })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-      });
-      outbox.add('screenshot.added', { deviceId: data.deviceId, sessionId: shot.sessionId, url: objectPath(key), capturedAt: shot.capturedAt.toISOString() });
-      outbox.flush(changes);
-    },
-    async 'task.ack'(data, message) {
-      const outbox = new Outbox(data.workspaceId);
-      const task = await db
-        .updateTable('tasks')
-        .set({ status: 'in-progress', startedAt: sql<Date>`coalesce(started_at, now())` })
-        .where('id', '=', message.taskId)
-        .where('deviceId', '=', data.deviceId)
-        .where('attempt', '=', message.attempt)
-        .where('status', 'in', ['pending', 'in-progress'])
-        .returningAll()
-        .executeTakeFirst();
-      if (task) outbox.add('task.updated', serialize(task));
-      outbox.flush(changes);
-    },
-    async 'task.progress'() {
-      // Progress is the agent's to show; the lease is kept alive by the connection itself.
-    },
-    async 'task.result'(data, message) {
-      const outbox = new Outbox(data.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        // Only the current attempt of an unfinished task can finish it: a repeated or late result changes nothing.
-        const task = await tx
-          .updateTable('tasks')
-          .set({ status: message.status, completedAt: new Date() })
-          .where('id', '=', message.taskId)
-          .where('deviceId', '=', data.deviceId)
-          .where('attempt', '=', message.attempt)
-          .where('status', 'in', ['pending', 'in-progress'])
-          .returningAll()
-          .executeTakeFirst();
-        if (!task) return;
-        outbox.add('task.updated', serialize(task));
-        const post = await settlePostOfTask(tx, task.id, message.status);
-        if (post) outbox.add('post.updated', serialize(post));
-        await settleRunOfTask(tx, task.id, message.status);
-        await recordActivity(
-          tx,
-          {
-            workspaceId: data.workspaceId,
-            userId: null,
-            action: `${data.deviceName} ${message.status === 'completed' ? 'completed' : 'failed'} "${task.title}"${message.error ? `: ${message.error}` : ''}`,
-            deviceId: data.deviceId,
-            type: message.status === 'completed' ? 'success' : 'error',
-          },
-          { action: `task.${message.status}`, entityType: 'task', entityId: task.id, data: { attempt: message.attempt } },
-          outbox,
-        );
-      });
-      outbox.flush(changes);
-    },
-  };
+  const connectedCount = async (deviceId: string) => (await nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
 
   nsp.on('connection', (socket) => {
     const data = socket.data;
-    // One live connection per phone: a newer one replaces the older.
+    if (data.kind === 'host') {
+      attachHost(socket, data);
+      return;
+    }
+    const device: AgentDevice = { id: data.id, workspaceId: data.workspaceId, name: data.name };
+    if (data.hostId) void socket.join(hostRoom(data.hostId));
+    const peer: AgentPeer = {
+      device,
+      socketId: socket.id,
+      protocol: 1,
+      send: (event, message) => (socket.emit as (event: string, message: unknown) => boolean)(event, message),
+    };
+    // One live connection per phone: a newer one replaces the older, on whichever instance it is.
     void nsp
-      .in(deviceRoom(data.deviceId))
+      .in(deviceRoom(device.id))
       .fetchSockets()
       .then((others) => {
         for (const other of others) if (other.id !== socket.id) other.disconnect(true);
-        return socket.join(deviceRoom(data.deviceId));
-      });
+        return socket.join(deviceRoom(device.id));
+      })
+      .catch((error: unknown) => app.log.warn({ err: error }, 'agent room join failed'));
 
+    // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
+    let inOrder: Promise<unknown> = Promise.resolve();
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
       socket.on(name, (raw: unknown, ack?: (answer: Ack) => void) => {
         const parsed = agentMessages[name].safeParse(raw);
@@ -233,38 +113,71 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
           ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || name}: ${issue.message}`).join('; ') });
           return;
         }
-        (handlers[name] as (d: AgentData, m: unknown) => Promise<void>)(data, parsed.data).then(
-          () => ack?.({ ok: true }),
+        const handled = inOrder.then(() => (handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data));
+        inOrder = handled.catch(() => undefined);
+        handled.then(
+          (answer) => {
+            ack?.(answer);
+            if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
+          },
           (error: unknown) => {
-            app.log.warn({ err: error, message: name, deviceId: data.deviceId }, 'agent message failed');
-            ack?.({ ok: false, error: error instanceof Error ? error.message : 'failed' });
+            app.log.warn({ err: error, message: name, deviceId: device.id }, 'agent message failed');
+            ack?.({ ok: false, error: 'The server could not take this message; send it again' });
           },
         );
       });
     }
 
     socket.on('disconnect', () => {
+      dispatcher.detach(device.id, socket.id);
       void (async () => {
-        if ((await connectedCount(data.deviceId)) > 0) return;
+        if ((await connectedCount(device.id)) > 0) return;
         // A last heartbeat still gathering must not bring the phone back online after it left.
         await pulse.flush();
-        const outbox = new Outbox(data.workspaceId);
-        await updateDevice(data.workspaceId, data.deviceId, { status: 'offline', lastActive: new Date() }, outbox);
-        // The lease ends with the connection: unfinished work goes back to waiting, for the next attempt.
-        const released = await db
-          .updateTable('tasks')
-          .set({ status: 'pending', dispatchedAt: null })
-          .where('deviceId', '=', data.deviceId)
-          .where('status', 'in', ['pending', 'in-progress'])
-          .where('dispatchedAt', 'is not', null)
-          .returningAll()
-          .execute();
-        for (const task of released) outbox.add('task.updated', serialize(task));
-        await recordActivity(db, { workspaceId: data.workspaceId, userId: null, action: `${data.deviceName} disconnected`, deviceId: data.deviceId, type: 'warning' }, undefined, outbox);
+        const outbox = new Outbox(device.workspaceId);
+        const row = await markGone(db, device);
+        if (row) outbox.add('device.updated', serialize(row));
+        // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
+        // not, the lease ends and the task is tried again.
+        await recordActivity(db, { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' }, undefined, outbox);
         outbox.flush(changes);
       })().catch((error: unknown) => app.log.warn({ err: error }, 'agent disconnect handling failed'));
     });
   });
 
-  return agents;
+  /** A host's own connection: it says hello; while it is open, the host shows connected in Settings. */
+  function attachHost(socket: Parameters<Parameters<typeof nsp.on>[1]>[0], host: AgentHost): void {
+    void socket.join([hostRoom(host.id), hostControlRoom(host.id)]);
+    void touchHost(db, host.id).catch(() => undefined);
+    socket.on('host.hello', (raw: unknown, ack?: (answer: Ack) => void) => {
+      const parsed = hostMessages['host.hello'].safeParse(raw);
+      if (!parsed.success) return ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'host.hello'}: ${issue.message}`).join('; ') });
+      void touchHost(db, host.id).catch(() => undefined);
+      ack?.({ ok: true, hostId: host.id, hostName: host.name });
+    });
+    socket.on('disconnect', () => void touchHost(db, host.id).catch(() => undefined));
+  }
+
+  app.addHook('onClose', async () => {
+    await dispatcher.close();
+    await pulse.close().catch(() => undefined);
+  });
+
+  return {
+    dispatcher,
+    async command(deviceId, name) {
+      if ((await connectedCount(deviceId)) === 0) return false;
+      nsp.to(deviceRoom(deviceId)).emit('command', { name });
+      return true;
+    },
+    disconnect(deviceId) {
+      nsp.in(deviceRoom(deviceId)).disconnectSockets(true);
+    },
+    disconnectHost(hostId) {
+      nsp.in(hostRoom(hostId)).disconnectSockets(true);
+    },
+    async hostConnected(hostId) {
+      return (await nsp.in(hostControlRoom(hostId)).fetchSockets()).length > 0;
+    },
+  };
 }

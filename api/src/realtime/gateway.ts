@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import { serverEvents, statsAffecting, type ServerToClientEvents } from '../contracts/index.ts';
+import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName, type ServerToClientEvents } from '../contracts/index.ts';
 import { findSession } from '../auth/auth.queries.ts';
 import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
@@ -114,27 +114,37 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     );
   };
 
+  const cutEverywhere = (room: string) => {
+    io.local.in(room).disconnectSockets(true);
+    if (options.redisUrl) io.in(room).disconnectSockets(true);
+  };
+
   const relay = (change: Change) => {
+    // A revocation takes effect here at once, then is passed to the other instances: with the Redis adapter a
+    // cluster-wide disconnect waits for Redis, which may be slow or down, and must not hold this instance's sockets.
     if (change.event === 'auth.revoked') {
-      for (const sessionId of change.payload.sessionIds) io.in(rooms.session(sessionId)).disconnectSockets(true);
+      for (const sessionId of change.payload.sessionIds) cutEverywhere(rooms.session(sessionId));
       return;
     }
     if (change.event === 'wall.revoked') {
-      io.in(rooms.wallLink(change.payload.wallLinkId)).disconnectSockets(true);
+      cutEverywhere(rooms.wallLink(change.payload.wallLinkId));
       return;
     }
-    const parsed = serverEvents[change.event].safeParse(change.payload);
+    // The dispatcher's own facts: nothing for browsers.
+    if (isInternalEvent(change.event)) return;
+    const event: ServerEventName = change.event;
+    const parsed = serverEvents[event].safeParse(change.payload);
     if (!parsed.success) {
       app.log.error({ event: change.event, issues: parsed.error.issues }, 'refused to push an event that does not match its schema');
       return;
     }
     const room = change.userId ? rooms.user(change.userId) : rooms.workspace(change.workspaceId);
     const target = change.local ? io.local : io;
-    (target.to(room).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
-    if (!change.userId && wallEvents.has(change.event)) {
-      (target.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(change.event, parsed.data);
+    (target.to(room).emit as (event: string, payload: unknown) => boolean)(event, parsed.data);
+    if (!change.userId && wallEvents.has(event)) {
+      (target.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(event, parsed.data);
     }
-    if (statsAffecting.has(change.event)) scheduleStats(change.workspaceId);
+    if (statsAffecting.has(event)) scheduleStats(change.workspaceId);
   };
   const unsubscribe = changes.subscribe(relay);
 

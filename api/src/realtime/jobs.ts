@@ -1,40 +1,61 @@
 /**
  * Runs the workers' jobs for this API: in process on the embedded default; on BullMQ when REDIS_URL is set
- * (unless RUN_WORKERS=0 leaves that to separate workers processes). Announcements of jobs run elsewhere
- * arrive over Redis and are relayed by every instance to its own browsers.
+ * (unless RUN_WORKERS=0 leaves that to separate workers processes). With Redis, the processes share their
+ * announcements on one channel: what workers announce reaches every API instance (which relays it to its own
+ * browsers and phones), and the dispatcher's facts made by one API instance (a phone woken, an attempt withdrawn)
+ * reach the instance that holds the phone.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { CHANGES_CHANNEL, startInProcess, type Announcement, type Runner } from '@farm/workers';
-import type { Change } from './changes.ts';
+import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, type Runner } from '@farm/workers';
+import { parseChange } from '../contracts/index.ts';
 
 export async function startJobs(app: FastifyInstance, options: { redisUrl?: string | undefined; runWorkers: boolean }): Promise<Runner | undefined> {
   const { db, changes } = app.ctx;
   if (!options.redisUrl) {
     if (!options.runWorkers) return undefined;
-    const runner = startInProcess({ db, announce: (change) => changes.publish(change as Change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));
+    const runner = startInProcess({ db, announce: (change) => changes.publish(change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));
     app.addHook('onClose', () => runner.close());
     return runner;
   }
   const { Redis } = await import('ioredis');
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  subscriber.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
+  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
+  // What this instance shared comes back to it too: it knows its own and skips them.
+  const origin = randomUUID();
   await subscriber.subscribe(CHANGES_CHANNEL);
   subscriber.on('message', (_channel: string, text: string) => {
+    let raw: unknown;
     try {
-      const change = JSON.parse(text) as Announcement;
-      if (typeof change.workspaceId === 'string' && typeof change.event === 'string') changes.publish({ ...(change as Change), local: true } as Change);
-    } catch (error) {
-      app.log.warn({ err: error }, 'unreadable change from a worker');
+      raw = JSON.parse(text);
+    } catch {
+      app.log.warn('unreadable change on the changes channel');
+      return;
     }
+    if ((raw as { origin?: unknown } | null)?.origin === origin) return;
+    const change = parseChange(raw);
+    if (!change) {
+      app.log.warn({ event: (raw as { event?: unknown })?.event }, 'refused a change that does not match its schema');
+      return;
+    }
+    changes.publish({ ...change, local: true });
+  });
+  // This instance's dispatcher facts go to the others (one of them may hold the phone); what came from elsewhere is not sent on.
+  const unforward = changes.subscribe((change) => {
+    if (change.local || !SHARED_CHANGES.has(change.event)) return;
+    publisher.publish(CHANGES_CHANNEL, JSON.stringify({ ...change, origin })).catch((error: unknown) => app.log.warn({ err: error }, 'could not share a change'));
   });
   let workers: { close(): Promise<void> } | undefined;
   if (options.runWorkers) {
     const { startBullmq } = await import('@farm/workers/bullmq');
-    workers = await startBullmq(options.redisUrl, { db });
+    workers = await startBullmq(options.redisUrl, { db }, { onError: (what, error) => app.log.warn({ err: error }, `workers: ${what}`) });
   }
   app.addHook('onClose', async () => {
+    unforward();
     await workers?.close();
     subscriber.disconnect();
+    publisher.disconnect();
   });
   return undefined;
 }

@@ -10,11 +10,14 @@ import type { ChangeFeed } from './changes.ts';
 
 export const PULSE_MS = 100;
 
-interface Beat {
+/** What a heartbeat says: the agent's own word on what the phone is doing, its battery and screen. */
+export interface Beat {
   id: string;
+  /** online, busy or idle, as the agent sees it. */
   status: DeviceStatus;
   battery: number;
-  lastActive: Date;
+  screenOn?: boolean | undefined;
+  foregroundApp?: string | undefined;
 }
 
 export class Pulse {
@@ -45,11 +48,34 @@ export class Pulse {
     this.pending.clear();
     for (const [workspaceId, beats] of batches) {
       const rows = [...beats.values()];
-      const values = sql.join(rows.map((b) => sql`(${b.id}::uuid, ${b.status}::text, ${b.battery}::int, ${b.lastActive}::timestamptz)`));
+      const values = sql.join(
+        rows.map((b) => sql`(${b.id}::uuid, ${b.status}::text, ${b.battery}::int, ${b.screenOn ?? null}::boolean, ${b.foregroundApp ?? null}::text)`),
+      );
+      // A connected phone's status is derived here, once, from what it reports and what runs on it: busy while
+      // work or a person's session runs, idle with the screen off or nothing done for five minutes, online otherwise.
       const updated = await sql<{ id: string; status: DeviceStatus; battery: number; lastActive: Date }>`
-        update devices d set status = v.status, battery = v.battery, last_active = v.last_active
-        from (values ${values}) as v(id, status, battery, last_active)
-        where d.id = v.id and d.workspace_id = ${workspaceId}
+        with v(id, agent_status, battery, screen_on, foreground_app) as (values ${values}),
+        w as (
+          select v.*, (
+            v.agent_status = 'busy'
+            or exists (select 1 from tasks t where t.device_id = v.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress'))
+            or exists (select 1 from sessions s where s.device_id = v.id and s.ended_at is null and s.is_active)
+          ) as working
+          from v
+        )
+        update devices d set
+          battery = w.battery,
+          screen_on = coalesce(w.screen_on, d.screen_on),
+          foreground_app = coalesce(w.foreground_app, d.foreground_app),
+          last_seen_at = now(),
+          last_active = case when w.working then now() else d.last_active end,
+          status = case
+            when w.working then 'busy'
+            when w.screen_on = false or w.agent_status = 'idle' or d.last_active < now() - interval '5 minutes' then 'idle'
+            else 'online'
+          end
+        from w
+        where d.id = w.id and d.workspace_id = ${workspaceId}
         returning d.id, d.status, d.battery, d.last_active as "lastActive"`.execute(this.db);
       if (updated.rows.length === 0) continue;
       this.changes.publish({

@@ -16,15 +16,26 @@ export function encodeCursor(at: Date | string, id: string): string {
   return Buffer.from(JSON.stringify([at instanceof Date ? at.toISOString() : at, id])).toString('base64url');
 }
 
+/** The time a cursor carries: exactly what encodeCursor writes, in the years a row can have. */
+const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Reads a cursor this server gave; anything else (wrong shape, wrong types, a time out of range) is refused by name. */
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (!cursor) return undefined;
+  const refused = () => badRequest('cursor', 'Cursor is not one this server gave; start again from the first page');
+  if (cursor.length > 200 || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw refused();
+  let parsed: unknown;
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)) || !isUuid(id)) throw new Error('bad');
-    return { at, id };
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw badRequest('cursor', 'cursor: is not a cursor this server gave');
+    throw refused();
   }
+  if (!Array.isArray(parsed) || parsed.length !== 2) throw refused();
+  const [at, id] = parsed as unknown[];
+  if (typeof at !== 'string' || typeof id !== 'string' || !CURSOR_TIME.test(at) || !isUuid(id)) throw refused();
+  const time = Date.parse(at);
+  if (Number.isNaN(time) || time < 0 || new Date(time).toISOString() !== at) throw refused();
+  return { at, id };
 }
 
 /** Takes one row more than asked to learn whether there is a next page; sets the header and answers the page. */

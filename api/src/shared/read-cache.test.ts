@@ -19,7 +19,7 @@ describe('ReadCache', () => {
     const compute = async () => ++n;
     expect(await cache.get('a', 'k', compute)).toBe(1);
     expect(await cache.get('b', 'k', compute)).toBe(2);
-    feed.publish({ workspaceId: 'a', event: 'device.created', payload: {} });
+    feed.publish({ workspaceId: 'a', event: 'device.deleted', payload: { id: 'd1' } });
     expect(await cache.get('a', 'k', compute)).toBe(3);
     expect(await cache.get('b', 'k', compute)).toBe(2);
   });

@@ -2,6 +2,7 @@
  * Checks that an id named in a body belongs to the caller's workspace. An unknown or foreign id is the
  * caller's mistake: 400 naming the field, never a foreign-key 500 and never a hint that it exists elsewhere.
  */
+import { fieldLabel } from '../contracts/index.ts';
 import { badRequest } from '../errors.ts';
 import { isUuid } from './paging.ts';
 import type { Db } from './types.ts';
@@ -13,7 +14,7 @@ export async function assertOwned(db: Db, table: Owned, workspaceId: string, id:
     const row = await db.selectFrom(table).select('id').where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
     if (row) return;
   }
-  throw badRequest(field, `${field}: no such ${table.replace(/s$/, '')} in this workspace`);
+  throw badRequest(field, `${fieldLabel(field)} must be one of this workspace's ${table}`);
 }
 
 /** An active member of the workspace, answered with their name and role. */
@@ -29,5 +30,5 @@ export async function assertMember(db: Db, workspaceId: string, userId: string, 
       .executeTakeFirst();
     if (row) return row;
   }
-  throw badRequest(field, `${field}: no such member in this workspace`);
+  throw badRequest(field, `${fieldLabel(field)} must be an active member of this workspace`);
 }

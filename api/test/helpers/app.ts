@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Me } from '../../src/contracts/index.ts';
 import { buildApp } from '../../src/app.ts';
-import type { Config } from '../../src/config.ts';
+import { defaultRateLimits, type Config } from '../../src/config.ts';
 import { createChangeFeed, type Change } from '../../src/realtime/changes.ts';
 import { createTestDatabase } from './database.ts';
 import type { Database } from '@farm/sql';
@@ -28,7 +28,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function buildTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function buildTestApp(overrides: Partial<Config> = {}, options: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
   const { database, drop } = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'farm-test-'));
   const config: Config = {
@@ -40,18 +40,27 @@ export async function buildTestApp(overrides: Partial<Config> = {}): Promise<Tes
     redisUrl: undefined,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
-    logLevel: 'silent',
+    demoPhones: 0,
+    logLevel: (process.env.TEST_LOG as 'silent') ?? 'silent',
     publicUrl: undefined,
     webDist: join(dataDir, 'no-web'),
     readCacheMs: 1000,
     runWorkers: !overrides.redisUrl,
-    trustProxy: false,
+    trustProxy: 0,
+    // Every test comes from one address: request limits are off unless a test sets them; login failures count as in production.
+    rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, writes: null },
+    uploadsPendingMax: 50,
+    metricsToken: undefined,
+    metricsPort: undefined,
+    shutdownMs: 10_000,
+    overloadEventLoopDelayMs: 0,
+    automation: {},
     ...overrides,
   };
   const feed = createChangeFeed();
   const changes: Change[] = [];
   feed.subscribe((change) => changes.push(change));
-  const app = await buildApp({ config, database, changes: feed });
+  const app = await buildApp({ config, database, changes: feed, ...(options.logStream ? { logStream: options.logStream } : {}) });
   await app.ready();
   return {
     app,

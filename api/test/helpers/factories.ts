@@ -1,5 +1,6 @@
 /** Factories through the API: each creates what it needs and answers the created resource. */
-import type { Account, Campaign, Device, Post, Routine, Session, Task } from '../../src/contracts/index.ts';
+import type { Account, Campaign, Device, DeviceStatus, Post, Routine, Session, Task } from '../../src/contracts/index.ts';
+import type { Db } from '../../src/shared/types.ts';
 import type { Client } from './app.ts';
 
 function created<T>(answer: { status: number; body: T }, what: string): T {
@@ -112,4 +113,21 @@ export async function uploadImage(client: Client): Promise<string> {
   const put = await client.put<{ objectPath: string }>(reserved.body.url, PNG, { 'content-type': 'image/png' });
   if (put.status !== 200) throw new Error(`upload: ${put.status} ${JSON.stringify(put.body)}`);
   return put.body.objectPath;
+}
+
+/**
+ * What a phone's agent would have reported (a hello, then heartbeats): status and battery only agents set, written
+ * straight to the database for tests that need phones in a given state without running agents.
+ */
+export async function reportFromPhone(db: Db, deviceId: string, report: { status: DeviceStatus; battery?: number }): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({ status: report.status, ...(report.battery !== undefined ? { battery: report.battery } : {}), lastSeenAt: new Date(), agentProtocol: 2 })
+    .where('id', '=', deviceId)
+    .execute();
+}
+
+/** A webhook pointing at a port nothing listens on (fetch refuses port 9): tests never send alerts off this machine. */
+export async function buildWebhook(client: Client, overrides: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
+  return created(await client.post('/api/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['post.failed', 'device.offline'], ...overrides }), 'webhook');
 }

@@ -16,6 +16,7 @@ import {
   buildSession,
   buildTask,
   buildWallLink,
+  buildWebhook,
   uploadImage,
 } from './factories.ts';
 
@@ -49,7 +50,10 @@ export interface WriteRoute {
 }
 
 const notFound = { status: 404, error: messages.notFound };
-const noSuch = (field: string, what: string) => ({ status: 400, error: `${field}: no such ${what} in this workspace` });
+const fieldNames: Record<string, string> = { deviceId: 'Device', assignedToId: 'Assignee', taskId: 'Task', campaignId: 'Campaign', accountId: 'Account' };
+const noSuchText = (field: string, what: string) =>
+  what === 'member' ? `${fieldNames[field]} must be an active member of this workspace` : `${fieldNames[field]} must be one of this workspace's ${what}s`;
+const noSuch = (field: string, what: string) => ({ status: 400, error: noSuchText(field, what) });
 
 const vaId = (crew: Crew): string => crew.va.user!.id;
 
@@ -70,6 +74,22 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: false,
     foreign: notFound,
     setup: async (crew) => ({ url: `/api/users/${vaId(crew)}`, body: { isActive: true } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/users/{id}/password-reset',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/users/${vaId(crew)}/password-reset` }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/workspace/two-factor',
+    ok: 200,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/workspace/two-factor', body: { required: false } }),
   },
   {
     method: 'PATCH',
@@ -101,7 +121,7 @@ export const writeRoutes: WriteRoute[] = [
     ok: 201,
     vaMay: false,
     foreign: noSuch('assignedToId', 'member'),
-    setup: async (crew) => ({ url: '/api/devices', body: { name: 'Pixel 8', status: 'online', battery: 90, assignedToId: vaId(crew) } }),
+    setup: async (crew) => ({ url: '/api/devices', body: { name: 'Pixel 8', assignedToId: vaId(crew) } }),
   },
   {
     method: 'PATCH',
@@ -109,7 +129,7 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: false,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}`, body: { battery: 42, status: 'idle' } }),
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}`, body: { name: 'Pixel 8b' } }),
   },
   {
     method: 'DELETE',
@@ -138,6 +158,46 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: false,
     foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}/credentials` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/{id}/enrollment',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}/enrollment` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/devices/{id}/credentials',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/devices/${(await buildDevice(operator)).id}/credentials` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/hosts',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/hosts', body: { name: 'Rack A' } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/hosts/{id}/enrollment',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/hosts/${(await operator.post('/api/hosts', { name: 'Rack B' })).body.host.id}/enrollment` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/hosts/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/hosts/${(await operator.post('/api/hosts', { name: 'Rack C' })).body.host.id}` }),
   },
   {
     method: 'POST',
@@ -378,8 +438,68 @@ export const writeRoutes: WriteRoute[] = [
     path: '/api/campaign-images',
     ok: 200,
     vaMay: true,
-    foreign: { status: 400, error: 'imageURL: is not an uploaded image of this workspace' },
+    foreign: { status: 400, error: 'Image URL must be an image uploaded to this workspace' },
     setup: async ({ operator }) => ({ url: '/api/campaign-images', body: { imageURL: await uploadImage(operator) } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/tasks/bulk',
+    ok: 200,
+    vaMay: false,
+    foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
+    setup: async ({ operator }) => ({ url: '/api/tasks/bulk', body: { ids: [(await buildTask(operator)).id], action: 'update', changes: { priority: 'high' } } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/devices/bulk',
+    ok: 200,
+    vaMay: false,
+    foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
+    setup: async (crew) => ({ url: '/api/devices/bulk', body: { ids: [(await buildDevice(crew.operator)).id], action: 'update', changes: { assignedToId: vaId(crew) } } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/posts/bulk',
+    ok: 200,
+    vaMay: true,
+    foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
+    setup: async ({ operator }) => {
+      const post = await buildPost(operator, (await buildAccount(operator, { status: 'active' })).id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
+      return { url: '/api/posts/bulk', body: { ids: [post.id], action: 'reschedule', offsetMinutes: 30 } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    // Nothing listens on port 9 and fetch refuses it: no test sends an alert beyond this machine.
+    setup: async () => ({ url: '/api/webhooks', body: { url: 'http://127.0.0.1:9/hook', events: ['post.failed'] } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/webhooks/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}`, body: { offlineMinutes: 30 } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/webhooks/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks/{id}/test',
+    ok: 202,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}/test` }),
   },
 ];
 
@@ -389,6 +509,24 @@ export const publicWrites: { method: WriteMethod; path: string; why: string }[] 
   { method: 'POST', path: '/api/auth/login', why: 'auth.test.ts' },
   { method: 'POST', path: '/api/auth/logout', why: 'auth.test.ts' },
   { method: 'PUT', path: '/api/objects/{id}', why: 'the signed URL is the authority: uploads.test.ts' },
+  { method: 'POST', path: '/api/agent/enroll', why: 'the one-time code is the authority: realtime/enrollment.test.ts' },
+  { method: 'POST', path: '/api/auth/login/two-factor', why: 'the second step of a login: two-factor.test.ts' },
+  { method: 'POST', path: '/api/auth/login/two-factor/setup', why: 'the second step of a login: two-factor.test.ts' },
+  { method: 'POST', path: '/api/auth/password-reset', why: 'the reset link is the authority: password-resets.test.ts' },
+];
+
+/** Writes on one's own account that need the caller's own state (a pending secret, a current code): two-factor.test.ts. */
+export const selfWrites: { method: WriteMethod; path: string }[] = [
+  { method: 'POST', path: '/api/auth/two-factor/setup' },
+  { method: 'POST', path: '/api/auth/two-factor/enable' },
+  { method: 'POST', path: '/api/auth/two-factor/disable' },
+  { method: 'POST', path: '/api/auth/two-factor/recovery-codes' },
+];
+
+/** Writes whose body is a CSV file rather than JSON, with their own permission and bad-input tests. */
+export const csvWrites: { method: WriteMethod; path: string; why: string }[] = [
+  { method: 'POST', path: '/api/import/posts', why: 'csv.test.ts' },
+  { method: 'POST', path: '/api/import/accounts', why: 'csv.test.ts' },
 ];
 
 export interface ReadRoute {
@@ -413,6 +551,11 @@ const read = (path: string, setup: ReadRoute['setup'] = async () => path, extra:
 export const readRoutes: ReadRoute[] = [
   read('/api/config', undefined, { access: 'public' }),
   read('/api/auth/me', undefined, { access: 'session' }),
+  read('/api/auth/two-factor', undefined, { access: 'session' }),
+  read('/api/password-resets/lookup/{token}', async (crew) => `/api/password-resets/lookup/${(await crew.operator.post<{ token: string }>(`/api/users/${vaId(crew)}/password-reset`)).body.token}`, {
+    access: 'public',
+    names: false,
+  }),
   read('/api/invitations/lookup/{token}', async ({ operator }) => `/api/invitations/lookup/${(await buildInvitation(operator)).token}`, {
     access: 'public',
     names: false,
@@ -424,7 +567,9 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices'),
   read('/api/devices/{id}', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}`),
   read('/api/devices/{id}/screenshots', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/screenshots`),
+  read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
   read('/api/wall-links', undefined, { vaMay: false }),
+  read('/api/hosts', undefined, { vaMay: false }),
   // The wall is shown by a wall link's token, to anyone holding it.
   read('/api/wall', async ({ operator }) => `/api/wall?token=${(await buildWallLink(operator)).token}`, { access: 'public', names: false }),
   read('/api/tasks'),
@@ -435,6 +580,15 @@ export const readRoutes: ReadRoute[] = [
   read('/api/activities'),
   read('/api/analytics/stats'),
   read('/api/analytics/performance'),
+  read('/api/analytics/timeseries', async () => '/api/analytics/timeseries?metric=tasks&range=7d'),
+  read('/api/analytics/tables/{table}', async () => '/api/analytics/tables/devices', { names: false }),
+  read('/api/analytics/accounts/{id}/growth', async ({ operator }) => `/api/analytics/accounts/${(await buildAccount(operator)).id}/growth`),
+  read('/api/audit-log', undefined, { vaMay: false }),
+  read('/api/audit-log/facets', undefined, { vaMay: false }),
+  read('/api/export/{file}', async () => '/api/export/tasks.csv', { names: false }),
+  read('/api/webhooks', undefined, { vaMay: false }),
+  read('/api/webhook-deliveries', undefined, { vaMay: false }),
+  read('/api/onboarding'),
   read('/api/campaigns'),
   read('/api/campaigns/{id}', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}`),
   read('/api/campaigns/{id}/accounts', async ({ operator }) => `/api/campaigns/${(await buildLinkedCampaign(operator)).campaign.id}/accounts`),
@@ -454,6 +608,8 @@ export function knownOperations(): string[] {
   return [
     ...writeRoutes.map((route) => routeKey(route.method, route.path)),
     ...publicWrites.map((route) => routeKey(route.method, route.path)),
+    ...selfWrites.map((route) => routeKey(route.method, route.path)),
+    ...csvWrites.map((route) => routeKey(route.method, route.path)),
     ...readRoutes.map((route) => routeKey('GET', route.path)),
   ];
 }

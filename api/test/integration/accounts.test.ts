@@ -49,10 +49,10 @@ describe('POST /api/accounts', () => {
     ['username', { username: '' }, messages.usernameRequired],
     ['username', { username: '   ' }, messages.usernameRequired],
     ['username', { username: undefined }, messages.usernameRequired],
-    ['platform', { platform: 'myspace' }, 'platform: Invalid option: expected one of "tiktok"|"instagram"|"facebook"|"twitter"|"youtube"|"tinder"'],
-    ['status', { status: 'warming' }, 'status: Invalid option: expected one of "creation_pending"|"warmup"|"active"|"paused"|"suspended"'],
-    ['followers', { followers: -1 }, 'followers: Too small: expected number to be >=0'],
-    ['deviceId', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'deviceId: no such device in this workspace'],
+    ['platform', { platform: 'myspace' }, 'Platform must be one of tiktok, instagram, facebook, twitter, youtube or tinder'],
+    ['status', { status: 'warming' }, 'Status must be one of creation_pending, warmup, active, paused or suspended'],
+    ['followers', { followers: -1 }, 'Followers must be at least 0'],
+    ['deviceId', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, "Device must be one of this workspace's devices"],
   ])('refuses a bad %s (%j)', async (field, overrides, message) => {
     expectFieldError(await create({ username: 'someone', platform: 'instagram', ...overrides }), field, message);
   });
@@ -123,19 +123,19 @@ describe('tinder profiles', () => {
   it('accepts only images uploaded to this workspace', async () => {
     const image = await uploadImage(operator);
     const answer = await create({ username: 'swiper', platform: 'tinder', profileImages: [image, '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b'] });
-    expectFieldError(answer, 'profileImages.1', 'profileImages.1: is not an uploaded image of this workspace');
+    expectFieldError(answer, 'profileImages.1', 'Profile images (item 2) must be an image uploaded to this workspace');
     const reserved = await operator.post<{ url: string }>('/api/objects/upload');
     const notYetUploaded = reserved.body.url.split('?')[0]!;
-    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: [notYetUploaded, image] }), 'profileImages.0', 'profileImages.0: is not an uploaded image of this workspace');
-    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: ['https://evil.example/a.png', image] }), 'profileImages.0', 'profileImages.0: is not an uploaded image of this workspace');
+    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: [notYetUploaded, image] }), 'profileImages.0', 'Profile images (item 1) must be an image uploaded to this workspace');
+    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: ['https://evil.example/a.png', image] }), 'profileImages.0', 'Profile images (item 1) must be an image uploaded to this workspace');
   });
 
   it.each([
-    ['age', { age: 17 }, 'age must be between 18 and 100'],
-    ['age', { age: 101 }, 'age must be between 18 and 100'],
-    ['birthday', { birthday: '12/04/1998' }, 'birthday must be a date (YYYY-MM-DD)'],
-    ['gender', { gender: 'robot' }, 'gender: Invalid option: expected one of "man"|"woman"|"non-binary"|"other"'],
-    ['relationshipGoal', { relationshipGoal: 'forever' }, 'relationshipGoal: Invalid option: expected one of "long-term"|"short-term"|"new-friends"|"still-figuring"'],
+    ['age', { age: 17 }, 'Age must be between 18 and 100'],
+    ['age', { age: 101 }, 'Age must be between 18 and 100'],
+    ['birthday', { birthday: '12/04/1998' }, 'Birthday must be a date (YYYY-MM-DD)'],
+    ['gender', { gender: 'robot' }, 'Gender must be one of man, woman, non-binary or other'],
+    ['relationshipGoal', { relationshipGoal: 'forever' }, 'Relationship goal must be one of long-term, short-term, new-friends or still-figuring'],
   ])('refuses a bad %s (%j)', async (field, overrides, message) => {
     expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: ['/api/objects/x', '/api/objects/y'], ...overrides }), field, message);
   });
@@ -198,11 +198,11 @@ describe('PATCH /api/accounts/:id', () => {
   it('refuses a profile picture that is not an image of this workspace', async () => {
     const account = await buildAccount(operator);
     const text = `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`;
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: text }), 'profilePicture', 'profilePicture must be an image');
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: 'https://evil.example/x.png' }), 'profilePicture', 'profilePicture must be an image');
+    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: text }), 'profilePicture', 'Profile picture must be an image');
+    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: 'https://evil.example/x.png' }), 'profilePicture', 'Profile picture must be an image');
     const svg = `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`;
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: svg }), 'profilePicture', 'profilePicture: must be an image data URL');
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'profilePicture', 'profilePicture: is not an uploaded image of this workspace');
+    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: svg }), 'profilePicture', 'Profile picture must be an image data URL');
+    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'profilePicture', 'Profile picture must be an image uploaded to this workspace');
     expect((await operator.get(`/api/accounts/${account.id}`)).body.profilePicture).toBeNull();
   });
 

@@ -4,18 +4,25 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, type Me } from '../../src/contracts/index.ts';
+import { defaultRateLimits } from '../../src/config.ts';
 import { buildTestApp, Client, signUp, uniqueEmail, type Answer, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildInvitation } from '../helpers/factories.ts';
 
 const PUBLIC_URL = 'https://console.example';
 const PASSWORD = 'correct horse battery';
+/** Failed logins one address may make, whatever the account (production's default is 100; fewer keeps the test short). */
+const ADDRESS_FAILURES = 15;
 
 let t: TestApp;
 beforeAll(async () => {
   // A public URL, as behind a proxy: its origin is accepted for cookie writes and invitation links use it.
-  // Behind a proxy (TRUST_PROXY=1) the client address comes from X-Forwarded-For: the throttle tests vary it.
-  t = await buildTestApp({ publicUrl: PUBLIC_URL, trustProxy: true });
+  // Behind a proxy (TRUST_PROXY=1: one hop) the client address comes from X-Forwarded-For: the throttle tests vary it.
+  t = await buildTestApp({
+    publicUrl: PUBLIC_URL,
+    trustProxy: 1,
+    rateLimits: { ...defaultRateLimits(), signup: null, login: null, uploads: null, writes: null, agentEnroll: null, loginFailuresAddress: { max: ADDRESS_FAILURES, windowMs: 900_000 } },
+  });
 });
 afterAll(async () => {
   await t?.close();
@@ -80,10 +87,10 @@ describe('POST /api/auth/signup', () => {
 
   it.each([
     ['role', { role: undefined }, messages.roleRequired],
-    ['role', { role: 'admin' }, 'role must be operator or va'],
-    ['email', { email: 'not-an-email' }, 'email must be a valid email address'],
-    ['password', { password: 'short' }, 'password must be at least 8 characters'],
-    ['name', { name: '   ' }, 'name is required'],
+    ['role', { role: 'admin' }, 'Role must be operator or va'],
+    ['email', { email: 'not-an-email' }, 'Email must be a valid email address'],
+    ['password', { password: 'short' }, 'Password must be at least 8 characters'],
+    ['name', { name: '   ' }, 'Name is required'],
   ])('refuses a bad %s with its message (%j)', async (field, overrides, message) => {
     const client = new Client(t.app);
     expectFieldError(await client.post('/api/auth/signup', signupBody(overrides)), field, message);
@@ -174,7 +181,7 @@ describe('invitations', () => {
 
   it('checks the email of an invitation', async () => {
     const operator = await signUp(t.app);
-    expectFieldError(await operator.post('/api/invitations', { email: 'nope' }), 'email', 'email must be a valid email address');
+    expectFieldError(await operator.post('/api/invitations', { email: 'nope' }), 'email', 'Email must be a valid email address');
   });
 });
 
@@ -203,8 +210,8 @@ describe('POST /api/auth/login', () => {
   });
 
   it('asks for both fields', async () => {
-    expectFieldError(await login(new Client(t.app), '', PASSWORD), 'email', 'email is required');
-    expectFieldError(await login(new Client(t.app), uniqueEmail(), ''), 'password', 'password is required');
+    expectFieldError(await login(new Client(t.app), '', PASSWORD), 'email', 'Email is required');
+    expectFieldError(await login(new Client(t.app), uniqueEmail(), ''), 'password', 'Password is required');
   });
 
   it('replaces the session a browser already had', async () => {
@@ -216,31 +223,49 @@ describe('POST /api/auth/login', () => {
     expectError(await new Client(t.app, before).get('/api/auth/me'), 401, messages.notSignedIn);
   });
 
-  it('throttles one email to 429 after 10 failures, even with the right password, from any address', async () => {
+  it('throttles one address at one account to 429 after 10 failures, even with the right password; the person still signs in from elsewhere', async () => {
     const email = uniqueEmail('victim');
     await signUp(t.app, { email });
     const client = new Client(t.app);
+    const attacker = freshIp();
     for (let attempt = 1; attempt <= 10; attempt += 1) {
-      expectError(await login(client, email, `guess ${attempt}`), 401, messages.invalidCredentials);
+      expectError(await login(client, email, `guess ${attempt}`, attacker), 401, messages.invalidCredentials);
     }
-    expectError(await login(client, email, 'guess 11'), 429, messages.tooManyAttempts);
-    expectError(await login(client, email, PASSWORD), 429, messages.tooManyAttempts);
-    // Someone else is not held back.
+    const refused = await login(client, email, 'guess 11', attacker);
+    expectError(refused, 429, messages.tooManyAttempts);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expectError(await login(client, email, PASSWORD, attacker), 429, messages.tooManyAttempts);
+    // Failing on purpose from one address never locks the real person out: from their own address they sign in.
+    expectStatus(await login(new Client(t.app), email, PASSWORD), 200);
+    // And the attacker's address may still try other accounts (its own budget is larger).
     const other = uniqueEmail('bystander');
     await signUp(t.app, { email: other });
-    expectStatus(await login(client, other, PASSWORD), 200);
+    expectStatus(await login(client, other, PASSWORD, attacker), 200);
   });
 
-  it('throttles one address to 429 after 10 failures, whatever the email', async () => {
+  it('throttles one address to 429 after its budget of failures, whatever the email', async () => {
     const ip = freshIp();
     const client = new Client(t.app);
-    for (let attempt = 1; attempt <= 10; attempt += 1) {
+    for (let attempt = 1; attempt <= ADDRESS_FAILURES; attempt += 1) {
       expectError(await login(client, uniqueEmail('spray'), PASSWORD, ip), 401, messages.invalidCredentials);
     }
     const email = uniqueEmail('real');
     await signUp(t.app, { email });
     expectError(await login(client, email, PASSWORD, ip), 429, messages.tooManyAttempts);
     expectStatus(await login(client, email, PASSWORD), 200);
+  });
+
+  it('cannot be dodged by sending X-Forwarded-For: only the proxy hop in front is believed', async () => {
+    const client = new Client(t.app);
+    const proxy = freshIp()['x-forwarded-for']!;
+    // The proxy appends the address it saw; whatever the client wrote before it is not believed.
+    const through = (forged: number) => ({ 'x-forwarded-for': `10.9.${forged % 250}.${(forged % 200) + 1}, ${proxy}` });
+    for (let attempt = 1; attempt <= ADDRESS_FAILURES; attempt += 1) {
+      expectError(await login(client, uniqueEmail('spray'), PASSWORD, through(attempt)), 401, messages.invalidCredentials);
+    }
+    const email = uniqueEmail('rotate');
+    await signUp(t.app, { email });
+    expectError(await login(client, email, PASSWORD, through(99)), 429, messages.tooManyAttempts);
   });
 });
 
@@ -332,19 +357,19 @@ describe('PATCH /api/users/me', () => {
     const answer = await person.patch<{ user: Me }>('/api/users/me', { name: '  New Name ' });
     expectStatus(answer, 200);
     expect(answer.body.user).toMatchObject({ id: person.user!.id, name: 'New Name' });
-    expectFieldError(await person.patch('/api/users/me', { name: '' }), 'name', 'name is required');
+    expectFieldError(await person.patch('/api/users/me', { name: '' }), 'name', 'Name is required');
   });
 
   it('changes the password only with the current one', async () => {
     const email = uniqueEmail('rekey');
     const person = await signUp(t.app, { email });
-    expectFieldError(await person.patch('/api/users/me', { password: 'a brand new secret' }), 'currentPassword', 'currentPassword is required to change the password');
+    expectFieldError(await person.patch('/api/users/me', { password: 'a brand new secret' }), 'currentPassword', 'Current password is required to change the password');
     expectFieldError(
       await person.patch('/api/users/me', { currentPassword: 'not it at all', password: 'a brand new secret' }),
       'currentPassword',
       messages.currentPasswordWrong,
     );
-    expectFieldError(await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'short' }), 'password', 'password must be at least 8 characters');
+    expectFieldError(await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'short' }), 'password', 'Password must be at least 8 characters');
     expectError(await login(new Client(t.app), email, 'a brand new secret'), 401, messages.invalidCredentials);
 
     expectStatus(await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'a brand new secret' }), 200);

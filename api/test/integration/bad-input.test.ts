@@ -43,15 +43,15 @@ describe.each(writeRoutes)('$method $path', (route) => {
     const call = await route.setup(crew);
     for (const text of ['{"name": ', "{'a': 1}", '{"a": 1} trailing']) {
       const answer = await operator.request(route.method, call.url, text, JSON_TYPE);
-      expect({ text, status: answer.status, error: answer.body?.error }).toEqual({ text, status: 400, error: 'body: is not valid JSON' });
+      expect({ text, status: answer.status, error: answer.body?.error }).toEqual({ text, status: 400, error: 'Request body is not valid JSON' });
     }
     const base = JSON.stringify(fieldsOf(call.body)).slice(1, -1);
     for (const key of ['__proto__', 'constructor']) {
       const text = `{${base}${base ? ',' : ''}"${key}": {"polluted": true, "prototype": {"polluted": true}}}`;
-      expectError(await operator.request(route.method, call.url, text, JSON_TYPE), 400, 'body: is not valid JSON');
+      expectError(await operator.request(route.method, call.url, text, JSON_TYPE), 400, 'Request body is not valid JSON');
     }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expectError(await operator.request(route.method, call.url, '', JSON_TYPE), 400, 'body: must not be empty when Content-Type is application/json');
+    expectError(await operator.request(route.method, call.url, '', JSON_TYPE), 400, 'Request body must not be empty when Content-Type is application/json');
 
     // A route that reads a body refuses one of another shape or type; one that reads none would just act on it.
     if (Object.keys(fieldsOf(call.body)).length > 0) {
@@ -95,7 +95,7 @@ describe.each(writeRoutes.filter((route) => route.method !== 'DELETE' && route.p
       // Account updates may carry a profile picture, so their limit is higher; the padding is then an unknown field.
       if (route.path === '/api/accounts/{id}') expectStatus(oversize, 200);
       else {
-        expectError(oversize, 413, 'body: is too large');
+        expectError(oversize, 413, 'Request body is too large: the limit is 1 MB');
         expectStatus(await send(operator, route.method, call), route.ok);
       }
     });

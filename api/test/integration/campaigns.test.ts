@@ -144,11 +144,11 @@ describe('POST /api/campaigns', () => {
     ['autoswipeDistanceMax', { swipeDistance: 0 }, messages.swipeDistance],
     ['autoswipeDistanceMax', { autoswipeDistanceMax: 161 }, messages.swipeDistance],
     ['autoswipeAgeMin', { swipeAgeMin: 40, swipeAgeMax: 30 }, messages.swipeAgeOrder],
-    ['name', { name: ' ' }, 'name is required'],
-    ['niche', { niche: '' }, 'niche is required'],
-    ['platform', { platform: 'facebook' }, 'platform: Invalid option: expected one of "instagram"|"tiktok"|"tinder"'],
-    ['autoLikeReferenceImages', { autoLikeReferenceImages: ['1', '2', '3', '4', '5', '6'] }, 'autoLikeReferenceImages: You can only upload 5 file(s)'],
-    ['autoswipeGenderPreference', { swipeGender: 'robots' }, 'autoswipeGenderPreference: Invalid option: expected one of "men"|"women"|"everyone"'],
+    ['name', { name: ' ' }, 'Name is required'],
+    ['niche', { niche: '' }, 'Niche is required'],
+    ['platform', { platform: 'facebook' }, 'Platform must be one of instagram, tiktok or tinder'],
+    ['autoLikeReferenceImages', { autoLikeReferenceImages: ['1', '2', '3', '4', '5', '6'] }, 'You can only upload 5 file(s)'],
+    ['autoswipeGenderPreference', { swipeGender: 'robots' }, 'Gender preference must be one of men, women or everyone'],
   ])('refuses %s with its message (%j)', async (field, overrides, message) => {
     expectFieldError(await create({ ...base, ...overrides }), field, message);
   });
@@ -236,7 +236,7 @@ describe('linked accounts', () => {
   it('refuses an unknown account and an unknown campaign', async () => {
     const campaign = await buildCampaign(operator);
     const account = await buildAccount(operator);
-    expectFieldError(await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', 'accountId: no such account in this workspace');
+    expectFieldError(await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', "Account must be one of this workspace's accounts");
     expectError(await operator.post('/api/campaigns/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b/accounts', { accountId: account.id }), 404, messages.notFound);
     expectError(await operator.get('/api/campaigns/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b/accounts'), 404, messages.notFound);
   });
@@ -259,7 +259,7 @@ describe('lists and delete', () => {
     expect(await ids('/api/campaigns')).toEqual([c.id, b.id, a.id]);
     expect(await ids('/api/campaigns?status=active')).toEqual([b.id]);
     expect(await ids('/api/campaigns?platform=tinder')).toEqual([c.id]);
-    expectFieldError(await owner.get('/api/campaigns?platform=facebook'), 'platform', 'platform: Invalid option: expected one of "instagram"|"tiktok"|"tinder"');
+    expectFieldError(await owner.get('/api/campaigns?platform=facebook'), 'platform', 'Platform must be one of instagram, tiktok or tinder');
   });
 
   it('deletes a campaign with its routines and links; its posts stay without a campaign', async () => {

@@ -25,16 +25,16 @@ describe('a new password', () => {
 describe('list filters', () => {
   it('name a malformed id filter instead of failing in the database', async () => {
     const operator = await signUp(t.app);
-    for (const [path, field] of [
-      ['/api/tasks?deviceId=abc', 'deviceId'],
-      ['/api/devices?assignedToId=abc', 'assignedToId'],
-      ['/api/posts?accountId=abc', 'accountId'],
-      ['/api/routines?campaignId=abc', 'campaignId'],
-      ['/api/sessions?vaId=abc', 'vaId'],
+    for (const [path, label] of [
+      ['/api/tasks?deviceId=abc', 'Device'],
+      ['/api/devices?assignedToId=abc', 'Assignee'],
+      ['/api/posts?accountId=abc', 'Account'],
+      ['/api/routines?campaignId=abc', 'Campaign'],
+      ['/api/sessions?vaId=abc', 'VA'],
     ] as const) {
       const answer = await operator.get(path);
       expect(answer.status, path).toBe(400);
-      expect(answer.body.error, path).toBe(`${field}: must be an id`);
+      expect(answer.body.error, path).toBe(`${label} must be an id`);
     }
     expectStatus(await operator.get('/api/tasks?assignedToId=me'), 200);
     expectStatus(await operator.get('/api/posts?campaignId=none'), 200);

@@ -56,8 +56,8 @@ describe('GET /api/activities', () => {
     expect((await operator.get<Activity[]>('/api/activities?type=success')).body).toHaveLength(2);
     const window = await operator.get<Activity[]>('/api/activities?from=2026-01-01T00:00:01Z&to=2026-01-01T00:00:04Z');
     expect(window.body.map((row) => row.action)).toEqual(['Event 3', 'Event 2', 'Event 1']);
-    expectFieldError(await operator.get('/api/activities?type=fatal'), 'type', 'type: Invalid option: expected one of "success"|"warning"|"info"|"error"');
-    expectFieldError(await operator.get('/api/activities?from=yesterday'), 'from', 'from: must be a date and time');
+    expectFieldError(await operator.get('/api/activities?type=fatal'), 'type', 'Type must be one of success, warning, info or error');
+    expectFieldError(await operator.get('/api/activities?from=yesterday'), 'from', 'From date must be a date and time, like 2026-05-01T09:30:00Z');
   });
 });
 
@@ -106,14 +106,14 @@ describe.each(lists)('paging $path', ({ path, table, column, add }) => {
 
 describe('paging refusals', () => {
   it.each([
-    ['limit', 'limit=0', 'limit: Too small: expected number to be >=1'],
-    ['limit', 'limit=1001', 'limit: Too big: expected number to be <=1000'],
-    ['limit', 'limit=ten', 'limit: Invalid input: expected number, received NaN'],
-    ['cursor', 'cursor=not-a-cursor', 'cursor: is not a cursor this server gave'],
-    ['cursor', `cursor=${Buffer.from('["yesterday","x"]').toString('base64url')}`, 'cursor: is not a cursor this server gave'],
-    ['cursor', `cursor=${Buffer.from('["2026-01-01T00:00:00.000Z","not-a-uuid"]').toString('base64url')}`, 'cursor: is not a cursor this server gave'],
-    ['cursor', `cursor=${Buffer.from('{"at":"2026-01-01T00:00:00.000Z"}').toString('base64url')}`, 'cursor: is not a cursor this server gave'],
-    ['cursor', `cursor=${'a'.repeat(201)}`, 'cursor: Too big: expected string to have <=200 characters'],
+    ['limit', 'limit=0', 'Limit must be at least 1'],
+    ['limit', 'limit=1001', 'Limit must be at most 1000'],
+    ['limit', 'limit=ten', 'Limit must be a number'],
+    ['cursor', 'cursor=not-a-cursor', 'Cursor is not one this server gave; start again from the first page'],
+    ['cursor', `cursor=${Buffer.from('["yesterday","x"]').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
+    ['cursor', `cursor=${Buffer.from('["2026-01-01T00:00:00.000Z","not-a-uuid"]').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
+    ['cursor', `cursor=${Buffer.from('{"at":"2026-01-01T00:00:00.000Z"}').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
+    ['cursor', `cursor=${'a'.repeat(201)}`, 'Cursor must be at most 200 characters'],
   ])('refuses a bad %s (%s)', async (field, query, message) => {
     for (const { path } of lists) {
       expectFieldError(await reader.get(`${path}?${query}`), field, message);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/contracts/index.ts';
 import { buildTestApp, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
-import { publicWrites, readRoutes, routeKey, send, writeRoutes, type Crew } from '../helpers/route-table.ts';
+import { csvWrites, publicWrites, readRoutes, routeKey, selfWrites, send, writeRoutes, type Crew } from '../helpers/route-table.ts';
 
 let t: TestApp;
 let crew: Crew & { stranger: Client; anonymous: Client; loner: Client };
@@ -31,7 +31,7 @@ describe('the matrix', () => {
         .filter((method) => method !== 'get')
         .map((method) => routeKey(method, path)),
     );
-    const listed = [...writeRoutes, ...publicWrites].map((route) => routeKey(route.method, route.path));
+    const listed = [...writeRoutes, ...publicWrites, ...selfWrites, ...csvWrites].map((route) => routeKey(route.method, route.path));
     expect([...listed].sort()).toEqual([...writes].sort());
   });
 });

@@ -61,17 +61,19 @@ describe('POST /api/posts', () => {
   it.each([
     ['caption', { caption: '' }, messages.captionRequired],
     ['caption', { caption: undefined }, messages.captionRequired],
-    ['caption', { caption: 42 }, messages.captionRequired],
+    ['caption', { caption: 42 }, 'Caption must be text'],
+    ['caption', { caption: '   ' }, messages.captionRequired],
+    ['caption', { caption: 'x'.repeat(100_000) }, 'Caption must be at most 2200 characters'],
     ['accountId', { accountId: undefined }, messages.accountRequired],
     ['accountId', { accountId: '' }, messages.accountRequired],
-    ['accountId', { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'accountId: no such account in this workspace'],
-    ['campaignId', { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'campaignId: no such campaign in this workspace'],
+    ['accountId', { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, "Account must be one of this workspace's accounts"],
+    ['campaignId', { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, "Campaign must be one of this workspace's campaigns"],
     ['scheduledAt', { status: 'scheduled' }, messages.scheduleRequired],
     ['scheduledAt', { status: 'scheduled', scheduledAt: null }, messages.scheduleRequired],
-    ['scheduledAt', { status: 'scheduled', scheduledAt: 'next week' }, 'scheduledAt: must be a date and time'],
-    ['scheduledAt', { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }, 'scheduledAt: must be in the future'],
-    ['status', { status: 'failed' }, 'status: a post cannot be created as failed'],
-    ['status', { status: 'viral' }, 'status: Invalid option: expected one of "draft"|"scheduled"|"published"|"failed"'],
+    ['scheduledAt', { status: 'scheduled', scheduledAt: 'next week' }, 'Schedule Date & Time must be a date and time, like 2026-05-01T09:30:00Z'],
+    ['scheduledAt', { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }, 'Schedule Date & Time must be in the future'],
+    ['status', { status: 'failed' }, 'Status cannot be failed for a new post'],
+    ['status', { status: 'viral' }, 'Status must be one of draft, scheduled, published or failed'],
   ])('refuses a bad %s (%j)', async (field, overrides, message) => {
     expectFieldError(await create(overrides), field, message);
   });
@@ -110,7 +112,7 @@ describe('moves', () => {
   it('schedules a draft only with a time to come', async () => {
     const draft = await postIn('draft');
     expectFieldError(await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled' }), 'scheduledAt', messages.scheduleRequired);
-    expectFieldError(await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }), 'scheduledAt', 'scheduledAt: must be in the future');
+    expectFieldError(await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }), 'scheduledAt', 'Schedule Date & Time must be in the future');
     const at = inAnHour();
     expect((await operator.patch<Post>(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: at })).body).toMatchObject({ status: 'scheduled', scheduledAt: at });
     const later = new Date(Date.now() + 7200_000).toISOString();
@@ -164,7 +166,7 @@ describe('campaigns and lists', () => {
 
     expect((await owner.patch<Post>(`/api/posts/${attached.id}`, { campaignId: null })).body.campaignId).toBeNull();
     expect(await ids('/api/posts?campaignId=none')).toHaveLength(3);
-    expectFieldError(await owner.patch(`/api/posts/${attached.id}`, { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'campaignId', 'campaignId: no such campaign in this workspace');
+    expectFieldError(await owner.patch(`/api/posts/${attached.id}`, { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'campaignId', "Campaign must be one of this workspace's campaigns");
   });
 
   it('creates a post inside a campaign', async () => {

@@ -88,15 +88,15 @@ describe('refusals', () => {
     const unlinked = await buildAccount(operator);
     expectFieldError(await create({ campaignId: campaign.id, type: 'warmup' }), 'accountId', messages.routineAccount);
     expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: '' }), 'accountId', messages.routineAccount);
-    expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: unlinked.id }), 'accountId', 'accountId: this account is not linked to the campaign');
-    expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', 'accountId: no such account in this workspace');
+    expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: unlinked.id }), 'accountId', 'Account must be linked to the campaign');
+    expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', "Account must be one of this workspace's accounts");
     expect((await operator.get(`/api/routines?campaignId=${campaign.id}`)).body).toEqual([]);
   });
 
   it('needs a campaign of this workspace and a type', async () => {
     const { campaign, account } = await buildLinkedCampaign(operator);
-    expectFieldError(await create({ campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', type: 'warmup', accountId: account.id }), 'campaignId', 'campaignId: no such campaign in this workspace');
-    expectFieldError(await create({ campaignId: campaign.id, accountId: account.id }), 'type', 'type: Invalid option: expected one of "basic"|"warmup"|"doom_scroll"|"branch_from_account"|"create_post"|"basic_scroll"|"engage_comments"');
+    expectFieldError(await create({ campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', type: 'warmup', accountId: account.id }), 'campaignId', "Campaign must be one of this workspace's campaigns");
+    expectFieldError(await create({ campaignId: campaign.id, accountId: account.id }), 'type', 'Type must be one of basic, warmup, doom_scroll, branch_from_account, create_post, basic_scroll or engage_comments');
   });
 
   it.each([
@@ -131,7 +131,7 @@ describe('PATCH /api/routines/:id', () => {
     const { campaign, account } = await buildLinkedCampaign(operator);
     const routine = await buildRoutine(operator, campaign.id, account.id);
     const other = await buildAccount(operator);
-    expectFieldError(await operator.patch(`/api/routines/${routine.id}`, { accountId: other.id }), 'accountId', 'accountId: this account is not linked to the campaign');
+    expectFieldError(await operator.patch(`/api/routines/${routine.id}`, { accountId: other.id }), 'accountId', 'Account must be linked to the campaign');
     await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: other.id });
     expect((await operator.patch<Routine>(`/api/routines/${routine.id}`, { accountId: other.id })).body.accountId).toBe(other.id);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, type Device, type Session } from '../../src/contracts/index.ts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildDevice, buildSession, buildTask } from '../helpers/factories.ts';
+import { buildDevice, buildSession, buildTask, reportFromPhone } from '../helpers/factories.ts';
 
 const ONE_SESSION = 'This device already has a session; stop it first';
 const NOT_THEIR_PHONE = 'You can only work sessions on the device assigned to you';
@@ -30,6 +30,8 @@ async function ranFor(sessionId: string, seconds: number): Promise<void> {
 describe('POST /api/sessions', () => {
   it("starts a running session on the phone, for the phone's VA, and marks the phone busy", async () => {
     const device = await buildDevice(operator, { assignedToId: va.user!.id, name: 'Pixel Live' });
+    // A connected phone: its status follows a person's session (an offline one stays offline).
+    await reportFromPhone(t.db, device.id, { status: 'online' });
     const task = await buildTask(operator, { title: 'Warm up @glow', deviceId: device.id });
     const answer = await operator.post<Session>('/api/sessions', { deviceId: device.id, taskId: task.id });
     expectStatus(answer, 201);
@@ -59,9 +61,9 @@ describe('POST /api/sessions', () => {
 
   it('refuses an unknown phone or task', async () => {
     const device = await buildDevice(operator);
-    expectFieldError(await operator.post('/api/sessions', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'deviceId', 'deviceId: no such device in this workspace');
-    expectFieldError(await operator.post('/api/sessions', { deviceId: device.id, taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', 'taskId: no such task in this workspace');
-    expectFieldError(await operator.post('/api/sessions', {}), 'deviceId', 'deviceId: Invalid input: expected string, received undefined');
+    expectFieldError(await operator.post('/api/sessions', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'deviceId', "Device must be one of this workspace's devices");
+    expectFieldError(await operator.post('/api/sessions', { deviceId: device.id, taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', "Task must be one of this workspace's tasks");
+    expectFieldError(await operator.post('/api/sessions', {}), 'deviceId', 'Device is required');
     expect((await operator.get(`/api/sessions?deviceId=${device.id}`)).body).toEqual([]);
   });
 });
@@ -69,6 +71,8 @@ describe('POST /api/sessions', () => {
 describe('pause, resume, stop', () => {
   it('pauses (phone idle), resumes (phone busy) and stops (phone online, its session time grows)', async () => {
     const device = await buildDevice(operator, { name: 'Pixel Cycle' });
+    // A connected phone: its status follows a person's session (an offline one stays offline).
+    await reportFromPhone(t.db, device.id, { status: 'online' });
     const session = await buildSession(operator, device.id);
     await ranFor(session.id, 90);
 
@@ -135,7 +139,7 @@ describe('pause, resume, stop', () => {
     const task = await buildTask(operator);
     const answer = await operator.patch<Session>(`/api/sessions/${session.id}`, { currentTask: 'Replying to DMs', taskId: task.id });
     expect(answer.body).toMatchObject({ currentTask: 'Replying to DMs', taskId: task.id, isActive: true });
-    expectFieldError(await operator.patch(`/api/sessions/${session.id}`, { taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', 'taskId: no such task in this workspace');
+    expectFieldError(await operator.patch(`/api/sessions/${session.id}`, { taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', "Task must be one of this workspace's tasks");
   });
 
   it('answers 404 for unknown sessions', async () => {
@@ -184,6 +188,6 @@ describe('GET /api/sessions', () => {
     expect(await ids('/api/sessions?active=false')).toEqual([ended.id]);
     expect(await ids(`/api/sessions?deviceId=${first.id}`)).toEqual([open.id, ended.id]);
     expect(await ids(`/api/sessions?vaId=${helper.user!.id}`)).toEqual([open.id, ended.id]);
-    expectFieldError(await owner.get('/api/sessions?active=maybe'), 'active', 'active: Invalid option: expected one of "true"|"false"');
+    expectFieldError(await owner.get('/api/sessions?active=maybe'), 'active', 'Active must be one of true or false');
   });
 });

@@ -24,7 +24,7 @@ const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
 /** Puts a fresh task into `status` through the moves a person makes. */
 async function taskIn(status: TaskStatus): Promise<Task> {
   const task = await buildTask(operator);
-  const path: Record<TaskStatus, TaskStatus[]> = { pending: [], 'in-progress': ['in-progress'], completed: ['completed'], failed: ['failed'] };
+  const path: Record<TaskStatus, TaskStatus[]> = { pending: [], 'in-progress': ['in-progress'], completed: ['completed'], failed: ['failed'], cancelled: ['cancelled'] };
   for (const step of path[status]) expectStatus(await operator.patch(`/api/tasks/${task.id}`, { status: step }), 200);
   return (await operator.get<Task>(`/api/tasks/${task.id}`)).body;
 }
@@ -62,12 +62,12 @@ describe('POST /api/tasks', () => {
   });
 
   it.each([
-    ['title', { title: '' }, 'title is required'],
-    ['type', { type: 'dance' }, 'type: Invalid option: expected one of "post"|"engage"|"warmup"|"monitor"'],
-    ['priority', { priority: 'urgent' }, 'priority: Invalid option: expected one of "high"|"medium"|"low"'],
-    ['deadline', { deadline: 'tomorrow' }, 'deadline: must be a date and time'],
-    ['deviceId', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'deviceId: no such device in this workspace'],
-    ['assignedToId', { assignedToId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'assignedToId: no such member in this workspace'],
+    ['title', { title: '' }, 'Title is required'],
+    ['type', { type: 'dance' }, 'Type must be one of post, engage, warmup or monitor'],
+    ['priority', { priority: 'urgent' }, 'Priority must be one of high, medium or low'],
+    ['deadline', { deadline: 'tomorrow' }, 'Deadline must be a date and time, like 2026-05-01T09:30:00Z'],
+    ['deviceId', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, "Device must be one of this workspace's devices"],
+    ['assignedToId', { assignedToId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, 'Assignee must be an active member of this workspace'],
   ])('refuses a bad %s (%j)', async (field, overrides, message) => {
     expectFieldError(await operator.post('/api/tasks', { title: 'T', type: 'post', priority: 'low', ...overrides }), field, message);
   });
@@ -195,9 +195,9 @@ describe('lists', () => {
     expect(ids((await helper.get('/api/tasks?assignedToId=me')).body)).toEqual([a.id]);
     expect(ids((await owner.get(`/api/tasks?assignedToId=${helper.user!.id}`)).body)).toEqual([a.id]);
 
-    expect((await owner.get('/api/tasks/counts')).body).toEqual({ all: 3, pending: 1, inProgress: 1, completed: 1, failed: 0 });
-    expect((await owner.get('/api/tasks/counts?type=post')).body).toEqual({ all: 2, pending: 0, inProgress: 1, completed: 1, failed: 0 });
-    expect((await helper.get('/api/tasks/counts?assignedToId=me')).body).toEqual({ all: 1, pending: 1, inProgress: 0, completed: 0, failed: 0 });
+    expect((await owner.get('/api/tasks/counts')).body).toEqual({ all: 3, pending: 1, inProgress: 1, completed: 1, failed: 0, cancelled: 0 });
+    expect((await owner.get('/api/tasks/counts?type=post')).body).toEqual({ all: 2, pending: 0, inProgress: 1, completed: 1, failed: 0, cancelled: 0 });
+    expect((await helper.get('/api/tasks/counts?assignedToId=me')).body).toEqual({ all: 1, pending: 1, inProgress: 0, completed: 0, failed: 0, cancelled: 0 });
   });
 
   it('reads one task; unknown and malformed ids are 404', async () => {

@@ -69,7 +69,7 @@ describe('the signed PUT flow', () => {
     const expired = t.app.ctx.storage.signUpload(id, Date.now() - 16 * 60_000);
     expectError(await operator.put(expired, PNG, { 'content-type': 'image/png' }), 403, BAD_LINK);
     expectError(await operator.put(`${path}?expires=abc&signature=x`, PNG, { 'content-type': 'image/png' }), 403, BAD_LINK);
-    expectFieldError(await operator.put(path, PNG, { 'content-type': 'image/png' }), 'expires', 'expires: Invalid input: expected string, received undefined');
+    expectFieldError(await operator.put(path, PNG, { 'content-type': 'image/png' }), 'expires', 'Expiry is required');
     expectError(await operator.get(path), 404, messages.notFound);
   });
 
@@ -87,8 +87,8 @@ describe('the signed PUT flow', () => {
 
   it('refuses an empty file and a file over 10 MB', async () => {
     const { url } = await reserve();
-    expectFieldError(await operator.put(url, Buffer.alloc(0), { 'content-type': 'image/png' }), 'body', 'body: the file is empty');
-    expectError(await operator.put(url, Buffer.alloc(10_485_761, 1), { 'content-type': 'image/png' }), 413, 'body: is too large');
+    expectFieldError(await operator.put(url, Buffer.alloc(0), { 'content-type': 'image/png' }), 'body', 'The file is empty');
+    expectError(await operator.put(url, Buffer.alloc(10_485_761, 1), { 'content-type': 'image/png' }), 413, 'Request body is too large: the limit is 10 MB');
     expectStatus(await operator.put(url, Buffer.alloc(10_485_760, 1), { 'content-type': 'image/png' }), 200);
   });
 
@@ -119,7 +119,7 @@ describe('the presigned-url flow (profile images)', () => {
   });
 
   it('needs a filename', async () => {
-    expectFieldError(await operator.post('/api/object-storage/presigned-url', { directory: '.private', filename: '' }), 'filename', 'filename is required');
+    expectFieldError(await operator.post('/api/object-storage/presigned-url', { directory: '.private', filename: '' }), 'filename', 'File name is required');
   });
 });
 
@@ -134,9 +134,9 @@ describe('PUT /api/campaign-images', () => {
 
   it('refuses an image that is not uploaded, or not of this workspace', async () => {
     const reserved = await reserve();
-    expectFieldError(await operator.put('/api/campaign-images', { imageURL: reserved.path }), 'imageURL', 'imageURL: is not an uploaded image of this workspace');
+    expectFieldError(await operator.put('/api/campaign-images', { imageURL: reserved.path }), 'imageURL', 'Image URL must be an image uploaded to this workspace');
     const theirs = await uploadImage(stranger);
-    expectFieldError(await operator.put('/api/campaign-images', { imageURL: theirs }), 'imageURL', 'imageURL: is not an uploaded image of this workspace');
-    expectFieldError(await operator.put('/api/campaign-images', { imageURL: '' }), 'imageURL', 'imageURL is required');
+    expectFieldError(await operator.put('/api/campaign-images', { imageURL: theirs }), 'imageURL', 'Image URL must be an image uploaded to this workspace');
+    expectFieldError(await operator.put('/api/campaign-images', { imageURL: '' }), 'imageURL', 'Image URL is required');
   });
 });

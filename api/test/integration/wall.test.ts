@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/contracts/index.ts';
 import { buildTestApp, inviteVa, signUp, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildDevice, buildSession, buildWallLink } from '../helpers/factories.ts';
+import { buildDevice, buildSession, buildWallLink, reportFromPhone } from '../helpers/factories.ts';
 
 const INVALID = 'This wall link is invalid or was revoked';
 
@@ -36,7 +36,7 @@ describe('wall links', () => {
   });
 
   it('refuses an empty name and keeps links to operators', async () => {
-    expectFieldError(await operator.post('/api/wall-links', { name: ' ' }), 'name', 'name is required');
+    expectFieldError(await operator.post('/api/wall-links', { name: ' ' }), 'name', 'Name is required');
     expectStatus(await operator.post('/api/wall-links', {}), 201);
     expectError(await va.post('/api/wall-links', {}), 403, messages.forbidden);
     expectError(await va.get('/api/wall-links'), 403, messages.forbidden);
@@ -47,7 +47,8 @@ describe('GET /api/wall', () => {
   it("shows every phone of the link's workspace, oldest first, with VA and current task", async () => {
     const owner = await signUp(t.app, { name: 'Tess Tiles' });
     const helper = await inviteVa(t.app, owner, 'Hal Helper');
-    const first = await buildDevice(owner, { name: 'Phone 1', assignedToId: helper.user!.id, battery: 55 });
+    const first = await buildDevice(owner, { name: 'Phone 1', assignedToId: helper.user!.id });
+    await reportFromPhone(t.db, first.id, { status: 'online', battery: 55 });
     const second = await buildDevice(owner, { name: 'Phone 2' });
     await buildSession(owner, first.id, { currentTask: 'Scrolling reels' });
     await buildDevice(operator, { name: 'Not theirs' });
@@ -69,6 +70,6 @@ describe('GET /api/wall', () => {
     expectError(await new Client(t.app).get('/api/wall?token=made-up'), 401, INVALID);
     const loner = await signUp(t.app, { role: 'va' });
     expectError(await loner.get('/api/wall'), 401, INVALID);
-    expectFieldError(await new Client(t.app).get(`/api/wall?token=${'x'.repeat(201)}`), 'token', 'token: Too big: expected string to have <=200 characters');
+    expectFieldError(await new Client(t.app).get(`/api/wall?token=${'x'.repeat(201)}`), 'token', 'Token must be at most 200 characters');
   });
 });

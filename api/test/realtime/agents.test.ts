@@ -1,8 +1,9 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROTOCOL_VERSION, solidPng, type Ack } from '@farm/agent-protocol';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
-import { buildDevice, buildTask } from '../helpers/factories.ts';
+import { Journal, SimulatedPhone, solidPng, type TaskDispatchV1 } from '@farm/agent-protocol';
+import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { buildAccount, buildPost, buildTask } from '../helpers/factories.ts';
+import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
 import { connect, connected, listen, next, pause, record } from './sockets.ts';
 
 let t: TestApp;
@@ -10,63 +11,70 @@ let url: string;
 let operator: Client;
 let stranger: Client;
 const sockets: Socket[] = [];
+const phones: SimulatedPhone[] = [];
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  // Short leases so silence shows within a test.
+  t = await buildTestApp({ automation: { ackTimeoutMs: 400, progressWindowMs: 800, heartbeatMs: 1000, backoffBaseMs: 0 } });
   url = await listen(t.app);
   ({ operator, stranger } = await people(t.app));
 });
 afterAll(async () => {
   for (const socket of sockets) socket.disconnect();
+  for (const phone of phones) phone.close();
   await t?.close();
 });
 
-function agent(token: string): Socket {
-  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth: { token }, reconnection: false });
+function agent(token: string, options?: { reconnection?: boolean }): Socket {
+  const socket = bareAgent(url, token, options);
   sockets.push(socket);
   return socket;
 }
 
-function send(socket: Socket, event: string, message: unknown): Promise<Ack> {
-  return new Promise((resolve) => socket.emit(event, message, resolve));
-}
-
-async function enrolledPhone(name: string) {
-  const device = await buildDevice(operator, { name });
-  const credential = await operator.post(`/api/devices/${device.id}/credentials`);
-  expect(credential.status).toBe(201);
-  return { device, token: credential.body.token as string };
-}
+const taskOf = async (id: string) => (await operator.get(`/api/tasks/${id}`)).body;
 
 describe('phone agents', () => {
   it('refuses an agent without a valid device credential', async () => {
     await expect(connected(agent('dev_nope'))).rejects.toThrow('unauthorized');
-    const { device } = await enrolledPhone('Pixel refused');
+    const { device } = await enrolledPhone(operator);
     const other = await stranger.post(`/api/devices/${device.id}/credentials`);
     expect(other.status).toBe(404);
   });
 
-  it('brings the device online on hello and keeps battery live on heartbeats', async () => {
-    const { device, token } = await enrolledPhone('Pixel hello');
+  it('brings the device online on hello, keeps battery live on heartbeats, and tells the heartbeat interval', async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel hello' });
     const browser = connect(url, operator);
     sockets.push(browser);
     await connected(browser);
     const phone = agent(token);
     await connected(phone);
-    const online = next<{ id: string; status: string; battery: number }>(browser, 'device.updated');
-    expect(await send(phone, 'agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 77 })).toEqual({ ok: true });
-    expect(await online).toMatchObject({ id: device.id, status: 'online', battery: 77 });
+    const online = next<{ id: string; status: string; battery: number; agentProtocol: number }>(browser, 'device.updated');
+    expect(await send(phone, 'agent.hello', { ...helloV1, battery: 77 })).toEqual({ ok: true, protocol: 1, heartbeatMs: 1000, deviceId: device.id, deviceName: 'Pixel hello' });
+    expect(await online).toMatchObject({ id: device.id, status: 'online', battery: 77, agentProtocol: 1 });
     const pulse = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
     expect(await send(phone, 'agent.heartbeat', { battery: 76, status: 'busy' })).toEqual({ ok: true });
     expect((await pulse).devices).toEqual([expect.objectContaining({ id: device.id, battery: 76, status: 'busy' })]);
     expect((await operator.get(`/api/devices/${device.id}`)).body).toMatchObject({ status: 'busy', battery: 76 });
+    expect((await operator.get(`/api/devices/${device.id}`)).body.lastSeenAt).not.toBeNull();
     const refused = await send(phone, 'agent.heartbeat', { battery: 170, status: 'busy' });
     expect(refused.ok).toBe(false);
     expect(refused.ok === false && refused.error).toContain('battery');
   });
 
+  it('refuses an agent speaking a protocol the server does not know, saying which it speaks', async () => {
+    const { token } = await enrolledPhone(operator, { name: 'Pixel future' });
+    const phone = agent(token);
+    await connected(phone);
+    const gone = new Promise<string>((resolve) => phone.once('disconnect', resolve));
+    expect(await send(phone, 'agent.hello', { ...helloV1, protocol: 3 })).toEqual({
+      ok: false,
+      error: 'This server speaks agent protocols 1 and 2; this agent speaks 3. Update the server, or run an agent that speaks one of those.',
+    });
+    expect(await gone).toBe('io server disconnect');
+  });
+
   it('stores a screenshot, counts it on the open session and announces it', async () => {
-    const { device, token } = await enrolledPhone('Pixel shots');
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel shots' });
     const session = await operator.post('/api/sessions', { deviceId: device.id, currentTask: 'Scrolling' });
     const browser = connect(url, operator);
     sockets.push(browser);
@@ -86,47 +94,120 @@ describe('phone agents', () => {
     expect((await stranger.app.inject({ method: 'GET', url: shot.url, headers: { cookie: `sid=${stranger.cookie}` } })).statusCode).toBe(404);
   });
 
-  it('leases tasks to the phone: one result counts once, a dropped phone gets a new attempt', async () => {
-    const { device, token } = await enrolledPhone('Pixel worker');
+  it('protocol 1: keeps the lease of a phone that drops mid-task and takes its result when it is back', async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel worker' });
     let phone = agent(token);
     await connected(phone);
-    await send(phone, 'agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 90 });
-    const dispatched = next<{ taskId: string; attempt: number }>(phone, 'task.dispatch');
-    const task = await buildTask(operator, { deviceId: device.id, title: 'Warm up on phone' });
+    const dispatched = next<TaskDispatchV1>(phone, 'task.dispatch');
+    await send(phone, 'agent.hello', helloV1);
+    const { task, account } = await duePostTask(t, operator, device.id, 'Spring drop');
     const first = await dispatched;
-    expect(first).toMatchObject({ taskId: task.id, attempt: 1 });
+    // Protocol 1 gets the v1 shape: the work in words.
+    expect(first).toEqual({
+      taskId: task.id,
+      attempt: 1,
+      type: 'post',
+      title: `Publish post for @${account.username}`,
+      description: `Publish on instagram as @${account.username}.\n\nSpring drop`,
+      deadline: task.deadline!.toISOString(),
+    });
     await send(phone, 'task.ack', first);
-    expect((await operator.get(`/api/tasks/${task.id}`)).body.status).toBe('in-progress');
+    expect((await taskOf(task.id)).status).toBe('in-progress');
 
-    // The phone drops mid-task: the lease ends and the task waits again.
+    // The phone drops mid-task: the device is offline at once; the attempt keeps its lease for a while.
     phone.disconnect();
-    await pause(300);
-    expect((await operator.get(`/api/tasks/${task.id}`)).body.status).toBe('pending');
-    expect((await operator.get(`/api/devices/${device.id}`)).body.status).toBe('offline');
+    await until(async () => (await operator.get(`/api/devices/${device.id}`)).body.status === 'offline', 'the device to go offline');
+    expect(await taskOf(task.id)).toMatchObject({ status: 'in-progress', attempt: 1 });
 
+    // Back, it reports what it did while away: the result of attempt 1 counts, once.
     phone = agent(token);
-    const again = next<{ taskId: string; attempt: number }>(phone, 'task.dispatch');
+    const seen = record(phone);
     await connected(phone);
-    await send(phone, 'agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 89 });
-    const second = await again;
-    expect(second).toMatchObject({ taskId: task.id, attempt: 2 });
-
-    // A late result of the first attempt changes nothing.
-    expect(await send(phone, 'task.result', { ...first, status: 'failed' })).toEqual({ ok: true });
-    expect((await operator.get(`/api/tasks/${task.id}`)).body.status).toBe('pending');
-
-    await send(phone, 'task.ack', second);
-    await send(phone, 'task.result', { ...second, status: 'completed' });
-    await send(phone, 'task.result', { ...second, status: 'completed' });
-    const done = (await operator.get(`/api/tasks/${task.id}`)).body;
-    expect(done.status).toBe('completed');
-    expect(done.completedAt).not.toBeNull();
+    await send(phone, 'agent.hello', helloV1);
+    expect(await send(phone, 'task.result', { ...first, status: 'completed' })).toEqual({ ok: true });
+    expect(await send(phone, 'task.result', { ...first, status: 'completed' })).toEqual({ ok: true });
+    expect(await taskOf(task.id)).toMatchObject({ status: 'completed', attempt: 1 });
+    await pause(300);
+    expect(seen.get('task.dispatch')).toBeUndefined();
     const feed = (await operator.get('/api/activities')).body as { action: string }[];
-    expect(feed.filter((a) => a.action === 'Pixel worker completed "Warm up on phone"')).toHaveLength(1);
+    expect(feed.filter((a) => a.action === `Pixel worker completed "Publish post for @${account.username}"`)).toHaveLength(1);
+  });
+
+  it('protocol 1: a phone that takes a task and goes silent loses it; the next attempt goes out', async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel silent' });
+    const phone = agent(token);
+    await connected(phone);
+    const dispatches: TaskDispatchV1[] = [];
+    phone.on('task.dispatch', (message: TaskDispatchV1) => dispatches.push(message));
+    await send(phone, 'agent.hello', helloV1);
+    const { task } = await duePostTask(t, operator, device.id);
+    await until(async () => dispatches.length === 1, 'the first dispatch');
+    await send(phone, 'task.ack', dispatches[0]);
+    // No progress: the lease ends, and attempt 2 comes to the (still connected, still heartbeating) phone.
+    const beating = setInterval(() => void send(phone, 'agent.heartbeat', { battery: 80, status: 'busy' }), 300);
+    try {
+      await until(async () => dispatches.length === 2, 'the second attempt', 20_000);
+    } finally {
+      clearInterval(beating);
+    }
+    expect(dispatches[1]).toMatchObject({ taskId: task.id, attempt: 2 });
+    expect(await taskOf(task.id)).toMatchObject({ status: 'pending', attempt: 2, failureCode: 'lease_expired' });
+    const history = (await operator.get(`/api/devices/${device.id}/history`)).body as { taskId: string; attempt: number; outcome: string | null; failureCode: string | null }[];
+    expect(history.filter((row) => row.taskId === task.id)).toEqual([
+      expect.objectContaining({ attempt: 2, outcome: null }),
+      expect.objectContaining({ attempt: 1, outcome: 'expired', failureCode: 'lease_expired' }),
+    ]);
+  });
+
+  it('protocol 2: typed work, the journal answers a second dispatch, and a deleted post is called off on the phone', async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel v2' });
+    const account = await buildAccount(operator, { deviceId: device.id, status: 'active' });
+    const journal = new Journal();
+    const phone = new SimulatedPhone({ url, token, journal, workMs: 1200, reconnectionDelayMs: 100 });
+    phones.push(phone);
+    const dispatched: unknown[] = [];
+    const cancels: unknown[] = [];
+    phone.socket.on('task.dispatch', (message) => dispatched.push(message));
+    phone.socket.on('task.cancel', (message) => cancels.push(message));
+    await until(async () => phone.connected, 'the simulated phone to say hello', 15_000);
+    expect((await operator.get(`/api/devices/${device.id}`)).body.agentProtocol).toBe(2);
+
+    const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Spring drop', hashtags: ['#spring'] });
+    await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+    await t.app.ctx.jobs!.runNow('posts.due');
+    await until(async () => dispatched.length === 1, 'the post to reach the phone', 15_000);
+    expect(dispatched[0]).toMatchObject({ protocol: 2, type: 'post', work: { kind: 'post.publish', postId: post.id, caption: 'Spring drop', hashtags: ['#spring'], account: { username: account.username } } });
+    // Deleted while the phone works on it: the phone is told to drop it and publishes nothing.
+    expect((await operator.delete(`/api/posts/${post.id}`)).status).toBe(204);
+    await until(async () => cancels.length === 1, 'the phone to be told');
+    expect(cancels[0]).toMatchObject({ code: 'cancelled', reason: 'The post was deleted' });
+    await pause(1800);
+    expect(phone.completed).toEqual([]);
+
+    // A task run to the end and dispatched again is answered from the journal, not run twice.
+    const { task } = await duePostTask(t, operator, device.id, 'Second post');
+    await until(async () => (await taskOf(task.id)).status === 'completed', 'the phone to finish the task', 20_000);
+    await t.db.updateTable('tasks').set({ status: 'pending', dispatchedAt: null, completedAt: null }).where('id', '=', task.id).execute();
+    await t.db.updateTable('posts').set({ status: 'scheduled' }).where('id', '=', task.postId!).execute();
+    await t.app.ctx.agents!.dispatcher.wake(device.id);
+    await until(async () => (await taskOf(task.id)).status === 'completed', 'the journal to answer', 15_000);
+    expect(journal.runCounts().get(task.id)).toBe(1);
+  });
+
+  it("leaves a task a person wrote to the phone's VA: no agent is handed it", async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel manual' });
+    const phone = agent(token);
+    const seen = record(phone);
+    await connected(phone);
+    await send(phone, 'agent.hello', helloV1);
+    const task = await buildTask(operator, { deviceId: device.id, title: 'Check the account by hand' });
+    await pause(2500);
+    expect(seen.get('task.dispatch')).toBeUndefined();
+    expect(await taskOf(task.id)).toMatchObject({ status: 'pending', attempt: 0, dispatchedAt: null });
   });
 
   it('delivers operator commands to the phone', async () => {
-    const { device, token } = await enrolledPhone('Pixel commands');
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel commands' });
     const phone = agent(token);
     await connected(phone);
     await pause(100);
@@ -142,13 +223,13 @@ describe('phone agents', () => {
 
 describe('wall screen links', () => {
   it('shows the wall by token only, hears only device and session events, and stops at revocation', async () => {
-    const { device, token } = await enrolledPhone('Pixel on the wall');
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel on the wall' });
     const created = await operator.post('/api/wall-links', { name: 'Floor TV' });
     expect(created.status).toBe(201);
     expect(created.body.url).toBe(`/monitor/wall?token=${created.body.token}`);
     const wallToken = created.body.token as string;
 
-    const snapshot = await new (await import('../helpers/app.ts')).Client(t.app).get(`/api/wall?token=${wallToken}`);
+    const snapshot = await new Client(t.app).get(`/api/wall?token=${wallToken}`);
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.tiles.map((tile: { id: string }) => tile.id)).toContain(device.id);
     expect(Object.keys(snapshot.body.tiles[0]).sort()).toEqual(['battery', 'currentTask', 'id', 'lastActive', 'name', 'screenshotUrl', 'status', 'vaName']);
@@ -159,7 +240,7 @@ describe('wall screen links', () => {
     const seen = record(wall);
     const phone = agent(token);
     await connected(phone);
-    await send(phone, 'agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 64 });
+    await send(phone, 'agent.hello', { ...helloV1, battery: 64 });
     await send(phone, 'agent.screenshot', { mime: 'image/png', data: solidPng(2, 2, [1, 2, 3]).toString('base64') });
     await buildTask(operator, { title: 'Not for the wall' });
     await pause(300);

@@ -5,6 +5,7 @@ import {
   ACCOUNTS_PER_DEVICE,
   account,
   accountListQuery,
+  accountStatusLabels,
   createAccountBody,
   errorBody,
   idParams,
@@ -20,7 +21,10 @@ import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/pagi
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
+import type { AccountRow } from '@farm/sql';
+import { raiseAlert } from '@farm/workers';
 import { recordActivity } from '../activities/activities.queries.ts';
+import { cancelTasks, Outboxes, withdrawTask } from '@farm/workers';
 import { escapeLike } from '../devices/devices.queries.ts';
 import { resolveStoredObject, storeDataUrl } from '../uploads/uploads.service.ts';
 
@@ -36,6 +40,54 @@ async function assertRoomOnDevice(tx: Tx, actor: Actor, deviceId: string, platfo
   if (exceptAccountId) query = query.where('id', '!=', exceptAccountId);
   const { count } = await query.executeTakeFirstOrThrow();
   if (count >= ACCOUNTS_PER_DEVICE) throw conflict(messages.accountLimit);
+}
+
+/** The account moved to another phone: its waiting work follows it, and an attempt out on the old phone is taken back. */
+async function followAccount(tx: Tx, accountId: string, deviceId: string | null, outbox: Outbox): Promise<void> {
+  // Work a person has started stays where it is; what waits, or is out on the old phone, moves.
+  const open = await tx
+    .selectFrom('tasks')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'in-progress'), eb('dispatchedAt', 'is not', null)])]))
+    .forUpdate()
+    .execute();
+  for (const task of open) {
+    const held = await withdrawTask(tx, task, 'The account moved to another phone', outbox);
+    const moved = await tx.updateTable('tasks').set({ deviceId }).where('id', '=', held.id).returningAll().executeTakeFirstOrThrow();
+    outbox.add('task.updated', serialize(moved));
+    if (deviceId) outbox.internal('device.wake', { deviceId });
+  }
+}
+
+/**
+ * A change of an account's status goes to the feed; a pause is the safety stop (the account is rested before a
+ * platform flags it), so it is also an alert for the workspace's webhooks.
+ */
+async function announceStatus(tx: Tx, actor: Actor, account: AccountRow, outbox: Outbox): Promise<void> {
+  const label = `@${account.username} (${account.platform})`;
+  const paused = account.status === 'paused';
+  await recordActivity(
+    tx,
+    {
+      workspaceId: actor.workspaceId,
+      userId: actor.userId,
+      action: paused ? `Account ${label} paused for safety` : `Account ${label} set to ${accountStatusLabels[account.status]}`,
+      deviceId: account.deviceId,
+      type: paused ? 'warning' : 'info',
+    },
+    { action: 'account.status', entityType: 'account', entityId: account.id, data: { to: account.status } },
+    outbox,
+  );
+  if (paused) {
+    await raiseAlert(tx, actor.workspaceId, 'account.paused', {
+      id: account.id,
+      at: account.updatedAt.toISOString(),
+      text: `Account ${label} was paused for safety`,
+      username: account.username,
+      platform: account.platform,
+    });
+  }
 }
 
 export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -139,8 +191,15 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
           changes.profileImages = await Promise.all(body.profileImages.map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)));
         }
         if (body.status === 'warmup' && before.status !== 'warmup' && body.warmupStartDate === undefined) changes.warmupStartDate = new Date();
+        // A person resuming a paused account clears why automation stopped; pausing it calls off its automation.
+        if (body.status !== undefined && body.status !== 'paused') Object.assign(changes, { pausedCode: null, pausedMessage: null });
         const updated = given.length === 0 ? before : await tx.updateTable('accounts').set(changes).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
         outbox.add('account.updated', serialize(updated));
+        if ((updated.status === 'paused' || updated.status === 'suspended') && before.status !== updated.status) {
+          await cancelTasks(tx, { accountId: updated.id, automationOnly: true }, { message: `@${updated.username} was ${updated.status}`, cause: 'change' }, Outboxes.of(outbox));
+        }
+        if (body.deviceId !== undefined && body.deviceId !== before.deviceId) await followAccount(tx, updated.id, updated.deviceId, outbox);
+        if (updated.status !== before.status) await announceStatus(tx, actor, updated, outbox);
         return updated;
       });
       outbox.flush(changes);
@@ -155,6 +214,9 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       await db.transaction().execute(async (tx) => {
+        const target = await tx.selectFrom('accounts').select('id').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+        if (!target) throw notFound();
+        await cancelTasks(tx, { accountId: target.id }, { message: 'The account was removed', cause: 'change' }, Outboxes.of(outbox));
         const removed = await tx.deleteFrom('accounts').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'username', 'platform']).executeTakeFirst();
         if (!removed) throw notFound();
         outbox.add('account.deleted', { id: removed.id });

@@ -1,51 +1,9 @@
 import type { ActivityType } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
-import { serialize } from '../../shared/serialize.ts';
-import type { Outbox } from '../../realtime/outbox.ts';
 
-export interface NewActivity {
-  workspaceId: string;
-  userId: string | null;
-  action: string;
-  deviceId?: string | null;
-  type?: ActivityType;
-}
-
-/** Writes what a person (or a phone) did to the workspace's feed, and the same fact to the audit log. */
-export async function recordActivity(
-  db: Db,
-  activity: NewActivity,
-  audit?: { action: string; entityType: string; entityId: string; data?: Record<string, unknown> },
-  outbox?: Outbox,
-) {
-  const row = await db
-    .insertInto('activities')
-    .values({
-      workspaceId: activity.workspaceId,
-      userId: activity.userId,
-      action: activity.action,
-      deviceId: activity.deviceId ?? null,
-      type: activity.type ?? 'info',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (audit) {
-    await db
-      .insertInto('auditLog')
-      .values({
-        workspaceId: activity.workspaceId,
-        actorId: activity.userId,
-        action: audit.action,
-        entityType: audit.entityType,
-        entityId: audit.entityId,
-        data: JSON.stringify(audit.data ?? {}),
-      })
-      .execute();
-  }
-  outbox?.add('activity.created', serialize(row));
-  return row;
-}
+/** The one writer of the feed and the audit log lives with the workers, who record facts too. */
+export { recordActivity, recordAudit, type AuditFact, type NewActivity } from '@farm/workers';
 
 export interface ActivityFilter {
   type?: ActivityType | undefined;

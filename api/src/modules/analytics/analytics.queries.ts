@@ -3,7 +3,7 @@
  * sessions started); the fleet's present state (devices, running sessions) is always now.
  */
 import { sql } from 'kysely';
-import type { Range } from '../../contracts/index.ts';
+import { leaderboardColumns, type LeaderboardTable, type Range, type TimeseriesMetric } from '../../contracts/index.ts';
 import type { Db } from '../../shared/types.ts';
 
 const RANGE_HOURS: Record<Range, number> = { '24h': 24, '7d': 24 * 7, '30d': 24 * 30, '90d': 24 * 90 };
@@ -24,7 +24,7 @@ export async function computeStats(db: Db, workspaceId: string, range: Range | u
   const [devices, tasks, sessions] = await Promise.all([
     db
       .selectFrom('devices')
-      .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status = 'online'))::int`.as('online')])
+      .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online')])
       .where('workspaceId', '=', workspaceId)
       .executeTakeFirstOrThrow(),
     db
@@ -36,7 +36,7 @@ export async function computeStats(db: Db, workspaceId: string, range: Range | u
     db
       .selectFrom('sessions as s')
       .select([
-        sql<number>`(count(*) filter (where s.ended_at is null and s.is_active))::int`.as('active'),
+        sql<number>`(count(*) filter (where s.ended_at is null))::int`.as('active'),
         sql<number>`coalesce(sum(${sessionSeconds}), 0)::int`.as('seconds'),
       ])
       .where('s.workspaceId', '=', workspaceId)
@@ -75,7 +75,12 @@ export async function computePerformance(db: Db, workspaceId: string, range: Ran
     select m.user_id as "userId", u.name,
            count(t.id)::int as "totalTasks",
            (count(t.id) filter (where t.status = 'completed'))::int as "completedTasks",
-           coalesce((select sum(d.session_time) from devices d where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId}), 0)::int as seconds
+           ${
+             since
+               ? sql`coalesce((select sum(${sessionSeconds}) from sessions s join devices d on d.id = s.device_id
+                      where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and s.started_at >= ${since}), 0)::int`
+               : sql`coalesce((select sum(d.session_time) from devices d where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId}), 0)::int`
+           } as seconds
     from workspace_members m
     join users u on u.id = m.user_id
     ${taskJoin('m', 'assignedToId')}
@@ -88,4 +93,295 @@ export async function computePerformance(db: Db, workspaceId: string, range: Ran
     devices: devices.rows.map((row) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks) })),
     vas: vas.rows.map(({ seconds, ...row }) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks), hours: Math.round(seconds / 3600) })),
   };
+}
+
+// ---- Windows in the workspace's time zone, the previous period, series and tables --------------------------
+
+export interface WindowInput {
+  range?: Range | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  tz?: string | undefined;
+}
+
+/** A half-open window [start, end) with the period of the same length just before it, and its bucket size. */
+export interface AnalyticsWindow {
+  range: Range | null;
+  timeZone: string;
+  bucket: 'hour' | 'day';
+  start: Date;
+  end: Date;
+  previousStart: Date;
+}
+
+const RANGE_DAYS: Record<Exclude<Range, '24h'>, number> = { '7d': 7, '30d': 30, '90d': 90 };
+
+/**
+ * Resolves a window in the database, in the zone's own calendar: 24h is the 24 hours ending with the current
+ * hour; 7d, 30d and 90d are that many days ending with today; a custom window is whole days from `from` to `to`.
+ * Days are counted in the zone, so a day across a daylight-saving change is 23 or 25 hours long.
+ */
+export async function resolveWindow(db: Db, workspaceId: string, input: WindowInput, fallback: Range = '7d'): Promise<AnalyticsWindow> {
+  const workspace = await db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  const timeZone = input.tz ?? workspace.timeZone;
+  const range = input.from ? null : (input.range ?? fallback);
+  if (range === '24h') {
+    const row = await sql<{ start: Date; end: Date; previousStart: Date }>`
+      select (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) - interval '23 hours' as start,
+             (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) + interval '1 hour' as "end",
+             (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) - interval '47 hours' as "previousStart"`.execute(db);
+    return { range, timeZone, bucket: 'hour', ...row.rows[0]! };
+  }
+  const days = range ? RANGE_DAYS[range] : null;
+  const row = await sql<{ start: Date; end: Date; previousStart: Date }>`
+    with bounds as (
+      select ${days === null ? sql`${input.from}::date` : sql`(now() at time zone ${timeZone})::date - ${days - 1}::int`} as first_day,
+             ${days === null ? sql`${input.to}::date + 1` : sql`(now() at time zone ${timeZone})::date + 1`} as after_day
+    )
+    select first_day::timestamp at time zone ${timeZone} as start,
+           after_day::timestamp at time zone ${timeZone} as "end",
+           (first_day - (after_day - first_day))::timestamp at time zone ${timeZone} as "previousStart"
+    from bounds`.execute(db);
+  return { range, timeZone, bucket: 'day', ...row.rows[0]! };
+}
+
+interface Figures {
+  activeSessions: number;
+  totalDevices: number;
+  onlineDevices: number;
+  completedTasks: number;
+  totalTasks: number;
+  totalSessionTime: number;
+  successRate: number;
+  avgSessionTime: number;
+}
+
+/**
+ * SPEC §9's figures over [start, end): tasks created in it, sessions started in it. For the current period the
+ * fleet is as it is now and open sessions count; for a past period (`asOf` its end) the fleet is as it stood
+ * then (phones that existed, phones connected by their status history) and sessions running at its end.
+ */
+async function figuresOver(db: Db, workspaceId: string, start: Date, end: Date, past: boolean): Promise<Figures> {
+  const row = await sql<{ total: number; completed: number; seconds: number; active: number; devices: number; online: number }>`
+    select
+      (select count(*)::int from tasks t where t.workspace_id = ${workspaceId} and t.created_at >= ${start} and t.created_at < ${end}) as total,
+      (select count(*)::int from tasks t where t.workspace_id = ${workspaceId} and t.created_at >= ${start} and t.created_at < ${end} and t.status = 'completed') as completed,
+      (select coalesce(sum(${sessionSeconds}), 0)::int from sessions s
+         where s.workspace_id = ${workspaceId}
+           and ((s.started_at >= ${start} and s.started_at < ${end}) ${past ? sql`` : sql`or s.ended_at is null`})) as seconds,
+      ${
+        past
+          ? sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.started_at < ${end} and (s.ended_at is null or s.ended_at >= ${end}))`
+          : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.ended_at is null and s.is_active)`
+      } as active,
+      ${
+        past
+          ? sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end})`
+          : sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId})`
+      } as devices,
+      ${
+        past
+          ? sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end}
+                   and (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
+                        order by h.changed_at desc, h.id desc limit 1) = 'online')`
+          : sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.status = 'online')`
+      } as online`.execute(db);
+  const figures = row.rows[0]!;
+  return {
+    activeSessions: figures.active,
+    totalDevices: figures.devices,
+    onlineDevices: figures.online,
+    completedTasks: figures.completed,
+    totalTasks: figures.total,
+    totalSessionTime: figures.seconds,
+    successRate: successRate(figures.completed, figures.total),
+    avgSessionTime: figures.total === 0 ? 0 : Math.floor(figures.seconds / figures.total),
+  };
+}
+
+/** The stat cards: the window's figures and the previous period's, for the "vs last week" change. */
+export async function computeWindowedStats(db: Db, workspaceId: string, window: AnalyticsWindow) {
+  const [current, previous] = await Promise.all([
+    figuresOver(db, workspaceId, window.start, window.end, false),
+    figuresOver(db, workspaceId, window.previousStart, window.start, true),
+  ]);
+  return {
+    ...current,
+    range: window.range,
+    from: window.start.toISOString(),
+    to: window.end.toISOString(),
+    timeZone: window.timeZone,
+    previous,
+  };
+}
+
+/** The buckets of a window as a SQL relation `buckets(at, next)`: hours, or the zone's calendar days. */
+function bucketsOf(window: AnalyticsWindow) {
+  return window.bucket === 'hour'
+    ? sql`select b as at, b + interval '1 hour' as next
+          from generate_series(${window.start}::timestamptz, ${window.end}::timestamptz - interval '1 hour', interval '1 hour') b`
+    : sql`select d::timestamp at time zone ${window.timeZone} as at, (d::date + 1)::timestamp at time zone ${window.timeZone} as next
+          from generate_series((${window.start}::timestamptz at time zone ${window.timeZone})::date,
+                               (${window.end}::timestamptz at time zone ${window.timeZone})::date - 1, interval '1 day') d`;
+}
+
+const platformColumns = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
+
+/** One point per bucket, zeros where nothing happened; each metric's values are named in the contract. */
+export async function computeTimeseries(db: Db, workspaceId: string, window: AnalyticsWindow, metric: TimeseriesMetric) {
+  const buckets = bucketsOf(window);
+  let query;
+  switch (metric) {
+    case 'tasks':
+      query = sql`with buckets as (${buckets})
+        select b.at, (count(t.id) filter (where t.status = 'completed'))::int as completed, (count(t.id) filter (where t.status = 'failed'))::int as failed
+        from buckets b
+        left join tasks t on t.workspace_id = ${workspaceId} and t.status in ('completed', 'failed') and t.completed_at >= b.at and t.completed_at < b.next
+        group by b.at order by b.at`;
+      break;
+    case 'posts':
+      query = sql`with buckets as (${buckets})
+        select b.at, ${sql.join(platformColumns.map((platform) => sql`(count(p.id) filter (where a.platform = ${platform}))::int as ${sql.ref(platform)}`))}
+        from buckets b
+        left join posts p on p.workspace_id = ${workspaceId} and p.status = 'published' and p.published_at >= b.at and p.published_at < b.next
+        left join accounts a on a.id = p.account_id
+        group by b.at order by b.at`;
+      break;
+    case 'sessions':
+      query = sql`with buckets as (${buckets})
+        select b.at, round(coalesce(sum(${sessionSeconds}), 0) / 3600.0, 2)::float8 as hours
+        from buckets b
+        left join sessions s on s.workspace_id = ${workspaceId} and s.started_at >= b.at and s.started_at < b.next
+        group by b.at order by b.at`;
+      break;
+    case 'engagement':
+      query = sql`with buckets as (${buckets})
+        select b.at, count(t.id)::int as actions
+        from buckets b
+        left join tasks t on t.workspace_id = ${workspaceId} and t.type = 'engage' and t.status = 'completed' and t.completed_at >= b.at and t.completed_at < b.next
+        group by b.at order by b.at`;
+      break;
+    case 'devices':
+      // Connected time: the spans between a phone's status changes in which it was not offline, cut to each bucket.
+      query = sql`with buckets as (${buckets}),
+        spans as (
+          select h.status, h.changed_at as since,
+                 coalesce(lead(h.changed_at) over (partition by h.device_id order by h.changed_at, h.id), now()) as until
+          from device_status_history h
+          where h.workspace_id = ${workspaceId} and h.changed_at < ${window.end}
+        )
+        select b.at, round(coalesce(sum(greatest(0, extract(epoch from (least(s.until, b.next, now()) - greatest(s.since, b.at))))) filter (where s.since is not null), 0) / 3600.0, 2)::float8 as hours
+        from buckets b
+        left join spans s on s.status <> 'offline' and s.since < b.next and s.until > b.at
+        group by b.at order by b.at`;
+      break;
+  }
+  const { rows } = await query.execute(db);
+  return {
+    metric,
+    bucket: window.bucket,
+    timeZone: window.timeZone,
+    from: window.start.toISOString(),
+    to: window.end.toISOString(),
+    points: (rows as { at: Date; [value: string]: number | Date }[]).map(({ at, ...values }) => ({ at: at.toISOString(), ...values }) as { at: string } & Record<string, number>),
+  };
+}
+
+/** Seconds of a session started in the window (a running one up to now). */
+const seconds = sessionSeconds;
+
+/**
+ * The performance tables, sorted in SQL by any of their columns (best or worst first), paged, counted over the
+ * window: tasks created in it, sessions started in it, posts published (or failed) in it. A VA's hours are
+ * SPEC §9's rounded sum of the assigned devices' session seconds / 3600, over the sessions in the window.
+ */
+export async function computeLeaderboard(
+  db: Db,
+  workspaceId: string,
+  window: AnalyticsWindow,
+  table: LeaderboardTable,
+  options: { sort?: string | undefined; order?: 'asc' | 'desc' | undefined; limit: number; offset: number },
+) {
+  const columns: readonly string[] = leaderboardColumns[table];
+  const sort = options.sort && columns.includes(options.sort) ? options.sort : columns[0]!;
+  const order = options.order ?? (sort === 'name' ? 'asc' : 'desc');
+  const { start, end } = window;
+  const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
+  let base;
+  switch (table) {
+    case 'devices':
+      base = sql`select d.id, d.name, d.status,
+          count(t.id)::int as "totalTasks",
+          (count(t.id) filter (where t.status = 'completed'))::int as "completedTasks",
+          (count(t.id) filter (where t.status = 'failed'))::int as "failedTasks",
+          case when count(t.id) = 0 then 0 else round(100.0 * count(t.id) filter (where t.status = 'completed') / count(t.id))::int end as "successRate",
+          (select round(coalesce(sum(${seconds}), 0) / 3600.0, 1)::float8 from sessions s where s.device_id = d.id and ${inWindow('s.started_at')}) as hours
+        from devices d
+        left join tasks t on t.device_id = d.id and ${inWindow('t.created_at')}
+        where d.workspace_id = ${workspaceId}
+        group by d.id, d.name, d.status`;
+      break;
+    case 'vas':
+      base = sql`select m.user_id as id, u.name,
+          count(t.id)::int as "totalTasks",
+          (count(t.id) filter (where t.status = 'completed'))::int as "completedTasks",
+          (count(t.id) filter (where t.status = 'failed'))::int as "failedTasks",
+          case when count(t.id) = 0 then 0 else round(100.0 * count(t.id) filter (where t.status = 'completed') / count(t.id))::int end as "successRate",
+          (select round(coalesce(sum(${seconds}), 0) / 3600.0)::int from sessions s join devices d on d.id = s.device_id
+             where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}) as hours
+        from workspace_members m
+        join users u on u.id = m.user_id
+        left join tasks t on t.assigned_to_id = m.user_id and t.workspace_id = ${workspaceId} and ${inWindow('t.created_at')}
+        where m.workspace_id = ${workspaceId} and m.role = 'va'
+        group by m.user_id, u.name`;
+      break;
+    case 'campaigns':
+      base = sql`select c.id, c.name, c.platform, c.status,
+          count(cs.id)::int as runs,
+          (count(cs.id) filter (where cs.status = 'completed'))::int as "completedRuns",
+          (count(cs.id) filter (where cs.status = 'failed'))::int as "failedRuns",
+          case when count(cs.id) = 0 then 0 else round(100.0 * count(cs.id) filter (where cs.status = 'completed') / count(cs.id))::int end as "successRate",
+          (select count(*)::int from posts p where p.campaign_id = c.id and p.status = 'published' and ${inWindow('p.published_at')}) as "postsPublished"
+        from campaigns c
+        left join campaign_sessions cs on cs.campaign_id = c.id and ${inWindow('cs.created_at')}
+        where c.workspace_id = ${workspaceId}
+        group by c.id, c.name, c.platform, c.status`;
+      break;
+    case 'accounts':
+      base = sql`select a.id, a.username as name, a.platform, a.status, a.followers, a.following,
+          (select count(*)::int from posts p where p.account_id = a.id and p.status = 'published' and ${inWindow('p.published_at')}) as "postsPublished",
+          (select count(*)::int from posts p where p.account_id = a.id and p.status = 'failed' and ${inWindow('p.scheduled_at')}) as "postsFailed",
+          coalesce(
+            (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${end} order by h.recorded_at desc, h.id desc limit 1)
+            - coalesce(
+                (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${start} order by h.recorded_at desc, h.id desc limit 1),
+                (select h.followers from account_stats_history h where h.account_id = a.id order by h.recorded_at, h.id limit 1)),
+            0)::int as "followersGained"
+        from accounts a
+        where a.workspace_id = ${workspaceId}`;
+      break;
+  }
+  const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`
+    select ranked.*, count(*) over ()::int as total
+    from (${base}) ranked
+    order by ${sql.raw(`"${sort}"`)} ${order === 'asc' ? sql`asc` : sql`desc`} nulls last, name asc, id asc
+    limit ${options.limit} offset ${options.offset}`.execute(db);
+  const total = rows[0]?.total ?? (options.offset > 0 ? await countRows(db, base) : 0);
+  return { table, total, rows: rows.map(({ total: _total, ...row }) => row) };
+}
+
+async function countRows(db: Db, base: ReturnType<typeof sql>) {
+  const { rows } = await sql<{ total: number }>`select count(*)::int as total from (${base}) ranked`.execute(db);
+  return rows[0]?.total ?? 0;
+}
+
+/** An account's followers and following at the end of each bucket (the last change before it). */
+export async function computeAccountGrowth(db: Db, workspaceId: string, accountId: string, window: AnalyticsWindow) {
+  const { rows } = await sql<{ at: Date; followers: number; following: number }>`
+    with buckets as (${bucketsOf(window)})
+    select b.at,
+      coalesce((select h.followers from account_stats_history h where h.account_id = ${accountId} and h.workspace_id = ${workspaceId} and h.recorded_at < b.next order by h.recorded_at desc, h.id desc limit 1), 0)::int as followers,
+      coalesce((select h.following from account_stats_history h where h.account_id = ${accountId} and h.workspace_id = ${workspaceId} and h.recorded_at < b.next order by h.recorded_at desc, h.id desc limit 1), 0)::int as following
+    from buckets b order by b.at`.execute(db);
+  return { bucket: window.bucket, points: rows.map((row) => ({ ...row, at: row.at.toISOString() })) };
 }

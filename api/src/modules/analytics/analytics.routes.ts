@@ -1,16 +1,52 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { performance, stats, statsQuery } from '../../contracts/index.ts';
+import { z } from 'zod';
+import {
+  accountGrowth,
+  analyticsWindowQuery,
+  errorBody,
+  idParams,
+  leaderboard,
+  leaderboardColumns,
+  leaderboardQuery,
+  leaderboardTable,
+  performance,
+  statsQuery,
+  timeseries,
+  timeseriesQuery,
+  windowedStats,
+} from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { computePerformance, computeStats } from './analytics.queries.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import {
+  computeAccountGrowth,
+  computeLeaderboard,
+  computePerformance,
+  computeStats,
+  computeTimeseries,
+  computeWindowedStats,
+  resolveWindow,
+} from './analytics.queries.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 
 export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db } = app.ctx;
+
   app.get(
     '/analytics/stats',
-    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: statsQuery, response: { 200: stats } } },
+    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: analyticsWindowQuery, response: { 200: windowedStats, 400: errorBody } } },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${request.query.range ?? ''}`, stats, async () => ({ body: await computeStats(app.ctx.db, workspaceId, request.query.range) }));
+      const query = request.query;
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${JSON.stringify(query)}`, windowedStats, async () => {
+        if (!query.range && !query.from) {
+          const [all, zone] = await Promise.all([
+            computeStats(db, workspaceId, undefined),
+            db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow(),
+          ]);
+          return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone.timeZone, previous: null } };
+        }
+        return { body: await computeWindowedStats(db, workspaceId, await resolveWindow(db, workspaceId, query)) };
+      });
     },
   );
 
@@ -19,7 +55,51 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: statsQuery, response: { 200: performance } } },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `performance ${request.query.range ?? ''}`, performance, async () => ({ body: await computePerformance(app.ctx.db, workspaceId, request.query.range) }));
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `performance ${request.query.range ?? ''}`, performance, async () => ({ body: await computePerformance(db, workspaceId, request.query.range) }));
+    },
+  );
+
+  app.get(
+    '/analytics/timeseries',
+    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: timeseriesQuery, response: { 200: timeseries, 400: errorBody } } },
+    async (request, reply) => {
+      const { workspaceId } = actorOf(request);
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `timeseries ${JSON.stringify(request.query)}`, timeseries, async () => ({
+        body: await computeTimeseries(db, workspaceId, await resolveWindow(db, workspaceId, request.query), request.query.metric),
+      }));
+    },
+  );
+
+  app.get(
+    '/analytics/tables/:table',
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['analytics'], params: z.object({ table: leaderboardTable }), querystring: leaderboardQuery, response: { 200: leaderboard, 400: errorBody } },
+    },
+    async (request, reply) => {
+      const { workspaceId } = actorOf(request);
+      const { sort, order, limit, offset, ...window } = request.query;
+      const columns: readonly string[] = leaderboardColumns[request.params.table];
+      if (sort !== undefined && !columns.includes(sort)) throw badRequest('sort', `Sort must be one of ${columns.join(', ')}`);
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `table ${request.params.table} ${JSON.stringify(request.query)}`, leaderboard, async () => ({
+        body: await computeLeaderboard(db, workspaceId, await resolveWindow(db, workspaceId, window), request.params.table, {
+          sort,
+          order,
+          limit: limit ?? 5,
+          offset: offset ?? 0,
+        }),
+      }));
+    },
+  );
+
+  app.get(
+    '/analytics/accounts/:id/growth',
+    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], params: idParams, querystring: analyticsWindowQuery, response: { 200: accountGrowth, 404: errorBody } } },
+    async (request) => {
+      const { workspaceId } = actorOf(request);
+      const account = await db.selectFrom('accounts').select('id').where('id', '=', request.params.id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+      if (!account) throw notFound();
+      return computeAccountGrowth(db, workspaceId, account.id, await resolveWindow(db, workspaceId, request.query, '30d'));
     },
   );
 };

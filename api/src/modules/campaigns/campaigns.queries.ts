@@ -23,3 +23,8 @@ export function listCampaigns(
 export function findCampaign(db: Db, workspaceId: string, id: string) {
   return db.selectFrom('campaigns').selectAll().select(accountIds).where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
+
+/** Locks the campaign's row for the rest of the transaction, so changes to one campaign happen one at a time. */
+export function lockCampaign(db: Db, workspaceId: string, id: string) {
+  return db.selectFrom('campaigns').select(['id', 'status']).where('workspaceId', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+}

@@ -20,8 +20,8 @@ import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { findCampaign, listCampaigns } from './campaigns.queries.ts';
-import { scheduleCampaignRuns } from '@farm/workers';
+import { findCampaign, listCampaigns, lockCampaign } from './campaigns.queries.ts';
+import { cancelCampaignRuns, Outboxes, planCampaign } from '@farm/workers';
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
 
@@ -58,9 +58,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
+        const { dailyCaps, ...fields } = request.body;
         const created = await tx
           .insertInto('campaigns')
-          .values({ ...request.body, workspaceId: actor.workspaceId, createdById: actor.userId })
+          .values({ ...fields, ...(dailyCaps ? { dailyCaps: JSON.stringify(dailyCaps) } : {}), workspaceId: actor.workspaceId, createdById: actor.userId })
           .returning('id')
           .executeTakeFirstOrThrow();
         const full = (await findCampaign(tx, actor.workspaceId, created.id))!;
@@ -85,8 +86,9 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
-        const before = await findCampaign(tx, actor.workspaceId, request.params.id);
-        if (!before) throw notFound();
+        // One change of a campaign at a time: two activations racing plan its runs once.
+        if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
+        const before = (await findCampaign(tx, actor.workspaceId, request.params.id))!;
         const body = request.body;
         const keywords = body.keywords ?? before.keywords;
         const references = body.referenceAccounts ?? before.referenceAccounts;
@@ -96,10 +98,24 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         const ageMin = body.autoswipeAgeMin ?? before.autoswipeAgeMin;
         const ageMax = body.autoswipeAgeMax ?? before.autoswipeAgeMax;
         if (ageMin > ageMax) throw new AppError(400, messages.swipeAgeOrder, [{ field: 'autoswipeAgeMin', message: messages.swipeAgeOrder }]);
-        if (Object.keys(body).length > 0) await tx.updateTable('campaigns').set(body).where('id', '=', before.id).execute();
+        if ((body.activeHoursStart ?? before.activeHoursStart) >= (body.activeHoursEnd ?? before.activeHoursEnd)) {
+          throw new AppError(400, messages.activeHoursOrder, [{ field: 'activeHoursEnd', message: messages.activeHoursOrder }]);
+        }
+        const { dailyCaps, ...fields } = body;
+        const set = { ...fields, ...(dailyCaps !== undefined ? { dailyCaps: JSON.stringify(dailyCaps) } : {}) };
+        if (Object.keys(set).length > 0) await tx.updateTable('campaigns').set(set).where('id', '=', before.id).execute();
         const after = (await findCampaign(tx, actor.workspaceId, before.id))!;
         outbox.add('campaign.updated', serialize(after));
-        if (body.status === 'active' && before.status !== 'active') await scheduleCampaignRuns(tx, actor.workspaceId, before.id);
+        const outboxes = Outboxes.of(outbox);
+        if (before.status === 'active' && after.status !== 'active') {
+          // Paused or completed: nothing more runs, and the run under way is called off (its phone told).
+          await cancelCampaignRuns(tx, { campaignId: before.id }, `The campaign was ${STATUS_VERBS[after.status]}`, outboxes);
+        } else if (before.status !== 'active' && after.status === 'active') {
+          await planCampaign(tx, before.id, { startNow: true });
+        } else if (after.status === 'active' && (after.activeHoursStart !== before.activeHoursStart || after.activeHoursEnd !== before.activeHoursEnd)) {
+          await cancelCampaignRuns(tx, { campaignId: before.id, pendingOnly: true }, "The campaign's active hours changed", outboxes);
+          await planCampaign(tx, before.id, { startNow: false });
+        }
         if (body.status && body.status !== before.status) {
           await recordActivity(
             tx,
@@ -112,7 +128,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       outbox.flush(changes);
       // The first routine run of a campaign just activated goes to its phone now, not at the next tick.
-      if (request.body.status === 'active') void app.ctx.jobs?.runNow('campaigns.due');
+      if (row.status === 'active') void app.ctx.jobs?.runNow('campaigns.due');
       return serialize(row);
     },
   );
@@ -124,6 +140,8 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       await db.transaction().execute(async (tx) => {
+        if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
+        await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
         const removed = await tx.deleteFrom('campaigns').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name']).executeTakeFirst();
         if (!removed) throw notFound();
         outbox.add('campaign.deleted', { id: removed.id });

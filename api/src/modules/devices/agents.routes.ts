@@ -2,13 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandAnswer, commandBody, deviceCredential, errorBody, idParams, pageQuery, screenshot } from '../../contracts/index.ts';
+import { commandAnswer, commandBody, deviceCredential, deviceHistoryEntry, errorBody, idParams, pageQuery, screenshot } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import { notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { assertMayWorkDevice } from '../sessions/sessions.service.ts';
-import { findDevice } from './devices.queries.ts';
+import { deviceHistory, findDevice } from './devices.queries.ts';
 
 export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -28,6 +28,8 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash: hashToken(token), createdAt: new Date(), lastUsedAt: null }))
         .returning(['deviceId', 'createdAt'])
         .executeTakeFirstOrThrow();
+      // This instance's socket of the phone is cut at once; the others hear of it through the adapter.
+      app.ctx.io?.of('/agent').local.in(`device:${target.id}`).disconnectSockets(true);
       app.ctx.io?.of('/agent').in(`device:${target.id}`).disconnectSockets(true);
       return reply.code(201).send({ deviceId: row.deviceId, token, createdAt: row.createdAt.toISOString() });
     },
@@ -60,6 +62,18 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         .limit(request.query.limit ?? 20)
         .execute();
       return rows.map(({ objectKey, capturedAt, ...row }) => ({ ...row, url: objectPath(objectKey), capturedAt: capturedAt.toISOString() }));
+    },
+  );
+
+  /** The phone's history: every task attempt handed to it, newest first, with how it ended and why. */
+  app.get(
+    '/devices/:id/history',
+    { config: { access: 'workspace.read' }, schema: { tags: ['agents'], params: idParams, querystring: pageQuery.pick({ limit: true }), response: { 200: z.array(deviceHistoryEntry), 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      if (!(await findDevice(db, actor.workspaceId, request.params.id))) throw notFound();
+      const rows = await deviceHistory(db, actor.workspaceId, request.params.id, request.query.limit ?? 50);
+      return rows.map((row) => ({ ...row, dispatchedAt: row.dispatchedAt.toISOString(), ackedAt: row.ackedAt?.toISOString() ?? null, endedAt: row.endedAt?.toISOString() ?? null }));
     },
   );
 };

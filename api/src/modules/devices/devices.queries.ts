@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
-import type { DeviceStatus } from '@farm/sql';
-import type { Db } from '../../shared/types.ts';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { DB, DeviceStatus } from '@farm/sql';
+import type { UpdateDeviceBody } from '../../contracts/index.ts';
+import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 export interface DeviceFilter {
@@ -11,13 +12,19 @@ export interface DeviceFilter {
   limit: number;
 }
 
+/** The list's filters, on any query over `devices`. */
+export function filteredDevices<O>(query: SelectQueryBuilder<DB, 'devices', O>, workspaceId: string, filter: Omit<DeviceFilter, 'cursor' | 'limit'>) {
+  let q = query.where('workspaceId', '=', workspaceId);
+  if (filter.status) q = q.where('status', '=', filter.status);
+  if (filter.assignedToId) q = q.where('assignedToId', '=', filter.assignedToId);
+  if (filter.search) q = q.where('name', 'ilike', `%${escapeLike(filter.search)}%`);
+  return q;
+}
+
 /** Oldest first, so a phone keeps its place in the grid as others are added. */
 export function listDevices(db: Db, workspaceId: string, filter: DeviceFilter) {
   const cursor = decodeCursor(filter.cursor);
-  let query = db.selectFrom('devices').selectAll().where('workspaceId', '=', workspaceId);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.assignedToId) query = query.where('assignedToId', '=', filter.assignedToId);
-  if (filter.search) query = query.where('name', 'ilike', `%${escapeLike(filter.search)}%`);
+  let query = filteredDevices(db.selectFrom('devices').selectAll(), workspaceId, filter);
   if (cursor) {
     query = query.where(pastCursor(cursor, 'oldest'));
   }
@@ -37,8 +44,30 @@ export function deviceCounts(db: Db, workspaceId: string) {
     .selectFrom('devices')
     .select([
       sql<number>`count(*)::int`.as('total'),
-      sql<number>`(count(*) filter (where status = 'online'))::int`.as('online'),
+      sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online'),
     ])
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
+}
+
+/** The attempts handed to a device, newest first, with their task's title. */
+export function deviceHistory(db: Db, workspaceId: string, deviceId: string, limit: number) {
+  return db
+    .selectFrom('taskAttempts as a')
+    .innerJoin('tasks as t', 't.id', 'a.taskId')
+    .select(['a.taskId', 't.title', 't.type', 'a.attempt', 'a.dispatchedAt', 'a.ackedAt', 'a.endedAt', 'a.outcome', 'a.failureCode', 'a.failureMessage'])
+    .where('a.workspaceId', '=', workspaceId)
+    .where('a.deviceId', '=', deviceId)
+    .orderBy('a.dispatchedAt', 'desc')
+    .orderBy('a.attempt', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export function updateDevice(tx: Tx, id: string, changes: UpdateDeviceBody) {
+  return tx.updateTable('devices').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export function deleteDevice(tx: Tx, workspaceId: string, id: string) {
+  return tx.deleteFrom('devices').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'name']).executeTakeFirst();
 }

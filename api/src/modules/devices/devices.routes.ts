@@ -1,16 +1,93 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createDeviceBody, device, deviceListQuery, errorBody, idParams, session, updateDeviceBody } from '../../contracts/index.ts';
+import {
+  bulkRefused,
+  bulkResult,
+  createDeviceBody,
+  device,
+  deviceBulkBody,
+  deviceListQuery,
+  errorBody,
+  idParams,
+  session,
+  updateDeviceBody,
+  type DeviceBulkBody,
+  type UpdateDeviceBody,
+} from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
+import { runBulk, selectIds } from '../../shared/bulk.ts';
+import type { Actor, Tx } from '../../shared/types.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
+import { withdrawTask } from '@farm/workers';
 import { assertMayWorkDevice, startSession, stopSession, toSession } from '../sessions/sessions.service.ts';
-import { findDevice, listDevices } from './devices.queries.ts';
+import { deleteDevice, filteredDevices, findDevice, listDevices, updateDevice } from './devices.queries.ts';
+
+/** One device's change, as PATCH and the bulk actions make it. */
+async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: Outbox) {
+  const before = await findDevice(tx, actor.workspaceId, id);
+  if (!before) throw notFound();
+  const { assignedToId } = body;
+  const member = assignedToId ? await assertMember(tx, actor.workspaceId, assignedToId, 'assignedToId') : undefined;
+  // Nothing to change (an empty body, or only unknown fields): an UPDATE with no SET is invalid SQL.
+  if (Object.keys(body).length === 0) return before;
+  const updated = await updateDevice(tx, before.id, body);
+  outbox.add('device.updated', serialize(updated));
+  if (assignedToId !== undefined && assignedToId !== before.assignedToId) {
+    await recordActivity(
+      tx,
+      {
+        workspaceId: actor.workspaceId,
+        userId: actor.userId,
+        action: member ? `${updated.name} assigned to ${member.name}` : `${updated.name} unassigned`,
+        deviceId: updated.id,
+        type: 'info',
+      },
+      { action: 'device.assigned', entityType: 'device', entityId: updated.id, data: { assignedToId } },
+      outbox,
+    );
+    if (member) outbox.add('device.assigned', serialize(updated), member.id);
+  }
+  return updated;
+}
+
+/** Removes a device; work out on its phone is taken back first (it waits, without a phone, to be moved). */
+async function removeDevice(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
+  const out = await tx
+    .selectFrom('tasks')
+    .selectAll()
+    .where('deviceId', '=', id)
+    .where('workspaceId', '=', actor.workspaceId)
+    .where('dispatchedAt', 'is not', null)
+    .where('status', 'in', ['pending', 'in-progress'])
+    .forUpdate()
+    .execute();
+  for (const task of out) await withdrawTask(tx, task, 'The phone was removed', outbox);
+  const removed = await deleteDevice(tx, actor.workspaceId, id);
+  if (!removed) throw notFound();
+  outbox.add('device.deleted', { id: removed.id });
+  await recordActivity(
+    tx,
+    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Device ${removed.name} removed`, type: 'warning' },
+    { action: 'device.deleted', entityType: 'device', entityId: removed.id },
+    outbox,
+  );
+}
+
+/** Ends the phone's open session (if any) and starts a fresh one with the same VA and task. */
+async function restartSession(tx: Tx, actor: Actor, id: string, outbox: Outbox) {
+  const target = await findDevice(tx, actor.workspaceId, id);
+  if (!target) throw notFound();
+  await assertMayWorkDevice(tx, actor, target.id);
+  const open = await tx.selectFrom('sessions').selectAll().where('deviceId', '=', target.id).where('endedAt', 'is', null).executeTakeFirst();
+  if (open) await stopSession(tx, actor, open.id, outbox);
+  return startSession(tx, actor, { deviceId: target.id, taskId: open?.taskId ?? null, currentTask: open?.currentTask ?? null }, outbox);
+}
 
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
@@ -72,32 +149,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
-        const before = await findDevice(tx, actor.workspaceId, request.params.id);
-        if (!before) throw notFound();
-        const { assignedToId } = request.body;
-        const member = assignedToId ? await assertMember(tx, actor.workspaceId, assignedToId, 'assignedToId') : undefined;
-        // Nothing to change (an empty body, or only unknown fields): an UPDATE with no SET is invalid SQL.
-        if (Object.keys(request.body).length === 0) return before;
-        const updated = await tx.updateTable('devices').set(request.body).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
-        outbox.add('device.updated', serialize(updated));
-        if (assignedToId !== undefined && assignedToId !== before.assignedToId) {
-          await recordActivity(
-            tx,
-            {
-              workspaceId: actor.workspaceId,
-              userId: actor.userId,
-              action: member ? `${updated.name} assigned to ${member.name}` : `${updated.name} unassigned`,
-              deviceId: updated.id,
-              type: 'info',
-            },
-            { action: 'device.assigned', entityType: 'device', entityId: updated.id, data: { assignedToId } },
-            outbox,
-          );
-          if (member) outbox.add('device.assigned', serialize(updated), member.id);
-        }
-        return updated;
-      });
+      const row = await db.transaction().execute((tx) => changeDevice(tx, actor, request.params.id, request.body, outbox));
       outbox.flush(changes);
       return serialize(row);
     },
@@ -109,17 +161,9 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        const removed = await tx.deleteFrom('devices').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name']).executeTakeFirst();
-        if (!removed) throw notFound();
-        outbox.add('device.deleted', { id: removed.id });
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Device ${removed.name} removed`, type: 'warning' },
-          { action: 'device.deleted', entityType: 'device', entityId: removed.id },
-          outbox,
-        );
-      });
+      await db.transaction().execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
+      // Its phone's connection, wherever it is, closes now.
+      app.ctx.agents?.disconnect(request.params.id);
       outbox.flush(changes);
       return reply.code(204).send();
     },
@@ -132,17 +176,38 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
-        const target = await findDevice(tx, actor.workspaceId, request.params.id);
-        if (!target) throw notFound();
-        await assertMayWorkDevice(tx, actor, target.id);
-        const open = await tx.selectFrom('sessions').selectAll().where('deviceId', '=', target.id).where('endedAt', 'is', null).executeTakeFirst();
-        if (open) await stopSession(tx, actor, open.id, outbox);
-        return startSession(tx, actor, { deviceId: target.id, taskId: open?.taskId ?? null, currentTask: open?.currentTask ?? null }, outbox);
-      });
+      const row = await db.transaction().execute((tx) => restartSession(tx, actor, request.params.id, outbox));
       outbox.flush(changes);
       void app.ctx.agents?.command(row.deviceId, 'restart_session');
       return reply.code(201).send(toSession(row));
+    },
+  );
+
+  /** Many phones at once: assign a VA, delete, or send a command (screenshot, restart session); all or nothing. */
+  app.post(
+    '/devices/bulk',
+    { config: { access: 'devices.manage' }, schema: { tags: ['devices'], body: deviceBulkBody, response: { 200: bulkResult, 400: errorBody, 409: bulkRefused } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const body = request.body as DeviceBulkBody;
+      const outbox = new Outbox(actor.workspaceId);
+      const commanded: string[] = [];
+      const answer = await runBulk(db, async (tx) => ({
+        ids: body.ids ?? (await selectIds(filteredDevices(tx.selectFrom('devices').select('id'), actor.workspaceId, body.filter ?? {}))),
+        apply: async (id) => {
+          if (body.action === 'delete') return removeDevice(tx, actor, id, outbox);
+          if (body.action === 'update') return void (await changeDevice(tx, actor, id, body.changes, outbox));
+          if (body.command === 'restart_session') await restartSession(tx, actor, id, outbox);
+          else if (!(await findDevice(tx, actor.workspaceId, id))) throw notFound();
+          commanded.push(id);
+        },
+      }));
+      if (answer.refused) return reply.code(409).send(answer.body);
+      outbox.flush(changes);
+      // Phones hear their command once the writes are committed.
+      if (body.action === 'command') for (const id of commanded) void app.ctx.agents?.command(id, body.command);
+      if (body.action === 'delete') for (const id of answer.body.results.filter((result) => result.ok).map((result) => result.id)) app.ctx.agents?.disconnect(id);
+      return answer.body;
     },
   );
 };

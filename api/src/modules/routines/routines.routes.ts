@@ -25,6 +25,7 @@ import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
+import { cancelCampaignRuns, Outboxes } from '@farm/workers';
 
 function toRoutine(row: RoutineRow) {
   return { ...serialize(row), settings: routineSettings.parse(row.settings) };
@@ -32,7 +33,7 @@ function toRoutine(row: RoutineRow) {
 
 async function assertLinked(tx: Tx, campaignId: string, accountId: string): Promise<void> {
   const link = await tx.selectFrom('campaignAccounts').select('id').where('campaignId', '=', campaignId).where('accountId', '=', accountId).executeTakeFirst();
-  if (!link) throw badRequest('accountId', 'accountId: this account is not linked to the campaign');
+  if (!link) throw badRequest('accountId', 'Account must be linked to the campaign');
 }
 
 export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -130,6 +131,9 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
           .returningAll()
           .executeTakeFirstOrThrow();
         outbox.add('routine.updated', toRoutine(updated));
+        if (before.isActive && !updated.isActive) {
+          await cancelCampaignRuns(tx, { campaignId: before.campaignId, routineId: before.id }, `Routine "${updated.name}" was turned off`, Outboxes.of(outbox));
+        }
         return updated;
       });
       outbox.flush(changes);
@@ -144,6 +148,9 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       await db.transaction().execute(async (tx) => {
+        const target = await tx.selectFrom('routines').select(['campaignId', 'name']).where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+        if (!target) throw notFound();
+        await cancelCampaignRuns(tx, { campaignId: target.campaignId, routineId: request.params.id }, `Routine "${target.name}" was deleted`, Outboxes.of(outbox));
         const removed = await tx.deleteFrom('routines').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name', 'campaignId', 'sequence']).executeTakeFirst();
         if (!removed) throw notFound();
         // Close the gap so sequences stay 1..n.

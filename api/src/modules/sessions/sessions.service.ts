@@ -3,13 +3,16 @@
  * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
  */
 import { sql } from 'kysely';
-import type { SessionRow } from '@farm/sql';
+import type { DeviceStatus, SessionRow } from '@farm/sql';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isUuid } from '../../shared/paging.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import type { Outbox } from '../../realtime/outbox.ts';
 import { serialize } from '../../shared/serialize.ts';
+
+/** A phone's status follows a person's session only while its agent is connected: an offline phone stays offline. */
+const connectedAs = (status: 'busy' | 'idle' | 'online') => sql<DeviceStatus>`case when status = 'offline' then 'offline' else ${status} end`;
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
   if (!row.isActive || !row.activeSince) return row.duration;
@@ -61,7 +64,7 @@ export async function startSession(
         .forUpdate()
         .executeTakeFirst()
     : undefined;
-  if (!device) throw badRequest('deviceId', 'deviceId: no such device in this workspace');
+  if (!device) throw badRequest('deviceId', "Device must be one of this workspace's devices");
   if (actor.role === 'va' && device.assignedToId !== actor.userId) throw new AppError(403, 'You can only work sessions on the device assigned to you');
   const running = await tx.selectFrom('sessions').select('id').where('deviceId', '=', device.id).where('endedAt', 'is', null).executeTakeFirst();
   if (running) throw new AppError(409, 'This device already has a session; stop it first');
@@ -70,7 +73,7 @@ export async function startSession(
     const task = isUuid(input.taskId)
       ? await tx.selectFrom('tasks').select('title').where('id', '=', input.taskId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst()
       : undefined;
-    if (!task) throw badRequest('taskId', 'taskId: no such task in this workspace');
+    if (!task) throw badRequest('taskId', "Task must be one of this workspace's tasks");
     currentTask ??= task.title;
   }
   const now = new Date();
@@ -87,7 +90,7 @@ export async function startSession(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const updatedDevice = await tx.updateTable('devices').set({ status: 'busy', lastActive: now }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
+  const updatedDevice = await tx.updateTable('devices').set({ status: connectedAs('busy'), lastActive: now }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
   outbox.add('session.started', toSession(row));
   outbox.add('device.updated', serialize(updatedDevice));
   await recordActivity(
@@ -114,7 +117,7 @@ export async function setSessionRunning(tx: Tx, actor: Actor, id: string, runnin
     .executeTakeFirstOrThrow();
   const device = await tx
     .updateTable('devices')
-    .set({ status: running ? 'busy' : 'idle', lastActive: now })
+    .set({ status: connectedAs(running ? 'busy' : 'idle'), lastActive: now })
     .where('id', '=', row.deviceId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -149,7 +152,7 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outb
     .executeTakeFirstOrThrow();
   const device = await tx
     .updateTable('devices')
-    .set({ status: 'online', lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
+    .set({ status: connectedAs('online'), lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
     .where('id', '=', row.deviceId)
     .returningAll()
     .executeTakeFirstOrThrow();

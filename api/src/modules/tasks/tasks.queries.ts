@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
-import type { Db } from '../../shared/types.ts';
+import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 import { escapeLike } from '../devices/devices.queries.ts';
 
@@ -13,6 +13,12 @@ export interface TaskFilter {
   assignedToId?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+}
+
+/** The list's filters (status included when given), on any query over `tasks`. */
+export function filteredTasks<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: string, filter: TaskFilter) {
+  const q = filtered(query, workspaceId, filter);
+  return filter.status ? q.where('status', '=', filter.status) : q;
 }
 
 function filtered<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: string, filter: TaskFilter) {
@@ -47,6 +53,7 @@ export function countTasks(db: Db, workspaceId: string, filter: TaskFilter) {
       sql<number>`(count(*) filter (where status = 'in-progress'))::int`.as('inProgress'),
       sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed'),
       sql<number>`(count(*) filter (where status = 'failed'))::int`.as('failed'),
+      sql<number>`(count(*) filter (where status = 'cancelled'))::int`.as('cancelled'),
     ]),
     workspaceId,
     filter,
@@ -55,4 +62,9 @@ export function countTasks(db: Db, workspaceId: string, filter: TaskFilter) {
 
 export function findTask(db: Db, workspaceId: string, id: string) {
   return db.selectFrom('tasks').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Deletes the task's row (the service calls off what is out first). */
+export function deleteTaskRow(tx: Tx, workspaceId: string, id: string) {
+  return tx.deleteFrom('tasks').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'title', 'deviceId']).executeTakeFirst();
 }

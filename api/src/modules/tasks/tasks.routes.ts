@@ -1,15 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createTaskBody, errorBody, idParams, task, taskCounts, taskListQuery, updateTaskBody } from '../../contracts/index.ts';
+import { bulkRefused, bulkResult, createTaskBody, errorBody, idParams, task, taskBulkBody, taskCounts, taskListQuery, updateTaskBody, type TaskBulkBody } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { notFound } from '../../errors.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
+import { runBulk, selectIds } from '../../shared/bulk.ts';
+import type { Actor, Tx } from '../../shared/types.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
-import { countTasks, findTask, listTasks } from './tasks.queries.ts';
-import { createTask, updateTask } from './tasks.service.ts';
+import { countTasks, filteredTasks, findTask, listTasks } from './tasks.queries.ts';
+import { createTask, deleteTask, updateTask } from './tasks.service.ts';
+
+/** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
 
 export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
@@ -81,14 +84,32 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        const removed = await tx.deleteFrom('tasks').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'title', 'deviceId']).executeTakeFirst();
-        if (!removed) throw notFound();
-        outbox.add('task.deleted', { id: removed.id });
-        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' }, { action: 'task.deleted', entityType: 'task', entityId: removed.id }, outbox);
-      });
+      await db.transaction().execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
       outbox.flush(changes);
       return reply.code(204).send();
+    },
+  );
+
+  /** Many tasks at once, each through the same rules as one: assign, reprioritise, cancel, delete; all or nothing. */
+  app.post(
+    '/tasks/bulk',
+    { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], body: taskBulkBody, response: { 200: bulkResult, 400: errorBody, 409: bulkRefused } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const body = request.body as TaskBulkBody;
+      const outbox = new Outbox(actor.workspaceId);
+      const answer = await runBulk(db, async (tx) => ({
+        ids: body.ids ?? (await selectIds(filteredTasks(tx.selectFrom('tasks').select('id'), actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
+        apply: async (id) => {
+          if (body.action === 'delete') return deleteTask(tx, actor, id, outbox);
+          // Cancelling goes through the lifecycle as one task's would: a phone holding one is told to drop it.
+          if (body.action === 'cancel') return void (await updateTask(tx, actor, id, { status: 'cancelled' }, outbox));
+          await updateTask(tx, actor, id, body.changes, outbox);
+        },
+      }));
+      if (answer.refused) return reply.code(409).send(answer.body);
+      outbox.flush(changes);
+      return answer.body;
     },
   );
 };

@@ -1,18 +1,25 @@
 /**
- * Tasks: who they go to, and how their status may move. Work given to a phone goes to the VA
- * assigned to that phone unless someone is named; a VA moves only the status of their own tasks.
+ * Tasks as people move them: who they go to, and how their status may move. Work given to a phone goes to the VA
+ * assigned to that phone unless someone is named; a VA moves only the status of their own tasks. Every status move
+ * goes through the task lifecycle, so a person and a phone never both settle a task, and a phone holding an attempt
+ * of a task a person took over, moved or settled is told to drop it.
  */
 import type { TaskRow, TaskStatus } from '@farm/sql';
+import { cancelTasks, createTasks, Outboxes, retryTask, settleTask, withdrawTask } from '@farm/workers';
 import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '../../contracts/index.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, badRequest, notFound } from '../../errors.ts';
+import { isFuture } from '../../shared/time.ts';
 import type { Outbox } from '../../realtime/outbox.ts';
 import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { settlePostOfTask, settleRunOfTask } from '@farm/workers';
+import { deleteTaskRow } from './tasks.queries.ts';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
+
+/** Minutes a task made by a person is expected to take on a phone. */
+const MANUAL_TASK_SECONDS = 10 * 60;
 
 async function resolveAssignee(tx: Tx, actor: Actor, deviceId: string | null | undefined, assignedToId: string | null | undefined) {
   if (deviceId) await assertOwned(tx, 'devices', actor.workspaceId, deviceId, 'deviceId');
@@ -24,31 +31,36 @@ async function resolveAssignee(tx: Tx, actor: Actor, deviceId: string | null | u
   return null;
 }
 
+const deadlineInPast = () => badRequest('deadline', 'Deadline must be in the future');
+
 export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: Outbox): Promise<TaskRow> {
+  if (body.deadline && !isFuture(body.deadline)) throw deadlineInPast();
   const assignedToId = await resolveAssignee(tx, actor, body.deviceId, body.assignedToId);
-  const row = await tx
-    .insertInto('tasks')
-    .values({
-      workspaceId: actor.workspaceId,
-      title: body.title,
-      description: body.description ?? null,
-      type: body.type,
-      priority: body.priority,
-      deviceId: body.deviceId ?? null,
-      assignedToId,
-      deadline: body.deadline ?? null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  outbox.add('task.created', serialize(row));
-  if (assignedToId) outbox.add('task.assigned', serialize(row), assignedToId);
+  const [row] = await createTasks(
+    tx,
+    [
+      {
+        workspaceId: actor.workspaceId,
+        title: body.title,
+        description: body.description ?? null,
+        type: body.type,
+        priority: body.priority,
+        deviceId: body.deviceId ?? null,
+        assignedToId,
+        deadline: body.deadline ?? null,
+        work: { kind: 'manual', description: body.description ?? null },
+        expectedSeconds: MANUAL_TASK_SECONDS,
+      },
+    ],
+    Outboxes.of(outbox),
+  );
   await recordActivity(
     tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${row.title}" created`, deviceId: row.deviceId, type: 'info' },
-    { action: 'task.created', entityType: 'task', entityId: row.id },
+    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${row!.title}" created`, deviceId: row!.deviceId, type: 'info' },
+    { action: 'task.created', entityType: 'task', entityId: row!.id },
     outbox,
   );
-  return row;
+  return row!;
 }
 
 export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined }, outbox: Outbox): Promise<TaskRow> {
@@ -60,57 +72,100 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
     const other = Object.keys(body).find((key) => !allowed.has(key) && body[key as keyof typeof body] !== undefined);
     if (other) throw new AppError(403, `A virtual assistant may change only a task's status, not ${other}`);
   }
+  const status = body.status;
+  if (status !== undefined && status !== before.status && !taskTransitions[before.status].includes(status)) {
+    throw new AppError(409, `A ${before.status} task cannot become ${status}`);
+  }
+  // A deadline that passed may stay as it is; a new one must lie ahead.
+  if (body.deadline && body.deadline !== before.deadline?.toISOString() && !isFuture(body.deadline)) throw deadlineInPast();
+  let current = before;
   const changes: Partial<Record<string, unknown>> = {};
   for (const key of ['title', 'description', 'type', 'priority', 'deadline'] as const) {
     if (body[key] !== undefined) changes[key] = body[key];
   }
   if (body.deviceId !== undefined || body.assignedToId !== undefined) {
-    if (body.deviceId !== undefined) changes.deviceId = body.deviceId;
+    if (body.deviceId !== undefined && body.deviceId !== before.deviceId) {
+      // Moved to another phone: the attempt out on the old one is taken back.
+      current = await withdrawTask(tx, current, 'The task was moved to another phone', outbox);
+      changes.deviceId = body.deviceId;
+    }
     changes.assignedToId =
       body.assignedToId !== undefined || body.deviceId
         ? await resolveAssignee(tx, actor, body.deviceId ?? null, body.assignedToId)
         : before.assignedToId;
   }
-  const status = body.status;
-  if (status !== undefined && status !== before.status) {
-    if (!taskTransitions[before.status].includes(status)) {
-      throw new AppError(409, `A ${before.status} task cannot become ${status}`);
-    }
-    const now = new Date();
-    changes.status = status;
-    if (status === 'in-progress') changes.startedAt = before.startedAt ?? now;
-    if (status === 'completed' || status === 'failed') changes.completedAt = now;
-    if (status === 'pending') changes.completedAt = null;
+  if (Object.keys(changes).length > 0) {
+    current = await tx.updateTable('tasks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    outbox.add('task.updated', serialize(current));
+    if (changes.deviceId && current.status === 'pending') outbox.internal('device.wake', { deviceId: current.deviceId! });
   }
-  // Nothing to change (an empty body, the same status): an UPDATE with no SET is invalid SQL.
-  if (Object.keys(changes).length === 0) return before;
-  const row = await tx.updateTable('tasks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-  outbox.add('task.updated', serialize(row));
-  if (row.assignedToId && row.assignedToId !== before.assignedToId) {
-    outbox.add('task.assigned', serialize(row), row.assignedToId);
-    await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${row.title}" assigned`, deviceId: row.deviceId, type: 'info' }, { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: row.assignedToId } }, outbox);
-  }
-  if (status === 'completed' || status === 'failed') {
-    const post = await settlePostOfTask(tx, id, status);
-    if (post) outbox.add('post.updated', serialize(post));
-    await settleRunOfTask(tx, id, status);
+  if (current.assignedToId && current.assignedToId !== before.assignedToId) {
+    outbox.add('task.assigned', serialize(current), current.assignedToId);
+    await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${current.title}" assigned`, deviceId: current.deviceId, type: 'info' }, { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: current.assignedToId } }, outbox);
   }
   if (status !== undefined && status !== before.status) {
+    current = await moveByPerson(tx, current, status, outbox);
     await recordActivity(
       tx,
-      { workspaceId: actor.workspaceId, userId: actor.userId, action: statusAction(row.title, status), deviceId: row.deviceId, type: statusType(status) },
+      { workspaceId: actor.workspaceId, userId: actor.userId, action: statusAction(current.title, status), deviceId: current.deviceId, type: statusType(status) },
       { action: 'task.status', entityType: 'task', entityId: id, data: { from: before.status, to: status } },
       outbox,
     );
   }
-  return row;
+  return current;
+}
+
+/** A person moves a task's status: through the lifecycle, taking back an attempt out on a phone where needed. */
+async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: Outbox): Promise<TaskRow> {
+  const outboxes = Outboxes.of(outbox);
+  switch (status) {
+    case 'completed':
+      return (await settleTask(tx, task, 'completed', { cause: 'person' }, outboxes)) ?? task;
+    case 'failed':
+      return (await settleTask(tx, task, 'failed', { cause: 'person', failure: { code: 'unknown', message: 'Marked as failed by a person' } }, outboxes)) ?? task;
+    case 'cancelled':
+      return (await settleTask(tx, task, 'cancelled', { cause: 'person', failure: { code: 'cancelled', message: 'Cancelled by a person' } }, outboxes)) ?? task;
+    case 'in-progress': {
+      const held = await withdrawTask(tx, task, 'A person took the task over', outbox);
+      const started = await tx
+        .updateTable('tasks')
+        .set({ status: 'in-progress', startedAt: held.startedAt ?? new Date() })
+        .where('id', '=', task.id)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+      if (!started) return held;
+      outbox.add('task.updated', serialize(started));
+      return started;
+    }
+    case 'pending': {
+      if (task.status === 'failed' || task.status === 'cancelled') return (await retryTask(tx, task, outboxes)) ?? task;
+      const held = await withdrawTask(tx, task, 'A person returned the task to waiting', outbox);
+      const waiting = await tx.updateTable('tasks').set({ status: 'pending' }).where('id', '=', task.id).where('status', '=', 'in-progress').returningAll().executeTakeFirst();
+      if (!waiting) return held;
+      outbox.add('task.updated', serialize(waiting));
+      if (waiting.deviceId) outbox.internal('device.wake', { deviceId: waiting.deviceId });
+      return waiting;
+    }
+  }
+}
+
+/** Deletes a task; an attempt out on a phone is cancelled first (the phone is told), with what that means for its post. */
+export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
+  const task = await tx.selectFrom('tasks').select('id').where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+  if (!task) throw notFound();
+  await cancelTasks(tx, { taskIds: [id] }, { message: 'The task was deleted', cause: 'person' }, Outboxes.of(outbox));
+  const removed = await deleteTaskRow(tx, actor.workspaceId, id);
+  if (!removed) throw notFound();
+  outbox.add('task.deleted', { id: removed.id });
+  await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' }, { action: 'task.deleted', entityType: 'task', entityId: removed.id }, outbox);
 }
 
 function statusAction(title: string, status: TaskStatus): string {
-  const verb = { pending: 'returned to pending', 'in-progress': 'started', completed: 'completed', failed: 'failed' }[status];
+  const verb = { pending: 'returned to pending', 'in-progress': 'started', completed: 'completed', failed: 'failed', cancelled: 'cancelled' }[status];
   return `Task "${title}" ${verb}`;
 }
 
 function statusType(status: TaskStatus) {
-  return status === 'completed' ? ('success' as const) : status === 'failed' ? ('error' as const) : ('info' as const);
+  return status === 'completed' ? ('success' as const) : status === 'failed' ? ('error' as const) : status === 'cancelled' ? ('warning' as const) : ('info' as const);
 }

@@ -13,7 +13,8 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
-import { reserveObject, resolveStoredObject } from './uploads.service.ts';
+import { reserveObject, resolveStoredObject, storeUpload } from './uploads.service.ts';
+import { perPerson } from '../../auth/limits.ts';
 import { findWallLink } from '../wall/wall.queries.ts';
 
 const objectParams = z.object({ id: z.string() });
@@ -30,15 +31,15 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/objects/upload',
-    { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], response: { 200: uploadUrlResponse } } },
-    async (request) => ({ url: (await reserveObject(db, storage, actorOf(request))).url }),
+    { config: { access: 'uploads.write' }, preHandler: perPerson('uploads'), schema: { tags: ['uploads'], response: { 200: uploadUrlResponse, 429: errorBody } } },
+    async (request) => ({ url: (await reserveObject(db, storage, actorOf(request), app.ctx.config.uploadsPendingMax)).url }),
   );
 
   app.post(
     '/object-storage/presigned-url',
-    { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], body: presignedUrlBody, response: { 200: presignedUrlResponse } } },
+    { config: { access: 'uploads.write' }, preHandler: perPerson('uploads'), schema: { tags: ['uploads'], body: presignedUrlBody, response: { 200: presignedUrlResponse, 429: errorBody } } },
     async (request) => {
-      const { id, url } = await reserveObject(db, storage, actorOf(request));
+      const { id, url } = await reserveObject(db, storage, actorOf(request), app.ctx.config.uploadsPendingMax);
       return { presignedUrl: url, objectPath: objectPath(id) };
     },
   );
@@ -62,12 +63,8 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
       const contentType = request.headers['content-type'] ?? '';
       if (!SAFE_IMAGE.test(contentType)) throw new AppError(415, 'You can only upload: image/*');
       const bytes = request.body;
-      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw badRequest('body', 'body: the file is empty');
-      const row = await db.selectFrom('storedObjects').select(['key', 'uploadedAt']).where('key', '=', id).executeTakeFirst();
-      if (!row) throw notFound();
-      if (row.uploadedAt) throw new AppError(409, 'This upload link was already used');
-      await storage.write(id, bytes);
-      await db.updateTable('storedObjects').set({ uploadedAt: new Date(), contentType, size: bytes.length }).where('key', '=', id).execute();
+      if (!Buffer.isBuffer(bytes) || bytes.length === 0) throw badRequest('body', 'The file is empty');
+      await storeUpload(db, storage, id, { bytes, contentType });
       return { objectPath: objectPath(id) };
     },
   );

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Role } from '@farm/sql';
-import type { Db } from '../../shared/types.ts';
+import type { Db, Tx } from '../../shared/types.ts';
 
 const memberColumns = [
   'u.id',
@@ -45,6 +45,14 @@ export async function updateMember(db: Db, workspaceId: string, userId: string, 
     .where('workspaceId', '=', workspaceId)
     .where('userId', '=', userId)
     .execute();
+}
+
+/**
+ * Takes the workspace's row lock for a change of who may run it: two operators demoting each other at once are
+ * served one after the other, so the second counts the first's change and a workspace keeps an active operator.
+ */
+export async function lockWorkspaceMembership(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
 }
 
 export function countActiveOperators(db: Db, workspaceId: string) {

@@ -15,9 +15,9 @@ import {
 } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, forbidden, notFound } from '../../errors.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { countActiveOperators, findMember, listMembers, toUser, updateMember } from './users.queries.ts';
+import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership, toUser, updateMember } from './users.queries.ts';
 
 const INVITATION_DAYS = 7;
 
@@ -58,6 +58,10 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       const { id } = request.params;
       const { role: newRole, isActive } = request.body;
       const updated = await db.transaction().execute(async (tx) => {
+        await lockWorkspaceMembership(tx, actor.workspaceId);
+        // Who may run the workspace is read again under the lock: an operator demoted a moment ago is one no more.
+        const self = await findMember(tx, actor.workspaceId, actor.userId);
+        if (self?.role !== 'operator' || self.deactivatedAt) throw forbidden();
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         const demotes = (newRole !== undefined && newRole !== 'operator') || isActive === false;
@@ -93,7 +97,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     '/workspace',
     { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } },
     async (request) => {
-      const row = await db.selectFrom('workspaces').select(['id', 'name', 'createdAt']).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow();
+      const row = await db.selectFrom('workspaces').select(['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor']).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow();
       return { ...row, createdAt: row.createdAt.toISOString() };
     },
   );
@@ -104,9 +108,9 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const row = await db
         .updateTable('workspaces')
-        .set({ name: request.body.name })
+        .set({ name: request.body.name, ...(request.body.timeZone ? { timeZone: request.body.timeZone } : {}) })
         .where('id', '=', actorOf(request).workspaceId)
-        .returning(['id', 'name', 'createdAt'])
+        .returning(['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor'])
         .executeTakeFirstOrThrow();
       return { ...row, createdAt: row.createdAt.toISOString() };
     },

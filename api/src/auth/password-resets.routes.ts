@@ -1,0 +1,81 @@
+/**
+ * An operator resets a member's password: a one-time link, valid an hour, that the member opens to choose a new
+ * password. Using it ends every session the member had. (People change their own password in Settings.)
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '../contracts/index.ts';
+import { AppError, conflict, notFound } from '../errors.ts';
+import { findMember } from '../modules/users/users.queries.ts';
+import { recordActivity } from '../modules/activities/activities.queries.ts';
+import { actorOf } from './auth.plugin.ts';
+import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
+import { perAddress } from './limits.ts';
+import { hashPassword } from './passwords.ts';
+import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
+
+export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes, config } = app.ctx;
+  const invalid = () => new AppError(404, messages.passwordResetInvalid);
+
+  app.post(
+    '/users/:id/password-reset',
+    { config: { access: 'users.manage' }, schema: { tags: ['users'], params: idParams, response: { 201: createdPasswordReset, 404: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const { id } = request.params;
+      if (id === actor.userId) throw conflict(messages.passwordResetSelf);
+      const expiresAt = new Date(Date.now() + PASSWORD_RESET_HOURS * 3600_000);
+      const token = await db.transaction().execute(async (tx) => {
+        const member = await findMember(tx, actor.workspaceId, id);
+        if (!member) throw notFound();
+        if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
+        const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },
+          { action: 'user.password_reset', entityType: 'user', entityId: id },
+        );
+        return created;
+      });
+      const path = `/reset-password?token=${token}`;
+      return reply.code(201).send({ token, url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path, expiresAt: expiresAt.toISOString() });
+    },
+  );
+
+  app.get(
+    '/password-resets/lookup/:token',
+    {
+      config: { access: 'public' },
+      schema: { tags: ['auth'], params: z.object({ token: z.string().max(200) }), response: { 200: passwordResetPreview, 404: errorBody } },
+    },
+    async (request) => {
+      const reset = await findPasswordReset(db, request.params.token);
+      if (!reset) throw invalid();
+      return { name: reset.name, email: reset.email, expiresAt: reset.expiresAt.toISOString() };
+    },
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      config: { access: 'public' },
+      onRequest: perAddress('login'),
+      schema: { tags: ['auth'], body: passwordResetBody, response: { 200: okBody, 400: errorBody, 404: errorBody, 429: errorBody } },
+    },
+    async (request) => {
+      const reset = await findPasswordReset(db, request.body.token);
+      if (!reset) throw invalid();
+      const passwordHash = await hashPassword(request.body.password);
+      const ended = await db.transaction().execute(async (tx) => {
+        // Used once: of two parallel uses of one link, one sets the password.
+        const claimed = await claimPasswordReset(tx, reset.id);
+        if (!claimed) throw invalid();
+        await setPasswordHash(tx, claimed.userId, passwordHash);
+        return deleteSessionsOfUser(tx, claimed.userId);
+      });
+      if (ended.length > 0) changes.publish({ workspaceId: reset.workspaceId, event: 'auth.revoked', payload: { sessionIds: ended } });
+      return { ok: true as const };
+    },
+  );
+};

@@ -1,0 +1,136 @@
+/**
+ * What the server does with each message a phone sends, in a few lines each: the task lifecycle and the device
+ * queries do the work. Each handler answers the message's ack.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import {
+  MAX_SCREENSHOT_BYTES,
+  SUPPORTED_PROTOCOLS,
+  type Ack,
+  type AgentMessage,
+  type AgentMessageName,
+  type ProtocolVersion,
+} from '@farm/agent-protocol';
+import { serialize } from '@farm/sql';
+import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, progressTask, recordActivity } from '@farm/workers';
+import type { ChangeFeed } from '../../realtime/changes.ts';
+import type { Dispatcher } from '../../realtime/dispatcher.ts';
+import type { Pulse } from '../../realtime/pulse.ts';
+import type { Db } from '../../shared/types.ts';
+import type { Storage } from '../../storage/storage.ts';
+import { objectPath } from '../../storage/storage.ts';
+import { toSession } from '../sessions/sessions.service.ts';
+import { markHello, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
+
+export interface AgentContext {
+  db: Db;
+  changes: ChangeFeed;
+  storage: Storage;
+  dispatcher: Dispatcher;
+  pulse: Pulse;
+  log: FastifyBaseLogger;
+}
+
+/** One connected phone as the handlers see it. */
+export interface AgentPeer {
+  device: AgentDevice;
+  socketId: string;
+  protocol: ProtocolVersion;
+  send: Parameters<Dispatcher['attach']>[0]['send'];
+}
+
+type Handler<N extends AgentMessageName> = (peer: AgentPeer, message: AgentMessage<N>) => Promise<Ack>;
+export type AgentHandlers = { [N in AgentMessageName]: Handler<N> };
+
+const ok: Ack = { ok: true };
+
+export function agentHandlers(ctx: AgentContext): AgentHandlers {
+  const { db, changes } = ctx;
+  return {
+    async 'agent.hello'(peer, hello) {
+      if (!(SUPPORTED_PROTOCOLS as readonly number[]).includes(hello.protocol)) {
+        return { ok: false, error: `This server speaks agent protocols ${SUPPORTED_PROTOCOLS.join(' and ')}; this agent speaks ${hello.protocol}. Update the server, or run an agent that speaks one of those.` };
+      }
+      peer.protocol = hello.protocol as ProtocolVersion;
+      const outbox = new Outbox(peer.device.workspaceId);
+      const device = await markHello(db, peer.device, hello);
+      if (device) outbox.add('device.updated', serialize(device));
+      await recordActivity(db, { workspaceId: peer.device.workspaceId, userId: null, action: `${peer.device.name} connected`, deviceId: peer.device.id, type: 'success' }, undefined, outbox);
+      outbox.flush(changes);
+      ctx.dispatcher.attach({ ...peer.device, deviceId: peer.device.id, deviceName: peer.device.name, socketId: peer.socketId, protocol: peer.protocol, heardAt: Date.now(), send: peer.send });
+      // Work is handed over once the phone has its answer (and, speaking protocol 2, has sent what it kept).
+      setImmediate(() => void ctx.dispatcher.wake(peer.device.id));
+      return { ok: true, protocol: peer.protocol, heartbeatMs: automation().heartbeatMs, deviceId: peer.device.id, deviceName: peer.device.name };
+    },
+
+    async 'agent.heartbeat'(peer, beat) {
+      ctx.dispatcher.heard(peer.device.id);
+      ctx.pulse.beat(peer.device.workspaceId, { id: peer.device.id, status: beat.status, battery: beat.battery, screenOn: beat.screenOn, foregroundApp: beat.foregroundApp });
+      return ok;
+    },
+
+    async 'agent.screenshot'(peer, message) {
+      const bytes = Buffer.from(message.data, 'base64');
+      if (bytes.length === 0 || bytes.length > MAX_SCREENSHOT_BYTES) return { ok: false, error: `A screenshot must be 1 to ${MAX_SCREENSHOT_BYTES} bytes` };
+      const key = newObjectKey();
+      await ctx.storage.write(key, bytes);
+      const capturedAt = message.capturedAt && !Number.isNaN(Date.parse(message.capturedAt)) ? new Date(message.capturedAt) : new Date();
+      const shot = await recordScreenshot(db, peer.device, { key, mime: message.mime, size: bytes.length, capturedAt });
+      const outbox = new Outbox(peer.device.workspaceId);
+      if (shot.session) outbox.add('session.updated', toSession(shot.session));
+      outbox.add('screenshot.added', { deviceId: peer.device.id, sessionId: shot.sessionId, url: objectPath(key), capturedAt: shot.capturedAt.toISOString() });
+      outbox.flush(changes);
+      return ok;
+    },
+
+    async 'task.ack'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      const outbox = new Outbox(peer.device.workspaceId);
+      await ackTask(db, peer.device.id, message.taskId, message.attempt, outbox);
+      outbox.flush(changes);
+      return ok;
+    },
+
+    async 'task.progress'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      const outbox = new Outbox(peer.device.workspaceId);
+      await progressTask(db, peer.device.id, { ...message, note: message.step ?? message.note }, outbox);
+      outbox.flush(changes);
+      return ok;
+    },
+
+    async 'task.result'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      const outboxes = new Outboxes();
+      const outbox = outboxes.for(peer.device.workspaceId);
+      // Protocol 1 tells a failure in words only: its reason is unknown, and trying again may help.
+      const failure = message.status === 'failed' ? (message.failure ?? { code: 'unknown' as const, ...(message.error ? { message: message.error } : {}) }) : undefined;
+      const finishedAt = message.finishedAt && !Number.isNaN(Date.parse(message.finishedAt)) ? new Date(message.finishedAt) : undefined;
+      const verdict = await db.transaction().execute(async (tx) => {
+        const verdict = await acceptResult(tx, peer.device.id, { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt }, outbox, outboxes);
+        const who = { workspaceId: peer.device.workspaceId, userId: null, deviceId: peer.device.id };
+        if (verdict.kind === 'settled') {
+          const task = verdict.task;
+          await recordActivity(
+            tx,
+            {
+              ...who,
+              action: task.status === 'completed' ? `${peer.device.name} completed "${task.title}"` : `${peer.device.name} failed "${task.title}": ${task.failureMessage ?? 'no reason given'}`,
+              type: task.status === 'completed' ? 'success' : 'error',
+            },
+            { action: `task.${task.status}`, entityType: 'task', entityId: task.id, data: { attempt: message.attempt, failureCode: task.failureCode } },
+            outbox,
+          );
+        } else if (verdict.kind === 'retrying' && failure) {
+          await recordActivity(tx, { ...who, action: `${peer.device.name} failed attempt ${message.attempt} of "${verdict.task.title}": ${failureText(failure)}. Trying again.`, type: 'warning' }, undefined, outbox);
+        } else if (verdict.kind === 'ignored' && verdict.late) {
+          await recordActivity(tx, { ...who, action: `${peer.device.name} reported "${verdict.task.title}" done after it was cancelled`, type: 'warning' }, undefined, outbox);
+        }
+        return verdict;
+      });
+      outboxes.flush(changes);
+      if (verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };
+      return ok;
+    },
+  };
+}

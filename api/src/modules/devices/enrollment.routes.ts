@@ -1,0 +1,89 @@
+/**
+ * Phones join: an operator issues a one-time code for a device (or a farm host), the agent exchanges it here for its
+ * credential. Revoking a device's credential cuts its phone off at once.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { enrollLimit } from '../../auth/limits.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { setHostToken } from '../hosts/hosts.queries.ts';
+import { findDevice } from './devices.queries.ts';
+import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
+
+/** What an agent is told when its code cannot be used. */
+const refusals = {
+  unknown: 'This enrollment code is not known. Check it, or ask an operator for a new one.',
+  used: 'This enrollment code was already used. Ask an operator for a new one.',
+  voided: 'A newer enrollment code replaced this one. Use the newest code.',
+  expired: 'This enrollment code has expired (codes last 15 minutes). Ask an operator for a new one.',
+  revoked: 'This phone host was revoked. Ask an operator to add it again.',
+} as const;
+
+export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+
+  app.post(
+    '/devices/:id/enrollment',
+    { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: enrollmentCode, 404: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const answer = await db.transaction().execute(async (tx) => {
+        if (!(await findDevice(tx, actor.workspaceId, request.params.id))) throw notFound();
+        return issueCode(tx, actor.workspaceId, { deviceId: request.params.id }, actor.userId);
+      });
+      return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
+    },
+  );
+
+  app.delete('/devices/:id/credentials', { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const target = await findDevice(db, actor.workspaceId, request.params.id);
+    if (!target) throw notFound();
+    const outbox = new Outbox(actor.workspaceId);
+    const removed = await revokeDeviceCredential(db, actor.workspaceId, target.id);
+    if (removed.numDeletedRows > 0n) {
+      await recordActivity(db, { workspaceId: actor.workspaceId, userId: actor.userId, action: `${target.name}'s phone credential revoked`, deviceId: target.id, type: 'warning' }, { action: 'device.credential-revoked', entityType: 'device', entityId: target.id }, outbox);
+    }
+    outbox.flush(changes);
+    app.ctx.agents?.disconnect(target.id);
+    return reply.code(204).send();
+  });
+
+  /** The agent's side: a one-time code for a credential. */
+  app.post(
+    '/agent/enroll',
+    {
+      config: { access: 'public' },
+      // Codes are short enough to type: guesses from one address are limited.
+      onRequest: enrollLimit(),
+      schema: { tags: ['agents'], body: enrollBody, response: { 200: enrollAnswer, 400: errorBody, 404: errorBody, 409: errorBody, 410: errorBody, 429: errorBody } },
+    },
+    async (request) => {
+      const body = request.body;
+      const result = await db.transaction().execute(async (tx) => {
+        const redeemed = await redeemCode(tx, body.code);
+        if (redeemed.kind === 'refused') return redeemed;
+        if (redeemed.kind === 'host') {
+          const token = newToken('host');
+          await setHostToken(tx, redeemed.hostId, token);
+          return { answer: { hostId: redeemed.hostId, token }, workspaceId: redeemed.workspaceId };
+        }
+        if (body.serial) {
+          const twin = await tx.selectFrom('devices').select('name').where('workspaceId', '=', redeemed.workspaceId).where('serial', '=', body.serial).where('id', '<>', redeemed.deviceId).executeTakeFirst();
+          if (twin) throw new AppError(409, `This phone (serial ${body.serial}) is already the device "${twin.name}"`, [{ field: 'serial', message: 'Another device has this serial' }]);
+        }
+        const facts = { ...(body.serial ? { serial: body.serial } : {}), ...(body.model ? { model: body.model } : {}), ...(body.androidVersion ? { androidVersion: body.androidVersion } : {}) };
+        if (Object.keys(facts).length > 0) await tx.updateTable('devices').set(facts).where('id', '=', redeemed.deviceId).execute();
+        const credential = await setDeviceCredential(tx, redeemed.workspaceId, redeemed.deviceId);
+        return { answer: { deviceId: redeemed.deviceId, token: credential.token }, workspaceId: redeemed.workspaceId, deviceId: redeemed.deviceId };
+      });
+      if ('kind' in result) throw new AppError(result.status, refusals[result.reason], [{ field: 'code', message: refusals[result.reason] }]);
+      // A phone enrolled again replaces the connection of its old credential.
+      if ('deviceId' in result && result.deviceId) app.ctx.agents?.disconnect(result.deviceId);
+      return result.answer;
+    },
+  );
+};

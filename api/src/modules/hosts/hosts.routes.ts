@@ -1,0 +1,76 @@
+/** Settings → Phone hosts: add a host (a one-time code to give it), list hosts, revoke one (its phones drop at once). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { notFound } from '../../errors.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { issueCode } from '../devices/enrollment.queries.ts';
+import { createHost, findHost, listHosts, revokeHost } from './hosts.queries.ts';
+
+export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+
+  app.get('/hosts', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], response: { 200: z.array(host) } } }, async (request) => {
+    const rows = await listHosts(db, actorOf(request).workspaceId);
+    const connected = await Promise.all(rows.map((row) => app.ctx.agents?.hostConnected(row.id) ?? false));
+    return rows.map((row, index) => ({
+      ...row,
+      enrolledAt: row.enrolledAt?.toISOString() ?? null,
+      lastSeenAt: row.lastSeenAt?.toISOString() ?? null,
+      revokedAt: row.revokedAt?.toISOString() ?? null,
+      createdAt: row.createdAt.toISOString(),
+      phones: row.phones ?? 0,
+      phonesOnline: row.phonesOnline ?? 0,
+      connected: connected[index]!,
+    }));
+  });
+
+  app.post(
+    '/hosts',
+    { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], body: createHostBody, response: { 201: createdHost, 400: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const answer = await db.transaction().execute(async (tx) => {
+        const count = await tx.selectFrom('hosts').select((eb) => eb.fn.countAll<string>().as('n')).where('workspaceId', '=', actor.workspaceId).executeTakeFirstOrThrow();
+        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${Number(count.n) + 1}`, actor.userId);
+        const code = await issueCode(tx, actor.workspaceId, { hostId: created.id }, actor.userId);
+        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' }, { action: 'host.created', entityType: 'host', entityId: created.id }, outbox);
+        return { host: created, code: code.code, expiresAt: code.expiresAt.toISOString() };
+      });
+      outbox.flush(changes);
+      return reply.code(201).send(answer);
+    },
+  );
+
+  /** A new code for the host (the last one expired, or the PC was reinstalled); the old one stops working. */
+  app.post(
+    '/hosts/:id/enrollment',
+    { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams, response: { 201: enrollmentCode, 404: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const answer = await db.transaction().execute(async (tx) => {
+        const target = await findHost(tx, actor.workspaceId, request.params.id);
+        if (!target || target.revokedAt) throw notFound();
+        return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);
+      });
+      return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
+    },
+  );
+
+  app.delete('/hosts/:id', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute(async (tx) => {
+      const revoked = await revokeHost(tx, actor.workspaceId, request.params.id);
+      if (!revoked) throw notFound();
+      await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' }, { action: 'host.revoked', entityType: 'host', entityId: revoked.id }, outbox);
+    });
+    outbox.flush(changes);
+    // Its connection and every phone's it opened close now, on whichever instance they are.
+    app.ctx.agents?.disconnectHost(request.params.id);
+    return reply.code(204).send();
+  });
+};

@@ -1,0 +1,61 @@
+/**
+ * `POST /api/import/{posts|accounts}` with a CSV body: `?dryRun=1` answers a verdict per row; without it the
+ * valid rows are written in one transaction (invalid rows are left out and reported) and one feed line says so.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody, importEntityValues, importQuery, importResult } from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { insertAccounts, insertPosts } from './import.queries.ts';
+import { planAccounts, planPosts, readCsv } from './import.service.ts';
+
+const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
+
+export const importRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+  // Only this plugin's routes read CSV bodies.
+  app.addContentTypeParser(['text/csv', 'text/plain', 'application/csv'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  // One route per list, each with its own rule: posts may be drafted by anyone of the workspace, accounts are the operator's.
+  for (const entity of importEntityValues) {
+    app.post(
+      `/import/${entity}`,
+      {
+        config: { access: entity === 'posts' ? 'posts.write' : 'accounts.manage' },
+        bodyLimit: IMPORT_BODY_LIMIT,
+        schema: {
+          tags: ['import'],
+          querystring: importQuery,
+          body: z.string({ error: 'Send the CSV file as text/csv' }),
+          response: { 200: importResult, 400: errorBody, 403: errorBody },
+        },
+      },
+      async (request) => {
+        const actor = actorOf(request);
+        const dryRun = request.query.dryRun === '1' || request.query.dryRun === 'true';
+        const records = readCsv(request.body, entity);
+        const plan = entity === 'posts' ? await planPosts(db, actor, records) : await planAccounts(db, actor, records);
+        const valid = plan.verdicts.filter((verdict) => verdict.ok).length;
+        let created = 0;
+        if (!dryRun && plan.rows.length > 0) {
+          const outbox = new Outbox(actor.workspaceId);
+          created = await db.transaction().execute(async (tx) => {
+            const count = entity === 'posts' ? await insertPosts(tx, plan.rows as never) : await insertAccounts(tx, plan.rows as never);
+            const [one, many] = entity === 'posts' ? ['post', 'posts'] : ['account', 'accounts'];
+            await recordActivity(
+              tx,
+              { workspaceId: actor.workspaceId, userId: actor.userId, action: `Imported ${count} ${count === 1 ? one : many} from CSV`, type: 'success' },
+              { action: `${one}.imported`, entityType: one!, entityId: null, data: { count, invalid: plan.verdicts.length - valid } },
+              outbox,
+            );
+            return count;
+          });
+          outbox.flush(changes);
+        }
+        return { dryRun, total: plan.verdicts.length, valid, invalid: plan.verdicts.length - valid, created, rows: plan.verdicts };
+      },
+    );
+  }
+};

@@ -1,0 +1,44 @@
+/** Stored objects in SQL: reservations, and the one upload a reservation takes. */
+import { sql } from 'kysely';
+import type { Db, Tx } from '../../shared/types.ts';
+
+/** Unused reservations older than this have expired with their signed URL, and no longer count. */
+export const RESERVATION_MS = 15 * 60_000;
+
+/**
+ * A person's unused reservations still in time, counted under a lock on the person's row: parallel reservations
+ * by one person are counted one after the other, so the cap holds exactly. Answers the count and the oldest.
+ */
+export async function lockPendingReservations(tx: Tx, userId: string, now = new Date()) {
+  await tx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  return tx
+    .selectFrom('storedObjects')
+    .select([sql<number>`count(*)::int`.as('count'), sql<Date | null>`min(created_at)`.as('oldest')])
+    .where('createdById', '=', userId)
+    .where('uploadedAt', 'is', null)
+    .where('createdAt', '>', new Date(now.getTime() - RESERVATION_MS))
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertReservation(tx: Tx, values: { key: string; workspaceId: string; createdById: string }): Promise<void> {
+  await tx.insertInto('storedObjects').values(values).execute();
+}
+
+/**
+ * Takes the reservation for this upload: one guarded update, so of parallel uploads to one signed URL exactly one
+ * gets it (the others wait on its row lock, then find it taken). Answers whether this call took it.
+ */
+export async function claimReservation(tx: Tx, key: string, file: { contentType: string; size: number }): Promise<boolean> {
+  const row = await tx
+    .updateTable('storedObjects')
+    .set({ uploadedAt: new Date(), contentType: file.contentType, size: file.size })
+    .where('key', '=', key)
+    .where('uploadedAt', 'is', null)
+    .returning('key')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function reservationExists(db: Db, key: string): Promise<boolean> {
+  return (await db.selectFrom('storedObjects').select('key').where('key', '=', key).executeTakeFirst()) !== undefined;
+}

@@ -1,0 +1,150 @@
+/**
+ * Hands work to the phones connected to this process. Each API instance knows only its own phones; it leases a
+ * phone's next task when the phone says hello, when it is woken (a task was made, returned or settled for it,
+ * announced by any process), and on a sweep every two seconds (retries whose backoff ended, a missed wake).
+ * Hand-overs to one phone are serialized here, and the lifecycle's unique index keeps one attempt out per phone
+ * whatever happens elsewhere. Work goes to protocol 1 agents in the v1 shape, to protocol 2 agents typed.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } from '@farm/agent-protocol';
+import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
+import type { TaskRow } from '@farm/sql';
+import { automation, dispatchNext, Outbox, silenceMs, workForDispatch } from '@farm/workers';
+import type { InternalEventPayload } from '../contracts/index.ts';
+import { devicesWithReadyWork } from '../modules/devices/agents.queries.ts';
+import type { Db } from '../shared/types.ts';
+import type { ChangeFeed } from './changes.ts';
+
+export const SWEEP_MS = 2_000;
+
+export interface ConnectedPhone {
+  socketId: string;
+  deviceId: string;
+  workspaceId: string;
+  deviceName: string;
+  protocol: ProtocolVersion;
+  heardAt: number;
+  send<N extends 'task.dispatch' | 'task.cancel'>(event: N, message: ServerMessage<N>): void;
+}
+
+export class Dispatcher {
+  private readonly phones = new Map<string, ConnectedPhone>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly changes: ChangeFeed,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.unsubscribe = changes.subscribe((change) => {
+      if (change.event === 'device.wake') this.wake(change.payload.deviceId);
+      else if (change.event === 'task.withdrawn') this.withdraw(change.payload);
+    });
+    this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  /** A phone said hello on this process: it may get work. */
+  attach(phone: ConnectedPhone): void {
+    this.phones.set(phone.deviceId, phone);
+  }
+
+  /** The phone's socket closed; a newer socket of the same phone stays attached. */
+  detach(deviceId: string, socketId: string): void {
+    if (this.phones.get(deviceId)?.socketId === socketId) this.phones.delete(deviceId);
+  }
+
+  heard(deviceId: string): void {
+    const phone = this.phones.get(deviceId);
+    if (phone) phone.heardAt = Date.now();
+  }
+
+  /** Connected here and heard within three heartbeats. */
+  live(deviceId: string): ConnectedPhone | undefined {
+    const phone = this.phones.get(deviceId);
+    return phone && Date.now() - phone.heardAt < silenceMs() ? phone : undefined;
+  }
+
+  /** Leases the phone's next task to it, if it is connected here and has none out. Serialized per phone. */
+  wake(deviceId: string): Promise<void> {
+    if (this.closed || !this.phones.has(deviceId)) return Promise.resolve();
+    const previous = this.queues.get(deviceId) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.handOver(deviceId))
+      .catch((error: unknown) => this.log.warn({ err: error, deviceId }, 'dispatch failed'))
+      .finally(() => {
+        if (this.queues.get(deviceId) === next) this.queues.delete(deviceId);
+      });
+    this.queues.set(deviceId, next);
+    return next;
+  }
+
+  private async handOver(deviceId: string): Promise<void> {
+    const phone = this.live(deviceId);
+    if (!phone || this.closed) return;
+    const outbox = new Outbox(phone.workspaceId);
+    const task = await dispatchNext(this.db, deviceId, outbox);
+    outbox.flush(this.changes);
+    if (!task) return;
+    phone.send('task.dispatch', phone.protocol === 1 ? dispatchV1(task) : await this.dispatchV2(task));
+  }
+
+  private async dispatchV2(task: TaskRow): Promise<TaskDispatchV2> {
+    return {
+      protocol: 2,
+      taskId: task.id,
+      attempt: task.attempt,
+      type: task.type,
+      title: task.title,
+      deadline: task.deadline?.toISOString() ?? null,
+      ackWithinMs: automation().ackTimeoutMs,
+      work: await workForDispatch(this.db, task),
+    };
+  }
+
+  /** An attempt out on one of this process's phones was called off: a protocol 2 phone is told to drop it. */
+  withdraw(withdrawn: InternalEventPayload<'task.withdrawn'>): void {
+    const phone = this.phones.get(withdrawn.deviceId);
+    if (!phone || phone.protocol < 2) return;
+    phone.send('task.cancel', { taskId: withdrawn.taskId, attempt: withdrawn.attempt, code: withdrawn.code, reason: withdrawn.reason.slice(0, 500) });
+  }
+
+  private async sweep(): Promise<void> {
+    const live = [...this.phones.keys()].filter((deviceId) => this.live(deviceId) && !this.queues.has(deviceId));
+    if (live.length === 0) return;
+    try {
+      for (const deviceId of await devicesWithReadyWork(this.db, live)) void this.wake(deviceId);
+    } catch (error) {
+      if (!this.closed) this.log.warn({ err: error }, 'dispatch sweep failed');
+    }
+  }
+
+  /** How many phones this process holds. */
+  get size(): number {
+    return this.phones.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.unsubscribe();
+    await Promise.all(this.queues.values());
+  }
+}
+
+/** The v1 shape: the work told in words, for agents of protocol 1. */
+export function dispatchV1(task: TaskRow): TaskDispatchV1 {
+  const work = task.work as TaskWork;
+  const described = work && typeof work === 'object' && 'kind' in work ? describeWork(work) : null;
+  return {
+    taskId: task.id,
+    attempt: task.attempt,
+    type: task.type,
+    title: task.title,
+    description: work?.kind === 'manual' ? task.description : (described ?? task.description),
+    deadline: task.deadline?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,45 @@
+/** Phone agents for tests: a bare protocol 1 socket driven by hand, and credentials made through the real routes. */
+import { io, type Socket } from 'socket.io-client';
+import type { Ack } from '@farm/agent-protocol';
+import type { Client, TestApp } from '../helpers/app.ts';
+import { buildAccount, buildDevice, buildPost } from '../helpers/factories.ts';
+
+/** A bare agent socket: the test speaks for the phone, message by message. */
+export function bareAgent(url: string, token: string, options: { reconnection?: boolean } = {}): Socket {
+  return io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth: { token }, reconnection: options.reconnection ?? false, reconnectionDelay: 100 });
+}
+
+export function send(socket: Socket, event: string, message: unknown): Promise<Ack> {
+  return new Promise((resolve) => socket.emit(event, message, resolve));
+}
+
+export const helloV1 = { protocol: 1, agentVersion: 'test-v1', battery: 90 };
+
+/** A device of the operator's workspace with a credential for its agent. */
+export async function enrolledPhone(operator: Client, overrides: Record<string, unknown> = {}) {
+  const device = await buildDevice(operator, { name: 'Pixel test', ...overrides });
+  const credential = await operator.post(`/api/devices/${device.id}/credentials`);
+  if (credential.status !== 201) throw new Error(`credential: ${credential.status}`);
+  return { device, token: credential.body.token as string };
+}
+
+/** Waits until `check` answers something truthy, or fails after `timeoutMs`. */
+export async function until<T>(check: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 8000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Automation work for a phone: a post of an account on the device, due now and turned into its task. */
+export async function duePostTask(t: TestApp, operator: Client, deviceId: string, caption = 'Spring drop') {
+  const account = await buildAccount(operator, { deviceId, status: 'active' });
+  const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption });
+  await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+  await t.app.ctx.jobs!.runNow('posts.due');
+  const task = await t.db.selectFrom('tasks').selectAll().where('postId', '=', post.id).executeTakeFirstOrThrow();
+  return { account, post, task };
+}
