@@ -4,7 +4,19 @@
  * and the operator sees it done.
  */
 import { expect, test, type Page } from '@playwright/test';
+import { enroll, SimulatedPhone } from '@farm/agent-protocol';
 import { choose, dialog, expectToast, navigate, PASSWORD, unique, uniqueEmail } from './support/ui';
+
+/** A simulated phone whose agent enrolls with a code shown in the console, as a phone on a farm PC would. */
+async function connectSimulatedPhone(code: string): Promise<SimulatedPhone> {
+  const server = process.env.E2E_BASE_URL!;
+  const credential = await enroll(server, { code });
+  if (!('deviceId' in credential)) throw new Error('a device code was expected');
+  return new SimulatedPhone({ url: server, token: credential.token, workMs: 500 });
+}
+
+let phone: SimulatedPhone | undefined;
+test.afterAll(() => phone?.close());
 
 test('operator builds a farm, a VA joins and completes the assigned task', async ({ page, browser }) => {
   test.setTimeout(180_000);
@@ -30,18 +42,27 @@ test('operator builds a farm, a VA joins and completes the assigned task', async
     await expect(page.getByText('Grid Admin', { exact: true })).toBeVisible();
   });
 
-  await test.step('adds a device', async () => {
+  await test.step('adds a device and connects its phone with the one-time code', async () => {
     await navigate(page, 'Devices', 'Devices');
     await page.getByRole('button', { name: 'Add Device' }).click();
     const form = dialog(page, 'Add Device');
     await form.getByLabel('Device Name').fill(deviceName);
-    await choose(form, 'Status', 'Online');
     await form.getByRole('button', { name: 'Add Device' }).click();
     await expectToast(page, 'Device Added');
     await expect(form).toBeHidden();
+    // The phone's code comes up at once, as text and as a QR code.
+    const connect = dialog(page, `Connect Phone: ${deviceName}`);
+    const code = (await connect.getByTestId('enrollment-code').textContent())!.trim();
+    expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    await expect(connect.getByRole('img', { name: `QR code for enrollment code ${code}` })).toBeVisible();
+    await connect.getByRole('button', { name: 'Close' }).click();
     const card = page.getByRole('article', { name: deviceName });
-    await expect(card).toBeVisible();
-    await expect(card.getByText('Online', { exact: true })).toBeVisible();
+    await expect(card.getByText('Never connected')).toBeVisible();
+    await expect(card.getByText('Offline', { exact: true })).toBeVisible();
+    // A phone's agent exchanges the code; the card turns Online as it connects, without a reload.
+    phone = await connectSimulatedPhone(code);
+    await expect(card.getByText('Online', { exact: true })).toBeVisible({ timeout: 15_000 });
+    await expect(card.getByText('Never connected')).toBeHidden();
   });
 
   await test.step('creates a task for that device', async () => {

@@ -1,3 +1,4 @@
+import './app/zod-jitless';
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { StrictMode } from 'react';

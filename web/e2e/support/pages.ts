@@ -83,6 +83,9 @@ export const shellScreens: readonly Screen[] = [
     await expect(page.locator('.recharts-surface').first()).toBeVisible();
   }),
   shellScreen('settings', '/settings', 'Settings'),
+  shellScreen('content-calendar', '/content/calendar', 'Content Calendar', async (page) => {
+    await expect(page.locator('[data-post-id]').first()).toBeVisible();
+  }),
 ];
 
 export const allScreens: readonly Screen[] = [...publicScreens, ...shellScreens];

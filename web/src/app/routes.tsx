@@ -6,6 +6,7 @@ import { lazyNamed } from './lazy';
 const LandingPage = lazyNamed(() => import('../features/landing/LandingPage'), 'LandingPage');
 const LoginPage = lazyNamed(() => import('../features/auth/LoginPage'), 'LoginPage');
 const SignupPage = lazyNamed(() => import('../features/auth/SignupPage'), 'SignupPage');
+const ResetPasswordPage = lazyNamed(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage');
 const NotFoundPage = lazyNamed(() => import('./NotFoundPage'), 'NotFoundPage');
 const ShellLayout = lazyNamed(() => import('./shell/ShellLayout'), 'ShellLayout');
 
@@ -20,6 +21,7 @@ const SettingsPage = lazyNamed(() => import('../features/settings/SettingsPage')
 const CampaignsPage = lazyNamed(() => import('../features/campaigns/CampaignsPage'), 'CampaignsPage');
 const CampaignDetailPage = lazyNamed(() => import('../features/campaigns/CampaignDetailPage'), 'CampaignDetailPage');
 const ContentPage = lazyNamed(() => import('../features/content/ContentPage'), 'ContentPage');
+const CalendarPage = lazyNamed(() => import('../features/content/calendar/CalendarPage'), 'CalendarPage');
 const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage'), 'AccountsPage');
 const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
 const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
@@ -32,6 +34,7 @@ export function AppRoutes() {
         <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
         <Route path="/signup" element={<SignupPage />} />
+        <Route path="/reset-password" element={<ResetPasswordPage />} />
         {/* Outside the shell and its sign-in: a TV opens it with a wall link's token (or a signed-in member without one). */}
         <Route path="/monitor/wall" element={<WallPage />} />
         <Route
@@ -45,6 +48,7 @@ export function AppRoutes() {
           <Route path="/campaigns" element={<CampaignsPage />} />
           <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
           <Route path="/content" element={<ContentPage />} />
+          <Route path="/content/calendar" element={<CalendarPage />} />
           <Route path="/accounts" element={<AccountsPage />} />
           <Route path="/accounts/:id" element={<AccountDetailPage />} />
           <Route path="/devices" element={<DevicesPage />} />

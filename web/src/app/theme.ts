@@ -51,8 +51,8 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
 export const colorSchemeManager = localStorageColorSchemeManager({ key: 'theme' });
 export const DEFAULT_COLOR_SCHEME = 'dark' as const;
 
-/** Landing, login and signup (and the wall screen, for a TV) are always dark, whatever the visitor chose inside the console. */
-const forcedDarkPaths = new Set(['/', '/login', '/signup', '/monitor/wall']);
+/** Landing, login, signup and password reset (and the wall screen, for a TV) are always dark, whatever the visitor chose inside the console. */
+const forcedDarkPaths = new Set(['/', '/login', '/signup', '/reset-password', '/monitor/wall']);
 
 export function forcedSchemeFor(pathname: string): 'dark' | undefined {
   const normalised = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;

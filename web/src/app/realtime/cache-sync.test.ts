@@ -2,22 +2,16 @@ import type { Activity, Device, Session, Stats, Task } from '@farm/api/contracts
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../shared/api';
 import { screenshotsKey, type Screenshot } from '../../shared/resources';
+import { deviceFixture, taskFixture } from '../../test/fixtures';
 import { createCacheSync, mergeRows } from './cache-sync';
 
 const stamp = '2025-01-01T00:00:00.000Z';
 
-function device(overrides: Partial<Device> = {}): Device {
-  return { id: 'd1', name: 'Pixel 1', status: 'online', battery: 80, lastActive: stamp, assignedToId: null, sessionTime: 0, createdAt: stamp, updatedAt: stamp, ...overrides };
-}
+const device = (overrides: Partial<Device> = {}): Device => deviceFixture({ lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function activity(overrides: Partial<Activity> = {}): Activity {
   return { id: 'a9', userId: null, action: 'Started warm-up', deviceId: 'd1', type: 'info', createdAt: stamp, ...overrides };
 }
-function task(overrides: Partial<Task> = {}): Task {
-  return {
-    id: 't1', title: 'Warm up', description: null, type: 'warmup', priority: 'medium', status: 'pending', deviceId: null, assignedToId: null,
-    deadline: null, startedAt: null, completedAt: null, createdAt: stamp, updatedAt: stamp, ...overrides,
-  };
-}
+const task = (overrides: Partial<Task> = {}): Task => taskFixture({ title: 'Warm up', createdAt: stamp, updatedAt: stamp, ...overrides });
 function session(overrides: Partial<Session> = {}): Session {
   return { id: 's1', deviceId: 'd1', vaId: null, taskId: null, currentTask: null, duration: 10, screenshots: 0, isActive: true, startedAt: stamp, endedAt: null, ...overrides };
 }
@@ -39,6 +33,31 @@ describe('createCacheSync', () => {
     expect(client.getQueryData<Device[]>(['/api/devices'])?.[1]?.name).toBe('Pixel 2');
     expect(client.getQueryData<Device[]>(['/api/devices', { limit: '4' }])?.[0]?.status).toBe('busy');
     expect(client.getQueryData<Device>(['/api/devices', 'd1'])?.battery).toBe(12);
+    sync.dispose();
+  });
+
+  it('patches lists read page by page: in place, new rows on top, rows past the loaded pages left to them', () => {
+    const client = createQueryClient();
+    const key = ['/api/tasks', { status: 'pending', paged: '2' }];
+    const older = '2024-12-01T00:00:00.000Z';
+    client.setQueryData(key, {
+      pages: [
+        { rows: [task({ id: 't3', createdAt: stamp }), task({ id: 't2', createdAt: stamp })], next: 'c1' },
+        { rows: [task({ id: 't1', createdAt: '2024-12-15T00:00:00.000Z' })], next: 'c2' },
+      ],
+      pageParams: [undefined, 'c1'],
+    });
+    const sync = createCacheSync(client, 50);
+
+    sync.apply('task.updated', task({ id: 't2', title: 'Renamed', createdAt: stamp }));
+    sync.apply('task.created', task({ id: 't9', createdAt: '2025-02-01T00:00:00.000Z' }));
+    sync.apply('task.created', task({ id: 't0', createdAt: older }));
+    sync.apply('task.updated', task({ id: 't3', status: 'completed', createdAt: stamp }));
+
+    const data = client.getQueryData<{ pages: { rows: Task[]; next?: string }[] }>(key)!;
+    expect(data.pages.map((page) => page.rows.map((row) => row.id))).toEqual([['t9', 't2'], ['t1']]);
+    expect(data.pages[0]!.rows[1]!.title).toBe('Renamed');
+    expect(data.pages.at(-1)!.next).toBe('c2');
     sync.dispose();
   });
 

@@ -58,6 +58,40 @@ function filtersOf(query: Query): Record<string, string> | undefined {
   return typeof filters === 'object' && filters !== null ? (filters as Record<string, string>) : undefined;
 }
 
+/** Keys of a list's query that are about paging, not about which rows it selects. */
+const PAGING_KEYS = new Set(['limit', 'paged']);
+
+/** A list read page by page from the server's cursor (usePagedList): rows in pages, the last one's cursor onward. */
+interface PagedData {
+  pages: { rows: unknown[]; next?: string }[];
+  pageParams: unknown[];
+}
+
+function isPaged(data: unknown): data is PagedData {
+  return typeof data === 'object' && data !== null && Array.isArray((data as PagedData).pages) && Array.isArray((data as PagedData).pageParams);
+}
+
+/** The rows a cached list holds, whether one array or pages. */
+function rowsOf(data: unknown): unknown[] | undefined {
+  if (Array.isArray(data)) return data;
+  if (isPaged(data)) return data.pages.flatMap((page) => page.rows);
+  return undefined;
+}
+
+/** The same list with these rows: pages keep their sizes, the first one taking what was added or removed. */
+function withRows(data: unknown, rows: unknown[]): unknown {
+  if (!isPaged(data)) return rows;
+  const total = data.pages.reduce((sum, page) => sum + page.rows.length, 0);
+  let at = 0;
+  const pages = data.pages.map((page, index) => {
+    const size = index === 0 ? Math.max(0, page.rows.length + rows.length - total) : page.rows.length;
+    const slice = rows.slice(at, at + size);
+    at += size;
+    return { ...page, rows: slice };
+  });
+  return { ...data, pages };
+}
+
 function isList(query: Query, path: string): boolean {
   const key = query.queryKey;
   return key[0] === path && (key.length === 1 || (key.length === 2 && filtersOf(query) !== undefined));
@@ -67,7 +101,7 @@ function isList(query: Query, path: string): boolean {
 function isFilteredList(query: Query, path: string): boolean {
   if (!isList(query, path)) return false;
   const filters = filtersOf(query);
-  return filters !== undefined && Object.keys(filters).some((key) => key !== 'limit');
+  return filters !== undefined && Object.keys(filters).some((key) => !PAGING_KEYS.has(key));
 }
 
 const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
@@ -224,10 +258,11 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
   const mergeIntoLists = (spec: ListSpec, items: readonly Row[], removedIds: readonly string[] = []) => {
     const myId = me();
     for (const query of cache.findAll({ predicate: (q) => isList(q, spec.path) })) {
-      const old: unknown = query.state.data;
-      if (!Array.isArray(old)) continue;
+      const data: unknown = query.state.data;
+      const old = rowsOf(data);
+      if (!old) continue;
       const filters = filtersOf(query) ?? {};
-      const keys = Object.keys(filters).filter((key) => key !== 'limit');
+      const keys = Object.keys(filters).filter((key) => !PAGING_KEYS.has(key));
       const matches = (row: Row): boolean | undefined => {
         for (const key of keys) {
           const verdict = spec.filters[key]?.(row, filters[key] ?? '', myId);
@@ -235,9 +270,19 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
         }
         return true;
       };
-      const limit = Number(filters.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT;
+      const paged = isPaged(data);
+      // Pages grow as rows arrive; with more pages to come, a row placed after the last loaded one belongs to them.
+      const more = paged && Boolean(data.pages.at(-1)?.next);
+      const limit = paged ? Number.MAX_SAFE_INTEGER : Number(filters.limit ?? DEFAULT_LIMIT) || DEFAULT_LIMIT;
       const result = mergeRows(old as Row[], items, matches, (a, b) => spec.compare(a, b), limit, removedIds);
-      if (result.rows !== old) queryClient.setQueryData(query.queryKey, result.rows);
+      let rows = result.rows;
+      if (more && rows !== old) {
+        const known = new Set((old as Row[]).map((row) => row.id));
+        let end = rows.length;
+        while (end > 0 && !known.has(rows[end - 1]!.id)) end -= 1;
+        rows = rows.slice(0, end);
+      }
+      if (rows !== old) queryClient.setQueryData(query.queryKey, withRows(data, rows as unknown[]));
       if (result.stale) refreshStale(query);
     }
     for (const item of items) queryClient.setQueryData<unknown>([spec.path, item.id], (old: unknown) => (old === undefined ? old : item));
@@ -274,7 +319,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     const known = new Map<string, Device>();
     for (const query of cache.findAll({ queryKey: [spec.path] })) {
       const data: unknown = query.state.data;
-      const rows: unknown[] = Array.isArray(data) ? data : [data];
+      const rows: unknown[] = rowsOf(data) ?? [data];
       for (const row of rows) if (hasId(row) && pulses.has(row.id) && !known.has(row.id)) known.set(row.id, row as Device);
     }
     const changed: Row[] = [];
@@ -295,16 +340,18 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
 
   /** Entities without a ListSpec: rows are replaced where they are; lists that may change are refetched. */
   const replace = (path: string, item: WithId) => {
-    queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) =>
-      Array.isArray(old) ? old.map((row: unknown) => (hasId(row) && row.id === item.id ? item : row)) : old,
-    );
+    queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) => {
+      const rows = rowsOf(old);
+      return rows ? withRows(old, rows.map((row: unknown) => (hasId(row) && row.id === item.id ? item : row))) : old;
+    });
     queryClient.setQueryData<unknown>([path, item.id], (old: unknown) => (old === undefined ? old : item));
   };
 
   const remove = (path: string, id: string) => {
-    queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) =>
-      Array.isArray(old) ? old.filter((row: unknown) => !(hasId(row) && row.id === id)) : old,
-    );
+    queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) => {
+      const rows = rowsOf(old);
+      return rows ? withRows(old, rows.filter((row: unknown) => !(hasId(row) && row.id === id))) : old;
+    });
     void queryClient.invalidateQueries({ queryKey: [path, id], exact: true });
   };
 
@@ -376,6 +423,12 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
 
     if (entity === 'user') {
       queryClient.setQueryData<{ user: WithId }>(ME_KEY, (old) => (old && old.user.id === data.id ? { user: { ...old.user, ...data } } : old));
+    }
+    // A task's move on its phone shows in that phone's history; a task's run in its campaign's sessions.
+    if (entity === 'task' && verb !== 'deleted') {
+      const task = data as WithId & { deviceId?: string | null; campaignSessionId?: string | null };
+      if (task.deviceId) later(`device-history:${task.deviceId}`, () => void queryClient.invalidateQueries({ queryKey: ['/api/devices', task.deviceId, 'history'], exact: true }));
+      if (task.campaignSessionId) later('campaign-sessions', () => void queryClient.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }));
     }
     // Linking or unlinking an account announces the campaign; its detail screen lists the accounts separately.
     if (entity === 'campaign' && verb === 'updated') {

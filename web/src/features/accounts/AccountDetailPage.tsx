@@ -42,6 +42,7 @@ import {
   platformLabels,
   type AccountDraft,
 } from './accounts.form';
+import { AccountGrowthCard } from './components/AccountGrowthCard';
 
 export const accountUpdateFailure = 'Failed to update account';
 
@@ -161,6 +162,11 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
   return (
     <Stack gap="lg">
       <BackLink />
+      {account.status === 'paused' && account.pausedMessage ? (
+        <Alert color="red" variant="light" title="Automation paused for safety">
+          {`${account.pausedMessage}. A person should check the account on its phone, then set its status back to Active to resume.`}
+        </Alert>
+      ) : null}
       <Group justify="space-between" align="flex-start" gap="md">
         <Group gap="md" wrap="nowrap" miw={0}>
           <Avatar src={account.profilePicture} alt={`Profile picture of @${account.username}`} size={72} radius="xl">
@@ -316,6 +322,8 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
         <Field label="Created">{formatDateTime(account.createdAt)}</Field>
         <Field label="Last Updated">{formatDateTime(account.updatedAt)}</Field>
       </SimpleGrid>
+
+      <AccountGrowthCard accountId={account.id} />
 
       {canManage && (
         <ConfirmModal

@@ -3,22 +3,13 @@ import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { Device } from '@farm/api/contracts';
 import { buildAccount, renderScreen, scriptApi, type Reply } from '../campaigns/test-utils';
+import { deviceFixture } from '../../test/fixtures';
 import { AccountsPage } from './AccountsPage';
 
-const device: Device = {
-  id: 'd1',
-  name: 'Pixel 7',
-  status: 'online',
-  battery: 90,
-  lastActive: '2025-01-01T00:00:00.000Z',
-  assignedToId: null,
-  sessionTime: 0,
-  createdAt: '2025-01-01T00:00:00.000Z',
-  updatedAt: '2025-01-01T00:00:00.000Z',
-};
+const device: Device = deviceFixture({ name: 'Pixel 7', battery: 90 });
 
 function api(accounts = [buildAccount()], overrides: Record<string, Reply> = {}) {
-  return scriptApi({ 'GET /api/accounts': accounts, 'GET /api/devices': [device], ...overrides });
+  return scriptApi({ 'GET /api/accounts': accounts, 'GET /api/accounts?limit=50': accounts, 'GET /api/devices': [device], ...overrides });
 }
 
 describe('AccountsPage', { timeout: 20_000 }, () => {

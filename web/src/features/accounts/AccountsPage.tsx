@@ -1,18 +1,41 @@
-import { useState } from 'react';
-import { Alert, Button, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
+import { useEffect, useState } from 'react';
+import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconFileImport, IconPlus, IconSearch } from '@tabler/icons-react';
+import { accountStatusLabels, accountStatusValues, platformValues, type Account } from '@farm/api/contracts';
+import { usePagedList } from '../../shared/paged';
+import { useUrlFilters } from '../../shared/url-filters';
+import { ExportButton } from '../../shared/ui/ExportButton';
+import { ImportCsvModal } from '../../shared/ui/ImportCsvModal';
+import { LoadMore } from '../../shared/ui/LoadMore';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
-import { useAccounts, useCanManageAccounts, useDevices } from './accounts.api';
+import { useCanManageAccounts, useDevices } from './accounts.api';
 import { AccountCard } from './components/AccountCard';
 import { AddAccountModal } from './components/AddAccountModal';
 
+const ALL = 'all';
+const FILTER_KEYS = ['platform', 'status', 'search'] as const;
+
 /** Social Media Accounts (/accounts). */
 export function AccountsPage() {
-  const accounts = useAccounts();
+  const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
+  const [search, setSearch] = useState(filters.search);
+  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
+  useEffect(() => {
+    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
+  }, [debouncedSearch, filters.search, setFilters]);
+  const listFilters = {
+    platform: platformValues.find((value) => value === filters.platform),
+    status: accountStatusValues.find((value) => value === filters.status),
+    search: filters.search,
+  };
+  const filtered = Boolean(listFilters.platform || listFilters.status || listFilters.search);
+  const accounts = usePagedList<Account>('/api/accounts', listFilters);
   const devices = useDevices();
   const canManage = useCanManageAccounts();
   const [adding, setAdding] = useState(false);
+  const [importing, setImporting] = useState(false);
   const deviceNames = new Map((devices.data ?? []).map((device) => [device.id, device.name]));
 
   return (
@@ -21,13 +44,48 @@ export function AccountsPage() {
         title="Social Media Accounts"
         subtitle="Manage the accounts your devices run"
         actions={
-          canManage && (
-            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
-              Add Account
-            </Button>
-          )
+          <Group gap="xs">
+            {canManage && (
+              <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={() => setImporting(true)}>
+                Import CSV
+              </Button>
+            )}
+            <ExportButton entity="accounts" filters={listFilters} />
+            {canManage && (
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+                Add Account
+              </Button>
+            )}
+          </Group>
         }
       />
+
+      <Group gap="sm" mb="lg" wrap="wrap">
+        <TextInput
+          placeholder="Search accounts..."
+          aria-label="Search accounts"
+          leftSection={<IconSearch size={16} />}
+          value={search}
+          onChange={(event) => setSearch(event.currentTarget.value)}
+          style={{ flex: '1 1 220px' }}
+        />
+        <Select
+          aria-label="Filter by platform"
+          data={[{ value: ALL, label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))]}
+          value={listFilters.platform ?? ALL}
+          allowDeselect={false}
+          onChange={(value) => setFilters({ platform: value === ALL ? null : value })}
+          w={{ base: '100%', xs: 170 }}
+        />
+        <Select
+          aria-label="Filter by status"
+          data={[{ value: ALL, label: 'All Statuses' }, ...accountStatusValues.map((value) => ({ value, label: accountStatusLabels[value] }))]}
+          value={listFilters.status ?? ALL}
+          allowDeselect={false}
+          onChange={(value) => setFilters({ status: value === ALL ? null : value })}
+          w={{ base: '100%', xs: 170 }}
+        />
+      </Group>
 
       {accounts.isPending ? (
         <LoadingState label="Loading accounts..." />
@@ -35,11 +93,11 @@ export function AccountsPage() {
         <Alert color="red" title="Failed to fetch accounts">
           {accounts.error.message}
         </Alert>
-      ) : accounts.data.length === 0 ? (
+      ) : accounts.rows.length === 0 ? (
         <Paper withBorder radius="md" p="xl">
           <Stack align="center" gap={4}>
-            <Text fw={600}>No accounts yet</Text>
-            {canManage && (
+            <Text fw={600}>{filtered ? 'No accounts match your filters' : 'No accounts yet'}</Text>
+            {canManage && !filtered && (
               <Text c="dimmed" size="sm" ta="center">
                 Add a social media account and assign it to a device.
               </Text>
@@ -47,18 +105,18 @@ export function AccountsPage() {
           </Stack>
         </Paper>
       ) : (
-        <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
-          {accounts.data.map((account) => (
-            <AccountCard
-              key={account.id}
-              account={account}
-              deviceName={(account.deviceId && deviceNames.get(account.deviceId)) || null}
-            />
-          ))}
-        </SimpleGrid>
+        <>
+          <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
+            {accounts.rows.map((account) => (
+              <AccountCard key={account.id} account={account} deviceName={(account.deviceId && deviceNames.get(account.deviceId)) || null} />
+            ))}
+          </SimpleGrid>
+          <LoadMore hasMore={accounts.hasNextPage} loading={accounts.isFetchingNextPage} onLoad={() => void accounts.fetchNextPage()} />
+        </>
       )}
 
       {canManage && <AddAccountModal opened={adding} onClose={() => setAdding(false)} />}
+      {canManage && <ImportCsvModal entity="accounts" opened={importing} onClose={() => setImporting(false)} />}
     </Stack>
   );
 }

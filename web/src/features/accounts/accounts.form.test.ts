@@ -33,6 +33,8 @@ const stored: Account = {
   interests: [],
   sexualOrientation: null,
   relationshipGoal: null,
+  pausedCode: null,
+  pausedMessage: null,
   createdAt: '2025-01-01T00:00:00.000Z',
   updatedAt: '2025-01-02T00:00:00.000Z',
 };

@@ -1,93 +1,231 @@
-import { Card, Grid, Group, Progress, Select, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconActivity, IconClock, IconListCheck, IconTargetArrow } from '@tabler/icons-react';
-import { rangeValues, type Range } from '@farm/api/contracts';
+import { Button, Card, Grid, Group, Select, SimpleGrid, Skeleton, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { IconActivity, IconArrowDown, IconArrowUp, IconClock, IconListCheck, IconTargetArrow } from '@tabler/icons-react';
+import { leaderboardColumns, rangeValues, type LeaderboardTable, type Range, type TimeseriesMetric } from '@farm/api/contracts';
+import dayjs from 'dayjs';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { formatDuration, formatPercent } from '../../shared/format';
+import { useUrlFilters } from '../../shared/url-filters';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { StatCard } from '../../shared/ui/StatCard';
-import { usePerformance, useStats } from './analytics.api';
+import { changeOf, useLeaderboard, useTimeseries, useWindowedStats, type AnalyticsWindow } from './analytics.api';
+import type { TrendSeries } from './components/TrendChart';
+import { ScrollX } from '../../shared/ui/ScrollX';
 
-const PerformanceChart = lazy(async () => ({ default: (await import('./components/PerformanceChart')).PerformanceChart }));
+const TrendChart = lazy(async () => ({ default: (await import('./components/TrendChart')).TrendChart }));
 
+const CUSTOM = 'custom';
 const rangeLabels: Record<Range, string> = {
   '24h': 'Last 24 hours',
   '7d': 'Last 7 days',
   '30d': 'Last 30 days',
   '90d': 'Last 90 days',
 };
-const rangeOptions = rangeValues.map((value) => ({ value, label: rangeLabels[value] }));
-const LIST_SIZE = 5;
+const rangeOptions = [...rangeValues.map((value) => ({ value, label: rangeLabels[value] })), { value: CUSTOM, label: 'Custom range' }];
+const changeLabels: Record<Range, string> = { '24h': 'vs previous 24 hours', '7d': 'vs last week', '30d': 'vs previous 30 days', '90d': 'vs previous 90 days' };
+const TOP = 5;
+const ALL_ROWS = 1000;
 
 function isRange(value: string | null): value is Range {
   return rangeValues.some((range) => range === value);
 }
 
-interface Row {
-  id: string;
-  name: string;
-  detail: string;
-  successRate: number;
-}
+const charts: { metric: TimeseriesMetric; title: string; kind: 'bar' | 'area'; series: TrendSeries[]; unit?: string; empty: string; stacked?: boolean }[] = [
+  {
+    metric: 'tasks',
+    title: 'Tasks completed vs failed',
+    kind: 'bar',
+    series: [
+      { name: 'completed', label: 'Completed', color: 'teal.6' },
+      { name: 'failed', label: 'Failed', color: 'red.6' },
+    ],
+    empty: 'No tasks finished in this period',
+  },
+  {
+    metric: 'posts',
+    title: 'Posts published per platform',
+    kind: 'bar',
+    stacked: true,
+    series: [
+      { name: 'instagram', label: 'Instagram', color: 'pink.6' },
+      { name: 'tiktok', label: 'TikTok', color: 'grape.6' },
+      { name: 'facebook', label: 'Facebook', color: 'indigo.6' },
+      { name: 'twitter', label: 'Twitter', color: 'cyan.6' },
+      { name: 'youtube', label: 'YouTube', color: 'red.6' },
+      { name: 'tinder', label: 'Tinder', color: 'orange.6' },
+    ],
+    empty: 'No posts published in this period',
+  },
+  { metric: 'sessions', title: 'Session hours', kind: 'area', series: [{ name: 'hours', label: 'Hours', color: 'blue.6' }], unit: ' h', empty: 'No sessions in this period' },
+  { metric: 'devices', title: 'Device online time', kind: 'area', series: [{ name: 'hours', label: 'Hours online', color: 'green.6' }], unit: ' h', empty: 'No phone was online in this period' },
+];
 
-function PerformanceCard({ title, rows, loading, empty }: { title: string; rows: readonly Row[]; loading: boolean; empty: string }) {
-  const headingId = `${title.toLowerCase().replace(/\s+/g, '-')}-title`;
+function TrendCard({ window, chart }: { window: AnalyticsWindow; chart: (typeof charts)[number] }) {
+  const series = useTimeseries(window, chart.metric);
+  const headingId = `${chart.metric}-trend-title`;
+  const points = series.data?.points ?? [];
+  const empty = points.every((point) => chart.series.every((entry) => (point[entry.name] ?? 0) === 0));
+  const formatAt = (at: string) => (series.data?.bucket === 'hour' ? dayjs(at).format('HH:mm') : dayjs(at).format('D MMM'));
   let body: ReactNode;
-  if (loading) body = <LoadingState label="Loading performance..." />;
-  else if (rows.length === 0) body = <EmptyText>{empty}</EmptyText>;
+  if (series.isPending) body = <Skeleton h={240} />;
+  else if (empty) body = <EmptyText>{chart.empty}</EmptyText>;
   else
     body = (
-      <Stack gap="md">
-        <Stack gap="sm" component="ol" m={0} p={0} style={{ listStyle: 'none' }}>
-          {rows.map((row) => (
-            <li key={row.id}>
-              <Group justify="space-between" gap="xs" wrap="nowrap" mb={4}>
-                <Text fw={600} size="sm" truncate="end">
-                  {row.name}
-                </Text>
-                <Text size="sm" fw={600}>
-                  {row.successRate}%
-                </Text>
-              </Group>
-              <Progress value={row.successRate} size="sm" aria-label={`${row.name} success rate`} />
-              <Text size="xs" c="dimmed" mt={4}>
-                {row.detail}
-              </Text>
-            </li>
-          ))}
-        </Stack>
-        <Suspense fallback={<Skeleton h={200} />}>
-          <PerformanceChart data={rows} label={`${title} chart of success rates`} />
-        </Suspense>
-      </Stack>
+      <Suspense fallback={<Skeleton h={240} />}>
+        <TrendChart kind={chart.kind} points={points} series={chart.series} formatAt={formatAt} unit={chart.unit ?? ''} label={`${chart.title} chart`} {...(chart.stacked ? { stacked: true } : {})} />
+      </Suspense>
     );
   return (
-    <Card withBorder padding="lg" radius="md" h="100%" component="section" aria-labelledby={headingId}>
+    <Card withBorder padding="lg" radius="md" component="section" aria-labelledby={headingId} h="100%">
       <Title order={2} fz="lg" mb="md" id={headingId}>
-        {title}
+        {chart.title}
       </Title>
       {body}
     </Card>
   );
 }
 
-export function AnalyticsPage() {
-  const [range, setRange] = useState<Range>('7d');
-  const stats = useStats(range);
-  const performance = usePerformance(range);
+interface Column {
+  key: string;
+  label: string;
+  format?: (value: number | string | null) => string;
+}
 
-  const deviceRows: Row[] = (performance.data?.devices ?? []).slice(0, LIST_SIZE).map((device) => ({
-    id: device.deviceId,
-    name: device.name,
-    detail: `${device.completedTasks} of ${device.totalTasks} tasks completed`,
-    successRate: device.successRate,
-  }));
-  const vaRows: Row[] = (performance.data?.vas ?? []).slice(0, LIST_SIZE).map((va) => ({
-    id: va.userId,
-    name: va.name,
-    detail: `${va.completedTasks} of ${va.totalTasks} tasks completed · ${va.hours}h on devices`,
-    successRate: va.successRate,
-  }));
+const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty: string }[] = [
+  {
+    table: 'devices',
+    title: 'Device Performance',
+    columns: [
+      { key: 'name', label: 'Device' },
+      { key: 'totalTasks', label: 'Tasks' },
+      { key: 'completedTasks', label: 'Completed' },
+      { key: 'failedTasks', label: 'Failed' },
+      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
+      { key: 'hours', label: 'Session h' },
+    ],
+    empty: 'No devices yet',
+  },
+  {
+    table: 'vas',
+    title: 'VA Performance',
+    columns: [
+      { key: 'name', label: 'VA' },
+      { key: 'totalTasks', label: 'Tasks' },
+      { key: 'completedTasks', label: 'Completed' },
+      { key: 'failedTasks', label: 'Failed' },
+      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
+      { key: 'hours', label: 'Hours' },
+    ],
+    empty: 'No VAs yet',
+  },
+  {
+    table: 'campaigns',
+    title: 'Campaign Performance',
+    columns: [
+      { key: 'name', label: 'Campaign' },
+      { key: 'runs', label: 'Runs' },
+      { key: 'completedRuns', label: 'Completed' },
+      { key: 'failedRuns', label: 'Failed' },
+      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
+      { key: 'postsPublished', label: 'Posts' },
+    ],
+    empty: 'No campaigns yet',
+  },
+  {
+    table: 'accounts',
+    title: 'Account Performance',
+    columns: [
+      { key: 'name', label: 'Account' },
+      { key: 'postsPublished', label: 'Posts' },
+      { key: 'postsFailed', label: 'Failed' },
+      { key: 'followers', label: 'Followers' },
+      { key: 'followersGained', label: 'Gained', format: (value) => `${Number(value) > 0 ? '+' : ''}${value ?? 0}` },
+      { key: 'following', label: 'Following' },
+    ],
+    empty: 'No accounts yet',
+  },
+];
+
+function LeaderboardCard({ window, config }: { window: AnalyticsWindow; config: (typeof tables)[number] }) {
+  const sortable: readonly string[] = leaderboardColumns[config.table];
+  const [sort, setSort] = useState<string>(sortable[0]!);
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [all, setAll] = useState(false);
+  const board = useLeaderboard(window, config.table, { sort, order, limit: all ? ALL_ROWS : TOP });
+  const headingId = `${config.table}-performance-title`;
+  const sortBy = (key: string) => {
+    if (key === sort) setOrder(order === 'desc' ? 'asc' : 'desc');
+    else {
+      setSort(key);
+      setOrder(key === 'name' ? 'asc' : 'desc');
+    }
+  };
+  const rows = board.data?.rows ?? [];
+  return (
+    <Card withBorder padding="lg" radius="md" component="section" aria-labelledby={headingId} h="100%">
+      <Group justify="space-between" mb="sm">
+        <Title order={2} fz="lg" id={headingId}>
+          {config.title}
+        </Title>
+        <Button size="compact-sm" variant="subtle" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>
+          {order === 'desc' ? 'Show worst first' : 'Show best first'}
+        </Button>
+      </Group>
+      {board.isPending ? (
+        <LoadingState label="Loading performance..." />
+      ) : rows.length === 0 ? (
+        <EmptyText>{config.empty}</EmptyText>
+      ) : (
+        <ScrollX label={`${config.title}, scrollable`} minWidth={420}>
+          <Table striped highlightOnHover aria-labelledby={headingId}>
+            <Table.Thead>
+              <Table.Tr>
+                {config.columns.map((column) => (
+                  <Table.Th key={column.key} aria-sort={sort === column.key ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                    <UnstyledButton onClick={() => sortBy(column.key)} fz="sm" fw={700}>
+                      <Group gap={2} wrap="nowrap">
+                        {column.label}
+                        {sort === column.key ? order === 'asc' ? <IconArrowUp size={12} aria-hidden /> : <IconArrowDown size={12} aria-hidden /> : null}
+                      </Group>
+                    </UnstyledButton>
+                  </Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((row) => (
+                <Table.Tr key={row.id}>
+                  {config.columns.map((column) => (
+                    <Table.Td key={column.key}>{column.format ? column.format(row[column.key] ?? null) : String(row[column.key] ?? '')}</Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollX>
+      )}
+      {board.data && board.data.total > TOP ? (
+        <Group justify="flex-end" mt="xs">
+          <Button size="compact-sm" variant="light" onClick={() => setAll(!all)}>
+            {all ? 'Show top 5' : `View all ${board.data.total}`}
+          </Button>
+        </Group>
+      ) : null}
+    </Card>
+  );
+}
+
+export function AnalyticsPage() {
+  const [params, setParams] = useUrlFilters(['range', 'from', 'to'] as const);
+  const custom = Boolean(params.from && params.to);
+  const range: Range = isRange(params.range) ? params.range : '7d';
+  const [choosingCustom, setChoosingCustom] = useState(custom);
+  const window: AnalyticsWindow = custom ? { from: params.from, to: params.to } : { range };
+  const stats = useWindowedStats(window);
+  const previous = stats.data?.previous ?? undefined;
+  const changeLabel = custom ? 'vs previous period' : changeLabels[range];
+  const periodLabel = custom ? `${params.from} to ${params.to}` : rangeLabels[range];
+  const today = dayjs().format('YYYY-MM-DD');
 
   return (
     <>
@@ -95,25 +233,51 @@ export function AnalyticsPage() {
         title="Analytics"
         subtitle="Performance insights and metrics"
         actions={
-          <Select
-            aria-label="Time range"
-            data={rangeOptions}
-            value={range}
-            allowDeselect={false}
-            onChange={(value) => isRange(value) && setRange(value)}
-            w={180}
-          />
+          <Group gap="xs" wrap="wrap">
+            <Select
+              aria-label="Time range"
+              data={rangeOptions}
+              value={choosingCustom || custom ? CUSTOM : range}
+              allowDeselect={false}
+              onChange={(value) => {
+                if (value === CUSTOM) {
+                  setChoosingCustom(true);
+                  setParams({ range: null, from: dayjs().subtract(6, 'day').format('YYYY-MM-DD'), to: today });
+                } else if (isRange(value)) {
+                  setChoosingCustom(false);
+                  setParams({ range: value === '7d' ? null : value, from: null, to: null });
+                }
+              }}
+              w={180}
+            />
+            {choosingCustom || custom ? (
+              <>
+                <TextInput type="date" aria-label="From" value={params.from} max={params.to || today} onChange={(event) => setParams({ from: event.currentTarget.value })} w={160} />
+                <TextInput type="date" aria-label="To" value={params.to} min={params.from} max={today} onChange={(event) => setParams({ to: event.currentTarget.value })} w={160} />
+              </>
+            ) : null}
+          </Group>
         }
       />
 
       <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
-        <StatCard title="Total Tasks" value={stats.data?.totalTasks ?? 0} loading={stats.isPending} icon={<IconListCheck size={22} />} description={rangeLabels[range]} />
+        <StatCard
+          title="Total Tasks"
+          value={stats.data?.totalTasks ?? 0}
+          loading={stats.isPending}
+          icon={<IconListCheck size={22} />}
+          description={periodLabel}
+          change={stats.data ? changeOf(stats.data.totalTasks, previous?.totalTasks) : undefined}
+          changeLabel={changeLabel}
+        />
         <StatCard
           title="Success Rate"
           value={formatPercent(stats.data?.successRate ?? 0)}
           loading={stats.isPending}
           icon={<IconTargetArrow size={22} />}
           description={stats.data ? `${stats.data.completedTasks} completed` : undefined}
+          change={stats.data ? changeOf(stats.data.successRate, previous?.successRate) : undefined}
+          changeLabel={changeLabel}
         />
         <StatCard
           title="Avg Session Time"
@@ -121,17 +285,39 @@ export function AnalyticsPage() {
           loading={stats.isPending}
           icon={<IconClock size={22} />}
           description="Session time per task"
+          change={stats.data ? changeOf(stats.data.avgSessionTime, previous?.avgSessionTime) : undefined}
+          changeLabel={changeLabel}
         />
-        <StatCard title="Active Sessions" value={stats.data?.activeSessions ?? 0} loading={stats.isPending} icon={<IconActivity size={22} />} description="Running now" />
+        <StatCard
+          title="Active Sessions"
+          value={stats.data?.activeSessions ?? 0}
+          loading={stats.isPending}
+          icon={<IconActivity size={22} />}
+          description="Running now"
+          change={stats.data ? changeOf(stats.data.activeSessions, previous?.activeSessions) : undefined}
+          changeLabel={changeLabel}
+        />
       </SimpleGrid>
+      {stats.data ? (
+        <Text size="xs" c="dimmed" mb="md">
+          Days are counted in {stats.data.timeZone}.
+        </Text>
+      ) : null}
+
+      <Grid gap="md" mb="md">
+        {charts.map((chart) => (
+          <Grid.Col key={chart.metric} span={{ base: 12, md: 6 }}>
+            <TrendCard window={window} chart={chart} />
+          </Grid.Col>
+        ))}
+      </Grid>
 
       <Grid gap="md">
-        <Grid.Col span={{ base: 12, md: 6 }}>
-          <PerformanceCard title="Device Performance" rows={deviceRows} loading={performance.isPending} empty="No device activity in this period" />
-        </Grid.Col>
-        <Grid.Col span={{ base: 12, md: 6 }}>
-          <PerformanceCard title="VA Performance" rows={vaRows} loading={performance.isPending} empty="No VA activity in this period" />
-        </Grid.Col>
+        {tables.map((config) => (
+          <Grid.Col key={config.table} span={{ base: 12, lg: 6 }}>
+            <LeaderboardCard window={window} config={config} />
+          </Grid.Col>
+        ))}
       </Grid>
     </>
   );

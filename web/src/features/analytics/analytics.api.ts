@@ -1,18 +1,37 @@
-import type { Performance, Range, Stats } from '@farm/api/contracts';
+import type { Leaderboard, LeaderboardTable, Range, Timeseries, TimeseriesMetric, WindowedStats } from '@farm/api/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { listKey, withQuery } from '../../shared/query';
 
-export function useStats(range: Range) {
-  return useQuery<Stats>({
-    queryKey: listKey('/api/analytics/stats', { range }),
-    queryFn: ({ signal }) => apiRequest<Stats>(withQuery('/api/analytics/stats', { range }), { signal }),
+/** The window every figure is counted over: a preset range, or whole days from–to. */
+export type AnalyticsWindow = { range: Range } | { from: string; to: string };
+
+export function useWindowedStats(window: AnalyticsWindow) {
+  return useQuery<WindowedStats>({
+    queryKey: listKey('/api/analytics/stats', window),
+    queryFn: ({ signal }) => apiRequest<WindowedStats>(withQuery('/api/analytics/stats', window), { signal }),
   });
 }
 
-export function usePerformance(range: Range) {
-  return useQuery<Performance>({
-    queryKey: listKey('/api/analytics/performance', { range }),
-    queryFn: ({ signal }) => apiRequest<Performance>(withQuery('/api/analytics/performance', { range }), { signal }),
+export function useTimeseries(window: AnalyticsWindow, metric: TimeseriesMetric) {
+  const params = { ...window, metric };
+  return useQuery<Timeseries>({
+    queryKey: listKey('/api/analytics/timeseries', params),
+    queryFn: ({ signal }) => apiRequest<Timeseries>(withQuery('/api/analytics/timeseries', params), { signal }),
   });
+}
+
+export function useLeaderboard(window: AnalyticsWindow, table: LeaderboardTable, options: { sort: string; order: 'asc' | 'desc'; limit: number }) {
+  const params = { ...window, ...options };
+  const path = `/api/analytics/tables/${table}`;
+  return useQuery<Leaderboard>({
+    queryKey: listKey(path, params),
+    queryFn: ({ signal }) => apiRequest<Leaderboard>(withQuery(path, params), { signal }),
+  });
+}
+
+/** Change against the previous period in percent, one decimal; none when the previous period had nothing. */
+export function changeOf(current: number, previous: number | undefined): number | undefined {
+  if (previous === undefined || previous === 0) return undefined;
+  return Math.round(((current - previous) / previous) * 1000) / 10;
 }

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Button, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconArrowLeft, IconMailOpened } from '@tabler/icons-react';
 import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/api/contracts';
+import { browserTimeZone } from '../../shared/timezone';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '../../shared/api';
@@ -49,6 +50,8 @@ export function SignupPage() {
       password,
       role,
       inviteToken: preview && inviteToken ? inviteToken : undefined,
+      // An operator's signup makes the workspace: its days are counted in this browser's zone.
+      timeZone: role === 'operator' && !(preview && inviteToken) ? browserTimeZone() : undefined,
     });
     if (!parsed.success) {
       const next: FieldErrors = {};

@@ -1,4 +1,4 @@
-import type { AppConfig, InvitationPreview, LoginBody, Me, SignupBody } from '@farm/api/contracts';
+import type { AppConfig, InvitationPreview, LoginBody, LoginResponse, Me, PasswordResetBody, PasswordResetPreview, SignupBody, TwoFactorSetup } from '@farm/api/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useAuthStore } from './auth.store';
@@ -40,11 +40,44 @@ function useSignedIn() {
   };
 }
 
+/** The password step: signs in, or answers the second step that is due (a code, or setting two-factor up). */
 export function useLogin() {
   const signedIn = useSignedIn();
   return useMutation({
-    mutationFn: (body: LoginBody) => apiRequest<UserResponse>('/api/auth/login', { method: 'POST', body }),
+    mutationFn: (body: LoginBody) => apiRequest<LoginResponse>('/api/auth/login', { method: 'POST', body }),
+    onSuccess: (answer) => {
+      if ('user' in answer) signedIn(answer);
+    },
+  });
+}
+
+/** The second step of a login: a code from the authenticator app or a recovery code. */
+export function useLoginCode() {
+  const signedIn = useSignedIn();
+  return useMutation({
+    mutationFn: (body: { challenge: string; code: string }) =>
+      apiRequest<UserResponse & { recoveryCodes?: string[] }>('/api/auth/login/two-factor', { method: 'POST', body }),
     onSuccess: signedIn,
+  });
+}
+
+/** For a login whose workspace requires two-factor sign-in: the secret and QR code to set it up with. */
+export function useLoginSetup() {
+  return useMutation({
+    mutationFn: (challenge: string) => apiRequest<TwoFactorSetup>('/api/auth/login/two-factor/setup', { method: 'POST', body: { challenge } }),
+  });
+}
+
+export function usePasswordResetPreview(token: string | null) {
+  return useQuery<PasswordResetPreview>({
+    queryKey: ['/api/password-resets/lookup', token ?? ''],
+    enabled: Boolean(token),
+  });
+}
+
+export function useResetPassword() {
+  return useMutation({
+    mutationFn: (body: PasswordResetBody) => apiRequest<{ ok: true }>('/api/auth/password-reset', { method: 'POST', body }),
   });
 }
 

@@ -17,6 +17,7 @@ import {
 import { platformLabels } from './campaigns.form';
 import { CampaignStatusBadge, PlatformIcon } from './components/CampaignBadges';
 import { CampaignFormModal, refusalText } from './components/CampaignFormModal';
+import { CampaignScheduleCard } from './components/CampaignScheduleCard';
 import { CampaignSessionsCard } from './components/CampaignSessionsCard';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { LinkedAccountsCard } from './components/LinkedAccountsCard';
@@ -186,6 +187,7 @@ export function CampaignDetailPage() {
 
       {hasScheduledContent(current.platform) && <ScheduledContentCard campaign={current} accounts={allAccounts} />}
 
+      <CampaignScheduleCard campaign={current} canManage={canManage} />
       <CampaignSessionsCard campaignId={current.id} accounts={allAccounts} />
 
       {canManage && (

@@ -22,6 +22,8 @@ function account(id: string, username: string): Account {
     interests: [],
     sexualOrientation: null,
     relationshipGoal: null,
+    pausedCode: null,
+    pausedMessage: null,
     createdAt: '2025-01-01T00:00:00.000Z',
     updatedAt: '2025-01-01T00:00:00.000Z',
   };

@@ -114,7 +114,7 @@ describe('campaign validation', () => {
   });
 
   it('names the required inputs that are blank', () => {
-    expect(requiredFieldErrors(form({ name: ' ', niche: '' }))).toEqual({ name: 'name is required', niche: 'niche is required' });
+    expect(requiredFieldErrors(form({ name: ' ', niche: '' }))).toEqual({ name: 'Name is required', niche: 'Niche is required' });
     expect(requiredFieldErrors(form())).toEqual({});
   });
 });
@@ -151,6 +151,10 @@ describe('campaignToFormValues', () => {
       autoswipeAgeMax: 45,
       autoswipeDistanceMax: 20,
       autoswipeBioKeywords: ['books'],
+      activeHoursStart: 9,
+      activeHoursEnd: 21,
+      cooldownMinutes: 30,
+      dailyCaps: {},
       createdById: null,
       createdAt: '2025-01-01T00:00:00.000Z',
       updatedAt: '2025-01-01T00:00:00.000Z',

@@ -191,8 +191,8 @@ export type CampaignFieldErrors = Partial<Record<'name' | 'niche' | 'engagementT
 /** Inline errors for the required inputs; the texts are the server's for the same fields. */
 export function requiredFieldErrors(values: CampaignFormValues): CampaignFieldErrors {
   const errors: CampaignFieldErrors = {};
-  if (values.name.trim() === '') errors.name = 'name is required';
-  if (values.niche.trim() === '') errors.niche = 'niche is required';
+  if (values.name.trim() === '') errors.name = 'Name is required';
+  if (values.niche.trim() === '') errors.niche = 'Niche is required';
   return errors;
 }
 

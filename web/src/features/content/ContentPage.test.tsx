@@ -16,6 +16,7 @@ const campaigns = [
 function api(posts = [buildPost()], overrides: Record<string, Reply> = {}) {
   return scriptApi({
     'GET /api/posts': posts,
+    'GET /api/posts?limit=50': posts,
     'GET /api/accounts': accounts,
     'GET /api/campaigns': campaigns,
     ...overrides,

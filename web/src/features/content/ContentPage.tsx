@@ -1,28 +1,81 @@
-import { useState } from 'react';
-import { Alert, Button, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
-import { IconPlus } from '@tabler/icons-react';
-import { postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/api/contracts';
+import { useEffect, useMemo, useState } from 'react';
+import { Alert, Button, Group, Menu, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/api/contracts';
+import { Link } from 'react-router';
 import { serverMessageOr } from '../../shared/api';
+import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { usePagedList } from '../../shared/paged';
+import { useSelection } from '../../shared/selection';
+import { useUrlFilters } from '../../shared/url-filters';
+import { BulkBar } from '../../shared/ui/BulkBar';
+import { ExportButton } from '../../shared/ui/ExportButton';
+import { ImportCsvModal } from '../../shared/ui/ImportCsvModal';
+import { LoadMore } from '../../shared/ui/LoadMore';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
-import { useAccountsList, useDeletePost, usePosts, useUpdatePost } from './content.api';
+import { useAccountsList, useDeletePost, useUpdatePost } from './content.api';
 import { postStatusLabels, publishBody, unscheduleBody } from './content.form';
 import { CreatePostModal } from './components/CreatePostModal';
 import { PostCard } from './components/PostCard';
 
 type Filter = 'all' | PostStatus;
+const FILTER_KEYS = ['status', 'platform', 'search'] as const;
+const offsets = [
+  { label: '1 hour later', minutes: 60 },
+  { label: '1 day later', minutes: 24 * 60 },
+  { label: '1 week later', minutes: 7 * 24 * 60 },
+  { label: '1 hour earlier', minutes: -60 },
+  { label: '1 day earlier', minutes: -24 * 60 },
+];
+
+function asFilter(value: string | null): Filter {
+  return postStatusValues.find((status) => status === value) ?? 'all';
+}
 
 /** Content (/content): draft, schedule and publish posts. */
 export function ContentPage() {
-  const posts = usePosts();
+  const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
+  const filter = asFilter(filters.status);
+  const [search, setSearch] = useState(filters.search);
+  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
+  useEffect(() => {
+    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
+  }, [debouncedSearch, filters.search, setFilters]);
+  const platform = platformValues.find((value) => value === filters.platform);
+  const listFilters = { status: filter === 'all' ? undefined : filter, platform, search: filters.search };
+  const posts = usePagedList<Post>('/api/posts', listFilters);
   const accounts = useAccountsList();
   const update = useUpdatePost();
   const remove = useDeletePost();
+  const bulk = useBulk('posts');
   const [creating, setCreating] = useState(false);
-  const [filter, setFilter] = useState<Filter>('all');
+  const [importing, setImporting] = useState(false);
+  const [editing, setEditing] = useState<Post | null>(null);
   const [deleting, setDeleting] = useState<Post | null>(null);
+  const [bulkDeleting, setBulkDeleting] = useState(false);
+  const shown = posts.rows;
+  const order = useMemo(() => shown.map((post) => post.id), [shown]);
+  const selection = useSelection(order);
+  const selectionKey = JSON.stringify(listFilters);
+  useEffect(() => selection.clear(), [selectionKey]);
+
+  const runBulk = (body: Record<string, unknown>, done: string) => {
+    bulk.mutate(
+      { ...bulkTarget(selection, listFilters), ...body },
+      {
+        onSuccess: (answer) => {
+          toast('Posts Updated', `${answer.results.length} ${answer.results.length === 1 ? 'post' : 'posts'} ${done}.`);
+          selection.clear();
+          setBulkDeleting(false);
+        },
+        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update posts')),
+      },
+    );
+  };
 
   function changeStatus(post: Post, body: UpdatePostBody): void {
     update.mutate(
@@ -45,9 +98,7 @@ export function ContentPage() {
     });
   }
 
-  const all = posts.data ?? [];
-  const shown = filter === 'all' ? all : all.filter((post) => post.status === filter);
-  const count = (status: PostStatus) => all.filter((post) => post.status === status).length;
+  const empty = filter === 'all' && !platform && !filters.search && !posts.isPending && shown.length === 0;
 
   return (
     <Stack gap={0}>
@@ -55,9 +106,18 @@ export function ContentPage() {
         title="Content"
         subtitle="Draft, schedule and publish posts across your accounts"
         actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
-            Create Post
-          </Button>
+          <Group gap="xs">
+            <Button component={Link} to="/content/calendar" variant="default" leftSection={<IconCalendar size={16} />}>
+              Calendar
+            </Button>
+            <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={() => setImporting(true)}>
+              Import CSV
+            </Button>
+            <ExportButton entity="posts" filters={listFilters} />
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+              Create Post
+            </Button>
+          </Group>
         }
       />
 
@@ -67,7 +127,7 @@ export function ContentPage() {
         <Alert color="red" title="Failed to fetch posts">
           {posts.error.message}
         </Alert>
-      ) : all.length === 0 ? (
+      ) : empty ? (
         <Paper withBorder radius="md" p="xl">
           <Stack align="center" gap={4}>
             <Text fw={600}>No posts yet</Text>
@@ -78,19 +138,61 @@ export function ContentPage() {
         </Paper>
       ) : (
         <Stack gap="md">
-          <Tabs value={filter} onChange={(value) => setFilter((value as Filter | null) ?? 'all')}>
+          <Group gap="sm" wrap="wrap">
+            <TextInput
+              placeholder="Search captions..."
+              aria-label="Search posts"
+              leftSection={<IconSearch size={16} />}
+              value={search}
+              onChange={(event) => setSearch(event.currentTarget.value)}
+              style={{ flex: '1 1 220px' }}
+            />
+            <Select
+              aria-label="Filter by platform"
+              data={[{ value: 'all', label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))]}
+              value={platform ?? 'all'}
+              allowDeselect={false}
+              onChange={(value) => setFilters({ platform: value === 'all' ? null : value })}
+              w={{ base: '100%', xs: 170 }}
+            />
+          </Group>
+          <Tabs value={filter} onChange={(value) => setFilters({ status: asFilter(value) === 'all' ? null : value })}>
             <Tabs.List style={{ flexWrap: 'wrap' }} aria-label="Filter posts by status">
-              <Tabs.Tab value="all">All ({all.length})</Tabs.Tab>
+              <Tabs.Tab value="all">All</Tabs.Tab>
               {postStatusValues.map((status) => (
                 <Tabs.Tab key={status} value={status}>
-                  {postStatusLabels[status]} ({count(status)})
+                  {postStatusLabels[status]}
                 </Tabs.Tab>
               ))}
             </Tabs.List>
           </Tabs>
+          {shown.length > 0 ? (
+            <BulkBar selection={selection} pageIds={order} noun="posts" {...(posts.hasNextPage ? { more: true } : { total: shown.length })}>
+              <Menu position="bottom-start" withinPortal>
+                <Menu.Target>
+                  <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
+                    Reschedule
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  {offsets.map((offset) => (
+                    <Menu.Item key={offset.minutes} onClick={() => runBulk({ action: 'reschedule', offsetMinutes: offset.minutes }, `moved ${offset.label}`)}>
+                      {offset.label}
+                    </Menu.Item>
+                  ))}
+                </Menu.Dropdown>
+              </Menu>
+              <Button size="compact-sm" variant="light" onClick={() => runBulk({ action: 'update', changes: { status: 'draft' } }, 'unscheduled')}>
+                Unschedule
+              </Button>
+              <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+                Delete
+              </Button>
+            </BulkBar>
+          ) : null}
           {shown.length === 0 ? (
             <Text c="dimmed" ta="center" py="xl">
-              No {postStatusLabels[filter === 'all' ? 'draft' : filter].toLowerCase()} posts
+              {filter === 'all' ? 'No posts match your filters' : `No ${postStatusLabels[filter].toLowerCase()} posts`}
             </Text>
           ) : (
             <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
@@ -103,14 +205,30 @@ export function ContentPage() {
                   onPublish={() => changeStatus(post, publishBody())}
                   onUnschedule={() => changeStatus(post, unscheduleBody())}
                   onDelete={() => setDeleting(post)}
+                  onEdit={() => setEditing(post)}
+                  onRetry={() => setEditing(post)}
+                  selected={selection.has(post.id)}
+                  onSelect={(range) => selection.toggle(post.id, range)}
                 />
               ))}
             </SimpleGrid>
           )}
+          <LoadMore hasMore={posts.hasNextPage} loading={posts.isFetchingNextPage} onLoad={() => void posts.fetchNextPage()} />
         </Stack>
       )}
 
       <CreatePostModal opened={creating} onClose={() => setCreating(false)} />
+      <CreatePostModal opened={editing !== null} post={editing} onClose={() => setEditing(null)} />
+      <ImportCsvModal entity="posts" opened={importing} onClose={() => setImporting(false)} />
+      <ConfirmModal
+        opened={bulkDeleting}
+        title="Delete the selected posts?"
+        message={`${selection.allMatching ? (posts.hasNextPage ? 'All matching' : shown.length) : selection.ids.size} posts will be removed for good.`}
+        confirmLabel="Delete"
+        loading={bulk.isPending}
+        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
+        onClose={() => setBulkDeleting(false)}
+      />
       <ConfirmModal
         opened={deleting !== null}
         title="Delete Post"

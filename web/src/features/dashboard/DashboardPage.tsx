@@ -15,6 +15,7 @@ import { PageHeader } from '../../shared/ui/PageHeader';
 import { StatCard } from '../../shared/ui/StatCard';
 import { useCurrentUser } from '../auth/auth.api';
 import { TaskFormModal } from '../tasks/components/TaskFormModal';
+import { OnboardingChecklist } from './components/OnboardingChecklist';
 
 function Panel({ title, action, children }: { title: string; action: ReactNode; children: ReactNode }) {
   return (
@@ -58,6 +59,8 @@ export function DashboardPage() {
           ) : null
         }
       />
+
+      {me?.role === 'operator' ? <OnboardingChecklist /> : null}
 
       <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
         <StatCard title="Active Sessions" value={stats.data?.activeSessions ?? 0} loading={stats.isPending} icon={<IconActivity size={22} />} description="Sessions running now" />

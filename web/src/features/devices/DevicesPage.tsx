@@ -1,15 +1,23 @@
-import { Button, Group, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { Button, Group, Menu, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
-import type { DeviceStatus } from '@farm/api/contracts';
-import { useState } from 'react';
+import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
+import type { Device } from '@farm/api/contracts';
+import { useEffect, useMemo, useState } from 'react';
 import { serverMessageOr } from '../../shared/api';
-import { byId, useDevices, useUsers } from '../../shared/resources';
+import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { usePagedList } from '../../shared/paged';
+import { byId, useUsers } from '../../shared/resources';
+import { useSelection } from '../../shared/selection';
+import { useUrlFilters } from '../../shared/url-filters';
+import { BulkBar } from '../../shared/ui/BulkBar';
+import { ConfirmModal } from '../../shared/ui/ConfirmModal';
+import { ExportButton } from '../../shared/ui/ExportButton';
+import { LoadMore } from '../../shared/ui/LoadMore';
 import { errorToast, toast } from '../../shared/toast';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
-import { useCreateCredential, useRestartSession } from './devices.api';
+import { useRestartSession } from './devices.api';
 import { ConnectPhoneModal } from './components/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
 import { DeviceCard } from './components/DeviceCard';
@@ -18,25 +26,51 @@ import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './component
 
 const ALL = 'all';
 const statusFilterOptions = [{ value: ALL, label: 'All Status' }, ...deviceStatusOptions];
+const FILTER_KEYS = ['status', 'search', 'assignedToId'] as const;
 
 export function DevicesPage() {
   const me = useCurrentUser();
   const isOperator = me?.role === 'operator';
-  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
+  const [search, setSearch] = useState(filters.search);
   const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  const [status, setStatus] = useState<DeviceStatus | typeof ALL>(ALL);
-  const devices = useDevices({ search: debouncedSearch, status: status === ALL ? undefined : status });
+  useEffect(() => {
+    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
+  }, [debouncedSearch, filters.search, setFilters]);
+  const status = isDeviceStatus(filters.status) ? filters.status : ALL;
+  const listFilters = { search: filters.search, status: status === ALL ? undefined : status, assignedToId: filters.assignedToId || undefined };
+  const devices = usePagedList<Device>('/api/devices', listFilters);
   const users = useUsers();
+  const bulk = useBulk('devices');
+  const [bulkDeleting, setBulkDeleting] = useState(false);
   const userMap = byId(users.data);
   const restart = useRestartSession();
   const [addOpened, addDialog] = useDisclosure(false);
   const [detailsId, setDetailsId] = useState<string | null>(null);
   const [assignId, setAssignId] = useState<string | null>(null);
-  const credential = useCreateCredential();
-  const [connecting, setConnecting] = useState<string | null>(null);
+  const [connecting, setConnecting] = useState<Device | null>(null);
 
-  const list = devices.data ?? [];
+  const list = devices.rows;
+  const order = useMemo(() => list.map((device) => device.id), [list]);
+  const selection = useSelection(order);
+  const selectionKey = JSON.stringify(listFilters);
+  useEffect(() => selection.clear(), [selectionKey]);
+  const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
   const deviceMap = byId(list);
+
+  const runBulk = (body: Record<string, unknown>, done: string) => {
+    bulk.mutate(
+      { ...bulkTarget(selection, listFilters), ...body },
+      {
+        onSuccess: (answer) => {
+          toast('Devices Updated', `${answer.results.length} ${answer.results.length === 1 ? 'device' : 'devices'} ${done}.`);
+          selection.clear();
+          setBulkDeleting(false);
+        },
+        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update devices')),
+      },
+    );
+  };
   const detailsDevice = detailsId ? (deviceMap.get(detailsId) ?? null) : null;
   const assignDevice = assignId ? (deviceMap.get(assignId) ?? null) : null;
   const vaName = (id: string | null) => (id ? userMap.get(id)?.name : undefined);
@@ -48,15 +82,6 @@ export function DevicesPage() {
     });
   };
 
-  const connectPhone = (name: string, id: string) => {
-    setConnecting(name);
-    credential.reset();
-    credential.mutate(id);
-  };
-  const closeConnect = () => {
-    setConnecting(null);
-    credential.reset();
-  };
 
   return (
     <>
@@ -64,11 +89,14 @@ export function DevicesPage() {
         title="Devices"
         subtitle="Manage your device fleet"
         actions={
-          isOperator ? (
-            <Button leftSection={<IconPlus size={16} />} onClick={addDialog.open}>
-              Add Device
-            </Button>
-          ) : null
+          <Group gap="xs">
+            <ExportButton entity="devices" filters={listFilters} />
+            {isOperator ? (
+              <Button leftSection={<IconPlus size={16} />} onClick={addDialog.open}>
+                Add Device
+              </Button>
+            ) : null}
+          </Group>
         }
       />
 
@@ -86,15 +114,59 @@ export function DevicesPage() {
           data={statusFilterOptions}
           value={status}
           allowDeselect={false}
-          onChange={(value) => setStatus(isDeviceStatus(value) ? value : ALL)}
+          onChange={(value) => setFilters({ status: isDeviceStatus(value) ? value : null })}
+          w={{ base: '100%', xs: 180 }}
+        />
+        <Select
+          aria-label="Filter by VA"
+          data={[{ value: ALL, label: 'All VAs' }, ...vaOptions]}
+          value={filters.assignedToId || ALL}
+          allowDeselect={false}
+          onChange={(value) => setFilters({ assignedToId: value === ALL ? null : value })}
           w={{ base: '100%', xs: 180 }}
         />
       </Group>
 
+      {isOperator && list.length > 0 ? (
+        <BulkBar selection={selection} pageIds={order} noun="devices" {...(devices.hasNextPage ? { more: true } : { total: list.length })}>
+          <Menu position="bottom-start" withinPortal>
+            <Menu.Target>
+              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
+                Assign VA
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
+              {vaOptions.map((option) => (
+                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}>
+                  {option.label}
+                </Menu.Item>
+              ))}
+              <Menu.Item onClick={() => runBulk({ action: 'update', changes: { assignedToId: null } }, 'unassigned')}>Nobody</Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+          <Button size="compact-sm" variant="light" leftSection={<IconCamera size={14} />} onClick={() => runBulk({ action: 'command', command: 'screenshot' }, 'asked for a screenshot')}>
+            Screenshot
+          </Button>
+          <Button size="compact-sm" variant="light" leftSection={<IconRefresh size={14} />} onClick={() => runBulk({ action: 'command', command: 'restart_session' }, 'restarted')}>
+            Restart session
+          </Button>
+          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+            Delete
+          </Button>
+        </BulkBar>
+      ) : null}
+
       {devices.isPending ? (
         <LoadingState label="Loading devices..." />
       ) : list.length === 0 ? (
-        <EmptyText>{debouncedSearch || status !== ALL ? 'No devices match your filters' : 'No devices yet'}</EmptyText>
+        <EmptyText>
+          {filters.search || status !== ALL || filters.assignedToId
+            ? 'No devices match your filters'
+            : isOperator
+              ? 'No devices yet. Connect your first phone: add a device, then choose Connect Phone in its menu.'
+              : 'No devices yet'}
+        </EmptyText>
       ) : (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3, xl: 4 }} spacing="md">
           {list.map((device) => (
@@ -107,13 +179,24 @@ export function DevicesPage() {
               onViewDetails={() => setDetailsId(device.id)}
               onAssignVa={() => setAssignId(device.id)}
               onRestartSession={() => restartSession(device.id, device.name)}
-              onConnectPhone={() => connectPhone(device.name, device.id)}
+              onConnectPhone={() => setConnecting(device)}
+              {...(isOperator ? { selected: selection.has(device.id), onSelect: (range: boolean) => selection.toggle(device.id, range) } : {})}
             />
           ))}
         </SimpleGrid>
       )}
+      <LoadMore hasMore={devices.hasNextPage} loading={devices.isFetchingNextPage} onLoad={() => void devices.fetchNextPage()} />
+      <ConfirmModal
+        opened={bulkDeleting}
+        title="Delete the selected devices?"
+        message={`${selection.allMatching ? (devices.hasNextPage ? 'All matching' : list.length) : selection.ids.size} devices will be removed for good.`}
+        confirmLabel="Delete"
+        loading={bulk.isPending}
+        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
+        onClose={() => setBulkDeleting(false)}
+      />
 
-      {isOperator ? <AddDeviceModal opened={addOpened} onClose={addDialog.close} /> : null}
+      {isOperator ? <AddDeviceModal opened={addOpened} onClose={addDialog.close} onAdded={setConnecting} /> : null}
       <DeviceDetailsModal
         device={detailsDevice}
         vaName={vaName(detailsDevice?.assignedToId ?? null)}
@@ -122,13 +205,7 @@ export function DevicesPage() {
       />
       <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
       {isOperator ? (
-        <ConnectPhoneModal
-          deviceName={connecting}
-          credential={credential.data}
-          pending={credential.isPending}
-          failed={credential.isError}
-          onClose={closeConnect}
-        />
+        <ConnectPhoneModal device={connecting} onClose={() => setConnecting(null)} />
       ) : null}
     </>
   );

@@ -1,5 +1,4 @@
-import type { CreateDeviceBody, Device, deviceCredential, Session, UpdateDeviceBody } from '@farm/api/contracts';
-import type { z } from 'zod';
+import type { CreateDeviceBody, Device, DeviceHistoryEntry, EnrollmentCode, Session, UpdateDeviceBody } from '@farm/api/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
@@ -46,16 +45,23 @@ export function useRestartSession() {
   });
 }
 
-export type DeviceCredential = z.infer<typeof deviceCredential>;
-
-/** Issues the phone agent's credential (shown once); any earlier credential of the phone stops working. */
-export function useCreateCredential() {
+/** A one-time code the phone's agent exchanges for its credential; a new one voids the one before. */
+export function useIssueEnrollment() {
   return useMutation({
-    mutationFn: (deviceId: string) => apiRequest<DeviceCredential>(`/api/devices/${deviceId}/credentials`, { method: 'POST' }),
+    mutationFn: (deviceId: string) => apiRequest<EnrollmentCode>(`/api/devices/${deviceId}/enrollment`, { method: 'POST' }),
   });
 }
 
-/** The command that runs the simulated phone agent against this console. */
-export function agentCommand(origin: string, token: string): string {
-  return `pnpm --filter @farm/agent-protocol exec tsx src/agent/cli.ts --url ${origin} --token ${token}`;
+/** Revokes the phone's credential: its agent is cut off at once and must enroll again. */
+export function useRevokeCredential() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (deviceId: string) => apiRequest<void>(`/api/devices/${deviceId}/credentials`, { method: 'DELETE' }),
+    onSuccess: () => invalidate(...deviceReads),
+  });
+}
+
+/** The phone's work history: every task attempt handed to it, newest first, with how it ended and why. */
+export function useDeviceHistory(deviceId: string, enabled = true) {
+  return useQuery<DeviceHistoryEntry[]>({ queryKey: ['/api/devices', deviceId, 'history'], enabled: enabled && Boolean(deviceId) });
 }

@@ -9,6 +9,7 @@ import { errorToast, toast } from '../../shared/toast';
 import { ActivityList } from '../../shared/ui/ActivityList';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
+import { ExportButton } from '../../shared/ui/ExportButton';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
 import { SessionFeedModal } from './components/SessionFeedModal';
@@ -34,7 +35,7 @@ export function MonitorPage() {
   const [searchParams, setSearchParams] = useSearchParams();
   const deviceFilter = searchParams.get('device') ?? undefined;
   const vaFilter = searchParams.get('va') ?? undefined;
-  const sessions = useSessions({ deviceId: deviceFilter, vaId: vaFilter });
+  const sessions = useSessions({ active: 'true', deviceId: deviceFilter, vaId: vaFilter });
   const activities = useActivities({ deviceId: deviceFilter, limit: 10 });
   const devices = useDevices();
   const users = useUsers();
@@ -94,9 +95,13 @@ export function MonitorPage() {
         title="Live Monitor"
         subtitle="Real-time session monitoring"
         actions={
-          <Button component={Link} to="/monitor/wall" variant="light" leftSection={<IconLayoutGrid size={16} />}>
-            Open Wall Screen
-          </Button>
+          <Group gap="xs">
+            <ExportButton entity="sessions" label="Export sessions" filters={{ deviceId: deviceFilter, vaId: vaFilter }} />
+            <ExportButton entity="activities" label="Export activity" filters={{ deviceId: deviceFilter }} />
+            <Button component={Link} to="/monitor/wall" variant="light" leftSection={<IconLayoutGrid size={16} />}>
+              Open Wall Screen
+            </Button>
+          </Group>
         }
       />
 

@@ -3,10 +3,14 @@ import { IconInfoCircle } from '@tabler/icons-react';
 import { messages } from '@farm/api/contracts';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
+import { AlertsSection } from './components/AlertsSection';
+import { AuditLogSection } from './components/AuditLogSection';
 import { InvitationsSection } from './components/InvitationsSection';
 import { MembersSection } from './components/MembersSection';
 import { NotificationsSection } from './components/NotificationsSection';
+import { PhoneHostsSection } from './components/PhoneHostsSection';
 import { ProfileSection } from './components/ProfileSection';
+import { TwoFactorSection } from './components/TwoFactorSection';
 import { WallLinksSection } from './components/WallLinksSection';
 import { WorkspaceSection } from './components/WorkspaceSection';
 
@@ -21,13 +25,17 @@ export function SettingsPage() {
       <PageHeader title="Settings" subtitle="Manage your profile and workspace" />
       <Stack gap="lg" maw={960}>
         <ProfileSection me={me} />
+        <TwoFactorSection />
         {inWorkspace ? (
           <>
             <WorkspaceSection canManage={isOperator} />
             <MembersSection me={me} />
             {isOperator ? <InvitationsSection /> : null}
+            {isOperator ? <PhoneHostsSection /> : null}
             {isOperator ? <WallLinksSection /> : null}
             <NotificationsSection />
+            {isOperator ? <AlertsSection /> : null}
+            {isOperator ? <AuditLogSection /> : null}
           </>
         ) : (
           <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet">

@@ -1,5 +1,11 @@
 import type {
+  createdHost,
+  CreatedPasswordReset,
+  TwoFactorSetup,
+  TwoFactorStatus,
   createdWallLink,
+  EnrollmentCode,
+  Host,
   createdInvitation,
   createInvitationBody,
   Invitation,
@@ -33,7 +39,8 @@ export function useWorkspace(enabled: boolean) {
 export function useUpdateWorkspace() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (name: string) => apiRequest<Workspace>('/api/workspace', { method: 'PATCH', body: { name } }),
+    mutationFn: (body: string | { name: string; timeZone?: string }) =>
+      apiRequest<Workspace>('/api/workspace', { method: 'PATCH', body: typeof body === 'string' ? { name: body } : body }),
     onSuccess: () => invalidate('/api/workspace', ME_KEY[0]),
   });
 }
@@ -105,5 +112,84 @@ export function useRevokeWallLink() {
   return useMutation({
     mutationFn: (id: string) => apiRequest<void>(`/api/wall-links/${id}`, { method: 'DELETE' }),
     onSuccess: () => invalidate('/api/wall-links'),
+  });
+}
+
+export function useHosts(enabled: boolean) {
+  return useQuery<Host[]>({ queryKey: ['/api/hosts'], enabled });
+}
+
+/** Adds a phone host; its one-time code is shown once. */
+export function useCreateHost() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (name: string | undefined) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
+    onSuccess: () => invalidate('/api/hosts'),
+  });
+}
+
+/** A new code for a host whose last one expired (or whose PC was reinstalled). */
+export function useHostCode() {
+  return useMutation({ mutationFn: (id: string) => apiRequest<EnrollmentCode>(`/api/hosts/${id}/enrollment`, { method: 'POST' }) });
+}
+
+export function useRevokeHost() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/hosts/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/hosts', '/api/devices'),
+  });
+}
+
+export type CreatedHost = z.infer<typeof createdHost>;
+
+export const TWO_FACTOR_KEY = ['/api/auth/two-factor'] as const;
+
+export function useTwoFactor() {
+  return useQuery<TwoFactorStatus>({ queryKey: TWO_FACTOR_KEY });
+}
+
+/** Starts setting two-factor sign-in up: a fresh secret and its QR code, confirmed by the first code. */
+export function useStartTwoFactor() {
+  return useMutation({ mutationFn: () => apiRequest<TwoFactorSetup>('/api/auth/two-factor/setup', { method: 'POST' }) });
+}
+
+export function useEnableTwoFactor() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (code: string) => apiRequest<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', { method: 'POST', body: { code } }),
+    onSuccess: () => invalidate(TWO_FACTOR_KEY[0]),
+  });
+}
+
+export function useNewRecoveryCodes() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (code: string) => apiRequest<{ recoveryCodes: string[] }>('/api/auth/two-factor/recovery-codes', { method: 'POST', body: { code } }),
+    onSuccess: () => invalidate(TWO_FACTOR_KEY[0]),
+  });
+}
+
+export function useDisableTwoFactor() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (body: { password: string; code: string }) => apiRequest<TwoFactorStatus>('/api/auth/two-factor/disable', { method: 'POST', body }),
+    onSuccess: () => invalidate(TWO_FACTOR_KEY[0]),
+  });
+}
+
+/** The workspace's rule that its operators use two-factor sign-in. */
+export function useRequireTwoFactor() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (required: boolean) => apiRequest<{ required: boolean }>('/api/workspace/two-factor', { method: 'PUT', body: { required } }),
+    onSuccess: () => invalidate('/api/workspace', TWO_FACTOR_KEY[0]),
+  });
+}
+
+/** A one-time link, valid an hour, for a member to choose a new password; its token is shown once. */
+export function useCreatePasswordReset() {
+  return useMutation({
+    mutationFn: (userId: string) => apiRequest<CreatedPasswordReset>(`/api/users/${userId}/password-reset`, { method: 'POST' }),
   });
 }

@@ -5,13 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { renderRoutes, Route, stubApi } from '../../test/render';
 import { MyTasksPage, splitMyTasks } from './MyTasksPage';
 
+import { taskFixture } from '../../test/fixtures';
 const stamp = '2025-01-01T00:00:00.000Z';
-function task(overrides: Partial<Task> = {}): Task {
-  return {
-    id: 't1', title: 'Post the morning reel', description: null, type: 'post', priority: 'high', status: 'pending', deviceId: null,
-    assignedToId: 'u1', deadline: null, startedAt: null, completedAt: null, createdAt: stamp, updatedAt: stamp, ...overrides,
-  };
-}
+const task = (overrides: Partial<Task> = {}): Task =>
+  taskFixture({ title: 'Post the morning reel', type: 'post', priority: 'high', assignedToId: 'u1', createdAt: stamp, updatedAt: stamp, ...overrides });
 
 describe('My Tasks', () => {
   it('puts started work first, then waiting work, then finished tasks', () => {

@@ -1,31 +1,40 @@
-import { Badge, Button, Group, Select, Stack, Tabs, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Menu, Select, Stack, Tabs, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconChevronDown, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/api/contracts';
-import { useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { serverMessageOr } from '../../shared/api';
+import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
+import { useSelection } from '../../shared/selection';
 import { errorToast, toast } from '../../shared/toast';
+import { useUrlFilters } from '../../shared/url-filters';
+import { BulkBar } from '../../shared/ui/BulkBar';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
+import { ExportButton } from '../../shared/ui/ExportButton';
+import { LoadMore } from '../../shared/ui/LoadMore';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
 import { TaskCard } from './components/TaskCard';
 import { TaskFormModal } from './components/TaskFormModal';
 import { priorityLabels, taskDeviceLabel, taskStatusLabels } from './task.labels';
-import { useDeleteTask, useTaskCounts, useTasks, useUpdateTask } from './tasks.api';
+import { useDeleteTask, useTaskCounts, useUpdateTask } from './tasks.api';
 
 const ALL = 'all';
 const typeOptions = [{ value: ALL, label: 'All Types' }, ...taskTypeValues.map((value) => ({ value, label: taskTypeLabels[value] }))];
 const priorityOptions = [{ value: ALL, label: 'All Priorities' }, ...taskPriorityValues.map((value) => ({ value, label: priorityLabels[value] }))];
 
-type Tab = typeof ALL | 'pending' | 'in-progress' | 'completed';
-const tabs: readonly { value: Tab; label: string; count: 'all' | 'pending' | 'inProgress' | 'completed' }[] = [
+type Tab = typeof ALL | 'pending' | 'in-progress' | 'completed' | 'failed';
+const tabs: readonly { value: Tab; label: string; count: 'all' | 'pending' | 'inProgress' | 'completed' | 'failed' }[] = [
   { value: ALL, label: 'All Tasks', count: 'all' },
   { value: 'pending', label: 'Pending', count: 'pending' },
   { value: 'in-progress', label: 'In Progress', count: 'inProgress' },
   { value: 'completed', label: 'Completed', count: 'completed' },
+  { value: 'failed', label: 'Failed', count: 'failed' },
 ];
+const FILTER_KEYS = ['status', 'type', 'priority', 'search', 'assignedToId', 'deviceId'] as const;
 
 function isTab(value: string | null): value is Tab {
   return tabs.some((tab) => tab.value === value);
@@ -40,23 +49,58 @@ function asPriority(value: string | null): Task['priority'] | undefined {
 export function TasksPage() {
   const me = useCurrentUser();
   const isOperator = me?.role === 'operator';
-  const [search, setSearch] = useState('');
+  const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
+  const [search, setSearch] = useState(filters.search);
   const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  const [type, setType] = useState<string>(ALL);
-  const [priority, setPriority] = useState<string>(ALL);
-  const [tab, setTab] = useState<Tab>(ALL);
-  const filters = { search: debouncedSearch, type: asType(type), priority: asPriority(priority) };
-  const tasks = useTasks({ ...filters, status: tab === ALL ? undefined : tab });
-  const counts = useTaskCounts(filters);
+  useEffect(() => {
+    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
+  }, [debouncedSearch, filters.search, setFilters]);
+  const tab: Tab = isTab(filters.status) ? filters.status : ALL;
+  const listFilters = {
+    search: filters.search,
+    type: asType(filters.type),
+    priority: asPriority(filters.priority),
+    assignedToId: filters.assignedToId || undefined,
+    deviceId: filters.deviceId || undefined,
+  };
+  const statusFilter = { ...listFilters, status: tab === ALL ? undefined : tab };
+  const tasks = usePagedList<Task>('/api/tasks', statusFilter);
+  const counts = useTaskCounts(listFilters);
   const devices = useDevices();
   const users = useUsers();
   const deviceMap = byId(devices.data);
   const userMap = byId(users.data);
   const update = useUpdateTask();
   const remove = useDeleteTask();
+  const bulk = useBulk('tasks');
   const [createOpened, createDialog] = useDisclosure(false);
   const [editing, setEditing] = useState<Task | null>(null);
   const [deleting, setDeleting] = useState<Task | null>(null);
+  const [bulkDeleting, setBulkDeleting] = useState(false);
+
+  const list = tasks.rows;
+  const order = useMemo(() => list.map((task) => task.id), [list]);
+  const selection = useSelection(order);
+  const total = counts.data?.[tabs.find((item) => item.value === tab)!.count];
+  const selectionKey = JSON.stringify(statusFilter);
+  useEffect(() => selection.clear(), [selectionKey]);
+
+  const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
+  const deviceOptions = (devices.data ?? []).map((device) => ({ value: device.id, label: device.name }));
+
+  const runBulk = (body: Record<string, unknown>, done: string) => {
+    bulk.mutate(
+      { ...bulkTarget(selection, statusFilter), ...body },
+      {
+        onSuccess: (answer) => {
+          toast('Tasks Updated', `${answer.results.length} ${answer.results.length === 1 ? 'task' : 'tasks'} ${done}.`);
+          selection.clear();
+          setBulkDeleting(false);
+        },
+        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update tasks')),
+      },
+    );
+  };
 
   const changeStatus = (task: Task, status: TaskStatus) => {
     update.mutate(
@@ -79,29 +123,32 @@ export function TasksPage() {
     });
   };
 
-  const list = tasks.data ?? [];
   const renderList = () =>
     tasks.isPending ? (
       <LoadingState label="Loading tasks..." />
     ) : list.length === 0 ? (
       <EmptyText>No tasks found</EmptyText>
     ) : (
-      <Stack gap="sm">
-        {list.map((task) => (
-          <TaskCard
-            key={task.id}
-            task={task}
-            deviceLabel={taskDeviceLabel(task.deviceId, deviceMap)}
-            vaName={task.assignedToId ? userMap.get(task.assignedToId)?.name : undefined}
-            canChangeStatus={isOperator || (me !== undefined && task.assignedToId === me.id)}
-            canManage={isOperator}
-            busy={update.isPending && update.variables.id === task.id}
-            onStatus={(status) => changeStatus(task, status)}
-            onEdit={() => setEditing(task)}
-            onDelete={() => setDeleting(task)}
-          />
-        ))}
-      </Stack>
+      <>
+        <Stack gap="sm">
+          {list.map((task) => (
+            <TaskCard
+              key={task.id}
+              task={task}
+              deviceLabel={taskDeviceLabel(task.deviceId, deviceMap)}
+              vaName={task.assignedToId ? userMap.get(task.assignedToId)?.name : undefined}
+              canChangeStatus={isOperator || (me !== undefined && task.assignedToId === me.id)}
+              canManage={isOperator}
+              busy={update.isPending && update.variables.id === task.id}
+              onStatus={(status) => changeStatus(task, status)}
+              onEdit={() => setEditing(task)}
+              onDelete={() => setDeleting(task)}
+              {...(isOperator ? { selected: selection.has(task.id), onSelect: (range: boolean) => selection.toggle(task.id, range) } : {})}
+            />
+          ))}
+        </Stack>
+        <LoadMore hasMore={tasks.hasNextPage} loading={tasks.isFetchingNextPage} onLoad={() => void tasks.fetchNextPage()} />
+      </>
     );
 
   return (
@@ -110,11 +157,14 @@ export function TasksPage() {
         title="Tasks"
         subtitle="Manage and distribute tasks"
         actions={
-          isOperator ? (
-            <Button leftSection={<IconPlus size={16} />} onClick={createDialog.open}>
-              Create Task
-            </Button>
-          ) : null
+          <Group gap="xs">
+            <ExportButton entity="tasks" filters={statusFilter} />
+            {isOperator ? (
+              <Button leftSection={<IconPlus size={16} />} onClick={createDialog.open}>
+                Create Task
+              </Button>
+            ) : null}
+          </Group>
         }
       />
 
@@ -127,18 +177,91 @@ export function TasksPage() {
           onChange={(event) => setSearch(event.currentTarget.value)}
           style={{ flex: '1 1 220px' }}
         />
-        <Select aria-label="Filter by type" data={typeOptions} value={type} allowDeselect={false} onChange={(value) => setType(value ?? ALL)} w={{ base: '100%', xs: 170 }} />
+        <Select aria-label="Filter by type" data={typeOptions} value={filters.type || ALL} allowDeselect={false} onChange={(value) => setFilters({ type: value === ALL ? null : value })} w={{ base: '100%', xs: 170 }} />
         <Select
           aria-label="Filter by priority"
           data={priorityOptions}
-          value={priority}
+          value={filters.priority || ALL}
           allowDeselect={false}
-          onChange={(value) => setPriority(value ?? ALL)}
+          onChange={(value) => setFilters({ priority: value === ALL ? null : value })}
           w={{ base: '100%', xs: 170 }}
+        />
+        <Select
+          aria-label="Filter by assignee"
+          placeholder="All Assignees"
+          data={[{ value: ALL, label: 'All Assignees' }, ...(me ? [{ value: 'me', label: 'Assigned to me' }] : []), ...vaOptions]}
+          value={filters.assignedToId || ALL}
+          allowDeselect={false}
+          onChange={(value) => setFilters({ assignedToId: value === ALL ? null : value })}
+          w={{ base: '100%', xs: 190 }}
+        />
+        <Select
+          aria-label="Filter by device"
+          data={[{ value: ALL, label: 'All Devices' }, ...deviceOptions]}
+          value={filters.deviceId || ALL}
+          allowDeselect={false}
+          searchable
+          onChange={(value) => setFilters({ deviceId: value === ALL ? null : value })}
+          w={{ base: '100%', xs: 190 }}
         />
       </Group>
 
-      <Tabs value={tab} onChange={(value) => setTab(isTab(value) ? value : ALL)} keepMounted={false}>
+      {isOperator && list.length > 0 ? (
+        <BulkBar selection={selection} pageIds={order} {...(total !== undefined ? { total } : {})} noun="tasks">
+          <Menu position="bottom-start" withinPortal>
+            <Menu.Target>
+              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
+                Assign VA
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
+              {vaOptions.map((option) => (
+                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}>
+                  {option.label}
+                </Menu.Item>
+              ))}
+              <Menu.Item onClick={() => runBulk({ action: 'update', changes: { assignedToId: null } }, 'unassigned')}>Nobody</Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+          <Menu position="bottom-start" withinPortal>
+            <Menu.Target>
+              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />}>
+                Assign device
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown mah={300} style={{ overflowY: 'auto' }}>
+              {deviceOptions.map((option) => (
+                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { deviceId: option.value } }, `moved to ${option.label}`)}>
+                  {option.label}
+                </Menu.Item>
+              ))}
+            </Menu.Dropdown>
+          </Menu>
+          <Menu position="bottom-start" withinPortal>
+            <Menu.Target>
+              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />}>
+                Priority
+              </Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              {taskPriorityValues.map((value) => (
+                <Menu.Item key={value} onClick={() => runBulk({ action: 'update', changes: { priority: value } }, `set to ${priorityLabels[value].toLowerCase()} priority`)}>
+                  {priorityLabels[value]}
+                </Menu.Item>
+              ))}
+            </Menu.Dropdown>
+          </Menu>
+          <Button size="compact-sm" variant="light" color="gray" onClick={() => runBulk({ action: 'cancel' }, 'cancelled')}>
+            Cancel
+          </Button>
+          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+            Delete
+          </Button>
+        </BulkBar>
+      ) : null}
+
+      <Tabs value={tab} onChange={(value) => setFilters({ status: isTab(value) && value !== ALL ? value : null })} keepMounted={false}>
         <Tabs.List style={{ flexWrap: 'wrap' }}>
           {tabs.map((item) => (
             <Tabs.Tab
@@ -175,6 +298,15 @@ export function TasksPage() {
         loading={remove.isPending}
         onConfirm={confirmDelete}
         onClose={() => setDeleting(null)}
+      />
+      <ConfirmModal
+        opened={bulkDeleting}
+        title="Delete the selected tasks?"
+        message={`${selection.allMatching ? (total ?? 0) : selection.ids.size} tasks will be removed for good.`}
+        confirmLabel="Delete"
+        loading={bulk.isPending}
+        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
+        onClose={() => setBulkDeleting(false)}
       />
     </>
   );

@@ -10,12 +10,14 @@ export const taskStatusLabels: Record<TaskStatus, string> = {
   'in-progress': 'In Progress',
   completed: 'Completed',
   failed: 'Failed',
+  cancelled: 'Cancelled',
 };
 export const taskStatusColors: Record<TaskStatus, string> = {
   pending: 'gray',
   'in-progress': 'blue',
   completed: 'green',
   failed: 'red',
+  cancelled: 'gray',
 };
 
 /** The device column of a task: 'Unassigned' without a device, 'Unknown Device' when the id matches none. */

@@ -7,13 +7,10 @@ import { FakeSocket } from '../../test/fake-socket';
 import { renderRoutes, Route } from '../../test/render';
 import { bindTaskAlerts, type TaskEventSource } from './tasks.events';
 
+import { taskFixture } from '../../test/fixtures';
 const stamp = '2025-01-01T00:00:00.000Z';
-function task(overrides: Partial<Task> = {}): Task {
-  return {
-    id: 't1', title: 'Post the morning reel', description: null, type: 'post', priority: 'high', status: 'pending', deviceId: null,
-    assignedToId: 'u1', deadline: null, startedAt: null, completedAt: null, createdAt: stamp, updatedAt: stamp, ...overrides,
-  };
-}
+const task = (overrides: Partial<Task> = {}): Task =>
+  taskFixture({ title: 'Post the morning reel', type: 'post', priority: 'high', assignedToId: 'u1', createdAt: stamp, updatedAt: stamp, ...overrides });
 
 /** A WebAudio stand-in that counts the tones played. */
 function stubAudio() {

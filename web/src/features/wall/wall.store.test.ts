@@ -4,6 +4,7 @@ import { ApiError } from '../../shared/api';
 import { FakeSocket } from '../../test/fake-socket';
 import { startWallFeed, type WallFeedSocket } from './wall.events';
 import { createWallStore, initialWallState, vaMayHaveChanged, withDevice, withPulse, withSnapshot, type WallState } from './wall.store';
+import { deviceFixture } from '../../test/fixtures';
 
 const stamp = '2025-01-01T00:00:00.000Z';
 const later = '2025-01-01T00:00:09.000Z';
@@ -11,9 +12,7 @@ const later = '2025-01-01T00:00:09.000Z';
 function tile(id: string, overrides: Partial<WallTile> = {}): WallTile {
   return { id, name: `Pixel ${id}`, status: 'online', battery: 80, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, ...overrides };
 }
-function device(id: string, overrides: Partial<Device> = {}): Device {
-  return { id, name: `Pixel ${id}`, status: 'online', battery: 80, lastActive: stamp, assignedToId: null, sessionTime: 0, createdAt: stamp, updatedAt: stamp, ...overrides };
-}
+const device = (id: string, overrides: Partial<Device> = {}): Device => deviceFixture({ id, name: `Pixel ${id}`, lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function snapshot(...tiles: WallTile[]): WallSnapshot {
   return { workspaceName: 'North Farm', tiles };
 }

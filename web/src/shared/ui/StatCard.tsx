@@ -6,12 +6,14 @@ export interface StatCardProps {
   value: ReactNode;
   icon: ReactNode;
   /** Change against last week in percent; positive values get a plus sign. */
-  change?: number;
-  description?: string;
+  change?: number | undefined;
+  /** What the change is measured against; the spec's 'vs last week' unless told. */
+  changeLabel?: string;
+  description?: string | undefined;
   loading?: boolean;
 }
 
-export function StatCard({ title, value, icon, change, description, loading }: StatCardProps) {
+export function StatCard({ title, value, icon, change, changeLabel = 'vs last week', description, loading }: StatCardProps) {
   return (
     <Card withBorder padding="lg" radius="md" role="group" aria-label={title}>
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -23,10 +25,17 @@ export function StatCard({ title, value, icon, change, description, loading }: S
             {loading ? '—' : value}
           </Text>
           {change !== undefined ? (
-            <Text size="xs" c={change >= 0 ? 'green' : 'red'}>
-              {change > 0 ? '+' : ''}
-              {change}% vs last week
-            </Text>
+            <>
+              {/* Dark shades on the light theme, light shades on the dark one: readable contrast on both. */}
+              <Text size="xs" c={change >= 0 ? 'green.9' : 'red.9'} darkHidden>
+                {change > 0 ? '+' : ''}
+                {change}% {changeLabel}
+              </Text>
+              <Text size="xs" c={change >= 0 ? 'green.4' : 'red.4'} lightHidden>
+                {change > 0 ? '+' : ''}
+                {change}% {changeLabel}
+              </Text>
+            </>
           ) : null}
           {description ? (
             <Text size="xs" c="dimmed">

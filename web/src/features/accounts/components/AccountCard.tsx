@@ -55,6 +55,11 @@ export function AccountCard({ account, deviceName }: AccountCardProps) {
             {account.bio}
           </Text>
         )}
+        {account.status === 'paused' && account.pausedMessage ? (
+          <Text size="sm" c="red">
+            {`Automation paused: ${account.pausedMessage}`}
+          </Text>
+        ) : null}
       </Stack>
     </Card>
   );

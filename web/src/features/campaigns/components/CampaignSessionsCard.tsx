@@ -9,6 +9,7 @@ export const sessionStatusLabels: Record<CampaignSession['status'], string> = {
   'in-progress': 'In Progress',
   completed: 'Completed',
   failed: 'Failed',
+  cancelled: 'Cancelled',
 };
 
 export const sessionStatusColors: Record<CampaignSession['status'], string> = {
@@ -16,6 +17,7 @@ export const sessionStatusColors: Record<CampaignSession['status'], string> = {
   'in-progress': 'blue',
   completed: 'green',
   failed: 'red',
+  cancelled: 'gray',
 };
 
 export interface CampaignSessionsCardProps {
@@ -55,7 +57,13 @@ export function CampaignSessionsCard({ campaignId, accounts }: CampaignSessionsC
                   </Text>
                   <Text size="xs" c="dimmed">
                     {session.scheduledAt ? `Scheduled: ${formatDateTime(session.scheduledAt)}` : 'Not scheduled'}
+                    {session.engagementActions > 0 ? ` · ${session.engagementActions} actions` : ''}
                   </Text>
+                  {session.note ? (
+                    <Text size="xs" c={session.status === 'failed' ? 'red' : 'dimmed'}>
+                      {session.note}
+                    </Text>
+                  ) : null}
                 </Stack>
                 <Badge color={sessionStatusColors[session.status]} variant="light" style={{ flexShrink: 0 }}>
                   {sessionStatusLabels[session.status]}

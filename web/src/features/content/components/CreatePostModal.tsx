@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import type { Post, UpdatePostBody } from '@farm/api/contracts';
 import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { uploadLimits } from '@farm/api/contracts';
 import { serverMessageOr } from '../../../shared/api';
@@ -9,7 +10,7 @@ import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { formatBytes, imageRestrictions, uploadObjectPath } from '../../../shared/uploads/uploads';
 import { useCurrentUser } from '../../auth/auth.api';
-import { useAccountsList, useCampaignsList, useCreatePost } from '../content.api';
+import { useAccountsList, useCampaignsList, useCreatePost, useUpdatePost } from '../content.api';
 import {
   NO_CAMPAIGN,
   buildPostPayload,
@@ -29,23 +30,44 @@ export const postCreateFailure = 'Failed to create post';
 export interface CreatePostModalProps {
   opened: boolean;
   onClose: () => void;
+  /** Edit this post (a draft, scheduled or failed one) instead of creating one. */
+  post?: Post | null;
+  /** Create a scheduled post at this datetime-local value (a day clicked on the calendar). */
+  scheduleAt?: string | null;
 }
 
-export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
+/** The form's values for an existing post; a failed post is edited towards a new schedule. */
+function formOf(post: Post): PostFormValues {
+  return {
+    accountId: post.accountId,
+    campaignId: post.campaignId ?? NO_CAMPAIGN,
+    caption: post.caption,
+    hashtags: post.hashtags.join(' '),
+    status: post.status === 'draft' ? 'draft' : post.status === 'published' ? 'published' : 'scheduled',
+    scheduledAt: toDateTimeLocal(post.scheduledAt),
+    mediaUrls: [...post.mediaUrls],
+  };
+}
+
+export function CreatePostModal({ opened, onClose, post = null, scheduleAt = null }: CreatePostModalProps) {
   const me = useCurrentUser();
   const accounts = useAccountsList();
   const campaigns = useCampaignsList();
   const create = useCreatePost();
+  const update = useUpdatePost();
   const [values, setValues] = useState<PostFormValues>(emptyPostForm);
   const [media, setMedia] = useState<string[]>([]);
   const [errors, setErrors] = useState<PostFieldErrors>({});
+  const editing = post !== null;
+  const readOnly = post?.status === 'published';
 
   useEffect(() => {
     if (!opened) return;
-    setValues(emptyPostForm());
-    setMedia([]);
+    const initial = post ? formOf(post) : scheduleAt ? { ...emptyPostForm(), status: 'scheduled' as const, scheduledAt: scheduleAt } : emptyPostForm();
+    setValues(initial);
+    setMedia(initial.mediaUrls);
     setErrors({});
-  }, [opened]);
+  }, [opened, post, scheduleAt]);
 
   function set<K extends keyof PostFormValues>(key: K, value: PostFormValues[K]): void {
     setValues((current) => ({ ...current, [key]: value }));
@@ -57,6 +79,28 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
     const found = postFieldErrors(body);
     if (Object.keys(found).length > 0) {
       setErrors(found);
+      return;
+    }
+    if (post) {
+      const patch: UpdatePostBody = {
+        accountId: body.accountId,
+        campaignId: body.campaignId ?? null,
+        caption: body.caption,
+        hashtags: body.hashtags ?? [],
+        mediaUrls: body.mediaUrls ?? [],
+      };
+      if (body.status !== post.status) patch.status = body.status;
+      if (body.status === 'scheduled') patch.scheduledAt = body.scheduledAt ?? null;
+      update.mutate(
+        { id: post.id, body: patch },
+        {
+          onSuccess: () => {
+            toast('Post Updated', 'Your changes have been saved');
+            onClose();
+          },
+          onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update post')),
+        },
+      );
       return;
     }
     create.mutate(body, {
@@ -79,7 +123,7 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
   ];
 
   return (
-    <FormModal opened={opened} onClose={onClose} title="Create Post" size="lg">
+    <FormModal opened={opened} onClose={onClose} title={editing ? (readOnly ? 'Published Post' : 'Edit Post') : 'Create Post'} size="lg">
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -159,12 +203,14 @@ export function CreatePostModal({ opened, onClose }: CreatePostModalProps) {
           />
           <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />
           <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={create.isPending}>
-              Cancel
+            <Button variant="default" onClick={onClose} disabled={create.isPending || update.isPending}>
+              {readOnly ? 'Close' : 'Cancel'}
             </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create Post
-            </Button>
+            {readOnly ? null : (
+              <Button type="submit" loading={create.isPending || update.isPending}>
+                {editing ? (post?.status === 'failed' && values.status === 'scheduled' ? 'Retry at this time' : 'Save Changes') : 'Create Post'}
+              </Button>
+            )}
           </Group>
         </Stack>
       </form>

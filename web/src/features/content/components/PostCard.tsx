@@ -1,7 +1,8 @@
-import { Badge, Button, Card, Group, Stack, Text } from '@mantine/core';
-import { IconCalendarOff, IconSend, IconTrash } from '@tabler/icons-react';
+import { Badge, Button, Card, Checkbox, Group, Image, Stack, Text } from '@mantine/core';
+import { IconCalendarOff, IconEdit, IconRefresh, IconSend, IconTrash } from '@tabler/icons-react';
 import type { Account, Post } from '@farm/api/contracts';
 import { formatDateTime } from '../../../shared/format';
+import { PostDeliveryNote } from './PostDeliveryNote';
 import { captionPreview, postAccountLabel, postStatusColors, postStatusLabels, postTimeLine } from '../content.form';
 
 export interface PostCardProps {
@@ -11,16 +12,28 @@ export interface PostCardProps {
   onUnschedule: () => void;
   onDelete: () => void;
   busy?: boolean;
+  /** Edit a draft, scheduled or failed post. */
+  onEdit?: () => void;
+  /** Give a failed post another time. */
+  onRetry?: () => void;
+  /** When given, the card has a checkbox for bulk actions; `range` is a shift-click. */
+  selected?: boolean;
+  onSelect?: (range: boolean) => void;
 }
 
-export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, busy = false }: PostCardProps) {
+const THUMBS = 3;
+
+export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, busy = false, onEdit, onRetry, selected, onSelect }: PostCardProps) {
   const preview = captionPreview(post.caption);
   const time = postTimeLine(post, formatDateTime);
   return (
     <Card withBorder radius="md" padding="lg" component="article" aria-label={`Post: ${preview}`}>
       <Stack gap="sm" h="100%">
         <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
-          <Text fw={500} style={{ overflowWrap: 'anywhere' }}>
+          {onSelect ? (
+            <Checkbox mt={2} aria-label={`Select post: ${preview}`} checked={selected ?? false} onChange={() => undefined} onClick={(event) => onSelect(event.shiftKey)} />
+          ) : null}
+          <Text fw={500} style={{ overflowWrap: 'anywhere', flex: 1 }}>
             {preview}
           </Text>
           <Badge color={postStatusColors[post.status]} variant="light" style={{ flexShrink: 0 }}>
@@ -30,6 +43,18 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
         <Text size="sm" c="dimmed" truncate>
           {postAccountLabel(post.accountId, accounts)}
         </Text>
+        {post.mediaUrls.length > 0 ? (
+          <Group gap={4} aria-label={`${post.mediaUrls.length} media`}>
+            {post.mediaUrls.slice(0, THUMBS).map((url, index) => (
+              <Image key={url} src={url} alt={`Media ${index + 1}`} w={48} h={48} radius="sm" fit="cover" loading="lazy" />
+            ))}
+            {post.mediaUrls.length > THUMBS ? (
+              <Text size="xs" c="dimmed">
+                +{post.mediaUrls.length - THUMBS}
+              </Text>
+            ) : null}
+          </Group>
+        ) : null}
         {post.hashtags.length > 0 && (
           <Group gap={4}>
             {post.hashtags.map((tag) => (
@@ -44,6 +69,7 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
             {time}
           </Text>
         )}
+        <PostDeliveryNote post={post} />
         <Group gap="xs" mt="auto">
           {post.status === 'draft' && (
             <Button size="xs" leftSection={<IconSend size={14} />} onClick={onPublish} disabled={busy}>
@@ -55,6 +81,16 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
               Unschedule
             </Button>
           )}
+          {post.status === 'failed' && onRetry ? (
+            <Button size="xs" variant="light" color="orange" leftSection={<IconRefresh size={14} />} onClick={onRetry} disabled={busy}>
+              Retry
+            </Button>
+          ) : null}
+          {post.status !== 'published' && onEdit ? (
+            <Button size="xs" variant="default" leftSection={<IconEdit size={14} />} onClick={onEdit} disabled={busy}>
+              Edit
+            </Button>
+          ) : null}
           <Button size="xs" variant="subtle" color="red" leftSection={<IconTrash size={14} />} onClick={onDelete} disabled={busy}>
             Delete
           </Button>

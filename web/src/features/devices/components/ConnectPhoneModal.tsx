@@ -1,41 +1,88 @@
-import { Alert, Stack, Text } from '@mantine/core';
+import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { CopyField } from '../../../shared/ui/CopyField';
+import { useEffect, useState } from 'react';
+import type { Device } from '@farm/api/contracts';
+import { serverMessageOr } from '../../../shared/api';
+import { errorToast, toast } from '../../../shared/toast';
+import { EnrollmentCode } from '../../../shared/ui/EnrollmentCode';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
-import { agentCommand, type DeviceCredential } from '../devices.api';
+import { useIssueEnrollment, useRevokeCredential } from '../devices.api';
 
 export interface ConnectPhoneModalProps {
   /** The phone being connected; null closes the dialog. */
-  deviceName: string | null;
-  credential: DeviceCredential | undefined;
-  pending: boolean;
-  failed: boolean;
+  device: Pick<Device, 'id' | 'name' | 'lastSeenAt'> | null;
   onClose: () => void;
 }
 
-/** The phone agent's new credential, shown once, with the command that runs the simulated agent. */
-export function ConnectPhoneModal({ deviceName, credential, pending, failed, onClose }: ConnectPhoneModalProps) {
-  const origin = typeof window === 'undefined' ? '' : window.location.origin;
+/** Connects a phone: a one-time code its agent exchanges for its credential; and cutting a phone off. */
+export function ConnectPhoneModal({ device, onClose }: ConnectPhoneModalProps) {
+  const issue = useIssueEnrollment();
+  const revoke = useRevokeCredential();
+  const [confirming, setConfirming] = useState(false);
+  const deviceId = device?.id;
+
+  // A new code each time the dialog opens for a phone (reset and mutate are stable across renders).
+  const { reset, mutate } = issue;
+  useEffect(() => {
+    setConfirming(false);
+    reset();
+    if (deviceId) mutate(deviceId);
+  }, [deviceId, reset, mutate]);
+
+  const cutOff = () => {
+    if (!device) return;
+    revoke.mutate(device.id, {
+      onSuccess: () => {
+        toast('Phone Disconnected', `${device.name} is cut off until it enrolls again.`);
+        setConfirming(false);
+      },
+      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to revoke the credential')),
+    });
+  };
+
   return (
-    <FormModal opened={deviceName !== null} onClose={onClose} title={`Connect Phone: ${deviceName ?? ''}`} size="lg">
-      {failed ? (
+    <FormModal opened={device !== null} onClose={onClose} title={`Connect Phone: ${device?.name ?? ''}`} size="lg">
+      {issue.isError ? (
         <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title="Error">
-          Failed to create a credential for this phone.
+          {serverMessageOr(issue.error, 'Failed to create an enrollment code for this phone.')}
         </Alert>
-      ) : pending || !credential ? (
-        <LoadingState label="Creating credential..." />
+      ) : issue.isPending || !issue.data ? (
+        <LoadingState label="Creating enrollment code..." />
       ) : (
         <Stack gap="md">
           <Text size="sm">
-            The phone&apos;s agent signs in with this credential. It is shown only now; connecting the phone again issues a new
-            one, and the one before stops working.
+            Give this code to the phone&apos;s agent (or scan it with the agent app). It joins the phone to this device; the phone
+            shows as online once its agent connects. Phones on a farm PC join by themselves through a phone host (Settings → Phone
+            hosts).
           </Text>
-          <CopyField label="Device credential" value={credential.token} copyLabel="Copy credential" />
-          <CopyField label="Run the simulated phone agent" value={agentCommand(origin, credential.token)} copyLabel="Copy command" multiline />
-          <Text size="xs" c="dimmed">
-            Run the command from the repository root. The phone shows as online once its agent connects.
-          </Text>
+          <EnrollmentCode
+            code={issue.data.code}
+            expiresAt={issue.data.expiresAt}
+            commands={[
+              { label: 'On the PC the phone is plugged into', command: 'pnpm farm-agent enroll --server {server} --code {code} && pnpm farm-agent run --serial <phone serial>' },
+              { label: 'Or a simulated phone, to try the console', command: 'pnpm farm-agent sim --server {server} --code {code}' },
+            ]}
+          />
+          <Group justify="space-between" gap="sm">
+            <Button variant="default" onClick={() => device && issue.mutate(device.id)} loading={issue.isPending}>
+              New Code
+            </Button>
+            {confirming ? (
+              <Group gap="xs">
+                <Button color="red" onClick={cutOff} loading={revoke.isPending}>
+                  Confirm Disconnect
+                </Button>
+                <Button variant="default" onClick={() => setConfirming(false)}>
+                  Keep Connected
+                </Button>
+              </Group>
+            ) : (
+              <Button color="red" variant="light" onClick={() => setConfirming(true)}>
+                Disconnect Phone
+              </Button>
+            )}
+          </Group>
         </Stack>
       )}
     </FormModal>

@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Card, Group, Menu, Stack, Text, VisuallyHidden } from '@mantine/core';
+import { ActionIcon, Button, Card, Checkbox, Group, Menu, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { IconBattery2, IconDots, IconEye, IconPlugConnected, IconRefresh, IconUserPlus } from '@tabler/icons-react';
 import type { Device } from '@farm/api/contracts';
 import { Link } from 'react-router';
@@ -15,13 +15,19 @@ export interface DeviceCardProps {
   onRestartSession: () => void;
   /** Operators: issue the phone agent's credential. */
   onConnectPhone?: () => void;
+  /** When given, the card has a checkbox for bulk actions; `range` is a shift-click. */
+  selected?: boolean;
+  onSelect?: (range: boolean) => void;
 }
 
-export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession, onConnectPhone }: DeviceCardProps) {
+export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession, onConnectPhone, selected, onSelect }: DeviceCardProps) {
   return (
     <Card withBorder padding="lg" radius="md" component="article" aria-label={device.name}>
       <Group justify="space-between" wrap="nowrap" align="flex-start" mb="sm">
-        <Stack gap={6} style={{ minWidth: 0 }}>
+        {onSelect ? (
+          <Checkbox mt={2} aria-label={`Select ${device.name}`} checked={selected ?? false} onChange={() => undefined} onClick={(event) => onSelect(event.shiftKey)} />
+        ) : null}
+        <Stack gap={6} style={{ minWidth: 0, flex: 1 }}>
           <Text fw={700} truncate="end">
             {device.name}
           </Text>
@@ -65,7 +71,7 @@ export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetail
           </Text>
         </Group>
         <Text size="sm" c="dimmed">
-          Last active {formatRelative(device.lastActive)}
+          {device.lastSeenAt === null ? 'Never connected' : `Last active ${formatRelative(device.lastActive)}`}
         </Text>
         {vaName ? (
           <Text size="sm">
@@ -85,9 +91,15 @@ export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetail
         ) : null}
       </Stack>
 
-      <Button component={Link} to={`/monitor?device=${device.id}`} variant="light" fullWidth mt="md">
-        Monitor Session
-      </Button>
+      {device.lastSeenAt === null && canManage && onConnectPhone ? (
+        <Button variant="filled" fullWidth mt="md" leftSection={<IconPlugConnected size={16} />} onClick={onConnectPhone}>
+          Connect
+        </Button>
+      ) : (
+        <Button component={Link} to={`/monitor?device=${device.id}`} variant="light" fullWidth mt="md">
+          Monitor Session
+        </Button>
+      )}
     </Card>
   );
 }

@@ -1,5 +1,5 @@
-import { Alert, Badge, Button, Divider, Group, Select, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
-import { updateDeviceBody, type Device, type DeviceStatus } from '@farm/api/contracts';
+import { Alert, Badge, Button, Divider, Group, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { updateDeviceBody, type Device } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';
@@ -10,7 +10,7 @@ import { FormModal } from '../../../shared/ui/FormModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
-import { deviceStatusOptions, isDeviceStatus } from './DeviceFormModal';
+import { DeviceHistory } from './DeviceHistory';
 
 function Detail({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -32,7 +32,7 @@ export interface DeviceDetailsModalProps {
   onClose: () => void;
 }
 
-/** A device's details, its sessions and tasks; operators may rename it, change its status or delete it. */
+/** A device's details, what its phone reported, its sessions, tasks and work history; operators may rename or delete it. */
 export function DeviceDetailsModal({ device, vaName, canManage, onClose }: DeviceDetailsModalProps) {
   const opened = device !== null;
   const deviceId = device?.id ?? '';
@@ -41,24 +41,22 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
   const update = useUpdateDevice();
   const remove = useDeleteDevice();
   const [name, setName] = useState('');
-  const [status, setStatus] = useState<DeviceStatus>('offline');
   const [nameError, setNameError] = useState<string | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
 
   useEffect(() => {
     if (!device) return;
     setName(device.name);
-    setStatus(device.status);
     setNameError(undefined);
     setConfirmDelete(false);
   }, [device]);
 
-  const changed = device !== null && (name.trim() !== device.name || status !== device.status);
+  const changed = device !== null && name.trim() !== device.name;
 
   const save = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!device) return;
-    const parsed = updateDeviceBody.safeParse({ name, status });
+    const parsed = updateDeviceBody.safeParse({ name });
     if (!parsed.success) {
       setNameError(parsed.error.issues[0]?.message);
       return;
@@ -99,10 +97,14 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                 {device.battery}%
               </Text>
             </Detail>
-            <Detail label="Last active">{formatRelative(device.lastActive)}</Detail>
+            <Detail label="Last active">{device.lastSeenAt === null ? 'Never connected' : formatRelative(device.lastActive)}</Detail>
             <Detail label="Assigned VA">{vaName ?? 'None'}</Detail>
             <Detail label="Session time">{formatDuration(device.sessionTime)}</Detail>
             <Detail label="Added">{formatDateTime(device.createdAt)}</Detail>
+            <Detail label="Phone">{[device.model, device.androidVersion ? `Android ${device.androidVersion}` : null].filter(Boolean).join(', ') || 'Not reported yet'}</Detail>
+            <Detail label="Serial">{device.serial ?? '—'}</Detail>
+            <Detail label="Agent">{device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}</Detail>
+            <Detail label="Last heard">{device.lastSeenAt ? formatRelative(device.lastSeenAt) : 'Never'}</Detail>
           </SimpleGrid>
 
           <div>
@@ -161,6 +163,13 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
             )}
           </div>
 
+          <div>
+            <Title order={3} fz="md" mb="xs">
+              Work history
+            </Title>
+            <DeviceHistory deviceId={deviceId} enabled={opened} />
+          </div>
+
           {canManage ? (
             <>
               <Divider />
@@ -169,16 +178,10 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                   <Title order={3} fz="md">
                     Edit device
                   </Title>
-                  <Group grow align="flex-start" wrap="wrap">
-                    <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} />
-                    <Select
-                      label="Status"
-                      data={deviceStatusOptions}
-                      value={status}
-                      allowDeselect={false}
-                      onChange={(value) => isDeviceStatus(value) && setStatus(value)}
-                    />
-                  </Group>
+                  <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} />
+                  <Text size="xs" c="dimmed">
+                    Status and battery are the phone&apos;s own, as its agent reports them.
+                  </Text>
                   <Group justify="space-between" gap="sm">
                     <Button color="red" variant="light" onClick={() => setConfirmDelete(true)} disabled={confirmDelete}>
                       Delete Device

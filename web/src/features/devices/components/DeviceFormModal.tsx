@@ -1,5 +1,5 @@
-import { Button, Group, NumberInput, Select, Stack, TextInput } from '@mantine/core';
-import { createDeviceBody, deviceStatusValues, type DeviceStatus } from '@farm/api/contracts';
+import { Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { createDeviceBody, deviceStatusValues, type Device, type DeviceStatus } from '@farm/api/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { deviceStatusLabels } from '../../../shared/format';
@@ -14,11 +14,9 @@ export function isDeviceStatus(value: string | null): value is DeviceStatus {
   return deviceStatusValues.some((status) => status === value);
 }
 
-/** Add Device: a name, and optionally the starting status, battery and VA (defaults offline and 100 %). */
-export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+/** Add Device: a name and optionally a VA; its status and battery come from its phone once it is connected. */
+export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; onClose: () => void; onAdded?: (device: Device) => void }) {
   const [name, setName] = useState('');
-  const [status, setStatus] = useState<DeviceStatus>('offline');
-  const [battery, setBattery] = useState<number>(100);
   const [assignedToId, setAssignedToId] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>();
   const users = useUsers();
@@ -27,8 +25,6 @@ export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: 
   useEffect(() => {
     if (!opened) return;
     setName('');
-    setStatus('offline');
-    setBattery(100);
     setAssignedToId(null);
     setError(undefined);
   }, [opened]);
@@ -40,15 +36,16 @@ export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: 
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const parsed = createDeviceBody.safeParse({ name, status, battery, assignedToId });
+    const parsed = createDeviceBody.safeParse({ name, assignedToId });
     if (!parsed.success) {
       setError(parsed.error.issues[0]?.message);
       return;
     }
     create.mutate(parsed.data, {
       onSuccess: (device) => {
-        toast('Device Added', `${device.name} has been added to the fleet.`);
+        toast('Device Added', `${device.name} has been added to the fleet. Connect its phone with the code shown.`);
         onClose();
+        onAdded?.(device);
       },
       onError: (failure) =>
         errorToast('Error', serverMessageOr(failure, 'Failed to add device')),
@@ -61,22 +58,6 @@ export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: 
         <Stack gap="md">
           <TextInput label="Device Name" required value={name} error={error} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
           <Select
-            label="Status"
-            data={deviceStatusOptions}
-            value={status}
-            allowDeselect={false}
-            onChange={(value) => isDeviceStatus(value) && setStatus(value)}
-          />
-          <NumberInput
-            label="Battery (%)"
-            min={0}
-            max={100}
-            clampBehavior="strict"
-            allowDecimal={false}
-            value={battery}
-            onChange={(value) => setBattery(typeof value === 'number' ? value : Number(value) || 0)}
-          />
-          <Select
             label="Assigned VA"
             placeholder="None"
             data={vaOptions}
@@ -85,6 +66,9 @@ export function AddDeviceModal({ opened, onClose }: { opened: boolean; onClose: 
             searchable
             onChange={setAssignedToId}
           />
+          <Text size="xs" c="dimmed">
+            Its status and battery come from the phone itself, once its agent connects.
+          </Text>
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={onClose} disabled={create.isPending}>
               Cancel

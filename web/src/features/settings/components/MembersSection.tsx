@@ -1,10 +1,14 @@
 import { Avatar, Badge, Button, Card, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { useState } from 'react';
 import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/api/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { initials } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
-import { useUpdateMember, useUsers } from '../settings.api';
+import { CopyField } from '../../../shared/ui/CopyField';
+import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
+import { FormModal } from '../../../shared/ui/FormModal';
+import { invitationLink, useCreatePasswordReset, useUpdateMember, useUsers } from '../settings.api';
 
 const roleOptions = roleValues.map((value) => ({ value, label: roleLabels[value] }));
 
@@ -16,7 +20,25 @@ function isRole(value: string | null): value is Role {
 export function MembersSection({ me }: { me: Me }) {
   const users = useUsers();
   const update = useUpdateMember();
+  const createReset = useCreatePasswordReset();
+  const [resetFor, setResetFor] = useState<User | null>(null);
+  const [resetLink, setResetLink] = useState<{ member: User; url: string } | null>(null);
   const canManage = me.role === 'operator';
+
+  const makeResetLink = () => {
+    const member = resetFor;
+    if (!member) return;
+    createReset.mutate(member.id, {
+      onSuccess: ({ url }) => {
+        setResetFor(null);
+        setResetLink({ member, url: invitationLink(url) });
+      },
+      onError: (error) => {
+        setResetFor(null);
+        errorToast('Error', serverMessageOr(error, 'Failed to make a reset link'));
+      },
+    });
+  };
 
   const change = (member: User, body: { role?: Role; isActive?: boolean }, done: string) => {
     update.mutate(
@@ -97,6 +119,11 @@ export function MembersSection({ me }: { me: Me }) {
                         {member.isActive ? 'Deactivate' : 'Reactivate'}
                       </Button>
                     ) : null}
+                    {canManage && !self && member.isActive ? (
+                      <Button size="xs" variant="default" onClick={() => setResetFor(member)}>
+                        Reset Password
+                      </Button>
+                    ) : null}
                   </Group>
                 </Group>
               </Paper>
@@ -104,6 +131,26 @@ export function MembersSection({ me }: { me: Me }) {
           })}
         </Stack>
       )}
+      <ConfirmModal
+        opened={resetFor !== null}
+        title="Reset password"
+        message={resetFor ? `Make a one-time link for ${resetFor.name} to choose a new password? It is valid for 1 hour; using it signs them out everywhere.` : ''}
+        confirmLabel="Make Reset Link"
+        loading={createReset.isPending}
+        onConfirm={makeResetLink}
+        onClose={() => setResetFor(null)}
+      />
+      <FormModal opened={resetLink !== null} onClose={() => setResetLink(null)} title="Password reset link">
+        {resetLink ? (
+          <Stack gap="md">
+            <Text size="sm">
+              Send this link to {resetLink.member.name}. It works once, for 1 hour. It is shown only now.
+            </Text>
+            <CopyField label="Password reset link" value={resetLink.url} />
+            <Button onClick={() => setResetLink(null)}>Done</Button>
+          </Stack>
+        ) : null}
+      </FormModal>
     </Card>
   );
 }

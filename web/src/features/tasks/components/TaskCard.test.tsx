@@ -2,26 +2,11 @@ import type { Task } from '@farm/api/contracts';
 import { MantineProvider } from '@mantine/core';
 import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
+import { taskFixture } from '../../../test/fixtures';
 import { TaskCard, type TaskCardProps } from './TaskCard';
 
-function buildTask(overrides: Partial<Task> = {}): Task {
-  return {
-    id: 't1',
-    title: 'Post the launch reel',
-    description: null,
-    type: 'warmup',
-    priority: 'high',
-    status: 'pending',
-    deviceId: null,
-    assignedToId: null,
-    deadline: null,
-    startedAt: null,
-    completedAt: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-    ...overrides,
-  };
-}
+const buildTask = (overrides: Partial<Task> = {}): Task =>
+  taskFixture({ title: 'Post the launch reel', priority: 'high', createdAt: '2025-01-01T00:00:00.000Z', updatedAt: '2025-01-01T00:00:00.000Z', ...overrides });
 
 function renderCard(props: Partial<TaskCardProps> = {}) {
   const onStatus = vi.fn();

@@ -1,8 +1,9 @@
-import { Badge, Button, Card, Group, Stack, Text, ThemeIcon } from '@mantine/core';
-import { IconCircleCheck, IconCircleX, IconClock, IconDeviceMobile, IconUser } from '@tabler/icons-react';
+import { Badge, Button, Card, Checkbox, Group, Stack, Text, ThemeIcon } from '@mantine/core';
+import { IconCircleCheck, IconCircleMinus, IconCircleX, IconClock, IconDeviceMobile, IconUser } from '@tabler/icons-react';
 import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/api/contracts';
 import { formatDeadline } from '../../../shared/format';
 import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
+import { TaskDelivery } from './TaskDelivery';
 
 export interface TaskCardProps {
   task: Task;
@@ -16,15 +17,32 @@ export interface TaskCardProps {
   onStatus: (status: TaskStatus) => void;
   onEdit: () => void;
   onDelete: () => void;
+  /** When given, the card has a checkbox for bulk actions; `range` is a shift-click. */
+  selected?: boolean;
+  onSelect?: (range: boolean) => void;
 }
 
-export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage, busy, onStatus, onEdit, onDelete }: TaskCardProps) {
+/** A task past its deadline and not finished. */
+export function isOverdue(task: Pick<Task, 'deadline' | 'status'>, now = Date.now()): boolean {
+  return task.deadline !== null && Date.parse(task.deadline) < now && (task.status === 'pending' || task.status === 'in-progress');
+}
+
+export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage, busy, onStatus, onEdit, onDelete, selected, onSelect }: TaskCardProps) {
   const next = taskTransitions[task.status];
   const can = (status: TaskStatus) => canChangeStatus && next.includes(status);
 
   return (
     <Card withBorder padding="md" radius="md" component="article" aria-label={task.title}>
       <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
+        {onSelect ? (
+          <Checkbox
+            mt={4}
+            aria-label={`Select ${task.title}`}
+            checked={selected ?? false}
+            onChange={() => undefined}
+            onClick={(event) => onSelect(event.shiftKey)}
+          />
+        ) : null}
         <Stack gap={6} style={{ minWidth: 0, flex: 1 }}>
           <Group gap="xs" wrap="nowrap">
             {task.status === 'completed' ? (
@@ -35,6 +53,11 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
             {task.status === 'failed' ? (
               <ThemeIcon color="red" variant="light" radius="xl" size={24} aria-label="Failed" role="img">
                 <IconCircleX size={16} />
+              </ThemeIcon>
+            ) : null}
+            {task.status === 'cancelled' ? (
+              <ThemeIcon color="gray" variant="light" radius="xl" size={24} aria-label="Cancelled" role="img">
+                <IconCircleMinus size={16} />
               </ThemeIcon>
             ) : null}
             <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
@@ -54,7 +77,13 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
             <Badge variant="dot" color={taskStatusColors[task.status]}>
               {taskStatusLabels[task.status]}
             </Badge>
+            {isOverdue(task) ? (
+              <Badge color="red.9" variant="filled">
+                Overdue
+              </Badge>
+            ) : null}
           </Group>
+          <TaskDelivery task={task} />
           <Group gap="md" wrap="wrap">
             <Group gap={4} wrap="nowrap">
               <IconDeviceMobile size={14} aria-hidden />
@@ -91,7 +120,12 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
               Fail
             </Button>
           ) : null}
-          {task.status === 'failed' && can('pending') ? (
+          {canManage && can('cancelled') ? (
+            <Button size="xs" variant="light" color="gray" onClick={() => onStatus('cancelled')} disabled={busy}>
+              Cancel
+            </Button>
+          ) : null}
+          {(task.status === 'failed' || task.status === 'cancelled') && can('pending') ? (
             <Button size="xs" variant="light" color="gray" onClick={() => onStatus('pending')} disabled={busy}>
               Retry
             </Button>

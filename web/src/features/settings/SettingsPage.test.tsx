@@ -1,0 +1,67 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
+import { SettingsPage } from './SettingsPage';
+import { useAuthStore } from '../auth/auth.store';
+
+const routes = <Route path="/settings" element={<SettingsPage />} />;
+
+const member = { id: 'u2', email: 'vera@example.com', name: 'Vera Assistant', role: 'va', isActive: true, createdAt: '2025-01-01T00:00:00.000Z' };
+const me = buildMe({ id: 'u1', name: 'Olga Operator' });
+
+function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) {
+  useAuthStore.getState().setUser(me);
+  return stubApi({
+    'GET /api/auth/me': { body: { user: me } },
+    'GET /api/workspace': { body: { id: 'w1', name: 'North Farm', createdAt: '2025-01-01T00:00:00.000Z', requireTwoFactor: false } },
+    'GET /api/users': { body: [{ ...me, isActive: true }, member] },
+    'GET /api/invitations': { body: [] },
+    'GET /api/wall-links': { body: [] },
+    'GET /api/auth/two-factor': { body: { enabled: false, required: false, recoveryCodesLeft: 0 } },
+    ...extra,
+  });
+}
+
+describe('Settings: two-factor sign-in', () => {
+  it('is set up with a QR code and a first code, and shows the recovery codes once', async () => {
+    const calls = api({
+      'POST /api/auth/two-factor/setup': { body: { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' } },
+      'POST /api/auth/two-factor/enable': { body: { recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] } },
+    });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Two-factor sign-in' }));
+    fireEvent.click(await section.findByRole('button', { name: 'Turn On Two-Factor Sign-In' }));
+    expect(await screen.findByAltText('QR code for your authenticator app')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText(/^Code/), { target: { value: '123456' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Verify and Turn On' }));
+    expect(await screen.findByText('abcde-fghjk')).toBeTruthy();
+    expect(screen.getByText('Two-Factor Sign-In On')).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/auth/two-factor/enable')?.body).toEqual({ code: '123456' });
+  });
+
+  it('lets an operator require it of operators', async () => {
+    const calls = api({ 'PUT /api/workspace/two-factor': { body: { required: true } } });
+    renderRoutes(routes, '/settings');
+    fireEvent.click(await screen.findByRole('switch', { name: /Require two-factor sign-in for operators/ }));
+    expect(await screen.findByText('Operators now sign in with a second step.')).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/workspace/two-factor')).toMatchObject({ method: 'PUT', body: { required: true } });
+  });
+});
+
+describe('Settings: resetting a member’s password', () => {
+  it('makes a one-time link after asking, and shows it to copy', async () => {
+    const calls = api({
+      'POST /api/users/u2/password-reset': { status: 201, body: { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' } },
+    });
+    renderRoutes(routes, '/settings');
+    const row = within(await screen.findByRole('listitem', { name: 'Vera Assistant' }));
+    fireEvent.click(row.getByRole('button', { name: 'Reset Password' }));
+    expect(await screen.findByText(/Make a one-time link for Vera Assistant to choose a new password\?/)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Make Reset Link' }));
+    const link = (await screen.findByRole('textbox', { name: 'Password reset link' })) as HTMLInputElement;
+    expect(link.value).toBe(`${window.location.origin}/reset-password?token=tok`);
+    expect(calls.find((call) => call.url === '/api/users/u2/password-reset')?.method).toBe('POST');
+    // One's own row has no reset action.
+    expect(within(screen.getByRole('listitem', { name: 'Olga Operator' })).queryByRole('button', { name: 'Reset Password' })).toBeNull();
+  });
+});

@@ -1,0 +1,25 @@
+/** A list's filters kept in the URL's query string, so a filtered view can be shared and survives a reload. */
+import { useCallback, useMemo } from 'react';
+import { useSearchParams } from 'react-router';
+
+export function useUrlFilters<K extends string>(keys: readonly K[]) {
+  const [params, setParams] = useSearchParams();
+  const values = useMemo(() => Object.fromEntries(keys.map((key) => [key, params.get(key) ?? ''])) as Record<K, string>, [keys, params]);
+  const set = useCallback(
+    (changes: Partial<Record<K, string | null | undefined>>) => {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          for (const [key, value] of Object.entries(changes) as [K, string | null | undefined][]) {
+            if (value) next.set(key, value);
+            else next.delete(key);
+          }
+          return next;
+        },
+        { replace: true },
+      );
+    },
+    [setParams],
+  );
+  return [values, set] as const;
+}
