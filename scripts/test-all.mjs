@@ -31,8 +31,18 @@ for (const name of packages) {
     totals.failed += json.numFailedTests ?? 0;
     totals.skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
     if ((json.numTotalTests ?? 0) === 0) broken = true;
+    for (const file of json.testResults ?? []) {
+      // A file that cannot load counts no failed test, only a failed suite: name it, or the run fails unexplained.
+      if (file.status === 'failed' && (file.assertionResults ?? []).every((test) => test.status !== 'failed')) {
+        console.log(`${name}: ${file.name} failed outside its tests: ${String(file.message ?? '').split('\n')[0]}`);
+        broken = true;
+      }
+    }
   } else broken = true;
-  if (status !== 0) broken = true;
+  if (status !== 0) {
+    console.log(`${name}: vitest exited with ${status}`);
+    broken = true;
+  }
 }
 
 const e2e = join(root, 'web', 'playwright.config.ts');
@@ -50,7 +60,10 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
     totals.failed += stats.unexpected ?? 0;
     totals.skipped += stats.skipped ?? 0;
   } else broken = true;
-  if (status !== 0) broken = true;
+  if (status !== 0) {
+    console.log(`web: playwright exited with ${status}`);
+    broken = true;
+  }
 }
 
 console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

@@ -1,0 +1,179 @@
+/**
+ * The scheduler under load: 10,000 posts due in the same minute over 500 simulated phones (the reference agent,
+ * protocol 2), with 1 and then 2 worker processes, an API process on PostgreSQL, and a Redis of the bench's own.
+ * Prints due → dispatched p50/p99, due → published p99, when the last post was dispatched, and lost and doubled
+ * counts (from the database and from the phones' journals), as ratios to a bare BullMQ enqueue → process round
+ * trip measured against the same Redis in the same run. The budget: every post dispatched within 10 s of its time.
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { Journal, SimulatedPhone } from '@farm/agent-protocol';
+import { migrate, openDatabase, type Database } from '@farm/sql';
+
+const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
+const PHONES = Number(process.env.BENCH_PHONES ?? 500);
+const WORK_MS = Number(process.env.BENCH_WORK_MS ?? 20);
+const LEAD_MS = Number(process.env.BENCH_LEAD_MS ?? 15_000);
+const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await pause(250);
+  }
+  return false;
+}
+
+// A Redis of the bench's own: nothing else's queues, nothing of ours left behind.
+const redisPort = await freePort();
+const redisUrl = `redis://127.0.0.1:${redisPort}`;
+const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+await pause(300);
+
+/** The bare round trip: a job added to a queue and taken by a worker, on the same Redis. */
+async function bareRoundTrip(jobs = 2000): Promise<{ p50: number; p99: number }> {
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const name = `bare-${randomBytes(3).toString('hex')}`;
+  const queue = new Queue(name, { connection });
+  const latencies: number[] = [];
+  const worker = new Worker(name, async (job) => void latencies.push(Date.now() - (job.data as { at: number }).at), { connection, concurrency: 2 });
+  for (let i = 0; i < jobs; i += 1) await queue.add('ping', { at: Date.now() }, { removeOnComplete: true });
+  await until(async () => latencies.length >= jobs, 60_000);
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  connection.disconnect();
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function freshDatabase(name: string): Promise<{ url: string; database: Database }> {
+  const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
+  await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
+  await migrate(database);
+  return { url: url.toString(), database };
+}
+
+function start(script: string, env: Record<string, string>, cwd = root): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function round(workers: number) {
+  const { url: databaseUrl, database } = await freshDatabase(`farm_bench_scheduler_${workers}`);
+  const db = database.db;
+  await new Redis(redisUrl).flushall();
+  const port = await freePort();
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(port), HOST: '127.0.0.1', RUN_WORKERS: '0', DEMO: '0', LOG_LEVEL: 'silent', READ_CACHE_MS: '0' };
+  const api = start('api/src/server.ts', env);
+  const origin = `http://127.0.0.1:${port}`;
+  await until(async () => fetch(`${origin}/api/config`).then((r) => r.ok).catch(() => false), 60_000);
+
+  // The farm, written straight into the database: one workspace, 500 phones with credentials, an account on each.
+  const ws = await db.insertInto('workspaces').values({ name: 'Bench farm' }).returning('id').executeTakeFirstOrThrow();
+  const tokens = Array.from({ length: PHONES }, () => `dev_${randomBytes(18).toString('base64url')}`);
+  const devices = await db
+    .insertInto('devices')
+    .values(tokens.map((_, i) => ({ workspaceId: ws.id, name: `Pixel ${i + 1}` })))
+    .returning('id')
+    .execute();
+  await db
+    .insertInto('deviceCredentials')
+    .values(devices.map((device, i) => ({ deviceId: device.id, workspaceId: ws.id, tokenHash: createHash('sha256').update(tokens[i]!).digest('hex') })))
+    .execute();
+  const accounts = await db
+    .insertInto('accounts')
+    .values(devices.map((device, i) => ({ workspaceId: ws.id, deviceId: device.id, username: `bench_${i + 1}`, platform: 'instagram' as const, status: 'active' as const })))
+    .returning('id')
+    .execute();
+  const phones = tokens.map((token) => {
+    const journal = new Journal();
+    return { journal, phone: new SimulatedPhone({ url: origin, token, journal, workMs: WORK_MS, reconnectionDelayMs: 500 }) };
+  });
+  await until(async () => phones.every(({ phone }) => phone.connected), 120_000);
+
+  const dueAt = new Date(Date.now() + LEAD_MS);
+  for (let i = 0; i < POSTS; i += 1000) {
+    await db
+      .insertInto('posts')
+      .values(Array.from({ length: Math.min(1000, POSTS - i) }, (_, j) => ({ workspaceId: ws.id, accountId: accounts[(i + j) % accounts.length]!.id, caption: `Bench post ${i + j}`, status: 'scheduled' as const, scheduledAt: dueAt })))
+      .execute();
+  }
+  const children = Array.from({ length: workers }, () => start('src/main.ts', env, `${root}workers/`));
+  await until(async () => {
+    const left = await db.selectFrom('posts').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'scheduled').executeTakeFirstOrThrow();
+    return Number(left.n) === 0;
+  }, LEAD_MS + 180_000);
+
+  const rows = await db
+    .selectFrom('posts as p')
+    .leftJoin('tasks as t', 't.postId', 'p.id')
+    .leftJoin('taskAttempts as a', (join) => join.onRef('a.taskId', '=', 't.id').on('a.attempt', '=', 1))
+    .select(['p.id', 'p.status', 'p.scheduledAt', 'p.publishedAt', 't.id as taskId', 'a.dispatchedAt'])
+    .execute();
+  const dispatched = rows.filter((row) => row.dispatchedAt).map((row) => row.dispatchedAt!.getTime() - row.scheduledAt!.getTime());
+  const published = rows.filter((row) => row.publishedAt).map((row) => row.publishedAt!.getTime() - row.scheduledAt!.getTime());
+  const tasksPerPost = new Map<string, number>();
+  for (const row of rows) if (row.taskId) tasksPerPost.set(row.id, (tasksPerPost.get(row.id) ?? 0) + 1);
+  const runs = new Map<string, number>();
+  for (const { journal } of phones) for (const [taskId, n] of journal.completedRuns()) runs.set(taskId, (runs.get(taskId) ?? 0) + n);
+
+  for (const { phone } of phones) phone.close();
+  for (const child of [...children, api]) child.kill('SIGTERM');
+  await pause(1000);
+  await database.close();
+  return {
+    workers,
+    dispatchedP50: percentile(dispatched, 50),
+    dispatchedP99: percentile(dispatched, 99),
+    lastDispatched: Math.max(...dispatched),
+    publishedP99: percentile(published, 99),
+    lost: rows.filter((row) => row.status !== 'published').length,
+    doubled: [...tasksPerPost.values()].filter((n) => n > 1).length + [...runs.values()].filter((n) => n > 1).length,
+  };
+}
+
+try {
+  const bare = await bareRoundTrip();
+  console.log(`bare BullMQ enqueue → process: p50 ${bare.p50} ms, p99 ${bare.p99} ms`);
+  const results = [];
+  for (const workers of [1, 2]) {
+    const result = await round(workers);
+    results.push(result);
+    console.log(JSON.stringify(result));
+  }
+  console.log(`\n${POSTS} posts due at once over ${PHONES} phones (${WORK_MS} ms of work each); ratios to the bare BullMQ round trip p99 (${bare.p99} ms)`);
+  console.log('| workers | due → dispatched p50 | p99 | last dispatched | due → published p99 | lost | doubled |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const ratio = (ms: number) => `${ms} ms (${(ms / Math.max(1, bare.p99)).toFixed(0)}×)`;
+    console.log(`| ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${r.lost} | ${r.doubled} |`);
+  }
+  const fastest = Math.min(...results.map((r) => r.lastDispatched));
+  console.log(`\nbudget: all dispatched within 10 s → ${fastest <= 10_000 ? 'met' : 'missed'} (${fastest} ms)`);
+} finally {
+  redis.kill('SIGKILL');
+}
+process.exit(0);
