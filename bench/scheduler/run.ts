@@ -121,7 +121,8 @@ async function round(workers: number) {
       .values(Array.from({ length: Math.min(1000, POSTS - i) }, (_, j) => ({ workspaceId: ws.id, accountId: accounts[(i + j) % accounts.length]!.id, caption: `Bench post ${i + j}`, status: 'scheduled' as const, scheduledAt: dueAt })))
       .execute();
   }
-  const children = Array.from({ length: workers }, () => start('src/main.ts', env, `${root}workers/`));
+  // Each workers process on one machine takes a health port of its own.
+  const children = Array.from({ length: workers }, () => start('src/main.ts', { ...env, HEALTH_PORT: '0' }, `${root}workers/`));
   await until(async () => {
     const left = await db.selectFrom('posts').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'scheduled').executeTakeFirstOrThrow();
     return Number(left.n) === 0;

@@ -46,6 +46,10 @@ const health = await startHealthServer({
   redis: await redisPinger(env.data.REDIS_URL),
   metrics: metricsText,
   metricsToken: env.data.METRICS_TOKEN,
+}).catch((error: NodeJS.ErrnoException) => {
+  // Two workers processes on one machine need a port each (HEALTH_PORT=0 picks a free one).
+  console.error(error.code === 'EADDRINUSE' ? `Invalid configuration: HEALTH_PORT ${env.data.HEALTH_PORT} is taken by another process` : error.message);
+  process.exit(1);
 });
 const address = health.address();
 log('info', `Workers running; health on port ${typeof address === 'object' && address ? address.port : env.data.HEALTH_PORT}`);
