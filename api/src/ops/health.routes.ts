@@ -3,16 +3,12 @@
  * answers where it is configured): a load balancer sends traffic only to a ready instance. 503 names the failing part.
  */
 import type { FastifyInstance } from 'fastify';
-import { readiness, redisPinger, type Pingable } from '@farm/workers';
+import { readiness, redisPinger } from '@farm/workers';
 
 export async function installHealth(app: FastifyInstance): Promise<void> {
   const { config, database } = app.ctx;
-  let redis: (Pingable & { disconnect(): void }) | undefined;
-  if (config.redisUrl) {
-    const client = await redisPinger(config.redisUrl);
-    redis = client;
-    app.addHook('onClose', async () => client.disconnect());
-  }
+  const redis = config.redisUrl ? await redisPinger(config.redisUrl) : undefined;
+  if (redis) app.addHook('onClose', async () => redis.disconnect());
   let draining = false;
   app.addHook('preClose', async () => {
     draining = true;
