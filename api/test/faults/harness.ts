@@ -111,7 +111,8 @@ export async function ownDatabase(): Promise<{ url: string; database: Database; 
 export function startWorker(databaseUrl: string, redisUrl: string): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: workersDir,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, ...quick },
+    // Several workers processes run at once on this machine: each takes a free health port.
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HEALTH_PORT: '0', ...quick },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.resume();
