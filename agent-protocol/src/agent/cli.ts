@@ -133,7 +133,8 @@ switch (command) {
       closers.push(simulateLife(ui));
       phone = ui;
     }
-    const backend = await new DeviceBackend(phone, { agentVersion: AGENT_VERSION }).start();
+    const shown = phone instanceof SimulatedPhoneUi ? phone : undefined;
+    const backend = await new DeviceBackend(phone, { agentVersion: AGENT_VERSION, ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}) }).start();
     const agent = new PhoneAgent({ url: saved!.server, token: saved!.token, backend, journal: new Journal(state.journalPath(saved!.deviceId!)), screenshotMs: Number(values.screenshot), log });
     closers.push(() => agent.close(), () => backend.close());
     break;
@@ -156,11 +157,9 @@ switch (command) {
       }
       const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index + 1).padStart(4, '0')}`, battery: 40 + Math.floor(Math.random() * 60) });
       closers.push(simulateLife(ui));
-      let agent: PhoneAgent | undefined;
-      const backend = await new DeviceBackend(ui, { agentVersion: AGENT_VERSION, onStep: (label) => (ui.caption = [agent?.deviceName, label].filter(Boolean).join(' · ')) }).start();
-      agent = new PhoneAgent({ url: values.server!, token, backend, journal, screenshotMs: Number(values.screenshot), log: tag });
-      const running = agent;
-      closers.push(() => running.close(), () => backend.close());
+      const backend = await new DeviceBackend(ui, { agentVersion: AGENT_VERSION, onStep: (label) => (ui.caption = label) }).start();
+      const agent = new PhoneAgent({ url: values.server!, token, backend, journal, screenshotMs: Number(values.screenshot), log: tag });
+      closers.push(() => agent.close(), () => backend.close());
     }
     log(`${tokens.length} simulated phone${tokens.length === 1 ? '' : 's'} connecting to ${values.server}`);
     break;

@@ -91,6 +91,10 @@ export class DeviceBackend implements PhoneBackend {
     if (name === 'resume' || name === 'restart_session') this.paused = false;
   }
 
+  named(name: string): void {
+    this.phone.named?.(name);
+  }
+
   async run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {
     if (work.kind === 'manual') return { status: 'failed', code: 'unknown', message: 'This task is for a person, not for the phone agent', retryable: false };
     const routine: RoutineType = work.kind === 'post.publish' ? 'create_post' : (work.routineType as RoutineType);

@@ -67,7 +67,7 @@ export class FarmHost {
         const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index).padStart(4, '0')}`, model: 'Pixel 8 (simulated)', battery: 55 + Math.floor(Math.random() * 45) });
         const life = simulateLife(ui);
         this.stops.push(life);
-        await this.attach(ui, (label, name) => (ui.caption = [name, label].filter(Boolean).join(' · ')));
+        await this.attach(ui, (label) => (ui.caption = label));
       }
       return;
     }
@@ -103,16 +103,15 @@ export class FarmHost {
   }
 
   /** Opens the phone's own connection, as a phone of this host. */
-  private async attach(phone: PhoneDevice, onStep?: (label: string, deviceName: string | undefined) => void): Promise<void> {
+  private async attach(phone: PhoneDevice, onStep?: (label: string) => void): Promise<void> {
     if (this.phones.has(phone.serial)) return;
-    let agent: PhoneAgent | undefined;
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
       ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
-      ...(onStep ? { onStep: (label: string) => onStep(label, agent?.deviceName) } : {}),
+      ...(onStep ? { onStep } : {}),
     }).start();
     const facts = backend.describe();
-    agent = new PhoneAgent({
+    const agent = new PhoneAgent({
       url: this.options.server,
       auth: { hostToken: this.options.token, serial: phone.serial, model: facts.model, androidVersion: facts.androidVersion },
       backend,

@@ -41,6 +41,8 @@ export interface PhoneBackend {
   screenshot(): Promise<{ mime: 'image/jpeg' | 'image/png'; data: Buffer } | undefined>;
   run(work: TaskWork, context: WorkContext): Promise<WorkOutcome>;
   command?(name: ServerMessage<'command'>['name']): void;
+  /** Told the device's name in the console once the server has let the agent in. */
+  named?(name: string): void;
 }
 
 export interface PhoneAgentOptions {
@@ -133,6 +135,7 @@ export class PhoneAgent {
       return;
     }
     this.deviceName = answer.data.deviceName;
+    this.options.backend.named?.(answer.data.deviceName);
     this.heartbeatMs = answer.data.heartbeatMs;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);

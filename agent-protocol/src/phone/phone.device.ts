@@ -120,6 +120,8 @@ export interface PhoneDevice {
   /** Opens a web address or deep link, in the given app when named. */
   openUrl(url: string, packageName?: string): Promise<void>;
   close(): Promise<void>;
+  /** The device's name in the console, for phones that can show it (the simulator draws it on its screen). */
+  named?(name: string): void;
 }
 
 export type PhoneErrorCode = 'timeout' | 'ui_busy' | 'command_failed' | 'disconnected' | 'not_installed';

@@ -69,6 +69,8 @@ export class SimulatedPhoneUi implements PhoneDevice {
   dumps = 0;
   /** A line drawn over screenshots (the step being run). */
   caption: string | undefined;
+  /** The device's name in the console, drawn in the status bar and on the home screen once the server tells it. */
+  name: string | undefined;
   batteryLevel: number;
   charging = false;
   screenOn = true;
@@ -172,7 +174,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   private tree(): SimNode {
     const current = this.current;
-    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg));
+    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg), this.name ?? this.options.model ?? 'Simulated Pixel');
     return this.app === 'instagram' ? instagramScreen(this.api, current) : tiktokScreen(this.api, current);
   }
 
@@ -258,8 +260,8 @@ export class SimulatedPhoneUi implements PhoneDevice {
       time: `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`,
       battery: this.batteryLevel,
       charging: this.charging,
-      title: `${this.app === 'launcher' ? 'Home' : this.app === 'instagram' ? 'Instagram' : 'TikTok'} · ${this.options.model ?? 'Simulated Pixel'}`,
-      dark: this.isVideo(),
+      title: `${this.app === 'launcher' ? 'Home' : this.app === 'instagram' ? 'Instagram' : 'TikTok'} · ${this.name ?? this.options.model ?? 'Simulated Pixel'}`,
+      dark: this.isVideo() || this.app === 'launcher',
       ...(this.caption ? { caption: this.caption } : {}),
     });
     return encodeScreenshot(await sharp(Buffer.from(svg)).png().toBuffer(), options);
@@ -360,6 +362,10 @@ export class SimulatedPhoneUi implements PhoneDevice {
     if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
     await this.launchApp(url.includes('tiktok') ? TIKTOK : INSTAGRAM);
     this.stack?.push({ name: 'profile', user: match[1] });
+  }
+
+  named(name: string): void {
+    this.name = name;
   }
 
   /** Shows a recipe's progress over the screen: pass it as the run's `onProgress`. */

@@ -18,9 +18,9 @@ export interface SimNode {
   children?: SimNode[];
   /** What a tap on it does (not written out). */
   onTap?: () => void;
-  /** How it is drawn: a filled block (media), a button, or plain text. */
-  look?: 'media' | 'button' | 'field' | 'bar';
-  /** Fill colour of media blocks. */
+  /** How it is drawn: a filled block (media), a button, a field, a bar, an app icon with its name, a wallpaper, or plain text. */
+  look?: 'media' | 'button' | 'field' | 'bar' | 'icon' | 'wallpaper';
+  /** Fill colour of media blocks and icons. */
   colour?: string;
 }
 
@@ -65,12 +65,27 @@ export function toSvg(root: SimNode, options: { width: number; height: number; t
   const { width, height } = options;
   const fg = options.dark ? '#f5f5f5' : '#111111';
   const bg = options.dark ? '#000000' : '#ffffff';
-  const parts: string[] = [`<rect width="${width}" height="${height}" fill="${bg}"/>`];
+  const parts: string[] = [
+    `<defs><linearGradient id="wallpaper" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#1d3b6e"/><stop offset="0.55" stop-color="#3f2b72"/><stop offset="1" stop-color="#0f5b5b"/></linearGradient></defs>`,
+    `<rect width="${width}" height="${height}" fill="${bg}"/>`,
+  ];
   walk(root, (node) => {
     const [l, t, r, b] = node.bounds;
     const w = r - l;
     const h = b - t;
     if (w <= 0 || h <= 0) return;
+    if (node.look === 'wallpaper') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="url(#wallpaper)"/>`);
+    if (node.look === 'icon') {
+      // A rounded square with the app's initial, its name underneath.
+      const side = Math.min(w - 40, h - 90);
+      const x = l + (w - side) / 2;
+      parts.push(
+        `<rect x="${x}" y="${t}" width="${side}" height="${side}" rx="${side / 4}" fill="${node.colour ?? '#888'}"/>`,
+        `<text x="${l + w / 2}" y="${t + side * 0.68}" font-family="sans-serif" font-size="${Math.floor(side * 0.5)}" font-weight="bold" fill="#ffffff" text-anchor="middle">${escapeXml((node.text ?? '?').slice(0, 1))}</text>`,
+        `<text x="${l + w / 2}" y="${t + side + 60}" font-family="sans-serif" font-size="40" fill="#ffffff" text-anchor="middle">${escapeXml(node.text ?? '')}</text>`,
+      );
+      return;
+    }
     if (node.look === 'media') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${node.colour ?? '#7a8fa6'}"/>`);
     if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
     if (node.look === 'button') parts.push(`<rect x="${l + 6}" y="${t + 6}" width="${w - 12}" height="${h - 12}" rx="18" fill="${node.selected ? '#e1306c' : '#0095f6'}"/>`);

@@ -442,13 +442,16 @@ export function tiktokScreen(api: SimApi, screen: SimScreen): SimNode {
   }
 }
 
-export function launcherScreen(api: SimApi, open: (pkg: string) => void): SimNode {
+/** The home screen: a wallpaper, the phone's name as a widget, and the apps' icons in the dock row. */
+export function launcherScreen(api: SimApi, open: (pkg: string) => void, name = 'Simulated Pixel'): SimNode {
   return {
     cls: FL,
+    look: 'wallpaper',
     bounds: [0, 0, api.width, api.height],
     children: [
-      { cls: TV, text: 'Instagram', desc: 'Instagram', clickable: true, bounds: [100, 1700, 400, 1900], onTap: () => open(INSTAGRAM) },
-      { cls: TV, text: 'TikTok', desc: 'TikTok', clickable: true, bounds: [680, 1700, 980, 1900], onTap: () => open(TIKTOK) },
+      { cls: TV, text: name, bounds: [60, 520, api.width - 60, 640] },
+      { cls: TV, look: 'icon', colour: '#d6249f', text: 'Instagram', desc: 'Instagram', clickable: true, bounds: [100, 1700, 400, 2000], onTap: () => open(INSTAGRAM) },
+      { cls: TV, look: 'icon', colour: '#25f4ee', text: 'TikTok', desc: 'TikTok', clickable: true, bounds: [680, 1700, 980, 2000], onTap: () => open(TIKTOK) },
     ],
   };
 }

@@ -134,6 +134,17 @@ describe('the simulated phone', () => {
     expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 324, 720]);
   });
 
+  it('shows the name the console gave it on its home screen, not a colourless page', async () => {
+    const phone = new SimulatedPhoneUi({ model: 'Pixel 8' });
+    expect(phone.nodes().map((node) => node.text)).toContain('Pixel 8');
+    phone.named('Pixel 7 #04');
+    expect(phone.nodes().map((node) => node.text)).toContain('Pixel 7 #04');
+    const { dominant } = await sharp((await phone.screenshot({ maxSide: 720 })).data).stats();
+    // The wallpaper: a dark blue-violet, not the white page of an app.
+    expect(dominant.b).toBeGreaterThan(dominant.g);
+    expect(dominant.r + dominant.g + dominant.b).toBeLessThan(450);
+  });
+
   it('has a recipe for every platform and routine it plays', () => {
     for (const recipe of shippedRecipes()) expect(['instagram', 'tiktok']).toContain(recipe.platform);
   });
