@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
+import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
 export const AGENT_NAMESPACE = '/agent';
@@ -83,7 +84,7 @@ export const agentMessages = {
 export const taskDispatchV1 = z.object({
   taskId: id,
   attempt,
-  type: z.enum(['post', 'engage', 'warmup', 'monitor']),
+  type: z.enum(taskTypes),
   title: z.string(),
   description: z.string().nullable(),
   deadline: z.string().nullable(),
@@ -102,7 +103,7 @@ export const serverMessages = {
   /** Protocol 2: drop this attempt (what it was for changed, or its lease ended); report nothing more for it. */
   'task.cancel': z.object({ taskId: id, attempt, code: failureCode, reason: z.string().max(500) }),
   /** An operator's command to the phone. */
-  command: z.object({ name: z.enum(['screenshot', 'pause', 'resume', 'stop', 'restart_session']) }),
+  command: z.object({ name: z.enum(phoneCommands) }),
 } as const;
 
 /**

@@ -22,6 +22,8 @@ export const publishPostWork = z.object({
   caption: z.string().max(10_000),
   hashtags: z.array(z.string().max(200)).max(100),
   mediaUrls: z.array(z.string().max(2000)).max(20),
+  /** The workspace's own recipes for publishing on this platform; the phone picks one by its app version. */
+  recipes: z.array(z.unknown()).max(20).optional(),
 });
 
 export const routineRunWork = z.object({
@@ -41,6 +43,8 @@ export const routineRunWork = z.object({
   campaign: z.object({ id: z.string().max(64), name: z.string().max(200), niche: z.string().max(200), guidelines: z.string().max(10_000).nullable() }).nullable(),
   /** The step recipe resolved for this work, when the workspace has one for it. */
   recipe: z.unknown().nullable(),
+  /** The workspace's own recipes for this routine and platform; the phone picks one by its app version. */
+  recipes: z.array(z.unknown()).max(20).optional(),
 });
 
 export const manualWork = z.object({ kind: z.literal('manual'), description: z.string().max(10_000).nullable() });

@@ -16,6 +16,7 @@ import { agentsRoutes } from './modules/devices/agents.routes.ts';
 import { wallRoutes } from './modules/wall/wall.routes.ts';
 import { enrollmentRoutes } from './modules/devices/enrollment.routes.ts';
 import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
+import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -41,6 +42,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     agentsRoutes,
     enrollmentRoutes,
     hostsRoutes,
+    recipesRoutes,
     wallRoutes,
     twoFactorRoutes,
     passwordResetsRoutes,

@@ -7,12 +7,12 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
 import { migrate, openDatabase, type Database } from '@farm/sql';
+import { freePort, pause, percentile } from '../lib.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const PHONES = Number(process.env.BENCH_PHONES ?? 500);
@@ -21,19 +21,6 @@ const LEAD_MS = Number(process.env.BENCH_LEAD_MS ?? 15_000);
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-};
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

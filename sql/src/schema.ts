@@ -5,6 +5,7 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 import type { FailureCode } from '@farm/agent-protocol/failures';
 import type { RoutineType } from '@farm/agent-protocol/routines';
+import type { DeviceStatus, Platform, TaskPriority, TaskStatus, TaskType } from '@farm/agent-protocol/values';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -15,15 +16,11 @@ type NullableCode = ColumnType<FailureCode | null, FailureCode | null | undefine
 export type { FailureCode };
 
 export type Role = 'operator' | 'va';
-export type DeviceStatus = 'online' | 'offline' | 'busy' | 'idle';
-export type TaskType = 'post' | 'engage' | 'warmup' | 'monitor';
-export type TaskPriority = 'high' | 'medium' | 'low';
-export type TaskStatus = 'pending' | 'in-progress' | 'completed' | 'failed' | 'cancelled';
+export type { DeviceStatus, TaskType, TaskPriority, TaskStatus, Platform };
 export type ActivityType = 'success' | 'warning' | 'info' | 'error';
 export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
 export type AccountStatus = 'creation_pending' | 'warmup' | 'active' | 'paused' | 'suspended';
 export type PostStatus = 'draft' | 'scheduled' | 'published' | 'failed';
-export type Platform = 'tiktok' | 'instagram' | 'facebook' | 'twitter' | 'youtube' | 'tinder';
 export type { RoutineType };
 
 export interface WorkspacesTable {
@@ -371,6 +368,22 @@ export interface HostsTable {
   createdAt: Timestamp;
 }
 
+/** A workspace's own step recipe (its body validated by agent-protocol's recipe schema). */
+export interface WorkspaceRecipesTable {
+  id: Generated<string>;
+  workspaceId: string;
+  recipeId: string;
+  version: number;
+  name: string;
+  platform: Platform;
+  routines: ColumnType<RoutineType[], RoutineType[], RoutineType[]>;
+  body: Json;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  createdById: string | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface EnrollmentCodesTable {
   id: Generated<string>;
   workspaceId: string;
@@ -453,6 +466,7 @@ export interface DB extends ManagerConsoleTables {
   accountDailyActions: AccountDailyActionsTable;
   taskAttempts: TaskAttemptsTable;
   hosts: HostsTable;
+  workspaceRecipes: WorkspaceRecipesTable;
   enrollmentCodes: EnrollmentCodesTable;
   recoveryCodes: RecoveryCodesTable;
   loginChallenges: LoginChallengesTable;

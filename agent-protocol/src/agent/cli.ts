@@ -8,6 +8,7 @@ import { createAdbClient } from '../adb/adb.host.ts';
 import { AdbPhone } from '../adb/adb.phone.ts';
 import { enroll } from '../enroll.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
+import { MediaFetcher } from './media.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { AGENT_VERSION, FarmHost, simulateLife } from './host.ts';
 import { Journal } from './journal.ts';
@@ -134,7 +135,8 @@ switch (command) {
       phone = ui;
     }
     const shown = phone instanceof SimulatedPhoneUi ? phone : undefined;
-    const backend = await new DeviceBackend(phone, { agentVersion: AGENT_VERSION, ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}) }).start();
+    const media = new MediaFetcher({ server: saved!.server, credential: { token: saved!.token }, dir: state.mediaDir });
+    const backend = await new DeviceBackend(phone, { agentVersion: AGENT_VERSION, fetchMedia: (url) => media.fetch(url), ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}) }).start();
     const agent = new PhoneAgent({ url: saved!.server, token: saved!.token, backend, journal: new Journal(state.journalPath(saved!.deviceId!)), screenshotMs: Number(values.screenshot), log });
     closers.push(() => agent.close(), () => backend.close());
     break;
@@ -157,7 +159,8 @@ switch (command) {
       }
       const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index + 1).padStart(4, '0')}`, battery: 40 + Math.floor(Math.random() * 60) });
       closers.push(simulateLife(ui));
-      const backend = await new DeviceBackend(ui, { agentVersion: AGENT_VERSION, onStep: (label) => (ui.caption = label) }).start();
+      const media = new MediaFetcher({ server: values.server!, credential: { token }, dir: state.mediaDir });
+      const backend = await new DeviceBackend(ui, { agentVersion: AGENT_VERSION, fetchMedia: (url) => media.fetch(url), onStep: (label) => (ui.caption = label) }).start();
       const agent = new PhoneAgent({ url: values.server!, token, backend, journal, screenshotMs: Number(values.screenshot), log: tag });
       closers.push(() => agent.close(), () => backend.close());
     }

@@ -9,6 +9,7 @@ import type { PhoneDevice, PhoneInfo } from '../phone/phone.device.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
 import { resolveRecipe } from '../recipes/recipe.resolver.ts';
+import { MediaError } from './media.ts';
 import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import type { TaskWork } from '../work.ts';
 import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
@@ -19,7 +20,7 @@ export interface DeviceBackendOptions {
   readEveryMs?: number;
   /** Pacing of recipe runs (tests speed them up). */
   recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
-  /** Where a media URL of a post is fetched from to a local file the phone can be given; none: posts go without media. */
+  /** Brings a post's media to a file on the host the phone can be given (a MediaFetcher); none: posts go without media. */
   fetchMedia?: (url: string) => Promise<string>;
   /** Told each step as it starts (the simulated phone draws it on its screen). */
   onStep?: (label: string) => void;
@@ -101,9 +102,17 @@ export class DeviceBackend implements PhoneBackend {
     const platform = (work.kind === 'post.publish' ? work.account.platform : work.platform) as RecipePlatform;
     const recipe = await this.recipeFor(work, routine, platform);
     if (!recipe) return { status: 'failed', code: 'element_missing', message: `No recipe fits ${platform} ${routine.replace(/_/g, ' ')} on this phone's app version`, retryable: false };
+    let params: RecipeParams;
+    try {
+      params = await this.paramsOf(work);
+    } catch (error) {
+      // The post's media could not be brought here: nothing was done on the phone.
+      if (error instanceof MediaError) return { status: 'failed', code: 'network', message: error.message, retryable: error.retryable };
+      throw error;
+    }
     this.working = true;
     try {
-      const result = await runRecipe(this.phone, recipe, await this.paramsOf(work), {
+      const result = await runRecipe(this.phone, recipe, params, {
         ...this.options.recipeOptions,
         signal: context.signal,
         onProgress: (step) => {
@@ -122,16 +131,20 @@ export class DeviceBackend implements PhoneBackend {
     }
   }
 
-  /** The recipe the task carries (the workspace's choice), else the shipped one for the phone's app version. */
+  /**
+   * The recipe for the work on this phone: among the workspace's recipes the task carries and the shipped ones, the
+   * one written for the app version installed here (a workspace recipe wins over a shipped one).
+   */
   private async recipeFor(work: TaskWork, routine: RoutineType, platform: RecipePlatform): Promise<Recipe | null> {
-    if (work.kind === 'routine.run' && work.recipe) {
-      const carried = parseRecipe(work.recipe);
-      if (carried.ok) return carried.recipe;
-    }
-    const any = resolveRecipe({ routine, platform });
+    const carried = work.kind === 'manual' ? [] : [...(work.recipes ?? []), ...(work.kind === 'routine.run' && work.recipe ? [work.recipe] : [])];
+    const own = carried.flatMap((body) => {
+      const parsed = parseRecipe(body);
+      return parsed.ok ? [parsed.recipe] : [];
+    });
+    const any = resolveRecipe({ routine, platform }, own);
     if (!any) return null;
     const version = await this.phone.appVersion(any.recipe.app.package).catch(() => null);
-    return (resolveRecipe({ routine, platform, appVersion: version }) ?? any).recipe;
+    return (resolveRecipe({ routine, platform, appVersion: version }, own) ?? any).recipe;
   }
 
   private async paramsOf(work: Exclude<TaskWork, { kind: 'manual' }>): Promise<RecipeParams> {

@@ -10,6 +10,7 @@ import { AdbHost } from '../adb/adb.host.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
+import { MediaFetcher } from './media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { Journal } from './journal.ts';
@@ -105,8 +106,10 @@ export class FarmHost {
   /** Opens the phone's own connection, as a phone of this host. */
   private async attach(phone: PhoneDevice, onStep?: (label: string) => void): Promise<void> {
     if (this.phones.has(phone.serial)) return;
+    const media = new MediaFetcher({ server: this.options.server, credential: { hostToken: this.options.token, serial: phone.serial }, dir: this.options.state.mediaDir });
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
+      fetchMedia: (url) => media.fetch(url),
       ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
       ...(onStep ? { onStep } : {}),
     }).start();

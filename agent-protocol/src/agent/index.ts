@@ -2,3 +2,4 @@
 export { AGENT_VERSION, FarmHost, simulateLife, type FarmHostOptions } from './host.ts';
 export { DeviceBackend, type DeviceBackendOptions } from './device-backend.ts';
 export { AgentState, defaultStateDir, type Credential } from './state.ts';
+export { MediaError, MediaFetcher, MAX_MEDIA_BYTES, type MediaFetcherOptions } from './media.ts';

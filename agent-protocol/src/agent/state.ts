@@ -35,6 +35,11 @@ export class AgentState {
   }
 
   /** Where the journal of one phone (by device id or serial) lives. */
+  /** Where a post's media is kept once downloaded. */
+  get mediaDir(): string {
+    return join(this.dir, 'media');
+  }
+
   journalPath(phone: string): string {
     return join(this.dir, 'journals', `${phone.replace(/[^\w.-]/g, '_')}.jsonl`);
   }

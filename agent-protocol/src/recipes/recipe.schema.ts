@@ -13,11 +13,12 @@ import { COUNT_PATTERN, DURATION_PATTERN } from './recipe.pacing.ts';
 import { hasStrayBraces, TEMPLATE_PATTERN, templateFilters, templateNames } from './recipe.template.ts';
 
 import { routineTypes, type RoutineType } from '../routines.ts';
+import { platforms, type Platform } from '../values.ts';
 
 export { routineTypes, type RoutineType };
 
-export const recipePlatforms = ['instagram', 'tiktok', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
-export type RecipePlatform = (typeof recipePlatforms)[number];
+export const recipePlatforms = platforms;
+export type RecipePlatform = Platform;
 
 /** Engagement a run counts and reports so the server can count today's actions. */
 export const engagementActions = ['like', 'follow', 'comment', 'post'] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { failureCode } from '@farm/agent-protocol/failures';
+import { phoneCommands } from '@farm/agent-protocol/values';
 import { id, isoTime, nullableTime } from './common.ts';
 import { device } from './fleet.contract.ts';
 
@@ -9,7 +10,7 @@ export const deviceCredential = z.object({ deviceId: id, token: z.string(), crea
 export const screenshot = z.object({ id, deviceId: id, sessionId: id.nullable(), url: z.string(), capturedAt: isoTime });
 export type Screenshot = z.infer<typeof screenshot>;
 
-export const commandBody = z.object({ name: z.enum(['screenshot', 'pause', 'resume', 'stop', 'restart_session']) });
+export const commandBody = z.object({ name: z.enum(phoneCommands) });
 export const commandAnswer = z.object({ delivered: z.boolean() });
 
 export const wallLink = z.object({ id, name: z.string(), createdAt: isoTime, revokedAt: isoTime.nullable() });
@@ -68,3 +69,34 @@ export const host = z.object({
 export type Host = z.infer<typeof host>;
 export const createHostBody = z.object({ name: z.string().trim().min(1, { message: 'Name the host' }).max(80, { message: 'A host name is at most 80 characters' }).optional() });
 export const createdHost = z.object({ host: z.object({ id, name: z.string() }), code: z.string(), expiresAt: isoTime });
+
+// ── a workspace's own step recipes ──────────────────────────────────────────────────────────────────────
+
+/** A recipe as listed: what it is for and which app versions it claims (its steps are in the detail). */
+export const recipeSummary = z.object({
+  recipeId: z.string(),
+  version: z.number().int(),
+  name: z.string(),
+  platform: z.string(),
+  routines: z.array(z.string()),
+  appPackage: z.string(),
+  writtenFor: z.string(),
+  minVersion: z.string().nullable(),
+  belowVersion: z.string().nullable(),
+  /** The farm ran it on its own phones and app version. */
+  verified: z.boolean(),
+});
+export const workspaceRecipe = recipeSummary.extend({ id, enabled: z.boolean(), createdAt: isoTime, updatedAt: isoTime });
+export type WorkspaceRecipe = z.infer<typeof workspaceRecipe>;
+/** The recipe document itself, as validated by the agent's recipe schema. */
+const recipeDocument = z.record(z.string(), z.unknown());
+export const workspaceRecipeDetail = workspaceRecipe.extend({ body: recipeDocument });
+export const shippedRecipeDetail = recipeSummary.extend({ body: recipeDocument });
+export const recipeList = z.object({ recipes: z.array(workspaceRecipe), shipped: z.array(recipeSummary) });
+export type RecipeList = z.infer<typeof recipeList>;
+export const createRecipeBody = z.object({
+  recipe: recipeDocument.refine((value) => JSON.stringify(value).length <= 200_000, { message: 'A recipe is at most 200 KB of JSON' }),
+  enabled: z.boolean().optional(),
+});
+export const updateRecipeBody = z.object({ enabled: z.boolean() });
+export const shippedRecipeParams = z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, { message: 'Recipe id is not one of the shipped recipes' }) });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { taskStatuses } from '@farm/agent-protocol/values';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { routineTypes } from '@farm/agent-protocol/routines';
 import { id, idFilter, isoTime, nullableTime, pageQuery, shortText } from './common.ts';
@@ -304,7 +305,7 @@ export const campaignSession = z.object({
   routineId: id.nullable(),
   accountId: id.nullable(),
   sessionId: id.nullable(),
-  status: z.enum(['pending', 'in-progress', 'completed', 'failed', 'cancelled']),
+  status: z.enum(taskStatuses),
   scheduledAt: nullableTime,
   startedAt: nullableTime,
   completedAt: nullableTime,

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { failureCode } from '@farm/agent-protocol/failures';
+import { platforms } from '@farm/agent-protocol/values';
 import { id, idFilter, isoTime, nullableTime, pageQuery, timeInput } from './common.ts';
 import { messages } from './messages.ts';
 import { must, whenMissing } from './sentences.ts';
 
-export const platformValues = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
+export const platformValues = platforms;
 export const platform = z.enum(platformValues);
 export type Platform = z.infer<typeof platform>;
 /** Platforms where a phone holds at most 3 accounts each. */

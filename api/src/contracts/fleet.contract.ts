@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { deviceStatuses, taskPriorities, taskStatuses, taskTypes } from '@farm/agent-protocol/values';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { id, idFilter, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
 
-export const deviceStatusValues = ['online', 'offline', 'busy', 'idle'] as const;
+export const deviceStatusValues = deviceStatuses;
 export const deviceStatus = z.enum(deviceStatusValues);
 export type DeviceStatus = z.infer<typeof deviceStatus>;
 /** The statuses of a phone whose agent is connected and heard from: what "online devices" counts. */
@@ -45,7 +46,7 @@ export const deviceListQuery = pageQuery.extend({
   assignedToId: idFilter.optional(),
 });
 
-export const taskTypeValues = ['post', 'engage', 'warmup', 'monitor'] as const;
+export const taskTypeValues = taskTypes;
 export const taskType = z.enum(taskTypeValues);
 export const taskTypeLabels: Record<z.infer<typeof taskType>, string> = {
   post: 'Post',
@@ -53,9 +54,9 @@ export const taskTypeLabels: Record<z.infer<typeof taskType>, string> = {
   warmup: 'Warm-up',
   monitor: 'Monitor',
 };
-export const taskPriorityValues = ['high', 'medium', 'low'] as const;
+export const taskPriorityValues = taskPriorities;
 export const taskPriority = z.enum(taskPriorityValues);
-export const taskStatusValues = ['pending', 'in-progress', 'completed', 'failed', 'cancelled'] as const;
+export const taskStatusValues = taskStatuses;
 export const taskStatus = z.enum(taskStatusValues);
 export type TaskStatus = z.infer<typeof taskStatus>;
 

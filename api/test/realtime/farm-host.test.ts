@@ -2,7 +2,7 @@
  * A farm host against a real console: `farm-agent host --backend sim` in process. Its phones join by serial, run a
  * scheduled post as a recipe on their (simulated) screens, and go offline when unplugged.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { Journal } from '@farm/agent-protocol';
 import { AgentState, FarmHost } from '@farm/agent-protocol/agent';
 import { manualClock } from '@farm/agent-protocol/recipes';
 import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
-import { buildAccount, buildPost } from '../helpers/factories.ts';
+import { buildAccount, buildPost, PNG, uploadImage } from '../helpers/factories.ts';
 import { until } from './phones.ts';
 import { listen } from './sockets.ts';
 
@@ -47,7 +47,8 @@ describe('a simulated farm host', () => {
 
     const first = devices.find((row) => row.serial === 'SIM-0001')!;
     const account = await buildAccount(operator, { deviceId: first.id, status: 'active', username: 'glow.daily' });
-    const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Morning routine', hashtags: ['#glow'] });
+    const media = await uploadImage(operator);
+    const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Morning routine', hashtags: ['#glow'], mediaUrls: [media] });
     await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
     await t.app.ctx.jobs!.runNow('posts.due');
     const published = await until(async () => {
@@ -58,6 +59,12 @@ describe('a simulated farm host', () => {
     const journal = new Journal(new AgentState(stateDir).journalPath('SIM-0001'));
     const task = await t.db.selectFrom('tasks').select('id').where('postId', '=', post.id).executeTakeFirstOrThrow();
     expect(journal.get(task.id)).toMatchObject({ state: 'done', result: { status: 'completed' } });
+    // The post's image came down through the agent's route with the host's credential, and went to the phone.
+    const downloaded = await readdir(join(stateDir, 'media'));
+    expect(downloaded).toHaveLength(1);
+    expect(await readFile(join(stateDir, 'media', downloaded[0]!))).toEqual(PNG);
+    const phone = (host as unknown as { phones: Map<string, { backend: { phone: { published: { media: string | null }[] } } }> }).phones.get('SIM-0001')!;
+    expect(phone.backend.phone.published).toEqual([expect.objectContaining({ media: downloaded[0] })]);
     const history = (await operator.get(`/api/devices/${first.id}/history`)).body as { outcome: string }[];
     expect(history[0]).toMatchObject({ outcome: 'completed' });
 

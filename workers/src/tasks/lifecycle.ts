@@ -12,6 +12,7 @@
  * was given settles an unsettled task once (a late result after a reconnect included), and a newer attempt still
  * out is then withdrawn; results for settled tasks change nothing.
  */
+import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import { sql } from 'kysely';
 import type { FailureCode, TaskPriority, TaskRow, TaskType } from '@farm/sql';
 import { serialize } from '@farm/sql';
@@ -24,7 +25,7 @@ import { applyOutcome, type OutcomeCause } from './effects.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
 export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
-const unsettled = ['pending', 'in-progress'] as const;
+const unsettled = unsettledTaskStatuses;
 
 export interface Failure {
   code: FailureCode;

@@ -7,6 +7,7 @@ import { platformDailyCaps, type DailyCaps } from '@farm/api/contracts';
 import type { EngagementCounts, RoutineRunWork, TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
 import { localDay } from '../time.ts';
+import { withWorkspaceRecipes } from './recipes.ts';
 
 /** What kind of task a routine is. */
 export const taskTypeOfRoutine: Record<RoutineType, TaskType> = {
@@ -59,11 +60,11 @@ export function exhausted(type: RoutineType, allowance: EngagementCounts): boole
 }
 
 /**
- * The work as the phone should receive it now: a routine's allowance is taken afresh at dispatch, since runs on the
- * same account may have spent some of it since the task was made.
+ * The work as the phone should receive it now: with the workspace's recipes for it as they are now, and a routine's
+ * allowance taken afresh, since runs on the same account may have spent some of it since the task was made.
  */
 export async function workForDispatch(db: Db, task: { workspaceId: string; accountId: string | null; work: unknown; campaignSessionId: string | null }): Promise<TaskWork> {
-  const work = task.work as TaskWork;
+  const work = await withWorkspaceRecipes(db, task.workspaceId, task.work as TaskWork);
   if (work.kind !== 'routine.run' || !task.accountId) return work;
   const caps = await db
     .selectFrom('accounts as a')

@@ -2,6 +2,7 @@
  * The analytics figures of SPEC §9, computed in SQL. A range filters the work done in it (tasks created,
  * sessions started); the fleet's present state (devices, running sessions) is always now.
  */
+import { platforms } from '@farm/agent-protocol/values';
 import { sql } from 'kysely';
 import { leaderboardColumns, type LeaderboardTable, type Range, type TimeseriesMetric } from '../../contracts/index.ts';
 import type { Db } from '../../shared/types.ts';
@@ -225,7 +226,7 @@ function bucketsOf(window: AnalyticsWindow) {
                                (${window.end}::timestamptz at time zone ${window.timeZone})::date - 1, interval '1 day') d`;
 }
 
-const platformColumns = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
+const platformColumns = platforms;
 
 /** One point per bucket, zeros where nothing happened; each metric's values are named in the contract. */
 export async function computeTimeseries(db: Db, workspaceId: string, window: AnalyticsWindow, metric: TimeseriesMetric) {

@@ -44,8 +44,32 @@ export type AgentHandlers = { [N in AgentMessageName]: Handler<N> };
 
 const ok: Ack = { ok: true };
 
+/**
+ * Screenshots being stored at once by this process. Beyond this, a new one is skipped (the phone sends another at
+ * its next interval) rather than queued: under overload a queue of 60 KB images grows the process by gigabytes and
+ * delays heartbeats and work with it (bench/agents: 4,000 phones on one process).
+ */
+export const MAX_SCREENSHOTS_IN_FLIGHT = 64;
+export const SCREENSHOT_SKIPPED = 'The server is busy: this screenshot was skipped';
+
 export function agentHandlers(ctx: AgentContext): AgentHandlers {
   const { db, changes } = ctx;
+  let screenshotsInFlight = 0;
+
+  async function storeScreenshot(peer: AgentPeer, message: AgentMessage<'agent.screenshot'>): Promise<Ack> {
+    const bytes = Buffer.from(message.data, 'base64');
+    if (bytes.length === 0 || bytes.length > MAX_SCREENSHOT_BYTES) return { ok: false, error: `A screenshot must be 1 to ${MAX_SCREENSHOT_BYTES} bytes` };
+    const key = newObjectKey();
+    await ctx.storage.write(key, bytes);
+    const capturedAt = message.capturedAt && !Number.isNaN(Date.parse(message.capturedAt)) ? new Date(message.capturedAt) : new Date();
+    const shot = await recordScreenshot(db, peer.device, { key, mime: message.mime, size: bytes.length, capturedAt });
+    const outbox = new Outbox(peer.device.workspaceId);
+    if (shot.session) outbox.add('session.updated', toSession(shot.session));
+    outbox.add('screenshot.added', { deviceId: peer.device.id, sessionId: shot.sessionId, url: objectPath(key), capturedAt: shot.capturedAt.toISOString() });
+    outbox.flush(changes);
+    return ok;
+  }
+
   return {
     async 'agent.hello'(peer, hello) {
       if (!(SUPPORTED_PROTOCOLS as readonly number[]).includes(hello.protocol)) {
@@ -70,17 +94,13 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     },
 
     async 'agent.screenshot'(peer, message) {
-      const bytes = Buffer.from(message.data, 'base64');
-      if (bytes.length === 0 || bytes.length > MAX_SCREENSHOT_BYTES) return { ok: false, error: `A screenshot must be 1 to ${MAX_SCREENSHOT_BYTES} bytes` };
-      const key = newObjectKey();
-      await ctx.storage.write(key, bytes);
-      const capturedAt = message.capturedAt && !Number.isNaN(Date.parse(message.capturedAt)) ? new Date(message.capturedAt) : new Date();
-      const shot = await recordScreenshot(db, peer.device, { key, mime: message.mime, size: bytes.length, capturedAt });
-      const outbox = new Outbox(peer.device.workspaceId);
-      if (shot.session) outbox.add('session.updated', toSession(shot.session));
-      outbox.add('screenshot.added', { deviceId: peer.device.id, sessionId: shot.sessionId, url: objectPath(key), capturedAt: shot.capturedAt.toISOString() });
-      outbox.flush(changes);
-      return ok;
+      if (screenshotsInFlight >= MAX_SCREENSHOTS_IN_FLIGHT) return { ok: false, error: SCREENSHOT_SKIPPED };
+      screenshotsInFlight += 1;
+      try {
+        return await storeScreenshot(peer, message);
+      } finally {
+        screenshotsInFlight -= 1;
+      }
     },
 
     async 'task.ack'(peer, message) {

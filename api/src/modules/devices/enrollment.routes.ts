@@ -2,14 +2,17 @@
  * Phones join: an operator issues a one-time code for a device (or a farm host), the agent exchanges it here for its
  * credential. Revoking a device's credential cuts its phone off at once.
  */
+import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { setHostToken } from '../hosts/hosts.queries.ts';
+import { findHostByToken, setHostToken } from '../hosts/hosts.queries.ts';
+import { findAgentDevice } from './agents.queries.ts';
 import { findDevice } from './devices.queries.ts';
 import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
 
@@ -21,6 +24,8 @@ const refusals = {
   expired: 'This enrollment code has expired (codes last 15 minutes). Ask an operator for a new one.',
   revoked: 'This phone host was revoked. Ask an operator to add it again.',
 } as const;
+
+const objectIdParams = z.object({ id: z.string().min(1).max(200) });
 
 export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
@@ -86,4 +91,50 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
       return result.answer;
     },
   );
+
+  /**
+   * The agent's side: a post's media, for the phone whose task publishes it. The phone's credential
+   * (`Authorization: Bearer <token>`), or its host's with the phone's serial in `X-Phone-Serial`; only objects a post
+   * of a task on that phone names are served.
+   */
+  app.get(
+    '/agent/media/:id',
+    { config: { access: 'public' }, schema: { tags: ['agents'], params: objectIdParams } },
+    async (request, reply) => {
+      const bearer = /^Bearer (\S{1,200})$/.exec(request.headers.authorization ?? '')?.[1];
+      const serial = request.headers['x-phone-serial'];
+      let device: { id: string; workspaceId: string } | undefined;
+      if (bearer && typeof serial === 'string' && serial.length > 0 && serial.length <= 100) {
+        const host = await findHostByToken(db, bearer);
+        device = host ? await db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', host.id).where('serial', '=', serial).executeTakeFirst() : undefined;
+      } else if (bearer) {
+        device = await findAgentDevice(db, bearer);
+      }
+      if (!device) throw new AppError(401, 'This phone credential is not valid');
+      const path = `/api/objects/${request.params.id}`;
+      const row = await db
+        .selectFrom('storedObjects as o')
+        .select(['o.key', 'o.contentType'])
+        .where('o.key', '=', request.params.id)
+        .where('o.workspaceId', '=', device.workspaceId)
+        .where('o.uploadedAt', 'is not', null)
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('tasks as t')
+              .innerJoin('posts as p', 'p.id', 't.postId')
+              .select('t.id')
+              .where('t.deviceId', '=', device.id)
+              .where(sql<boolean>`${path} = any(p.media_urls)`),
+          ),
+        )
+        .executeTakeFirst();
+      if (!row) throw notFound();
+      return reply
+        .type(row.contentType ?? 'application/octet-stream')
+        .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(await app.ctx.storage.read(row.key));
+    },
+  );
 };
+

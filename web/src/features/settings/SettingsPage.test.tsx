@@ -1,5 +1,5 @@
 import { fireEvent, screen, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { SettingsPage } from './SettingsPage';
 import { useAuthStore } from '../auth/auth.store';
@@ -63,5 +63,49 @@ describe('Settings: resetting a member’s password', () => {
     expect(calls.find((call) => call.url === '/api/users/u2/password-reset')?.method).toBe('POST');
     // One's own row has no reset action.
     expect(within(screen.getByRole('listitem', { name: 'Olga Operator' })).queryByRole('button', { name: 'Reset Password' })).toBeNull();
+  });
+});
+
+describe('Settings: recipes', () => {
+  const own = {
+    id: 'r1',
+    recipeId: 'instagram.post',
+    version: 3,
+    name: 'Instagram publish a post',
+    platform: 'instagram',
+    routines: ['create_post'],
+    appPackage: 'com.instagram.android',
+    writtenFor: '360.0.0.52.192',
+    minVersion: '360',
+    belowVersion: null,
+    verified: true,
+    enabled: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  const shipped = { ...own, version: 1, verified: false, minVersion: '300' };
+
+  it('lists the workspace’s recipes, turns one off, and shows where a refused document is wrong', async () => {
+    const calls = api({
+      'GET /api/recipes': { body: { recipes: [own], shipped: [shipped] } },
+      'PATCH /api/recipes/r1': { body: { ...own, enabled: false, body: {} } },
+      'POST /api/recipes': { status: 400, body: { error: 'The recipe is not valid: platform: Invalid option', details: [{ field: 'recipe.platform', message: 'Invalid option' }, { field: 'recipe.steps', message: 'Required' }] } },
+    });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Recipes' }));
+    const row = within(await section.findByRole('listitem', { name: 'Instagram publish a post v3' }));
+    expect(row.getByText('Checked')).toBeTruthy();
+    fireEvent.click(row.getByRole('switch', { name: 'Sent to phones' }));
+    await vi.waitFor(() => expect(calls.find((call) => call.url === '/api/recipes/r1')).toMatchObject({ method: 'PATCH', body: { enabled: false } }));
+    expect(section.getByRole('listitem', { name: 'Instagram publish a post template' })).toBeTruthy();
+
+    fireEvent.change(section.getByLabelText('Recipe (JSON)'), { target: { value: '{ "id": "instagram.post"' } });
+    fireEvent.click(section.getByRole('button', { name: 'Add Recipe' }));
+    expect(await section.findByText('The recipe is not valid JSON')).toBeTruthy();
+    fireEvent.change(section.getByLabelText('Recipe (JSON)'), { target: { value: '{ "id": "instagram.post", "platform": "myspace" }' } });
+    fireEvent.click(section.getByRole('button', { name: 'Add Recipe' }));
+    expect(await section.findByText('The recipe is not valid: platform: Invalid option')).toBeTruthy();
+    expect(section.getByText('steps: Required')).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/recipes' && call.method === 'POST')?.body).toEqual({ recipe: { id: 'instagram.post', platform: 'myspace' } });
   });
 });

@@ -10,6 +10,7 @@ import { MembersSection } from './components/MembersSection';
 import { NotificationsSection } from './components/NotificationsSection';
 import { PhoneHostsSection } from './components/PhoneHostsSection';
 import { ProfileSection } from './components/ProfileSection';
+import { RecipesSection } from './components/RecipesSection';
 import { TwoFactorSection } from './components/TwoFactorSection';
 import { WallLinksSection } from './components/WallLinksSection';
 import { WorkspaceSection } from './components/WorkspaceSection';
@@ -32,6 +33,7 @@ export function SettingsPage() {
             <MembersSection me={me} />
             {isOperator ? <InvitationsSection /> : null}
             {isOperator ? <PhoneHostsSection /> : null}
+            {isOperator ? <RecipesSection /> : null}
             {isOperator ? <WallLinksSection /> : null}
             <NotificationsSection />
             {isOperator ? <AlertsSection /> : null}

@@ -10,11 +10,13 @@ import type {
   createInvitationBody,
   Invitation,
   Me,
+  RecipeList,
   updateMeBody,
   updateUserBody,
   User,
   WallLink,
   workspace,
+  WorkspaceRecipe,
 } from '@farm/api/contracts';
 import type { z } from 'zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -191,5 +193,38 @@ export function useRequireTwoFactor() {
 export function useCreatePasswordReset() {
   return useMutation({
     mutationFn: (userId: string) => apiRequest<CreatedPasswordReset>(`/api/users/${userId}/password-reset`, { method: 'POST' }),
+  });
+}
+
+export function useRecipes(enabled: boolean) {
+  return useQuery<RecipeList>({ queryKey: ['/api/recipes'], enabled });
+}
+
+/** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
+export function fetchRecipeDocument(from: { shipped: string } | { id: string }): Promise<{ body: Record<string, unknown> }> {
+  return apiRequest('shipped' in from ? `/api/recipes/shipped/${encodeURIComponent(from.shipped)}` : `/api/recipes/${from.id}`);
+}
+
+export function useAddRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (recipe: Record<string, unknown>) => apiRequest<WorkspaceRecipe>('/api/recipes', { method: 'POST', body: { recipe } }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+export function useSetRecipeEnabled() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => apiRequest<WorkspaceRecipe>(`/api/recipes/${id}`, { method: 'PATCH', body: { enabled } }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+export function useRemoveRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/recipes/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/recipes'),
   });
 }

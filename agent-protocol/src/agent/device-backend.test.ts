@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { manualClock } from '../recipes/recipe.pacing.ts';
+import { SHIPPED_RECIPES_DIR } from '../recipes/recipe.resolver.ts';
+import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
+import type { PublishPostWork } from '../work.ts';
+import { DeviceBackend } from './device-backend.ts';
+import { MediaError } from './media.ts';
+
+const shippedPost = () => JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as { version: number; app: Record<string, string>; steps: { label?: string }[] };
+
+function work(extra: Partial<PublishPostWork> = {}): PublishPostWork {
+  return { kind: 'post.publish', postId: 'p1', account: { id: 'a1', username: 'glow.daily', platform: 'instagram' }, caption: 'Morning routine', hashtags: ['#glow'], mediaUrls: ['/api/objects/m1'], ...extra };
+}
+
+/** Runs the work on a simulated phone (Instagram 360 installed) and answers the outcome and the steps it showed. */
+async function run(payload: PublishPostWork, fetchMedia: (url: string) => Promise<string> = async () => '/srv/farm/media/pier.jpg') {
+  const phone = new SimulatedPhoneUi();
+  const steps: string[] = [];
+  const backend = await new DeviceBackend(phone, { agentVersion: 'test', fetchMedia, recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 } }).start();
+  const outcome = await backend.run(payload, { taskId: 't1', title: 'Publish', signal: new AbortController().signal, progress: (_percent, step) => step && steps.push(step) });
+  await backend.close();
+  return { outcome, steps, phone };
+}
+
+describe('the device backend', () => {
+  it('runs the workspace recipe the task carries when it claims the app version installed', async () => {
+    const own = shippedPost();
+    own.version = 5;
+    own.steps[0]!.label = 'Copy the media (our checked flow)';
+    const { outcome, steps, phone } = await run(work({ recipes: [own] }));
+    expect(outcome).toMatchObject({ status: 'completed' });
+    expect(steps[0]).toBe('Copy the media (our checked flow)');
+    expect(phone.published).toEqual([{ app: 'instagram', caption: 'Morning routine #glow', media: 'pier.jpg' }]);
+  });
+
+  it('keeps to the shipped recipe when the workspace’s is for other app versions', async () => {
+    const own = shippedPost();
+    own.version = 6;
+    own.app = { ...own.app, minVersion: '400' };
+    own.steps[0]!.label = 'Copy the media (for Instagram 400)';
+    const { outcome, steps } = await run(work({ recipes: [own] }));
+    expect(outcome).toMatchObject({ status: 'completed' });
+    expect(steps[0]).toBe('Copy the media to the phone');
+  });
+
+  it('fails the attempt, touching nothing on the phone, when the media cannot be brought', async () => {
+    const gone = async () => {
+      throw new MediaError('The post’s media is gone (/api/agent/media/m1 answered 404)', false);
+    };
+    const { outcome, phone } = await run(work(), gone);
+    expect(outcome).toEqual({ status: 'failed', code: 'network', message: 'The post’s media is gone (/api/agent/media/m1 answered 404)', retryable: false });
+    expect(phone.taps).toEqual([]);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The value lists the console, the server, the database and the phones share, written once: the contracts, the
+ * database types and the phone protocol all derive from these tuples (`z.enum(list)`, `(typeof list)[number]`).
+ */
+
+/** What kind of work a task is. */
+export const taskTypes = ['post', 'engage', 'warmup', 'monitor'] as const;
+export type TaskType = (typeof taskTypes)[number];
+
+/** Where a task stands. */
+export const taskStatuses = ['pending', 'in-progress', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/** Pending or leased: not settled yet. */
+export const unsettledTaskStatuses = ['pending', 'in-progress'] as const satisfies readonly TaskStatus[];
+
+export const taskPriorities = ['high', 'medium', 'low'] as const;
+export type TaskPriority = (typeof taskPriorities)[number];
+
+/** A device's state as the console shows it (derived from what its agent reports). */
+export const deviceStatuses = ['online', 'offline', 'busy', 'idle'] as const;
+export type DeviceStatus = (typeof deviceStatuses)[number];
+
+/** The social platforms accounts live on. */
+export const platforms = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
+export type Platform = (typeof platforms)[number];
+
+/** What an operator may tell a phone to do. */
+export const phoneCommands = ['screenshot', 'pause', 'resume', 'stop', 'restart_session'] as const;
+export type PhoneCommand = (typeof phoneCommands)[number];

@@ -1,0 +1,132 @@
+/**
+ * Settings → Recipes: the shipped step recipes are templates; a workspace stores the ones it checked on its own
+ * phones and app versions (validated by the agent's recipe schema), turns them on and off, and removes them.
+ * Dispatched tasks carry the workspace's enabled recipes for their routine and platform (workers/src/tasks/recipes.ts).
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { recipe as recipeSchema, shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
+import { createRecipeBody, errorBody, idParams, recipeList, shippedRecipeDetail, shippedRecipeParams, updateRecipeBody, workspaceRecipeDetail } from '../../contracts/index.ts';
+import { actorOf } from '../../auth/auth.plugin.ts';
+import { AppError, conflict, notFound } from '../../errors.ts';
+import { Outbox } from '../../realtime/outbox.ts';
+import { recordActivity } from '../activities/activities.queries.ts';
+import { deleteWorkspaceRecipe, findWorkspaceRecipe, insertWorkspaceRecipe, listWorkspaceRecipes, setWorkspaceRecipeEnabled, type WorkspaceRecipeRow } from './recipes.queries.ts';
+
+function summary(recipe: Recipe) {
+  return {
+    recipeId: recipe.id,
+    version: recipe.version,
+    name: recipe.name,
+    platform: recipe.platform,
+    routines: recipe.routines,
+    appPackage: recipe.app.package,
+    writtenFor: recipe.app.writtenFor,
+    minVersion: recipe.app.minVersion ?? null,
+    belowVersion: recipe.app.belowVersion ?? null,
+    verified: recipe.verified,
+  };
+}
+
+function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
+  // The document is stored as it was written (and validated); its summary is read through the schema's defaults.
+  const parsed = recipeSchema.safeParse(row.body);
+  const body = parsed.success ? parsed.data : (row.body as unknown as Recipe);
+  return { ...summary(body), id: row.id, enabled: row.enabled, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+}
+
+/** The agent's recipe schema, with every problem named by where it is in the document. */
+function validRecipe(input: unknown): Recipe {
+  const parsed = recipeSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.slice(0, 20).map((issue) => ({ field: ['recipe', ...issue.path.map(String)].join('.'), message: issue.message }));
+  const first = details[0]!;
+  throw new AppError(400, `The recipe is not valid: ${first.field.replace(/^recipe\.?/, '') || 'the document'}: ${first.message}`, details);
+}
+
+export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { db, changes } = app.ctx;
+
+  app.get('/recipes', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], response: { 200: recipeList } } }, async (request) => {
+    const rows = await listWorkspaceRecipes(db, actorOf(request).workspaceId);
+    return { recipes: rows.map(toWorkspaceRecipe), shipped: shippedRecipes().map(summary) };
+  });
+
+  /** A shipped recipe's document, to copy, check on the farm's phones, and add back as the workspace's own. */
+  app.get(
+    '/recipes/shipped/:name',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: shippedRecipeParams, response: { 200: shippedRecipeDetail, 404: errorBody } } },
+    async (request) => {
+      const found = shippedRecipes().find((item) => item.id === request.params.name);
+      if (!found) throw notFound();
+      return { ...summary(found), body: found as unknown as Record<string, unknown> };
+    },
+  );
+
+  app.get('/recipes/:id', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } }, async (request) => {
+    const row = await findWorkspaceRecipe(db, actorOf(request).workspaceId, request.params.id);
+    if (!row) throw notFound();
+    return { ...toWorkspaceRecipe(row), body: row.body };
+  });
+
+  app.post(
+    '/recipes',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], body: createRecipeBody, response: { 201: workspaceRecipeDetail, 400: errorBody, 409: errorBody } } },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const recipe = validRecipe(request.body.recipe);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        const inserted = await insertWorkspaceRecipe(tx, actor.workspaceId, recipe, request.body.recipe, request.body.enabled ?? true, actor.userId);
+        if (!inserted) throw conflict(`This workspace already has version ${recipe.version} of ${recipe.id}: raise the recipe's version to add a new one`);
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${recipe.name}" (${recipe.id} v${recipe.version}) added`, type: 'info' },
+          { action: 'recipe.created', entityType: 'recipe', entityId: inserted.id },
+          outbox,
+        );
+        return inserted;
+      });
+      outbox.flush(changes);
+      return reply.code(201).send({ ...toWorkspaceRecipe(row), body: row.body });
+    },
+  );
+
+  app.patch(
+    '/recipes/:id',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, body: updateRecipeBody, response: { 200: workspaceRecipeDetail, 400: errorBody, 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const outbox = new Outbox(actor.workspaceId);
+      const row = await db.transaction().execute(async (tx) => {
+        const updated = await setWorkspaceRecipeEnabled(tx, actor.workspaceId, request.params.id, request.body.enabled);
+        if (!updated) throw notFound();
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${updated.name}" (${updated.recipeId} v${updated.version}) turned ${updated.enabled ? 'on' : 'off'}`, type: 'info' },
+          { action: 'recipe.updated', entityType: 'recipe', entityId: updated.id },
+          outbox,
+        );
+        return updated;
+      });
+      outbox.flush(changes);
+      return { ...toWorkspaceRecipe(row), body: row.body };
+    },
+  );
+
+  app.delete('/recipes/:id', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute(async (tx) => {
+      const removed = await deleteWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
+      if (!removed) throw notFound();
+      await recordActivity(
+        tx,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`, type: 'warning' },
+        { action: 'recipe.deleted', entityType: 'recipe', entityId: removed.id },
+        outbox,
+      );
+    });
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
+};
