@@ -33,7 +33,16 @@ export interface OutcomeDetail {
 }
 
 /** Work the lifecycle does next, outside this module (so the two do not import each other). */
-export type FollowUp = { kind: 'cancel-account-automation'; accountId: string; message: string };
+export type FollowUp =
+  | { kind: 'cancel-account-automation'; accountId: string; message: string }
+  /** What the phone could not get past needs a person: a task for the phone's VA (or the operators when it has none). */
+  | { kind: 'ask-person'; workspaceId: string; accountId: string; deviceId: string | null; title: string; description: string };
+
+/** Failures only a person can get past on the phone, and what to ask of them. */
+const forAPerson: Partial<Record<FailureCode, (username: string) => string>> = {
+  login_required: (username) => `Log @${username} back in`,
+  account_blocked: (username) => `Check @${username}: the platform blocked or challenged it`,
+};
 
 /** The schedule version a post's task was made for ('post:<id>:<version>'). */
 export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefined {
@@ -155,6 +164,17 @@ export async function applyOutcome(
           reason: detail.failure.code,
         });
         followUps.push({ kind: 'cancel-account-automation', accountId: paused.id, message: `@${paused.username} was paused for safety` });
+        const ask = forAPerson[detail.failure.code];
+        if (ask) {
+          followUps.push({
+            kind: 'ask-person',
+            workspaceId: task.workspaceId,
+            accountId: paused.id,
+            deviceId: task.deviceId,
+            title: ask(paused.username),
+            description: `The phone stopped on ${paused.platform}: ${message}. Sort it out on the phone, then resume @${paused.username} on the Accounts page so its automation runs again.`,
+          });
+        }
       }
     }
   }

@@ -208,6 +208,13 @@ describe('the task lifecycle', () => {
     expect((await task(manual.id)).status).toBe('pending');
     const feed = await db.selectFrom('activities').select('action').where('workspaceId', '=', ws).execute();
     expect(feed.map((a) => a.action)).toContain(`Automation paused for @${acct.username}: Instagram asks to confirm it is you. Resume the account once a person has checked it.`);
+    // What only a person can get past becomes a task on the phone for a person, never dispatched to its agent.
+    const asked = await db.selectFrom('tasks').selectAll().where('workspaceId', '=', ws).where('type', '=', 'monitor').execute();
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ title: `Check @${acct.username}: the platform blocked or challenged it on ${phone.name}`, priority: 'high', status: 'pending', deviceId: phone.id, accountId: acct.id, sourceKey: null });
+    expect(asked[0]!.description).toContain('Instagram asks to confirm it is you');
+    // A second failure of the paused account asks nothing more.
+    expect(await dispatchNext(db, phone.id)).toBeUndefined();
   });
 
   it('takes an attempt back from its phone without spending a retry, and lets a person retry a failed task', async () => {

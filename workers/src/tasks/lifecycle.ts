@@ -356,7 +356,29 @@ export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail
   outbox.add('task.updated', serialize(settled));
   const followUps = await applyOutcome(tx, settled, outcome, { cause: detail.cause, failure, engagement: detail.engagement, finishedAt: detail.finishedAt }, outboxes);
   for (const next of followUps) {
-    await cancelTasks(tx, { accountId: next.accountId, automationOnly: true }, { message: next.message, cause: 'automation' }, outboxes);
+    if (next.kind === 'cancel-account-automation') {
+      await cancelTasks(tx, { accountId: next.accountId, automationOnly: true }, { message: next.message, cause: 'automation' }, outboxes);
+      continue;
+    }
+    // A person's task on the phone (no source key: it is never dispatched to the phone's agent), for its VA.
+    const device = next.deviceId ? await tx.selectFrom('devices').select(['name', 'assignedToId']).where('id', '=', next.deviceId).executeTakeFirst() : undefined;
+    await createTasks(
+      tx,
+      [
+        {
+          workspaceId: next.workspaceId,
+          title: device ? `${next.title} on ${device.name}` : next.title,
+          description: next.description,
+          type: 'monitor',
+          priority: 'high',
+          deviceId: next.deviceId,
+          assignedToId: device?.assignedToId ?? null,
+          accountId: next.accountId,
+          work: { kind: 'manual', description: next.description },
+        },
+      ],
+      outboxes,
+    );
   }
   if (settled.deviceId) outbox.internal('device.wake', { deviceId: settled.deviceId });
   return settled;
