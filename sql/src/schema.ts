@@ -32,6 +32,11 @@ export interface WorkspacesTable {
   updatedAt: Timestamp;
   /** Operators of this workspace must sign in with a second factor (0010). */
   requireTwoFactor: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Retention (0022): screenshots by age and count per phone, activity and finished tasks by age. */
+  keepScreenshotsDays: ColumnType<number, number | undefined, number>;
+  keepScreenshotsPerDevice: ColumnType<number, number | undefined, number>;
+  keepActivityDays: ColumnType<number, number | undefined, number>;
+  keepFinishedTasksDays: ColumnType<number, number | undefined, number>;
 }
 
 export interface UsersTable {

@@ -16,5 +16,7 @@ export * from './campaigns/runs.ts';
 export * from './accounts/warmup.ts';
 export * from './alerts.ts';
 export * from './webhooks.deliver.ts';
+export * from './files.ts';
+export * from './retention/prune.ts';
 export * from './health.ts';
 export * from './metrics.ts';

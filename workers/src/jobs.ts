@@ -7,6 +7,7 @@ import { processAccountsWarmup } from './accounts/warmup.ts';
 import { processCampaignsDue, processCampaignsPlan } from './campaigns/runs.ts';
 import type { JobDeps } from './jobs.types.ts';
 import { processPostsDue } from './posts/posts.due.ts';
+import { processRetentionPrune } from './retention/prune.ts';
 import { processDevicesWatchdog } from './watchdogs/devices.ts';
 import { processTaskLeases } from './watchdogs/leases.ts';
 import { processStuckPosts } from './watchdogs/posts.ts';
@@ -23,6 +24,7 @@ export const jobs = {
   'devices.watchdog': processDevicesWatchdog,
   'posts.stuck': processStuckPosts,
   'webhooks.deliver': processWebhooksDeliver,
+  'retention.prune': processRetentionPrune,
 } as const satisfies Record<string, (data: unknown, deps: JobDeps) => Promise<unknown>>;
 
 export type JobName = keyof typeof jobs;
@@ -37,6 +39,7 @@ export const schedules: Record<JobName, { everyMs: number }> = {
   'devices.watchdog': { everyMs: 5_000 },
   'posts.stuck': { everyMs: 30_000 },
   'webhooks.deliver': { everyMs: 15_000 },
+  'retention.prune': { everyMs: 3_600_000 },
 };
 
 /** Refuses to start with a job that has no processor or no schedule. */

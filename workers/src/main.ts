@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { openDatabase } from '@farm/sql';
 import { startBullmq } from './bullmq.ts';
+import { storedFiles } from './files.ts';
 import { redisPinger, startHealthServer } from './health.ts';
 import { metricsText, watchForMetrics } from './metrics.ts';
 import { automationEnv, configureAutomation, settingsFromEnv } from './settings.ts';
@@ -19,6 +20,8 @@ const env = automationEnv
     HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
     METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    /** The API's DATA_DIR, shared (a volume): retention removes screenshots' files there. Without it they are kept. */
+    DATA_DIR: z.string().min(1).optional(),
   })
   .safeParse(Object.fromEntries(Object.entries(process.env).filter(([, value]) => value !== '')));
 if (!env.success) {
@@ -33,7 +36,7 @@ configureAutomation(settingsFromEnv(env.data));
 const database = await openDatabase({ kind: 'postgres', url: env.data.DATABASE_URL });
 const running = await startBullmq(
   env.data.REDIS_URL,
-  { db: database.db },
+  { db: database.db, files: env.data.DATA_DIR ? storedFiles(env.data.DATA_DIR) : undefined },
   {
     concurrency: env.data.WORKER_CONCURRENCY,
     onError: (what, error) => log('warn', `workers: ${what}`, { err: error instanceof Error ? error.message : String(error) }),

@@ -71,7 +71,16 @@ export const updateUserBody = z.object({
   isActive: z.boolean().optional(),
 });
 
-export const workspace = z.object({ id, name: z.string(), timeZone: z.string(), createdAt: isoTime, requireTwoFactor: z.boolean() });
+/** How long a workspace keeps its history: screenshots by age and count per phone, activity and finished tasks by age. */
+export const retentionSettings = z.object({
+  screenshotsDays: z.number({ message: 'Screenshots are kept a whole number of days' }).int({ message: 'Screenshots are kept a whole number of days' }).min(1, { message: 'Screenshots are kept 1 to 3650 days' }).max(3650, { message: 'Screenshots are kept 1 to 3650 days' }),
+  screenshotsPerDevice: z.number({ message: 'Screenshots per phone is a whole number' }).int({ message: 'Screenshots per phone is a whole number' }).min(10, { message: 'Keep 10 to 100000 screenshots per phone' }).max(100_000, { message: 'Keep 10 to 100000 screenshots per phone' }),
+  activityDays: z.number({ message: 'Activity is kept a whole number of days' }).int({ message: 'Activity is kept a whole number of days' }).min(7, { message: 'Activity is kept 7 to 3650 days' }).max(3650, { message: 'Activity is kept 7 to 3650 days' }),
+  finishedTasksDays: z.number({ message: 'Finished tasks are kept a whole number of days' }).int({ message: 'Finished tasks are kept a whole number of days' }).min(7, { message: 'Finished tasks are kept 7 to 3650 days' }).max(3650, { message: 'Finished tasks are kept 7 to 3650 days' }),
+});
+export type RetentionSettings = z.infer<typeof retentionSettings>;
+
+export const workspace = z.object({ id, name: z.string(), timeZone: z.string(), createdAt: isoTime, requireTwoFactor: z.boolean(), retention: retentionSettings });
 export const updateWorkspaceBody = z.object({
   name: z.string().trim().min(1, { message: 'Name is required' }).max(120),
   timeZone: timeZone.optional(),

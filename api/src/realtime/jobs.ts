@@ -7,14 +7,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, type Runner } from '@farm/workers';
+import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, storedFiles, type Runner } from '@farm/workers';
 import { parseChange } from '../contracts/index.ts';
 
 export async function startJobs(app: FastifyInstance, options: { redisUrl?: string | undefined; runWorkers: boolean }): Promise<Runner | undefined> {
   const { db, changes } = app.ctx;
+  const files = storedFiles(app.ctx.config.dataDir);
   if (!options.redisUrl) {
     if (!options.runWorkers) return undefined;
-    const runner = startInProcess({ db, announce: (change) => changes.publish(change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));
+    const runner = startInProcess({ db, files, announce: (change) => changes.publish(change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));
     app.addHook('onClose', () => runner.close());
     return runner;
   }
@@ -49,7 +50,7 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   let workers: { close(): Promise<void> } | undefined;
   if (options.runWorkers) {
     const { startBullmq } = await import('@farm/workers/bullmq');
-    workers = await startBullmq(options.redisUrl, { db }, { onError: (what, error) => app.log.warn({ err: error }, `workers: ${what}`) });
+    workers = await startBullmq(options.redisUrl, { db, files }, { onError: (what, error) => app.log.warn({ err: error }, `workers: ${what}`) });
   }
   app.addHook('onClose', async () => {
     unforward();

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { WorkspacesTable } from '@farm/sql';
 import { z } from 'zod';
 import {
   createdInvitation,
@@ -7,6 +9,7 @@ import {
   errorBody,
   idParams,
   invitation,
+  retentionSettings,
   role,
   updateUserBody,
   updateWorkspaceBody,
@@ -20,6 +23,19 @@ import { recordActivity } from '../activities/activities.queries.ts';
 import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership, toUser, updateMember } from './users.queries.ts';
 
 const INVITATION_DAYS = 7;
+
+const workspaceColumns = ['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor', 'keepScreenshotsDays', 'keepScreenshotsPerDevice', 'keepActivityDays', 'keepFinishedTasksDays'] as const;
+
+function toWorkspace(row: Pick<Selectable<WorkspacesTable>, (typeof workspaceColumns)[number]>) {
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.timeZone,
+    createdAt: row.createdAt.toISOString(),
+    requireTwoFactor: row.requireTwoFactor,
+    retention: { screenshotsDays: row.keepScreenshotsDays, screenshotsPerDevice: row.keepScreenshotsPerDevice, activityDays: row.keepActivityDays, finishedTasksDays: row.keepFinishedTasksDays },
+  };
+}
 
 export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
@@ -96,10 +112,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/workspace',
     { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } },
-    async (request) => {
-      const row = await db.selectFrom('workspaces').select(['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor']).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow();
-      return { ...row, createdAt: row.createdAt.toISOString() };
-    },
+    async (request) => toWorkspace(await db.selectFrom('workspaces').select(workspaceColumns).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow()),
   );
 
   app.patch(
@@ -110,9 +123,25 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
         .updateTable('workspaces')
         .set({ name: request.body.name, ...(request.body.timeZone ? { timeZone: request.body.timeZone } : {}) })
         .where('id', '=', actorOf(request).workspaceId)
-        .returning(['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor'])
+        .returning(workspaceColumns)
         .executeTakeFirstOrThrow();
-      return { ...row, createdAt: row.createdAt.toISOString() };
+      return toWorkspace(row);
+    },
+  );
+
+  /** Settings → Workspace → History: how long screenshots, activity and finished tasks are kept (pruned hourly). */
+  app.put(
+    '/workspace/retention',
+    { config: { access: 'workspace.manage' }, schema: { tags: ['workspace'], body: retentionSettings, response: { 200: workspace, 400: errorBody } } },
+    async (request) => {
+      const body = request.body;
+      const row = await db
+        .updateTable('workspaces')
+        .set({ keepScreenshotsDays: body.screenshotsDays, keepScreenshotsPerDevice: body.screenshotsPerDevice, keepActivityDays: body.activityDays, keepFinishedTasksDays: body.finishedTasksDays })
+        .where('id', '=', actorOf(request).workspaceId)
+        .returning(workspaceColumns)
+        .executeTakeFirstOrThrow();
+      return toWorkspace(row);
     },
   );
 

@@ -11,6 +11,7 @@ import type {
   Invitation,
   Me,
   RecipeList,
+  RetentionSettings,
   updateMeBody,
   updateUserBody,
   User,
@@ -44,6 +45,14 @@ export function useUpdateWorkspace() {
     mutationFn: (body: string | { name: string; timeZone?: string }) =>
       apiRequest<Workspace>('/api/workspace', { method: 'PATCH', body: typeof body === 'string' ? { name: body } : body }),
     onSuccess: () => invalidate('/api/workspace', ME_KEY[0]),
+  });
+}
+
+export function useUpdateRetention() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (body: RetentionSettings) => apiRequest<Workspace>('/api/workspace/retention', { method: 'PUT', body }),
+    onSuccess: () => invalidate('/api/workspace'),
   });
 }
 

@@ -6,6 +6,7 @@ import { browserTimeZone, setUserTimeZone, timeZoneNames, useUserTimeZone } from
 import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useRequireTwoFactor, useUpdateWorkspace, useWorkspace } from '../settings.api';
+import { RetentionForm } from './RetentionForm';
 
 export function WorkspaceSection({ canManage }: { canManage: boolean }) {
   const workspace = useWorkspace(true);
@@ -97,6 +98,12 @@ export function WorkspaceSection({ canManage }: { canManage: boolean }) {
               });
             }}
           />
+          {workspace.data.retention ? (
+            <>
+              <Divider my="lg" />
+              <RetentionForm current={workspace.data.retention} />
+            </>
+          ) : null}
         </>
       ) : null}
       <Group align="flex-end" gap="sm" mt="md" wrap="wrap">

@@ -1,0 +1,98 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import type { Db } from '../db.ts';
+import { storedFiles } from '../files.ts';
+import { device, recorder, workspace } from '../../test/farm.ts';
+import { processRetentionPrune } from './prune.ts';
+
+let t: TestDatabase;
+let db: Db;
+let dataDir: string;
+beforeAll(async () => {
+  t = await createTestDatabase();
+  db = t.database.db;
+  dataDir = mkdtempSync(join(tmpdir(), 'farm-retention-'));
+  mkdirSync(join(dataDir, 'objects'));
+});
+afterAll(async () => {
+  await t?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const daysAgo = (days: number, minutes = 0) => new Date(Date.now() - days * 86_400_000 - minutes * 60_000);
+
+/** A screenshot of the phone taken at `at`, with its file on disk. */
+async function screenshot(workspaceId: string, deviceId: string, at: Date): Promise<string> {
+  const key = randomUUID();
+  writeFileSync(join(dataDir, 'objects', key), 'jpeg');
+  await db.insertInto('storedObjects').values({ key, workspaceId, contentType: 'image/jpeg', size: 4, uploadedAt: at }).execute();
+  await db.insertInto('screenshots').values({ workspaceId, deviceId, objectKey: key, capturedAt: at }).execute();
+  return key;
+}
+
+describe('retention', () => {
+  it('prunes each workspace by its own settings: screenshots by age and per phone with their files, activity, finished tasks', async () => {
+    const strict = await workspace(db, 'Strict');
+    const lenient = await workspace(db, 'Lenient');
+    await db.updateTable('workspaces').set({ keepScreenshotsDays: 1, keepScreenshotsPerDevice: 10, keepActivityDays: 7, keepFinishedTasksDays: 7 }).where('id', '=', strict).execute();
+    const phone = await device(db, strict);
+    const other = await device(db, lenient, { name: 'Pixel 9' });
+
+    const old = [await screenshot(strict, phone.id, daysAgo(2)), await screenshot(strict, phone.id, daysAgo(3))];
+    const recent: string[] = [];
+    for (let i = 0; i < 14; i += 1) recent.push(await screenshot(strict, phone.id, daysAgo(0, i * 5)));
+    const theirs = await screenshot(lenient, other.id, daysAgo(5));
+
+    await db
+      .insertInto('activities')
+      .values([
+        { workspaceId: strict, action: 'old news', createdAt: daysAgo(8) },
+        { workspaceId: strict, action: 'this week', createdAt: daysAgo(2) },
+        { workspaceId: lenient, action: 'theirs, old', createdAt: daysAgo(8) },
+      ])
+      .execute();
+    // Last changed when inserted (an update would stamp now).
+    const task = (status: 'completed' | 'failed' | 'pending', workspaceId: string, title: string, age: number) => ({
+      workspaceId,
+      title,
+      type: 'engage' as const,
+      priority: 'low' as const,
+      status,
+      work: JSON.stringify({ kind: 'manual', description: null }),
+      updatedAt: daysAgo(age),
+    });
+    await db
+      .insertInto('tasks')
+      .values([task('completed', strict, 'done long ago', 30), task('failed', strict, 'failed long ago', 30), task('pending', strict, 'still waiting', 30), task('completed', strict, 'done today', 0), task('completed', lenient, 'theirs', 30)])
+      .execute();
+
+    const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
+    expect(report).toEqual({ screenshots: 6, activities: 1, tasks: 2, skippedScreenshots: false });
+
+    const kept = (await db.selectFrom('screenshots').select('objectKey').where('deviceId', '=', phone.id).execute()).map((row) => row.objectKey);
+    expect(kept.sort()).toEqual(recent.slice(0, 10).sort());
+    for (const key of [...old, ...recent.slice(10)]) {
+      expect(existsSync(join(dataDir, 'objects', key))).toBe(false);
+      expect(await db.selectFrom('storedObjects').select('key').where('key', '=', key).executeTakeFirst()).toBeUndefined();
+    }
+    for (const key of [...recent.slice(0, 10), theirs]) expect(existsSync(join(dataDir, 'objects', key))).toBe(true);
+    expect((await db.selectFrom('activities').select('action').where('action', 'in', ['old news', 'this week', 'theirs, old']).execute()).map((row) => row.action).sort()).toEqual(['theirs, old', 'this week']);
+    expect((await db.selectFrom('tasks').select('title').execute()).map((row) => row.title).sort()).toEqual(['done today', 'still waiting', 'theirs']);
+
+    // Nothing left to prune: a second run removes nothing.
+    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toEqual({ screenshots: 0, activities: 0, tasks: 0, skippedScreenshots: false });
+  });
+
+  it('keeps screenshots where it cannot reach their files', async () => {
+    const ws = await workspace(db);
+    await db.updateTable('workspaces').set({ keepScreenshotsDays: 1 }).where('id', '=', ws).execute();
+    const phone = await device(db, ws);
+    const key = await screenshot(ws, phone.id, daysAgo(4));
+    expect(await processRetentionPrune(undefined, recorder(db).deps)).toMatchObject({ screenshots: 0, skippedScreenshots: true });
+    expect(existsSync(join(dataDir, 'objects', key))).toBe(true);
+  });
+});

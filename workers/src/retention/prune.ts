@@ -1,0 +1,113 @@
+/**
+ * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone, its
+ * activity and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
+ * Rows go first, then files: a crash between the two leaves a file without a row (space, never a broken image).
+ */
+import { sql } from 'kysely';
+import type { JobDeps } from '../jobs.types.ts';
+
+/** Rows deleted per statement, so a first prune of a large farm never holds long locks. */
+export const PRUNE_BATCH = 2000;
+/** How long one run may keep deleting before it leaves the rest to the next run. */
+const RUN_BUDGET_MS = 60_000;
+
+export interface PruneReport {
+  screenshots: number;
+  activities: number;
+  tasks: number;
+  /** Screenshots left for later because this process cannot reach the files (no DATA_DIR). */
+  skippedScreenshots: boolean;
+}
+
+export async function processRetentionPrune(_data: unknown, deps: JobDeps): Promise<PruneReport> {
+  const { db } = deps;
+  const started = Date.now();
+  const inBudget = () => Date.now() - started < RUN_BUDGET_MS;
+  const report: PruneReport = { screenshots: 0, activities: 0, tasks: 0, skippedScreenshots: !deps.files };
+
+  /** Runs a batch until one comes back short (nothing more) or the run's time is spent; answers the total. */
+  const drain = async (batch: () => Promise<number>) => {
+    let total = 0;
+    for (;;) {
+      const count = await batch();
+      total += count;
+      if (count < PRUNE_BATCH || !inBudget()) return total;
+    }
+  };
+
+  const files = deps.files;
+  if (files) {
+    report.screenshots = await drain(async () => {
+      // Past the workspace's age, or past its newest N on that phone (read through the per-phone index).
+      const doomed = await db
+        .selectFrom('screenshots as s')
+        .innerJoin('workspaces as w', 'w.id', 's.workspaceId')
+        .select('s.objectKey')
+        .where(sql<boolean>`s.captured_at < now() - make_interval(days => w.keep_screenshots_days)`)
+        .union(
+          db
+            .selectFrom('devices as d')
+            .innerJoin('workspaces as w', 'w.id', 'd.workspaceId')
+            .innerJoinLateral(
+              (eb) =>
+                eb
+                  .selectFrom('screenshots as s')
+                  .select('s.objectKey')
+                  .whereRef('s.deviceId', '=', 'd.id')
+                  .orderBy('s.capturedAt', 'desc')
+                  .offset(sql<number>`w.keep_screenshots_per_device`)
+                  .as('old'),
+              (join) => join.onTrue(),
+            )
+            .select('old.objectKey'),
+        )
+        .limit(PRUNE_BATCH)
+        .execute();
+      if (doomed.length === 0) return 0;
+      // The stored object goes, and its screenshot row with it (ON DELETE CASCADE).
+      const gone = await db
+        .deleteFrom('storedObjects')
+        .where(
+          'key',
+          'in',
+          doomed.map((row) => row.objectKey),
+        )
+        .returning('key')
+        .execute();
+      await files.remove(gone.map((row) => row.key));
+      return gone.length;
+    });
+  }
+
+  report.activities = await drain(async () => {
+    const gone = await db
+      .deleteFrom('activities')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('activities as a')
+          .innerJoin('workspaces as w', 'w.id', 'a.workspaceId')
+          .select('a.id')
+          .where(sql<boolean>`a.created_at < now() - make_interval(days => w.keep_activity_days)`)
+          .limit(PRUNE_BATCH),
+      )
+      .executeTakeFirst();
+    return Number(gone.numDeletedRows);
+  });
+
+  report.tasks = await drain(async () => {
+    const gone = await db
+      .deleteFrom('tasks')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('tasks as t')
+          .innerJoin('workspaces as w', 'w.id', 't.workspaceId')
+          .select('t.id')
+          .where('t.status', 'in', ['completed', 'failed', 'cancelled'])
+          .where(sql<boolean>`t.updated_at < now() - make_interval(days => w.keep_finished_tasks_days)`)
+          .limit(PRUNE_BATCH),
+      )
+      .executeTakeFirst();
+    return Number(gone.numDeletedRows);
+  });
+  return report;
+}
