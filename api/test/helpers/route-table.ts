@@ -57,6 +57,17 @@ const noSuch = (field: string, what: string) => ({ status: 400, error: noSuchTex
 
 const vaId = (crew: Crew): string => crew.va.user!.id;
 
+/** A valid recipe document: the shipped Instagram post recipe at a version no earlier call used. */
+let recipeVersion = 100;
+async function recipeDocument(operator: Client): Promise<Record<string, unknown>> {
+  const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.post');
+  recipeVersion += 1;
+  return { ...template.body.body, version: recipeVersion };
+}
+async function buildRecipe(operator: Client): Promise<string> {
+  return (await operator.post<{ id: string }>('/api/recipes', { recipe: await recipeDocument(operator) })).body.id;
+}
+
 export const writeRoutes: WriteRoute[] = [
   {
     method: 'PATCH',
@@ -90,6 +101,38 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: false,
     foreign: null,
     setup: async () => ({ url: '/api/workspace/two-factor', body: { required: false } }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/workspace/retention',
+    ok: 200,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/workspace/retention', body: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/recipes',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async ({ operator }) => ({ url: '/api/recipes', body: { recipe: await recipeDocument(operator) } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/recipes/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/recipes/${await buildRecipe(operator)}`, body: { enabled: false } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/recipes/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/recipes/${await buildRecipe(operator)}` }),
   },
   {
     method: 'PATCH',
@@ -570,6 +613,9 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
   read('/api/wall-links', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
+  read('/api/recipes', undefined, { vaMay: false }),
+  read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
+  read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`, { vaMay: false }),
   // The wall is shown by a wall link's token, to anyone holding it.
   read('/api/wall', async ({ operator }) => `/api/wall?token=${(await buildWallLink(operator)).token}`, { access: 'public', names: false }),
   read('/api/tasks'),
@@ -601,6 +647,9 @@ export const readRoutes: ReadRoute[] = [
   read('/api/objects/{id}', async ({ operator }) => uploadImage(operator)),
 ];
 
+/** Reads a phone agent makes with its own credential (no session), each tested in its own file. */
+export const agentReads: { path: string; why: string }[] = [{ path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' }];
+
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
 
 /** Every operation the table knows, as `METHOD /path` in OpenAPI spelling. */
@@ -611,6 +660,7 @@ export function knownOperations(): string[] {
     ...selfWrites.map((route) => routeKey(route.method, route.path)),
     ...csvWrites.map((route) => routeKey(route.method, route.path)),
     ...readRoutes.map((route) => routeKey('GET', route.path)),
+    ...agentReads.map((route) => routeKey('GET', route.path)),
   ];
 }
 

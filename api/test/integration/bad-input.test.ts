@@ -148,7 +148,7 @@ describe('ids in paths', () => {
     const call = (id: string) => {
       const url = path.replace('{id}', encodeURIComponent(id)).replace('{accountId}', '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b');
       // A valid body, so that only the id is wrong.
-      const bodies: Record<string, unknown> = { '/api/campaigns/{id}/accounts': { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, '/api/devices/{id}/commands': { name: 'screenshot' } };
+      const bodies: Record<string, unknown> = { '/api/campaigns/{id}/accounts': { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, '/api/devices/{id}/commands': { name: 'screenshot' }, '/api/recipes/{id}': { enabled: false } };
       const body = bodies[path] ?? {};
       return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);
     };

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { PG_CODES } from '../../src/errors.ts';
 import { buildTestApp, Client, people, signUp, uniqueEmail, type Answer, type TestApp } from '../helpers/app.ts';
-import { PNG } from '../helpers/factories.ts';
+import { PNG, uploadImage } from '../helpers/factories.ts';
 import { readRoutes, routeKey, writeRoutes, type Crew } from '../helpers/route-table.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -232,6 +232,9 @@ async function baseCall(method: string, path: string): Promise<Base | undefined>
       return { client: crew.operator, url: path, body: { code: '123456' } };
     case 'POST /api/auth/two-factor/disable':
       return { client: crew.operator, url: path, body: { password: 'correct horse battery', code: '123456' } };
+    case 'GET /api/agent/media/{id}':
+      // A phone's read: without its credential every variation is refused.
+      return { client: new Client(t.app), url: `/api/agent/media/${(await uploadImage(crew.operator)).split('/').pop()!}` };
     case 'POST /api/agent/enroll': {
       const device = await crew.operator.post<{ id: string }>('/api/devices', { name: 'Fuzzed phone' });
       const code = await crew.operator.post<{ code: string }>(`/api/devices/${device.body.id}/enrollment`);

@@ -66,7 +66,7 @@ async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody
     changes.accountId = body.accountId;
   }
   if (body.campaignId !== undefined) {
-    if (body.campaignId) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
+    if (body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
     changes.campaignId = body.campaignId;
   }
   if (body.caption !== undefined) changes.caption = body.caption;
@@ -160,7 +160,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
         await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
-        if (body.campaignId) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
+        if (body.campaignId !== undefined && body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
         const created = await insertPost(tx, {
           workspaceId: actor.workspaceId,
           accountId: body.accountId,
