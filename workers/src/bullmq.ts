@@ -6,7 +6,7 @@
  */
 import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import { Redis } from 'ioredis';
-import { CHANGES_CHANNEL } from './changes.ts';
+import { CHANGES_CHANNEL, CHANGES_SEQ_KEY } from './changes.ts';
 import { checkJobs, jobs, schedules, type JobDeps, type JobName } from './jobs.ts';
 import { timeJob } from './metrics.ts';
 
@@ -47,8 +47,16 @@ export async function startBullmq(redisUrl: string, deps: Omit<JobDeps, 'announc
       .catch(() => undefined);
   }, CHECK_MS);
 
+  // Numbered in the order they are made, and published in that order: the API instance that relays them to browsers
+  // knows, on taking over from another, which it has yet to send.
+  let announcing: Promise<unknown> = Promise.resolve();
   const announce: JobDeps['announce'] = (change) => {
-    publisher.publish(CHANGES_CHANNEL, JSON.stringify(change)).catch((error: unknown) => onError('announce', error));
+    announcing = announcing
+      .then(async () => {
+        const seq = await publisher.incr(CHANGES_SEQ_KEY);
+        await publisher.publish(CHANGES_CHANNEL, JSON.stringify({ ...change, seq }));
+      })
+      .catch((error: unknown) => onError('announce', error));
   };
   const worker = new Worker(
     name,

@@ -100,6 +100,13 @@ export class PhoneAgent {
     this.socket.on('disconnect', (reason) => {
       this.ready = false;
       this.log(`disconnected: ${reason}`);
+      // The server let go of this phone on purpose (an instance stopping, a credential revoked): come back, through
+      // whichever instance answers; a credential that no longer holds is refused at the handshake, and that ends it.
+      if (reason === 'io server disconnect') {
+        setTimeout(() => {
+          if (!this.closed && !this.socket.connected && !this.socket.active) this.socket.connect();
+        }, options.reconnectionDelayMs ?? 1000).unref();
+      }
     });
     this.socket.on('task.dispatch', (raw) => {
       const parsed = taskDispatchV2.safeParse(raw);

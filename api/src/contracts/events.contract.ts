@@ -91,6 +91,8 @@ interface ChangeOf<E extends string, P> {
   userId?: string | undefined;
   /** Heard from another process: deliver to this instance's own sockets only; it is not sent on again. */
   local?: boolean | undefined;
+  /** Heard from the workers and delivered to browsers by another instance (the relay): bookkeeping only here. */
+  quiet?: boolean | undefined;
 }
 
 /**

@@ -55,7 +55,9 @@ export async function installMetrics(app: FastifyInstance, options: { token?: st
     const route = request.routeOptions.url ?? 'unmatched';
     httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
-  const unfollow = changes.subscribe((change) => eventsPushed.inc({ event: change.event }));
+  const unfollow = changes.subscribe((change) => {
+    if (!change.quiet) eventsPushed.inc({ event: change.event });
+  });
   app.addHook('onReady', async () => {
     const io = app.ctx.io;
     if (!io) return;

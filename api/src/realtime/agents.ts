@@ -35,6 +35,8 @@ export interface Agents {
   disconnectHost(hostId: string): void;
   /** The host's control connection is open, on any instance. */
   hostConnected(hostId: string): Promise<boolean>;
+  /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
+  drain(timeoutMs: number): Promise<void>;
 }
 
 export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
@@ -80,6 +82,17 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
 
   const connectedCount = async (deviceId: string) => (await nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
 
+  // What the phones' messages and departures are still doing here: a stopping instance lets it finish and announce.
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    void work.then(
+      () => inFlight.delete(work),
+      () => inFlight.delete(work),
+    );
+    return work;
+  };
+
   nsp.on('connection', (socket) => {
     const data = socket.data;
     if (data.kind === 'host') {
@@ -113,7 +126,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
           ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || name}: ${issue.message}`).join('; ') });
           return;
         }
-        const handled = inOrder.then(() => (handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data));
+        const handled = track(inOrder.then(() => (handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data)));
         inOrder = handled.catch(() => undefined);
         handled.then(
           (answer) => {
@@ -128,20 +141,22 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
       });
     }
 
+    /** The phone left this instance: offline unless it is connected elsewhere, said in the activity feed. */
+    const gone = async () => {
+      if ((await connectedCount(device.id)) > 0) return;
+      // A last heartbeat still gathering must not bring the phone back online after it left.
+      await pulse.flush();
+      const outbox = new Outbox(device.workspaceId);
+      const row = await markGone(db, device);
+      if (row) outbox.add('device.updated', serialize(row));
+      // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
+      // not, the lease ends and the task is tried again.
+      await recordActivity(db, { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' }, undefined, outbox);
+      outbox.flush(changes);
+    };
     socket.on('disconnect', () => {
       dispatcher.detach(device.id, socket.id);
-      void (async () => {
-        if ((await connectedCount(device.id)) > 0) return;
-        // A last heartbeat still gathering must not bring the phone back online after it left.
-        await pulse.flush();
-        const outbox = new Outbox(device.workspaceId);
-        const row = await markGone(db, device);
-        if (row) outbox.add('device.updated', serialize(row));
-        // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
-        // not, the lease ends and the task is tried again.
-        await recordActivity(db, { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' }, undefined, outbox);
-        outbox.flush(changes);
-      })().catch((error: unknown) => app.log.warn({ err: error }, 'agent disconnect handling failed'));
+      void track(gone().catch((error: unknown) => app.log.warn({ err: error }, 'agent disconnect handling failed')));
     });
   });
 
@@ -175,6 +190,12 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
     },
     disconnectHost(hostId) {
       nsp.in(hostRoom(hostId)).disconnectSockets(true);
+    },
+    async drain(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([Promise.allSettled([...inFlight]), deadline]);
+      clearTimeout(timer);
     },
     async hostConnected(hostId) {
       return (await nsp.in(hostControlRoom(hostId)).fetchSockets()).length > 0;

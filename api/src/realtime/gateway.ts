@@ -130,8 +130,8 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
       cutEverywhere(rooms.wallLink(change.payload.wallLinkId));
       return;
     }
-    // The dispatcher's own facts: nothing for browsers.
-    if (isInternalEvent(change.event)) return;
+    // The dispatcher's own facts, and workers' changes another instance relays: nothing for browsers from here.
+    if (isInternalEvent(change.event) || change.quiet) return;
     const event: ServerEventName = change.event;
     const parsed = serverEvents[event].safeParse(change.payload);
     if (!parsed.success) {
@@ -150,14 +150,16 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   app.ctx.agents = attachAgents(app, io);
 
-  // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs.
+  // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs. Their
+  // connections are closed under them (not a server disconnect), so browsers and phones reconnect at once, through
+  // the load balancer to another instance, and a browser recovers there what it missed meanwhile.
   app.addHook('preClose', async () => {
-    io.local.disconnectSockets(true);
-    io.of('/agent').local.disconnectSockets(true);
     io.engine.close();
   });
 
   app.addHook('onClose', async () => {
+    // What the phones had sent before their connections closed is handled and announced, then the adapter goes.
+    await app.ctx.agents?.drain(3000);
     unsubscribe();
     for (const timer of statsTimers.values()) clearTimeout(timer);
     await io.close();

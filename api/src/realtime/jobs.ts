@@ -1,14 +1,15 @@
 /**
  * Runs the workers' jobs for this API: in process on the embedded default; on BullMQ when REDIS_URL is set
  * (unless RUN_WORKERS=0 leaves that to separate workers processes). With Redis, the processes share their
- * announcements on one channel: what workers announce reaches every API instance (which relays it to its own
- * browsers and phones), and the dispatcher's facts made by one API instance (a phone woken, an attempt withdrawn)
- * reach the instance that holds the phone.
+ * announcements on one channel: what workers announce reaches every API instance, and one of them (the relay,
+ * relay.ts) sends it to every browser through the Socket.IO adapter; the dispatcher's facts made by one API instance
+ * (a phone woken, an attempt withdrawn) reach the instance that holds the phone.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, storedFiles, type Runner } from '@farm/workers';
-import { parseChange } from '../contracts/index.ts';
+import { isInternalEvent, parseChange } from '../contracts/index.ts';
+import { ChangeRelay } from './relay.ts';
 
 export async function startJobs(app: FastifyInstance, options: { redisUrl?: string | undefined; runWorkers: boolean }): Promise<Runner | undefined> {
   const { db, changes } = app.ctx;
@@ -25,6 +26,7 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
   // What this instance shared comes back to it too: it knows its own and skips them.
   const origin = randomUUID();
+  const relay = new ChangeRelay(publisher, origin, (change) => changes.publish(change), (error) => app.log.warn({ err: error }, 'change relay'));
   await subscriber.subscribe(CHANGES_CHANNEL);
   subscriber.on('message', (_channel: string, text: string) => {
     let raw: unknown;
@@ -40,7 +42,17 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
       app.log.warn({ event: (raw as { event?: unknown })?.event }, 'refused a change that does not match its schema');
       return;
     }
-    changes.publish({ ...change, local: true });
+    const seq = (raw as { seq?: unknown }).seq;
+    // Another instance's dispatcher facts, and announcements of workers that do not number them: each instance
+    // delivers to its own sockets.
+    if (typeof seq !== 'number' || isInternalEvent(change.event)) {
+      changes.publish({ ...change, local: true });
+      return;
+    }
+    // A worker's announcement: every instance does its own bookkeeping; the relay alone sends it to browsers,
+    // through the adapter's stream, so each browser gets it once and a recovering one finds it there.
+    changes.publish({ ...change, local: true, quiet: true });
+    relay.receive(seq, change);
   });
   // This instance's dispatcher facts go to the others (one of them may hold the phone); what came from elsewhere is not sent on.
   const unforward = changes.subscribe((change) => {
@@ -52,8 +64,13 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
     const { startBullmq } = await import('@farm/workers/bullmq');
     workers = await startBullmq(options.redisUrl, { db, files }, { onError: (what, error) => app.log.warn({ err: error }, `workers: ${what}`) });
   }
+  // A stopping instance hands the relay over first, while its adapter still delivers what it already sent.
+  app.addHook('preClose', async () => {
+    await relay.close();
+  });
   app.addHook('onClose', async () => {
     unforward();
+    await relay.close();
     await workers?.close();
     subscriber.disconnect();
     publisher.disconnect();

@@ -8,10 +8,13 @@ import { createCacheSync } from './cache-sync';
 import { useConnectionStore } from './connection.store';
 import { getSocket } from './socket';
 
+/** How long after a recovered reconnect the console checks its reads against the server. */
+const RECOVERED_RESYNC_MS = 2000;
+
 /**
  * Keeps the signed-in console live while it is mounted: pushed events patch the cache, the connection state
- * feeds the header's indicator, work pushed to this person is announced, and a reconnect that could not
- * recover what was missed takes a fresh snapshot of every read.
+ * feeds the header's indicator, work pushed to this person is announced, and a reconnect takes a fresh snapshot
+ * of every read (at once when it could not recover what was missed, a moment later when it could).
  */
 export function RealtimeBridge() {
   const queryClient = useQueryClient();
@@ -28,8 +31,16 @@ export function RealtimeBridge() {
     let connectedBefore = false;
 
     const onEvent = (name: string, payload: unknown) => sync.apply(name, payload);
+    let settle: ReturnType<typeof setTimeout> | undefined;
     const onConnect = () => {
-      if (connectedBefore && !socket.recovered) sync.resync();
+      if (connectedBefore) {
+        clearTimeout(settle);
+        // Not recovered: what was missed is lost, so a fresh snapshot now. Recovered: the server replayed what was
+        // missed; a snapshot a moment later also covers the one change a move to another instance can drop in the
+        // instant the session is restored there.
+        if (socket.recovered) settle = setTimeout(() => sync.resync(), RECOVERED_RESYNC_MS);
+        else sync.resync();
+      }
       connectedBefore = true;
     };
     // A refused handshake usually means the session ended: ask /me, which sends the person to /login.
@@ -42,6 +53,7 @@ export function RealtimeBridge() {
     socket.on('connect', onConnect);
     socket.connect();
     return () => {
+      clearTimeout(settle);
       socket.offAny(onEvent);
       socket.off('connect', onConnect);
       unbindTasks();
