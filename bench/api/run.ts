@@ -26,9 +26,12 @@ url.pathname = `/${dbName}`;
 const database = await openDatabase({ kind: 'postgres', url: url.toString() });
 await migrate(database);
 
-async function startServer(extraEnv: Record<string, string>) {
+/** BENCH_PROFILE=DIR writes a CPU profile (.cpuprofile) of the server without the cache into DIR. */
+const profileDir = process.env.BENCH_PROFILE;
+
+async function startServer(extraEnv: Record<string, string>, profile = false) {
   const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+    execArgv: ['--import', 'tsx', ...(profile && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0', ...extraEnv },
     stdio: 'inherit',
   });
@@ -95,10 +98,12 @@ try {
 
   await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login());
   child.kill('SIGTERM');
-  child = await startServer({ READ_CACHE_MS: '0' });
+  child = await startServer({ READ_CACHE_MS: '0' }, true);
   await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login());
 } finally {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
+  await exited;
   await database.close();
   // BENCH_KEEP=1 leaves the seeded database for a closer look.
   if (process.env.BENCH_KEEP !== '1') await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);

@@ -9,3 +9,5 @@ const app = await buildApp({ config, database });
 app.get('/bench/bare', { schema: { hide: true } }, async () => ({ ok: true, at: Date.now() }));
 await app.listen({ port: config.port, host: '127.0.0.1' });
 process.send?.('ready');
+// A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) is written.
+process.on('SIGTERM', () => process.exit(0));
