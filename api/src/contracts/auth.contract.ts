@@ -72,11 +72,14 @@ export const updateUserBody = z.object({
 });
 
 /** How long a workspace keeps its history: screenshots by age and count per phone, activity and finished tasks by age. */
+/** A whole number in a range, every refusal in one sentence naming what it is about. */
+const kept = (whole: string, range: string, min: number, max: number) =>
+  z.number({ message: whole }).int({ message: whole }).min(min, { message: range }).max(max, { message: range });
 export const retentionSettings = z.object({
-  screenshotsDays: z.number({ message: 'Screenshots are kept a whole number of days' }).int({ message: 'Screenshots are kept a whole number of days' }).min(1, { message: 'Screenshots are kept 1 to 3650 days' }).max(3650, { message: 'Screenshots are kept 1 to 3650 days' }),
-  screenshotsPerDevice: z.number({ message: 'Screenshots per phone is a whole number' }).int({ message: 'Screenshots per phone is a whole number' }).min(10, { message: 'Keep 10 to 100000 screenshots per phone' }).max(100_000, { message: 'Keep 10 to 100000 screenshots per phone' }),
-  activityDays: z.number({ message: 'Activity is kept a whole number of days' }).int({ message: 'Activity is kept a whole number of days' }).min(7, { message: 'Activity is kept 7 to 3650 days' }).max(3650, { message: 'Activity is kept 7 to 3650 days' }),
-  finishedTasksDays: z.number({ message: 'Finished tasks are kept a whole number of days' }).int({ message: 'Finished tasks are kept a whole number of days' }).min(7, { message: 'Finished tasks are kept 7 to 3650 days' }).max(3650, { message: 'Finished tasks are kept 7 to 3650 days' }),
+  screenshotsDays: kept('Screenshots are kept a whole number of days', 'Screenshots are kept 1 to 3650 days', 1, 3650),
+  screenshotsPerDevice: kept('Screenshots per phone is a whole number', 'Keep 10 to 100000 screenshots per phone', 10, 100_000),
+  activityDays: kept('Activity is kept a whole number of days', 'Activity is kept 7 to 3650 days', 7, 3650),
+  finishedTasksDays: kept('Finished tasks are kept a whole number of days', 'Finished tasks are kept 7 to 3650 days', 7, 3650),
 });
 export type RetentionSettings = z.infer<typeof retentionSettings>;
 

@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, storedFiles, type Runner } from '@farm/workers';
+import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, type Runner } from '@farm/workers';
 import { isInternalEvent, parseChange } from '../contracts/index.ts';
 import { ChangeRelay } from './relay.ts';
 
 export async function startJobs(app: FastifyInstance, options: { redisUrl?: string | undefined; runWorkers: boolean }): Promise<Runner | undefined> {
   const { db, changes } = app.ctx;
-  const files = storedFiles(app.ctx.config.dataDir);
+  const files = app.ctx.storage;
   if (!options.redisUrl) {
     if (!options.runWorkers) return undefined;
     const runner = startInProcess({ db, files, announce: (change) => changes.publish(change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));

@@ -5,6 +5,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FastifyReply } from 'fastify';
+import { objectsDir, storedFiles } from '@farm/workers';
 import type { Config } from '../config.ts';
 
 export interface Storage {
@@ -13,16 +15,28 @@ export interface Storage {
   verifyUpload(id: string, expires: string, signature: string, now?: number): boolean;
   write(id: string, bytes: Buffer): Promise<void>;
   read(id: string): Promise<Buffer>;
+  /** Removes files (retention); one already gone is not an error. */
+  remove(ids: readonly string[]): Promise<void>;
 }
 
 const UPLOAD_TTL_MS = 15 * 60_000;
+
+/** Answers a stored file as its recorded type, never sniffed by the browser. */
+export async function sendStoredFile(reply: FastifyReply, storage: Storage, file: { key: string; contentType: string | null }, cacheControl: string): Promise<FastifyReply> {
+  return reply
+    .type(file.contentType ?? 'application/octet-stream')
+    .header('cache-control', cacheControl)
+    .header('x-content-type-options', 'nosniff')
+    .send(await storage.read(file.key));
+}
 
 export function objectPath(id: string): string {
   return `/api/objects/${id}`;
 }
 
 export function createStorage(config: Pick<Config, 'dataDir' | 'sessionSecret'>): Storage {
-  const dir = join(config.dataDir, 'objects');
+  const dir = objectsDir(config.dataDir);
+  const files = storedFiles(config.dataDir);
   const sign = (id: string, expires: string) => createHmac('sha256', config.sessionSecret).update(`PUT ${id} ${expires}`).digest('base64url');
   return {
     signUpload(id, now = Date.now()) {
@@ -42,5 +56,6 @@ export function createStorage(config: Pick<Config, 'dataDir' | 'sessionSecret'>)
     read(id) {
       return readFile(join(dir, id));
     },
+    remove: (ids) => files.remove(ids),
   };
 }

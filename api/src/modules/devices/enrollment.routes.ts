@@ -12,6 +12,7 @@ import { AppError, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { findHostByToken, setHostToken } from '../hosts/hosts.queries.ts';
+import { sendStoredFile } from '../../storage/storage.ts';
 import { findAgentDevice } from './agents.queries.ts';
 import { findDevice } from './devices.queries.ts';
 import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
@@ -129,11 +130,7 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
         )
         .executeTakeFirst();
       if (!row) throw notFound();
-      return reply
-        .type(row.contentType ?? 'application/octet-stream')
-        .header('cache-control', 'private, no-store')
-        .header('x-content-type-options', 'nosniff')
-        .send(await app.ctx.storage.read(row.key));
+      return sendStoredFile(reply, app.ctx.storage, row, 'private, no-store');
     },
   );
 };

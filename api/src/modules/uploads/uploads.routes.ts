@@ -12,7 +12,7 @@ import {
 } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { objectPath } from '../../storage/storage.ts';
+import { objectPath, sendStoredFile } from '../../storage/storage.ts';
 import { reserveObject, resolveStoredObject, storeUpload } from './uploads.service.ts';
 import { perPerson } from '../../auth/limits.ts';
 import { findWallLink } from '../wall/wall.queries.ts';
@@ -87,11 +87,7 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const row = await query.executeTakeFirst();
       if (!row) throw notFound();
-      return reply
-        .type(row.contentType ?? 'application/octet-stream')
-        .header('cache-control', 'private, max-age=31536000, immutable')
-        .header('x-content-type-options', 'nosniff')
-        .send(await storage.read(row.key));
+      return sendStoredFile(reply, storage, row, 'private, max-age=31536000, immutable');
     },
   );
 
