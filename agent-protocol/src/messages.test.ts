@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentMessages, MAX_SCREENSHOT_BYTES, serverMessages, taskDispatchV1, taskDispatchV2 } from './messages.ts';
 import { describeWork } from './work.ts';
+import { MAX_FRAME_BYTES, toPixels } from './live.ts';
 import { solidPng } from './agent/simulator.ts';
 
 describe('agent messages', () => {
@@ -32,7 +33,24 @@ describe('agent messages', () => {
     expect(serverMessages['task.dispatch'].parse(v2)).toHaveProperty('work');
     const v1 = { taskId: 't', attempt: 1, type: 'post', title: 'Publish', description: describeWork(work), deadline: null };
     expect(taskDispatchV1.parse(v1).description).toBe('Publish on instagram as @glow.\n\nSpring\n\n#glow');
-    expect(Object.keys(serverMessages).sort()).toEqual(['command', 'task.cancel', 'task.dispatch']);
+    expect(Object.keys(serverMessages).sort()).toEqual(['command', 'live.input', 'live.start', 'live.stop', 'task.cancel', 'task.dispatch']);
+  });
+
+  it('takes a hello with or without the live features (older agents say nothing of them)', () => {
+    const hello = { protocol: 2, agentVersion: 'farm-agent/2', battery: 80 };
+    expect(agentMessages['agent.hello'].parse(hello).features).toBeUndefined();
+    expect(agentMessages['agent.hello'].parse({ ...hello, features: ['live', 'control'] }).features).toEqual(['live', 'control']);
+    expect(agentMessages['agent.hello'].safeParse({ ...hello, features: ['teleport'] }).success).toBe(false);
+  });
+
+  it('reads a frame only as binary JPEG within its size, and inputs only inside the screen', () => {
+    const frame = { seq: 1, mime: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff]), width: 324, height: 720, source: 'sim', capturedAt: new Date().toISOString() };
+    expect(agentMessages['live.frame'].safeParse(frame).success).toBe(true);
+    expect(agentMessages['live.frame'].safeParse({ ...frame, data: 'not binary' }).success).toBe(false);
+    expect(agentMessages['live.frame'].safeParse({ ...frame, data: Buffer.alloc(MAX_FRAME_BYTES + 1) }).success).toBe(false);
+    expect(serverMessages['live.input'].safeParse({ seq: 1, input: { kind: 'tap', x: 0.5, y: 1.2 } }).success).toBe(false);
+    expect(serverMessages['live.input'].parse({ seq: 1, input: { kind: 'swipe', from: { x: 0, y: 0 }, to: { x: 1, y: 1 } } }).input).toMatchObject({ durationMs: 250 });
+    expect(toPixels({ width: 1080, height: 2400 }, { x: 1, y: 1 })).toEqual({ x: 1079, y: 2399 });
   });
 
   it('draws a real PNG for the simulated screen', () => {

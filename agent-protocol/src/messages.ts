@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
+import { agentFeatures, liveFrame, liveInput, liveStart } from './live.ts';
 import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
@@ -44,6 +45,8 @@ export const agentMessages = {
     battery,
     charging: z.boolean().optional(),
     screenOn: z.boolean().optional(),
+    /** What it can do beyond tasks: stream its screen live, take a person's input. Older agents say nothing. */
+    features: z.array(z.enum(agentFeatures)).max(10).optional(),
   }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({
@@ -78,6 +81,8 @@ export const agentMessages = {
     engagement: engagementReport.optional(),
     finishedAt: z.string().max(40).optional(),
   }),
+  /** A frame of the live screen, while the server asks for them; answered with whether watchers are slow. */
+  'live.frame': liveFrame,
 } as const;
 
 /** The v1 dispatch: what protocol 1 agents understand. */
@@ -104,6 +109,12 @@ export const serverMessages = {
   'task.cancel': z.object({ taskId: id, attempt, code: failureCode, reason: z.string().max(500) }),
   /** An operator's command to the phone. */
   command: z.object({ name: z.enum(phoneCommands) }),
+  /** Someone watches: stream the screen at these settings (sent again when they change). */
+  'live.start': liveStart,
+  /** Nobody watches any more: stop streaming. */
+  'live.stop': z.object({}),
+  /** A person's input, in order by seq; the agent answers once it has applied it. */
+  'live.input': z.object({ seq: z.number().int().min(1), input: liveInput }),
 } as const;
 
 /**
@@ -142,4 +153,6 @@ export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
-export type ServerToAgent = { [N in ServerMessageName]: (message: ServerMessage<N>) => void };
+export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input'>]: (message: ServerMessage<N>) => void } & {
+  'live.input': (message: ServerMessage<'live.input'>, ack: (answer: Ack) => void) => void;
+};

@@ -1,7 +1,8 @@
 /**
  * A stand-in for the adb server on a loopback port, speaking the part of the adb host protocol adbkit uses:
  * `host:version`, `host:devices(-l)`, `host:track-devices`, `host:transport:<serial>` followed by `shell:<cmd>`
- * (adb's v1 shell: a command's output then close; `shell:sh` kept open as a shell reading stdin) and `sync:`
+ * (adb's v1 shell: a command's output then close, or streamed while a started process runs; `shell:sh` kept open
+ * as a shell reading stdin), `localabstract:<name>` (a socket a phone process listens on, minicap's) and `sync:`
  * with SEND/DATA/DONE. Requests are a 4-hex-digit length and the text; answers OKAY or FAIL with a length-prefixed
  * message. Phones behind it are `FakeAndroid`s.
  */
@@ -79,6 +80,7 @@ export class FakeAdbServer {
   }
 
   async close(): Promise<void> {
+    for (const { phone } of this.devices.values()) phone.shutdown();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -171,8 +173,16 @@ export class FakeAdbServer {
       }
       if (request.startsWith('shell:')) {
         socket.write('OKAY');
-        const output = await phone.sh(request.slice('shell:'.length));
-        if (!phone.frozen) socket.end(output);
+        const output = await phone.sh(request.slice('shell:'.length), (chunk) => !socket.destroyed && socket.write(chunk));
+        if (!phone.frozen && !socket.destroyed) socket.end(output);
+        return;
+      }
+      if (request.startsWith('localabstract:')) {
+        // As adb does when nothing listens there: the device closes the stream and the host answers FAIL "closed".
+        const listener = phone.listener(request.slice('localabstract:'.length));
+        if (!listener) return fail('closed');
+        socket.write('OKAY');
+        listener.accept(socket);
         return;
       }
       if (request === 'sync:') {

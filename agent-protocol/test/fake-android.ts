@@ -1,11 +1,15 @@
 /**
- * The phone behind the fake adb server: a small `sh` (`;`, `&&`, `|`, quotes, `2>&1`, `$?`) in front of the
- * tools the backend calls (getprop, wm, dumpsys, uiautomator, input, monkey, am, settings, screencap, echo,
- * rm, cat, grep -E), answering with fixtures of real outputs. It records every input command and pushed file,
- * and can be made busy (uiautomator cannot get an idle state) or frozen (nothing comes back).
+ * The phone behind the fake adb server: a small `sh` (`;`, `&&`, `|`, quotes, `2>&1`, `$?`, `VAR=value` and
+ * `exec` before a command) in front of the tools the backend calls (getprop, wm, dumpsys, uiautomator, input,
+ * monkey, am, settings get/put, screencap, echo, rm, cat, grep -E, kill, pkill -x), answering with fixtures of real
+ * outputs. Pushed executables run: a pushed `minicap` (with its `minicap.so` beside it) starts a `FakeMinicap`
+ * that the server connects `localabstract:minicap` to. It records every input command, pushed file and killed
+ * pid, and can be made busy (uiautomator cannot get an idle state) or frozen (nothing comes back).
  */
+import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { FakeMinicap, type FakeMinicapBehaviour } from './fake-minicap.ts';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
 export const fixture = (name: string) => readFileSync(`${fixturesDir}${name}`, 'utf8');
@@ -27,12 +31,21 @@ export interface FakeAndroidOptions {
   /** Packages installed (monkey and am start answer for these). */
   packages?: string[];
   keyboard?: string;
+  /** How a pushed minicap behaves once started (`streams` by default). */
+  minicap?: FakeMinicapBehaviour;
+  /** How often a streaming minicap sends a frame. */
+  minicapFrameMs?: number;
 }
 
 interface Result {
   out: Buffer;
   code: number;
+  /** A process that keeps running: its shell stays open until this resolves with its last words. */
+  running?: Promise<Result>;
 }
+
+/** Output of the processes a command line starts, as they print it (the adb shell's stream). */
+export type ShellWriter = (chunk: Buffer) => void;
 
 /** Splits a command line into words and operators, keeping quoting as sh does. */
 function tokenize(line: string): string[] {
@@ -92,6 +105,17 @@ export class FakeAndroid {
   readonly scanned: string[] = [];
   readonly launched: string[] = [];
   readonly opened: string[] = [];
+  /** Every minicap started, in order (the running one last). */
+  readonly minicaps: FakeMinicap[] = [];
+  /** Pids sent a signal with `kill` or `pkill`, in order. */
+  readonly killed: number[] = [];
+  /** `settings` values by `namespace key`; unset ones read as "null", as on a phone. */
+  readonly settings = new Map<string, string>([
+    ['system accelerometer_rotation', '0'],
+    ['system user_rotation', '0'],
+  ]);
+  private readonly modes = new Map<string, number>();
+  private nextPid = 4321;
   /** Dumps to fail with "could not get idle state" before the next one succeeds. */
   busyDumps = 0;
   dumps = 0;
@@ -107,15 +131,31 @@ export class FakeAndroid {
     this.product = options.product ?? 'panther';
     this.battery = options.battery ?? fixture('dumpsys-battery.txt');
     this.power = options.power ?? fixture('dumpsys-power.txt');
+    this.settings.set('secure default_input_method', options.keyboard ?? 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME');
+  }
+
+  /** The process listening on an abstract unix socket (`localabstract:<name>`), or null when none does. */
+  listener(name: string): { accept(socket: Socket): void } | null {
+    if (name !== 'minicap') return null;
+    return this.minicaps.find((item) => item.running && item.listening) ?? null;
+  }
+
+  /** Ends every process still running (the phone is put away). */
+  shutdown(): void {
+    for (const minicap of this.minicaps) minicap.kill();
   }
 
   receive(path: string, mode: number, data: Buffer, mtime: number): void {
     this.pushed.push({ path, mode, data, mtime });
     this.files.set(path, data);
+    this.modes.set(path, mode);
   }
 
-  /** Runs one command line as the phone's shell would. */
-  async sh(line: string): Promise<Buffer> {
+  /**
+   * Runs one command line as the phone's shell would. A process that keeps running (minicap) holds the answer back
+   * until it ends; what it prints meanwhile goes to `write` when given.
+   */
+  async sh(line: string, write?: ShellWriter): Promise<Buffer> {
     this.commands.push(line);
     const tokens = tokenize(line);
     const output: Buffer[] = [];
@@ -128,7 +168,13 @@ export class FakeAndroid {
       const argv = words.filter((word) => word !== '2>&1' && word !== '2>/dev/null');
       words = [];
       const expanded = argv.map((word) => word.replace(/\$\?/g, String(last)));
-      const result = this.tool(expanded, pipeInput);
+      const env: Record<string, string> = {};
+      while (expanded.length > 1 && /^[A-Za-z_]\w*=/.test(expanded[0] as string)) {
+        const assignment = expanded.shift() as string;
+        env[assignment.slice(0, assignment.indexOf('='))] = assignment.slice(assignment.indexOf('=') + 1);
+      }
+      if (expanded[0] === 'exec') expanded.shift();
+      const result = this.tool(expanded, pipeInput, env);
       pipeInput = null;
       return result;
     };
@@ -141,7 +187,14 @@ export class FakeAndroid {
       if (token === ';' || token === '&&') {
         if (words.length > 0) {
           if (!skip) {
-            const result = runWords();
+            let result = runWords();
+            if (result.running) {
+              // What it printed so far reaches the client now; the rest when it ends.
+              const early = Buffer.concat([...output.splice(0), result.out]);
+              if (write) write(early);
+              else output.push(early);
+              result = await result.running;
+            }
             last = result.code;
             output.push(result.out);
           } else words = [];
@@ -160,9 +213,10 @@ export class FakeAndroid {
     return { out: Buffer.from(value), code };
   }
 
-  private tool(argv: string[], stdin: Buffer | null): Result {
+  private tool(argv: string[], stdin: Buffer | null, env: Record<string, string> = {}): Result {
     const [name, ...args] = argv;
     const o = this.options;
+    if (name?.startsWith('/')) return this.run(name, args, env);
     switch (name) {
       case 'echo':
         return this.text(`${args.join(' ')}\n`);
@@ -170,8 +224,31 @@ export class FakeAndroid {
         return this.text(o.getprop ?? fixture('getprop.txt'));
       case 'wm':
         return this.text(o.wmSize ?? fixture('wm-size.txt'));
-      case 'settings':
-        return this.text(`${o.keyboard ?? 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME'}\n`);
+      case 'settings': {
+        const [verb, namespace, key, value] = args;
+        if (verb === 'get') return this.text(`${this.settings.get(`${namespace} ${key}`) ?? 'null'}\n`);
+        if (verb === 'put' && value !== undefined) {
+          this.settings.set(`${namespace} ${key}`, value);
+          return this.text('');
+        }
+        return this.text('usage:  settings [--user <USER_ID> | current] get namespace key\n', 255);
+      }
+      case 'kill': {
+        const pid = Number(args[args.length - 1]);
+        this.killed.push(pid);
+        const minicap = this.minicaps.find((item) => item.pid === pid && item.running);
+        if (!minicap) return this.text(`/system/bin/sh: kill: ${args[args.length - 1]}: No such process\n`, 1);
+        minicap.kill();
+        return this.text('');
+      }
+      case 'pkill': {
+        const running = args[args.length - 1] === 'minicap' ? this.minicaps.filter((item) => item.running) : [];
+        for (const minicap of running) {
+          this.killed.push(minicap.pid);
+          minicap.kill();
+        }
+        return this.text('', running.length > 0 ? 0 : 1);
+      }
       case 'grep': {
         const pattern = new RegExp(args[args.length - 1] ?? '');
         const lines = (stdin ?? Buffer.alloc(0)).toString('utf8').split('\n').filter((row) => pattern.test(row));
@@ -243,5 +320,19 @@ export class FakeAndroid {
       default:
         return this.text(`/system/bin/sh: ${name}: not found\n`, 127);
     }
+  }
+
+  /** Runs a pushed program: only minicap is known. */
+  private run(path: string, args: string[], env: Record<string, string>): Result {
+    const mode = this.modes.get(path);
+    if (!this.files.has(path) || mode === undefined) return this.text(`/system/bin/sh: ${path}: not found\n`, 127);
+    if ((mode & 0o111) === 0) return this.text(`/system/bin/sh: ${path}: can't execute: Permission denied\n`, 126);
+    if (!path.endsWith('/minicap')) return this.text('', 0);
+    const libraries = (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean);
+    if (!libraries.some((dir) => this.files.has(`${dir}/minicap.so`))) return this.text(`CANNOT LINK EXECUTABLE "${path}": library "minicap.so" not found\n`, 1);
+    const early: Buffer[] = [];
+    const minicap = new FakeMinicap(this.nextPid++, args, this.options.minicap ?? 'streams', this.options.minicapFrameMs ?? 50, (text) => early.push(Buffer.from(text)));
+    this.minicaps.push(minicap);
+    return { out: Buffer.concat(early), code: 0, running: minicap.exited.then((last) => ({ out: last, code: minicap.exitCode })) };
   }
 }

@@ -125,6 +125,7 @@ const envSchema = automationEnv.extend({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   OVERLOAD_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  LIVE_CONTROL_IDLE_MS: z.coerce.number().int().min(5_000).max(24 * 3_600_000).default(15 * 60_000),
 });
 
 export interface Config {
@@ -162,6 +163,8 @@ export interface Config {
   shutdownMs: number;
   /** An event-loop delay above this answers requests 503 with Retry-After until it falls (0: never). */
   overloadEventLoopDelayMs: number;
+  /** A phone controlled but not used this long is released (its controller is asked a minute before, or a fifth of it). */
+  liveControlIdleMs: number;
   /** Timings of the task lifecycle and the phones' heartbeats (what is not set keeps its default). */
   automation: Partial<AutomationSettings>;
 }
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.METRICS_PORT,
     shutdownMs: e.SHUTDOWN_MS,
     overloadEventLoopDelayMs: e.OVERLOAD_EVENT_LOOP_DELAY_MS,
+    liveControlIdleMs: e.LIVE_CONTROL_IDLE_MS,
     runWorkers: e.RUN_WORKERS ?? true,
     trustProxy: e.TRUST_PROXY ?? 0,
     rateLimits: Object.fromEntries(

@@ -21,6 +21,7 @@ import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { exportRoutes } from './modules/export/export.routes.ts';
+import { usageRoutes } from './modules/usage/usage.routes.ts';
 import { importRoutes } from './modules/import/import.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
@@ -48,6 +49,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     passwordResetsRoutes,
     auditRoutes,
     exportRoutes,
+    usageRoutes,
     importRoutes,
     alertsRoutes,
     onboardingRoutes,

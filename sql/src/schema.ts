@@ -119,6 +119,10 @@ export interface DevicesTable {
   androidVersion: NullableText;
   screenOn: ColumnType<boolean | null, boolean | null | undefined, boolean | null>;
   foregroundApp: NullableText;
+  /** The person controlling the phone from the console, while one does: its tasks wait meanwhile. */
+  controlledById: ColumnType<string | null, string | null | undefined, string | null>;
+  controlledByName: NullableText;
+  controlledSince: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -373,6 +377,20 @@ export interface HostsTable {
   createdAt: Timestamp;
 }
 
+/** A person watching or controlling a phone from the console, from when to when. */
+export interface DeviceUsageTable {
+  id: Generated<string>;
+  workspaceId: string;
+  deviceId: string;
+  userId: string | null;
+  userName: string;
+  mode: 'watch' | 'control';
+  startedAt: Timestamp;
+  endedAt: NullableTimestamp;
+  seenAt: Timestamp;
+  endReason: NullableText;
+}
+
 /** A workspace's own step recipe (its body validated by agent-protocol's recipe schema). */
 export interface WorkspaceRecipesTable {
   id: Generated<string>;
@@ -472,6 +490,7 @@ export interface DB extends ManagerConsoleTables {
   taskAttempts: TaskAttemptsTable;
   hosts: HostsTable;
   workspaceRecipes: WorkspaceRecipesTable;
+  deviceUsage: DeviceUsageTable;
   enrollmentCodes: EnrollmentCodesTable;
   recoveryCodes: RecoveryCodesTable;
   loginChallenges: LoginChallengesTable;

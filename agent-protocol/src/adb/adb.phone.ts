@@ -2,7 +2,7 @@
  * A real Android phone driven through the adb server with adbkit. Queries (getprop, dumpsys, uiautomator) run
  * as one shell process each; input goes through one persistent shell (`adb.shell.ts`). Every command has a
  * timeout; consecutive failures mark the phone unresponsive (reported through `onHealth`), the first answer
- * after that marks it responsive again.
+ * after that marks it responsive again. The live screen (`adb.live.ts`) streams over connections of its own.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -27,6 +27,7 @@ import {
 } from '../phone/phone.device.ts';
 import { inputTextArguments, isInputTextSafe, parseVersionName, parseBattery, parseForeground, parseGetprop, parseNetwork, parseScreen, parseUiDump, parseWmSize, phoneInfoFrom, shellQuote } from './adb.parse.ts';
 import { PersistentShell } from './adb.shell.ts';
+import { AdbLiveScreen, type LiveScreenOptions } from './adb.live.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
 
 export type PhoneHealth = 'responsive' | 'unresponsive';
@@ -45,11 +46,13 @@ export interface AdbPhoneOptions {
   dumpPath?: string;
   /** Default folder for pushed media. */
   mediaDir?: string;
+  /** How long minicap has to start streaming before the live screen falls back to screenshots. */
+  liveStartTimeoutMs?: number;
   onHealth?: (health: PhoneHealth, reason: string) => void;
 }
 
 /** The part of adbkit's DeviceClient this backend uses (tests and other transports may stand in). */
-export type AdbDevice = Pick<DeviceClient, 'shell' | 'screencap' | 'push'>;
+export type AdbDevice = Pick<DeviceClient, 'shell' | 'screencap' | 'push' | 'openLocal'>;
 
 const DEFAULTS = {
   commandTimeoutMs: 10_000,
@@ -59,6 +62,7 @@ const DEFAULTS = {
   unresponsiveAfter: 2,
   dumpPath: '/data/local/tmp/farm-ui.xml',
   mediaDir: '/sdcard/DCIM/Farm',
+  liveStartTimeoutMs: 3000,
 };
 
 function readAll(stream: Duplex): Promise<Buffer> {
@@ -75,6 +79,9 @@ export class AdbPhone implements PhoneDevice {
   private readonly input: PersistentShell;
   private failures = 0;
   private cachedInfo: PhoneInfo | null = null;
+  private live: AdbLiveScreen | null = null;
+  private readonly copiedMinicap = new Set<string>();
+  private closed = false;
   health: PhoneHealth = 'responsive';
 
   constructor(
@@ -233,21 +240,26 @@ export class AdbPhone implements PhoneDevice {
     const remote = `${dir}/${options.name ?? basename(localPath)}`;
     const file = await stat(localPath).catch(() => null);
     if (!file?.isFile()) throw new PhoneError('command_failed', `The media file ${localPath} is not on this farm host.`);
-    await this.tracked(async () => {
-      const transfer = await withTimeout(Promise.resolve(this.device.push(createReadStream(localPath), remote, 0o644)), this.options.commandTimeoutMs, 'Starting the upload');
+    await this.upload(localPath, remote, 0o644, this.options.pushTimeoutMs);
+    const output = await this.exec(`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${shellQuote(`file://${remote}`)}`);
+    if (!/Broadcast completed/.test(output)) throw new PhoneError('command_failed', `The media scanner did not take ${remote}: ${output.trim().slice(0, 200)}`);
+    return remote;
+  }
+
+  /** Copies a local file to `remote` with adb's sync service, with the given file mode. */
+  private upload(localPath: string, remote: string, mode: number, timeoutMs: number): Promise<void> {
+    return this.tracked(async () => {
+      const transfer = await withTimeout(Promise.resolve(this.device.push(createReadStream(localPath), remote, mode)), this.options.commandTimeoutMs, 'Starting the upload');
       await withTimeout(
         new Promise<void>((resolve, reject) => {
           transfer.on('end', () => resolve());
           transfer.on('error', (error: Error) => reject(new PhoneError('command_failed', `The phone refused the file ${remote}: ${error.message}`)));
         }),
-        this.options.pushTimeoutMs,
+        timeoutMs,
         `Uploading ${basename(localPath)}`,
         () => transfer.cancel(),
       );
     });
-    const output = await this.exec(`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${shellQuote(`file://${remote}`)}`);
-    if (!/Broadcast completed/.test(output)) throw new PhoneError('command_failed', `The media scanner did not take ${remote}: ${output.trim().slice(0, 200)}`);
-    return remote;
   }
 
   async appVersion(packageName: string): Promise<string | null> {
@@ -275,7 +287,61 @@ export class AdbPhone implements PhoneDevice {
     return this.cachedInfo;
   }
 
+  /**
+   * Streams the screen while someone watches: minicap where a build fits the phone, screenshots otherwise.
+   * A phone has one live screen; opening another ends the one before.
+   */
+  async openLive(options: LiveScreenOptions = {}): Promise<AdbLiveScreen> {
+    if (this.closed) throw new PhoneError('disconnected', 'The phone was closed.');
+    // The one before is ended first: its minicap holds the socket the new one listens on.
+    await this.live?.close();
+    const info = this.cachedInfo ?? (await this.info());
+    const rotation = await this.displayRotation().catch(() => 0);
+    if (this.closed) throw new PhoneError('disconnected', 'The phone was closed.');
+    const screen = new AdbLiveScreen(
+      {
+        info,
+        rotation,
+        push: (localPath, remote, mode) => this.upload(localPath, remote, mode, this.options.commandTimeoutMs),
+        copied: this.copiedMinicap,
+        shell: async (command) => this.device.shell(command),
+        openLocal: async (path) => this.device.openLocal(path),
+        exec: (command, timeoutMs) => this.exec(command, timeoutMs),
+        screenshot: (shot) => this.screenshot(shot),
+      },
+      options,
+      { startTimeoutMs: this.options.liveStartTimeoutMs, commandTimeoutMs: this.options.commandTimeoutMs },
+    );
+    const before = this.live;
+    this.live = screen;
+    await before?.close();
+    await screen.start();
+    if (this.closed) throw new PhoneError('disconnected', 'The phone was closed.');
+    return screen;
+  }
+
+  /**
+   * Turns the screen a quarter turn from where it is and keeps it there (auto-rotate off). With auto-rotate on, the
+   * phone is taken to stand upright: the stored `user_rotation` is stale then.
+   */
+  async rotate(): Promise<void> {
+    const next = ((await this.displayRotation()) + 1) % 4;
+    const output = await this.exec(`settings put system accelerometer_rotation 0 && settings put system user_rotation ${next} && echo farm-rotated`);
+    if (!output.includes('farm-rotated')) throw new PhoneError('command_failed', `The phone did not turn its screen: ${output.trim().slice(0, 200) || 'no answer'}`);
+    await this.live?.reorient(next);
+  }
+
+  /** The display's rotation in quarter turns, as the rotation settings say (0 while auto-rotate is on). */
+  private async displayRotation(): Promise<number> {
+    const [auto, user] = (await this.exec('settings get system accelerometer_rotation; settings get system user_rotation')).split('\n').map((line) => line.trim());
+    if (auto === '1') return 0;
+    const rotation = Number.parseInt(user ?? '', 10);
+    return rotation >= 0 && rotation <= 3 ? rotation : 0;
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
     this.input.close();
+    await this.live?.close();
   }
 }

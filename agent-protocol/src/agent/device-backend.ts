@@ -4,8 +4,10 @@
  * platform and installed app version); heartbeats read the phone's battery and screen; screenshots are the phone's
  * own, scaled to 720 px and JPEG-encoded.
  */
+import { toPixels, type LiveInput } from '../live.ts';
 import type { ServerMessage } from '../messages.ts';
-import type { PhoneDevice, PhoneInfo } from '../phone/phone.device.ts';
+import { PhoneError, type LiveFrameSource, type PhoneDevice, type PhoneInfo } from '../phone/phone.device.ts';
+import { screenshotSource } from './live-stream.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
 import { resolveRecipe } from '../recipes/recipe.resolver.ts';
@@ -40,6 +42,8 @@ export class DeviceBackend implements PhoneBackend {
   private readonly timer: NodeJS.Timeout;
   private paused = false;
   private working = false;
+  /** Quarter turns given from the console since the agent started. */
+  private quarterTurns = 0;
 
   constructor(
     readonly phone: PhoneDevice,
@@ -94,6 +98,45 @@ export class DeviceBackend implements PhoneBackend {
 
   named(name: string): void {
     this.phone.named?.(name);
+  }
+
+  /** The phone's own stream where it has one (minicap, the simulator), else one screenshot after another. */
+  openLive(settings: { maxSide: number; quality: number }): Promise<LiveFrameSource> {
+    if (this.phone.openLive) return this.phone.openLive(settings);
+    return Promise.resolve(screenshotSource(async (options) => ({ ...(await this.phone.screenshot(options)), source: 'screencap' as const }), settings));
+  }
+
+  /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
+  async input(input: LiveInput): Promise<void> {
+    const portrait = this.info?.screen ?? (this.info = await this.phone.info()).screen;
+    const screen = this.quarterTurns % 2 === 1 ? { width: portrait.height, height: portrait.width } : portrait;
+    switch (input.kind) {
+      case 'tap': {
+        const at = toPixels(screen, input);
+        return this.phone.tap(at.x, at.y);
+      }
+      case 'long_press': {
+        const at = toPixels(screen, input);
+        return this.phone.longPress(at.x, at.y, input.durationMs);
+      }
+      case 'swipe':
+        return this.phone.swipe(toPixels(screen, input.from), toPixels(screen, input.to), input.durationMs);
+      case 'scroll': {
+        // The finger moves against the wheel: content scrolls up as it moves up.
+        const from = toPixels(screen, input);
+        const to = toPixels(screen, { x: input.x, y: Math.max(0, Math.min(1, input.y - input.dy * 0.6)) });
+        return this.phone.swipe(from, to, 200);
+      }
+      case 'text':
+        return this.phone.text(input.text);
+      case 'key':
+        return this.phone.key(input.key);
+      case 'rotate':
+        if (!this.phone.rotate) throw new PhoneError('command_failed', 'This phone cannot be turned from the console');
+        await this.phone.rotate();
+        this.quarterTurns = (this.quarterTurns + 1) % 4;
+        return;
+    }
   }
 
   async run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {

@@ -19,8 +19,11 @@ import {
   type ServerToAgent,
   type TaskDispatchV2,
 } from '../messages.ts';
+import { liveStart, type AgentFeature, type LiveInput } from '../live.ts';
+import type { LiveFrameSource } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
 import { Journal, type TaskResult } from './journal.ts';
+import { LiveStream } from './live-stream.ts';
 
 export type WorkOutcome =
   | { status: 'completed'; engagement?: EngagementReport }
@@ -43,6 +46,10 @@ export interface PhoneBackend {
   command?(name: ServerMessage<'command'>['name']): void;
   /** Told the device's name in the console once the server has let the agent in. */
   named?(name: string): void;
+  /** The screen as a stream of frames, while someone watches it live (absent: this agent does not stream). */
+  openLive?(settings: { maxSide: number; quality: number }): Promise<LiveFrameSource>;
+  /** A person's tap, swipe, text or key from the console (absent: this agent cannot be controlled). */
+  input?(input: LiveInput): Promise<void>;
 }
 
 export interface PhoneAgentOptions {
@@ -83,6 +90,11 @@ export class PhoneAgent {
   deviceName: string | undefined;
   /** Why the server refused this agent, when it did. */
   refused: string | undefined;
+  /** The live screen, streaming while the server asks. */
+  readonly live: LiveStream;
+  /** Inputs applied, newest last (seq and when), for the frames that show them. */
+  private readonly applied: { seq: number; at: number }[] = [];
+  private inputs: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: PhoneAgentOptions) {
     this.journal = options.journal ?? new Journal();
@@ -125,6 +137,50 @@ export class PhoneAgent {
       options.backend.command?.(parsed.data.name);
     });
     if (options.screenshotMs) this.timers.push(setInterval(() => void this.screenshot(), options.screenshotMs));
+
+    const backend = options.backend;
+    this.live = new LiveStream({
+      open: (settings) => (backend.openLive ? backend.openLive(settings) : Promise.reject(new Error('This phone cannot stream its screen'))),
+      sender: {
+        send: (frame) =>
+          this.request('live.frame', { seq: frame.seq, mime: 'image/jpeg', data: frame.data, width: frame.width, height: frame.height, source: frame.source, capturedAt: frame.capturedAt, ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}) }, 3000).then(
+            (answer) => (answer ? { ok: answer.ok, slow: answer.ok && answer.slow === true } : undefined),
+          ),
+      },
+      inputSeqAt: (capturedAt) => {
+        for (let index = this.applied.length - 1; index >= 0; index -= 1) if (this.applied[index]!.at <= capturedAt) return this.applied[index]!.seq;
+        return undefined;
+      },
+      log: (line) => this.log(line),
+    });
+    this.socket.on('live.start', (raw) => {
+      const parsed = liveStart.safeParse(raw);
+      if (parsed.success && backend.openLive) this.live.start(parsed.data);
+    });
+    this.socket.on('live.stop', () => void this.live.stop());
+    this.socket.on('disconnect', () => void this.live.stop());
+    this.socket.on('live.input', (raw, ack) => {
+      const parsed = serverMessages['live.input'].safeParse(raw);
+      const answer = typeof ack === 'function' ? ack : () => undefined;
+      if (!parsed.success) return answer({ ok: false, error: parsed.error.issues[0]?.message ?? 'This input cannot be read' });
+      if (!backend.input) return answer({ ok: false, error: 'This phone cannot be controlled from the console' });
+      // In the order they came, each once the one before is done.
+      this.inputs = this.inputs.then(async () => {
+        try {
+          await backend.input!(parsed.data.input);
+          this.applied.push({ seq: parsed.data.seq, at: Date.now() });
+          if (this.applied.length > 50) this.applied.splice(0, this.applied.length - 50);
+          answer({ ok: true });
+        } catch (error) {
+          answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not do that' });
+        }
+      });
+    });
+  }
+
+  /** What this agent can do beyond tasks, said in its hello. */
+  private features(): AgentFeature[] {
+    return [...(this.options.backend.openLive ? (['live'] as const) : []), ...(this.options.backend.input ? (['control'] as const) : [])];
   }
 
   get connected(): boolean {
@@ -134,7 +190,8 @@ export class PhoneAgent {
   private async hello(): Promise<void> {
     const facts = this.options.backend.describe();
     const state = this.options.backend.state();
-    const raw = await this.request('agent.hello', { protocol: PROTOCOL_VERSION, ...facts, battery: state.battery, charging: state.charging, screenOn: state.screenOn });
+    const features = this.features();
+    const raw = await this.request('agent.hello', { protocol: PROTOCOL_VERSION, ...facts, battery: state.battery, charging: state.charging, screenOn: state.screenOn, ...(features.length > 0 ? { features } : {}) });
     const answer = helloAnswer.safeParse(raw);
     if (!answer.success || !answer.data.ok) {
       this.refused = answer.success && !answer.data.ok ? answer.data.error : 'no answer';
@@ -272,7 +329,7 @@ export class PhoneAgent {
     // Disconnected: sent on reconnect, before anything else.
   }
 
-  private request<N extends 'agent.hello' | 'task.result'>(event: N, message: Parameters<AgentToServer[N]>[0], timeoutMs = 5000): Promise<Ack | undefined> {
+  private request<N extends 'agent.hello' | 'task.result' | 'live.frame'>(event: N, message: Parameters<AgentToServer[N]>[0], timeoutMs = 5000): Promise<Ack | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(undefined), timeoutMs);
       (this.socket.emit as (event: string, message: unknown, ack: (answer: Ack) => void) => void)(event, message, (answer: Ack) => {
@@ -288,6 +345,7 @@ export class PhoneAgent {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.timers = [];
     for (const running of this.running.values()) running.abort.abort();
+    void this.live.stop();
     this.socket.disconnect();
   }
 

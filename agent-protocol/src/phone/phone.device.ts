@@ -95,6 +95,19 @@ export interface PushMediaOptions {
   name?: string;
 }
 
+/** A frame of the live screen: a screenshot, and how it was captured. */
+export interface LiveScreenFrame extends Screenshot {
+  source: 'minicap' | 'screencap' | 'sim';
+}
+
+/** The phone's screen as a stream of frames, while someone watches. */
+export interface LiveFrameSource {
+  /** The next frame newer than the last one this answered (waits for it); rejects once closed or when `signal` aborts. */
+  next(signal?: AbortSignal): Promise<LiveScreenFrame>;
+  /** Stops capturing (a minicap process is ended on the phone). */
+  close(): Promise<void>;
+}
+
 export interface PhoneDevice {
   readonly serial: string;
   info(): Promise<PhoneInfo>;
@@ -120,6 +133,13 @@ export interface PhoneDevice {
   /** Opens a web address or deep link, in the given app when named. */
   openUrl(url: string, packageName?: string): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Streams the screen faster than one screenshot after another, where the phone can (minicap on a real phone, the
+   * simulator's own renderer). Absent: the agent takes screenshots in a loop.
+   */
+  openLive?(options: ScreenshotOptions): Promise<LiveFrameSource>;
+  /** Turns the screen a quarter turn (auto-rotate off). */
+  rotate?(): Promise<void>;
   /** The device's name in the console, for phones that can show it (the simulator draws it on its screen). */
   named?(name: string): void;
 }

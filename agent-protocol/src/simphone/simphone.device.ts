@@ -12,6 +12,7 @@ import {
   type BatteryState,
   type ForegroundApp,
   type KeyName,
+  type LiveFrameSource,
   type NetworkState,
   type PhoneDevice,
   type PhoneInfo,
@@ -251,10 +252,10 @@ export class SimulatedPhoneUi implements PhoneDevice {
     return { connected: true, transport: 'wifi' };
   }
 
-  async screenshot(options: ScreenshotOptions = {}): Promise<Screenshot> {
-    this.alive();
+  /** The screen drawn as an SVG, status bar and the step being run included. */
+  private drawing(): string {
     const now = this.options.now?.() ?? new Date();
-    const svg = toSvg(this.tree(), {
+    return toSvg(this.tree(), {
       width: this.api.width,
       height: this.api.height,
       time: `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`,
@@ -264,7 +265,41 @@ export class SimulatedPhoneUi implements PhoneDevice {
       dark: this.isVideo() || this.app === 'launcher',
       ...(this.caption ? { caption: this.caption } : {}),
     });
-    return encodeScreenshot(await sharp(Buffer.from(svg)).png().toBuffer(), options);
+  }
+
+  async screenshot(options: ScreenshotOptions = {}): Promise<Screenshot> {
+    this.alive();
+    return encodeScreenshot(await sharp(Buffer.from(this.drawing())).png().toBuffer(), options);
+  }
+
+  /** A frame of the live screen: drawn straight at the size asked for, which keeps up with several frames a second. */
+  async frame(options: ScreenshotOptions = {}): Promise<Screenshot> {
+    this.alive();
+    const scale = Math.min(1, (options.maxSide ?? 720) / Math.max(this.api.width, this.api.height));
+    const { data, info } = await sharp(Buffer.from(this.drawing()), { density: 72 * scale })
+      .flatten({ background: '#000000' })
+      .jpeg({ quality: options.quality ?? 60 })
+      .toBuffer({ resolveWithObject: true });
+    return { mime: 'image/jpeg', data, width: info.width, height: info.height, capturedAt: new Date().toISOString() };
+  }
+
+  async openLive(options: ScreenshotOptions): Promise<LiveFrameSource> {
+    this.alive();
+    let closed = false;
+    return {
+      next: async (signal) => {
+        if (closed || signal?.aborted) throw new PhoneError('disconnected', 'The live screen was closed.');
+        return { ...(await this.frame(options)), source: 'sim' as const };
+      },
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+
+  /** The simulated screen does not turn; a person is told so rather than shown nothing happening. */
+  async rotate(): Promise<void> {
+    throw new PhoneError('command_failed', 'The simulated phone does not turn its screen');
   }
 
   async dumpUi(): Promise<string> {

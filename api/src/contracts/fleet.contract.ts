@@ -27,6 +27,9 @@ export const device = z.object({
   model: z.string().nullable(),
   androidVersion: z.string().nullable(),
   screenOn: z.boolean().nullable(),
+  /** The person controlling the phone from the console ("in use by NAME"); its tasks wait meanwhile. */
+  controlledById: id.nullable(),
+  controlledByName: z.string().nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

@@ -11,3 +11,4 @@ export * from './agents.contract.ts';
 export { failureCodes, failureLabels, type FailureCode } from '@farm/agent-protocol/failures';
 export * from './security.contract.ts';
 export * from './manager.contract.ts';
+export * from './live.contract.ts';

@@ -79,7 +79,7 @@ export type LeaderboardTable = z.infer<typeof leaderboardTable>;
 /** Sortable columns of each table; the first is the default. */
 export const leaderboardColumns = {
   devices: ['totalTasks', 'completedTasks', 'failedTasks', 'successRate', 'hours', 'name'],
-  vas: ['totalTasks', 'completedTasks', 'failedTasks', 'successRate', 'hours', 'name'],
+  vas: ['totalTasks', 'completedTasks', 'failedTasks', 'successRate', 'hours', 'handsOnHours', 'name'],
   campaigns: ['runs', 'completedRuns', 'failedRuns', 'successRate', 'postsPublished', 'name'],
   accounts: ['postsPublished', 'postsFailed', 'followers', 'followersGained', 'following', 'name'],
 } as const satisfies Record<LeaderboardTable, readonly string[]>;

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Namespace } from 'socket.io';
-import { AGENT_NAMESPACE, agentMessages, hostMessages, type Ack, type AgentMessageName, type AgentToServer, type HostToServer, type ServerMessage, type ServerToAgent } from '@farm/agent-protocol';
+import { AGENT_NAMESPACE, agentMessages, hostMessages, type Ack, type AgentMessage, type AgentMessageName, type AgentToServer, type HostToServer, type ServerMessage, type ServerToAgent } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
@@ -14,6 +14,7 @@ import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../module
 import { Dispatcher } from './dispatcher.ts';
 import type { RealtimeServer } from './gateway.ts';
 import { Pulse } from './pulse.ts';
+import type { LiveHub, LivePhone } from './live.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
 type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host' } & AgentHost);
@@ -39,7 +40,7 @@ export interface Agents {
   drain(timeoutMs: number): Promise<void>;
 }
 
-export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
+export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: LiveHub): Agents {
   const { db, changes, storage } = app.ctx;
   const nsp = io.of(AGENT_NAMESPACE) as unknown as AgentNamespace;
   const dispatcher = new Dispatcher(db, changes, app.log);
@@ -117,9 +118,16 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
       })
       .catch((error: unknown) => app.log.warn({ err: error }, 'agent room join failed'));
 
+    // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
+    socket.on('live.frame', (raw: unknown, ack?: (answer: Ack) => void) => {
+      const parsed = agentMessages['live.frame'].safeParse(raw);
+      ack?.(parsed.success ? live.frame(device.id, parsed.data) : { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'live.frame'}: ${issue.message}`).join('; ') });
+    });
+
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
     let inOrder: Promise<unknown> = Promise.resolve();
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
+      if (name === 'live.frame') continue;
       socket.on(name, (raw: unknown, ack?: (answer: Ack) => void) => {
         const parsed = agentMessages[name].safeParse(raw);
         if (!parsed.success) {
@@ -132,6 +140,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
           (answer) => {
             ack?.(answer);
             if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
+            if (name === 'agent.hello' && answer.ok && socket.connected) live.phoneReady(livePhone(socket, device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
           },
           (error: unknown) => {
             app.log.warn({ err: error, message: name, deviceId: device.id }, 'agent message failed');
@@ -156,6 +165,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
     };
     socket.on('disconnect', () => {
       dispatcher.detach(device.id, socket.id);
+      live.phoneGone(device.id, socket.id);
       void track(gone().catch((error: unknown) => app.log.warn({ err: error }, 'agent disconnect handling failed')));
     });
   });
@@ -171,6 +181,22 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer): Agents {
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
     socket.on('disconnect', () => void touchHost(db, host.id).catch(() => undefined));
+  }
+
+  /** The phone's agent as the live screen drives it. */
+  function livePhone(socket: Parameters<Parameters<typeof nsp.on>[1]>[0], device: AgentDevice, features: readonly string[]): LivePhone {
+    return {
+      deviceId: device.id,
+      workspaceId: device.workspaceId,
+      socketId: socket.id,
+      features: new Set(features),
+      start: (settings) => socket.emit('live.start', settings),
+      stop: () => socket.emit('live.stop', {}),
+      input: (message, timeoutMs) =>
+        new Promise<Ack>((resolve, reject) => {
+          socket.timeout(timeoutMs).emit('live.input', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
+        }),
+    };
   }
 
   app.addHook('onClose', async () => {

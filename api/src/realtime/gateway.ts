@@ -12,6 +12,7 @@ import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from './changes.ts';
 import { attachAgents } from './agents.ts';
+import { attachLive } from './live.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
@@ -148,7 +149,8 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
   };
   const unsubscribe = changes.subscribe(relay);
 
-  app.ctx.agents = attachAgents(app, io);
+  const live = await attachLive(app, io, options);
+  app.ctx.agents = attachAgents(app, io, live);
 
   // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs. Their
   // connections are closed under them (not a server disconnect), so browsers and phones reconnect at once, through
@@ -160,6 +162,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
   app.addHook('onClose', async () => {
     // What the phones had sent before their connections closed is handled and announced, then the adapter goes.
     await app.ctx.agents?.drain(3000);
+    await live.close();
     unsubscribe();
     for (const timer of statsTimers.values()) clearTimeout(timer);
     await io.close();

@@ -152,6 +152,7 @@ export async function startApi(database: Database, databaseUrl: string, redisUrl
     metricsPort: undefined,
     shutdownMs: 10_000,
     overloadEventLoopDelayMs: 0,
+    liveControlIdleMs: 15 * 60_000,
     automation: quickSettings,
   };
   const app = await buildApp({ config, database });

@@ -54,6 +54,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: { l
     metricsPort: undefined,
     shutdownMs: 10_000,
     overloadEventLoopDelayMs: 0,
+    liveControlIdleMs: 15 * 60_000,
     automation: {},
     ...overrides,
   };

@@ -632,6 +632,8 @@ export const readRoutes: ReadRoute[] = [
   read('/api/audit-log', undefined, { vaMay: false }),
   read('/api/audit-log/facets', undefined, { vaMay: false }),
   read('/api/export/{file}', async () => '/api/export/tasks.csv', { names: false }),
+  read('/api/device-usage', async ({ operator }) => `/api/device-usage?range=30d&deviceId=${(await buildDevice(operator)).id}`),
+  read('/api/export/device-usage.csv', async () => '/api/export/device-usage.csv?range=7d', { names: false }),
   read('/api/webhooks', undefined, { vaMay: false }),
   read('/api/webhook-deliveries', undefined, { vaMay: false }),
   read('/api/onboarding'),

@@ -19,6 +19,8 @@ export function deviceFixture(overrides: Partial<Device> = {}): Device {
     model: null,
     androidVersion: null,
     screenOn: true,
+    controlledById: null,
+    controlledByName: null,
     createdAt: stamp,
     updatedAt: stamp,
     ...overrides,

@@ -104,7 +104,7 @@ export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes)
 
 /**
  * Leases the device's next waiting automation task (a post, a routine run, a warm-up; high priority first, then oldest)
- * to its phone as a new attempt, unless an attempt is already out on it. Tasks people wrote stay with the phone's VA. Answers the leased task, or nothing. Safe to call from anywhere at any time: the
+ * to its phone as a new attempt, unless an attempt is already out on it or a person controls the phone. Tasks people wrote stay with the phone's VA. Answers the leased task, or nothing. Safe to call from anywhere at any time: the
  * unique index of out attempts per device makes a racing second call lease nothing.
  */
 export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
@@ -122,6 +122,8 @@ export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): P
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', deviceId).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled))),
         )
+        // A person controls the phone from the console: its work waits until they hand it back.
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))))
         .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
         .orderBy('createdAt')
         .orderBy('id')

@@ -329,7 +329,9 @@ export async function computeLeaderboard(
           (count(t.id) filter (where t.status = 'failed'))::int as "failedTasks",
           case when count(t.id) = 0 then 0 else round(100.0 * count(t.id) filter (where t.status = 'completed') / count(t.id))::int end as "successRate",
           (select round(coalesce(sum(${seconds}), 0) / 3600.0)::int from sessions s join devices d on d.id = s.device_id
-             where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}) as hours
+             where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}) as hours,
+          (select round(coalesce(sum(${usageSecondsIn(start, end)}), 0) / 3600.0, 1)::float8 from device_usage du
+             where du.workspace_id = ${workspaceId} and du.user_id = m.user_id and du.mode = 'watch' and du.started_at < ${end} and coalesce(du.ended_at, now()) > ${start}) as "handsOnHours"
         from workspace_members m
         join users u on u.id = m.user_id
         left join tasks t on t.assigned_to_id = m.user_id and t.workspace_id = ${workspaceId} and ${inWindow('t.created_at')}
@@ -369,6 +371,14 @@ export async function computeLeaderboard(
     limit ${options.limit} offset ${options.offset}`.execute(db);
   const total = rows[0]?.total ?? (options.offset > 0 ? await countRows(db, base) : 0);
   return { table, total, rows: rows.map(({ total: _total, ...row }) => row) };
+}
+
+/**
+ * Seconds of a usage session inside [start, end); open sessions count up to now. Control happens inside a watch of
+ * the same connection, so a person's hands-on time is their watch sessions' time.
+ */
+export function usageSecondsIn(start: Date, end: Date) {
+  return sql<number>`greatest(0, extract(epoch from least(coalesce(du.ended_at, now()), ${end}::timestamptz) - greatest(du.started_at, ${start}::timestamptz)))`;
 }
 
 async function countRows(db: Db, base: ReturnType<typeof sql>) {

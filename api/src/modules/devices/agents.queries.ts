@@ -100,6 +100,7 @@ export async function devicesWithReadyWork(db: Db, deviceIds: string[]): Promise
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('tasks as o').select('o.id').whereRef('o.deviceId', '=', 't.deviceId').where('o.dispatchedAt', 'is not', null).where('o.status', 'in', ['pending', 'in-progress']))),
     )
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 't.deviceId').where('d.controlledById', 'is not', null))))
     .execute();
   return rows.map((row) => row.deviceId!).filter(Boolean);
 }

@@ -1,0 +1,121 @@
+/**
+ * The browser's live screen and remote control, on the Socket.IO namespace `/live` (same session cookie as `/`).
+ * Frames travel only here, one watcher at a time and never through the persisted stream of console events.
+ * Who controls a phone is the device's `controlledById` / `controlledByName`, pushed on `/` like any device change.
+ */
+import { z } from 'zod';
+import { liveInput } from '@farm/agent-protocol/live';
+import { id, idFilter, isoTime, nullableTime } from './common.ts';
+import { analyticsWindowQuery } from './manager.contract.ts';
+
+export const LIVE_NAMESPACE = '/live';
+
+const onDevice = z.object({ deviceId: id });
+
+export const liveClientMessages = {
+  /** Start watching a phone's screen. */
+  'live.watch': onDevice,
+  'live.unwatch': onDevice,
+  /** Take control; an operator may take it from someone else with `takeOver`. */
+  'live.control': onDevice.extend({ takeOver: z.boolean().optional() }),
+  /** Hand the phone back: its tasks run again. */
+  'live.release': onDevice,
+  /** A tap, swipe, scroll, text or key, in order by seq. */
+  'live.input': onDevice.extend({ seq: z.number().int().min(1), input: liveInput }),
+  /** "Still using it": answers the idle prompt. */
+  'live.keep': onDevice,
+  /** A watcher asks whoever controls the phone to hand it over. */
+  'live.ask': onDevice,
+  /** The controller hands the phone to the person who asked. */
+  'live.handover': onDevice.extend({ userId: id }),
+} as const;
+export type LiveClientMessageName = keyof typeof liveClientMessages;
+export type LiveClientMessage<N extends LiveClientMessageName> = z.infer<(typeof liveClientMessages)[N]>;
+
+/** Every answer: ok with what the call gives, or why not in a sentence. */
+export type LiveAnswer<T extends object = object> = ({ ok: true } & T) | { ok: false; error: string };
+
+export interface LiveWatchAnswer {
+  /** Frames are coming (or will as soon as the phone's agent sends them). */
+  streaming: boolean;
+  /** Why there is no stream, when there is none. */
+  reason?: string;
+  /** Whether this person may take control of this phone. */
+  canControl: boolean;
+}
+
+/** A frame as the browser gets it. */
+export interface LiveFrameOut {
+  deviceId: string;
+  seq: number;
+  width: number;
+  height: number;
+  source: 'minicap' | 'screencap' | 'sim';
+  capturedAt: string;
+  inputSeq?: number;
+  data: ArrayBuffer | Uint8Array;
+}
+
+export type LiveClientToServer = {
+  'live.watch': (message: LiveClientMessage<'live.watch'>, ack: (answer: LiveAnswer<LiveWatchAnswer>) => void) => void;
+  'live.unwatch': (message: LiveClientMessage<'live.unwatch'>, ack?: (answer: LiveAnswer) => void) => void;
+  'live.control': (message: LiveClientMessage<'live.control'>, ack: (answer: LiveAnswer) => void) => void;
+  'live.release': (message: LiveClientMessage<'live.release'>, ack?: (answer: LiveAnswer) => void) => void;
+  'live.input': (message: LiveClientMessage<'live.input'>, ack: (answer: LiveAnswer<{ latencyMs: number }>) => void) => void;
+  'live.keep': (message: LiveClientMessage<'live.keep'>, ack?: (answer: LiveAnswer) => void) => void;
+  'live.ask': (message: LiveClientMessage<'live.ask'>, ack: (answer: LiveAnswer) => void) => void;
+  'live.handover': (message: LiveClientMessage<'live.handover'>, ack: (answer: LiveAnswer) => void) => void;
+};
+
+export type LiveServerToClient = {
+  /** Acknowledge each frame: the next one comes only then (a slow viewer gets fewer frames, never late ones). */
+  'live.frame': (frame: LiveFrameOut, ack: () => void) => void;
+  /** The stream started or stopped on the phone's side (it went offline, its agent cannot stream). */
+  'live.status': (status: { deviceId: string; streaming: boolean; reason?: string }) => void;
+  /** Nothing was done on a controlled phone for a while: it is released in `releaseInMs` unless kept. */
+  'live.idle': (prompt: { deviceId: string; deviceName: string; releaseInMs: number }) => void;
+  /** Someone asks the controller to hand the phone over. */
+  'live.asked': (ask: { deviceId: string; userId: string; name: string }) => void;
+  /** This person's control ended (released for idleness, taken over, handed on). */
+  'live.released': (released: { deviceId: string; reason: string }) => void;
+};
+
+// ---- Device usage: who watched or controlled which phone, for how long ------------------------------------------
+
+export const usageModeValues = ['watch', 'control'] as const;
+export const usageMode = z.enum(usageModeValues);
+export type UsageMode = z.infer<typeof usageMode>;
+
+/** One watch or control session. Open sessions count up to now. */
+export const usageSession = z.object({
+  id,
+  deviceId: id,
+  deviceName: z.string(),
+  userId: id.nullable(),
+  userName: z.string(),
+  mode: usageMode,
+  startedAt: isoTime,
+  endedAt: nullableTime,
+  seconds: z.number().int(),
+  /** Why it ended: released, idle, taken over, handed over, disconnected, stopped. */
+  endReason: z.string().nullable(),
+});
+export type UsageSession = z.infer<typeof usageSession>;
+
+/** The report's window is analytics' (a range, or from–to days); narrowed to a phone or a person when given. */
+export const deviceUsageQuery = z.intersection(analyticsWindowQuery, z.object({ deviceId: idFilter.optional(), userId: idFilter.optional() }));
+export type DeviceUsageQuery = z.input<typeof deviceUsageQuery>;
+
+const usageFigures = z.object({ watchedSeconds: z.number().int(), controlledSeconds: z.number().int(), sessions: z.number().int() });
+
+export const deviceUsageReport = z.object({
+  from: isoTime,
+  to: isoTime,
+  timeZone: z.string(),
+  totals: usageFigures,
+  /** One row per day, person and phone, newest day first. */
+  days: z.array(usageFigures.extend({ day: z.string(), userId: id.nullable(), userName: z.string(), deviceId: id, deviceName: z.string() })),
+  /** The latest sessions in the window (at most 100), newest first. */
+  sessions: z.array(usageSession),
+});
+export type DeviceUsageReport = z.infer<typeof deviceUsageReport>;
