@@ -55,6 +55,14 @@ describe('retention', () => {
         { workspaceId: lenient, action: 'theirs, old', createdAt: daysAgo(8) },
       ])
       .execute();
+    await db
+      .insertInto('deviceUsage')
+      .values([
+        { workspaceId: strict, deviceId: phone.id, userName: 'Olga', mode: 'watch', startedAt: daysAgo(9), endedAt: daysAgo(8), seenAt: daysAgo(8) },
+        { workspaceId: strict, deviceId: phone.id, userName: 'Olga', mode: 'control', startedAt: daysAgo(2), endedAt: daysAgo(2), seenAt: daysAgo(2) },
+        { workspaceId: lenient, deviceId: other.id, userName: 'Lena', mode: 'watch', startedAt: daysAgo(9), endedAt: daysAgo(8), seenAt: daysAgo(8) },
+      ])
+      .execute();
     // Last changed when inserted (an update would stamp now).
     const task = (status: 'completed' | 'failed' | 'pending', workspaceId: string, title: string, age: number) => ({
       workspaceId,
@@ -71,7 +79,8 @@ describe('retention', () => {
       .execute();
 
     const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
-    expect(report).toEqual({ screenshots: 6, activities: 1, tasks: 2, skippedScreenshots: false });
+    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, skippedScreenshots: false });
+    expect((await db.selectFrom('deviceUsage').select('userName').orderBy('userName').execute()).map((row) => row.userName)).toEqual(['Lena', 'Olga']);
 
     const kept = (await db.selectFrom('screenshots').select('objectKey').where('deviceId', '=', phone.id).execute()).map((row) => row.objectKey);
     expect(kept.sort()).toEqual(recent.slice(0, 10).sort());
@@ -84,7 +93,7 @@ describe('retention', () => {
     expect((await db.selectFrom('tasks').select('title').execute()).map((row) => row.title).sort()).toEqual(['done today', 'still waiting', 'theirs']);
 
     // Nothing left to prune: a second run removes nothing.
-    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toEqual({ screenshots: 0, activities: 0, tasks: 0, skippedScreenshots: false });
+    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toEqual({ screenshots: 0, activities: 0, usage: 0, tasks: 0, skippedScreenshots: false });
   });
 
   it('keeps screenshots where it cannot reach their files', async () => {

@@ -1,6 +1,6 @@
 /**
  * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone, its
- * activity and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
+ * activity (with the phones' usage sessions, kept as long) and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
  * Rows go first, then files: a crash between the two leaves a file without a row (space, never a broken image).
  */
 import { sql } from 'kysely';
@@ -14,6 +14,7 @@ const RUN_BUDGET_MS = 60_000;
 export interface PruneReport {
   screenshots: number;
   activities: number;
+  usage: number;
   tasks: number;
   /** Screenshots left for later because this process cannot reach the files (no DATA_DIR). */
   skippedScreenshots: boolean;
@@ -23,7 +24,7 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
   const { db } = deps;
   const started = Date.now();
   const inBudget = () => Date.now() - started < RUN_BUDGET_MS;
-  const report: PruneReport = { screenshots: 0, activities: 0, tasks: 0, skippedScreenshots: !deps.files };
+  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, skippedScreenshots: !deps.files };
 
   /** Runs a batch until one comes back short (nothing more) or the run's time is spent; answers the total. */
   const drain = async (batch: () => Promise<number>) => {
@@ -88,6 +89,22 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
           .innerJoin('workspaces as w', 'w.id', 'a.workspaceId')
           .select('a.id')
           .where(sql<boolean>`a.created_at < now() - make_interval(days => w.keep_activity_days)`)
+          .limit(PRUNE_BATCH),
+      )
+      .executeTakeFirst();
+    return Number(gone.numDeletedRows);
+  });
+
+  report.usage = await drain(async () => {
+    const gone = await db
+      .deleteFrom('deviceUsage')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('deviceUsage as u')
+          .innerJoin('workspaces as w', 'w.id', 'u.workspaceId')
+          .select('u.id')
+          .where('u.endedAt', 'is not', null)
+          .where(sql<boolean>`u.ended_at < now() - make_interval(days => w.keep_activity_days)`)
           .limit(PRUNE_BATCH),
       )
       .executeTakeFirst();
