@@ -19,7 +19,7 @@ export const createWallLinkBody = z.object({ name: z.string().trim().min(1, { me
 export const createdWallLink = wallLink.extend({ token: z.string(), url: z.string() });
 
 /** One tile of the wall screen: only what a TV on the farm floor needs to show. */
-export const wallTile = device.pick({ id: true, name: true, status: true, battery: true, lastActive: true }).extend({
+export const wallTile = device.pick({ id: true, name: true, status: true, battery: true, lastActive: true, controlledByName: true }).extend({
   screenshotUrl: z.string().nullable(),
   currentTask: z.string().nullable(),
   vaName: z.string().nullable(),

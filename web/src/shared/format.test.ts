@@ -7,11 +7,21 @@ import {
   formatDuration,
   formatPercent,
   formatRelative,
+  formatSpan,
   fromDateTimeLocal,
   initials,
   statusColors,
   toDateTimeLocal,
 } from './format';
+
+describe('formatSpan', () => {
+  it('shows seconds under a minute, then as formatDuration', () => {
+    expect(formatSpan(0)).toBe('0s');
+    expect(formatSpan(45.7)).toBe('45s');
+    expect(formatSpan(60)).toBe('1m');
+    expect(formatSpan(3725)).toBe('1h 2m');
+  });
+});
 
 describe('formatDuration', () => {
   it('shows minutes only under one hour', () => {

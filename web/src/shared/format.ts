@@ -13,6 +13,12 @@ export function formatDuration(totalSeconds: number): string {
   return hours > 0 ? `${hours}h ${minutes}m` : `${minutes}m`;
 }
 
+/** A short span: '45s' under a minute, otherwise as formatDuration. */
+export function formatSpan(totalSeconds: number): string {
+  const seconds = Math.max(0, Math.floor(totalSeconds));
+  return seconds < 60 ? `${seconds}s` : formatDuration(seconds);
+}
+
 /** Seconds as a clock for the live monitor: 'h:mm:ss', or 'm:ss' under one hour. */
 export function formatClock(totalSeconds: number): string {
   const seconds = Math.max(0, Math.floor(totalSeconds));

@@ -24,6 +24,7 @@ export async function wallTiles(db: Db, workspaceId: string) {
       'd.status',
       'd.battery',
       'd.lastActive',
+      'd.controlledByName',
       'u.name as vaName',
       sql<string | null>`(select s.object_key from screenshots s where s.device_id = d.id order by s.captured_at desc limit 1)`.as('screenshotKey'),
       sql<string | null>`(select coalesce(se.current_task, t.title) from sessions se left join tasks t on t.id = se.task_id where se.device_id = d.id and se.ended_at is null limit 1)`.as('currentTask'),

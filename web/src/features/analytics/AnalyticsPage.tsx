@@ -5,6 +5,7 @@ import dayjs from 'dayjs';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { formatDuration, formatPercent } from '../../shared/format';
 import { useUrlFilters } from '../../shared/url-filters';
+import { ExportButton } from '../../shared/ui/ExportButton';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { StatCard } from '../../shared/ui/StatCard';
@@ -91,7 +92,10 @@ interface Column {
   format?: (value: number | string | null) => string;
 }
 
-const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty: string }[] = [
+/** Hours with one decimal, e.g. '3.5'. */
+const hoursWithDecimal = (value: number | string | null) => (Number(value ?? 0) || 0).toFixed(1);
+
+const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty: string; minWidth?: number; usageExport?: boolean }[] = [
   {
     table: 'devices',
     title: 'Device Performance',
@@ -115,8 +119,11 @@ const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty
       { key: 'failedTasks', label: 'Failed' },
       { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
       { key: 'hours', label: 'Hours' },
+      { key: 'handsOnHours', label: 'Hands-on hours', format: hoursWithDecimal },
     ],
     empty: 'No VAs yet',
+    minWidth: 520,
+    usageExport: true,
   },
   {
     table: 'campaigns',
@@ -167,16 +174,19 @@ function LeaderboardCard({ window, config }: { window: AnalyticsWindow; config: 
         <Title order={2} fz="lg" id={headingId}>
           {config.title}
         </Title>
-        <Button size="compact-sm" variant="subtle" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>
-          {order === 'desc' ? 'Show worst first' : 'Show best first'}
-        </Button>
+        <Group gap="xs">
+          {config.usageExport ? <ExportButton entity="device-usage" label="Export device usage" filters={window} size="compact-sm" /> : null}
+          <Button size="compact-sm" variant="subtle" onClick={() => setOrder(order === 'desc' ? 'asc' : 'desc')}>
+            {order === 'desc' ? 'Show worst first' : 'Show best first'}
+          </Button>
+        </Group>
       </Group>
       {board.isPending ? (
         <LoadingState label="Loading performance..." />
       ) : rows.length === 0 ? (
         <EmptyText>{config.empty}</EmptyText>
       ) : (
-        <ScrollX label={`${config.title}, scrollable`} minWidth={420}>
+        <ScrollX label={`${config.title}, scrollable`} minWidth={config.minWidth ?? 420}>
           <Table striped highlightOnHover aria-labelledby={headingId}>
             <Table.Thead>
               <Table.Tr>

@@ -1,7 +1,8 @@
-import type { CreateDeviceBody, Device, DeviceHistoryEntry, EnrollmentCode, Session, UpdateDeviceBody } from '@farm/api/contracts';
+import type { CreateDeviceBody, Device, DeviceHistoryEntry, DeviceUsageQuery, DeviceUsageReport, EnrollmentCode, Session, UpdateDeviceBody } from '@farm/api/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
+import { listKey, withQuery } from '../../shared/query';
 
 export { useDevices } from '../../shared/resources';
 
@@ -64,4 +65,13 @@ export function useRevokeCredential() {
 /** The phone's work history: every task attempt handed to it, newest first, with how it ended and why. */
 export function useDeviceHistory(deviceId: string, enabled = true) {
   return useQuery<DeviceHistoryEntry[]>({ queryKey: ['/api/devices', deviceId, 'history'], enabled: enabled && Boolean(deviceId) });
+}
+
+/** Who watched or controlled phones from the console, and for how long: for one phone, one person, or the workspace. */
+export function useDeviceUsage(query: DeviceUsageQuery, enabled = true) {
+  return useQuery<DeviceUsageReport>({
+    queryKey: listKey('/api/device-usage', query),
+    queryFn: ({ signal }) => apiRequest<DeviceUsageReport>(withQuery('/api/device-usage', query), { signal }),
+    enabled,
+  });
 }

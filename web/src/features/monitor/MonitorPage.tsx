@@ -133,6 +133,7 @@ export function MonitorPage() {
                     session={session}
                     deviceName={deviceName(session.deviceId)}
                     vaName={vaName(session.vaId)}
+                    controlledByName={deviceMap.get(session.deviceId)?.controlledByName ?? null}
                     canControl={canControl(session)}
                     busy={busyId === session.id}
                     onViewFeed={() => setFeed(session)}

@@ -1,7 +1,8 @@
 import type { WallSnapshot } from '@farm/api/contracts';
-import { act, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeSocket } from '../../test/fake-socket';
+import { deviceFixture } from '../../test/fixtures';
 import { renderRoutes, Route, stubApi } from '../../test/render';
 import { WallPage } from './WallPage';
 
@@ -20,8 +21,8 @@ const stamp = '2025-01-01T00:00:00.000Z';
 const snapshot: WallSnapshot = {
   workspaceName: 'North Farm',
   tiles: [
-    { id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, screenshotUrl: '/api/objects/s1', currentTask: 'Warm up', vaName: 'Maria Santos' },
-    { id: 'b', name: 'Pixel 2', status: 'offline', battery: 12, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null },
+    { id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, screenshotUrl: '/api/objects/s1', currentTask: 'Warm up', vaName: 'Maria Santos', controlledByName: null },
+    { id: 'b', name: 'Pixel 2', status: 'offline', battery: 12, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, controlledByName: null },
   ],
 };
 
@@ -46,6 +47,24 @@ describe('WallPage', () => {
     const second = screen.getByRole('article', { name: /^Pixel 2: Online, battery 90%/ });
     expect(second.querySelector('img')?.getAttribute('src')).toBe('/api/objects/s2?wall=tv-1');
     expect(screen.getAllByRole('article').map((tile) => tile.getAttribute('aria-label')?.split(':')[0])).toEqual(['Pixel 1', 'Pixel 2']);
+  });
+
+  it('shows who is using a phone, and opens a tile full size', async () => {
+    stubApi({ 'GET /api/wall': { body: snapshot } });
+    renderRoutes(<Route path="/monitor/wall" element={<WallPage />} />, '/monitor/wall');
+    expect(await screen.findByRole('heading', { name: 'North Farm' })).toBeTruthy();
+
+    const socket = sockets.at(-1);
+    act(() => {
+      socket?.push('device.updated', deviceFixture({ id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, controlledById: 'u2', controlledByName: 'Grace Hopper' }));
+    });
+    const tile = screen.getByRole('article', { name: /^Pixel 1: .*, in use by Grace Hopper$/ });
+    expect(tile.textContent).toContain('In use by Grace Hopper');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Open Pixel 1 full size' }));
+    const large = await screen.findByRole('img', { name: 'Screenshot of Pixel 1, full size' });
+    expect(large.getAttribute('src')).toBe('/api/objects/s1');
+    expect(screen.getByRole('dialog', { name: 'Pixel 1' })).toBeTruthy();
   });
 
   it('says so when the wall link is revoked', async () => {

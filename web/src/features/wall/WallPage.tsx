@@ -8,6 +8,7 @@ import { useStore } from 'zustand';
 import { deviceStatusLabels } from '../../shared/format';
 import { ConnectionBanner } from '../../shared/ui/ConnectionBanner';
 import { ConnectionIndicator } from '../../shared/ui/ConnectionIndicator';
+import { WallTileModal } from './components/WallTileModal';
 import { WallTileView } from './components/WallTileView';
 import { fetchWallSnapshot, wallImageUrl } from './wall.api';
 import { startWallFeed } from './wall.events';
@@ -60,7 +61,7 @@ function StatusCounts({ store }: { store: WallStore }) {
   );
 }
 
-function WallGrid({ store, imageUrl }: { store: WallStore; imageUrl: (url: string) => string }) {
+function WallGrid({ store, imageUrl, onOpen }: { store: WallStore; imageUrl: (url: string) => string; onOpen: (id: string) => void }) {
   const order = useStore(store, (state) => state.order);
   const { width, height } = useViewportSize();
   if (order.length === 0) {
@@ -92,7 +93,7 @@ function WallGrid({ store, imageUrl }: { store: WallStore; imageUrl: (url: strin
     >
       {order.map((id) => (
         <div role="listitem" key={id} style={{ display: 'grid' }}>
-          <WallTileView id={id} store={store} imageUrl={imageUrl} fontSize={fontSize} />
+          <WallTileView id={id} store={store} imageUrl={imageUrl} fontSize={fontSize} onOpen={onOpen} />
         </div>
       ))}
     </div>
@@ -100,8 +101,9 @@ function WallGrid({ store, imageUrl }: { store: WallStore; imageUrl: (url: strin
 }
 
 /**
- * The wall screen: every phone of the workspace on one dark screen, for a TV on the farm floor. Opened with a
- * wall link's token it needs no sign-in and shows nothing else; without one it is the signed-in member's view.
+ * The wall screen: every phone of the workspace on one dark screen, for a TV on the farm floor; a tile opens full
+ * size. Opened with a wall link's token it needs no sign-in and shows nothing else; without one it is the
+ * signed-in member's view.
  */
 export function WallPage() {
   const [params] = useSearchParams();
@@ -113,6 +115,7 @@ export function WallPage() {
   const workspaceName = useStore(store, (state) => state.workspaceName);
   const connection = useStore(store, (state) => state.connection);
   const fullscreen = useFullscreenDocument();
+  const [openId, setOpenId] = useState<string | null>(null);
   useWakeLock();
 
   useEffect(() => {
@@ -198,7 +201,8 @@ export function WallPage() {
       <div style={{ position: 'absolute', top: WALL_BAR_HEIGHT + PADDING, left: '50%', transform: 'translateX(-50%)', zIndex: 10, width: 'min(560px, 90vw)' }}>
         <ConnectionBanner status={connection.status} downSince={connection.downSince} />
       </div>
-      <WallGrid store={store} imageUrl={imageUrl} />
+      <WallGrid store={store} imageUrl={imageUrl} onOpen={setOpenId} />
+      <WallTileModal id={openId} store={store} imageUrl={imageUrl} onClose={() => setOpenId(null)} />
     </>,
   );
 }

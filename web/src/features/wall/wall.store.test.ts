@@ -10,7 +10,7 @@ const stamp = '2025-01-01T00:00:00.000Z';
 const later = '2025-01-01T00:00:09.000Z';
 
 function tile(id: string, overrides: Partial<WallTile> = {}): WallTile {
-  return { id, name: `Pixel ${id}`, status: 'online', battery: 80, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, ...overrides };
+  return { id, name: `Pixel ${id}`, status: 'online', battery: 80, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, controlledByName: null, ...overrides };
 }
 const device = (id: string, overrides: Partial<Device> = {}): Device => deviceFixture({ id, name: `Pixel ${id}`, lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function snapshot(...tiles: WallTile[]): WallSnapshot {
@@ -42,6 +42,15 @@ describe('wall store transitions', () => {
     const state = { ...ready(tile('a')), ...withPulse(ready(tile('a')), [{ id: 'a', status: 'busy', battery: 41, lastActive: later }]) };
     const next = withSnapshot(state, snapshot(tile('a', { vaName: 'Maria' })));
     expect(next.tiles?.a).toMatchObject({ status: 'busy', battery: 41, vaName: 'Maria' });
+  });
+
+  it('shows who controls a phone from device events, kept across a snapshot that does not name it', () => {
+    const state = ready(tile('a'));
+    const controlled = { ...state, ...withDevice(state, device('a', { controlledById: 'u2', controlledByName: 'Grace Hopper' })) };
+    expect(controlled.tiles.a).toMatchObject({ controlledByName: 'Grace Hopper' });
+    expect(withSnapshot(controlled, snapshot(tile('a', { vaName: 'Maria', controlledByName: 'Grace Hopper' }))).tiles?.a).toMatchObject({ vaName: 'Maria', controlledByName: 'Grace Hopper' });
+    const released = { ...controlled, ...withDevice(controlled, device('a')) };
+    expect(released.tiles.a?.controlledByName).toBeNull();
   });
 
   it('appends a created phone and tells when a device event may have changed the VA', () => {

@@ -9,12 +9,15 @@ import type { ConnectionState } from '../../shared/realtime/connection';
 
 export type WallLoad = 'loading' | 'ready' | 'unauthorized';
 
+/** A tile as the wall shows it, who controls the phone from the console ("in use by") included. */
+export type WallTileState = WallTile;
+
 export interface WallState {
   load: WallLoad;
   workspaceName: string | null;
   /** Tile ids in display order. */
   order: readonly string[];
-  tiles: Readonly<Record<string, WallTile>>;
+  tiles: Readonly<Record<string, WallTileState>>;
   /** Each phone's assignee as last seen in a device event: tells when a tile's VA (a snapshot field) changed. */
   assigned: Readonly<Record<string, string | null>>;
   connection: ConnectionState;
@@ -42,9 +45,10 @@ export function withSnapshot(state: WallState, snapshot: WallSnapshot): Partial<
   const placed = new Set(order);
   for (const tile of snapshot.tiles) if (!placed.has(tile.id)) order.push(tile.id);
 
-  const tiles: Record<string, WallTile> = {};
-  for (const [id, tile] of incoming) {
+  const tiles: Record<string, WallTileState> = {};
+  for (const [id, snapshotTile] of incoming) {
     const current = state.tiles[id];
+    const tile: WallTileState = snapshotTile;
     tiles[id] =
       current && newer(current.lastActive, tile.lastActive)
         ? { ...tile, status: current.status, battery: current.battery, lastActive: current.lastActive }
@@ -56,7 +60,7 @@ export function withSnapshot(state: WallState, snapshot: WallSnapshot): Partial<
 
 /** Heartbeats: status, battery and last-seen time of the tiles they name. */
 export function withPulse(state: WallState, devices: ServerEventPayload<'devices.pulse'>['devices']): Partial<WallState> | null {
-  let tiles: Record<string, WallTile> | undefined;
+  let tiles: Record<string, WallTileState> | undefined;
   for (const pulse of devices) {
     const tile = (tiles ?? state.tiles)[pulse.id];
     if (!tile) continue;
@@ -80,9 +84,19 @@ export function vaMayHaveChanged(state: WallState, device: Pick<Device, 'id' | '
 /** A created or updated phone: patched in place, or appended as a new tile. */
 export function withDevice(state: WallState, device: Device): Partial<WallState> {
   const tile = state.tiles[device.id];
-  const next: WallTile = tile
-    ? { ...tile, name: device.name, status: device.status, battery: device.battery, lastActive: device.lastActive }
-    : { id: device.id, name: device.name, status: device.status, battery: device.battery, lastActive: device.lastActive, screenshotUrl: null, currentTask: null, vaName: null };
+  const next: WallTileState = tile
+    ? { ...tile, name: device.name, status: device.status, battery: device.battery, lastActive: device.lastActive, controlledByName: device.controlledByName }
+    : {
+        id: device.id,
+        name: device.name,
+        status: device.status,
+        battery: device.battery,
+        lastActive: device.lastActive,
+        screenshotUrl: null,
+        currentTask: null,
+        vaName: null,
+        controlledByName: device.controlledByName,
+      };
   return {
     tiles: { ...state.tiles, [device.id]: next },
     order: tile ? state.order : [...state.order, device.id],

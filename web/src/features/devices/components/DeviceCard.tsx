@@ -4,6 +4,7 @@ import type { Device } from '@farm/api/contracts';
 import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
+import { InUseBadge } from '../../../shared/ui/InUseBadge';
 
 export interface DeviceCardProps {
   device: Device;
@@ -31,7 +32,10 @@ export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetail
           <Text fw={700} truncate="end">
             {device.name}
           </Text>
-          <DeviceStatusBadge status={device.status} />
+          <Group gap={6}>
+            <DeviceStatusBadge status={device.status} />
+            <InUseBadge name={device.controlledByName} />
+          </Group>
         </Stack>
         <Menu position="bottom-end" withinPortal>
           <Menu.Target>

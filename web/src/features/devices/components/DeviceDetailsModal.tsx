@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Divider, Group, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Divider, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
 import { updateDeviceBody, type Device } from '@farm/api/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
@@ -7,10 +7,13 @@ import { useSessions, useTasks } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
 import { FormModal } from '../../../shared/ui/FormModal';
+import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
+import { HandsOnUse } from './HandsOnUse';
+import { LiveScreen } from './LiveScreen';
 
 function Detail({ label, children }: { label: string; children: React.ReactNode }) {
   return (
@@ -32,7 +35,13 @@ export interface DeviceDetailsModalProps {
   onClose: () => void;
 }
 
-/** A device's details, what its phone reported, its sessions, tasks and work history; operators may rename or delete it. */
+type DetailsTab = 'details' | 'live';
+const isDetailsTab = (value: string | null): value is DetailsTab => value === 'details' || value === 'live';
+
+/**
+ * A device's details, what its phone reported, its sessions, tasks, work history and hands-on use, and its screen
+ * live (watched only while that tab is open); operators may rename or delete it.
+ */
 export function DeviceDetailsModal({ device, vaName, canManage, onClose }: DeviceDetailsModalProps) {
   const opened = device !== null;
   const deviceId = device?.id ?? '';
@@ -43,6 +52,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
   const [name, setName] = useState('');
   const [nameError, setNameError] = useState<string | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [tab, setTab] = useState<DetailsTab>('details');
 
   useEffect(() => {
     if (!device) return;
@@ -50,6 +60,9 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
     setNameError(undefined);
     setConfirmDelete(false);
   }, [device]);
+
+  // Each phone opens on its details: its screen is watched only when someone asks for it.
+  useEffect(() => setTab('details'), [deviceId]);
 
   const changed = device !== null && name.trim() !== device.name;
 
@@ -85,130 +98,146 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
   };
 
   return (
-    <FormModal opened={opened} onClose={onClose} title={device ? `Device: ${device.name}` : 'Device'} size="lg">
+    <FormModal opened={opened} onClose={onClose} title={device ? `Device: ${device.name}` : 'Device'} size={tab === 'live' ? 'xl' : 'lg'}>
       {device ? (
-        <Stack gap="lg">
-          <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
-            <Detail label="Status">
-              <DeviceStatusBadge status={device.status} />
-            </Detail>
-            <Detail label="Battery">
-              <Text span c={batteryColor(device.battery)} fw={600}>
-                {device.battery}%
-              </Text>
-            </Detail>
-            <Detail label="Last active">{device.lastSeenAt === null ? 'Never connected' : formatRelative(device.lastActive)}</Detail>
-            <Detail label="Assigned VA">{vaName ?? 'None'}</Detail>
-            <Detail label="Session time">{formatDuration(device.sessionTime)}</Detail>
-            <Detail label="Added">{formatDateTime(device.createdAt)}</Detail>
-            <Detail label="Phone">{[device.model, device.androidVersion ? `Android ${device.androidVersion}` : null].filter(Boolean).join(', ') || 'Not reported yet'}</Detail>
-            <Detail label="Serial">{device.serial ?? '—'}</Detail>
-            <Detail label="Agent">{device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}</Detail>
-            <Detail label="Last heard">{device.lastSeenAt ? formatRelative(device.lastSeenAt) : 'Never'}</Detail>
-          </SimpleGrid>
-
-          <div>
-            <Title order={3} fz="md" mb="xs">
-              Sessions
-            </Title>
-            {sessions.isPending ? (
-              <LoadingState label="Loading sessions..." />
-            ) : (sessions.data ?? []).length === 0 ? (
-              <EmptyText>No sessions yet</EmptyText>
-            ) : (
-              <Stack gap={6}>
-                {(sessions.data ?? []).map((session) => (
-                  <Group key={session.id} justify="space-between" gap="xs" wrap="wrap">
-                    <Text size="sm">{session.currentTask ?? 'No current task'}</Text>
-                    <Group gap="xs">
-                      <Badge variant="light" color={session.endedAt ? 'gray' : session.isActive ? 'red' : 'gray'}>
-                        {session.endedAt ? 'Ended' : session.isActive ? 'Busy' : 'Offline'}
-                      </Badge>
-                      <Text size="sm" ff="monospace">
-                        {formatClock(session.duration)}
-                      </Text>
-                    </Group>
-                  </Group>
-                ))}
-              </Stack>
-            )}
-          </div>
-
-          <div>
-            <Title order={3} fz="md" mb="xs">
-              Tasks
-            </Title>
-            {tasks.isPending ? (
-              <LoadingState label="Loading tasks..." />
-            ) : (tasks.data ?? []).length === 0 ? (
-              <EmptyText>No tasks for this device</EmptyText>
-            ) : (
-              <Stack gap={6}>
-                {(tasks.data ?? []).map((task) => (
-                  <Group key={task.id} justify="space-between" gap="xs" wrap="wrap">
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {task.title}
+        <Stack gap="md">
+          <InUseBadge name={device.controlledByName} size="lg" style={{ alignSelf: 'flex-start' }} />
+          <Tabs value={tab} onChange={(value) => setTab(isDetailsTab(value) ? value : 'details')} keepMounted={false}>
+            <Tabs.List>
+              <Tabs.Tab value="details">Details</Tabs.Tab>
+              <Tabs.Tab value="live">Live</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="details" pt="md">
+              <Stack gap="lg">
+                <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
+                  <Detail label="Status">
+                    <DeviceStatusBadge status={device.status} />
+                  </Detail>
+                  <Detail label="Battery">
+                    <Text span c={batteryColor(device.battery)} fw={600}>
+                      {device.battery}%
                     </Text>
-                    <Group gap="xs">
-                      <Text size="xs" c="dimmed">
-                        {formatDeadline(task.deadline)}
-                      </Text>
-                      <Badge variant="light" color={taskStatusColors[task.status]}>
-                        {taskStatusLabels[task.status]}
-                      </Badge>
-                    </Group>
-                  </Group>
-                ))}
-              </Stack>
-            )}
-          </div>
+                  </Detail>
+                  <Detail label="Last active">{device.lastSeenAt === null ? 'Never connected' : formatRelative(device.lastActive)}</Detail>
+                  <Detail label="Assigned VA">{vaName ?? 'None'}</Detail>
+                  <Detail label="Session time">{formatDuration(device.sessionTime)}</Detail>
+                  <Detail label="Added">{formatDateTime(device.createdAt)}</Detail>
+                  <Detail label="Phone">{[device.model, device.androidVersion ? `Android ${device.androidVersion}` : null].filter(Boolean).join(', ') || 'Not reported yet'}</Detail>
+                  <Detail label="Serial">{device.serial ?? '—'}</Detail>
+                  <Detail label="Agent">{device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}</Detail>
+                  <Detail label="Last heard">{device.lastSeenAt ? formatRelative(device.lastSeenAt) : 'Never'}</Detail>
+                </SimpleGrid>
 
-          <div>
-            <Title order={3} fz="md" mb="xs">
-              Work history
-            </Title>
-            <DeviceHistory deviceId={deviceId} enabled={opened} />
-          </div>
-
-          {canManage ? (
-            <>
-              <Divider />
-              <form onSubmit={save}>
-                <Stack gap="md">
-                  <Title order={3} fz="md">
-                    Edit device
+                <div>
+                  <Title order={3} fz="md" mb="xs">
+                    Sessions
                   </Title>
-                  <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} />
-                  <Text size="xs" c="dimmed">
-                    Status and battery are the phone&apos;s own, as its agent reports them.
-                  </Text>
-                  <Group justify="space-between" gap="sm">
-                    <Button color="red" variant="light" onClick={() => setConfirmDelete(true)} disabled={confirmDelete}>
-                      Delete Device
-                    </Button>
-                    <Button type="submit" loading={update.isPending} disabled={!changed}>
-                      Save Changes
-                    </Button>
-                  </Group>
-                  {confirmDelete ? (
-                    <Alert color="red" variant="light" title={`Delete ${device.name}?`} role="alert">
-                      <Text size="sm" mb="sm">
-                        The device and its history leave the fleet. This cannot be undone.
-                      </Text>
-                      <Group gap="sm">
-                        <Button color="red" onClick={destroy} loading={remove.isPending}>
-                          Confirm Delete
-                        </Button>
-                        <Button variant="default" onClick={() => setConfirmDelete(false)}>
-                          Keep Device
-                        </Button>
-                      </Group>
-                    </Alert>
-                  ) : null}
-                </Stack>
-              </form>
-            </>
-          ) : null}
+                  {sessions.isPending ? (
+                    <LoadingState label="Loading sessions..." />
+                  ) : (sessions.data ?? []).length === 0 ? (
+                    <EmptyText>No sessions yet</EmptyText>
+                  ) : (
+                    <Stack gap={6}>
+                      {(sessions.data ?? []).map((session) => (
+                        <Group key={session.id} justify="space-between" gap="xs" wrap="wrap">
+                          <Text size="sm">{session.currentTask ?? 'No current task'}</Text>
+                          <Group gap="xs">
+                            <Badge variant="light" color={session.endedAt ? 'gray' : session.isActive ? 'red' : 'gray'}>
+                              {session.endedAt ? 'Ended' : session.isActive ? 'Busy' : 'Offline'}
+                            </Badge>
+                            <Text size="sm" ff="monospace">
+                              {formatClock(session.duration)}
+                            </Text>
+                          </Group>
+                        </Group>
+                      ))}
+                    </Stack>
+                  )}
+                </div>
+
+                <div>
+                  <Title order={3} fz="md" mb="xs">
+                    Tasks
+                  </Title>
+                  {tasks.isPending ? (
+                    <LoadingState label="Loading tasks..." />
+                  ) : (tasks.data ?? []).length === 0 ? (
+                    <EmptyText>No tasks for this device</EmptyText>
+                  ) : (
+                    <Stack gap={6}>
+                      {(tasks.data ?? []).map((task) => (
+                        <Group key={task.id} justify="space-between" gap="xs" wrap="wrap">
+                          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                            {task.title}
+                          </Text>
+                          <Group gap="xs">
+                            <Text size="xs" c="dimmed">
+                              {formatDeadline(task.deadline)}
+                            </Text>
+                            <Badge variant="light" color={taskStatusColors[task.status]}>
+                              {taskStatusLabels[task.status]}
+                            </Badge>
+                          </Group>
+                        </Group>
+                      ))}
+                    </Stack>
+                  )}
+                </div>
+
+                <div>
+                  <Title order={3} fz="md" mb="xs">
+                    Work history
+                  </Title>
+                  <DeviceHistory deviceId={deviceId} enabled={opened} />
+                </div>
+
+                <HandsOnUse deviceId={deviceId} enabled={opened} />
+
+                {canManage ? (
+                  <>
+                    <Divider />
+                    <form onSubmit={save}>
+                      <Stack gap="md">
+                        <Title order={3} fz="md">
+                          Edit device
+                        </Title>
+                        <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} />
+                        <Text size="xs" c="dimmed">
+                          Status and battery are the phone&apos;s own, as its agent reports them.
+                        </Text>
+                        <Group justify="space-between" gap="sm">
+                          <Button color="red" variant="light" onClick={() => setConfirmDelete(true)} disabled={confirmDelete}>
+                            Delete Device
+                          </Button>
+                          <Button type="submit" loading={update.isPending} disabled={!changed}>
+                            Save Changes
+                          </Button>
+                        </Group>
+                        {confirmDelete ? (
+                          <Alert color="red" variant="light" title={`Delete ${device.name}?`} role="alert">
+                            <Text size="sm" mb="sm">
+                              The device and its history leave the fleet. This cannot be undone.
+                            </Text>
+                            <Group gap="sm">
+                              <Button color="red" onClick={destroy} loading={remove.isPending}>
+                                Confirm Delete
+                              </Button>
+                              <Button variant="default" onClick={() => setConfirmDelete(false)}>
+                                Keep Device
+                              </Button>
+                            </Group>
+                          </Alert>
+                        ) : null}
+                      </Stack>
+                    </form>
+                  </>
+                ) : null}
+              </Stack>
+            </Tabs.Panel>
+            <Tabs.Panel value="live" pt="md">
+              <LiveScreen device={device} />
+            </Tabs.Panel>
+          </Tabs>
         </Stack>
       ) : null}
     </FormModal>

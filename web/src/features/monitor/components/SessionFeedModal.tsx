@@ -1,10 +1,12 @@
-import { Badge, Divider, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Badge, Divider, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import type { Device, Session } from '@farm/api/contracts';
 import { formatDateTime, statusColors } from '../../../shared/format';
 import { ActivityList } from '../../../shared/ui/ActivityList';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LiveDuration } from '../../../shared/ui/LiveDuration';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
+import { useEffect, useState } from 'react';
+import { LiveScreen } from '../../devices/components/LiveScreen';
 import { useActivities } from '../monitor.api';
 import { ScreenshotFeed } from './ScreenshotFeed';
 
@@ -31,44 +33,64 @@ function Field({ label, children }: { label: string; children: React.ReactNode }
   );
 }
 
-/** A session's details, its phone's latest screenshots (live) and the latest activity of its device. */
+type FeedTab = 'screenshots' | 'live';
+const isFeedTab = (value: string | null): value is FeedTab => value === 'screenshots' || value === 'live';
+
+/**
+ * A session's details, its phone's latest screenshots (pushed as they arrive) and the latest activity of its device;
+ * or the phone's screen live, watched only while that tab is open.
+ */
 export function SessionFeedModal({ session, deviceName, vaName, devices, canControl, onClose }: SessionFeedModalProps) {
   const activities = useActivities({ deviceId: session?.deviceId, limit: 20 }, { enabled: session !== null });
   const status = session?.isActive ? 'busy' : 'offline';
+  const [tab, setTab] = useState<FeedTab>('screenshots');
+  const sessionId = session?.id;
+  useEffect(() => setTab('screenshots'), [sessionId]);
   return (
-    <FormModal opened={session !== null} onClose={onClose} title={`Session feed: ${deviceName}`} size="lg">
+    <FormModal opened={session !== null} onClose={onClose} title={`Session feed: ${deviceName}`} size={tab === 'live' ? 'xl' : 'lg'}>
       {session ? (
-        <Stack gap="lg">
-          <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
-            <Field label="Status">
-              <Badge variant="light" color={statusColors[status]}>
-                {status === 'busy' ? 'Busy' : 'Offline'}
-              </Badge>
-            </Field>
-            <Field label="Current task">{session.currentTask ?? 'No current task'}</Field>
-            <Field label="VA">{vaName}</Field>
-            <Field label="Started">{formatDateTime(session.startedAt)}</Field>
-            <Field label="Duration">
-              <LiveDuration session={session} />
-            </Field>
-            <Field label="Screenshots">{session.screenshots}</Field>
-          </SimpleGrid>
-          <Divider />
-          <ScreenshotFeed deviceId={session.deviceId} deviceName={deviceName} canControl={canControl} />
-          <Divider />
-          <div>
-            <Title order={3} fz="md" mb="sm">
-              Device activity
-            </Title>
-            {activities.isPending ? (
-              <LoadingState label="Loading activity..." />
-            ) : (activities.data ?? []).length === 0 ? (
-              <EmptyText>No activity for this device yet</EmptyText>
-            ) : (
-              <ActivityList activities={activities.data ?? []} devices={devices} />
-            )}
-          </div>
-        </Stack>
+        <Tabs value={tab} onChange={(value) => setTab(isFeedTab(value) ? value : 'screenshots')} keepMounted={false}>
+          <Tabs.List>
+            <Tabs.Tab value="screenshots">Screenshots</Tabs.Tab>
+            <Tabs.Tab value="live">Live</Tabs.Tab>
+          </Tabs.List>
+          <Tabs.Panel value="screenshots" pt="md">
+            <Stack gap="lg">
+              <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
+                <Field label="Status">
+                  <Badge variant="light" color={statusColors[status]}>
+                    {status === 'busy' ? 'Busy' : 'Offline'}
+                  </Badge>
+                </Field>
+                <Field label="Current task">{session.currentTask ?? 'No current task'}</Field>
+                <Field label="VA">{vaName}</Field>
+                <Field label="Started">{formatDateTime(session.startedAt)}</Field>
+                <Field label="Duration">
+                  <LiveDuration session={session} />
+                </Field>
+                <Field label="Screenshots">{session.screenshots}</Field>
+              </SimpleGrid>
+              <Divider />
+              <ScreenshotFeed deviceId={session.deviceId} deviceName={deviceName} canControl={canControl} />
+              <Divider />
+              <div>
+                <Title order={3} fz="md" mb="sm">
+                  Device activity
+                </Title>
+                {activities.isPending ? (
+                  <LoadingState label="Loading activity..." />
+                ) : (activities.data ?? []).length === 0 ? (
+                  <EmptyText>No activity for this device yet</EmptyText>
+                ) : (
+                  <ActivityList activities={activities.data ?? []} devices={devices} />
+                )}
+              </div>
+            </Stack>
+          </Tabs.Panel>
+          <Tabs.Panel value="live" pt="md">
+            <LiveScreen device={devices.get(session.deviceId) ?? { id: session.deviceId, name: deviceName, controlledById: null, controlledByName: null }} />
+          </Tabs.Panel>
+        </Tabs>
       ) : null}
     </FormModal>
   );

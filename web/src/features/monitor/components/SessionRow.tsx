@@ -2,12 +2,15 @@ import { Badge, Button, Group, Paper, Stack, Text, VisuallyHidden } from '@manti
 import { IconCamera, IconEye, IconPlayerPause, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
 import type { Session } from '@farm/api/contracts';
 import { statusColors } from '../../../shared/format';
+import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import { LiveDuration } from '../../../shared/ui/LiveDuration';
 
 export interface SessionRowProps {
   session: Session;
   deviceName: string;
   vaName: string;
+  /** Who controls the phone from the console right now, if anyone. */
+  controlledByName?: string | null;
   canControl: boolean;
   busy: boolean;
   onViewFeed: () => void;
@@ -16,19 +19,20 @@ export interface SessionRowProps {
 }
 
 /** One live session: device, state, task, VA, running time and screenshots, with its controls. */
-export function SessionRow({ session, deviceName, vaName, canControl, busy, onViewFeed, onToggle, onStop }: SessionRowProps) {
+export function SessionRow({ session, deviceName, vaName, controlledByName, canControl, busy, onViewFeed, onToggle, onStop }: SessionRowProps) {
   const status = session.isActive ? 'busy' : 'offline';
   return (
     <Paper withBorder p="md" radius="md" component="li" aria-label={`Session on ${deviceName}`}>
       <Group justify="space-between" wrap="wrap" gap="sm" align="center">
         <Stack gap={4} style={{ minWidth: 0, flex: '1 1 220px' }}>
-          <Group gap="xs" wrap="nowrap">
+          <Group gap="xs" wrap="wrap">
             <Text fw={700} truncate="end">
               {deviceName}
             </Text>
             <Badge variant="light" color={statusColors[status]}>
               {status === 'busy' ? 'Busy' : 'Offline'}
             </Badge>
+            <InUseBadge name={controlledByName} />
           </Group>
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
             {session.currentTask ?? 'No current task'}

@@ -2,6 +2,7 @@ import { Avatar, Badge, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { roleLabels, type Device, type Task, type User } from '@farm/api/contracts';
 import { deriveVaStatus, formatDateTime, initials, statusColors, vaStatusLabels } from '../../../shared/format';
 import { FormModal } from '../../../shared/ui/FormModal';
+import { HandsOnUse } from '../../devices/components/HandsOnUse';
 
 export interface VaProfileModalProps {
   va: User | null;
@@ -24,6 +25,7 @@ function Field({ label, value }: { label: string; value: React.ReactNode }) {
   );
 }
 
+/** A VA's profile: status, devices, tasks, and the phones they watched or controlled from the console. */
 export function VaProfileModal({ va, devices, tasks, primaryDevice, onClose }: VaProfileModalProps) {
   const status = deriveVaStatus(primaryDevice);
   const done = tasks.filter((task) => task.status === 'completed').length;
@@ -60,6 +62,7 @@ export function VaProfileModal({ va, devices, tasks, primaryDevice, onClose }: V
             <Field label="Devices" value={devices.length === 0 ? 'None' : devices.map((device) => device.name).join(', ')} />
             <Field label="Tasks" value={`${open} open · ${done} completed`} />
           </SimpleGrid>
+          <HandsOnUse userId={va.id} />
         </Stack>
       ) : null}
     </FormModal>

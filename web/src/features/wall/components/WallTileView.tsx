@@ -2,6 +2,7 @@ import { IconDeviceMobile } from '@tabler/icons-react';
 import { memo } from 'react';
 import { useStore } from 'zustand';
 import { batteryColor, deviceStatusColors, deviceStatusLabels } from '../../../shared/format';
+import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import type { WallStore } from '../wall.store';
 
 export interface WallTileViewProps {
@@ -10,23 +11,26 @@ export interface WallTileViewProps {
   /** The address to load a screenshot from (a wall link adds its token). */
   imageUrl: (url: string) => string;
   fontSize: number;
+  /** Opens the tile full size. */
+  onOpen?: (id: string) => void;
 }
 
 const color = (name: string, shade = 6) => `var(--mantine-color-${name}-${shade})`;
 const line = { overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' } as const;
 
-/** One phone on the wall: its latest screenshot under its name, status, battery, current task and VA. */
-export const WallTileView = memo(function WallTileView({ id, store, imageUrl, fontSize }: WallTileViewProps) {
+/** One phone on the wall: its latest screenshot under its name, status, battery, current task, VA and who is using it. */
+export const WallTileView = memo(function WallTileView({ id, store, imageUrl, fontSize, onOpen }: WallTileViewProps) {
   const tile = useStore(store, (state) => state.tiles[id]);
   if (!tile) return null;
   const status = deviceStatusLabels[tile.status];
   const statusColor = deviceStatusColors[tile.status];
   const task = tile.currentTask ?? 'No current task';
   const va = tile.vaName ?? 'No VA';
+  const inUse = tile.controlledByName ? `, in use by ${tile.controlledByName}` : '';
 
   return (
     <article
-      aria-label={`${tile.name}: ${status}, battery ${tile.battery}%, ${task}, VA ${va}`}
+      aria-label={`${tile.name}: ${status}, battery ${tile.battery}%, ${task}, VA ${va}${inUse}`}
       data-status={tile.status}
       style={{
         position: 'relative',
@@ -54,6 +58,9 @@ export const WallTileView = memo(function WallTileView({ id, store, imageUrl, fo
           <span>No screenshot yet</span>
         </div>
       )}
+      {tile.controlledByName ? (
+        <InUseBadge name={tile.controlledByName} size="sm" style={{ position: 'absolute', top: fontSize * 0.4, left: fontSize * 0.4, maxWidth: `calc(100% - ${fontSize * 0.8}px)` }} />
+      ) : null}
       <div
         style={{
           position: 'absolute',
@@ -72,6 +79,14 @@ export const WallTileView = memo(function WallTileView({ id, store, imageUrl, fo
         <div style={{ ...line, opacity: 0.9 }}>{task}</div>
         <div style={{ ...line, opacity: 0.75 }}>{va}</div>
       </div>
+      {onOpen ? (
+        <button
+          type="button"
+          aria-label={`Open ${tile.name} full size`}
+          onClick={() => onOpen(id)}
+          style={{ position: 'absolute', inset: 0, width: '100%', height: '100%', padding: 0, border: 0, background: 'transparent', cursor: 'zoom-in' }}
+        />
+      ) : null}
     </article>
   );
 });

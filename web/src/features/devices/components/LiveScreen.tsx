@@ -1,0 +1,307 @@
+import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import {
+  IconArrowLeft,
+  IconClipboardText,
+  IconHandFinger,
+  IconHandStop,
+  IconHome,
+  IconPower,
+  IconRotateClockwise2,
+  IconSquare,
+  IconUserShare,
+  IconVolume,
+  IconVolume2,
+} from '@tabler/icons-react';
+import type { Device } from '@farm/api/contracts';
+import type { LiveInput, LiveKey } from '@farm/agent-protocol/live';
+import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import { useCurrentUser } from '../../auth/auth.api';
+import { fractionAt, gestureOf, TYPING_BATCH_MS, useLiveScreen, WHEEL_THROTTLE_MS, wheelStep, type LiveScreenState, type PointerPress } from '../devices.live';
+
+/** The longest text one input may carry. */
+const MAX_TEXT = 1000;
+
+const keyButtons: { key: LiveKey; label: string; icon: typeof IconHome }[] = [
+  { key: 'back', label: 'Back', icon: IconArrowLeft },
+  { key: 'home', label: 'Home', icon: IconHome },
+  { key: 'recents', label: 'Recents', icon: IconSquare },
+  { key: 'power', label: 'Power', icon: IconPower },
+  { key: 'volume_up', label: 'Volume up', icon: IconVolume },
+  { key: 'volume_down', label: 'Volume down', icon: IconVolume2 },
+];
+
+export interface LiveScreenProps {
+  device: Pick<Device, 'id' | 'name' | 'controlledById' | 'controlledByName'>;
+}
+
+/** What stands in for the screen when there is no live picture: why, in a sentence. */
+function screenNotice(state: LiveScreenState): string | null {
+  if (state.connection === 'reconnecting' || state.connection === 'offline') return 'Connection lost. Reconnecting...';
+  if (state.watch === 'waiting') return 'Connecting to the phone...';
+  if (state.watch === 'refused') return state.reason ?? 'This phone cannot be watched';
+  if (!state.streaming) return state.reason ?? 'The phone is not streaming';
+  if (!state.frame) return 'Waiting for the screen...';
+  return null;
+}
+
+function IdlePrompt({ deviceName, releaseAt, onKeep }: { deviceName: string; releaseAt: number; onKeep: () => void }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const seconds = Math.max(0, Math.ceil((releaseAt - now) / 1000));
+  return (
+    <Alert color="yellow" variant="light" title={`Still using ${deviceName}?`}>
+      <Group justify="space-between" gap="sm" wrap="wrap">
+        <Text size="sm">{`The phone is handed back in ${seconds} s so its tasks can run again.`}</Text>
+        <Button size="xs" onClick={onKeep}>
+          Keep control
+        </Button>
+      </Group>
+    </Alert>
+  );
+}
+
+/**
+ * A phone's screen, live, and its remote control: who is in control, frames per second, the last input's
+ * latency and the capture source above the picture. While the person is in control, a click taps, a drag swipes,
+ * the wheel scrolls and typing goes to the phone; the server decides who may take control.
+ */
+export function LiveScreen({ device }: LiveScreenProps) {
+  const me = useCurrentUser();
+  const live = useLiveScreen({ deviceId: device.id, controlledById: device.controlledById, controlledByName: device.controlledByName });
+  const { state, controller } = live;
+  const imageRef = useRef<HTMLImageElement>(null);
+  const pressRef = useRef<PointerPress | null>(null);
+  const lastWheelRef = useRef(0);
+  const typedRef = useRef('');
+  const typingTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const [pasted, setPasted] = useState('');
+
+  const mine = me !== undefined && controller.id === me.id;
+  const someoneElse = controller.id !== null && !mine;
+  const inControl = mine && state.canControl && state.connection === 'live';
+  const notice = screenNotice(state);
+  const frame = state.frame;
+  const hasFrame = frame !== null;
+  const width = frame?.width ?? 9;
+  const height = frame?.height ?? 16;
+  const sendInput = live.sendInput;
+
+  const controlText = mine ? 'You are in control' : someoneElse ? `In use by ${controller.name ?? 'someone else'}` : 'Nobody is in control';
+
+  const flushTyped = useCallback(() => {
+    clearTimeout(typingTimerRef.current);
+    typingTimerRef.current = undefined;
+    const text = typedRef.current;
+    typedRef.current = '';
+    if (text) sendInput({ kind: 'text', text });
+  }, [sendInput]);
+  const releaseRef = useRef<((up: MouseEvent) => void) | null>(null);
+  useEffect(
+    () => () => {
+      clearTimeout(typingTimerRef.current);
+      if (releaseRef.current) window.removeEventListener('mouseup', releaseRef.current);
+    },
+    [],
+  );
+
+  // The wheel scrolls the phone, not the page behind it, so the listener must be able to cancel the event.
+  useEffect(() => {
+    const image = imageRef.current;
+    if (!image || !inControl) return;
+    const onWheel = (event: WheelEvent) => {
+      event.preventDefault();
+      if (event.deltaY === 0) return;
+      const now = Date.now();
+      if (now - lastWheelRef.current < WHEEL_THROTTLE_MS) return;
+      lastWheelRef.current = now;
+      const at = fractionAt(image.getBoundingClientRect(), event.clientX, event.clientY);
+      sendInput({ kind: 'scroll', ...at, dy: wheelStep(event.deltaY) });
+    };
+    image.addEventListener('wheel', onWheel, { passive: false });
+    return () => image.removeEventListener('wheel', onWheel);
+  }, [inControl, sendInput, hasFrame]);
+
+  const onMouseDown = (event: ReactMouseEvent<HTMLImageElement>) => {
+    if (!inControl || event.button !== 0) return;
+    event.preventDefault();
+    const image = event.currentTarget;
+    // The gesture is read in the picture as it was when pressed: focusing must not scroll it away meanwhile.
+    const rect = image.getBoundingClientRect();
+    image.focus({ preventScroll: true });
+    const press: PointerPress = { clientX: event.clientX, clientY: event.clientY, at: Date.now() };
+    pressRef.current = press;
+    // The release may come outside the picture (a swipe off its edge), so it is heard on the window.
+    const onUp = (up: MouseEvent) => {
+      window.removeEventListener('mouseup', onUp);
+      releaseRef.current = null;
+      if (pressRef.current !== press) return;
+      pressRef.current = null;
+      // A move of the picture under a still pointer (the dialog scrolling) is not a swipe.
+      const moved = image.getBoundingClientRect();
+      const release = { clientX: up.clientX - (moved.left - rect.left), clientY: up.clientY - (moved.top - rect.top), at: Date.now() };
+      sendInput(gestureOf(rect, press, release));
+    };
+    if (releaseRef.current) window.removeEventListener('mouseup', releaseRef.current);
+    releaseRef.current = onUp;
+    window.addEventListener('mouseup', onUp);
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLImageElement>) => {
+    if (!inControl || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'Enter' || event.key === 'Backspace') {
+      event.preventDefault();
+      flushTyped();
+      sendInput({ kind: 'key', key: event.key === 'Enter' ? 'enter' : 'delete' });
+      return;
+    }
+    if ([...event.key].length !== 1) return;
+    event.preventDefault();
+    typedRef.current += event.key;
+    if (typedRef.current.length >= MAX_TEXT) flushTyped();
+    else typingTimerRef.current ??= setTimeout(flushTyped, TYPING_BATCH_MS);
+  };
+
+  const sendPasted = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!pasted) return;
+    for (let at = 0; at < pasted.length; at += MAX_TEXT) sendInput({ kind: 'text', text: pasted.slice(at, at + MAX_TEXT) });
+    setPasted('');
+  };
+
+  const press = (input: LiveInput) => () => sendInput(input);
+  const connected = state.connection === 'live';
+  const showIdle = state.idle !== null && !someoneElse;
+
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between" gap="xs" wrap="wrap">
+        <Group gap={6} wrap="nowrap">
+          <IconHandFinger size={16} aria-hidden />
+          <Text size="sm" fw={600}>
+            {controlText}
+          </Text>
+        </Group>
+        <Group gap="md" wrap="wrap">
+          <Text size="xs" c="dimmed">{`${state.fps} fps`}</Text>
+          {state.latencyMs !== null ? <Text size="xs" c="dimmed">{`Input ${state.latencyMs} ms`}</Text> : null}
+          {frame ? <Text size="xs" c="dimmed">{frame.source}</Text> : null}
+        </Group>
+      </Group>
+
+      {showIdle && state.idle ? <IdlePrompt deviceName={state.idle.deviceName} releaseAt={state.idle.releaseAt} onKeep={live.keep} /> : null}
+      {mine && state.asked ? (
+        <Alert color="blue" variant="light" title={`${state.asked.name} asks to take over`} withCloseButton closeButtonLabel="Dismiss" onClose={live.dismissAsk}>
+          <Button size="xs" leftSection={<IconUserShare size={14} />} onClick={live.handOver}>
+            Hand over
+          </Button>
+        </Alert>
+      ) : null}
+
+      <Group align="flex-start" gap="md" wrap="wrap">
+        <Stack gap={6} align="center" style={{ flex: '1 1 240px', minWidth: 0 }}>
+          <div
+            style={{
+              position: 'relative',
+              width: `min(100%, calc(70vh * ${width} / ${height}))`,
+              aspectRatio: `${width} / ${height}`,
+              borderRadius: 'var(--mantine-radius-md)',
+              overflow: 'hidden',
+              background: 'var(--mantine-color-dark-8)',
+            }}
+          >
+            {frame ? (
+              <img
+                ref={imageRef}
+                src={frame.url}
+                alt={`Live screen of ${device.name}`}
+                tabIndex={inControl ? 0 : -1}
+                draggable={false}
+                onLoad={() => live.drawn(frame.url)}
+                onError={() => live.failed(frame.url)}
+                onMouseDown={onMouseDown}
+                onKeyDown={onKeyDown}
+                onBlur={flushTyped}
+                style={{
+                  display: 'block',
+                  width: '100%',
+                  height: '100%',
+                  userSelect: 'none',
+                  cursor: inControl ? 'pointer' : 'default',
+                  opacity: notice ? 0.35 : 1,
+                  outlineOffset: -3,
+                }}
+              />
+            ) : null}
+            {notice ? (
+              <div style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', padding: 16, textAlign: 'center' }}>
+                <Text size="sm" c="gray.3" role="status">
+                  {notice}
+                </Text>
+              </div>
+            ) : null}
+          </div>
+          {inControl ? (
+            <Text size="xs" c="dimmed" ta="center">
+              Click to tap, drag to swipe, use the wheel to scroll, and type while the screen has focus.
+            </Text>
+          ) : null}
+        </Stack>
+
+        {state.canControl ? (
+          <Stack gap="xs" style={{ flex: '0 1 220px' }}>
+            {controller.id === null ? (
+              <Button leftSection={<IconHandFinger size={16} />} onClick={() => me && live.takeControl(me.id, false)} disabled={!connected}>
+                Take control
+              </Button>
+            ) : null}
+            {someoneElse && me?.role === 'operator' ? (
+              <Button variant="light" color="orange" onClick={() => live.takeControl(me.id, true)} disabled={!connected}>
+                Take over
+              </Button>
+            ) : null}
+            {someoneElse ? (
+              <Button variant="default" onClick={() => live.ask(controller.name)} disabled={!connected}>
+                Ask to take over
+              </Button>
+            ) : null}
+            {mine ? (
+              <>
+                <Button variant="light" color="gray" leftSection={<IconHandStop size={16} />} onClick={live.release} disabled={!connected}>
+                  Hand back
+                </Button>
+                <Group gap={6} wrap="wrap" aria-label="Phone buttons" role="group">
+                  {keyButtons.map(({ key, label, icon: Icon }) => (
+                    <Button key={key} size="compact-sm" variant="default" leftSection={<Icon size={14} />} onClick={press({ kind: 'key', key })} disabled={!inControl}>
+                      {label}
+                    </Button>
+                  ))}
+                  <Button size="compact-sm" variant="default" leftSection={<IconRotateClockwise2 size={14} />} onClick={press({ kind: 'rotate' })} disabled={!inControl}>
+                    Rotate
+                  </Button>
+                </Group>
+                <form onSubmit={sendPasted}>
+                  <Group gap={6} wrap="nowrap" align="flex-end">
+                    <TextInput
+                      size="xs"
+                      aria-label="Paste text"
+                      placeholder="Paste text"
+                      value={pasted}
+                      onChange={(event) => setPasted(event.currentTarget.value)}
+                      style={{ flex: 1, minWidth: 0 }}
+                    />
+                    <Button type="submit" size="xs" variant="light" leftSection={<IconClipboardText size={14} />} disabled={!inControl || !pasted}>
+                      Send text
+                    </Button>
+                  </Group>
+                </form>
+              </>
+            ) : null}
+          </Stack>
+        ) : null}
+      </Group>
+    </Stack>
+  );
+}
