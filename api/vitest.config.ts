@@ -7,9 +7,7 @@ import { defineConfig } from 'vitest/config';
 const projects = [
   // Fault tests need real processes around PostgreSQL and Redis: they run in the postgres project only.
   { extends: true as const, test: { name: 'pglite', env: { TEST_DB: 'pglite' }, exclude: ['test/faults/**', 'node_modules/**'] } },
-  ...(process.env.DATABASE_URL
-    ? [{ extends: true as const, test: { name: 'postgres', env: { TEST_DB: 'postgres' } } }]
-    : []),
+  ...(process.env.DATABASE_URL ? [{ extends: true as const, test: { name: 'postgres', env: { TEST_DB: 'postgres' } } }] : []),
 ];
 
 export default defineConfig({

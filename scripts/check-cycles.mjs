@@ -45,7 +45,7 @@ function importsOf(file) {
     if (match[2]) continue;
     // `import { type A, type B } from` is type-only too.
     const clause = /\{([^}]*)\}/.exec(match[0])?.[1];
-    if (clause && clause.split(',').every((part) => !part.trim() || part.trim().startsWith('type '))) continue;
+    if (clause?.split(',').every((part) => !part.trim() || part.trim().startsWith('type '))) continue;
     const spec = match[3];
     let target;
     if (spec.startsWith('.')) {
@@ -60,7 +60,12 @@ function importsOf(file) {
 }
 
 const graph = new Map();
-for (const dir of packages) for (const file of sources(join(root, dir, 'src'))) graph.set(file, importsOf(file).filter((target) => /\.tsx?$/.test(target)));
+for (const dir of packages)
+  for (const file of sources(join(root, dir, 'src')))
+    graph.set(
+      file,
+      importsOf(file).filter((target) => /\.tsx?$/.test(target)),
+    );
 for (const targets of [...graph.values()]) for (const target of targets) if (!graph.has(target)) graph.set(target, importsOf(target));
 
 // Tarjan's strongly connected components: every component of more than one file (or a file importing itself) is a cycle.
@@ -100,7 +105,13 @@ for (const node of graph.keys()) if (!indices.has(node)) visit(node);
 if (cycles.length === 0) {
   console.log(`check-cycles: no import cycles among ${graph.size} files`);
 } else {
-  for (const cycle of cycles) console.error(`import cycle: ${cycle.map((file) => relative(root, file)).sort().join(' ↔ ')}`);
+  for (const cycle of cycles)
+    console.error(
+      `import cycle: ${cycle
+        .map((file) => relative(root, file))
+        .sort()
+        .join(' ↔ ')}`,
+    );
   console.error(`check-cycles: ${cycles.length} import cycle${cycles.length === 1 ? '' : 's'}`);
   process.exit(1);
 }

@@ -8,7 +8,11 @@ import { z } from 'zod';
 export const ENROLL_PATH = '/api/agent/enroll';
 
 export const enrollBody = z.object({
-  code: z.string({ error: 'Enter the enrollment code' }).trim().min(1, { message: 'Enter the enrollment code' }).max(40, { message: 'An enrollment code is at most 40 characters' }),
+  code: z
+    .string({ error: 'Enter the enrollment code' })
+    .trim()
+    .min(1, { message: 'Enter the enrollment code' })
+    .max(40, { message: 'An enrollment code is at most 40 characters' }),
   serial: z.string().trim().min(1).max(100).optional(),
   model: z.string().trim().min(1).max(100).optional(),
   androidVersion: z.string().trim().min(1).max(20).optional(),

@@ -14,7 +14,13 @@ describe('agent messages', () => {
 
   it('takes a protocol 1 result unchanged, and a protocol 2 result with its reason and engagement', () => {
     expect(agentMessages['task.result'].safeParse({ taskId: 't', attempt: 1, status: 'failed', error: 'The app showed a dialog' }).success).toBe(true);
-    const v2 = agentMessages['task.result'].safeParse({ taskId: 't', attempt: 2, status: 'failed', failure: { code: 'rate_limited', message: 'Try again later', retryable: false }, engagement: { likes: 3 } });
+    const v2 = agentMessages['task.result'].safeParse({
+      taskId: 't',
+      attempt: 2,
+      status: 'failed',
+      failure: { code: 'rate_limited', message: 'Try again later', retryable: false },
+      engagement: { likes: 3 },
+    });
     expect(v2.success).toBe(true);
     expect(agentMessages['task.result'].safeParse({ taskId: 't', attempt: 2, status: 'failed', failure: { code: 'sleepy' } }).success).toBe(false);
   });
@@ -27,7 +33,14 @@ describe('agent messages', () => {
   });
 
   it('keeps the v1 dispatch for protocol 1 agents and types the work for protocol 2', () => {
-    const work = { kind: 'post.publish' as const, postId: 'p1', account: { id: 'a1', username: 'glow', platform: 'instagram' }, caption: 'Spring', hashtags: ['#glow'], mediaUrls: [] };
+    const work = {
+      kind: 'post.publish' as const,
+      postId: 'p1',
+      account: { id: 'a1', username: 'glow', platform: 'instagram' },
+      caption: 'Spring',
+      hashtags: ['#glow'],
+      mediaUrls: [],
+    };
     const v2 = { protocol: 2, taskId: 't', attempt: 1, type: 'post', title: 'Publish', deadline: null, ackWithinMs: 10_000, work };
     expect(taskDispatchV2.parse(v2).work).toEqual(work);
     expect(serverMessages['task.dispatch'].parse(v2)).toHaveProperty('work');
@@ -44,12 +57,22 @@ describe('agent messages', () => {
   });
 
   it('reads a frame only as binary JPEG within its size, and inputs only inside the screen', () => {
-    const frame = { seq: 1, mime: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff]), width: 324, height: 720, source: 'sim', capturedAt: new Date().toISOString() };
+    const frame = {
+      seq: 1,
+      mime: 'image/jpeg',
+      data: Buffer.from([0xff, 0xd8, 0xff]),
+      width: 324,
+      height: 720,
+      source: 'sim',
+      capturedAt: new Date().toISOString(),
+    };
     expect(agentMessages['live.frame'].safeParse(frame).success).toBe(true);
     expect(agentMessages['live.frame'].safeParse({ ...frame, data: 'not binary' }).success).toBe(false);
     expect(agentMessages['live.frame'].safeParse({ ...frame, data: Buffer.alloc(MAX_FRAME_BYTES + 1) }).success).toBe(false);
     expect(serverMessages['live.input'].safeParse({ seq: 1, input: { kind: 'tap', x: 0.5, y: 1.2 } }).success).toBe(false);
-    expect(serverMessages['live.input'].parse({ seq: 1, input: { kind: 'swipe', from: { x: 0, y: 0 }, to: { x: 1, y: 1 } } }).input).toMatchObject({ durationMs: 250 });
+    expect(serverMessages['live.input'].parse({ seq: 1, input: { kind: 'swipe', from: { x: 0, y: 0 }, to: { x: 1, y: 1 } } }).input).toMatchObject({
+      durationMs: 250,
+    });
     expect(toPixels({ width: 1080, height: 2400 }, { x: 1, y: 1 })).toEqual({ x: 1079, y: 2399 });
   });
 

@@ -40,7 +40,9 @@ export const routineRunWork = z.object({
   settings: z.record(z.string(), z.unknown()),
   /** What the account may still do today under its caps: the phone stops an action at zero. */
   allowance: engagementCounts,
-  campaign: z.object({ id: z.string().max(64), name: z.string().max(200), niche: z.string().max(200), guidelines: z.string().max(10_000).nullable() }).nullable(),
+  campaign: z
+    .object({ id: z.string().max(64), name: z.string().max(200), niche: z.string().max(200), guidelines: z.string().max(10_000).nullable() })
+    .nullable(),
   /** The step recipe resolved for this work, when the workspace has one for it. */
   recipe: z.unknown().nullable(),
   /** The workspace's own recipes for this routine and platform; the phone picks one by its app version. */
@@ -58,7 +60,12 @@ export type RoutineRunWork = z.infer<typeof routineRunWork>;
 export function describeWork(work: TaskWork): string | null {
   switch (work.kind) {
     case 'post.publish':
-      return [`Publish on ${work.account.platform} as @${work.account.username}.`, work.caption, work.hashtags.join(' '), ...work.mediaUrls.map((url) => `Media: ${url}`)]
+      return [
+        `Publish on ${work.account.platform} as @${work.account.username}.`,
+        work.caption,
+        work.hashtags.join(' '),
+        ...work.mediaUrls.map((url) => `Media: ${url}`),
+      ]
         .filter(Boolean)
         .join('\n\n');
     case 'routine.run': {

@@ -110,7 +110,11 @@ export class FakeAdbServer {
 
   private list(long = false): string {
     return [...this.devices.entries()]
-      .map(([serial, { state, phone }]) => (long ? `${serial.padEnd(22)} ${state} product:${phone.product} model:${phone.model.replace(/ /g, '_')} device:${phone.product} transport_id:1` : `${serial}\t${state}`))
+      .map(([serial, { state, phone }]) =>
+        long
+          ? `${serial.padEnd(22)} ${state} product:${phone.product} model:${phone.model.replace(/ /g, '_')} device:${phone.product} transport_id:1`
+          : `${serial}\t${state}`,
+      )
       .map((line) => `${line}\n`)
       .join('');
   }
@@ -155,7 +159,9 @@ export class FakeAdbServer {
         const entry = this.devices.get(serial);
         if (!entry) return fail(`device '${serial}' not found`);
         if (entry.state === 'unauthorized') {
-          return fail("device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.");
+          return fail(
+            "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.",
+          );
         }
         if (entry.state === 'offline') return fail('device offline');
         transport = entry;

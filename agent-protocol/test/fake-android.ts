@@ -251,7 +251,10 @@ export class FakeAndroid {
       }
       case 'grep': {
         const pattern = new RegExp(args[args.length - 1] ?? '');
-        const lines = (stdin ?? Buffer.alloc(0)).toString('utf8').split('\n').filter((row) => pattern.test(row));
+        const lines = (stdin ?? Buffer.alloc(0))
+          .toString('utf8')
+          .split('\n')
+          .filter((row) => pattern.test(row));
         return this.text(lines.length ? `${lines.join('\n')}\n` : '', lines.length ? 0 : 1);
       }
       case 'dumpsys': {
@@ -281,7 +284,7 @@ export class FakeAndroid {
           return this.text('ERROR: could not get idle state.\n', 0);
         }
         const file = args[1] ?? '/sdcard/window_dump.xml';
-        this.files.set(file, Buffer.from(o.screen?.() ?? '<?xml version=\'1.0\' encoding=\'UTF-8\' standalone=\'yes\' ?><hierarchy rotation="0"></hierarchy>'));
+        this.files.set(file, Buffer.from(o.screen?.() ?? "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>"));
         return this.text(`UI hierchary dumped to: ${file}\n`);
       }
       case 'screencap':
@@ -296,7 +299,9 @@ export class FakeAndroid {
         const pkg = args[args.indexOf('-p') + 1] ?? '';
         if (!(o.packages ?? []).includes(pkg)) return this.text('  bash arg: -p\n** No activities found to run, monkey aborted.\n', 252);
         this.launched.push(pkg);
-        return this.text(`  bash arg: -p\n  bash arg: ${pkg}\n  bash arg: -c\n  bash arg: android.intent.category.LAUNCHER\n  bash arg: 1\nargs: [-p, ${pkg}, -c, android.intent.category.LAUNCHER, 1]\nEvents injected: 1\n## Network stats: elapsed time=18ms (0ms mobile, 0ms wifi, 18ms not connected)\n`);
+        return this.text(
+          `  bash arg: -p\n  bash arg: ${pkg}\n  bash arg: -c\n  bash arg: android.intent.category.LAUNCHER\n  bash arg: 1\nargs: [-p, ${pkg}, -c, android.intent.category.LAUNCHER, 1]\nEvents injected: 1\n## Network stats: elapsed time=18ms (0ms mobile, 0ms wifi, 18ms not connected)\n`,
+        );
       }
       case 'am': {
         const data = args[args.indexOf('-d') + 1] ?? '';
@@ -308,7 +313,8 @@ export class FakeAndroid {
           const component = args[args.indexOf('-n') + 1];
           if (args.includes('-n') && component) {
             const pkg = component.split('/')[0] ?? '';
-            if (!(o.packages ?? []).includes(pkg)) return this.text(`Starting: Intent { cmp=${component} }\nError type 3\nError: Activity class {${component}} does not exist.\n`, 1);
+            if (!(o.packages ?? []).includes(pkg))
+              return this.text(`Starting: Intent { cmp=${component} }\nError type 3\nError: Activity class {${component}} does not exist.\n`, 1);
             this.launched.push(pkg);
             return this.text(`Starting: Intent { cmp=${component} }\n`);
           }
@@ -329,9 +335,12 @@ export class FakeAndroid {
     if ((mode & 0o111) === 0) return this.text(`/system/bin/sh: ${path}: can't execute: Permission denied\n`, 126);
     if (!path.endsWith('/minicap')) return this.text('', 0);
     const libraries = (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean);
-    if (!libraries.some((dir) => this.files.has(`${dir}/minicap.so`))) return this.text(`CANNOT LINK EXECUTABLE "${path}": library "minicap.so" not found\n`, 1);
+    if (!libraries.some((dir) => this.files.has(`${dir}/minicap.so`)))
+      return this.text(`CANNOT LINK EXECUTABLE "${path}": library "minicap.so" not found\n`, 1);
     const early: Buffer[] = [];
-    const minicap = new FakeMinicap(this.nextPid++, args, this.options.minicap ?? 'streams', this.options.minicapFrameMs ?? 50, (text) => early.push(Buffer.from(text)));
+    const minicap = new FakeMinicap(this.nextPid++, args, this.options.minicap ?? 'streams', this.options.minicapFrameMs ?? 50, (text) =>
+      early.push(Buffer.from(text)),
+    );
     this.minicaps.push(minicap);
     return { out: Buffer.concat(early), code: 0, running: minicap.exited.then((last) => ({ out: last, code: minicap.exitCode })) };
   }

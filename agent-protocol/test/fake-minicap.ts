@@ -22,7 +22,13 @@ export interface FakeProjection {
 export function parseProjection(value: string | undefined): FakeProjection | null {
   const match = /^(\d+)x(\d+)@(\d+)x(\d+)\/(0|90|180|270)$/.exec(value ?? '');
   if (!match) return null;
-  const [realWidth, realHeight, virtualWidth, virtualHeight, rotation] = match.slice(1).map(Number) as [number, number, number, number, FakeProjection['rotation']];
+  const [realWidth, realHeight, virtualWidth, virtualHeight, rotation] = match.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    FakeProjection['rotation'],
+  ];
   return { realWidth, realHeight, virtualWidth, virtualHeight, rotation };
 }
 
@@ -115,7 +121,10 @@ export class FakeMinicap {
     banner.writeUInt8(p.rotation / 90, 22);
     banner.writeUInt8(0, 23);
     socket.write(banner);
-    this.clients.set(socket, setInterval(() => this.sendFrame(socket), this.frameMs));
+    this.clients.set(
+      socket,
+      setInterval(() => this.sendFrame(socket), this.frameMs),
+    );
   }
 
   private sendFrame(socket: Socket): void {

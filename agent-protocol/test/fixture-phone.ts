@@ -2,13 +2,15 @@
  * A phone whose screens are `uiautomator dump` fixtures of real apps. A tap on a node whose resource-id has a
  * transition moves to another fixture, so a recipe can walk feed → search → post creation on recorded screens.
  */
-import { PhoneError, UiBusyError, type KeyName, type PhoneDevice, type PhoneInfo, type Point, type Screenshot } from '../src/phone/phone.device.ts';
+import { type PhoneError, UiBusyError, type KeyName, type PhoneDevice, type PhoneInfo, type Point, type Screenshot } from '../src/phone/phone.device.ts';
 import { parseUiXml, type UiNode } from '../src/recipes/recipe.ui.ts';
 import { fixture } from './fake-android.ts';
 
 /** The clickable node a tap at (x, y) lands on: the last one in document order, as drawn on top. */
 export function nodeAt(xml: string, x: number, y: number): UiNode | null {
-  const hits = parseUiXml(xml).nodes.filter((node) => node.clickable && x >= node.bounds.left && x < node.bounds.right && y >= node.bounds.top && y < node.bounds.bottom);
+  const hits = parseUiXml(xml).nodes.filter(
+    (node) => node.clickable && x >= node.bounds.left && x < node.bounds.right && y >= node.bounds.top && y < node.bounds.bottom,
+  );
   return hits[hits.length - 1] ?? null;
 }
 
@@ -47,7 +49,11 @@ export class FixturePhone implements PhoneDevice {
 
   constructor(
     public at: string,
-    private readonly options: { xml?: Record<string, () => string>; flow?: Record<string, Record<string, string>>; size?: { width: number; height: number } } = {},
+    private readonly options: {
+      xml?: Record<string, () => string>;
+      flow?: Record<string, Record<string, string>>;
+      size?: { width: number; height: number };
+    } = {},
   ) {}
 
   private xml(): string {
@@ -57,7 +63,15 @@ export class FixturePhone implements PhoneDevice {
   }
 
   async info(): Promise<PhoneInfo> {
-    return { serial: this.serial, manufacturer: 'Google', model: 'Pixel 7', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: this.options.size ?? { width: 1080, height: 2400 } };
+    return {
+      serial: this.serial,
+      manufacturer: 'Google',
+      model: 'Pixel 7',
+      androidVersion: '14',
+      sdk: 34,
+      abi: 'arm64-v8a',
+      screen: this.options.size ?? { width: 1080, height: 2400 },
+    };
   }
   async battery() {
     return { level: 80, charging: false, plugged: null, temperatureC: 30 };

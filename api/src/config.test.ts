@@ -54,6 +54,8 @@ describe('other variables', () => {
     expect(() => loadConfig({ ...base, LOG_LEVEL: 'loud' })).toThrow(
       new ConfigError('Invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace or silent'),
     );
-    expect(() => loadConfig({ ...base, SESSION_SECRET: 'short' })).toThrow(new ConfigError('Invalid configuration: SESSION_SECRET must be at least 32 characters'));
+    expect(() => loadConfig({ ...base, SESSION_SECRET: 'short' })).toThrow(
+      new ConfigError('Invalid configuration: SESSION_SECRET must be at least 32 characters'),
+    );
   });
 });

@@ -9,9 +9,7 @@ import { z } from 'zod';
 import { automationEnv, settingsFromEnv, type AutomationSettings } from '@farm/workers';
 import { fieldLabel, issueSentence } from './contracts/sentences.ts';
 
-const flag = z
-  .enum(['0', '1', 'true', 'false', 'yes', 'no', ''])
-  .transform((value) => value === '1' || value === 'true' || value === 'yes');
+const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
 
 /** The request limits, each "N/window" (like 20/1h) or "off"; tests and benches raise them. */
 export const limitDefaults = {
@@ -62,7 +60,10 @@ export function parseRateLimit(text: string): RateLimit | null | undefined {
 
 /** Every limit at its default. */
 export function defaultRateLimits(): Record<LimitName, RateLimit | null> {
-  return Object.fromEntries((Object.keys(limitDefaults) as LimitName[]).map((name) => [name, parseRateLimit(limitDefaults[name])!])) as Record<LimitName, RateLimit | null>;
+  return Object.fromEntries((Object.keys(limitDefaults) as LimitName[]).map((name) => [name, parseRateLimit(limitDefaults[name])!])) as Record<
+    LimitName,
+    RateLimit | null
+  >;
 }
 
 const rateLimit = z.string().transform((text, ctx) => {
@@ -84,7 +85,10 @@ const trustProxy = z.string().transform((text, ctx): number | string[] => {
   if (['false', 'no', '0'].includes(value)) return 0;
   if (['true', 'yes'].includes(value)) return 1;
   if (/^\d{1,2}$/.test(value)) return Number(value);
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const valid = (entry: string) => {
     const [address, bits, extra] = entry.split('/');
     if (extra !== undefined || !address || !isIP(address)) return false;
@@ -125,7 +129,12 @@ const envSchema = automationEnv.extend({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   OVERLOAD_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-  LIVE_CONTROL_IDLE_MS: z.coerce.number().int().min(5_000).max(24 * 3_600_000).default(15 * 60_000),
+  LIVE_CONTROL_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(5_000)
+    .max(24 * 3_600_000)
+    .default(15 * 60_000),
 });
 
 export interface Config {

@@ -22,8 +22,7 @@ export class AppError extends Error {
 export const notFound = (): AppError => new AppError(404, messages.notFound);
 export const forbidden = (): AppError => new AppError(403, messages.forbidden);
 export const conflict = (message: string): AppError => new AppError(409, message);
-export const badRequest = (field: string, message: string): AppError =>
-  new AppError(400, message, [{ field, message }]);
+export const badRequest = (field: string, message: string): AppError => new AppError(400, message, [{ field, message }]);
 
 /**
  * A validation text as a person reads it: the spec's own sentence and every text already written as a
@@ -108,8 +107,7 @@ interface ValidationIssue {
 function isTypeBound(issue: ValidationIssue): boolean {
   const params = issue.params ?? {};
   return (
-    (issue.keyword === 'too_big' && params.maximum === Number.MAX_SAFE_INTEGER) ||
-    (issue.keyword === 'too_small' && params.minimum === Number.MIN_SAFE_INTEGER)
+    (issue.keyword === 'too_big' && params.maximum === Number.MAX_SAFE_INTEGER) || (issue.keyword === 'too_small' && params.minimum === Number.MIN_SAFE_INTEGER)
   );
 }
 
@@ -143,7 +141,6 @@ export function installNotFound(app: FastifyInstance, serveWeb: boolean): void {
 }
 
 export function installErrorHandler(app: FastifyInstance): void {
-
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof AppError) {
       if (error.headers) void reply.headers(error.headers);

@@ -42,10 +42,13 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     void stopPhones()
       .then(() => app.close())
       .then(() => database.close())
-      .then(() => process.exit(0), (error: unknown) => {
-        app.log.error({ err: error }, 'closing failed');
-        process.exit(1);
-      });
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'closing failed');
+          process.exit(1);
+        },
+      );
   });
 }
 

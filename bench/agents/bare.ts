@@ -35,8 +35,20 @@ process.on('message', async (message: { sample: number }) => {
         new Promise<number>((resolve) => {
           const taskId = `bare-${Date.now()}-${i}`;
           waiting.set(taskId, { at: performance.now(), done: resolve });
-          socket.emit('task.dispatch', { protocol: 2, taskId, attempt: 1, type: 'post', title: 'Bare', deadline: null, ackWithinMs: 10_000, work: { kind: 'manual' } });
-          setTimeout(() => waiting.has(taskId) && (waiting.delete(taskId), resolve(Number.NaN)), 10_000);
+          socket.emit('task.dispatch', {
+            protocol: 2,
+            taskId,
+            attempt: 1,
+            type: 'post',
+            title: 'Bare',
+            deadline: null,
+            ackWithinMs: 10_000,
+            work: { kind: 'manual' },
+          });
+          setTimeout(() => {
+            if (!waiting.delete(taskId)) return;
+            resolve(Number.NaN);
+          }, 10_000);
         }),
     ),
   );

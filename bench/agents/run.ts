@@ -64,7 +64,11 @@ class BenchPhone {
     });
     this.socket.on('task.dispatch', (dispatch: { taskId: string; attempt: number }) => {
       this.socket.emit('task.ack', { taskId: dispatch.taskId, attempt: dispatch.attempt });
-      setTimeout(() => this.socket.emit('task.result', { taskId: dispatch.taskId, attempt: dispatch.attempt, status: 'completed', finishedAt: new Date().toISOString() }), 200);
+      setTimeout(
+        () =>
+          this.socket.emit('task.result', { taskId: dispatch.taskId, attempt: dispatch.attempt, status: 'completed', finishedAt: new Date().toISOString() }),
+        200,
+      );
     });
     const timed = (event: string, message: unknown, into: () => number[]) => {
       const at = performance.now();
@@ -73,7 +77,9 @@ class BenchPhone {
     // Spread over the period, as real phones are.
     this.timers.push(
       setTimeout(() => {
-        this.timers.push(setInterval(() => timed('agent.heartbeat', { battery: 80, status: 'online', screenOn: true }, () => latencies.heartbeat), HEARTBEAT_MS));
+        this.timers.push(
+          setInterval(() => timed('agent.heartbeat', { battery: 80, status: 'online', screenOn: true }, () => latencies.heartbeat), HEARTBEAT_MS),
+        );
       }, Math.random() * HEARTBEAT_MS),
       setTimeout(() => {
         this.timers.push(setInterval(() => timed('agent.screenshot', { mime: 'image/jpeg', data: screenshot }, () => latencies.screenshot), SCREENSHOT_MS));
@@ -101,7 +107,13 @@ interface StepResult {
 }
 
 /** Runs the steps against one server; `dispatchSample` measures dispatch → ack for `SAMPLE` phones. */
-async function drive(label: string, url: string, pid: number, tokens: string[], dispatchSample: () => Promise<number[]>): Promise<{ idleRssMb: number; steps: StepResult[] }> {
+async function drive(
+  label: string,
+  url: string,
+  pid: number,
+  tokens: string[],
+  dispatchSample: () => Promise<number[]>,
+): Promise<{ idleRssMb: number; steps: StepResult[] }> {
   const latencies: Latencies = { heartbeat: [], screenshot: [] };
   const phones: BenchPhone[] = [];
   const idleRssMb = usage(pid).rssMb;
@@ -192,7 +204,15 @@ try {
     accounts.push(
       ...(await db
         .insertInto('accounts')
-        .values(devices.slice(i, i + 1000).map((device, k) => ({ workspaceId: ws.id, deviceId: device.id, username: `bench_${i + k + 1}`, platform: 'instagram' as const, status: 'active' as const })))
+        .values(
+          devices.slice(i, i + 1000).map((device, k) => ({
+            workspaceId: ws.id,
+            deviceId: device.id,
+            username: `bench_${i + k + 1}`,
+            platform: 'instagram' as const,
+            status: 'active' as const,
+          })),
+        )
         .returning('id')
         .execute()),
     );
@@ -200,12 +220,26 @@ try {
   const port = await freePort();
   api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: url.toString(), REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', DEMO: '0', LOG_LEVEL: 'silent', DATA_DIR: dataDir },
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      REDIS_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEMO: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 240; i += 1) {
-    if (await fetch(`${origin}/readyz`).then((r) => r.ok).catch(() => false)) break;
+    if (
+      await fetch(`${origin}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      break;
     await pause(250);
   }
   let round = 0;
@@ -215,7 +249,15 @@ try {
     const picked = Array.from({ length: SAMPLE }, (_, i) => accounts[Math.floor((i / SAMPLE) * connected)]!);
     const posts = await db
       .insertInto('posts')
-      .values(picked.map((account, i) => ({ workspaceId: ws.id, accountId: account.id, caption: `Bench ${round}.${i}`, status: 'scheduled' as const, scheduledAt: new Date() })))
+      .values(
+        picked.map((account, i) => ({
+          workspaceId: ws.id,
+          accountId: account.id,
+          caption: `Bench ${round}.${i}`,
+          status: 'scheduled' as const,
+          scheduledAt: new Date(),
+        })),
+      )
       .returning('id')
       .execute();
     await pause(WINDOW_S * 1000 - 1000);
@@ -237,8 +279,12 @@ try {
 
   // ── the report ─────────────────────────────────────────────────────────────────────────────────────────
   const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
-  console.log(`\nPhones heartbeating every ${HEARTBEAT_MS / 1000} s with a 60 KB screenshot every ${SCREENSHOT_MS / 1000} s; ${WINDOW_S} s windows; ${cpus().length} cores shared by the phones, the server and PostgreSQL`);
-  console.log('| server | phones | held | CPU (% of a core) | CPU per 1,000 | RSS MB | RSS per 1,000 above idle | heartbeat ack p50 / p99 ms | screenshot ack p99 ms | dispatch → ack p50 / p99 ms |');
+  console.log(
+    `\nPhones heartbeating every ${HEARTBEAT_MS / 1000} s with a 60 KB screenshot every ${SCREENSHOT_MS / 1000} s; ${WINDOW_S} s windows; ${cpus().length} cores shared by the phones, the server and PostgreSQL`,
+  );
+  console.log(
+    '| server | phones | held | CPU (% of a core) | CPU per 1,000 | RSS MB | RSS per 1,000 above idle | heartbeat ack p50 / p99 ms | screenshot ack p99 ms | dispatch → ack p50 / p99 ms |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const [label, run] of [
     ['bare Socket.IO (baseline)', baseline],
@@ -254,7 +300,9 @@ try {
   for (const s of product.steps) {
     const b = baseline.steps.find((row) => row.phones === s.phones);
     if (!b) continue;
-    console.log(`  ${s.phones} phones: CPU ${fmt(s.cpuPercent / b.cpuPercent, 1)}×, heartbeat ack p99 ${fmt(s.heartbeatP99 / b.heartbeatP99, 1)}×, dispatch → ack p99 ${fmt(s.dispatchP99 / b.dispatchP99, 1)}×`);
+    console.log(
+      `  ${s.phones} phones: CPU ${fmt(s.cpuPercent / b.cpuPercent, 1)}×, heartbeat ack p99 ${fmt(s.heartbeatP99 / b.heartbeatP99, 1)}×, dispatch → ack p99 ${fmt(s.dispatchP99 / b.dispatchP99, 1)}×`,
+    );
   }
   const held = product.steps.filter((s) => s.held).at(-1);
   console.log(`\none API process held ${held ? held.phones : 0} phones (the largest step tried: ${MAX})`);

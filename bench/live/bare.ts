@@ -31,14 +31,20 @@ io.of('/agent').on('connection', (socket) => {
 io.of('/live').on('connection', (socket) => {
   socket.on('live.watch', ({ deviceId }: { deviceId: string }, ack: (answer: unknown) => void) => {
     let set = watching.get(deviceId);
-    if (!set) watching.set(deviceId, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      watching.set(deviceId, set);
+    }
     set.add({ socket, inFlight: false });
     ack({ ok: true, streaming: true, canControl: true });
   });
   socket.on('live.control', (_message: unknown, ack: (answer: unknown) => void) => ack({ ok: true }));
   socket.on('live.input', (message: { deviceId: string; seq: number; input: unknown }, ack: (answer: unknown) => void) => {
     const sentAt = performance.now();
-    phones.get(message.deviceId)?.timeout(5000).emit('live.input', { seq: message.seq, input: message.input }, () => ack({ ok: true, latencyMs: performance.now() - sentAt }));
+    phones
+      .get(message.deviceId)
+      ?.timeout(5000)
+      .emit('live.input', { seq: message.seq, input: message.input }, () => ack({ ok: true, latencyMs: performance.now() - sentAt }));
   });
 });
 

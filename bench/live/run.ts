@@ -47,7 +47,9 @@ class BenchPhone {
 
   constructor(url: string, auth: Record<string, string>) {
     this.socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth });
-    this.socket.on('connect', () => this.socket.emit('agent.hello', { protocol: 2, agentVersion: 'bench/1', battery: 90, features: ['live', 'control'] }, () => undefined));
+    this.socket.on('connect', () =>
+      this.socket.emit('agent.hello', { protocol: 2, agentVersion: 'bench/1', battery: 90, features: ['live', 'control'] }, () => undefined),
+    );
     this.socket.on('live.start', (settings: { fps: number }) => {
       this.fps = settings.fps;
       if (!this.streaming) void this.stream();
@@ -66,10 +68,14 @@ class BenchPhone {
       const data = frames[this.seq % frames.length]!;
       await new Promise((resolve) => {
         const timer = setTimeout(resolve, 3000);
-        this.socket.emit('live.frame', { seq: ++this.seq, mime: 'image/jpeg', data, width: 324, height: 720, source: 'sim', capturedAt: new Date().toISOString(), inputSeq: this.lastInput }, (answer: unknown) => {
-          clearTimeout(timer);
-          resolve(answer);
-        });
+        this.socket.emit(
+          'live.frame',
+          { seq: ++this.seq, mime: 'image/jpeg', data, width: 324, height: 720, source: 'sim', capturedAt: new Date().toISOString(), inputSeq: this.lastInput },
+          (answer: unknown) => {
+            clearTimeout(timer);
+            resolve(answer);
+          },
+        );
       });
       const wait = 1000 / this.fps - (performance.now() - began);
       if (wait > 0) await pause(wait);
@@ -96,7 +102,13 @@ class BenchWatcher {
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, cookie: string | undefined, readonly deviceId: string, private readonly measures: Measures, private readonly controls: boolean) {
+  constructor(
+    url: string,
+    cookie: string | undefined,
+    readonly deviceId: string,
+    private readonly measures: Measures,
+    private readonly controls: boolean,
+  ) {
     this.socket = io(`${url}/live`, { forceNew: true, transports: ['websocket'], ...(cookie ? { extraHeaders: { cookie } } : {}) });
     this.socket.on('live.frame', (frame: { inputSeq?: number }, ack: () => void) => {
       this.frames += 1;
@@ -142,7 +154,14 @@ interface Result {
   cpuPercent: number;
 }
 
-async function drive(label: string, url: string, pid: number, phoneAuth: Record<string, string>[], deviceIds: string[], cookie: string | undefined): Promise<Result> {
+async function drive(
+  label: string,
+  url: string,
+  pid: number,
+  phoneAuth: Record<string, string>[],
+  deviceIds: string[],
+  cookie: string | undefined,
+): Promise<Result> {
   const measures: Measures = { frames: [], inputAck: [], inputToFrame: [] };
   const phones = phoneAuth.map((auth) => new BenchPhone(url, auth));
   await pause(1500);
@@ -179,7 +198,14 @@ const bareIds = Array.from({ length: PHONES }, (_, i) => `phone-${i}`);
 const barePort = await freePort();
 const bare = fork(fileURLToPath(new URL('./bare.ts', import.meta.url)), { execArgv: ['--import', 'tsx'], env: { ...process.env, PORT: String(barePort) } });
 await new Promise((resolve) => bare.once('message', resolve));
-const baseline = await drive('bare', `http://127.0.0.1:${barePort}`, bare.pid!, bareIds.map((deviceId) => ({ deviceId })), bareIds, undefined);
+const baseline = await drive(
+  'bare',
+  `http://127.0.0.1:${barePort}`,
+  bare.pid!,
+  bareIds.map((deviceId) => ({ deviceId })),
+  bareIds,
+  undefined,
+);
 bare.kill('SIGTERM');
 
 // ── the product ───────────────────────────────────────────────────────────────────────────────────────────
@@ -196,11 +222,25 @@ let api: ChildProcess | undefined;
 try {
   api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl.toString(), REDIS_URL: '', PORT: String(port), HOST: '127.0.0.1', DEMO: '0', LOG_LEVEL: 'silent', DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-live-')) },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      REDIS_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEMO: '0',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-live-')),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; i < 240; i += 1) {
-    if (await fetch(`${origin}/readyz`).then((r) => r.ok).catch(() => false)) break;
+    if (
+      await fetch(`${origin}/readyz`)
+        .then((r) => r.ok)
+        .catch(() => false)
+    )
+      break;
     await pause(250);
   }
   const signup = await fetch(`${origin}/api/auth/signup`, {
@@ -233,14 +273,18 @@ try {
 
   const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
   const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(1)}×` : '—');
-  console.log(`\n${PHONES} phones streaming ${FRAME_BYTES / 1024} KB frames to ${WATCHERS} watchers each, one tap every ${TAP_MS} ms per phone; ${WINDOW_S} s window; ${cpus().length} cores shared by everything`);
+  console.log(
+    `\n${PHONES} phones streaming ${FRAME_BYTES / 1024} KB frames to ${WATCHERS} watchers each, one tap every ${TAP_MS} ms per phone; ${WINDOW_S} s window; ${cpus().length} cores shared by everything`,
+  );
   console.log('| server | FPS per watcher mean / min | input → answer p50 / p99 ms | input → frame p50 / p99 ms | CPU (% of a core) | CPU per stream |');
   console.log('|---|---|---|---|---|---|');
   for (const [label, r] of [
     ['bare Socket.IO relay (baseline)', baseline],
     ['product API', product],
   ] as const) {
-    console.log(`| ${label} | ${fmt(r.fpsMean)} / ${fmt(r.fpsMin)} | ${fmt(r.inputAckP50)} / ${fmt(r.inputAckP99)} | ${fmt(r.inputToFrameP50)} / ${fmt(r.inputToFrameP99)} | ${fmt(r.cpuPercent, 0)} | ${fmt(r.cpuPercent / PHONES, 2)} |`);
+    console.log(
+      `| ${label} | ${fmt(r.fpsMean)} / ${fmt(r.fpsMin)} | ${fmt(r.inputAckP50)} / ${fmt(r.inputAckP99)} | ${fmt(r.inputToFrameP50)} / ${fmt(r.inputToFrameP99)} | ${fmt(r.cpuPercent, 0)} | ${fmt(r.cpuPercent / PHONES, 2)} |`,
+    );
   }
   console.log(
     `\nproduct ÷ bare: FPS ${ratio(product.fpsMean, baseline.fpsMean)}, input → answer p99 ${ratio(product.inputAckP99, baseline.inputAckP99)}, input → frame p99 ${ratio(product.inputToFrameP99, baseline.inputToFrameP99)}, CPU ${ratio(product.cpuPercent, baseline.cpuPercent)}`,

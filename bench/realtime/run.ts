@@ -45,7 +45,16 @@ const percentile = (values: number[], p: number) => {
 };
 
 async function waitConnected(list: Socket[]) {
-  await Promise.all(list.map((s) => new Promise<void>((resolve, reject) => (s.connected ? resolve() : (s.once('connect', () => resolve()), s.once('connect_error', reject))))));
+  await Promise.all(
+    list.map(
+      (s) =>
+        new Promise<void>((resolve, reject) => {
+          if (s.connected) return resolve();
+          s.once('connect', () => resolve());
+          s.once('connect_error', reject);
+        }),
+    ),
+  );
 }
 
 /** Runs one traffic pattern: phones send, browsers receive; answers latency figures. */
@@ -84,14 +93,17 @@ async function drive(
   // Spread the phones evenly over the period, as real heartbeats are.
   const started = performance.now();
   const timers = ids.map((i) =>
-    setTimeout(() => {
-      const tick = () => {
-        sent.set(String(i), performance.now());
-        beat(phoneSockets[i]!, i);
-      };
-      tick();
-      timers.push(setInterval(tick, periodMs));
-    }, (i / phones) * periodMs),
+    setTimeout(
+      () => {
+        const tick = () => {
+          sent.set(String(i), performance.now());
+          beat(phoneSockets[i]!, i);
+        };
+        tick();
+        timers.push(setInterval(tick, periodMs));
+      },
+      (i / phones) * periodMs,
+    ),
   );
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   for (const timer of timers) clearInterval(timer);
@@ -139,10 +151,18 @@ try {
     (payload) => (payload as { devices: { id: string }[] }).devices.map((d) => deviceIndex.get(d.id) ?? ''),
   );
 
-  console.log(`\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)`);
+  console.log(
+    `\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)`,
+  );
   console.log('path'.padEnd(50), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'updates/s'.padStart(10), 'p99 ÷ bare'.padStart(11));
   for (const row of [baseline, product]) {
-    console.log(row.label.padEnd(50), row.p50.toFixed(1).padStart(8), row.p99.toFixed(1).padStart(8), row.eventsPerSecond.toFixed(0).padStart(10), `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11));
+    console.log(
+      row.label.padEnd(50),
+      row.p50.toFixed(1).padStart(8),
+      row.p99.toFixed(1).padStart(8),
+      row.eventsPerSecond.toFixed(0).padStart(10),
+      `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
+    );
   }
 } finally {
   for (const socket of sockets) socket.disconnect();

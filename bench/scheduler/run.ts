@@ -5,7 +5,7 @@
  * counts (from the database and from the phones' journals), as ratios to a bare BullMQ enqueue → process round
  * trip measured against the same Redis in the same run. The budget: every post dispatched within 10 s of its time.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
@@ -33,7 +33,11 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
 // A Redis of the bench's own: nothing else's queues, nothing of ours left behind.
 const redisPort = await freePort();
 const redisUrl = `redis://127.0.0.1:${redisPort}`;
-const redis = spawn('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+const redis = spawn(
+  'redis-server',
+  ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+  { stdio: 'ignore' },
+);
 await pause(300);
 
 /** The bare round trip: a job added to a queue and taken by a worker, on the same Redis. */
@@ -73,10 +77,25 @@ async function round(workers: number) {
   const db = database.db;
   await new Redis(redisUrl).flushall();
   const port = await freePort();
-  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, PORT: String(port), HOST: '127.0.0.1', RUN_WORKERS: '0', DEMO: '0', LOG_LEVEL: 'silent', READ_CACHE_MS: '0' };
+  const env = {
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RUN_WORKERS: '0',
+    DEMO: '0',
+    LOG_LEVEL: 'silent',
+    READ_CACHE_MS: '0',
+  };
   const api = start('api/src/server.ts', env);
   const origin = `http://127.0.0.1:${port}`;
-  await until(async () => fetch(`${origin}/api/config`).then((r) => r.ok).catch(() => false), 60_000);
+  await until(
+    async () =>
+      fetch(`${origin}/api/config`)
+        .then((r) => r.ok)
+        .catch(() => false),
+    60_000,
+  );
 
   // The farm, written straight into the database: one workspace, 500 phones with credentials, an account on each.
   const ws = await db.insertInto('workspaces').values({ name: 'Bench farm' }).returning('id').executeTakeFirstOrThrow();
@@ -92,7 +111,15 @@ async function round(workers: number) {
     .execute();
   const accounts = await db
     .insertInto('accounts')
-    .values(devices.map((device, i) => ({ workspaceId: ws.id, deviceId: device.id, username: `bench_${i + 1}`, platform: 'instagram' as const, status: 'active' as const })))
+    .values(
+      devices.map((device, i) => ({
+        workspaceId: ws.id,
+        deviceId: device.id,
+        username: `bench_${i + 1}`,
+        platform: 'instagram' as const,
+        status: 'active' as const,
+      })),
+    )
     .returning('id')
     .execute();
   const phones = tokens.map((token) => {
@@ -105,13 +132,25 @@ async function round(workers: number) {
   for (let i = 0; i < POSTS; i += 1000) {
     await db
       .insertInto('posts')
-      .values(Array.from({ length: Math.min(1000, POSTS - i) }, (_, j) => ({ workspaceId: ws.id, accountId: accounts[(i + j) % accounts.length]!.id, caption: `Bench post ${i + j}`, status: 'scheduled' as const, scheduledAt: dueAt })))
+      .values(
+        Array.from({ length: Math.min(1000, POSTS - i) }, (_, j) => ({
+          workspaceId: ws.id,
+          accountId: accounts[(i + j) % accounts.length]!.id,
+          caption: `Bench post ${i + j}`,
+          status: 'scheduled' as const,
+          scheduledAt: dueAt,
+        })),
+      )
       .execute();
   }
   // Each workers process on one machine takes a health port of its own.
   const children = Array.from({ length: workers }, () => start('src/main.ts', { ...env, HEALTH_PORT: '0' }, `${root}workers/`));
   await until(async () => {
-    const left = await db.selectFrom('posts').select((eb) => eb.fn.countAll<string>().as('n')).where('status', '=', 'scheduled').executeTakeFirstOrThrow();
+    const left = await db
+      .selectFrom('posts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'scheduled')
+      .executeTakeFirstOrThrow();
     return Number(left.n) === 0;
   }, LEAD_MS + 180_000);
 
@@ -157,7 +196,9 @@ try {
   console.log('|---|---|---|---|---|---|---|');
   for (const r of results) {
     const ratio = (ms: number) => `${ms} ms (${(ms / Math.max(1, bare.p99)).toFixed(0)}×)`;
-    console.log(`| ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${r.lost} | ${r.doubled} |`);
+    console.log(
+      `| ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${r.lost} | ${r.doubled} |`,
+    );
   }
   const fastest = Math.min(...results.map((r) => r.lastDispatched));
   console.log(`\nbudget: all dispatched within 10 s → ${fastest <= 10_000 ? 'met' : 'missed'} (${fastest} ms)`);

@@ -33,7 +33,8 @@ function closure(keys: string[]): Set<string> {
   return files;
 }
 
-const gzipped = (files: Set<string>) => [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipSync(readFileSync(join(outDir, f)), { level: 9 }).length, 0);
+const gzipped = (files: Set<string>) =>
+  [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipSync(readFileSync(join(outDir, f)), { level: 9 }).length, 0);
 const find = (fragment: string) => {
   const key = Object.keys(manifest).find((k) => k.includes(fragment));
   if (!key) throw new Error(`no chunk for ${fragment} in the manifest`);

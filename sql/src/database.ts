@@ -5,9 +5,7 @@
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
 import type { DB } from './schema.ts';
 
-export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+export type DatabaseTarget = { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export interface Database {
   db: Kysely<DB>;

@@ -66,7 +66,10 @@ describe.each(kinds)('migrations on %s', (kind) => {
     await migrate(database);
     const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning(['id', 'updatedAt']).executeTakeFirstOrThrow();
     await expect(
-      database.db.insertInto('devices').values({ workspaceId: ws.id, name: 'x', status: 'exploded' as 'online' }).execute(),
+      database.db
+        .insertInto('devices')
+        .values({ workspaceId: ws.id, name: 'x', status: 'exploded' as 'online' })
+        .execute(),
     ).rejects.toThrow();
     const device = await database.db.insertInto('devices').values({ workspaceId: ws.id, name: 'Pixel' }).returningAll().executeTakeFirstOrThrow();
     expect(device.status).toBe('offline');

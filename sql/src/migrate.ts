@@ -41,9 +41,7 @@ export async function migrate(database: Database, migrations?: Migration[]): Pro
       checksum text NOT NULL,
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
-    const { rows } = await sql<{ name: string; checksum: string }>`SELECT name, checksum FROM schema_migrations`.execute(
-      database.db,
-    );
+    const { rows } = await sql<{ name: string; checksum: string }>`SELECT name, checksum FROM schema_migrations`.execute(database.db);
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
     const done: string[] = [];
     for (const migration of all) {
@@ -54,9 +52,7 @@ export async function migrate(database: Database, migrations?: Migration[]): Pro
       }
       // One simple-protocol script runs as one implicit transaction: a failing migration leaves nothing
       // half-applied, and its record is written in the same breath.
-      await database.exec(
-        `${migration.script}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${migration.name}', '${migration.checksum}');`,
-      );
+      await database.exec(`${migration.script}\n;INSERT INTO schema_migrations (name, checksum) VALUES ('${migration.name}', '${migration.checksum}');`);
       done.push(migration.name);
     }
     return done;

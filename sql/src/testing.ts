@@ -14,7 +14,10 @@ let template: Promise<Blob> | undefined;
 /** The migrated template, cached on disk under the migrations' checksum so every test process shares it. */
 async function pgliteTemplate(): Promise<Blob> {
   const migrations = await readMigrations();
-  const key = createHash('sha256').update(migrations.map((m) => m.checksum).join()).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(migrations.map((m) => m.checksum).join())
+    .digest('hex')
+    .slice(0, 16);
   const file = join(tmpdir(), `farm-pglite-template-${key}.tar`);
   try {
     return new Blob([await readFile(file)]);

@@ -17,7 +17,9 @@ const json = { 'Content-Type': 'application/json' };
 
 test('an operator turns on two-factor sign-in, then logs in with a code', async ({ page, browser }) => {
   const email = uniqueEmail('tess');
-  expect((await page.request.post('/api/auth/signup', { data: { name: 'Tess Twofactor', email, password: PASSWORD, role: 'operator' }, headers: json })).status()).toBe(201);
+  expect(
+    (await page.request.post('/api/auth/signup', { data: { name: 'Tess Twofactor', email, password: PASSWORD, role: 'operator' }, headers: json })).status(),
+  ).toBe(201);
 
   await page.goto('/settings');
   const section = page.getByRole('region', { name: 'Two-factor sign-in' });
@@ -51,12 +53,26 @@ test('an operator turns on two-factor sign-in, then logs in with a code', async 
 });
 
 test('an operator resets a VA’s password with a one-time link, and the VA sets a new one', async ({ page, browser, baseURL }) => {
-  expect((await page.request.post('/api/auth/signup', { data: { name: 'Rita Resetter', email: uniqueEmail('rita'), password: PASSWORD, role: 'operator' }, headers: json })).status()).toBe(201);
+  expect(
+    (
+      await page.request.post('/api/auth/signup', {
+        data: { name: 'Rita Resetter', email: uniqueEmail('rita'), password: PASSWORD, role: 'operator' },
+        headers: json,
+      })
+    ).status(),
+  ).toBe(201);
   const invite = await page.request.post('/api/invitations', { data: { role: 'va' }, headers: json });
   const { invitation } = (await invite.json()) as { invitation: { token: string } };
   const vaEmail = uniqueEmail('vince');
   const vaApi = await browser.newContext();
-  expect((await vaApi.request.post('/api/auth/signup', { data: { name: 'Vince Forgetful', email: vaEmail, password: PASSWORD, role: 'va', inviteToken: invitation.token }, headers: json })).status()).toBe(201);
+  expect(
+    (
+      await vaApi.request.post('/api/auth/signup', {
+        data: { name: 'Vince Forgetful', email: vaEmail, password: PASSWORD, role: 'va', inviteToken: invitation.token },
+        headers: json,
+      })
+    ).status(),
+  ).toBe(201);
   await vaApi.close();
 
   await page.goto('/settings');

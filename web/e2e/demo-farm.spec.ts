@@ -75,6 +75,8 @@ test.describe('the demo farm', () => {
     const feedImages = feed.getByRole('img', { name: new RegExp(`^${feedOn.replace(/[#.*+?^${}()|[\]\\]/g, '\\$&')} at `) });
     await expect.poll(() => feedImages.count(), { timeout: 45_000, message: `screenshots of ${feedOn}` }).toBeGreaterThanOrEqual(1);
     const first = (await sources(feedImages))[0];
-    await expect.poll(async () => (await sources(feedImages))[0], { timeout: 45_000, intervals: [1000], message: `a new screenshot of ${feedOn}` }).not.toBe(first);
+    await expect
+      .poll(async () => (await sources(feedImages))[0], { timeout: 45_000, intervals: [1000], message: `a new screenshot of ${feedOn}` })
+      .not.toBe(first);
   });
 });

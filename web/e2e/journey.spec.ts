@@ -260,12 +260,12 @@ async function assignTask(page: Page, vaName: string, taskTitle: string): Promis
   await card.getByRole('button', { name: `Actions for ${vaName}` }).click();
   await page.getByRole('menuitem', { name: 'Assign Tasks' }).click();
   const form = dialog(page, `Assign Tasks to ${vaName}`);
-  await form.getByRole('checkbox', { name: new RegExp(escape(taskTitle)) }).check();
+  await form.getByRole('checkbox', { name: new RegExp(escapeRegExp(taskTitle)) }).check();
   await form.getByRole('button', { name: 'Assign Tasks' }).click();
   await expectToast(page, 'Tasks Assigned', `1 task assigned to ${vaName}.`);
   await expect(form).toBeHidden();
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -11,7 +11,14 @@ import { PASSWORD, unique, uniqueEmail } from './support/ui';
 
 test('watch a phone live, take control, and tap it from the browser', async ({ page, baseURL }) => {
   const json = { 'Content-Type': 'application/json' };
-  expect((await page.request.post('/api/auth/signup', { data: { name: 'Lior Live', email: uniqueEmail('lior'), password: PASSWORD, role: 'operator' }, headers: json })).status()).toBe(201);
+  expect(
+    (
+      await page.request.post('/api/auth/signup', {
+        data: { name: 'Lior Live', email: uniqueEmail('lior'), password: PASSWORD, role: 'operator' },
+        headers: json,
+      })
+    ).status(),
+  ).toBe(201);
   const name = unique('Pixel live');
   const created = await page.request.post('/api/devices', { data: { name }, headers: json });
   expect(created.status()).toBe(201);

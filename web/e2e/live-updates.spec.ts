@@ -32,7 +32,14 @@ test('a task assigned to a VA is pushed to their open page, and its completion r
   const json = { 'Content-Type': 'application/json' };
   const operatorContext = await browser.newContext();
   const operator = await operatorContext.newPage();
-  expect((await operator.request.post('/api/auth/signup', { data: { name: 'Petra Pusher', email: uniqueEmail('petra'), password: PASSWORD, role: 'operator' }, headers: json })).status()).toBe(201);
+  expect(
+    (
+      await operator.request.post('/api/auth/signup', {
+        data: { name: 'Petra Pusher', email: uniqueEmail('petra'), password: PASSWORD, role: 'operator' },
+        headers: json,
+      })
+    ).status(),
+  ).toBe(201);
   const invite = await operator.request.post('/api/invitations', { data: { role: 'va' }, headers: json });
   const { invitation } = (await invite.json()) as { invitation: { token: string } };
 

@@ -46,7 +46,12 @@ async function seed(baseURL: string): Promise<Farm> {
   const account = await send<WithId>(api, 'POST', '/api/accounts', { username: 'shelf_one', platform: 'instagram', deviceId: device.id });
   await send(api, 'PATCH', `/api/accounts/${account.id}`, { status: 'active' });
   const at = new Date(Math.floor(Date.now() / DAY) * DAY + 3 * DAY + 10 * 3600_000);
-  const post = await send<WithId>(api, 'POST', '/api/posts', { accountId: account.id, caption: 'Drag me to tomorrow', status: 'scheduled', scheduledAt: at.toISOString() });
+  const post = await send<WithId>(api, 'POST', '/api/posts', {
+    accountId: account.id,
+    caption: 'Drag me to tomorrow',
+    status: 'scheduled',
+    scheduledAt: at.toISOString(),
+  });
   return { api, storageState: await api.storageState(), vaName, postId: post.id, postDay: at.toISOString().slice(0, 10), taskIds };
 }
 
@@ -56,7 +61,13 @@ const viewports = [
 ] as const;
 
 async function openAs(browser: Browser, farm: Farm, viewport: { width: number; height: number }, path: string): Promise<Page> {
-  const context = await browser.newContext({ storageState: farm.storageState, viewport, baseURL: process.env.E2E_BASE_URL, timezoneId: 'UTC', locale: 'en-US' });
+  const context = await browser.newContext({
+    storageState: farm.storageState,
+    viewport,
+    baseURL: process.env.E2E_BASE_URL,
+    timezoneId: 'UTC',
+    locale: 'en-US',
+  });
   const page = await context.newPage();
   await page.goto(path);
   return page;

@@ -35,13 +35,7 @@ for (const size of sizes) {
   });
 }
 
-async function shoot(
-  page: Page,
-  screen: Screen,
-  scheme: Scheme,
-  viewport: { width: number; height: number },
-  farm: SeededFarm,
-): Promise<void> {
+async function shoot(page: Page, screen: Screen, scheme: Scheme, viewport: { width: number; height: number }, farm: SeededFarm): Promise<void> {
   await setScheme(page, scheme, { withToggle: screen.shell });
   await screen.ready(page, farm);
   const shown = forcedDark.has(screen.name) ? 'dark' : scheme;

@@ -72,6 +72,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       .close()
       .then(() => new Promise<void>((resolve) => health.close(() => resolve())))
       .then(() => database.close())
-      .then(() => process.exit(0), () => process.exit(1));
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }

@@ -40,7 +40,10 @@ export class Outboxes {
 
   for(workspaceId: string): Outbox {
     let outbox = this.byWorkspace.get(workspaceId);
-    if (!outbox) this.byWorkspace.set(workspaceId, (outbox = new Outbox(workspaceId)));
+    if (!outbox) {
+      outbox = new Outbox(workspaceId);
+      this.byWorkspace.set(workspaceId, outbox);
+    }
     return outbox;
   }
 

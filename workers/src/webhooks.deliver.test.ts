@@ -99,7 +99,11 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
     const t0 = new Date(Date.now() - 60 * MINUTE);
     const { workspaceId, webhookId } = await workspaceWithHook(['device.offline'], t0, 15);
     const db = database.db;
-    const device = await db.insertInto('devices').values({ workspaceId, name: 'Pixel 7', status: 'online', lastActive: t0 }).returning('id').executeTakeFirstOrThrow();
+    const device = await db
+      .insertInto('devices')
+      .values({ workspaceId, name: 'Pixel 7', status: 'online', lastActive: t0 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const lastSeen = new Date(t0.getTime() + 10 * MINUTE);
     await db.updateTable('devices').set({ status: 'offline', lastActive: lastSeen }).where('id', '=', device.id).execute();
     // A phone that never connected is not "gone offline".
@@ -147,7 +151,10 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
       ])
       .execute();
     const account = await db.insertInto('accounts').values({ workspaceId, username: 'glow', platform: 'tiktok' }).returning('id').executeTakeFirstOrThrow();
-    await db.insertInto('posts').values({ workspaceId, accountId: account.id, caption: 'x', status: 'failed', scheduledAt: new Date(now.getTime() - 10 * MINUTE) }).execute();
+    await db
+      .insertInto('posts')
+      .values({ workspaceId, accountId: account.id, caption: 'x', status: 'failed', scheduledAt: new Date(now.getTime() - 10 * MINUTE) })
+      .execute();
 
     expect(await run(now)).toMatchObject({ raised: 2, delivered: 2 });
     const texts = received.map((hit) => (JSON.parse(hit.body) as { text: string }).text).sort();
@@ -183,7 +190,9 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
     expect(row).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, lastStatus: 503 });
     expect(received.filter((hit) => hit.headers['x-farm-event'] === 'host.disconnected')).toHaveLength(MAX_ATTEMPTS);
     await run(new Date(clock.getTime() + 24 * 3600_000));
-    expect(await database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('webhookId', '=', webhookId).executeTakeFirstOrThrow()).toEqual({ status: 'failed', attempts: MAX_ATTEMPTS });
+    expect(
+      await database.db.selectFrom('webhookDeliveries').select(['status', 'attempts']).where('webhookId', '=', webhookId).executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'failed', attempts: MAX_ATTEMPTS });
     expect(deliveryBackoffMs(1)).toBe(30_000);
     expect(deliveryBackoffMs(2)).toBe(60_000);
     expect(deliveryBackoffMs(20)).toBe(6 * 3600_000);
@@ -197,7 +206,11 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    await database.db.updateTable('webhooks').set({ url: `http://127.0.0.1:${port}/nothing-listens` }).where('id', '=', webhookId).execute();
+    await database.db
+      .updateTable('webhooks')
+      .set({ url: `http://127.0.0.1:${port}/nothing-listens` })
+      .where('id', '=', webhookId)
+      .execute();
     await raiseAlert(database.db, workspaceId, 'host.disconnected', { id: 'h1', at: now.toISOString(), text: 'Host h1 disconnected' });
     expect(await run(new Date(Date.now() + 1000))).toMatchObject({ retried: 1 });
     const row = await database.db.selectFrom('webhookDeliveries').selectAll().where('webhookId', '=', webhookId).executeTakeFirstOrThrow();

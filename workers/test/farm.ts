@@ -23,10 +23,21 @@ export async function device(db: Db, workspaceId: string, overrides: { name?: st
     .executeTakeFirstOrThrow();
 }
 
-export async function account(db: Db, workspaceId: string, deviceId: string | null, overrides: { username?: string; status?: 'active' | 'warmup' | 'paused'; platform?: 'instagram' | 'tiktok' } = {}) {
+export async function account(
+  db: Db,
+  workspaceId: string,
+  deviceId: string | null,
+  overrides: { username?: string; status?: 'active' | 'warmup' | 'paused'; platform?: 'instagram' | 'tiktok' } = {},
+) {
   return db
     .insertInto('accounts')
-    .values({ workspaceId, deviceId, username: overrides.username ?? `acct_${Math.random().toString(36).slice(2, 8)}`, platform: overrides.platform ?? 'instagram', status: overrides.status ?? 'active' })
+    .values({
+      workspaceId,
+      deviceId,
+      username: overrides.username ?? `acct_${Math.random().toString(36).slice(2, 8)}`,
+      platform: overrides.platform ?? 'instagram',
+      status: overrides.status ?? 'active',
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -35,7 +46,16 @@ export async function scheduledPosts(db: Db, workspaceId: string, accountId: str
   if (count === 0) return [];
   return db
     .insertInto('posts')
-    .values(Array.from({ length: count }, (_, i) => ({ workspaceId, accountId, caption: `Post ${i}`, hashtags: ['#farm'], status: 'scheduled' as const, scheduledAt: dueAt })))
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        workspaceId,
+        accountId,
+        caption: `Post ${i}`,
+        hashtags: ['#farm'],
+        status: 'scheduled' as const,
+        scheduledAt: dueAt,
+      })),
+    )
     .returningAll()
     .execute();
 }
@@ -54,5 +74,7 @@ export const restoreSettings = () => configureAutomation(defaultSettings);
 
 /** Moves every lease and backoff of the database into the past, as if time had passed. */
 export async function age(db: Db, ms: number) {
-  await sql`update tasks set lease_expires_at = lease_expires_at - (${ms} * interval '1 millisecond'), next_attempt_at = next_attempt_at - (${ms} * interval '1 millisecond')`.execute(db);
+  await sql`update tasks set lease_expires_at = lease_expires_at - (${ms} * interval '1 millisecond'), next_attempt_at = next_attempt_at - (${ms} * interval '1 millisecond')`.execute(
+    db,
+  );
 }

@@ -10,7 +10,17 @@ import { PhoneError, withTimeout, type PhoneInfo } from '../phone/phone.device.t
 import { AdbPhone, type AdbPhoneOptions } from './adb.phone.ts';
 
 /** What adb says of a device: `device` is ready; `unauthorized` waits for "Allow USB debugging" on the phone. */
-export type AdbDeviceState = 'device' | 'unauthorized' | 'offline' | 'authorizing' | 'connecting' | 'recovery' | 'bootloader' | 'sideload' | 'no permissions' | (string & {});
+export type AdbDeviceState =
+  | 'device'
+  | 'unauthorized'
+  | 'offline'
+  | 'authorizing'
+  | 'connecting'
+  | 'recovery'
+  | 'bootloader'
+  | 'sideload'
+  | 'no permissions'
+  | (string & {});
 
 export type AdbHostEvent =
   /** A serial appeared in adb's list (plugged in, or seen when tracking started). */
@@ -179,7 +189,10 @@ export class AdbHost {
   }
 
   private added(serial: string, state: AdbDeviceState): void {
-    if (this.devices.has(serial)) return this.changed(serial, state);
+    if (this.devices.has(serial)) {
+      this.changed(serial, state);
+      return;
+    }
     this.devices.set(serial, { serial, state, phone: null, info: null, health: 'responsive' });
     this.emit({ type: 'attached', serial, state });
     if (state === 'device') void this.ready(serial);
@@ -187,7 +200,10 @@ export class AdbHost {
 
   private changed(serial: string, state: AdbDeviceState): void {
     const device = this.devices.get(serial);
-    if (!device) return this.added(serial, state);
+    if (!device) {
+      this.added(serial, state);
+      return;
+    }
     const previous = device.state;
     if (previous === state) return;
     device.state = state;

@@ -17,7 +17,9 @@ let server: FakeAdbServer;
 let phones: AdbPhone[];
 
 beforeAll(async () => {
-  png = await sharp({ create: { width: 1080, height: 2400, channels: 3, background: '#ffffff' } }).png().toBuffer();
+  png = await sharp({ create: { width: 1080, height: 2400, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
 });
 
 beforeEach(async () => {
@@ -76,7 +78,9 @@ describe('the live screen of a phone over adb', () => {
     expect(fake.pushed[1]?.data.equals(readFileSync(files?.lib as string))).toBe(true);
     expect(server.requests).toContain(`shell:${MINICAP_COMMAND}`);
     expect(server.requests).toContain('localabstract:minicap');
-    expect(fake.minicaps.map((minicap) => minicap.projection)).toEqual([{ realWidth: 1080, realHeight: 2400, virtualWidth: 324, virtualHeight: 720, rotation: 0 }]);
+    expect(fake.minicaps.map((minicap) => minicap.projection)).toEqual([
+      { realWidth: 1080, realHeight: 2400, virtualWidth: 324, virtualHeight: 720, rotation: 0 },
+    ]);
     expect(live.minicapPid).toBe(fake.minicaps[0]?.pid);
 
     const first = await live.next();

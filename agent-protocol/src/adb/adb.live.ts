@@ -7,7 +7,15 @@
  * minicap runs in its own shell and is read over its own connection, so the persistent input shell is never shared.
  */
 import type { Duplex } from 'node:stream';
-import { PhoneError, withTimeout, type LiveFrameSource, type LiveScreenFrame, type PhoneInfo, type Screenshot, type ScreenshotOptions } from '../phone/phone.device.ts';
+import {
+  PhoneError,
+  withTimeout,
+  type LiveFrameSource,
+  type LiveScreenFrame,
+  type PhoneInfo,
+  type Screenshot,
+  type ScreenshotOptions,
+} from '../phone/phone.device.ts';
 import { SCREENSHOT_DEFAULTS } from '../phone/phone.screenshot.ts';
 import { jpegSize, MINICAP_DIR, MINICAP_SOCKET, minicapCommand, minicapFiles, minicapProjection, MinicapParser, type MinicapBanner } from './adb.minicap.ts';
 
@@ -210,7 +218,14 @@ class MinicapRun {
         clearTimeout(timer);
         finish();
       };
-      const timer = setTimeout(() => settle(() => (socket.destroy(), resolve(null))), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () =>
+          settle(() => {
+            socket.destroy();
+            resolve(null);
+          }),
+        Math.max(0, deadline - Date.now()),
+      );
       // Only the newest connection speaks for minicap: an earlier one closing late changes nothing.
       const current = () => this.socket === socket;
       socket.on('data', (chunk: Buffer) => {

@@ -11,7 +11,11 @@ beforeAll(async () => {
       [324, 720, '#d9825b'],
       [720, 324, '#2b6cb0'],
       [90, 200, '#ffffff'],
-    ].map(([width, height, background]) => sharp({ create: { width: width as number, height: height as number, channels: 3, background: background as string } }).jpeg({ quality: 60 }).toBuffer()),
+    ].map(([width, height, background]) =>
+      sharp({ create: { width: width as number, height: height as number, channels: 3, background: background as string } })
+        .jpeg({ quality: 60 })
+        .toBuffer(),
+    ),
   );
 });
 
@@ -53,7 +57,16 @@ describe("minicap's stream", () => {
     for (const sizes of [[1], [3, 7, 1, 13], [23], [25, 5], [4, 4096], [stream.length]]) {
       const parser = new MinicapParser();
       const frames = chunks(stream, sizes).flatMap((chunk) => parser.feed(chunk));
-      expect(parser.banner).toEqual({ version: 1, pid: 4321, realWidth: 1080, realHeight: 2400, virtualWidth: 324, virtualHeight: 720, orientation: 1, quirks: 2 });
+      expect(parser.banner).toEqual({
+        version: 1,
+        pid: 4321,
+        realWidth: 1080,
+        realHeight: 2400,
+        virtualWidth: 324,
+        virtualHeight: 720,
+        orientation: 1,
+        quirks: 2,
+      });
       expect(frames.map((data) => data.toString('base64'))).toEqual(jpegs.map((data) => data.toString('base64')));
     }
   });
@@ -77,8 +90,12 @@ describe("minicap's stream", () => {
     const parser = new MinicapParser();
     expect(parser.feed(Buffer.concat([longer, frame(jpegs[2] as Buffer)]))).toHaveLength(1);
     expect(() => new MinicapParser().feed(Buffer.from([1, 8, 0, 0, 0, 0, 0, 0]))).toThrow('minicap sent a banner of 8 bytes (at least 24 expected).');
-    expect(() => new MinicapParser().feed(Buffer.concat([banner(9, [1, 1], [1, 1]), frame(Buffer.from('not a picture'))]))).toThrow('minicap sent a frame that is not a JPEG.');
-    expect(() => new MinicapParser().feed(Buffer.concat([banner(9, [1, 1], [1, 1]), Buffer.from([0, 0, 0, 0])]))).toThrow('minicap announced a frame of 0 bytes.');
+    expect(() => new MinicapParser().feed(Buffer.concat([banner(9, [1, 1], [1, 1]), frame(Buffer.from('not a picture'))]))).toThrow(
+      'minicap sent a frame that is not a JPEG.',
+    );
+    expect(() => new MinicapParser().feed(Buffer.concat([banner(9, [1, 1], [1, 1]), Buffer.from([0, 0, 0, 0])]))).toThrow(
+      'minicap announced a frame of 0 bytes.',
+    );
   });
 
   it('reads a JPEG size from its frame header', () => {
@@ -115,7 +132,14 @@ describe('starting minicap', () => {
       from: '@u4/minicap-prebuilt',
     });
     // Neither package has builds for Android 12 (31) or 13 and later, nor for these ABIs.
-    for (const [abi, sdk] of [['arm64-v8a', 31], ['arm64-v8a', 34], ['mips', 30], ['arm64-v8a', 20], ['../x86', 30], ['arm64-v8a', 0]] as const) {
+    for (const [abi, sdk] of [
+      ['arm64-v8a', 31],
+      ['arm64-v8a', 34],
+      ['mips', 30],
+      ['arm64-v8a', 20],
+      ['../x86', 30],
+      ['arm64-v8a', 0],
+    ] as const) {
       expect(minicapFiles(abi, sdk)).toBeNull();
     }
   });

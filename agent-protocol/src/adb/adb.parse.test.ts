@@ -1,12 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../../test/fake-android.ts';
 import { UiBusyError } from '../phone/phone.device.ts';
-import { inputTextArguments, isInputTextSafe, parseBattery, parseForeground, parseGetprop, parseNetwork, parseScreen, parseUiDump, parseWmSize, phoneInfoFrom, shellQuote } from './adb.parse.ts';
+import {
+  inputTextArguments,
+  isInputTextSafe,
+  parseBattery,
+  parseForeground,
+  parseGetprop,
+  parseNetwork,
+  parseScreen,
+  parseUiDump,
+  parseWmSize,
+  phoneInfoFrom,
+  shellQuote,
+} from './adb.parse.ts';
 
 describe('reading what Android prints', () => {
   it('reads model, Android version, SDK, ABI and serial from getprop and the screen from wm size', () => {
     const info = phoneInfoFrom(parseGetprop(fixture('getprop.txt')), parseWmSize(fixture('wm-size.txt')), 'usb-serial');
-    expect(info).toEqual({ serial: '2B161FDH200ZNK', manufacturer: 'Google', model: 'Pixel 7', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: { width: 1080, height: 2400 } });
+    expect(info).toEqual({
+      serial: '2B161FDH200ZNK',
+      manufacturer: 'Google',
+      model: 'Pixel 7',
+      androidVersion: '14',
+      sdk: 34,
+      abi: 'arm64-v8a',
+      screen: { width: 1080, height: 2400 },
+    });
   });
 
   it('takes the override size and keeps portrait', () => {
@@ -17,7 +37,10 @@ describe('reading what Android prints', () => {
 
   it('reads battery level, charging and plug from dumpsys battery', () => {
     expect(parseBattery(fixture('dumpsys-battery.txt'))).toEqual({ level: 76, charging: true, plugged: 'usb', temperatureC: 28.7 });
-    const unplugged = fixture('dumpsys-battery.txt').replace('USB powered: true', 'USB powered: false').replace('status: 2', 'status: 3').replace('level: 76', 'level: 12');
+    const unplugged = fixture('dumpsys-battery.txt')
+      .replace('USB powered: true', 'USB powered: false')
+      .replace('status: 2', 'status: 3')
+      .replace('level: 76', 'level: 12');
     expect(parseBattery(unplugged)).toEqual({ level: 12, charging: false, plugged: null, temperatureC: 28.7 });
     expect(() => parseBattery("Can't find service: battery")).toThrow('did not report its battery');
   });
@@ -29,20 +52,32 @@ describe('reading what Android prints', () => {
   });
 
   it('reads the foreground app from dumpsys window', () => {
-    expect(parseForeground(fixture('dumpsys-window.txt'))).toEqual({ package: 'com.instagram.android', activity: 'com.instagram.mainactivity.InstagramMainActivity' });
+    expect(parseForeground(fixture('dumpsys-window.txt'))).toEqual({
+      package: 'com.instagram.android',
+      activity: 'com.instagram.mainactivity.InstagramMainActivity',
+    });
     expect(parseForeground('  mFocusedApp=ActivityRecord{1b2 u0 com.zhiliaoapp.musically/com.ss.android.ugc.aweme.splash.SplashActivity t52}')).toEqual({
       package: 'com.zhiliaoapp.musically',
       activity: 'com.ss.android.ugc.aweme.splash.SplashActivity',
     });
-    expect(parseForeground('  mCurrentFocus=Window{9f u0 com.android.settings/.Settings}')).toEqual({ package: 'com.android.settings', activity: 'com.android.settings.Settings' });
+    expect(parseForeground('  mCurrentFocus=Window{9f u0 com.android.settings/.Settings}')).toEqual({
+      package: 'com.android.settings',
+      activity: 'com.android.settings.Settings',
+    });
     expect(parseForeground('  mCurrentFocus=null\n  mFocusedApp=null')).toBeNull();
   });
 
   it('reads the default network from dumpsys connectivity', () => {
     expect(parseNetwork(fixture('dumpsys-connectivity.txt'))).toEqual({ connected: true, transport: 'wifi' });
-    expect(parseNetwork(fixture('dumpsys-connectivity.txt').replace('Active default network: 104', 'Active default network: 103'))).toEqual({ connected: true, transport: 'cellular' });
+    expect(parseNetwork(fixture('dumpsys-connectivity.txt').replace('Active default network: 104', 'Active default network: 103'))).toEqual({
+      connected: true,
+      transport: 'cellular',
+    });
     expect(parseNetwork('Active default network: none\n')).toEqual({ connected: false, transport: null });
-    expect(parseNetwork('NetworkAgentInfo [MOBILE (LTE) - 100] ni{[type: MOBILE[LTE], state: CONNECTED/CONNECTED]}\nActive default network: 100')).toEqual({ connected: true, transport: 'cellular' });
+    expect(parseNetwork('NetworkAgentInfo [MOBILE (LTE) - 100] ni{[type: MOBILE[LTE], state: CONNECTED/CONNECTED]}\nActive default network: 100')).toEqual({
+      connected: true,
+      transport: 'cellular',
+    });
   });
 
   it('takes the XML out of a dump and tells a busy screen from a failure', () => {

@@ -2,7 +2,16 @@
  * Reading what Android's shell tools print: `getprop`, `wm size`, `dumpsys battery|power|window|connectivity`
  * and `uiautomator dump`. Pure functions, so each is checked against real outputs in the tests.
  */
-import { PhoneError, UiBusyError, type BatteryState, type ForegroundApp, type NetworkState, type PhoneInfo, type ScreenSize, type ScreenState } from '../phone/phone.device.ts';
+import {
+  PhoneError,
+  UiBusyError,
+  type BatteryState,
+  type ForegroundApp,
+  type NetworkState,
+  type PhoneInfo,
+  type ScreenSize,
+  type ScreenState,
+} from '../phone/phone.device.ts';
 
 /** `getprop` prints `[key]: [value]` lines; values may span lines. */
 export function parseGetprop(output: string): Record<string, string> {
@@ -79,7 +88,7 @@ export function parseForeground(output: string): ForegroundApp | null {
     return { package: pkg, activity: activity.startsWith('.') ? `${pkg}${activity}` : activity };
   }
   const bare = /mCurrentFocus=Window\{\S+ \S+ ([\w.]+)\}/.exec(output);
-  if (bare?.[1] && bare[1].includes('.')) return { package: bare[1], activity: null };
+  if (bare?.[1]?.includes('.')) return { package: bare[1], activity: null };
   return null;
 }
 

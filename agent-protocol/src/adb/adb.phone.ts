@@ -25,7 +25,20 @@ import {
   type Screenshot,
   type ScreenshotOptions,
 } from '../phone/phone.device.ts';
-import { inputTextArguments, isInputTextSafe, parseVersionName, parseBattery, parseForeground, parseGetprop, parseNetwork, parseScreen, parseUiDump, parseWmSize, phoneInfoFrom, shellQuote } from './adb.parse.ts';
+import {
+  inputTextArguments,
+  isInputTextSafe,
+  parseVersionName,
+  parseBattery,
+  parseForeground,
+  parseGetprop,
+  parseNetwork,
+  parseScreen,
+  parseUiDump,
+  parseWmSize,
+  phoneInfoFrom,
+  shellQuote,
+} from './adb.parse.ts';
 import { PersistentShell } from './adb.shell.ts';
 import { AdbLiveScreen, type LiveScreenOptions } from './adb.live.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
@@ -136,7 +149,10 @@ export class AdbPhone implements PhoneDevice {
         if (held.late) stream.destroy();
         return (await readAll(stream)).toString('utf8');
       })();
-      return withTimeout(work, timeoutMs, `"${command.slice(0, 80)}"`, () => ((held.late = true), held.stream?.destroy())).catch((error: unknown) => {
+      return withTimeout(work, timeoutMs, `"${command.slice(0, 80)}"`, () => {
+        held.late = true;
+        held.stream?.destroy();
+      }).catch((error: unknown) => {
         if (error instanceof PhoneError) throw error;
         throw new PhoneError('disconnected', `The phone did not run "${command.slice(0, 80)}": ${error instanceof Error ? error.message : String(error)}`);
       });
@@ -146,7 +162,8 @@ export class AdbPhone implements PhoneDevice {
   /** Runs one input command through the persistent shell. */
   private async inputCommand(command: string): Promise<string> {
     const result = await this.tracked(() => this.input.run(command));
-    if (result.exitCode !== 0) throw new PhoneError('command_failed', `The phone refused "${command.slice(0, 80)}": ${result.output.trim().slice(0, 200) || `exit ${result.exitCode}`}`);
+    if (result.exitCode !== 0)
+      throw new PhoneError('command_failed', `The phone refused "${command.slice(0, 80)}": ${result.output.trim().slice(0, 200) || `exit ${result.exitCode}`}`);
     return result.output;
   }
 
@@ -187,7 +204,10 @@ export class AdbPhone implements PhoneDevice {
         if (held.late) stream.destroy();
         return readAll(stream);
       })();
-      return withTimeout(work, this.options.screenshotTimeoutMs, 'The screenshot', () => ((held.late = true), held.stream?.destroy()));
+      return withTimeout(work, this.options.screenshotTimeoutMs, 'The screenshot', () => {
+        held.late = true;
+        held.stream?.destroy();
+      });
     });
     if (png.length === 0) throw new PhoneError('command_failed', 'The phone sent an empty screenshot (is the screen secure or off?).');
     return encodeScreenshot(png, options);
@@ -224,7 +244,10 @@ export class AdbPhone implements PhoneDevice {
         // `input text` types ASCII only; emoji and accents go through the ADB Keyboard IME when it is the phone's keyboard.
         const keyboard = await this.exec('settings get secure default_input_method');
         if (!keyboard.includes('com.android.adbkeyboard/')) {
-          throw new PhoneError('command_failed', "This text has characters that need the ADB Keyboard app as the phone's keyboard (input text types ASCII only).");
+          throw new PhoneError(
+            'command_failed',
+            "This text has characters that need the ADB Keyboard app as the phone's keyboard (input text types ASCII only).",
+          );
         }
         await this.inputCommand(`am broadcast -a ADB_INPUT_B64 --es msg ${Buffer.from(line, 'utf8').toString('base64')}`);
       }
@@ -249,7 +272,11 @@ export class AdbPhone implements PhoneDevice {
   /** Copies a local file to `remote` with adb's sync service, with the given file mode. */
   private upload(localPath: string, remote: string, mode: number, timeoutMs: number): Promise<void> {
     return this.tracked(async () => {
-      const transfer = await withTimeout(Promise.resolve(this.device.push(createReadStream(localPath), remote, mode)), this.options.commandTimeoutMs, 'Starting the upload');
+      const transfer = await withTimeout(
+        Promise.resolve(this.device.push(createReadStream(localPath), remote, mode)),
+        this.options.commandTimeoutMs,
+        'Starting the upload',
+      );
       await withTimeout(
         new Promise<void>((resolve, reject) => {
           transfer.on('end', () => resolve());
@@ -327,13 +354,16 @@ export class AdbPhone implements PhoneDevice {
   async rotate(): Promise<void> {
     const next = ((await this.displayRotation()) + 1) % 4;
     const output = await this.exec(`settings put system accelerometer_rotation 0 && settings put system user_rotation ${next} && echo farm-rotated`);
-    if (!output.includes('farm-rotated')) throw new PhoneError('command_failed', `The phone did not turn its screen: ${output.trim().slice(0, 200) || 'no answer'}`);
+    if (!output.includes('farm-rotated'))
+      throw new PhoneError('command_failed', `The phone did not turn its screen: ${output.trim().slice(0, 200) || 'no answer'}`);
     await this.live?.reorient(next);
   }
 
   /** The display's rotation in quarter turns, as the rotation settings say (0 while auto-rotate is on). */
   private async displayRotation(): Promise<number> {
-    const [auto, user] = (await this.exec('settings get system accelerometer_rotation; settings get system user_rotation')).split('\n').map((line) => line.trim());
+    const [auto, user] = (await this.exec('settings get system accelerometer_rotation; settings get system user_rotation'))
+      .split('\n')
+      .map((line) => line.trim());
     if (auto === '1') return 0;
     const rotation = Number.parseInt(user ?? '', 10);
     return rotation >= 0 && rotation <= 3 ? rotation : 0;

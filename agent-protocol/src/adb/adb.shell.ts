@@ -86,7 +86,11 @@ export class PersistentShell {
           if (this.pending?.marker !== marker) return;
           clearTimeout(timer);
           this.pending = null;
-          reject(error instanceof PhoneError ? error : new PhoneError('disconnected', `The phone shell could not be opened: ${error instanceof Error ? error.message : String(error)}`));
+          reject(
+            error instanceof PhoneError
+              ? error
+              : new PhoneError('disconnected', `The phone shell could not be opened: ${error instanceof Error ? error.message : String(error)}`),
+          );
         });
     });
   }

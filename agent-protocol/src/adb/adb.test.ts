@@ -27,7 +27,12 @@ beforeAll(async () => {
 /** A phone on the fake adb server showing the recorded Instagram screens; taps move between them. */
 function instagramPhone(serial: string): FakeAndroid & { at: string } {
   const state = { at: 'feed' };
-  const phone = new FakeAndroid({ serial, screen: () => (screens[state.at] as () => string)(), screencap: () => png, packages: ['com.instagram.android'] }) as FakeAndroid & { at: string };
+  const phone = new FakeAndroid({
+    serial,
+    screen: () => (screens[state.at] as () => string)(),
+    screencap: () => png,
+    packages: ['com.instagram.android'],
+  }) as FakeAndroid & { at: string };
   Object.defineProperty(phone, 'at', { get: () => state.at, set: (value: string) => (state.at = value) });
   phone.onInput = (input) => {
     const tap = /^tap (\d+) (\d+)$/.exec(input);
@@ -81,7 +86,19 @@ describe('the farm host over adb', () => {
     await host.start();
     expect(await host.version()).toBe(41);
     const event = await ready;
-    expect(event).toMatchObject({ type: 'ready', serial: '2B161FDH200ZNK', info: { serial: '2B161FDH200ZNK', manufacturer: 'Google', model: 'Pixel 7', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: { width: 1080, height: 2400 } } });
+    expect(event).toMatchObject({
+      type: 'ready',
+      serial: '2B161FDH200ZNK',
+      info: {
+        serial: '2B161FDH200ZNK',
+        manufacturer: 'Google',
+        model: 'Pixel 7',
+        androidVersion: '14',
+        sdk: 34,
+        abi: 'arm64-v8a',
+        screen: { width: 1080, height: 2400 },
+      },
+    });
     expect(events.slice(0, 3)).toEqual([
       { type: 'server', connected: true },
       { type: 'attached', serial: '2B161FDH200ZNK', state: 'device' },
@@ -216,11 +233,20 @@ describe('a phone over adb', () => {
     await phone.longPress(68, 1846, 800);
     await phone.key('back');
     await phone.text('Golden hour 50%sale');
-    expect(fake.inputs).toEqual(['tap 540 1200', 'swipe 540 1800 540 600 300', 'swipe 68 1846 68 1846 800', 'keyevent 4', 'text Golden%shour%s50%', 'text sale']);
+    expect(fake.inputs).toEqual([
+      'tap 540 1200',
+      'swipe 540 1800 540 600 300',
+      'swipe 68 1846 68 1846 800',
+      'keyevent 4',
+      'text Golden%shour%s50%',
+      'text sale',
+    ]);
     expect(fake.shellsOpened).toBe(1);
     expect(phone.inputShellsOpened).toBe(1);
     expect(server.requests.filter((request) => request === 'shell:sh')).toHaveLength(1);
-    await expect(phone.text('café ☀️')).rejects.toThrow("This text has characters that need the ADB Keyboard app as the phone's keyboard (input text types ASCII only).");
+    await expect(phone.text('café ☀️')).rejects.toThrow(
+      "This text has characters that need the ADB Keyboard app as the phone's keyboard (input text types ASCII only).",
+    );
   });
 
   it('pushes a media file and registers it with the media scanner', async () => {
@@ -240,7 +266,9 @@ describe('a phone over adb', () => {
   it('opens apps and links, and says when an app is not installed', async () => {
     await phone.launchApp('com.instagram.android');
     expect(fake.launched).toEqual(['com.instagram.android']);
-    await expect(phone.launchApp('com.zhiliaoapp.musically')).rejects.toThrow('The app com.zhiliaoapp.musically could not be opened on this phone (is it installed?).');
+    await expect(phone.launchApp('com.zhiliaoapp.musically')).rejects.toThrow(
+      'The app com.zhiliaoapp.musically could not be opened on this phone (is it installed?).',
+    );
     expect(await phone.appVersion('com.instagram.android')).toBe('360.0.0.52.192');
     expect(await phone.appVersion('com.zhiliaoapp.musically')).toBeNull();
     await phone.openUrl('https://www.instagram.com/sunny.trails/', 'com.instagram.android');
@@ -253,16 +281,29 @@ describe('a phone over adb', () => {
     const recipe = resolveRecipe({ routine: 'create_post', platform: 'instagram', appVersion: '360.0.0.52.192' })?.recipe;
     if (!recipe) throw new Error('no recipe');
     const labels: string[] = [];
-    const result = await runRecipe(phone, recipe, { media: [join(dir, 'pier.jpg')], caption: 'Golden hour at the pier', hashtags: ['#sunset', '#travel'] }, {
-      clock: manualClock(),
-      random: seededRandom(1),
-      onProgress: (event) => event.status === 'done' && labels.push(event.label),
-    });
+    const result = await runRecipe(
+      phone,
+      recipe,
+      { media: [join(dir, 'pier.jpg')], caption: 'Golden hour at the pier', hashtags: ['#sunset', '#travel'] },
+      {
+        clock: manualClock(),
+        random: seededRandom(1),
+        onProgress: (event) => event.status === 'done' && labels.push(event.label),
+      },
+    );
     expect(result.failure).toBeUndefined();
     expect(result).toMatchObject({ status: 'completed', actions: { post: 1 } });
     expect(fake.pushed.map((item) => item.path)).toEqual(['/sdcard/DCIM/Farm/pier.jpg']);
     expect(fake.launched).toEqual(['com.instagram.android']);
-    expect(fake.inputs).toEqual(['tap 756 2206', 'tap 540 2258', 'tap 135 1629', 'tap 1000 202', 'tap 540 1053', 'text Golden%shour%sat%sthe%spier%s#sunset%s#travel', 'tap 540 2279']);
+    expect(fake.inputs).toEqual([
+      'tap 756 2206',
+      'tap 540 2258',
+      'tap 135 1629',
+      'tap 1000 202',
+      'tap 540 1053',
+      'text Golden%shour%sat%sthe%spier%s#sunset%s#travel',
+      'tap 540 2279',
+    ]);
     expect(fake.at).toBe('feed');
     expect(labels).toEqual([
       'Copy the media to the phone',
@@ -290,7 +331,10 @@ describe('a phone over adb', () => {
       routines: ['basic'],
       app: { package: 'com.instagram.android', writtenFor: '360.0.0.52.192' },
       elements: { share_button: { id: 'share_footer_button' } },
-      steps: [{ do: 'tap', target: { id: 'row_feed_button_like' }, counts: 'like' }, { do: 'tap', target: 'share_button', timeout: '2s' }],
+      steps: [
+        { do: 'tap', target: { id: 'row_feed_button_like' }, counts: 'like' },
+        { do: 'tap', target: 'share_button', timeout: '2s' },
+      ],
     });
     const result = await runRecipe(phone, recipe, {}, { clock: manualClock(), random: () => 0.5 });
     expect(result.failure).toMatchObject({ code: 'element_missing', message: 'Share button did not appear on screen.', step: '1', label: 'Tap share button' });
@@ -316,6 +360,8 @@ describe('a phone over adb', () => {
     expect(fake.dumps).toBe(3);
     expect(clock.slept).toEqual([1200, 1200]);
     expect(fake.inputs).toEqual(['tap 68 1846']);
-    expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'));
+    expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
+      Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'),
+    );
   });
 });

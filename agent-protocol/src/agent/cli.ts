@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { createAdbClient } from '../adb/adb.host.ts';
 import { AdbPhone } from '../adb/adb.phone.ts';
+import type { PhoneDevice } from '../phone/phone.device.ts';
 import { enroll } from '../enroll.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { MediaFetcher } from './media.ts';
@@ -85,7 +86,9 @@ switch (command) {
     let saved = state.credential('host');
     if (values.code) {
       if (!values.server) fail('--server is needed with --code');
-      const answer = await enroll(values.server!, { code: values.code }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
+      const answer = await enroll(values.server!, { code: values.code }).catch((error: unknown) =>
+        fail(error instanceof Error ? error.message : String(error)),
+      );
       if (!('hostId' in answer)) fail('That code is a device code; use "farm-agent enroll" for one phone, or a host code from Settings → Phone hosts');
       saved = { server: values.server!, token: answer.token, hostId: (answer as { hostId: string }).hostId };
       state.saveCredential('host', saved);
@@ -113,9 +116,11 @@ switch (command) {
   }
   case 'enroll': {
     if (!values.server || !values.code) fail('enroll needs --server URL --code CODE');
-    const answer = await enroll(values.server!, { code: values.code!, ...(values.serial ? { serial: values.serial } : {}), ...(values.model ? { model: values.model } : {}) }).catch((error: unknown) =>
-      fail(error instanceof Error ? error.message : String(error)),
-    );
+    const answer = await enroll(values.server!, {
+      code: values.code!,
+      ...(values.serial ? { serial: values.serial } : {}),
+      ...(values.model ? { model: values.model } : {}),
+    }).catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
     if (!('deviceId' in answer)) fail('That code is a host code; use "farm-agent host --code …"');
     state.saveCredential('device', { server: values.server!, token: answer.token, deviceId: (answer as { deviceId: string }).deviceId });
     log(`enrolled as device ${(answer as { deviceId: string }).deviceId}; run it with "farm-agent run"`);
@@ -125,9 +130,12 @@ switch (command) {
   case 'run': {
     const saved = state.credential('device');
     if (!saved?.deviceId) fail('no device is enrolled in this state folder: run "farm-agent enroll --server URL --code CODE" first');
-    let phone;
+    let phone: PhoneDevice;
     if (values.serial) {
-      const client = createAdbClient({ ...(values['adb-host'] ? { adbHost: values['adb-host'] } : {}), ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}) });
+      const client = createAdbClient({
+        ...(values['adb-host'] ? { adbHost: values['adb-host'] } : {}),
+        ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}),
+      });
       phone = new AdbPhone(values.serial, client.getDevice(values.serial));
     } else {
       const ui = new SimulatedPhoneUi({ serial: `SIM-${saved!.deviceId!.slice(0, 8)}` });
@@ -136,16 +144,38 @@ switch (command) {
     }
     const shown = phone instanceof SimulatedPhoneUi ? phone : undefined;
     const media = new MediaFetcher({ server: saved!.server, credential: { token: saved!.token }, dir: state.mediaDir });
-    const backend = await new DeviceBackend(phone, { agentVersion: AGENT_VERSION, fetchMedia: (url) => media.fetch(url), ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}) }).start();
-    const agent = new PhoneAgent({ url: saved!.server, token: saved!.token, backend, journal: new Journal(state.journalPath(saved!.deviceId!)), screenshotMs: Number(values.screenshot), log });
-    closers.push(() => agent.close(), () => backend.close());
+    const backend = await new DeviceBackend(phone, {
+      agentVersion: AGENT_VERSION,
+      fetchMedia: (url) => media.fetch(url),
+      ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}),
+    }).start();
+    const agent = new PhoneAgent({
+      url: saved!.server,
+      token: saved!.token,
+      backend,
+      journal: new Journal(state.journalPath(saved!.deviceId!)),
+      screenshotMs: Number(values.screenshot),
+      log,
+    });
+    closers.push(
+      () => agent.close(),
+      () => backend.close(),
+    );
     break;
   }
   case 'sim': {
     if (!values.server) fail('sim needs --server URL');
-    const tokens = (values.token ?? process.env.FARM_AGENT_TOKENS ?? '').split(',').map((token) => token.trim()).filter(Boolean);
-    for (const code of (values.code ?? '').split(',').map((c) => c.trim()).filter(Boolean)) {
-      const answer = await enroll(values.server!, { code }).catch((error: unknown) => fail(`${code}: ${error instanceof Error ? error.message : String(error)}`));
+    const tokens = (values.token ?? process.env.FARM_AGENT_TOKENS ?? '')
+      .split(',')
+      .map((token) => token.trim())
+      .filter(Boolean);
+    for (const code of (values.code ?? '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)) {
+      const answer = await enroll(values.server!, { code }).catch((error: unknown) =>
+        fail(`${code}: ${error instanceof Error ? error.message : String(error)}`),
+      );
       if ('token' in answer) tokens.push(answer.token);
     }
     if (tokens.length === 0) fail('sim needs --token T[,T…] (or FARM_AGENT_TOKENS) or --code C[,C…]');
@@ -153,16 +183,31 @@ switch (command) {
       const journal = new Journal(state.journalPath(`sim-${token.slice(-10)}`));
       const tag = (line: string) => log(`phone ${index + 1}: ${line}`);
       if (values.quick) {
-        const phone = new SimulatedPhone({ url: values.server!, token, journal, screenshotMs: Number(values.screenshot), workMs: Number(values.work), failureRate: Number(values['failure-rate']), log: tag });
+        const phone = new SimulatedPhone({
+          url: values.server!,
+          token,
+          journal,
+          screenshotMs: Number(values.screenshot),
+          workMs: Number(values.work),
+          failureRate: Number(values['failure-rate']),
+          log: tag,
+        });
         closers.push(() => phone.close());
         continue;
       }
       const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index + 1).padStart(4, '0')}`, battery: 40 + Math.floor(Math.random() * 60) });
       closers.push(simulateLife(ui));
       const media = new MediaFetcher({ server: values.server!, credential: { token }, dir: state.mediaDir });
-      const backend = await new DeviceBackend(ui, { agentVersion: AGENT_VERSION, fetchMedia: (url) => media.fetch(url), onStep: (label) => (ui.caption = label) }).start();
+      const backend = await new DeviceBackend(ui, {
+        agentVersion: AGENT_VERSION,
+        fetchMedia: (url) => media.fetch(url),
+        onStep: (label) => (ui.caption = label),
+      }).start();
       const agent = new PhoneAgent({ url: values.server!, token, backend, journal, screenshotMs: Number(values.screenshot), log: tag });
-      closers.push(() => agent.close(), () => backend.close());
+      closers.push(
+        () => agent.close(),
+        () => backend.close(),
+      );
     }
     log(`${tokens.length} simulated phone${tokens.length === 1 ? '' : 's'} connecting to ${values.server}`);
     break;

@@ -7,18 +7,40 @@ import type { PublishPostWork } from '../work.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { MediaError } from './media.ts';
 
-const shippedPost = () => JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as { version: number; app: Record<string, string>; steps: { label?: string }[] };
+const shippedPost = () =>
+  JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as {
+    version: number;
+    app: Record<string, string>;
+    steps: { label?: string }[];
+  };
 
 function work(extra: Partial<PublishPostWork> = {}): PublishPostWork {
-  return { kind: 'post.publish', postId: 'p1', account: { id: 'a1', username: 'glow.daily', platform: 'instagram' }, caption: 'Morning routine', hashtags: ['#glow'], mediaUrls: ['/api/objects/m1'], ...extra };
+  return {
+    kind: 'post.publish',
+    postId: 'p1',
+    account: { id: 'a1', username: 'glow.daily', platform: 'instagram' },
+    caption: 'Morning routine',
+    hashtags: ['#glow'],
+    mediaUrls: ['/api/objects/m1'],
+    ...extra,
+  };
 }
 
 /** Runs the work on a simulated phone (Instagram 360 installed) and answers the outcome and the steps it showed. */
 async function run(payload: PublishPostWork, fetchMedia: (url: string) => Promise<string> = async () => '/srv/farm/media/pier.jpg') {
   const phone = new SimulatedPhoneUi();
   const steps: string[] = [];
-  const backend = await new DeviceBackend(phone, { agentVersion: 'test', fetchMedia, recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 } }).start();
-  const outcome = await backend.run(payload, { taskId: 't1', title: 'Publish', signal: new AbortController().signal, progress: (_percent, step) => step && steps.push(step) });
+  const backend = await new DeviceBackend(phone, {
+    agentVersion: 'test',
+    fetchMedia,
+    recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 },
+  }).start();
+  const outcome = await backend.run(payload, {
+    taskId: 't1',
+    title: 'Publish',
+    signal: new AbortController().signal,
+    progress: (_percent, step) => step && steps.push(step),
+  });
   await backend.close();
   return { outcome, steps, phone };
 }

@@ -108,7 +108,8 @@ export class DeviceBackend implements PhoneBackend {
 
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
   async input(input: LiveInput): Promise<void> {
-    const portrait = this.info?.screen ?? (this.info = await this.phone.info()).screen;
+    this.info ??= await this.phone.info();
+    const portrait = this.info.screen;
     const screen = this.quarterTurns % 2 === 1 ? { width: portrait.height, height: portrait.width } : portrait;
     switch (input.kind) {
       case 'tap': {
@@ -144,7 +145,13 @@ export class DeviceBackend implements PhoneBackend {
     const routine: RoutineType = work.kind === 'post.publish' ? 'create_post' : (work.routineType as RoutineType);
     const platform = (work.kind === 'post.publish' ? work.account.platform : work.platform) as RecipePlatform;
     const recipe = await this.recipeFor(work, routine, platform);
-    if (!recipe) return { status: 'failed', code: 'element_missing', message: `No recipe fits ${platform} ${routine.replace(/_/g, ' ')} on this phone's app version`, retryable: false };
+    if (!recipe)
+      return {
+        status: 'failed',
+        code: 'element_missing',
+        message: `No recipe fits ${platform} ${routine.replace(/_/g, ' ')} on this phone's app version`,
+        retryable: false,
+      };
     let params: RecipeParams;
     try {
       params = await this.paramsOf(work);
@@ -167,7 +174,12 @@ export class DeviceBackend implements PhoneBackend {
       const engagement = { likes: result.actions.like, follows: result.actions.follow, comments: result.actions.comment, posts: result.actions.post };
       if (result.status === 'completed') return { status: 'completed', engagement };
       if (result.status === 'cancelled') return { status: 'failed', code: 'cancelled', message: 'Called off' };
-      return { status: 'failed', code: result.failure?.code ?? 'unknown', message: result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped', engagement };
+      return {
+        status: 'failed',
+        code: result.failure?.code ?? 'unknown',
+        message: result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped',
+        engagement,
+      };
     } finally {
       this.working = false;
       this.options.onStep?.('');
@@ -197,10 +209,18 @@ export class DeviceBackend implements PhoneBackend {
     }
     const settings = work.settings as { targetPosts?: unknown; actionCount?: unknown; engagementRate?: unknown; comments?: unknown };
     const count = typeof settings.targetPosts === 'number' ? settings.targetPosts : typeof settings.actionCount === 'number' ? settings.actionCount : undefined;
-    const comments = Array.isArray(settings.comments) ? settings.comments.filter((item): item is string => typeof item === 'string' && item.length > 0).slice(0, 100) : undefined;
+    const comments = Array.isArray(settings.comments)
+      ? settings.comments.filter((item): item is string => typeof item === 'string' && item.length > 0).slice(0, 100)
+      : undefined;
     return {
-      keywords: work.keywords.filter(Boolean).slice(0, 50).map((keyword) => keyword.slice(0, 100)),
-      accounts: work.referenceAccounts.map((account) => account.replace(/^@/, '').slice(0, 100)).filter(Boolean).slice(0, 100),
+      keywords: work.keywords
+        .filter(Boolean)
+        .slice(0, 50)
+        .map((keyword) => keyword.slice(0, 100)),
+      accounts: work.referenceAccounts
+        .map((account) => account.replace(/^@/, '').slice(0, 100))
+        .filter(Boolean)
+        .slice(0, 100),
       minutes: Math.min(600, work.durationMinutes),
       ...(count !== undefined ? { count: Math.min(1000, Math.max(0, Math.round(count))) } : {}),
       ...(typeof settings.engagementRate === 'number' ? { engagement: Math.min(100, Math.max(0, settings.engagementRate)) } : {}),

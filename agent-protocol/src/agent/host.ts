@@ -48,15 +48,24 @@ export class FarmHost {
   private readonly stops: (() => void | Promise<void>)[] = [];
 
   constructor(private readonly options: FarmHostOptions) {
-    this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), { transports: ['websocket'], auth: { hostToken: options.token }, reconnectionDelayMax: 10_000 });
+    this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
+      transports: ['websocket'],
+      auth: { hostToken: options.token },
+      reconnectionDelayMax: 10_000,
+    });
     this.control.on('connect', () => {
-      this.control.emit('host.hello', { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size }, (answer: Ack) => {
-        if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
-      });
+      this.control.emit(
+        'host.hello',
+        { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size },
+        (answer: Ack) => {
+          if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
+        },
+      );
     });
     this.control.on('connect_error', (error) => {
       this.log(`cannot connect: ${error.message}`);
-      if (error.message === 'unauthorized') options.onRefused?.("This host's credential is not valid any more (was it revoked?). Enroll it again with a new code.");
+      if (error.message === 'unauthorized')
+        options.onRefused?.("This host's credential is not valid any more (was it revoked?). Enroll it again with a new code.");
     });
   }
 
@@ -65,14 +74,21 @@ export class FarmHost {
     if (this.options.backend === 'sim') {
       const count = this.options.devices ?? 5;
       for (let index = 1; index <= count; index += 1) {
-        const ui = new SimulatedPhoneUi({ serial: `SIM-${String(index).padStart(4, '0')}`, model: 'Pixel 8 (simulated)', battery: 55 + Math.floor(Math.random() * 45) });
+        const ui = new SimulatedPhoneUi({
+          serial: `SIM-${String(index).padStart(4, '0')}`,
+          model: 'Pixel 8 (simulated)',
+          battery: 55 + Math.floor(Math.random() * 45),
+        });
         const life = simulateLife(ui);
         this.stops.push(life);
         await this.attach(ui, (label) => (ui.caption = label));
       }
       return;
     }
-    const adb = new AdbHost({ ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}), ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}) });
+    const adb = new AdbHost({
+      ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}),
+      ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}),
+    });
     const off = adb.on((event) => {
       switch (event.type) {
         case 'ready':
@@ -106,7 +122,11 @@ export class FarmHost {
   /** Opens the phone's own connection, as a phone of this host. */
   private async attach(phone: PhoneDevice, onStep?: (label: string) => void): Promise<void> {
     if (this.phones.has(phone.serial)) return;
-    const media = new MediaFetcher({ server: this.options.server, credential: { hostToken: this.options.token, serial: phone.serial }, dir: this.options.state.mediaDir });
+    const media = new MediaFetcher({
+      server: this.options.server,
+      credential: { hostToken: this.options.token, serial: phone.serial },
+      dir: this.options.state.mediaDir,
+    });
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
       fetchMedia: (url) => media.fetch(url),

@@ -22,7 +22,13 @@ describe('the agent journal', () => {
     expect(again.get('t1')?.sent).toBeFalsy();
     expect(again.unsent()).toEqual([{ taskId: 't1', attempt: 1, status: 'completed' }]);
     expect(again.interrupted().map((entry) => entry.taskId)).toEqual(['t3']);
-    expect(again.runCounts()).toEqual(new Map([['t1', 1], ['t2', 1], ['t3', 1]]));
+    expect(again.runCounts()).toEqual(
+      new Map([
+        ['t1', 1],
+        ['t2', 1],
+        ['t3', 1],
+      ]),
+    );
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 

@@ -20,7 +20,11 @@ export interface JournalEntry {
   sent?: boolean;
 }
 
-type Line = { t: 'start'; taskId: string; attempt: number; at: string; n?: number } | { t: 'done'; taskId: string; result: TaskResult } | { t: 'sent'; taskId: string } | { t: 'drop'; taskId: string };
+type Line =
+  | { t: 'start'; taskId: string; attempt: number; at: string; n?: number }
+  | { t: 'done'; taskId: string; result: TaskResult }
+  | { t: 'sent'; taskId: string }
+  | { t: 'drop'; taskId: string };
 
 /** Entries kept after compaction: the newest ones (a phone runs a few hundred tasks a day). */
 const KEEP = 5_000;

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { LiveScreenFrame } from '../phone/phone.device.ts';
 import { LiveStream } from './live-stream.ts';
 
-const frame = (): LiveScreenFrame => ({ mime: 'image/jpeg', data: Buffer.from([0xff, 0xd8]), width: 324, height: 720, capturedAt: new Date().toISOString(), source: 'sim' });
+const frame = (): LiveScreenFrame => ({
+  mime: 'image/jpeg',
+  data: Buffer.from([0xff, 0xd8]),
+  width: 324,
+  height: 720,
+  capturedAt: new Date().toISOString(),
+  source: 'sim',
+});
 const until = async (check: () => boolean, ms = 3000) => {
   const deadline = Date.now() + ms;
   while (!check()) {

@@ -120,7 +120,10 @@ export class LiveStream {
 }
 
 /** A phone without a faster way: one screenshot after another, as fast as it takes them. */
-export function screenshotSource(capture: (settings: { maxSide: number; quality: number }) => Promise<LiveScreenFrame>, settings: { maxSide: number; quality: number }): LiveFrameSource {
+export function screenshotSource(
+  capture: (settings: { maxSide: number; quality: number }) => Promise<LiveScreenFrame>,
+  settings: { maxSide: number; quality: number },
+): LiveFrameSource {
   let closed = false;
   return {
     async next(signal) {

@@ -17,7 +17,11 @@ beforeAll(async () => {
     seen.push(request);
     if (request.url === '/api/agent/media/obj-1' && request.headers.authorization === 'Bearer dev_token') {
       response.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
-    } else if (request.url === '/api/agent/media/obj-2' && request.headers.authorization === 'Bearer host_token' && request.headers['x-phone-serial'] === 'R58N') {
+    } else if (
+      request.url === '/api/agent/media/obj-2' &&
+      request.headers.authorization === 'Bearer host_token' &&
+      request.headers['x-phone-serial'] === 'R58N'
+    ) {
       response.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.from('mp4-bytes'));
     } else if (request.url === '/cdn/pier.png') {
       response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('png-bytes'));
@@ -48,7 +52,11 @@ describe('a post’s media brought to the farm host', () => {
     expect(await media.fetch('/api/objects/obj-1')).toBe(file);
     expect(seen.length).toBe(before);
     // The full address of the same server is the same stored file.
-    expect(readFileSync(await new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir: join(dir, 'other') }).fetch(`${origin}/api/objects/obj-1`))).toEqual(jpeg);
+    expect(
+      readFileSync(
+        await new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir: join(dir, 'other') }).fetch(`${origin}/api/objects/obj-1`),
+      ),
+    ).toEqual(jpeg);
   });
 
   it('speaks for a host’s phone with the host credential and the phone’s serial', async () => {
@@ -71,8 +79,13 @@ describe('a post’s media brought to the farm host', () => {
     expect(gone).toBeInstanceOf(MediaError);
     expect(gone).toMatchObject({ retryable: false });
     expect(await media.fetch(`${origin}/cdn/busy.png`).catch((error: unknown) => error)).toMatchObject({ retryable: true });
-    expect(await media.fetch('ftp://example.com/a.jpg').catch((error: unknown) => error)).toMatchObject({ retryable: false, message: 'The media address "ftp://example.com/a.jpg" is not a web address' });
-    const refused = await new MediaFetcher({ server: origin, credential: { token: 'wrong' }, dir }).fetch('/api/objects/obj-9').catch((error: unknown) => error);
+    expect(await media.fetch('ftp://example.com/a.jpg').catch((error: unknown) => error)).toMatchObject({
+      retryable: false,
+      message: 'The media address "ftp://example.com/a.jpg" is not a web address',
+    });
+    const refused = await new MediaFetcher({ server: origin, credential: { token: 'wrong' }, dir })
+      .fetch('/api/objects/obj-9')
+      .catch((error: unknown) => error);
     expect(refused).toMatchObject({ retryable: false });
   });
 });

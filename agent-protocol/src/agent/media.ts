@@ -54,7 +54,8 @@ export class MediaFetcher {
     } catch {
       throw new MediaError(`The media address "${address.slice(0, 200)}" is not a web address`, false);
     }
-    if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new MediaError(`The media address "${address.slice(0, 200)}" is not a web address`, false);
+    if (target.protocol !== 'https:' && target.protocol !== 'http:')
+      throw new MediaError(`The media address "${address.slice(0, 200)}" is not a web address`, false);
     const stored = target.origin === server.origin ? /^\/api\/objects\/([^/?#]+)$/.exec(target.pathname) : null;
     const headers: Record<string, string> = {};
     if (stored) {
@@ -68,7 +69,12 @@ export class MediaFetcher {
     await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
     for (const extension of new Set(Object.values(EXTENSIONS).concat(''))) {
       const known = join(this.options.dir, `${hash}${extension}`);
-      if (await stat(known).then((s) => s.isFile() && s.size > 0).catch(() => false)) return known;
+      if (
+        await stat(known)
+          .then((s) => s.isFile() && s.size > 0)
+          .catch(() => false)
+      )
+        return known;
     }
 
     let response: Response;
@@ -77,7 +83,8 @@ export class MediaFetcher {
     } catch (error) {
       throw new MediaError(`The media could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, true);
     }
-    if (response.status === 404 || response.status === 410) throw new MediaError(`The post's media is gone (${target.pathname.slice(0, 200)} answered ${response.status})`, false);
+    if (response.status === 404 || response.status === 410)
+      throw new MediaError(`The post's media is gone (${target.pathname.slice(0, 200)} answered ${response.status})`, false);
     if (response.status === 401 || response.status === 403) throw new MediaError(`The server refused this phone the post's media (${response.status})`, false);
     if (!response.ok) throw new MediaError(`The media could not be downloaded (${response.status})`, response.status >= 500 || response.status === 429);
     const declared = Number(response.headers.get('content-length') ?? 0);

@@ -143,9 +143,20 @@ export class PhoneAgent {
       open: (settings) => (backend.openLive ? backend.openLive(settings) : Promise.reject(new Error('This phone cannot stream its screen'))),
       sender: {
         send: (frame) =>
-          this.request('live.frame', { seq: frame.seq, mime: 'image/jpeg', data: frame.data, width: frame.width, height: frame.height, source: frame.source, capturedAt: frame.capturedAt, ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}) }, 3000).then(
-            (answer) => (answer ? { ok: answer.ok, slow: answer.ok && answer.slow === true } : undefined),
-          ),
+          this.request(
+            'live.frame',
+            {
+              seq: frame.seq,
+              mime: 'image/jpeg',
+              data: frame.data,
+              width: frame.width,
+              height: frame.height,
+              source: frame.source,
+              capturedAt: frame.capturedAt,
+              ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}),
+            },
+            3000,
+          ).then((answer) => (answer ? { ok: answer.ok, slow: answer.ok && answer.slow === true } : undefined)),
       },
       inputSeqAt: (capturedAt) => {
         for (let index = this.applied.length - 1; index >= 0; index -= 1) if (this.applied[index]!.at <= capturedAt) return this.applied[index]!.seq;
@@ -191,7 +202,14 @@ export class PhoneAgent {
     const facts = this.options.backend.describe();
     const state = this.options.backend.state();
     const features = this.features();
-    const raw = await this.request('agent.hello', { protocol: PROTOCOL_VERSION, ...facts, battery: state.battery, charging: state.charging, screenOn: state.screenOn, ...(features.length > 0 ? { features } : {}) });
+    const raw = await this.request('agent.hello', {
+      protocol: PROTOCOL_VERSION,
+      ...facts,
+      battery: state.battery,
+      charging: state.charging,
+      screenOn: state.screenOn,
+      ...(features.length > 0 ? { features } : {}),
+    });
     const answer = helloAnswer.safeParse(raw);
     if (!answer.success || !answer.data.ok) {
       this.refused = answer.success && !answer.data.ok ? answer.data.error : 'no answer';
@@ -279,7 +297,12 @@ export class PhoneAgent {
         signal: abort.signal,
         progress: (percent, step) => {
           if (this.socket.connected && !abort.signal.aborted) {
-            this.socket.emit('task.progress', { taskId: dispatch.taskId, attempt: state.attempt, percent: Math.max(0, Math.min(100, percent)), ...(step ? { step: step.slice(0, 200) } : {}) });
+            this.socket.emit('task.progress', {
+              taskId: dispatch.taskId,
+              attempt: state.attempt,
+              percent: Math.max(0, Math.min(100, percent)),
+              ...(step ? { step: step.slice(0, 200) } : {}),
+            });
           }
         },
       });
@@ -290,12 +313,22 @@ export class PhoneAgent {
     if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
     const result: TaskResult =
       outcome.status === 'completed'
-        ? { taskId: dispatch.taskId, attempt: state.attempt, status: 'completed', finishedAt: new Date().toISOString(), ...(outcome.engagement ? { engagement: outcome.engagement } : {}) }
+        ? {
+            taskId: dispatch.taskId,
+            attempt: state.attempt,
+            status: 'completed',
+            finishedAt: new Date().toISOString(),
+            ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
+          }
         : {
             taskId: dispatch.taskId,
             attempt: state.attempt,
             status: 'failed',
-            failure: { code: outcome.code, ...(outcome.message ? { message: outcome.message.slice(0, 2000) } : {}), retryable: outcome.retryable ?? retryableByDefault[outcome.code] },
+            failure: {
+              code: outcome.code,
+              ...(outcome.message ? { message: outcome.message.slice(0, 2000) } : {}),
+              retryable: outcome.retryable ?? retryableByDefault[outcome.code],
+            },
             finishedAt: new Date().toISOString(),
             ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
           };
@@ -329,7 +362,11 @@ export class PhoneAgent {
     // Disconnected: sent on reconnect, before anything else.
   }
 
-  private request<N extends 'agent.hello' | 'task.result' | 'live.frame'>(event: N, message: Parameters<AgentToServer[N]>[0], timeoutMs = 5000): Promise<Ack | undefined> {
+  private request<N extends 'agent.hello' | 'task.result' | 'live.frame'>(
+    event: N,
+    message: Parameters<AgentToServer[N]>[0],
+    timeoutMs = 5000,
+  ): Promise<Ack | undefined> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => resolve(undefined), timeoutMs);
       (this.socket.emit as (event: string, message: unknown, ack: (answer: Ack) => void) => void)(event, message, (answer: Ack) => {

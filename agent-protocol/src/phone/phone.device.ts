@@ -67,7 +67,22 @@ export interface Screenshot {
 }
 
 /** Keys a recipe or a person may press. */
-export const keyNames = ['back', 'home', 'enter', 'recents', 'power', 'volume_up', 'volume_down', 'delete', 'tab', 'search', 'menu', 'wakeup', 'sleep', 'escape'] as const;
+export const keyNames = [
+  'back',
+  'home',
+  'enter',
+  'recents',
+  'power',
+  'volume_up',
+  'volume_down',
+  'delete',
+  'tab',
+  'search',
+  'menu',
+  'wakeup',
+  'sleep',
+  'escape',
+] as const;
 export type KeyName = (typeof keyNames)[number];
 
 /** Android's KEYCODE_* values for each key. */

@@ -24,33 +24,54 @@ function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {})
   });
 }
 
-async function run(phone: FixturePhone, steps: RecipeInput['steps'], params: RecipeParams = {}, options: RecipeRunOptions = {}, extra: Partial<RecipeInput> = {}) {
+async function run(
+  phone: FixturePhone,
+  steps: RecipeInput['steps'],
+  params: RecipeParams = {},
+  options: RecipeRunOptions = {},
+  extra: Partial<RecipeInput> = {},
+) {
   const clock = manualClock();
   const progress: StepProgress[] = [];
   const result = await runRecipe(phone, recipeOf(steps, extra), params, { random: () => 0.5, clock, onProgress: (event) => progress.push(event), ...options });
   return { result, clock, progress };
 }
 
-const dialog = (title: string, button: string, ids: { title?: string; button?: string } = {}) => () =>
-  toUiXml(
-    {
-      cls: 'android.widget.FrameLayout',
-      bounds: [0, 0, 1080, 2400],
-      children: [
-        { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
-        { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
-      ],
-    },
-    'com.instagram.android',
-  );
+const dialog =
+  (title: string, button: string, ids: { title?: string; button?: string } = {}) =>
+  () =>
+    toUiXml(
+      {
+        cls: 'android.widget.FrameLayout',
+        bounds: [0, 0, 1080, 2400],
+        children: [
+          { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
+          { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
+        ],
+      },
+      'com.instagram.android',
+    );
 
 describe('running a recipe on recorded screens', () => {
   it('taps elements at the centre of their bounds in a real feed dump and counts the like', async () => {
     const phone = new FixturePhone('feed');
-    const { result } = await run(phone, [{ do: 'open_app' }, { do: 'wait_for', target: 'home_tab' }, { do: 'tap', target: 'like_button', counts: 'like' }, { do: 'tap', target: { id: 'search_tab' } }]);
-    expect(result).toMatchObject({ status: 'completed', steps: 4, actions: { like: 1, follow: 0, comment: 0, post: 0 }, recipe: { id: 'test.recipe', version: 3 } });
+    const { result } = await run(phone, [
+      { do: 'open_app' },
+      { do: 'wait_for', target: 'home_tab' },
+      { do: 'tap', target: 'like_button', counts: 'like' },
+      { do: 'tap', target: { id: 'search_tab' } },
+    ]);
+    expect(result).toMatchObject({
+      status: 'completed',
+      steps: 4,
+      actions: { like: 1, follow: 0, comment: 0, post: 0 },
+      recipe: { id: 'test.recipe', version: 3 },
+    });
     expect(phone.launched).toEqual(['com.instagram.android']);
-    expect(phone.taps).toEqual([{ x: 68, y: 1846 }, { x: 324, y: 2206 }]);
+    expect(phone.taps).toEqual([
+      { x: 68, y: 1846 },
+      { x: 324, y: 2206 },
+    ]);
     expect(phone.at).toBe('search');
   });
 
@@ -94,7 +115,11 @@ describe('running a recipe on recorded screens', () => {
 
   it('fails with element_missing, the step and a screenshot when an element never appears', async () => {
     const phone = new FixturePhone('feed');
-    const { result, progress } = await run(phone, [{ do: 'tap', target: 'like_button' }, { do: 'tap', target: 'share_button', timeout: '3s' }, { do: 'key', key: 'back' }]);
+    const { result, progress } = await run(phone, [
+      { do: 'tap', target: 'like_button' },
+      { do: 'tap', target: 'share_button', timeout: '3s' },
+      { do: 'key', key: 'back' },
+    ]);
     expect(result.status).toBe('failed');
     expect(result.failure).toMatchObject({ code: 'element_missing', message: 'Share button did not appear on screen.', step: '1', label: 'Tap share button' });
     expect(result.failure?.screenshot?.mime).toBe('image/jpeg');
@@ -127,13 +152,19 @@ describe('running a recipe on recorded screens', () => {
   it('uses the fallback on a screen that stays busy, and fails as missing without one', async () => {
     const phone = new FixturePhone('feed');
     phone.alwaysBusy = true;
-    const { result } = await run(phone, [{ do: 'wait_for', target: 'home_tab' }, { do: 'tap', target: 'home_tab' }]);
+    const { result } = await run(phone, [
+      { do: 'wait_for', target: 'home_tab' },
+      { do: 'tap', target: 'home_tab' },
+    ]);
     expect(result.status).toBe('completed');
     expect(phone.taps).toEqual([{ x: 108, y: 2196 }]);
     const busy = new FixturePhone('feed');
     busy.alwaysBusy = true;
     const missing = await run(busy, [{ do: 'tap', target: 'like_button', timeout: '2s' }]);
-    expect(missing.result.failure).toMatchObject({ code: 'element_missing', message: 'Like button could not be found: the screen never went idle long enough to be read.' });
+    expect(missing.result.failure).toMatchObject({
+      code: 'element_missing',
+      message: 'Like button could not be found: the screen never went idle long enough to be read.',
+    });
   });
 
   it('ends the run on a guard with its reason, taps popups away, and knows Android crash dialogs', async () => {
@@ -145,16 +176,22 @@ describe('running a recipe on recorded screens', () => {
     const popup = new FixturePhone('popup', { xml: { popup: dialog('Turn on notifications', 'Not Now') }, flow: { popup: { primary_button: 'feed' } } });
     const two = await run(popup, [{ do: 'tap', target: 'like_button' }], {}, {}, { dismiss: [{ text: 'Not Now' }] });
     expect(two.result.status).toBe('completed');
-    expect(popup.taps).toEqual([{ x: 540, y: 1360 }, { x: 68, y: 1846 }]);
+    expect(popup.taps).toEqual([
+      { x: 540, y: 1360 },
+      { x: 68, y: 1846 },
+    ]);
 
-    const crashed = new FixturePhone('crash', { xml: { crash: dialog("Instagram keeps stopping", 'Close app', { button: 'android:id/aerr_close' }) } });
+    const crashed = new FixturePhone('crash', { xml: { crash: dialog('Instagram keeps stopping', 'Close app', { button: 'android:id/aerr_close' }) } });
     const three = await run(crashed, [{ do: 'tap', target: 'like_button' }]);
     expect(three.result.failure).toMatchObject({ code: 'app_crashed', message: 'The app crashed or stopped responding (Android showed its dialog).' });
   });
 
   it('paces swipes with counts and pauses drawn from the random source', async () => {
     const phone = new FixturePhone('feed');
-    const { result, clock } = await run(phone, [{ do: 'swipe', direction: 'up', count: '5..12', pause: '2..6s' }, { do: 'pause', for: '1..3m' }]);
+    const { result, clock } = await run(phone, [
+      { do: 'swipe', direction: 'up', count: '5..12', pause: '2..6s' },
+      { do: 'pause', for: '1..3m' },
+    ]);
     expect(result.status).toBe('completed');
     expect(phone.swipes).toHaveLength(9);
     expect(phone.swipes[0]).toEqual({ from: { x: 540, y: 1860 }, to: { x: 540, y: 540 }, durationMs: 350 });
@@ -174,15 +211,23 @@ describe('running a recipe on recorded screens', () => {
     );
     expect(result.actions).toEqual({ like: 2, follow: 0, comment: 0, post: 0 });
     expect(phone.taps).toHaveLength(2);
-    expect(progress.filter((event) => event.status === 'skipped').map((event) => event.detail)).toEqual(['No likes left for today.', 'No likes left for today.', 'Left out: this work gives no comments.']);
+    expect(progress.filter((event) => event.status === 'skipped').map((event) => event.detail)).toEqual([
+      'No likes left for today.',
+      'No likes left for today.',
+      'Left out: this work gives no comments.',
+    ]);
   });
 
   it('repeats over list parameters and for a number of minutes on the clock', async () => {
     const phone = new FixturePhone('feed');
-    const { result, clock } = await run(phone, [
-      { do: 'repeat', each: 'keywords', as: 'keyword', steps: [{ do: 'type', text: '{{keyword}}!' }] },
-      { do: 'repeat', minutes: '{{minutes}}', steps: [{ do: 'pause', for: '30s' }] },
-    ], { keywords: ['sunset', 'street food'], minutes: 2 });
+    const { result, clock } = await run(
+      phone,
+      [
+        { do: 'repeat', each: 'keywords', as: 'keyword', steps: [{ do: 'type', text: '{{keyword}}!' }] },
+        { do: 'repeat', minutes: '{{minutes}}', steps: [{ do: 'pause', for: '30s' }] },
+      ],
+      { keywords: ['sunset', 'street food'], minutes: 2 },
+    );
     expect(result.status).toBe('completed');
     expect(phone.typed).toEqual(['sunset!', 'street food!']);
     expect(clock.slept).toEqual([30_000, 30_000, 30_000, 30_000]);
@@ -190,7 +235,10 @@ describe('running a recipe on recorded screens', () => {
 
   it('reports each step started and done, with paths and progress', async () => {
     const phone = new FixturePhone('feed');
-    const { progress } = await run(phone, [{ do: 'open_app', label: 'Open Instagram' }, { do: 'when', present: 'like_button', steps: [{ do: 'key', key: 'back' }] }]);
+    const { progress } = await run(phone, [
+      { do: 'open_app', label: 'Open Instagram' },
+      { do: 'when', present: 'like_button', steps: [{ do: 'key', key: 'back' }] },
+    ]);
     expect(progress.map((event) => [event.seq, event.path, event.status, event.label, event.percent])).toEqual([
       [1, '0', 'started', 'Open Instagram', 0],
       [1, '0', 'done', 'Open Instagram', 0],

@@ -10,7 +10,17 @@
 import type { FailureCode } from '../failures.ts';
 import { PhoneError, UiBusyError, type PhoneDevice, type Point, type Screenshot, type ScreenSize } from '../phone/phone.device.ts';
 import { drawCount, drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
-import { engagementActions, type ElementSpec, type EngagementAction, type Recipe, type RecipeParams, type RecipePoint, type Selector, type Step, type Target } from './recipe.schema.ts';
+import {
+  engagementActions,
+  type ElementSpec,
+  type EngagementAction,
+  type Recipe,
+  type RecipeParams,
+  type RecipePoint,
+  type Selector,
+  type Step,
+  type Target,
+} from './recipe.schema.ts';
 import { fillTemplate, type TemplateValue } from './recipe.template.ts';
 import { centerOf, isVisible, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 
@@ -78,7 +88,10 @@ class Cancelled extends Error {}
 
 /** Android's own crash and not-responding dialogs, whatever the app. */
 const CRASH_DIALOG = (node: UiNode) =>
-  node.resourceId === 'android:id/aerr_close' || node.resourceId === 'android:id/aerr_restart' || node.resourceId === 'android:id/aerr_wait' || /\b(keeps stopping|has stopped|isn.t responding)\b/i.test(node.text);
+  node.resourceId === 'android:id/aerr_close' ||
+  node.resourceId === 'android:id/aerr_restart' ||
+  node.resourceId === 'android:id/aerr_wait' ||
+  /\b(keeps stopping|has stopped|isn.t responding)\b/i.test(node.text);
 
 type Scope = Map<string, TemplateValue>;
 
@@ -149,7 +162,8 @@ class RecipeRun {
   async run(): Promise<RecipeRunResult> {
     const startedAt = this.clock.now();
     const scope: Scope = new Map();
-    for (const [key, value] of Object.entries({ ...this.recipe.defaults, ...this.params })) if (key !== 'allowances' && value !== undefined) scope.set(key, value as TemplateValue);
+    for (const [key, value] of Object.entries({ ...this.recipe.defaults, ...this.params }))
+      if (key !== 'allowances' && value !== undefined) scope.set(key, value as TemplateValue);
     try {
       this.size = (await this.phone.info()).screen;
     } catch {
@@ -186,7 +200,15 @@ class RecipeRun {
   }
 
   private result(status: RecipeRunResult['status'], startedAt: number, failure?: RecipeFailure): RecipeRunResult {
-    return { status, recipe: { id: this.recipe.id, version: this.recipe.version }, actions: { ...this.actions }, steps: this.done, ...(failure ? { failure } : {}), startedAt, finishedAt: this.clock.now() };
+    return {
+      status,
+      recipe: { id: this.recipe.id, version: this.recipe.version },
+      actions: { ...this.actions },
+      steps: this.done,
+      ...(failure ? { failure } : {}),
+      startedAt,
+      finishedAt: this.clock.now(),
+    };
   }
 
   private report(step: Step, path: string, status: StepProgress['status'], extra: Partial<StepProgress> = {}): void {
@@ -237,7 +259,12 @@ class RecipeRun {
         return finish();
       case 'wait_for':
       case 'expect': {
-        const found = await this.locate(step.target, this.duration(step.timeout, step.do === 'wait_for' ? 10_000 : 5_000), scope, step.do === 'wait_for' ? 'busy' : 'element');
+        const found = await this.locate(
+          step.target,
+          this.duration(step.timeout, step.do === 'wait_for' ? 10_000 : 5_000),
+          scope,
+          step.do === 'wait_for' ? 'busy' : 'element',
+        );
         if (found) return finish();
         if (step.do === 'wait_for' && step.optional) return skip('Not on screen; optional.');
         throw await this.missing(step.target, step.reason, step.message);
@@ -307,7 +334,8 @@ class RecipeRun {
       case 'repeat': {
         const value = step.each === undefined ? undefined : scope.get(step.each);
         const list = Array.isArray(value) ? (value as readonly string[]) : undefined;
-        if (step.each !== undefined && list === undefined) throw new StepFailure('unknown', `The recipe repeats over "${step.each}", which this work does not give as a list.`);
+        if (step.each !== undefined && list === undefined)
+          throw new StepFailure('unknown', `The recipe repeats over "${step.each}", which this work does not give as a list.`);
         const times = step.times === undefined ? undefined : drawCount(typeof step.times === 'string' ? this.fill(step.times, scope) : step.times, this.random);
         const minutes = step.minutes === undefined ? undefined : Number(typeof step.minutes === 'string' ? this.fill(step.minutes, scope) : step.minutes);
         const deadline = minutes === undefined ? undefined : this.clock.now() + minutes * 60_000;
@@ -317,7 +345,7 @@ class RecipeRun {
           if (times !== undefined && round >= times) break;
           if (list !== undefined && round >= list.length) break;
           if (deadline !== undefined && this.clock.now() >= deadline) break;
-          if (step.until_spent && step.until_spent.every((action) => this.spent(action))) break;
+          if (step.until_spent?.every((action) => this.spent(action))) break;
           if (round >= max) break;
           const inner = new Map(scope);
           if (list !== undefined) inner.set(step.as ?? 'item', list[round] ?? '');
@@ -479,7 +507,8 @@ class RecipeRun {
     if (!reason && screen?.packageName && screen.packageName !== this.recipe.app.package && /launcher/i.test(screen.packageName)) {
       return new StepFailure('app_crashed', `${this.recipe.app.package} is no longer on screen (the home screen shows).`);
     }
-    if (!reason && screen === null) return new StepFailure('element_missing', `${capitalise(name)} could not be found: the screen never went idle long enough to be read.`);
+    if (!reason && screen === null)
+      return new StepFailure('element_missing', `${capitalise(name)} could not be found: the screen never went idle long enough to be read.`);
     return new StepFailure(reason ?? 'element_missing', message ?? `${capitalise(name)} did not appear on screen.`);
   }
 }

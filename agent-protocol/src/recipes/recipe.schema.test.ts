@@ -112,6 +112,7 @@ describe('templates', () => {
     const picks = [1, 2, 3, 4, 5, 6].map(() => fillTemplate('{{comments|pick}}', scope, random));
     expect(new Set(picks).size).toBeGreaterThan(1);
     expect(picks.every((pick) => scope.comments.includes(pick))).toBe(true);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a caption that looks like a template literal must stay text
     expect(fillTemplate('{{caption.constructor}} ${process.exit()}', scope)).toBe('{{caption.constructor}} ${process.exit()}');
     expect(() => fillTemplate('{{media}}', scope)).toThrow('The recipe needs "media", which this work does not give.');
   });
@@ -132,7 +133,10 @@ describe('the resolver', () => {
     expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '280.1' }, [old, current])?.recipe.id).toBe('farm.old');
     expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '362.0.0.33.71' }, [old, current])?.recipe.id).toBe('farm.current');
     expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '120.0' }, [old, current])).toBeNull();
-    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '340.0' }, [old, current])).toEqual({ recipe: shippedWarmup, source: 'shipped' });
+    expect(resolveRecipe({ routine: 'warmup', platform: 'instagram', appVersion: '340.0' }, [old, current])).toEqual({
+      recipe: shippedWarmup,
+      source: 'shipped',
+    });
   });
 
   it('takes the higher version of the same recipe and ignores other routines and platforms', () => {

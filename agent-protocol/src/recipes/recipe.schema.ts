@@ -95,13 +95,23 @@ export const selector = z
     index: z.number().int().min(-1).optional(),
     selected: z.boolean().optional(),
   })
-  .refine((value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class), 'A selector needs id, text, textContains, desc, descContains or class.');
+  .refine(
+    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class),
+    'A selector needs id, text, textContains, desc, descContains or class.',
+  );
 export type Selector = z.infer<typeof selector>;
 
 /** A point as a share of the screen (0..1), or in pixels of the screen size it was measured on (`of`). */
 export const point = z
-  .strictObject({ x: z.number().min(0), y: z.number().min(0), of: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive() }).optional() })
-  .refine((value) => (value.of ? value.x <= value.of.width && value.y <= value.of.height : value.x <= 1 && value.y <= 1), 'A point is a share of the screen (0..1), or pixels within the size given in "of".');
+  .strictObject({
+    x: z.number().min(0),
+    y: z.number().min(0),
+    of: z.strictObject({ width: z.number().int().positive(), height: z.number().int().positive() }).optional(),
+  })
+  .refine(
+    (value) => (value.of ? value.x <= value.of.width && value.y <= value.of.height : value.x <= 1 && value.y <= 1),
+    'A point is a share of the screen (0..1), or pixels within the size given in "of".',
+  );
 export type RecipePoint = z.infer<typeof point>;
 
 /** A selector with alternatives tried in order and a point to tap when none is on screen. */
@@ -111,7 +121,10 @@ export const element = z
     or: z.array(selector).max(10).optional(),
     fallback: point.optional(),
   })
-  .refine((value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class || value.or?.length), 'An element needs a selector or alternatives ("or").');
+  .refine(
+    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class || value.or?.length),
+    'An element needs a selector or alternatives ("or").',
+  );
 export type ElementSpec = z.infer<typeof element>;
 
 /** Where a step acts: a named element of the recipe, an element, or a point. */
@@ -127,10 +140,24 @@ const act = { ...base, chance: chance.optional(), optional: z.boolean().optional
 
 const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: z.string().min(1).optional() });
 const openUrl = z.strictObject({ ...base, do: z.literal('open_url'), url: z.string().min(1), package: z.string().min(1).optional() });
-const waitFor = z.strictObject({ ...base, do: z.literal('wait_for'), target, timeout: duration.optional(), optional: z.boolean().optional(), reason: recipeFailureCode.optional(), message: z.string().max(300).optional() });
+const waitFor = z.strictObject({
+  ...base,
+  do: z.literal('wait_for'),
+  target,
+  timeout: duration.optional(),
+  optional: z.boolean().optional(),
+  reason: recipeFailureCode.optional(),
+  message: z.string().max(300).optional(),
+});
 const tap = z.strictObject({ ...act, do: z.literal('tap'), target, counts: z.enum(engagementActions).optional(), double: z.boolean().optional() });
 const longPress = z.strictObject({ ...act, do: z.literal('long_press'), target, duration: duration.optional() });
-const type = z.strictObject({ ...act, do: z.literal('type'), text: z.string().min(1), target: target.optional(), counts: z.enum(engagementActions).optional() });
+const type = z.strictObject({
+  ...act,
+  do: z.literal('type'),
+  text: z.string().min(1),
+  target: target.optional(),
+  counts: z.enum(engagementActions).optional(),
+});
 const swipe = z.strictObject({
   ...base,
   do: z.literal('swipe'),
@@ -144,8 +171,24 @@ const swipe = z.strictObject({
   speed: duration.optional(),
 });
 const key = z.strictObject({ ...base, do: z.literal('key'), key: z.enum(keyNames), count: count.optional() });
-const pushMedia = z.strictObject({ ...base, do: z.literal('push_media'), from: z.string().min(1), dir: z.string().regex(/^\/[\w./-]+$/).optional(), as: name.optional() });
-const expectStep = z.strictObject({ ...base, do: z.literal('expect'), target, timeout: duration.optional(), reason: recipeFailureCode.optional(), message: z.string().max(300).optional() });
+const pushMedia = z.strictObject({
+  ...base,
+  do: z.literal('push_media'),
+  from: z.string().min(1),
+  dir: z
+    .string()
+    .regex(/^\/[\w./-]+$/)
+    .optional(),
+  as: name.optional(),
+});
+const expectStep = z.strictObject({
+  ...base,
+  do: z.literal('expect'),
+  target,
+  timeout: duration.optional(),
+  reason: recipeFailureCode.optional(),
+  message: z.string().max(300).optional(),
+});
 const pause = z.strictObject({ ...base, do: z.literal('pause'), for: duration });
 
 export type Step =
@@ -207,19 +250,32 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
     pushMedia,
     expectStep,
     pause,
+    z
+      .strictObject({
+        ...base,
+        do: z.literal('repeat'),
+        times: count.optional(),
+        minutes: z.union([z.number().min(0).max(600), z.string().refine(isSingleTemplate, 'Write minutes as a number or {{minutes}}.')]).optional(),
+        each: z.string().min(1).optional(),
+        as: name.optional(),
+        until_spent: z.array(z.enum(engagementActions)).min(1).optional(),
+        max: z.number().int().min(1).max(100_000).optional(),
+        chance: chance.optional(),
+        steps: z.array(recipeStep).min(1),
+      })
+      .refine(
+        (step) => step.times !== undefined || step.minutes !== undefined || step.each !== undefined || step.until_spent !== undefined,
+        'A repeat needs times, minutes, each or until_spent.',
+      ),
     z.strictObject({
       ...base,
-      do: z.literal('repeat'),
-      times: count.optional(),
-      minutes: z.union([z.number().min(0).max(600), z.string().refine(isSingleTemplate, 'Write minutes as a number or {{minutes}}.')]).optional(),
-      each: z.string().min(1).optional(),
-      as: name.optional(),
-      until_spent: z.array(z.enum(engagementActions)).min(1).optional(),
-      max: z.number().int().min(1).max(100_000).optional(),
+      do: z.literal('when'),
+      present: target,
+      timeout: duration.optional(),
       chance: chance.optional(),
       steps: z.array(recipeStep).min(1),
-    }).refine((step) => step.times !== undefined || step.minutes !== undefined || step.each !== undefined || step.until_spent !== undefined, 'A repeat needs times, minutes, each or until_spent.'),
-    z.strictObject({ ...base, do: z.literal('when'), present: target, timeout: duration.optional(), chance: chance.optional(), steps: z.array(recipeStep).min(1), else: z.array(recipeStep).optional() }),
+      else: z.array(recipeStep).optional(),
+    }),
   ]),
 );
 
@@ -238,9 +294,15 @@ export const recipe = z
       /** The app version the selectors were read from. */
       writtenFor: z.string().min(1).max(40),
       /** The recipe applies from this app version (inclusive) ... */
-      minVersion: z.string().regex(/^\d+(\.\d+)*$/).optional(),
+      minVersion: z
+        .string()
+        .regex(/^\d+(\.\d+)*$/)
+        .optional(),
       /** ... up to this one (exclusive). */
-      belowVersion: z.string().regex(/^\d+(\.\d+)*$/).optional(),
+      belowVersion: z
+        .string()
+        .regex(/^\d+(\.\d+)*$/)
+        .optional(),
     }),
     /** False until a farm ran it on its own phones and app version. Shipped recipes are templates. */
     verified: z.boolean().default(false),
@@ -270,13 +332,16 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
     }
     if ('point' in item) return;
     for (const [field, text] of Object.entries(item)) if (typeof text === 'string') checkText(text, [...path, field], scope);
-    for (const [index, alternative] of (item.or ?? []).entries()) for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') checkText(text, [...path, 'or', index, field], scope);
+    for (const [index, alternative] of (item.or ?? []).entries())
+      for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') checkText(text, [...path, 'or', index, field], scope);
   };
   const checkText = (text: string, path: (string | number)[], scope: Set<string>) => {
     if (hasStrayBraces(text)) issue(path, `"${text}" has a {{ or }} that is not a placeholder like {{caption}}.`);
     for (const used of templateNames(text)) {
-      if (!scope.has(used.name)) issue(path, `"{{${used.name}}}" is not a parameter or a variable here (parameters: ${Object.keys(templateParams).join(', ')}).`);
-      if (used.filter !== null && !(used.filter in templateFilters)) issue(path, `"${used.filter}" is not a template filter (use ${Object.keys(templateFilters).join(', ')}).`);
+      if (!scope.has(used.name))
+        issue(path, `"{{${used.name}}}" is not a parameter or a variable here (parameters: ${Object.keys(templateParams).join(', ')}).`);
+      if (used.filter !== null && !(used.filter in templateFilters))
+        issue(path, `"${used.filter}" is not a template filter (use ${Object.keys(templateFilters).join(', ')}).`);
     }
   };
   const walk = (steps: Step[], path: (string | number)[], scope: Set<string>) => {
@@ -304,7 +369,14 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
         case 'repeat': {
           const inner = new Set(scope);
           if (step.each !== undefined) {
-            if (templateParams[step.each] !== 'list' && !scope.has(step.each)) issue([...at, 'each'], `"${step.each}" is not a list parameter (lists: ${Object.entries(templateParams).filter(([, kind]) => kind === 'list').map(([key]) => key).join(', ')}).`);
+            if (templateParams[step.each] !== 'list' && !scope.has(step.each))
+              issue(
+                [...at, 'each'],
+                `"${step.each}" is not a list parameter (lists: ${Object.entries(templateParams)
+                  .filter(([, kind]) => kind === 'list')
+                  .map(([key]) => key)
+                  .join(', ')}).`,
+              );
             inner.add(step.as ?? 'item');
           }
           if (typeof step.times === 'string') checkText(step.times, [...at, 'times'], scope);

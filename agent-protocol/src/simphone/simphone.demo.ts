@@ -38,7 +38,9 @@ let shot = 0;
 const onProgress = (event: StepProgress) => {
   phone.showStep(event);
   if (event.status === 'started') return;
-  console.log(`${event.percent.toString().padStart(3)}%  ${event.path.padEnd(8)} ${event.status.padEnd(8)} ${event.label}${event.detail ? ` (${event.detail})` : ''}${event.point ? ` at ${event.point.x},${event.point.y}` : ''}`);
+  console.log(
+    `${event.percent.toString().padStart(3)}%  ${event.path.padEnd(8)} ${event.status.padEnd(8)} ${event.label}${event.detail ? ` (${event.detail})` : ''}${event.point ? ` at ${event.point.x},${event.point.y}` : ''}`,
+  );
   if (values.out && event.status === 'done' && !['repeat', 'when', 'pause'].includes(event.do)) {
     const file = join(values.out, `${String(++shot).padStart(3, '0')}-${event.path}.jpg`);
     shots.push(phone.screenshot({ maxSide: 720 }).then((image) => writeFileSync(file, image.data)));

@@ -84,7 +84,6 @@ export class SimulatedPhoneUi implements PhoneDevice {
   constructor(private readonly options: SimulatedPhoneUiOptions = {}) {
     this.serial = options.serial ?? 'SIM-0001';
     this.batteryLevel = options.battery ?? 87;
-    const phone = this;
     this.api = {
       width: options.width ?? 1080,
       height: options.height ?? 2400,
@@ -96,45 +95,45 @@ export class SimulatedPhoneUi implements PhoneDevice {
       draft: { query: '', caption: '', comment: '' },
       focused: null,
       push: (screen) => {
-        phone.stack?.push(screen);
-        phone.api.focused = null;
+        this.stack?.push(screen);
+        this.api.focused = null;
       },
       replace: (screen) => {
-        const stack = phone.stack;
+        const stack = this.stack;
         if (!stack) return;
         stack.length = 0;
         stack.push(screen);
-        phone.api.focused = null;
+        this.api.focused = null;
       },
       swap: (screen) => {
-        const stack = phone.stack;
+        const stack = this.stack;
         if (!stack) return;
         stack.splice(-1, 1, screen);
-        phone.api.focused = null;
+        this.api.focused = null;
       },
-      back: () => phone.back(),
+      back: () => this.back(),
       focus: (field) => {
-        phone.api.focused = field;
+        this.api.focused = field;
         // A search box and a comment box start empty; a caption keeps what was typed.
-        if (field === 'comment') phone.api.draft.comment = '';
-        if (field === 'search') phone.api.draft.query = '';
+        if (field === 'comment') this.api.draft.comment = '';
+        if (field === 'search') this.api.draft.query = '';
       },
-      like: (postId) => phone.like(postId),
+      like: (postId) => this.like(postId),
       follow: (user) => {
-        if (phone.api.followed.has(user)) return;
-        phone.api.followed.add(user);
-        phone.log(`followed ${user}`);
+        if (this.api.followed.has(user)) return;
+        this.api.followed.add(user);
+        this.log(`followed ${user}`);
       },
       comment: (postId) => {
-        const text = phone.api.draft.comment.trim();
+        const text = this.api.draft.comment.trim();
         if (!text) return;
-        phone.comments.push({ postId, text });
-        phone.api.draft.comment = '';
-        phone.api.focused = null;
-        phone.log(`commented on ${postId}: ${text}`);
+        this.comments.push({ postId, text });
+        this.api.draft.comment = '';
+        this.api.focused = null;
+        this.log(`commented on ${postId}: ${text}`);
       },
-      publish: () => phone.publish(),
-      log: (event) => phone.log(event),
+      publish: () => this.publish(),
+      log: (event) => this.log(event),
     };
   }
 
@@ -228,7 +227,15 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   async info(): Promise<PhoneInfo> {
     this.alive();
-    return { serial: this.serial, manufacturer: 'Simulated', model: this.options.model ?? 'Simulated Pixel', androidVersion: '14', sdk: 34, abi: 'arm64-v8a', screen: { width: this.api.width, height: this.api.height } };
+    return {
+      serial: this.serial,
+      manufacturer: 'Simulated',
+      model: this.options.model ?? 'Simulated Pixel',
+      androidVersion: '14',
+      sdk: 34,
+      abi: 'arm64-v8a',
+      screen: { width: this.api.width, height: this.api.height },
+    };
   }
 
   async battery(): Promise<BatteryState> {
@@ -244,7 +251,15 @@ export class SimulatedPhoneUi implements PhoneDevice {
   async foregroundApp(): Promise<ForegroundApp | null> {
     this.alive();
     const pkg = this.packageName();
-    return { package: pkg, activity: this.app === 'instagram' ? 'com.instagram.mainactivity.InstagramMainActivity' : this.app === 'tiktok' ? 'com.ss.android.ugc.aweme.splash.SplashActivity' : `${LAUNCHER}.NexusLauncherActivity` };
+    return {
+      package: pkg,
+      activity:
+        this.app === 'instagram'
+          ? 'com.instagram.mainactivity.InstagramMainActivity'
+          : this.app === 'tiktok'
+            ? 'com.ss.android.ugc.aweme.splash.SplashActivity'
+            : `${LAUNCHER}.NexusLauncherActivity`,
+    };
   }
 
   async network(): Promise<NetworkState> {

@@ -61,7 +61,10 @@ export function walk(root: SimNode, visit: (node: SimNode) => void): void {
 }
 
 /** Draws the screen: status bar (time, battery), the views, and a caption line saying what runs. */
-export function toSvg(root: SimNode, options: { width: number; height: number; time: string; battery: number; charging: boolean; title: string; caption?: string; dark?: boolean }): string {
+export function toSvg(
+  root: SimNode,
+  options: { width: number; height: number; time: string; battery: number; charging: boolean; title: string; caption?: string; dark?: boolean },
+): string {
   const { width, height } = options;
   const fg = options.dark ? '#f5f5f5' : '#111111';
   const bg = options.dark ? '#000000' : '#ffffff';
@@ -88,11 +91,15 @@ export function toSvg(root: SimNode, options: { width: number; height: number; t
     }
     if (node.look === 'media') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${node.colour ?? '#7a8fa6'}"/>`);
     if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
-    if (node.look === 'button') parts.push(`<rect x="${l + 6}" y="${t + 6}" width="${w - 12}" height="${h - 12}" rx="18" fill="${node.selected ? '#e1306c' : '#0095f6'}"/>`);
-    if (node.look === 'field') parts.push(`<rect x="${l + 4}" y="${t + 4}" width="${w - 8}" height="${h - 8}" rx="14" fill="none" stroke="#999" stroke-width="3"/>`);
+    if (node.look === 'button')
+      parts.push(`<rect x="${l + 6}" y="${t + 6}" width="${w - 12}" height="${h - 12}" rx="18" fill="${node.selected ? '#e1306c' : '#0095f6'}"/>`);
+    if (node.look === 'field')
+      parts.push(`<rect x="${l + 4}" y="${t + 4}" width="${w - 8}" height="${h - 8}" rx="14" fill="none" stroke="#999" stroke-width="3"/>`);
     // Icon buttons (like, comment, tabs' icons) as rings, filled when selected (a liked heart).
     if (node.clickable && !node.text && !node.look && w <= 160 && h <= 160) {
-      parts.push(`<circle cx="${l + w / 2}" cy="${t + h / 2}" r="${Math.min(w, h) / 2 - 6}" fill="${node.selected ? '#e1306c' : 'none'}" stroke="${options.dark ? '#fff' : '#333'}" stroke-width="4"/>`);
+      parts.push(
+        `<circle cx="${l + w / 2}" cy="${t + h / 2}" r="${Math.min(w, h) / 2 - 6}" fill="${node.selected ? '#e1306c' : 'none'}" stroke="${options.dark ? '#fff' : '#333'}" stroke-width="4"/>`,
+      );
     }
     const label = node.text || (node.clickable && node.look !== 'media' ? node.desc : '');
     if (label) {
@@ -102,7 +109,9 @@ export function toSvg(root: SimNode, options: { width: number; height: number; t
       const colour = node.look === 'button' || node.look === 'media' ? '#ffffff' : node.selected ? '#e1306c' : fg;
       const centred = node.clickable && w < 400;
       const x = centred ? l + w / 2 : l + Math.min(24, w / 2);
-      parts.push(`<text x="${x}" y="${t + h / 2 + size / 3}" font-family="sans-serif" font-size="${size}" fill="${colour}"${centred ? ' text-anchor="middle"' : ''}>${escapeXml(shown)}</text>`);
+      parts.push(
+        `<text x="${x}" y="${t + h / 2 + size / 3}" font-family="sans-serif" font-size="${size}" fill="${colour}"${centred ? ' text-anchor="middle"' : ''}>${escapeXml(shown)}</text>`,
+      );
     }
   });
   const level = Math.max(0, Math.min(100, options.battery));

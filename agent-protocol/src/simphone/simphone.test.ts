@@ -23,7 +23,12 @@ async function run(platform: RecipePlatform, routine: RoutineType, options: Simu
   const resolved = resolveRecipe({ routine, platform });
   if (!resolved) throw new Error(`no recipe for ${platform} ${routine}`);
   const progress: StepProgress[] = [];
-  const result = await runRecipe(phone, resolved.recipe, { ...params, ...extra }, { random: seededRandom(7), clock: manualClock(), onProgress: (event) => progress.push(event), screenshotOnFailure: true });
+  const result = await runRecipe(
+    phone,
+    resolved.recipe,
+    { ...params, ...extra },
+    { random: seededRandom(7), clock: manualClock(), onProgress: (event) => progress.push(event), screenshotOnFailure: true },
+  );
   return { phone, result, progress, recipe: resolved.recipe };
 }
 
@@ -34,7 +39,15 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(result.status).toBe('completed');
     expect(result.actions).toEqual({ like: 0, follow: 0, comment: 0, post: 1 });
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Golden hour at the pier #sunset #travel', media: 'pier.jpg' }]);
-    expect(phone.taps.map((tap) => tap.hit)).toEqual(['creation_tab', 'cam_dest_feed', 'gallery_grid_item_thumbnail', 'next_button_textview', 'next_button_textview', 'caption_input_text_view', 'share_footer_button']);
+    expect(phone.taps.map((tap) => tap.hit)).toEqual([
+      'creation_tab',
+      'cam_dest_feed',
+      'gallery_grid_item_thumbnail',
+      'next_button_textview',
+      'next_button_textview',
+      'caption_input_text_view',
+      'share_footer_button',
+    ]);
     expect(phone.taps[0]).toMatchObject({ x: 756, y: 2206, app: 'instagram', screen: 'instagram/feed' });
     expect(phone.where).toBe('instagram/feed');
     expect(progress.filter((event) => event.status === 'done').map((event) => event.label)).toContain('Confirm the post went out');
@@ -93,7 +106,12 @@ describe('the shipped recipes on the simulated phone', () => {
   it('fails with login_required on a login challenge, with a screenshot of it', async () => {
     const { result, phone } = await run('instagram', 'warmup', { challenge: 'login' });
     expect(result.status).toBe('failed');
-    expect(result.failure).toMatchObject({ code: 'login_required', message: 'Instagram asks to log in again on this phone.', step: '2', label: 'Wait for the home feed' });
+    expect(result.failure).toMatchObject({
+      code: 'login_required',
+      message: 'Instagram asks to log in again on this phone.',
+      step: '2',
+      label: 'Wait for the home feed',
+    });
     expect(result.failure?.screenshot?.mime).toBe('image/jpeg');
     expect(phone.where).toBe('instagram/login');
   });

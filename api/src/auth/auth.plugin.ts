@@ -26,11 +26,7 @@ declare module 'fastify' {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function installAuth(
-  app: FastifyInstance,
-  db: Db,
-  options: { publicUrl?: string | undefined; changes: ChangeFeed; sessionCacheMs: number },
-): void {
+export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?: string | undefined; changes: ChangeFeed; sessionCacheMs: number }): void {
   app.decorateRequest('session', null);
   const sessions = new SessionCache(options.sessionCacheMs);
   const unfollow = options.changes.subscribe((change) => {

@@ -75,6 +75,7 @@ export async function createSession(
       expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
       ip: meta.ip ?? null,
       // Control characters (NUL above all) cannot be stored as text, and say nothing about the browser.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is taken out
       userAgent: meta.userAgent?.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 500) ?? null,
     })
     .returning('id')

@@ -41,11 +41,10 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const secure = config.env === 'production';
   const throttle = new LoginThrottle(app.limits);
 
-  app.get(
-    '/config',
-    { config: { access: 'public' }, schema: { tags: ['auth'], response: { 200: appConfig } } },
-    async () => ({ demo: config.demo, demoCredentials: config.demo ? DEMO_CREDENTIALS : null }),
-  );
+  app.get('/config', { config: { access: 'public' }, schema: { tags: ['auth'], response: { 200: appConfig } } }, async () => ({
+    demo: config.demo,
+    demoCredentials: config.demo ? DEMO_CREDENTIALS : null,
+  }));
 
   app.post(
     '/auth/signup',
@@ -172,11 +171,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get(
-    '/auth/me',
-    { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: userResponse, 401: errorBody } } },
-    async (request) => ({ user: toMe(await findMeOrThrow(request.session!.id)) }),
-  );
+  app.get('/auth/me', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: userResponse, 401: errorBody } } }, async (request) => ({
+    user: toMe(await findMeOrThrow(request.session!.id)),
+  }));
 
   app.patch(
     '/users/me',

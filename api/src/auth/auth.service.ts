@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Me, SignupBody, Role } from '../contracts/index.ts';
+import type { Me, Role } from '../contracts/index.ts';
 import { messages } from '../contracts/index.ts';
 import { AppError, conflict } from '../errors.ts';
 import type { Db } from '../shared/types.ts';
@@ -46,7 +46,10 @@ export async function findInvitationByToken(db: Db, token: string, now = new Dat
  * Creates the person and, as the role asks: an operator gets a new workspace; an invited person joins the
  * invitation's workspace with its role; a VA with no invitation gets an account and no workspace yet.
  */
-export async function signup(db: Db, body: { email: string; password: string; name: string; role: Role; inviteToken?: string | undefined; timeZone?: string | undefined }): Promise<string> {
+export async function signup(
+  db: Db,
+  body: { email: string; password: string; name: string; role: Role; inviteToken?: string | undefined; timeZone?: string | undefined },
+): Promise<string> {
   const passwordHash = await hashPassword(body.password);
   return db.transaction().execute(async (tx) => {
     const taken = await tx.selectFrom('users').select('id').where(sql`lower(email)`, '=', body.email.toLowerCase()).executeTakeFirst();
@@ -54,7 +57,9 @@ export async function signup(db: Db, body: { email: string; password: string; na
     const invitation = body.inviteToken ? await findInvitationByToken(tx, body.inviteToken) : undefined;
     if (body.inviteToken && !invitation) throw new AppError(400, messages.invitationInvalid, [{ field: 'inviteToken', message: messages.invitationInvalid }]);
     if (invitation?.email && invitation.email !== body.email.toLowerCase()) {
-      throw new AppError(400, 'This invitation was sent to another email address', [{ field: 'email', message: 'This invitation was sent to another email address' }]);
+      throw new AppError(400, 'This invitation was sent to another email address', [
+        { field: 'email', message: 'This invitation was sent to another email address' },
+      ]);
     }
     // One invitation admits one person: the claim is a guarded update, so of parallel signups with one token
     // one claims it and the others, waiting on its row lock, find it taken.
@@ -68,7 +73,11 @@ export async function signup(db: Db, body: { email: string; password: string; na
       workspaceId = invitation.workspaceId;
       await tx.updateTable('invitations').set({ acceptedById: user.id }).where('id', '=', invitation.id).execute();
     } else if (role === 'operator') {
-      const workspace = await tx.insertInto('workspaces').values({ name: `${body.name}'s Farm`, timeZone: body.timeZone ?? 'UTC' }).returning('id').executeTakeFirstOrThrow();
+      const workspace = await tx
+        .insertInto('workspaces')
+        .values({ name: `${body.name}'s Farm`, timeZone: body.timeZone ?? 'UTC' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       workspaceId = workspace.id;
     }
     if (workspaceId) {

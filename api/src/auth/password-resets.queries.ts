@@ -3,13 +3,13 @@ import type { Db, Tx } from '../shared/types.ts';
 import { hashToken, newToken } from './auth.queries.ts';
 
 /** A new link for a member, replacing any earlier unused one of theirs. */
-export async function createPasswordReset(
-  tx: Tx,
-  values: { userId: string; workspaceId: string; createdById: string; expiresAt: Date },
-): Promise<string> {
+export async function createPasswordReset(tx: Tx, values: { userId: string; workspaceId: string; createdById: string; expiresAt: Date }): Promise<string> {
   const { token, tokenHash } = newToken();
   await tx.deleteFrom('passwordResets').where('userId', '=', values.userId).where('usedAt', 'is', null).execute();
-  await tx.insertInto('passwordResets').values({ ...values, tokenHash }).execute();
+  await tx
+    .insertInto('passwordResets')
+    .values({ ...values, tokenHash })
+    .execute();
   return token;
 }
 

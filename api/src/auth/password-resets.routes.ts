@@ -4,7 +4,16 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '../contracts/index.ts';
+import {
+  createdPasswordReset,
+  errorBody,
+  idParams,
+  messages,
+  okBody,
+  PASSWORD_RESET_HOURS,
+  passwordResetBody,
+  passwordResetPreview,
+} from '../contracts/index.ts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { findMember } from '../modules/users/users.queries.ts';
 import { recordActivity } from '../modules/activities/activities.queries.ts';
@@ -20,7 +29,10 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/users/:id/password-reset',
-    { config: { access: 'users.manage' }, schema: { tags: ['users'], params: idParams, response: { 201: createdPasswordReset, 404: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'users.manage' },
+      schema: { tags: ['users'], params: idParams, response: { 201: createdPasswordReset, 404: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const { id } = request.params;

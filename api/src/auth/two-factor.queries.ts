@@ -64,7 +64,10 @@ export async function acceptStep(db: Db, userId: string, step: number): Promise<
 
 export async function replaceRecoveryCodes(tx: Tx, userId: string, hashes: readonly string[]): Promise<void> {
   await tx.deleteFrom('recoveryCodes').where('userId', '=', userId).execute();
-  await tx.insertInto('recoveryCodes').values(hashes.map((codeHash) => ({ userId, codeHash }))).execute();
+  await tx
+    .insertInto('recoveryCodes')
+    .values(hashes.map((codeHash) => ({ userId, codeHash })))
+    .execute();
 }
 
 /** Uses a recovery code once; answers whether it was an unused code of this person. */
@@ -94,7 +97,10 @@ export async function countRecoveryCodes(db: Db, userId: string): Promise<number
 export async function createChallenge(db: Db, userId: string, now = new Date()): Promise<string> {
   const { token, tokenHash } = newToken();
   await db.deleteFrom('loginChallenges').where('userId', '=', userId).where('expiresAt', '<=', now).execute();
-  await db.insertInto('loginChallenges').values({ tokenHash, userId, expiresAt: new Date(now.getTime() + CHALLENGE_MS) }).execute();
+  await db
+    .insertInto('loginChallenges')
+    .values({ tokenHash, userId, expiresAt: new Date(now.getTime() + CHALLENGE_MS) })
+    .execute();
   return token;
 }
 

@@ -37,14 +37,10 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
   const throttle = new LoginThrottle(app.limits);
   const wrongCode = () => badRequest('code', messages.twoFactorCodeWrong);
 
-  app.get(
-    '/auth/two-factor',
-    { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: twoFactorStatus } } },
-    async (request) => {
-      const user = await findTwoFactor(db, request.session!.id);
-      return { enabled: user.totpEnabledAt !== null, required: user.required, recoveryCodesLeft: await countRecoveryCodes(db, user.id) };
-    },
-  );
+  app.get('/auth/two-factor', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: twoFactorStatus } } }, async (request) => {
+    const user = await findTwoFactor(db, request.session!.id);
+    return { enabled: user.totpEnabledAt !== null, required: user.required, recoveryCodesLeft: await countRecoveryCodes(db, user.id) };
+  });
 
   app.post(
     '/auth/two-factor/setup',
@@ -61,7 +57,10 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
   /** The first code from the app confirms the setup; the answer holds the recovery codes, shown this once. */
   app.post(
     '/auth/two-factor/enable',
-    { config: { access: 'session' }, schema: { tags: ['auth'], body: enableTwoFactorBody, response: { 200: recoveryCodesResponse, 400: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'session' },
+      schema: { tags: ['auth'], body: enableTwoFactorBody, response: { 200: recoveryCodesResponse, 400: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const user = await findTwoFactor(db, request.session!.id);
       if (user.totpEnabledAt) throw conflict(messages.twoFactorAlreadyOn);
@@ -88,7 +87,10 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/auth/two-factor/recovery-codes',
-    { config: { access: 'session' }, schema: { tags: ['auth'], body: regenerateRecoveryCodesBody, response: { 200: recoveryCodesResponse, 400: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'session' },
+      schema: { tags: ['auth'], body: regenerateRecoveryCodesBody, response: { 200: recoveryCodesResponse, 400: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const user = await findTwoFactor(db, request.session!.id);
       if (!user.totpEnabledAt) throw conflict(messages.twoFactorNotOn);
@@ -107,7 +109,10 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
   /** Turning it off takes the password and a code: a session left open on a shared computer is not enough. */
   app.post(
     '/auth/two-factor/disable',
-    { config: { access: 'session' }, schema: { tags: ['auth'], body: disableTwoFactorBody, response: { 200: twoFactorStatus, 400: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'session' },
+      schema: { tags: ['auth'], body: disableTwoFactorBody, response: { 200: twoFactorStatus, 400: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const user = await findTwoFactor(db, request.session!.id);
       if (!user.totpEnabledAt) throw conflict(messages.twoFactorNotOn);
@@ -133,7 +138,10 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
    */
   app.put(
     '/workspace/two-factor',
-    { config: { access: 'workspace.manage' }, schema: { tags: ['workspace'], body: workspaceTwoFactorBody, response: { 200: workspaceTwoFactor, 409: errorBody } } },
+    {
+      config: { access: 'workspace.manage' },
+      schema: { tags: ['workspace'], body: workspaceTwoFactorBody, response: { 200: workspaceTwoFactor, 409: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const { required } = request.body;

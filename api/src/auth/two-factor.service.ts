@@ -75,7 +75,9 @@ export function normaliseRecoveryCode(code: string): string {
 }
 
 export function hashRecoveryCode(code: string): string {
-  return createHash('sha256').update(`recovery:${normaliseRecoveryCode(code)}`).digest('hex');
+  return createHash('sha256')
+    .update(`recovery:${normaliseRecoveryCode(code)}`)
+    .digest('hex');
 }
 
 /** Ten fresh codes like "k7m2p-q9xr4", to be shown once, and their hashes to keep. */

@@ -67,7 +67,9 @@ export const host = z.object({
   createdAt: isoTime,
 });
 export type Host = z.infer<typeof host>;
-export const createHostBody = z.object({ name: z.string().trim().min(1, { message: 'Name the host' }).max(80, { message: 'A host name is at most 80 characters' }).optional() });
+export const createHostBody = z.object({
+  name: z.string().trim().min(1, { message: 'Name the host' }).max(80, { message: 'A host name is at most 80 characters' }).optional(),
+});
 export const createdHost = z.object({ host: z.object({ id, name: z.string() }), code: z.string(), expiresAt: isoTime });
 
 // ── a workspace's own step recipes ──────────────────────────────────────────────────────────────────────
@@ -99,4 +101,6 @@ export const createRecipeBody = z.object({
   enabled: z.boolean().optional(),
 });
 export const updateRecipeBody = z.object({ enabled: z.boolean() });
-export const shippedRecipeParams = z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, { message: 'Recipe id is not one of the shipped recipes' }) });
+export const shippedRecipeParams = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, { message: 'Recipe id is not one of the shipped recipes' }),
+});

@@ -8,13 +8,25 @@ export const role = z.enum(roleValues);
 export type Role = z.infer<typeof role>;
 export const roleLabels: Record<Role, string> = { operator: 'Grid Operator', va: 'Virtual Assistant' };
 
-const email = z.string({ error: whenMissing('Email is required') }).trim().toLowerCase().max(254).pipe(z.email({ message: 'Email must be a valid email address' }));
-const password = z.string({ error: whenMissing('Password is required') }).min(8, { message: 'Password must be at least 8 characters' }).max(256);
+const email = z
+  .string({ error: whenMissing('Email is required') })
+  .trim()
+  .toLowerCase()
+  .max(254)
+  .pipe(z.email({ message: 'Email must be a valid email address' }));
+const password = z
+  .string({ error: whenMissing('Password is required') })
+  .min(8, { message: 'Password must be at least 8 characters' })
+  .max(256);
 
 export const signupBody = z.object({
   email,
   password,
-  name: z.string({ error: whenMissing('Name is required') }).trim().min(1, { message: 'Name is required' }).max(120),
+  name: z
+    .string({ error: whenMissing('Name is required') })
+    .trim()
+    .min(1, { message: 'Name is required' })
+    .max(120),
   role: z.enum(roleValues, {
     error: (issue) => (issue.input === undefined ? messages.roleRequired : 'Role must be operator or va'),
   }),
@@ -83,7 +95,14 @@ export const retentionSettings = z.object({
 });
 export type RetentionSettings = z.infer<typeof retentionSettings>;
 
-export const workspace = z.object({ id, name: z.string(), timeZone: z.string(), createdAt: isoTime, requireTwoFactor: z.boolean(), retention: retentionSettings });
+export const workspace = z.object({
+  id,
+  name: z.string(),
+  timeZone: z.string(),
+  createdAt: isoTime,
+  requireTwoFactor: z.boolean(),
+  retention: retentionSettings,
+});
 export const updateWorkspaceBody = z.object({
   name: z.string().trim().min(1, { message: 'Name is required' }).max(120),
   timeZone: timeZone.optional(),
@@ -101,7 +120,13 @@ export const invitation = z.object({
 export type Invitation = z.infer<typeof invitation>;
 export const createInvitationBody = z.object({
   role: role.default('va'),
-  email: z.string().trim().toLowerCase().max(254).pipe(z.email({ message: 'Email must be a valid email address' })).optional(),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .max(254)
+    .pipe(z.email({ message: 'Email must be a valid email address' }))
+    .optional(),
 });
 /** Only the creation answer carries the token: it is stored hashed. */
 export const createdInvitation = z.object({

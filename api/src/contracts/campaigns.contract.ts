@@ -16,15 +16,24 @@ const engagementAction = z.enum(engagementActionValues);
 export const swipeGenderValues = ['men', 'women', 'everyone'] as const;
 
 /** Per-account daily caps of engagement actions; a missing one uses the platform's default. */
-const capCount = z.number({ error: 'Daily caps must be whole numbers from 0 to 100000' }).int({ message: 'Daily caps must be whole numbers from 0 to 100000' }).min(0, { message: 'Daily caps must be whole numbers from 0 to 100000' }).max(100_000, { message: 'Daily caps must be whole numbers from 0 to 100000' });
+const capCount = z
+  .number({ error: 'Daily caps must be whole numbers from 0 to 100000' })
+  .int({ message: 'Daily caps must be whole numbers from 0 to 100000' })
+  .min(0, { message: 'Daily caps must be whole numbers from 0 to 100000' })
+  .max(100_000, { message: 'Daily caps must be whole numbers from 0 to 100000' });
 /** Default daily caps per account, by platform: what a careful agency lets one account do in a day. */
-export const platformDailyCaps: Record<'instagram' | 'tiktok' | 'tinder' | 'default', Required<{ likes: number; follows: number; comments: number; posts: number }>> = {
+export const platformDailyCaps: Record<
+  'instagram' | 'tiktok' | 'tinder' | 'default',
+  Required<{ likes: number; follows: number; comments: number; posts: number }>
+> = {
   instagram: { likes: 300, follows: 100, comments: 40, posts: 5 },
   tiktok: { likes: 400, follows: 120, comments: 50, posts: 5 },
   tinder: { likes: 200, follows: 0, comments: 0, posts: 0 },
   default: { likes: 200, follows: 80, comments: 30, posts: 3 },
 };
-export const dailyCaps = z.object({ likes: capCount.optional(), follows: capCount.optional(), comments: capCount.optional(), posts: capCount.optional() }).strict();
+export const dailyCaps = z
+  .object({ likes: capCount.optional(), follows: capCount.optional(), comments: capCount.optional(), posts: capCount.optional() })
+  .strict();
 export type DailyCaps = z.infer<typeof dailyCaps>;
 
 const listOf = (emptyMessage: string) =>
@@ -33,7 +42,10 @@ const listOf = (emptyMessage: string) =>
     .max(200)
     .refine((items) => items.every((item) => item.trim().length > 0), { message: emptyMessage })
     .transform((items) => items.map((item) => item.trim()));
-const plainList = z.array(z.string().trim().max(500)).max(200).transform((items) => items.filter((item) => item.length > 0));
+const plainList = z
+  .array(z.string().trim().max(500))
+  .max(200)
+  .transform((items) => items.filter((item) => item.length > 0));
 
 /**
  * The create form names the tinder swipe settings one way and the stored record another;
@@ -90,13 +102,43 @@ const campaignFields = z.object({
   autoLikeGuidelines: z.string().max(10_000).nullable().optional(),
   autoswipeEnabled: z.boolean().optional(),
   autoswipeGenderPreference: z.enum(swipeGenderValues).nullable().optional(),
-  autoswipeAgeMin: z.number({ error: messages.swipeAgeMin }).int({ message: messages.swipeAgeMin }).min(18, { message: messages.swipeAgeMin }).max(100, { message: messages.swipeAgeMin }).optional(),
-  autoswipeAgeMax: z.number({ error: messages.swipeAgeMax }).int({ message: messages.swipeAgeMax }).min(18, { message: messages.swipeAgeMax }).max(100, { message: messages.swipeAgeMax }).optional(),
-  autoswipeDistanceMax: z.number({ error: messages.swipeDistance }).int({ message: messages.swipeDistance }).min(1, { message: messages.swipeDistance }).max(160, { message: messages.swipeDistance }).optional(),
+  autoswipeAgeMin: z
+    .number({ error: messages.swipeAgeMin })
+    .int({ message: messages.swipeAgeMin })
+    .min(18, { message: messages.swipeAgeMin })
+    .max(100, { message: messages.swipeAgeMin })
+    .optional(),
+  autoswipeAgeMax: z
+    .number({ error: messages.swipeAgeMax })
+    .int({ message: messages.swipeAgeMax })
+    .min(18, { message: messages.swipeAgeMax })
+    .max(100, { message: messages.swipeAgeMax })
+    .optional(),
+  autoswipeDistanceMax: z
+    .number({ error: messages.swipeDistance })
+    .int({ message: messages.swipeDistance })
+    .min(1, { message: messages.swipeDistance })
+    .max(160, { message: messages.swipeDistance })
+    .optional(),
   autoswipeBioKeywords: plainList.optional(),
-  activeHoursStart: z.number({ error: messages.activeHours }).int({ message: messages.activeHours }).min(0, { message: messages.activeHours }).max(23, { message: messages.activeHours }).optional(),
-  activeHoursEnd: z.number({ error: messages.activeHours }).int({ message: messages.activeHours }).min(1, { message: messages.activeHours }).max(24, { message: messages.activeHours }).optional(),
-  cooldownMinutes: z.number({ error: messages.cooldown }).int({ message: messages.cooldown }).min(0, { message: messages.cooldown }).max(1440, { message: messages.cooldown }).optional(),
+  activeHoursStart: z
+    .number({ error: messages.activeHours })
+    .int({ message: messages.activeHours })
+    .min(0, { message: messages.activeHours })
+    .max(23, { message: messages.activeHours })
+    .optional(),
+  activeHoursEnd: z
+    .number({ error: messages.activeHours })
+    .int({ message: messages.activeHours })
+    .min(1, { message: messages.activeHours })
+    .max(24, { message: messages.activeHours })
+    .optional(),
+  cooldownMinutes: z
+    .number({ error: messages.cooldown })
+    .int({ message: messages.cooldown })
+    .min(0, { message: messages.cooldown })
+    .max(1440, { message: messages.cooldown })
+    .optional(),
   dailyCaps: dailyCaps.optional(),
 });
 
@@ -208,8 +250,17 @@ export const routineSettings = z.object({
   speed: z.enum(['slow', 'medium', 'fast']).optional(),
   targetPosts: z.number().int().min(1).max(100).optional(),
   contentType: z.enum(['video', 'photo', 'carousel']).optional(),
-  branchDepth: z.number({ error: messages.branchDepth }).int({ message: messages.branchDepth }).min(1, { message: messages.branchDepth }).max(5, { message: messages.branchDepth }).optional(),
-  engagementRate: z.number({ error: messages.engagementRate }).min(0, { message: messages.engagementRate }).max(100, { message: messages.engagementRate }).optional(),
+  branchDepth: z
+    .number({ error: messages.branchDepth })
+    .int({ message: messages.branchDepth })
+    .min(1, { message: messages.branchDepth })
+    .max(5, { message: messages.branchDepth })
+    .optional(),
+  engagementRate: z
+    .number({ error: messages.engagementRate })
+    .min(0, { message: messages.engagementRate })
+    .max(100, { message: messages.engagementRate })
+    .optional(),
   sourceAccount: z.string().max(200).optional(),
 });
 export type RoutineSettings = z.infer<typeof routineSettings>;
@@ -280,7 +331,10 @@ export const createRoutineBody = z.object({
   isActive: z.boolean().optional(),
 });
 export type CreateRoutineBody = z.input<typeof createRoutineBody>;
-export const updateRoutineBody = createRoutineBody.omit({ campaignId: true }).partial().extend({ sequence: z.number().int().min(1).max(100_000).optional() });
+export const updateRoutineBody = createRoutineBody
+  .omit({ campaignId: true })
+  .partial()
+  .extend({ sequence: z.number().int().min(1).max(100_000).optional() });
 export const routine = z.object({
   id,
   campaignId: id,

@@ -49,7 +49,11 @@ const accountFields = z.object({
     .nullable()
     .optional(),
   profileImages: z.array(z.string().max(2000)).max(6, { message: messages.tinderImages }).optional(),
-  interests: z.array(z.string().trim().max(100)).max(50).transform((items) => items.filter(Boolean)).optional(),
+  interests: z
+    .array(z.string().trim().max(100))
+    .max(50)
+    .transform((items) => items.filter(Boolean))
+    .optional(),
   sexualOrientation: z.enum(orientationValues).nullable().optional(),
   relationshipGoal: z.enum(relationshipGoalValues).nullable().optional(),
 });
@@ -128,7 +132,11 @@ export const createPostBody = z
   .object({
     accountId: z.string({ error: messages.accountRequired }).min(1, { message: messages.accountRequired }),
     campaignId: id.nullable().optional(),
-    caption: z.string({ error: whenMissing(messages.captionRequired) }).trim().min(1, { message: messages.captionRequired }).max(2200),
+    caption: z
+      .string({ error: whenMissing(messages.captionRequired) })
+      .trim()
+      .min(1, { message: messages.captionRequired })
+      .max(2200),
     status: postStatus.default('draft'),
     hashtags: z.array(z.string().max(100)).max(30).optional(),
     mediaUrls: z.array(z.string().max(2000)).max(10).optional(),

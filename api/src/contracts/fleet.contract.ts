@@ -200,9 +200,7 @@ export const stats = z.object({
 export type Stats = z.infer<typeof stats>;
 
 export const performance = z.object({
-  devices: z.array(
-    z.object({ deviceId: id, name: z.string(), totalTasks: z.number().int(), completedTasks: z.number().int(), successRate: z.number().int() }),
-  ),
+  devices: z.array(z.object({ deviceId: id, name: z.string(), totalTasks: z.number().int(), completedTasks: z.number().int(), successRate: z.number().int() })),
   vas: z.array(
     z.object({
       userId: id,

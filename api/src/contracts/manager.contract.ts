@@ -22,7 +22,10 @@ export const analyticsWindowQuery = z
     to: day.optional(),
     tz: timeZone.optional(),
   })
-  .refine((query) => (query.from === undefined) === (query.to === undefined), { message: 'From date and To date go together: give both or neither', path: ['to'] })
+  .refine((query) => (query.from === undefined) === (query.to === undefined), {
+    message: 'From date and To date go together: give both or neither',
+    path: ['to'],
+  })
   .refine((query) => !query.from || !query.to || query.from <= query.to, { message: 'To date must not be before From date', path: ['to'] })
   .refine((query) => !query.from || !query.to || Date.parse(query.to) - Date.parse(query.from) <= 366 * 86_400_000, {
     message: 'To date must be at most 366 days after From date',
@@ -117,7 +120,10 @@ export type PostWindowQuery = z.input<typeof postWindowQuery>;
 // ---- Bulk actions -------------------------------------------------------------------------------------------
 
 export const BULK_LIMIT = 5000;
-const bulkIds = z.array(z.string().max(64, { message: 'must be an id' })).min(1, { message: 'Choose at least one item' }).max(BULK_LIMIT, { message: `At most ${BULK_LIMIT} items can be changed at once` });
+const bulkIds = z
+  .array(z.string().max(64, { message: 'must be an id' }))
+  .min(1, { message: 'Choose at least one item' })
+  .max(BULK_LIMIT, { message: `At most ${BULK_LIMIT} items can be changed at once` });
 
 function bulkBody<F extends z.ZodType, A extends z.ZodType>(filter: F, actions: A) {
   return z.intersection(
@@ -203,8 +209,19 @@ export const exportQueries = {
   posts: postWindowQuery.omit({ limit: true, cursor: true }),
   accounts: accountListQuery.omit({ limit: true, cursor: true }),
   devices: deviceListQuery.omit({ limit: true, cursor: true }),
-  sessions: z.object({ active: z.enum(['true', 'false']).optional(), deviceId: idFilter.optional(), vaId: idFilter.optional(), from: timeInput.optional(), to: timeInput.optional() }),
-  activities: z.object({ type: z.enum(['success', 'warning', 'info', 'error']).optional(), deviceId: idFilter.optional(), from: timeInput.optional(), to: timeInput.optional() }),
+  sessions: z.object({
+    active: z.enum(['true', 'false']).optional(),
+    deviceId: idFilter.optional(),
+    vaId: idFilter.optional(),
+    from: timeInput.optional(),
+    to: timeInput.optional(),
+  }),
+  activities: z.object({
+    type: z.enum(['success', 'warning', 'info', 'error']).optional(),
+    deviceId: idFilter.optional(),
+    from: timeInput.optional(),
+    to: timeInput.optional(),
+  }),
 } as const;
 
 export const importEntityValues = ['posts', 'accounts'] as const;
@@ -288,19 +305,27 @@ const webhookUrl = z
   .trim()
   .min(1, { message: 'URL is required' })
   .max(2000)
-  .refine((value) => {
-    try {
-      const parsed = new URL(value);
-      return parsed.protocol === 'https:' || parsed.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, { message: 'URL must be an http or https address' });
+  .refine(
+    (value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.protocol === 'https:' || parsed.protocol === 'http:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'URL must be an http or https address' },
+  );
 
 export const createWebhookBody = z.object({
   url: webhookUrl,
   events: z.array(alertEvent).min(1, { message: 'Choose at least one event' }),
-  offlineMinutes: z.number().int().min(1, { message: 'Offline minutes must be between 1 and 10080' }).max(10080, { message: 'Offline minutes must be between 1 and 10080' }).optional(),
+  offlineMinutes: z
+    .number()
+    .int()
+    .min(1, { message: 'Offline minutes must be between 1 and 10080' })
+    .max(10080, { message: 'Offline minutes must be between 1 and 10080' })
+    .optional(),
   isActive: z.boolean().optional(),
 });
 export type CreateWebhookBody = z.input<typeof createWebhookBody>;

@@ -4,9 +4,16 @@ import { isoTime } from './common.ts';
 import { me } from './auth.contract.ts';
 
 /** A TOTP code (6 digits) or a recovery code (xxxxx-xxxxx), as typed: spaces and dashes are forgiven. */
-const code = z.string({ error: (issue) => (issue.input === undefined ? 'Code is required' : undefined) }).trim().min(1, { message: 'Code is required' }).max(32);
+const code = z
+  .string({ error: (issue) => (issue.input === undefined ? 'Code is required' : undefined) })
+  .trim()
+  .min(1, { message: 'Code is required' })
+  .max(32);
 const password = z.string({ error: (issue) => (issue.input === undefined ? 'Password is required' : undefined) }).max(256);
-const newPassword = z.string({ error: (issue) => (issue.input === undefined ? 'Password is required' : undefined) }).min(8, { message: 'Password must be at least 8 characters' }).max(256);
+const newPassword = z
+  .string({ error: (issue) => (issue.input === undefined ? 'Password is required' : undefined) })
+  .min(8, { message: 'Password must be at least 8 characters' })
+  .max(256);
 const token = z.string().trim().min(1).max(200);
 
 /**

@@ -17,18 +17,32 @@ const compiled = import.meta.url.endsWith('.js');
 const cli = fileURLToPath(new URL(compiled ? '../../../agent-protocol/dist/agent/cli.js' : '../../../agent-protocol/src/agent/cli.ts', import.meta.url));
 const runner = compiled ? ['--conditions=compiled'] : ['--import', 'tsx'];
 
-export async function startDemoPhones(db: Db, options: { port: number; dataDir: string; count: number | undefined; log: FastifyBaseLogger }): Promise<() => Promise<void>> {
+export async function startDemoPhones(
+  db: Db,
+  options: { port: number; dataDir: string; count: number | undefined; log: FastifyBaseLogger },
+): Promise<() => Promise<void>> {
   const count = options.count ?? DEMO_PHONE_COUNT - DEMO_PHONES_AWAY;
   if (count <= 0) return async () => undefined;
   const workspace = await db.selectFrom('workspaces').select('id').orderBy('createdAt').executeTakeFirst();
   if (!workspace) return async () => undefined;
-  const phones = await db.selectFrom('devices').select(['id', 'workspaceId']).where('workspaceId', '=', workspace.id).orderBy('createdAt').orderBy('id').limit(count).execute();
+  const phones = await db
+    .selectFrom('devices')
+    .select(['id', 'workspaceId'])
+    .where('workspaceId', '=', workspace.id)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .limit(count)
+    .execute();
   const tokens: string[] = [];
   for (const phone of phones) tokens.push((await setDeviceCredential(db, phone.workspaceId, phone.id)).token);
-  const child: ChildProcess = spawn(process.execPath, [...runner, cli, 'sim', '--server', `http://127.0.0.1:${options.port}`, '--screenshot', '12000', '--state', join(options.dataDir, 'demo-phones')], {
-    env: { ...process.env, FARM_AGENT_TOKENS: tokens.join(','), FARM_AGENT_EXIT_WITH_PARENT: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...runner, cli, 'sim', '--server', `http://127.0.0.1:${options.port}`, '--screenshot', '12000', '--state', join(options.dataDir, 'demo-phones')],
+    {
+      env: { ...process.env, FARM_AGENT_TOKENS: tokens.join(','), FARM_AGENT_EXIT_WITH_PARENT: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.on('data', (chunk: Buffer) => options.log.debug({ phones: chunk.toString().trim() }, 'demo phones'));
   child.stderr?.on('data', (chunk: Buffer) => options.log.warn({ phones: chunk.toString().trim() }, 'demo phones'));
   child.on('exit', (code, signal) => {

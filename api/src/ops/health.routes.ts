@@ -19,6 +19,9 @@ export async function installHealth(app: FastifyInstance): Promise<void> {
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (draining) return reply.code(503).headers(noStore).send({ ready: false, checks: {}, error: 'Not ready: this instance is shutting down' });
     const result = await readiness({ database, redis });
-    return reply.code(result.ready ? 200 : 503).headers(noStore).send(result);
+    return reply
+      .code(result.ready ? 200 : 503)
+      .headers(noStore)
+      .send(result);
   });
 }

@@ -5,7 +5,18 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Namespace } from 'socket.io';
-import { AGENT_NAMESPACE, agentMessages, hostMessages, type Ack, type AgentMessage, type AgentMessageName, type AgentToServer, type HostToServer, type ServerMessage, type ServerToAgent } from '@farm/agent-protocol';
+import {
+  AGENT_NAMESPACE,
+  agentMessages,
+  hostMessages,
+  type Ack,
+  type AgentMessage,
+  type AgentMessageName,
+  type AgentToServer,
+  type HostToServer,
+  type ServerMessage,
+  type ServerToAgent,
+} from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
@@ -67,7 +78,18 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       if (phone.created) {
         const outbox = new Outbox(host.workspaceId);
         outbox.add('device.created', serialize(phone.device));
-        await recordActivity(db, { workspaceId: host.workspaceId, userId: null, action: `${phone.device.name} joined through host "${host.name}"`, deviceId: phone.device.id, type: 'success' }, { action: 'device.registered', entityType: 'device', entityId: phone.device.id, data: { hostId: host.id, serial } }, outbox);
+        await recordActivity(
+          db,
+          {
+            workspaceId: host.workspaceId,
+            userId: null,
+            action: `${phone.device.name} joined through host "${host.name}"`,
+            deviceId: phone.device.id,
+            type: 'success',
+          },
+          { action: 'device.registered', entityType: 'device', entityId: phone.device.id, data: { hostId: host.id, serial } },
+          outbox,
+        );
         outbox.flush(changes);
       }
       return { kind: 'phone' as const, hostId: host.id, id: phone.device.id, workspaceId: phone.device.workspaceId, name: phone.device.name };
@@ -121,7 +143,11 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
     socket.on('live.frame', (raw: unknown, ack?: (answer: Ack) => void) => {
       const parsed = agentMessages['live.frame'].safeParse(raw);
-      ack?.(parsed.success ? live.frame(device.id, parsed.data) : { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'live.frame'}: ${issue.message}`).join('; ') });
+      ack?.(
+        parsed.success
+          ? live.frame(device.id, parsed.data)
+          : { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'live.frame'}: ${issue.message}`).join('; ') },
+      );
     });
 
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
@@ -140,7 +166,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
           (answer) => {
             ack?.(answer);
             if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
-            if (name === 'agent.hello' && answer.ok && socket.connected) live.phoneReady(livePhone(socket, device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
+            if (name === 'agent.hello' && answer.ok && socket.connected)
+              live.phoneReady(livePhone(socket, device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
           },
           (error: unknown) => {
             app.log.warn({ err: error, message: name, deviceId: device.id }, 'agent message failed');
@@ -160,7 +187,12 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       if (row) outbox.add('device.updated', serialize(row));
       // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
       // not, the lease ends and the task is tried again.
-      await recordActivity(db, { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' }, undefined, outbox);
+      await recordActivity(
+        db,
+        { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' },
+        undefined,
+        outbox,
+      );
       outbox.flush(changes);
     };
     socket.on('disconnect', () => {
@@ -176,7 +208,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     void touchHost(db, host.id).catch(() => undefined);
     socket.on('host.hello', (raw: unknown, ack?: (answer: Ack) => void) => {
       const parsed = hostMessages['host.hello'].safeParse(raw);
-      if (!parsed.success) return ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'host.hello'}: ${issue.message}`).join('; ') });
+      if (!parsed.success)
+        return ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'host.hello'}: ${issue.message}`).join('; ') });
       void touchHost(db, host.id).catch(() => undefined);
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });

@@ -16,7 +16,9 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   const files = app.ctx.storage;
   if (!options.redisUrl) {
     if (!options.runWorkers) return undefined;
-    const runner = startInProcess({ db, files, announce: (change) => changes.publish(change) }, (name, error) => app.log.error({ err: error, job: name }, 'job failed'));
+    const runner = startInProcess({ db, files, announce: (change) => changes.publish(change) }, (name, error) =>
+      app.log.error({ err: error, job: name }, 'job failed'),
+    );
     app.addHook('onClose', () => runner.close());
     return runner;
   }
@@ -26,7 +28,12 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
   // What this instance shared comes back to it too: it knows its own and skips them.
   const origin = randomUUID();
-  const relay = new ChangeRelay(publisher, origin, (change) => changes.publish(change), (error) => app.log.warn({ err: error }, 'change relay'));
+  const relay = new ChangeRelay(
+    publisher,
+    origin,
+    (change) => changes.publish(change),
+    (error) => app.log.warn({ err: error }, 'change relay'),
+  );
   await subscriber.subscribe(CHANGES_CHANNEL);
   subscriber.on('message', (_channel: string, text: string) => {
     let raw: unknown;
@@ -57,7 +64,9 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   // This instance's dispatcher facts go to the others (one of them may hold the phone); what came from elsewhere is not sent on.
   const unforward = changes.subscribe((change) => {
     if (change.local || !SHARED_CHANGES.has(change.event)) return;
-    publisher.publish(CHANGES_CHANNEL, JSON.stringify({ ...change, origin })).catch((error: unknown) => app.log.warn({ err: error }, 'could not share a change'));
+    publisher
+      .publish(CHANGES_CHANNEL, JSON.stringify({ ...change, origin }))
+      .catch((error: unknown) => app.log.warn({ err: error }, 'could not share a change'));
   });
   let workers: { close(): Promise<void> } | undefined;
   if (options.runWorkers) {

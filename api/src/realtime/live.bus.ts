@@ -83,7 +83,12 @@ export class LocalLiveBus implements LiveBus {
   }
 
   subscribeFrames(deviceId: string, onFrame: (frame: BusFrame) => void): () => void {
-    return this.frames.add(deviceId, onFrame, () => undefined, () => undefined);
+    return this.frames.add(
+      deviceId,
+      onFrame,
+      () => undefined,
+      () => undefined,
+    );
   }
 
   signal(message: LiveSignal): void {

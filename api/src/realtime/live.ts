@@ -17,8 +17,25 @@ import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
 import { findSession } from '../auth/auth.queries.ts';
-import { LIVE_NAMESPACE, liveClientMessages, type LiveAnswer, type LiveClientMessageName, type LiveClientToServer, type LiveServerToClient } from '../contracts/index.ts';
-import { closeStaleUsage, endWatches, findLiveDevice, mayControl, releaseControl, startUsage, takeControl, touchUsage, type Person } from '../modules/usage/usage.queries.ts';
+import {
+  LIVE_NAMESPACE,
+  liveClientMessages,
+  type LiveAnswer,
+  type LiveClientMessageName,
+  type LiveClientToServer,
+  type LiveServerToClient,
+} from '../contracts/index.ts';
+import {
+  closeStaleUsage,
+  endWatches,
+  findLiveDevice,
+  mayControl,
+  releaseControl,
+  startUsage,
+  takeControl,
+  touchUsage,
+  type Person,
+} from '../modules/usage/usage.queries.ts';
 import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus } from './live.bus.ts';
 import type { RealtimeServer } from './gateway.ts';
 
@@ -153,7 +170,10 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       if (!watchOf(socket, deviceId)) {
         const watch: Watch = { socket, deviceId, usageId: startUsage(db, socket.data, deviceId, 'watch').catch(() => null), inFlight: false, sentAt: 0 };
         let set = watchers.get(deviceId);
-        if (!set) watchers.set(deviceId, (set = new Set()));
+        if (!set) {
+          set = new Set();
+          watchers.set(deviceId, set);
+        }
         set.add(watch);
         if (!frameSubscriptions.has(deviceId)) frameSubscriptions.set(deviceId, bus.subscribeFrames(deviceId, deliver));
         announce(deviceId);
@@ -204,7 +224,14 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
 
     on('live.ask', async ({ deviceId }) => {
       if (!watchOf(socket, deviceId)) return refuse("Open the phone's live screen first");
-      const current = await db.selectFrom('deviceUsage').select(['id']).where('deviceId', '=', deviceId).where('workspaceId', '=', socket.data.workspaceId).where('mode', '=', 'control').where('endedAt', 'is', null).executeTakeFirst();
+      const current = await db
+        .selectFrom('deviceUsage')
+        .select(['id'])
+        .where('deviceId', '=', deviceId)
+        .where('workspaceId', '=', socket.data.workspaceId)
+        .where('mode', '=', 'control')
+        .where('endedAt', 'is', null)
+        .executeTakeFirst();
       if (!current) return refuse('Nobody controls this phone now: take control');
       bus.signal({ t: 'ask', from: me, deviceId, usageId: current.id, userId: socket.data.userId, name: socket.data.name });
       return { ok: true };
@@ -258,8 +285,20 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
   function deliver(frame: BusFrame): void {
     const now = Date.now();
     let counts = delivery.get(frame.deviceId);
-    if (!counts) delivery.set(frame.deviceId, (counts = { sent: 0, dropped: 0 }));
-    const out = { deviceId: frame.deviceId, seq: frame.seq, width: frame.width, height: frame.height, source: frame.source, capturedAt: frame.capturedAt, ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}), data: frame.data };
+    if (!counts) {
+      counts = { sent: 0, dropped: 0 };
+      delivery.set(frame.deviceId, counts);
+    }
+    const out = {
+      deviceId: frame.deviceId,
+      seq: frame.seq,
+      width: frame.width,
+      height: frame.height,
+      source: frame.source,
+      capturedAt: frame.capturedAt,
+      ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}),
+      data: frame.data,
+    };
     for (const watch of watchers.get(frame.deviceId) ?? []) {
       if (watch.inFlight && now - watch.sentAt < FRAME_ACK_WAIT_MS) {
         counts.dropped += 1;
@@ -278,13 +317,23 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
     const result = await takeControl(db, socket.data, deviceId, how);
     if (!result.ok) return result;
     const previous = controls.get(deviceId);
-    if (previous && previous.usageId !== result.usageId && previous.socket !== socket) previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
+    if (previous && previous.usageId !== result.usageId && previous.socket !== socket)
+      previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
     controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
     bus.signal({ t: 'control', from: me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
     const outbox = new Outbox(socket.data.workspaceId);
     outbox.add('device.updated', serialize(result.device));
-    const verb = how.handedBy ? `was handed ${result.device.name}` : result.replaced && result.replaced.userId !== socket.data.userId ? `took over ${result.device.name}` : `took control of ${result.device.name}`;
-    await recordActivity(db, { workspaceId: socket.data.workspaceId, userId: socket.data.userId, action: `${socket.data.name} ${verb}`, deviceId, type: 'info' }, { action: 'device.controlled', entityType: 'device', entityId: deviceId, data: { usageId: result.usageId } }, outbox);
+    const verb = how.handedBy
+      ? `was handed ${result.device.name}`
+      : result.replaced && result.replaced.userId !== socket.data.userId
+        ? `took over ${result.device.name}`
+        : `took control of ${result.device.name}`;
+    await recordActivity(
+      db,
+      { workspaceId: socket.data.workspaceId, userId: socket.data.userId, action: `${socket.data.name} ${verb}`, deviceId, type: 'info' },
+      { action: 'device.controlled', entityType: 'device', entityId: deviceId, data: { usageId: result.usageId } },
+      outbox,
+    );
     outbox.flush(changes);
     return { ok: true };
   }
@@ -294,7 +343,11 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
     if (controls.get(control.deviceId) === control) controls.delete(control.deviceId);
     const freed = await releaseControl(db, control.usageId, reason);
     if (!freed) return;
-    announceFreed(freed.device, `${freed.userName} ${reason === 'idle' ? `was away: ${freed.device.name} was released` : `stopped controlling ${freed.device.name} (${reason})`}`, freed.userId);
+    announceFreed(
+      freed.device,
+      `${freed.userName} ${reason === 'idle' ? `was away: ${freed.device.name} was released` : `stopped controlling ${freed.device.name} (${reason})`}`,
+      freed.userId,
+    );
     bus.signal({ t: 'control', from: me, deviceId: control.deviceId, usageId: null, reason, ...(offerTo ? { offerTo } : {}) });
   }
 
@@ -347,7 +400,10 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
     switch (message.t) {
       case 'watchers': {
         let byInstance = remoteWatchers.get(message.deviceId);
-        if (!byInstance) remoteWatchers.set(message.deviceId, (byInstance = new Map()));
+        if (!byInstance) {
+          byInstance = new Map();
+          remoteWatchers.set(message.deviceId, byInstance);
+        }
         const before = byInstance.get(message.from)?.count ?? 0;
         if (message.count === 0) byInstance.delete(message.from);
         else byInstance.set(message.from, { count: message.count, slow: message.slow, at: Date.now() });
@@ -356,13 +412,16 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
         return;
       }
       case 'status':
-        for (const watch of watchers.get(message.deviceId) ?? []) watch.socket.emit('live.status', { deviceId: message.deviceId, streaming: message.streaming, ...(message.reason ? { reason: message.reason } : {}) });
+        for (const watch of watchers.get(message.deviceId) ?? [])
+          watch.socket.emit('live.status', { deviceId: message.deviceId, streaming: message.streaming, ...(message.reason ? { reason: message.reason } : {}) });
         return;
       case 'input': {
         const phone = held.get(message.deviceId);
         if (!phone) return;
-        const answer = (ok: boolean, error?: string) => bus.signal({ t: 'input.ack', from: me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
-        if (!phone.phone.features.has('control')) return answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
+        const answer = (ok: boolean, error?: string) =>
+          bus.signal({ t: 'input.ack', from: me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
+        if (!phone.phone.features.has('control'))
+          return answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
         // One after another, in the order they came.
         phone.inputs = phone.inputs
           .then(() => phone.phone.input({ seq: message.seq, input: message.input }, INPUT_TIMEOUT_MS))
@@ -401,7 +460,8 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       }
       case 'ask':
         for (const control of controls.values()) {
-          if (control.usageId === message.usageId) control.socket.emit('live.asked', { deviceId: message.deviceId, userId: message.userId, name: message.name });
+          if (control.usageId === message.usageId)
+            control.socket.emit('live.asked', { deviceId: message.deviceId, userId: message.userId, name: message.name });
         }
         return;
     }
@@ -413,26 +473,34 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       for (const deviceId of watchers.keys()) announce(deviceId);
       for (const deviceId of held.keys()) reconcile(deviceId);
     }, ANNOUNCE_MS),
-    setInterval(() => {
-      const now = Date.now();
-      for (const control of [...controls.values()]) {
-        const idle = now - control.lastUsedAt;
-        if (idle >= idleMs) {
-          control.socket.emit('live.released', { deviceId: control.deviceId, reason: `${control.deviceName} was released after ${spell(idleMs)} without use` });
-          void release(control, 'idle').catch(warn);
-        } else if (idle >= idleMs - promptBeforeMs && !control.prompted) {
-          control.prompted = true;
-          control.socket.emit('live.idle', { deviceId: control.deviceId, deviceName: control.deviceName, releaseInMs: idleMs - idle });
+    setInterval(
+      () => {
+        const now = Date.now();
+        for (const control of [...controls.values()]) {
+          const idle = now - control.lastUsedAt;
+          if (idle >= idleMs) {
+            control.socket.emit('live.released', {
+              deviceId: control.deviceId,
+              reason: `${control.deviceName} was released after ${spell(idleMs)} without use`,
+            });
+            void release(control, 'idle').catch(warn);
+          } else if (idle >= idleMs - promptBeforeMs && !control.prompted) {
+            control.prompted = true;
+            control.socket.emit('live.idle', { deviceId: control.deviceId, deviceName: control.deviceName, releaseInMs: idleMs - idle });
+          }
         }
-      }
-    }, Math.min(IDLE_CHECK_MS, Math.max(250, Math.floor(promptBeforeMs / 4)))),
+      },
+      Math.min(IDLE_CHECK_MS, Math.max(250, Math.floor(promptBeforeMs / 4))),
+    ),
     setInterval(() => void keepUsage().catch(warn), USAGE_TOUCH_MS),
     setInterval(() => void closeStale().catch(warn), USAGE_STALE_MS / 3),
   ];
   for (const timer of timers) timer.unref();
 
   async function keepUsage(): Promise<void> {
-    const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter((id): id is string => id !== null);
+    const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter(
+      (id): id is string => id !== null,
+    );
     const open = await touchUsage(db, [...watchIds, ...[...controls.values()].map((control) => control.usageId)]);
     for (const control of [...controls.values()]) {
       if (open.has(control.usageId)) continue;
@@ -476,18 +544,30 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       if (now - phone.window.start >= 1000) phone.window = { start: now, frames: 0, bytes: 0 };
       const { slow } = watcherCount(deviceId);
       // The stream's own budget: what is over it is dropped here, and the phone is told to ease off.
-      if (phone.window.frames >= MAX_LIVE_FPS || phone.window.bytes + frame.data.byteLength > MAX_LIVE_BYTES_PER_SECOND) return { ok: true, dropped: true, slow: true };
+      if (phone.window.frames >= MAX_LIVE_FPS || phone.window.bytes + frame.data.byteLength > MAX_LIVE_BYTES_PER_SECOND)
+        return { ok: true, dropped: true, slow: true };
       phone.window.frames += 1;
       phone.window.bytes += frame.data.byteLength;
       const data = Buffer.isBuffer(frame.data) ? frame.data : Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength);
-      bus.publishFrame({ deviceId, seq: frame.seq, width: frame.width, height: frame.height, source: frame.source, capturedAt: frame.capturedAt, inputSeq: frame.inputSeq, data });
+      bus.publishFrame({
+        deviceId,
+        seq: frame.seq,
+        width: frame.width,
+        height: frame.height,
+        source: frame.source,
+        capturedAt: frame.capturedAt,
+        inputSeq: frame.inputSeq,
+        data,
+      });
       return { ok: true, slow };
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
       unsubscribe();
       for (const control of [...controls.values()]) await release(control, 'server stopped').catch(warn);
-      const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter((id): id is string => id !== null);
+      const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter(
+        (id): id is string => id !== null,
+      );
       await endWatches(db, watchIds, 'server stopped').catch(warn);
       for (const deviceId of watchers.keys()) bus.signal({ t: 'watchers', from: me, deviceId, count: 0, slow: false });
       watchers.clear();

@@ -34,7 +34,10 @@ export class Pulse {
 
   beat(workspaceId: string, beat: Beat): void {
     let beats = this.pending.get(workspaceId);
-    if (!beats) this.pending.set(workspaceId, (beats = new Map()));
+    if (!beats) {
+      beats = new Map();
+      this.pending.set(workspaceId, beats);
+    }
     beats.set(beat.id, beat);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;

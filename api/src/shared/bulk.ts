@@ -51,6 +51,7 @@ export async function runBulk(
 }
 
 /** The ids a list filter matches (at most BULK_LIMIT; more is refused, so a bulk action never runs on a guess). */
+// biome-ignore lint/suspicious/noExplicitAny: any table's query that selects ids
 export async function selectIds<O extends { id: string }>(query: SelectQueryBuilder<any, any, O>): Promise<string[]> {
   const rows = await query.limit(BULK_LIMIT + 1).execute();
   if (rows.length === 0) throw badRequest('filter', 'Filter matches no items');

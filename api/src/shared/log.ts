@@ -48,9 +48,25 @@ const REDACT_PATHS = [
   'handshake.auth',
   'handshake.headers.cookie',
   'auth',
-  ...['password', 'currentPassword', 'passwordHash', 'token', 'tokenHash', 'inviteToken', 'wallToken', 'deviceToken', 'credential', 'challenge', 'secret', 'totpSecret', 'totpPendingSecret', 'recoveryCodes', 'signature', 'cookie', 'authorization'].flatMap(
-    (field) => [field, `*.${field}`, `*.*.${field}`],
-  ),
+  ...[
+    'password',
+    'currentPassword',
+    'passwordHash',
+    'token',
+    'tokenHash',
+    'inviteToken',
+    'wallToken',
+    'deviceToken',
+    'credential',
+    'challenge',
+    'secret',
+    'totpSecret',
+    'totpPendingSecret',
+    'recoveryCodes',
+    'signature',
+    'cookie',
+    'authorization',
+  ].flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
 ];
 
 type LoggerOptions = Exclude<NonNullable<FastifyServerOptions['logger']>, boolean>;

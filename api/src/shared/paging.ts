@@ -39,12 +39,7 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
 }
 
 /** Takes one row more than asked to learn whether there is a next page; sets the header and answers the page. */
-export function page<T extends { id: string }>(
-  reply: FastifyReply,
-  rows: T[],
-  limit: number,
-  timeOf: (row: T) => Date | string,
-): T[] {
+export function page<T extends { id: string }>(reply: FastifyReply, rows: T[], limit: number, timeOf: (row: T) => Date | string): T[] {
   if (rows.length <= limit) return rows;
   const pageRows = rows.slice(0, limit);
   const last = pageRows[pageRows.length - 1];

@@ -22,7 +22,12 @@ export interface Storage {
 const UPLOAD_TTL_MS = 15 * 60_000;
 
 /** Answers a stored file as its recorded type, never sniffed by the browser. */
-export async function sendStoredFile(reply: FastifyReply, storage: Storage, file: { key: string; contentType: string | null }, cacheControl: string): Promise<FastifyReply> {
+export async function sendStoredFile(
+  reply: FastifyReply,
+  storage: Storage,
+  file: { key: string; contentType: string | null },
+  cacheControl: string,
+): Promise<FastifyReply> {
   return reply
     .type(file.contentType ?? 'application/octet-stream')
     .header('cache-control', cacheControl)

@@ -54,7 +54,13 @@ if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) {
     it('a worker killed (SIGKILL) in the middle of dispatching 500 posts loses and doubles nothing', async () => {
       const s = await stage(20, { workMs: 30 });
       const due = new Date(Date.now() + 2500);
-      const posts = await schedule(s.db.database, s.workspaceId, s.f.phones.map((p) => p.accountId), 500, due);
+      const posts = await schedule(
+        s.db.database,
+        s.workspaceId,
+        s.f.phones.map((p) => p.accountId),
+        500,
+        due,
+      );
       const a = s.worker();
       const b = s.worker();
       await pause(due.getTime() - Date.now() + 80);
@@ -72,7 +78,13 @@ if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) {
     it('Redis restarted and flushed with posts scheduled: the triggers come back and every post goes out once', async () => {
       const s = await stage(6);
       const due = new Date(Date.now() + 6000);
-      const posts = await schedule(s.db.database, s.workspaceId, s.f.phones.map((p) => p.accountId), 60, due);
+      const posts = await schedule(
+        s.db.database,
+        s.workspaceId,
+        s.f.phones.map((p) => p.accountId),
+        60,
+        due,
+      );
       s.worker();
       await pause(1500);
       await s.redis.down();
@@ -120,7 +132,13 @@ if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) {
     it('phones that drop after running report on reconnect; nothing is run twice', async () => {
       const s = await stage(4, { workMs: 1200 });
       s.worker();
-      const posts = await schedule(s.db.database, s.workspaceId, s.f.phones.map((p) => p.accountId), 8, new Date());
+      const posts = await schedule(
+        s.db.database,
+        s.workspaceId,
+        s.f.phones.map((p) => p.accountId),
+        8,
+        new Date(),
+      );
       // Each phone drops as soon as it starts a post, for a short while (within the lease) or a long one (past it).
       const away = [1500, 1500, 6000, 6000];
       for (const [index, { phone }] of s.f.phones.entries()) {
@@ -176,9 +194,17 @@ if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) {
       const drafts = await s.db.database.db.selectFrom('posts').select(['status']).where('id', 'in', unscheduling).execute();
       expect(drafts.every((post) => post.status === 'draft' || post.status === 'published')).toBe(true);
       // An edited post that had not gone out yet went out with its new words.
-      const editedTasks = await s.db.database.db.selectFrom('tasks').select(['work']).where('postId', 'in', editing).where('status', '=', 'completed').execute();
+      const editedTasks = await s.db.database.db
+        .selectFrom('tasks')
+        .select(['work'])
+        .where('postId', 'in', editing)
+        .where('status', '=', 'completed')
+        .execute();
       const captions = editedTasks.map((task) => (task.work as { caption: string }).caption);
-      expect(captions.filter((caption) => caption === 'Edited at the last moment').length + captions.filter((caption) => caption !== 'Edited at the last moment').length).toBe(editing.length);
+      expect(
+        captions.filter((caption) => caption === 'Edited at the last moment').length +
+          captions.filter((caption) => caption !== 'Edited at the last moment').length,
+      ).toBe(editing.length);
     }, 150_000);
   });
 }

@@ -14,7 +14,7 @@ import { Journal, SimulatedPhone } from '@farm/agent-protocol';
 import { migrate, openDatabase, type Database } from '@farm/sql';
 import { buildApp } from '../../src/app.ts';
 import { defaultRateLimits, type Config } from '../../src/config.ts';
-import { Client, signUp } from '../helpers/app.ts';
+import { type Client, signUp } from '../helpers/app.ts';
 import { listen } from '../realtime/sockets.ts';
 
 const workersDir = fileURLToPath(new URL('../../../workers/', import.meta.url));
@@ -62,7 +62,11 @@ export class OwnRedis {
   }
 
   async up(): Promise<void> {
-    this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+    this.process = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+      { stdio: 'ignore' },
+    );
     await waitFor(async () => (await this.cli('ping').catch(() => '')).trim() === 'PONG', 'redis to start', 10_000);
   }
 
@@ -207,7 +211,16 @@ export async function schedule(database: Database, workspaceId: string, accountI
     scheduledAt: at,
   }));
   const ids: string[] = [];
-  for (let i = 0; i < rows.length; i += 500) ids.push(...(await database.db.insertInto('posts').values(rows.slice(i, i + 500)).returning('id').execute()).map((row) => row.id));
+  for (let i = 0; i < rows.length; i += 500)
+    ids.push(
+      ...(
+        await database.db
+          .insertInto('posts')
+          .values(rows.slice(i, i + 500))
+          .returning('id')
+          .execute()
+      ).map((row) => row.id),
+    );
   return ids;
 }
 

@@ -155,7 +155,12 @@ describe('two APIs and two workers', () => {
     const signup = await fetch(`http://127.0.0.1:${lb.port}/api/auth/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Olga Operator', email: `olga-${randomBytes(3).toString('hex')}@farm.test`, password: 'correct-horse-42', role: 'operator' }),
+      body: JSON.stringify({
+        name: 'Olga Operator',
+        email: `olga-${randomBytes(3).toString('hex')}@farm.test`,
+        password: 'correct-horse-42',
+        role: 'operator',
+      }),
     });
     expect(signup.status).toBe(201);
     cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
@@ -163,7 +168,12 @@ describe('two APIs and two workers', () => {
 
     // A browser on API 1 (through the balancer that prefers it, so it moves to API 2 when API 1 stops).
     const events: { event: string; payload: any }[] = [];
-    const browser = io(`http://127.0.0.1:${preferFirst.port}`, { transports: ['websocket'], extraHeaders: { cookie }, reconnectionDelay: 200, reconnectionDelayMax: 500 });
+    const browser = io(`http://127.0.0.1:${preferFirst.port}`, {
+      transports: ['websocket'],
+      extraHeaders: { cookie },
+      reconnectionDelay: 200,
+      reconnectionDelayMax: 500,
+    });
     sockets.push(browser);
     browser.onAny((event: string, payload: unknown) => events.push({ event, payload }));
     await waitFor(async () => browser.connected, 'the browser to connect');
@@ -172,7 +182,11 @@ describe('two APIs and two workers', () => {
     const direct2 = `http://127.0.0.1:${apis[1]!.port}`;
     const viaTwo = await http('POST', '/api/devices', { name: 'Made on API 2' }, direct2);
     expect(viaTwo.status).toBe(201);
-    await waitFor(async () => events.some((e) => e.event === 'device.created' && e.payload.id === viaTwo.body.id), 'the browser on API 1 to hear of a device made through API 2', 10_000);
+    await waitFor(
+      async () => events.some((e) => e.event === 'device.created' && e.payload.id === viaTwo.body.id),
+      'the browser on API 1 to hear of a device made through API 2',
+      10_000,
+    );
 
     // The farm: 30 phones with an account each, their agents spread over both APIs by the balancer.
     const accounts: string[] = [];
@@ -182,17 +196,24 @@ describe('two APIs and two workers', () => {
       const credential = await http('POST', `/api/devices/${device.body.id}/credentials`);
       accounts.push(account.body.id);
       const journal = new Journal();
-      phones.push({ journal, phone: new SimulatedPhone({ url: `http://127.0.0.1:${lb.port}`, token: credential.body.token, journal, workMs: 80, reconnectionDelayMs: 200 }) });
+      phones.push({
+        journal,
+        phone: new SimulatedPhone({ url: `http://127.0.0.1:${lb.port}`, token: credential.body.token, journal, workMs: 80, reconnectionDelayMs: 200 }),
+      });
     }
     await waitFor(async () => phones.every(({ phone }) => phone.connected), 'every phone to connect', 30_000);
 
     // Workers' announcements reach a browser that was away for a moment: it recovers what it missed, once.
     const early = await schedule(db.database, user.workspaceId, accounts.slice(0, 3), 3, new Date(Date.now() + 1500));
     browser.io.engine.close();
-    await waitFor(async () => {
-      const rows = await db.database.db.selectFrom('posts').select('status').where('id', 'in', early).execute();
-      return rows.every((row) => row.status === 'published');
-    }, 'the first posts to be published', 30_000);
+    await waitFor(
+      async () => {
+        const rows = await db.database.db.selectFrom('posts').select('status').where('id', 'in', early).execute();
+        return rows.every((row) => row.status === 'published');
+      },
+      'the first posts to be published',
+      30_000,
+    );
     await waitFor(async () => browser.connected, 'the browser to reconnect');
     const publishedEvents = (id: string) => events.filter((e) => e.event === 'post.updated' && e.payload.id === id && e.payload.status === 'published').length;
     await waitFor(async () => early.every((id) => publishedEvents(id) === 1), 'the browser to have heard each early post published', 10_000);
@@ -200,7 +221,17 @@ describe('two APIs and two workers', () => {
 
     // 300 posts falling due over the next seconds; API 1 and a workers process stop in the middle of them.
     const postIds = await schedule(db.database, user.workspaceId, accounts, 300, new Date(Date.now() + 2000));
-    const publishedCount = async () => Number((await db.database.db.selectFrom('posts').select((eb) => eb.fn.countAll<string>().as('n')).where('id', 'in', postIds).where('status', '=', 'published').executeTakeFirstOrThrow()).n);
+    const publishedCount = async () =>
+      Number(
+        (
+          await db.database.db
+            .selectFrom('posts')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('id', 'in', postIds)
+            .where('status', '=', 'published')
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await waitFor(async () => (await publishedCount()) >= 60, 'a fifth of the posts to be published', 60_000);
     const polling = (async () => {
       while ((await publishedCount()) < 300) {
@@ -241,14 +272,26 @@ describe('two APIs and two workers', () => {
     apis[0] = await startApiProcess(apis[0]!.port);
     workers[0] = startWorker(db.url, redis.url);
     const again = await schedule(db.database, user.workspaceId, accounts, 30, new Date(Date.now() + 500));
-    await waitFor(async () => {
-      const rows = await db.database.db.selectFrom('posts').select('status').where('id', 'in', again).execute();
-      return rows.every((row) => row.status === 'published');
-    }, 'the posts after the restart to be published', 60_000);
+    await waitFor(
+      async () => {
+        const rows = await db.database.db.selectFrom('posts').select('status').where('id', 'in', again).execute();
+        return rows.every((row) => row.status === 'published');
+      },
+      'the posts after the restart to be published',
+      60_000,
+    );
     // The workers made their tasks: the browser (now on API 2) hears each of those announcements once.
-    await waitFor(async () => again.every((id) => events.filter((e) => e.event === 'task.created' && e.payload.postId === id).length === 1), 'the browser to hear each new task once', 10_000);
+    await waitFor(
+      async () => again.every((id) => events.filter((e) => e.event === 'task.created' && e.payload.postId === id).length === 1),
+      'the browser to hear each new task once',
+      10_000,
+    );
     const viaOne = await http('POST', '/api/devices', { name: 'Made on API 1 again' }, `http://127.0.0.1:${apis[0]!.port}`);
     expect(viaOne.status).toBe(201);
-    await waitFor(async () => events.some((e) => e.event === 'device.created' && e.payload.id === viaOne.body.id), 'the browser to hear of a device made through the restarted API', 10_000);
+    await waitFor(
+      async () => events.some((e) => e.event === 'device.created' && e.payload.id === viaOne.body.id),
+      'the browser to hear of a device made through the restarted API',
+      10_000,
+    );
   }, 300_000);
 });

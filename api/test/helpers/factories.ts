@@ -24,7 +24,10 @@ export async function buildCampaign(client: Client, overrides: Record<string, un
 }
 
 export async function buildAccount(client: Client, overrides: Record<string, unknown> = {}): Promise<Account> {
-  return created(await client.post<Account>('/api/accounts', { username: `acct_${Math.random().toString(36).slice(2, 8)}`, platform: 'instagram', ...overrides }), 'account');
+  return created(
+    await client.post<Account>('/api/accounts', { username: `acct_${Math.random().toString(36).slice(2, 8)}`, platform: 'instagram', ...overrides }),
+    'account',
+  );
 }
 
 export async function buildPost(client: Client, accountId: string, overrides: Record<string, unknown> = {}): Promise<Post> {
@@ -40,22 +43,14 @@ export async function linkAccount(client: Client, campaignId: string, accountId:
 }
 
 /** A campaign with one account linked to it: what a routine needs. */
-export async function buildLinkedCampaign(
-  client: Client,
-  overrides: Record<string, unknown> = {},
-): Promise<{ campaign: Campaign; account: Account }> {
+export async function buildLinkedCampaign(client: Client, overrides: Record<string, unknown> = {}): Promise<{ campaign: Campaign; account: Account }> {
   const campaign = await buildCampaign(client, overrides);
   const account = await buildAccount(client, { platform: campaign.platform });
   await linkAccount(client, campaign.id, account.id);
   return { campaign, account };
 }
 
-export async function buildRoutine(
-  client: Client,
-  campaignId: string,
-  accountId: string,
-  overrides: Record<string, unknown> = {},
-): Promise<Routine> {
+export async function buildRoutine(client: Client, campaignId: string, accountId: string, overrides: Record<string, unknown> = {}): Promise<Routine> {
   return created(await client.post<Routine>('/api/routines', { campaignId, accountId, type: 'warmup', ...overrides }), 'routine');
 }
 
@@ -80,11 +75,7 @@ export async function buildWallLink(client: Client, overrides: Record<string, un
  * Reads a list page by page through the x-next-cursor header; answers every row in order and the page sizes.
  * Stops with an error rather than loop for ever if the cursor never ends.
  */
-export async function collectPages<T extends { id: string }>(
-  client: Client,
-  path: string,
-  limit: number,
-): Promise<{ rows: T[]; pages: number[] }> {
+export async function collectPages<T extends { id: string }>(client: Client, path: string, limit: number): Promise<{ rows: T[]; pages: number[] }> {
   const rows: T[] = [];
   const pages: number[] = [];
   let cursor: string | undefined;

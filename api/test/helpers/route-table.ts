@@ -108,7 +108,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: false,
     foreign: null,
-    setup: async () => ({ url: '/api/workspace/retention', body: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 } }),
+    setup: async () => ({
+      url: '/api/workspace/retention',
+      body: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
+    }),
   },
   {
     method: 'POST',
@@ -248,7 +251,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 202,
     vaMay: true,
     foreign: notFound,
-    setup: async (crew) => ({ url: `/api/devices/${(await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id}/commands`, body: { name: 'screenshot' } }),
+    setup: async (crew) => ({
+      url: `/api/devices/${(await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id}/commands`,
+      body: { name: 'screenshot' },
+    }),
   },
   {
     method: 'POST',
@@ -299,7 +305,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 201,
     vaMay: true,
     foreign: noSuch('deviceId', 'device'),
-    setup: async (crew) => ({ url: '/api/sessions', body: { deviceId: (await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id, currentTask: 'Warm up' } }),
+    setup: async (crew) => ({
+      url: '/api/sessions',
+      body: { deviceId: (await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id, currentTask: 'Warm up' },
+    }),
   },
   {
     method: 'PATCH',
@@ -490,7 +499,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: false,
     foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
-    setup: async ({ operator }) => ({ url: '/api/tasks/bulk', body: { ids: [(await buildTask(operator)).id], action: 'update', changes: { priority: 'high' } } }),
+    setup: async ({ operator }) => ({
+      url: '/api/tasks/bulk',
+      body: { ids: [(await buildTask(operator)).id], action: 'update', changes: { priority: 'high' } },
+    }),
   },
   {
     method: 'POST',
@@ -498,7 +510,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: false,
     foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
-    setup: async (crew) => ({ url: '/api/devices/bulk', body: { ids: [(await buildDevice(crew.operator)).id], action: 'update', changes: { assignedToId: vaId(crew) } } }),
+    setup: async (crew) => ({
+      url: '/api/devices/bulk',
+      body: { ids: [(await buildDevice(crew.operator)).id], action: 'update', changes: { assignedToId: vaId(crew) } },
+    }),
   },
   {
     method: 'POST',
@@ -507,7 +522,10 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: true,
     foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
     setup: async ({ operator }) => {
-      const post = await buildPost(operator, (await buildAccount(operator, { status: 'active' })).id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() });
+      const post = await buildPost(operator, (await buildAccount(operator, { status: 'active' })).id, {
+        status: 'scheduled',
+        scheduledAt: new Date(Date.now() + 86_400_000).toISOString(),
+      });
       return { url: '/api/posts/bulk', body: { ids: [post.id], action: 'reschedule', offsetMinutes: 30 } };
     },
   },
@@ -595,10 +613,14 @@ export const readRoutes: ReadRoute[] = [
   read('/api/config', undefined, { access: 'public' }),
   read('/api/auth/me', undefined, { access: 'session' }),
   read('/api/auth/two-factor', undefined, { access: 'session' }),
-  read('/api/password-resets/lookup/{token}', async (crew) => `/api/password-resets/lookup/${(await crew.operator.post<{ token: string }>(`/api/users/${vaId(crew)}/password-reset`)).body.token}`, {
-    access: 'public',
-    names: false,
-  }),
+  read(
+    '/api/password-resets/lookup/{token}',
+    async (crew) => `/api/password-resets/lookup/${(await crew.operator.post<{ token: string }>(`/api/users/${vaId(crew)}/password-reset`)).body.token}`,
+    {
+      access: 'public',
+      names: false,
+    },
+  ),
   read('/api/invitations/lookup/{token}', async ({ operator }) => `/api/invitations/lookup/${(await buildInvitation(operator)).token}`, {
     access: 'public',
     names: false,
@@ -650,7 +672,9 @@ export const readRoutes: ReadRoute[] = [
 ];
 
 /** Reads a phone agent makes with its own credential (no session), each tested in its own file. */
-export const agentReads: { path: string; why: string }[] = [{ path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' }];
+export const agentReads: { path: string; why: string }[] = [
+  { path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' },
+];
 
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
 

@@ -126,8 +126,16 @@ describe('tinder profiles', () => {
     expectFieldError(answer, 'profileImages.1', 'Profile images (item 2) must be an image uploaded to this workspace');
     const reserved = await operator.post<{ url: string }>('/api/objects/upload');
     const notYetUploaded = reserved.body.url.split('?')[0]!;
-    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: [notYetUploaded, image] }), 'profileImages.0', 'Profile images (item 1) must be an image uploaded to this workspace');
-    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: ['https://evil.example/a.png', image] }), 'profileImages.0', 'Profile images (item 1) must be an image uploaded to this workspace');
+    expectFieldError(
+      await create({ username: 'swiper', platform: 'tinder', profileImages: [notYetUploaded, image] }),
+      'profileImages.0',
+      'Profile images (item 1) must be an image uploaded to this workspace',
+    );
+    expectFieldError(
+      await create({ username: 'swiper', platform: 'tinder', profileImages: ['https://evil.example/a.png', image] }),
+      'profileImages.0',
+      'Profile images (item 1) must be an image uploaded to this workspace',
+    );
   });
 
   it.each([
@@ -137,7 +145,11 @@ describe('tinder profiles', () => {
     ['gender', { gender: 'robot' }, 'Gender must be one of man, woman, non-binary or other'],
     ['relationshipGoal', { relationshipGoal: 'forever' }, 'Relationship goal must be one of long-term, short-term, new-friends or still-figuring'],
   ])('refuses a bad %s (%j)', async (field, overrides, message) => {
-    expectFieldError(await create({ username: 'swiper', platform: 'tinder', profileImages: ['/api/objects/x', '/api/objects/y'], ...overrides }), field, message);
+    expectFieldError(
+      await create({ username: 'swiper', platform: 'tinder', profileImages: ['/api/objects/x', '/api/objects/y'], ...overrides }),
+      field,
+      message,
+    );
   });
 
   it('keeps 2 to 6 images on update', async () => {
@@ -151,7 +163,14 @@ describe('tinder profiles', () => {
 describe('PATCH /api/accounts/:id', () => {
   it('lets the operator change any field but the platform', async () => {
     const account = await buildAccount(operator, { platform: 'tiktok' });
-    const answer = await operator.patch<Account>(`/api/accounts/${account.id}`, { username: 'renamed', status: 'active', followers: 10, following: 20, bio: 'New bio', platform: 'instagram' });
+    const answer = await operator.patch<Account>(`/api/accounts/${account.id}`, {
+      username: 'renamed',
+      status: 'active',
+      followers: 10,
+      following: 20,
+      bio: 'New bio',
+      platform: 'instagram',
+    });
     expectStatus(answer, 200);
     expect(answer.body).toMatchObject({ username: 'renamed', status: 'active', followers: 10, following: 20, bio: 'New bio', platform: 'tiktok' });
     expect(Date.parse(answer.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(account.updatedAt));
@@ -161,7 +180,11 @@ describe('PATCH /api/accounts/:id', () => {
     const account = await buildAccount(operator);
     const answer = await operator.patch<Account>(`/api/accounts/${account.id}`, { status: 'warmup' });
     expect(Date.parse(answer.body.warmupStartDate!)).toBeGreaterThan(Date.now() - 60_000);
-    const given = await operator.patch<Account>(`/api/accounts/${(await buildAccount(operator)).id}`, { status: 'warmup', warmupStartDate: '2030-01-01T00:00:00Z', warmupEndDate: '2030-01-15T00:00:00Z' });
+    const given = await operator.patch<Account>(`/api/accounts/${(await buildAccount(operator)).id}`, {
+      status: 'warmup',
+      warmupStartDate: '2030-01-01T00:00:00Z',
+      warmupEndDate: '2030-01-15T00:00:00Z',
+    });
     expect(given.body).toMatchObject({ warmupStartDate: '2030-01-01T00:00:00.000Z', warmupEndDate: '2030-01-15T00:00:00.000Z' });
   });
 
@@ -173,8 +196,16 @@ describe('PATCH /api/accounts/:id', () => {
     const answer = await va.patch<Account>(`/api/accounts/${account.id}`, { followers: 1500, following: 321 });
     expectStatus(answer, 200);
     expect(answer.body).toMatchObject({ followers: 1500, following: 321 });
-    expectError(await va.patch(`/api/accounts/${account.id}`, { bio: 'hijacked' }), 403, 'A virtual assistant may update only followers and following, not bio');
-    expectError(await va.patch(`/api/accounts/${account.id}`, { followers: 1, status: 'paused' }), 403, 'A virtual assistant may update only followers and following, not status');
+    expectError(
+      await va.patch(`/api/accounts/${account.id}`, { bio: 'hijacked' }),
+      403,
+      'A virtual assistant may update only followers and following, not bio',
+    );
+    expectError(
+      await va.patch(`/api/accounts/${account.id}`, { followers: 1, status: 'paused' }),
+      403,
+      'A virtual assistant may update only followers and following, not status',
+    );
     expectError(await va.post('/api/accounts', { username: 'va_made', platform: 'instagram' }), 403, messages.forbidden);
     expectError(await va.delete(`/api/accounts/${account.id}`), 403, messages.forbidden);
     expect((await operator.get(`/api/accounts/${account.id}`)).body).toMatchObject({ bio: null, status: 'creation_pending', followers: 1500 });
@@ -191,7 +222,9 @@ describe('PATCH /api/accounts/:id', () => {
     expect(image.rawPayload.equals(PNG)).toBe(true);
     expect((await operator.get<Account>(`/api/accounts/${account.id}`)).body.profilePicture).toBe(answer.body.profilePicture);
     // The stored path is accepted back as it is, and null removes the picture.
-    expect((await operator.patch<Account>(`/api/accounts/${account.id}`, { profilePicture: answer.body.profilePicture })).body.profilePicture).toBe(answer.body.profilePicture);
+    expect((await operator.patch<Account>(`/api/accounts/${account.id}`, { profilePicture: answer.body.profilePicture })).body.profilePicture).toBe(
+      answer.body.profilePicture,
+    );
     expect((await operator.patch<Account>(`/api/accounts/${account.id}`, { profilePicture: null })).body.profilePicture).toBeNull();
   });
 
@@ -199,10 +232,22 @@ describe('PATCH /api/accounts/:id', () => {
     const account = await buildAccount(operator);
     const text = `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`;
     expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: text }), 'profilePicture', 'Profile picture must be an image');
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: 'https://evil.example/x.png' }), 'profilePicture', 'Profile picture must be an image');
+    expectFieldError(
+      await operator.patch(`/api/accounts/${account.id}`, { profilePicture: 'https://evil.example/x.png' }),
+      'profilePicture',
+      'Profile picture must be an image',
+    );
     const svg = `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`;
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: svg }), 'profilePicture', 'Profile picture must be an image data URL');
-    expectFieldError(await operator.patch(`/api/accounts/${account.id}`, { profilePicture: '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'profilePicture', 'Profile picture must be an image uploaded to this workspace');
+    expectFieldError(
+      await operator.patch(`/api/accounts/${account.id}`, { profilePicture: svg }),
+      'profilePicture',
+      'Profile picture must be an image data URL',
+    );
+    expectFieldError(
+      await operator.patch(`/api/accounts/${account.id}`, { profilePicture: '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'profilePicture',
+      'Profile picture must be an image uploaded to this workspace',
+    );
     expect((await operator.get(`/api/accounts/${account.id}`)).body.profilePicture).toBeNull();
   });
 

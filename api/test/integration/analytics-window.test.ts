@@ -36,7 +36,10 @@ async function operatorIn(timeZone: string): Promise<Client> {
 
 const ws = (client: Client) => client.user!.workspaceId!;
 
-async function task(client: Client, fields: { status: 'pending' | 'completed' | 'failed'; createdAt: number; completedAt?: number; type?: 'engage' | 'warmup' }) {
+async function task(
+  client: Client,
+  fields: { status: 'pending' | 'completed' | 'failed'; createdAt: number; completedAt?: number; type?: 'engage' | 'warmup' },
+) {
   await t.db
     .insertInto('tasks')
     .values({
@@ -52,13 +55,25 @@ async function task(client: Client, fields: { status: 'pending' | 'completed' | 
 }
 
 async function device(client: Client, name = 'Phone') {
-  return t.db.insertInto('devices').values({ workspaceId: ws(client), name }).returning('id').executeTakeFirstOrThrow();
+  return t.db
+    .insertInto('devices')
+    .values({ workspaceId: ws(client), name })
+    .returning('id')
+    .executeTakeFirstOrThrow();
 }
 
 async function endedSession(client: Client, deviceId: string, startedAt: number, seconds: number) {
   await t.db
     .insertInto('sessions')
-    .values({ workspaceId: ws(client), deviceId, duration: seconds, isActive: false, activeSince: null, startedAt: new Date(startedAt), endedAt: new Date(startedAt + seconds * 1000) })
+    .values({
+      workspaceId: ws(client),
+      deviceId,
+      duration: seconds,
+      isActive: false,
+      activeSince: null,
+      startedAt: new Date(startedAt),
+      endedAt: new Date(startedAt + seconds * 1000),
+    })
     .execute();
 }
 
@@ -149,7 +164,11 @@ describe('GET /api/analytics/timeseries', () => {
     expect(hours.body.points.slice(1, 23).every((point) => point.hours === 0)).toBe(true);
 
     const dayStart = tokyoMidnight() - 6 * DAY;
-    const account = await t.db.insertInto('accounts').values({ workspaceId: ws(operator), username: 'glow', platform: 'instagram' }).returning('id').executeTakeFirstOrThrow();
+    const account = await t.db
+      .insertInto('accounts')
+      .values({ workspaceId: ws(operator), username: 'glow', platform: 'instagram' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await t.db
       .insertInto('posts')
       .values([
@@ -159,7 +178,15 @@ describe('GET /api/analytics/timeseries', () => {
       ])
       .execute();
     const posts = await operator.get<Timeseries>('/api/analytics/timeseries?metric=posts&range=7d');
-    expect(posts.body.points[2]).toEqual({ at: new Date(dayStart + 2 * DAY).toISOString(), tiktok: 0, instagram: 2, facebook: 0, twitter: 0, youtube: 0, tinder: 0 });
+    expect(posts.body.points[2]).toEqual({
+      at: new Date(dayStart + 2 * DAY).toISOString(),
+      tiktok: 0,
+      instagram: 2,
+      facebook: 0,
+      twitter: 0,
+      youtube: 0,
+      tinder: 0,
+    });
     expect(posts.body.points.reduce((sum, point) => sum + point.instagram!, 0)).toBe(2);
 
     await task(operator, { status: 'completed', type: 'engage', createdAt: dayStart, completedAt: dayStart + 4 * DAY });
@@ -185,12 +212,28 @@ describe('GET /api/analytics/timeseries', () => {
     const operator = await signUp(t.app);
     expectFieldError(await operator.get('/api/analytics/timeseries?range=7d'), 'metric', 'Metric must be one of tasks, posts, sessions, engagement or devices');
     expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&range=1y'), 'range', 'Time range must be one of 24h, 7d, 30d or 90d');
-    expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&from=2024-01-01'), 'to', 'From date and To date go together: give both or neither');
+    expectFieldError(
+      await operator.get('/api/analytics/timeseries?metric=tasks&from=2024-01-01'),
+      'to',
+      'From date and To date go together: give both or neither',
+    );
     expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&from=2024-01-05&to=2024-01-01'), 'to', 'To date must not be before From date');
-    expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&from=2020-01-01&to=2024-01-01'), 'to', 'To date must be at most 366 days after From date');
-    expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&from=2024-13-01&to=2024-12-01'), 'from', 'From date must be a date (YYYY-MM-DD)');
+    expectFieldError(
+      await operator.get('/api/analytics/timeseries?metric=tasks&from=2020-01-01&to=2024-01-01'),
+      'to',
+      'To date must be at most 366 days after From date',
+    );
+    expectFieldError(
+      await operator.get('/api/analytics/timeseries?metric=tasks&from=2024-13-01&to=2024-12-01'),
+      'from',
+      'From date must be a date (YYYY-MM-DD)',
+    );
     expectFieldError(await operator.get('/api/analytics/timeseries?metric=tasks&tz=Mars/Olympus'), 'tz', 'Time zone must be a time zone such as Europe/Paris');
-    expectFieldError(await operator.get('/api/analytics/stats?range=7d&from=2024-01-01&to=2024-01-02'), 'range', 'Give either a Time range or From and To dates, not both');
+    expectFieldError(
+      await operator.get('/api/analytics/stats?range=7d&from=2024-01-01&to=2024-01-02'),
+      'range',
+      'Give either a Time range or From and To dates, not both',
+    );
   });
 
   it('is for members of the workspace only', async () => {
@@ -207,9 +250,20 @@ describe('GET /api/analytics/stats with a window', () => {
     const start = end - 30 * DAY;
     const previousStart = start - 30 * DAY;
     const old = await device(operator, 'Old phone');
-    await t.db.updateTable('devices').set({ createdAt: new Date(previousStart) }).where('id', '=', old.id).execute();
-    await t.db.updateTable('deviceStatusHistory').set({ changedAt: new Date(previousStart) }).where('deviceId', '=', old.id).execute();
-    await t.db.insertInto('deviceStatusHistory').values({ workspaceId: ws(operator), deviceId: old.id, status: 'online', changedAt: new Date(start - DAY) }).execute();
+    await t.db
+      .updateTable('devices')
+      .set({ createdAt: new Date(previousStart) })
+      .where('id', '=', old.id)
+      .execute();
+    await t.db
+      .updateTable('deviceStatusHistory')
+      .set({ changedAt: new Date(previousStart) })
+      .where('deviceId', '=', old.id)
+      .execute();
+    await t.db
+      .insertInto('deviceStatusHistory')
+      .values({ workspaceId: ws(operator), deviceId: old.id, status: 'online', changedAt: new Date(start - DAY) })
+      .execute();
     await device(operator, 'New phone');
     await endedSession(operator, old.id, start - HOUR, 600);
     await endedSession(operator, old.id, start, 1200);
@@ -246,8 +300,16 @@ describe('GET /api/analytics/stats with a window', () => {
       },
     });
 
-    const custom = await operator.get<WindowedStats>(`/api/analytics/stats?from=${new Date(start).toISOString().slice(0, 10)}&to=${new Date(start).toISOString().slice(0, 10)}`);
-    expect(custom.body).toMatchObject({ range: null, totalTasks: 1, totalSessionTime: 1200, from: new Date(start).toISOString(), to: new Date(start + DAY).toISOString() });
+    const custom = await operator.get<WindowedStats>(
+      `/api/analytics/stats?from=${new Date(start).toISOString().slice(0, 10)}&to=${new Date(start).toISOString().slice(0, 10)}`,
+    );
+    expect(custom.body).toMatchObject({
+      range: null,
+      totalTasks: 1,
+      totalSessionTime: 1200,
+      from: new Date(start).toISOString(),
+      to: new Date(start + DAY).toISOString(),
+    });
     expect(custom.body.previous).toMatchObject({ totalTasks: 1, completedTasks: 0, totalSessionTime: 600 });
   });
 });
@@ -259,8 +321,16 @@ describe('GET /api/analytics/tables/{table}', () => {
     const ben = await inviteVa(t.app, operator, 'Ben Busy');
     await inviteVa(t.app, operator, 'Cal Calm');
     const start = Math.floor(Date.now() / DAY) * DAY - 6 * DAY;
-    const phoneA = await t.db.insertInto('devices').values({ workspaceId: ws(operator), name: 'A phone', assignedToId: ana.user!.id, sessionTime: 99 * 3600 }).returning('id').executeTakeFirstOrThrow();
-    const phoneB = await t.db.insertInto('devices').values({ workspaceId: ws(operator), name: 'B phone', assignedToId: ben.user!.id }).returning('id').executeTakeFirstOrThrow();
+    const phoneA = await t.db
+      .insertInto('devices')
+      .values({ workspaceId: ws(operator), name: 'A phone', assignedToId: ana.user!.id, sessionTime: 99 * 3600 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const phoneB = await t.db
+      .insertInto('devices')
+      .values({ workspaceId: ws(operator), name: 'B phone', assignedToId: ben.user!.id })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await endedSession(operator, phoneA.id, start, 2 * 3600 + 1700);
     await endedSession(operator, phoneA.id, start - 1, 50 * 3600);
     await endedSession(operator, phoneB.id, start + DAY, 3600);
@@ -270,17 +340,40 @@ describe('GET /api/analytics/tables/{table}', () => {
       [ana, 'completed'],
       [ben, 'completed'],
     ] as const) {
-      await t.db.insertInto('tasks').values({ workspaceId: ws(operator), title: 'x', type: 'engage', priority: 'low', status, assignedToId: assignee.user!.id, deviceId: assignee === ana ? phoneA.id : phoneB.id, createdAt: new Date(start + HOUR) }).execute();
+      await t.db
+        .insertInto('tasks')
+        .values({
+          workspaceId: ws(operator),
+          title: 'x',
+          type: 'engage',
+          priority: 'low',
+          status,
+          assignedToId: assignee.user!.id,
+          deviceId: assignee === ana ? phoneA.id : phoneB.id,
+          createdAt: new Date(start + HOUR),
+        })
+        .execute();
     }
-    await t.db.insertInto('tasks').values({ workspaceId: ws(operator), title: 'old', type: 'engage', priority: 'low', status: 'completed', assignedToId: ben.user!.id, createdAt: new Date(start - 1) }).execute();
+    await t.db
+      .insertInto('tasks')
+      .values({
+        workspaceId: ws(operator),
+        title: 'old',
+        type: 'engage',
+        priority: 'low',
+        status: 'completed',
+        assignedToId: ben.user!.id,
+        createdAt: new Date(start - 1),
+      })
+      .execute();
 
     const vas = await operator.get<Leaderboard>('/api/analytics/tables/vas?range=7d');
     expectStatus(vas, 200);
     expect(vas.body.total).toBe(3);
     expect(vas.body.rows).toEqual([
-      { id: ana.user!.id, name: 'Ana Able', totalTasks: 3, completedTasks: 2, failedTasks: 1, successRate: 67, hours: 2 },
-      { id: ben.user!.id, name: 'Ben Busy', totalTasks: 1, completedTasks: 1, failedTasks: 0, successRate: 100, hours: 1 },
-      { id: expect.any(String), name: 'Cal Calm', totalTasks: 0, completedTasks: 0, failedTasks: 0, successRate: 0, hours: 0 },
+      { id: ana.user!.id, name: 'Ana Able', totalTasks: 3, completedTasks: 2, failedTasks: 1, successRate: 67, hours: 2, handsOnHours: 0 },
+      { id: ben.user!.id, name: 'Ben Busy', totalTasks: 1, completedTasks: 1, failedTasks: 0, successRate: 100, hours: 1, handsOnHours: 0 },
+      { id: expect.any(String), name: 'Cal Calm', totalTasks: 0, completedTasks: 0, failedTasks: 0, successRate: 0, hours: 0, handsOnHours: 0 },
     ]);
     const bySuccess = await operator.get<Leaderboard>('/api/analytics/tables/vas?range=7d&sort=successRate&order=asc&limit=2');
     expect(bySuccess.body.rows.map((row) => row.name)).toEqual(['Cal Calm', 'Ana Able']);
@@ -303,9 +396,17 @@ describe('GET /api/analytics/tables/{table}', () => {
     const start = Math.floor(Date.now() / DAY) * DAY - 6 * DAY;
     const account = await buildAccount(operator, { username: 'grower', followers: 100 });
     const flat = await buildAccount(operator, { username: 'flat', followers: 500 });
-    await t.db.updateTable('accountStatsHistory').set({ recordedAt: new Date(start - DAY) }).where('accountId', 'in', [account.id, flat.id]).execute();
+    await t.db
+      .updateTable('accountStatsHistory')
+      .set({ recordedAt: new Date(start - DAY) })
+      .where('accountId', 'in', [account.id, flat.id])
+      .execute();
     await t.db.updateTable('accounts').set({ followers: 180 }).where('id', '=', account.id).execute();
-    const campaign = await t.db.insertInto('campaigns').values({ workspaceId: ws(operator), name: 'Spring', platform: 'instagram', niche: 'x' }).returning('id').executeTakeFirstOrThrow();
+    const campaign = await t.db
+      .insertInto('campaigns')
+      .values({ workspaceId: ws(operator), name: 'Spring', platform: 'instagram', niche: 'x' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await t.db
       .insertInto('campaignSessions')
       .values([
@@ -314,7 +415,17 @@ describe('GET /api/analytics/tables/{table}', () => {
         { workspaceId: ws(operator), campaignId: campaign.id, status: 'completed', createdAt: new Date(start - 1) },
       ])
       .execute();
-    await t.db.insertInto('posts').values({ workspaceId: ws(operator), accountId: account.id, campaignId: campaign.id, caption: 'p', status: 'published', publishedAt: new Date(start + DAY) }).execute();
+    await t.db
+      .insertInto('posts')
+      .values({
+        workspaceId: ws(operator),
+        accountId: account.id,
+        campaignId: campaign.id,
+        caption: 'p',
+        status: 'published',
+        publishedAt: new Date(start + DAY),
+      })
+      .execute();
 
     const campaigns = await operator.get<Leaderboard>('/api/analytics/tables/campaigns?range=7d');
     expect(campaigns.body.rows).toEqual([
@@ -344,8 +455,15 @@ describe('GET /api/analytics/accounts/{id}/growth', () => {
     const operator = await operatorIn('UTC');
     const start = Math.floor(Date.now() / DAY) * DAY - 6 * DAY;
     const account = await buildAccount(operator, { followers: 150, following: 20 });
-    await t.db.updateTable('accountStatsHistory').set({ recordedAt: new Date(start + 3 * DAY) }).where('accountId', '=', account.id).execute();
-    await t.db.insertInto('accountStatsHistory').values({ workspaceId: ws(operator), accountId: account.id, followers: 100, following: 10, recordedAt: new Date(start + DAY) }).execute();
+    await t.db
+      .updateTable('accountStatsHistory')
+      .set({ recordedAt: new Date(start + 3 * DAY) })
+      .where('accountId', '=', account.id)
+      .execute();
+    await t.db
+      .insertInto('accountStatsHistory')
+      .values({ workspaceId: ws(operator), accountId: account.id, followers: 100, following: 10, recordedAt: new Date(start + DAY) })
+      .execute();
     // A change through the API is kept in the history too.
     expectStatus(await operator.patch(`/api/accounts/${account.id}`, { followers: 160 }), 200);
 

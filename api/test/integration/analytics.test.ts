@@ -85,7 +85,11 @@ describe('GET /api/analytics/stats', () => {
     const paused = await buildSession(operator, (await buildDevice(operator)).id);
     await operator.patch(`/api/sessions/${paused.id}`, { isActive: false });
     await t.db.updateTable('sessions').set({ duration: 600 }).where('id', '=', paused.id).execute();
-    await t.db.updateTable('sessions').set({ duration: 0, activeSince: new Date(Date.now() - 100_000) }).where('id', '=', running.id).execute();
+    await t.db
+      .updateTable('sessions')
+      .set({ duration: 0, activeSince: new Date(Date.now() - 100_000) })
+      .where('id', '=', running.id)
+      .execute();
     await tasks(operator, ['completed', 'pending', 'pending', 'pending']);
 
     const figures = await stats(operator);
@@ -102,21 +106,54 @@ describe('GET /api/analytics/stats', () => {
     const operator = await signUp(t.app);
     const [old, older] = await tasks(operator, ['completed', 'completed']);
     await tasks(operator, ['pending']);
-    await t.db.updateTable('tasks').set({ createdAt: new Date(Date.now() - 2 * DAY) }).where('id', '=', old!.id).execute();
-    await t.db.updateTable('tasks').set({ createdAt: new Date(Date.now() - 20 * DAY) }).where('id', '=', older!.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ createdAt: new Date(Date.now() - 2 * DAY) })
+      .where('id', '=', old!.id)
+      .execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ createdAt: new Date(Date.now() - 20 * DAY) })
+      .where('id', '=', older!.id)
+      .execute();
     await endedSession(operator, 1000, 10 * DAY);
     await endedSession(operator, 200, 3600_000);
 
-    expect(await stats(operator)).toMatchObject({ totalTasks: 3, completedTasks: 2, successRate: 66.7, totalSessionTime: 1200, avgSessionTime: 400, range: null });
-    expect(await stats(operator, '?range=24h')).toMatchObject({ totalTasks: 1, completedTasks: 0, successRate: 0, totalSessionTime: 200, avgSessionTime: 200, range: '24h' });
-    expect(await stats(operator, '?range=7d')).toMatchObject({ totalTasks: 2, completedTasks: 1, successRate: 50, totalSessionTime: 200, avgSessionTime: 100, range: '7d' });
+    expect(await stats(operator)).toMatchObject({
+      totalTasks: 3,
+      completedTasks: 2,
+      successRate: 66.7,
+      totalSessionTime: 1200,
+      avgSessionTime: 400,
+      range: null,
+    });
+    expect(await stats(operator, '?range=24h')).toMatchObject({
+      totalTasks: 1,
+      completedTasks: 0,
+      successRate: 0,
+      totalSessionTime: 200,
+      avgSessionTime: 200,
+      range: '24h',
+    });
+    expect(await stats(operator, '?range=7d')).toMatchObject({
+      totalTasks: 2,
+      completedTasks: 1,
+      successRate: 50,
+      totalSessionTime: 200,
+      avgSessionTime: 100,
+      range: '7d',
+    });
     expect(await stats(operator, '?range=30d')).toMatchObject({ totalTasks: 3, completedTasks: 2, totalSessionTime: 1200, range: '30d' });
     expect(await stats(operator, '?range=90d')).toMatchObject({ totalTasks: 3, range: '90d' });
     // The fleet is counted as it is now, whatever the range.
     expect((await stats(operator, '?range=24h')).totalDevices).toBe(2);
 
     const open = await buildSession(operator, (await buildDevice(operator)).id);
-    await t.db.updateTable('sessions').set({ startedAt: new Date(Date.now() - 40 * DAY) }).where('id', '=', open.id).execute();
+    await t.db
+      .updateTable('sessions')
+      .set({ startedAt: new Date(Date.now() - 40 * DAY) })
+      .where('id', '=', open.id)
+      .execute();
     expect((await stats(operator, '?range=24h')).activeSessions).toBe(1);
   });
 
@@ -132,7 +169,11 @@ describe('GET /api/analytics/performance', () => {
     const va = await inviteVa(t.app, operator, 'Ana Busy');
     const idle = await inviteVa(t.app, operator, 'Zed Idle');
     const phone = await buildDevice(operator, { name: 'Phone A', assignedToId: va.user!.id });
-    await t.db.updateTable('devices').set({ sessionTime: 5 * 3600 + 1900 }).where('id', '=', phone.id).execute();
+    await t.db
+      .updateTable('devices')
+      .set({ sessionTime: 5 * 3600 + 1900 })
+      .where('id', '=', phone.id)
+      .execute();
     await tasks(operator, ['completed', 'completed', 'pending'], { deviceId: phone.id });
     for (let n = 1; n <= 5; n += 1) await buildDevice(operator, { name: `Spare ${n}` });
 
@@ -147,7 +188,11 @@ describe('GET /api/analytics/performance', () => {
     ]);
 
     const oldTask = (await operator.get<{ id: string }[]>(`/api/tasks?deviceId=${phone.id}`)).body[0]!;
-    await t.db.updateTable('tasks').set({ createdAt: new Date(Date.now() - 3 * DAY) }).where('id', '=', oldTask.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ createdAt: new Date(Date.now() - 3 * DAY) })
+      .where('id', '=', oldTask.id)
+      .execute();
     const recent = await operator.get<Performance>('/api/analytics/performance?range=24h');
     expect(recent.body.devices[0]).toMatchObject({ deviceId: phone.id, totalTasks: 2 });
   });

@@ -25,7 +25,15 @@ afterAll(async () => {
 });
 
 const auditCount = async (workspaceId: string) =>
-  Number((await t.db.selectFrom('auditLog').select((eb) => eb.fn.countAll().as('n')).where('workspaceId', '=', workspaceId).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await t.db
+        .selectFrom('auditLog')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('workspaceId', '=', workspaceId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('the audit log', () => {
   it('gets an entry, with the caller’s address, from every write route', async () => {
@@ -37,7 +45,12 @@ describe('the audit log', () => {
       const answer = await send(cast.operator, route.method, call);
       expect(answer.status, `${route.method} ${route.path}`).toBe(route.ok);
       expect(await auditCount(workspaceId), `${route.method} ${route.path} wrote no audit entry`).toBeGreaterThan(before);
-      const latest = await t.db.selectFrom('auditLog').select(['ip', 'actorId']).where('workspaceId', '=', workspaceId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const latest = await t.db
+        .selectFrom('auditLog')
+        .select(['ip', 'actorId'])
+        .where('workspaceId', '=', workspaceId)
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       expect(latest, `${route.method} ${route.path}`).toEqual({ ip: '127.0.0.1', actorId: cast.operator.user!.id });
     }
   });
@@ -53,11 +66,22 @@ describe('the audit log', () => {
     const all = await operator.get<AuditEntry[]>('/api/audit-log');
     expectStatus(all, 200);
     expect(all.body.map((entry) => entry.action).slice(0, 4)).toEqual(['task.status', 'task.assigned', 'task.created', 'device.created']);
-    expect(all.body[0]).toMatchObject({ actorId: va.user!.id, actorName: 'Vera Assistant', entityType: 'task', entityId: task.id, ip: '127.0.0.1', data: { from: 'pending', to: 'in-progress' } });
+    expect(all.body[0]).toMatchObject({
+      actorId: va.user!.id,
+      actorName: 'Vera Assistant',
+      entityType: 'task',
+      entityId: task.id,
+      ip: '127.0.0.1',
+      data: { from: 'pending', to: 'in-progress' },
+    });
 
     const byVa = await operator.get<AuditEntry[]>(`/api/audit-log?actorId=${va.user!.id}`);
     expect(byVa.body.map((entry) => entry.action)).toEqual(['task.status', 'user.joined']);
-    expect((await operator.get<AuditEntry[]>('/api/audit-log?action=task.')).body.map((entry) => entry.action)).toEqual(['task.status', 'task.assigned', 'task.created']);
+    expect((await operator.get<AuditEntry[]>('/api/audit-log?action=task.')).body.map((entry) => entry.action)).toEqual([
+      'task.status',
+      'task.assigned',
+      'task.created',
+    ]);
     expect((await operator.get<AuditEntry[]>('/api/audit-log?entityType=device')).body).toMatchObject([{ action: 'device.created', entityId: device.id }]);
     expect((await operator.get<AuditEntry[]>(`/api/audit-log?entityId=${task.id}`)).body).toHaveLength(3);
     const future = new Date(Date.now() + 3600_000).toISOString();
@@ -122,7 +146,10 @@ describe('Settings → Alerts', () => {
     expect(created.body).toMatchObject({ url, events: ['device.offline', 'account.paused'], offlineMinutes: 20, isActive: true });
     expect(created.body.secret).toMatch(/^[0-9a-f]{48}$/);
     expect((await operator.get<Webhook[]>('/api/webhooks')).body.map((hook) => hook.id)).toEqual([created.body.id]);
-    expect((await operator.patch<Webhook>(`/api/webhooks/${created.body.id}`, { events: ['post.failed'], isActive: false })).body).toMatchObject({ events: ['post.failed'], isActive: false });
+    expect((await operator.patch<Webhook>(`/api/webhooks/${created.body.id}`, { events: ['post.failed'], isActive: false })).body).toMatchObject({
+      events: ['post.failed'],
+      isActive: false,
+    });
 
     received.length = 0;
     const test = await operator.post<WebhookDelivery>(`/api/webhooks/${created.body.id}/test`);
@@ -131,11 +158,25 @@ describe('Settings → Alerts', () => {
     await t.app.ctx.jobs!.runNow('webhooks.deliver');
     expect(received.map((hit) => hit.body.text)).toContain('Test alert from the phone farm console: this webhook works.');
     const log = await operator.get<WebhookDelivery[]>(`/api/webhook-deliveries?webhookId=${created.body.id}`);
-    expect(log.body).toMatchObject([{ id: test.body.id, status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, text: 'Test alert from the phone farm console: this webhook works.' }]);
+    expect(log.body).toMatchObject([
+      {
+        id: test.body.id,
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: 200,
+        lastError: null,
+        text: 'Test alert from the phone farm console: this webhook works.',
+      },
+    ]);
 
     expectStatus(await operator.delete(`/api/webhooks/${created.body.id}`), 204);
     expect((await operator.get<Webhook[]>('/api/webhooks')).body).toEqual([]);
-    expect((await operator.get('/api/audit-log?entityType=webhook')).body.map((entry: AuditEntry) => entry.action)).toEqual(['webhook.deleted', 'webhook.tested', 'webhook.updated', 'webhook.created']);
+    expect((await operator.get('/api/audit-log?entityType=webhook')).body.map((entry: AuditEntry) => entry.action)).toEqual([
+      'webhook.deleted',
+      'webhook.tested',
+      'webhook.updated',
+      'webhook.created',
+    ]);
   });
 
   it('alerts when an account is paused for safety', async () => {
@@ -148,12 +189,19 @@ describe('Settings → Alerts', () => {
     expect((await operator.get('/api/activities')).body[0].action).toBe('Account @resting (tiktok) paused for safety');
     received.length = 0;
     await t.app.ctx.jobs!.runNow('webhooks.deliver');
-    expect(received.find((hit) => hit.body.event === 'account.paused')?.body).toMatchObject({ text: 'Account @resting (tiktok) was paused for safety', data: { id: account.id, username: 'resting' } });
+    expect(received.find((hit) => hit.body.event === 'account.paused')?.body).toMatchObject({
+      text: 'Account @resting (tiktok) was paused for safety',
+      data: { id: account.id, username: 'resting' },
+    });
   });
 
   it('refuses a webhook it could not use, and is the operator’s', async () => {
     const { operator, va, stranger, anonymous } = cast;
-    expectFieldError(await operator.post('/api/webhooks', { url: 'ftp://example.test/x', events: ['post.failed'] }), 'url', 'URL must be an http or https address');
+    expectFieldError(
+      await operator.post('/api/webhooks', { url: 'ftp://example.test/x', events: ['post.failed'] }),
+      'url',
+      'URL must be an http or https address',
+    );
     expectFieldError(await operator.post('/api/webhooks', { url: 'not a url', events: ['post.failed'] }), 'url', 'URL must be an http or https address');
     expectFieldError(await operator.post('/api/webhooks', { url, events: [] }), 'events', 'Choose at least one event');
     expectFieldError(
@@ -161,7 +209,11 @@ describe('Settings → Alerts', () => {
       'events.0',
       'Events (item 1) must be one of device.offline, post.failed, account.paused, task.overdue or host.disconnected',
     );
-    expectFieldError(await operator.post('/api/webhooks', { url, events: ['device.offline'], offlineMinutes: 0 }), 'offlineMinutes', 'Offline minutes must be between 1 and 10080');
+    expectFieldError(
+      await operator.post('/api/webhooks', { url, events: ['device.offline'], offlineMinutes: 0 }),
+      'offlineMinutes',
+      'Offline minutes must be between 1 and 10080',
+    );
     const hook = await buildWebhook(operator);
     expectError(await va.get('/api/webhooks'), 403, 'You do not have permission to do this');
     expectError(await anonymous.get('/api/webhook-deliveries'), 401, 'Not signed in');
@@ -181,7 +233,11 @@ describe('the calendar window, editing and Retry', () => {
     await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at(7) });
     await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(base - 1).toISOString() });
     const published = await buildPost(operator, account.id, { status: 'published' });
-    await t.db.updateTable('posts').set({ publishedAt: new Date(base + 86_400_000) }).where('id', '=', published.id).execute();
+    await t.db
+      .updateTable('posts')
+      .set({ publishedAt: new Date(base + 86_400_000) })
+      .where('id', '=', published.id)
+      .execute();
     const ids = (await operator.get<Post[]>(`/api/posts?from=${at(0)}&to=${at(7)}`)).body.map((post) => post.id);
     expect(ids.sort()).toEqual([onStart.id, inside.id, published.id].sort());
     expect((await operator.get<Post[]>(`/api/posts?from=${at(0)}&to=${at(7)}&status=published`)).body.map((post) => post.id)).toEqual([published.id]);
@@ -193,10 +249,25 @@ describe('the calendar window, editing and Retry', () => {
     const first = await buildAccount(operator, { status: 'active', username: 'first' });
     const second = await buildAccount(operator, { status: 'active', username: 'second' });
     const post = await buildPost(operator, first.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString() });
-    const edited = await operator.patch<Post>(`/api/posts/${post.id}`, { caption: 'New words', accountId: second.id, hashtags: ['#new'], mediaUrls: ['/api/objects/x.png'] });
+    const edited = await operator.patch<Post>(`/api/posts/${post.id}`, {
+      caption: 'New words',
+      accountId: second.id,
+      hashtags: ['#new'],
+      mediaUrls: ['/api/objects/x.png'],
+    });
     expectStatus(edited, 200);
-    expect(edited.body).toMatchObject({ caption: 'New words', accountId: second.id, hashtags: ['#new'], mediaUrls: ['/api/objects/x.png'], status: 'scheduled' });
-    expectFieldError(await operator.patch(`/api/posts/${post.id}`, { accountId: cast.stranger.user!.id }), 'accountId', "Account must be one of this workspace's accounts");
+    expect(edited.body).toMatchObject({
+      caption: 'New words',
+      accountId: second.id,
+      hashtags: ['#new'],
+      mediaUrls: ['/api/objects/x.png'],
+      status: 'scheduled',
+    });
+    expectFieldError(
+      await operator.patch(`/api/posts/${post.id}`, { accountId: cast.stranger.user!.id }),
+      'accountId',
+      "Account must be one of this workspace's accounts",
+    );
 
     const published = await buildPost(operator, first.id, { status: 'published' });
     expectError(await operator.patch(`/api/posts/${published.id}`, { caption: 'Too late' }), 409, 'A published post cannot be edited');
@@ -213,7 +284,10 @@ describe('the calendar window, editing and Retry', () => {
     expectStatus(retried, 200);
     expect(retried.body).toMatchObject({ status: 'scheduled', scheduledAt: retryAt });
     // The failed attempt stays as the post's history; the new schedule is a new version, so its time brings a fresh task.
-    expect(await t.db.selectFrom('tasks').select(['postId', 'status']).where('id', '=', task.id).executeTakeFirstOrThrow()).toEqual({ postId: post.id, status: 'failed' });
+    expect(await t.db.selectFrom('tasks').select(['postId', 'status']).where('id', '=', task.id).executeTakeFirstOrThrow()).toEqual({
+      postId: post.id,
+      status: 'failed',
+    });
     const versions = await t.db.selectFrom('posts').select('scheduleVersion').where('id', '=', post.id).executeTakeFirstOrThrow();
     expect(versions.scheduleVersion).toBeGreaterThan(0);
   });
@@ -225,19 +299,41 @@ describe('the calendar window, editing and Retry', () => {
       'deadline',
       'Deadline must be in the future',
     );
-    expectStatus(await operator.post('/api/tasks', { title: 'On time', type: 'post', priority: 'low', deadline: new Date(Date.now() + 3600_000).toISOString() }), 201);
+    expectStatus(
+      await operator.post('/api/tasks', { title: 'On time', type: 'post', priority: 'low', deadline: new Date(Date.now() + 3600_000).toISOString() }),
+      201,
+    );
   });
 });
 
 describe('the workspace time zone', () => {
   it('comes from the creating operator’s browser, and is changed in Settings', async () => {
     const client = new Client(t.app);
-    const signup = await client.post('/api/auth/signup', { email: uniqueEmail(), password: 'correct horse battery', name: 'Zoe Zone', role: 'operator', timeZone: 'America/New_York' });
+    const signup = await client.post('/api/auth/signup', {
+      email: uniqueEmail(),
+      password: 'correct horse battery',
+      name: 'Zoe Zone',
+      role: 'operator',
+      timeZone: 'America/New_York',
+    });
     expectStatus(signup, 201);
     expect((await client.get('/api/workspace')).body).toMatchObject({ timeZone: 'America/New_York' });
-    expect((await client.patch('/api/workspace', { name: 'Zoe Farm', timeZone: 'Europe/Paris' })).body).toMatchObject({ name: 'Zoe Farm', timeZone: 'Europe/Paris' });
-    expectFieldError(await client.patch('/api/workspace', { name: 'Zoe Farm', timeZone: 'Europe/Atlantis' }), 'timeZone', 'Time zone must be a time zone such as Europe/Paris');
-    const bad = await new Client(t.app).post('/api/auth/signup', { email: uniqueEmail(), password: 'correct horse battery', name: 'Bad Zone', role: 'operator', timeZone: 'Nowhere/Land' });
+    expect((await client.patch('/api/workspace', { name: 'Zoe Farm', timeZone: 'Europe/Paris' })).body).toMatchObject({
+      name: 'Zoe Farm',
+      timeZone: 'Europe/Paris',
+    });
+    expectFieldError(
+      await client.patch('/api/workspace', { name: 'Zoe Farm', timeZone: 'Europe/Atlantis' }),
+      'timeZone',
+      'Time zone must be a time zone such as Europe/Paris',
+    );
+    const bad = await new Client(t.app).post('/api/auth/signup', {
+      email: uniqueEmail(),
+      password: 'correct horse battery',
+      name: 'Bad Zone',
+      role: 'operator',
+      timeZone: 'Nowhere/Land',
+    });
     expectFieldError(bad, 'timeZone', 'Time zone must be a time zone such as Europe/Paris');
     expect((await (await signUp(t.app)).get('/api/workspace')).body.timeZone).toBe('UTC');
   });

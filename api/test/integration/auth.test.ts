@@ -21,7 +21,15 @@ beforeAll(async () => {
   t = await buildTestApp({
     publicUrl: PUBLIC_URL,
     trustProxy: 1,
-    rateLimits: { ...defaultRateLimits(), signup: null, login: null, uploads: null, writes: null, agentEnroll: null, loginFailuresAddress: { max: ADDRESS_FAILURES, windowMs: 900_000 } },
+    rateLimits: {
+      ...defaultRateLimits(),
+      signup: null,
+      login: null,
+      uploads: null,
+      writes: null,
+      agentEnroll: null,
+      loginFailuresAddress: { max: ADDRESS_FAILURES, windowMs: 900_000 },
+    },
   });
 });
 afterAll(async () => {
@@ -54,7 +62,13 @@ describe('POST /api/auth/signup', () => {
     const email = uniqueEmail('Olga');
     const answer = await client.post<{ user: Me }>('/api/auth/signup', signupBody({ email: `  ${email.toUpperCase()} `, name: '  Olga Ops ' }));
     expectStatus(answer, 201);
-    expect(answer.body.user).toMatchObject({ email: email.toLowerCase(), name: 'Olga Ops', role: 'operator', isActive: true, workspaceName: "Olga Ops's Farm" });
+    expect(answer.body.user).toMatchObject({
+      email: email.toLowerCase(),
+      name: 'Olga Ops',
+      role: 'operator',
+      isActive: true,
+      workspaceName: "Olga Ops's Farm",
+    });
     expect(answer.body.user.workspaceId).toMatch(/^[0-9a-f-]{36}$/);
     expect(Object.keys(answer.body.user).sort()).toEqual(['createdAt', 'email', 'id', 'isActive', 'name', 'role', 'workspaceId', 'workspaceName']);
     expect(client.cookie).toBeTruthy();
@@ -139,7 +153,11 @@ describe('invitations', () => {
     const wrong = 'not-a-token-we-gave';
     expectError(await new Client(t.app).get(`/api/invitations/lookup/${wrong}`), 404, messages.invitationInvalid);
     const email = uniqueEmail('wrongtoken');
-    expectFieldError(await new Client(t.app).post('/api/auth/signup', signupBody({ email, role: 'va', inviteToken: wrong })), 'inviteToken', messages.invitationInvalid);
+    expectFieldError(
+      await new Client(t.app).post('/api/auth/signup', signupBody({ email, role: 'va', inviteToken: wrong })),
+      'inviteToken',
+      messages.invitationInvalid,
+    );
     expectError(await login(new Client(t.app), email, PASSWORD), 401, messages.invalidCredentials);
   });
 
@@ -155,9 +173,17 @@ describe('invitations', () => {
   it('refuses an expired or withdrawn token', async () => {
     const operator = await signUp(t.app);
     const expired = await buildInvitation(operator);
-    await t.db.updateTable('invitations').set({ expiresAt: new Date(Date.now() - 1000) }).where('id', '=', expired.id).execute();
+    await t.db
+      .updateTable('invitations')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('id', '=', expired.id)
+      .execute();
     expectError(await new Client(t.app).get(`/api/invitations/lookup/${expired.token}`), 404, messages.invitationInvalid);
-    expectFieldError(await new Client(t.app).post('/api/auth/signup', signupBody({ role: 'va', inviteToken: expired.token })), 'inviteToken', messages.invitationInvalid);
+    expectFieldError(
+      await new Client(t.app).post('/api/auth/signup', signupBody({ role: 'va', inviteToken: expired.token })),
+      'inviteToken',
+      messages.invitationInvalid,
+    );
     const listed = await operator.get<{ id: string; status: string }[]>('/api/invitations');
     expect(listed.body.find((row) => row.id === expired.id)?.status).toBe('expired');
 
@@ -315,7 +341,11 @@ describe('the session cookie', () => {
       .execute();
     expectError(await idle.get('/api/auth/me'), 401, messages.notSignedIn);
     const expired = await signUp(t.app);
-    await t.db.updateTable('authSessions').set({ expiresAt: new Date(Date.now() - 1000) }).where('userId', '=', expired.user!.id).execute();
+    await t.db
+      .updateTable('authSessions')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('userId', '=', expired.user!.id)
+      .execute();
     expectError(await expired.get('/api/auth/me'), 401, messages.notSignedIn);
   });
 });
@@ -363,13 +393,21 @@ describe('PATCH /api/users/me', () => {
   it('changes the password only with the current one', async () => {
     const email = uniqueEmail('rekey');
     const person = await signUp(t.app, { email });
-    expectFieldError(await person.patch('/api/users/me', { password: 'a brand new secret' }), 'currentPassword', 'Current password is required to change the password');
+    expectFieldError(
+      await person.patch('/api/users/me', { password: 'a brand new secret' }),
+      'currentPassword',
+      'Current password is required to change the password',
+    );
     expectFieldError(
       await person.patch('/api/users/me', { currentPassword: 'not it at all', password: 'a brand new secret' }),
       'currentPassword',
       messages.currentPasswordWrong,
     );
-    expectFieldError(await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'short' }), 'password', 'Password must be at least 8 characters');
+    expectFieldError(
+      await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'short' }),
+      'password',
+      'Password must be at least 8 characters',
+    );
     expectError(await login(new Client(t.app), email, 'a brand new secret'), 401, messages.invalidCredentials);
 
     expectStatus(await person.patch('/api/users/me', { currentPassword: PASSWORD, password: 'a brand new secret' }), 200);

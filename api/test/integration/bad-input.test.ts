@@ -71,46 +71,52 @@ describe.each(writeRoutes)('$method $path', (route) => {
   });
 });
 
-describe.each(writeRoutes.filter((route) => route.method !== 'DELETE' && route.path !== '/api/objects/upload' && !route.path.endsWith('/stop') && !route.path.endsWith('/restart-session')))(
-  '$method $path fields',
-  (route) => {
-    it('refuses every field of a wrong type, 1 MB strings and a body over 1 MB', async () => {
-      const call = await route.setup(crew);
-      const body = fieldsOf(call.body);
-      for (const [field, sample] of Object.entries(body)) {
-        for (const wrong of wrongTypes(sample)) {
-          const answer = await operator.request(route.method, call.url, { ...body, [field]: wrong });
-          expect({ field, wrong, status: answer.status }).toEqual({ field, wrong, status: 400 });
-          expect(typeof answer.body?.error).toBe('string');
-        }
-        const huge = typeof sample === 'string' ? MEGABYTE : Array.isArray(sample) ? [MEGABYTE] : undefined;
-        if (huge === undefined) continue;
-        const answer = await operator.request(route.method, call.url, { ...body, [field]: huge });
-        expect({ field, status: answer.status }).toEqual({ field, status: 400 });
-        expect(answer.body.details?.[0]?.field ?? answer.body.error).toContain(field);
-        // The refusal names the field; it does not echo the megabyte back.
-        expect(JSON.stringify(answer.body).length).toBeLessThan(2000);
+describe.each(
+  writeRoutes.filter(
+    (route) => route.method !== 'DELETE' && route.path !== '/api/objects/upload' && !route.path.endsWith('/stop') && !route.path.endsWith('/restart-session'),
+  ),
+)('$method $path fields', (route) => {
+  it('refuses every field of a wrong type, 1 MB strings and a body over 1 MB', async () => {
+    const call = await route.setup(crew);
+    const body = fieldsOf(call.body);
+    for (const [field, sample] of Object.entries(body)) {
+      for (const wrong of wrongTypes(sample)) {
+        const answer = await operator.request(route.method, call.url, { ...body, [field]: wrong });
+        expect({ field, wrong, status: answer.status }).toEqual({ field, wrong, status: 400 });
+        expect(typeof answer.body?.error).toBe('string');
       }
-      const oversize = await operator.request(route.method, call.url, { ...body, padding: 'x'.repeat(1_100_000) });
-      // Account updates may carry a profile picture, so their limit is higher; the padding is then an unknown field.
-      if (route.path === '/api/accounts/{id}') expectStatus(oversize, 200);
-      else {
-        expectError(oversize, 413, 'Request body is too large: the limit is 1 MB');
-        expectStatus(await send(operator, route.method, call), route.ok);
-      }
-    });
+      const huge = typeof sample === 'string' ? MEGABYTE : Array.isArray(sample) ? [MEGABYTE] : undefined;
+      if (huge === undefined) continue;
+      const answer = await operator.request(route.method, call.url, { ...body, [field]: huge });
+      expect({ field, status: answer.status }).toEqual({ field, status: 400 });
+      expect(answer.body.details?.[0]?.field ?? answer.body.error).toContain(field);
+      // The refusal names the field; it does not echo the megabyte back.
+      expect(JSON.stringify(answer.body).length).toBeLessThan(2000);
+    }
+    const oversize = await operator.request(route.method, call.url, { ...body, padding: 'x'.repeat(1_100_000) });
+    // Account updates may carry a profile picture, so their limit is higher; the padding is then an unknown field.
+    if (route.path === '/api/accounts/{id}') expectStatus(oversize, 200);
+    else {
+      expectError(oversize, 413, 'Request body is too large: the limit is 1 MB');
+      expectStatus(await send(operator, route.method, call), route.ok);
+    }
+  });
 
-    it('ignores unknown fields', async () => {
-      const call = await route.setup(crew);
-      const answer = await operator.request(route.method, call.url, { ...fieldsOf(call.body), unexpected: 'x', nested: { deep: [1, 2, 3] }, workspaceId: crew.operator.user!.workspaceId });
-      expectStatus(answer, route.ok);
-      if (answer.body && typeof answer.body === 'object') {
-        expect(answer.body).not.toHaveProperty('unexpected');
-        expect(answer.body).not.toHaveProperty('workspaceId');
-      }
+  it('ignores unknown fields', async () => {
+    const call = await route.setup(crew);
+    const answer = await operator.request(route.method, call.url, {
+      ...fieldsOf(call.body),
+      unexpected: 'x',
+      nested: { deep: [1, 2, 3] },
+      workspaceId: crew.operator.user!.workspaceId,
     });
-  },
-);
+    expectStatus(answer, route.ok);
+    if (answer.body && typeof answer.body === 'object') {
+      expect(answer.body).not.toHaveProperty('unexpected');
+      expect(answer.body).not.toHaveProperty('workspaceId');
+    }
+  });
+});
 
 describe.each(readRoutes.filter((route) => route.access === 'workspace'))('GET $path', (route) => {
   it('never answers 5xx to bad query values', async () => {
@@ -121,14 +127,14 @@ describe.each(readRoutes.filter((route) => route.access === 'workspace'))('GET $
       'limit=-1',
       'limit=1.5',
       'limit=1&limit=2',
-      'cursor=' + 'z'.repeat(5000),
+      `cursor=${'z'.repeat(5000)}`,
       'status=bogus&type=bogus&priority=bogus&platform=bogus&range=bogus&active=maybe&role=admin',
       'from=yesterday',
       'to=2026-13-45',
       'deviceId=not-a-uuid',
       'campaignId=not-a-uuid&accountId=not-a-uuid&assignedToId=not-a-uuid&vaId=not-a-uuid',
-      'search=' + encodeURIComponent('%_\\\'";--'),
-      'search=' + 'x'.repeat(100_000),
+      `search=${encodeURIComponent('%_\\\'";--')}`,
+      `search=${'x'.repeat(100_000)}`,
       'status[]=a',
     ];
     for (const query of queries) {
@@ -140,19 +146,31 @@ describe.each(readRoutes.filter((route) => route.access === 'workspace'))('GET $
 });
 
 describe('ids in paths', () => {
-  const withId = [...writeRoutes.map((route) => ({ method: route.method, path: route.path })), ...readRoutes.map((route) => ({ method: 'GET' as const, path: route.path }))].filter(
-    (route) => route.path.includes('{id}'),
-  );
+  const withId = [
+    ...writeRoutes.map((route) => ({ method: route.method, path: route.path })),
+    ...readRoutes.map((route) => ({ method: 'GET' as const, path: route.path })),
+  ].filter((route) => route.path.includes('{id}'));
 
   it.each(withId)('$method $path answers 404 for a malformed or unknown id', async ({ method, path }) => {
     const call = (id: string) => {
       const url = path.replace('{id}', encodeURIComponent(id)).replace('{accountId}', '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b');
       // A valid body, so that only the id is wrong.
-      const bodies: Record<string, unknown> = { '/api/campaigns/{id}/accounts': { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }, '/api/devices/{id}/commands': { name: 'screenshot' }, '/api/recipes/{id}': { enabled: false } };
+      const bodies: Record<string, unknown> = {
+        '/api/campaigns/{id}/accounts': { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' },
+        '/api/devices/{id}/commands': { name: 'screenshot' },
+        '/api/recipes/{id}': { enabled: false },
+      };
       const body = bodies[path] ?? {};
       return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);
     };
-    for (const id of ['not-a-uuid', '123', "1'; drop table devices; --", '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', '00000000-0000-0000-0000-000000000000', 'x'.repeat(90)]) {
+    for (const id of [
+      'not-a-uuid',
+      '123',
+      "1'; drop table devices; --",
+      '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b',
+      '00000000-0000-0000-0000-000000000000',
+      'x'.repeat(90),
+    ]) {
       const answer = await call(id);
       expect({ id: id.slice(0, 40), status: answer.status, error: answer.body?.error }).toEqual({ id: id.slice(0, 40), status: 404, error: messages.notFound });
     }

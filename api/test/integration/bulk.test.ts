@@ -26,18 +26,35 @@ const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 describe('POST /api/tasks/bulk', () => {
   it('assigns many tasks to a VA through the task rules, with an audit entry each', async () => {
     const tasks = [await buildTask(operator), await buildTask(operator), await buildTask(operator)];
-    const answer = await operator.post<BulkResult>('/api/tasks/bulk', { ids: tasks.map((task) => task.id), action: 'update', changes: { assignedToId: va.user!.id } });
+    const answer = await operator.post<BulkResult>('/api/tasks/bulk', {
+      ids: tasks.map((task) => task.id),
+      action: 'update',
+      changes: { assignedToId: va.user!.id },
+    });
     expectStatus(answer, 200);
     expect(answer.body).toEqual({ results: tasks.map((task) => ({ id: task.id, ok: true })) });
     for (const task of tasks) expect((await operator.get<Task>(`/api/tasks/${task.id}`)).body.assignedToId).toBe(va.user!.id);
-    const audit = await t.db.selectFrom('auditLog').select('entityId').where('action', '=', 'task.assigned').where('entityId', 'in', tasks.map((task) => task.id)).execute();
+    const audit = await t.db
+      .selectFrom('auditLog')
+      .select('entityId')
+      .where('action', '=', 'task.assigned')
+      .where(
+        'entityId',
+        'in',
+        tasks.map((task) => task.id),
+      )
+      .execute();
     expect(audit).toHaveLength(3);
   });
 
   it('writes nothing when any item is refused, and says which', async () => {
     const mine = await buildTask(operator, { priority: 'low' });
     const theirs = await buildTask(stranger, { priority: 'low' });
-    const answer = await operator.post<BulkResult & { error: string }>('/api/tasks/bulk', { ids: [mine.id, theirs.id, 'not-an-id'], action: 'update', changes: { priority: 'high' } });
+    const answer = await operator.post<BulkResult & { error: string }>('/api/tasks/bulk', {
+      ids: [mine.id, theirs.id, 'not-an-id'],
+      action: 'update',
+      changes: { priority: 'high' },
+    });
     expectStatus(answer, 409);
     expect(answer.body).toEqual({
       error: 'Nothing was changed: 2 of 3 items were refused',
@@ -74,11 +91,19 @@ describe('POST /api/tasks/bulk', () => {
     expectFieldError(await operator.post('/api/tasks/bulk', { ids: [task.id], filter: {}, action: 'delete' }), 'ids', 'Give exactly one of ids or filter');
     expectFieldError(await operator.post('/api/tasks/bulk', { ids: [], action: 'delete' }), 'ids', 'Choose at least one item');
     expectFieldError(await operator.post('/api/tasks/bulk', { ids: [task.id], action: 'update', changes: {} }), 'changes', 'Name at least one change');
-    expectFieldError(await operator.post('/api/tasks/bulk', { ids: [task.id], action: 'update', changes: { priority: 'urgent' } }), 'changes.priority', 'Priority must be one of high, medium or low');
+    expectFieldError(
+      await operator.post('/api/tasks/bulk', { ids: [task.id], action: 'update', changes: { priority: 'urgent' } }),
+      'changes.priority',
+      'Priority must be one of high, medium or low',
+    );
     const unknownAction = await operator.post('/api/tasks/bulk', { ids: [task.id], action: 'explode' });
     expectStatus(unknownAction, 400);
     expect(unknownAction.body.details[0].field).toBe('action');
-    expectFieldError(await operator.post('/api/tasks/bulk', { filter: { status: 'lost' }, action: 'delete' }), 'filter.status', 'Status must be one of pending, in-progress, completed, failed or cancelled');
+    expectFieldError(
+      await operator.post('/api/tasks/bulk', { filter: { status: 'lost' }, action: 'delete' }),
+      'filter.status',
+      'Status must be one of pending, in-progress, completed, failed or cancelled',
+    );
     expectStatus(await operator.get(`/api/tasks/${task.id}`), 200);
   });
 
@@ -98,13 +123,19 @@ describe('POST /api/devices/bulk', () => {
     const rows = await t.db.selectFrom('devices').select('assignedToId').where('id', 'in', ids).execute();
     expect(rows.map((row) => row.assignedToId)).toEqual([va.user!.id, va.user!.id]);
 
-    expect((await operator.post<BulkResult>('/api/devices/bulk', { ids, action: 'command', command: 'screenshot' })).body.results.every((result) => result.ok)).toBe(true);
+    expect(
+      (await operator.post<BulkResult>('/api/devices/bulk', { ids, action: 'command', command: 'screenshot' })).body.results.every((result) => result.ok),
+    ).toBe(true);
     const session = await buildSession(operator, phones[0]!.id);
     expectStatus(await operator.post('/api/devices/bulk', { ids: [phones[0]!.id], action: 'command', command: 'restart_session' }), 200);
     const open = await t.db.selectFrom('sessions').select(['id']).where('deviceId', '=', phones[0]!.id).where('endedAt', 'is', null).execute();
     expect(open).toHaveLength(1);
     expect(open[0]!.id).not.toBe(session.id);
-    expectFieldError(await operator.post('/api/devices/bulk', { ids, action: 'command', command: 'self_destruct' }), 'command', 'Command must be one of screenshot or restart_session');
+    expectFieldError(
+      await operator.post('/api/devices/bulk', { ids, action: 'command', command: 'self_destruct' }),
+      'command',
+      'Command must be one of screenshot or restart_session',
+    );
 
     expectStatus(await operator.post('/api/devices/bulk', { filter: { search: 'Bulk ' }, action: 'delete' }), 200);
     expect(await t.db.selectFrom('devices').select('id').where('id', 'in', ids).execute()).toEqual([]);
@@ -123,7 +154,10 @@ describe('POST /api/posts/bulk', () => {
   it('moves scheduled posts by an offset, unschedules and deletes; a draft has no schedule to move', async () => {
     const account = await buildAccount(operator, { status: 'active' });
     const at = inADay();
-    const scheduled = [await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at }), await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at })];
+    const scheduled = [
+      await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at }),
+      await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at }),
+    ];
     const ids = scheduled.map((post) => post.id);
     const moved = await va.post<BulkResult>('/api/posts/bulk', { ids, action: 'reschedule', offsetMinutes: 90 });
     expectStatus(moved, 200);
@@ -147,8 +181,16 @@ describe('POST /api/posts/bulk', () => {
   it('refuses an offset of zero or a fraction', async () => {
     const account = await buildAccount(operator, { status: 'active' });
     const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: inADay() });
-    expectFieldError(await operator.post('/api/posts/bulk', { ids: [post.id], action: 'reschedule', offsetMinutes: 0 }), 'offsetMinutes', 'Offset must not be 0 minutes');
-    expectFieldError(await operator.post('/api/posts/bulk', { ids: [post.id], action: 'reschedule', offsetMinutes: 1.5 }), 'offsetMinutes', 'Offset must be a whole number of minutes');
+    expectFieldError(
+      await operator.post('/api/posts/bulk', { ids: [post.id], action: 'reschedule', offsetMinutes: 0 }),
+      'offsetMinutes',
+      'Offset must not be 0 minutes',
+    );
+    expectFieldError(
+      await operator.post('/api/posts/bulk', { ids: [post.id], action: 'reschedule', offsetMinutes: 1.5 }),
+      'offsetMinutes',
+      'Offset must be a whole number of minutes',
+    );
     expectError(await anonymous.post('/api/posts/bulk', { ids: [post.id], action: 'delete' }), 401, 'Not signed in');
   });
 });

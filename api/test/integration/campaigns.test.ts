@@ -114,9 +114,25 @@ describe('POST /api/campaigns', () => {
   });
 
   it('accepts the stored spelling, which wins when both are sent', async () => {
-    const stored = await create({ ...base, platform: 'tinder', autoswipeEnabled: true, autoswipeGenderPreference: 'men', autoswipeAgeMin: 25, autoswipeAgeMax: 40, autoswipeDistanceMax: 160, autoswipeBioKeywords: ['art'] });
+    const stored = await create({
+      ...base,
+      platform: 'tinder',
+      autoswipeEnabled: true,
+      autoswipeGenderPreference: 'men',
+      autoswipeAgeMin: 25,
+      autoswipeAgeMax: 40,
+      autoswipeDistanceMax: 160,
+      autoswipeBioKeywords: ['art'],
+    });
     expectStatus(stored, 201);
-    expect(stored.body).toMatchObject({ autoswipeEnabled: true, autoswipeGenderPreference: 'men', autoswipeAgeMin: 25, autoswipeAgeMax: 40, autoswipeDistanceMax: 160, autoswipeBioKeywords: ['art'] });
+    expect(stored.body).toMatchObject({
+      autoswipeEnabled: true,
+      autoswipeGenderPreference: 'men',
+      autoswipeAgeMin: 25,
+      autoswipeAgeMax: 40,
+      autoswipeDistanceMax: 160,
+      autoswipeBioKeywords: ['art'],
+    });
     const both = await create({ ...base, platform: 'tinder', swipeAgeMin: 30, autoswipeAgeMin: 20 });
     expect(both.body.autoswipeAgeMin).toBe(20);
   });
@@ -176,9 +192,20 @@ describe('PATCH /api/campaigns/:id', () => {
 
   it('accepts both swipe spellings and answers the stored names', async () => {
     const campaign = await buildCampaign(operator, { platform: 'tinder' });
-    const form = await operator.patch<Campaign>(`/api/campaigns/${campaign.id}`, { swipeGender: 'everyone', swipeAgeMax: 50, swipeDistance: 80, autoSwipeEnabled: true });
+    const form = await operator.patch<Campaign>(`/api/campaigns/${campaign.id}`, {
+      swipeGender: 'everyone',
+      swipeAgeMax: 50,
+      swipeDistance: 80,
+      autoSwipeEnabled: true,
+    });
     expectStatus(form, 200);
-    expect(form.body).toMatchObject({ autoswipeGenderPreference: 'everyone', autoswipeAgeMin: 18, autoswipeAgeMax: 50, autoswipeDistanceMax: 80, autoswipeEnabled: true });
+    expect(form.body).toMatchObject({
+      autoswipeGenderPreference: 'everyone',
+      autoswipeAgeMin: 18,
+      autoswipeAgeMax: 50,
+      autoswipeDistanceMax: 80,
+      autoswipeEnabled: true,
+    });
     expect(form.body).not.toHaveProperty('swipeGender');
     const stored = await operator.patch<Campaign>(`/api/campaigns/${campaign.id}`, { autoswipeAgeMin: 30, autoswipeBioKeywords: ['books'] });
     expect(stored.body).toMatchObject({ autoswipeAgeMin: 30, autoswipeAgeMax: 50, autoswipeBioKeywords: ['books'] });
@@ -236,7 +263,11 @@ describe('linked accounts', () => {
   it('refuses an unknown account and an unknown campaign', async () => {
     const campaign = await buildCampaign(operator);
     const account = await buildAccount(operator);
-    expectFieldError(await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', "Account must be one of this workspace's accounts");
+    expectFieldError(
+      await operator.post(`/api/campaigns/${campaign.id}/accounts`, { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'accountId',
+      "Account must be one of this workspace's accounts",
+    );
     expectError(await operator.post('/api/campaigns/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b/accounts', { accountId: account.id }), 404, messages.notFound);
     expectError(await operator.get('/api/campaigns/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b/accounts'), 404, messages.notFound);
   });

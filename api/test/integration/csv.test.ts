@@ -50,7 +50,15 @@ describe('GET /api/export/{list}.csv', () => {
     expect(text).toContain('"Pixel, ""Blue"""');
     const rows = rowsOf(text);
     expect(rows.map((row) => row.Title)).toEqual([...titles].reverse().map((title) => (/^[=+\-@]/.test(title) ? `'${title}` : title)));
-    expect(rows[0]).toMatchObject({ Type: 'warmup', Priority: 'medium', Status: 'pending', Device: 'Pixel, "Blue"', 'Assigned To': '', Deadline: '2030-05-01T09:30:00.000Z', 'Completed At': '' });
+    expect(rows[0]).toMatchObject({
+      Type: 'warmup',
+      Priority: 'medium',
+      Status: 'pending',
+      Device: 'Pixel, "Blue"',
+      'Assigned To': '',
+      Deadline: '2030-05-01T09:30:00.000Z',
+      'Completed At': '',
+    });
     expect(rows[0]!['Created At']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
@@ -59,7 +67,15 @@ describe('GET /api/export/{list}.csv', () => {
     const workspaceId = owner.user!.workspaceId!;
     await t.db
       .insertInto('tasks')
-      .values(Array.from({ length: 2300 }, (_, index) => ({ workspaceId, title: `Task ${index}`, type: 'engage' as const, priority: index % 2 === 0 ? ('high' as const) : ('low' as const), createdAt: new Date(Date.UTC(2026, 0, 1) + index * 1000) })))
+      .values(
+        Array.from({ length: 2300 }, (_, index) => ({
+          workspaceId,
+          title: `Task ${index}`,
+          type: 'engage' as const,
+          priority: index % 2 === 0 ? ('high' as const) : ('low' as const),
+          createdAt: new Date(Date.UTC(2026, 0, 1) + index * 1000),
+        })),
+      )
       .execute();
     await buildTask(stranger, { priority: 'high' });
     const all = rowsOf((await owner.get<string>('/api/export/tasks.csv')).body);
@@ -83,16 +99,34 @@ describe('GET /api/export/{list}.csv', () => {
       expectStatus(answer, 200);
       expect(answer.body.split('\r\n')[0]).toBe(csvColumns[entity].join(','));
     }
-    expect(rowsOf((await owner.get<string>('/api/export/posts.csv')).body)[0]).toMatchObject({ Account: 'glow', Platform: 'instagram', Caption: 'Hello, world', Hashtags: '#a #b', Status: 'draft' });
+    expect(rowsOf((await owner.get<string>('/api/export/posts.csv')).body)[0]).toMatchObject({
+      Account: 'glow',
+      Platform: 'instagram',
+      Caption: 'Hello, world',
+      Hashtags: '#a #b',
+      Status: 'draft',
+    });
     expect(rowsOf((await owner.get<string>('/api/export/accounts.csv?status=active')).body)).toMatchObject([{ Username: 'glow', Followers: '12' }]);
     expect(rowsOf((await owner.get<string>('/api/export/devices.csv')).body)).toMatchObject([{ Name: 'Phone 1', Battery: '77', Status: 'offline' }]);
     expect(rowsOf((await owner.get<string>('/api/export/activities.csv')).body).map((row) => row.Action)).toContain('Device Phone 1 added');
   });
 
   it('refuses an unknown list or filter, and is for members only', async () => {
-    expectError(await operator.get('/api/export/passwords.csv'), 404, 'There is no export named passwords.csv; try one of tasks.csv, posts.csv, accounts.csv, devices.csv, sessions.csv, activities.csv');
-    expectError(await operator.get('/api/export/tasks.json'), 404, 'There is no export named tasks.json; try one of tasks.csv, posts.csv, accounts.csv, devices.csv, sessions.csv, activities.csv');
-    expectFieldError(await operator.get('/api/export/tasks.csv?status=lost'), 'status', 'Status must be one of pending, in-progress, completed, failed or cancelled');
+    expectError(
+      await operator.get('/api/export/passwords.csv'),
+      404,
+      'There is no export named passwords.csv; try one of tasks.csv, posts.csv, accounts.csv, devices.csv, sessions.csv, activities.csv',
+    );
+    expectError(
+      await operator.get('/api/export/tasks.json'),
+      404,
+      'There is no export named tasks.json; try one of tasks.csv, posts.csv, accounts.csv, devices.csv, sessions.csv, activities.csv',
+    );
+    expectFieldError(
+      await operator.get('/api/export/tasks.csv?status=lost'),
+      'status',
+      'Status must be one of pending, in-progress, completed, failed or cancelled',
+    );
     expectFieldError(await operator.get('/api/export/devices.csv?assignedToId=nobody'), 'assignedToId', 'Assignee must be an id');
     expectStatus(await va.get('/api/export/tasks.csv'), 200);
     expectError(await anonymous.get('/api/export/tasks.csv'), 401, 'Not signed in');
@@ -125,7 +159,16 @@ describe('POST /api/import/posts', () => {
       line: 2,
       ok: true,
       errors: [],
-      values: { Account: '@glow', Platform: 'instagram', Campaign: 'Spring', Caption: 'Launch, day "one"', Hashtags: '#a #b', 'Media URLs': '', Status: 'scheduled', 'Scheduled At': future },
+      values: {
+        Account: '@glow',
+        Platform: 'instagram',
+        Campaign: 'Spring',
+        Caption: 'Launch, day "one"',
+        Hashtags: '#a #b',
+        'Media URLs': '',
+        Status: 'scheduled',
+        'Scheduled At': future,
+      },
     });
     expect(noCaption!.errors).toEqual([{ field: 'Caption', message: messages.captionRequired }]);
     expect(unknown!.errors).toEqual([{ field: 'Account', message: 'Account: no account @nobody in this workspace' }]);
@@ -143,7 +186,12 @@ describe('POST /api/import/posts', () => {
     const committed = await owner.post<ImportResult>('/api/import/posts', csv, CSV);
     expectStatus(committed, 200);
     expect(committed.body).toMatchObject({ dryRun: false, total: 8, valid: 2, created: 2 });
-    const posts = await t.db.selectFrom('posts').select(['caption', 'status', 'scheduledAt', 'hashtags']).where('workspaceId', '=', owner.user!.workspaceId!).orderBy('caption').execute();
+    const posts = await t.db
+      .selectFrom('posts')
+      .select(['caption', 'status', 'scheduledAt', 'hashtags'])
+      .where('workspaceId', '=', owner.user!.workspaceId!)
+      .orderBy('caption')
+      .execute();
     expect(posts).toEqual([
       { caption: '=HYPERLINK(1)', status: 'draft', scheduledAt: null, hashtags: [] },
       { caption: 'Launch, day "one"', status: 'scheduled', scheduledAt: new Date(future), hashtags: ['#a', '#b'] },
@@ -157,11 +205,17 @@ describe('POST /api/import/posts', () => {
     await buildPost(owner, account.id, { caption: '=1+1, "quoted"\nnext line', hashtags: ['#x'] });
     const exported = (await owner.get<string>('/api/export/posts.csv')).body;
     const answer = await owner.post<ImportResult>('/api/import/posts?dryRun=1', exported, CSV);
-    expect(answer.body.rows).toMatchObject([{ ok: true, values: { Account: '@round', Caption: '=1+1, "quoted"\nnext line', Hashtags: '#x', Status: 'draft' } }]);
+    expect(answer.body.rows).toMatchObject([
+      { ok: true, values: { Account: '@round', Caption: '=1+1, "quoted"\nnext line', Hashtags: '#x', Status: 'draft' } },
+    ]);
   });
 
   it('refuses what is not a CSV it can read', async () => {
-    expectFieldError(await operator.post('/api/import/posts', 'Caption\n"unclosed', CSV), 'body', 'The file is not a CSV file this console can read (see line 2)');
+    expectFieldError(
+      await operator.post('/api/import/posts', 'Caption\n"unclosed', CSV),
+      'body',
+      'The file is not a CSV file this console can read (see line 2)',
+    );
     expectFieldError(await operator.post('/api/import/posts', 'Account,Caption\n', CSV), 'body', 'The CSV file has no rows under its header');
     expectFieldError(
       await operator.post('/api/import/posts', 'Caption\nHello', CSV),
@@ -211,7 +265,12 @@ describe('POST /api/import/accounts', () => {
 
     const done = await owner.post<ImportResult>('/api/import/accounts', csv, CSV);
     expect(done.body).toMatchObject({ created: 1, valid: 1, invalid: 7 });
-    const added = await t.db.selectFrom('accounts').select(['username', 'status', 'followers', 'deviceId']).where('username', '=', 'three').where('workspaceId', '=', owner.user!.workspaceId!).execute();
+    const added = await t.db
+      .selectFrom('accounts')
+      .select(['username', 'status', 'followers', 'deviceId'])
+      .where('username', '=', 'three')
+      .where('workspaceId', '=', owner.user!.workspaceId!)
+      .execute();
     expect(added).toEqual([{ username: 'three', status: 'active', followers: 1200, deviceId: phone.id }]);
   });
 

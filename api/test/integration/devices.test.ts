@@ -31,8 +31,27 @@ describe('POST /api/devices', () => {
     const answer = await operator.post<Device>('/api/devices', { name: '  Pixel 7  ' });
     expectStatus(answer, 201);
     expect(answer.body).toMatchObject({ name: 'Pixel 7', status: 'offline', battery: 100, sessionTime: 0, assignedToId: null });
-    expect(Object.keys(answer.body).sort()).toEqual(['agentProtocol', 'androidVersion', 'assignedToId', 'battery', 'createdAt', 'hostId', 'id', 'lastActive', 'lastSeenAt', 'model', 'name', 'screenOn', 'serial', 'sessionTime', 'status', 'updatedAt']);
-    expect(answer.body).toMatchObject({ lastSeenAt: null, agentProtocol: null });
+    expect(Object.keys(answer.body).sort()).toEqual([
+      'agentProtocol',
+      'androidVersion',
+      'assignedToId',
+      'battery',
+      'controlledById',
+      'controlledByName',
+      'createdAt',
+      'hostId',
+      'id',
+      'lastActive',
+      'lastSeenAt',
+      'model',
+      'name',
+      'screenOn',
+      'serial',
+      'sessionTime',
+      'status',
+      'updatedAt',
+    ]);
+    expect(answer.body).toMatchObject({ lastSeenAt: null, agentProtocol: null, controlledById: null, controlledByName: null });
     expect(Date.parse(answer.body.lastActive)).not.toBeNaN();
     const activities = await operator.get('/api/activities');
     expect(activities.body[0]).toMatchObject({ action: 'Device Pixel 7 added', type: 'success', deviceId: answer.body.id, userId: operator.user!.id });
@@ -56,10 +75,22 @@ describe('POST /api/devices', () => {
   it('refuses to assign someone outside the workspace, or a deactivated member', async () => {
     const { operator, va } = await newWorkspace();
     const stranger = await signUp(t.app);
-    expectFieldError(await operator.post('/api/devices', { name: 'P', assignedToId: stranger.user!.id }), 'assignedToId', 'Assignee must be an active member of this workspace');
-    expectFieldError(await operator.post('/api/devices', { name: 'P', assignedToId: 'nobody' }), 'assignedToId', 'Assignee must be an active member of this workspace');
+    expectFieldError(
+      await operator.post('/api/devices', { name: 'P', assignedToId: stranger.user!.id }),
+      'assignedToId',
+      'Assignee must be an active member of this workspace',
+    );
+    expectFieldError(
+      await operator.post('/api/devices', { name: 'P', assignedToId: 'nobody' }),
+      'assignedToId',
+      'Assignee must be an active member of this workspace',
+    );
     await operator.patch(`/api/users/${va.user!.id}`, { isActive: false });
-    expectFieldError(await operator.post('/api/devices', { name: 'P', assignedToId: va.user!.id }), 'assignedToId', 'Assignee must be an active member of this workspace');
+    expectFieldError(
+      await operator.post('/api/devices', { name: 'P', assignedToId: va.user!.id }),
+      'assignedToId',
+      'Assignee must be an active member of this workspace',
+    );
     expect((await operator.get('/api/devices')).body).toEqual([]);
   });
 });
@@ -171,7 +202,7 @@ describe('POST /api/devices/:id/restart-session', () => {
     expect((await operator.get(`/api/devices/${device.id}`)).body.status).toBe('busy');
   });
 
-  it("refuses a VA on a phone that is not theirs", async () => {
+  it('refuses a VA on a phone that is not theirs', async () => {
     const { operator, va } = await workspace();
     const device = await buildDevice(operator);
     const session = await buildSession(operator, device.id);

@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 const operations = () =>
-  Object.entries(docs.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ key: routeKey(method, path), path, method, operation: methods[method]! })));
+  Object.entries(docs.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => ({ key: routeKey(method, path), path, method, operation: methods[method]! })),
+  );
 
 describe('GET /api/docs/json', () => {
   it('is an OpenAPI 3 document with the session cookie scheme', () => {
@@ -34,7 +36,11 @@ describe('GET /api/docs/json', () => {
   });
 
   it('lists every route of the API, and no route it does not have', () => {
-    expect(operations().map((operation) => operation.key).sort()).toEqual([...knownOperations()].sort());
+    expect(
+      operations()
+        .map((operation) => operation.key)
+        .sort(),
+    ).toEqual([...knownOperations()].sort());
     for (const { path, method } of operations()) {
       const url = path.replace(/\{(\w+)\}/g, ':$1');
       expect(t.app.hasRoute({ method: method.toUpperCase() as 'GET', url }), `${method} ${url}`).toBe(true);

@@ -47,10 +47,14 @@ beforeAll(async () => {
   const cast = await people(t.app);
   crew = { operator: cast.operator, va: cast.va, anonymous: cast.anonymous };
   const docs = await cast.operator.get<{ paths: Record<string, Record<string, Operation>> }>('/api/docs/json');
-  operations = Object.entries(docs.body.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })));
+  operations = Object.entries(docs.body.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+  );
 });
 afterAll(async () => {
-  console.log(`fuzz: ${tally.requests} hostile requests on ${operations.length} operations (seed ${SEED}, ${RUNS} per operation): ${tally.refusals} refused, ${tally.successes} accepted, ${tally.fiveHundreds} answered 5xx`);
+  console.log(
+    `fuzz: ${tally.requests} hostile requests on ${operations.length} operations (seed ${SEED}, ${RUNS} per operation): ${tally.refusals} refused, ${tally.successes} accepted, ${tally.fiveHundreds} answered 5xx`,
+  );
   await t?.close();
 });
 
@@ -145,7 +149,7 @@ function hostile(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
 
 /** Query and path values travel as text: hostile text, its bytes percent-encoded (lone surrogates as U+FFFD). */
 const hostileText = (schema: JsonSchema | undefined): fc.Arbitrary<string> =>
-  hostile(schema).map((value) => (typeof value === 'string' ? value : JSON.stringify(value) ?? ''));
+  hostile(schema).map((value) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')));
 const encode = (text: string): string => [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('');
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -153,7 +157,9 @@ const encode = (text: string): string => [...Buffer.from(text, 'utf8')].map((byt
 
 /** The product's rows, except what a refusal rightly moves: a session's last-seen time, a login step's tries. */
 async function digest(): Promise<string> {
-  const { rows } = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.db);
+  const { rows } = await sql<{
+    name: string;
+  }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.db);
   const parts: string[] = [];
   for (const { name } of rows) {
     if (name === 'schema_migrations') continue;
@@ -163,7 +169,9 @@ async function digest(): Promise<string> {
         : name === 'login_challenges'
           ? sql`(t.id, t.token_hash, t.user_id, t.expires_at)::text`
           : sql`t::text`;
-    const result = await sql<{ hash: string | null }>`SELECT md5(coalesce(string_agg(${projection}, '|' ORDER BY ${projection}), '')) AS hash FROM ${sql.table(name)} t`.execute(t.db);
+    const result = await sql<{
+      hash: string | null;
+    }>`SELECT md5(coalesce(string_agg(${projection}, '|' ORDER BY ${projection}), '')) AS hash FROM ${sql.table(name)} t`.execute(t.db);
     parts.push(`${name}:${result.rows[0]?.hash ?? ''}`);
   }
   return parts.join(';');
@@ -212,7 +220,11 @@ async function baseCall(method: string, path: string): Promise<Base | undefined>
   if (read) return { client: read.access === 'public' ? crew.anonymous : crew.operator, url: await read.setup(crew) };
   switch (key) {
     case 'POST /api/auth/signup':
-      return { client: new Client(t.app), url: '/api/auth/signup', body: { email: uniqueEmail('fuzz'), password: 'correct horse battery', name: 'Fay Fuzz', role: 'operator' } };
+      return {
+        client: new Client(t.app),
+        url: '/api/auth/signup',
+        body: { email: uniqueEmail('fuzz'), password: 'correct horse battery', name: 'Fay Fuzz', role: 'operator' },
+      };
     case 'POST /api/auth/login':
       return { client: new Client(t.app), url: '/api/auth/login', body: { email: crew.operator.user!.email, password: 'not the password' } };
     case 'POST /api/auth/logout':
@@ -277,27 +289,50 @@ function mutations(operation: Operation, base: Base): fc.Arbitrary<Mutation> {
     options.push({ weight: 1, arbitrary: hostile(undefined).map((body) => ({ kind: 'body' as const, body })) });
     options.push({
       weight: 1,
-      arbitrary: fc.tuple(fc.string({ unit: 'binary', maxLength: 60 }), fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1')).map(([text, contentType]) => ({
-        kind: 'raw' as const,
-        text,
-        contentType,
-      })),
+      arbitrary: fc
+        .tuple(
+          fc.string({ unit: 'binary', maxLength: 60 }),
+          fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1'),
+        )
+        .map(([text, contentType]) => ({
+          kind: 'raw' as const,
+          text,
+          contentType,
+        })),
     });
   }
   if (base.contentType === 'text/csv') {
     // A file of the import's columns with hostile cells, and files that are not CSV at all.
     const header = Buffer.isBuffer(base.body) ? base.body.toString('utf8').split('\n')[0]! : '';
-    const cell = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('"', '""', '"a,b"', '=cmd()', '\u0000', '-1', '1e999', '2099-13-45', '@', ''));
-    const row = fc.array(cell, { minLength: 0, maxLength: 6 }).map((cells) => cells.map((value) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value)).join(','));
-    options.push({ weight: 4, arbitrary: fc.array(row, { minLength: 0, maxLength: 5 }).map((rows) => ({ kind: 'raw' as const, text: [header, ...rows].join('\n'), contentType: 'text/csv' })) });
-    options.push({ weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 120 }).map((text) => ({ kind: 'raw' as const, text, contentType: 'text/csv' })) });
+    const cell = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.constantFrom('"', '""', '"a,b"', '=cmd()', '\u0000', '-1', '1e999', '2099-13-45', '@', ''),
+    );
+    const row = fc
+      .array(cell, { minLength: 0, maxLength: 6 })
+      .map((cells) => cells.map((value) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value)).join(','));
+    options.push({
+      weight: 4,
+      arbitrary: fc
+        .array(row, { minLength: 0, maxLength: 5 })
+        .map((rows) => ({ kind: 'raw' as const, text: [header, ...rows].join('\n'), contentType: 'text/csv' })),
+    });
+    options.push({
+      weight: 1,
+      arbitrary: fc.string({ unit: 'binary', maxLength: 120 }).map((text) => ({ kind: 'raw' as const, text, contentType: 'text/csv' })),
+    });
   }
   const queryNames = query.map((parameter) => parameter.name);
-  const queryChange = fc.oneof(
-    ...(queryNames.length > 0 ? [fc.constantFrom(...queryNames)] : []),
-    fc.constantFrom('limit', 'cursor', 'from', 'to', 'search', 'status', 'token', 'wall'),
-  ).chain((name) => fc.tuple(fc.constant(name), hostileText(query.find((parameter) => parameter.name === name)?.schema)));
-  options.push({ weight: queryNames.length > 0 ? 3 : 1, arbitrary: fc.array(queryChange, { minLength: 1, maxLength: 3 }).map((changes) => ({ kind: 'query' as const, changes })) });
+  const queryChange = fc
+    .oneof(
+      ...(queryNames.length > 0 ? [fc.constantFrom(...queryNames)] : []),
+      fc.constantFrom('limit', 'cursor', 'from', 'to', 'search', 'status', 'token', 'wall'),
+    )
+    .chain((name) => fc.tuple(fc.constant(name), hostileText(query.find((parameter) => parameter.name === name)?.schema)));
+  options.push({
+    weight: queryNames.length > 0 ? 3 : 1,
+    arbitrary: fc.array(queryChange, { minLength: 1, maxLength: 3 }).map((changes) => ({ kind: 'query' as const, changes })),
+  });
   if (hasPath) options.push({ weight: 2, arbitrary: hostileText(undefined).map((value) => ({ kind: 'path' as const, value })) });
   return fc.oneof(...options);
 }
@@ -343,7 +378,10 @@ async function send(method: string, path: string, base: Base, mutation: Mutation
   const response = await t.app.inject({
     method: method as 'GET',
     url: full,
-    headers: { ...(base.client.cookie ? { cookie: `sid=${base.client.cookie}` } : {}), ...(contentType && payload !== undefined ? { 'content-type': contentType } : {}) },
+    headers: {
+      ...(base.client.cookie ? { cookie: `sid=${base.client.cookie}` } : {}),
+      ...(contentType && payload !== undefined ? { 'content-type': contentType } : {}),
+    },
     ...(payload === undefined ? {} : { payload }),
   });
   let parsed: unknown = response.body;

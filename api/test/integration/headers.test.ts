@@ -15,7 +15,10 @@ let web: string;
 beforeAll(async () => {
   web = await mkdtemp(join(tmpdir(), 'farm-web-'));
   await mkdir(join(web, 'assets'));
-  await writeFile(join(web, 'index.html'), '<!doctype html><html><head><script type="module" src="/assets/app.js"></script></head><body><div id="root"></div></body></html>');
+  await writeFile(
+    join(web, 'index.html'),
+    '<!doctype html><html><head><script type="module" src="/assets/app.js"></script></head><body><div id="root"></div></body></html>',
+  );
   await writeFile(join(web, 'assets', 'app.js'), 'console.log("console")');
   t = await buildTestApp({ webDist: web });
 });
@@ -76,7 +79,12 @@ describe('security headers', () => {
       await t.app.inject({ method: 'GET', url: '/api/config' }),
       await t.app.inject({ method: 'GET', url: '/api/devices' }),
       await t.app.inject({ method: 'GET', url: '/api/devices', headers: { cookie: `sid=${operator.cookie}` } }),
-      await t.app.inject({ method: 'POST', url: '/api/devices', headers: { cookie: `sid=${operator.cookie}`, 'content-type': 'application/json' }, payload: '{"name":' }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/devices',
+        headers: { cookie: `sid=${operator.cookie}`, 'content-type': 'application/json' },
+        payload: '{"name":',
+      }),
       await t.app.inject({ method: 'GET', url: '/api/nothing-here' }),
       await t.app.inject({ method: 'GET', url: '/api/wall?token=nope' }),
     ];

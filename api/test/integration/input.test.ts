@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/contracts/index.ts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildAccount, buildDevice, buildPost, buildTask } from '../helpers/factories.ts';
+import { buildAccount, buildPost, buildTask } from '../helpers/factories.ts';
 
 let t: TestApp;
 let operator: Client;
@@ -24,10 +24,26 @@ const NUL = '\u0000';
 
 /** Rows of the product tables: a refusal leaves them as they were. */
 async function rowCounts(): Promise<Record<string, number>> {
-  const tables = ['devices', 'tasks', 'accounts', 'posts', 'campaigns', 'routines', 'sessions', 'invitations', 'users', 'wallLinks', 'storedObjects', 'activities'] as const;
+  const tables = [
+    'devices',
+    'tasks',
+    'accounts',
+    'posts',
+    'campaigns',
+    'routines',
+    'sessions',
+    'invitations',
+    'users',
+    'wallLinks',
+    'storedObjects',
+    'activities',
+  ] as const;
   const counts: Record<string, number> = {};
   for (const table of tables) {
-    const row = await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow();
     counts[table] = Number(row.count);
   }
   return counts;
@@ -42,12 +58,37 @@ async function refusedWithoutWrites(call: () => Promise<{ status: number; body: 
 
 describe('NUL characters', () => {
   it.each([
-    ['a task title', () => operator.post('/api/tasks', { title: `Post${NUL}reel`, type: 'post', priority: 'high' }), 'title', 'Title must not contain null (U+0000) characters'],
+    [
+      'a task title',
+      () => operator.post('/api/tasks', { title: `Post${NUL}reel`, type: 'post', priority: 'high' }),
+      'title',
+      'Title must not contain null (U+0000) characters',
+    ],
     ['a device name', () => operator.post('/api/devices', { name: `Pixel${NUL}` }), 'name', 'Name must not contain null (U+0000) characters'],
-    ['a campaign keyword', () => operator.post('/api/campaigns', { name: 'Spring', platform: 'tiktok', niche: 'Fit', keywords: ['gym', `a${NUL}b`] }), 'keywords.1', 'Keywords (item 2) must not contain null (U+0000) characters'],
-    ['an account username', () => operator.post('/api/accounts', { username: `${NUL}glow`, platform: 'instagram' }), 'username', 'Username must not contain null (U+0000) characters'],
-    ['a signup name', () => operator.post('/api/auth/signup', { email: 'nul@example.test', password: 'correct horse battery', name: `N${NUL}`, role: 'operator' }), 'name', 'Name must not contain null (U+0000) characters'],
-    ['a field name', () => operator.post('/api/devices', { name: 'Pixel', [`x${NUL}`]: 1 }), 'body', 'Request body has a field name with a null (U+0000) character'],
+    [
+      'a campaign keyword',
+      () => operator.post('/api/campaigns', { name: 'Spring', platform: 'tiktok', niche: 'Fit', keywords: ['gym', `a${NUL}b`] }),
+      'keywords.1',
+      'Keywords (item 2) must not contain null (U+0000) characters',
+    ],
+    [
+      'an account username',
+      () => operator.post('/api/accounts', { username: `${NUL}glow`, platform: 'instagram' }),
+      'username',
+      'Username must not contain null (U+0000) characters',
+    ],
+    [
+      'a signup name',
+      () => operator.post('/api/auth/signup', { email: 'nul@example.test', password: 'correct horse battery', name: `N${NUL}`, role: 'operator' }),
+      'name',
+      'Name must not contain null (U+0000) characters',
+    ],
+    [
+      'a field name',
+      () => operator.post('/api/devices', { name: 'Pixel', [`x${NUL}`]: 1 }),
+      'body',
+      'Request body has a field name with a null (U+0000) character',
+    ],
     ['a search term', () => operator.get(`/api/tasks?search=${encodeURIComponent(`a${NUL}b`)}`), 'search', 'Search must not contain null (U+0000) characters'],
     ['a filter', () => operator.get(`/api/devices?status=${encodeURIComponent(NUL)}`), 'status', 'Status must not contain null (U+0000) characters'],
   ])('in %s are refused by name', async (_what, call, field, message) => {
@@ -56,10 +97,22 @@ describe('NUL characters', () => {
 
   it('in a post caption and hashtags are refused by name', async () => {
     const account = await buildAccount(operator);
-    await refusedWithoutWrites(() => operator.post('/api/posts', { accountId: account.id, caption: `Hello${NUL}` }), 'caption', 'Caption must not contain null (U+0000) characters');
-    await refusedWithoutWrites(() => operator.post('/api/posts', { accountId: account.id, caption: 'Hello', hashtags: ['#ok', `#n${NUL}`] }), 'hashtags.1', 'Hashtags (item 2) must not contain null (U+0000) characters');
+    await refusedWithoutWrites(
+      () => operator.post('/api/posts', { accountId: account.id, caption: `Hello${NUL}` }),
+      'caption',
+      'Caption must not contain null (U+0000) characters',
+    );
+    await refusedWithoutWrites(
+      () => operator.post('/api/posts', { accountId: account.id, caption: 'Hello', hashtags: ['#ok', `#n${NUL}`] }),
+      'hashtags.1',
+      'Hashtags (item 2) must not contain null (U+0000) characters',
+    );
     const post = await buildPost(operator, account.id);
-    await refusedWithoutWrites(() => operator.patch(`/api/posts/${post.id}`, { caption: `Edited${NUL}` }), 'caption', 'Caption must not contain null (U+0000) characters');
+    await refusedWithoutWrites(
+      () => operator.patch(`/api/posts/${post.id}`, { caption: `Edited${NUL}` }),
+      'caption',
+      'Caption must not contain null (U+0000) characters',
+    );
   });
 
   it('in a path id answers as an unknown id', async () => {
@@ -85,9 +138,17 @@ describe('dates', () => {
   });
 
   it('a deadline or a schedule in the past is refused, saying the field needs the future', async () => {
-    await refusedWithoutWrites(() => operator.post('/api/tasks', { title: 'Late', type: 'post', priority: 'low', deadline: '2020-01-01T00:00:00Z' }), 'deadline', 'Deadline must be in the future');
+    await refusedWithoutWrites(
+      () => operator.post('/api/tasks', { title: 'Late', type: 'post', priority: 'low', deadline: '2020-01-01T00:00:00Z' }),
+      'deadline',
+      'Deadline must be in the future',
+    );
     const task = await buildTask(operator, { deadline: new Date(Date.now() + 3600_000).toISOString() });
-    await refusedWithoutWrites(() => operator.patch(`/api/tasks/${task.id}`, { deadline: '2020-01-01T00:00:00Z' }), 'deadline', 'Deadline must be in the future');
+    await refusedWithoutWrites(
+      () => operator.patch(`/api/tasks/${task.id}`, { deadline: '2020-01-01T00:00:00Z' }),
+      'deadline',
+      'Deadline must be in the future',
+    );
     const account = await buildAccount(operator);
     await refusedWithoutWrites(
       () => operator.post('/api/posts', { accountId: account.id, caption: 'Later', status: 'scheduled', scheduledAt: '2001-01-01T00:00:00Z' }),
@@ -98,16 +159,28 @@ describe('dates', () => {
 
   it('a task whose deadline passed can still be edited without moving it', async () => {
     const task = await buildTask(operator, { deadline: new Date(Date.now() + 3600_000).toISOString() });
-    await t.db.updateTable('tasks').set({ deadline: new Date('2024-01-01T00:00:00Z') }).where('id', '=', task.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ deadline: new Date('2024-01-01T00:00:00Z') })
+      .where('id', '=', task.id)
+      .execute();
     const edited = await operator.patch(`/api/tasks/${task.id}`, { title: 'Still due', deadline: '2024-01-01T00:00:00.000Z' });
     expectStatus(edited, 200);
     expect(edited.body).toMatchObject({ title: 'Still due', deadline: '2024-01-01T00:00:00.000Z' });
   });
 
   it('date filters out of range are refused by name', async () => {
-    expectFieldError(await operator.get('/api/activities?from=%2B275760-09-13T00:00:00Z'), 'from', 'From date must be a date and time, like 2026-05-01T09:30:00Z');
+    expectFieldError(
+      await operator.get('/api/activities?from=%2B275760-09-13T00:00:00Z'),
+      'from',
+      'From date must be a date and time, like 2026-05-01T09:30:00Z',
+    );
     expectFieldError(await operator.get('/api/tasks?to=0000-01-01'), 'to', 'To date must be between the years 1970 and 9999');
-    expectFieldError(await operator.patch(`/api/accounts/${(await buildAccount(operator)).id}`, { birthday: '0000-01-01' }), 'birthday', 'Birthday must be between 1900 and today');
+    expectFieldError(
+      await operator.patch(`/api/accounts/${(await buildAccount(operator)).id}`, { birthday: '0000-01-01' }),
+      'birthday',
+      'Birthday must be between 1900 and today',
+    );
   });
 });
 
@@ -147,7 +220,11 @@ describe('numbers', () => {
   });
 
   it('counts and limits past their bounds are refused by name', async () => {
-    await refusedWithoutWrites(() => operator.post('/api/accounts', { username: 'big', platform: 'instagram', followers: 2 ** 53 }), 'followers', 'Followers must be at most 2000000000');
+    await refusedWithoutWrites(
+      () => operator.post('/api/accounts', { username: 'big', platform: 'instagram', followers: 2 ** 53 }),
+      'followers',
+      'Followers must be at most 2000000000',
+    );
     await refusedWithoutWrites(
       () => operator.post('/api/campaigns', { name: 'Big', platform: 'tiktok', niche: 'Fit', keywords: ['gym'], engagementTarget: 1e300 }),
       'engagementTarget',
@@ -166,7 +243,11 @@ describe('strings of spaces and strings too long', () => {
     await refusedWithoutWrites(() => operator.post('/api/tasks', { title: '   ', type: 'post', priority: 'low' }), 'title', 'Title is required');
     await refusedWithoutWrites(() => operator.post('/api/devices', { name: '  ' }), 'name', 'Name is required');
     await refusedWithoutWrites(() => operator.post('/api/accounts', { username: '   ', platform: 'instagram' }), 'username', messages.usernameRequired);
-    await refusedWithoutWrites(() => operator.post('/api/campaigns', { name: ' ', platform: 'tiktok', niche: 'Fit', keywords: ['gym'] }), 'name', 'Name is required');
+    await refusedWithoutWrites(
+      () => operator.post('/api/campaigns', { name: ' ', platform: 'tiktok', niche: 'Fit', keywords: ['gym'] }),
+      'name',
+      'Name is required',
+    );
     await refusedWithoutWrites(() => operator.post('/api/object-storage/presigned-url', { filename: '   ' }), 'filename', 'File name is required');
     const post = await buildPost(operator, account.id);
     await refusedWithoutWrites(() => operator.patch(`/api/posts/${post.id}`, { caption: '  ' }), 'caption', messages.captionRequired);
@@ -181,7 +262,11 @@ describe('strings of spaces and strings too long', () => {
 
   it('a 100,000-character caption is refused as too long, with the limit', async () => {
     const account = await buildAccount(operator);
-    await refusedWithoutWrites(() => operator.post('/api/posts', { accountId: account.id, caption: 'x'.repeat(100_000) }), 'caption', 'Caption must be at most 2200 characters');
+    await refusedWithoutWrites(
+      () => operator.post('/api/posts', { accountId: account.id, caption: 'x'.repeat(100_000) }),
+      'caption',
+      'Caption must be at most 2200 characters',
+    );
   });
 
   it('a 201-character name is refused with its limit', async () => {

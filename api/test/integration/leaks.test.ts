@@ -93,7 +93,9 @@ describe('the log', () => {
     });
     const hello = await new Promise<Ack>((resolve) => phone.emit('agent.hello', { protocol: PROTOCOL_VERSION, agentVersion: 'test', battery: 50 }, resolve));
     expect(hello).toMatchObject({ ok: true });
-    const shot = await new Promise<Ack>((resolve) => phone.emit('agent.screenshot', { mime: 'image/png', data: solidPng(4, 4, [1, 2, 3]).toString('base64') }, resolve));
+    const shot = await new Promise<Ack>((resolve) =>
+      phone.emit('agent.screenshot', { mime: 'image/png', data: solidPng(4, 4, [1, 2, 3]).toString('base64') }, resolve),
+    );
     expect(shot).toEqual({ ok: true });
     const screenshots = await operator.get<{ url: string }[]>(`/api/devices/${device.id}/screenshots`);
     expectStatus(await new Client(t.app).get(`${screenshots.body[0]!.url}?wall=${wall.token}`), 200);

@@ -54,7 +54,15 @@ describe('health', () => {
   });
 
   it('names the database when it does not answer', async () => {
-    const stuck = { ...t.database, db: { ...t.database.db, getExecutor: () => { throw new Error('connection refused'); } } } as unknown as typeof t.database;
+    const stuck = {
+      ...t.database,
+      db: {
+        ...t.database.db,
+        getExecutor: () => {
+          throw new Error('connection refused');
+        },
+      },
+    } as unknown as typeof t.database;
     const result = await readiness({ database: stuck, timeoutMs: 500 });
     expect(result.ready).toBe(false);
     expect(result.error).toBe('Not ready: the database is unreachable (connection refused)');

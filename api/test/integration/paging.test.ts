@@ -23,7 +23,15 @@ afterAll(async () => {
 async function seedActivities(client: Client, count: number, at = (index: number) => new Date(Date.UTC(2026, 0, 1) + index * 1000)) {
   await t.db
     .insertInto('activities')
-    .values(Array.from({ length: count }, (_, index) => ({ workspaceId: client.user!.workspaceId!, userId: client.user!.id, action: `Event ${index}`, type: 'info' as const, createdAt: at(index) })))
+    .values(
+      Array.from({ length: count }, (_, index) => ({
+        workspaceId: client.user!.workspaceId!,
+        userId: client.user!.id,
+        action: `Event ${index}`,
+        type: 'info' as const,
+        createdAt: at(index),
+      })),
+    )
     .execute();
 }
 
@@ -62,7 +70,12 @@ describe('GET /api/activities', () => {
 });
 
 /** Each paged list: how to add one row, and the time column its order runs on. */
-const lists: { path: string; table: 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'posts' | 'sessions' | 'activities'; column: 'createdAt' | 'startedAt'; add(client: Client): Promise<unknown> }[] = [
+const lists: {
+  path: string;
+  table: 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'posts' | 'sessions' | 'activities';
+  column: 'createdAt' | 'startedAt';
+  add(client: Client): Promise<unknown>;
+}[] = [
   { path: '/api/devices', table: 'devices', column: 'createdAt', add: (client) => buildDevice(client) },
   { path: '/api/tasks', table: 'tasks', column: 'createdAt', add: (client) => buildTask(client) },
   { path: '/api/campaigns', table: 'campaigns', column: 'createdAt', add: (client) => buildCampaign(client) },
@@ -86,7 +99,11 @@ describe.each(lists)('paging $path', ({ path, table, column, add }) => {
     await t.db
       .updateTable(table)
       .set({ [column]: new Date(Date.UTC(2026, 5, 1, 12)) })
-      .where('id', 'in', rows.map((row) => row.id))
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
       .execute();
 
     const whole = await operator.get<{ id: string }[]>(path);
@@ -111,8 +128,16 @@ describe('paging refusals', () => {
     ['limit', 'limit=ten', 'Limit must be a number'],
     ['cursor', 'cursor=not-a-cursor', 'Cursor is not one this server gave; start again from the first page'],
     ['cursor', `cursor=${Buffer.from('["yesterday","x"]').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
-    ['cursor', `cursor=${Buffer.from('["2026-01-01T00:00:00.000Z","not-a-uuid"]').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
-    ['cursor', `cursor=${Buffer.from('{"at":"2026-01-01T00:00:00.000Z"}').toString('base64url')}`, 'Cursor is not one this server gave; start again from the first page'],
+    [
+      'cursor',
+      `cursor=${Buffer.from('["2026-01-01T00:00:00.000Z","not-a-uuid"]').toString('base64url')}`,
+      'Cursor is not one this server gave; start again from the first page',
+    ],
+    [
+      'cursor',
+      `cursor=${Buffer.from('{"at":"2026-01-01T00:00:00.000Z"}').toString('base64url')}`,
+      'Cursor is not one this server gave; start again from the first page',
+    ],
     ['cursor', `cursor=${'a'.repeat(201)}`, 'Cursor must be at most 200 characters'],
   ])('refuses a bad %s (%s)', async (field, query, message) => {
     for (const { path } of lists) {

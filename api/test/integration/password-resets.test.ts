@@ -51,7 +51,11 @@ describe('a password reset link', () => {
     // Making the link ends nothing yet.
     expectStatus(await client.get('/api/auth/me'), 200);
 
-    expectFieldError(await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'short' }), 'password', 'Password must be at least 8 characters');
+    expectFieldError(
+      await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'short' }),
+      'password',
+      'Password must be at least 8 characters',
+    );
     expectStatus(await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'a fresh password' }), 200);
     expectError(await client.get('/api/auth/me'), 401, messages.notSignedIn);
     expectError(await elsewhere.get('/api/auth/me'), 401, messages.notSignedIn);
@@ -61,7 +65,11 @@ describe('a password reset link', () => {
     expectStatus(login, 200);
 
     // Once only.
-    expectError(await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'another password' }), 404, messages.passwordResetInvalid);
+    expectError(
+      await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'another password' }),
+      404,
+      messages.passwordResetInvalid,
+    );
     expectError(await new Client(t.app).get(`/api/password-resets/lookup/${link.token}`), 404, messages.passwordResetInvalid);
   });
 
@@ -69,8 +77,16 @@ describe('a password reset link', () => {
     const operator = await signUp(t.app);
     const { client } = await member(operator);
     const expired = await resetLink(operator, client.user!.id);
-    await t.db.updateTable('passwordResets').set({ expiresAt: new Date(Date.now() - 1000) }).where('userId', '=', client.user!.id).execute();
-    expectError(await new Client(t.app).post('/api/auth/password-reset', { token: expired.token, password: 'a fresh password' }), 404, messages.passwordResetInvalid);
+    await t.db
+      .updateTable('passwordResets')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('userId', '=', client.user!.id)
+      .execute();
+    expectError(
+      await new Client(t.app).post('/api/auth/password-reset', { token: expired.token, password: 'a fresh password' }),
+      404,
+      messages.passwordResetInvalid,
+    );
     const older = await resetLink(operator, client.user!.id);
     const newer = await resetLink(operator, client.user!.id);
     expectError(await new Client(t.app).get(`/api/password-resets/lookup/${older.token}`), 404, messages.passwordResetInvalid);
@@ -92,7 +108,11 @@ describe('a password reset link', () => {
     const { client } = await member(operator);
     const link = await resetLink(operator, client.user!.id);
     expectStatus(await operator.patch(`/api/users/${client.user!.id}`, { isActive: false }), 200);
-    expectError(await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'a fresh password' }), 404, messages.passwordResetInvalid);
+    expectError(
+      await new Client(t.app).post('/api/auth/password-reset', { token: link.token, password: 'a fresh password' }),
+      404,
+      messages.passwordResetInvalid,
+    );
   });
 
   it('sets one password when used several times at once', async () => {
@@ -100,7 +120,9 @@ describe('a password reset link', () => {
     const { client, email } = await member(operator);
     const link = await resetLink(operator, client.user!.id);
     const base = await serve(t.app);
-    const answers = await together(4, (index) => http(base, 'POST', '/api/auth/password-reset', { body: { token: link.token, password: `racing password ${index}` } }));
+    const answers = await together(4, (index) =>
+      http(base, 'POST', '/api/auth/password-reset', { body: { token: link.token, password: `racing password ${index}` } }),
+    );
     expect(statuses(answers)).toEqual({ 200: 1, 404: 3 });
     const winner = answers.findIndex((answer) => answer.status === 200);
     expectStatus(await new Client(t.app).post('/api/auth/login', { email, password: `racing password ${winner}` }), 200);

@@ -21,11 +21,17 @@ afterAll(async () => {
 });
 
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
-const create = (body: Record<string, unknown>, client: Client = operator) => client.post<Post>('/api/posts', { accountId: account.id, caption: 'Hello', ...body });
+const create = (body: Record<string, unknown>, client: Client = operator) =>
+  client.post<Post>('/api/posts', { accountId: account.id, caption: 'Hello', ...body });
 
 describe('POST /api/posts', () => {
   it('creates a draft by default, recording who made it whatever the body says', async () => {
-    const answer = await create({ caption: 'Spring is here', hashtags: ['#spring', '#glow'], mediaUrls: ['/api/objects/a'], createdById: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' });
+    const answer = await create({
+      caption: 'Spring is here',
+      hashtags: ['#spring', '#glow'],
+      mediaUrls: ['/api/objects/a'],
+      createdById: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b',
+    });
     expectStatus(answer, 201);
     expect(answer.body).toMatchObject({
       accountId: account.id,
@@ -112,9 +118,16 @@ describe('moves', () => {
   it('schedules a draft only with a time to come', async () => {
     const draft = await postIn('draft');
     expectFieldError(await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled' }), 'scheduledAt', messages.scheduleRequired);
-    expectFieldError(await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }), 'scheduledAt', 'Schedule Date & Time must be in the future');
+    expectFieldError(
+      await operator.patch(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: '2020-01-01T00:00:00Z' }),
+      'scheduledAt',
+      'Schedule Date & Time must be in the future',
+    );
     const at = inAnHour();
-    expect((await operator.patch<Post>(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: at })).body).toMatchObject({ status: 'scheduled', scheduledAt: at });
+    expect((await operator.patch<Post>(`/api/posts/${draft.id}`, { status: 'scheduled', scheduledAt: at })).body).toMatchObject({
+      status: 'scheduled',
+      scheduledAt: at,
+    });
     const later = new Date(Date.now() + 7200_000).toISOString();
     expect((await operator.patch<Post>(`/api/posts/${draft.id}`, { scheduledAt: later })).body.scheduledAt).toBe(later);
   });
@@ -131,13 +144,20 @@ describe('moves', () => {
 
   it.each(moves.filter((move) => !move.allowed))('$from → $to is refused with 409', async ({ from, to }) => {
     const post = await postIn(from);
-    expectError(await operator.patch(`/api/posts/${post.id}`, { status: to, ...(to === 'scheduled' ? { scheduledAt: inAnHour() } : {}) }), 409, `A ${from} post cannot become ${to}`);
+    expectError(
+      await operator.patch(`/api/posts/${post.id}`, { status: to, ...(to === 'scheduled' ? { scheduledAt: inAnHour() } : {}) }),
+      409,
+      `A ${from} post cannot become ${to}`,
+    );
     expect((await operator.get(`/api/posts/${post.id}`)).body).toEqual(post);
   });
 
   it('edits caption and hashtags, and answers an empty body with the post unchanged', async () => {
     const post = await postIn('draft');
-    expect((await operator.patch<Post>(`/api/posts/${post.id}`, { caption: 'Edited', hashtags: ['#new'] })).body).toMatchObject({ caption: 'Edited', hashtags: ['#new'] });
+    expect((await operator.patch<Post>(`/api/posts/${post.id}`, { caption: 'Edited', hashtags: ['#new'] })).body).toMatchObject({
+      caption: 'Edited',
+      hashtags: ['#new'],
+    });
     expectFieldError(await operator.patch(`/api/posts/${post.id}`, { caption: '' }), 'caption', messages.captionRequired);
     const same = await operator.patch<Post>(`/api/posts/${post.id}`, {});
     expectStatus(same, 200);
@@ -166,7 +186,11 @@ describe('campaigns and lists', () => {
 
     expect((await owner.patch<Post>(`/api/posts/${attached.id}`, { campaignId: null })).body.campaignId).toBeNull();
     expect(await ids('/api/posts?campaignId=none')).toHaveLength(3);
-    expectFieldError(await owner.patch(`/api/posts/${attached.id}`, { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'campaignId', "Campaign must be one of this workspace's campaigns");
+    expectFieldError(
+      await owner.patch(`/api/posts/${attached.id}`, { campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'campaignId',
+      "Campaign must be one of this workspace's campaigns",
+    );
   });
 
   it('creates a post inside a campaign', async () => {

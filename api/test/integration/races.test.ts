@@ -40,7 +40,9 @@ describe('one invitation admits one person', () => {
 
   it('two parallel signups with one email make one account', async () => {
     const email = uniqueEmail('twin');
-    const answers = await together(4, () => http(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery', name: 'Tia Twin', role: 'operator' } }));
+    const answers = await together(4, () =>
+      http(base, 'POST', '/api/auth/signup', { body: { email, password: 'correct horse battery', name: 'Tia Twin', role: 'operator' } }),
+    );
     expect(statuses(answers)).toEqual({ 201: 1, 409: 3 });
     for (const refused of answers.filter((answer) => answer.status === 409)) expect(refused.body.error).toBe(messages.emailTaken);
   });

@@ -47,7 +47,15 @@ describe('a workspace’s recipes', () => {
     const body = { ...(await template()), version: 7, verified: true, notes: 'Checked on our Pixel 7s with Instagram 360' };
     const created = await operator.post('/api/recipes', { recipe: body });
     expectStatus(created, 201);
-    expect(created.body).toMatchObject({ recipeId: 'instagram.post', version: 7, platform: 'instagram', routines: ['create_post'], verified: true, enabled: true, appPackage: 'com.instagram.android' });
+    expect(created.body).toMatchObject({
+      recipeId: 'instagram.post',
+      version: 7,
+      platform: 'instagram',
+      routines: ['create_post'],
+      verified: true,
+      enabled: true,
+      appPackage: 'com.instagram.android',
+    });
     expect(created.body.body).toMatchObject({ id: 'instagram.post', version: 7, notes: 'Checked on our Pixel 7s with Instagram 360' });
 
     expect((await operator.get<RecipeList>('/api/recipes')).body.recipes.map((recipe) => [recipe.recipeId, recipe.version])).toEqual([['instagram.post', 7]]);
@@ -62,7 +70,11 @@ describe('a workspace’s recipes', () => {
   it('refuses the same id and version twice, and a document the schema refuses, naming where', async () => {
     const body = { ...(await template()), version: 8 };
     expectStatus(await operator.post('/api/recipes', { recipe: body }), 201);
-    expectError(await operator.post('/api/recipes', { recipe: body }), 409, 'This workspace already has version 8 of instagram.post: raise the recipe\'s version to add a new one');
+    expectError(
+      await operator.post('/api/recipes', { recipe: body }),
+      409,
+      "This workspace already has version 8 of instagram.post: raise the recipe's version to add a new one",
+    );
 
     const bad = await operator.post('/api/recipes', { recipe: { ...body, version: 9, platform: 'myspace' } });
     expectClientError(bad);
@@ -86,7 +98,12 @@ describe('a workspace’s recipes', () => {
 describe('recipes travel with the work', () => {
   it('sends the workspace’s enabled recipes with a post task, and none once they are turned off or removed', async () => {
     const { operator: owner } = await people(t.app);
-    const body = { ...(await template()), version: 12, verified: true, app: { package: 'com.instagram.android', writtenFor: '360.0.0.52.192', minVersion: '350' } };
+    const body = {
+      ...(await template()),
+      version: 12,
+      verified: true,
+      app: { package: 'com.instagram.android', writtenFor: '360.0.0.52.192', minVersion: '350' },
+    };
     const created = await owner.post('/api/recipes', { recipe: body });
     expectStatus(created, 201);
 
@@ -126,7 +143,11 @@ describe('a post’s media for the phone that publishes it', () => {
     const id = path.split('/').pop()!;
     const account = await buildAccount(owner, { deviceId: mine.device.id, status: 'active' });
     const post = await buildPost(owner, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), mediaUrls: [path] });
-    await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+    await t.db
+      .updateTable('posts')
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where('id', '=', post.id)
+      .execute();
     await t.app.ctx.jobs!.runNow('posts.due');
 
     const get = (token?: string) => fetch(`${url}/api/agent/media/${id}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
@@ -137,10 +158,9 @@ describe('a post’s media for the phone that publishes it', () => {
     expect((await get(other.token)).status).toBe(404);
     expect((await get('dev_not_a_real_token')).status).toBe(401);
     expect(await (await get()).json()).toEqual({ error: 'This phone credential is not valid' });
-    expect((await fetch(`${url}/api/agent/media/${id}`, { headers: { authorization: `Bearer ${mine.token}` } }).then((r) => r.status))).toBe(200);
+    expect(await fetch(`${url}/api/agent/media/${id}`, { headers: { authorization: `Bearer ${mine.token}` } }).then((r) => r.status)).toBe(200);
     // Another workspace's phone, even for a post there naming the same path, gets nothing.
     const strangerPhone = await enrolledPhone(stranger);
     expect((await get(strangerPhone.token)).status).toBe(404);
   });
 });
-

@@ -28,7 +28,12 @@ describe('derived durations and defaults (SPEC §9)', () => {
     ['doom_scroll', {}, 10, { duration: 10, speed: 'medium' }],
     ['doom_scroll', { settings: { duration: 20, speed: 'fast' } }, 20, { duration: 20, speed: 'fast' }],
     ['branch_from_account', {}, 10, { branchDepth: 2, engagementRate: 50 }],
-    ['branch_from_account', { settings: { branchDepth: 3, engagementRate: 0, sourceAccount: '@muse' } }, 15, { branchDepth: 3, engagementRate: 0, sourceAccount: '@muse' }],
+    [
+      'branch_from_account',
+      { settings: { branchDepth: 3, engagementRate: 0, sourceAccount: '@muse' } },
+      15,
+      { branchDepth: 3, engagementRate: 0, sourceAccount: '@muse' },
+    ],
     ['branch_from_account', { settings: { branchDepth: 5, engagementRate: 100 } }, 25, { branchDepth: 5, engagementRate: 100 }],
     ['create_post', {}, 10, { contentType: 'video' }],
     ['create_post', { settings: { contentType: 'carousel' }, duration: 45 }, 10, { contentType: 'carousel', duration: 45 }],
@@ -48,8 +53,25 @@ describe('derived durations and defaults (SPEC §9)', () => {
   it('fills name, platform, intensity and flags from the type and the campaign', async () => {
     const { campaign, account } = await buildLinkedCampaign(operator, { platform: 'tiktok' });
     const answer = await create({ campaignId: campaign.id, accountId: account.id, type: 'doom_scroll' });
-    expect(answer.body).toMatchObject({ campaignId: campaign.id, accountId: account.id, name: 'Doom Scroll', platform: 'tiktok', intensity: 5, actions: [], isActive: true, sequence: 1 });
-    const named = await create({ campaignId: campaign.id, accountId: account.id, type: 'warmup', name: 'Morning', intensity: 9, actions: ['like', 'follow'], isActive: false });
+    expect(answer.body).toMatchObject({
+      campaignId: campaign.id,
+      accountId: account.id,
+      name: 'Doom Scroll',
+      platform: 'tiktok',
+      intensity: 5,
+      actions: [],
+      isActive: true,
+      sequence: 1,
+    });
+    const named = await create({
+      campaignId: campaign.id,
+      accountId: account.id,
+      type: 'warmup',
+      name: 'Morning',
+      intensity: 9,
+      actions: ['like', 'follow'],
+      isActive: false,
+    });
     expect(named.body).toMatchObject({ name: 'Morning', intensity: 9, actions: ['like', 'follow'], isActive: false });
     expect((await operator.get('/api/activities')).body[0]).toMatchObject({ action: `Routine "Morning" added to "${campaign.name}"`, type: 'info' });
   });
@@ -65,7 +87,10 @@ describe('sequence', () => {
 
     expectStatus(await operator.delete(`/api/routines/${second.id}`), 204);
     const listed = await operator.get<Routine[]>(`/api/routines?campaignId=${campaign.id}`);
-    expect(listed.body.map((row) => [row.name, row.sequence])).toEqual([['One', 1], ['Three', 2]]);
+    expect(listed.body.map((row) => [row.name, row.sequence])).toEqual([
+      ['One', 1],
+      ['Three', 2],
+    ]);
     expect((await buildRoutine(operator, campaign.id, account.id, { name: 'Four' })).sequence).toBe(3);
     expect((await operator.get('/api/activities')).body[1]).toMatchObject({ action: 'Routine "Two" deleted', type: 'warning' });
     expectError(await operator.delete(`/api/routines/${second.id}`), 404, messages.notFound);
@@ -89,14 +114,26 @@ describe('refusals', () => {
     expectFieldError(await create({ campaignId: campaign.id, type: 'warmup' }), 'accountId', messages.routineAccount);
     expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: '' }), 'accountId', messages.routineAccount);
     expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: unlinked.id }), 'accountId', 'Account must be linked to the campaign');
-    expectFieldError(await create({ campaignId: campaign.id, type: 'warmup', accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'accountId', "Account must be one of this workspace's accounts");
+    expectFieldError(
+      await create({ campaignId: campaign.id, type: 'warmup', accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'accountId',
+      "Account must be one of this workspace's accounts",
+    );
     expect((await operator.get(`/api/routines?campaignId=${campaign.id}`)).body).toEqual([]);
   });
 
   it('needs a campaign of this workspace and a type', async () => {
     const { campaign, account } = await buildLinkedCampaign(operator);
-    expectFieldError(await create({ campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', type: 'warmup', accountId: account.id }), 'campaignId', "Campaign must be one of this workspace's campaigns");
-    expectFieldError(await create({ campaignId: campaign.id, accountId: account.id }), 'type', 'Type must be one of basic, warmup, doom_scroll, branch_from_account, create_post, basic_scroll or engage_comments');
+    expectFieldError(
+      await create({ campaignId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', type: 'warmup', accountId: account.id }),
+      'campaignId',
+      "Campaign must be one of this workspace's campaigns",
+    );
+    expectFieldError(
+      await create({ campaignId: campaign.id, accountId: account.id }),
+      'type',
+      'Type must be one of basic, warmup, doom_scroll, branch_from_account, create_post, basic_scroll or engage_comments',
+    );
   });
 
   it.each([
@@ -124,7 +161,11 @@ describe('PATCH /api/routines/:id', () => {
     expect(retyped.body).toMatchObject({ type: 'engage_comments', duration: 10, settings: { targetPosts: 5, engagementRate: 50 } });
     const renamed = await operator.patch<Routine>(`/api/routines/${routine.id}`, { name: 'Renamed', intensity: 2, isActive: false });
     expect(renamed.body).toMatchObject({ name: 'Renamed', intensity: 2, isActive: false, duration: 10 });
-    expectFieldError(await operator.patch(`/api/routines/${routine.id}`, { settings: { engagementRate: 150 } }), 'settings.engagementRate', messages.engagementRate);
+    expectFieldError(
+      await operator.patch(`/api/routines/${routine.id}`, { settings: { engagementRate: 150 } }),
+      'settings.engagementRate',
+      messages.engagementRate,
+    );
   });
 
   it('moves a routine only to an account linked to its campaign', async () => {
@@ -168,6 +209,13 @@ describe('GET /api/routines and /api/campaign-sessions', () => {
     const listed = await operator.get<CampaignSession[]>(`/api/campaign-sessions?campaignId=${campaign.id}`);
     expectStatus(listed, 200);
     expect(listed.body.map((row) => row.status)).toEqual(['pending', 'completed']);
-    expect(listed.body[0]).toMatchObject({ campaignId: campaign.id, routineId: routine.id, accountId: account.id, sessionId: null, startedAt: null, completedAt: null });
+    expect(listed.body[0]).toMatchObject({
+      campaignId: campaign.id,
+      routineId: routine.id,
+      accountId: account.id,
+      sessionId: null,
+      startedAt: null,
+      completedAt: null,
+    });
   });
 });

@@ -24,7 +24,11 @@ const deviceOf = async (id: string) => (await operator.get<Device>(`/api/devices
 
 /** Moves a running session's start back, as if it had run `seconds` already. */
 async function ranFor(sessionId: string, seconds: number): Promise<void> {
-  await t.db.updateTable('sessions').set({ activeSince: new Date(Date.now() - seconds * 1000) }).where('id', '=', sessionId).execute();
+  await t.db
+    .updateTable('sessions')
+    .set({ activeSince: new Date(Date.now() - seconds * 1000) })
+    .where('id', '=', sessionId)
+    .execute();
 }
 
 describe('POST /api/sessions', () => {
@@ -35,8 +39,28 @@ describe('POST /api/sessions', () => {
     const task = await buildTask(operator, { title: 'Warm up @glow', deviceId: device.id });
     const answer = await operator.post<Session>('/api/sessions', { deviceId: device.id, taskId: task.id });
     expectStatus(answer, 201);
-    expect(answer.body).toMatchObject({ deviceId: device.id, vaId: va.user!.id, taskId: task.id, currentTask: 'Warm up @glow', duration: 0, screenshots: 0, isActive: true, endedAt: null });
-    expect(Object.keys(answer.body).sort()).toEqual(['currentTask', 'deviceId', 'duration', 'endedAt', 'id', 'isActive', 'screenshots', 'startedAt', 'taskId', 'vaId']);
+    expect(answer.body).toMatchObject({
+      deviceId: device.id,
+      vaId: va.user!.id,
+      taskId: task.id,
+      currentTask: 'Warm up @glow',
+      duration: 0,
+      screenshots: 0,
+      isActive: true,
+      endedAt: null,
+    });
+    expect(Object.keys(answer.body).sort()).toEqual([
+      'currentTask',
+      'deviceId',
+      'duration',
+      'endedAt',
+      'id',
+      'isActive',
+      'screenshots',
+      'startedAt',
+      'taskId',
+      'vaId',
+    ]);
     expect((await deviceOf(device.id)).status).toBe('busy');
     const activities = (await operator.get<{ action: string }[]>(`/api/activities?deviceId=${device.id}`)).body;
     expect(activities[0]).toMatchObject({ action: 'Session started on Pixel Live', type: 'info' });
@@ -61,8 +85,16 @@ describe('POST /api/sessions', () => {
 
   it('refuses an unknown phone or task', async () => {
     const device = await buildDevice(operator);
-    expectFieldError(await operator.post('/api/sessions', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'deviceId', "Device must be one of this workspace's devices");
-    expectFieldError(await operator.post('/api/sessions', { deviceId: device.id, taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', "Task must be one of this workspace's tasks");
+    expectFieldError(
+      await operator.post('/api/sessions', { deviceId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'deviceId',
+      "Device must be one of this workspace's devices",
+    );
+    expectFieldError(
+      await operator.post('/api/sessions', { deviceId: device.id, taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'taskId',
+      "Task must be one of this workspace's tasks",
+    );
     expectFieldError(await operator.post('/api/sessions', {}), 'deviceId', 'Device is required');
     expect((await operator.get(`/api/sessions?deviceId=${device.id}`)).body).toEqual([]);
   });
@@ -84,7 +116,11 @@ describe('pause, resume, stop', () => {
     expect(paused.body.duration).toBeLessThan(120);
     expect((await deviceOf(device.id)).status).toBe('idle');
     // A paused session does not count time.
-    await t.db.updateTable('sessions').set({ startedAt: new Date(Date.now() - 3600_000) }).where('id', '=', session.id).execute();
+    await t.db
+      .updateTable('sessions')
+      .set({ startedAt: new Date(Date.now() - 3600_000) })
+      .where('id', '=', session.id)
+      .execute();
     expect((await operator.get<Session>(`/api/sessions/${session.id}`)).body.duration).toBe(paused.body.duration);
 
     const resumed = await operator.patch<Session>(`/api/sessions/${session.id}`, { isActive: true });
@@ -101,7 +137,12 @@ describe('pause, resume, stop', () => {
     expect(after.sessionTime).toBe(stopped.body.duration);
 
     const actions = (await operator.get<{ action: string }[]>(`/api/activities?deviceId=${device.id}`)).body.map((row) => row.action);
-    expect(actions.slice(0, 4)).toEqual(['Session stopped on Pixel Cycle', 'Session resumed on Pixel Cycle', 'Session paused on Pixel Cycle', 'Session started on Pixel Cycle']);
+    expect(actions.slice(0, 4)).toEqual([
+      'Session stopped on Pixel Cycle',
+      'Session resumed on Pixel Cycle',
+      'Session paused on Pixel Cycle',
+      'Session started on Pixel Cycle',
+    ]);
   });
 
   it('counts a running session up to now on every read', async () => {
@@ -139,7 +180,11 @@ describe('pause, resume, stop', () => {
     const task = await buildTask(operator);
     const answer = await operator.patch<Session>(`/api/sessions/${session.id}`, { currentTask: 'Replying to DMs', taskId: task.id });
     expect(answer.body).toMatchObject({ currentTask: 'Replying to DMs', taskId: task.id, isActive: true });
-    expectFieldError(await operator.patch(`/api/sessions/${session.id}`, { taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }), 'taskId', "Task must be one of this workspace's tasks");
+    expectFieldError(
+      await operator.patch(`/api/sessions/${session.id}`, { taskId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' }),
+      'taskId',
+      "Task must be one of this workspace's tasks",
+    );
   });
 
   it('answers 404 for unknown sessions', async () => {

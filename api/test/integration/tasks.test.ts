@@ -24,7 +24,13 @@ const ids = (rows: { id: string }[]) => rows.map((row) => row.id);
 /** Puts a fresh task into `status` through the moves a person makes. */
 async function taskIn(status: TaskStatus): Promise<Task> {
   const task = await buildTask(operator);
-  const path: Record<TaskStatus, TaskStatus[]> = { pending: [], 'in-progress': ['in-progress'], completed: ['completed'], failed: ['failed'], cancelled: ['cancelled'] };
+  const path: Record<TaskStatus, TaskStatus[]> = {
+    pending: [],
+    'in-progress': ['in-progress'],
+    completed: ['completed'],
+    failed: ['failed'],
+    cancelled: ['cancelled'],
+  };
   for (const step of path[status]) expectStatus(await operator.patch(`/api/tasks/${task.id}`, { status: step }), 200);
   return (await operator.get<Task>(`/api/tasks/${task.id}`)).body;
 }
@@ -52,7 +58,9 @@ describe('POST /api/tasks', () => {
     const device = await buildDevice(operator, { assignedToId: va.user!.id });
     const task = await buildTask(operator, { deviceId: device.id });
     expect(task.assignedToId).toBe(va.user!.id);
-    expect(t.changes).toContainEqual(expect.objectContaining({ event: 'task.assigned', userId: va.user!.id, payload: expect.objectContaining({ id: task.id }) }));
+    expect(t.changes).toContainEqual(
+      expect.objectContaining({ event: 'task.assigned', userId: va.user!.id, payload: expect.objectContaining({ id: task.id }) }),
+    );
   });
 
   it('lets the operator name someone else, or nobody, for a phone with a VA', async () => {
@@ -81,7 +89,9 @@ describe('POST /api/tasks', () => {
 
 describe('status moves', () => {
   const moves = (Object.keys(taskTransitions) as TaskStatus[]).flatMap((from) =>
-    (['pending', 'in-progress', 'completed', 'failed'] as const).filter((to) => to !== from).map((to) => ({ from, to, allowed: taskTransitions[from].includes(to) })),
+    (['pending', 'in-progress', 'completed', 'failed'] as const)
+      .filter((to) => to !== from)
+      .map((to) => ({ from, to, allowed: taskTransitions[from].includes(to) })),
   );
 
   it.each(moves.filter((move) => move.allowed))('$from → $to is allowed', async ({ from, to }) => {
@@ -141,8 +151,16 @@ describe('a VA and tasks', () => {
   it('changes nothing but the status', async () => {
     const task = await buildTask(operator, { assignedToId: va.user!.id });
     expectError(await va.patch(`/api/tasks/${task.id}`, { title: 'Mine now' }), 403, "A virtual assistant may change only a task's status, not title");
-    expectError(await va.patch(`/api/tasks/${task.id}`, { status: 'completed', priority: 'low' }), 403, "A virtual assistant may change only a task's status, not priority");
-    expectError(await va.patch(`/api/tasks/${task.id}`, { assignedToId: otherVa.user!.id }), 403, "A virtual assistant may change only a task's status, not assignedToId");
+    expectError(
+      await va.patch(`/api/tasks/${task.id}`, { status: 'completed', priority: 'low' }),
+      403,
+      "A virtual assistant may change only a task's status, not priority",
+    );
+    expectError(
+      await va.patch(`/api/tasks/${task.id}`, { assignedToId: otherVa.user!.id }),
+      403,
+      "A virtual assistant may change only a task's status, not assignedToId",
+    );
     expect((await operator.get(`/api/tasks/${task.id}`)).body).toEqual(task);
   });
 

@@ -49,7 +49,10 @@ async function side(name: string): Promise<Side> {
   const routine = await buildRoutine(operator, campaign.id, account.id);
   const session = await buildSession(operator, device.id, { taskId: task.id });
   const image = await uploadImage(operator);
-  await t.db.insertInto('campaignSessions').values({ workspaceId: operator.user!.workspaceId!, campaignId: campaign.id, routineId: routine.id, accountId: account.id }).execute();
+  await t.db
+    .insertInto('campaignSessions')
+    .values({ workspaceId: operator.user!.workspaceId!, campaignId: campaign.id, routineId: routine.id, accountId: account.id })
+    .execute();
   await buildInvitation(operator);
   return { operator, va, device, task, campaign, account, post, routineId: routine.id, sessionId: session.id, image };
 }
@@ -85,7 +88,17 @@ describe('lists show only the caller’s workspace', () => {
       expectStatus(answer, 200);
       expect(answer.body.length).toBeGreaterThan(0);
       const text = JSON.stringify(answer.body);
-      for (const foreignId of [other.operator.user!.id, other.va.user!.id, other.device.id, other.task.id, other.campaign.id, other.account.id, other.post.id, other.routineId, other.sessionId]) {
+      for (const foreignId of [
+        other.operator.user!.id,
+        other.va.user!.id,
+        other.device.id,
+        other.task.id,
+        other.campaign.id,
+        other.account.id,
+        other.post.id,
+        other.routineId,
+        other.sessionId,
+      ]) {
         expect(text).not.toContain(foreignId);
       }
     }
@@ -116,7 +129,7 @@ describe('lists show only the caller’s workspace', () => {
       const answer = await ours.operator.get(url);
       expect({ url, status: answer.status, body: answer.body }).toEqual({ url, status: 200, body: [] });
     }
-    expect((await ours.operator.get('/api/tasks/counts?deviceId=' + theirs.device.id)).body).toMatchObject({ all: 0 });
+    expect((await ours.operator.get(`/api/tasks/counts?deviceId=${theirs.device.id}`)).body).toMatchObject({ all: 0 });
   });
 
   it('figures count only the workspace', async () => {
@@ -155,9 +168,27 @@ describe('an id of another workspace in a path answers 404', () => {
     { name: 'GET a post', method: 'GET', url: (s: Side) => `/api/posts/${s.post.id}`, va: 404 },
     { name: 'GET an uploaded image', method: 'GET', url: (s: Side) => s.image, va: 404 },
     { name: 'PATCH a task', method: 'PATCH', url: (s: Side) => `/api/tasks/${s.task.id}`, va: 404, check: (s: Side) => `/api/tasks/${s.task.id}` },
-    { name: 'PATCH a routine', method: 'PATCH', url: (s: Side) => `/api/routines/${s.routineId}`, va: 403, check: (s: Side) => `/api/routines?campaignId=${s.campaign.id}` },
-    { name: 'stop a session', method: 'POST', url: (s: Side) => `/api/sessions/${s.sessionId}/stop`, va: 404, check: (s: Side) => `/api/sessions/${s.sessionId}` },
-    { name: 'unlink an account', method: 'DELETE', url: (s: Side) => `/api/campaigns/${s.campaign.id}/accounts/${s.account.id}`, va: 403, check: (s: Side) => `/api/campaigns/${s.campaign.id}` },
+    {
+      name: 'PATCH a routine',
+      method: 'PATCH',
+      url: (s: Side) => `/api/routines/${s.routineId}`,
+      va: 403,
+      check: (s: Side) => `/api/routines?campaignId=${s.campaign.id}`,
+    },
+    {
+      name: 'stop a session',
+      method: 'POST',
+      url: (s: Side) => `/api/sessions/${s.sessionId}/stop`,
+      va: 404,
+      check: (s: Side) => `/api/sessions/${s.sessionId}`,
+    },
+    {
+      name: 'unlink an account',
+      method: 'DELETE',
+      url: (s: Side) => `/api/campaigns/${s.campaign.id}/accounts/${s.account.id}`,
+      va: 403,
+      check: (s: Side) => `/api/campaigns/${s.campaign.id}`,
+    },
     { name: 'DELETE a post', method: 'DELETE', url: (s: Side) => `/api/posts/${s.post.id}`, va: 404, check: (s: Side) => `/api/posts/${s.post.id}` },
   ] satisfies PathCase[])('$name', async (row: PathCase) => {
     const body = row.method === 'PATCH' ? { intensity: 3 } : undefined;
@@ -184,23 +215,103 @@ describe('an id of another workspace in a body answers 400 and writes nothing', 
     what === 'member' ? `${names[field]} must be an active member of this workspace` : `${names[field]} must be one of this workspace's ${what}s`;
 
   it.each([
-    ['POST /api/tasks deviceId', () => ours.operator.post('/api/tasks', { title: 'x', type: 'post', priority: 'low', deviceId: theirs.device.id }), 'deviceId', noSuch('deviceId', 'device')],
-    ['POST /api/tasks assignedToId', () => ours.operator.post('/api/tasks', { title: 'x', type: 'post', priority: 'low', assignedToId: theirs.va.user!.id }), 'assignedToId', noSuch('assignedToId', 'member')],
-    ['PATCH /api/tasks deviceId', () => ours.operator.patch(`/api/tasks/${ours.task.id}`, { deviceId: theirs.device.id }), 'deviceId', noSuch('deviceId', 'device')],
-    ['PATCH /api/devices assignedToId', () => ours.operator.patch(`/api/devices/${ours.device.id}`, { assignedToId: theirs.operator.user!.id }), 'assignedToId', noSuch('assignedToId', 'member')],
+    [
+      'POST /api/tasks deviceId',
+      () => ours.operator.post('/api/tasks', { title: 'x', type: 'post', priority: 'low', deviceId: theirs.device.id }),
+      'deviceId',
+      noSuch('deviceId', 'device'),
+    ],
+    [
+      'POST /api/tasks assignedToId',
+      () => ours.operator.post('/api/tasks', { title: 'x', type: 'post', priority: 'low', assignedToId: theirs.va.user!.id }),
+      'assignedToId',
+      noSuch('assignedToId', 'member'),
+    ],
+    [
+      'PATCH /api/tasks deviceId',
+      () => ours.operator.patch(`/api/tasks/${ours.task.id}`, { deviceId: theirs.device.id }),
+      'deviceId',
+      noSuch('deviceId', 'device'),
+    ],
+    [
+      'PATCH /api/devices assignedToId',
+      () => ours.operator.patch(`/api/devices/${ours.device.id}`, { assignedToId: theirs.operator.user!.id }),
+      'assignedToId',
+      noSuch('assignedToId', 'member'),
+    ],
     ['POST /api/sessions deviceId', () => ours.operator.post('/api/sessions', { deviceId: theirs.device.id }), 'deviceId', noSuch('deviceId', 'device')],
-    ['PATCH /api/sessions taskId', () => ours.operator.patch(`/api/sessions/${ours.sessionId}`, { taskId: theirs.task.id }), 'taskId', noSuch('taskId', 'task')],
-    ['POST /api/routines campaignId', () => ours.operator.post('/api/routines', { campaignId: theirs.campaign.id, accountId: ours.account.id, type: 'warmup' }), 'campaignId', noSuch('campaignId', 'campaign')],
-    ['POST /api/routines accountId', () => ours.operator.post('/api/routines', { campaignId: ours.campaign.id, accountId: theirs.account.id, type: 'warmup' }), 'accountId', noSuch('accountId', 'account')],
-    ['POST /api/campaigns/:id/accounts accountId', () => ours.operator.post(`/api/campaigns/${ours.campaign.id}/accounts`, { accountId: theirs.account.id }), 'accountId', noSuch('accountId', 'account')],
-    ['POST /api/accounts deviceId', () => ours.operator.post('/api/accounts', { username: 'x', platform: 'instagram', deviceId: theirs.device.id }), 'deviceId', noSuch('deviceId', 'device')],
-    ['PATCH /api/accounts deviceId', () => ours.operator.patch(`/api/accounts/${ours.account.id}`, { deviceId: theirs.device.id }), 'deviceId', noSuch('deviceId', 'device')],
-    ['POST /api/accounts profileImages', () => ours.operator.post('/api/accounts', { username: 'x', platform: 'tinder', profileImages: [theirs.image, ours.image] }), 'profileImages.0', 'Profile images (item 1) must be an image uploaded to this workspace'],
-    ['PATCH /api/accounts profilePicture', () => ours.operator.patch(`/api/accounts/${ours.account.id}`, { profilePicture: theirs.image }), 'profilePicture', 'Profile picture must be an image uploaded to this workspace'],
-    ['POST /api/posts accountId', () => ours.operator.post('/api/posts', { accountId: theirs.account.id, caption: 'x' }), 'accountId', noSuch('accountId', 'account')],
-    ['POST /api/posts campaignId', () => ours.operator.post('/api/posts', { accountId: ours.account.id, campaignId: theirs.campaign.id, caption: 'x' }), 'campaignId', noSuch('campaignId', 'campaign')],
-    ['PATCH /api/posts campaignId', () => ours.operator.patch(`/api/posts/${ours.post.id}`, { campaignId: theirs.campaign.id }), 'campaignId', noSuch('campaignId', 'campaign')],
-    ['PUT /api/campaign-images imageURL', () => ours.operator.put('/api/campaign-images', { imageURL: theirs.image }), 'imageURL', 'Image URL must be an image uploaded to this workspace'],
+    [
+      'PATCH /api/sessions taskId',
+      () => ours.operator.patch(`/api/sessions/${ours.sessionId}`, { taskId: theirs.task.id }),
+      'taskId',
+      noSuch('taskId', 'task'),
+    ],
+    [
+      'POST /api/routines campaignId',
+      () => ours.operator.post('/api/routines', { campaignId: theirs.campaign.id, accountId: ours.account.id, type: 'warmup' }),
+      'campaignId',
+      noSuch('campaignId', 'campaign'),
+    ],
+    [
+      'POST /api/routines accountId',
+      () => ours.operator.post('/api/routines', { campaignId: ours.campaign.id, accountId: theirs.account.id, type: 'warmup' }),
+      'accountId',
+      noSuch('accountId', 'account'),
+    ],
+    [
+      'POST /api/campaigns/:id/accounts accountId',
+      () => ours.operator.post(`/api/campaigns/${ours.campaign.id}/accounts`, { accountId: theirs.account.id }),
+      'accountId',
+      noSuch('accountId', 'account'),
+    ],
+    [
+      'POST /api/accounts deviceId',
+      () => ours.operator.post('/api/accounts', { username: 'x', platform: 'instagram', deviceId: theirs.device.id }),
+      'deviceId',
+      noSuch('deviceId', 'device'),
+    ],
+    [
+      'PATCH /api/accounts deviceId',
+      () => ours.operator.patch(`/api/accounts/${ours.account.id}`, { deviceId: theirs.device.id }),
+      'deviceId',
+      noSuch('deviceId', 'device'),
+    ],
+    [
+      'POST /api/accounts profileImages',
+      () => ours.operator.post('/api/accounts', { username: 'x', platform: 'tinder', profileImages: [theirs.image, ours.image] }),
+      'profileImages.0',
+      'Profile images (item 1) must be an image uploaded to this workspace',
+    ],
+    [
+      'PATCH /api/accounts profilePicture',
+      () => ours.operator.patch(`/api/accounts/${ours.account.id}`, { profilePicture: theirs.image }),
+      'profilePicture',
+      'Profile picture must be an image uploaded to this workspace',
+    ],
+    [
+      'POST /api/posts accountId',
+      () => ours.operator.post('/api/posts', { accountId: theirs.account.id, caption: 'x' }),
+      'accountId',
+      noSuch('accountId', 'account'),
+    ],
+    [
+      'POST /api/posts campaignId',
+      () => ours.operator.post('/api/posts', { accountId: ours.account.id, campaignId: theirs.campaign.id, caption: 'x' }),
+      'campaignId',
+      noSuch('campaignId', 'campaign'),
+    ],
+    [
+      'PATCH /api/posts campaignId',
+      () => ours.operator.patch(`/api/posts/${ours.post.id}`, { campaignId: theirs.campaign.id }),
+      'campaignId',
+      noSuch('campaignId', 'campaign'),
+    ],
+    [
+      'PUT /api/campaign-images imageURL',
+      () => ours.operator.put('/api/campaign-images', { imageURL: theirs.image }),
+      'imageURL',
+      'Image URL must be an image uploaded to this workspace',
+    ],
   ])('%s', async (_name, call, field, message) => {
     const before = await snapshot(ours.operator);
     expectFieldError(await call(), field, message);
@@ -218,7 +329,12 @@ describe('an id of another workspace in a body answers 400 and writes nothing', 
 
 describe('fields that would cross workspaces are ignored', () => {
   it('keeps new rows in the caller’s workspace and ids, authors and timestamps the server’s', async () => {
-    const foreign = { workspaceId: theirs.operator.user!.workspaceId, id: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b', createdById: theirs.operator.user!.id, createdAt: '2000-01-01T00:00:00.000Z' };
+    const foreign = {
+      workspaceId: theirs.operator.user!.workspaceId,
+      id: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b',
+      createdById: theirs.operator.user!.id,
+      createdAt: '2000-01-01T00:00:00.000Z',
+    };
     const device = await ours.operator.post<Device>('/api/devices', { name: 'Smuggled', ...foreign });
     expectStatus(device, 201);
     expect(device.body.id).not.toBe(foreign.id);

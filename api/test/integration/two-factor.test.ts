@@ -94,10 +94,17 @@ describe('logging in with two-factor sign-in on', () => {
   it('takes a recovery code once, in any case and with or without its dash', async () => {
     const { email, recoveryCodes, person } = await withTwoFactor();
     const first = await passwordStep(email);
-    expectStatus(await first.client.post('/api/auth/login/two-factor', { challenge: first.challenge, code: recoveryCodes[0]!.toUpperCase().replace('-', ' ') }), 200);
+    expectStatus(
+      await first.client.post('/api/auth/login/two-factor', { challenge: first.challenge, code: recoveryCodes[0]!.toUpperCase().replace('-', ' ') }),
+      200,
+    );
     expect((await person.get('/api/auth/two-factor')).body.recoveryCodesLeft).toBe(9);
     const again = await passwordStep(email);
-    expectError(await again.client.post('/api/auth/login/two-factor', { challenge: again.challenge, code: recoveryCodes[0] }), 401, messages.twoFactorCodeWrong);
+    expectError(
+      await again.client.post('/api/auth/login/two-factor', { challenge: again.challenge, code: recoveryCodes[0] }),
+      401,
+      messages.twoFactorCodeWrong,
+    );
   });
 
   it('gives a login step five tries and five minutes', async () => {
@@ -108,7 +115,11 @@ describe('logging in with two-factor sign-in on', () => {
     }
     expectError(await client.post('/api/auth/login/two-factor', { challenge, code: currentCode(secret) }), 401, messages.loginStepExpired);
     const late = await passwordStep(email);
-    await t.db.updateTable('loginChallenges').set({ expiresAt: new Date(Date.now() - 1000) }).where('attempts', '=', 0).execute();
+    await t.db
+      .updateTable('loginChallenges')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('attempts', '=', 0)
+      .execute();
     expectError(await late.client.post('/api/auth/login/two-factor', { challenge: late.challenge, code: currentCode(secret) }), 401, messages.loginStepExpired);
     expectError(await new Client(t.app).post('/api/auth/login/two-factor', { challenge: 'made-up', code: '123456' }), 401, messages.loginStepExpired);
   });
@@ -129,9 +140,7 @@ describe('logging in with two-factor sign-in on', () => {
     const { email, recoveryCodes } = await withTwoFactor();
     const { challenge } = await passwordStep(email);
     const base = await serve(t.app);
-    const answers = await Promise.all(
-      recoveryCodes.slice(0, 2).map((code) => http(base, 'POST', '/api/auth/login/two-factor', { body: { challenge, code } })),
-    );
+    const answers = await Promise.all(recoveryCodes.slice(0, 2).map((code) => http(base, 'POST', '/api/auth/login/two-factor', { body: { challenge, code } })));
     expect(statuses(answers)).toEqual({ 200: 1, 401: 1 });
   });
 });
@@ -191,12 +200,19 @@ describe('a workspace that requires two-factor sign-in of its operators', () => 
     expectStatus(theirs, 200);
     expect(theirs.body.qrCode).toMatch(/^data:image\/png;base64,/);
     expectError(await step.client.post('/api/auth/login/two-factor', { challenge: step.challenge, code: '000000' }), 401, messages.twoFactorCodeWrong);
-    const done = await step.client.post<{ user: Me; recoveryCodes: string[] }>('/api/auth/login/two-factor', { challenge: step.challenge, code: currentCode(theirs.body.secret) });
+    const done = await step.client.post<{ user: Me; recoveryCodes: string[] }>('/api/auth/login/two-factor', {
+      challenge: step.challenge,
+      code: currentCode(theirs.body.secret),
+    });
     expectStatus(done, 200);
     expect(done.body.recoveryCodes).toHaveLength(10);
     expect((await step.client.get('/api/auth/two-factor')).body).toEqual({ enabled: true, required: true, recoveryCodesLeft: 10 });
     // Required: it cannot be turned off.
-    expectError(await step.client.post('/api/auth/two-factor/disable', { password: PASSWORD, code: done.body.recoveryCodes[0] }), 409, messages.twoFactorRequiredByWorkspace);
+    expectError(
+      await step.client.post('/api/auth/two-factor/disable', { password: PASSWORD, code: done.body.recoveryCodes[0] }),
+      409,
+      messages.twoFactorRequiredByWorkspace,
+    );
 
     // A VA of the workspace signs in with the password alone.
     const vaLogin = await new Client(t.app).post<{ user: Me }>('/api/auth/login', { email: vaEmail, password: PASSWORD });

@@ -111,7 +111,10 @@ describe('reading back', () => {
 
 describe('the presigned-url flow (profile images)', () => {
   it('answers a presigned URL and the object path it fills', async () => {
-    const answer = await operator.post<{ presignedUrl: string; objectPath: string }>('/api/object-storage/presigned-url', { directory: '.private', filename: 'face.png' });
+    const answer = await operator.post<{ presignedUrl: string; objectPath: string }>('/api/object-storage/presigned-url', {
+      directory: '.private',
+      filename: 'face.png',
+    });
     expectStatus(answer, 200);
     expect(answer.body.presignedUrl.split('?')[0]).toBe(answer.body.objectPath);
     expectStatus(await new Client(t.app).put(answer.body.presignedUrl, PNG, { 'content-type': 'image/jpeg' }), 200);
@@ -134,7 +137,11 @@ describe('PUT /api/campaign-images', () => {
 
   it('refuses an image that is not uploaded, or not of this workspace', async () => {
     const reserved = await reserve();
-    expectFieldError(await operator.put('/api/campaign-images', { imageURL: reserved.path }), 'imageURL', 'Image URL must be an image uploaded to this workspace');
+    expectFieldError(
+      await operator.put('/api/campaign-images', { imageURL: reserved.path }),
+      'imageURL',
+      'Image URL must be an image uploaded to this workspace',
+    );
     const theirs = await uploadImage(stranger);
     expectFieldError(await operator.put('/api/campaign-images', { imageURL: theirs }), 'imageURL', 'Image URL must be an image uploaded to this workspace');
     expectFieldError(await operator.put('/api/campaign-images', { imageURL: '' }), 'imageURL', 'Image URL is required');

@@ -92,7 +92,14 @@ describe('the workspace', () => {
     const helper = await inviteVa(t.app, owner);
     const read = await helper.get('/api/workspace');
     expectStatus(read, 200);
-    expect(read.body).toEqual({ id: owner.user!.workspaceId, name: "Rita Renamer's Farm", timeZone: 'UTC', createdAt: expect.any(String), requireTwoFactor: false, retention: expect.objectContaining({ screenshotsDays: 14 }) });
+    expect(read.body).toEqual({
+      id: owner.user!.workspaceId,
+      name: "Rita Renamer's Farm",
+      timeZone: 'UTC',
+      createdAt: expect.any(String),
+      requireTwoFactor: false,
+      retention: expect.objectContaining({ screenshotsDays: 14 }),
+    });
     const renamed = await owner.patch('/api/workspace', { name: '  North Farm ' });
     expect(renamed.body.name).toBe('North Farm');
     expect((await helper.get('/api/auth/me')).body.user.workspaceName).toBe('North Farm');
@@ -126,14 +133,31 @@ describe('invitations', () => {
 describe('PUT /api/workspace/retention', () => {
   it('shows the defaults, saves new ones for the operator, and names the field it refuses', async () => {
     const owner = await signUp(t.app, { name: 'Rita Retention' });
-    expect((await owner.get('/api/workspace')).body.retention).toEqual({ screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 });
+    expect((await owner.get('/api/workspace')).body.retention).toEqual({
+      screenshotsDays: 14,
+      screenshotsPerDevice: 1000,
+      activityDays: 180,
+      finishedTasksDays: 180,
+    });
     const saved = await owner.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 200, activityDays: 30, finishedTasksDays: 60 });
     expectStatus(saved, 200);
     expect(saved.body.retention).toEqual({ screenshotsDays: 3, screenshotsPerDevice: 200, activityDays: 30, finishedTasksDays: 60 });
     expect((await owner.get('/api/workspace')).body.retention.screenshotsPerDevice).toBe(200);
-    expectFieldError(await owner.put('/api/workspace/retention', { screenshotsDays: 0, screenshotsPerDevice: 200, activityDays: 30, finishedTasksDays: 60 }), 'screenshotsDays', 'Screenshots are kept 1 to 3650 days');
-    expectFieldError(await owner.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 2.5, activityDays: 30, finishedTasksDays: 60 }), 'screenshotsPerDevice', 'Screenshots per phone is a whole number');
-    expectFieldError(await owner.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 200, activityDays: 1, finishedTasksDays: 60 }), 'activityDays', 'Activity is kept 7 to 3650 days');
+    expectFieldError(
+      await owner.put('/api/workspace/retention', { screenshotsDays: 0, screenshotsPerDevice: 200, activityDays: 30, finishedTasksDays: 60 }),
+      'screenshotsDays',
+      'Screenshots are kept 1 to 3650 days',
+    );
+    expectFieldError(
+      await owner.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 2.5, activityDays: 30, finishedTasksDays: 60 }),
+      'screenshotsPerDevice',
+      'Screenshots per phone is a whole number',
+    );
+    expectFieldError(
+      await owner.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 200, activityDays: 1, finishedTasksDays: 60 }),
+      'activityDays',
+      'Activity is kept 7 to 3650 days',
+    );
     expect((await owner.put('/api/workspace/retention', { screenshotsDays: 3 })).status).toBe(400);
     const helper = await inviteVa(t.app, owner, 'Ivan Intern');
     expectStatus(await helper.put('/api/workspace/retention', { screenshotsDays: 3, screenshotsPerDevice: 200, activityDays: 30, finishedTasksDays: 60 }), 403);

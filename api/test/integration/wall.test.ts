@@ -26,11 +26,18 @@ describe('wall links', () => {
     expect(answer.body).toMatchObject({ name: 'Floor TV', revokedAt: null });
     expect(answer.body.url).toBe(`https://console.example/monitor/wall?token=${answer.body.token}`);
     const listed = await operator.get<{ id: string; revokedAt: string | null }[]>('/api/wall-links');
-    expect(listed.body.find((row) => row.id === answer.body.id)).toEqual({ id: answer.body.id, name: 'Floor TV', createdAt: answer.body.createdAt, revokedAt: null });
+    expect(listed.body.find((row) => row.id === answer.body.id)).toEqual({
+      id: answer.body.id,
+      name: 'Floor TV',
+      createdAt: answer.body.createdAt,
+      revokedAt: null,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(answer.body.token);
 
     expectStatus(await operator.delete(`/api/wall-links/${answer.body.id}`), 204);
-    expect((await operator.get<{ id: string; revokedAt: string | null }[]>('/api/wall-links')).body.find((row) => row.id === answer.body.id)?.revokedAt).not.toBeNull();
+    expect(
+      (await operator.get<{ id: string; revokedAt: string | null }[]>('/api/wall-links')).body.find((row) => row.id === answer.body.id)?.revokedAt,
+    ).not.toBeNull();
     expectError(await new Client(t.app).get(`/api/wall?token=${answer.body.token}`), 401, INVALID);
     expectError(await operator.delete(`/api/wall-links/${answer.body.id}`), 404, messages.notFound);
   });
@@ -58,8 +65,28 @@ describe('GET /api/wall', () => {
     expectStatus(wall, 200);
     expect(wall.body.workspaceName).toBe("Tess Tiles's Farm");
     expect(wall.body.tiles).toEqual([
-      { id: first.id, name: 'Phone 1', status: 'busy', battery: 55, lastActive: expect.any(String), vaName: 'Hal Helper', currentTask: 'Scrolling reels', screenshotUrl: null },
-      { id: second.id, name: 'Phone 2', status: 'offline', battery: 100, lastActive: second.lastActive, vaName: null, currentTask: null, screenshotUrl: null },
+      {
+        id: first.id,
+        name: 'Phone 1',
+        status: 'busy',
+        battery: 55,
+        lastActive: expect.any(String),
+        vaName: 'Hal Helper',
+        currentTask: 'Scrolling reels',
+        screenshotUrl: null,
+        controlledByName: null,
+      },
+      {
+        id: second.id,
+        name: 'Phone 2',
+        status: 'offline',
+        battery: 100,
+        lastActive: second.lastActive,
+        vaName: null,
+        currentTask: null,
+        screenshotUrl: null,
+        controlledByName: null,
+      },
     ]);
     // A signed-in member sees their own workspace's wall without a token.
     expect((await helper.get('/api/wall')).body.tiles).toHaveLength(2);

@@ -29,7 +29,11 @@ const services = compose.services;
 /** The Dockerfile as stages: name and instructions (continuation lines joined). */
 function stages(text: string): { name: string; from: string; lines: string[] }[] {
   const result: { name: string; from: string; lines: string[] }[] = [];
-  const logical = text.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'));
+  const logical = text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
   for (const line of logical) {
     const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?$/i.exec(line);
     if (from) result.push({ from: from[1]!, name: from[2] ?? String(result.length), lines: [] });
@@ -104,7 +108,10 @@ describe('Dockerfile', () => {
     const made = ['sql/dist', 'agent-protocol/dist', 'workers/dist', 'api/dist', 'web/dist'];
     for (const stage of dockerfile) {
       for (const line of stage.lines.filter((l) => l.startsWith('COPY'))) {
-        const parts = line.split(/\s+/).slice(1).filter((part) => !part.startsWith('--'));
+        const parts = line
+          .split(/\s+/)
+          .slice(1)
+          .filter((part) => !part.startsWith('--'));
         for (const source of parts.slice(0, -1)) {
           if (source === '.') continue;
           const path = source.replace(/^\/src\//, '').replace(/\/$/, '');

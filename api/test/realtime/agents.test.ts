@@ -49,7 +49,13 @@ describe('phone agents', () => {
     const phone = agent(token);
     await connected(phone);
     const online = next<{ id: string; status: string; battery: number; agentProtocol: number }>(browser, 'device.updated');
-    expect(await send(phone, 'agent.hello', { ...helloV1, battery: 77 })).toEqual({ ok: true, protocol: 1, heartbeatMs: 1000, deviceId: device.id, deviceName: 'Pixel hello' });
+    expect(await send(phone, 'agent.hello', { ...helloV1, battery: 77 })).toEqual({
+      ok: true,
+      protocol: 1,
+      heartbeatMs: 1000,
+      deviceId: device.id,
+      deviceName: 'Pixel hello',
+    });
     expect(await online).toMatchObject({ id: device.id, status: 'online', battery: 77, agentProtocol: 1 });
     const pulse = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
     expect(await send(phone, 'agent.heartbeat', { battery: 76, status: 'busy' })).toEqual({ ok: true });
@@ -152,7 +158,12 @@ describe('phone agents', () => {
     }
     expect(dispatches[1]).toMatchObject({ taskId: task.id, attempt: 2 });
     expect(await taskOf(task.id)).toMatchObject({ status: 'pending', attempt: 2, failureCode: 'lease_expired' });
-    const history = (await operator.get(`/api/devices/${device.id}/history`)).body as { taskId: string; attempt: number; outcome: string | null; failureCode: string | null }[];
+    const history = (await operator.get(`/api/devices/${device.id}/history`)).body as {
+      taskId: string;
+      attempt: number;
+      outcome: string | null;
+      failureCode: string | null;
+    }[];
     expect(history.filter((row) => row.taskId === task.id)).toEqual([
       expect.objectContaining({ attempt: 2, outcome: null }),
       expect.objectContaining({ attempt: 1, outcome: 'expired', failureCode: 'lease_expired' }),
@@ -172,11 +183,24 @@ describe('phone agents', () => {
     await until(async () => phone.connected, 'the simulated phone to say hello', 15_000);
     expect((await operator.get(`/api/devices/${device.id}`)).body.agentProtocol).toBe(2);
 
-    const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Spring drop', hashtags: ['#spring'] });
-    await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+    const post = await buildPost(operator, account.id, {
+      status: 'scheduled',
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+      caption: 'Spring drop',
+      hashtags: ['#spring'],
+    });
+    await t.db
+      .updateTable('posts')
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where('id', '=', post.id)
+      .execute();
     await t.app.ctx.jobs!.runNow('posts.due');
     await until(async () => dispatched.length === 1, 'the post to reach the phone', 15_000);
-    expect(dispatched[0]).toMatchObject({ protocol: 2, type: 'post', work: { kind: 'post.publish', postId: post.id, caption: 'Spring drop', hashtags: ['#spring'], account: { username: account.username } } });
+    expect(dispatched[0]).toMatchObject({
+      protocol: 2,
+      type: 'post',
+      work: { kind: 'post.publish', postId: post.id, caption: 'Spring drop', hashtags: ['#spring'], account: { username: account.username } },
+    });
     // Deleted while the phone works on it: the phone is told to drop it and publishes nothing.
     expect((await operator.delete(`/api/posts/${post.id}`)).status).toBe(204);
     await until(async () => cancels.length === 1, 'the phone to be told');
@@ -232,7 +256,17 @@ describe('wall screen links', () => {
     const snapshot = await new Client(t.app).get(`/api/wall?token=${wallToken}`);
     expect(snapshot.status).toBe(200);
     expect(snapshot.body.tiles.map((tile: { id: string }) => tile.id)).toContain(device.id);
-    expect(Object.keys(snapshot.body.tiles[0]).sort()).toEqual(['battery', 'currentTask', 'id', 'lastActive', 'name', 'screenshotUrl', 'status', 'vaName']);
+    expect(Object.keys(snapshot.body.tiles[0]).sort()).toEqual([
+      'battery',
+      'controlledByName',
+      'currentTask',
+      'id',
+      'lastActive',
+      'name',
+      'screenshotUrl',
+      'status',
+      'vaName',
+    ]);
 
     const wall = io(url, { forceNew: true, transports: ['websocket'], auth: { wallToken }, reconnection: false });
     sockets.push(wall);

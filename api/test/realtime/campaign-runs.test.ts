@@ -29,7 +29,16 @@ async function campaignWithRoutines(accountDeviceId: string | null, overrides: R
   return { campaign, account, warmup: warmup.body as { id: string }, post: post.body as { id: string } };
 }
 
-type Run = { id: string; status: string; scheduledAt: string; routineId: string; round: number; planDay: string; note: string | null; failureCode: string | null };
+type Run = {
+  id: string;
+  status: string;
+  scheduledAt: string;
+  routineId: string;
+  round: number;
+  planDay: string;
+  note: string | null;
+  failureCode: string | null;
+};
 const runsOf = async (campaignId: string) => (await operator.get(`/api/campaign-sessions?campaignId=${campaignId}`)).body as Run[];
 
 describe('campaign runs', () => {
@@ -52,7 +61,9 @@ describe('campaign runs', () => {
     expect(byTime.map((run) => run.status)).toEqual(['in-progress', 'pending']);
     expect(byTime[0]!.planDay).toBe(new Date().toISOString().slice(0, 10));
 
-    const tasks = ((await va.get('/api/tasks?assignedToId=me')).body as { id: string; title: string; type: string; deviceId: string }[]).filter((task) => task.title.includes(campaign.name));
+    const tasks = ((await va.get('/api/tasks?assignedToId=me')).body as { id: string; title: string; type: string; deviceId: string }[]).filter((task) =>
+      task.title.includes(campaign.name),
+    );
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ type: 'warmup', deviceId: device.id, title: `Warmup for @${account.username} (${campaign.name})` });
 
@@ -83,7 +94,12 @@ describe('campaign runs', () => {
   it('keeps its active hours, cooldown and caps, and refuses hours that do not make sense', async () => {
     const campaign = await buildCampaign(operator);
     expect(campaign).toMatchObject({ activeHoursStart: 9, activeHoursEnd: 21, cooldownMinutes: 30, dailyCaps: {} });
-    const changed = await operator.patch(`/api/campaigns/${campaign.id}`, { activeHoursStart: 8, activeHoursEnd: 22, cooldownMinutes: 45, dailyCaps: { likes: 150, comments: 10 } });
+    const changed = await operator.patch(`/api/campaigns/${campaign.id}`, {
+      activeHoursStart: 8,
+      activeHoursEnd: 22,
+      cooldownMinutes: 45,
+      dailyCaps: { likes: 150, comments: 10 },
+    });
     expect(changed.body).toMatchObject({ activeHoursStart: 8, activeHoursEnd: 22, cooldownMinutes: 45, dailyCaps: { likes: 150, comments: 10 } });
     const backwards = await operator.patch(`/api/campaigns/${campaign.id}`, { activeHoursStart: 22 });
     expect(backwards).toMatchObject({ status: 400, body: { error: 'Active hours must end after they start.' } });

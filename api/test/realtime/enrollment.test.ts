@@ -44,7 +44,12 @@ describe('device enrollment codes', () => {
     expect((await va.post(`/api/devices/${phone.id}/enrollment`)).status).toBe(403);
     expect((await stranger.post(`/api/devices/${phone.id}/enrollment`)).status).toBe(404);
 
-    const enrolled = await anonymous().post('/api/agent/enroll', { code: issued.body.code.toLowerCase().replace('-', ' '), serial: 'R58M123ABC', model: 'Pixel 7', androidVersion: '14' });
+    const enrolled = await anonymous().post('/api/agent/enroll', {
+      code: issued.body.code.toLowerCase().replace('-', ' '),
+      serial: 'R58M123ABC',
+      model: 'Pixel 7',
+      androidVersion: '14',
+    });
     expect(enrolled.status).toBe(200);
     expect(enrolled.body).toEqual({ deviceId: phone.id, token: expect.stringMatching(/^dev_/) });
     expect(await device(phone.id)).toMatchObject({ serial: 'R58M123ABC', model: 'Pixel 7', androidVersion: '14', status: 'offline', lastSeenAt: null });
@@ -60,10 +65,23 @@ describe('device enrollment codes', () => {
     const phone = await buildDevice(operator);
     const first = await operator.post(`/api/devices/${phone.id}/enrollment`);
     const second = await operator.post(`/api/devices/${phone.id}/enrollment`);
-    expect(await anonymous().post('/api/agent/enroll', { code: first.body.code })).toMatchObject({ status: 410, body: { error: 'A newer enrollment code replaced this one. Use the newest code.' } });
-    expect(await anonymous().post('/api/agent/enroll', { code: 'ZZZZ-ZZZZ' })).toMatchObject({ status: 404, body: { error: 'This enrollment code is not known. Check it, or ask an operator for a new one.' } });
-    await t.db.updateTable('enrollmentCodes').set({ expiresAt: new Date(Date.now() - 1000) }).where('deviceId', '=', phone.id).execute();
-    expect(await anonymous().post('/api/agent/enroll', { code: second.body.code })).toMatchObject({ status: 410, body: { error: 'This enrollment code has expired (codes last 15 minutes). Ask an operator for a new one.' } });
+    expect(await anonymous().post('/api/agent/enroll', { code: first.body.code })).toMatchObject({
+      status: 410,
+      body: { error: 'A newer enrollment code replaced this one. Use the newest code.' },
+    });
+    expect(await anonymous().post('/api/agent/enroll', { code: 'ZZZZ-ZZZZ' })).toMatchObject({
+      status: 404,
+      body: { error: 'This enrollment code is not known. Check it, or ask an operator for a new one.' },
+    });
+    await t.db
+      .updateTable('enrollmentCodes')
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where('deviceId', '=', phone.id)
+      .execute();
+    expect(await anonymous().post('/api/agent/enroll', { code: second.body.code })).toMatchObject({
+      status: 410,
+      body: { error: 'This enrollment code has expired (codes last 15 minutes). Ask an operator for a new one.' },
+    });
     const empty = await anonymous().post('/api/agent/enroll', { code: '   ' });
     expect(empty.status).toBe(400);
     expect(empty.body.details[0].field).toBe('code');
@@ -129,14 +147,17 @@ describe('farm hosts', () => {
     expect((await va.get('/api/hosts')).status).toBe(403);
   });
 
-  it("refuses a host speaking for a phone of another host, and two hosts racing over a new phone register it once", async () => {
+  it('refuses a host speaking for a phone of another host, and two hosts racing over a new phone register it once', async () => {
     const a = await enrolledHost('Rack B');
     const b = await enrolledHost('Rack C');
-    const racing = await Promise.allSettled([connected(open({ hostToken: a.token, serial: 'RACE-1' })), connected(open({ hostToken: b.token, serial: 'RACE-1' }))]);
+    const racing = await Promise.allSettled([
+      connected(open({ hostToken: a.token, serial: 'RACE-1' })),
+      connected(open({ hostToken: b.token, serial: 'RACE-1' })),
+    ]);
     expect(racing.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
     const refused = racing.find((result) => result.status === 'rejected') as PromiseRejectedResult;
     expect((refused.reason as Error).message).toBe('This phone is registered through another host');
-    const rows = (await t.db.selectFrom('devices').select(['id', 'hostId']).where('serial', '=', 'RACE-1').execute());
+    const rows = await t.db.selectFrom('devices').select(['id', 'hostId']).where('serial', '=', 'RACE-1').execute();
     expect(rows).toHaveLength(1);
     // A host of another workspace knows nothing of this one's phones: its own phone with that serial is its own.
     const elsewhere = await stranger.post('/api/hosts', { name: 'Other farm' });

@@ -36,10 +36,19 @@ describe('a simulated farm host', () => {
   it('registers its phones, publishes a due post through the recipe on the phone, and drops an unplugged phone', async () => {
     const created = await operator.post('/api/hosts', { name: 'Rack sim' });
     const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
-    host = new FarmHost({ server: url, token, state: new AgentState(stateDir), backend: 'sim', devices: 2, recipeOptions: { clock: manualClock(Date.now()), pollMs: 5, busyPauseMs: 5 } });
+    host = new FarmHost({
+      server: url,
+      token,
+      state: new AgentState(stateDir),
+      backend: 'sim',
+      devices: 2,
+      recipeOptions: { clock: manualClock(Date.now()), pollMs: 5, busyPauseMs: 5 },
+    });
     await host.start();
     const devices = await until(async () => {
-      const rows = ((await operator.get('/api/devices')).body as { id: string; serial: string; status: string; name: string }[]).filter((row) => row.serial?.startsWith('SIM-'));
+      const rows = ((await operator.get('/api/devices')).body as { id: string; serial: string; status: string; name: string }[]).filter((row) =>
+        row.serial?.startsWith('SIM-'),
+      );
       return rows.length === 2 && rows.every((row) => row.status !== 'offline') ? rows : undefined;
     }, 'both phones online');
     expect(devices.map((row) => row.name).sort()).toEqual(['Pixel 8 (simulated) · M-0001', 'Pixel 8 (simulated) · M-0002']);
@@ -48,13 +57,27 @@ describe('a simulated farm host', () => {
     const first = devices.find((row) => row.serial === 'SIM-0001')!;
     const account = await buildAccount(operator, { deviceId: first.id, status: 'active', username: 'glow.daily' });
     const media = await uploadImage(operator);
-    const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Morning routine', hashtags: ['#glow'], mediaUrls: [media] });
-    await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+    const post = await buildPost(operator, account.id, {
+      status: 'scheduled',
+      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
+      caption: 'Morning routine',
+      hashtags: ['#glow'],
+      mediaUrls: [media],
+    });
+    await t.db
+      .updateTable('posts')
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where('id', '=', post.id)
+      .execute();
     await t.app.ctx.jobs!.runNow('posts.due');
-    const published = await until(async () => {
-      const row = (await operator.get(`/api/posts/${post.id}`)).body;
-      return row.status === 'published' || row.status === 'failed' ? row : undefined;
-    }, 'the post to be published', 20_000);
+    const published = await until(
+      async () => {
+        const row = (await operator.get(`/api/posts/${post.id}`)).body;
+        return row.status === 'published' || row.status === 'failed' ? row : undefined;
+      },
+      'the post to be published',
+      20_000,
+    );
     expect(published).toMatchObject({ status: 'published', failureCode: null });
     const journal = new Journal(new AgentState(stateDir).journalPath('SIM-0001'));
     const task = await t.db.selectFrom('tasks').select('id').where('postId', '=', post.id).executeTakeFirstOrThrow();

@@ -35,7 +35,8 @@ describe.runIf(redisUrl)('live screen across two API instances on Redis', () => 
     await a?.close();
   });
 
-  const ask = (socket: Socket, event: string, message: unknown) => new Promise<{ ok: boolean; [key: string]: unknown }>((resolve) => socket.emit(event, message, resolve));
+  const ask = (socket: Socket, event: string, message: unknown) =>
+    new Promise<{ ok: boolean; [key: string]: unknown }>((resolve) => socket.emit(event, message, resolve));
 
   it('streams from a phone on A to a watcher on B, takes input from B, and stops when B stops watching', async () => {
     const { operator } = await people(a.app);
@@ -43,7 +44,10 @@ describe.runIf(redisUrl)('live screen across two API instances on Redis', () => 
     const ui = new SimulatedPhoneUi({ serial: 'SIM-FAR' });
     const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
     const agent = new PhoneAgent({ url: urlA, token, backend, reconnectionDelayMs: 100 });
-    closers.push(() => agent.close(), () => backend.close());
+    closers.push(
+      () => agent.close(),
+      () => backend.close(),
+    );
     await until(async () => agent.connected, 'the phone on A');
 
     const redis = new Redis(redisUrl!);
@@ -62,7 +66,10 @@ describe.runIf(redisUrl)('live screen across two API instances on Redis', () => 
     await until(async () => frames.length >= 5, 'frames on B', 5000);
 
     expect(await ask(watcher, 'live.control', { deviceId: device.id })).toEqual({ ok: true });
-    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 7, input: { kind: 'tap', x: 0.5, y: 0.5 } })).toMatchObject({ ok: true, latencyMs: expect.any(Number) });
+    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 7, input: { kind: 'tap', x: 0.5, y: 0.5 } })).toMatchObject({
+      ok: true,
+      latencyMs: expect.any(Number),
+    });
     expect(ui.taps.at(-1)).toMatchObject({ x: 540, y: 1200 });
     await until(async () => frames.some((frame) => frame.inputSeq === 7), 'a frame after the tap', 3000);
     await ask(watcher, 'live.release', { deviceId: device.id });

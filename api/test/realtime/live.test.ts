@@ -10,7 +10,7 @@ import { PhoneAgent } from '@farm/agent-protocol';
 import { DeviceBackend } from '@farm/agent-protocol/agent';
 import type { LiveFrameOut } from '../../src/contracts/index.ts';
 import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
 import { connected, listen, next, pause } from './sockets.ts';
 
@@ -46,7 +46,10 @@ async function livePhone(name: string) {
   const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
   const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
   const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
-  closers.push(() => agent.close(), () => backend.close());
+  closers.push(
+    () => agent.close(),
+    () => backend.close(),
+  );
   await until(async () => agent.connected, `${name} connected`);
   return { device, ui, agent };
 }
@@ -72,7 +75,11 @@ describe('live screen', () => {
     await until(async () => seen.length >= 5, 'five frames', 5000);
     const first = seen[0]!;
     expect(first).toMatchObject({ deviceId: device.id, source: 'sim', width: 324, height: 720 });
-    expect(Buffer.from(first.data as ArrayBuffer).subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(
+      Buffer.from(first.data as ArrayBuffer)
+        .subarray(0, 2)
+        .toString('hex'),
+    ).toBe('ffd8');
     expect(seen.map((frame) => frame.seq)).toEqual([...seen.map((frame) => frame.seq)].sort((a, b) => a - b));
 
     // Someone of another workspace cannot watch, and gets nothing.
@@ -117,7 +124,10 @@ describe('remote control', () => {
     await connected(watcher);
     const seen = frames(watcher);
     await ask(watcher, 'live.watch', { deviceId: device.id });
-    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 1, input: { kind: 'tap', x: 0.5, y: 0.5 } })).toEqual({ ok: false, error: 'Take control of this phone first' });
+    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 1, input: { kind: 'tap', x: 0.5, y: 0.5 } })).toEqual({
+      ok: false,
+      error: 'Take control of this phone first',
+    });
     expect(await ask(watcher, 'live.control', { deviceId: device.id })).toEqual({ ok: true });
     const controlled = (await operator.get(`/api/devices/${device.id}`)).body;
     expect(controlled).toMatchObject({ controlledById: operator.user!.id, controlledByName: 'Olga Operator' });
@@ -127,14 +137,23 @@ describe('remote control', () => {
     expect(ui.taps.at(-1)).toMatchObject({ x: 270, y: 1200 });
     expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 2, input: { kind: 'key', key: 'home' } })).toMatchObject({ ok: true });
     expect(ui.keys.at(-1)).toBe('home');
-    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 3, input: { kind: 'swipe', from: { x: 0.5, y: 0.8 }, to: { x: 0.5, y: 0.2 }, durationMs: 300 } })).toMatchObject({ ok: true });
+    expect(
+      await ask(watcher, 'live.input', {
+        deviceId: device.id,
+        seq: 3,
+        input: { kind: 'swipe', from: { x: 0.5, y: 0.8 }, to: { x: 0.5, y: 0.2 }, durationMs: 300 },
+      }),
+    ).toMatchObject({ ok: true });
     expect(ui.swipes.at(-1)).toEqual({ from: { x: 540, y: 1920 }, to: { x: 540, y: 480 }, durationMs: 300 });
     await until(async () => seen.some((frame) => frame.inputSeq === 3), 'a frame showing the swipe', 3000);
     // Bad input is refused naming the field.
     const bad = await ask(watcher, 'live.input', { deviceId: device.id, seq: 4, input: { kind: 'tap', x: 2, y: 0.5 } });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.error).toContain('input.x');
-    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 5, input: { kind: 'rotate' } })).toEqual({ ok: false, error: 'The simulated phone does not turn its screen' });
+    expect(await ask(watcher, 'live.input', { deviceId: device.id, seq: 5, input: { kind: 'rotate' } })).toEqual({
+      ok: false,
+      error: 'The simulated phone does not turn its screen',
+    });
     expect(await ask(watcher, 'live.release', { deviceId: device.id })).toEqual({ ok: true });
     expect((await operator.get(`/api/devices/${device.id}`)).body).toMatchObject({ controlledById: null, controlledByName: null });
   });
@@ -145,7 +164,10 @@ describe('remote control', () => {
     const opWatch = liveSocket(operator);
     await Promise.all([connected(vaWatch), connected(opWatch)]);
     expect(await ask(vaWatch, 'live.watch', { deviceId: device.id })).toMatchObject({ ok: true, canControl: false });
-    expect(await ask(vaWatch, 'live.control', { deviceId: device.id })).toEqual({ ok: false, error: 'You can control only the phones assigned to you; Pixel shared is not' });
+    expect(await ask(vaWatch, 'live.control', { deviceId: device.id })).toEqual({
+      ok: false,
+      error: 'You can control only the phones assigned to you; Pixel shared is not',
+    });
 
     expect((await operator.patch(`/api/devices/${device.id}`, { assignedToId: va.user!.id })).status).toBe(200);
     expect(await ask(vaWatch, 'live.watch', { deviceId: device.id })).toMatchObject({ ok: true, canControl: true });
@@ -154,13 +176,22 @@ describe('remote control', () => {
     // Both reach for it at once: exactly one gets it.
     const [first, second] = await Promise.all([ask(vaWatch, 'live.control', { deviceId: device.id }), ask(opWatch, 'live.control', { deviceId: device.id })]);
     expect([first.ok, second.ok].filter(Boolean)).toHaveLength(1);
-    const opened = await t.db.selectFrom('deviceUsage').select('userId').where('deviceId', '=', device.id).where('mode', '=', 'control').where('endedAt', 'is', null).execute();
+    const opened = await t.db
+      .selectFrom('deviceUsage')
+      .select('userId')
+      .where('deviceId', '=', device.id)
+      .where('mode', '=', 'control')
+      .where('endedAt', 'is', null)
+      .execute();
     expect(opened).toHaveLength(1);
     if (first.ok) await ask(vaWatch, 'live.release', { deviceId: device.id });
     else await ask(opWatch, 'live.release', { deviceId: device.id });
 
     expect(await ask(vaWatch, 'live.control', { deviceId: device.id })).toEqual({ ok: true });
-    expect(await ask(opWatch, 'live.control', { deviceId: device.id })).toEqual({ ok: false, error: 'Vera Assistant is in control of Pixel shared. Ask to take over.' });
+    expect(await ask(opWatch, 'live.control', { deviceId: device.id })).toEqual({
+      ok: false,
+      error: 'Vera Assistant is in control of Pixel shared. Ask to take over.',
+    });
 
     // The operator asks; the VA hands over; the operator is in control.
     const asked = next<{ deviceId: string; userId: string; name: string }>(vaWatch, 'live.asked');
@@ -168,7 +199,10 @@ describe('remote control', () => {
     expect(await asked).toEqual({ deviceId: device.id, userId: operator.user!.id, name: 'Olga Operator' });
     expect(await ask(vaWatch, 'live.handover', { deviceId: device.id, userId: operator.user!.id })).toEqual({ ok: true });
     await until(async () => (await operator.get(`/api/devices/${device.id}`)).body.controlledById === operator.user!.id, 'the operator in control');
-    expect(await ask(vaWatch, 'live.input', { deviceId: device.id, seq: 1, input: { kind: 'key', key: 'back' } })).toEqual({ ok: false, error: 'Take control of this phone first' });
+    expect(await ask(vaWatch, 'live.input', { deviceId: device.id, seq: 1, input: { kind: 'key', key: 'back' } })).toEqual({
+      ok: false,
+      error: 'Take control of this phone first',
+    });
 
     // The VA takes it back, and the operator takes over: the VA is told.
     await ask(opWatch, 'live.release', { deviceId: device.id });
@@ -178,7 +212,10 @@ describe('remote control', () => {
     expect((await released).reason).toContain('Olga Operator took over Pixel shared');
     expect((await operator.get(`/api/devices/${device.id}`)).body.controlledByName).toBe('Olga Operator');
     // A VA cannot take over from someone else.
-    expect(await ask(vaWatch, 'live.control', { deviceId: device.id, takeOver: true })).toEqual({ ok: false, error: 'Only an operator can take over a phone someone else controls' });
+    expect(await ask(vaWatch, 'live.control', { deviceId: device.id, takeOver: true })).toEqual({
+      ok: false,
+      error: 'Only an operator can take over a phone someone else controls',
+    });
     await ask(opWatch, 'live.release', { deviceId: device.id });
   });
 
@@ -192,7 +229,11 @@ describe('remote control', () => {
     await pause(2500);
     expect((await t.db.selectFrom('tasks').select(['dispatchedAt', 'status']).where('id', '=', task.id).executeTakeFirstOrThrow()).dispatchedAt).toBeNull();
     expect(await ask(watcher, 'live.release', { deviceId: device.id })).toEqual({ ok: true });
-    await until(async () => (await t.db.selectFrom('tasks').select('dispatchedAt').where('id', '=', task.id).executeTakeFirstOrThrow()).dispatchedAt, 'the task dispatched after the hand-back', 5000);
+    await until(
+      async () => (await t.db.selectFrom('tasks').select('dispatchedAt').where('id', '=', task.id).executeTakeFirstOrThrow()).dispatchedAt,
+      'the task dispatched after the hand-back',
+      5000,
+    );
     expect(agent.connected).toBe(true);
   });
 

@@ -6,7 +6,13 @@ import { buildAccount, buildDevice, buildPost } from '../helpers/factories.ts';
 
 /** A bare agent socket: the test speaks for the phone, message by message. */
 export function bareAgent(url: string, token: string, options: { reconnection?: boolean } = {}): Socket {
-  return io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth: { token }, reconnection: options.reconnection ?? false, reconnectionDelay: 100 });
+  return io(`${url}/agent`, {
+    forceNew: true,
+    transports: ['websocket'],
+    auth: { token },
+    reconnection: options.reconnection ?? false,
+    reconnectionDelay: 100,
+  });
 }
 
 export function send(socket: Socket, event: string, message: unknown): Promise<Ack> {
@@ -38,7 +44,11 @@ export async function until<T>(check: () => Promise<T | undefined | null | false
 export async function duePostTask(t: TestApp, operator: Client, deviceId: string, caption = 'Spring drop') {
   const account = await buildAccount(operator, { deviceId, status: 'active' });
   const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption });
-  await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post.id).execute();
+  await t.db
+    .updateTable('posts')
+    .set({ scheduledAt: new Date(Date.now() - 1000) })
+    .where('id', '=', post.id)
+    .execute();
   await t.app.ctx.jobs!.runNow('posts.due');
   const task = await t.db.selectFrom('tasks').selectAll().where('postId', '=', post.id).executeTakeFirstOrThrow();
   return { account, post, task };

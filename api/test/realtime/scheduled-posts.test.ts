@@ -19,11 +19,15 @@ afterAll(async () => {
 });
 
 async function makeDue(postId: string) {
-  await t.db.updateTable('posts').set({ scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', postId).execute();
+  await t.db
+    .updateTable('posts')
+    .set({ scheduledAt: new Date(Date.now() - 1000) })
+    .where('id', '=', postId)
+    .execute();
 }
 
 const later = () => new Date(Date.now() + 3600_000).toISOString();
-const tasksOfPost = async (postId: string) => (await t.db.selectFrom('tasks').selectAll().where('postId', '=', postId).orderBy('createdAt').execute());
+const tasksOfPost = async (postId: string) => await t.db.selectFrom('tasks').selectAll().where('postId', '=', postId).orderBy('createdAt').execute();
 
 async function duePost(overrides: Record<string, unknown> = {}) {
   const device = await buildDevice(operator, { assignedToId: va.user!.id, name: 'Pixel 7 #04' });
@@ -39,7 +43,14 @@ describe('scheduled posts', () => {
     const { device, account, post } = await duePost({ hashtags: ['#spring'] });
     await t.app.ctx.jobs!.runNow('posts.due');
 
-    const mine = (await va.get('/api/tasks?assignedToId=me')).body as { id: string; title: string; type: string; deviceId: string; description: string; postId: string }[];
+    const mine = (await va.get('/api/tasks?assignedToId=me')).body as {
+      id: string;
+      title: string;
+      type: string;
+      deviceId: string;
+      description: string;
+      postId: string;
+    }[];
     const tasks = mine.filter((task) => task.title === `Publish post for @${account.username}`);
     expect(tasks).toHaveLength(1);
     expect(tasks[0]).toMatchObject({ type: 'post', deviceId: device.id, postId: post.id });
@@ -63,7 +74,11 @@ describe('scheduled posts', () => {
     const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: later() });
     await makeDue(post.id);
     await t.app.ctx.jobs!.runNow('posts.due');
-    expect((await operator.get(`/api/posts/${post.id}`)).body).toMatchObject({ status: 'failed', failureCode: 'no_device', failureMessage: `@${account.username} has no phone` });
+    expect((await operator.get(`/api/posts/${post.id}`)).body).toMatchObject({
+      status: 'failed',
+      failureCode: 'no_device',
+      failureMessage: `@${account.username} has no phone`,
+    });
     const feed = (await operator.get('/api/activities')).body as { action: string }[];
     expect(feed.some((a) => a.action === `Post for @${account.username} failed: the account has no phone`)).toBe(true);
   });
@@ -105,8 +120,15 @@ describe('scheduled posts', () => {
     ]);
 
     await va.patch(`/api/tasks/${tasks[1]!.id}`, { status: 'failed' });
-    expect((await operator.get(`/api/posts/${post.id}`)).body).toMatchObject({ status: 'failed', failureCode: 'unknown', failureMessage: 'Marked as failed by a person' });
-    expect((await operator.patch(`/api/posts/${post.id}`, { status: 'scheduled', scheduledAt: later() })).body).toMatchObject({ status: 'scheduled', failureCode: null });
+    expect((await operator.get(`/api/posts/${post.id}`)).body).toMatchObject({
+      status: 'failed',
+      failureCode: 'unknown',
+      failureMessage: 'Marked as failed by a person',
+    });
+    expect((await operator.patch(`/api/posts/${post.id}`, { status: 'scheduled', scheduledAt: later() })).body).toMatchObject({
+      status: 'scheduled',
+      failureCode: null,
+    });
     await makeDue(post.id);
     await t.app.ctx.jobs!.runNow('posts.due');
     expect((await tasksOfPost(post.id)).map((task) => task.status)).toEqual(['cancelled', 'failed', 'pending']);

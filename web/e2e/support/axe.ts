@@ -7,7 +7,7 @@ type Results = Awaited<ReturnType<AxeBuilder['analyze']>>;
 /** What a theme change can break; the other rules read the DOM, which the theme does not touch. */
 export const COLOUR_RULES = ['color-contrast', 'link-in-text-block'];
 
-function describe(violations: Results['violations']): string {
+function summarize(violations: Results['violations']): string {
   return violations
     .map((violation) => {
       const nodes = violation.nodes
@@ -28,7 +28,7 @@ export async function expectNoSeriousViolations(page: Page, where: string, rules
   expect
     .soft(
       serious.map((violation) => `${violation.impact} ${violation.id}`),
-      `axe on ${where}:\n${describe(serious)}`,
+      `axe on ${where}:\n${summarize(serious)}`,
     )
     .toEqual([]);
 }

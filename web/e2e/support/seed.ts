@@ -125,7 +125,13 @@ export async function seedFarm(baseURL: string): Promise<SeededFarm> {
       mediaUrls: [],
     });
     await send(api, 'PATCH', `/api/posts/${post.id}`, { status: 'published', publishedAt: new Date().toISOString() });
-    await send(api, 'POST', '/api/posts', { accountId: account.id, caption: 'Draft idea: protein smoothie ranking', status: 'draft', hashtags: [], mediaUrls: [] });
+    await send(api, 'POST', '/api/posts', {
+      accountId: account.id,
+      caption: 'Draft idea: protein smoothie ranking',
+      status: 'draft',
+      hashtags: [],
+      mediaUrls: [],
+    });
 
     return {
       operator,
@@ -179,6 +185,7 @@ function baseUrlOf(workerInfo: { project: { use: { baseURL?: string } } }): stri
 
 /** `test` with a small farm of its own (once per worker), signed in as its operator. */
 export const smallFarmTest = base.extend<object, { smallFarm: SmallFarm }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; it has none
   smallFarm: [async ({}, use, workerInfo) => use(await seedSmallFarm(baseUrlOf(workerInfo))), { scope: 'worker' }],
   storageState: async ({ smallFarm }, use) => {
     await use(smallFarm.storageState);
@@ -188,6 +195,7 @@ export const smallFarmTest = base.extend<object, { smallFarm: SmallFarm }>({
 /** `test` with a seeded farm (once per worker) and every page signed in as its operator. */
 export const test = base.extend<object, { farm: SeededFarm }>({
   farm: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern; it has none
     async ({}, use, workerInfo) => {
       await use(await seedFarm(baseUrlOf(workerInfo)));
     },

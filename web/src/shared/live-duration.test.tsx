@@ -7,7 +7,19 @@ import { LiveDuration } from './ui/LiveDuration';
 
 const stamp = '2025-01-01T00:00:00.000Z';
 function session(overrides: Partial<Session> = {}): Session {
-  return { id: 's1', deviceId: 'd1', vaId: null, taskId: null, currentTask: null, duration: 70, screenshots: 0, isActive: true, startedAt: stamp, endedAt: null, ...overrides };
+  return {
+    id: 's1',
+    deviceId: 'd1',
+    vaId: null,
+    taskId: null,
+    currentTask: null,
+    duration: 70,
+    screenshots: 0,
+    isActive: true,
+    startedAt: stamp,
+    endedAt: null,
+    ...overrides,
+  };
 }
 
 describe('liveDuration', () => {

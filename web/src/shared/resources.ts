@@ -29,8 +29,7 @@ export interface TaskFilters extends QueryParams {
   assignedToId?: string;
   limit?: number;
 }
-export const useTasks = (filters: TaskFilters = {}, options: { enabled?: boolean } = {}) =>
-  useList<Task>('/api/tasks', filters, options);
+export const useTasks = (filters: TaskFilters = {}, options: { enabled?: boolean } = {}) => useList<Task>('/api/tasks', filters, options);
 
 export interface SessionFilters extends QueryParams {
   active?: 'true' | 'false';
@@ -38,15 +37,13 @@ export interface SessionFilters extends QueryParams {
   vaId?: string;
   limit?: number;
 }
-export const useSessions = (filters: SessionFilters = {}, options: { enabled?: boolean } = {}) =>
-  useList<Session>('/api/sessions', filters, options);
+export const useSessions = (filters: SessionFilters = {}, options: { enabled?: boolean } = {}) => useList<Session>('/api/sessions', filters, options);
 
 export interface ActivityFilters extends QueryParams {
   deviceId?: string;
   limit?: number;
 }
-export const useActivities = (filters: ActivityFilters = {}, options: { enabled?: boolean } = {}) =>
-  useList<Activity>('/api/activities', filters, options);
+export const useActivities = (filters: ActivityFilters = {}, options: { enabled?: boolean } = {}) => useList<Activity>('/api/activities', filters, options);
 
 /** Members of the workspace (both roles). */
 export const useUsers = () => useList<User>('/api/users');

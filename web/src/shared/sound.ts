@@ -25,8 +25,7 @@ let context: AudioContext | undefined;
 
 /** Two short rising tones, about a quarter of a second. Silent where the browser has no WebAudio or blocks it. */
 export function playBeep(): void {
-  const Context: AudioContextClass | undefined =
-    window.AudioContext ?? (window as unknown as { webkitAudioContext?: AudioContextClass }).webkitAudioContext;
+  const Context: AudioContextClass | undefined = window.AudioContext ?? (window as unknown as { webkitAudioContext?: AudioContextClass }).webkitAudioContext;
   if (!Context) return;
   try {
     context ??= new Context();

@@ -25,7 +25,10 @@ export function warmupSlots(accountId: string, day: string, timeZone: string): D
   const { start, end } = activeWindow(day, timeZone, warmupPlan.startHour, warmupPlan.endHour);
   const share = (end.getTime() - start.getTime()) / warmupPlan.runsPerDay;
   const slack = share - warmupPlan.minutes * 60_000;
-  return Array.from({ length: warmupPlan.runsPerDay }, (_, slot) => new Date(Math.round(start.getTime() + slot * share + fraction(`${accountId}:${day}:${slot}`) * slack)));
+  return Array.from(
+    { length: warmupPlan.runsPerDay },
+    (_, slot) => new Date(Math.round(start.getTime() + slot * share + fraction(`${accountId}:${day}:${slot}`) * slack)),
+  );
 }
 
 export async function processAccountsWarmup(_data: unknown, deps: JobDeps): Promise<{ finished: number; tasks: number }> {
@@ -44,7 +47,13 @@ export async function processAccountsWarmup(_data: unknown, deps: JobDeps): Prom
       outbox.add('account.updated', serialize(account));
       await recordActivity(
         tx,
-        { workspaceId: account.workspaceId, userId: null, action: `@${account.username} finished warming up and is now active`, deviceId: account.deviceId, type: 'success' },
+        {
+          workspaceId: account.workspaceId,
+          userId: null,
+          action: `@${account.username} finished warming up and is now active`,
+          deviceId: account.deviceId,
+          type: 'success',
+        },
         { action: 'account.warmed-up', entityType: 'account', entityId: account.id },
         outbox,
       );
@@ -64,9 +73,21 @@ export async function processAccountsWarmup(_data: unknown, deps: JobDeps): Prom
     const warming = await tx
       .selectFrom('accounts as a')
       .innerJoin('devices as d', 'd.id', 'a.deviceId')
-      .select(['a.id', 'a.workspaceId', 'a.username', 'a.platform', 'a.warmupEndDate', 'd.id as deviceId', 'd.assignedToId', 'd.lastSeenAt', 'd.status as deviceStatus'])
+      .select([
+        'a.id',
+        'a.workspaceId',
+        'a.username',
+        'a.platform',
+        'a.warmupEndDate',
+        'd.id as deviceId',
+        'd.assignedToId',
+        'd.lastSeenAt',
+        'd.status as deviceStatus',
+      ])
       .where('a.status', '=', 'warmup')
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tasks as t').select('t.id').whereRef('t.accountId', '=', 'a.id').where('t.status', 'in', ['pending', 'in-progress']))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('tasks as t').select('t.id').whereRef('t.accountId', '=', 'a.id').where('t.status', 'in', ['pending', 'in-progress']))),
+      )
       .execute();
     const inputs: NewTask[] = [];
     for (const account of warming) {

@@ -38,7 +38,11 @@ describe('a campaign day', () => {
 
   it('plans the same times however often the day is planned', () => {
     expect(planDay(base)).toEqual(planDay(base));
-    expect(planDay({ ...base, day: '2026-11-24' })[0]!.scheduledAt.toISOString().slice(11)).not.toBe(planDay(base)[0]!.scheduledAt.toISOString().slice(11));
+    expect(
+      planDay({ ...base, day: '2026-11-24' })[0]!
+        .scheduledAt.toISOString()
+        .slice(11),
+    ).not.toBe(planDay(base)[0]!.scheduledAt.toISOString().slice(11));
   });
 
   it('skips rounds already past, and on activation starts the round under way at once', () => {

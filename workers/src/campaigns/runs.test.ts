@@ -22,7 +22,14 @@ afterAll(async () => {
 });
 
 /** An active campaign working all day, one account on a live phone, and its routines. */
-async function campaign(options: { target?: number; cooldown?: number; caps?: Record<string, number>; routines?: { type: 'warmup' | 'create_post' | 'engage_comments'; intensity?: number; duration?: number }[] } = {}) {
+async function campaign(
+  options: {
+    target?: number;
+    cooldown?: number;
+    caps?: Record<string, number>;
+    routines?: { type: 'warmup' | 'create_post' | 'engage_comments'; intensity?: number; duration?: number }[];
+  } = {},
+) {
   const ws = await workspace(db);
   const phone = await device(db, ws);
   const acct = await account(db, ws, phone.id);
@@ -48,7 +55,17 @@ async function campaign(options: { target?: number; cooldown?: number; caps?: Re
     routines.push(
       await db
         .insertInto('routines')
-        .values({ workspaceId: ws, campaignId: c.id, type: routine.type, platform: 'instagram', accountId: acct.id, name: routine.type, intensity: routine.intensity ?? 1, duration: routine.duration ?? 5, sequence: index + 1 })
+        .values({
+          workspaceId: ws,
+          campaignId: c.id,
+          type: routine.type,
+          platform: 'instagram',
+          accountId: acct.id,
+          name: routine.type,
+          intensity: routine.intensity ?? 1,
+          duration: routine.duration ?? 5,
+          sequence: index + 1,
+        })
         .returningAll()
         .executeTakeFirstOrThrow(),
     );
@@ -61,13 +78,22 @@ const runs = (campaignId: string) => db.selectFrom('campaignSessions').selectAll
 async function complete(phoneId: string, engagement: Record<string, number> = {}) {
   const task = (await dispatchNext(db, phoneId))!;
   const outboxes = new Outboxes();
-  await db.transaction().execute((tx) => acceptResult(tx, phoneId, { taskId: task.id, attempt: task.attempt, status: 'completed', engagement }, outboxes.for(task.workspaceId), outboxes));
+  await db
+    .transaction()
+    .execute((tx) =>
+      acceptResult(tx, phoneId, { taskId: task.id, attempt: task.attempt, status: 'completed', engagement }, outboxes.for(task.workspaceId), outboxes),
+    );
   return task;
 }
 
 describe('campaign runs', () => {
   it('plans a day once, however many activations race', async () => {
-    const { campaign: c } = await campaign({ routines: [{ type: 'warmup', intensity: 5 }, { type: 'create_post', intensity: 2 }] });
+    const { campaign: c } = await campaign({
+      routines: [
+        { type: 'warmup', intensity: 5 },
+        { type: 'create_post', intensity: 2 },
+      ],
+    });
     const planned = await Promise.all(Array.from({ length: 5 }, () => planCampaign(db, c.id, { startNow: true })));
     const all = await runs(c.id);
     expect(planned.reduce((sum, n) => sum + n, 0)).toBe(all.length);
@@ -132,7 +158,9 @@ describe('campaign runs', () => {
     await processCampaignsDue(undefined, deps);
     await complete(cool.phone.id);
     // The next round's run falls due soon after: it waits out the account's cooldown.
-    await sql`update campaign_sessions set scheduled_at = now() - interval '1 second' where campaign_id = ${cool.campaign.id} and status = 'pending'`.execute(db);
+    await sql`update campaign_sessions set scheduled_at = now() - interval '1 second' where campaign_id = ${cool.campaign.id} and status = 'pending'`.execute(
+      db,
+    );
     await processCampaignsDue(undefined, deps);
     const waiting = (await runs(cool.campaign.id)).filter((run) => run.status === 'pending');
     expect(waiting.length).toBeGreaterThan(0);

@@ -24,7 +24,7 @@ export async function planCampaign(db: Db, campaignId: string, options: { startN
     .select(['id', 'workspaceId', 'status', 'activeHoursStart', 'activeHoursEnd'])
     .where('id', '=', campaignId)
     .executeTakeFirst();
-  if (!campaign || campaign.status !== 'active') return 0;
+  if (campaign?.status !== 'active') return 0;
   const routines = await db
     .selectFrom('routines as r')
     .innerJoin('accounts as a', 'a.id', 'r.accountId')
@@ -49,7 +49,17 @@ export async function planCampaign(db: Db, campaignId: string, options: { startN
   if (plan.length === 0) return 0;
   const inserted = await db
     .insertInto('campaignSessions')
-    .values(plan.map((run) => ({ workspaceId: campaign.workspaceId, campaignId, routineId: run.routineId, accountId: run.accountId, planDay: day, round: run.round, scheduledAt: run.scheduledAt })))
+    .values(
+      plan.map((run) => ({
+        workspaceId: campaign.workspaceId,
+        campaignId,
+        routineId: run.routineId,
+        accountId: run.accountId,
+        planDay: day,
+        round: run.round,
+        scheduledAt: run.scheduledAt,
+      })),
+    )
     .onConflict((oc) => oc.columns(['routineId', 'planDay', 'round']).where('planDay', 'is not', null).where('status', '<>', 'cancelled').doNothing())
     .returning('id')
     .execute();
@@ -68,8 +78,17 @@ export async function processCampaignsPlan(_data: unknown, deps: JobDeps): Promi
  * Calls off a campaign's open runs: the tasks of runs under way are cancelled (their phones told), waiting runs
  * cancelled with the reason. `routineId` narrows it to one routine's runs.
  */
-export async function cancelCampaignRuns(tx: Tx, filter: { campaignId: string; routineId?: string; pendingOnly?: boolean }, note: string, outboxes: Outboxes): Promise<number> {
-  let open = tx.selectFrom('campaignSessions').select(['id', 'status']).where('campaignId', '=', filter.campaignId).where('status', 'in', filter.pendingOnly ? ['pending'] : ['pending', 'in-progress']);
+export async function cancelCampaignRuns(
+  tx: Tx,
+  filter: { campaignId: string; routineId?: string; pendingOnly?: boolean },
+  note: string,
+  outboxes: Outboxes,
+): Promise<number> {
+  let open = tx
+    .selectFrom('campaignSessions')
+    .select(['id', 'status'])
+    .where('campaignId', '=', filter.campaignId)
+    .where('status', 'in', filter.pendingOnly ? ['pending'] : ['pending', 'in-progress']);
   if (filter.routineId) open = open.where('routineId', '=', filter.routineId);
   const runs = await open.forUpdate().execute();
   if (runs.length === 0) return 0;
@@ -77,7 +96,11 @@ export async function cancelCampaignRuns(tx: Tx, filter: { campaignId: string; r
   await tx
     .updateTable('campaignSessions')
     .set({ status: 'cancelled', completedAt: sql<Date>`now()`, failureCode: 'cancelled', note })
-    .where('id', 'in', runs.map((run) => run.id))
+    .where(
+      'id',
+      'in',
+      runs.map((run) => run.id),
+    )
     .where('status', 'in', ['pending', 'in-progress'])
     .execute();
   return runs.length;
@@ -159,7 +182,17 @@ export async function processCampaignsDue(_data: unknown, deps: JobDeps): Promis
       const outbox = outboxes.for(run.workspaceId);
       if (!run.accountId || !run.deviceId) {
         await end(run.id, 'failed', 'no_device', run.username ? `@${run.username} has no phone` : 'The routine has no account');
-        await recordActivity(tx, { workspaceId: run.workspaceId, userId: null, action: `${run.routineName} of "${run.campaignName}" failed: ${run.username ? `@${run.username} has no phone` : 'no account'}`, type: 'error' }, undefined, outbox);
+        await recordActivity(
+          tx,
+          {
+            workspaceId: run.workspaceId,
+            userId: null,
+            action: `${run.routineName} of "${run.campaignName}" failed: ${run.username ? `@${run.username} has no phone` : 'no account'}`,
+            type: 'error',
+          },
+          undefined,
+          outbox,
+        );
         counts.failed += 1;
         continue;
       }
@@ -248,8 +281,19 @@ export async function processCampaignsDue(_data: unknown, deps: JobDeps): Promis
  * When the account is free for another run: nothing if now; otherwise once its work under way ends (checked again in
  * a minute) or its cooldown since the last run has passed. Runs of the same round follow one another without it.
  */
-async function accountFreeAt(tx: Tx, accountId: string, cooldownMinutes: number, round: { campaignId: string; planDay: string | null; round: number | null }, now: Date): Promise<Date | undefined> {
-  const busy = await tx.selectFrom('tasks').select('id').where('accountId', '=', accountId).where('status', 'in', ['pending', 'in-progress']).executeTakeFirst();
+async function accountFreeAt(
+  tx: Tx,
+  accountId: string,
+  cooldownMinutes: number,
+  round: { campaignId: string; planDay: string | null; round: number | null },
+  now: Date,
+): Promise<Date | undefined> {
+  const busy = await tx
+    .selectFrom('tasks')
+    .select('id')
+    .where('accountId', '=', accountId)
+    .where('status', 'in', ['pending', 'in-progress'])
+    .executeTakeFirst();
   if (busy) return new Date(now.getTime() + 60_000);
   if (cooldownMinutes <= 0) return undefined;
   const last = await tx

@@ -40,7 +40,9 @@ describe('posts.due', () => {
     expect(changes.filter((c) => c.event === 'task.created')).toHaveLength(30);
     // The phone has a live agent: its VA is not rung for work the phone will do.
     expect(changes.filter((c) => c.event === 'task.assigned')).toHaveLength(0);
-    expect(changes.filter((c) => c.event === 'activity.created').map((c) => (c.payload as { action: string }).action)).toContain('30 scheduled posts are due: sent to their phones');
+    expect(changes.filter((c) => c.event === 'activity.created').map((c) => (c.payload as { action: string }).action)).toContain(
+      '30 scheduled posts are due: sent to their phones',
+    );
   });
 
   it('makes a post due again when it is rescheduled after a failure (a new version)', async () => {
@@ -53,7 +55,11 @@ describe('posts.due', () => {
     await db.updateTable('tasks').set({ status: 'failed', failureCode: 'app_crashed' }).where('postId', '=', post!.id).execute();
     await db.updateTable('posts').set({ status: 'failed' }).where('id', '=', post!.id).execute();
     expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 0, failed: 0 });
-    await db.updateTable('posts').set({ status: 'scheduled', scheduleVersion: 1, scheduledAt: new Date(Date.now() - 1000) }).where('id', '=', post!.id).execute();
+    await db
+      .updateTable('posts')
+      .set({ status: 'scheduled', scheduleVersion: 1, scheduledAt: new Date(Date.now() - 1000) })
+      .where('id', '=', post!.id)
+      .execute();
     expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 1, failed: 0 });
     expect((await tasksOf([post!.id])).map((task) => task.sourceKey).sort()).toEqual([`post:${post!.id}:0`, `post:${post!.id}:1`]);
   });
@@ -72,35 +78,40 @@ describe('posts.due', () => {
     const post = (id: string) => db.selectFrom('posts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(await post(lonely!.id)).toMatchObject({ status: 'failed', failureCode: 'no_device', failureMessage: `@${orphan.username} has no phone` });
     expect(await post(held!.id)).toMatchObject({ status: 'scheduled' });
-    expect(await post(queued!.id)).toMatchObject({ status: 'scheduled', waitingCode: 'no_agent', waitingMessage: 'Waiting for a person: Pixel 7 #09 has no phone agent connected' });
+    expect(await post(queued!.id)).toMatchObject({
+      status: 'scheduled',
+      waitingCode: 'no_agent',
+      waitingMessage: 'Waiting for a person: Pixel 7 #09 has no phone agent connected',
+    });
     // Nobody will run it but a person: the task is pushed to the phone's VA (none assigned here, so nobody is rung).
     expect(changes.filter((c) => c.event === 'task.created')).toHaveLength(1);
   });
 });
 
 // Only where PostgreSQL and Redis are: real workers racing on a real queue.
-if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) describe('posts.due on BullMQ', () => {
-  it('two workers racing on one queue dispatch 1,000 due posts once each', async () => {
-    const ws = await workspace(db);
-    const phone = await device(db, ws);
-    const acct = await account(db, ws, phone.id);
-    const posts = await scheduledPosts(db, ws, acct.id, 1000);
-    const { startBullmq } = await import('../bullmq.ts');
-    const queue = `farm-test-${randomBytes(4).toString('hex')}`;
-    const started = Date.now();
-    const a = await startBullmq(process.env.REDIS_URL!, { db }, { queue });
-    const b = await startBullmq(process.env.REDIS_URL!, { db }, { queue });
-    cleanups.push(async () => {
-      await a.queue.obliterate({ force: true });
-      await a.close();
-      await b.close();
+if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL)
+  describe('posts.due on BullMQ', () => {
+    it('two workers racing on one queue dispatch 1,000 due posts once each', async () => {
+      const ws = await workspace(db);
+      const phone = await device(db, ws);
+      const acct = await account(db, ws, phone.id);
+      const posts = await scheduledPosts(db, ws, acct.id, 1000);
+      const { startBullmq } = await import('../bullmq.ts');
+      const queue = `farm-test-${randomBytes(4).toString('hex')}`;
+      const started = Date.now();
+      const a = await startBullmq(process.env.REDIS_URL!, { db }, { queue });
+      const b = await startBullmq(process.env.REDIS_URL!, { db }, { queue });
+      cleanups.push(async () => {
+        await a.queue.obliterate({ force: true });
+        await a.close();
+        await b.close();
+      });
+      let tasks = await tasksOf(posts.map((p) => p.id));
+      while (tasks.length < 1000 && Date.now() - started < 30_000) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        tasks = await tasksOf(posts.map((p) => p.id));
+      }
+      expect(tasks).toHaveLength(1000);
+      expect(new Set(tasks.map((task) => task.postId)).size).toBe(1000);
     });
-    let tasks = await tasksOf(posts.map((p) => p.id));
-    while (tasks.length < 1000 && Date.now() - started < 30_000) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      tasks = await tasksOf(posts.map((p) => p.id));
-    }
-    expect(tasks).toHaveLength(1000);
-    expect(new Set(tasks.map((task) => task.postId)).size).toBe(1000);
   });
-});

@@ -23,7 +23,8 @@ export interface DueResult {
 }
 
 /** The phone has an agent that was heard lately: it will run the work, its VA need not be rung. */
-export const isLive = (device: { deviceStatus: string | null; lastSeenAt: Date | null }) => device.lastSeenAt !== null && device.deviceStatus !== null && device.deviceStatus !== 'offline';
+export const isLive = (device: { deviceStatus: string | null; lastSeenAt: Date | null }) =>
+  device.lastSeenAt !== null && device.deviceStatus !== null && device.deviceStatus !== 'offline';
 
 export const postSourceKey = (postId: string, version: number) => `post:${postId}:${version}`;
 
@@ -85,7 +86,12 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
           .executeTakeFirstOrThrow();
         const outbox = outboxes.for(post.workspaceId);
         outbox.add('post.updated', serialize(updated));
-        await recordActivity(tx, { workspaceId: post.workspaceId, userId: null, action: `Post for @${post.username} failed: the account has no phone`, type: 'error' }, undefined, outbox);
+        await recordActivity(
+          tx,
+          { workspaceId: post.workspaceId, userId: null, action: `Post for @${post.username} failed: the account has no phone`, type: 'error' },
+          undefined,
+          outbox,
+        );
         failed += 1;
         continue;
       }
@@ -120,7 +126,12 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       const post = byId.get(task.postId!)!;
       const waiting = waitingReason({ deviceName: post.deviceName, deviceStatus: post.deviceStatus, lastSeenAt: post.lastSeenAt, task });
       if (waiting) {
-        const updated = await tx.updateTable('posts').set({ waitingCode: waiting.code, waitingMessage: waiting.message }).where('id', '=', post.id).returningAll().executeTakeFirstOrThrow();
+        const updated = await tx
+          .updateTable('posts')
+          .set({ waitingCode: waiting.code, waitingMessage: waiting.message })
+          .where('id', '=', post.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
         outboxes.for(post.workspaceId).add('post.updated', serialize(updated));
       }
     }
@@ -134,7 +145,9 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
         {
           workspaceId,
           userId: null,
-          action: only ? `Scheduled post for @${byId.get(only.postId!)!.username} is due: sent to ${byId.get(only.postId!)!.deviceName ?? 'its phone'}` : `${count} scheduled posts are due: sent to their phones`,
+          action: only
+            ? `Scheduled post for @${byId.get(only.postId!)!.username} is due: sent to ${byId.get(only.postId!)!.deviceName ?? 'its phone'}`
+            : `${count} scheduled posts are due: sent to their phones`,
           deviceId: only?.deviceId ?? null,
           type: 'info',
         },

@@ -38,7 +38,11 @@ describe('retention', () => {
   it('prunes each workspace by its own settings: screenshots by age and per phone with their files, activity, finished tasks', async () => {
     const strict = await workspace(db, 'Strict');
     const lenient = await workspace(db, 'Lenient');
-    await db.updateTable('workspaces').set({ keepScreenshotsDays: 1, keepScreenshotsPerDevice: 10, keepActivityDays: 7, keepFinishedTasksDays: 7 }).where('id', '=', strict).execute();
+    await db
+      .updateTable('workspaces')
+      .set({ keepScreenshotsDays: 1, keepScreenshotsPerDevice: 10, keepActivityDays: 7, keepFinishedTasksDays: 7 })
+      .where('id', '=', strict)
+      .execute();
     const phone = await device(db, strict);
     const other = await device(db, lenient, { name: 'Pixel 9' });
 
@@ -75,7 +79,13 @@ describe('retention', () => {
     });
     await db
       .insertInto('tasks')
-      .values([task('completed', strict, 'done long ago', 30), task('failed', strict, 'failed long ago', 30), task('pending', strict, 'still waiting', 30), task('completed', strict, 'done today', 0), task('completed', lenient, 'theirs', 30)])
+      .values([
+        task('completed', strict, 'done long ago', 30),
+        task('failed', strict, 'failed long ago', 30),
+        task('pending', strict, 'still waiting', 30),
+        task('completed', strict, 'done today', 0),
+        task('completed', lenient, 'theirs', 30),
+      ])
       .execute();
 
     const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
@@ -89,11 +99,21 @@ describe('retention', () => {
       expect(await db.selectFrom('storedObjects').select('key').where('key', '=', key).executeTakeFirst()).toBeUndefined();
     }
     for (const key of [...recent.slice(0, 10), theirs]) expect(existsSync(join(dataDir, 'objects', key))).toBe(true);
-    expect((await db.selectFrom('activities').select('action').where('action', 'in', ['old news', 'this week', 'theirs, old']).execute()).map((row) => row.action).sort()).toEqual(['theirs, old', 'this week']);
+    expect(
+      (await db.selectFrom('activities').select('action').where('action', 'in', ['old news', 'this week', 'theirs, old']).execute())
+        .map((row) => row.action)
+        .sort(),
+    ).toEqual(['theirs, old', 'this week']);
     expect((await db.selectFrom('tasks').select('title').execute()).map((row) => row.title).sort()).toEqual(['done today', 'still waiting', 'theirs']);
 
     // Nothing left to prune: a second run removes nothing.
-    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toEqual({ screenshots: 0, activities: 0, usage: 0, tasks: 0, skippedScreenshots: false });
+    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toEqual({
+      screenshots: 0,
+      activities: 0,
+      usage: 0,
+      tasks: 0,
+      skippedScreenshots: false,
+    });
   });
 
   it('keeps screenshots where it cannot reach their files', async () => {

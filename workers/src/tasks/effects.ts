@@ -4,7 +4,7 @@
  * blocked has its automation paused until a person resumes it.
  */
 import { sql } from 'kysely';
-import type { TaskRow } from '@farm/sql';
+import type { PostRow, TaskRow } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import { accountSafetyCodes, failureLabels, type FailureCode } from '@farm/agent-protocol/failures';
 import type { EngagementReport } from '@farm/agent-protocol/work';
@@ -67,10 +67,17 @@ export async function applyOutcome(
     const version = postVersionOf(task);
     let query = tx.updateTable('posts').where('id', '=', task.postId);
     if (version !== undefined) query = query.where('scheduleVersion', '=', version);
-    let post;
+    let post: PostRow | undefined;
     if (outcome === 'completed') {
       post = await query
-        .set({ status: 'published', publishedAt: detail.finishedAt ?? sql<Date>`now()`, failureCode: null, failureMessage: null, waitingCode: null, waitingMessage: null })
+        .set({
+          status: 'published',
+          publishedAt: detail.finishedAt ?? sql<Date>`now()`,
+          failureCode: null,
+          failureMessage: null,
+          waitingCode: null,
+          waitingMessage: null,
+        })
         .where('status', '=', 'scheduled')
         .returningAll()
         .executeTakeFirst();
@@ -97,7 +104,11 @@ export async function applyOutcome(
 
   if (task.campaignSessionId) {
     if (outcome === 'retried') {
-      await tx.updateTable('campaignSessions').set({ status: 'in-progress', completedAt: null, failureCode: null, note: null }).where('id', '=', task.campaignSessionId).execute();
+      await tx
+        .updateTable('campaignSessions')
+        .set({ status: 'in-progress', completedAt: null, failureCode: null, note: null })
+        .where('id', '=', task.campaignSessionId)
+        .execute();
     } else {
       const run = await tx
         .updateTable('campaignSessions')
@@ -118,7 +129,12 @@ export async function applyOutcome(
 
   if (task.accountId && outcome !== 'retried') {
     const posts = outcome === 'completed' && task.postId ? 1 : 0;
-    const counts = { likes: detail.engagement?.likes ?? 0, follows: detail.engagement?.follows ?? 0, comments: detail.engagement?.comments ?? 0, posts: (detail.engagement?.posts ?? 0) || posts };
+    const counts = {
+      likes: detail.engagement?.likes ?? 0,
+      follows: detail.engagement?.follows ?? 0,
+      comments: detail.engagement?.comments ?? 0,
+      posts: (detail.engagement?.posts ?? 0) || posts,
+    };
     if (counts.likes + counts.follows + counts.comments + counts.posts > 0) {
       await tx
         .insertInto('accountDailyActions')
@@ -209,7 +225,12 @@ async function stopAtDailyTarget(tx: Tx, campaignId: string, day: string | null,
   if (stopped.length === 0) return;
   await recordActivity(
     tx,
-    { workspaceId: campaign.workspaceId, userId: null, action: `Campaign "${campaign.name}" reached its daily engagement target (${campaign.done} of ${campaign.engagementTarget}); it resumes tomorrow`, type: 'success' },
+    {
+      workspaceId: campaign.workspaceId,
+      userId: null,
+      action: `Campaign "${campaign.name}" reached its daily engagement target (${campaign.done} of ${campaign.engagementTarget}); it resumes tomorrow`,
+      type: 'success',
+    },
     undefined,
     outboxes.for(campaign.workspaceId),
   );

@@ -8,7 +8,19 @@ import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
 import { account, age, device, quickSettings, restoreSettings, workspace } from '../../test/farm.ts';
-import { acceptResult, ackTask, cancelTasks, createTasks, dispatchNext, expireLeases, progressTask, retryTask, withdrawTask, type NewTask, type PhoneResult } from './lifecycle.ts';
+import {
+  acceptResult,
+  ackTask,
+  cancelTasks,
+  createTasks,
+  dispatchNext,
+  expireLeases,
+  progressTask,
+  retryTask,
+  withdrawTask,
+  type NewTask,
+  type PhoneResult,
+} from './lifecycle.ts';
 
 let t: TestDatabase;
 let db: Db;
@@ -37,7 +49,18 @@ async function make(ws: string, deviceId: string | null, overrides: Partial<NewT
     createTasks(
       tx,
       // Automation's work (it has a source); only that goes to phones.
-      [{ workspaceId: ws, title: 'Publish a reel', type: 'post', priority: 'medium', deviceId, work: { kind: 'manual', description: null }, sourceKey: `test:${crypto.randomUUID()}`, ...overrides }],
+      [
+        {
+          workspaceId: ws,
+          title: 'Publish a reel',
+          type: 'post',
+          priority: 'medium',
+          deviceId,
+          work: { kind: 'manual', description: null },
+          sourceKey: `test:${crypto.randomUUID()}`,
+          ...overrides,
+        },
+      ],
       outboxes,
     ),
   );
@@ -70,7 +93,10 @@ describe('the task lifecycle', () => {
     expect(leased!.leaseExpiresAt!.getTime() - leased!.dispatchedAt!.getTime()).toBe(300);
     expect(await ackTask(db, phone.id, created.id, 1)).toMatchObject({ status: 'in-progress' });
     expect(await ackTask(db, phone.id, created.id, 1)).toBeUndefined();
-    expect(await progressTask(db, phone.id, { taskId: created.id, attempt: 1, percent: 40, note: 'Writing the caption' })).toMatchObject({ progress: 40, progressNote: 'Writing the caption' });
+    expect(await progressTask(db, phone.id, { taskId: created.id, attempt: 1, percent: 40, note: 'Writing the caption' })).toMatchObject({
+      progress: 40,
+      progressNote: 'Writing the caption',
+    });
 
     const first = await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
     expect(first.verdict.kind).toBe('settled');
@@ -176,7 +202,12 @@ describe('the task lifecycle', () => {
     await age(db, 1_000);
     await expireLeases(db, outboxes);
     expect(await task(created.id)).toMatchObject({ status: 'pending', failureCode: 'lease_expired', attempt: 2 });
-    const attempts = await db.selectFrom('taskAttempts').select(['attempt', 'outcome', 'failureCode']).where('taskId', '=', created.id).orderBy('attempt').execute();
+    const attempts = await db
+      .selectFrom('taskAttempts')
+      .select(['attempt', 'outcome', 'failureCode'])
+      .where('taskId', '=', created.id)
+      .orderBy('attempt')
+      .execute();
     expect(attempts).toEqual([
       { attempt: 1, outcome: 'expired', failureCode: 'ack_timeout' },
       { attempt: 2, outcome: 'expired', failureCode: 'lease_expired' },
@@ -199,7 +230,12 @@ describe('the task lifecycle', () => {
     const warmup = await make(ws, phone.id, { accountId: acct.id, sourceKey: `warmup:${acct.id}:x:0` });
     const manual = await make(ws, phone.id, { accountId: acct.id, sourceKey: null });
     await dispatchNext(db, phone.id);
-    const { verdict } = await report(phone.id, { taskId: run.id, attempt: 1, status: 'failed', failure: { code: 'account_blocked', message: 'Instagram asks to confirm it is you' } });
+    const { verdict } = await report(phone.id, {
+      taskId: run.id,
+      attempt: 1,
+      status: 'failed',
+      failure: { code: 'account_blocked', message: 'Instagram asks to confirm it is you' },
+    });
     expect(verdict.kind).toBe('settled');
     expect(await task(run.id)).toMatchObject({ status: 'failed', failureCode: 'account_blocked' });
     const paused = await db.selectFrom('accounts').selectAll().where('id', '=', acct.id).executeTakeFirstOrThrow();
@@ -207,11 +243,20 @@ describe('the task lifecycle', () => {
     expect((await task(warmup.id)).status).toBe('cancelled');
     expect((await task(manual.id)).status).toBe('pending');
     const feed = await db.selectFrom('activities').select('action').where('workspaceId', '=', ws).execute();
-    expect(feed.map((a) => a.action)).toContain(`Automation paused for @${acct.username}: Instagram asks to confirm it is you. Resume the account once a person has checked it.`);
+    expect(feed.map((a) => a.action)).toContain(
+      `Automation paused for @${acct.username}: Instagram asks to confirm it is you. Resume the account once a person has checked it.`,
+    );
     // What only a person can get past becomes a task on the phone for a person, never dispatched to its agent.
     const asked = await db.selectFrom('tasks').selectAll().where('workspaceId', '=', ws).where('type', '=', 'monitor').execute();
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ title: `Check @${acct.username}: the platform blocked or challenged it on ${phone.name}`, priority: 'high', status: 'pending', deviceId: phone.id, accountId: acct.id, sourceKey: null });
+    expect(asked[0]).toMatchObject({
+      title: `Check @${acct.username}: the platform blocked or challenged it on ${phone.name}`,
+      priority: 'high',
+      status: 'pending',
+      deviceId: phone.id,
+      accountId: acct.id,
+      sourceKey: null,
+    });
     expect(asked[0]!.description).toContain('Instagram asks to confirm it is you');
     // A second failure of the paused account asks nothing more.
     expect(await dispatchNext(db, phone.id)).toBeUndefined();

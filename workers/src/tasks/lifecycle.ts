@@ -120,10 +120,20 @@ export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): P
         .where('sourceKey', 'is not', null)
         .where((eb) => eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', sql<Date>`now()`)]))
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', deviceId).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled))),
+          not(
+            exists(
+              selectFrom('tasks as o')
+                .select('o.id')
+                .where('o.deviceId', '=', deviceId)
+                .where('o.dispatchedAt', 'is not', null)
+                .where('o.status', 'in', unsettled),
+            ),
+          ),
         )
         // A person controls the phone from the console: its work waits until they hand it back.
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))))
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))),
+        )
         .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
         .orderBy('createdAt')
         .orderBy('id')
@@ -269,7 +279,13 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
     return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && given.outcome !== 'completed' };
   }
   if (result.status === 'completed') {
-    const settled = await settleTask(tx, task, 'completed', { cause: 'phone', attempt: result.attempt, engagement: result.engagement, finishedAt: result.finishedAt }, outboxes);
+    const settled = await settleTask(
+      tx,
+      task,
+      'completed',
+      { cause: 'phone', attempt: result.attempt, engagement: result.engagement, finishedAt: result.finishedAt },
+      outboxes,
+    );
     return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
   }
   const failure: Failure = result.failure ?? { code: 'unknown' };
@@ -356,14 +372,22 @@ export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail
     });
   }
   outbox.add('task.updated', serialize(settled));
-  const followUps = await applyOutcome(tx, settled, outcome, { cause: detail.cause, failure, engagement: detail.engagement, finishedAt: detail.finishedAt }, outboxes);
+  const followUps = await applyOutcome(
+    tx,
+    settled,
+    outcome,
+    { cause: detail.cause, failure, engagement: detail.engagement, finishedAt: detail.finishedAt },
+    outboxes,
+  );
   for (const next of followUps) {
     if (next.kind === 'cancel-account-automation') {
       await cancelTasks(tx, { accountId: next.accountId, automationOnly: true }, { message: next.message, cause: 'automation' }, outboxes);
       continue;
     }
     // A person's task on the phone (no source key: it is never dispatched to the phone's agent), for its VA.
-    const device = next.deviceId ? await tx.selectFrom('devices').select(['name', 'assignedToId']).where('id', '=', next.deviceId).executeTakeFirst() : undefined;
+    const device = next.deviceId
+      ? await tx.selectFrom('devices').select(['name', 'assignedToId']).where('id', '=', next.deviceId).executeTakeFirst()
+      : undefined;
     await createTasks(
       tx,
       [
@@ -406,7 +430,8 @@ export async function cancelTasks(
   let query = tx.selectFrom('tasks').selectAll().where('status', 'in', unsettled);
   if (where.taskIds) query = query.where('id', 'in', where.taskIds.length > 0 ? where.taskIds : ['00000000-0000-0000-0000-000000000000']);
   if (where.postId) query = query.where('postId', '=', where.postId);
-  if (where.campaignSessionIds) query = query.where('campaignSessionId', 'in', where.campaignSessionIds.length > 0 ? where.campaignSessionIds : ['00000000-0000-0000-0000-000000000000']);
+  if (where.campaignSessionIds)
+    query = query.where('campaignSessionId', 'in', where.campaignSessionIds.length > 0 ? where.campaignSessionIds : ['00000000-0000-0000-0000-000000000000']);
   if (where.accountId) query = query.where('accountId', '=', where.accountId);
   if (where.automationOnly) query = query.where('postId', 'is', null).where('sourceKey', 'is not', null);
   const tasks = await query.orderBy('id').forUpdate().execute();
@@ -492,7 +517,14 @@ export async function expireLeases(db: Db, outboxes: Outboxes, limit = 200): Pro
           : { code: 'lease_expired', message: `The phone stopped reporting progress on attempt ${task.attempt}` };
       const outbox = outboxes.for(task.workspaceId);
       await endAttempt(tx, task, 'expired', failure);
-      if (task.deviceId) outbox.internal('task.withdrawn', { taskId: task.id, deviceId: task.deviceId, attempt: task.attempt, code: failure.code, reason: failureText(failure) });
+      if (task.deviceId)
+        outbox.internal('task.withdrawn', {
+          taskId: task.id,
+          deviceId: task.deviceId,
+          attempt: task.attempt,
+          code: failure.code,
+          reason: failureText(failure),
+        });
       const again = task.attempt < task.maxAttempts ? await retryLater(tx, task, failure, outbox) : undefined;
       if (!again) await settleTask(tx, task, 'failed', { cause: 'automation', attempt: task.attempt, failure }, outboxes);
     }

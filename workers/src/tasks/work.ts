@@ -63,7 +63,10 @@ export function exhausted(type: RoutineType, allowance: EngagementCounts): boole
  * The work as the phone should receive it now: with the workspace's recipes for it as they are now, and a routine's
  * allowance taken afresh, since runs on the same account may have spent some of it since the task was made.
  */
-export async function workForDispatch(db: Db, task: { workspaceId: string; accountId: string | null; work: unknown; campaignSessionId: string | null }): Promise<TaskWork> {
+export async function workForDispatch(
+  db: Db,
+  task: { workspaceId: string; accountId: string | null; work: unknown; campaignSessionId: string | null },
+): Promise<TaskWork> {
   const work = await withWorkspaceRecipes(db, task.workspaceId, task.work as TaskWork);
   if (work.kind !== 'routine.run' || !task.accountId) return work;
   const caps = await db

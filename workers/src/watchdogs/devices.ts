@@ -24,7 +24,18 @@ export async function processDevicesWatchdog(_data: unknown, deps: JobDeps): Pro
       const outbox = outboxes.for(device.workspaceId);
       outbox.add('device.updated', serialize(device));
       const seconds = Math.round((Date.now() - device.lastSeenAt!.getTime()) / 1000);
-      await recordActivity(tx, { workspaceId: device.workspaceId, userId: null, action: `${device.name} went offline: no heartbeat for ${seconds} s`, deviceId: device.id, type: 'warning' }, undefined, outbox);
+      await recordActivity(
+        tx,
+        {
+          workspaceId: device.workspaceId,
+          userId: null,
+          action: `${device.name} went offline: no heartbeat for ${seconds} s`,
+          deviceId: device.id,
+          type: 'warning',
+        },
+        undefined,
+        outbox,
+      );
     }
     return rows.length;
   });

@@ -40,14 +40,22 @@ export async function processStuckPosts(_data: unknown, deps: JobDeps): Promise<
       .execute();
     let count = 0;
     for (const post of stuck) {
-      const task = post.taskId ? { status: post.taskStatus!, dispatchedAt: post.dispatchedAt, nextAttemptAt: post.nextAttemptAt, failureCode: post.failureCode } : undefined;
+      const task = post.taskId
+        ? { status: post.taskStatus!, dispatchedAt: post.dispatchedAt, nextAttemptAt: post.nextAttemptAt, failureCode: post.failureCode }
+        : undefined;
       const reason =
         waitingReason({ deviceName: post.deviceName, deviceStatus: post.deviceStatus, lastSeenAt: post.lastSeenAt, accountStatus: post.accountStatus, task }) ??
         (task ? undefined : { code: null, message: 'The scheduler has not picked it up yet: check that the workers are running' });
       const code = reason?.code ?? null;
       const message = reason?.message ?? null;
       if (code === post.waitingCode && message === post.waitingMessage) continue;
-      const updated = await tx.updateTable('posts').set({ waitingCode: code, waitingMessage: message }).where('id', '=', post.id).where('status', '=', 'scheduled').returningAll().executeTakeFirst();
+      const updated = await tx
+        .updateTable('posts')
+        .set({ waitingCode: code, waitingMessage: message })
+        .where('id', '=', post.id)
+        .where('status', '=', 'scheduled')
+        .returningAll()
+        .executeTakeFirst();
       if (!updated) continue;
       outboxes.for(updated.workspaceId).add('post.updated', serialize(updated));
       count += 1;

@@ -28,7 +28,11 @@ describe('watchdogs', () => {
     const quiet = await device(db, ws, { name: 'Pixel quiet' });
     const chatty = await device(db, ws, { name: 'Pixel chatty' });
     const never = await device(db, ws, { name: 'Pixel never', seen: false, status: 'online' });
-    await db.updateTable('devices').set({ lastSeenAt: new Date(Date.now() - 3500) }).where('id', '=', quiet.id).execute();
+    await db
+      .updateTable('devices')
+      .set({ lastSeenAt: new Date(Date.now() - 3500) })
+      .where('id', '=', quiet.id)
+      .execute();
     const { changes, deps } = recorder(db);
     await processDevicesWatchdog(undefined, deps);
     await processDevicesWatchdog(undefined, deps);
@@ -57,7 +61,11 @@ describe('watchdogs', () => {
     await processStuckPosts(undefined, deps);
     expect(await read(post!.id)).toEqual({ waitingCode: 'device_offline', waitingMessage: 'Waiting for a person: Pixel 7 #04 is offline' });
     expect(await read(held!.id)).toEqual({ waitingCode: null, waitingMessage: 'The account is paused: resume it to publish' });
-    await db.updateTable('tasks').set({ dispatchedAt: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) }).where('postId', '=', post!.id).execute();
+    await db
+      .updateTable('tasks')
+      .set({ dispatchedAt: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) })
+      .where('postId', '=', post!.id)
+      .execute();
     await processStuckPosts(undefined, deps);
     expect(await read(post!.id)).toEqual({ waitingCode: null, waitingMessage: null });
   });
@@ -84,6 +92,10 @@ describe('account warm-up', () => {
     await sql`update accounts set warmup_end_date = now() - interval '1 minute' where id = ${acct.id}`.execute(db);
     await processAccountsWarmup(undefined, deps);
     expect((await db.selectFrom('accounts').select('status').where('id', '=', acct.id).executeTakeFirstOrThrow()).status).toBe('active');
-    expect(changes.some((c) => c.event === 'activity.created' && (c.payload as { action: string }).action === `@${acct.username} finished warming up and is now active`)).toBe(true);
+    expect(
+      changes.some(
+        (c) => c.event === 'activity.created' && (c.payload as { action: string }).action === `@${acct.username} finished warming up and is now active`,
+      ),
+    ).toBe(true);
   });
 });

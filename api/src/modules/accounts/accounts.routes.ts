@@ -108,7 +108,11 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (cursor) {
         query = query.where(pastCursor(cursor, 'newest'));
       }
-      const rows = await query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
     },
   );
@@ -117,7 +121,12 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/accounts/:id',
     { config: { access: 'workspace.read' }, schema: { tags: ['accounts'], params: idParams, response: { 200: account, 404: errorBody } } },
     async (request) => {
-      const row = await db.selectFrom('accounts').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
+      const row = await db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actorOf(request).workspaceId)
+        .executeTakeFirst();
       if (!row) throw notFound();
       return serialize(row);
     },
@@ -125,14 +134,19 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/accounts',
-    { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], body: createAccountBody, response: { 201: account, 400: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'accounts.manage' },
+      schema: { tags: ['accounts'], body: createAccountBody, response: { 201: account, 400: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body;
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
         if (body.deviceId) await assertRoomOnDevice(tx, actor, body.deviceId, body.platform);
-        const profileImages = await Promise.all((body.profileImages ?? []).map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)));
+        const profileImages = await Promise.all(
+          (body.profileImages ?? []).map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)),
+        );
         const created = await tx
           .insertInto('accounts')
           .values({ ...body, profileImages, workspaceId: actor.workspaceId })
@@ -141,7 +155,13 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         outbox.add('account.created', serialize(created));
         await recordActivity(
           tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${created.username} (${created.platform}) added`, deviceId: created.deviceId, type: 'success' },
+          {
+            workspaceId: actor.workspaceId,
+            userId: actor.userId,
+            action: `Account @${created.username} (${created.platform}) added`,
+            deviceId: created.deviceId,
+            type: 'success',
+          },
           { action: 'account.created', entityType: 'account', entityId: created.id },
           outbox,
         );
@@ -157,7 +177,12 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'accounts.stats' },
       bodyLimit: 16 * 1024 * 1024,
-      schema: { tags: ['accounts'], params: idParams, body: updateAccountBody, response: { 200: account, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody } },
+      schema: {
+        tags: ['accounts'],
+        params: idParams,
+        body: updateAccountBody,
+        response: { 200: account, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
+      },
     },
     async (request) => {
       const actor = actorOf(request);
@@ -169,11 +194,19 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       }
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
-        const before = await tx.selectFrom('accounts').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+        const before = await tx
+          .selectFrom('accounts')
+          .selectAll()
+          .where('id', '=', request.params.id)
+          .where('workspaceId', '=', actor.workspaceId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw notFound();
         if (actor.role === 'va') {
           // A VA keeps the numbers of the accounts on the phone assigned to them.
-          const device = before.deviceId ? await tx.selectFrom('devices').select('assignedToId').where('id', '=', before.deviceId).executeTakeFirst() : undefined;
+          const device = before.deviceId
+            ? await tx.selectFrom('devices').select('assignedToId').where('id', '=', before.deviceId).executeTakeFirst()
+            : undefined;
           if (device?.assignedToId !== actor.userId) throw new AppError(403, 'You can only update accounts on the device assigned to you');
         }
         const changes: Record<string, unknown> = {};
@@ -188,15 +221,23 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
           if (before.platform === 'tinder' && (body.profileImages.length < 2 || body.profileImages.length > 6)) {
             throw new AppError(400, messages.tinderImages, [{ field: 'profileImages', message: messages.tinderImages }]);
           }
-          changes.profileImages = await Promise.all(body.profileImages.map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)));
+          changes.profileImages = await Promise.all(
+            body.profileImages.map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)),
+          );
         }
         if (body.status === 'warmup' && before.status !== 'warmup' && body.warmupStartDate === undefined) changes.warmupStartDate = new Date();
         // A person resuming a paused account clears why automation stopped; pausing it calls off its automation.
         if (body.status !== undefined && body.status !== 'paused') Object.assign(changes, { pausedCode: null, pausedMessage: null });
-        const updated = given.length === 0 ? before : await tx.updateTable('accounts').set(changes).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+        const updated =
+          given.length === 0 ? before : await tx.updateTable('accounts').set(changes).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
         outbox.add('account.updated', serialize(updated));
         if ((updated.status === 'paused' || updated.status === 'suspended') && before.status !== updated.status) {
-          await cancelTasks(tx, { accountId: updated.id, automationOnly: true }, { message: `@${updated.username} was ${updated.status}`, cause: 'change' }, Outboxes.of(outbox));
+          await cancelTasks(
+            tx,
+            { accountId: updated.id, automationOnly: true },
+            { message: `@${updated.username} was ${updated.status}`, cause: 'change' },
+            Outboxes.of(outbox),
+          );
         }
         if (body.deviceId !== undefined && body.deviceId !== before.deviceId) await followAccount(tx, updated.id, updated.deviceId, outbox);
         if (updated.status !== before.status) await announceStatus(tx, actor, updated, outbox);
@@ -207,23 +248,35 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/accounts/:id',
-    { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        const target = await tx.selectFrom('accounts').select('id').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
-        if (!target) throw notFound();
-        await cancelTasks(tx, { accountId: target.id }, { message: 'The account was removed', cause: 'change' }, Outboxes.of(outbox));
-        const removed = await tx.deleteFrom('accounts').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'username', 'platform']).executeTakeFirst();
-        if (!removed) throw notFound();
-        outbox.add('account.deleted', { id: removed.id });
-        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${removed.username} (${removed.platform}) removed`, type: 'warning' }, { action: 'account.deleted', entityType: 'account', entityId: removed.id }, outbox);
-      });
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/accounts/:id', { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute(async (tx) => {
+      const target = await tx
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actor.workspaceId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!target) throw notFound();
+      await cancelTasks(tx, { accountId: target.id }, { message: 'The account was removed', cause: 'change' }, Outboxes.of(outbox));
+      const removed = await tx
+        .deleteFrom('accounts')
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actor.workspaceId)
+        .returning(['id', 'username', 'platform'])
+        .executeTakeFirst();
+      if (!removed) throw notFound();
+      outbox.add('account.deleted', { id: removed.id });
+      await recordActivity(
+        tx,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${removed.username} (${removed.platform}) removed`, type: 'warning' },
+        { action: 'account.deleted', entityType: 'account', entityId: removed.id },
+        outbox,
+      );
+    });
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 };

@@ -25,5 +25,9 @@ export async function listActivities(db: Db, workspaceId: string, filter: Activi
   if (cursor) {
     query = query.where(pastCursor(cursor, 'newest'));
   }
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }

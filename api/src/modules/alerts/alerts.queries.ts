@@ -11,7 +11,18 @@ export function findWebhook(db: Db, workspaceId: string, id: string) {
   return db.selectFrom('webhooks').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
-export function insertWebhook(tx: Tx, values: { workspaceId: string; url: string; secret: string; events: string[]; offlineMinutes?: number | undefined; isActive?: boolean | undefined; createdById: string }) {
+export function insertWebhook(
+  tx: Tx,
+  values: {
+    workspaceId: string;
+    url: string;
+    secret: string;
+    events: string[];
+    offlineMinutes?: number | undefined;
+    isActive?: boolean | undefined;
+    createdById: string;
+  },
+) {
   return tx
     .insertInto('webhooks')
     .values({
@@ -57,5 +68,9 @@ export function listDeliveries(db: Db, workspaceId: string, filter: { webhookId?
   let query = db.selectFrom('webhookDeliveries').selectAll().where('workspaceId', '=', workspaceId);
   if (filter.webhookId) query = query.where('webhookId', '=', filter.webhookId);
   if (cursor) query = query.where(pastCursor(cursor, 'newest'));
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }

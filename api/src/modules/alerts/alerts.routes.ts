@@ -3,7 +3,16 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookDeliveryRow, WebhookRow } from '@farm/sql';
-import { createWebhookBody, errorBody, idParams, updateWebhookBody, webhook, webhookDelivery, webhookDeliveryQuery, type AlertEvent } from '../../contracts/index.ts';
+import {
+  createWebhookBody,
+  errorBody,
+  idParams,
+  updateWebhookBody,
+  webhook,
+  webhookDelivery,
+  webhookDeliveryQuery,
+  type AlertEvent,
+} from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
@@ -41,10 +50,8 @@ const hostOf = (url: string) => new URL(url).host;
 export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
-  app.get(
-    '/webhooks',
-    { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], response: { 200: z.array(webhook) } } },
-    async (request) => (await listWebhooks(db, actorOf(request).workspaceId)).map(toWebhook),
+  app.get('/webhooks', { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], response: { 200: z.array(webhook) } } }, async (request) =>
+    (await listWebhooks(db, actorOf(request).workspaceId)).map(toWebhook),
   );
 
   app.post(
@@ -53,8 +60,18 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const row = await db.transaction().execute(async (tx) => {
-        const created = await insertWebhook(tx, { ...request.body, workspaceId: actor.workspaceId, secret: randomBytes(24).toString('hex'), createdById: actor.userId });
-        await recordAudit(tx, actor.workspaceId, actor.userId, { action: 'webhook.created', entityType: 'webhook', entityId: created.id, data: { host: hostOf(created.url), events: created.events } });
+        const created = await insertWebhook(tx, {
+          ...request.body,
+          workspaceId: actor.workspaceId,
+          secret: randomBytes(24).toString('hex'),
+          createdById: actor.userId,
+        });
+        await recordAudit(tx, actor.workspaceId, actor.userId, {
+          action: 'webhook.created',
+          entityType: 'webhook',
+          entityId: created.id,
+          data: { host: hostOf(created.url), events: created.events },
+        });
         return created;
       });
       return reply.code(201).send(toWebhook(row));
@@ -63,7 +80,10 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/webhooks/:id',
-    { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], params: idParams, body: updateWebhookBody, response: { 200: webhook, 400: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'alerts.manage' },
+      schema: { tags: ['alerts'], params: idParams, body: updateWebhookBody, response: { 200: webhook, 400: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const row = await db.transaction().execute(async (tx) => {
@@ -72,26 +92,32 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (Object.keys(request.body).length === 0) return before;
         const updated = await updateWebhook(tx, actor.workspaceId, before.id, request.body);
         if (!updated) throw notFound();
-        await recordAudit(tx, actor.workspaceId, actor.userId, { action: 'webhook.updated', entityType: 'webhook', entityId: updated.id, data: { fields: Object.keys(request.body) } });
+        await recordAudit(tx, actor.workspaceId, actor.userId, {
+          action: 'webhook.updated',
+          entityType: 'webhook',
+          entityId: updated.id,
+          data: { fields: Object.keys(request.body) },
+        });
         return updated;
       });
       return toWebhook(row);
     },
   );
 
-  app.delete(
-    '/webhooks/:id',
-    { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      await db.transaction().execute(async (tx) => {
-        const removed = await deleteWebhook(tx, actor.workspaceId, request.params.id);
-        if (!removed) throw notFound();
-        await recordAudit(tx, actor.workspaceId, actor.userId, { action: 'webhook.deleted', entityType: 'webhook', entityId: removed.id, data: { host: hostOf(removed.url) } });
+  app.delete('/webhooks/:id', { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    await db.transaction().execute(async (tx) => {
+      const removed = await deleteWebhook(tx, actor.workspaceId, request.params.id);
+      if (!removed) throw notFound();
+      await recordAudit(tx, actor.workspaceId, actor.userId, {
+        action: 'webhook.deleted',
+        entityType: 'webhook',
+        entityId: removed.id,
+        data: { host: hostOf(removed.url) },
       });
-      return reply.code(204).send();
-    },
-  );
+    });
+    return reply.code(204).send();
+  });
 
   app.post(
     '/webhooks/:id/test',

@@ -3,7 +3,7 @@
  * sessions started); the fleet's present state (devices, running sessions) is always now.
  */
 import { platforms } from '@farm/agent-protocol/values';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { leaderboardColumns, type LeaderboardTable, type Range, type TimeseriesMetric } from '../../contracts/index.ts';
 import type { Db } from '../../shared/types.ts';
 
@@ -231,7 +231,7 @@ const platformColumns = platforms;
 /** One point per bucket, zeros where nothing happened; each metric's values are named in the contract. */
 export async function computeTimeseries(db: Db, workspaceId: string, window: AnalyticsWindow, metric: TimeseriesMetric) {
   const buckets = bucketsOf(window);
-  let query;
+  let query: RawBuilder<Record<string, unknown>>;
   switch (metric) {
     case 'tasks':
       query = sql`with buckets as (${buckets})
@@ -284,7 +284,9 @@ export async function computeTimeseries(db: Db, workspaceId: string, window: Ana
     timeZone: window.timeZone,
     from: window.start.toISOString(),
     to: window.end.toISOString(),
-    points: (rows as { at: Date; [value: string]: number | Date }[]).map(({ at, ...values }) => ({ at: at.toISOString(), ...values }) as { at: string } & Record<string, number>),
+    points: (rows as { at: Date; [value: string]: number | Date }[]).map(
+      ({ at, ...values }) => ({ at: at.toISOString(), ...values }) as { at: string } & Record<string, number>,
+    ),
   };
 }
 
@@ -308,7 +310,7 @@ export async function computeLeaderboard(
   const order = options.order ?? (sort === 'name' ? 'asc' : 'desc');
   const { start, end } = window;
   const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
-  let base;
+  let base: RawBuilder<unknown>;
   switch (table) {
     case 'devices':
       base = sql`select d.id, d.name, d.status,

@@ -33,7 +33,10 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/analytics/stats',
-    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: analyticsWindowQuery, response: { 200: windowedStats, 400: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['analytics'], querystring: analyticsWindowQuery, response: { 200: windowedStats, 400: errorBody } },
+    },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
       const query = request.query;
@@ -55,7 +58,9 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: statsQuery, response: { 200: performance } } },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `performance ${request.query.range ?? ''}`, performance, async () => ({ body: await computePerformance(db, workspaceId, request.query.range) }));
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `performance ${request.query.range ?? ''}`, performance, async () => ({
+        body: await computePerformance(db, workspaceId, request.query.range),
+      }));
     },
   );
 
@@ -74,7 +79,12 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/analytics/tables/:table',
     {
       config: { access: 'workspace.read' },
-      schema: { tags: ['analytics'], params: z.object({ table: leaderboardTable }), querystring: leaderboardQuery, response: { 200: leaderboard, 400: errorBody } },
+      schema: {
+        tags: ['analytics'],
+        params: z.object({ table: leaderboardTable }),
+        querystring: leaderboardQuery,
+        response: { 200: leaderboard, 400: errorBody },
+      },
     },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
@@ -94,10 +104,18 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/analytics/accounts/:id/growth',
-    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], params: idParams, querystring: analyticsWindowQuery, response: { 200: accountGrowth, 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['analytics'], params: idParams, querystring: analyticsWindowQuery, response: { 200: accountGrowth, 404: errorBody } },
+    },
     async (request) => {
       const { workspaceId } = actorOf(request);
-      const account = await db.selectFrom('accounts').select('id').where('id', '=', request.params.id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+      const account = await db
+        .selectFrom('accounts')
+        .select('id')
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', workspaceId)
+        .executeTakeFirst();
       if (!account) throw notFound();
       return computeAccountGrowth(db, workspaceId, account.id, await resolveWindow(db, workspaceId, request.query, '30d'));
     },

@@ -13,9 +13,15 @@ const VERBS: Record<string, string> = { POST: 'created', PUT: 'updated', PATCH: 
 
 /** `/api/posts/:id` → post.deleted; `/api/sessions/:id/stop` → session.stop; `/api/campaigns/:id/accounts` → campaign.accounts.created. */
 export function auditActionOf(method: string, url: string): { action: string; entityType: string } {
-  const segments = url.replace(/^\/api\//, '').split('/').filter(Boolean);
+  const segments = url
+    .replace(/^\/api\//, '')
+    .split('/')
+    .filter(Boolean);
   const entityType = (segments[0] ?? 'workspace').replace(/-/g, '_').replace(/ies$/, 'y').replace(/s$/, '');
-  const rest = segments.slice(1).filter((segment) => !segment.startsWith(':')).map((segment) => segment.replace(/-/g, '_'));
+  const rest = segments
+    .slice(1)
+    .filter((segment) => !segment.startsWith(':'))
+    .map((segment) => segment.replace(/-/g, '_'));
   const endsWithAction = method === 'POST' && rest.length > 0 && !(segments.at(-1) ?? '').startsWith(':') && segments.some((s) => s.startsWith(':'));
   const parts = [entityType, ...rest];
   if (!endsWithAction) parts.push(VERBS[method] ?? method.toLowerCase());

@@ -45,7 +45,11 @@ export function listAuditLog(db: Db, workspaceId: string, filter: AuditFilter) {
   if (filter.from) query = query.where('a.createdAt', '>=', new Date(filter.from));
   if (filter.to) query = query.where('a.createdAt', '<', new Date(filter.to));
   if (cursor) query = query.where(sql<boolean>`(a.created_at, a.id) < (${cursor.at}, ${cursor.id}::bigint)`);
-  return query.orderBy('a.createdAt', 'desc').orderBy('a.id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('a.createdAt', 'desc')
+    .orderBy('a.id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 /** The distinct actions and entity types the workspace's log holds, for the filters' choices. */

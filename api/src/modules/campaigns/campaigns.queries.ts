@@ -3,7 +3,9 @@ import type { CampaignStatus } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
-const accountIds = sql<string[]>`array(select ca.account_id from campaign_accounts ca where ca.campaign_id = campaigns.id order by ca.created_at)`.as('accountIds');
+const accountIds = sql<string[]>`array(select ca.account_id from campaign_accounts ca where ca.campaign_id = campaigns.id order by ca.created_at)`.as(
+  'accountIds',
+);
 
 export function listCampaigns(
   db: Db,
@@ -17,7 +19,11 @@ export function listCampaigns(
   if (cursor) {
     query = query.where(pastCursor(cursor, 'newest'));
   }
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export function findCampaign(db: Db, workspaceId: string, id: string) {

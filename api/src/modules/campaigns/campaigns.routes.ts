@@ -81,7 +81,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/campaigns/:id',
-    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams, body: updateCampaignBody, response: { 200: campaign, 400: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'campaigns.manage' },
+      schema: { tags: ['campaigns'], params: idParams, body: updateCampaignBody, response: { 200: campaign, 400: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
@@ -119,7 +122,12 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (body.status && body.status !== before.status) {
           await recordActivity(
             tx,
-            { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${after.name}" ${STATUS_VERBS[body.status]}`, type: body.status === 'active' ? 'success' : 'info' },
+            {
+              workspaceId: actor.workspaceId,
+              userId: actor.userId,
+              action: `Campaign "${after.name}" ${STATUS_VERBS[body.status]}`,
+              type: body.status === 'active' ? 'success' : 'info',
+            },
             { action: 'campaign.status', entityType: 'campaign', entityId: after.id, data: { from: before.status, to: body.status } },
             outbox,
           );
@@ -133,24 +141,30 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/campaigns/:id',
-    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
-        await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
-        const removed = await tx.deleteFrom('campaigns').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name']).executeTakeFirst();
-        if (!removed) throw notFound();
-        outbox.add('campaign.deleted', { id: removed.id });
-        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${removed.name}" deleted`, type: 'warning' }, { action: 'campaign.deleted', entityType: 'campaign', entityId: removed.id }, outbox);
-      });
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/campaigns/:id', { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute(async (tx) => {
+      if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
+      await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
+      const removed = await tx
+        .deleteFrom('campaigns')
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actor.workspaceId)
+        .returning(['id', 'name'])
+        .executeTakeFirst();
+      if (!removed) throw notFound();
+      outbox.add('campaign.deleted', { id: removed.id });
+      await recordActivity(
+        tx,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${removed.name}" deleted`, type: 'warning' },
+        { action: 'campaign.deleted', entityType: 'campaign', entityId: removed.id },
+        outbox,
+      );
+    });
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 
   app.get(
     '/campaigns/:id/accounts',
@@ -171,7 +185,15 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/campaigns/:id/accounts',
-    { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams, body: linkAccountBody, response: { 201: campaignAccountLink, 400: errorBody, 404: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'campaigns.manage' },
+      schema: {
+        tags: ['campaigns'],
+        params: idParams,
+        body: linkAccountBody,
+        response: { 201: campaignAccountLink, 400: errorBody, 404: errorBody, 409: errorBody },
+      },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);

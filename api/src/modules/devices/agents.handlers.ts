@@ -3,14 +3,7 @@
  * queries do the work. Each handler answers the message's ack.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import {
-  MAX_SCREENSHOT_BYTES,
-  SUPPORTED_PROTOCOLS,
-  type Ack,
-  type AgentMessage,
-  type AgentMessageName,
-  type ProtocolVersion,
-} from '@farm/agent-protocol';
+import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
 import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, progressTask, recordActivity } from '@farm/workers';
 import type { ChangeFeed } from '../../realtime/changes.ts';
@@ -74,15 +67,31 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
   return {
     async 'agent.hello'(peer, hello) {
       if (!(SUPPORTED_PROTOCOLS as readonly number[]).includes(hello.protocol)) {
-        return { ok: false, error: `This server speaks agent protocols ${SUPPORTED_PROTOCOLS.join(' and ')}; this agent speaks ${hello.protocol}. Update the server, or run an agent that speaks one of those.` };
+        return {
+          ok: false,
+          error: `This server speaks agent protocols ${SUPPORTED_PROTOCOLS.join(' and ')}; this agent speaks ${hello.protocol}. Update the server, or run an agent that speaks one of those.`,
+        };
       }
       peer.protocol = hello.protocol as ProtocolVersion;
       const outbox = new Outbox(peer.device.workspaceId);
       const device = await markHello(db, peer.device, hello);
       if (device) outbox.add('device.updated', serialize(device));
-      await recordActivity(db, { workspaceId: peer.device.workspaceId, userId: null, action: `${peer.device.name} connected`, deviceId: peer.device.id, type: 'success' }, undefined, outbox);
+      await recordActivity(
+        db,
+        { workspaceId: peer.device.workspaceId, userId: null, action: `${peer.device.name} connected`, deviceId: peer.device.id, type: 'success' },
+        undefined,
+        outbox,
+      );
       outbox.flush(changes);
-      ctx.dispatcher.attach({ ...peer.device, deviceId: peer.device.id, deviceName: peer.device.name, socketId: peer.socketId, protocol: peer.protocol, heardAt: Date.now(), send: peer.send });
+      ctx.dispatcher.attach({
+        ...peer.device,
+        deviceId: peer.device.id,
+        deviceName: peer.device.name,
+        socketId: peer.socketId,
+        protocol: peer.protocol,
+        heardAt: Date.now(),
+        send: peer.send,
+      });
       // Work is handed over once the phone has its answer (and, speaking protocol 2, has sent what it kept).
       setImmediate(() => void ctx.dispatcher.wake(peer.device.id));
       return { ok: true, protocol: peer.protocol, heartbeatMs: automation().heartbeatMs, deviceId: peer.device.id, deviceName: peer.device.name };
@@ -90,7 +99,13 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
 
     async 'agent.heartbeat'(peer, beat) {
       ctx.dispatcher.heard(peer.device.id);
-      ctx.pulse.beat(peer.device.workspaceId, { id: peer.device.id, status: beat.status, battery: beat.battery, screenOn: beat.screenOn, foregroundApp: beat.foregroundApp });
+      ctx.pulse.beat(peer.device.workspaceId, {
+        id: peer.device.id,
+        status: beat.status,
+        battery: beat.battery,
+        screenOn: beat.screenOn,
+        foregroundApp: beat.foregroundApp,
+      });
       return ok;
     },
 
@@ -125,10 +140,17 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
       const outboxes = new Outboxes();
       const outbox = outboxes.for(peer.device.workspaceId);
       // Protocol 1 tells a failure in words only: its reason is unknown, and trying again may help.
-      const failure = message.status === 'failed' ? (message.failure ?? { code: 'unknown' as const, ...(message.error ? { message: message.error } : {}) }) : undefined;
+      const failure =
+        message.status === 'failed' ? (message.failure ?? { code: 'unknown' as const, ...(message.error ? { message: message.error } : {}) }) : undefined;
       const finishedAt = message.finishedAt && !Number.isNaN(Date.parse(message.finishedAt)) ? new Date(message.finishedAt) : undefined;
       const verdict = await db.transaction().execute(async (tx) => {
-        const verdict = await acceptResult(tx, peer.device.id, { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt }, outbox, outboxes);
+        const verdict = await acceptResult(
+          tx,
+          peer.device.id,
+          { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt },
+          outbox,
+          outboxes,
+        );
         const who = { workspaceId: peer.device.workspaceId, userId: null, deviceId: peer.device.id };
         if (verdict.kind === 'settled') {
           const task = verdict.task;
@@ -136,16 +158,33 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
             tx,
             {
               ...who,
-              action: task.status === 'completed' ? `${peer.device.name} completed "${task.title}"` : `${peer.device.name} failed "${task.title}": ${task.failureMessage ?? 'no reason given'}`,
+              action:
+                task.status === 'completed'
+                  ? `${peer.device.name} completed "${task.title}"`
+                  : `${peer.device.name} failed "${task.title}": ${task.failureMessage ?? 'no reason given'}`,
               type: task.status === 'completed' ? 'success' : 'error',
             },
             { action: `task.${task.status}`, entityType: 'task', entityId: task.id, data: { attempt: message.attempt, failureCode: task.failureCode } },
             outbox,
           );
         } else if (verdict.kind === 'retrying' && failure) {
-          await recordActivity(tx, { ...who, action: `${peer.device.name} failed attempt ${message.attempt} of "${verdict.task.title}": ${failureText(failure)}. Trying again.`, type: 'warning' }, undefined, outbox);
+          await recordActivity(
+            tx,
+            {
+              ...who,
+              action: `${peer.device.name} failed attempt ${message.attempt} of "${verdict.task.title}": ${failureText(failure)}. Trying again.`,
+              type: 'warning',
+            },
+            undefined,
+            outbox,
+          );
         } else if (verdict.kind === 'ignored' && verdict.late) {
-          await recordActivity(tx, { ...who, action: `${peer.device.name} reported "${verdict.task.title}" done after it was cancelled`, type: 'warning' }, undefined, outbox);
+          await recordActivity(
+            tx,
+            { ...who, action: `${peer.device.name} reported "${verdict.task.title}" done after it was cancelled`, type: 'warning' },
+            undefined,
+            outbox,
+          );
         }
         return verdict;
       });

@@ -27,12 +27,21 @@ export async function findAgentDevice(db: Db, token: string): Promise<AgentDevic
 export function markHello(
   db: Db,
   device: AgentDevice,
-  hello: { battery: number; protocol: number; agentVersion: string; model?: string | undefined; androidVersion?: string | undefined; screenOn?: boolean | undefined },
+  hello: {
+    battery: number;
+    protocol: number;
+    agentVersion: string;
+    model?: string | undefined;
+    androidVersion?: string | undefined;
+    screenOn?: boolean | undefined;
+  },
 ): Promise<DeviceRow | undefined> {
   return db
     .updateTable('devices')
     .set({
-      status: sql<'online' | 'busy'>`case when exists (select 1 from tasks t where t.device_id = devices.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress')) then 'busy' else 'online' end`,
+      status: sql<
+        'online' | 'busy'
+      >`case when exists (select 1 from tasks t where t.device_id = devices.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress')) then 'busy' else 'online' end`,
       battery: hello.battery,
       lastActive: sql<Date>`now()`,
       lastSeenAt: sql<Date>`now()`,
@@ -66,7 +75,10 @@ export async function recordScreenshot(
   shot: { key: string; mime: string; size: number; capturedAt: Date },
 ): Promise<{ session: SessionRow | undefined; sessionId: string | null; capturedAt: Date }> {
   return db.transaction().execute(async (tx) => {
-    await tx.insertInto('storedObjects').values({ key: shot.key, workspaceId: device.workspaceId, contentType: shot.mime, size: shot.size, uploadedAt: new Date() }).execute();
+    await tx
+      .insertInto('storedObjects')
+      .values({ key: shot.key, workspaceId: device.workspaceId, contentType: shot.mime, size: shot.size, uploadedAt: new Date() })
+      .execute();
     const session = await tx
       .updateTable('sessions')
       .set({ screenshots: sql<number>`screenshots + 1` })
@@ -98,9 +110,19 @@ export async function devicesWithReadyWork(db: Db, deviceIds: string[]): Promise
     .where('t.sourceKey', 'is not', null)
     .where((eb) => eb.or([eb('t.nextAttemptAt', 'is', null), eb('t.nextAttemptAt', '<=', sql<Date>`now()`)]))
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('tasks as o').select('o.id').whereRef('o.deviceId', '=', 't.deviceId').where('o.dispatchedAt', 'is not', null).where('o.status', 'in', ['pending', 'in-progress']))),
+      not(
+        exists(
+          selectFrom('tasks as o')
+            .select('o.id')
+            .whereRef('o.deviceId', '=', 't.deviceId')
+            .where('o.dispatchedAt', 'is not', null)
+            .where('o.status', 'in', ['pending', 'in-progress']),
+        ),
+      ),
     )
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 't.deviceId').where('d.controlledById', 'is not', null))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 't.deviceId').where('d.controlledById', 'is not', null))),
+    )
     .execute();
   return rows.map((row) => row.deviceId!).filter(Boolean);
 }

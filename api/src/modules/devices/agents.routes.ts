@@ -37,7 +37,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/devices/:id/commands',
-    { config: { access: 'sessions.work' }, schema: { tags: ['agents'], params: idParams, body: commandBody, response: { 202: commandAnswer, 404: errorBody } } },
+    {
+      config: { access: 'sessions.work' },
+      schema: { tags: ['agents'], params: idParams, body: commandBody, response: { 202: commandAnswer, 404: errorBody } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const target = await findDevice(db, actor.workspaceId, request.params.id);
@@ -50,7 +53,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/devices/:id/screenshots',
-    { config: { access: 'workspace.read' }, schema: { tags: ['agents'], params: idParams, querystring: pageQuery.pick({ limit: true }), response: { 200: z.array(screenshot), 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['agents'], params: idParams, querystring: pageQuery.pick({ limit: true }), response: { 200: z.array(screenshot), 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       if (!(await findDevice(db, actor.workspaceId, request.params.id))) throw notFound();
@@ -68,12 +74,25 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
   /** The phone's history: every task attempt handed to it, newest first, with how it ended and why. */
   app.get(
     '/devices/:id/history',
-    { config: { access: 'workspace.read' }, schema: { tags: ['agents'], params: idParams, querystring: pageQuery.pick({ limit: true }), response: { 200: z.array(deviceHistoryEntry), 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: {
+        tags: ['agents'],
+        params: idParams,
+        querystring: pageQuery.pick({ limit: true }),
+        response: { 200: z.array(deviceHistoryEntry), 404: errorBody },
+      },
+    },
     async (request) => {
       const actor = actorOf(request);
       if (!(await findDevice(db, actor.workspaceId, request.params.id))) throw notFound();
       const rows = await deviceHistory(db, actor.workspaceId, request.params.id, request.query.limit ?? 50);
-      return rows.map((row) => ({ ...row, dispatchedAt: row.dispatchedAt.toISOString(), ackedAt: row.ackedAt?.toISOString() ?? null, endedAt: row.endedAt?.toISOString() ?? null }));
+      return rows.map((row) => ({
+        ...row,
+        dispatchedAt: row.dispatchedAt.toISOString(),
+        ackedAt: row.ackedAt?.toISOString() ?? null,
+        endedAt: row.endedAt?.toISOString() ?? null,
+      }));
     },
   );
 };

@@ -28,7 +28,11 @@ export function listDevices(db: Db, workspaceId: string, filter: DeviceFilter) {
   if (cursor) {
     query = query.where(pastCursor(cursor, 'oldest'));
   }
-  return query.orderBy('createdAt').orderBy('id').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt')
+    .orderBy('id')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export function findDevice(db: Db, workspaceId: string, id: string) {
@@ -42,10 +46,7 @@ export function escapeLike(text: string): string {
 export function deviceCounts(db: Db, workspaceId: string) {
   return db
     .selectFrom('devices')
-    .select([
-      sql<number>`count(*)::int`.as('total'),
-      sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online'),
-    ])
+    .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online')])
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
 }

@@ -145,7 +145,10 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/devices/:id',
-    { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams, body: updateDeviceBody, response: { 200: device, 400: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'devices.manage' },
+      schema: { tags: ['devices'], params: idParams, body: updateDeviceBody, response: { 200: device, 400: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
@@ -155,19 +158,15 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/devices/:id',
-    { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
-      // Its phone's connection, wherever it is, closes now.
-      app.ctx.agents?.disconnect(request.params.id);
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/devices/:id', { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
+    // Its phone's connection, wherever it is, closes now.
+    app.ctx.agents?.disconnect(request.params.id);
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 
   /** Ends the phone's open session (if any) and starts a fresh one with the same VA and task. */
   app.post(
@@ -186,7 +185,10 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   /** Many phones at once: assign a VA, delete, or send a command (screenshot, restart session); all or nothing. */
   app.post(
     '/devices/bulk',
-    { config: { access: 'devices.manage' }, schema: { tags: ['devices'], body: deviceBulkBody, response: { 200: bulkResult, 400: errorBody, 409: bulkRefused } } },
+    {
+      config: { access: 'devices.manage' },
+      schema: { tags: ['devices'], body: deviceBulkBody, response: { 200: bulkResult, 400: errorBody, 409: bulkRefused } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as DeviceBulkBody;
@@ -206,7 +208,8 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       outbox.flush(changes);
       // Phones hear their command once the writes are committed.
       if (body.action === 'command') for (const id of commanded) void app.ctx.agents?.command(id, body.command);
-      if (body.action === 'delete') for (const id of answer.body.results.filter((result) => result.ok).map((result) => result.id)) app.ctx.agents?.disconnect(id);
+      if (body.action === 'delete')
+        for (const id of answer.body.results.filter((result) => result.ok).map((result) => result.id)) app.ctx.agents?.disconnect(id);
       return answer.body;
     },
   );

@@ -26,7 +26,13 @@ export const newToken = (prefix: 'dev' | 'host') => `${prefix}_${randomBytes(24)
 export async function issueCode(tx: Tx, workspaceId: string, target: { deviceId: string } | { hostId: string }, createdById: string) {
   const column = 'deviceId' in target ? 'deviceId' : 'hostId';
   const targetId = 'deviceId' in target ? target.deviceId : target.hostId;
-  await tx.updateTable('enrollmentCodes').set({ voidedAt: sql<Date>`now()` }).where(column, '=', targetId).where('usedAt', 'is', null).where('voidedAt', 'is', null).execute();
+  await tx
+    .updateTable('enrollmentCodes')
+    .set({ voidedAt: sql<Date>`now()` })
+    .where(column, '=', targetId)
+    .where('usedAt', 'is', null)
+    .where('voidedAt', 'is', null)
+    .execute();
   const code = newCode();
   const row = await tx
     .insertInto('enrollmentCodes')
@@ -53,7 +59,16 @@ export async function redeemCode(tx: Tx, code: string): Promise<Redemption> {
   const row = await tx
     .selectFrom('enrollmentCodes as c')
     .leftJoin('hosts as h', 'h.id', 'c.hostId')
-    .select(['c.id', 'c.workspaceId', 'c.deviceId', 'c.hostId', 'c.usedAt', 'c.voidedAt', 'h.revokedAt as hostRevokedAt', sql<boolean>`c.expires_at < now()`.as('expired')])
+    .select([
+      'c.id',
+      'c.workspaceId',
+      'c.deviceId',
+      'c.hostId',
+      'c.usedAt',
+      'c.voidedAt',
+      'h.revokedAt as hostRevokedAt',
+      sql<boolean>`c.expires_at < now()`.as('expired'),
+    ])
     .where('c.codeHash', '=', codeHash(code))
     .forUpdate('c')
     .executeTakeFirst();
@@ -63,7 +78,9 @@ export async function redeemCode(tx: Tx, code: string): Promise<Redemption> {
   if (row.expired) return { kind: 'refused', status: 410, reason: 'expired' };
   if (row.hostRevokedAt) return { kind: 'refused', status: 410, reason: 'revoked' };
   await tx.updateTable('enrollmentCodes').set({ usedAt: sql<Date>`now()` }).where('id', '=', row.id).execute();
-  return row.deviceId ? { kind: 'device', workspaceId: row.workspaceId, deviceId: row.deviceId } : { kind: 'host', workspaceId: row.workspaceId, hostId: row.hostId! };
+  return row.deviceId
+    ? { kind: 'device', workspaceId: row.workspaceId, deviceId: row.deviceId }
+    : { kind: 'host', workspaceId: row.workspaceId, hostId: row.hostId! };
 }
 
 /** Gives the device a new credential (the old one stops working); answers the token, shown once. */

@@ -51,7 +51,12 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     const outbox = new Outbox(actor.workspaceId);
     const removed = await revokeDeviceCredential(db, actor.workspaceId, target.id);
     if (removed.numDeletedRows > 0n) {
-      await recordActivity(db, { workspaceId: actor.workspaceId, userId: actor.userId, action: `${target.name}'s phone credential revoked`, deviceId: target.id, type: 'warning' }, { action: 'device.credential-revoked', entityType: 'device', entityId: target.id }, outbox);
+      await recordActivity(
+        db,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `${target.name}'s phone credential revoked`, deviceId: target.id, type: 'warning' },
+        { action: 'device.credential-revoked', entityType: 'device', entityId: target.id },
+        outbox,
+      );
     }
     outbox.flush(changes);
     app.ctx.agents?.disconnect(target.id);
@@ -65,7 +70,11 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'public' },
       // Codes are short enough to type: guesses from one address are limited.
       onRequest: enrollLimit(),
-      schema: { tags: ['agents'], body: enrollBody, response: { 200: enrollAnswer, 400: errorBody, 404: errorBody, 409: errorBody, 410: errorBody, 429: errorBody } },
+      schema: {
+        tags: ['agents'],
+        body: enrollBody,
+        response: { 200: enrollAnswer, 400: errorBody, 404: errorBody, 409: errorBody, 410: errorBody, 429: errorBody },
+      },
     },
     async (request) => {
       const body = request.body;
@@ -78,10 +87,23 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
           return { answer: { hostId: redeemed.hostId, token }, workspaceId: redeemed.workspaceId };
         }
         if (body.serial) {
-          const twin = await tx.selectFrom('devices').select('name').where('workspaceId', '=', redeemed.workspaceId).where('serial', '=', body.serial).where('id', '<>', redeemed.deviceId).executeTakeFirst();
-          if (twin) throw new AppError(409, `This phone (serial ${body.serial}) is already the device "${twin.name}"`, [{ field: 'serial', message: 'Another device has this serial' }]);
+          const twin = await tx
+            .selectFrom('devices')
+            .select('name')
+            .where('workspaceId', '=', redeemed.workspaceId)
+            .where('serial', '=', body.serial)
+            .where('id', '<>', redeemed.deviceId)
+            .executeTakeFirst();
+          if (twin)
+            throw new AppError(409, `This phone (serial ${body.serial}) is already the device "${twin.name}"`, [
+              { field: 'serial', message: 'Another device has this serial' },
+            ]);
         }
-        const facts = { ...(body.serial ? { serial: body.serial } : {}), ...(body.model ? { model: body.model } : {}), ...(body.androidVersion ? { androidVersion: body.androidVersion } : {}) };
+        const facts = {
+          ...(body.serial ? { serial: body.serial } : {}),
+          ...(body.model ? { model: body.model } : {}),
+          ...(body.androidVersion ? { androidVersion: body.androidVersion } : {}),
+        };
         if (Object.keys(facts).length > 0) await tx.updateTable('devices').set(facts).where('id', '=', redeemed.deviceId).execute();
         const credential = await setDeviceCredential(tx, redeemed.workspaceId, redeemed.deviceId);
         return { answer: { deviceId: redeemed.deviceId, token: credential.token }, workspaceId: redeemed.workspaceId, deviceId: redeemed.deviceId };
@@ -98,40 +120,37 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
    * (`Authorization: Bearer <token>`), or its host's with the phone's serial in `X-Phone-Serial`; only objects a post
    * of a task on that phone names are served.
    */
-  app.get(
-    '/agent/media/:id',
-    { config: { access: 'public' }, schema: { tags: ['agents'], params: objectIdParams } },
-    async (request, reply) => {
-      const bearer = /^Bearer (\S{1,200})$/.exec(request.headers.authorization ?? '')?.[1];
-      const serial = request.headers['x-phone-serial'];
-      let device: { id: string; workspaceId: string } | undefined;
-      if (bearer && typeof serial === 'string' && serial.length > 0 && serial.length <= 100) {
-        const host = await findHostByToken(db, bearer);
-        device = host ? await db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', host.id).where('serial', '=', serial).executeTakeFirst() : undefined;
-      } else if (bearer) {
-        device = await findAgentDevice(db, bearer);
-      }
-      if (!device) throw new AppError(401, 'This phone credential is not valid');
-      const path = `/api/objects/${request.params.id}`;
-      const row = await db
-        .selectFrom('storedObjects as o')
-        .select(['o.key', 'o.contentType'])
-        .where('o.key', '=', request.params.id)
-        .where('o.workspaceId', '=', device.workspaceId)
-        .where('o.uploadedAt', 'is not', null)
-        .where(({ exists, selectFrom }) =>
-          exists(
-            selectFrom('tasks as t')
-              .innerJoin('posts as p', 'p.id', 't.postId')
-              .select('t.id')
-              .where('t.deviceId', '=', device.id)
-              .where(sql<boolean>`${path} = any(p.media_urls)`),
-          ),
-        )
-        .executeTakeFirst();
-      if (!row) throw notFound();
-      return sendStoredFile(reply, app.ctx.storage, row, 'private, no-store');
-    },
-  );
+  app.get('/agent/media/:id', { config: { access: 'public' }, schema: { tags: ['agents'], params: objectIdParams } }, async (request, reply) => {
+    const bearer = /^Bearer (\S{1,200})$/.exec(request.headers.authorization ?? '')?.[1];
+    const serial = request.headers['x-phone-serial'];
+    let device: { id: string; workspaceId: string } | undefined;
+    if (bearer && typeof serial === 'string' && serial.length > 0 && serial.length <= 100) {
+      const host = await findHostByToken(db, bearer);
+      device = host
+        ? await db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', host.id).where('serial', '=', serial).executeTakeFirst()
+        : undefined;
+    } else if (bearer) {
+      device = await findAgentDevice(db, bearer);
+    }
+    if (!device) throw new AppError(401, 'This phone credential is not valid');
+    const path = `/api/objects/${request.params.id}`;
+    const row = await db
+      .selectFrom('storedObjects as o')
+      .select(['o.key', 'o.contentType'])
+      .where('o.key', '=', request.params.id)
+      .where('o.workspaceId', '=', device.workspaceId)
+      .where('o.uploadedAt', 'is not', null)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('tasks as t')
+            .innerJoin('posts as p', 'p.id', 't.postId')
+            .select('t.id')
+            .where('t.deviceId', '=', device.id)
+            .where(sql<boolean>`${path} = any(p.media_urls)`),
+        ),
+      )
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    return sendStoredFile(reply, app.ctx.storage, row, 'private, no-store');
+  });
 };
-

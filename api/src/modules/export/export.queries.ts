@@ -27,20 +27,22 @@ function after(page: Page, order: 'newest' | 'oldest', column = 'created_at'): E
 const fetchers = {
   tasks: (db: Db, workspaceId: string, filter: TaskFilter, page: Page) =>
     filteredTasks(
-      db.selectFrom('tasks').select((eb) => [
-        'id',
-        'title',
-        'description',
-        'type',
-        'priority',
-        'status',
-        eb.selectFrom('devices').select('devices.name').whereRef('devices.id', '=', 'tasks.deviceId').as('device'),
-        eb.selectFrom('users').select('users.name').whereRef('users.id', '=', 'tasks.assignedToId').as('assignee'),
-        'deadline',
-        'startedAt',
-        'completedAt',
-        'createdAt',
-      ]),
+      db
+        .selectFrom('tasks')
+        .select((eb) => [
+          'id',
+          'title',
+          'description',
+          'type',
+          'priority',
+          'status',
+          eb.selectFrom('devices').select('devices.name').whereRef('devices.id', '=', 'tasks.deviceId').as('device'),
+          eb.selectFrom('users').select('users.name').whereRef('users.id', '=', 'tasks.assignedToId').as('assignee'),
+          'deadline',
+          'startedAt',
+          'completedAt',
+          'createdAt',
+        ]),
       workspaceId,
       filter,
     )
@@ -51,19 +53,21 @@ const fetchers = {
       .execute(),
   posts: (db: Db, workspaceId: string, filter: PostFilter, page: Page) =>
     filteredPosts(
-      db.selectFrom('posts').select((eb) => [
-        'id',
-        eb.selectFrom('accounts').select('accounts.username').whereRef('accounts.id', '=', 'posts.accountId').as('account'),
-        eb.selectFrom('accounts').select('accounts.platform').whereRef('accounts.id', '=', 'posts.accountId').as('platform'),
-        eb.selectFrom('campaigns').select('campaigns.name').whereRef('campaigns.id', '=', 'posts.campaignId').as('campaign'),
-        'caption',
-        'hashtags',
-        'mediaUrls',
-        'status',
-        'scheduledAt',
-        'publishedAt',
-        'createdAt',
-      ]),
+      db
+        .selectFrom('posts')
+        .select((eb) => [
+          'id',
+          eb.selectFrom('accounts').select('accounts.username').whereRef('accounts.id', '=', 'posts.accountId').as('account'),
+          eb.selectFrom('accounts').select('accounts.platform').whereRef('accounts.id', '=', 'posts.accountId').as('platform'),
+          eb.selectFrom('campaigns').select('campaigns.name').whereRef('campaigns.id', '=', 'posts.campaignId').as('campaign'),
+          'caption',
+          'hashtags',
+          'mediaUrls',
+          'status',
+          'scheduledAt',
+          'publishedAt',
+          'createdAt',
+        ]),
       workspaceId,
       filter,
     )
@@ -72,7 +76,12 @@ const fetchers = {
       .orderBy('id', 'desc')
       .limit(EXPORT_BATCH)
       .execute(),
-  accounts: (db: Db, workspaceId: string, filter: { platform?: string | undefined; status?: string | undefined; deviceId?: string | undefined; search?: string | undefined }, page: Page) => {
+  accounts: (
+    db: Db,
+    workspaceId: string,
+    filter: { platform?: string | undefined; status?: string | undefined; deviceId?: string | undefined; search?: string | undefined },
+    page: Page,
+  ) => {
     let query = db
       .selectFrom('accounts')
       .select((eb) => [
@@ -95,16 +104,18 @@ const fetchers = {
   },
   devices: (db: Db, workspaceId: string, filter: Parameters<typeof filteredDevices>[2], page: Page) =>
     filteredDevices(
-      db.selectFrom('devices').select((eb) => [
-        'id',
-        'name',
-        'status',
-        'battery',
-        'lastActive',
-        eb.selectFrom('users').select('users.name').whereRef('users.id', '=', 'devices.assignedToId').as('assignee'),
-        'sessionTime',
-        'createdAt',
-      ]),
+      db
+        .selectFrom('devices')
+        .select((eb) => [
+          'id',
+          'name',
+          'status',
+          'battery',
+          'lastActive',
+          eb.selectFrom('users').select('users.name').whereRef('users.id', '=', 'devices.assignedToId').as('assignee'),
+          'sessionTime',
+          'createdAt',
+        ]),
       workspaceId,
       filter,
     )
@@ -113,7 +124,18 @@ const fetchers = {
       .orderBy('id')
       .limit(EXPORT_BATCH)
       .execute(),
-  sessions: (db: Db, workspaceId: string, filter: { active?: 'true' | 'false' | undefined; deviceId?: string | undefined; vaId?: string | undefined; from?: string | undefined; to?: string | undefined }, page: Page) => {
+  sessions: (
+    db: Db,
+    workspaceId: string,
+    filter: {
+      active?: 'true' | 'false' | undefined;
+      deviceId?: string | undefined;
+      vaId?: string | undefined;
+      from?: string | undefined;
+      to?: string | undefined;
+    },
+    page: Page,
+  ) => {
     let query = db
       .selectFrom('sessions')
       .select((eb) => [
@@ -121,7 +143,9 @@ const fetchers = {
         eb.selectFrom('devices').select('devices.name').whereRef('devices.id', '=', 'sessions.deviceId').as('device'),
         eb.selectFrom('users').select('users.name').whereRef('users.id', '=', 'sessions.vaId').as('va'),
         'currentTask',
-        sql<number>`(duration + case when is_active and active_since is not null then floor(extract(epoch from (now() - active_since)))::int else 0 end)`.as('duration'),
+        sql<number>`(duration + case when is_active and active_since is not null then floor(extract(epoch from (now() - active_since)))::int else 0 end)`.as(
+          'duration',
+        ),
         'screenshots',
         sql<boolean>`(ended_at is null and is_active)`.as('active'),
         'startedAt',
@@ -134,9 +158,19 @@ const fetchers = {
     if (filter.vaId) query = query.where('vaId', '=', filter.vaId);
     if (filter.from) query = query.where('startedAt', '>=', new Date(filter.from));
     if (filter.to) query = query.where('startedAt', '<', new Date(filter.to));
-    return query.where(after(page, 'newest', 'started_at')).orderBy('startedAt', 'desc').orderBy('id', 'desc').limit(EXPORT_BATCH).execute();
+    return query
+      .where(after(page, 'newest', 'started_at'))
+      .orderBy('startedAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(EXPORT_BATCH)
+      .execute();
   },
-  activities: (db: Db, workspaceId: string, filter: { type?: string | undefined; deviceId?: string | undefined; from?: string | undefined; to?: string | undefined }, page: Page) => {
+  activities: (
+    db: Db,
+    workspaceId: string,
+    filter: { type?: string | undefined; deviceId?: string | undefined; from?: string | undefined; to?: string | undefined },
+    page: Page,
+  ) => {
     let query = db
       .selectFrom('activities')
       .select((eb) => [
@@ -160,7 +194,12 @@ const fetchers = {
 export async function* exportRows(db: Db, workspaceId: string, entity: ExportEntity, filter: Record<string, unknown>): AsyncGenerator<Cell[]> {
   let page: Page;
   for (;;) {
-    const rows = (await (fetchers[entity] as (db: Db, workspaceId: string, filter: unknown, page: Page) => Promise<ExportRow[]>)(db, workspaceId, filter, page)) as ExportRow[];
+    const rows = (await (fetchers[entity] as (db: Db, workspaceId: string, filter: unknown, page: Page) => Promise<ExportRow[]>)(
+      db,
+      workspaceId,
+      filter,
+      page,
+    )) as ExportRow[];
     const width = csvColumns[entity].length;
     for (const row of rows) yield Object.values(row).slice(0, width);
     const last = rows.at(-1);

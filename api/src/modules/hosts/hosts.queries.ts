@@ -15,7 +15,12 @@ export function listHosts(db: Db, workspaceId: string) {
     .select(['h.id', 'h.name', 'h.enrolledAt', 'h.lastSeenAt', 'h.revokedAt', 'h.createdAt'])
     .select((eb) => [
       eb.selectFrom('devices as d').select(sql<number>`count(*)::int`.as('n')).whereRef('d.hostId', '=', 'h.id').as('phones'),
-      eb.selectFrom('devices as d').select(sql<number>`count(*)::int`.as('n')).whereRef('d.hostId', '=', 'h.id').where('d.status', '<>', 'offline').as('phonesOnline'),
+      eb
+        .selectFrom('devices as d')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .whereRef('d.hostId', '=', 'h.id')
+        .where('d.status', '<>', 'offline')
+        .as('phonesOnline'),
     ])
     .where('h.workspaceId', '=', workspaceId)
     .orderBy('h.createdAt', 'desc')
@@ -40,7 +45,12 @@ export function revokeHost(tx: Tx, workspaceId: string, id: string) {
 
 /** The host exchanged its code: this is the credential it speaks with from now on. */
 export function setHostToken(tx: Tx, hostId: string, token: string) {
-  return tx.updateTable('hosts').set({ tokenHash: hashToken(token), enrolledAt: sql<Date>`now()` }).where('id', '=', hostId).where('revokedAt', 'is', null).executeTakeFirst();
+  return tx
+    .updateTable('hosts')
+    .set({ tokenHash: hashToken(token), enrolledAt: sql<Date>`now()` })
+    .where('id', '=', hostId)
+    .where('revokedAt', 'is', null)
+    .executeTakeFirst();
 }
 
 export interface AgentHost {
@@ -51,7 +61,12 @@ export interface AgentHost {
 
 /** The live host a credential speaks for, or nothing. */
 export function findHostByToken(db: Db, token: string): Promise<AgentHost | undefined> {
-  return db.selectFrom('hosts').select(['id', 'workspaceId', 'name']).where('tokenHash', '=', hashToken(token)).where('revokedAt', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('hosts')
+    .select(['id', 'workspaceId', 'name'])
+    .where('tokenHash', '=', hashToken(token))
+    .where('revokedAt', 'is', null)
+    .executeTakeFirst();
 }
 
 export function touchHost(db: Db, hostId: string) {
@@ -65,11 +80,22 @@ export type HostPhone = { device: DeviceRow; created: boolean } | { refused: str
  * after; a phone registered through another live host is not this host's to speak for. Two hosts racing over one new
  * serial create it once (the serial is unique per workspace).
  */
-export async function hostPhone(db: Db, host: AgentHost, phone: { serial: string; model?: string | undefined; androidVersion?: string | undefined }): Promise<HostPhone> {
+export async function hostPhone(
+  db: Db,
+  host: AgentHost,
+  phone: { serial: string; model?: string | undefined; androidVersion?: string | undefined },
+): Promise<HostPhone> {
   const name = `${phone.model ?? 'Phone'} · ${phone.serial.slice(-6)}`;
   const created = await db
     .insertInto('devices')
-    .values({ workspaceId: host.workspaceId, name, hostId: host.id, serial: phone.serial, model: phone.model ?? null, androidVersion: phone.androidVersion ?? null })
+    .values({
+      workspaceId: host.workspaceId,
+      name,
+      hostId: host.id,
+      serial: phone.serial,
+      model: phone.model ?? null,
+      androidVersion: phone.androidVersion ?? null,
+    })
     .onConflict((oc) => oc.columns(['workspaceId', 'serial']).where('serial', 'is not', null).doNothing())
     .returningAll()
     .executeTakeFirst();

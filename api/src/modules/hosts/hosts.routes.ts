@@ -34,10 +34,19 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
       const answer = await db.transaction().execute(async (tx) => {
-        const count = await tx.selectFrom('hosts').select((eb) => eb.fn.countAll<string>().as('n')).where('workspaceId', '=', actor.workspaceId).executeTakeFirstOrThrow();
+        const count = await tx
+          .selectFrom('hosts')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('workspaceId', '=', actor.workspaceId)
+          .executeTakeFirstOrThrow();
         const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${Number(count.n) + 1}`, actor.userId);
         const code = await issueCode(tx, actor.workspaceId, { hostId: created.id }, actor.userId);
-        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' }, { action: 'host.created', entityType: 'host', entityId: created.id }, outbox);
+        await recordActivity(
+          tx,
+          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' },
+          { action: 'host.created', entityType: 'host', entityId: created.id },
+          outbox,
+        );
         return { host: created, code: code.code, expiresAt: code.expiresAt.toISOString() };
       });
       outbox.flush(changes);
@@ -66,7 +75,12 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     await db.transaction().execute(async (tx) => {
       const revoked = await revokeHost(tx, actor.workspaceId, request.params.id);
       if (!revoked) throw notFound();
-      await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' }, { action: 'host.revoked', entityType: 'host', entityId: revoked.id }, outbox);
+      await recordActivity(
+        tx,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' },
+        { action: 'host.revoked', entityType: 'host', entityId: revoked.id },
+        outbox,
+      );
     });
     outbox.flush(changes);
     // Its connection and every phone's it opened close now, on whichever instance they are.

@@ -10,18 +10,40 @@ export function accountsNamed(db: Db, workspaceId: string, usernames: string[]) 
     .selectFrom('accounts')
     .select(['id', 'username', 'platform', 'status'])
     .where('workspaceId', '=', workspaceId)
-    .where(sql<string>`lower(username)`, 'in', usernames.map((name) => name.toLowerCase()))
+    .where(
+      sql<string>`lower(username)`,
+      'in',
+      usernames.map((name) => name.toLowerCase()),
+    )
     .execute();
 }
 
 export function campaignsNamed(db: Db, workspaceId: string, names: string[]) {
   if (names.length === 0) return Promise.resolve([]);
-  return db.selectFrom('campaigns').select(['id', 'name']).where('workspaceId', '=', workspaceId).where(sql<string>`lower(name)`, 'in', names.map((name) => name.toLowerCase())).execute();
+  return db
+    .selectFrom('campaigns')
+    .select(['id', 'name'])
+    .where('workspaceId', '=', workspaceId)
+    .where(
+      sql<string>`lower(name)`,
+      'in',
+      names.map((name) => name.toLowerCase()),
+    )
+    .execute();
 }
 
 export function devicesNamed(db: Db, workspaceId: string, names: string[]) {
   if (names.length === 0) return Promise.resolve([]);
-  return db.selectFrom('devices').select(['id', 'name']).where('workspaceId', '=', workspaceId).where(sql<string>`lower(name)`, 'in', names.map((name) => name.toLowerCase())).execute();
+  return db
+    .selectFrom('devices')
+    .select(['id', 'name'])
+    .where('workspaceId', '=', workspaceId)
+    .where(
+      sql<string>`lower(name)`,
+      'in',
+      names.map((name) => name.toLowerCase()),
+    )
+    .execute();
 }
 
 /** How many accounts of each limited platform each phone already holds. */
@@ -39,11 +61,19 @@ export function accountsPerDevice(db: Db, workspaceId: string, deviceIds: string
 const CHUNK = 500;
 
 export async function insertPosts(tx: Tx, rows: Insertable<PostsTable>[]): Promise<number> {
-  for (let index = 0; index < rows.length; index += CHUNK) await tx.insertInto('posts').values(rows.slice(index, index + CHUNK)).execute();
+  for (let index = 0; index < rows.length; index += CHUNK)
+    await tx
+      .insertInto('posts')
+      .values(rows.slice(index, index + CHUNK))
+      .execute();
   return rows.length;
 }
 
 export async function insertAccounts(tx: Tx, rows: Insertable<AccountsTable>[]): Promise<number> {
-  for (let index = 0; index < rows.length; index += CHUNK) await tx.insertInto('accounts').values(rows.slice(index, index + CHUNK)).execute();
+  for (let index = 0; index < rows.length; index += CHUNK)
+    await tx
+      .insertInto('accounts')
+      .values(rows.slice(index, index + CHUNK))
+      .execute();
   return rows.length;
 }

@@ -16,7 +16,9 @@ const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
   // Only this plugin's routes read CSV bodies.
-  app.addContentTypeParser(['text/csv', 'text/plain', 'application/csv'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser(['text/csv', 'text/plain', 'application/csv'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_request, body, done) =>
+    done(null, body),
+  );
 
   // One route per list, each with its own rule: posts may be drafted by anyone of the workspace, accounts are the operator's.
   for (const entity of importEntityValues) {

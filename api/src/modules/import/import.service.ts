@@ -36,15 +36,23 @@ type Record_ = Record<string, string>;
 export function readCsv(text: string, entity: ImportEntity): Record_[] {
   let records: Record_[];
   try {
-    records = parse(text, { columns: (header: string[]) => header.map((name) => name.trim()), bom: true, skip_empty_lines: true, relax_column_count: true }) as Record_[];
+    records = parse(text, {
+      columns: (header: string[]) => header.map((name) => name.trim()),
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+    }) as Record_[];
   } catch (error) {
     const line = (error as { lines?: unknown }).lines;
     const message = `The file is not a CSV file this console can read${typeof line === 'number' ? ` (see line ${line})` : ''}`;
     throw new AppError(400, message, [{ field: 'body', message }]);
   }
-  if (records.length === 0) throw new AppError(400, 'The CSV file has no rows under its header', [{ field: 'body', message: 'The CSV file has no rows under its header' }]);
+  if (records.length === 0)
+    throw new AppError(400, 'The CSV file has no rows under its header', [{ field: 'body', message: 'The CSV file has no rows under its header' }]);
   if (records.length > IMPORT_ROW_LIMIT) {
-    throw new AppError(400, `A CSV import takes at most ${IMPORT_ROW_LIMIT} rows at once`, [{ field: 'body', message: `A CSV import takes at most ${IMPORT_ROW_LIMIT} rows at once` }]);
+    throw new AppError(400, `A CSV import takes at most ${IMPORT_ROW_LIMIT} rows at once`, [
+      { field: 'body', message: `A CSV import takes at most ${IMPORT_ROW_LIMIT} rows at once` },
+    ]);
   }
   const required = entity === 'posts' ? ['Account', 'Caption'] : ['Username', 'Platform'];
   const missing = required.filter((column) => !(column in records[0]!));
@@ -191,9 +199,15 @@ function count(text: string, column: string, errors: Issue[]): number | undefine
 
 export async function planAccounts(db: Db, actor: Actor, records: Record_[]): Promise<AccountsPlan> {
   const devices = await devicesNamed(db, actor.workspaceId, [...new Set(records.map((record) => cell(record, 'Device')).filter(Boolean))]);
-  const held = await accountsPerDevice(db, actor.workspaceId, devices.map((device) => device.id));
+  const held = await accountsPerDevice(
+    db,
+    actor.workspaceId,
+    devices.map((device) => device.id),
+  );
   const room = new Map(held.map((row) => [`${row.deviceId} ${row.platform}`, row.count]));
-  const existing = await accountsNamed(db, actor.workspaceId, [...new Set(records.map((record) => cell(record, 'Username').replace(/^@/, '')).filter(Boolean))]);
+  const existing = await accountsNamed(db, actor.workspaceId, [
+    ...new Set(records.map((record) => cell(record, 'Username').replace(/^@/, '')).filter(Boolean)),
+  ]);
   const seen = new Set(existing.map((account) => `${account.username.toLowerCase()} ${account.platform}`));
   const verdicts: ImportVerdict[] = [];
   const rows: Insertable<AccountsTable>[] = [];

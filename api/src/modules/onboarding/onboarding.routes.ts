@@ -4,9 +4,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { onboardingOf } from './onboarding.queries.ts';
 
 export const onboardingRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get(
-    '/onboarding',
-    { config: { access: 'workspace.read' }, schema: { tags: ['onboarding'], response: { 200: onboarding } } },
-    async (request) => onboardingOf(app.ctx.db, actorOf(request).workspaceId),
+  app.get('/onboarding', { config: { access: 'workspace.read' }, schema: { tags: ['onboarding'], response: { 200: onboarding } } }, async (request) =>
+    onboardingOf(app.ctx.db, actorOf(request).workspaceId),
   );
 };

@@ -22,16 +22,16 @@ export function filteredPosts<O>(query: SelectQueryBuilder<DB, 'posts', O>, work
   else if (filter.campaignId) q = q.where('campaignId', '=', filter.campaignId);
   if (filter.accountId) q = q.where('accountId', '=', filter.accountId);
   if (filter.status) q = q.where('status', '=', filter.status);
-  if (filter.platform) q = q.where('accountId', 'in', (eb) => eb.selectFrom('accounts').select('id').where('workspaceId', '=', workspaceId).where('platform', '=', filter.platform!));
+  if (filter.platform)
+    q = q.where('accountId', 'in', (eb) =>
+      eb.selectFrom('accounts').select('id').where('workspaceId', '=', workspaceId).where('platform', '=', filter.platform!),
+    );
   if (filter.search) q = q.where('caption', 'ilike', `%${escapeLike(filter.search)}%`);
   if (filter.from || filter.to) {
     const from = filter.from ? new Date(filter.from) : new Date(0);
     const to = filter.to ? new Date(filter.to) : new Date('9999-12-31T00:00:00Z');
     q = q.where((eb) =>
-      eb.or([
-        eb.and([eb('scheduledAt', '>=', from), eb('scheduledAt', '<', to)]),
-        eb.and([eb('publishedAt', '>=', from), eb('publishedAt', '<', to)]),
-      ]),
+      eb.or([eb.and([eb('scheduledAt', '>=', from), eb('scheduledAt', '<', to)]), eb.and([eb('publishedAt', '>=', from), eb('publishedAt', '<', to)])]),
     );
   }
   return q;
@@ -42,7 +42,11 @@ export function listPosts(db: Db, workspaceId: string, filter: PostFilter & { cu
   const cursor = decodeCursor(filter.cursor);
   let query = filteredPosts(db.selectFrom('posts').selectAll(), workspaceId, filter);
   if (cursor) query = query.where(pastCursor(cursor, 'newest'));
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 export function findPost(db: Db, workspaceId: string, id: string) {
@@ -82,4 +86,3 @@ export function deletePost(tx: Tx, workspaceId: string, id: string) {
 export function accountOfPost(tx: Tx, accountId: string) {
   return tx.selectFrom('accounts').select(['username', 'deviceId', 'platform']).where('id', '=', accountId).executeTakeFirstOrThrow();
 }
-

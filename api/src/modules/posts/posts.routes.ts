@@ -28,8 +28,6 @@ import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { accountOfPost, deletePost, filteredPosts, findPost, insertPost, listPosts, lockPost, updatePost } from './posts.queries.ts';
 import { cancelTasks, Outboxes } from '@farm/workers';
 
-/** A schedule may be set at most a minute in the past (clock skew), never earlier. */
-const SCHEDULE_GRACE_MS = 60_000;
 /** What a post's content may be edited in: not once it is published. */
 const EDITABLE: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
 
@@ -93,13 +91,22 @@ async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody
   // What or when of a scheduled post changed, or it became (or stopped being) scheduled: a new schedule version
   // (a failed post given another go is due again), and the task out for the old one is called off, its phone told.
   const after = (changes.status as PostStatus | undefined) ?? before.status;
-  const edited = (['accountId', 'caption', 'hashtags', 'mediaUrls'] as const).some((key) => changes[key] !== undefined && JSON.stringify(changes[key]) !== JSON.stringify(before[key]));
+  const edited = (['accountId', 'caption', 'hashtags', 'mediaUrls'] as const).some(
+    (key) => changes[key] !== undefined && JSON.stringify(changes[key]) !== JSON.stringify(before[key]),
+  );
   const moved = changes.scheduledAt !== undefined && changes.scheduledAt !== (before.scheduledAt?.toISOString() ?? null);
   const wasScheduled = before.status === 'scheduled';
   if ((wasScheduled && (edited || moved || after !== 'scheduled')) || (!wasScheduled && after === 'scheduled')) {
     Object.assign(changes, { scheduleVersion: before.scheduleVersion + 1, waitingCode: null, waitingMessage: null, failureCode: null, failureMessage: null });
     if (wasScheduled) {
-      const reason = after === 'draft' ? 'The post was unscheduled' : after === 'published' ? 'The post was published by a person' : edited ? 'The post was edited' : 'The post was rescheduled';
+      const reason =
+        after === 'draft'
+          ? 'The post was unscheduled'
+          : after === 'published'
+            ? 'The post was published by a person'
+            : edited
+              ? 'The post was edited'
+              : 'The post was rescheduled';
       await cancelTasks(tx, { postId: before.id }, { message: reason, cause: 'change' }, Outboxes.of(outbox));
     }
   }
@@ -109,7 +116,12 @@ async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody
   else
     await recordActivity(
       tx,
-      { workspaceId: actor.workspaceId, userId: actor.userId, action: `Post for @${(await accountOfPost(tx, updated.accountId)).username} edited`, type: 'info' },
+      {
+        workspaceId: actor.workspaceId,
+        userId: actor.userId,
+        action: `Post for @${(await accountOfPost(tx, updated.accountId)).username} edited`,
+        type: 'info',
+      },
       { action: 'post.updated', entityType: 'post', entityId: updated.id, data: { fields: Object.keys(changes) } },
       outbox,
     );
@@ -185,7 +197,10 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/posts/:id',
-    { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams, body: updatePostBody, response: { 200: post, 400: errorBody, 404: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'posts.write' },
+      schema: { tags: ['posts'], params: idParams, body: updatePostBody, response: { 200: post, 400: errorBody, 404: errorBody, 409: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
@@ -195,17 +210,13 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/posts/:id',
-    { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute((tx) => removePost(tx, actor, request.params.id, outbox));
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/posts/:id', { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute((tx) => removePost(tx, actor, request.params.id, outbox));
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 
   app.post(
     '/posts/bulk',

@@ -16,19 +16,40 @@ const withBody = <R extends { bodyText: string }>(row: R | undefined): (Omit<R, 
 };
 
 export async function listWorkspaceRecipes(db: Db, workspaceId: string): Promise<WorkspaceRecipeRow[]> {
-  const rows = await db.selectFrom('workspaceRecipes').select([...columns, bodyText]).where('workspaceId', '=', workspaceId).orderBy('platform').orderBy('recipeId').orderBy('version', 'desc').execute();
+  const rows = await db
+    .selectFrom('workspaceRecipes')
+    .select([...columns, bodyText])
+    .where('workspaceId', '=', workspaceId)
+    .orderBy('platform')
+    .orderBy('recipeId')
+    .orderBy('version', 'desc')
+    .execute();
   return rows.map((row) => withBody(row)!);
 }
 
 export async function findWorkspaceRecipe(db: Db | Tx, workspaceId: string, id: string): Promise<WorkspaceRecipeRow | undefined> {
-  return withBody(await db.selectFrom('workspaceRecipes').select([...columns, bodyText]).where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst());
+  return withBody(
+    await db
+      .selectFrom('workspaceRecipes')
+      .select([...columns, bodyText])
+      .where('workspaceId', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst(),
+  );
 }
 
 /**
  * Stores a recipe as it was written (`document`, which `recipe` is the validated reading of: phones validate it
  * again with the same schema); answers nothing when the workspace already has this id at this version.
  */
-export function insertWorkspaceRecipe(tx: Tx, workspaceId: string, recipe: Recipe, document: Record<string, unknown>, enabled: boolean, userId: string): Promise<WorkspaceRecipeRow | undefined> {
+export function insertWorkspaceRecipe(
+  tx: Tx,
+  workspaceId: string,
+  recipe: Recipe,
+  document: Record<string, unknown>,
+  enabled: boolean,
+  userId: string,
+): Promise<WorkspaceRecipeRow | undefined> {
   return tx
     .insertInto('workspaceRecipes')
     .values({
@@ -49,9 +70,24 @@ export function insertWorkspaceRecipe(tx: Tx, workspaceId: string, recipe: Recip
 }
 
 export async function setWorkspaceRecipeEnabled(tx: Tx, workspaceId: string, id: string, enabled: boolean): Promise<WorkspaceRecipeRow | undefined> {
-  return withBody(await tx.updateTable('workspaceRecipes').set({ enabled, updatedAt: new Date() }).where('workspaceId', '=', workspaceId).where('id', '=', id).returning([...columns, bodyText]).executeTakeFirst());
+  return withBody(
+    await tx
+      .updateTable('workspaceRecipes')
+      .set({ enabled, updatedAt: new Date() })
+      .where('workspaceId', '=', workspaceId)
+      .where('id', '=', id)
+      .returning([...columns, bodyText])
+      .executeTakeFirst(),
+  );
 }
 
 export async function deleteWorkspaceRecipe(tx: Tx, workspaceId: string, id: string): Promise<WorkspaceRecipeRow | undefined> {
-  return withBody(await tx.deleteFrom('workspaceRecipes').where('workspaceId', '=', workspaceId).where('id', '=', id).returning([...columns, bodyText]).executeTakeFirst());
+  return withBody(
+    await tx
+      .deleteFrom('workspaceRecipes')
+      .where('workspaceId', '=', workspaceId)
+      .where('id', '=', id)
+      .returning([...columns, bodyText])
+      .executeTakeFirst(),
+  );
 }

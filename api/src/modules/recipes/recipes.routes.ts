@@ -5,12 +5,28 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { recipe as recipeSchema, shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
-import { createRecipeBody, errorBody, idParams, recipeList, shippedRecipeDetail, shippedRecipeParams, updateRecipeBody, workspaceRecipeDetail } from '../../contracts/index.ts';
+import {
+  createRecipeBody,
+  errorBody,
+  idParams,
+  recipeList,
+  shippedRecipeDetail,
+  shippedRecipeParams,
+  updateRecipeBody,
+  workspaceRecipeDetail,
+} from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { deleteWorkspaceRecipe, findWorkspaceRecipe, insertWorkspaceRecipe, listWorkspaceRecipes, setWorkspaceRecipeEnabled, type WorkspaceRecipeRow } from './recipes.queries.ts';
+import {
+  deleteWorkspaceRecipe,
+  findWorkspaceRecipe,
+  insertWorkspaceRecipe,
+  listWorkspaceRecipes,
+  setWorkspaceRecipeEnabled,
+  type WorkspaceRecipeRow,
+} from './recipes.queries.ts';
 
 function summary(recipe: Recipe) {
   return {
@@ -54,7 +70,10 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
   /** A shipped recipe's document, to copy, check on the farm's phones, and add back as the workspace's own. */
   app.get(
     '/recipes/shipped/:name',
-    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: shippedRecipeParams, response: { 200: shippedRecipeDetail, 404: errorBody } } },
+    {
+      config: { access: 'routines.manage' },
+      schema: { tags: ['recipes'], params: shippedRecipeParams, response: { 200: shippedRecipeDetail, 404: errorBody } },
+    },
     async (request) => {
       const found = shippedRecipes().find((item) => item.id === request.params.name);
       if (!found) throw notFound();
@@ -62,15 +81,22 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get('/recipes/:id', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } }, async (request) => {
-    const row = await findWorkspaceRecipe(db, actorOf(request).workspaceId, request.params.id);
-    if (!row) throw notFound();
-    return { ...toWorkspaceRecipe(row), body: row.body };
-  });
+  app.get(
+    '/recipes/:id',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } },
+    async (request) => {
+      const row = await findWorkspaceRecipe(db, actorOf(request).workspaceId, request.params.id);
+      if (!row) throw notFound();
+      return { ...toWorkspaceRecipe(row), body: row.body };
+    },
+  );
 
   app.post(
     '/recipes',
-    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], body: createRecipeBody, response: { 201: workspaceRecipeDetail, 400: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'routines.manage' },
+      schema: { tags: ['recipes'], body: createRecipeBody, response: { 201: workspaceRecipeDetail, 400: errorBody, 409: errorBody } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const recipe = validRecipe(request.body.recipe);
@@ -93,7 +119,10 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/recipes/:id',
-    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, body: updateRecipeBody, response: { 200: workspaceRecipeDetail, 400: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'routines.manage' },
+      schema: { tags: ['recipes'], params: idParams, body: updateRecipeBody, response: { 200: workspaceRecipeDetail, 400: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
@@ -102,7 +131,12 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!updated) throw notFound();
         await recordActivity(
           tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${updated.name}" (${updated.recipeId} v${updated.version}) turned ${updated.enabled ? 'on' : 'off'}`, type: 'info' },
+          {
+            workspaceId: actor.workspaceId,
+            userId: actor.userId,
+            action: `Recipe "${updated.name}" (${updated.recipeId} v${updated.version}) turned ${updated.enabled ? 'on' : 'off'}`,
+            type: 'info',
+          },
           { action: 'recipe.updated', entityType: 'recipe', entityId: updated.id },
           outbox,
         );
@@ -121,7 +155,12 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!removed) throw notFound();
       await recordActivity(
         tx,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`, type: 'warning' },
+        {
+          workspaceId: actor.workspaceId,
+          userId: actor.userId,
+          action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`,
+          type: 'warning',
+        },
         { action: 'recipe.deleted', entityType: 'recipe', entityId: removed.id },
         outbox,
       );

@@ -63,7 +63,11 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
         await assertLinked(tx, body.campaignId, body.accountId);
         const target = await tx.selectFrom('campaigns').select(['platform', 'name']).where('id', '=', body.campaignId).forUpdate().executeTakeFirstOrThrow();
         const settings = settingsFor(body.type, { ...(body.duration ? { duration: body.duration } : {}), ...body.settings });
-        const { count } = await tx.selectFrom('routines').select(sql<number>`count(*)::int`.as('count')).where('campaignId', '=', body.campaignId).executeTakeFirstOrThrow();
+        const { count } = await tx
+          .selectFrom('routines')
+          .select(sql<number>`count(*)::int`.as('count'))
+          .where('campaignId', '=', body.campaignId)
+          .executeTakeFirstOrThrow();
         const created = await tx
           .insertInto('routines')
           .values({
@@ -98,13 +102,22 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/routines/:id',
-    { config: { access: 'routines.manage' }, schema: { tags: ['routines'], params: idParams, body: updateRoutineBody, response: { 200: routine, 400: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'routines.manage' },
+      schema: { tags: ['routines'], params: idParams, body: updateRoutineBody, response: { 200: routine, 400: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const body = request.body;
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
-        const before = await tx.selectFrom('routines').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
+        const before = await tx
+          .selectFrom('routines')
+          .selectAll()
+          .where('id', '=', request.params.id)
+          .where('workspaceId', '=', actor.workspaceId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!before) throw notFound();
         if (body.accountId) {
           await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
@@ -132,7 +145,12 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
           .executeTakeFirstOrThrow();
         outbox.add('routine.updated', toRoutine(updated));
         if (before.isActive && !updated.isActive) {
-          await cancelCampaignRuns(tx, { campaignId: before.campaignId, routineId: before.id }, `Routine "${updated.name}" was turned off`, Outboxes.of(outbox));
+          await cancelCampaignRuns(
+            tx,
+            { campaignId: before.campaignId, routineId: before.id },
+            `Routine "${updated.name}" was turned off`,
+            Outboxes.of(outbox),
+          );
         }
         return updated;
       });
@@ -141,31 +159,56 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/routines/:id',
-    { config: { access: 'routines.manage' }, schema: { tags: ['routines'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
-        const target = await tx.selectFrom('routines').select(['campaignId', 'name']).where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
-        if (!target) throw notFound();
-        await cancelCampaignRuns(tx, { campaignId: target.campaignId, routineId: request.params.id }, `Routine "${target.name}" was deleted`, Outboxes.of(outbox));
-        const removed = await tx.deleteFrom('routines').where('id', '=', request.params.id).where('workspaceId', '=', actor.workspaceId).returning(['id', 'name', 'campaignId', 'sequence']).executeTakeFirst();
-        if (!removed) throw notFound();
-        // Close the gap so sequences stay 1..n.
-        await tx.updateTable('routines').set({ sequence: sql<number>`sequence - 1` }).where('campaignId', '=', removed.campaignId).where('sequence', '>', removed.sequence).execute();
-        outbox.add('routine.deleted', { id: removed.id, campaignId: removed.campaignId });
-        await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Routine "${removed.name}" deleted`, type: 'warning' }, { action: 'routine.deleted', entityType: 'routine', entityId: removed.id }, outbox);
-      });
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/routines/:id', { config: { access: 'routines.manage' }, schema: { tags: ['routines'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute(async (tx) => {
+      const target = await tx
+        .selectFrom('routines')
+        .select(['campaignId', 'name'])
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actor.workspaceId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!target) throw notFound();
+      await cancelCampaignRuns(
+        tx,
+        { campaignId: target.campaignId, routineId: request.params.id },
+        `Routine "${target.name}" was deleted`,
+        Outboxes.of(outbox),
+      );
+      const removed = await tx
+        .deleteFrom('routines')
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actor.workspaceId)
+        .returning(['id', 'name', 'campaignId', 'sequence'])
+        .executeTakeFirst();
+      if (!removed) throw notFound();
+      // Close the gap so sequences stay 1..n.
+      await tx
+        .updateTable('routines')
+        .set({ sequence: sql<number>`sequence - 1` })
+        .where('campaignId', '=', removed.campaignId)
+        .where('sequence', '>', removed.sequence)
+        .execute();
+      outbox.add('routine.deleted', { id: removed.id, campaignId: removed.campaignId });
+      await recordActivity(
+        tx,
+        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Routine "${removed.name}" deleted`, type: 'warning' },
+        { action: 'routine.deleted', entityType: 'routine', entityId: removed.id },
+        outbox,
+      );
+    });
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 
   app.get(
     '/campaign-sessions',
-    { config: { access: 'workspace.read' }, schema: { tags: ['campaigns'], querystring: campaignSessionListQuery, response: { 200: z.array(campaignSession) } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['campaigns'], querystring: campaignSessionListQuery, response: { 200: z.array(campaignSession) } },
+    },
     async (request) => {
       let query = db.selectFrom('campaignSessions').selectAll().where('workspaceId', '=', actorOf(request).workspaceId);
       if (request.query.campaignId) query = query.where('campaignId', '=', request.query.campaignId);

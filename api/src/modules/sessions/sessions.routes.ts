@@ -26,7 +26,11 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (cursor) {
         query = query.where(pastCursor(cursor, 'newest', 'started_at'));
       }
-      const rows = await query.orderBy('startedAt', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('startedAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       return page(reply, rows, limit, (row) => row.startedAt).map(toSession);
     },
   );
@@ -35,7 +39,12 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/sessions/:id',
     { config: { access: 'workspace.read' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
     async (request) => {
-      const row = await db.selectFrom('sessions').selectAll().where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
+      const row = await db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('id', '=', request.params.id)
+        .where('workspaceId', '=', actorOf(request).workspaceId)
+        .executeTakeFirst();
       if (!row) throw notFound();
       return toSession(row);
     },
@@ -55,13 +64,19 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/sessions/:id',
-    { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], params: idParams, body: updateSessionBody, response: { 200: session, 404: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'sessions.work' },
+      schema: { tags: ['sessions'], params: idParams, body: updateSessionBody, response: { 200: session, 404: errorBody, 409: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const { isActive, currentTask, taskId } = request.body;
       const outbox = new Outbox(actor.workspaceId);
       const row = await db.transaction().execute(async (tx) => {
-        let current = isActive === undefined ? await findSessionForUpdate(tx, actor.workspaceId, request.params.id) : await setSessionRunning(tx, actor, request.params.id, isActive, outbox);
+        let current =
+          isActive === undefined
+            ? await findSessionForUpdate(tx, actor.workspaceId, request.params.id)
+            : await setSessionRunning(tx, actor, request.params.id, isActive, outbox);
         if (currentTask !== undefined || taskId !== undefined) {
           await assertMayWorkDevice(tx, actor, current.deviceId);
           if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');

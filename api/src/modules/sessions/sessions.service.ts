@@ -37,7 +37,12 @@ export function toSession(row: SessionRow) {
 /** A VA works only sessions on the phone assigned to them. */
 export async function assertMayWorkDevice(db: Db, actor: Actor, deviceId: string): Promise<void> {
   if (actor.role === 'operator') return;
-  const device = await db.selectFrom('devices').select('assignedToId').where('id', '=', deviceId).where('workspaceId', '=', actor.workspaceId).executeTakeFirst();
+  const device = await db
+    .selectFrom('devices')
+    .select('assignedToId')
+    .where('id', '=', deviceId)
+    .where('workspaceId', '=', actor.workspaceId)
+    .executeTakeFirst();
   if (!device) throw notFound();
   if (device.assignedToId !== actor.userId) throw new AppError(403, 'You can only work sessions on the device assigned to you');
 }
@@ -90,7 +95,12 @@ export async function startSession(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const updatedDevice = await tx.updateTable('devices').set({ status: connectedAs('busy'), lastActive: now }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
+  const updatedDevice = await tx
+    .updateTable('devices')
+    .set({ status: connectedAs('busy'), lastActive: now })
+    .where('id', '=', device.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   outbox.add('session.started', toSession(row));
   outbox.add('device.updated', serialize(updatedDevice));
   await recordActivity(

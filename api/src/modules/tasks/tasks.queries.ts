@@ -41,20 +41,26 @@ export function listTasks(db: Db, workspaceId: string, filter: TaskFilter & { cu
   if (cursor) {
     query = query.where(pastCursor(cursor, 'newest'));
   }
-  return query.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(filter.limit + 1).execute();
+  return query
+    .orderBy('createdAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute();
 }
 
 /** The counts behind the Tasks tabs, under the same filters (status aside). */
 export function countTasks(db: Db, workspaceId: string, filter: TaskFilter) {
   return filtered(
-    db.selectFrom('tasks').select([
-      sql<number>`count(*)::int`.as('all'),
-      sql<number>`(count(*) filter (where status = 'pending'))::int`.as('pending'),
-      sql<number>`(count(*) filter (where status = 'in-progress'))::int`.as('inProgress'),
-      sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed'),
-      sql<number>`(count(*) filter (where status = 'failed'))::int`.as('failed'),
-      sql<number>`(count(*) filter (where status = 'cancelled'))::int`.as('cancelled'),
-    ]),
+    db
+      .selectFrom('tasks')
+      .select([
+        sql<number>`count(*)::int`.as('all'),
+        sql<number>`(count(*) filter (where status = 'pending'))::int`.as('pending'),
+        sql<number>`(count(*) filter (where status = 'in-progress'))::int`.as('inProgress'),
+        sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed'),
+        sql<number>`(count(*) filter (where status = 'failed'))::int`.as('failed'),
+        sql<number>`(count(*) filter (where status = 'cancelled'))::int`.as('cancelled'),
+      ]),
     workspaceId,
     filter,
   ).executeTakeFirstOrThrow();

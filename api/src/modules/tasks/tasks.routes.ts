@@ -1,10 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { bulkRefused, bulkResult, createTaskBody, errorBody, idParams, task, taskBulkBody, taskCounts, taskListQuery, updateTaskBody, type TaskBulkBody } from '../../contracts/index.ts';
+import {
+  bulkRefused,
+  bulkResult,
+  createTaskBody,
+  errorBody,
+  idParams,
+  task,
+  taskBulkBody,
+  taskCounts,
+  taskListQuery,
+  updateTaskBody,
+  type TaskBulkBody,
+} from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { AppError, badRequest, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
-import type { Actor, Tx } from '../../shared/types.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
@@ -36,11 +47,16 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/tasks/counts',
-    { config: { access: 'workspace.read' }, schema: { tags: ['tasks'], querystring: taskListQuery.omit({ limit: true, cursor: true, status: true }), response: { 200: taskCounts } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['tasks'], querystring: taskListQuery.omit({ limit: true, cursor: true, status: true }), response: { 200: taskCounts } },
+    },
     async (request, reply) => {
       const actor = actorOf(request);
       const query = withMe(request.query, actor.userId);
-      return sendCachedJson(reply, app.ctx.reads, actor.workspaceId, `task-counts ${JSON.stringify(query)}`, taskCounts, async () => ({ body: await countTasks(db, actor.workspaceId, query) }));
+      return sendCachedJson(reply, app.ctx.reads, actor.workspaceId, `task-counts ${JSON.stringify(query)}`, taskCounts, async () => ({
+        body: await countTasks(db, actor.workspaceId, query),
+      }));
     },
   );
 
@@ -68,7 +84,15 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.patch(
     '/tasks/:id',
-    { config: { access: 'tasks.work' }, schema: { tags: ['tasks'], params: idParams, body: updateTaskBody, response: { 200: task, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody } } },
+    {
+      config: { access: 'tasks.work' },
+      schema: {
+        tags: ['tasks'],
+        params: idParams,
+        body: updateTaskBody,
+        response: { 200: task, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
+      },
+    },
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
@@ -78,17 +102,13 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/tasks/:id',
-    { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
-      outbox.flush(changes);
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/tasks/:id', { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const outbox = new Outbox(actor.workspaceId);
+    await db.transaction().execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
+    outbox.flush(changes);
+    return reply.code(204).send();
+  });
 
   /** Many tasks at once, each through the same rules as one: assign, reprioritise, cancel, delete; all or nothing. */
   app.post(

@@ -63,7 +63,13 @@ export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: 
   return row!;
 }
 
-export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined }, outbox: Outbox): Promise<TaskRow> {
+export async function updateTask(
+  tx: Tx,
+  actor: Actor,
+  id: string,
+  body: Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined },
+  outbox: Outbox,
+): Promise<TaskRow> {
   const before = await tx.selectFrom('tasks').selectAll().where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
   if (!before) throw notFound();
   if (actor.role === 'va') {
@@ -90,9 +96,7 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
       changes.deviceId = body.deviceId;
     }
     changes.assignedToId =
-      body.assignedToId !== undefined || body.deviceId
-        ? await resolveAssignee(tx, actor, body.deviceId ?? null, body.assignedToId)
-        : before.assignedToId;
+      body.assignedToId !== undefined || body.deviceId ? await resolveAssignee(tx, actor, body.deviceId ?? null, body.assignedToId) : before.assignedToId;
   }
   if (Object.keys(changes).length > 0) {
     current = await tx.updateTable('tasks').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
@@ -101,13 +105,24 @@ export async function updateTask(tx: Tx, actor: Actor, id: string, body: Omit<Up
   }
   if (current.assignedToId && current.assignedToId !== before.assignedToId) {
     outbox.add('task.assigned', serialize(current), current.assignedToId);
-    await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${current.title}" assigned`, deviceId: current.deviceId, type: 'info' }, { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: current.assignedToId } }, outbox);
+    await recordActivity(
+      tx,
+      { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${current.title}" assigned`, deviceId: current.deviceId, type: 'info' },
+      { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: current.assignedToId } },
+      outbox,
+    );
   }
   if (status !== undefined && status !== before.status) {
     current = await moveByPerson(tx, current, status, outbox);
     await recordActivity(
       tx,
-      { workspaceId: actor.workspaceId, userId: actor.userId, action: statusAction(current.title, status), deviceId: current.deviceId, type: statusType(status) },
+      {
+        workspaceId: actor.workspaceId,
+        userId: actor.userId,
+        action: statusAction(current.title, status),
+        deviceId: current.deviceId,
+        type: statusType(status),
+      },
       { action: 'task.status', entityType: 'task', entityId: id, data: { from: before.status, to: status } },
       outbox,
     );
@@ -122,7 +137,9 @@ async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: O
     case 'completed':
       return (await settleTask(tx, task, 'completed', { cause: 'person' }, outboxes)) ?? task;
     case 'failed':
-      return (await settleTask(tx, task, 'failed', { cause: 'person', failure: { code: 'unknown', message: 'Marked as failed by a person' } }, outboxes)) ?? task;
+      return (
+        (await settleTask(tx, task, 'failed', { cause: 'person', failure: { code: 'unknown', message: 'Marked as failed by a person' } }, outboxes)) ?? task
+      );
     case 'cancelled':
       return (await settleTask(tx, task, 'cancelled', { cause: 'person', failure: { code: 'cancelled', message: 'Cancelled by a person' } }, outboxes)) ?? task;
     case 'in-progress': {
@@ -141,7 +158,13 @@ async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: O
     case 'pending': {
       if (task.status === 'failed' || task.status === 'cancelled') return (await retryTask(tx, task, outboxes)) ?? task;
       const held = await withdrawTask(tx, task, 'A person returned the task to waiting', outbox);
-      const waiting = await tx.updateTable('tasks').set({ status: 'pending' }).where('id', '=', task.id).where('status', '=', 'in-progress').returningAll().executeTakeFirst();
+      const waiting = await tx
+        .updateTable('tasks')
+        .set({ status: 'pending' })
+        .where('id', '=', task.id)
+        .where('status', '=', 'in-progress')
+        .returningAll()
+        .executeTakeFirst();
       if (!waiting) return held;
       outbox.add('task.updated', serialize(waiting));
       if (waiting.deviceId) outbox.internal('device.wake', { deviceId: waiting.deviceId });
@@ -158,7 +181,12 @@ export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: Outbo
   const removed = await deleteTaskRow(tx, actor.workspaceId, id);
   if (!removed) throw notFound();
   outbox.add('task.deleted', { id: removed.id });
-  await recordActivity(tx, { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' }, { action: 'task.deleted', entityType: 'task', entityId: removed.id }, outbox);
+  await recordActivity(
+    tx,
+    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' },
+    { action: 'task.deleted', entityType: 'task', entityId: removed.id },
+    outbox,
+  );
 }
 
 function statusAction(title: string, status: TaskStatus): string {
@@ -167,5 +195,11 @@ function statusAction(title: string, status: TaskStatus): string {
 }
 
 function statusType(status: TaskStatus) {
-  return status === 'completed' ? ('success' as const) : status === 'failed' ? ('error' as const) : status === 'cancelled' ? ('warning' as const) : ('info' as const);
+  return status === 'completed'
+    ? ('success' as const)
+    : status === 'failed'
+      ? ('error' as const)
+      : status === 'cancelled'
+        ? ('warning' as const)
+        : ('info' as const);
 }

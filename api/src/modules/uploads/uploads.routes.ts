@@ -25,19 +25,31 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, storage } = app.ctx;
 
   // Raw bytes of an upload: images only, up to the spec's 10 MB.
-  app.addContentTypeParser(/^(image\/[\w.+-]+|application\/octet-stream)$/, { parseAs: 'buffer', bodyLimit: uploadLimits.maxFileSize }, (_request, body, done) => {
-    done(null, body);
-  });
+  app.addContentTypeParser(
+    /^(image\/[\w.+-]+|application\/octet-stream)$/,
+    { parseAs: 'buffer', bodyLimit: uploadLimits.maxFileSize },
+    (_request, body, done) => {
+      done(null, body);
+    },
+  );
 
   app.post(
     '/objects/upload',
-    { config: { access: 'uploads.write' }, preHandler: perPerson('uploads'), schema: { tags: ['uploads'], response: { 200: uploadUrlResponse, 429: errorBody } } },
+    {
+      config: { access: 'uploads.write' },
+      preHandler: perPerson('uploads'),
+      schema: { tags: ['uploads'], response: { 200: uploadUrlResponse, 429: errorBody } },
+    },
     async (request) => ({ url: (await reserveObject(db, storage, actorOf(request), app.ctx.config.uploadsPendingMax)).url }),
   );
 
   app.post(
     '/object-storage/presigned-url',
-    { config: { access: 'uploads.write' }, preHandler: perPerson('uploads'), schema: { tags: ['uploads'], body: presignedUrlBody, response: { 200: presignedUrlResponse, 429: errorBody } } },
+    {
+      config: { access: 'uploads.write' },
+      preHandler: perPerson('uploads'),
+      schema: { tags: ['uploads'], body: presignedUrlBody, response: { 200: presignedUrlResponse, 429: errorBody } },
+    },
     async (request) => {
       const { id, url } = await reserveObject(db, storage, actorOf(request), app.ctx.config.uploadsPendingMax);
       return { presignedUrl: url, objectPath: objectPath(id) };
@@ -79,7 +91,9 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.query.wall) {
         const link = await findWallLink(db, request.query.wall);
         if (!link) throw new AppError(401, 'This wall link is invalid or was revoked');
-        query = query.where('workspaceId', '=', link.workspaceId).where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', request.params.id)));
+        query = query
+          .where('workspaceId', '=', link.workspaceId)
+          .where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', request.params.id)));
       } else {
         if (!session) throw new AppError(401, messages.notSignedIn);
         if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);

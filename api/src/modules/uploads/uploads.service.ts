@@ -39,7 +39,13 @@ export async function resolveStoredObject(db: Db, workspaceId: string, url: stri
   const match = /\/api\/objects\/([0-9a-f-]{36})/i.exec(url);
   const id = match?.[1];
   if (id && isUuid(id)) {
-    const row = await db.selectFrom('storedObjects').select('key').where('key', '=', id).where('workspaceId', '=', workspaceId).where('uploadedAt', 'is not', null).executeTakeFirst();
+    const row = await db
+      .selectFrom('storedObjects')
+      .select('key')
+      .where('key', '=', id)
+      .where('workspaceId', '=', workspaceId)
+      .where('uploadedAt', 'is not', null)
+      .executeTakeFirst();
     if (row) return objectPath(row.key);
   }
   throw badRequest(field, `${fieldLabel(field)} must be an image uploaded to this workspace`);

@@ -117,7 +117,11 @@ export async function takeControl(db: Db, person: Person, deviceId: string, opti
  * Ends a control session and frees the phone, if that session is still its controller. Answers the freed device
  * (for the console), or nothing when the session had already ended.
  */
-export async function releaseControl(db: Db, usageId: string, reason: string): Promise<{ device: DeviceRow; userId: string | null; userName: string } | undefined> {
+export async function releaseControl(
+  db: Db,
+  usageId: string,
+  reason: string,
+): Promise<{ device: DeviceRow; userId: string | null; userName: string } | undefined> {
   return db.transaction().execute(async (tx) => {
     const usage = await tx
       .updateTable('deviceUsage')
@@ -140,7 +144,9 @@ async function freeDevice(tx: Tx, deviceId: string): Promise<DeviceRow | undefin
     .set({ controlledById: null, controlledByName: null, controlledSince: null, updatedAt: sql<Date>`now()` })
     .where('id', '=', deviceId)
     .where('controlledById', 'is not', null)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('deviceUsage').select('id').where('deviceId', '=', deviceId).where('mode', '=', 'control').where('endedAt', 'is', null))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('deviceUsage').select('id').where('deviceId', '=', deviceId).where('mode', '=', 'control').where('endedAt', 'is', null))),
+    )
     .returningAll()
     .executeTakeFirst();
 }
@@ -148,7 +154,13 @@ async function freeDevice(tx: Tx, deviceId: string): Promise<DeviceRow | undefin
 /** This instance's people are still there: renews their sessions; answers the ones still open. */
 export async function touchUsage(db: Db, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await db.updateTable('deviceUsage').set({ seenAt: sql<Date>`now()` }).where('id', 'in', ids).where('endedAt', 'is', null).returning('id').execute();
+  const rows = await db
+    .updateTable('deviceUsage')
+    .set({ seenAt: sql<Date>`now()` })
+    .where('id', 'in', ids)
+    .where('endedAt', 'is', null)
+    .returning('id')
+    .execute();
   return new Set(rows.map((row) => row.id));
 }
 
@@ -175,14 +187,28 @@ export async function closeStaleUsage(db: Db, olderThanMs: number): Promise<Devi
 }
 
 /** The report: per day, person and phone; totals; the latest sessions. Days are the window's time zone's. */
-export async function usageReport(db: Db, workspaceId: string, window: AnalyticsWindow, filter: { deviceId?: string | undefined; userId?: string | undefined }) {
+export async function usageReport(
+  db: Db,
+  workspaceId: string,
+  window: AnalyticsWindow,
+  filter: { deviceId?: string | undefined; userId?: string | undefined },
+) {
   const { start, end, timeZone } = window;
   const narrowed = sql`du.workspace_id = ${workspaceId} and du.started_at < ${end} and coalesce(du.ended_at, now()) > ${start}
     ${filter.deviceId ? sql`and du.device_id = ${filter.deviceId}` : sql``}
     ${filter.userId ? sql`and du.user_id = ${filter.userId}` : sql``}`;
   const seconds = usageSecondsIn(start, end);
   const [days, sessions] = await Promise.all([
-    sql<{ day: string; userId: string | null; userName: string; deviceId: string; deviceName: string; watchedSeconds: number; controlledSeconds: number; sessions: number }>`
+    sql<{
+      day: string;
+      userId: string | null;
+      userName: string;
+      deviceId: string;
+      deviceName: string;
+      watchedSeconds: number;
+      controlledSeconds: number;
+      sessions: number;
+    }>`
       select to_char(greatest(du.started_at, ${start}::timestamptz) at time zone ${timeZone}, 'YYYY-MM-DD') as day,
              du.user_id as "userId", max(du.user_name) as "userName", du.device_id as "deviceId", max(d.name) as "deviceName",
              round(coalesce(sum(${seconds}) filter (where du.mode = 'watch'), 0))::int as "watchedSeconds",
@@ -193,7 +219,18 @@ export async function usageReport(db: Db, workspaceId: string, window: Analytics
       group by 1, du.user_id, du.device_id
       order by 1 desc, "userName", "deviceName"
       limit 2000`.execute(db),
-    sql<{ id: string; deviceId: string; deviceName: string; userId: string | null; userName: string; mode: UsageMode; startedAt: Date; endedAt: Date | null; seconds: number; endReason: string | null }>`
+    sql<{
+      id: string;
+      deviceId: string;
+      deviceName: string;
+      userId: string | null;
+      userName: string;
+      mode: UsageMode;
+      startedAt: Date;
+      endedAt: Date | null;
+      seconds: number;
+      endReason: string | null;
+    }>`
       select du.id, du.device_id as "deviceId", d.name as "deviceName", du.user_id as "userId", du.user_name as "userName", du.mode,
              du.started_at as "startedAt", du.ended_at as "endedAt",
              round(extract(epoch from coalesce(du.ended_at, now()) - du.started_at))::int as seconds, du.end_reason as "endReason"
@@ -203,7 +240,11 @@ export async function usageReport(db: Db, workspaceId: string, window: Analytics
       limit 100`.execute(db),
   ]);
   const totals = days.rows.reduce(
-    (sum, row) => ({ watchedSeconds: sum.watchedSeconds + row.watchedSeconds, controlledSeconds: sum.controlledSeconds + row.controlledSeconds, sessions: sum.sessions + row.sessions }),
+    (sum, row) => ({
+      watchedSeconds: sum.watchedSeconds + row.watchedSeconds,
+      controlledSeconds: sum.controlledSeconds + row.controlledSeconds,
+      sessions: sum.sessions + row.sessions,
+    }),
     { watchedSeconds: 0, controlledSeconds: 0, sessions: 0 },
   );
   return {
@@ -217,9 +258,22 @@ export async function usageReport(db: Db, workspaceId: string, window: Analytics
 }
 
 /** Every session in the window, oldest first, for the CSV export. */
-export async function usageSessionsForExport(db: Db, workspaceId: string, window: AnalyticsWindow, filter: { deviceId?: string | undefined; userId?: string | undefined }) {
+export async function usageSessionsForExport(
+  db: Db,
+  workspaceId: string,
+  window: AnalyticsWindow,
+  filter: { deviceId?: string | undefined; userId?: string | undefined },
+) {
   const { start, end } = window;
-  const { rows } = await sql<{ startedAt: Date; endedAt: Date | null; seconds: number; userName: string; deviceName: string; mode: UsageMode; endReason: string | null }>`
+  const { rows } = await sql<{
+    startedAt: Date;
+    endedAt: Date | null;
+    seconds: number;
+    userName: string;
+    deviceName: string;
+    mode: UsageMode;
+    endReason: string | null;
+  }>`
     select du.started_at as "startedAt", du.ended_at as "endedAt",
            round(extract(epoch from coalesce(du.ended_at, now()) - du.started_at))::int as seconds,
            du.user_name as "userName", d.name as "deviceName", du.mode, du.end_reason as "endReason"

@@ -16,7 +16,10 @@ export const usageRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/device-usage',
-    { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: deviceUsageQuery, response: { 200: deviceUsageReport, 400: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['analytics'], querystring: deviceUsageQuery, response: { 200: deviceUsageReport, 400: errorBody } },
+    },
     async (request) => {
       const { workspaceId } = actorOf(request);
       const window = await resolveWindow(db, workspaceId, request.query);
@@ -33,7 +36,15 @@ export const usageRoutes: FastifyPluginAsyncZod = async (app) => {
       const rows = await usageSessionsForExport(db, workspaceId, window, request.query);
       const csv = stringify({ header: true, columns: [...CSV_COLUMNS], escape_formulas: true, record_delimiter: 'windows', quoted_match: /[\r\n]/ });
       for (const row of rows) {
-        csv.write([row.startedAt.toISOString(), row.endedAt?.toISOString() ?? '', (row.seconds / 60).toFixed(1), row.userName, row.deviceName, row.mode === 'control' ? 'Controlled' : 'Watched', row.endReason ?? (row.endedAt ? '' : 'still open')]);
+        csv.write([
+          row.startedAt.toISOString(),
+          row.endedAt?.toISOString() ?? '',
+          (row.seconds / 60).toFixed(1),
+          row.userName,
+          row.deviceName,
+          row.mode === 'control' ? 'Controlled' : 'Watched',
+          row.endReason ?? (row.endedAt ? '' : 'still open'),
+        ]);
       }
       csv.end();
       void reply

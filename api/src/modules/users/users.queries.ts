@@ -2,22 +2,11 @@ import { sql } from 'kysely';
 import type { Role } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
-const memberColumns = [
-  'u.id',
-  'u.email',
-  'u.name',
-  'm.role',
-  'u.createdAt',
-  'm.deactivatedAt',
-] as const;
+const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt'] as const;
 
 /** The workspace's members, operators and VAs alike; never a password hash. */
 export function listMembers(db: Db, workspaceId: string, filter: { role?: Role | undefined; search?: string | undefined } = {}) {
-  let query = db
-    .selectFrom('workspaceMembers as m')
-    .innerJoin('users as u', 'u.id', 'm.userId')
-    .select(memberColumns)
-    .where('m.workspaceId', '=', workspaceId);
+  let query = db.selectFrom('workspaceMembers as m').innerJoin('users as u', 'u.id', 'm.userId').select(memberColumns).where('m.workspaceId', '=', workspaceId);
   if (filter.role) query = query.where('m.role', '=', filter.role);
   if (filter.search) {
     const like = `%${filter.search.replace(/[\\%_]/g, '\\$&')}%`;
@@ -39,12 +28,7 @@ export function findMember(db: Db, workspaceId: string, userId: string) {
 export async function updateMember(db: Db, workspaceId: string, userId: string, changes: { role?: Role; deactivatedAt?: Date | null }): Promise<void> {
   // Nothing to change (an empty body): an UPDATE with no SET is invalid SQL.
   if (Object.keys(changes).length === 0) return;
-  await db
-    .updateTable('workspaceMembers')
-    .set(changes)
-    .where('workspaceId', '=', workspaceId)
-    .where('userId', '=', userId)
-    .execute();
+  await db.updateTable('workspaceMembers').set(changes).where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
 }
 
 /**

@@ -24,7 +24,17 @@ import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership,
 
 const INVITATION_DAYS = 7;
 
-const workspaceColumns = ['id', 'name', 'timeZone', 'createdAt', 'requireTwoFactor', 'keepScreenshotsDays', 'keepScreenshotsPerDevice', 'keepActivityDays', 'keepFinishedTasksDays'] as const;
+const workspaceColumns = [
+  'id',
+  'name',
+  'timeZone',
+  'createdAt',
+  'requireTwoFactor',
+  'keepScreenshotsDays',
+  'keepScreenshotsPerDevice',
+  'keepActivityDays',
+  'keepFinishedTasksDays',
+] as const;
 
 function toWorkspace(row: Pick<Selectable<WorkspacesTable>, (typeof workspaceColumns)[number]>) {
   return {
@@ -33,7 +43,12 @@ function toWorkspace(row: Pick<Selectable<WorkspacesTable>, (typeof workspaceCol
     timeZone: row.timeZone,
     createdAt: row.createdAt.toISOString(),
     requireTwoFactor: row.requireTwoFactor,
-    retention: { screenshotsDays: row.keepScreenshotsDays, screenshotsPerDevice: row.keepScreenshotsPerDevice, activityDays: row.keepActivityDays, finishedTasksDays: row.keepFinishedTasksDays },
+    retention: {
+      screenshotsDays: row.keepScreenshotsDays,
+      screenshotsPerDevice: row.keepScreenshotsPerDevice,
+      activityDays: row.keepActivityDays,
+      finishedTasksDays: row.keepFinishedTasksDays,
+    },
   };
 }
 
@@ -97,7 +112,12 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         await recordActivity(
           tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: isActive === false ? `${member.name} was deactivated` : `${member.name}'s access was updated`, type: isActive === false ? 'warning' : 'info' },
+          {
+            workspaceId: actor.workspaceId,
+            userId: actor.userId,
+            action: isActive === false ? `${member.name} was deactivated` : `${member.name}'s access was updated`,
+            type: isActive === false ? 'warning' : 'info',
+          },
           { action: 'user.updated', entityType: 'user', entityId: id, data: request.body },
         );
         return { member: (await findMember(tx, actor.workspaceId, id))!, revoked };
@@ -109,10 +129,8 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.get(
-    '/workspace',
-    { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } },
-    async (request) => toWorkspace(await db.selectFrom('workspaces').select(workspaceColumns).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow()),
+  app.get('/workspace', { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } }, async (request) =>
+    toWorkspace(await db.selectFrom('workspaces').select(workspaceColumns).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow()),
   );
 
   app.patch(
@@ -137,7 +155,12 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       const body = request.body;
       const row = await db
         .updateTable('workspaces')
-        .set({ keepScreenshotsDays: body.screenshotsDays, keepScreenshotsPerDevice: body.screenshotsPerDevice, keepActivityDays: body.activityDays, keepFinishedTasksDays: body.finishedTasksDays })
+        .set({
+          keepScreenshotsDays: body.screenshotsDays,
+          keepScreenshotsPerDevice: body.screenshotsPerDevice,
+          keepActivityDays: body.activityDays,
+          keepFinishedTasksDays: body.finishedTasksDays,
+        })
         .where('id', '=', actorOf(request).workspaceId)
         .returning(workspaceColumns)
         .executeTakeFirstOrThrow();
@@ -193,13 +216,13 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/invitations/:id',
-    { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], params: idParams } },
-    async (request, reply) => {
-      const result = await db.deleteFrom('invitations').where('id', '=', request.params.id).where('workspaceId', '=', actorOf(request).workspaceId).executeTakeFirst();
-      if (result.numDeletedRows === 0n) throw notFound();
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/invitations/:id', { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], params: idParams } }, async (request, reply) => {
+    const result = await db
+      .deleteFrom('invitations')
+      .where('id', '=', request.params.id)
+      .where('workspaceId', '=', actorOf(request).workspaceId)
+      .executeTakeFirst();
+    if (result.numDeletedRows === 0n) throw notFound();
+    return reply.code(204).send();
+  });
 };

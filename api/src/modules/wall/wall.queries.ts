@@ -5,12 +5,7 @@ import { objectPath } from '../../storage/storage.ts';
 
 /** The live link behind a wall token; undefined once revoked. */
 export function findWallLink(db: Db, token: string) {
-  return db
-    .selectFrom('wallLinks')
-    .select(['id', 'workspaceId'])
-    .where('tokenHash', '=', hashToken(token))
-    .where('revokedAt', 'is', null)
-    .executeTakeFirst();
+  return db.selectFrom('wallLinks').select(['id', 'workspaceId']).where('tokenHash', '=', hashToken(token)).where('revokedAt', 'is', null).executeTakeFirst();
 }
 
 /** Every phone of the workspace as a wall tile, in a stable order (oldest first). */
@@ -27,7 +22,11 @@ export async function wallTiles(db: Db, workspaceId: string) {
       'd.controlledByName',
       'u.name as vaName',
       sql<string | null>`(select s.object_key from screenshots s where s.device_id = d.id order by s.captured_at desc limit 1)`.as('screenshotKey'),
-      sql<string | null>`(select coalesce(se.current_task, t.title) from sessions se left join tasks t on t.id = se.task_id where se.device_id = d.id and se.ended_at is null limit 1)`.as('currentTask'),
+      sql<
+        string | null
+      >`(select coalesce(se.current_task, t.title) from sessions se left join tasks t on t.id = se.task_id where se.device_id = d.id and se.ended_at is null limit 1)`.as(
+        'currentTask',
+      ),
     ])
     .where('d.workspaceId', '=', workspaceId)
     .orderBy('d.createdAt')

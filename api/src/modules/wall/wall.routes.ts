@@ -11,19 +11,15 @@ import { findWallLink, wallTiles } from './wall.queries.ts';
 export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
 
-  app.get(
-    '/wall-links',
-    { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], response: { 200: z.array(wallLink) } } },
-    async (request) => {
-      const rows = await db
-        .selectFrom('wallLinks')
-        .select(['id', 'name', 'createdAt', 'revokedAt'])
-        .where('workspaceId', '=', actorOf(request).workspaceId)
-        .orderBy('createdAt', 'desc')
-        .execute();
-      return rows.map(serialize);
-    },
-  );
+  app.get('/wall-links', { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], response: { 200: z.array(wallLink) } } }, async (request) => {
+    const rows = await db
+      .selectFrom('wallLinks')
+      .select(['id', 'name', 'createdAt', 'revokedAt'])
+      .where('workspaceId', '=', actorOf(request).workspaceId)
+      .orderBy('createdAt', 'desc')
+      .execute();
+    return rows.map(serialize);
+  });
 
   app.post(
     '/wall-links',
@@ -33,7 +29,12 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
       const token = randomBytes(24).toString('base64url');
       const row = await db
         .insertInto('wallLinks')
-        .values({ workspaceId: actor.workspaceId, tokenHash: hashToken(token), createdById: actor.userId, ...(request.body.name ? { name: request.body.name } : {}) })
+        .values({
+          workspaceId: actor.workspaceId,
+          tokenHash: hashToken(token),
+          createdById: actor.userId,
+          ...(request.body.name ? { name: request.body.name } : {}),
+        })
         .returning(['id', 'name', 'createdAt', 'revokedAt'])
         .executeTakeFirstOrThrow();
       const path = `/monitor/wall?token=${token}`;
@@ -42,24 +43,20 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/wall-links/:id',
-    { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], params: idParams } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await db
-        .updateTable('wallLinks')
-        .set({ revokedAt: new Date() })
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actor.workspaceId)
-        .where('revokedAt', 'is', null)
-        .returning('id')
-        .executeTakeFirst();
-      if (!row) throw notFound();
-      changes.publish({ workspaceId: actor.workspaceId, event: 'wall.revoked', payload: { wallLinkId: row.id } });
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/wall-links/:id', { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const row = await db
+      .updateTable('wallLinks')
+      .set({ revokedAt: new Date() })
+      .where('id', '=', request.params.id)
+      .where('workspaceId', '=', actor.workspaceId)
+      .where('revokedAt', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) throw notFound();
+    changes.publish({ workspaceId: actor.workspaceId, event: 'wall.revoked', payload: { wallLinkId: row.id } });
+    return reply.code(204).send();
+  });
 
   /** The wall's snapshot: by a wall link's token (a TV, no sign-in), or by a signed-in member. */
   app.get(

@@ -7,13 +7,26 @@ import { createCacheSync, mergeRows } from './cache-sync';
 
 const stamp = '2025-01-01T00:00:00.000Z';
 
-const device = (overrides: Partial<Device> = {}): Device => deviceFixture({ lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
+const device = (overrides: Partial<Device> = {}): Device =>
+  deviceFixture({ lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function activity(overrides: Partial<Activity> = {}): Activity {
   return { id: 'a9', userId: null, action: 'Started warm-up', deviceId: 'd1', type: 'info', createdAt: stamp, ...overrides };
 }
 const task = (overrides: Partial<Task> = {}): Task => taskFixture({ title: 'Warm up', createdAt: stamp, updatedAt: stamp, ...overrides });
 function session(overrides: Partial<Session> = {}): Session {
-  return { id: 's1', deviceId: 'd1', vaId: null, taskId: null, currentTask: null, duration: 10, screenshots: 0, isActive: true, startedAt: stamp, endedAt: null, ...overrides };
+  return {
+    id: 's1',
+    deviceId: 'd1',
+    vaId: null,
+    taskId: null,
+    currentTask: null,
+    duration: 10,
+    screenshots: 0,
+    isActive: true,
+    startedAt: stamp,
+    endedAt: null,
+    ...overrides,
+  };
 }
 
 describe('createCacheSync', () => {
@@ -152,7 +165,17 @@ describe('createCacheSync', () => {
 
   it('takes pushed all-time stats as they are', () => {
     const client = createQueryClient();
-    const stats: Stats = { activeSessions: 3, totalDevices: 10, onlineDevices: 7, completedTasks: 4, totalTasks: 9, totalSessionTime: 100, successRate: 44.4, avgSessionTime: 11, range: null };
+    const stats: Stats = {
+      activeSessions: 3,
+      totalDevices: 10,
+      onlineDevices: 7,
+      completedTasks: 4,
+      totalTasks: 9,
+      totalSessionTime: 100,
+      successRate: 44.4,
+      avgSessionTime: 11,
+      range: null,
+    };
     const sync = createCacheSync(client, 50);
 
     sync.apply('stats.changed', stats);

@@ -342,7 +342,12 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
   const replace = (path: string, item: WithId) => {
     queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) => {
       const rows = rowsOf(old);
-      return rows ? withRows(old, rows.map((row: unknown) => (hasId(row) && row.id === item.id ? item : row))) : old;
+      return rows
+        ? withRows(
+            old,
+            rows.map((row: unknown) => (hasId(row) && row.id === item.id ? item : row)),
+          )
+        : old;
     });
     queryClient.setQueryData<unknown>([path, item.id], (old: unknown) => (old === undefined ? old : item));
   };
@@ -350,7 +355,12 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
   const remove = (path: string, id: string) => {
     queryClient.setQueriesData<unknown>({ predicate: (query) => isList(query, path) }, (old: unknown) => {
       const rows = rowsOf(old);
-      return rows ? withRows(old, rows.filter((row: unknown) => !(hasId(row) && row.id === id))) : old;
+      return rows
+        ? withRows(
+            old,
+            rows.filter((row: unknown) => !(hasId(row) && row.id === id)),
+          )
+        : old;
     });
     void queryClient.invalidateQueries({ queryKey: [path, id], exact: true });
   };
@@ -389,8 +399,9 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     if (name === 'stats.changed') {
       queryClient.setQueryData(['/api/analytics/stats'], parsed.data);
       // The pushed figures are all-time; ranged ones are refetched.
-      later('stats#ranged', () =>
-        void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] === '/api/analytics/stats' && query.queryKey.length > 1 }),
+      later(
+        'stats#ranged',
+        () => void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] === '/api/analytics/stats' && query.queryKey.length > 1 }),
       );
       return;
     }
@@ -427,7 +438,11 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     // A task's move on its phone shows in that phone's history; a task's run in its campaign's sessions.
     if (entity === 'task' && verb !== 'deleted') {
       const task = data as WithId & { deviceId?: string | null; campaignSessionId?: string | null };
-      if (task.deviceId) later(`device-history:${task.deviceId}`, () => void queryClient.invalidateQueries({ queryKey: ['/api/devices', task.deviceId, 'history'], exact: true }));
+      if (task.deviceId)
+        later(
+          `device-history:${task.deviceId}`,
+          () => void queryClient.invalidateQueries({ queryKey: ['/api/devices', task.deviceId, 'history'], exact: true }),
+        );
       if (task.campaignSessionId) later('campaign-sessions', () => void queryClient.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }));
     }
     // Linking or unlinking an account announces the campaign; its detail screen lists the accounts separately.

@@ -65,14 +65,7 @@ export function ShellLayout() {
               <Burger opened={drawerOpened} onClick={toggleDrawer} size="sm" aria-label="Toggle navigation" />
             ) : (
               <Tooltip label={collapsed ? 'Expand sidebar (Ctrl+B)' : 'Collapse sidebar (Ctrl+B)'} withinPortal={false}>
-                <ActionIcon
-                  variant="subtle"
-                  color="gray"
-                  size="lg"
-                  onClick={toggleSidebar}
-                  aria-label="Toggle sidebar"
-                  aria-expanded={expanded}
-                >
+                <ActionIcon variant="subtle" color="gray" size="lg" onClick={toggleSidebar} aria-label="Toggle sidebar" aria-expanded={expanded}>
                   {collapsed ? <IconLayoutSidebarLeftExpand size={20} /> : <IconLayoutSidebarLeftCollapse size={20} />}
                 </ActionIcon>
               </Tooltip>

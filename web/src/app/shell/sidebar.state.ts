@@ -12,5 +12,6 @@ export function readSidebarExpanded(cookie: string = document.cookie): boolean {
 }
 
 export function writeSidebarExpanded(expanded: boolean): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: the server reads it to render the shell; the Cookie Store API is not in every browser
   document.cookie = `${SIDEBAR_COOKIE}=${String(expanded)}; path=/; max-age=${SIDEBAR_COOKIE_MAX_AGE}; SameSite=Lax`;
 }

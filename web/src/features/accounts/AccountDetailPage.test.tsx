@@ -10,8 +10,7 @@ function api(overrides: Record<string, Reply> = {}) {
   return scriptApi({ 'GET /api/accounts/a1': stored, 'GET /api/devices': [], ...overrides });
 }
 
-const open = (role: 'operator' | 'va' = 'operator') =>
-  renderScreen(<AccountDetailPage />, { path: '/accounts/a1', route: '/accounts/:id', role });
+const open = (role: 'operator' | 'va' = 'operator') => renderScreen(<AccountDetailPage />, { path: '/accounts/a1', route: '/accounts/:id', role });
 
 describe('AccountDetailPage', { timeout: 20_000 }, () => {
   it('shows the account, with the fallbacks for bio and device', async () => {

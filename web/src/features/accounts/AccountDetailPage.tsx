@@ -19,13 +19,7 @@ import {
 } from '@mantine/core';
 import { IconArrowLeft, IconCamera, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
-import {
-  accountStatusLabels,
-  accountStatusValues,
-  updateAccountBody,
-  type Account,
-  type UpdateAccountBody,
-} from '@farm/api/contracts';
+import { accountStatusLabels, accountStatusValues, updateAccountBody, type Account, type UpdateAccountBody } from '@farm/api/contracts';
 import { serverMessageOr } from '../../shared/api';
 import { formatDateTime } from '../../shared/format';
 import { errorToast, toast } from '../../shared/toast';
@@ -33,15 +27,7 @@ import { LoadingState } from '../../shared/ui/LoadingState';
 import { checkFiles, imageRestrictions, readAsDataUrl, summariseErrors, uploadMessages } from '../../shared/uploads/uploads';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { useAccount, useCanManageAccounts, useDeleteAccount, useDevices, useUpdateAccount } from './accounts.api';
-import {
-  accountChanges,
-  accountDraft,
-  accountStatusColors,
-  hasChanges,
-  platformColors,
-  platformLabels,
-  type AccountDraft,
-} from './accounts.form';
+import { accountChanges, accountDraft, accountStatusColors, hasChanges, platformColors, platformLabels, type AccountDraft } from './accounts.form';
 import { AccountGrowthCard } from './components/AccountGrowthCard';
 
 export const accountUpdateFailure = 'Failed to update account';

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '@farm/api/contracts';
-import {
-  accountChanges,
-  accountDraft,
-  accountFieldErrors,
-  buildAccountPayload,
-  emptyAccountForm,
-  hasChanges,
-  type AccountFormValues,
-} from './accounts.form';
+import { accountChanges, accountDraft, accountFieldErrors, buildAccountPayload, emptyAccountForm, hasChanges, type AccountFormValues } from './accounts.form';
 
 function form(overrides: Partial<AccountFormValues> = {}): AccountFormValues {
   return { ...emptyAccountForm(), username: 'alpha', ...overrides };

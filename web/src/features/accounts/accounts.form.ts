@@ -1,9 +1,9 @@
 /** Social accounts: the Add Account form's body, the edit screen's changes, and the labels they show. */
 import {
   createAccountBody,
-  genderValues,
-  orientationValues,
-  relationshipGoalValues,
+  type genderValues,
+  type orientationValues,
+  type relationshipGoalValues,
   splitList,
   type Account,
   type AccountStatus,

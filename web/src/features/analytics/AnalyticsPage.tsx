@@ -57,8 +57,22 @@ const charts: { metric: TimeseriesMetric; title: string; kind: 'bar' | 'area'; s
     ],
     empty: 'No posts published in this period',
   },
-  { metric: 'sessions', title: 'Session hours', kind: 'area', series: [{ name: 'hours', label: 'Hours', color: 'blue.6' }], unit: ' h', empty: 'No sessions in this period' },
-  { metric: 'devices', title: 'Device online time', kind: 'area', series: [{ name: 'hours', label: 'Hours online', color: 'green.6' }], unit: ' h', empty: 'No phone was online in this period' },
+  {
+    metric: 'sessions',
+    title: 'Session hours',
+    kind: 'area',
+    series: [{ name: 'hours', label: 'Hours', color: 'blue.6' }],
+    unit: ' h',
+    empty: 'No sessions in this period',
+  },
+  {
+    metric: 'devices',
+    title: 'Device online time',
+    kind: 'area',
+    series: [{ name: 'hours', label: 'Hours online', color: 'green.6' }],
+    unit: ' h',
+    empty: 'No phone was online in this period',
+  },
 ];
 
 function TrendCard({ window, chart }: { window: AnalyticsWindow; chart: (typeof charts)[number] }) {
@@ -73,7 +87,15 @@ function TrendCard({ window, chart }: { window: AnalyticsWindow; chart: (typeof 
   else
     body = (
       <Suspense fallback={<Skeleton h={240} />}>
-        <TrendChart kind={chart.kind} points={points} series={chart.series} formatAt={formatAt} unit={chart.unit ?? ''} label={`${chart.title} chart`} {...(chart.stacked ? { stacked: true } : {})} />
+        <TrendChart
+          kind={chart.kind}
+          points={points}
+          series={chart.series}
+          formatAt={formatAt}
+          unit={chart.unit ?? ''}
+          label={`${chart.title} chart`}
+          {...(chart.stacked ? { stacked: true } : {})}
+        />
       </Suspense>
     );
   return (
@@ -262,8 +284,23 @@ export function AnalyticsPage() {
             />
             {choosingCustom || custom ? (
               <>
-                <TextInput type="date" aria-label="From" value={params.from} max={params.to || today} onChange={(event) => setParams({ from: event.currentTarget.value })} w={160} />
-                <TextInput type="date" aria-label="To" value={params.to} min={params.from} max={today} onChange={(event) => setParams({ to: event.currentTarget.value })} w={160} />
+                <TextInput
+                  type="date"
+                  aria-label="From"
+                  value={params.from}
+                  max={params.to || today}
+                  onChange={(event) => setParams({ from: event.currentTarget.value })}
+                  w={160}
+                />
+                <TextInput
+                  type="date"
+                  aria-label="To"
+                  value={params.to}
+                  min={params.from}
+                  max={today}
+                  onChange={(event) => setParams({ to: event.currentTarget.value })}
+                  w={160}
+                />
               </>
             ) : null}
           </Group>

@@ -1,4 +1,14 @@
-import type { AppConfig, InvitationPreview, LoginBody, LoginResponse, Me, PasswordResetBody, PasswordResetPreview, SignupBody, TwoFactorSetup } from '@farm/api/contracts';
+import type {
+  AppConfig,
+  InvitationPreview,
+  LoginBody,
+  LoginResponse,
+  Me,
+  PasswordResetBody,
+  PasswordResetPreview,
+  SignupBody,
+  TwoFactorSetup,
+} from '@farm/api/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useAuthStore } from './auth.store';

@@ -16,11 +16,7 @@ export interface AuthUser {
 function isAuthUser(value: unknown): value is AuthUser {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  return (
-    typeof record.email === 'string' &&
-    typeof record.name === 'string' &&
-    (record.role === 'operator' || record.role === 'va')
-  );
+  return typeof record.email === 'string' && typeof record.name === 'string' && (record.role === 'operator' || record.role === 'va');
 }
 
 function readStored(): AuthUser | null {

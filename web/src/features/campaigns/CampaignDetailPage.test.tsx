@@ -25,8 +25,7 @@ function api(overrides: Record<string, Reply> = {}) {
   });
 }
 
-const open = (role: 'operator' | 'va' = 'operator') =>
-  renderScreen(<CampaignDetailPage />, { path: '/campaigns/c1', route: '/campaigns/:id', role });
+const open = (role: 'operator' | 'va' = 'operator') => renderScreen(<CampaignDetailPage />, { path: '/campaigns/c1', route: '/campaigns/:id', role });
 
 describe('CampaignDetailPage', { timeout: 20_000 }, () => {
   it('shows the campaign with its lists, and None where a list is empty', async () => {
@@ -52,10 +51,7 @@ describe('CampaignDetailPage', { timeout: 20_000 }, () => {
     open();
     const list = await screen.findByRole('list', { name: 'Automation routines' });
     const rows = within(list).getAllByRole('listitem');
-    expect(rows.map((row) => row.textContent)).toEqual([
-      expect.stringContaining('Warmup'),
-      expect.stringContaining('Branch From Account'),
-    ]);
+    expect(rows.map((row) => row.textContent)).toEqual([expect.stringContaining('Warmup'), expect.stringContaining('Branch From Account')]);
     expect(rows[1]?.textContent).toContain('@alpha · 15 min · Intensity 5');
   });
 

@@ -31,14 +31,7 @@ export function hasScheduledContent(platform: Campaign['platform']): boolean {
 
 function BackButton() {
   return (
-    <Button
-      component={Link}
-      to="/campaigns"
-      variant="subtle"
-      leftSection={<IconArrowLeft size={16} />}
-      px={0}
-      w="fit-content"
-    >
+    <Button component={Link} to="/campaigns" variant="subtle" leftSection={<IconArrowLeft size={16} />} px={0} w="fit-content">
       Back to Campaigns
     </Button>
   );

@@ -21,8 +21,7 @@ export function CampaignsPage() {
     update.mutate(
       { id: campaign.id, body: { status } },
       {
-        onSuccess: () =>
-          toast('Campaign Updated', `${campaign.name} is now ${campaignStatusLabels[status].toLowerCase()}.`),
+        onSuccess: () => toast('Campaign Updated', `${campaign.name} is now ${campaignStatusLabels[status].toLowerCase()}.`),
         onError: (error) => errorToast('Error', refusalText(error, 'Failed to update campaign. Please try again.')),
       },
     );
@@ -68,11 +67,7 @@ export function CampaignsPage() {
       ) : (
         <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>
           {list.map((campaign) => (
-            <CampaignCard
-              key={campaign.id}
-              campaign={campaign}
-              onSetStatus={canManage ? (status) => setStatus(campaign, status) : undefined}
-            />
+            <CampaignCard key={campaign.id} campaign={campaign} onSetStatus={canManage ? (status) => setStatus(campaign, status) : undefined} />
           ))}
         </SimpleGrid>
       )}

@@ -121,8 +121,7 @@ export function useDeleteCampaign() {
 export function useLinkAccount(campaignId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (accountId: string) =>
-      apiRequest<unknown>(`/api/campaigns/${campaignId}/accounts`, { method: 'POST', body: { accountId } }),
+    mutationFn: (accountId: string) => apiRequest<unknown>(`/api/campaigns/${campaignId}/accounts`, { method: 'POST', body: { accountId } }),
     onSuccess: () => client.invalidateQueries({ queryKey: campaignKeys.one(campaignId) }),
   });
 }
@@ -130,18 +129,14 @@ export function useLinkAccount(campaignId: string) {
 export function useUnlinkAccount(campaignId: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: (accountId: string) =>
-      apiRequest<void>(`/api/campaigns/${campaignId}/accounts/${accountId}`, { method: 'DELETE' }),
+    mutationFn: (accountId: string) => apiRequest<void>(`/api/campaigns/${campaignId}/accounts/${accountId}`, { method: 'DELETE' }),
     onSuccess: () => client.invalidateQueries({ queryKey: campaignKeys.one(campaignId) }),
   });
 }
 
 /** Routines and the runs planned from them change together. */
 function invalidateRoutines(client: QueryClient): Promise<unknown> {
-  return Promise.all([
-    client.invalidateQueries({ queryKey: ['/api/routines'] }),
-    client.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }),
-  ]);
+  return Promise.all([client.invalidateQueries({ queryKey: ['/api/routines'] }), client.invalidateQueries({ queryKey: ['/api/campaign-sessions'] })]);
 }
 
 export function useCreateRoutine() {

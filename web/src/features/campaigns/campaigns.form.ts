@@ -96,10 +96,8 @@ export function emptyCampaignForm(): CampaignFormValues {
 }
 
 const engagementActions: readonly string[] = ['like', 'comment', 'follow'];
-const onlyActions = (items: readonly string[]): EngagementAction[] =>
-  items.filter((item): item is EngagementAction => engagementActions.includes(item));
-const isSwipeGender = (value: string | null): value is SwipeGender =>
-  value !== null && (swipeGenderValues as readonly string[]).includes(value);
+const onlyActions = (items: readonly string[]): EngagementAction[] => items.filter((item): item is EngagementAction => engagementActions.includes(item));
+const isSwipeGender = (value: string | null): value is SwipeGender => value !== null && (swipeGenderValues as readonly string[]).includes(value);
 
 /** A stored campaign as form values, for the edit dialog (stored swipe names back to the form's). */
 export function campaignToFormValues(campaign: Campaign): CampaignFormValues {

@@ -146,10 +146,7 @@ export interface RoutineContext {
 }
 
 /** The POST /api/routines body; the server derives duration and sequence again, so these are advisory. */
-export function buildRoutinePayload(
-  values: RoutineFormValues & { type: AddableRoutineType; accountId: string },
-  context: RoutineContext,
-): CreateRoutineBody {
+export function buildRoutinePayload(values: RoutineFormValues & { type: AddableRoutineType; accountId: string }, context: RoutineContext): CreateRoutineBody {
   const settings = routineSettingsFor(values.type, values);
   const body: CreateRoutineBody = {
     campaignId: context.campaignId,

@@ -8,10 +8,7 @@ const accounts = [
   buildAccount({ id: 'a1', username: 'alpha', platform: 'instagram', status: 'active' }),
   buildAccount({ id: 'a2', username: 'warming', platform: 'tiktok', status: 'warmup' }),
 ];
-const campaigns = [
-  buildCampaign({ id: 'c1', name: 'Live One', status: 'active' }),
-  buildCampaign({ id: 'c2', name: 'Sleeping', status: 'paused' }),
-];
+const campaigns = [buildCampaign({ id: 'c1', name: 'Live One', status: 'active' }), buildCampaign({ id: 'c2', name: 'Sleeping', status: 'paused' })];
 
 function api(posts = [buildPost()], overrides: Record<string, Reply> = {}) {
   return scriptApi({

@@ -61,6 +61,7 @@ export function ContentPage() {
   const order = useMemo(() => shown.map((post) => post.id), [shown]);
   const selection = useSelection(order);
   const selectionKey = JSON.stringify(listFilters);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
   useEffect(() => selection.clear(), [selectionKey]);
 
   const runBulk = (body: Record<string, unknown>, done: string) => {

@@ -34,8 +34,7 @@ export function useCreatePost() {
 export function useUpdatePost() {
   const invalidate = useInvalidatePosts();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdatePostBody }) =>
-      apiRequest<Post>(`/api/posts/${id}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: UpdatePostBody }) => apiRequest<Post>(`/api/posts/${id}`, { method: 'PATCH', body }),
     onSuccess: invalidate,
   });
 }

@@ -63,10 +63,34 @@ export function DashboardPage() {
       {me?.role === 'operator' ? <OnboardingChecklist /> : null}
 
       <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
-        <StatCard title="Active Sessions" value={stats.data?.activeSessions ?? 0} loading={stats.isPending} icon={<IconActivity size={22} />} description="Sessions running now" />
-        <StatCard title="Total Devices" value={stats.data?.totalDevices ?? 0} loading={stats.isPending} icon={<IconDeviceMobile size={22} />} description="Phones in the fleet" />
-        <StatCard title="Online Devices" value={stats.data?.onlineDevices ?? 0} loading={stats.isPending} icon={<IconWifi size={22} />} description="Reachable right now" />
-        <StatCard title="Tasks Completed" value={stats.data?.completedTasks ?? 0} loading={stats.isPending} icon={<IconCircleCheck size={22} />} description={stats.data ? `of ${stats.data.totalTasks} tasks` : undefined} />
+        <StatCard
+          title="Active Sessions"
+          value={stats.data?.activeSessions ?? 0}
+          loading={stats.isPending}
+          icon={<IconActivity size={22} />}
+          description="Sessions running now"
+        />
+        <StatCard
+          title="Total Devices"
+          value={stats.data?.totalDevices ?? 0}
+          loading={stats.isPending}
+          icon={<IconDeviceMobile size={22} />}
+          description="Phones in the fleet"
+        />
+        <StatCard
+          title="Online Devices"
+          value={stats.data?.onlineDevices ?? 0}
+          loading={stats.isPending}
+          icon={<IconWifi size={22} />}
+          description="Reachable right now"
+        />
+        <StatCard
+          title="Tasks Completed"
+          value={stats.data?.completedTasks ?? 0}
+          loading={stats.isPending}
+          icon={<IconCircleCheck size={22} />}
+          description={stats.data ? `of ${stats.data.totalTasks} tasks` : undefined}
+        />
       </SimpleGrid>
 
       <Grid gap="md">

@@ -54,6 +54,7 @@ export function DevicesPage() {
   const order = useMemo(() => list.map((device) => device.id), [list]);
   const selection = useSelection(order);
   const selectionKey = JSON.stringify(listFilters);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
   useEffect(() => selection.clear(), [selectionKey]);
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
   const deviceMap = byId(list);
@@ -81,7 +82,6 @@ export function DevicesPage() {
       onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to restart session')),
     });
   };
-
 
   return (
     <>
@@ -138,17 +138,30 @@ export function DevicesPage() {
             <Menu.Dropdown>
               {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
               {vaOptions.map((option) => (
-                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}>
+                <Menu.Item
+                  key={option.value}
+                  onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}
+                >
                   {option.label}
                 </Menu.Item>
               ))}
               <Menu.Item onClick={() => runBulk({ action: 'update', changes: { assignedToId: null } }, 'unassigned')}>Nobody</Menu.Item>
             </Menu.Dropdown>
           </Menu>
-          <Button size="compact-sm" variant="light" leftSection={<IconCamera size={14} />} onClick={() => runBulk({ action: 'command', command: 'screenshot' }, 'asked for a screenshot')}>
+          <Button
+            size="compact-sm"
+            variant="light"
+            leftSection={<IconCamera size={14} />}
+            onClick={() => runBulk({ action: 'command', command: 'screenshot' }, 'asked for a screenshot')}
+          >
             Screenshot
           </Button>
-          <Button size="compact-sm" variant="light" leftSection={<IconRefresh size={14} />} onClick={() => runBulk({ action: 'command', command: 'restart_session' }, 'restarted')}>
+          <Button
+            size="compact-sm"
+            variant="light"
+            leftSection={<IconRefresh size={14} />}
+            onClick={() => runBulk({ action: 'command', command: 'restart_session' }, 'restarted')}
+          >
             Restart session
           </Button>
           <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
@@ -204,9 +217,7 @@ export function DevicesPage() {
         onClose={() => setDetailsId(null)}
       />
       <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
-      {isOperator ? (
-        <ConnectPhoneModal device={connecting} onClose={() => setConnecting(null)} />
-      ) : null}
+      {isOperator ? <ConnectPhoneModal device={connecting} onClose={() => setConnecting(null)} /> : null}
     </>
   );
 }

@@ -1,4 +1,13 @@
-import type { CreateDeviceBody, Device, DeviceHistoryEntry, DeviceUsageQuery, DeviceUsageReport, EnrollmentCode, Session, UpdateDeviceBody } from '@farm/api/contracts';
+import type {
+  CreateDeviceBody,
+  Device,
+  DeviceHistoryEntry,
+  DeviceUsageQuery,
+  DeviceUsageReport,
+  EnrollmentCode,
+  Session,
+  UpdateDeviceBody,
+} from '@farm/api/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
@@ -24,8 +33,7 @@ export function useCreateDevice() {
 export function useUpdateDevice() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdateDeviceBody }) =>
-      apiRequest<Device>(`/api/devices/${id}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: UpdateDeviceBody }) => apiRequest<Device>(`/api/devices/${id}`, { method: 'PATCH', body }),
     onSuccess: () => invalidate(...deviceReads, '/api/users'),
   });
 }

@@ -12,7 +12,12 @@ describe('live input shaping', () => {
 
   it('reads a press and release as a tap, a long press or a swipe', () => {
     expect(gestureOf(rect, { clientX: 150, clientY: 150, at: 0 }, { clientX: 155, clientY: 152, at: 120 })).toEqual({ kind: 'tap', x: 0.25, y: 0.25 });
-    expect(gestureOf(rect, { clientX: 150, clientY: 150, at: 0 }, { clientX: 150, clientY: 150, at: 900 })).toEqual({ kind: 'long_press', x: 0.25, y: 0.25, durationMs: 900 });
+    expect(gestureOf(rect, { clientX: 150, clientY: 150, at: 0 }, { clientX: 150, clientY: 150, at: 900 })).toEqual({
+      kind: 'long_press',
+      x: 0.25,
+      y: 0.25,
+      durationMs: 900,
+    });
     expect(gestureOf(rect, { clientX: 200, clientY: 400, at: 0 }, { clientX: 200, clientY: 130, at: 300 })).toEqual({
       kind: 'swipe',
       from: { x: 0.5, y: 0.875 },

@@ -272,17 +272,20 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
   );
 
   /** Sends the call when the live socket is up; a refusal is shown to the person as the server words it. */
-  const call = useCallback(<T extends object>(send: (socket: LiveSocket, done: (answer: LiveAnswer<T>) => void) => void, onOk?: (answer: { ok: true } & T) => void) => {
-    const socket = socketRef.current;
-    if (!socket?.connected) return;
-    send(socket, (answer) => {
-      if (!answer.ok) {
-        errorToast('Error', answer.error);
-        return;
-      }
-      onOk?.(answer);
-    });
-  }, []);
+  const call = useCallback(
+    <T extends object>(send: (socket: LiveSocket, done: (answer: LiveAnswer<T>) => void) => void, onOk?: (answer: { ok: true } & T) => void) => {
+      const socket = socketRef.current;
+      if (!socket?.connected) return;
+      send(socket, (answer) => {
+        if (!answer.ok) {
+          errorToast('Error', answer.error);
+          return;
+        }
+        onOk?.(answer);
+      });
+    },
+    [],
+  );
 
   const sendInput = useCallback(
     (input: LiveInput) => {
@@ -345,7 +348,9 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
   const dismissAsk = useCallback(() => patch({ asked: null }), [patch]);
 
   const controller: LiveController =
-    claim && claim.basis === controlledById ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) } : { id: controlledById, name: controlledByName };
+    claim && claim.basis === controlledById
+      ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) }
+      : { id: controlledById, name: controlledByName };
 
   return { state, controller, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk };
 }

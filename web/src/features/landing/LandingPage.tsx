@@ -1,15 +1,5 @@
 import { Anchor, Badge, Box, Button, Card, Container, Group, List, SimpleGrid, Stack, Text, ThemeIcon, Title } from '@mantine/core';
-import {
-  IconActivity,
-  IconArrowRight,
-  IconChartBar,
-  IconCheck,
-  IconDeviceMobile,
-  IconListCheck,
-  IconRocket,
-  IconUsers,
-  type Icon,
-} from '@tabler/icons-react';
+import { IconActivity, IconArrowRight, IconChartBar, IconCheck, IconDeviceMobile, IconListCheck, IconRocket, IconUsers, type Icon } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { Logo } from '../../shared/ui/Logo';
 import { BrandCarousel } from './components/BrandCarousel';
@@ -210,7 +200,12 @@ export function LandingPage() {
 
         <Box bg="dark.8" component="section" aria-labelledby="impact-title">
           <Container size="lg" py={80}>
-            <SectionTitle id="impact-title" eyebrow="Impact" title="Results our customers report" text="Averages across teams running their farms on the platform." />
+            <SectionTitle
+              id="impact-title"
+              eyebrow="Impact"
+              title="Results our customers report"
+              text="Averages across teams running their farms on the platform."
+            />
             <SimpleGrid cols={{ base: 2, md: 4 }} spacing="lg">
               {impact.map((item) => (
                 <Stack key={item.label} gap={4} align="center" ta="center">

@@ -59,8 +59,7 @@ export function MonitorPage() {
     setSearchParams(next, { replace: true });
   };
 
-  const failed = (fallback: string) => (error: Error) =>
-    errorToast('Error', serverMessageOr(error, fallback));
+  const failed = (fallback: string) => (error: Error) => errorToast('Error', serverMessageOr(error, fallback));
 
   const toggle = (session: Session) => {
     const isActive = !session.isActive;

@@ -11,8 +11,7 @@ const sessionReads = ['/api/sessions', '/api/devices', '/api/analytics/stats', '
 export function useSetSessionActive() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, isActive }: { id: string; isActive: boolean }) =>
-      apiRequest<Session>(`/api/sessions/${id}`, { method: 'PATCH', body: { isActive } }),
+    mutationFn: ({ id, isActive }: { id: string; isActive: boolean }) => apiRequest<Session>(`/api/sessions/${id}`, { method: 'PATCH', body: { isActive } }),
     onSuccess: () => invalidate(...sessionReads),
   });
 }
@@ -32,7 +31,6 @@ export interface CommandAnswer {
 /** Asks the phone's agent for a screenshot now; `delivered` is false when the phone is not connected. */
 export function useTakeScreenshot() {
   return useMutation({
-    mutationFn: (deviceId: string) =>
-      apiRequest<CommandAnswer>(`/api/devices/${deviceId}/commands`, { method: 'POST', body: { name: 'screenshot' } }),
+    mutationFn: (deviceId: string) => apiRequest<CommandAnswer>(`/api/devices/${deviceId}/commands`, { method: 'POST', body: { name: 'screenshot' } }),
   });
 }

@@ -13,7 +13,15 @@ function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) 
   useAuthStore.getState().setUser(me);
   return stubApi({
     'GET /api/auth/me': { body: { user: me } },
-    'GET /api/workspace': { body: { id: 'w1', name: 'North Farm', createdAt: '2025-01-01T00:00:00.000Z', requireTwoFactor: false, retention: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 } } },
+    'GET /api/workspace': {
+      body: {
+        id: 'w1',
+        name: 'North Farm',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        requireTwoFactor: false,
+        retention: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
+      },
+    },
     'GET /api/users': { body: [{ ...me, isActive: true }, member] },
     'GET /api/invitations': { body: [] },
     'GET /api/wall-links': { body: [] },
@@ -89,7 +97,16 @@ describe('Settings: recipes', () => {
     const calls = api({
       'GET /api/recipes': { body: { recipes: [own], shipped: [shipped] } },
       'PATCH /api/recipes/r1': { body: { ...own, enabled: false, body: {} } },
-      'POST /api/recipes': { status: 400, body: { error: 'The recipe is not valid: platform: Invalid option', details: [{ field: 'recipe.platform', message: 'Invalid option' }, { field: 'recipe.steps', message: 'Required' }] } },
+      'POST /api/recipes': {
+        status: 400,
+        body: {
+          error: 'The recipe is not valid: platform: Invalid option',
+          details: [
+            { field: 'recipe.platform', message: 'Invalid option' },
+            { field: 'recipe.steps', message: 'Required' },
+          ],
+        },
+      },
     });
     renderRoutes(routes, '/settings');
     const section = within(await screen.findByRole('region', { name: 'Recipes' }));
@@ -106,13 +123,26 @@ describe('Settings: recipes', () => {
     fireEvent.click(section.getByRole('button', { name: 'Add Recipe' }));
     expect(await section.findByText('The recipe is not valid: platform: Invalid option')).toBeTruthy();
     expect(section.getByText('steps: Required')).toBeTruthy();
-    expect(calls.find((call) => call.url === '/api/recipes' && call.method === 'POST')?.body).toEqual({ recipe: { id: 'instagram.post', platform: 'myspace' } });
+    expect(calls.find((call) => call.url === '/api/recipes' && call.method === 'POST')?.body).toEqual({
+      recipe: { id: 'instagram.post', platform: 'myspace' },
+    });
   });
 });
 
 describe('Settings: history', () => {
   it('saves how long screenshots, activity and finished tasks are kept, refusing a value out of range', async () => {
-    const calls = api({ 'PUT /api/workspace/retention': { body: { id: 'w1', name: 'North Farm', timeZone: 'UTC', createdAt: '2025-01-01T00:00:00.000Z', requireTwoFactor: false, retention: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 } } } });
+    const calls = api({
+      'PUT /api/workspace/retention': {
+        body: {
+          id: 'w1',
+          name: 'North Farm',
+          timeZone: 'UTC',
+          createdAt: '2025-01-01T00:00:00.000Z',
+          requireTwoFactor: false,
+          retention: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
+        },
+      },
+    });
     renderRoutes(routes, '/settings');
     const form = within(await screen.findByRole('form', { name: 'History' }));
     fireEvent.change(form.getByRole('textbox', { name: /^Screenshots per phone/ }), { target: { value: '5' } });
@@ -122,6 +152,9 @@ describe('Settings: history', () => {
     fireEvent.change(form.getByRole('textbox', { name: /^Screenshots\b(?! per)/ }), { target: { value: '3' } });
     fireEvent.click(form.getByRole('button', { name: 'Save History Settings' }));
     expect(await screen.findByText('History older than this is removed within the hour.')).toBeTruthy();
-    expect(calls.find((call) => call.url === '/api/workspace/retention')).toMatchObject({ method: 'PUT', body: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 } });
+    expect(calls.find((call) => call.url === '/api/workspace/retention')).toMatchObject({
+      method: 'PUT',
+      body: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
+    });
   });
 });

@@ -60,8 +60,7 @@ export function useUpdateMe() {
   const queryClient = useQueryClient();
   const setUser = useAuthStore((state) => state.setUser);
   return useMutation({
-    mutationFn: (body: UpdateMeBody) =>
-      apiRequest<{ user: Me }>('/api/users/me', { method: 'PATCH', body }),
+    mutationFn: (body: UpdateMeBody) => apiRequest<{ user: Me }>('/api/users/me', { method: 'PATCH', body }),
     onSuccess: ({ user }) => {
       setUser(user);
       queryClient.setQueryData(ME_KEY, { user });
@@ -73,8 +72,7 @@ export function useUpdateMe() {
 export function useUpdateMember() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdateUserBody }) =>
-      apiRequest<User>(`/api/users/${id}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: UpdateUserBody }) => apiRequest<User>(`/api/users/${id}`, { method: 'PATCH', body }),
     onSuccess: () => invalidate('/api/users'),
   });
 }
@@ -86,8 +84,7 @@ export function useInvitations(enabled: boolean) {
 export function useCreateInvitation() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (body: CreateInvitationBody) =>
-      apiRequest<CreatedInvitation>('/api/invitations', { method: 'POST', body }),
+    mutationFn: (body: CreateInvitationBody) => apiRequest<CreatedInvitation>('/api/invitations', { method: 'POST', body }),
     onSuccess: () => invalidate('/api/invitations'),
   });
 }
@@ -225,7 +222,8 @@ export function useAddRecipe() {
 export function useSetRecipeEnabled() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => apiRequest<WorkspaceRecipe>(`/api/recipes/${id}`, { method: 'PATCH', body: { enabled } }),
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
+      apiRequest<WorkspaceRecipe>(`/api/recipes/${id}`, { method: 'PATCH', body: { enabled } }),
     onSuccess: () => invalidate('/api/recipes'),
   });
 }

@@ -12,7 +12,12 @@ const task = (overrides: Partial<Task> = {}): Task =>
 
 describe('My Tasks', () => {
   it('puts started work first, then waiting work, then finished tasks', () => {
-    const { open, finished } = splitMyTasks([task({ id: 'a' }), task({ id: 'b', status: 'completed' }), task({ id: 'c', status: 'in-progress' }), task({ id: 'd', status: 'failed' })]);
+    const { open, finished } = splitMyTasks([
+      task({ id: 'a' }),
+      task({ id: 'b', status: 'completed' }),
+      task({ id: 'c', status: 'in-progress' }),
+      task({ id: 'd', status: 'failed' }),
+    ]);
     expect(open.map((row) => row.id)).toEqual(['c', 'a']);
     expect(finished.map((row) => row.id)).toEqual(['b', 'd']);
   });

@@ -83,6 +83,7 @@ export function TasksPage() {
   const selection = useSelection(order);
   const total = counts.data?.[tabs.find((item) => item.value === tab)!.count];
   const selectionKey = JSON.stringify(statusFilter);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
   useEffect(() => selection.clear(), [selectionKey]);
 
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
@@ -177,7 +178,14 @@ export function TasksPage() {
           onChange={(event) => setSearch(event.currentTarget.value)}
           style={{ flex: '1 1 220px' }}
         />
-        <Select aria-label="Filter by type" data={typeOptions} value={filters.type || ALL} allowDeselect={false} onChange={(value) => setFilters({ type: value === ALL ? null : value })} w={{ base: '100%', xs: 170 }} />
+        <Select
+          aria-label="Filter by type"
+          data={typeOptions}
+          value={filters.type || ALL}
+          allowDeselect={false}
+          onChange={(value) => setFilters({ type: value === ALL ? null : value })}
+          w={{ base: '100%', xs: 170 }}
+        />
         <Select
           aria-label="Filter by priority"
           data={priorityOptions}
@@ -217,7 +225,10 @@ export function TasksPage() {
             <Menu.Dropdown>
               {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
               {vaOptions.map((option) => (
-                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}>
+                <Menu.Item
+                  key={option.value}
+                  onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}
+                >
                   {option.label}
                 </Menu.Item>
               ))}
@@ -246,7 +257,10 @@ export function TasksPage() {
             </Menu.Target>
             <Menu.Dropdown>
               {taskPriorityValues.map((value) => (
-                <Menu.Item key={value} onClick={() => runBulk({ action: 'update', changes: { priority: value } }, `set to ${priorityLabels[value].toLowerCase()} priority`)}>
+                <Menu.Item
+                  key={value}
+                  onClick={() => runBulk({ action: 'update', changes: { priority: value } }, `set to ${priorityLabels[value].toLowerCase()} priority`)}
+                >
                   {priorityLabels[value]}
                 </Menu.Item>
               ))}

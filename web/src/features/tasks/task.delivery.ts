@@ -9,7 +9,8 @@ export interface DeliveryLine {
   text: string;
 }
 
-const reasonOf = (task: Pick<Task, 'failureCode' | 'failureMessage'>) => task.failureMessage ?? (task.failureCode ? failureLabels[task.failureCode] : 'no reason given');
+const reasonOf = (task: Pick<Task, 'failureCode' | 'failureMessage'>) =>
+  task.failureMessage ?? (task.failureCode ? failureLabels[task.failureCode] : 'no reason given');
 const attempts = (n: number) => `${n} attempt${n === 1 ? '' : 's'}`;
 
 /** Where a task stands with its phone, in a line: sent, running, waiting to try again, or why it failed. */

@@ -28,8 +28,7 @@ export function useCreateTask() {
 export function useUpdateTask() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: ({ id, body }: { id: string; body: UpdateTaskBody }) =>
-      apiRequest<Task>(`/api/tasks/${id}`, { method: 'PATCH', body }),
+    mutationFn: ({ id, body }: { id: string; body: UpdateTaskBody }) => apiRequest<Task>(`/api/tasks/${id}`, { method: 'PATCH', body }),
     onSuccess: () => invalidate(...taskReads, '/api/devices', '/api/sessions'),
   });
 }

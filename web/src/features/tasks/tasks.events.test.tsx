@@ -15,7 +15,14 @@ const task = (overrides: Partial<Task> = {}): Task =>
 /** A WebAudio stand-in that counts the tones played. */
 function stubAudio() {
   const started = vi.fn();
-  const node = () => ({ connect: (next: unknown) => next, start: started, stop: vi.fn(), type: 'sine', frequency: { setValueAtTime: vi.fn() }, gain: { setValueAtTime: vi.fn(), exponentialRampToValueAtTime: vi.fn() } });
+  const node = () => ({
+    connect: (next: unknown) => next,
+    start: started,
+    stop: vi.fn(),
+    type: 'sine',
+    frequency: { setValueAtTime: vi.fn() },
+    gain: { setValueAtTime: vi.fn(), exponentialRampToValueAtTime: vi.fn() },
+  });
   class FakeAudioContext {
     state = 'running';
     currentTime = 0;

@@ -21,8 +21,28 @@ const stamp = '2025-01-01T00:00:00.000Z';
 const snapshot: WallSnapshot = {
   workspaceName: 'North Farm',
   tiles: [
-    { id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, screenshotUrl: '/api/objects/s1', currentTask: 'Warm up', vaName: 'Maria Santos', controlledByName: null },
-    { id: 'b', name: 'Pixel 2', status: 'offline', battery: 12, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, controlledByName: null },
+    {
+      id: 'a',
+      name: 'Pixel 1',
+      status: 'busy',
+      battery: 64,
+      lastActive: stamp,
+      screenshotUrl: '/api/objects/s1',
+      currentTask: 'Warm up',
+      vaName: 'Maria Santos',
+      controlledByName: null,
+    },
+    {
+      id: 'b',
+      name: 'Pixel 2',
+      status: 'offline',
+      battery: 12,
+      lastActive: stamp,
+      screenshotUrl: null,
+      currentTask: null,
+      vaName: null,
+      controlledByName: null,
+    },
   ],
 };
 
@@ -56,7 +76,10 @@ describe('WallPage', () => {
 
     const socket = sockets.at(-1);
     act(() => {
-      socket?.push('device.updated', deviceFixture({ id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, controlledById: 'u2', controlledByName: 'Grace Hopper' }));
+      socket?.push(
+        'device.updated',
+        deviceFixture({ id: 'a', name: 'Pixel 1', status: 'busy', battery: 64, lastActive: stamp, controlledById: 'u2', controlledByName: 'Grace Hopper' }),
+      );
     });
     const tile = screen.getByRole('article', { name: /^Pixel 1: .*, in use by Grace Hopper$/ });
     expect(tile.textContent).toContain('In use by Grace Hopper');

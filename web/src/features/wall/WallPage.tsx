@@ -75,10 +75,11 @@ function WallGrid({ store, imageUrl, onOpen }: { store: WallStore; imageUrl: (ur
   const grid = computeWallGrid({ width: width - PADDING * 2, height: height - WALL_BAR_HEIGHT - PADDING * 2, count: order.length });
   const fontSize = Math.round(Math.max(9, Math.min(18, grid.tileWidth / 11)));
   return (
-    <div
-      role="list"
+    <ul
       aria-label="Phones"
       style={{
+        margin: 0,
+        listStyle: 'none',
         height: `calc(100dvh - ${WALL_BAR_HEIGHT}px)`,
         padding: PADDING,
         boxSizing: 'border-box',
@@ -92,11 +93,11 @@ function WallGrid({ store, imageUrl, onOpen }: { store: WallStore; imageUrl: (ur
       }}
     >
       {order.map((id) => (
-        <div role="listitem" key={id} style={{ display: 'grid' }}>
+        <li key={id} style={{ display: 'grid' }}>
           <WallTileView id={id} store={store} imageUrl={imageUrl} fontSize={fontSize} onOpen={onOpen} />
-        </div>
+        </li>
       ))}
-    </div>
+    </ul>
   );
 }
 
@@ -176,7 +177,14 @@ export function WallPage() {
   return page(
     <>
       <header
-        style={{ height: WALL_BAR_HEIGHT, display: 'flex', alignItems: 'center', gap: 12, padding: `0 ${PADDING * 1.5}px`, borderBottom: '1px solid var(--mantine-color-dark-6)' }}
+        style={{
+          height: WALL_BAR_HEIGHT,
+          display: 'flex',
+          alignItems: 'center',
+          gap: 12,
+          padding: `0 ${PADDING * 1.5}px`,
+          borderBottom: '1px solid var(--mantine-color-dark-6)',
+        }}
       >
         {token ? null : (
           <Tooltip label="Back to the Live Monitor">
@@ -193,7 +201,12 @@ export function WallPage() {
         </div>
         <ConnectionIndicator status={connection.status} />
         <Tooltip label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}>
-          <ActionIcon variant="subtle" color="gray" onClick={() => void fullscreen.toggle()} aria-label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            onClick={() => void fullscreen.toggle()}
+            aria-label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}
+          >
             {fullscreen.fullscreen ? <IconMinimize size={18} /> : <IconMaximize size={18} />}
           </ActionIcon>
         </Tooltip>

@@ -10,9 +10,21 @@ const stamp = '2025-01-01T00:00:00.000Z';
 const later = '2025-01-01T00:00:09.000Z';
 
 function tile(id: string, overrides: Partial<WallTile> = {}): WallTile {
-  return { id, name: `Pixel ${id}`, status: 'online', battery: 80, lastActive: stamp, screenshotUrl: null, currentTask: null, vaName: null, controlledByName: null, ...overrides };
+  return {
+    id,
+    name: `Pixel ${id}`,
+    status: 'online',
+    battery: 80,
+    lastActive: stamp,
+    screenshotUrl: null,
+    currentTask: null,
+    vaName: null,
+    controlledByName: null,
+    ...overrides,
+  };
 }
-const device = (id: string, overrides: Partial<Device> = {}): Device => deviceFixture({ id, name: `Pixel ${id}`, lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
+const device = (id: string, overrides: Partial<Device> = {}): Device =>
+  deviceFixture({ id, name: `Pixel ${id}`, lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function snapshot(...tiles: WallTile[]): WallSnapshot {
   return { workspaceName: 'North Farm', tiles };
 }
@@ -32,7 +44,10 @@ describe('wall store transitions', () => {
 
   it('patches status and battery from a pulse, leaving other tiles as they were', () => {
     const state = ready(tile('a'), tile('b'));
-    const patch = withPulse(state, [{ id: 'a', status: 'busy', battery: 41, lastActive: later }, { id: 'zz', status: 'online', battery: 1, lastActive: later }]);
+    const patch = withPulse(state, [
+      { id: 'a', status: 'busy', battery: 41, lastActive: later },
+      { id: 'zz', status: 'online', battery: 1, lastActive: later },
+    ]);
     expect(patch?.tiles?.a).toMatchObject({ status: 'busy', battery: 41, lastActive: later, name: 'Pixel a' });
     expect(patch?.tiles?.b).toBe(state.tiles.b);
     expect(withPulse(state, [{ id: 'b', status: 'online', battery: 80, lastActive: stamp }])).toBeNull();
@@ -48,7 +63,10 @@ describe('wall store transitions', () => {
     const state = ready(tile('a'));
     const controlled = { ...state, ...withDevice(state, device('a', { controlledById: 'u2', controlledByName: 'Grace Hopper' })) };
     expect(controlled.tiles.a).toMatchObject({ controlledByName: 'Grace Hopper' });
-    expect(withSnapshot(controlled, snapshot(tile('a', { vaName: 'Maria', controlledByName: 'Grace Hopper' }))).tiles?.a).toMatchObject({ vaName: 'Maria', controlledByName: 'Grace Hopper' });
+    expect(withSnapshot(controlled, snapshot(tile('a', { vaName: 'Maria', controlledByName: 'Grace Hopper' }))).tiles?.a).toMatchObject({
+      vaName: 'Maria',
+      controlledByName: 'Grace Hopper',
+    });
     const released = { ...controlled, ...withDevice(controlled, device('a')) };
     expect(released.tiles.a?.controlledByName).toBeNull();
   });
@@ -107,8 +125,30 @@ describe('startWallFeed', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(fetch).toHaveBeenCalledTimes(1);
 
-    socket.push('session.started', { id: 's1', deviceId: 'a', vaId: null, taskId: null, currentTask: 'Warm up', duration: 0, screenshots: 0, isActive: true, startedAt: later, endedAt: null });
-    socket.push('session.ended', { id: 's0', deviceId: 'a', vaId: null, taskId: null, currentTask: null, duration: 9, screenshots: 0, isActive: false, startedAt: stamp, endedAt: later });
+    socket.push('session.started', {
+      id: 's1',
+      deviceId: 'a',
+      vaId: null,
+      taskId: null,
+      currentTask: 'Warm up',
+      duration: 0,
+      screenshots: 0,
+      isActive: true,
+      startedAt: later,
+      endedAt: null,
+    });
+    socket.push('session.ended', {
+      id: 's0',
+      deviceId: 'a',
+      vaId: null,
+      taskId: null,
+      currentTask: null,
+      duration: 9,
+      screenshots: 0,
+      isActive: false,
+      startedAt: stamp,
+      endedAt: later,
+    });
     await vi.advanceTimersByTimeAsync(150);
     expect(fetch).toHaveBeenCalledTimes(2);
     stop();

@@ -17,14 +17,7 @@ export function ConnectionIndicator({ status, withinPortal = true }: { status: C
   const look = looks[status];
   return (
     <Tooltip label={look.hint} withinPortal={withinPortal}>
-      <Badge
-        variant="dot"
-        color={look.color}
-        size="md"
-        role="status"
-        aria-label={`Connection: ${look.label}`}
-        styles={{ label: { textTransform: 'none' } }}
-      >
+      <Badge variant="dot" color={look.color} size="md" role="status" aria-label={`Connection: ${look.label}`} styles={{ label: { textTransform: 'none' } }}>
         {look.label}
       </Badge>
     </Tooltip>

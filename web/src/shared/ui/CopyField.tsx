@@ -38,14 +38,5 @@ export function CopyField({ label, value, copyLabel = 'Copy link', multiline = f
       />
     );
   }
-  return (
-    <TextInput
-      label={label}
-      value={value}
-      readOnly
-      onFocus={(event) => event.currentTarget.select()}
-      rightSectionWidth={42}
-      rightSection={copyButton}
-    />
-  );
+  return <TextInput label={label} value={value} readOnly onFocus={(event) => event.currentTarget.select()} rightSectionWidth={42} rightSection={copyButton} />;
 }

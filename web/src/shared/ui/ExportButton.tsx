@@ -15,7 +15,14 @@ export function ExportButton({
   size?: ButtonProps['size'];
 }) {
   return (
-    <Button component="a" href={withQuery(`/api/export/${entity}.csv`, filters)} download variant="default" size={size} leftSection={<IconDownload size={16} />}>
+    <Button
+      component="a"
+      href={withQuery(`/api/export/${entity}.csv`, filters)}
+      download
+      variant="default"
+      size={size}
+      leftSection={<IconDownload size={16} />}
+    >
       {label}
     </Button>
   );

@@ -47,6 +47,7 @@ export function ImportCsvModal({ entity, opened, onClose }: { entity: ImportEnti
   const template = useMemo(() => `data:text/csv;charset=utf-8,${encodeURIComponent(templateCsv(entity))}`, [entity]);
   const [one, many] = nouns[entity];
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the dialog forgets its file and answers when it closes, not when the mutations change
   useEffect(() => {
     if (opened) return;
     setFile(null);
@@ -80,9 +81,7 @@ export function ImportCsvModal({ entity, opened, onClose }: { entity: ImportEnti
   return (
     <FormModal opened={opened} onClose={onClose} title={`Import ${many} from CSV`} size="xl">
       <Stack gap="md">
-        <Text size="sm">
-          The file needs a header row with these columns: {columns.join(', ')}. Each row is checked before anything is saved.
-        </Text>
+        <Text size="sm">The file needs a header row with these columns: {columns.join(', ')}. Each row is checked before anything is saved.</Text>
         <Group gap="sm">
           <FileButton onChange={(picked) => void choose(picked)} accept=".csv,text/csv">
             {(props) => (
@@ -142,7 +141,11 @@ export function ImportCsvModal({ entity, opened, onClose }: { entity: ImportEnti
                         ) : (
                           <Stack gap={2}>
                             {row.errors.map((error) => (
-                              <Text key={`${error.field}${error.message}`} size="xs" style={{ color: 'light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))' }}>
+                              <Text
+                                key={`${error.field}${error.message}`}
+                                size="xs"
+                                style={{ color: 'light-dark(var(--mantine-color-red-9), var(--mantine-color-red-3))' }}
+                              >
                                 {error.message}
                               </Text>
                             ))}

@@ -14,6 +14,7 @@ export function ImageThumbs({ paths, onRemove, size = 72 }: ImageThumbsProps) {
   return (
     <Group gap="xs">
       {paths.map((path, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the same image may be listed twice; its place tells them apart
         <Box key={`${path}-${index}`} pos="relative" w={size} h={size}>
           <Image src={path} alt={`Image ${index + 1}`} w={size} h={size} radius="sm" fit="cover" />
           {onRemove && (

@@ -1,14 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  checkFiles,
-  formatBytes,
-  imageRestrictions,
-  summariseErrors,
-  uploadCampaignImage,
-  uploadEach,
-  uploadObject,
-  uploadPrivateObject,
-} from './uploads';
+import { checkFiles, formatBytes, imageRestrictions, summariseErrors, uploadCampaignImage, uploadEach, uploadObject, uploadPrivateObject } from './uploads';
 
 function file(name: string, type: string, size = 10): File {
   const result = new File(['x'], name, { type });

@@ -2,12 +2,7 @@
  * File uploads of the console: the restriction checks with the spec's messages (SPEC §5, §8)
  * and the two upload flows of the API, both ending in a PUT of the bytes to a signed URL.
  */
-import {
-  presignedUrlResponse,
-  storedObjectResponse,
-  uploadLimits,
-  uploadUrlResponse,
-} from '@farm/api/contracts';
+import { presignedUrlResponse, storedObjectResponse, uploadLimits, uploadUrlResponse } from '@farm/api/contracts';
 import { ApiError, apiRequest } from '../api';
 
 /** Errors beyond this many are summed up in one line, as the spec's upload component does. */
@@ -46,9 +41,7 @@ export const uploadMessages = {
 } as const;
 
 function typeAllowed(type: string, allowed: readonly string[]): boolean {
-  return allowed.some((pattern) =>
-    pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern,
-  );
+  return allowed.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
 }
 
 export interface FileCheck<F extends File> {
@@ -60,11 +53,7 @@ export interface FileCheck<F extends File> {
  * Splits picked files into those that may be uploaded and the spec's messages for the rest.
  * `alreadyHeld` counts files uploaded earlier, so a limit of 5 holds across several picks.
  */
-export function checkFiles<F extends File>(
-  files: readonly F[],
-  restrictions: UploadRestrictions,
-  alreadyHeld = 0,
-): FileCheck<F> {
+export function checkFiles<F extends File>(files: readonly F[], restrictions: UploadRestrictions, alreadyHeld = 0): FileCheck<F> {
   const accepted: F[] = [];
   const errors: string[] = [];
   const { maxFiles, maxFileSize, allowedTypes } = restrictions;
@@ -145,9 +134,7 @@ export async function uploadPrivateObject(file: File): Promise<UploadedObject> {
 /** Uploads one image and registers it as a campaign reference image; answers its stored path. */
 export async function uploadCampaignImage(file: File): Promise<string> {
   const uploaded = await uploadObject(file);
-  const { objectPath } = storedObjectResponse.parse(
-    await apiRequest('/api/campaign-images', { method: 'PUT', body: { imageURL: uploaded.uploadUrl } }),
-  );
+  const { objectPath } = storedObjectResponse.parse(await apiRequest('/api/campaign-images', { method: 'PUT', body: { imageURL: uploaded.uploadUrl } }));
   return objectPath;
 }
 

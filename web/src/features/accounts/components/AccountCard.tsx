@@ -12,14 +12,7 @@ export interface AccountCardProps {
 /** One social account; the whole card opens its detail screen. */
 export function AccountCard({ account, deviceName }: AccountCardProps) {
   return (
-    <Card
-      withBorder
-      radius="md"
-      padding="lg"
-      component={Link}
-      to={`/accounts/${account.id}`}
-      style={{ color: 'inherit', textDecoration: 'none' }}
-    >
+    <Card withBorder radius="md" padding="lg" component={Link} to={`/accounts/${account.id}`} style={{ color: 'inherit', textDecoration: 'none' }}>
       <Stack gap="sm">
         <Group gap="sm" wrap="nowrap">
           <Avatar src={account.profilePicture} alt="" radius="xl">

@@ -11,7 +11,10 @@ const TrendChart = lazy(async () => ({ default: (await import('../../analytics/c
 
 export function AccountGrowthCard({ accountId }: { accountId: string }) {
   const path = `/api/analytics/accounts/${accountId}/growth`;
-  const growth = useQuery<AccountGrowth>({ queryKey: [path, { range: '30d' }], queryFn: ({ signal }) => apiRequest<AccountGrowth>(`${path}?range=30d`, { signal }) });
+  const growth = useQuery<AccountGrowth>({
+    queryKey: [path, { range: '30d' }],
+    queryFn: ({ signal }) => apiRequest<AccountGrowth>(`${path}?range=30d`, { signal }),
+  });
   const points = growth.data?.points ?? [];
   return (
     <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="growth-title">

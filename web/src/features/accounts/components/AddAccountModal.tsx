@@ -59,8 +59,7 @@ export function AddAccountModal({ opened, onClose }: AddAccountModalProps) {
         toast('Account Created', 'Social media account has been added successfully');
         onClose();
       },
-      onError: (error) =>
-        errorToast('Error', serverMessageOr(error, accountCreateFailure)),
+      onError: (error) => errorToast('Error', serverMessageOr(error, accountCreateFailure)),
     });
   }
 
@@ -177,11 +176,7 @@ export function AddAccountModal({ opened, onClose }: AddAccountModalProps) {
                   error={errors.interests}
                 />
               </SimpleGrid>
-              <ProfileImagesField
-                value={values.profileImages}
-                onChange={(paths) => set('profileImages', paths)}
-                error={errors.profileImages}
-              />
+              <ProfileImagesField value={values.profileImages} onChange={(paths) => set('profileImages', paths)} error={errors.profileImages} />
             </>
           )}
 

@@ -5,13 +5,7 @@ import { uploadLimits } from '@farm/api/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { uploadedMessage } from '../../../shared/uploads/ImageDropzone';
-import {
-  checkFiles,
-  imageRestrictions,
-  summariseErrors,
-  uploadMessages,
-  uploadPrivateObject,
-} from '../../../shared/uploads/uploads';
+import { checkFiles, imageRestrictions, summariseErrors, uploadMessages, uploadPrivateObject } from '../../../shared/uploads/uploads';
 
 export interface ProfileImagesFieldProps {
   value: readonly string[];
@@ -29,11 +23,7 @@ export function ProfileImagesField({ value, onChange, error }: ProfileImagesFiel
   async function pick(file: File | null): Promise<void> {
     resetRef.current?.();
     if (!file) return;
-    const { accepted, errors } = checkFiles(
-      [file],
-      { ...imageRestrictions, maxFiles: uploadLimits.maxTinderImages },
-      value.length,
-    );
+    const { accepted, errors } = checkFiles([file], { ...imageRestrictions, maxFiles: uploadLimits.maxTinderImages }, value.length);
     const chosen = accepted[0];
     if (!chosen) {
       errorToast('Upload Error', summariseErrors(errors));

@@ -37,5 +37,9 @@ export function TrendChart({ kind, points, series, formatAt, unit = '', label, s
     'aria-label': label,
     role: 'img',
   };
-  return kind === 'bar' ? <BarChart {...common} {...(stacked ? { type: 'stacked' as const } : {})} maxBarWidth={32} /> : <AreaChart {...common} curveType="monotone" withDots={false} />;
+  return kind === 'bar' ? (
+    <BarChart {...common} {...(stacked ? { type: 'stacked' as const } : {})} maxBarWidth={32} />
+  ) : (
+    <AreaChart {...common} curveType="monotone" withDots={false} />
+  );
 }

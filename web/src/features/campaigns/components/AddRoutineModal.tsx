@@ -38,8 +38,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
     if (opened) setValues(emptyRoutineForm());
   }, [opened]);
 
-  const set = <K extends keyof RoutineFormValues>(key: K, value: RoutineFormValues[K]) =>
-    setValues((current) => ({ ...current, [key]: value }));
+  const set = <K extends keyof RoutineFormValues>(key: K, value: RoutineFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
 
   const duration = formDuration(values);
   const noAccounts = linkedAccounts.length === 0;
@@ -56,10 +55,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
       errorToast('Validation Error', settings.error.issues[0]?.message ?? routineCreateFailure);
       return;
     }
-    const body = buildRoutinePayload(
-      { ...values, type: values.type, accountId: values.accountId },
-      { campaignId: campaign.id, platform: campaign.platform },
-    );
+    const body = buildRoutinePayload({ ...values, type: values.type, accountId: values.accountId }, { campaignId: campaign.id, platform: campaign.platform });
     create.mutate(body, {
       onSuccess: () => {
         toast('Routine Added', `${routineTypeLabels[body.type]} routine added to ${campaign.name}.`);

@@ -24,15 +24,7 @@ export function CampaignCard({ campaign, onSetStatus }: CampaignCardProps) {
             <PlatformIcon platform={campaign.platform} />
             <Stack gap={0} miw={0}>
               {/* The name is the card's link; its overlay makes the whole card clickable while the menu stays reachable. */}
-              <Text
-                component={Link}
-                to={`/campaigns/${campaign.id}`}
-                fw={600}
-                truncate
-                c="inherit"
-                td="none"
-                style={{ position: 'static' }}
-              >
+              <Text component={Link} to={`/campaigns/${campaign.id}`} fw={600} truncate c="inherit" td="none" style={{ position: 'static' }}>
                 <span style={{ position: 'absolute', inset: 0, zIndex: 0 }} aria-hidden />
                 {campaign.name}
               </Text>
@@ -49,18 +41,10 @@ export function CampaignCard({ campaign, onSetStatus }: CampaignCardProps) {
                 </ActionIcon>
               </Menu.Target>
               <Menu.Dropdown>
-                <Menu.Item
-                  leftSection={<IconPlayerPlay size={14} />}
-                  disabled={campaign.status === 'active'}
-                  onClick={() => onSetStatus('active')}
-                >
+                <Menu.Item leftSection={<IconPlayerPlay size={14} />} disabled={campaign.status === 'active'} onClick={() => onSetStatus('active')}>
                   Activate
                 </Menu.Item>
-                <Menu.Item
-                  leftSection={<IconPlayerPause size={14} />}
-                  disabled={campaign.status === 'paused'}
-                  onClick={() => onSetStatus('paused')}
-                >
+                <Menu.Item leftSection={<IconPlayerPause size={14} />} disabled={campaign.status === 'paused'} onClick={() => onSetStatus('paused')}>
                   Pause
                 </Menu.Item>
               </Menu.Dropdown>

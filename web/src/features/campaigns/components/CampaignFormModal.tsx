@@ -1,19 +1,5 @@
 import { useEffect } from 'react';
-import {
-  Button,
-  Checkbox,
-  Divider,
-  Group,
-  NumberInput,
-  Radio,
-  Select,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
+import { Button, Checkbox, Divider, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/api/contracts';
 import { ApiError } from '../../../shared/api';
@@ -79,6 +65,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
   const editing = campaign !== undefined;
 
   // The form starts from the campaign each time the dialog opens, so a cancelled edit leaves nothing behind.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the form is reset when the dialog opens or shows another campaign, not on every render of the campaign or the form
   useEffect(() => {
     if (!opened) return;
     const start = campaign ? campaignToFormValues(campaign) : emptyCampaignForm();
@@ -155,12 +142,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               {...form.getInputProps('engagementTarget')}
             />
           </SimpleGrid>
-          <TextInput
-            label="Keywords"
-            description="Comma-separated"
-            placeholder="fitness, workout, gym"
-            {...form.getInputProps('keywords')}
-          />
+          <TextInput label="Keywords" description="Comma-separated" placeholder="fitness, workout, gym" {...form.getInputProps('keywords')} />
           <TextInput
             label="Reference Accounts"
             description="Comma-separated usernames"
@@ -176,11 +158,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               <Switch label="Search and like" {...form.getInputProps('searchAndLike', { type: 'checkbox' })} />
               {values.searchAndLike && (
                 <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-                  <TextInput
-                    label="Search Keywords"
-                    description="Comma-separated"
-                    {...form.getInputProps('searchKeywords')}
-                  />
+                  <TextInput label="Search Keywords" description="Comma-separated" {...form.getInputProps('searchKeywords')} />
                   <Checkbox.Group label="Search and like actions" {...form.getInputProps('searchAndLikeActions')}>
                     <Group gap="md" mt={4}>
                       {actionOptions.map((option) => (
@@ -202,11 +180,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               <Switch label="Follow from account" {...form.getInputProps('followFromAccount', { type: 'checkbox' })} />
               {values.followFromAccount && (
                 <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-                  <TextInput
-                    label="Target Accounts"
-                    description="Comma-separated usernames"
-                    {...form.getInputProps('followTargetAccounts')}
-                  />
+                  <TextInput label="Target Accounts" description="Comma-separated usernames" {...form.getInputProps('followTargetAccounts')} />
                   <Radio.Group label="Follow their" {...form.getInputProps('followType')}>
                     <Group gap="md" mt={4}>
                       <Radio value="followers" label="Followers" />
@@ -217,11 +191,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               )}
               <Switch label="Engage commenters" {...form.getInputProps('engageCommenters', { type: 'checkbox' })} />
               {values.engageCommenters && (
-                <Checkbox.Group
-                  pl={{ base: 0, sm: 'md' }}
-                  label="Engage commenters actions"
-                  {...form.getInputProps('engageCommentersActions')}
-                >
+                <Checkbox.Group pl={{ base: 0, sm: 'md' }} label="Engage commenters actions" {...form.getInputProps('engageCommentersActions')}>
                   <Group gap="md" mt={4}>
                     {actionOptions.map((option) => (
                       <Checkbox key={option.value} value={option.value} label={option.label} />
@@ -236,13 +206,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
           <Switch label="Enable auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
           {values.autoLikeEnabled && (
             <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-              <Textarea
-                label="Auto-like Guidelines"
-                autosize
-                minRows={2}
-                maxRows={6}
-                {...form.getInputProps('autoLikeGuidelines')}
-              />
+              <Textarea label="Auto-like Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('autoLikeGuidelines')} />
               <ImageDropzone
                 label="Reference Images"
                 restrictions={{ ...imageRestrictions, maxFiles: uploadLimits.maxReferenceImages }}
@@ -257,9 +221,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               />
               <ImageThumbs
                 paths={images}
-                onRemove={(index) =>
-                  form.setFieldValue('autoLikeReferenceImages', (current) => current.filter((_, at) => at !== index))
-                }
+                onRemove={(index) => form.setFieldValue('autoLikeReferenceImages', (current) => current.filter((_, at) => at !== index))}
               />
             </Stack>
           )}
@@ -270,12 +232,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               <Switch label="Enable auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
               {values.autoSwipeEnabled && (
                 <SimpleGrid cols={{ base: 1, sm: 2 }} pl={{ base: 0, sm: 'md' }}>
-                  <Select
-                    label="Gender Preference"
-                    data={genderOptions}
-                    allowDeselect={false}
-                    {...form.getInputProps('swipeGender')}
-                  />
+                  <Select label="Gender Preference" data={genderOptions} allowDeselect={false} {...form.getInputProps('swipeGender')} />
                   <NumberInput
                     label="Distance (km)"
                     min={swipeLimits.distanceMin}
@@ -297,12 +254,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
                     allowDecimal={false}
                     {...form.getInputProps('swipeAgeMax')}
                   />
-                  <TextInput
-                    label="Bio Keywords"
-                    description="Comma-separated"
-                    style={{ gridColumn: '1 / -1' }}
-                    {...form.getInputProps('swipeBioKeywords')}
-                  />
+                  <TextInput label="Bio Keywords" description="Comma-separated" style={{ gridColumn: '1 / -1' }} {...form.getInputProps('swipeBioKeywords')} />
                 </SimpleGrid>
               )}
             </>

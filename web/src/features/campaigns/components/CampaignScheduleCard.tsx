@@ -20,7 +20,12 @@ const draftOf = (campaign: Campaign): Draft => ({
   activeHoursStart: campaign.activeHoursStart,
   activeHoursEnd: campaign.activeHoursEnd,
   cooldownMinutes: campaign.cooldownMinutes,
-  caps: { likes: campaign.dailyCaps.likes ?? '', follows: campaign.dailyCaps.follows ?? '', comments: campaign.dailyCaps.comments ?? '', posts: campaign.dailyCaps.posts ?? '' },
+  caps: {
+    likes: campaign.dailyCaps.likes ?? '',
+    follows: campaign.dailyCaps.follows ?? '',
+    comments: campaign.dailyCaps.comments ?? '',
+    posts: campaign.dailyCaps.posts ?? '',
+  },
 });
 
 /** When the campaign works and how hard each account may go: its active hours, cooldown and daily caps, and today so far. */
@@ -78,13 +83,41 @@ export function CampaignScheduleCard({ campaign, canManage }: { campaign: Campai
             </Group>
             <Progress value={Math.min(100, (done / Math.max(1, campaign.engagementTarget)) * 100)} aria-label="Engagement today" />
             <Text size="xs" c="dimmed">
-              {campaign.status !== 'active' ? 'Runs only while the campaign is active.' : next ? `Next run: ${formatDateTime(next)}` : 'No more runs planned today.'}
+              {campaign.status !== 'active'
+                ? 'Runs only while the campaign is active.'
+                : next
+                  ? `Next run: ${formatDateTime(next)}`
+                  : 'No more runs planned today.'}
             </Text>
           </Stack>
           <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
-            <NumberInput label="Active from (hour)" min={0} max={23} value={draft.activeHoursStart} disabled={!canManage} error={errors.activeHoursStart} onChange={(value) => setDraft({ ...draft, activeHoursStart: value })} />
-            <NumberInput label="Active until (hour)" min={1} max={24} value={draft.activeHoursEnd} disabled={!canManage} error={errors.activeHoursEnd} onChange={(value) => setDraft({ ...draft, activeHoursEnd: value })} />
-            <NumberInput label="Cooldown (minutes)" min={0} max={1440} value={draft.cooldownMinutes} disabled={!canManage} error={errors.cooldownMinutes} onChange={(value) => setDraft({ ...draft, cooldownMinutes: value })} />
+            <NumberInput
+              label="Active from (hour)"
+              min={0}
+              max={23}
+              value={draft.activeHoursStart}
+              disabled={!canManage}
+              error={errors.activeHoursStart}
+              onChange={(value) => setDraft({ ...draft, activeHoursStart: value })}
+            />
+            <NumberInput
+              label="Active until (hour)"
+              min={1}
+              max={24}
+              value={draft.activeHoursEnd}
+              disabled={!canManage}
+              error={errors.activeHoursEnd}
+              onChange={(value) => setDraft({ ...draft, activeHoursEnd: value })}
+            />
+            <NumberInput
+              label="Cooldown (minutes)"
+              min={0}
+              max={1440}
+              value={draft.cooldownMinutes}
+              disabled={!canManage}
+              error={errors.cooldownMinutes}
+              onChange={(value) => setDraft({ ...draft, cooldownMinutes: value })}
+            />
           </SimpleGrid>
           <Text size="sm" fw={500}>
             Daily caps per account

@@ -1,17 +1,5 @@
 import { useState } from 'react';
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Group,
-  ScrollArea,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { ActionIcon, Alert, Badge, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconLinkOff, IconPlus, IconSearch } from '@tabler/icons-react';
 import { accountStatusLabels, type Account, type Campaign } from '@farm/api/contracts';
 import { errorToast, toast } from '../../../shared/toast';
@@ -24,19 +12,9 @@ import { refusalText } from './CampaignFormModal';
 export const DIALOG_LIST_MAX_HEIGHT = 300;
 
 /** Accounts that may still be linked: same platform as the campaign, not linked yet, matching the search. */
-export function linkCandidates(
-  accounts: readonly Account[],
-  campaign: Pick<Campaign, 'platform'>,
-  linkedIds: ReadonlySet<string>,
-  search: string,
-): Account[] {
+export function linkCandidates(accounts: readonly Account[], campaign: Pick<Campaign, 'platform'>, linkedIds: ReadonlySet<string>, search: string): Account[] {
   const needle = search.trim().toLowerCase().replace(/^@/, '');
-  return accounts.filter(
-    (account) =>
-      account.platform === campaign.platform &&
-      !linkedIds.has(account.id) &&
-      account.username.toLowerCase().includes(needle),
-  );
+  return accounts.filter((account) => account.platform === campaign.platform && !linkedIds.has(account.id) && account.username.toLowerCase().includes(needle));
 }
 
 interface LinkAccountModalProps {
@@ -181,13 +159,7 @@ export function LinkedAccountsCard({ campaign, linkedAccounts, accounts, loading
           </Stack>
         )}
       </Stack>
-      <LinkAccountModal
-        opened={adding}
-        onClose={() => setAdding(false)}
-        campaign={campaign}
-        accounts={accounts}
-        linkedIds={linkedIds}
-      />
+      <LinkAccountModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} accounts={accounts} linkedIds={linkedIds} />
     </Card>
   );
 }

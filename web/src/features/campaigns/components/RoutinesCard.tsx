@@ -75,18 +75,13 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
                           {label}
                         </Text>
                         <Text size="xs" c="dimmed">
-                          {routine.accountId ? `@${usernames.get(routine.accountId) ?? 'unknown'}` : 'No account'} ·{' '}
-                          {routineMinutes(routine)} min · Intensity {routine.intensity}
+                          {routine.accountId ? `@${usernames.get(routine.accountId) ?? 'unknown'}` : 'No account'} · {routineMinutes(routine)} min · Intensity{' '}
+                          {routine.intensity}
                         </Text>
                       </Stack>
                     </Group>
                     {canManage && (
-                      <ActionIcon
-                        variant="subtle"
-                        color="red"
-                        aria-label={`Delete ${label} routine`}
-                        onClick={() => setDeleting(routine)}
-                      >
+                      <ActionIcon variant="subtle" color="red" aria-label={`Delete ${label} routine`} onClick={() => setDeleting(routine)}>
                         <IconTrash size={16} />
                       </ActionIcon>
                     )}
@@ -97,12 +92,7 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
           </Stack>
         )}
       </Stack>
-      <AddRoutineModal
-        opened={adding}
-        onClose={() => setAdding(false)}
-        campaign={campaign}
-        linkedAccounts={linkedAccounts}
-      />
+      <AddRoutineModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} linkedAccounts={linkedAccounts} />
       <ConfirmModal
         opened={deleting !== null}
         title="Delete Routine"

@@ -16,10 +16,7 @@ import { DIALOG_LIST_MAX_HEIGHT } from './LinkedAccountsCard';
 export function matchPosts(posts: readonly Post[], search: string): Post[] {
   const needle = search.trim().toLowerCase();
   if (!needle) return [...posts];
-  return posts.filter(
-    (post) =>
-      post.caption.toLowerCase().includes(needle) || post.hashtags.some((tag) => tag.toLowerCase().includes(needle)),
-  );
+  return posts.filter((post) => post.caption.toLowerCase().includes(needle) || post.hashtags.some((tag) => tag.toLowerCase().includes(needle)));
 }
 
 interface AddPostModalProps {

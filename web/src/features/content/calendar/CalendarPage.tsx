@@ -87,7 +87,10 @@ export function CalendarPage() {
       const time = postTime(post);
       if (!time) continue;
       const key = dayOf(time, zone);
-      map.set(key, [...(map.get(key) ?? []), post].sort((a, b) => (postTime(a) ?? '').localeCompare(postTime(b) ?? '')));
+      map.set(
+        key,
+        [...(map.get(key) ?? []), post].sort((a, b) => (postTime(a) ?? '').localeCompare(postTime(b) ?? '')),
+      );
     }
     return map;
   }, [posts.data, zone]);
@@ -124,7 +127,9 @@ export function CalendarPage() {
   });
 
   const step = (direction: 1 | -1) => {
-    const next = dayjs(anchor).add(direction, view === 'month' ? 'month' : 'week').format('YYYY-MM-DD');
+    const next = dayjs(anchor)
+      .add(direction, view === 'month' ? 'month' : 'week')
+      .format('YYYY-MM-DD');
     setParams({ date: next });
   };
   const title = view === 'month' ? dayjs(anchor).format('MMMM YYYY') : `${dayjs(days[0]).format('D MMM')} – ${dayjs(days[6]).format('D MMM YYYY')}`;
@@ -174,7 +179,8 @@ export function CalendarPage() {
           </Badge>
         ))}
         <Text size="xs">
-          The coloured edge is the platform. Drag a scheduled or failed post to another {view === 'month' ? 'day' : 'hour'} to reschedule it; click a day to create a post there.
+          The coloured edge is the platform. Drag a scheduled or failed post to another {view === 'month' ? 'day' : 'hour'} to reschedule it; click a day to
+          create a post there.
         </Text>
       </Group>
 
@@ -182,7 +188,11 @@ export function CalendarPage() {
 
       {view === 'month' ? (
         <Box style={{ overflowX: 'auto' }}>
-          <Box component="section" aria-label={`Posts in ${title}`} style={{ display: 'grid', gridTemplateColumns: 'repeat(7, minmax(84px, 1fr))', gap: 4, minWidth: 620 }}>
+          <Box
+            component="section"
+            aria-label={`Posts in ${title}`}
+            style={{ display: 'grid', gridTemplateColumns: 'repeat(7, minmax(84px, 1fr))', gap: 4, minWidth: 620 }}
+          >
             {WEEKDAYS.map((weekday) => (
               <Text key={weekday} size="xs" fw={700} ta="center" aria-hidden>
                 {weekday}
@@ -234,11 +244,19 @@ export function CalendarPage() {
         </Box>
       ) : (
         <Box style={{ overflow: 'auto', maxHeight: '70vh' }}>
-          <Box component="section" aria-label={`Posts in the week of ${title}`} style={{ display: 'grid', gridTemplateColumns: '48px repeat(7, minmax(96px, 1fr))', gap: 2, minWidth: 740 }}>
+          <Box
+            component="section"
+            aria-label={`Posts in the week of ${title}`}
+            style={{ display: 'grid', gridTemplateColumns: '48px repeat(7, minmax(96px, 1fr))', gap: 2, minWidth: 740 }}
+          >
             <span />
             {days.map((day, index) => (
               <Tooltip key={day} label="Create a post on this day">
-                <UnstyledButton onClick={() => setCreatingAt(`${day}T09:00`)} style={{ textAlign: 'center' }} aria-label={`${WEEKDAYS[index]} ${Number(day.slice(8))}: create a post on this day`}>
+                <UnstyledButton
+                  onClick={() => setCreatingAt(`${day}T09:00`)}
+                  style={{ textAlign: 'center' }}
+                  aria-label={`${WEEKDAYS[index]} ${Number(day.slice(8))}: create a post on this day`}
+                >
                   <Text size="xs" fw={700} td={day === today ? 'underline' : undefined}>
                     {WEEKDAYS[index]} {Number(day.slice(8))}
                   </Text>

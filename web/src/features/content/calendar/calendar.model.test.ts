@@ -7,7 +7,15 @@ describe('the calendar model', () => {
     expect(month).toHaveLength(42);
     expect(month[0]).toBe('2026-10-26');
     expect(month.at(-1)).toBe('2026-12-06');
-    expect(visibleDays('week', '2026-11-23', 'UTC')).toEqual(['2026-11-23', '2026-11-24', '2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29']);
+    expect(visibleDays('week', '2026-11-23', 'UTC')).toEqual([
+      '2026-11-23',
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-28',
+      '2026-11-29',
+    ]);
     expect(visibleDays('week', '2026-11-29', 'UTC')[0]).toBe('2026-11-23');
   });
 

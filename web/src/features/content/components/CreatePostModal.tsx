@@ -108,8 +108,7 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
         toast('Post Created', 'Your post has been created successfully');
         onClose();
       },
-      onError: (error) =>
-        errorToast('Error', serverMessageOr(error, postCreateFailure)),
+      onError: (error) => errorToast('Error', serverMessageOr(error, postCreateFailure)),
     });
   }
 
@@ -196,9 +195,7 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
             restrictions={{ ...imageRestrictions, maxFiles: MAX_POST_MEDIA }}
             held={media.length}
             upload={uploadObjectPath}
-            onUploaded={(files) =>
-              setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_POST_MEDIA))
-            }
+            onUploaded={(files) => setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_POST_MEDIA))}
             hint={`Up to ${MAX_POST_MEDIA} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
           />
           <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />

@@ -31,7 +31,13 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
       <Stack gap="sm" h="100%">
         <Group justify="space-between" align="flex-start" wrap="nowrap" gap="sm">
           {onSelect ? (
-            <Checkbox mt={2} aria-label={`Select post: ${preview}`} checked={selected ?? false} onChange={() => undefined} onClick={(event) => onSelect(event.shiftKey)} />
+            <Checkbox
+              mt={2}
+              aria-label={`Select post: ${preview}`}
+              checked={selected ?? false}
+              onChange={() => undefined}
+              onClick={(event) => onSelect(event.shiftKey)}
+            />
           ) : null}
           <Text fw={500} style={{ overflowWrap: 'anywhere', flex: 1 }}>
             {preview}

@@ -6,10 +6,28 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 
 const steps: { key: keyof Onboarding; label: string; hint: string; to: string; action: string }[] = [
-  { key: 'phoneConnected', label: 'Connect your first phone', hint: 'Add a device, then choose Connect Phone in its menu and run the agent with the credential.', to: '/devices', action: 'Go to Devices' },
-  { key: 'vaInvited', label: 'Invite a VA', hint: 'Send a virtual assistant an invitation link to join this workspace.', to: '/vas', action: 'Go to Virtual Assistants' },
+  {
+    key: 'phoneConnected',
+    label: 'Connect your first phone',
+    hint: 'Add a device, then choose Connect Phone in its menu and run the agent with the credential.',
+    to: '/devices',
+    action: 'Go to Devices',
+  },
+  {
+    key: 'vaInvited',
+    label: 'Invite a VA',
+    hint: 'Send a virtual assistant an invitation link to join this workspace.',
+    to: '/vas',
+    action: 'Go to Virtual Assistants',
+  },
   { key: 'accountAdded', label: 'Add an account', hint: 'Add a social media account and put it on a phone.', to: '/accounts', action: 'Go to Accounts' },
-  { key: 'campaignCreated', label: 'Create a campaign', hint: 'Choose a platform, link accounts and add automation routines.', to: '/campaigns', action: 'Go to Campaigns' },
+  {
+    key: 'campaignCreated',
+    label: 'Create a campaign',
+    hint: 'Choose a platform, link accounts and add automation routines.',
+    to: '/campaigns',
+    action: 'Go to Campaigns',
+  },
 ];
 
 export function OnboardingChecklist() {

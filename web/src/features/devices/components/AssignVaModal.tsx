@@ -38,8 +38,7 @@ export function AssignVaModal({ device, onClose }: { device: Device | null; onCl
           toast('VA Assigned', assignedToId ? `${device.name} is now assigned to ${name}.` : `${device.name} has no VA now.`);
           onClose();
         },
-        onError: (error) =>
-          errorToast('Error', serverMessageOr(error, 'Failed to assign VA')),
+        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to assign VA')),
       },
     );
   };

@@ -52,15 +52,17 @@ export function ConnectPhoneModal({ device, onClose }: ConnectPhoneModalProps) {
       ) : (
         <Stack gap="md">
           <Text size="sm">
-            Give this code to the phone&apos;s agent (or scan it with the agent app). It joins the phone to this device; the phone
-            shows as online once its agent connects. Phones on a farm PC join by themselves through a phone host (Settings → Phone
-            hosts).
+            Give this code to the phone&apos;s agent (or scan it with the agent app). It joins the phone to this device; the phone shows as online once its
+            agent connects. Phones on a farm PC join by themselves through a phone host (Settings → Phone hosts).
           </Text>
           <EnrollmentCode
             code={issue.data.code}
             expiresAt={issue.data.expiresAt}
             commands={[
-              { label: 'On the PC the phone is plugged into', command: 'pnpm farm-agent enroll --server {server} --code {code} && pnpm farm-agent run --serial <phone serial>' },
+              {
+                label: 'On the PC the phone is plugged into',
+                command: 'pnpm farm-agent enroll --server {server} --code {code} && pnpm farm-agent run --serial <phone serial>',
+              },
               { label: 'Or a simulated phone, to try the console', command: 'pnpm farm-agent sim --server {server} --code {code}' },
             ]}
           />

@@ -21,12 +21,29 @@ export interface DeviceCardProps {
   onSelect?: (range: boolean) => void;
 }
 
-export function DeviceCard({ device, vaName, canManage, canRestart, onViewDetails, onAssignVa, onRestartSession, onConnectPhone, selected, onSelect }: DeviceCardProps) {
+export function DeviceCard({
+  device,
+  vaName,
+  canManage,
+  canRestart,
+  onViewDetails,
+  onAssignVa,
+  onRestartSession,
+  onConnectPhone,
+  selected,
+  onSelect,
+}: DeviceCardProps) {
   return (
     <Card withBorder padding="lg" radius="md" component="article" aria-label={device.name}>
       <Group justify="space-between" wrap="nowrap" align="flex-start" mb="sm">
         {onSelect ? (
-          <Checkbox mt={2} aria-label={`Select ${device.name}`} checked={selected ?? false} onChange={() => undefined} onClick={(event) => onSelect(event.shiftKey)} />
+          <Checkbox
+            mt={2}
+            aria-label={`Select ${device.name}`}
+            checked={selected ?? false}
+            onChange={() => undefined}
+            onClick={(event) => onSelect(event.shiftKey)}
+          />
         ) : null}
         <Stack gap={6} style={{ minWidth: 0, flex: 1 }}>
           <Text fw={700} truncate="end">

@@ -62,6 +62,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
   }, [device]);
 
   // Each phone opens on its details: its screen is watched only when someone asks for it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another device opens on its Details tab
   useEffect(() => setTab('details'), [deviceId]);
 
   const changed = device !== null && name.trim() !== device.name;
@@ -122,9 +123,13 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                   <Detail label="Assigned VA">{vaName ?? 'None'}</Detail>
                   <Detail label="Session time">{formatDuration(device.sessionTime)}</Detail>
                   <Detail label="Added">{formatDateTime(device.createdAt)}</Detail>
-                  <Detail label="Phone">{[device.model, device.androidVersion ? `Android ${device.androidVersion}` : null].filter(Boolean).join(', ') || 'Not reported yet'}</Detail>
+                  <Detail label="Phone">
+                    {[device.model, device.androidVersion ? `Android ${device.androidVersion}` : null].filter(Boolean).join(', ') || 'Not reported yet'}
+                  </Detail>
                   <Detail label="Serial">{device.serial ?? '—'}</Detail>
-                  <Detail label="Agent">{device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}</Detail>
+                  <Detail label="Agent">
+                    {device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}
+                  </Detail>
                   <Detail label="Last heard">{device.lastSeenAt ? formatRelative(device.lastSeenAt) : 'Never'}</Detail>
                 </SimpleGrid>
 

@@ -47,8 +47,7 @@ export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; 
         onClose();
         onAdded?.(device);
       },
-      onError: (failure) =>
-        errorToast('Error', serverMessageOr(failure, 'Failed to add device')),
+      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to add device')),
     });
   };
 
@@ -57,15 +56,7 @@ export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; 
       <form onSubmit={submit}>
         <Stack gap="md">
           <TextInput label="Device Name" required value={name} error={error} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Select
-            label="Assigned VA"
-            placeholder="None"
-            data={vaOptions}
-            value={assignedToId}
-            clearable
-            searchable
-            onChange={setAssignedToId}
-          />
+          <Select label="Assigned VA" placeholder="None" data={vaOptions} value={assignedToId} clearable searchable onChange={setAssignedToId} />
           <Text size="xs" c="dimmed">
             Its status and battery come from the phone itself, once its agent connects.
           </Text>

@@ -5,7 +5,13 @@ import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeviceHistory } from '../devices.api';
 
 type Outcome = NonNullable<DeviceHistoryEntry['outcome']>;
-const outcomeLabels: Record<Outcome, string> = { completed: 'Completed', failed: 'Failed', expired: 'Timed out', withdrawn: 'Taken back', cancelled: 'Cancelled' };
+const outcomeLabels: Record<Outcome, string> = {
+  completed: 'Completed',
+  failed: 'Failed',
+  expired: 'Timed out',
+  withdrawn: 'Taken back',
+  cancelled: 'Cancelled',
+};
 const outcomeColors: Record<Outcome, string> = { completed: 'green', failed: 'red', expired: 'orange', withdrawn: 'gray', cancelled: 'gray' };
 
 /** What the phone was given to do, attempt by attempt, and how each ended. */

@@ -1,4 +1,5 @@
 import { Badge, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
 import type { UsageSession } from '@farm/api/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime, formatSpan } from '../../../shared/format';
@@ -32,7 +33,7 @@ export type HandsOnUseProps = ({ deviceId: string; userId?: undefined } | { user
 export function HandsOnUse({ deviceId, userId, enabled = true }: HandsOnUseProps) {
   const usage = useDeviceUsage(deviceId ? { range: '30d', deviceId } : { range: '30d', userId }, enabled);
   const byPhone = deviceId === undefined;
-  let body;
+  let body: ReactNode;
   if (usage.isPending) body = <LoadingState label="Loading hands-on use..." />;
   else if (usage.isError) body = <EmptyText>{serverMessageOr(usage.error, 'Failed to load hands-on use')}</EmptyText>;
   else {

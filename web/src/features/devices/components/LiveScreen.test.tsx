@@ -57,7 +57,17 @@ function showFrame(seq: number, overrides: Record<string, unknown> = {}) {
   const ack = vi.fn();
   act(() => live.push('live.frame', frame(seq, overrides), ack));
   const image = screen.getByRole('img', { name: 'Live screen of Pixel 7 #04' });
-  vi.spyOn(image, 'getBoundingClientRect').mockReturnValue({ left: 100, top: 50, width: 200, height: 400, right: 300, bottom: 450, x: 100, y: 50, toJSON: () => ({}) });
+  vi.spyOn(image, 'getBoundingClientRect').mockReturnValue({
+    left: 100,
+    top: 50,
+    width: 200,
+    height: 400,
+    right: 300,
+    bottom: 450,
+    x: 100,
+    y: 50,
+    toJSON: () => ({}),
+  });
   return { ack, image };
 }
 
@@ -143,7 +153,12 @@ describe('LiveScreen', () => {
 
     fireEvent.click(screen.getByRole('button', { name: 'Home' }));
     fireEvent.click(screen.getByRole('button', { name: 'Rotate' }));
-    expect(live.sent('live.input').slice(4).map((sent) => (sent as { input: unknown }).input)).toEqual([{ kind: 'key', key: 'home' }, { kind: 'rotate' }]);
+    expect(
+      live
+        .sent('live.input')
+        .slice(4)
+        .map((sent) => (sent as { input: unknown }).input),
+    ).toEqual([{ kind: 'key', key: 'home' }, { kind: 'rotate' }]);
 
     fireEvent.click(screen.getByRole('button', { name: 'Hand back' }));
     expect(live.sent('live.release')).toEqual([{ deviceId: 'd1' }]);

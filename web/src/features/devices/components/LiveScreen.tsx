@@ -108,6 +108,7 @@ export function LiveScreen({ device }: LiveScreenProps) {
   );
 
   // The wheel scrolls the phone, not the page behind it, so the listener must be able to cancel the event.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the listener goes on the image, which exists only once a frame is shown
   useEffect(() => {
     const image = imageRef.current;
     if (!image || !inControl) return;
@@ -187,13 +188,24 @@ export function LiveScreen({ device }: LiveScreenProps) {
         <Group gap="md" wrap="wrap">
           <Text size="xs" c="dimmed">{`${state.fps} fps`}</Text>
           {state.latencyMs !== null ? <Text size="xs" c="dimmed">{`Input ${state.latencyMs} ms`}</Text> : null}
-          {frame ? <Text size="xs" c="dimmed">{frame.source}</Text> : null}
+          {frame ? (
+            <Text size="xs" c="dimmed">
+              {frame.source}
+            </Text>
+          ) : null}
         </Group>
       </Group>
 
       {showIdle && state.idle ? <IdlePrompt deviceName={state.idle.deviceName} releaseAt={state.idle.releaseAt} onKeep={live.keep} /> : null}
       {mine && state.asked ? (
-        <Alert color="blue" variant="light" title={`${state.asked.name} asks to take over`} withCloseButton closeButtonLabel="Dismiss" onClose={live.dismissAsk}>
+        <Alert
+          color="blue"
+          variant="light"
+          title={`${state.asked.name} asks to take over`}
+          withCloseButton
+          closeButtonLabel="Dismiss"
+          onClose={live.dismissAsk}
+        >
           <Button size="xs" leftSection={<IconUserShare size={14} />} onClick={live.handOver}>
             Hand over
           </Button>
@@ -236,7 +248,9 @@ export function LiveScreen({ device }: LiveScreenProps) {
               />
             ) : null}
             {notice ? (
-              <div style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', padding: 16, textAlign: 'center' }}>
+              <div
+                style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', padding: 16, textAlign: 'center' }}
+              >
                 <Text size="sm" c="gray.3" role="status">
                   {notice}
                 </Text>
@@ -274,11 +288,24 @@ export function LiveScreen({ device }: LiveScreenProps) {
                 </Button>
                 <Group gap={6} wrap="wrap" aria-label="Phone buttons" role="group">
                   {keyButtons.map(({ key, label, icon: Icon }) => (
-                    <Button key={key} size="compact-sm" variant="default" leftSection={<Icon size={14} />} onClick={press({ kind: 'key', key })} disabled={!inControl}>
+                    <Button
+                      key={key}
+                      size="compact-sm"
+                      variant="default"
+                      leftSection={<Icon size={14} />}
+                      onClick={press({ kind: 'key', key })}
+                      disabled={!inControl}
+                    >
                       {label}
                     </Button>
                   ))}
-                  <Button size="compact-sm" variant="default" leftSection={<IconRotateClockwise2 size={14} />} onClick={press({ kind: 'rotate' })} disabled={!inControl}>
+                  <Button
+                    size="compact-sm"
+                    variant="default"
+                    leftSection={<IconRotateClockwise2 size={14} />}
+                    onClick={press({ kind: 'rotate' })}
+                    disabled={!inControl}
+                  >
                     Rotate
                   </Button>
                 </Group>

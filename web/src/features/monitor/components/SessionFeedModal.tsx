@@ -45,6 +45,7 @@ export function SessionFeedModal({ session, deviceName, vaName, devices, canCont
   const status = session?.isActive ? 'busy' : 'offline';
   const [tab, setTab] = useState<FeedTab>('screenshots');
   const sessionId = session?.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another session opens on its Screenshots tab
   useEffect(() => setTab('screenshots'), [sessionId]);
   return (
     <FormModal opened={session !== null} onClose={onClose} title={`Session feed: ${deviceName}`} size={tab === 'live' ? 'xl' : 'lg'}>

@@ -20,9 +20,15 @@ export function AlertsSection() {
   const deliveries = useQuery<WebhookDelivery[]>({ queryKey: ['/api/webhook-deliveries'] });
   const refresh = () => invalidate('/api/webhooks', '/api/webhook-deliveries');
   const create = useMutation({ mutationFn: (body: unknown) => apiRequest<Webhook>('/api/webhooks', { method: 'POST', body }), onSuccess: refresh });
-  const update = useMutation({ mutationFn: ({ id, body }: { id: string; body: unknown }) => apiRequest<Webhook>(`/api/webhooks/${id}`, { method: 'PATCH', body }), onSuccess: refresh });
+  const update = useMutation({
+    mutationFn: ({ id, body }: { id: string; body: unknown }) => apiRequest<Webhook>(`/api/webhooks/${id}`, { method: 'PATCH', body }),
+    onSuccess: refresh,
+  });
   const remove = useMutation({ mutationFn: (id: string) => apiRequest<void>(`/api/webhooks/${id}`, { method: 'DELETE' }), onSuccess: refresh });
-  const test = useMutation({ mutationFn: (id: string) => apiRequest<WebhookDelivery>(`/api/webhooks/${id}/test`, { method: 'POST', body: {} }), onSuccess: refresh });
+  const test = useMutation({
+    mutationFn: (id: string) => apiRequest<WebhookDelivery>(`/api/webhooks/${id}/test`, { method: 'POST', body: {} }),
+    onSuccess: refresh,
+  });
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<AlertEvent[]>(['device.offline', 'post.failed']);
   const [minutes, setMinutes] = useState<number>(15);
@@ -51,12 +57,23 @@ export function AlertsSection() {
         Alerts
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        Webhooks receive a signed JSON POST with a Slack-compatible text, so a Slack incoming-webhook URL works as it is. Failed deliveries are retried with backoff.
+        Webhooks receive a signed JSON POST with a Slack-compatible text, so a Slack incoming-webhook URL works as it is. Failed deliveries are retried with
+        backoff.
       </Text>
       <form onSubmit={add}>
         <Stack gap="sm">
-          <TextInput label="Webhook URL" placeholder="https://hooks.slack.com/services/…" value={url} error={error} onChange={(event) => setUrl(event.currentTarget.value)} />
-          <Checkbox.Group label="Events" value={events} onChange={(value) => setEvents(value.filter((item): item is AlertEvent => alertEventValues.some((event) => event === item)))}>
+          <TextInput
+            label="Webhook URL"
+            placeholder="https://hooks.slack.com/services/…"
+            value={url}
+            error={error}
+            onChange={(event) => setUrl(event.currentTarget.value)}
+          />
+          <Checkbox.Group
+            label="Events"
+            value={events}
+            onChange={(value) => setEvents(value.filter((item): item is AlertEvent => alertEventValues.some((event) => event === item)))}
+          >
             <Group gap="md" mt={4} wrap="wrap">
               {alertEventValues.map((value) => (
                 <Checkbox key={value} value={value} label={alertEventLabels[value]} />
@@ -64,7 +81,14 @@ export function AlertsSection() {
             </Group>
           </Checkbox.Group>
           {events.includes('device.offline') ? (
-            <NumberInput label="Phone offline longer than (minutes)" min={1} max={10080} value={minutes} onChange={(value) => setMinutes(typeof value === 'number' ? value : Number(value) || 1)} w={260} />
+            <NumberInput
+              label="Phone offline longer than (minutes)"
+              min={1}
+              max={10080}
+              value={minutes}
+              onChange={(value) => setMinutes(typeof value === 'number' ? value : Number(value) || 1)}
+              w={260}
+            />
           ) : null}
           <Group>
             <Button type="submit" loading={create.isPending}>
@@ -95,7 +119,13 @@ export function AlertsSection() {
                     checked={hook.isActive}
                     onChange={(event) => update.mutate({ id: hook.id, body: { isActive: event.currentTarget.checked } })}
                   />
-                  <Button size="compact-sm" variant="light" leftSection={<IconSend size={14} />} loading={test.isPending && test.variables === hook.id} onClick={() => test.mutate(hook.id, { onSuccess: () => toast('Test Sent', 'A test alert is on its way.') })}>
+                  <Button
+                    size="compact-sm"
+                    variant="light"
+                    leftSection={<IconSend size={14} />}
+                    loading={test.isPending && test.variables === hook.id}
+                    onClick={() => test.mutate(hook.id, { onSuccess: () => toast('Test Sent', 'A test alert is on its way.') })}
+                  >
                     Send test
                   </Button>
                   <ActionIcon variant="subtle" color="red" aria-label={`Delete webhook ${hook.url}`} onClick={() => remove.mutate(hook.id)}>

@@ -134,7 +134,9 @@ export function MembersSection({ me }: { me: Me }) {
       <ConfirmModal
         opened={resetFor !== null}
         title="Reset password"
-        message={resetFor ? `Make a one-time link for ${resetFor.name} to choose a new password? It is valid for 1 hour; using it signs them out everywhere.` : ''}
+        message={
+          resetFor ? `Make a one-time link for ${resetFor.name} to choose a new password? It is valid for 1 hour; using it signs them out everywhere.` : ''
+        }
         confirmLabel="Make Reset Link"
         loading={createReset.isPending}
         onConfirm={makeResetLink}
@@ -143,9 +145,7 @@ export function MembersSection({ me }: { me: Me }) {
       <FormModal opened={resetLink !== null} onClose={() => setResetLink(null)} title="Password reset link">
         {resetLink ? (
           <Stack gap="md">
-            <Text size="sm">
-              Send this link to {resetLink.member.name}. It works once, for 1 hour. It is shown only now.
-            </Text>
+            <Text size="sm">Send this link to {resetLink.member.name}. It works once, for 1 hour. It is shown only now.</Text>
             <CopyField label="Password reset link" value={resetLink.url} />
             <Button onClick={() => setResetLink(null)}>Done</Button>
           </Stack>

@@ -9,7 +9,9 @@ import { EnrollmentCode as EnrollmentCodeView } from '../../../shared/ui/Enrollm
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useCreateHost, useHostCode, useHosts, useRevokeHost } from '../settings.api';
 
-const hostCommand = [{ label: 'On the PC with the phones on USB (adb running), from the repository', command: 'pnpm farm-agent host --server {server} --code {code}' }];
+const hostCommand = [
+  { label: 'On the PC with the phones on USB (adb running), from the repository', command: 'pnpm farm-agent host --server {server} --code {code}' },
+];
 
 function hostState(host: Host): { label: string; color: string } {
   if (host.revokedAt) return { label: 'Revoked', color: 'gray' };
@@ -70,8 +72,7 @@ export function PhoneHostsSection() {
         Phone hosts
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        A phone host is a PC with phones on USB. Once it has its code, every phone plugged into it joins the console by itself,
-        and goes offline when unplugged.
+        A phone host is a PC with phones on USB. Once it has its code, every phone plugged into it joins the console by itself, and goes offline when unplugged.
       </Text>
       <form onSubmit={submit}>
         <Group align="flex-start" gap="sm" wrap="wrap">

@@ -59,7 +59,14 @@ export function ProfileSection({ me }: { me: Me }) {
       </Text>
       <form onSubmit={saveName}>
         <Group align="flex-end" gap="sm" wrap="wrap">
-          <TextInput label="Name" required value={name} error={nameError} onChange={(event) => setName(event.currentTarget.value)} style={{ flex: '1 1 220px' }} />
+          <TextInput
+            label="Name"
+            required
+            value={name}
+            error={nameError}
+            onChange={(event) => setName(event.currentTarget.value)}
+            style={{ flex: '1 1 220px' }}
+          />
           <Button type="submit" loading={updateName.isPending} disabled={name.trim() === me.name}>
             Save Name
           </Button>

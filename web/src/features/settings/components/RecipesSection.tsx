@@ -34,7 +34,9 @@ async function download(from: { shipped: string } | { id: string }, name: string
 }
 
 const versions = (recipe: { writtenFor: string; minVersion: string | null; belowVersion: string | null }) =>
-  [`written for ${recipe.writtenFor}`, recipe.minVersion ? `from ${recipe.minVersion}` : null, recipe.belowVersion ? `below ${recipe.belowVersion}` : null].filter(Boolean).join(', ');
+  [`written for ${recipe.writtenFor}`, recipe.minVersion ? `from ${recipe.minVersion}` : null, recipe.belowVersion ? `below ${recipe.belowVersion}` : null]
+    .filter(Boolean)
+    .join(', ');
 
 /**
  * Settings → Recipes: the shipped step recipes are templates; the workspace adds the ones it checked on its own
@@ -77,10 +79,7 @@ export function RecipesSection() {
   };
 
   const toggle = (recipe: WorkspaceRecipe, enabled: boolean) =>
-    setEnabled.mutate(
-      { id: recipe.id, enabled },
-      { onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update the recipe')) },
-    );
+    setEnabled.mutate({ id: recipe.id, enabled }, { onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update the recipe')) });
 
   const confirmRemove = () => {
     if (!removing) return;
@@ -101,9 +100,8 @@ export function RecipesSection() {
         Recipes
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        Routines and posts run on the phones as step recipes. The shipped ones are templates: download one, check it on
-        your own phones and app version, raise its version, and add it here. Your recipes go to phones before the shipped
-        ones for the routine, platform and app version they name.
+        Routines and posts run on the phones as step recipes. The shipped ones are templates: download one, check it on your own phones and app version, raise
+        its version, and add it here. Your recipes go to phones before the shipped ones for the routine, platform and app version they name.
       </Text>
 
       {recipes.isPending ? (
@@ -129,7 +127,10 @@ export function RecipesSection() {
                           {recipe.verified ? 'Checked' : 'Not checked'}
                         </Badge>
                       </Group>
-                      <Text size="xs" c="dimmed">{`${recipe.recipeId} v${recipe.version} · ${recipe.platform} · ${recipe.routines.join(', ')} · ${versions(recipe)}`}</Text>
+                      <Text
+                        size="xs"
+                        c="dimmed"
+                      >{`${recipe.recipeId} v${recipe.version} · ${recipe.platform} · ${recipe.routines.join(', ')} · ${versions(recipe)}`}</Text>
                     </div>
                     <Group gap="sm">
                       <Switch label="Sent to phones" checked={recipe.enabled} onChange={(event) => toggle(recipe, event.currentTarget.checked)} />
@@ -192,7 +193,14 @@ export function RecipesSection() {
           </Title>
           <Stack gap={6} component="ul" m={0} p={0} style={{ listStyle: 'none' }}>
             {shipped.map((recipe) => (
-              <Group key={`${recipe.recipeId}.${recipe.version}`} component="li" justify="space-between" wrap="nowrap" gap="xs" aria-label={`${recipe.name} template`}>
+              <Group
+                key={`${recipe.recipeId}.${recipe.version}`}
+                component="li"
+                justify="space-between"
+                wrap="nowrap"
+                gap="xs"
+                aria-label={`${recipe.name} template`}
+              >
                 <Text size="sm" style={{ flex: 1, minWidth: 0, overflowWrap: 'anywhere' }}>
                   {recipe.name}{' '}
                   <Text span size="xs" c="dimmed">{`${recipe.recipeId} v${recipe.version} · ${recipe.routines.join(', ')} · ${versions(recipe)}`}</Text>

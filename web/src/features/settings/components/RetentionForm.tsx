@@ -40,8 +40,8 @@ export function RetentionForm({ current }: { current: RetentionSettings }) {
         History
       </Title>
       <Text size="sm" c="dimmed" mb="sm">
-        Older screenshots (with their files), activity and finished tasks are removed every hour, so the farm&apos;s disk does
-        not fill. Analytics reach back 90 days.
+        Older screenshots (with their files), activity and finished tasks are removed every hour, so the farm&apos;s disk does not fill. Analytics reach back 90
+        days.
       </Text>
       <Group align="flex-start" gap="sm" wrap="wrap">
         {fields.map(({ key, label, unit }) => (

@@ -72,7 +72,15 @@ export function TwoFactorSection() {
 
   const data = status.data;
   const codeInput = (
-    <TextInput label="Code" autoComplete="one-time-code" required value={code} error={error} onChange={(event) => setCode(event.currentTarget.value)} data-autofocus />
+    <TextInput
+      label="Code"
+      autoComplete="one-time-code"
+      required
+      value={code}
+      error={error}
+      onChange={(event) => setCode(event.currentTarget.value)}
+      data-autofocus
+    />
   );
 
   return (
@@ -159,7 +167,13 @@ export function TwoFactorSection() {
       <FormModal opened={dialog?.kind === 'disable'} onClose={() => setDialog(null)} title="Turn off two-factor sign-in">
         <form onSubmit={confirmDisable}>
           <Stack gap="md">
-            <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
+            <PasswordInput
+              label="Password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.currentTarget.value)}
+            />
             {codeInput}
             <Button type="submit" color="red" loading={disable.isPending}>
               Turn Off

@@ -69,10 +69,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
     }
   }, [opened, task]);
 
-  const deviceOptions = useMemo(
-    () => (devices.data ?? []).map((device) => ({ value: device.id, label: device.name })),
-    [devices.data],
-  );
+  const deviceOptions = useMemo(() => (devices.data ?? []).map((device) => ({ value: device.id, label: device.name })), [devices.data]);
   const vaOptions = useMemo(
     () => (users.data ?? []).filter((user) => user.role === 'va' && user.isActive).map((user) => ({ value: user.id, label: user.name })),
     [users.data],
@@ -143,13 +140,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
             onChange={(event) => set('description', event.currentTarget.value)}
           />
           <Group grow align="flex-start" wrap="wrap">
-            <Select
-              label="Type"
-              data={typeOptions}
-              value={form.type}
-              allowDeselect={false}
-              onChange={(value) => isTaskType(value) && set('type', value)}
-            />
+            <Select label="Type" data={typeOptions} value={form.type} allowDeselect={false} onChange={(value) => isTaskType(value) && set('type', value)} />
             <Select
               label="Priority"
               data={priorityOptions}
@@ -178,12 +169,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
             nothingFoundMessage="No virtual assistants"
             onChange={(value) => set('assignedToId', value)}
           />
-          <TextInput
-            label="Deadline"
-            type="datetime-local"
-            value={form.deadline}
-            onChange={(event) => set('deadline', event.currentTarget.value)}
-          />
+          <TextInput label="Deadline" type="datetime-local" value={form.deadline} onChange={(event) => set('deadline', event.currentTarget.value)} />
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={onClose} disabled={busy}>
               Cancel

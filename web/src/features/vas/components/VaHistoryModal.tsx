@@ -25,7 +25,8 @@ export function VaHistoryModal({ va, onClose }: { va: User | null; onClose: () =
                   {task.title}
                 </Text>
                 <Text size="xs" c="dimmed">
-                  {taskTypeLabels[task.type]} · {task.completedAt ? `completed ${formatDateTime(task.completedAt)}` : `created ${formatDateTime(task.createdAt)}`}
+                  {taskTypeLabels[task.type]} ·{' '}
+                  {task.completedAt ? `completed ${formatDateTime(task.completedAt)}` : `created ${formatDateTime(task.createdAt)}`}
                 </Text>
               </div>
               <Badge variant="light" color={taskStatusColors[task.status]}>

@@ -52,14 +52,28 @@ export const WallTileView = memo(function WallTileView({ id, store, imageUrl, fo
         />
       ) : (
         <div
-          style={{ position: 'absolute', inset: 0, display: 'flex', flexDirection: 'column', alignItems: 'center', justifyContent: 'center', gap: 4, paddingBottom: '30%', color: 'var(--mantine-color-dark-2)' }}
+          style={{
+            position: 'absolute',
+            inset: 0,
+            display: 'flex',
+            flexDirection: 'column',
+            alignItems: 'center',
+            justifyContent: 'center',
+            gap: 4,
+            paddingBottom: '30%',
+            color: 'var(--mantine-color-dark-2)',
+          }}
         >
           <IconDeviceMobile size={fontSize * 2.5} stroke={1.4} aria-hidden />
           <span>No screenshot yet</span>
         </div>
       )}
       {tile.controlledByName ? (
-        <InUseBadge name={tile.controlledByName} size="sm" style={{ position: 'absolute', top: fontSize * 0.4, left: fontSize * 0.4, maxWidth: `calc(100% - ${fontSize * 0.8}px)` }} />
+        <InUseBadge
+          name={tile.controlledByName}
+          size="sm"
+          style={{ position: 'absolute', top: fontSize * 0.4, left: fontSize * 0.4, maxWidth: `calc(100% - ${fontSize * 0.8}px)` }}
+        />
       ) : null}
       <div
         style={{
