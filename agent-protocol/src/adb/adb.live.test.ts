@@ -159,9 +159,11 @@ describe('the live screen of a phone over adb', () => {
   it('ends a live screen still starting when the phone is closed', async () => {
     const { fake, phone } = plug({ minicap: 'mute' }, { liveStartTimeoutMs: 2000 });
     const opening = phone.openLive({ maxSide: 720, quality: 60 });
+    // Its refusal is awaited from before the close: it may come while the close is still running.
+    const refused = expect(opening).rejects.toThrow('The phone was closed.');
     while (fake.minicaps.length === 0) await sleep(10);
     await phone.close();
-    await expect(opening).rejects.toThrow('The phone was closed.');
+    await refused;
     expect(fake.minicaps.map((minicap) => minicap.running)).toEqual([false]);
   });
 

@@ -82,10 +82,21 @@ export async function sendCachedJson<T>(
   schema: ZodType<T>,
   load: () => Promise<{ body: T; next?: string | undefined }>,
 ): Promise<FastifyReply> {
-  const answer = await cache.get(workspaceId, key, async () => {
+  return sendCachedText(reply, cache, workspaceId, key, async () => {
     const { body, next } = await load();
     return { json: JSON.stringify(z.encode(schema, body)), next };
   });
+}
+
+/** The same for an answer the database wrote as JSON text already (see json-rows.ts). */
+export async function sendCachedText(
+  reply: FastifyReply,
+  cache: ReadCache,
+  workspaceId: string,
+  key: string,
+  load: () => Promise<{ json: string; next?: string | undefined }>,
+): Promise<FastifyReply> {
+  const answer = await cache.get(workspaceId, key, load);
   if (answer.next) void reply.header(NEXT_CURSOR_HEADER, answer.next);
   return reply.type('application/json; charset=utf-8').send(answer.json);
 }

@@ -2,10 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { activity, activityListQuery } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { pageOf } from '../../shared/paging.ts';
-import { sendCachedJson } from '../../shared/read-cache.ts';
-import { serialize } from '../../shared/serialize.ts';
-import { listActivities } from './activities.queries.ts';
+import { jsonPage } from '../../shared/json-rows.ts';
+import { sendCachedText } from '../../shared/read-cache.ts';
+import { listActivitiesJson } from './activities.queries.ts';
 
 const DEFAULT_ACTIVITIES = 100;
 
@@ -16,10 +15,9 @@ export const activitiesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const limit = request.query.limit ?? DEFAULT_ACTIVITIES;
       const { workspaceId } = actorOf(request);
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `activities ${JSON.stringify(request.query)}`, z.array(activity), async () => {
-        const { rows, next } = pageOf(await listActivities(app.ctx.db, workspaceId, { ...request.query, limit }), limit, (row) => row.createdAt);
-        return { body: rows.map(serialize), next };
-      });
+      return sendCachedText(reply, app.ctx.reads, workspaceId, `activities ${JSON.stringify(request.query)}`, async () =>
+        jsonPage(await listActivitiesJson(app.ctx.db, workspaceId, { ...request.query, limit }), limit),
+      );
     },
   );
 };

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, DeviceStatus } from '@farm/sql';
-import type { UpdateDeviceBody } from '../../contracts/index.ts';
+import type { Device, UpdateDeviceBody } from '../../contracts/index.ts';
+import { isoText, jsonObject, type JsonRow } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
@@ -22,17 +23,41 @@ export function filteredDevices<O>(query: SelectQueryBuilder<DB, 'devices', O>, 
 }
 
 /** Oldest first, so a phone keeps its place in the grid as others are added. */
-export function listDevices(db: Db, workspaceId: string, filter: DeviceFilter) {
+function devicesInOrder<O>(query: SelectQueryBuilder<DB, 'devices', O>, workspaceId: string, filter: DeviceFilter) {
   const cursor = decodeCursor(filter.cursor);
-  let query = filteredDevices(db.selectFrom('devices').selectAll(), workspaceId, filter);
-  if (cursor) {
-    query = query.where(pastCursor(cursor, 'oldest'));
-  }
-  return query
+  let q = filteredDevices(query, workspaceId, filter);
+  if (cursor) q = q.where(pastCursor(cursor, 'oldest'));
+  return q
     .orderBy('createdAt')
     .orderBy('id')
-    .limit(filter.limit + 1)
-    .execute();
+    .limit(filter.limit + 1);
+}
+
+/** A device as its response shape, written by the database. */
+const deviceJson = jsonObject<Device>('devices', {
+  id: 'value',
+  name: 'value',
+  status: 'value',
+  battery: 'value',
+  lastActive: 'time',
+  assignedToId: 'value',
+  sessionTime: 'value',
+  lastSeenAt: 'time',
+  agentProtocol: 'value',
+  hostId: 'value',
+  serial: 'value',
+  model: 'value',
+  androidVersion: 'value',
+  screenOn: 'value',
+  controlledById: 'value',
+  controlledByName: 'value',
+  createdAt: 'time',
+  updatedAt: 'time',
+});
+
+/** The list as JSON text rows, one more than the page (see json-rows.ts). */
+export function listDevicesJson(db: Db, workspaceId: string, filter: DeviceFilter): Promise<JsonRow[]> {
+  return devicesInOrder(db.selectFrom('devices').select([deviceJson.as('json'), isoText('createdAt').as('at'), 'id']), workspaceId, filter).execute();
 }
 
 export function findDevice(db: Db, workspaceId: string, id: string) {

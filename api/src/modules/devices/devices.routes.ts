@@ -19,14 +19,15 @@ import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
-import { sendCachedJson } from '../../shared/read-cache.ts';
+import { DEFAULT_LIMIT } from '../../shared/paging.ts';
+import { sendCachedText } from '../../shared/read-cache.ts';
+import { jsonPage } from '../../shared/json-rows.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { withdrawTask } from '@farm/workers';
 import { assertMayWorkDevice, startSession, stopSession, toSession } from '../sessions/sessions.service.ts';
-import { deleteDevice, filteredDevices, findDevice, listDevices, updateDevice } from './devices.queries.ts';
+import { deleteDevice, filteredDevices, findDevice, listDevicesJson, updateDevice } from './devices.queries.ts';
 
 /** One device's change, as PATCH and the bulk actions make it. */
 async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: Outbox) {
@@ -98,10 +99,9 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { workspaceId } = actorOf(request);
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `devices ${JSON.stringify(request.query)}`, z.array(device), async () => {
-        const { rows, next } = pageOf(await listDevices(db, workspaceId, { ...request.query, limit }), limit, (row) => row.createdAt);
-        return { body: rows.map(serialize), next };
-      });
+      return sendCachedText(reply, app.ctx.reads, workspaceId, `devices ${JSON.stringify(request.query)}`, async () =>
+        jsonPage(await listDevicesJson(db, workspaceId, { ...request.query, limit }), limit),
+      );
     },
   );
 

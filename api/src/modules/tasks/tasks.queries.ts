@@ -2,6 +2,8 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
+import { isoText, jsonObject, type JsonRow } from '../../shared/json-rows.ts';
+import type { Task } from '../../contracts/index.ts';
 import { escapeLike } from '../devices/devices.queries.ts';
 
 export interface TaskFilter {
@@ -33,20 +35,46 @@ function filtered<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: str
   return q;
 }
 
-/** Newest first. */
-export function listTasks(db: Db, workspaceId: string, filter: TaskFilter & { cursor?: string | undefined; limit: number }) {
+/** Newest first, as JSON text rows of the task's response shape, one more than the page (see json-rows.ts). */
+export function listTasksJson(db: Db, workspaceId: string, filter: TaskFilter & { cursor?: string | undefined; limit: number }): Promise<JsonRow[]> {
   const cursor = decodeCursor(filter.cursor);
-  let query = filtered(db.selectFrom('tasks').selectAll(), workspaceId, filter);
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (cursor) {
-    query = query.where(pastCursor(cursor, 'newest'));
-  }
+  let query = filteredTasks(db.selectFrom('tasks').select([taskJson.as('json'), isoText('createdAt').as('at'), 'id']), workspaceId, filter);
+  if (cursor) query = query.where(pastCursor(cursor, 'newest'));
   return query
     .orderBy('createdAt', 'desc')
     .orderBy('id', 'desc')
     .limit(filter.limit + 1)
     .execute();
 }
+
+/** A task as its response shape, written by the database. */
+const taskJson = jsonObject<Task>('tasks', {
+  id: 'value',
+  title: 'value',
+  description: 'value',
+  type: 'value',
+  priority: 'value',
+  status: 'value',
+  deviceId: 'value',
+  assignedToId: 'value',
+  deadline: 'time',
+  startedAt: 'time',
+  completedAt: 'time',
+  attempt: 'value',
+  maxAttempts: 'value',
+  dispatchedAt: 'time',
+  leaseExpiresAt: 'time',
+  nextAttemptAt: 'time',
+  progress: 'value',
+  progressNote: 'value',
+  failureCode: 'value',
+  failureMessage: 'value',
+  postId: 'value',
+  campaignSessionId: 'value',
+  accountId: 'value',
+  createdAt: 'time',
+  updatedAt: 'time',
+});
 
 /** The counts behind the Tasks tabs, under the same filters (status aside). */
 export function countTasks(db: Db, workspaceId: string, filter: TaskFilter) {

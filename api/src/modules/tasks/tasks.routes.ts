@@ -17,10 +17,11 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { Outbox } from '../../realtime/outbox.ts';
-import { DEFAULT_LIMIT, pageOf } from '../../shared/paging.ts';
-import { sendCachedJson } from '../../shared/read-cache.ts';
+import { DEFAULT_LIMIT } from '../../shared/paging.ts';
+import { jsonPage } from '../../shared/json-rows.ts';
+import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { countTasks, filteredTasks, findTask, listTasks } from './tasks.queries.ts';
+import { countTasks, filteredTasks, findTask, listTasksJson } from './tasks.queries.ts';
 import { createTask, deleteTask, updateTask } from './tasks.service.ts';
 
 /** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
@@ -38,10 +39,9 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const query = withMe(request.query, actor.userId);
-      return sendCachedJson(reply, app.ctx.reads, actor.workspaceId, `tasks ${JSON.stringify(query)}`, z.array(task), async () => {
-        const { rows, next } = pageOf(await listTasks(db, actor.workspaceId, { ...query, limit }), limit, (row) => row.createdAt);
-        return { body: rows.map(serialize), next };
-      });
+      return sendCachedText(reply, app.ctx.reads, actor.workspaceId, `tasks ${JSON.stringify(query)}`, async () =>
+        jsonPage(await listTasksJson(db, actor.workspaceId, { ...query, limit }), limit),
+      );
     },
   );
 
