@@ -128,7 +128,14 @@ describe('lists written by the database', () => {
       )
       .execute();
     const answer = await t.app.inject({ method: 'GET', url: '/api/activities?limit=3', headers: { cookie: `sid=${operator.cookie}` } });
-    const expected = await t.db.selectFrom('activities').selectAll().where('workspaceId', '=', workspaceId).orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(3).execute();
+    const expected = await t.db
+      .selectFrom('activities')
+      .selectAll()
+      .where('workspaceId', '=', workspaceId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(3)
+      .execute();
     expect(answer.body).toBe(JSON.stringify(z.encode(z.array(activity), expected.map(serialize))));
     expect(answer.headers[NEXT_CURSOR_HEADER]).toBe(encodeCursor(expected[2]!.createdAt, expected[2]!.id));
   });
