@@ -109,6 +109,7 @@ const SIGNALS = 'farm:live';
 const frameChannel = (deviceId: string) => `farm:live:frame:${deviceId}`;
 
 interface RedisLike {
+  readonly status: string;
   publish(channel: string, message: string | Buffer): Promise<unknown>;
   subscribe(...channels: string[]): Promise<unknown>;
   unsubscribe(...channels: string[]): Promise<unknown>;
@@ -159,7 +160,9 @@ export class RedisLiveBus implements LiveBus {
   }
 
   publishFrame(frame: BusFrame): void {
-    this.pub.publish(frameChannel(frame.deviceId), encodeFrame(frame)).catch(this.warn);
+    // While Redis is away a frame is dropped, never queued for later: the next one is newer anyway.
+    if (this.pub.status !== 'ready') return;
+    this.pub.publish(frameChannel(frame.deviceId), encodeFrame(frame)).catch(() => undefined);
   }
 
   subscribeFrames(deviceId: string, onFrame: (frame: BusFrame) => void): () => void {
