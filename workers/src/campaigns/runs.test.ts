@@ -21,6 +21,12 @@ afterAll(async () => {
   await t?.drop();
 });
 
+/** A fixed-offset zone where it is now two in the morning (Etc/GMT-6 is UTC+6). */
+function earlyMorningZone(): string {
+  const offset = ((((2 - new Date().getUTCHours()) % 24) + 36) % 24) - 12;
+  return offset === 0 ? 'Etc/GMT' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+}
+
 /** An active campaign working all day, one account on a live phone, and its routines. */
 async function campaign(
   options: {
@@ -31,6 +37,8 @@ async function campaign(
   } = {},
 ) {
   const ws = await workspace(db);
+  // The day is planned in rounds: in a zone where it is early morning, the rest of the day lies ahead whenever this runs.
+  await db.updateTable('workspaces').set({ timeZone: earlyMorningZone() }).where('id', '=', ws).execute();
   const phone = await device(db, ws);
   const acct = await account(db, ws, phone.id);
   const c = await db
