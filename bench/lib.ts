@@ -1,5 +1,7 @@
 /** Small helpers every bench uses: waiting, percentiles, a free port. */
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { migrate, openDatabase } from '@farm/sql';
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -17,4 +19,35 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+const TICKS = 100; // clock ticks per second (getconf CLK_TCK)
+
+/** CPU seconds a process has used so far and its resident memory (MB), from /proc. */
+export function processUsage(pid: number): { cpu: number; rssMb: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS;
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { cpu, rssMb: Number(rss?.[1] ?? 0) / 1024 };
+}
+
+/** A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it. */
+export async function benchDatabase(base: string, name: string) {
+  const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
+  await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.exec(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+  await migrate(database);
+  return {
+    database,
+    url: url.toString(),
+    async drop() {
+      await database.close();
+      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await admin.close();
+    },
+  };
 }

@@ -12,13 +12,12 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import { migrate, openDatabase } from '@farm/sql';
-import { freePort, pause, percentile } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, processUsage } from '../lib.ts';
 
 const STEPS = (process.env.BENCH_STEPS ?? '1000,2000,3000,4000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
@@ -29,17 +28,6 @@ const MAX = Math.max(...STEPS);
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dbName = 'farm_bench_agents';
-const TICKS = 100; // clock ticks per second (getconf CLK_TCK)
-
-/** CPU seconds used so far and resident memory (MB) of a process, from /proc. */
-function usage(pid: number): { cpu: number; rssMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS;
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return { cpu, rssMb: Number(rss?.[1] ?? 0) / 1024 };
-}
-
 // One 60 KB screenshot for every phone (the server stores what it is sent; it does not decode it).
 const screenshot = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(60 * 1024 - 4)]).toString('base64');
 
@@ -116,7 +104,7 @@ async function drive(
 ): Promise<{ idleRssMb: number; steps: StepResult[] }> {
   const latencies: Latencies = { heartbeat: [], screenshot: [] };
   const phones: BenchPhone[] = [];
-  const idleRssMb = usage(pid).rssMb;
+  const idleRssMb = processUsage(pid).rssMb;
   const steps: StepResult[] = [];
   try {
     for (const step of STEPS) {
@@ -128,11 +116,11 @@ async function drive(
       await pause(5000);
       latencies.heartbeat.length = 0;
       latencies.screenshot.length = 0;
-      const before = usage(pid);
+      const before = processUsage(pid);
       const startedAt = performance.now();
       const dispatched = dispatchSample();
       await pause(WINDOW_S * 1000);
-      const after = usage(pid);
+      const after = processUsage(pid);
       const seconds = (performance.now() - startedAt) / 1000;
       const dispatch = await dispatched;
       const connected = phones.filter((phone) => phone.socket.connected).length;
@@ -173,13 +161,7 @@ const baseline = await drive('bare', `http://127.0.0.1:${barePort}`, bare.pid!, 
 bare.kill('SIGTERM');
 
 // ── the product: the API on PostgreSQL, its jobs in process ─────────────────────────────────────────────
-const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.exec(`CREATE DATABASE ${dbName}`);
-const url = new URL(base);
-url.pathname = `/${dbName}`;
-const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
-await migrate(database);
+const { database, url: databaseUrl, drop } = await benchDatabase(base, dbName);
 const db = database.db;
 const dataDir = mkdtempSync(join(tmpdir(), 'farm-bench-agents-'));
 let api: ChildProcess | undefined;
@@ -222,7 +204,7 @@ try {
     cwd: root,
     env: {
       ...process.env,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: databaseUrl,
       REDIS_URL: '',
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -314,9 +296,7 @@ try {
     await Promise.race([exited, pause(15_000)]);
     api.kill('SIGKILL');
   }
-  await database.close();
-  await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.close();
+  await drop();
   rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
 }
 process.exit(0);

@@ -10,13 +10,12 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import { migrate, openDatabase } from '@farm/sql';
-import { freePort, pause, percentile } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, processUsage } from '../lib.ts';
 
 const PHONES = Number(process.env.BENCH_PHONES ?? 20);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 2);
@@ -26,14 +25,6 @@ const FRAME_BYTES = 50 * 1024;
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dbName = 'farm_bench_live';
-const TICKS = 100;
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-}
-
 /** Frames as big as a phone's 720 px JPEGs; the server passes them on without decoding. */
 const frames = Array.from({ length: 8 }, () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(FRAME_BYTES - 4)]));
 
@@ -171,11 +162,11 @@ async function drive(
   for (const watcher of watchers) watcher.frames = 0;
   measures.inputAck.length = 0;
   measures.inputToFrame.length = 0;
-  const before = cpuSeconds(pid);
+  const before = processUsage(pid).cpu;
   const startedAt = performance.now();
   await pause(WINDOW_S * 1000);
   const seconds = (performance.now() - startedAt) / 1000;
-  const cpuPercent = ((cpuSeconds(pid) - before) / seconds) * 100;
+  const cpuPercent = ((processUsage(pid).cpu - before) / seconds) * 100;
   const fps = watchers.map((watcher) => watcher.frames / seconds);
   for (const watcher of watchers) watcher.close();
   for (const phone of phones) phone.close();
@@ -209,13 +200,7 @@ const baseline = await drive(
 bare.kill('SIGTERM');
 
 // ── the product ───────────────────────────────────────────────────────────────────────────────────────────
-const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.exec(`CREATE DATABASE ${dbName}`);
-const dbUrl = new URL(base);
-dbUrl.pathname = `/${dbName}`;
-const database = await openDatabase({ kind: 'postgres', url: dbUrl.toString(), poolSize: 2 });
-await migrate(database);
+const { database, url: databaseUrl, drop } = await benchDatabase(base, dbName);
 const port = await freePort();
 const origin = `http://127.0.0.1:${port}`;
 let api: ChildProcess | undefined;
@@ -224,7 +209,7 @@ try {
     cwd: root,
     env: {
       ...process.env,
-      DATABASE_URL: dbUrl.toString(),
+      DATABASE_URL: databaseUrl,
       REDIS_URL: '',
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -292,7 +277,5 @@ try {
 } finally {
   api?.kill('SIGTERM');
   await pause(1000);
-  await database.close();
-  await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
-  await admin.close();
+  await drop();
 }

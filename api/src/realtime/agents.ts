@@ -51,6 +51,11 @@ export interface Agents {
   drain(timeoutMs: number): Promise<void>;
 }
 
+/** A message that does not read as its schema, answered with every field that is wrong. */
+function refused(message: string, error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): Ack {
+  return { ok: false, error: error.issues.map((issue) => `${issue.path.join('.') || message}: ${issue.message}`).join('; ') };
+}
+
 export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: LiveHub): Agents {
   const { db, changes, storage } = app.ctx;
   const nsp = io.of(AGENT_NAMESPACE) as unknown as AgentNamespace;
@@ -143,11 +148,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
     socket.on('live.frame', (raw: unknown, ack?: (answer: Ack) => void) => {
       const parsed = agentMessages['live.frame'].safeParse(raw);
-      ack?.(
-        parsed.success
-          ? live.frame(device.id, parsed.data)
-          : { ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'live.frame'}: ${issue.message}`).join('; ') },
-      );
+      ack?.(parsed.success ? live.frame(device.id, parsed.data) : refused('live.frame', parsed.error));
     });
 
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
@@ -157,7 +158,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       socket.on(name, (raw: unknown, ack?: (answer: Ack) => void) => {
         const parsed = agentMessages[name].safeParse(raw);
         if (!parsed.success) {
-          ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || name}: ${issue.message}`).join('; ') });
+          ack?.(refused(name, parsed.error));
           return;
         }
         const handled = track(inOrder.then(() => (handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data)));
@@ -208,8 +209,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     void touchHost(db, host.id).catch(() => undefined);
     socket.on('host.hello', (raw: unknown, ack?: (answer: Ack) => void) => {
       const parsed = hostMessages['host.hello'].safeParse(raw);
-      if (!parsed.success)
-        return ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'host.hello'}: ${issue.message}`).join('; ') });
+      if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
       void touchHost(db, host.id).catch(() => undefined);
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });

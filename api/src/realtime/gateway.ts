@@ -7,12 +7,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
 import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName, type ServerToClientEvents } from '../contracts/index.ts';
-import { findSession } from '../auth/auth.queries.ts';
-import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from './changes.ts';
 import { attachAgents } from './agents.ts';
 import { attachLive } from './live.ts';
+import { personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
@@ -75,19 +74,17 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
           socket.data = { kind: 'wall', wallLinkId: link.id, workspaceId: link.workspaceId };
           next();
         })
-        .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+        .catch((error: unknown) => next(unavailable(error)));
       return;
     }
-    const token = app.parseCookie(socket.handshake.headers.cookie ?? '')[SESSION_COOKIE];
-    if (!token) return next(new Error('unauthorized'));
-    findSession(db, token)
-      .then((session) => {
-        if (!session) return next(new Error('unauthorized'));
-        if (!session.workspaceId || session.deactivatedAt) return next(new Error('no workspace'));
-        socket.data = { kind: 'person', userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role };
+    personOf(app, socket.handshake.headers.cookie).then(
+      (person) => {
+        if (person instanceof Error) return next(person);
+        socket.data = { kind: 'person', userId: person.userId, sessionId: person.sessionId, workspaceId: person.workspaceId, role: person.role };
         next();
-      })
-      .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+      },
+      (error: unknown) => next(unavailable(error)),
+    );
   });
 
   io.on('connection', (socket) => {

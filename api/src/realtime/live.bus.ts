@@ -7,18 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveInput } from '@farm/agent-protocol/live';
+import type { LiveFrameOut } from '../contracts/index.ts';
 
-/** A frame on its way from the instance holding the phone to the instances holding its watchers. */
-export interface BusFrame {
-  deviceId: string;
-  seq: number;
-  width: number;
-  height: number;
-  source: 'minicap' | 'screencap' | 'sim';
-  capturedAt: string;
-  inputSeq?: number | undefined;
-  data: Buffer;
-}
+/** A frame on its way from the instance holding the phone to the instances holding its watchers: as browsers get it. */
+export type BusFrame = Omit<LiveFrameOut, 'data'> & { data: Buffer };
 
 /** What instances tell each other about live screens. `from` is the sending instance. */
 export type LiveSignal =

@@ -15,8 +15,6 @@ import { Adapter } from 'socket.io-adapter';
 import { LIVE_DEFAULTS, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS, type Ack, type LiveFrame, type LiveInput, type LiveStart } from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
-import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
-import { findSession } from '../auth/auth.queries.ts';
 import {
   LIVE_NAMESPACE,
   liveClientMessages,
@@ -34,10 +32,10 @@ import {
   startUsage,
   takeControl,
   touchUsage,
-  type Person,
 } from '../modules/usage/usage.queries.ts';
 import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus } from './live.bus.ts';
 import type { RealtimeServer } from './gateway.ts';
+import { personOf, unavailable, type SocketPerson } from './handshake.ts';
 
 /** How often an instance repeats who watches here, and how long the phone's instance believes it without news. */
 const ANNOUNCE_MS = 1000;
@@ -70,7 +68,7 @@ export interface LiveHub {
   close(): Promise<void>;
 }
 
-type LiveSocketData = Person & { sessionId: string };
+type LiveSocketData = SocketPerson;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;
 
@@ -131,16 +129,14 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
   const remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; at: number }>>();
 
   nsp.use((socket, next) => {
-    const token = app.parseCookie(socket.handshake.headers.cookie ?? '')[SESSION_COOKIE];
-    if (!token) return next(new Error('unauthorized'));
-    findSession(db, token)
-      .then((session) => {
-        if (!session) return next(new Error('unauthorized'));
-        if (!session.workspaceId || session.deactivatedAt) return next(new Error('no workspace'));
-        socket.data = { userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role, name: session.name };
+    personOf(app, socket.handshake.headers.cookie).then(
+      (person) => {
+        if (person instanceof Error) return next(person);
+        socket.data = person;
         next();
-      })
-      .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+      },
+      (error: unknown) => next(unavailable(error)),
+    );
   });
 
   const refuse = (error: string) => ({ ok: false as const, error });
@@ -289,16 +285,6 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       counts = { sent: 0, dropped: 0 };
       delivery.set(frame.deviceId, counts);
     }
-    const out = {
-      deviceId: frame.deviceId,
-      seq: frame.seq,
-      width: frame.width,
-      height: frame.height,
-      source: frame.source,
-      capturedAt: frame.capturedAt,
-      ...(frame.inputSeq !== undefined ? { inputSeq: frame.inputSeq } : {}),
-      data: frame.data,
-    };
     for (const watch of watchers.get(frame.deviceId) ?? []) {
       if (watch.inFlight && now - watch.sentAt < FRAME_ACK_WAIT_MS) {
         counts.dropped += 1;
@@ -307,7 +293,7 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       counts.sent += 1;
       watch.inFlight = true;
       watch.sentAt = now;
-      watch.socket.emit('live.frame', out, () => {
+      watch.socket.emit('live.frame', frame, () => {
         watch.inFlight = false;
       });
     }
@@ -497,11 +483,14 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
   ];
   for (const timer of timers) timer.unref();
 
+  /** The usage sessions of this instance's watches (a watch whose row could not be written has none). */
+  async function watchUsageIds(): Promise<string[]> {
+    const ids = await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)));
+    return ids.filter((id): id is string => id !== null);
+  }
+
   async function keepUsage(): Promise<void> {
-    const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter(
-      (id): id is string => id !== null,
-    );
-    const open = await touchUsage(db, [...watchIds, ...[...controls.values()].map((control) => control.usageId)]);
+    const open = await touchUsage(db, [...(await watchUsageIds()), ...[...controls.values()].map((control) => control.usageId)]);
     for (const control of [...controls.values()]) {
       if (open.has(control.usageId)) continue;
       controls.delete(control.deviceId);
@@ -549,26 +538,15 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       phone.window.frames += 1;
       phone.window.bytes += frame.data.byteLength;
       const data = Buffer.isBuffer(frame.data) ? frame.data : Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength);
-      bus.publishFrame({
-        deviceId,
-        seq: frame.seq,
-        width: frame.width,
-        height: frame.height,
-        source: frame.source,
-        capturedAt: frame.capturedAt,
-        inputSeq: frame.inputSeq,
-        data,
-      });
+      const { mime: _mime, data: _bytes, ...facts } = frame;
+      bus.publishFrame({ ...facts, deviceId, data });
       return { ok: true, slow };
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
       unsubscribe();
       for (const control of [...controls.values()]) await release(control, 'server stopped').catch(warn);
-      const watchIds = (await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)))).filter(
-        (id): id is string => id !== null,
-      );
-      await endWatches(db, watchIds, 'server stopped').catch(warn);
+      await endWatches(db, await watchUsageIds(), 'server stopped').catch(warn);
       for (const deviceId of watchers.keys()) bus.signal({ t: 'watchers', from: me, deviceId, count: 0, slow: false });
       watchers.clear();
       for (const pending of pendingInputs.values()) clearTimeout(pending.timer);

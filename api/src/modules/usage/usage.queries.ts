@@ -186,17 +186,23 @@ export async function closeStaleUsage(db: Db, olderThanMs: number): Promise<Devi
   });
 }
 
-/** The report: per day, person and phone; totals; the latest sessions. Days are the window's time zone's. */
-export async function usageReport(
-  db: Db,
-  workspaceId: string,
-  window: AnalyticsWindow,
-  filter: { deviceId?: string | undefined; userId?: string | undefined },
-) {
-  const { start, end, timeZone } = window;
-  const narrowed = sql`du.workspace_id = ${workspaceId} and du.started_at < ${end} and coalesce(du.ended_at, now()) > ${start}
+/** A report narrowed to one phone or one person. */
+export interface UsageFilter {
+  deviceId?: string | undefined;
+  userId?: string | undefined;
+}
+
+/** Sessions (`du`) of the workspace overlapping the window, narrowed to a phone or a person when given. */
+function usageIn(workspaceId: string, window: AnalyticsWindow, filter: UsageFilter) {
+  return sql`du.workspace_id = ${workspaceId} and du.started_at < ${window.end} and coalesce(du.ended_at, now()) > ${window.start}
     ${filter.deviceId ? sql`and du.device_id = ${filter.deviceId}` : sql``}
     ${filter.userId ? sql`and du.user_id = ${filter.userId}` : sql``}`;
+}
+
+/** The report: per day, person and phone; totals; the latest sessions. Days are the window's time zone's. */
+export async function usageReport(db: Db, workspaceId: string, window: AnalyticsWindow, filter: UsageFilter) {
+  const { start, end, timeZone } = window;
+  const narrowed = usageIn(workspaceId, window, filter);
   const seconds = usageSecondsIn(start, end);
   const [days, sessions] = await Promise.all([
     sql<{
@@ -258,13 +264,7 @@ export async function usageReport(
 }
 
 /** Every session in the window, oldest first, for the CSV export. */
-export async function usageSessionsForExport(
-  db: Db,
-  workspaceId: string,
-  window: AnalyticsWindow,
-  filter: { deviceId?: string | undefined; userId?: string | undefined },
-) {
-  const { start, end } = window;
+export async function usageSessionsForExport(db: Db, workspaceId: string, window: AnalyticsWindow, filter: UsageFilter) {
   const { rows } = await sql<{
     startedAt: Date;
     endedAt: Date | null;
@@ -278,9 +278,7 @@ export async function usageSessionsForExport(
            round(extract(epoch from coalesce(du.ended_at, now()) - du.started_at))::int as seconds,
            du.user_name as "userName", d.name as "deviceName", du.mode, du.end_reason as "endReason"
     from device_usage du join devices d on d.id = du.device_id
-    where du.workspace_id = ${workspaceId} and du.started_at < ${end} and coalesce(du.ended_at, now()) > ${start}
-      ${filter.deviceId ? sql`and du.device_id = ${filter.deviceId}` : sql``}
-      ${filter.userId ? sql`and du.user_id = ${filter.userId}` : sql``}
+    where ${usageIn(workspaceId, window, filter)}
     order by du.started_at, du.id
     limit 100000`.execute(db);
   return rows;

@@ -1,0 +1,28 @@
+/**
+ * Who a browser socket speaks for: the signed-in person its session cookie names, checked against the live session at
+ * every (re)connection, so a logged-out or expired session cannot come back. Shared by the console's namespaces.
+ */
+import type { FastifyInstance } from 'fastify';
+import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
+import { findSession } from '../auth/auth.queries.ts';
+
+export interface SocketPerson {
+  userId: string;
+  sessionId: string;
+  workspaceId: string;
+  role: 'operator' | 'va';
+  name: string;
+}
+
+/** The person, or the handshake error to refuse with ('unauthorized', 'no workspace'). */
+export async function personOf(app: FastifyInstance, cookieHeader: string | undefined): Promise<SocketPerson | Error> {
+  const token = app.parseCookie(cookieHeader ?? '')[SESSION_COOKIE];
+  if (!token) return new Error('unauthorized');
+  const session = await findSession(app.ctx.db, token);
+  if (!session) return new Error('unauthorized');
+  if (!session.workspaceId || session.deactivatedAt) return new Error('no workspace');
+  return { userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role, name: session.name };
+}
+
+/** A Socket.IO middleware's answer to a handshake check that failed to run (the database away). */
+export const unavailable = (error: unknown) => (error instanceof Error ? error : new Error('unavailable'));
