@@ -1,5 +1,5 @@
 /** Small helpers every bench uses: waiting, percentiles, a free port. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { migrate, openDatabase } from '@farm/sql';
 
@@ -30,6 +30,28 @@ export function processUsage(pid: number): { cpu: number; rssMb: number } {
   const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS;
   const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return { cpu, rssMb: Number(rss?.[1] ?? 0) / 1024 };
+}
+
+/** CPU seconds used so far by each PostgreSQL server process on this machine (the bench's database shares it), by pid. */
+export function postgresCpu(): Map<number, number> {
+  const usage = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      usage.set(Number(entry), processUsage(Number(entry)).cpu);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return usage;
+}
+
+/** PostgreSQL's CPU seconds between two readings (a process that ended in between is left out). */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, cpu] of postgresCpu()) total += cpu - (before.get(pid) ?? 0);
+  return total;
 }
 
 /** A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it. */

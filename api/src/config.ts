@@ -107,6 +107,7 @@ const envSchema = automationEnv.extend({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_PREPARED_STATEMENTS: flag.optional(),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   SESSION_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   DEMO: flag.optional(),
@@ -143,6 +144,8 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Named (prepared) statements on PostgreSQL; off behind a PgBouncer in transaction mode before 1.21. */
+  databasePrepare: boolean;
   redisUrl: string | undefined;
   sessionSecret: string;
   demo: boolean;
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databasePrepare: e.DATABASE_PREPARED_STATEMENTS ?? true,
     redisUrl: e.REDIS_URL,
     sessionSecret: e.SESSION_SECRET ?? persistedSecret(dataDir),
     demo: e.DEMO ?? embedded,

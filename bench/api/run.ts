@@ -4,10 +4,12 @@
  * Prints p50/p99 and requests/s, and each endpoint's p99 as a ratio to the bare route's.
  */
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { migrate, openDatabase } from '@farm/sql';
+import { postgresCpu, postgresCpuSince, processUsage } from '../lib.ts';
 import { FARM, seedFarm } from './seed.ts';
 
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -45,6 +47,7 @@ async function startServer(extraEnv: Record<string, string>, profile = false) {
 const origin = `http://127.0.0.1:${port}`;
 const targets = [
   ['bare Fastify route (baseline)', '/bench/bare'],
+  ['trivial signed-in route', '/api/bench/signed-in'],
   ['GET /api/devices', '/api/devices'],
   ['GET /api/tasks?limit=50&status=pending', '/api/tasks?limit=50&status=pending'],
   ['GET /api/analytics/stats', '/api/analytics/stats'],
@@ -52,27 +55,68 @@ const targets = [
   ['GET /api/tasks/counts', '/api/tasks/counts'],
 ] as const;
 
-async function measure(label: string, cookie: string): Promise<void> {
-  const rows: { name: string; p50: number; p99: number; rps: number; errors: number }[] = [];
+interface Row {
+  name: string;
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+  /** CPU milliseconds per request: the API process, PostgreSQL, and the load generator (this process). */
+  api: number;
+  pg: number;
+  load: number;
+}
+
+async function measure(label: string, cookie: string, server: number): Promise<Row[]> {
+  const rows: Row[] = [];
   for (const [name, path] of targets) {
-    if (only && !path.includes(only) && path !== '/bench/bare') continue;
+    if (only && !path.includes(only) && !path.includes('/bench/')) continue;
     await autocannon({ url: origin + path, connections: 8, duration: 2, headers: { cookie } }); // warm-up
+    const before = { api: processUsage(server).cpu, pg: postgresCpu(), load: process.cpuUsage() };
     const result = await autocannon({ url: origin + path, connections, duration: seconds, headers: { cookie } });
-    rows.push({ name, p50: result.latency.p50, p99: result.latency.p99, rps: result.requests.average, errors: result.errors + result.non2xx });
+    const count = Math.max(result.requests.total, 1);
+    const load = process.cpuUsage(before.load);
+    rows.push({
+      name,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      rps: result.requests.average,
+      errors: result.errors + result.non2xx,
+      api: ((processUsage(server).cpu - before.api) * 1000) / count,
+      pg: (postgresCpuSince(before.pg) * 1000) / count,
+      load: (load.user + load.system) / 1000 / count,
+    });
   }
-  const baseline = rows[0]!;
+  const bare = rows[0]!;
+  const signedIn = rows[1]!;
   console.log(`\n${label}: ${connections} connections, ${seconds} s each, ${cpus().length} cores`);
-  console.log('endpoint'.padEnd(42), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'req/s'.padStart(9), 'p99 ÷ bare'.padStart(11), 'errors'.padStart(7));
+  console.log(
+    'endpoint'.padEnd(42),
+    'p50 ms'.padStart(7),
+    'p99 ms'.padStart(7),
+    'req/s'.padStart(7),
+    'p99 ÷ bare'.padStart(11),
+    'req/s ÷ signed-in'.padStart(18),
+    'CPU ms/req: API'.padStart(16),
+    'PostgreSQL'.padStart(11),
+    'load'.padStart(6),
+    'errors'.padStart(7),
+  );
   for (const row of rows) {
     console.log(
       row.name.padEnd(42),
-      String(row.p50).padStart(8),
-      String(row.p99).padStart(8),
-      row.rps.toFixed(0).padStart(9),
-      `${(row.p99 / Math.max(baseline.p99, 1)).toFixed(1)}x`.padStart(11),
+      String(row.p50).padStart(7),
+      String(row.p99).padStart(7),
+      row.rps.toFixed(0).padStart(7),
+      `${(row.p99 / Math.max(bare.p99, 1)).toFixed(1)}x`.padStart(11),
+      `${(row.rps / Math.max(signedIn.rps, 1)).toFixed(2)}`.padStart(18),
+      row.api.toFixed(2).padStart(16),
+      row.pg.toFixed(2).padStart(11),
+      row.load.toFixed(2).padStart(6),
       String(row.errors).padStart(7),
     );
   }
+  return rows;
 }
 
 async function login(): Promise<string> {
@@ -96,10 +140,11 @@ try {
   await seedFarm(database.db, user.workspaceId);
   console.log(`seeded ${FARM.devices} devices, ${FARM.tasks} tasks, ${FARM.activities} activities in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-  await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login());
+  const cached = await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login(), child.pid!);
   child.kill('SIGTERM');
   child = await startServer({ READ_CACHE_MS: '0' }, true);
-  await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login());
+  const uncached = await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login(), child.pid!);
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ cached, uncached }));
 } finally {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');

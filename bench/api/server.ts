@@ -7,6 +7,8 @@ const config = { ...loadConfig(), logLevel: 'silent' as const, demo: false };
 const database = await openProductDatabase(config);
 const app = await buildApp({ config, database });
 app.get('/bench/bare', { schema: { hide: true } }, async () => ({ ok: true, at: Date.now() }));
+// The least a signed-in read does: the session cookie looked up and the workspace's access rule checked.
+app.get('/api/bench/signed-in', { schema: { hide: true }, config: { access: 'workspace.read' } }, async () => ({ ok: true, at: Date.now() }));
 await app.listen({ port: config.port, host: '127.0.0.1' });
 process.send?.('ready');
 // A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) is written.

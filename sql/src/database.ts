@@ -3,9 +3,18 @@
  * otherwise PGlite (PostgreSQL in WASM) persisted in a directory, or in memory.
  */
 import { CamelCasePlugin, Kysely, PostgresDialect } from 'kysely';
+import { preparingPool } from './prepared.ts';
 import type { DB } from './schema.ts';
 
-export type DatabaseTarget = { kind: 'postgres'; url: string; poolSize?: number } | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
+export type DatabaseTarget =
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /** Named (prepared) statements, on unless turned off (a PgBouncer in transaction mode before 1.21 needs them off). */
+      prepare?: boolean;
+    }
+  | { kind: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 export interface Database {
   db: Kysely<DB>;
@@ -24,10 +33,10 @@ export interface Database {
 const DATE_OID = 1082;
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  return target.kind === 'postgres' ? openPostgres(target.url, target.poolSize) : openPglite(target);
+  return target.kind === 'postgres' ? openPostgres(target.url, target.poolSize, target.prepare ?? true) : openPglite(target);
 }
 
-async function openPostgres(url: string, poolSize = 10): Promise<Database> {
+async function openPostgres(url: string, poolSize = 10, prepare = true): Promise<Database> {
   const pg = await import('pg');
   const { Pool, types } = pg.default;
   // A calendar date stays a 'YYYY-MM-DD' string rather than a Date shifted by the server's zone.
@@ -38,7 +47,7 @@ async function openPostgres(url: string, poolSize = 10): Promise<Database> {
   pool.on('error', (error: Error) => {
     process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`);
   });
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool }), plugins: [new CamelCasePlugin()] });
   return {
     db,
     kind: 'postgres',

@@ -378,6 +378,13 @@ export interface HostsTable {
 }
 
 /** A person watching or controlling a phone from the console, from when to when. */
+/** Appended net changes of a workspace's task count per status (migration 0024); summed on read, folded by tasks.tally. */
+export interface TaskTalliesTable {
+  workspaceId: string;
+  status: TaskStatus;
+  n: number;
+}
+
 export interface DeviceUsageTable {
   id: Generated<string>;
   workspaceId: string;
@@ -491,6 +498,7 @@ export interface DB extends ManagerConsoleTables {
   hosts: HostsTable;
   workspaceRecipes: WorkspaceRecipesTable;
   deviceUsage: DeviceUsageTable;
+  taskTallies: TaskTalliesTable;
   enrollmentCodes: EnrollmentCodesTable;
   recoveryCodes: RecoveryCodesTable;
   loginChallenges: LoginChallengesTable;

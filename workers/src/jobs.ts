@@ -8,6 +8,7 @@ import { processCampaignsDue, processCampaignsPlan } from './campaigns/runs.ts';
 import type { JobDeps } from './jobs.types.ts';
 import { processPostsDue } from './posts/posts.due.ts';
 import { processRetentionPrune } from './retention/prune.ts';
+import { processTaskTally } from './tasks/tally.ts';
 import { processDevicesWatchdog } from './watchdogs/devices.ts';
 import { processTaskLeases } from './watchdogs/leases.ts';
 import { processStuckPosts } from './watchdogs/posts.ts';
@@ -25,6 +26,7 @@ export const jobs = {
   'posts.stuck': processStuckPosts,
   'webhooks.deliver': processWebhooksDeliver,
   'retention.prune': processRetentionPrune,
+  'tasks.tally': processTaskTally,
 } as const satisfies Record<string, (data: unknown, deps: JobDeps) => Promise<unknown>>;
 
 export type JobName = keyof typeof jobs;
@@ -40,6 +42,7 @@ export const schedules: Record<JobName, { everyMs: number }> = {
   'posts.stuck': { everyMs: 30_000 },
   'webhooks.deliver': { everyMs: 15_000 },
   'retention.prune': { everyMs: 3_600_000 },
+  'tasks.tally': { everyMs: 30_000 },
 };
 
 /** Refuses to start with a job that has no processor or no schedule. */

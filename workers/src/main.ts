@@ -17,6 +17,8 @@ const env = automationEnv
   .extend({
     DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }),
     REDIS_URL: z.url({ protocol: /^rediss?$/ }),
+    /** Named (prepared) statements; off behind a PgBouncer in transaction mode before 1.21. */
+    DATABASE_PREPARED_STATEMENTS: z.enum(['0', '1', 'true', 'false', 'yes', 'no']).default('1'),
     HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
     METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -33,7 +35,11 @@ const log = (level: 'info' | 'warn' | 'error', msg: string, extra: Record<string
   console.log(JSON.stringify({ level, time: Date.now(), process: 'workers', pid: process.pid, msg, ...extra }));
 
 configureAutomation(settingsFromEnv(env.data));
-const database = await openDatabase({ kind: 'postgres', url: env.data.DATABASE_URL });
+const database = await openDatabase({
+  kind: 'postgres',
+  url: env.data.DATABASE_URL,
+  prepare: ['1', 'true', 'yes'].includes(env.data.DATABASE_PREPARED_STATEMENTS),
+});
 const running = await startBullmq(
   env.data.REDIS_URL,
   { db: database.db, files: env.data.DATA_DIR ? storedFiles(env.data.DATA_DIR) : undefined },

@@ -140,6 +140,7 @@ export async function startApi(database: Database, databaseUrl: string, redisUrl
     host: '127.0.0.1',
     dataDir,
     databaseUrl,
+    databasePrepare: true,
     redisUrl,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,

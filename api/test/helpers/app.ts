@@ -37,6 +37,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: { l
     host: '127.0.0.1',
     dataDir,
     databaseUrl: undefined,
+    databasePrepare: true,
     redisUrl: undefined,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,

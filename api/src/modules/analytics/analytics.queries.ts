@@ -6,6 +6,7 @@ import { platforms } from '@farm/agent-protocol/values';
 import { sql, type RawBuilder } from 'kysely';
 import { leaderboardColumns, type LeaderboardTable, type Range, type TimeseriesMetric } from '../../contracts/index.ts';
 import type { Db } from '../../shared/types.ts';
+import { tallyTasks } from '../tasks/tasks.queries.ts';
 
 const RANGE_HOURS: Record<Range, number> = { '24h': 24, '7d': 24 * 7, '30d': 24 * 30, '90d': 24 * 90 };
 
@@ -28,12 +29,14 @@ export async function computeStats(db: Db, workspaceId: string, range: Range | u
       .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online')])
       .where('workspaceId', '=', workspaceId)
       .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('tasks')
-      .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed')])
-      .where('workspaceId', '=', workspaceId)
-      .$if(since !== undefined, (q) => q.where('createdAt', '>=', since!))
-      .executeTakeFirstOrThrow(),
+    since === undefined
+      ? tallyTasks(db, workspaceId).then((tally) => ({ total: Object.values(tally).reduce((sum, n) => sum + n, 0), completed: tally.completed }))
+      : db
+          .selectFrom('tasks')
+          .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status = 'completed'))::int`.as('completed')])
+          .where('workspaceId', '=', workspaceId)
+          .where('createdAt', '>=', since)
+          .executeTakeFirstOrThrow(),
     db
       .selectFrom('sessions as s')
       .select([
