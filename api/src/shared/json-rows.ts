@@ -1,11 +1,13 @@
 /**
  * Lists answered as PostgreSQL writes them: each row leaves the database as the JSON text of its response shape, and
- * a page is those texts joined. Nothing is parsed into objects, dated, renamed, checked and encoded again per row,
+ * a page is those texts joined, by the database too. Nothing is parsed into objects, dated, renamed, checked and encoded again per row,
  * which is where a list read spent its time. The columns are named once per shape, typed against its contract, and a
  * test holds each list's text equal to what the contract's encoding of the same rows gives.
  */
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { DB } from '@farm/sql';
 import { encodeCursor } from './paging.ts';
+import type { Db } from './types.ts';
 
 /** How a field is written: as the column's JSON value, or (a timestamp) as `toISOString()` writes it. */
 export type JsonKind = 'value' | 'time';
@@ -25,17 +27,43 @@ export function jsonObject<T>(table: string, fields: { [K in keyof T & string]: 
   return sql<string>`(select row_to_json(r)::text from (select ${sql.join(columns)}) r)`;
 }
 
-export interface JsonRow {
+export interface JsonPage {
+  /** The page's JSON array, as the response sends it. */
   json: string;
-  /** The row's time in the list's order, as its cursor carries it. */
-  at: string;
-  id: string;
+  /** The next page's cursor, when more rows follow. */
+  next?: string;
 }
 
-/** A page from one row more than asked: the JSON array of the first `limit`, and the next page's cursor if there is one. */
-export function jsonPage(rows: JsonRow[], limit: number): { json: string; next?: string } {
-  const shown = rows.length > limit ? rows.slice(0, limit) : rows;
-  const json = `[${shown.map((row) => row.json).join(',')}]`;
-  const last = shown[shown.length - 1];
-  return rows.length > limit && last ? { json, next: encodeCursor(last.at, last.id) } : { json };
+/**
+ * A page of a list in keyset order (creation time, then id; oldest or newest first), written whole by PostgreSQL:
+ * the first `limit` rows' JSON texts joined in order, and the cursor of the last of them when one more row exists.
+ * One row crosses the wire instead of a row per item (receiving and decoding rows was most of a list's cost here).
+ */
+export async function jsonPage<TB extends keyof DB>(
+  db: Db,
+  rows: SelectQueryBuilder<DB, TB, object>,
+  options: { json: RawBuilder<string>; order: 'oldest' | 'newest'; limit: number },
+): Promise<JsonPage> {
+  const direction = options.order === 'newest' ? sql`desc` : sql`asc`;
+  const page = rows
+    .select([
+      options.json.as('json'),
+      isoText('createdAt').as('at'),
+      sql<string>`id`.as('id'),
+      sql<number>`row_number() over (order by created_at ${direction}, id ${direction})`.as('n'),
+    ])
+    .orderBy(sql`created_at ${direction}, id ${direction}`)
+    .limit(options.limit + 1);
+  const { limit } = options;
+  const answer = await db
+    .selectFrom(page.as('page'))
+    .select([
+      sql<string | null>`string_agg(page.json, ',' order by page.n) filter (where page.n <= ${limit})`.as('json'),
+      sql<string | null>`max(page.at) filter (where page.n = ${limit})`.as('at'),
+      sql<string | null>`max(page.id::text) filter (where page.n = ${limit})`.as('id'),
+      sql<number>`count(*)::int`.as('rows'),
+    ])
+    .executeTakeFirstOrThrow();
+  const json = `[${answer.json ?? ''}]`;
+  return answer.rows > limit && answer.at && answer.id ? { json, next: encodeCursor(answer.at, answer.id) } : { json };
 }

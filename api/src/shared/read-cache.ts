@@ -96,7 +96,11 @@ export async function sendCachedText(
   key: string,
   load: () => Promise<{ json: string; next?: string | undefined }>,
 ): Promise<FastifyReply> {
-  const answer = await cache.get(workspaceId, key, load);
+  // Kept as bytes, so a hit neither measures nor encodes the text again.
+  const answer = await cache.get(workspaceId, key, async () => {
+    const { json, next } = await load();
+    return { body: Buffer.from(json), next };
+  });
   if (answer.next) void reply.header(NEXT_CURSOR_HEADER, answer.next);
-  return reply.type('application/json; charset=utf-8').send(answer.json);
+  return reply.type('application/json; charset=utf-8').send(answer.body);
 }

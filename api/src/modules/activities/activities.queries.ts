@@ -1,7 +1,7 @@
 import type { ActivityType } from '@farm/sql';
 import type { Db } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
-import { isoText, jsonObject, type JsonRow } from '../../shared/json-rows.ts';
+import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Activity } from '../../contracts/index.ts';
 
 /** The one writer of the feed and the audit log lives with the workers, who record facts too. */
@@ -16,24 +16,16 @@ export interface ActivityFilter {
   limit: number;
 }
 
-/** Newest first. */
-/** Newest first, as JSON text rows of the activity's response shape, one more than the page (see json-rows.ts). */
-export function listActivitiesJson(db: Db, workspaceId: string, filter: ActivityFilter): Promise<JsonRow[]> {
+/** Newest first: a page of the feed as its response's JSON text (see json-rows.ts). */
+export function listActivitiesJson(db: Db, workspaceId: string, filter: ActivityFilter): Promise<JsonPage> {
   const cursor = decodeCursor(filter.cursor);
-  let query = db
-    .selectFrom('activities')
-    .select([activityJson.as('json'), isoText('createdAt').as('at'), 'id'])
-    .where('workspaceId', '=', workspaceId);
+  let query = db.selectFrom('activities').where('workspaceId', '=', workspaceId);
   if (filter.type) query = query.where('type', '=', filter.type);
   if (filter.deviceId) query = query.where('deviceId', '=', filter.deviceId);
   if (filter.from) query = query.where('createdAt', '>=', new Date(filter.from));
   if (filter.to) query = query.where('createdAt', '<', new Date(filter.to));
   if (cursor) query = query.where(pastCursor(cursor, 'newest'));
-  return query
-    .orderBy('createdAt', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute();
+  return jsonPage(db, query, { json: activityJson, order: 'newest', limit: filter.limit });
 }
 
 /** An activity as its response shape, written by the database. */

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { activity, activityListQuery } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { jsonPage } from '../../shared/json-rows.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
 import { listActivitiesJson } from './activities.queries.ts';
 
@@ -16,7 +15,7 @@ export const activitiesRoutes: FastifyPluginAsyncZod = async (app) => {
       const limit = request.query.limit ?? DEFAULT_ACTIVITIES;
       const { workspaceId } = actorOf(request);
       return sendCachedText(reply, app.ctx.reads, workspaceId, `activities ${JSON.stringify(request.query)}`, async () =>
-        jsonPage(await listActivitiesJson(app.ctx.db, workspaceId, { ...request.query, limit }), limit),
+        listActivitiesJson(app.ctx.db, workspaceId, { ...request.query, limit }),
       );
     },
   );

@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, DeviceStatus } from '@farm/sql';
 import type { Device, UpdateDeviceBody } from '../../contracts/index.ts';
-import { isoText, jsonObject, type JsonRow } from '../../shared/json-rows.ts';
+import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
@@ -23,14 +23,10 @@ export function filteredDevices<O>(query: SelectQueryBuilder<DB, 'devices', O>, 
 }
 
 /** Oldest first, so a phone keeps its place in the grid as others are added. */
-function devicesInOrder<O>(query: SelectQueryBuilder<DB, 'devices', O>, workspaceId: string, filter: DeviceFilter) {
+function devicesAfter<O>(query: SelectQueryBuilder<DB, 'devices', O>, workspaceId: string, filter: DeviceFilter) {
   const cursor = decodeCursor(filter.cursor);
-  let q = filteredDevices(query, workspaceId, filter);
-  if (cursor) q = q.where(pastCursor(cursor, 'oldest'));
-  return q
-    .orderBy('createdAt')
-    .orderBy('id')
-    .limit(filter.limit + 1);
+  const q = filteredDevices(query, workspaceId, filter);
+  return cursor ? q.where(pastCursor(cursor, 'oldest')) : q;
 }
 
 /** A device as its response shape, written by the database. */
@@ -55,9 +51,9 @@ const deviceJson = jsonObject<Device>('devices', {
   updatedAt: 'time',
 });
 
-/** The list as JSON text rows, one more than the page (see json-rows.ts). */
-export function listDevicesJson(db: Db, workspaceId: string, filter: DeviceFilter): Promise<JsonRow[]> {
-  return devicesInOrder(db.selectFrom('devices').select([deviceJson.as('json'), isoText('createdAt').as('at'), 'id']), workspaceId, filter).execute();
+/** A page of the list as its response's JSON text (see json-rows.ts). */
+export function listDevicesJson(db: Db, workspaceId: string, filter: DeviceFilter): Promise<JsonPage> {
+  return jsonPage(db, devicesAfter(db.selectFrom('devices'), workspaceId, filter), { json: deviceJson, order: 'oldest', limit: filter.limit });
 }
 
 export function findDevice(db: Db, workspaceId: string, id: string) {

@@ -21,7 +21,6 @@ import type { Actor, Tx } from '../../shared/types.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
-import { jsonPage } from '../../shared/json-rows.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
@@ -100,7 +99,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { workspaceId } = actorOf(request);
       return sendCachedText(reply, app.ctx.reads, workspaceId, `devices ${JSON.stringify(request.query)}`, async () =>
-        jsonPage(await listDevicesJson(db, workspaceId, { ...request.query, limit }), limit),
+        listDevicesJson(db, workspaceId, { ...request.query, limit }),
       );
     },
   );

@@ -2,7 +2,7 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
-import { isoText, jsonObject, type JsonRow } from '../../shared/json-rows.ts';
+import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Task } from '../../contracts/index.ts';
 import { escapeLike } from '../devices/devices.queries.ts';
 
@@ -35,16 +35,11 @@ function filtered<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: str
   return q;
 }
 
-/** Newest first, as JSON text rows of the task's response shape, one more than the page (see json-rows.ts). */
-export function listTasksJson(db: Db, workspaceId: string, filter: TaskFilter & { cursor?: string | undefined; limit: number }): Promise<JsonRow[]> {
+/** Newest first: a page of the list as its response's JSON text (see json-rows.ts). */
+export function listTasksJson(db: Db, workspaceId: string, filter: TaskFilter & { cursor?: string | undefined; limit: number }): Promise<JsonPage> {
   const cursor = decodeCursor(filter.cursor);
-  let query = filteredTasks(db.selectFrom('tasks').select([taskJson.as('json'), isoText('createdAt').as('at'), 'id']), workspaceId, filter);
-  if (cursor) query = query.where(pastCursor(cursor, 'newest'));
-  return query
-    .orderBy('createdAt', 'desc')
-    .orderBy('id', 'desc')
-    .limit(filter.limit + 1)
-    .execute();
+  const rows = filteredTasks(db.selectFrom('tasks'), workspaceId, filter);
+  return jsonPage(db, cursor ? rows.where(pastCursor(cursor, 'newest')) : rows, { json: taskJson, order: 'newest', limit: filter.limit });
 }
 
 /** A task as its response shape, written by the database. */

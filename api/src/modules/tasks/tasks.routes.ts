@@ -18,7 +18,6 @@ import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
-import { jsonPage } from '../../shared/json-rows.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { countTasks, filteredTasks, findTask, listTasksJson } from './tasks.queries.ts';
@@ -40,7 +39,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const query = withMe(request.query, actor.userId);
       return sendCachedText(reply, app.ctx.reads, actor.workspaceId, `tasks ${JSON.stringify(query)}`, async () =>
-        jsonPage(await listTasksJson(db, actor.workspaceId, { ...query, limit }), limit),
+        listTasksJson(db, actor.workspaceId, { ...query, limit }),
       );
     },
   );
