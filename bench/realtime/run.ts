@@ -4,6 +4,7 @@
  * traffic in the same run. Defaults: 2,000 phones every 2 s, 200 browsers (the budget: p99 ≤ 150 ms).
  */
 import { fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { randomBytes, createHash } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -164,6 +165,7 @@ try {
       `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
     );
   }
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ phones, browsers, periodMs, baseline, product }));
 } finally {
   for (const socket of sockets) socket.disconnect();
   child.kill('SIGTERM');

@@ -1,11 +1,14 @@
 /**
  * The scheduler under load: 10,000 posts due in the same minute over 500 simulated phones (the reference agent,
- * protocol 2), with 1 and then 2 worker processes, an API process on PostgreSQL, and a Redis of the bench's own.
+ * protocol 2), on 1 API and 1 worker process, then 1 API and 2 workers, then 2 APIs and 2 workers (the phones split
+ * between the APIs, as behind a load balancer; BENCH_ROUNDS, e.g. "1+1,2+2"), on PostgreSQL and a Redis of the
+ * bench's own.
  * Prints due → dispatched p50/p99, due → published p99, when the last post was dispatched, and lost and doubled
  * counts (from the database and from the phones' journals), as ratios to a bare BullMQ enqueue → process round
  * trip measured against the same Redis in the same run. The budget: every post dispatched within 10 s of its time.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
@@ -72,30 +75,37 @@ function start(script: string, env: Record<string, string>, cwd = root): ChildPr
   return spawn(process.execPath, ['--import', 'tsx', script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-async function round(workers: number) {
-  const { url: databaseUrl, database } = await freshDatabase(`farm_bench_scheduler_${workers}`);
+async function round(apis: number, workers: number) {
+  const { url: databaseUrl, database } = await freshDatabase(`farm_bench_scheduler_${apis}_${workers}`);
   const db = database.db;
-  await new Redis(redisUrl).flushall();
-  const port = await freePort();
+  const flush = new Redis(redisUrl);
+  await flush.flushall();
+  flush.disconnect();
   const env = {
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
-    PORT: String(port),
     HOST: '127.0.0.1',
     RUN_WORKERS: '0',
     DEMO: '0',
     LOG_LEVEL: 'silent',
     READ_CACHE_MS: '0',
   };
-  const api = start('api/src/server.ts', env);
-  const origin = `http://127.0.0.1:${port}`;
-  await until(
-    async () =>
-      fetch(`${origin}/api/config`)
-        .then((r) => r.ok)
-        .catch(() => false),
-    60_000,
-  );
+  const origins: string[] = [];
+  const apiProcesses: ChildProcess[] = [];
+  for (let i = 0; i < apis; i += 1) {
+    const port = await freePort();
+    apiProcesses.push(start('api/src/server.ts', { ...env, PORT: String(port) }));
+    origins.push(`http://127.0.0.1:${port}`);
+  }
+  for (const origin of origins) {
+    await until(
+      async () =>
+        fetch(`${origin}/api/config`)
+          .then((r) => r.ok)
+          .catch(() => false),
+      60_000,
+    );
+  }
 
   // The farm, written straight into the database: one workspace, 500 phones with credentials, an account on each.
   const ws = await db.insertInto('workspaces').values({ name: 'Bench farm' }).returning('id').executeTakeFirstOrThrow();
@@ -122,9 +132,9 @@ async function round(workers: number) {
     )
     .returning('id')
     .execute();
-  const phones = tokens.map((token) => {
+  const phones = tokens.map((token, i) => {
     const journal = new Journal();
-    return { journal, phone: new SimulatedPhone({ url: origin, token, journal, workMs: WORK_MS, reconnectionDelayMs: 500 }) };
+    return { journal, phone: new SimulatedPhone({ url: origins[i % apis]!, token, journal, workMs: WORK_MS, reconnectionDelayMs: 500 }) };
   });
   await until(async () => phones.every(({ phone }) => phone.connected), 120_000);
 
@@ -168,10 +178,11 @@ async function round(workers: number) {
   for (const { journal } of phones) for (const [taskId, n] of journal.completedRuns()) runs.set(taskId, (runs.get(taskId) ?? 0) + n);
 
   for (const { phone } of phones) phone.close();
-  for (const child of [...children, api]) child.kill('SIGTERM');
+  for (const child of [...children, ...apiProcesses]) child.kill('SIGTERM');
   await pause(1000);
   await database.close();
   return {
+    apis,
     workers,
     dispatchedP50: percentile(dispatched, 50),
     dispatchedP99: percentile(dispatched, 99),
@@ -186,22 +197,25 @@ try {
   const bare = await bareRoundTrip();
   console.log(`bare BullMQ enqueue → process: p50 ${bare.p50} ms, p99 ${bare.p99} ms`);
   const results = [];
-  for (const workers of [1, 2]) {
-    const result = await round(workers);
+  const rounds = (process.env.BENCH_ROUNDS ?? '1+1,1+2,2+2').split(',').map((pair) => pair.split('+').map(Number) as [number, number]);
+  for (const [apis, workers] of rounds) {
+    const result = await round(apis, workers);
     results.push(result);
     console.log(JSON.stringify(result));
   }
+  const single = results[0]!;
   console.log(`\n${POSTS} posts due at once over ${PHONES} phones (${WORK_MS} ms of work each); ratios to the bare BullMQ round trip p99 (${bare.p99} ms)`);
-  console.log('| workers | due → dispatched p50 | p99 | last dispatched | due → published p99 | lost | doubled |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| APIs + workers | due → dispatched p50 | p99 | last dispatched | due → published p99 | published p99 ÷ first row | lost | doubled |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const ratio = (ms: number) => `${ms} ms (${(ms / Math.max(1, bare.p99)).toFixed(0)}×)`;
     console.log(
-      `| ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${r.lost} | ${r.doubled} |`,
+      `| ${r.apis} + ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${(r.publishedP99 / Math.max(1, single.publishedP99)).toFixed(2)} | ${r.lost} | ${r.doubled} |`,
     );
   }
   const fastest = Math.min(...results.map((r) => r.lastDispatched));
   console.log(`\nbudget: all dispatched within 10 s → ${fastest <= 10_000 ? 'met' : 'missed'} (${fastest} ms)`);
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ posts: POSTS, phones: PHONES, bare, results }));
 } finally {
   redis.kill('SIGKILL');
 }
