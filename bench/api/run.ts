@@ -45,7 +45,7 @@ async function startServer(extraEnv: Record<string, string>, profile = false) {
 }
 
 const origin = `http://127.0.0.1:${port}`;
-const targets = [
+const targets: [string, string][] = [
   ['bare Fastify route (baseline)', '/bench/bare'],
   ['trivial signed-in route', '/api/bench/signed-in'],
   ['GET /api/devices', '/api/devices'],
@@ -53,7 +53,7 @@ const targets = [
   ['GET /api/analytics/stats', '/api/analytics/stats'],
   ['GET /api/activities', '/api/activities'],
   ['GET /api/tasks/counts', '/api/tasks/counts'],
-] as const;
+];
 
 interface Row {
   name: string;
@@ -67,7 +67,15 @@ interface Row {
   load: number;
 }
 
+/** Adds a bare route answering as many bytes as the devices page, once its size is known. */
+async function sizeTheBytesBaseline(cookie: string): Promise<void> {
+  if (targets.some(([, path]) => path.startsWith('/bench/bytes'))) return;
+  const size = (await (await fetch(`${origin}/api/devices`, { headers: { cookie } })).arrayBuffer()).byteLength;
+  targets.splice(2, 0, [`bare route, ${Math.round(size / 1024)} KB answer (devices' size)`, `/bench/bytes?bytes=${size}`]);
+}
+
 async function measure(label: string, cookie: string, server: number): Promise<Row[]> {
+  await sizeTheBytesBaseline(cookie);
   const rows: Row[] = [];
   for (const [name, path] of targets) {
     if (only && !path.includes(only) && !path.includes('/bench/')) continue;

@@ -46,10 +46,10 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     const token = request.cookies[SESSION_COOKIE];
     if (token && !SAFE_METHODS.has(request.method)) refuseCrossSite(request, options.publicUrl);
     if (!token) return;
-    // Reads may reuse a lookup of the last moment; every write checks the session afresh.
-    const cached = SAFE_METHODS.has(request.method) ? sessions.get(token) : undefined;
-    if (cached !== undefined) {
-      request.session = cached;
+    // Reads may reuse a lookup of the last moment (or one in flight); every write checks the session afresh.
+    if (SAFE_METHODS.has(request.method)) {
+      const cached = sessions.get(token);
+      request.session = cached !== undefined ? cached : await sessions.load(token, () => findSession(db, token));
       return;
     }
     request.session = (await findSession(db, token)) ?? null;
@@ -76,10 +76,33 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
 }
 
 /** Session lookups of the last moment, by cookie token; a logout or deactivation here drops them at once. */
-class SessionCache {
+export class SessionCache {
   private readonly entries = new Map<string, { session: SessionUser | null; expires: number }>();
+  /** Lookups under way: reads arriving meanwhile share them, so an expiry under load costs one query, not one per request. */
+  private readonly pending = new Map<string, Promise<SessionUser | null>>();
+  /** Moves on every forget(), so a lookup begun before a logout is not remembered after it. */
+  private generation = 0;
 
   constructor(private readonly ttlMs: number) {}
+
+  /** Looks the token up, sharing a lookup already under way, and remembers the answer. */
+  load(token: string, find: () => Promise<SessionUser | undefined>): Promise<SessionUser | null> {
+    if (this.ttlMs <= 0) return find().then((session) => session ?? null);
+    const running = this.pending.get(token);
+    if (running) return running;
+    const generation = this.generation;
+    const lookup = find()
+      .then((found) => {
+        const session = found ?? null;
+        if (this.generation === generation) this.set(token, session);
+        return session;
+      })
+      .finally(() => {
+        if (this.pending.get(token) === lookup) this.pending.delete(token);
+      });
+    this.pending.set(token, lookup);
+    return lookup;
+  }
 
   get(token: string, now = Date.now()): SessionUser | null | undefined {
     const entry = this.entries.get(token);
@@ -94,6 +117,8 @@ class SessionCache {
   }
 
   forget(sessionIds: readonly string[]): void {
+    this.generation += 1;
+    this.pending.clear();
     const ids = new Set(sessionIds);
     for (const [token, entry] of this.entries) if (entry.session && ids.has(entry.session.sessionId)) this.entries.delete(token);
   }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../shared/types.ts';
 import type { Role } from '../contracts/index.ts';
 
@@ -30,29 +30,24 @@ export interface SessionUser {
   deactivatedAt: Date | null;
 }
 
+/**
+ * Written out once rather than built per call: it runs on every signed-in request that the session cache does not
+ * answer, and building it was a fifth of such a request's work. Same columns and joins as the builder would write.
+ */
+const FIND_SESSION = `select s.id as "sessionId", s.last_seen_at as "lastSeenAt", u.id, u.email, u.name,
+  coalesce(m.role, u.role) as role, u.created_at as "createdAt", m.workspace_id as "workspaceId",
+  w.name as "workspaceName", m.deactivated_at as "deactivatedAt"
+from auth_sessions as s
+inner join users as u on u.id = s.user_id
+left join workspace_members as m on m.user_id = u.id
+left join workspaces as w on w.id = m.workspace_id
+where s.token_hash = $1 and s.expires_at > $2 and s.last_seen_at > $3`;
+
 /** The live session behind a cookie token, with its person and workspace; undefined when expired or unknown. */
 export async function findSession(db: Db, token: string, now = new Date()): Promise<SessionUser | undefined> {
-  const row = await db
-    .selectFrom('authSessions as s')
-    .innerJoin('users as u', 'u.id', 's.userId')
-    .leftJoin('workspaceMembers as m', 'm.userId', 'u.id')
-    .leftJoin('workspaces as w', 'w.id', 'm.workspaceId')
-    .select([
-      's.id as sessionId',
-      's.lastSeenAt',
-      'u.id',
-      'u.email',
-      'u.name',
-      sql<Role>`coalesce(m.role, u.role)`.as('role'),
-      'u.createdAt',
-      'm.workspaceId',
-      'w.name as workspaceName',
-      'm.deactivatedAt',
-    ])
-    .where('s.tokenHash', '=', hashToken(token))
-    .where('s.expiresAt', '>', now)
-    .where('s.lastSeenAt', '>', new Date(now.getTime() - SESSION_IDLE_MS))
-    .executeTakeFirst();
+  const idleSince = new Date(now.getTime() - SESSION_IDLE_MS);
+  const result = await db.executeQuery<SessionUser>(CompiledQuery.raw(FIND_SESSION, [hashToken(token), now, idleSince]));
+  const row = result.rows[0];
   if (!row) return undefined;
   if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
     await db.updateTable('authSessions').set({ lastSeenAt: now }).where('id', '=', row.sessionId).execute();
