@@ -17,14 +17,21 @@ export function isoText(column: string): RawBuilder<string> {
   return sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
-/** One row as the JSON text of its response: `{"id":…,"lastActive":"2026-…Z",…}`, keys in the contract's order. */
+/** A column's name in the database, as the CamelCasePlugin writes it (lastSeenAt → last_seen_at). */
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * One row as the JSON text of its response: `{"id":…,"lastActive":"2026-…Z",…}`, keys in the contract's order.
+ * Its SQL is written once, here, as text: built from references on every request it cost a list a tenth of its time.
+ */
 export function jsonObject<T>(table: string, fields: { [K in keyof T & string]: JsonKind }): RawBuilder<string> {
-  const columns = Object.entries(fields as Record<string, JsonKind>).map(
+  const columns = Object.entries(fields as Record<string, JsonKind>).map(([key, kind]) => {
     // The keys are this file's callers' constants, quoted as they are so they keep their case.
-    ([key, kind]) => sql`${kind === 'time' ? isoText(`${table}.${key}`) : sql.ref(`${table}.${key}`)} as ${sql.raw(`"${key}"`)}`,
-  );
+    const column = `"${table}"."${snakeCase(key)}"`;
+    return `${kind === 'time' ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column} as "${key}"`;
+  });
   // row_to_json writes compact JSON in the columns' order (json_build_object would add spaces, jsonb reorder keys).
-  return sql<string>`(select row_to_json(r)::text from (select ${sql.join(columns)}) r)`;
+  return sql.raw<string>(`(select row_to_json(r)::text from (select ${columns.join(', ')}) r)`);
 }
 
 export interface JsonPage {
