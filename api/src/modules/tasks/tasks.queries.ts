@@ -72,7 +72,7 @@ const taskJson = jsonObject<Task>('tasks', {
 });
 
 /** The workspace's tasks in each status, from the tallies its task changes append (migration 0024): exact as of this transaction. */
-export async function tallyTasks(db: Db, workspaceId: string): Promise<Record<TaskStatus, number>> {
+async function tallyTasks(db: Db, workspaceId: string): Promise<Record<TaskStatus, number>> {
   const rows = await db
     .selectFrom('taskTallies')
     .select(['status', sql<number>`sum(n)::int`.as('n')])
