@@ -1,7 +1,11 @@
-/** Small helpers every bench uses: waiting, percentiles, a free port. */
+/** Small helpers every bench uses: waiting, percentiles, a free port, a database and an API process of its own. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { migrate, openDatabase } from '@farm/sql';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,22 +58,45 @@ export function postgresCpuSince(before: Map<number, number>): number {
   return total;
 }
 
-/** A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it. */
-export async function benchDatabase(base: string, name: string) {
+/** A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it, unless BENCH_KEEP=1 asks to keep it for a closer look. */
+export async function benchDatabase(base: string, name: string, poolSize = 2) {
   const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
   await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.exec(`CREATE DATABASE ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize });
   await migrate(database);
   return {
     database,
     url: url.toString(),
     async drop() {
       await database.close();
-      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      if (process.env.BENCH_KEEP !== '1') await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       await admin.close();
     },
   };
+}
+
+/**
+ * The product's API as a process of its own on a free port (no Redis, no demo, silent unless `env` says otherwise),
+ * answered once its /readyz says so.
+ */
+export async function startApi(env: Record<string, string>): Promise<{ api: ChildProcess; origin: string }> {
+  const port = await freePort();
+  const api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
+    cwd: root,
+    env: { ...process.env, REDIS_URL: '', HOST: '127.0.0.1', DEMO: '0', LOG_LEVEL: 'silent', ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 240; i += 1) {
+    const ready = await fetch(`${origin}/readyz`)
+      .then((answer) => answer.ok)
+      .catch(() => false);
+    if (ready) return { api, origin };
+    await pause(250);
+  }
+  api.kill('SIGKILL');
+  throw new Error('the API did not become ready within 60 s');
 }

@@ -10,14 +10,14 @@
  * BENCH_STEPS (default 1000,2000,3000,4000), BENCH_WINDOW_S (20), BENCH_SAMPLE (100 dispatches per step).
  * The phones, the server and PostgreSQL share this machine's cores: the figures are what the API gets of them.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import { benchDatabase, freePort, pause, percentile, processUsage } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, processUsage, startApi } from '../lib.ts';
 
 const STEPS = (process.env.BENCH_STEPS ?? '1000,2000,3000,4000').split(',').map(Number);
 const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
@@ -26,7 +26,6 @@ const HEARTBEAT_MS = 2000;
 const SCREENSHOT_MS = 10_000;
 const MAX = Math.max(...STEPS);
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const dbName = 'farm_bench_agents';
 // One 60 KB screenshot for every phone (the server stores what it is sent; it does not decode it).
 const screenshot = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(60 * 1024 - 4)]).toString('base64');
@@ -199,31 +198,9 @@ try {
         .execute()),
     );
   }
-  const port = await freePort();
-  api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DEMO: '0',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: dataDir,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i += 1) {
-    if (
-      await fetch(`${origin}/readyz`)
-        .then((r) => r.ok)
-        .catch(() => false)
-    )
-      break;
-    await pause(250);
-  }
+  const started = await startApi({ DATABASE_URL: databaseUrl, DATA_DIR: dataDir });
+  api = started.api;
+  const { api: server, origin } = started;
   let round = 0;
   /** Posts due now on SAMPLE connected phones; answers dispatch → ack of their first attempts as the server stamped them. */
   const productSample = async (connected: number) => {
@@ -257,7 +234,7 @@ try {
     return [...acked, ...Array.from({ length: SAMPLE - acked.length }, () => Number.POSITIVE_INFINITY)];
   };
   let stepIndex = 0;
-  const product = await drive('product', origin, api.pid!, tokens, () => productSample(STEPS[stepIndex++]!));
+  const product = await drive('product', origin, server.pid!, tokens, () => productSample(STEPS[stepIndex++]!));
 
   // ── the report ─────────────────────────────────────────────────────────────────────────────────────────
   const fmt = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '—');

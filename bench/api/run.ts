@@ -8,8 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { migrate, openDatabase } from '@farm/sql';
-import { postgresCpu, postgresCpuSince, processUsage } from '../lib.ts';
+import { benchDatabase, postgresCpu, postgresCpuSince, processUsage } from '../lib.ts';
 import { FARM, seedFarm } from './seed.ts';
 
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,14 +18,7 @@ const only = process.env.BENCH_ONLY;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const port = Number(process.env.BENCH_PORT ?? 3950);
 
-const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.exec(`CREATE DATABASE ${dbName}`);
-const url = new URL(base);
-url.pathname = `/${dbName}`;
-
-const database = await openDatabase({ kind: 'postgres', url: url.toString() });
-await migrate(database);
+const { database, url, drop } = await benchDatabase(base, dbName, 10);
 
 /** BENCH_PROFILE=DIR writes a CPU profile (.cpuprofile) of the server without the cache into DIR. */
 const profileDir = process.env.BENCH_PROFILE;
@@ -34,7 +26,7 @@ const profileDir = process.env.BENCH_PROFILE;
 async function startServer(extraEnv: Record<string, string>, profile = false) {
   const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx', ...(profile && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0', ...extraEnv },
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0', ...extraEnv },
     stdio: 'inherit',
   });
   await new Promise<void>((resolve, reject) => {
@@ -157,8 +149,5 @@ try {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-  await database.close();
-  // BENCH_KEEP=1 leaves the seeded database for a closer look.
-  if (process.env.BENCH_KEEP !== '1') await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.close();
+  await drop();
 }

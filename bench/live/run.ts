@@ -8,14 +8,14 @@
  *
  * BENCH_PHONES (20), BENCH_WATCHERS (2), BENCH_WINDOW_S (20). Phones, watchers, server and PostgreSQL share the cores.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import { benchDatabase, freePort, pause, percentile, processUsage } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, processUsage, startApi } from '../lib.ts';
 
 const PHONES = Number(process.env.BENCH_PHONES ?? 20);
 const WATCHERS = Number(process.env.BENCH_WATCHERS ?? 2);
@@ -23,7 +23,6 @@ const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const TAP_MS = 500;
 const FRAME_BYTES = 50 * 1024;
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const dbName = 'farm_bench_live';
 /** Frames as big as a phone's 720 px JPEGs; the server passes them on without decoding. */
 const frames = Array.from({ length: 8 }, () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(FRAME_BYTES - 4)]));
@@ -201,33 +200,11 @@ bare.kill('SIGTERM');
 
 // ── the product ───────────────────────────────────────────────────────────────────────────────────────────
 const { database, url: databaseUrl, drop } = await benchDatabase(base, dbName);
-const port = await freePort();
-const origin = `http://127.0.0.1:${port}`;
 let api: ChildProcess | undefined;
 try {
-  api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DEMO: '0',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-live-')),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 240; i += 1) {
-    if (
-      await fetch(`${origin}/readyz`)
-        .then((r) => r.ok)
-        .catch(() => false)
-    )
-      break;
-    await pause(250);
-  }
+  const started = await startApi({ DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-live-')) });
+  api = started.api;
+  const { api: server, origin } = started;
   const signup = await fetch(`${origin}/api/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -250,7 +227,7 @@ try {
   const product = await drive(
     'product',
     origin,
-    api.pid!,
+    server.pid!,
     tokens.map((token) => ({ token })),
     devices.map((device) => device.id),
     cookie,

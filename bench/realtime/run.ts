@@ -9,7 +9,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import { migrate, openDatabase } from '@farm/sql';
+import { benchDatabase, percentile } from '../lib.ts';
 
 const phones = Number(process.env.BENCH_PHONES ?? 2000);
 const browsers = Number(process.env.BENCH_BROWSERS ?? 200);
@@ -20,17 +20,11 @@ const barePort = port + 1;
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = 'farm_bench_realtime';
 
-const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-await admin.exec(`CREATE DATABASE ${dbName}`);
-const url = new URL(base);
-url.pathname = `/${dbName}`;
-const database = await openDatabase({ kind: 'postgres', url: url.toString() });
-await migrate(database);
+const { database, url, drop } = await benchDatabase(base, dbName, 10);
 
 const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
   execArgv: ['--import', 'tsx'],
-  env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(port), BARE_PORT: String(barePort), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
+  env: { ...process.env, DATABASE_URL: url, PORT: String(port), BARE_PORT: String(barePort), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
   stdio: 'inherit',
 });
 await new Promise<void>((resolve, reject) => {
@@ -40,10 +34,6 @@ await new Promise<void>((resolve, reject) => {
 
 const origin = `http://127.0.0.1:${port}`;
 const sockets: Socket[] = [];
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-};
 
 async function waitConnected(list: Socket[]) {
   await Promise.all(
@@ -169,7 +159,5 @@ try {
 } finally {
   for (const socket of sockets) socket.disconnect();
   child.kill('SIGTERM');
-  await database.close();
-  await admin.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.close();
+  await drop();
 }

@@ -14,8 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
-import { migrate, openDatabase, type Database } from '@farm/sql';
-import { freePort, pause, percentile } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, startApi } from '../lib.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const PHONES = Number(process.env.BENCH_PHONES ?? 500);
@@ -59,53 +58,25 @@ async function bareRoundTrip(jobs = 2000): Promise<{ p50: number; p99: number }>
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-async function freshDatabase(name: string): Promise<{ url: string; database: Database }> {
-  const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-  await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 5 });
-  await migrate(database);
-  return { url: url.toString(), database };
-}
-
-function start(script: string, env: Record<string, string>, cwd = root): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+/** A workers process on the bench's database and Redis. */
+function startWorkers(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: `${root}workers/`,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 async function round(apis: number, workers: number) {
-  const { url: databaseUrl, database } = await freshDatabase(`farm_bench_scheduler_${apis}_${workers}`);
+  const { url: databaseUrl, database, drop } = await benchDatabase(base, `farm_bench_scheduler_${apis}_${workers}`, 5);
   const db = database.db;
   const flush = new Redis(redisUrl);
   await flush.flushall();
   flush.disconnect();
-  const env = {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    HOST: '127.0.0.1',
-    RUN_WORKERS: '0',
-    DEMO: '0',
-    LOG_LEVEL: 'silent',
-    READ_CACHE_MS: '0',
-  };
-  const origins: string[] = [];
-  const apiProcesses: ChildProcess[] = [];
-  for (let i = 0; i < apis; i += 1) {
-    const port = await freePort();
-    apiProcesses.push(start('api/src/server.ts', { ...env, PORT: String(port) }));
-    origins.push(`http://127.0.0.1:${port}`);
-  }
-  for (const origin of origins) {
-    await until(
-      async () =>
-        fetch(`${origin}/api/config`)
-          .then((r) => r.ok)
-          .catch(() => false),
-      60_000,
-    );
-  }
+  const env = { DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, RUN_WORKERS: '0', READ_CACHE_MS: '0' };
+  const started = [];
+  for (let i = 0; i < apis; i += 1) started.push(await startApi(env));
+  const origins = started.map(({ origin }) => origin);
 
   // The farm, written straight into the database: one workspace, 500 phones with credentials, an account on each.
   const ws = await db.insertInto('workspaces').values({ name: 'Bench farm' }).returning('id').executeTakeFirstOrThrow();
@@ -154,7 +125,7 @@ async function round(apis: number, workers: number) {
       .execute();
   }
   // Each workers process on one machine takes a health port of its own.
-  const children = Array.from({ length: workers }, () => start('src/main.ts', { ...env, HEALTH_PORT: '0' }, `${root}workers/`));
+  const children = Array.from({ length: workers }, () => startWorkers({ ...env, HEALTH_PORT: '0' }));
   await until(async () => {
     const left = await db
       .selectFrom('posts')
@@ -178,9 +149,9 @@ async function round(apis: number, workers: number) {
   for (const { journal } of phones) for (const [taskId, n] of journal.completedRuns()) runs.set(taskId, (runs.get(taskId) ?? 0) + n);
 
   for (const { phone } of phones) phone.close();
-  for (const child of [...children, ...apiProcesses]) child.kill('SIGTERM');
+  for (const child of [...children, ...started.map(({ api }) => api)]) child.kill('SIGTERM');
   await pause(1000);
-  await database.close();
+  await drop();
   return {
     apis,
     workers,
