@@ -79,4 +79,24 @@ describe.each(kinds)('migrations on %s', (kind) => {
     const updated = await database.db.updateTable('devices').set({ battery: 40 }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
     expect(updated.updatedAt.getTime()).toBeGreaterThan(device.updatedAt.getTime());
   });
+
+  it("keeps each phone's answer in its row, written for phones already there without touching their updated_at", async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    const before = all.filter((m) => m.name < '0025');
+    await migrate(database, before);
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    await sql`insert into devices (workspace_id, name, battery, model, screen_on, updated_at)
+      values (${ws.id}, 'Pixel "old"', 55, null, true, timestamptz '2026-01-02 03:04:05.678+00')`.execute(database.db);
+    await migrate(database, all);
+    const row = async () =>
+      (await sql<{ answer: string; updatedAt: Date }>`select answer_json as answer, updated_at as "updatedAt" from devices`.execute(database.db)).rows[0]!;
+    const old = await row();
+    expect(old.updatedAt.toISOString()).toBe('2026-01-02T03:04:05.678Z');
+    expect(JSON.parse(old.answer)).toMatchObject({ name: 'Pixel "old"', battery: 55, model: null, screenOn: true, updatedAt: '2026-01-02T03:04:05.678Z' });
+    await database.db.updateTable('devices').set({ battery: 12, lastSeenAt: sql<Date>`timestamptz '2026-05-06 07:08:09.123999+00'` }).execute();
+    const changed = await row();
+    expect(JSON.parse(changed.answer)).toMatchObject({ battery: 12, lastSeenAt: '2026-05-06T07:08:09.124Z', updatedAt: changed.updatedAt.toISOString() });
+    expect(changed.updatedAt.getTime()).toBeGreaterThan(old.updatedAt.getTime());
+  });
 });

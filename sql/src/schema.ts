@@ -125,6 +125,8 @@ export interface DevicesTable {
   controlledSince: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** The row as the API answers it (JSON text), written by the database on every change (migration 0025). */
+  answerJson: ColumnType<string, never, never>;
 }
 
 export interface TasksTable {
@@ -505,7 +507,41 @@ export interface DB extends ManagerConsoleTables {
   passwordResets: PasswordResetsTable;
 }
 
-export type DeviceRow = Selectable<DevicesTable>;
+/** A device as the code reads it: every column but the stored answer, which only the devices list reads. */
+export type DeviceRow = Omit<Selectable<DevicesTable>, 'answerJson'>;
+
+/**
+ * The columns of a `DeviceRow`, for `select` and `returning` on devices in place of `*`: the stored answer stays in
+ * the database (it would otherwise ride along into every event about a phone).
+ */
+export const deviceColumns = [
+  'id',
+  'workspaceId',
+  'name',
+  'status',
+  'battery',
+  'lastActive',
+  'assignedToId',
+  'sessionTime',
+  'lastSeenAt',
+  'agentProtocol',
+  'agentVersion',
+  'hostId',
+  'serial',
+  'model',
+  'androidVersion',
+  'screenOn',
+  'foregroundApp',
+  'controlledById',
+  'controlledByName',
+  'controlledSince',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof DeviceRow)[];
+
+// Every column of a DeviceRow is listed above: a column added to DevicesTable and not there fails to compile here.
+const everyDeviceColumn: Record<Exclude<keyof DeviceRow, (typeof deviceColumns)[number]>, never> = {};
+void everyDeviceColumn;
 export type TaskRow = Selectable<TasksTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type ActivityRow = Selectable<ActivitiesTable>;

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { solidPng } from '@farm/agent-protocol';
-import type { DeviceStatus, Platform, PostStatus, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
+import { deviceColumns, type DeviceStatus, type Platform, type PostStatus, type TaskPriority, type TaskStatus, type TaskType } from '@farm/sql';
 import { deriveRoutineDuration, settingsFor, type RoutineType } from '../contracts/index.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Db } from '../shared/types.ts';
@@ -122,7 +122,7 @@ export async function seedDemo(db: Db, storage: Storage, now = new Date()): Prom
           };
         }),
       )
-      .returningAll()
+      .returning(deviceColumns)
       .execute();
 
     const types: TaskType[] = ['post', 'engage', 'warmup', 'monitor'];

@@ -67,6 +67,13 @@ describe('lists written by the database', () => {
     });
     expect(JSON.parse(rest.body)).toHaveLength(2);
     expect(rest.headers[NEXT_CURSOR_HEADER]).toBeUndefined();
+    // A phone just added, never changed since, and one changed by a heartbeat's statement.
+    const fresh = await buildDevice(operator, { name: 'Pixel json fresh' });
+    await sql`update devices set battery = 3, last_seen_at = now() where id = ${rows[0]!.id}`.execute(t.db);
+    const all = await t.app.inject({ method: 'GET', url: '/api/devices', headers: { cookie: `sid=${operator.cookie}` } });
+    const everyRow = await t.db.selectFrom('devices').selectAll().where('workspaceId', '=', workspaceId).orderBy('createdAt').orderBy('id').execute();
+    expect(everyRow.map((row) => row.id)).toContain(fresh.id);
+    expect(all.body).toBe(JSON.stringify(z.encode(z.array(device), everyRow.map(serialize))));
   });
 
   it('answers GET /api/tasks as the contract encodes the same rows', async () => {

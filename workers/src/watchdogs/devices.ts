@@ -3,7 +3,7 @@
  * its socket is still open and whichever API process held it (a crashed process leaves nothing "online").
  */
 import { sql } from 'kysely';
-import { serialize } from '@farm/sql';
+import { deviceColumns, serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
@@ -18,7 +18,7 @@ export async function processDevicesWatchdog(_data: unknown, deps: JobDeps): Pro
       .where('status', '<>', 'offline')
       .where('lastSeenAt', 'is not', null)
       .where('lastSeenAt', '<', sql<Date>`now() - (${silenceMs()} * interval '1 millisecond')`)
-      .returningAll()
+      .returning(deviceColumns)
       .execute();
     for (const device of rows) {
       const outbox = outboxes.for(device.workspaceId);

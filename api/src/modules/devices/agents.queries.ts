@@ -1,7 +1,7 @@
 /** What the phone side reads and writes about devices: credentials, hellos and goodbyes, screenshots. */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { DeviceRow, SessionRow } from '@farm/sql';
+import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db } from '../../shared/types.ts';
 
@@ -53,7 +53,7 @@ export function markHello(
     })
     .where('id', '=', device.id)
     .where('workspaceId', '=', device.workspaceId)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirst();
 }
 
@@ -64,7 +64,7 @@ export function markGone(db: Db, device: AgentDevice): Promise<DeviceRow | undef
     .set({ status: 'offline', lastActive: sql<Date>`now()` })
     .where('id', '=', device.id)
     .where('workspaceId', '=', device.workspaceId)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirst();
 }
 

@@ -1,7 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { DB, DeviceStatus } from '@farm/sql';
-import type { Device, UpdateDeviceBody } from '../../contracts/index.ts';
-import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
+import { deviceColumns, type DB, type DeviceStatus } from '@farm/sql';
+import type { UpdateDeviceBody } from '../../contracts/index.ts';
+import { jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
@@ -29,35 +29,20 @@ function devicesAfter<O>(query: SelectQueryBuilder<DB, 'devices', O>, workspaceI
   return cursor ? q.where(pastCursor(cursor, 'oldest')) : q;
 }
 
-/** A device as its response shape, written by the database. */
-const deviceJson = jsonObject<Device>('devices', {
-  id: 'value',
-  name: 'value',
-  status: 'value',
-  battery: 'value',
-  lastActive: 'time',
-  assignedToId: 'value',
-  sessionTime: 'value',
-  lastSeenAt: 'time',
-  agentProtocol: 'value',
-  hostId: 'value',
-  serial: 'value',
-  model: 'value',
-  androidVersion: 'value',
-  screenOn: 'value',
-  controlledById: 'value',
-  controlledByName: 'value',
-  createdAt: 'time',
-  updatedAt: 'time',
-});
-
-/** A page of the list as its response's JSON text (see json-rows.ts). */
+/**
+ * A page of the list as its response's JSON text (see json-rows.ts). Each row's text is already in the row, written by
+ * the database whenever the phone changes (migration 0025_device_answers.sql), so a read only joins them.
+ */
 export function listDevicesJson(db: Db, workspaceId: string, filter: DeviceFilter): Promise<JsonPage> {
-  return jsonPage(db, devicesAfter(db.selectFrom('devices'), workspaceId, filter), { json: deviceJson, order: 'oldest', limit: filter.limit });
+  return jsonPage(db, devicesAfter(db.selectFrom('devices'), workspaceId, filter), {
+    json: sql<string>`devices.answer_json`,
+    order: 'oldest',
+    limit: filter.limit,
+  });
 }
 
 export function findDevice(db: Db, workspaceId: string, id: string) {
-  return db.selectFrom('devices').selectAll().where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('devices').select(deviceColumns).where('workspaceId', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }
 
 export function escapeLike(text: string): string {
@@ -87,7 +72,7 @@ export function deviceHistory(db: Db, workspaceId: string, deviceId: string, lim
 }
 
 export function updateDevice(tx: Tx, id: string, changes: UpdateDeviceBody) {
-  return tx.updateTable('devices').set(changes).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return tx.updateTable('devices').set(changes).where('id', '=', id).returning(deviceColumns).executeTakeFirstOrThrow();
 }
 
 export function deleteDevice(tx: Tx, workspaceId: string, id: string) {

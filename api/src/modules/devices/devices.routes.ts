@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { deviceColumns } from '@farm/sql';
 import {
   bulkRefused,
   bulkResult,
@@ -126,7 +127,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         const created = await tx
           .insertInto('devices')
           .values({ ...fields, assignedToId: assignedToId ?? null, workspaceId: actor.workspaceId })
-          .returningAll()
+          .returning(deviceColumns)
           .executeTakeFirstOrThrow();
         outbox.add('device.created', serialize(created));
         await recordActivity(

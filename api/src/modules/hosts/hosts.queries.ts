@@ -1,6 +1,6 @@
 /** Farm hosts: PCs with phones on USB, each speaking with its own credential for the phones it registered. */
 import { sql } from 'kysely';
-import type { DeviceRow } from '@farm/sql';
+import { deviceColumns, type DeviceRow } from '@farm/sql';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 
@@ -97,7 +97,7 @@ export async function hostPhone(
       androidVersion: phone.androidVersion ?? null,
     })
     .onConflict((oc) => oc.columns(['workspaceId', 'serial']).where('serial', 'is not', null).doNothing())
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirst();
   if (created) return { device: created, created: true };
   const existing = await db
@@ -117,7 +117,7 @@ export async function hostPhone(
     .updateTable('devices')
     .set({ hostId: host.id, ...(phone.model ? { model: phone.model } : {}), ...(phone.androidVersion ? { androidVersion: phone.androidVersion } : {}) })
     .where('id', '=', device.id)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirstOrThrow();
   return { device: taken, created: false };
 }

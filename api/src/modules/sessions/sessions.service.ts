@@ -3,7 +3,7 @@
  * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
  */
 import { sql } from 'kysely';
-import type { DeviceStatus, SessionRow } from '@farm/sql';
+import { deviceColumns, type DeviceStatus, type SessionRow } from '@farm/sql';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isUuid } from '../../shared/paging.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
@@ -99,7 +99,7 @@ export async function startSession(
     .updateTable('devices')
     .set({ status: connectedAs('busy'), lastActive: now })
     .where('id', '=', device.id)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirstOrThrow();
   outbox.add('session.started', toSession(row));
   outbox.add('device.updated', serialize(updatedDevice));
@@ -129,7 +129,7 @@ export async function setSessionRunning(tx: Tx, actor: Actor, id: string, runnin
     .updateTable('devices')
     .set({ status: connectedAs(running ? 'busy' : 'idle'), lastActive: now })
     .where('id', '=', row.deviceId)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirstOrThrow();
   outbox.add('session.updated', toSession(updated));
   outbox.add('device.updated', serialize(device));
@@ -164,7 +164,7 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outb
     .updateTable('devices')
     .set({ status: connectedAs('online'), lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
     .where('id', '=', row.deviceId)
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirstOrThrow();
   outbox.add('session.ended', toSession(updated));
   outbox.add('device.updated', serialize(device));

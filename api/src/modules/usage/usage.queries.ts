@@ -4,7 +4,7 @@
  * own rule (a unique index), so two people racing for a phone never both get it.
  */
 import { sql } from 'kysely';
-import type { DeviceRow } from '@farm/sql';
+import { deviceColumns, type DeviceRow } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import type { AnalyticsWindow } from '../analytics/analytics.queries.ts';
 import { usageSecondsIn } from '../analytics/analytics.queries.ts';
@@ -102,7 +102,7 @@ export async function takeControl(db: Db, person: Person, deviceId: string, opti
         .updateTable('devices')
         .set({ controlledById: person.userId, controlledByName: person.name, controlledSince: sql<Date>`now()`, updatedAt: sql<Date>`now()` })
         .where('id', '=', deviceId)
-        .returningAll()
+        .returning(deviceColumns)
         .executeTakeFirstOrThrow();
       return { ok: true, usageId: usage.id, device: row, replaced };
     });
@@ -147,7 +147,7 @@ async function freeDevice(tx: Tx, deviceId: string): Promise<DeviceRow | undefin
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('deviceUsage').select('id').where('deviceId', '=', deviceId).where('mode', '=', 'control').where('endedAt', 'is', null))),
     )
-    .returningAll()
+    .returning(deviceColumns)
     .executeTakeFirst();
 }
 
