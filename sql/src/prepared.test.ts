@@ -54,6 +54,11 @@ describe.skipIf(!process.env.DATABASE_URL)('prepared statements on PostgreSQL', 
 
   const labelOf = (id: number) => sql<{ label: string; size: number }>`select label, size from things where id = ${id}`.execute(database.db);
 
+  it('opens its connections without JIT compilation', async () => {
+    const { rows } = await sql<{ jit: string }>`show jit`.execute(database.db);
+    expect(rows).toEqual([{ jit: 'off' }]);
+  });
+
   it('prepares a query once per connection and answers it with each call’s values', async () => {
     await sql`insert into things (id, label, size) values (${1}, ${'one'}, ${10}), (${2}, ${'two'}, ${20})`.execute(database.db);
     expect((await labelOf(1)).rows).toEqual([{ label: 'one', size: 10 }]);
