@@ -41,17 +41,20 @@ async function openPostgres(url: string, poolSize = 10, prepare = true): Promise
   const { Pool, types } = pg.default;
   // A calendar date stays a 'YYYY-MM-DD' string rather than a Date shifted by the server's zone.
   types.setTypeParser(DATE_OID, (value: string) => value);
-  const pool = new Pool({ connectionString: url, max: poolSize });
+  const pool = new Pool({
+    connectionString: url,
+    max: poolSize,
+    // No JIT compilation: the product's statements run for milliseconds, and compiling one the planner thinks is large
+    // (an analytics series over a farm's tasks) cost 15-20 ms of the server's CPU each time, more than the statement
+    // itself. Set on each new connection before its first use, so it needs no rights on the database.
+    onConnect: async (client) => {
+      await client.query('SET jit = off').catch(() => undefined);
+    },
+  });
   // An idle connection the server closed (a restart, a failover) is dropped and replaced on next use;
   // unhandled, the error would end the process.
   pool.on('error', (error: Error) => {
     process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`);
-  });
-  // No JIT compilation: the product's statements run for milliseconds, and compiling one the planner thinks is large
-  // (an analytics series over a farm's tasks) cost 15-20 ms of the server's CPU each time, more than the statement
-  // itself. Set per connection, so it needs no rights on the database and passes through a PgBouncer.
-  pool.on('connect', (client) => {
-    client.query('SET jit = off').catch(() => undefined);
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool }), plugins: [new CamelCasePlugin()] });
   return {

@@ -54,9 +54,22 @@ describe.skipIf(!process.env.DATABASE_URL)('prepared statements on PostgreSQL', 
 
   const labelOf = (id: number) => sql<{ label: string; size: number }>`select label, size from things where id = ${id}`.execute(database.db);
 
-  it('opens its connections without JIT compilation', async () => {
-    const { rows } = await sql<{ jit: string }>`show jit`.execute(database.db);
-    expect(rows).toEqual([{ jit: 'off' }]);
+  it('opens its connections without JIT compilation, before their first query', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const another = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+    try {
+      const answers = await Promise.all([sql<{ jit: string }>`show jit`.execute(another.db), sql<{ jit: string }>`show jit`.execute(another.db)]);
+      expect(answers.map((answer) => answer.rows)).toEqual([[{ jit: 'off' }], [{ jit: 'off' }]]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await another.close();
+    }
   });
 
   it('prepares a query once per connection and answers it with each call’s values', async () => {
