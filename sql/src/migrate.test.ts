@@ -99,4 +99,23 @@ describe.each(kinds)('migrations on %s', (kind) => {
     expect(JSON.parse(changed.answer)).toMatchObject({ battery: 12, lastSeenAt: '2026-05-06T07:08:09.124Z', updatedAt: changed.updatedAt.toISOString() });
     expect(changed.updatedAt.getTime()).toBeGreaterThan(old.updatedAt.getTime());
   });
+
+  it("lets a heartbeat's rewrite of a phone stay on its page without touching an index (a HOT update)", async () => {
+    const database = await fresh(kind);
+    await migrate(database);
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    const device = await database.db
+      .insertInto('devices')
+      .values({ workspaceId: ws.id, name: 'Pixel', status: 'online' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const hot = await database.db.transaction().execute(async (tx) => {
+      // The columns the heartbeat batch writes (api/src/realtime/pulse.ts), the status unchanged.
+      await sql`update devices set battery = 41, screen_on = true, foreground_app = 'com.zhiliaoapp.musically',
+                  last_seen_at = now(), last_active = now(), status = 'online' where id = ${device.id}`.execute(tx);
+      const { rows } = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('devices'::regclass) as hot`.execute(tx);
+      return Number(rows[0]!.hot);
+    });
+    expect(hot).toBe(1);
+  });
 });
