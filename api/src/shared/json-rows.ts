@@ -12,13 +12,11 @@ import type { Db } from './types.ts';
 /** How a field is written: as the column's JSON value, or (a timestamp) as `toISOString()` writes it. */
 export type JsonKind = 'value' | 'time';
 
-/** The text of a timestamp column as JavaScript's `toISOString()` writes it (UTC, milliseconds), or null. */
-export function isoText(column: string): RawBuilder<string> {
-  return sql<string>`to_char(${sql.ref(column)} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
-
 /** A column's name in the database, as the CamelCasePlugin writes it (lastSeenAt → last_seen_at). */
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** SQL text of a timestamp column as JavaScript's `toISOString()` writes it (UTC, milliseconds), or null. */
+const isoOf = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * One row as the JSON text of its response: `{"id":…,"lastActive":"2026-…Z",…}`, keys in the contract's order.
@@ -28,7 +26,7 @@ export function jsonObject<T>(table: string, fields: { [K in keyof T & string]: 
   const columns = Object.entries(fields as Record<string, JsonKind>).map(([key, kind]) => {
     // The keys are this file's callers' constants, quoted as they are so they keep their case.
     const column = `"${table}"."${snakeCase(key)}"`;
-    return `${kind === 'time' ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` : column} as "${key}"`;
+    return `${kind === 'time' ? isoOf(column) : column} as "${key}"`;
   });
   // row_to_json writes compact JSON in the columns' order (json_build_object would add spaces, jsonb reorder keys).
   return sql.raw<string>(`(select row_to_json(r)::text from (select ${columns.join(', ')}) r)`);
@@ -56,7 +54,7 @@ export async function jsonPage<TB extends keyof DB>(
   const page = rows
     .select([
       options.json.as('json'),
-      isoText('createdAt').as('at'),
+      sql.raw<string>(isoOf('created_at')).as('at'),
       sql<string>`id`.as('id'),
       sql<number>`row_number() over (order by created_at ${direction}, id ${direction})`.as('n'),
     ])
