@@ -15,8 +15,11 @@ export type JsonKind = 'value' | 'time';
 /** A column's name in the database, as the CamelCasePlugin writes it (lastSeenAt → last_seen_at). */
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-/** SQL text of a timestamp column as JavaScript's `toISOString()` writes it (UTC, milliseconds), or null. */
-const isoOf = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** to_char's pattern for a UTC timestamp as JavaScript's `toISOString()` writes it (milliseconds, Z). */
+const ISO_PATTERN = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** SQL text of a timestamp column as `toISOString()` writes it, or null. */
+const isoOf = (column: string) => `to_char(${column} at time zone 'UTC', ${ISO_PATTERN})`;
 
 /**
  * One row as the JSON text of its response: `{"id":…,"lastActive":"2026-…Z",…}`, keys in the contract's order.
@@ -54,7 +57,7 @@ export async function jsonPage<TB extends keyof DB>(
   const page = rows
     .select([
       options.json.as('json'),
-      sql.raw<string>(isoOf('created_at')).as('at'),
+      sql<Date>`created_at`.as('at'),
       sql<string>`id`.as('id'),
       sql<number>`row_number() over (order by created_at ${direction}, id ${direction})`.as('n'),
     ])
@@ -65,7 +68,8 @@ export async function jsonPage<TB extends keyof DB>(
     .selectFrom(page.as('page'))
     .select([
       sql<string | null>`string_agg(page.json, ',' order by page.n) filter (where page.n <= ${limit})`.as('json'),
-      sql<string | null>`max(page.at) filter (where page.n = ${limit})`.as('at'),
+      // Only the cursor's row is written as text: formatting every row's time cost a 200-row page a quarter of its time.
+      sql<string | null>`to_char((max(page.at) filter (where page.n = ${limit})) at time zone 'UTC', ${sql.raw(ISO_PATTERN)})`.as('at'),
       sql<string | null>`max(page.id::text) filter (where page.n = ${limit})`.as('id'),
       sql<number>`count(*)::int`.as('rows'),
     ])
