@@ -46,6 +46,7 @@ const targets: [string, string][] = [
   ['GET /api/activities', '/api/activities'],
   ['GET /api/tasks/counts', '/api/tasks/counts'],
   // The analytics page's reads: they aggregate the window's tasks rather than page through rows.
+  ['GET /api/analytics/stats?range=7d', '/api/analytics/stats?range=7d'],
   ['GET /api/analytics/performance', '/api/analytics/performance'],
   ['GET /api/analytics/timeseries?metric=tasks&range=7d', '/api/analytics/timeseries?metric=tasks&range=7d'],
   ['GET /api/analytics/tables/devices', '/api/analytics/tables/devices'],

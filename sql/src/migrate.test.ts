@@ -100,6 +100,40 @@ describe.each(kinds)('migrations on %s', (kind) => {
     expect(changed.updatedAt.getTime()).toBeGreaterThan(old.updatedAt.getTime());
   });
 
+  it('rolls up the tasks already there for the analytics figures, then follows each change', async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    await migrate(
+      database,
+      all.filter((m) => m.name < '0027'),
+    );
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    await sql`insert into tasks (workspace_id, title, type, priority, status, created_at, completed_at)
+      values (${ws.id}, 'a', 'engage', 'low', 'completed', timestamptz '2026-01-02 03:07:00+00', timestamptz '2026-01-02 04:01:00+00'),
+             (${ws.id}, 'b', 'post', 'low', 'pending', timestamptz '2026-01-02 03:14:59+00', null),
+             (${ws.id}, 'c', 'post', 'low', 'failed', timestamptz '2026-01-02 03:15:00+00', timestamptz '2026-01-02 04:14:00+00')`.execute(database.db);
+    await migrate(database, all);
+    const created = () =>
+      sql<{ at: Date; status: string; n: number }>`select at, status, sum(n)::int as n from task_created_counts group by 1, 2 having sum(n) <> 0 order by 1, 2`
+        .execute(database.db)
+        .then((r) => r.rows.map((row) => ({ ...row, at: row.at.toISOString() })));
+    expect(await created()).toEqual([
+      { at: '2026-01-02T03:00:00.000Z', status: 'completed', n: 1 },
+      { at: '2026-01-02T03:00:00.000Z', status: 'pending', n: 1 },
+      { at: '2026-01-02T03:15:00.000Z', status: 'failed', n: 1 },
+    ]);
+    const finished = await sql<{ status: string; type: string; n: number }>`
+      select status, type, n::int from tasks_finished_between(${ws.id}, timestamptz '2026-01-02 04:00:00+00', timestamptz '2026-01-02 04:15:00+00') order by status`.execute(
+      database.db,
+    );
+    expect(finished.rows).toEqual([
+      { status: 'completed', type: 'engage', n: 1 },
+      { status: 'failed', type: 'post', n: 1 },
+    ]);
+    await sql`update tasks set status = 'completed', completed_at = now() where title = 'b'`.execute(database.db);
+    expect((await created()).find((row) => row.status === 'pending')).toBeUndefined();
+  });
+
   it("lets a heartbeat's rewrite of a phone stay on its page without touching an index (a HOT update)", async () => {
     const database = await fresh(kind);
     await migrate(database);

@@ -379,13 +379,40 @@ export interface HostsTable {
   createdAt: Timestamp;
 }
 
-/** A person watching or controlling a phone from the console, from when to when. */
 /** Appended net changes of a workspace's task count per status (migration 0024); summed on read, folded by tasks.tally. */
 export interface TaskTalliesTable {
   workspaceId: string;
   status: TaskStatus;
   n: number;
 }
+
+/** Appended net changes of the tasks created per quarter-hour and status (migration 0027); folded by tasks.tally. */
+export interface TaskCreatedCountsTable {
+  workspaceId: string;
+  at: Timestamp;
+  status: TaskStatus;
+  n: number;
+}
+
+/** The same for tasks completed or failed, by their quarter-hour of completion and their type (migration 0027). */
+export interface TaskFinishedCountsTable {
+  workspaceId: string;
+  at: Timestamp;
+  status: TaskStatus;
+  type: TaskType;
+  n: number;
+}
+
+/** The same for all tasks per phone, VA and status, of all time (migration 0027). */
+export interface TaskWorkerCountsTable {
+  workspaceId: string;
+  deviceId: string | null;
+  assignedToId: string | null;
+  status: TaskStatus;
+  n: number;
+}
+
+/** A person watching or controlling a phone from the console, from when to when. */
 
 export interface DeviceUsageTable {
   id: Generated<string>;
@@ -501,6 +528,9 @@ export interface DB extends ManagerConsoleTables {
   workspaceRecipes: WorkspaceRecipesTable;
   deviceUsage: DeviceUsageTable;
   taskTallies: TaskTalliesTable;
+  taskCreatedCounts: TaskCreatedCountsTable;
+  taskFinishedCounts: TaskFinishedCountsTable;
+  taskWorkerCounts: TaskWorkerCountsTable;
   enrollmentCodes: EnrollmentCodesTable;
   recoveryCodes: RecoveryCodesTable;
   loginChallenges: LoginChallengesTable;

@@ -130,3 +130,161 @@ describe('task tallies', () => {
     expect(left).toEqual([]);
   });
 });
+
+/** What each rollup says, and what counting the tasks says, per key (migration 0027). */
+async function rollups(workspaceId: string) {
+  const pair = async (rolled: ReturnType<typeof sql>, counted: ReturnType<typeof sql>) => ({
+    rolled: (await rolled.execute(db)).rows,
+    counted: (await counted.execute(db)).rows,
+  });
+  return {
+    created: await pair(
+      sql`select at, status, sum(n)::int as n from task_created_counts where workspace_id = ${workspaceId}
+          group by 1, 2 having sum(n) <> 0 order by 1, 2`,
+      sql`select task_quarter(created_at) as at, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
+          group by 1, 2 order by 1, 2`,
+    ),
+    finished: await pair(
+      sql`select at, status, type, sum(n)::int as n from task_finished_counts where workspace_id = ${workspaceId}
+          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
+      sql`select task_quarter(completed_at) as at, status, type, count(*)::int as n from tasks
+          where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
+          group by 1, 2, 3 order by 1, 2, 3`,
+    ),
+    workers: await pair(
+      sql`select device_id, assigned_to_id, status, sum(n)::int as n from task_worker_counts where workspace_id = ${workspaceId}
+          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
+      sql`select device_id, assigned_to_id, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
+          group by 1, 2, 3 order by 1, 2, 3`,
+    ),
+  };
+}
+
+/** Over a window: what the rollup functions answer, and what counting the tasks answers. */
+async function between(workspaceId: string, from: Date, to: Date) {
+  const rows = async (query: ReturnType<typeof sql>) => (await query.execute(db)).rows;
+  return {
+    created: {
+      rolled: await rows(sql`select status, n::int from tasks_created_between(${workspaceId}, ${from}, ${to}) order by status`),
+      counted: await rows(sql`select status, count(*)::int as n from tasks
+        where workspace_id = ${workspaceId} and created_at >= ${from} and created_at < ${to} group by status order by status`),
+    },
+    finished: {
+      rolled: await rows(sql`select status, type, n::int from tasks_finished_between(${workspaceId}, ${from}, ${to}) order by status, type`),
+      counted: await rows(sql`select status, type, count(*)::int as n from tasks
+        where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at >= ${from} and completed_at < ${to}
+        group by status, type order by status, type`),
+    },
+  };
+}
+
+const minutes = (n: number) => n * 60_000;
+
+describe('analytics rollups', () => {
+  it('follow creation, completion, retries, reassignment and deletion, and a fold keeps their sums', async () => {
+    const farm = await workspace(db, 'Rolled up');
+    const other = await workspace(db, 'Next door');
+    const phone = await device(db, farm);
+    const spare = await device(db, farm, { name: 'Pixel 8' });
+    const theirs = await device(db, other, { name: 'Pixel 9' });
+    const va = await db
+      .insertInto('users')
+      .values({ email: `va-${Date.now()}@rollups.farm`, passwordHash: 'x', name: 'Rolled VA', role: 'va' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // Tasks spread over five hours at odd minutes, some finished at other odd minutes.
+    const start = new Date('2026-03-01T08:00:00Z').getTime();
+    const added = await db
+      .insertInto('tasks')
+      .values(
+        Array.from({ length: 60 }, (_, i) => ({
+          workspaceId: farm,
+          deviceId: i % 3 === 0 ? spare.id : phone.id,
+          assignedToId: i % 2 === 0 ? va.id : null,
+          title: `Task ${i}`,
+          type: (['post', 'engage', 'warmup'] as const)[i % 3]!,
+          priority: 'medium' as const,
+          status: (['pending', 'completed', 'failed', 'in-progress'] as const)[i % 4]!,
+          createdAt: new Date(start + minutes(i * 5 + (i % 7))),
+          completedAt: i % 4 === 1 || i % 4 === 2 ? new Date(start + minutes(i * 5 + 40 + (i % 11))) : null,
+        })),
+      )
+      .returning('id')
+      .execute();
+    await addTasks(other, theirs.id, 5, 'completed');
+    const ids = added.map((task) => task.id);
+    // Completed now, retried (back to pending, completion cleared), moved to another phone and VA, retyped, deleted.
+    await db
+      .updateTable('tasks')
+      .set({ status: 'completed', completedAt: new Date(start + minutes(301)) })
+      .where('id', 'in', ids.slice(0, 8))
+      .execute();
+    await db.updateTable('tasks').set({ status: 'pending', completedAt: null }).where('id', 'in', ids.slice(8, 12)).execute();
+    await db.updateTable('tasks').set({ deviceId: theirs.id, assignedToId: null }).where('id', 'in', ids.slice(12, 16)).execute();
+    await db.updateTable('tasks').set({ type: 'monitor' }).where('id', 'in', ids.slice(16, 24)).execute();
+    await db.updateTable('tasks').set({ progress: 40 }).where('workspaceId', '=', farm).execute();
+    await db.deleteFrom('tasks').where('id', 'in', ids.slice(50)).execute();
+    // A phone deleted leaves its tasks without a phone, and their counts move with them.
+    await db.deleteFrom('devices').where('id', '=', spare.id).execute();
+
+    const windows: [string, string][] = [
+      ['2026-03-01T08:00:00Z', '2026-03-01T14:00:00Z'], // whole quarter-hours
+      ['2026-03-01T08:07:00Z', '2026-03-01T12:52:30Z'], // uneven at both ends
+      ['2026-03-01T09:01:00Z', '2026-03-01T09:13:00Z'], // inside one quarter-hour
+      ['2026-03-01T09:05:00Z', '2026-03-01T09:15:00Z'], // up to a quarter-hour
+      ['2026-03-01T09:15:00Z', '2026-03-01T09:15:00Z'], // empty
+      ['2026-03-01T10:30:00Z', '2026-03-01T11:45:00Z'], // +05:30 and +05:45 zones' hours
+    ];
+    const before = await rollups(farm);
+    for (const kind of ['created', 'finished', 'workers'] as const) expect(before[kind].rolled).toEqual(before[kind].counted);
+    expect(before.workers.counted.length).toBeGreaterThan(4);
+    for (const [from, to] of windows) {
+      const answer = await between(farm, new Date(from), new Date(to));
+      expect(answer.created.rolled, `created ${from} – ${to}`).toEqual(answer.created.counted);
+      expect(answer.finished.rolled, `finished ${from} – ${to}`).toEqual(answer.finished.counted);
+    }
+    expect((await between(farm, new Date(windows[1]![0]), new Date(windows[1]![1]))).created.counted.length).toBeGreaterThan(1);
+
+    const folded = await processTaskTally(undefined, deps());
+    expect(folded.folded).toBeGreaterThan(folded.kept);
+    expect(await rollups(farm)).toEqual(before);
+    for (const [from, to] of windows) {
+      const answer = await between(farm, new Date(from), new Date(to));
+      expect(answer.created.rolled).toEqual(answer.created.counted);
+      expect(answer.finished.rolled).toEqual(answer.finished.counted);
+    }
+    const rows = await db
+      .selectFrom('taskCreatedCounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspaceId', '=', farm)
+      .executeTakeFirstOrThrow();
+    expect(Number(rows.n)).toBe(before.created.counted.length);
+  });
+
+  it('stay exact when changes and folds run at the same time, and go with their workspace', async () => {
+    const farm = await workspace(db, 'Rolling');
+    const phone = await device(db, farm);
+    const tasks = await addTasks(farm, phone.id, 40);
+    await Promise.all([
+      ...tasks.map((task, i) =>
+        db
+          .updateTable('tasks')
+          .set(i % 2 === 0 ? { status: 'completed', completedAt: new Date(Date.now() - minutes(i)) } : { status: 'failed', completedAt: new Date() })
+          .where('id', '=', task.id)
+          .execute(),
+      ),
+      ...tasks.slice(0, 10).map((task) => db.deleteFrom('tasks').where('id', '=', task.id).execute()),
+      processTaskTally(undefined, deps()),
+      processTaskTally(undefined, deps()),
+      addTasks(farm, phone.id, 10, 'completed'),
+    ]);
+    const after = await rollups(farm);
+    for (const kind of ['created', 'finished', 'workers'] as const) expect(after[kind].rolled).toEqual(after[kind].counted);
+
+    await db.deleteFrom('workspaces').where('id', '=', farm).execute();
+    for (const table of ['task_created_counts', 'task_finished_counts', 'task_worker_counts']) {
+      const left = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where workspace_id = ${farm}`.execute(db);
+      expect(left.rows[0]?.n, table).toBe(0);
+    }
+  });
+});
