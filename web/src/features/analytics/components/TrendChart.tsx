@@ -18,6 +18,9 @@ export interface TrendChartProps {
   stacked?: boolean;
 }
 
+/** Axis ticks and tooltips: at most two decimals, so a scale of tenths of an hour reads 0.09 h, not 0.085h on two lines. */
+const figure = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
+
 /** A trend over the window's buckets, with tooltip and legend; loaded on demand so recharts stays out of the shell. */
 export function TrendChart({ kind, points, series, formatAt, unit = '', label, stacked }: TrendChartProps) {
   const data = points.map((point) => {
@@ -32,7 +35,7 @@ export function TrendChart({ kind, points, series, formatAt, unit = '', label, s
     series: series.map((entry) => ({ name: entry.label, color: entry.color })),
     withLegend: true,
     legendProps: { verticalAlign: 'bottom' as const, height: 40 },
-    valueFormatter: (value: number) => `${value}${unit}`,
+    valueFormatter: (value: number) => `${figure.format(value)}${unit}`,
     tickLine: 'y' as const,
     'aria-label': label,
     role: 'img',
