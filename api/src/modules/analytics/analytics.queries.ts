@@ -156,9 +156,10 @@ interface Figures {
 }
 
 /**
- * SPEC §9's figures over [start, end): tasks created in it (summed from the rollup of migration 0027), sessions started in it. For the current period the
- * fleet is as it is now and open sessions count; for a past period (`asOf` its end) the fleet is as it stood
- * then (phones that existed, phones connected by their status history) and sessions running at its end.
+ * SPEC §9's figures over [start, end): tasks created in it (summed from the rollup of migration 0027), sessions
+ * started in it. For the current period the fleet is as it is now and open sessions count; for a past period (`asOf`
+ * its end) the fleet is as it stood then (phones that existed, phones connected by their status history) and
+ * sessions running at its end.
  */
 async function figuresOver(db: Db, workspaceId: string, start: Date, end: Date, past: boolean): Promise<Figures> {
   const row = await sql<{ total: number; completed: number; seconds: number; active: number; devices: number; online: number }>`
