@@ -41,7 +41,7 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     if (!access || !(access in policy)) throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule`);
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return;
     const token = request.cookies[SESSION_COOKIE];
     if (token && !SAFE_METHODS.has(request.method)) refuseCrossSite(request, options.publicUrl);
@@ -50,10 +50,11 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     if (SAFE_METHODS.has(request.method)) {
       const cached = sessions.get(token);
       request.session = cached !== undefined ? cached : await sessions.load(token, () => findSession(db, token));
-      return;
+    } else {
+      request.session = (await findSession(db, token)) ?? null;
+      sessions.set(token, request.session);
     }
-    request.session = (await findSession(db, token)) ?? null;
-    sessions.set(token, request.session);
+    nameTheCaller(request, reply);
   });
 
   app.addHook('preValidation', async (request) => {
@@ -73,6 +74,17 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
     if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
     if (!roleMay(access, session.role)) throw new AppError(403, messages.forbidden);
   });
+}
+
+/**
+ * Every line a signed-in request logs from here on (its errors, its access line) carries the workspace and the
+ * person, beside the request id.
+ */
+function nameTheCaller(request: FastifyRequest, reply: FastifyReply): void {
+  const session = request.session;
+  if (!session) return;
+  request.log = request.log.child({ workspaceId: session.workspaceId, userId: session.id });
+  reply.log = request.log;
 }
 
 /** Session lookups of the last moment, by cookie token; a logout or deactivation here drops them at once. */

@@ -111,4 +111,25 @@ describe('the log', () => {
       expect(log.includes(secret), `${name} appears in the log`).toBe(false);
     }
   });
+
+  it("names the workspace and the person on a signed-in request's lines, and nobody on a signed-out one", async () => {
+    const operator = await signUp(t.app, { name: 'Lena Logged' });
+    const marker = `marker${Date.now()}`;
+    expectStatus(await operator.get(`/api/devices?search=${marker}`), 200);
+    expectStatus(await operator.patch(`/api/devices/00000000-0000-4000-8000-000000000000`, { name: marker }), 404);
+    expectStatus(await new Client(t.app).get(`/api/devices?search=${marker}`), 401);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = log
+      .split('\n')
+      .filter((line) => line.includes(marker) || line.includes('00000000-0000-4000-8000-000000000000'))
+      .map((line) => JSON.parse(line) as { msg: string; reqId: string; workspaceId?: string; userId?: string; res?: { statusCode: number } });
+    const completed = lines.filter((line) => line.msg === 'request completed');
+    expect(completed.map((line) => line.res?.statusCode)).toEqual([200, 404, 401]);
+    for (const line of completed.slice(0, 2)) {
+      expect(line).toMatchObject({ workspaceId: operator.user!.workspaceId, userId: operator.user!.id });
+      expect(line.reqId).toBeTruthy();
+    }
+    expect(completed[2]).not.toHaveProperty('workspaceId');
+    expect(completed[2]).not.toHaveProperty('userId');
+  });
 });
