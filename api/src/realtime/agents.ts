@@ -143,7 +143,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
         for (const other of others) if (other.id !== socket.id) other.disconnect(true);
         return socket.join(deviceRoom(device.id));
       })
-      .catch((error: unknown) => app.log.warn({ err: error }, 'agent room join failed'));
+      .catch((error: unknown) => app.log.warn({ err: error, deviceId: device.id, workspaceId: device.workspaceId }, 'agent room join failed'));
 
     // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
     socket.on('live.frame', (raw: unknown, ack?: (answer: Ack) => void) => {
@@ -171,7 +171,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
               live.phoneReady(livePhone(socket, device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
           },
           (error: unknown) => {
-            app.log.warn({ err: error, message: name, deviceId: device.id }, 'agent message failed');
+            app.log.warn({ err: error, message: name, deviceId: device.id, workspaceId: device.workspaceId }, 'agent message failed');
             ack?.({ ok: false, error: 'The server could not take this message; send it again' });
           },
         );
