@@ -130,8 +130,62 @@ describe.each(kinds)('migrations on %s', (kind) => {
       { status: 'completed', type: 'engage', n: 1 },
       { status: 'failed', type: 'post', n: 1 },
     ]);
+    const days = () =>
+      sql<{ day: Date; status: string; n: number }>`select day, status, sum(n)::int as n from task_created_days group by 1, 2 having sum(n) <> 0 order by 1, 2`
+        .execute(database.db)
+        .then((r) => r.rows.map((row) => ({ ...row, day: row.day.toISOString() })));
+    expect(await days()).toEqual([
+      { day: '2026-01-02T00:00:00.000Z', status: 'completed', n: 1 },
+      { day: '2026-01-02T00:00:00.000Z', status: 'failed', n: 1 },
+      { day: '2026-01-02T00:00:00.000Z', status: 'pending', n: 1 },
+    ]);
+    const dayFinished = await sql<{ status: string; n: number }>`
+      select status, n::int from tasks_finished_between(${ws.id}, timestamptz '2026-01-02 00:00:00+00', timestamptz '2026-01-03 00:00:00+00') order by status`.execute(
+      database.db,
+    );
+    expect(dayFinished.rows).toEqual([
+      { status: 'completed', n: 1 },
+      { status: 'failed', n: 1 },
+    ]);
     await sql`update tasks set status = 'completed', completed_at = now() where title = 'b'`.execute(database.db);
     expect((await created()).find((row) => row.status === 'pending')).toBeUndefined();
+    expect(await days()).toEqual([
+      { day: '2026-01-02T00:00:00.000Z', status: 'completed', n: 2 },
+      { day: '2026-01-02T00:00:00.000Z', status: 'failed', n: 1 },
+    ]);
+  });
+
+  it('tallies the phones already there per status, then follows each change', async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    await migrate(
+      database,
+      all.filter((m) => m.name < '0029'),
+    );
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    await database.db
+      .insertInto('devices')
+      .values([
+        { workspaceId: ws.id, name: 'a', status: 'online' },
+        { workspaceId: ws.id, name: 'b', status: 'busy' },
+        { workspaceId: ws.id, name: 'c', status: 'offline' },
+      ])
+      .execute();
+    await migrate(database, all);
+    const tallies = () =>
+      sql<{ status: string; n: number }>`select status, sum(n)::int as n from device_tallies group by 1 having sum(n) <> 0 order by 1`
+        .execute(database.db)
+        .then((r) => r.rows);
+    expect(await tallies()).toEqual([
+      { status: 'busy', n: 1 },
+      { status: 'offline', n: 1 },
+      { status: 'online', n: 1 },
+    ]);
+    await sql`update devices set status = 'offline' where name = 'a'`.execute(database.db);
+    expect(await tallies()).toEqual([
+      { status: 'busy', n: 1 },
+      { status: 'offline', n: 2 },
+    ]);
   });
 
   it("lets a heartbeat's rewrite of a phone stay on its page without touching an index (a HOT update)", async () => {

@@ -384,6 +384,17 @@ export interface TaskTalliesTable {
   workspaceId: string;
   status: TaskStatus;
   n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
+}
+
+/** Appended net changes of a workspace's phone count per status (migration 0029); summed on read, folded by tasks.tally. */
+export interface DeviceTalliesTable {
+  workspaceId: string;
+  status: DeviceStatus;
+  n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
 }
 
 /** Appended net changes of the tasks created per quarter-hour and status (migration 0027); folded by tasks.tally. */
@@ -392,6 +403,8 @@ export interface TaskCreatedCountsTable {
   at: Timestamp;
   status: TaskStatus;
   n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
 }
 
 /** The same for tasks completed or failed, by their quarter-hour of completion and their type (migration 0027). */
@@ -401,6 +414,29 @@ export interface TaskFinishedCountsTable {
   status: TaskStatus;
   type: TaskType;
   n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
+}
+
+/** Tasks created per UTC day and status (migration 0028), beside the quarter-hours; folded by tasks.tally. */
+export interface TaskCreatedDaysTable {
+  workspaceId: string;
+  day: Timestamp;
+  status: TaskStatus;
+  n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
+}
+
+/** Tasks completed or failed per UTC day of completion, status and type (migration 0028). */
+export interface TaskFinishedDaysTable {
+  workspaceId: string;
+  day: Timestamp;
+  status: TaskStatus;
+  type: TaskType;
+  n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
 }
 
 /** The same for all tasks per phone, VA and status, of all time (migration 0027). */
@@ -410,6 +446,8 @@ export interface TaskWorkerCountsTable {
   assignedToId: string | null;
   status: TaskStatus;
   n: number;
+  /** Appended by a change and not yet folded (migration 0030). */
+  fresh: Generated<boolean>;
 }
 
 /** A person watching or controlling a phone from the console, from when to when. */
@@ -529,6 +567,9 @@ export interface DB extends ManagerConsoleTables {
   deviceUsage: DeviceUsageTable;
   taskTallies: TaskTalliesTable;
   taskCreatedCounts: TaskCreatedCountsTable;
+  taskCreatedDays: TaskCreatedDaysTable;
+  deviceTallies: DeviceTalliesTable;
+  taskFinishedDays: TaskFinishedDaysTable;
   taskFinishedCounts: TaskFinishedCountsTable;
   taskWorkerCounts: TaskWorkerCountsTable;
   enrollmentCodes: EnrollmentCodesTable;

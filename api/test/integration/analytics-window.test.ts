@@ -262,9 +262,11 @@ describe('GET /api/analytics/stats with a window', () => {
       .execute();
     await t.db
       .insertInto('deviceStatusHistory')
-      .values({ workspaceId: ws(operator), deviceId: old.id, status: 'online', changedAt: new Date(start - DAY) })
+      .values({ workspaceId: ws(operator), deviceId: old.id, status: 'busy', changedAt: new Date(start - DAY) })
       .execute();
-    await device(operator, 'New phone');
+    // Connected is online, busy or idle, now and then.
+    const fresh = await device(operator, 'New phone');
+    await t.db.updateTable('devices').set({ status: 'busy' }).where('id', '=', fresh.id).execute();
     await endedSession(operator, old.id, start - HOUR, 600);
     await endedSession(operator, old.id, start, 1200);
     await endedSession(operator, old.id, previousStart - 1, 999);
@@ -277,7 +279,7 @@ describe('GET /api/analytics/stats with a window', () => {
     expect(answer.body).toEqual({
       activeSessions: 0,
       totalDevices: 2,
-      onlineDevices: 0,
+      onlineDevices: 1,
       completedTasks: 1,
       totalTasks: 1,
       totalSessionTime: 1200,
@@ -289,7 +291,7 @@ describe('GET /api/analytics/stats with a window', () => {
       timeZone: 'UTC',
       previous: {
         activeSessions: 0,
-        // Only the old phone existed then, and it was online at the period's end.
+        // Only the old phone existed then, and it was connected (busy) at the period's end.
         totalDevices: 1,
         onlineDevices: 1,
         completedTasks: 1,

@@ -94,6 +94,27 @@ describe('task tallies', () => {
       .where('workspaceId', '=', farm)
       .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(4);
+
+    // A fold touches only keys something changed: none now, then the two statuses one task moved between.
+    expect(await processTaskTally(undefined, deps())).toEqual({ folded: 0, kept: 0 });
+    await db.updateTable('tasks').set({ status: 'completed' }).where('id', '=', tasks[5]!.id).execute();
+    const fresh = await sql<{ table: string; n: number }>`
+      select 'tallies' as table, count(*)::int as n from task_tallies where fresh
+      union all select 'created', count(*)::int from task_created_counts where fresh`.execute(db);
+    expect(fresh.rows).toEqual([
+      { table: 'tallies', n: 2 },
+      { table: 'created', n: 2 },
+    ]);
+    const refolded = await processTaskTally(undefined, deps());
+    // In-progress and completed, each a folded row and a fresh one, in the tallies, the quarter-hour and day rollups and
+    // the phone and VA rollup (the task has no completion time, so the finished rollups have nothing).
+    expect(refolded).toEqual({ folded: 16, kept: 8 });
+    expect((await both(farm)).tallied).toEqual([
+      { status: 'cancelled', n: 20 },
+      { status: 'completed', n: 10 },
+      { status: 'failed', n: 1 },
+      { status: 'in-progress', n: 4 },
+    ]);
   });
 
   it('stay exact when changes and folds run at the same time', async () => {
@@ -131,7 +152,7 @@ describe('task tallies', () => {
   });
 });
 
-/** What each rollup says, and what counting the tasks says, per key (migration 0027). */
+/** What each rollup says, and what counting the tasks says, per key (migrations 0027 and 0028). */
 async function rollups(workspaceId: string) {
   const pair = async (rolled: ReturnType<typeof sql>, counted: ReturnType<typeof sql>) => ({
     rolled: (await rolled.execute(db)).rows,
@@ -148,6 +169,19 @@ async function rollups(workspaceId: string) {
       sql`select at, status, type, sum(n)::int as n from task_finished_counts where workspace_id = ${workspaceId}
           group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
       sql`select task_quarter(completed_at) as at, status, type, count(*)::int as n from tasks
+          where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
+          group by 1, 2, 3 order by 1, 2, 3`,
+    ),
+    createdDays: await pair(
+      sql`select day, status, sum(n)::int as n from task_created_days where workspace_id = ${workspaceId}
+          group by 1, 2 having sum(n) <> 0 order by 1, 2`,
+      sql`select task_day(created_at) as day, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
+          group by 1, 2 order by 1, 2`,
+    ),
+    finishedDays: await pair(
+      sql`select day, status, type, sum(n)::int as n from task_finished_days where workspace_id = ${workspaceId}
+          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
+      sql`select task_day(completed_at) as day, status, type, count(*)::int as n from tasks
           where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
           group by 1, 2, 3 order by 1, 2, 3`,
     ),
@@ -211,8 +245,34 @@ describe('analytics rollups', () => {
       )
       .returning('id')
       .execute();
+    // And tasks over six days, every four hours and some minutes, finished up to a day and a half later.
+    const days = await db
+      .insertInto('tasks')
+      .values(
+        Array.from({ length: 36 }, (_, i) => ({
+          workspaceId: farm,
+          deviceId: phone.id,
+          title: `Later task ${i}`,
+          type: (['post', 'engage'] as const)[i % 2]!,
+          priority: 'low' as const,
+          status: (['completed', 'failed', 'pending'] as const)[i % 3]!,
+          createdAt: new Date(start + minutes(i * 240 + 13 + (i % 5) * 17)),
+          completedAt: i % 3 === 2 ? null : new Date(start + minutes(i * 240 + 13 + (i % 7) * 300)),
+        })),
+      )
+      .returning('id')
+      .execute();
     await addTasks(other, theirs.id, 5, 'completed');
     const ids = added.map((task) => task.id);
+    await db
+      .updateTable('tasks')
+      .set({ status: 'completed', completedAt: new Date(start + minutes(3000)) })
+      .where(
+        'id',
+        'in',
+        days.slice(0, 6).map((task) => task.id),
+      )
+      .execute();
     // Completed now, retried (back to pending, completion cleared), moved to another phone and VA, retyped, deleted.
     await db
       .updateTable('tasks')
@@ -234,16 +294,28 @@ describe('analytics rollups', () => {
       ['2026-03-01T09:05:00Z', '2026-03-01T09:15:00Z'], // up to a quarter-hour
       ['2026-03-01T09:15:00Z', '2026-03-01T09:15:00Z'], // empty
       ['2026-03-01T10:30:00Z', '2026-03-01T11:45:00Z'], // +05:30 and +05:45 zones' hours
+      ['2026-03-02T00:00:00Z', '2026-03-05T00:00:00Z'], // whole UTC days
+      ['2026-03-01T18:30:00Z', '2026-03-05T18:30:00Z'], // a +05:30 zone's days
+      ['2026-03-01T08:07:00Z', '2026-03-06T13:52:30Z'], // days, quarter-hours and uneven ends
+      ['2026-03-01T22:00:00Z', '2026-03-02T02:15:00Z'], // across one midnight
+      ['2026-03-02T00:00:00Z', '2026-03-02T00:00:00Z'], // empty, at midnight
     ];
     const before = await rollups(farm);
-    for (const kind of ['created', 'finished', 'workers'] as const) expect(before[kind].rolled).toEqual(before[kind].counted);
+    for (const kind of ['created', 'finished', 'createdDays', 'finishedDays', 'workers'] as const) {
+      expect(before[kind].rolled, kind).toEqual(before[kind].counted);
+    }
     expect(before.workers.counted.length).toBeGreaterThan(4);
+    expect(before.createdDays.counted.length).toBeGreaterThan(12);
+    expect(before.finishedDays.counted.length).toBeGreaterThan(12);
     for (const [from, to] of windows) {
       const answer = await between(farm, new Date(from), new Date(to));
       expect(answer.created.rolled, `created ${from} – ${to}`).toEqual(answer.created.counted);
       expect(answer.finished.rolled, `finished ${from} – ${to}`).toEqual(answer.finished.counted);
     }
     expect((await between(farm, new Date(windows[1]![0]), new Date(windows[1]![1]))).created.counted.length).toBeGreaterThan(1);
+    const acrossDays = await between(farm, new Date(windows[8]![0]), new Date(windows[8]![1]));
+    expect(acrossDays.created.counted.length).toBe(4);
+    expect(acrossDays.finished.counted.length).toBeGreaterThan(3);
 
     const folded = await processTaskTally(undefined, deps());
     expect(folded.folded).toBeGreaterThan(folded.kept);
@@ -279,12 +351,70 @@ describe('analytics rollups', () => {
       addTasks(farm, phone.id, 10, 'completed'),
     ]);
     const after = await rollups(farm);
-    for (const kind of ['created', 'finished', 'workers'] as const) expect(after[kind].rolled).toEqual(after[kind].counted);
+    for (const kind of ['created', 'finished', 'createdDays', 'finishedDays', 'workers'] as const) {
+      expect(after[kind].rolled, kind).toEqual(after[kind].counted);
+    }
 
     await db.deleteFrom('workspaces').where('id', '=', farm).execute();
-    for (const table of ['task_created_counts', 'task_finished_counts', 'task_worker_counts']) {
+    for (const table of ['task_created_counts', 'task_finished_counts', 'task_created_days', 'task_finished_days', 'task_worker_counts']) {
       const left = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where workspace_id = ${farm}`.execute(db);
       expect(left.rows[0]?.n, table).toBe(0);
     }
+  });
+});
+
+/** Per status: what the phone tallies say, and what counting the phones says (migration 0029). */
+async function fleet(workspaceId: string) {
+  const tallied = await sql<{ status: string; n: number }>`
+    select status, sum(n)::int as n from device_tallies where workspace_id = ${workspaceId} group by status having sum(n) <> 0 order by status`.execute(db);
+  const counted = await sql<{ status: string; n: number }>`
+    select status, count(*)::int as n from devices where workspace_id = ${workspaceId} group by status order by status`.execute(db);
+  return { tallied: tallied.rows, counted: counted.rows };
+}
+
+describe('phone tallies', () => {
+  it('follow phones added, connected, busy, moved, disconnected and removed, and stay put for a heartbeat', async () => {
+    const farm = await workspace(db, 'Phones');
+    const other = await workspace(db, 'Other phones');
+    const phones = await Promise.all(Array.from({ length: 6 }, (_, i) => device(db, farm, { name: `Pixel ${i}`, seen: i % 2 === 0 })));
+    const ids = phones.map((phone) => phone.id);
+    await db.updateTable('devices').set({ status: 'busy' }).where('id', 'in', ids.slice(0, 2)).execute();
+    await db.updateTable('devices').set({ status: 'idle' }).where('id', '=', ids[2]!).execute();
+    await db.updateTable('devices').set({ workspaceId: other }).where('id', '=', ids[3]!).execute();
+    await db.deleteFrom('devices').where('id', '=', ids[4]!).execute();
+    const before = await fleet(farm);
+    expect(before.tallied).toEqual(before.counted);
+    expect(before.counted).toEqual([
+      { status: 'busy', n: 2 },
+      { status: 'idle', n: 1 },
+      { status: 'offline', n: 1 },
+    ]);
+    expect((await fleet(other)).tallied).toEqual([{ status: 'offline', n: 1 }]);
+
+    // A heartbeat writes the battery and the time it was heard: no tally row.
+    const rows = async () => (await sql<{ n: number }>`select count(*)::int as n from device_tallies`.execute(db)).rows[0]!.n;
+    const count = await rows();
+    await db.updateTable('devices').set({ battery: 42, lastSeenAt: new Date() }).where('workspaceId', '=', farm).execute();
+    await db.updateTable('devices').set({ status: 'busy' }).where('id', 'in', ids.slice(0, 2)).execute();
+    expect(await rows()).toBe(count);
+
+    await Promise.all([
+      db.updateTable('devices').set({ status: 'offline' }).where('id', '=', ids[0]!).execute(),
+      processTaskTally(undefined, deps()),
+      db.updateTable('devices').set({ status: 'online' }).where('id', '=', ids[5]!).execute(),
+      processTaskTally(undefined, deps()),
+    ]);
+    const after = await fleet(farm);
+    expect(after.tallied).toEqual(after.counted);
+    await processTaskTally(undefined, deps());
+    expect(await fleet(farm)).toEqual(after);
+    // No fresh rows left; two folds at once may each leave a row for one key, never more.
+    const folded = await db.selectFrom('deviceTallies').select(['status', 'fresh']).where('workspaceId', '=', farm).execute();
+    expect(folded.filter((row) => row.fresh)).toEqual([]);
+    expect(folded.length).toBeGreaterThanOrEqual(after.counted.length);
+    expect(folded.length).toBeLessThanOrEqual(after.counted.length * 2);
+
+    await db.deleteFrom('workspaces').where('id', 'in', [farm, other]).execute();
+    expect(await db.selectFrom('deviceTallies').select('status').where('workspaceId', 'in', [farm, other]).execute()).toEqual([]);
   });
 });

@@ -1,37 +1,53 @@
 /**
- * Folds the task tallies (migration 0024) and the analytics rollups (migration 0027): every change to tasks appends
- * its net effect per workspace and status (and quarter-hour, type, phone or VA); this sums them into one row per key,
- * so a figure reads a handful of rows. One statement: rows appended while it runs are not in its snapshot and stay
- * for the next fold; two folds at once never count a row twice (the second skips rows the first deleted).
+ * Folds the task tallies (migration 0024), the analytics rollups (migrations 0027 and 0028) and the phone tallies
+ * (0029): every change to tasks or phones appends its net effect per workspace and status (and quarter-hour or day,
+ * type, phone or VA) as a fresh row; this sums the rows of each key that has a fresh one into a single row (0030), so
+ * a figure reads a handful of rows and a key nothing changed is left alone. One statement: rows appended while it
+ * runs are not in its snapshot and stay for the next fold; two folds at once never count a row twice (the second
+ * skips rows the first deleted).
  */
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { JobDeps } from '../jobs.types.ts';
 
+interface Folded {
+  table: string;
+  /** The columns a row is counted by; `nullable` ones compare null as equal (the nil UUID). */
+  keys: readonly string[];
+  nullable?: readonly string[];
+}
+
+const NIL = `'00000000-0000-0000-0000-000000000000'::uuid`;
+
+const folded: readonly Folded[] = [
+  { table: 'task_tallies', keys: ['workspace_id', 'status'] },
+  { table: 'task_created_counts', keys: ['workspace_id', 'at', 'status'] },
+  { table: 'task_finished_counts', keys: ['workspace_id', 'at', 'status', 'type'] },
+  { table: 'task_created_days', keys: ['workspace_id', 'day', 'status'] },
+  { table: 'task_finished_days', keys: ['workspace_id', 'day', 'status', 'type'] },
+  { table: 'task_worker_counts', keys: ['workspace_id', 'device_id', 'assigned_to_id', 'status'], nullable: ['device_id', 'assigned_to_id'] },
+  { table: 'device_tallies', keys: ['workspace_id', 'status'] },
+];
+
+/** The common table expressions folding one table: `<name>_gone` (rows deleted) and `<name>_kept` (sums written). */
+function foldOf({ table, keys, nullable = [] }: Folded, name: string): RawBuilder<unknown> {
+  const list = keys.join(', ');
+  const match = keys.map((key) => (nullable.includes(key) ? `coalesce(r.${key}, ${NIL}) = coalesce(k.${key}, ${NIL})` : `r.${key} = k.${key}`)).join(' and ');
+  return sql.raw(`${name}_keys as (select distinct ${list} from ${table} where fresh),
+    ${name}_gone as (delete from ${table} r using ${name}_keys k where ${match} returning ${keys.map((key) => `r.${key}`).join(', ')}, r.n),
+    ${name}_kept as (
+      insert into ${table} (${list}, n, fresh)
+      select ${list}, sum(n), false from ${name}_gone group by ${list} having sum(n) <> 0
+      returning 1)`);
+}
+
 export async function processTaskTally(_data: unknown, deps: JobDeps): Promise<{ folded: number; kept: number }> {
+  const names = folded.map((_, i) => `f${i}`);
+  const total = (suffix: 'gone' | 'kept') => sql.raw(names.map((name) => `(select count(*) from ${name}_${suffix})`).join(' + '));
   const result = await sql<{ folded: number; kept: number }>`
-    with gone as (delete from task_tallies returning workspace_id, status, n),
-         kept as (
-           insert into task_tallies (workspace_id, status, n)
-           select workspace_id, status, sum(n) from gone group by workspace_id, status having sum(n) <> 0
-           returning 1),
-         created_gone as (delete from task_created_counts returning workspace_id, at, status, n),
-         created_kept as (
-           insert into task_created_counts (workspace_id, at, status, n)
-           select workspace_id, at, status, sum(n) from created_gone group by 1, 2, 3 having sum(n) <> 0
-           returning 1),
-         finished_gone as (delete from task_finished_counts returning workspace_id, at, status, type, n),
-         finished_kept as (
-           insert into task_finished_counts (workspace_id, at, status, type, n)
-           select workspace_id, at, status, type, sum(n) from finished_gone group by 1, 2, 3, 4 having sum(n) <> 0
-           returning 1),
-         worker_gone as (delete from task_worker_counts returning workspace_id, device_id, assigned_to_id, status, n),
-         worker_kept as (
-           insert into task_worker_counts (workspace_id, device_id, assigned_to_id, status, n)
-           select workspace_id, device_id, assigned_to_id, status, sum(n) from worker_gone group by 1, 2, 3, 4 having sum(n) <> 0
-           returning 1)
-    select ((select count(*) from gone) + (select count(*) from created_gone) + (select count(*) from finished_gone)
-              + (select count(*) from worker_gone))::int as folded,
-           ((select count(*) from kept) + (select count(*) from created_kept) + (select count(*) from finished_kept)
-              + (select count(*) from worker_kept))::int as kept`.execute(deps.db);
+    with ${sql.join(
+      folded.map((table, i) => foldOf(table, names[i]!)),
+      sql`, `,
+    )}
+    select (${total('gone')})::int as folded, (${total('kept')})::int as kept`.execute(deps.db);
   return result.rows[0] ?? { folded: 0, kept: 0 };
 }

@@ -20,6 +20,12 @@ export function successRate(completed: number, total: number): number {
   return total === 0 ? 0 : Math.round((completed / total) * 1000) / 10;
 }
 
+/** The fleet now: its phones, and those connected (online, busy or idle), from the phone tallies (migration 0029). */
+function fleetNow(workspaceId: string) {
+  return sql`select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status <> 'offline'), 0)::int as online
+    from device_tallies where workspace_id = ${workspaceId}`;
+}
+
 export async function computeStats(db: Db, workspaceId: string, range: Range | undefined) {
   const since = rangeStart(range);
   // One statement, one round trip. Without a range the task totals come from the tallies (migration 0024).
@@ -31,8 +37,7 @@ export async function computeStats(db: Db, workspaceId: string, range: Range | u
             from tasks where workspace_id = ${workspaceId} and created_at >= ${since}`;
   const row = await sql<{ devices: number; online: number; tasks: number; completed: number; active: number; seconds: number }>`
     select d.total as devices, d.online, t.total as tasks, t.completed, s.active, s.seconds
-    from (select count(*)::int as total, (count(*) filter (where status <> 'offline'))::int as online
-          from devices where workspace_id = ${workspaceId}) d,
+    from (${fleetNow(workspaceId)}) d,
          (${taskTotals}) t,
          (select (count(*) filter (where s.ended_at is null))::int as active, coalesce(sum(${sessionSeconds}), 0)::int as seconds
           from sessions s
@@ -121,27 +126,31 @@ const RANGE_DAYS: Record<Exclude<Range, '24h'>, number> = { '7d': 7, '30d': 30, 
  * Days are counted in the zone, so a day across a daylight-saving change is 23 or 25 hours long.
  */
 export async function resolveWindow(db: Db, workspaceId: string, input: WindowInput, fallback: Range = '7d'): Promise<AnalyticsWindow> {
-  const workspace = await db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow();
-  const timeZone = input.tz ?? workspace.timeZone;
   const range = input.from ? null : (input.range ?? fallback);
-  if (range === '24h') {
-    const row = await sql<{ start: Date; end: Date; previousStart: Date }>`
-      select (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) - interval '23 hours' as start,
-             (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) + interval '1 hour' as "end",
-             (date_trunc('hour', now() at time zone ${timeZone}) at time zone ${timeZone}) - interval '47 hours' as "previousStart"`.execute(db);
-    return { range, timeZone, bucket: 'hour', ...row.rows[0]! };
-  }
-  const days = range ? RANGE_DAYS[range] : null;
-  const row = await sql<{ start: Date; end: Date; previousStart: Date }>`
-    with bounds as (
-      select ${days === null ? sql`${input.from}::date` : sql`(now() at time zone ${timeZone})::date - ${days - 1}::int`} as first_day,
-             ${days === null ? sql`${input.to}::date + 1` : sql`(now() at time zone ${timeZone})::date + 1`} as after_day
-    )
-    select first_day::timestamp at time zone ${timeZone} as start,
-           after_day::timestamp at time zone ${timeZone} as "end",
-           (first_day - (after_day - first_day))::timestamp at time zone ${timeZone} as "previousStart"
-    from bounds`.execute(db);
-  return { range, timeZone, bucket: 'day', ...row.rows[0]! };
+  // One statement: the zone (the query's, else the workspace's) and the window's bounds in it.
+  const zone = sql`workspaces w, lateral (select coalesce(${input.tz ?? null}::text, w.time_zone) as name) z`;
+  const days = range && range !== '24h' ? RANGE_DAYS[range] : null;
+  const { rows } = await (range === '24h'
+    ? sql<{ timeZone: string; start: Date; end: Date; previousStart: Date }>`
+          select z.name as "timeZone",
+                 (h.hour at time zone z.name) - interval '23 hours' as start,
+                 (h.hour at time zone z.name) + interval '1 hour' as "end",
+                 (h.hour at time zone z.name) - interval '47 hours' as "previousStart"
+          from ${zone}, lateral (select date_trunc('hour', now() at time zone z.name) as hour) h
+          where w.id = ${workspaceId}`
+    : sql<{ timeZone: string; start: Date; end: Date; previousStart: Date }>`
+          select z.name as "timeZone",
+                 b.first_day::timestamp at time zone z.name as start,
+                 b.after_day::timestamp at time zone z.name as "end",
+                 (b.first_day - (b.after_day - b.first_day))::timestamp at time zone z.name as "previousStart"
+          from ${zone}, lateral (
+            select ${days === null ? sql`${input.from}::date` : sql`(now() at time zone z.name)::date - ${days - 1}::int`} as first_day,
+                   ${days === null ? sql`${input.to}::date + 1` : sql`(now() at time zone z.name)::date + 1`} as after_day) b
+          where w.id = ${workspaceId}`
+  ).execute(db);
+  const bounds = rows[0];
+  if (!bounds) throw new Error(`workspace ${workspaceId} not found`);
+  return { range, bucket: range === '24h' ? 'hour' : 'day', ...bounds };
 }
 
 interface Figures {
@@ -156,13 +165,13 @@ interface Figures {
 }
 
 /**
- * SPEC §9's figures over [start, end): tasks created in it (summed from the rollup of migration 0027), sessions
- * started in it. For the current period the fleet is as it is now and open sessions count; for a past period (`asOf`
- * its end) the fleet is as it stood then (phones that existed, phones connected by their status history) and
- * sessions running at its end.
+ * SPEC §9's figures over [start, end), as one row: tasks created in it (summed from the rollups of migrations 0027
+ * and 0028), sessions started in it. For the current period the fleet is as it is now (the phone tallies) and open
+ * sessions count; for a past period the fleet is as it stood at its end (phones that existed, phones connected by
+ * their status history) and sessions running at its end. Connected is online, busy or idle, as on the dashboard.
  */
-async function figuresOver(db: Db, workspaceId: string, start: Date, end: Date, past: boolean): Promise<Figures> {
-  const row = await sql<{ total: number; completed: number; seconds: number; active: number; devices: number; online: number }>`
+function figuresOver(workspaceId: string, start: Date, end: Date, past: boolean) {
+  return sql`
     select
       c.total, c.completed,
       (select coalesce(sum(${sessionSeconds}), 0)::int from sessions s
@@ -173,39 +182,40 @@ async function figuresOver(db: Db, workspaceId: string, start: Date, end: Date, 
           ? sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.started_at < ${end} and (s.ended_at is null or s.ended_at >= ${end}))`
           : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.ended_at is null and s.is_active)`
       } as active,
-      ${
-        past
-          ? sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end})`
-          : sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId})`
-      } as devices,
-      ${
-        past
-          ? sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end}
-                   and (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
-                        order by h.changed_at desc, h.id desc limit 1) = 'online')`
-          : sql`(select count(*)::int from devices d where d.workspace_id = ${workspaceId} and d.status = 'online')`
-      } as online
+      f.devices, f.online
     from (select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
-          from tasks_created_between(${workspaceId}, ${start}, ${end})) c`.execute(db);
-  const figures = row.rows[0]!;
+          from tasks_created_between(${workspaceId}, ${start}, ${end})) c,
+         ${
+           past
+             ? sql`(select count(*)::int as devices,
+                           (count(*) filter (where (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
+                                                    order by h.changed_at desc, h.id desc limit 1) <> 'offline'))::int as online
+                    from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end}) f`
+             : sql`(select f.total as devices, f.online from (${fleetNow(workspaceId)}) f) f`
+         }`;
+}
+
+function figuresOf(row: { total: number; completed: number; seconds: number; active: number; devices: number; online: number }): Figures {
   return {
-    activeSessions: figures.active,
-    totalDevices: figures.devices,
-    onlineDevices: figures.online,
-    completedTasks: figures.completed,
-    totalTasks: figures.total,
-    totalSessionTime: figures.seconds,
-    successRate: successRate(figures.completed, figures.total),
-    avgSessionTime: figures.total === 0 ? 0 : Math.floor(figures.seconds / figures.total),
+    activeSessions: row.active,
+    totalDevices: row.devices,
+    onlineDevices: row.online,
+    completedTasks: row.completed,
+    totalTasks: row.total,
+    totalSessionTime: row.seconds,
+    successRate: successRate(row.completed, row.total),
+    avgSessionTime: row.total === 0 ? 0 : Math.floor(row.seconds / row.total),
   };
 }
 
-/** The stat cards: the window's figures and the previous period's, for the "vs last week" change. */
+/** The stat cards: the window's figures and the previous period's, for the "vs last week" change; one statement. */
 export async function computeWindowedStats(db: Db, workspaceId: string, window: AnalyticsWindow) {
-  const [current, previous] = await Promise.all([
-    figuresOver(db, workspaceId, window.start, window.end, false),
-    figuresOver(db, workspaceId, window.previousStart, window.start, true),
-  ]);
+  const { rows } = await sql<{ past: boolean; total: number; completed: number; seconds: number; active: number; devices: number; online: number }>`
+    select false as past, this_period.* from (${figuresOver(workspaceId, window.start, window.end, false)}) this_period
+    union all
+    select true, last_period.* from (${figuresOver(workspaceId, window.previousStart, window.start, true)}) last_period`.execute(db);
+  const current = figuresOf(rows.find((row) => !row.past)!);
+  const previous = figuresOf(rows.find((row) => row.past)!);
   return {
     ...current,
     range: window.range,

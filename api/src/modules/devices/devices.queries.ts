@@ -49,14 +49,6 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
 }
 
-export function deviceCounts(db: Db, workspaceId: string) {
-  return db
-    .selectFrom('devices')
-    .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where status <> 'offline'))::int`.as('online')])
-    .where('workspaceId', '=', workspaceId)
-    .executeTakeFirstOrThrow();
-}
-
 /** The attempts handed to a device, newest first, with their task's title. */
 export function deviceHistory(db: Db, workspaceId: string, deviceId: string, limit: number) {
   return db
