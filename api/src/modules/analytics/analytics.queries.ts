@@ -164,6 +164,16 @@ interface Figures {
   avgSessionTime: number;
 }
 
+/** The counts `figuresOver` answers, from which the figures follow. */
+interface FigureRow {
+  total: number;
+  completed: number;
+  seconds: number;
+  active: number;
+  devices: number;
+  online: number;
+}
+
 /**
  * SPEC §9's figures over [start, end), as one row: tasks created in it (summed from the rollups of migrations 0027
  * and 0028), sessions started in it. For the current period the fleet is as it is now (the phone tallies) and open
@@ -195,7 +205,7 @@ function figuresOver(workspaceId: string, start: Date, end: Date, past: boolean)
          }`;
 }
 
-function figuresOf(row: { total: number; completed: number; seconds: number; active: number; devices: number; online: number }): Figures {
+function figuresOf(row: FigureRow): Figures {
   return {
     activeSessions: row.active,
     totalDevices: row.devices,
@@ -210,7 +220,7 @@ function figuresOf(row: { total: number; completed: number; seconds: number; act
 
 /** The stat cards: the window's figures and the previous period's, for the "vs last week" change; one statement. */
 export async function computeWindowedStats(db: Db, workspaceId: string, window: AnalyticsWindow) {
-  const { rows } = await sql<{ past: boolean; total: number; completed: number; seconds: number; active: number; devices: number; online: number }>`
+  const { rows } = await sql<FigureRow & { past: boolean }>`
     select false as past, this_period.* from (${figuresOver(workspaceId, window.start, window.end, false)}) this_period
     union all
     select true, last_period.* from (${figuresOver(workspaceId, window.previousStart, window.start, true)}) last_period`.execute(db);
