@@ -126,19 +126,29 @@ const RANGE_DAYS: Record<Exclude<Range, '24h'>, number> = { '7d': 7, '30d': 30, 
  * Days are counted in the zone, so a day across a daylight-saving change is 23 or 25 hours long.
  */
 export async function resolveWindow(db: Db, workspaceId: string, input: WindowInput, fallback: Range = '7d'): Promise<AnalyticsWindow> {
+  const { range, bucket, bounds } = windowOf(workspaceId, input, fallback);
+  const row = (await bounds.execute(db)).rows[0];
+  if (!row) throw new Error(`workspace ${workspaceId} not found`);
+  return { range, bucket, ...row };
+}
+
+type Bounds = Pick<AnalyticsWindow, 'timeZone' | 'start' | 'end' | 'previousStart'>;
+
+/** The window as one statement: the zone (the query's, else the workspace's) and the window's bounds in it. */
+function windowOf(workspaceId: string, input: WindowInput, fallback: Range) {
   const range = input.from ? null : (input.range ?? fallback);
-  // One statement: the zone (the query's, else the workspace's) and the window's bounds in it.
   const zone = sql`workspaces w, lateral (select coalesce(${input.tz ?? null}::text, w.time_zone) as name) z`;
   const days = range && range !== '24h' ? RANGE_DAYS[range] : null;
-  const { rows } = await (range === '24h'
-    ? sql<{ timeZone: string; start: Date; end: Date; previousStart: Date }>`
+  const bounds =
+    range === '24h'
+      ? sql<Bounds>`
           select z.name as "timeZone",
                  (h.hour at time zone z.name) - interval '23 hours' as start,
                  (h.hour at time zone z.name) + interval '1 hour' as "end",
                  (h.hour at time zone z.name) - interval '47 hours' as "previousStart"
           from ${zone}, lateral (select date_trunc('hour', now() at time zone z.name) as hour) h
           where w.id = ${workspaceId}`
-    : sql<{ timeZone: string; start: Date; end: Date; previousStart: Date }>`
+      : sql<Bounds>`
           select z.name as "timeZone",
                  b.first_day::timestamp at time zone z.name as start,
                  b.after_day::timestamp at time zone z.name as "end",
@@ -146,11 +156,8 @@ export async function resolveWindow(db: Db, workspaceId: string, input: WindowIn
           from ${zone}, lateral (
             select ${days === null ? sql`${input.from}::date` : sql`(now() at time zone z.name)::date - ${days - 1}::int`} as first_day,
                    ${days === null ? sql`${input.to}::date + 1` : sql`(now() at time zone z.name)::date + 1`} as after_day) b
-          where w.id = ${workspaceId}`
-  ).execute(db);
-  const bounds = rows[0];
-  if (!bounds) throw new Error(`workspace ${workspaceId} not found`);
-  return { range, bucket: range === '24h' ? 'hour' : 'day', ...bounds };
+          where w.id = ${workspaceId}`;
+  return { range, bucket: range === '24h' ? ('hour' as const) : ('day' as const), bounds };
 }
 
 interface Figures {
@@ -180,7 +187,7 @@ interface FigureRow {
  * sessions count; for a past period the fleet is as it stood at its end (phones that existed, phones connected by
  * their status history) and sessions running at its end. Connected is online, busy or idle, as on the dashboard.
  */
-function figuresOver(workspaceId: string, start: Date, end: Date, past: boolean) {
+function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuilder<Date>, past: boolean) {
   return sql`
     select
       c.total, c.completed,
@@ -218,21 +225,27 @@ function figuresOf(row: FigureRow): Figures {
   };
 }
 
-/** The stat cards: the window's figures and the previous period's, for the "vs last week" change; one statement. */
-export async function computeWindowedStats(db: Db, workspaceId: string, window: AnalyticsWindow) {
-  const { rows } = await sql<FigureRow & { past: boolean }>`
-    select false as past, this_period.* from (${figuresOver(workspaceId, window.start, window.end, false)}) this_period
+/**
+ * The stat cards: the window's figures and the previous period's, for the "vs last week" change. One statement: the
+ * window's bounds, then both periods' figures over them.
+ */
+export async function computeWindowedStats(db: Db, workspaceId: string, input: WindowInput) {
+  const { range, bounds } = windowOf(workspaceId, input, '7d');
+  const { rows } = await sql<Bounds & FigureRow & { past: boolean }>`
+    with w as (${bounds})
+    select w.*, false as past, f.* from w, lateral (${figuresOver(workspaceId, sql`w.start`, sql`w."end"`, false)}) f
     union all
-    select true, last_period.* from (${figuresOver(workspaceId, window.previousStart, window.start, true)}) last_period`.execute(db);
-  const current = figuresOf(rows.find((row) => !row.past)!);
-  const previous = figuresOf(rows.find((row) => row.past)!);
+    select w.*, true, f.* from w, lateral (${figuresOver(workspaceId, sql`w."previousStart"`, sql`w.start`, true)}) f`.execute(db);
+  const current = rows.find((row) => !row.past);
+  const previous = rows.find((row) => row.past);
+  if (!current || !previous) throw new Error(`workspace ${workspaceId} not found`);
   return {
-    ...current,
-    range: window.range,
-    from: window.start.toISOString(),
-    to: window.end.toISOString(),
-    timeZone: window.timeZone,
-    previous,
+    ...figuresOf(current),
+    range,
+    from: current.start.toISOString(),
+    to: current.end.toISOString(),
+    timeZone: current.timeZone,
+    previous: figuresOf(previous),
   };
 }
 

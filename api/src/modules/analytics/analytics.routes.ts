@@ -48,7 +48,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
           ]);
           return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone.timeZone, previous: null } };
         }
-        return { body: await computeWindowedStats(db, workspaceId, await resolveWindow(db, workspaceId, query)) };
+        return { body: await computeWindowedStats(db, workspaceId, query) };
       });
     },
   );
