@@ -96,6 +96,8 @@ describe('GET /api/analytics/stats', () => {
     // Devices: 3 made here (2 with a connected agent: online and idle) + 2 for the ended sessions + 2 for the open ones,
     // none of them ever connected. Active sessions are the open ones, running or paused.
     expect(figures).toMatchObject({ totalDevices: 7, onlineDevices: 2, activeSessions: 2, totalTasks: 4, completedTasks: 1, successRate: 25 });
+    // The Analytics page's cards (a window) count the fleet and the open sessions the same way.
+    expect(await stats(operator, '?range=7d')).toMatchObject({ totalDevices: 7, onlineDevices: 2, activeSessions: 2 });
     // 3600 + 1800 + 600 + about 100 seconds of the running session.
     expect(figures.totalSessionTime).toBeGreaterThanOrEqual(6100);
     expect(figures.totalSessionTime).toBeLessThan(6130);

@@ -185,7 +185,8 @@ interface FigureRow {
  * SPEC §9's figures over [start, end), as one row: tasks created in it (summed from the rollups of migrations 0027
  * and 0028), sessions started in it. For the current period the fleet is as it is now (the phone tallies) and open
  * sessions count; for a past period the fleet is as it stood at its end (phones that existed, phones connected by
- * their status history) and sessions running at its end. Connected is online, busy or idle, as on the dashboard.
+ * their status history) and sessions open at its end. As on the dashboard, a connected phone is online, busy or idle,
+ * and an active session is an open one, running or paused.
  */
 function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuilder<Date>, past: boolean) {
   return sql`
@@ -197,7 +198,7 @@ function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuild
       ${
         past
           ? sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.started_at < ${end} and (s.ended_at is null or s.ended_at >= ${end}))`
-          : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.ended_at is null and s.is_active)`
+          : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.ended_at is null)`
       } as active,
       f.devices, f.online
     from (select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
