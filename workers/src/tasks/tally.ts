@@ -40,14 +40,19 @@ function foldOf({ table, keys, nullable = [] }: Folded, name: string): RawBuilde
       returning 1)`);
 }
 
-export async function processTaskTally(_data: unknown, deps: JobDeps): Promise<{ folded: number; kept: number }> {
+/** The whole fold as one statement, written once. */
+const fold = (() => {
   const names = folded.map((_, i) => `f${i}`);
   const total = (suffix: 'gone' | 'kept') => sql.raw(names.map((name) => `(select count(*) from ${name}_${suffix})`).join(' + '));
-  const result = await sql<{ folded: number; kept: number }>`
+  return sql<{ folded: number; kept: number }>`
     with ${sql.join(
       folded.map((table, i) => foldOf(table, names[i]!)),
       sql`, `,
     )}
-    select (${total('gone')})::int as folded, (${total('kept')})::int as kept`.execute(deps.db);
+    select (${total('gone')})::int as folded, (${total('kept')})::int as kept`;
+})();
+
+export async function processTaskTally(_data: unknown, deps: JobDeps): Promise<{ folded: number; kept: number }> {
+  const result = await fold.execute(deps.db);
   return result.rows[0] ?? { folded: 0, kept: 0 };
 }

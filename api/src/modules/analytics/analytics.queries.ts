@@ -22,7 +22,7 @@ export function successRate(completed: number, total: number): number {
 
 /** The fleet now: its phones, and those connected (online, busy or idle), from the phone tallies (migration 0029). */
 function fleetNow(workspaceId: string) {
-  return sql`select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status <> 'offline'), 0)::int as online
+  return sql`select coalesce(sum(n), 0)::int as devices, coalesce(sum(n) filter (where status <> 'offline'), 0)::int as online
     from device_tallies where workspace_id = ${workspaceId}`;
 }
 
@@ -36,7 +36,7 @@ export async function computeStats(db: Db, workspaceId: string, range: Range | u
       : sql`select count(*)::int as total, (count(*) filter (where status = 'completed'))::int as completed
             from tasks where workspace_id = ${workspaceId} and created_at >= ${since}`;
   const row = await sql<{ devices: number; online: number; tasks: number; completed: number; active: number; seconds: number }>`
-    select d.total as devices, d.online, t.total as tasks, t.completed, s.active, s.seconds
+    select d.devices, d.online, t.total as tasks, t.completed, s.active, s.seconds
     from (${fleetNow(workspaceId)}) d,
          (${taskTotals}) t,
          (select (count(*) filter (where s.ended_at is null))::int as active, coalesce(sum(${sessionSeconds}), 0)::int as seconds
@@ -209,7 +209,7 @@ function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuild
                            (count(*) filter (where (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
                                                     order by h.changed_at desc, h.id desc limit 1) <> 'offline'))::int as online
                     from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end}) f`
-             : sql`(select f.total as devices, f.online from (${fleetNow(workspaceId)}) f) f`
+             : sql`(${fleetNow(workspaceId)}) f`
          }`;
 }
 
