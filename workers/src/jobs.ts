@@ -5,6 +5,7 @@
  */
 import { processAccountsWarmup } from './accounts/warmup.ts';
 import { processCampaignsDue, processCampaignsPlan } from './campaigns/runs.ts';
+import { processDatabaseVacuum } from './maintenance/vacuum.ts';
 import type { JobDeps } from './jobs.types.ts';
 import { processPostsDue } from './posts/posts.due.ts';
 import { processRetentionPrune } from './retention/prune.ts';
@@ -27,6 +28,7 @@ export const jobs = {
   'webhooks.deliver': processWebhooksDeliver,
   'retention.prune': processRetentionPrune,
   'tasks.tally': processTaskTally,
+  'database.vacuum': processDatabaseVacuum,
 } as const satisfies Record<string, (data: unknown, deps: JobDeps) => Promise<unknown>>;
 
 export type JobName = keyof typeof jobs;
@@ -43,6 +45,7 @@ export const schedules: Record<JobName, { everyMs: number }> = {
   'webhooks.deliver': { everyMs: 15_000 },
   'retention.prune': { everyMs: 3_600_000 },
   'tasks.tally': { everyMs: 30_000 },
+  'database.vacuum': { everyMs: 600_000 },
 };
 
 /** Refuses to start with a job that has no processor or no schedule. */
