@@ -36,10 +36,29 @@ describe('database.vacuum', () => {
     const runs = await autovacuumRuns(db);
     if (t.database.kind === 'pglite') expect(runs).toBe(false);
     else {
-      const { rows } = await sql<{ setting: string }>`select setting from pg_settings where name = 'autovacuum'`.execute(db);
-      expect(runs).toBe(rows[0]?.setting === 'on');
+      const { rows } = await sql<{ on: boolean }>`select current_setting('autovacuum') = 'on' as on`.execute(db);
+      expect(runs).toBe(rows[0]?.on);
     }
   });
+
+  // PGlite has no roles' views of other processes: it is one process.
+  if (process.env.TEST_DB === 'postgres')
+    it("asks the server's setting where the role cannot see the other processes", async () => {
+      const role = `farm_probe_${Math.random().toString(36).slice(2, 10)}`;
+      await sql`create role ${sql.id(role)} nologin`.execute(db);
+      try {
+        await db.transaction().execute(async (trx) => {
+          await sql`set local role ${sql.id(role)}`.execute(trx);
+          const hidden = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where backend_type is null`.execute(trx);
+          expect(hidden.rows[0]?.n).toBeGreaterThan(0);
+          const { rows } = await sql<{ on: boolean }>`
+          select current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on' as on`.execute(trx);
+          expect(await autovacuumRuns(trx)).toBe(rows[0]?.on);
+        });
+      } finally {
+        await sql`drop role ${sql.id(role)}`.execute(db);
+      }
+    });
 
   it('vacuums the tables whose updates left dead rows, analyzes the changed ones, and leaves the rest', async () => {
     const ws = await workspace(db, 'Vacuumed');

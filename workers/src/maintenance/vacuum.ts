@@ -3,7 +3,7 @@
  * with it turned off. There every update and delete leaves a dead row that no one reclaims, so the busy tables
  * (tasks, phones, the tallies) and their indexes grow for as long as the farm runs and every read walks the dead rows.
  *
- * Every run, when the database has no autovacuum launcher of its own, this vacuums (and analyzes) the tables past
+ * Every run, when the database has no autovacuum of its own, this vacuums (and analyzes) the tables past
  * autovacuum's default thresholds (or whose history the statistics lost, below), one at a time, and only analyzes
  * those whose rows changed enough for the planner's figures to age. Where autovacuum runs, it does nothing.
  */
@@ -27,10 +27,16 @@ export interface VacuumReport {
   analyzed: string[];
 }
 
-/** Whether the database's own autovacuum is running (its launcher is a backend of the server). */
+/**
+ * Whether the database's own autovacuum is running: its launcher is one of the server's processes. A role without
+ * the right to see other processes (no superuser, no pg_read_all_stats: most production roles) sees their type as
+ * null; there the server's setting says. PGlite is a single process, itself, and has no launcher whatever it says.
+ */
 export async function autovacuumRuns(db: Db): Promise<boolean> {
   const { rows } = await sql<{ runs: boolean }>`
-    select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher') as runs`.execute(db);
+    select exists (select 1 from pg_stat_activity where backend_type = 'autovacuum launcher')
+      or (exists (select 1 from pg_stat_activity where backend_type is null)
+          and current_setting('autovacuum') = 'on' and current_setting('track_counts') = 'on') as runs`.execute(db);
   return rows[0]?.runs === true;
 }
 
