@@ -18,12 +18,13 @@ import {
   type ServerToAgent,
 } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
-import { Outbox, recordActivity } from '@farm/workers';
+import { automation, Outbox, progressTask, recordActivity } from '@farm/workers';
 import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
 import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
 import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../modules/hosts/hosts.queries.ts';
 import { Dispatcher } from './dispatcher.ts';
 import type { RealtimeServer } from './gateway.ts';
+import { PROGRESS_MS, ProgressGate } from './progress.ts';
 import { Pulse } from './pulse.ts';
 import type { LiveHub, LivePhone } from './live.ts';
 
@@ -61,7 +62,17 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
   const nsp = io.of(AGENT_NAMESPACE) as unknown as AgentNamespace;
   const dispatcher = new Dispatcher(db, changes, app.log);
   const pulse = new Pulse(db, changes, (error) => app.log.warn({ err: error }, 'heartbeat batch failed'));
-  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, log: app.log });
+  const progress = new ProgressGate(
+    async (device, report) => {
+      const outbox = new Outbox(device.workspaceId);
+      await progressTask(db, device.id, report, outbox);
+      outbox.flush(changes);
+    },
+    (error) => app.log.warn({ err: error }, 'task progress write failed'),
+    // A quarter of the lease's window at most, so a waiting report cannot let the lease lapse.
+    () => Math.min(PROGRESS_MS, automation().progressWindowMs / 4),
+  );
+  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, log: app.log });
 
   nsp.use((socket, next) => {
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
@@ -235,6 +246,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
   app.addHook('onClose', async () => {
     await dispatcher.close();
     await pulse.close().catch(() => undefined);
+    await progress.close().catch(() => undefined);
   });
 
   return {

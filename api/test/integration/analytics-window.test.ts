@@ -389,8 +389,11 @@ describe('GET /api/analytics/tables/{table}', () => {
       ['A phone', 2.5, 3],
       ['B phone', 1, 1],
     ]);
+    expect(devices.body.total).toBe(2);
     const byName = await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d&sort=name&order=desc');
     expect(byName.body.rows.map((row) => row.name)).toEqual(['B phone', 'A phone']);
+    // Past the last page the total still counts the phones.
+    expect((await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d&offset=5')).body).toEqual({ table: 'devices', total: 2, rows: [] });
   });
 
   it('ranks campaigns by runs and accounts by followers gained in the window', async () => {
@@ -433,11 +436,13 @@ describe('GET /api/analytics/tables/{table}', () => {
     expect(campaigns.body.rows).toEqual([
       { id: campaign.id, name: 'Spring', platform: 'instagram', status: 'draft', runs: 2, completedRuns: 1, failedRuns: 1, successRate: 50, postsPublished: 1 },
     ]);
+    expect(campaigns.body.total).toBe(1);
     const accounts = await operator.get<Leaderboard>('/api/analytics/tables/accounts?range=7d&sort=followersGained');
     expect(accounts.body.rows.map((row) => [row.name, row.followersGained, row.followers, row.postsPublished])).toEqual([
       ['grower', 80, 180, 1],
       ['flat', 0, 500, 0],
     ]);
+    expect(accounts.body.total).toBe(2);
   });
 
   it('refuses an unknown table or column', async () => {

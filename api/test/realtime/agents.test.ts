@@ -170,6 +170,44 @@ describe('phone agents', () => {
     ]);
   });
 
+  it("writes a phone's progress at most once an interval: the first at once, the newest after; written reports keep the lease", async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel progress' });
+    const browser = connect(url, operator);
+    sockets.push(browser);
+    const seen = record(browser);
+    await connected(browser);
+    const phone = agent(token);
+    await connected(phone);
+    const dispatched = next<TaskDispatchV1>(phone, 'task.dispatch');
+    await send(phone, 'agent.hello', helloV1);
+    const { task } = await duePostTask(t, operator, device.id);
+    const first = await dispatched;
+    await send(phone, 'task.ack', first);
+    const progress = (percent: number, note: string) => send(phone, 'task.progress', { ...first, percent, note });
+
+    // Three reports at once: the first is written before its answer; the other two wait, and the newest is written
+    // when the interval ends (a quarter of this test's 800 ms lease window). (Which are skipped is the gate's own
+    // test; a slow machine may let the interval end between two of them.)
+    expect(await progress(10, 'Opening Instagram')).toEqual({ ok: true });
+    expect(await taskOf(task.id)).toMatchObject({ status: 'in-progress', progress: 10, progressNote: 'Opening Instagram' });
+    await progress(40, 'Choosing the photo');
+    await progress(70, 'Writing the caption');
+    await until(async () => (await taskOf(task.id)).progress === 70, 'the newest report to be written', 2000);
+    expect(await taskOf(task.id)).toMatchObject({ progressNote: 'Writing the caption' });
+    const shown = ((seen.get('task.updated') ?? []) as { id: string; progress: number | null }[]).filter((row) => row.id === task.id && row.progress !== null);
+    expect(shown[0]!.progress).toBe(10);
+    expect(shown.at(-1)!.progress).toBe(70);
+
+    // Reports every 150 ms for twice the lease window: the lease holds (no second attempt), as each write renews it.
+    for (let i = 0; i < 11; i++) {
+      await progress(71 + i, 'Uploading');
+      await pause(150);
+    }
+    expect(await taskOf(task.id)).toMatchObject({ status: 'in-progress', attempt: 1 });
+    expect(await send(phone, 'task.result', { ...first, status: 'completed' })).toEqual({ ok: true });
+    expect(await taskOf(task.id)).toMatchObject({ status: 'completed', attempt: 1, progress: 100 });
+  });
+
   it('protocol 2: typed work, the journal answers a second dispatch, and a deleted post is called off on the phone', async () => {
     const { device, token } = await enrolledPhone(operator, { name: 'Pixel v2' });
     const account = await buildAccount(operator, { deviceId: device.id, status: 'active' });

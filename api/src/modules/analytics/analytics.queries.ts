@@ -349,8 +349,11 @@ export async function computeLeaderboard(
   const { start, end } = window;
   const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
   let base: RawBuilder<unknown>;
+  /** How many rows the table has, which the window does not change: its phones, VAs, campaigns or accounts. */
+  let count: RawBuilder<unknown>;
   switch (table) {
     case 'devices':
+      count = sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
       // The window's tasks and sessions are counted per phone first, then joined to the phones: a subquery per phone
       // and a join before counting cost a 2,000-phone farm half as much again.
       base = sql`select d.id, d.name, d.status,
@@ -366,6 +369,7 @@ export async function computeLeaderboard(
         where d.workspace_id = ${workspaceId}`;
       break;
     case 'vas':
+      count = sql`select count(*) from workspace_members where workspace_id = ${workspaceId} and role = 'va'`;
       base = sql`select m.user_id as id, u.name,
           coalesce(t.total, 0) as "totalTasks",
           coalesce(t.completed, 0) as "completedTasks",
@@ -381,6 +385,7 @@ export async function computeLeaderboard(
         where m.workspace_id = ${workspaceId} and m.role = 'va'`;
       break;
     case 'campaigns':
+      count = sql`select count(*) from campaigns where workspace_id = ${workspaceId}`;
       base = sql`select c.id, c.name, c.platform, c.status,
           count(cs.id)::int as runs,
           (count(cs.id) filter (where cs.status = 'completed'))::int as "completedRuns",
@@ -393,6 +398,7 @@ export async function computeLeaderboard(
         group by c.id, c.name, c.platform, c.status`;
       break;
     case 'accounts':
+      count = sql`select count(*) from accounts where workspace_id = ${workspaceId}`;
       base = sql`select a.id, a.username as name, a.platform, a.status, a.followers, a.following,
           (select count(*)::int from posts p where p.account_id = a.id and p.status = 'published' and ${inWindow('p.published_at')}) as "postsPublished",
           (select count(*)::int from posts p where p.account_id = a.id and p.status = 'failed' and ${inWindow('p.scheduled_at')}) as "postsFailed",
@@ -406,12 +412,14 @@ export async function computeLeaderboard(
         where a.workspace_id = ${workspaceId}`;
       break;
   }
+  // The total is counted apart (once, not a window function over every ranked row: a fifth of the per-phone
+  // table's time at 2,000 phones), so PostgreSQL keeps only the page's rows while it sorts.
   const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`
-    select ranked.*, count(*) over ()::int as total
+    select ranked.*, (${count})::int as total
     from (${base}) ranked
     order by ${sql.raw(`"${sort}"`)} ${order === 'asc' ? sql`asc` : sql`desc`} nulls last, name asc, id asc
     limit ${options.limit} offset ${options.offset}`.execute(db);
-  const total = rows[0]?.total ?? (options.offset > 0 ? await countRows(db, base) : 0);
+  const total = rows[0]?.total ?? (options.offset > 0 ? (await sql<{ total: number }>`select (${count})::int as total`.execute(db)).rows[0]!.total : 0);
   return { table, total, rows: rows.map(({ total: _total, ...row }) => row) };
 }
 
@@ -429,11 +437,6 @@ function tasksPer(column: 'device_id' | 'assigned_to_id', workspaceId: string, w
  */
 export function usageSecondsIn(start: Date, end: Date) {
   return sql<number>`greatest(0, extract(epoch from least(coalesce(du.ended_at, now()), ${end}::timestamptz) - greatest(du.started_at, ${start}::timestamptz)))`;
-}
-
-async function countRows(db: Db, base: ReturnType<typeof sql>) {
-  const { rows } = await sql<{ total: number }>`select count(*)::int as total from (${base}) ranked`.execute(db);
-  return rows[0]?.total ?? 0;
 }
 
 /** An account's followers and following at the end of each bucket (the last change before it). */

@@ -5,9 +5,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
-import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, progressTask, recordActivity } from '@farm/workers';
+import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, recordActivity } from '@farm/workers';
 import type { ChangeFeed } from '../../realtime/changes.ts';
 import type { Dispatcher } from '../../realtime/dispatcher.ts';
+import type { ProgressGate } from '../../realtime/progress.ts';
 import type { Pulse } from '../../realtime/pulse.ts';
 import type { Db } from '../../shared/types.ts';
 import type { Storage } from '../../storage/storage.ts';
@@ -21,6 +22,8 @@ export interface AgentContext {
   storage: Storage;
   dispatcher: Dispatcher;
   pulse: Pulse;
+  /** Progress reports, written at most about once a second per attempt (see realtime/progress.ts). */
+  progress: ProgressGate;
   log: FastifyBaseLogger;
 }
 
@@ -129,14 +132,18 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
 
     async 'task.progress'(peer, message) {
       ctx.dispatcher.heard(peer.device.id);
-      const outbox = new Outbox(peer.device.workspaceId);
-      await progressTask(db, peer.device.id, { ...message, note: message.step ?? message.note }, outbox);
-      outbox.flush(changes);
+      await ctx.progress.report(peer.device, {
+        taskId: message.taskId,
+        attempt: message.attempt,
+        percent: message.percent,
+        note: message.step ?? message.note,
+      });
       return ok;
     },
 
     async 'task.result'(peer, message) {
       ctx.dispatcher.heard(peer.device.id);
+      ctx.progress.settle(message.taskId, peer.device.id);
       const outboxes = new Outboxes();
       const outbox = outboxes.for(peer.device.workspaceId);
       // Protocol 1 tells a failure in words only: its reason is unknown, and trying again may help.

@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AgentDevice } from '../modules/devices/agents.queries.ts';
+import { ProgressGate, type ProgressReport } from './progress.ts';
+
+const phone = { id: 'phone-1', workspaceId: 'ws-1', name: 'Pixel 1' } as AgentDevice;
+const other = { id: 'phone-2', workspaceId: 'ws-1', name: 'Pixel 2' } as AgentDevice;
+
+describe('the progress gate', () => {
+  let written: { device: string; report: ProgressReport }[];
+  let gate: ProgressGate;
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    written = [];
+    gate = new ProgressGate(
+      async (device, report) => {
+        written.push({ device: device.id, report });
+      },
+      (error) => {
+        throw error;
+      },
+      () => 1000,
+    );
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const report = (percent: number, attempt = 1, taskId = 'task-1'): ProgressReport => ({ taskId, attempt, percent, note: `step ${percent}` });
+  const percents = () => written.map((w) => w.report.percent);
+
+  it('writes the first report of an attempt at once, then only the newest of each interval', async () => {
+    await gate.report(phone, report(10));
+    await gate.report(phone, report(20));
+    await gate.report(phone, report(30));
+    expect(percents()).toEqual([10]);
+    expect(gate.waiting).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(percents()).toEqual([10, 30]);
+    // The next interval runs from that write: a report within it waits again.
+    await gate.report(phone, report(40));
+    expect(percents()).toEqual([10, 30]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(percents()).toEqual([10, 30, 40]);
+    // An interval with nothing new closes; the next report is written at once.
+    await vi.advanceTimersByTimeAsync(1000);
+    await gate.report(phone, report(50));
+    expect(percents()).toEqual([10, 30, 40, 50]);
+  });
+
+  it('drops what waits when the result comes, and writes a new attempt at once', async () => {
+    await gate.report(phone, report(10));
+    await gate.report(phone, report(90));
+    gate.settle('task-1', phone.id);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(percents()).toEqual([10]);
+
+    await gate.report(phone, report(10, 2));
+    await gate.report(phone, report(50, 2));
+    // Attempt 3 begins before attempt 2's interval ends: attempt 2's waiting report is stale and never written.
+    await gate.report(phone, report(5, 3));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(written.map((w) => [w.report.attempt, w.report.percent])).toEqual([
+      [1, 10],
+      [2, 10],
+      [3, 5],
+    ]);
+  });
+
+  it("keeps each task's interval apart, and another phone's result does not drop this phone's report", async () => {
+    await gate.report(phone, report(10, 1, 'task-1'));
+    await gate.report(other, report(10, 1, 'task-2'));
+    await gate.report(phone, report(60, 1, 'task-1'));
+    gate.settle('task-1', other.id);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(written.map((w) => [w.device, w.report.taskId, w.report.percent])).toEqual([
+      ['phone-1', 'task-1', 10],
+      ['phone-2', 'task-2', 10],
+      ['phone-1', 'task-1', 60],
+    ]);
+  });
+
+  it('writes what waits when it closes', async () => {
+    await gate.report(phone, report(10));
+    await gate.report(phone, report(70));
+    await gate.close();
+    expect(percents()).toEqual([10, 70]);
+    expect(gate.waiting).toBe(0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(percents()).toEqual([10, 70]);
+  });
+});
