@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { Outboxes } from '../outbox.ts';
+import { Outbox, Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
-import { account, age, device, quickSettings, restoreSettings, workspace } from '../../test/farm.ts';
+import { account, age, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
 import {
   acceptResult,
   ackTask,
@@ -91,8 +91,18 @@ describe('the task lifecycle', () => {
     const leased = await dispatchNext(db, phone.id);
     expect(leased).toMatchObject({ id: created.id, status: 'pending', attempt: 1 });
     expect(leased!.leaseExpiresAt!.getTime() - leased!.dispatchedAt!.getTime()).toBe(300);
+    const given = () => db.selectFrom('taskAttempts').selectAll().where('taskId', '=', created.id).executeTakeFirstOrThrow();
+    expect(await given()).toMatchObject({ attempt: 1, deviceId: phone.id, workspaceId: ws, ackedAt: null, outcome: null });
+    // Another phone's ack, or one for another attempt, changes nothing.
+    const other = await device(db, ws);
+    expect(await ackTask(db, other.id, created.id, 1)).toBeUndefined();
+    expect(await ackTask(db, phone.id, created.id, 2)).toBeUndefined();
+    expect((await given()).ackedAt).toBeNull();
     expect(await ackTask(db, phone.id, created.id, 1)).toMatchObject({ status: 'in-progress' });
+    const acked = (await given()).ackedAt;
+    expect(acked).toBeInstanceOf(Date);
     expect(await ackTask(db, phone.id, created.id, 1)).toBeUndefined();
+    expect((await given()).ackedAt).toEqual(acked);
     expect(await progressTask(db, phone.id, { taskId: created.id, attempt: 1, percent: 40, note: 'Writing the caption' })).toMatchObject({
       progress: 40,
       progressNote: 'Writing the caption',
@@ -117,6 +127,33 @@ describe('the task lifecycle', () => {
     expect(await dispatchNext(db, phone.id)).toBeUndefined();
     await report(phone.id, { taskId: tasks[1]!.id, attempt: 1, status: 'completed' });
     expect((await dispatchNext(db, phone.id))!.id).toBe(tasks[2]!.id);
+  });
+
+  it("clears a post's waiting notice when its work goes out, and says so", async () => {
+    const { ws, phone, acct } = await farm();
+    const [post, quiet] = await scheduledPosts(db, ws, acct.id, 2);
+    await db
+      .updateTable('posts')
+      .set({ waitingCode: 'device_offline', waitingMessage: 'Waiting for a person: the phone is offline' })
+      .where('id', '=', post!.id)
+      .execute();
+    const waited = await make(ws, phone.id, { postId: post!.id });
+    const changes: Change[] = [];
+    const outbox = new Outbox(ws);
+    expect(await dispatchNext(db, phone.id, outbox)).toMatchObject({ id: waited.id, postId: post!.id, attempt: 1 });
+    outbox.flush((change) => changes.push(change));
+    expect(changes.map((change) => change.event)).toEqual(['post.updated', 'task.updated']);
+    expect(changes[0]!.payload).toMatchObject({ id: post!.id, waitingCode: null, waitingMessage: null });
+    expect(changes[1]!.payload).not.toHaveProperty('wokenPostId');
+    await report(phone.id, { taskId: waited.id, attempt: 1, status: 'completed' });
+
+    // A post that was not waiting is not announced again.
+    const plain = await make(ws, phone.id, { postId: quiet!.id });
+    const later = new Outbox(ws);
+    expect(await dispatchNext(db, phone.id, later)).toMatchObject({ id: plain.id });
+    const announced: Change[] = [];
+    later.flush((change) => announced.push(change));
+    expect(announced.map((change) => change.event)).toEqual(['task.updated']);
   });
 
   it('settles once when two results of one attempt arrive at the same moment', async () => {

@@ -108,66 +108,80 @@ export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes)
  * unique index of out attempts per device makes a racing second call lease nothing.
  */
 export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
+  const next = db
+    .selectFrom('tasks')
+    .select('id')
+    .where('deviceId', '=', deviceId)
+    .where('status', '=', 'pending')
+    .where('dispatchedAt', 'is', null)
+    // Automation's work goes to phones; a task a person wrote is for the phone's VA.
+    .where('sourceKey', 'is not', null)
+    .where((eb) => eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', sql<Date>`now()`)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', deviceId).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled),
+        ),
+      ),
+    )
+    // A person controls the phone from the console: its work waits until they hand it back.
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))),
+    )
+    .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .limit(1)
+    .forUpdate()
+    .skipLocked();
   try {
-    return await db.transaction().execute(async (tx) => {
-      const next = tx
-        .selectFrom('tasks')
-        .select('id')
-        .where('deviceId', '=', deviceId)
-        .where('status', '=', 'pending')
-        .where('dispatchedAt', 'is', null)
-        // Automation's work goes to phones; a task a person wrote is for the phone's VA.
-        .where('sourceKey', 'is not', null)
-        .where((eb) => eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', sql<Date>`now()`)]))
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('tasks as o')
-                .select('o.id')
-                .where('o.deviceId', '=', deviceId)
-                .where('o.dispatchedAt', 'is not', null)
-                .where('o.status', 'in', unsettled),
-            ),
-          ),
-        )
-        // A person controls the phone from the console: its work waits until they hand it back.
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))),
-        )
-        .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
-        .orderBy('createdAt')
-        .orderBy('id')
-        .limit(1)
-        .forUpdate()
-        .skipLocked();
-      const task = await tx
-        .updateTable('tasks')
-        .set({
-          attempt: sql<number>`attempt + 1`,
-          dispatchedAt: sql<Date>`now()`,
-          leaseExpiresAt: ms(automation().ackTimeoutMs),
-          nextAttemptAt: null,
-          progress: null,
-          progressNote: null,
-        })
-        .where('id', '=', (eb) => eb.selectFrom(next.as('next')).select('next.id'))
-        .returningAll()
-        .executeTakeFirst();
-      if (!task) return undefined;
-      await tx.insertInto('taskAttempts').values({ taskId: task.id, attempt: task.attempt, workspaceId: task.workspaceId, deviceId }).execute();
-      if (task.postId) {
-        const post = await tx
+    // One statement (one round trip, atomic without a transaction around it): the lease, its attempt, and the
+    // post's waiting notice cleared now that its work is out.
+    const task = await db
+      .with('leased', (db) =>
+        db
+          .updateTable('tasks')
+          .set({
+            attempt: sql<number>`attempt + 1`,
+            dispatchedAt: sql<Date>`now()`,
+            leaseExpiresAt: ms(automation().ackTimeoutMs),
+            nextAttemptAt: null,
+            progress: null,
+            progressNote: null,
+          })
+          .where('id', '=', (eb) => eb.selectFrom(next.as('next')).select('next.id'))
+          .returningAll(),
+      )
+      .with('given', (db) =>
+        db
+          .insertInto('taskAttempts')
+          .columns(['taskId', 'attempt', 'workspaceId', 'deviceId'])
+          .expression((eb) =>
+            eb.selectFrom('leased').select(['leased.id', 'leased.attempt', 'leased.workspaceId', sql<string>`${deviceId}::uuid`.as('deviceId')]),
+          )
+          .returning('taskAttempts.taskId'),
+      )
+      .with('woken', (db) =>
+        db
           .updateTable('posts')
           .set({ waitingCode: null, waitingMessage: null })
-          .where('id', '=', task.postId)
-          .where('waitingMessage', 'is not', null)
-          .returningAll()
-          .executeTakeFirst();
-        if (post) outbox?.add('post.updated', serialize(post));
-      }
-      outbox?.add('task.updated', serialize(task));
-      return task;
-    });
+          .from('leased')
+          .whereRef('posts.id', '=', 'leased.postId')
+          .where('posts.waitingMessage', 'is not', null)
+          .returning('posts.id'),
+      )
+      .selectFrom('leased')
+      .selectAll('leased')
+      .select((eb) => eb.selectFrom('woken').select('woken.id').as('wokenPostId'))
+      .executeTakeFirst();
+    if (!task) return undefined;
+    const { wokenPostId, ...leased } = task;
+    if (wokenPostId && outbox) {
+      const post = await db.selectFrom('posts').selectAll().where('id', '=', wokenPostId).executeTakeFirst();
+      if (post) outbox.add('post.updated', serialize(post));
+    }
+    outbox?.add('task.updated', serialize(leased));
+    return leased;
   } catch (error) {
     // Another dispatcher leased an attempt on this phone first.
     if ((error as { code?: unknown }).code === '23505') return undefined;
@@ -177,27 +191,40 @@ export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): P
 
 /** The phone took the attempt: in progress, with a lease that only progress renews. Repeats change nothing. */
 export async function ackTask(db: Db, deviceId: string, taskId: string, attempt: number, outbox?: Outbox): Promise<TaskRow | undefined> {
-  return db.transaction().execute(async (tx) => {
-    const task = await tx
-      .updateTable('tasks')
-      .set({
-        status: 'in-progress',
-        startedAt: sql<Date>`coalesce(started_at, now())`,
-        lastProgressAt: sql<Date>`now()`,
-        leaseExpiresAt: sql<Date>`least(${ms(automation().progressWindowMs)}, ${hardLimit})`,
-      })
-      .where('id', '=', taskId)
-      .where('deviceId', '=', deviceId)
-      .where('attempt', '=', attempt)
-      .where('status', '=', 'pending')
-      .where('dispatchedAt', 'is not', null)
-      .returningAll()
-      .executeTakeFirst();
-    if (!task) return undefined;
-    await tx.updateTable('taskAttempts').set({ ackedAt: sql<Date>`now()` }).where('taskId', '=', taskId).where('attempt', '=', attempt).execute();
-    outbox?.add('task.updated', serialize(task));
-    return task;
-  });
+  // One statement: the task in progress and its attempt marked acked, together or not at all. (PostgreSQL runs a
+  // WITH's writes whether or not the query reads them.)
+  const task = await db
+    .with('acked', (db) =>
+      db
+        .updateTable('tasks')
+        .set({
+          status: 'in-progress',
+          startedAt: sql<Date>`coalesce(started_at, now())`,
+          lastProgressAt: sql<Date>`now()`,
+          leaseExpiresAt: sql<Date>`least(${ms(automation().progressWindowMs)}, ${hardLimit})`,
+        })
+        .where('id', '=', taskId)
+        .where('deviceId', '=', deviceId)
+        .where('attempt', '=', attempt)
+        .where('status', '=', 'pending')
+        .where('dispatchedAt', 'is not', null)
+        .returningAll(),
+    )
+    .with('attempt', (db) =>
+      db
+        .updateTable('taskAttempts')
+        .set({ ackedAt: sql<Date>`now()` })
+        .from('acked')
+        .whereRef('taskAttempts.taskId', '=', 'acked.id')
+        .whereRef('taskAttempts.attempt', '=', 'acked.attempt')
+        .returning('taskAttempts.taskId'),
+    )
+    .selectFrom('acked')
+    .selectAll('acked')
+    .executeTakeFirst();
+  if (!task) return undefined;
+  outbox?.add('task.updated', serialize(task));
+  return task;
 }
 
 /** Work goes on: the lease is renewed (within the attempt's hard limit) and the console sees how far it got. */
