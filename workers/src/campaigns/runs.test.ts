@@ -137,6 +137,9 @@ describe('campaign runs', () => {
     expect((await runs(c.id))[0]!.engagementActions).toBe(12);
     const used = await db.selectFrom('accountDailyActions').selectAll().where('accountId', '=', acct.id).executeTakeFirstOrThrow();
     expect(used).toMatchObject({ likes: 12, follows: 0, comments: 0 });
+    // Counted on the workspace's day (its zone is set where it is about 2 in the morning).
+    const { timeZone } = await db.selectFrom('workspaces').select('timeZone').where('id', '=', acct.workspaceId).executeTakeFirstOrThrow();
+    expect(String(used.day).slice(0, 10)).toBe(new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date()));
   });
 
   it('stops for the day once the phones reported the daily engagement target', async () => {

@@ -12,7 +12,7 @@ import { recordActivity } from '../activities.ts';
 import { raiseAlert } from '../alerts.ts';
 import type { Tx } from '../db.ts';
 import type { Outboxes } from '../outbox.ts';
-import { localDay } from '../time.ts';
+import { localDaySql } from '../time.ts';
 
 /** Who or what settled the task. */
 export type OutcomeCause =
@@ -138,7 +138,7 @@ export async function applyOutcome(
     if (counts.likes + counts.follows + counts.comments + counts.posts > 0) {
       await tx
         .insertInto('accountDailyActions')
-        .values({ accountId: task.accountId, workspaceId: task.workspaceId, day: await localDay(tx, task.workspaceId), ...counts })
+        .values({ accountId: task.accountId, workspaceId: task.workspaceId, day: localDaySql(task.workspaceId), ...counts })
         .onConflict((oc) =>
           oc.columns(['accountId', 'day']).doUpdateSet({
             likes: sql<number>`account_daily_actions.likes + excluded.likes`,
