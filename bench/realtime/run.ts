@@ -2,6 +2,10 @@
  * Realtime fan-out: N simulated phones heartbeat over /agent every PERIOD ms while M browser sockets listen;
  * measures heartbeat → browser latency (p50/p99) and events/s, beside a bare Socket.IO relay of the same
  * traffic in the same run. Defaults: 2,000 phones every 2 s, 200 browsers (the budget: p99 ≤ 150 ms).
+ * By default every heartbeat changes the phone's battery, so every one is shown (the worst case). BENCH_CHANGE_EVERY=N
+ * changes it every Nth heartbeat only, as a farm's phones do (a point of battery every few minutes): the product
+ * announces only the heartbeats that change what a screen shows, and latency is measured on those; the bare relay
+ * still relays every heartbeat.
  */
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +19,7 @@ const phones = Number(process.env.BENCH_PHONES ?? 2000);
 const browsers = Number(process.env.BENCH_BROWSERS ?? 200);
 const periodMs = Number(process.env.BENCH_PERIOD_MS ?? 2000);
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const changeEvery = Math.max(1, Number(process.env.BENCH_CHANGE_EVERY ?? 1));
 const port = Number(process.env.BENCH_PORT ?? 3970);
 const barePort = port + 1;
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -53,7 +58,8 @@ async function drive(
   label: string,
   makePhone: (i: number) => Socket,
   makeBrowser: () => Socket,
-  beat: (phone: Socket, i: number) => void,
+  /** Sends one heartbeat; answers whether a browser should see it. */
+  beat: (phone: Socket, i: number, n: number) => boolean,
   event: string,
   idsOf: (payload: unknown) => string[],
 ) {
@@ -86,9 +92,10 @@ async function drive(
   const timers = ids.map((i) =>
     setTimeout(
       () => {
+        let n = 0;
         const tick = () => {
-          sent.set(String(i), performance.now());
-          beat(phoneSockets[i]!, i);
+          const at = performance.now();
+          if (beat(phoneSockets[i]!, i, n++)) sent.set(String(i), at);
         };
         tick();
         timers.push(setInterval(tick, periodMs));
@@ -129,7 +136,10 @@ try {
     'bare Socket.IO relay (baseline)',
     () => io(`http://127.0.0.1:${barePort}/phones`, { forceNew: true, transports: ['websocket'] }),
     () => io(`http://127.0.0.1:${barePort}`, { forceNew: true, transports: ['websocket'] }),
-    (phone, i) => phone.emit('beat', { id: String(i), battery: 50 }),
+    (phone, i) => {
+      phone.emit('beat', { id: String(i), battery: 50 });
+      return true;
+    },
     'device.updated',
     (payload) => [(payload as { id: string }).id],
   );
@@ -137,13 +147,18 @@ try {
     'product: /agent heartbeat → DB → devices.pulse',
     (i) => io(`${origin}/agent`, { forceNew: true, transports: ['websocket'], auth: { token: tokens[i] } }),
     () => io(origin, { forceNew: true, transports: ['websocket'], extraHeaders: { cookie } }),
-    (phone) => phone.emit('agent.heartbeat', { battery: 50 + Math.floor(Math.random() * 50), status: 'online' }),
+    (phone, i, n) => {
+      // A point less every heartbeat by default (each one shown); with BENCH_CHANGE_EVERY, every Nth heartbeat.
+      const battery = 99 - (Math.floor(n / changeEvery) % 50);
+      phone.emit('agent.heartbeat', { battery, status: 'online' });
+      return n % changeEvery === 0;
+    },
     'devices.pulse',
     (payload) => (payload as { devices: { id: string }[] }).devices.map((d) => deviceIndex.get(d.id) ?? ''),
   );
 
   console.log(
-    `\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)`,
+    `\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)${changeEvery > 1 ? `; battery changes every ${changeEvery} heartbeats` : ''}`,
   );
   console.log('path'.padEnd(50), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'updates/s'.padStart(10), 'p99 ÷ bare'.padStart(11));
   for (const row of [baseline, product]) {
@@ -155,7 +170,7 @@ try {
       `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
     );
   }
-  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ phones, browsers, periodMs, baseline, product }));
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ phones, browsers, periodMs, changeEvery, baseline, product }));
 } finally {
   for (const socket of sockets) socket.disconnect();
   child.kill('SIGTERM');

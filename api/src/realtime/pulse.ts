@@ -2,6 +2,8 @@
  * Heartbeats are many and small: 2,000 phones every 2 s is 1,000 a second. They are gathered per workspace
  * for a tenth of a second (measured: a twentieth doubles the frames and raises p99), written in one statement, and announced as one `devices.pulse` event, so the
  * database sees ten writes a second instead of a thousand and each browser ten frames instead of a thousand.
+ * A heartbeat that changes nothing a screen shows (same status and battery, last activity within the same step) is
+ * written (the phone was heard) but not announced: a farm's phones mostly say the same thing every 2 s.
  */
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
@@ -9,6 +11,11 @@ import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from './changes.ts';
 
 export const PULSE_MS = 100;
+/**
+ * A busy phone is active at every heartbeat; the console shows its last activity as "a few seconds ago" up to 45
+ * s, so it is announced when it enters a new 30-second step rather than every 2 s.
+ */
+export const LAST_ACTIVE_STEP_S = 30;
 
 /** What a heartbeat says: the agent's own word on what the phone is doing, its battery and screen. */
 export interface Beat {
@@ -56,7 +63,7 @@ export class Pulse {
       );
       // A connected phone's status is derived here, once, from what it reports and what runs on it: busy while
       // work or a person's session runs, idle with the screen off or nothing done for five minutes, online otherwise.
-      const updated = await sql<{ id: string; status: DeviceStatus; battery: number; lastActive: Date }>`
+      const updated = await sql<{ id: string; status: DeviceStatus; battery: number; lastActive: Date; shown: boolean }>`
         with v(id, agent_status, battery, screen_on, foreground_app) as (values ${values}),
         w as (
           select v.*, (
@@ -77,14 +84,22 @@ export class Pulse {
             when w.screen_on = false or w.agent_status = 'idle' or d.last_active < now() - interval '5 minutes' then 'idle'
             else 'online'
           end
-        from w
-        where d.id = w.id and d.workspace_id = ${workspaceId}
-        returning d.id, d.status, d.battery, d.last_active as "lastActive"`.execute(this.db);
-      if (updated.rows.length === 0) continue;
+        from w, devices o
+        where d.id = w.id and o.id = d.id and d.workspace_id = ${workspaceId}
+        returning d.id, d.status, d.battery, d.last_active as "lastActive",
+          (d.status <> o.status or d.battery is distinct from o.battery
+            or floor(extract(epoch from d.last_active) / ${LAST_ACTIVE_STEP_S}) is distinct from floor(extract(epoch from o.last_active) / ${LAST_ACTIVE_STEP_S})) as shown`.execute(
+        this.db,
+      );
+      // Only what a screen would show differently is announced (o is the row before this statement).
+      const shown = updated.rows.filter((row) => row.shown);
+      if (shown.length === 0) continue;
       this.changes.publish({
         workspaceId,
         event: 'devices.pulse',
-        payload: { devices: updated.rows.map((row) => ({ ...row, lastActive: new Date(row.lastActive).toISOString() })) },
+        payload: {
+          devices: shown.map((row) => ({ id: row.id, status: row.status, battery: row.battery, lastActive: new Date(row.lastActive).toISOString() })),
+        },
       });
     }
   }

@@ -62,6 +62,24 @@ describe('phone agents', () => {
     expect((await pulse).devices).toEqual([expect.objectContaining({ id: device.id, battery: 76, status: 'busy' })]);
     expect((await operator.get(`/api/devices/${device.id}`)).body).toMatchObject({ status: 'busy', battery: 76 });
     expect((await operator.get(`/api/devices/${device.id}`)).body.lastSeenAt).not.toBeNull();
+
+    // A heartbeat that changes nothing a screen shows is written (the phone was heard) and not announced.
+    const calm = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
+    await send(phone, 'agent.heartbeat', { battery: 76, status: 'online' });
+    expect((await calm).devices).toEqual([expect.objectContaining({ id: device.id, battery: 76, status: 'online' })]);
+    const heard = async () => (await t.db.selectFrom('devices').select('lastSeenAt').where('id', '=', device.id).executeTakeFirstOrThrow()).lastSeenAt!;
+    const before = await heard();
+    const quiet = record(browser);
+    await pause(20);
+    await send(phone, 'agent.heartbeat', { battery: 76, status: 'online' });
+    await until(async () => (await heard()) > before, 'the heartbeat to be written');
+    await pause(300);
+    expect(quiet.get('devices.pulse')).toBeUndefined();
+    // A point of battery is shown.
+    const drained = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
+    await send(phone, 'agent.heartbeat', { battery: 75, status: 'online' });
+    expect((await drained).devices).toEqual([expect.objectContaining({ id: device.id, battery: 75, status: 'online' })]);
+
     const refused = await send(phone, 'agent.heartbeat', { battery: 170, status: 'busy' });
     expect(refused.ok).toBe(false);
     expect(refused.ok === false && refused.error).toContain('battery');
