@@ -147,7 +147,7 @@ try {
     'product: /agent heartbeat → DB → devices.pulse',
     (i) => io(`${origin}/agent`, { forceNew: true, transports: ['websocket'], auth: { token: tokens[i] } }),
     () => io(origin, { forceNew: true, transports: ['websocket'], extraHeaders: { cookie } }),
-    (phone, i, n) => {
+    (phone, _i, n) => {
       // A point less every heartbeat by default (each one shown); with BENCH_CHANGE_EVERY, every Nth heartbeat.
       const battery = 99 - (Math.floor(n / changeEvery) % 50);
       phone.emit('agent.heartbeat', { battery, status: 'online' });
