@@ -65,6 +65,20 @@ describe('the progress gate', () => {
     ]);
   });
 
+  it("passes on another phone's report or an older attempt's without disturbing the attempt out", async () => {
+    await gate.report(phone, report(10, 2));
+    await gate.report(phone, report(30, 2));
+    await gate.report(other, report(99, 2));
+    await gate.report(phone, report(99, 1));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(written.map((w) => [w.device, w.report.attempt, w.report.percent])).toEqual([
+      ['phone-1', 2, 10],
+      ['phone-2', 2, 99],
+      ['phone-1', 1, 99],
+      ['phone-1', 2, 30],
+    ]);
+  });
+
   it("keeps each task's interval apart, and another phone's result does not drop this phone's report", async () => {
     await gate.report(phone, report(10, 1, 'task-1'));
     await gate.report(other, report(10, 1, 'task-2'));

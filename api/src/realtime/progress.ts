@@ -47,8 +47,12 @@ export class ProgressGate {
       slot.waiting = report;
       return Promise.resolve();
     }
-    // A new attempt (or another phone's report, which the lifecycle refuses) starts afresh: what waited of the
-    // older attempt is stale.
+    // A report on an older attempt, or on this attempt from another phone, is passed on as it is (the lifecycle
+    // refuses it); it does not disturb the interval of the attempt out.
+    if (slot && (report.attempt < slot.attempt || (report.attempt === slot.attempt && slot.device.id !== device.id))) {
+      return this.track(this.write(device, report));
+    }
+    // A newer attempt starts afresh: what waited of the older one is stale.
     if (slot) clearTimeout(slot.timer);
     this.slots.set(report.taskId, { device, attempt: report.attempt, waiting: undefined, timer: this.arm(report.taskId) });
     return this.track(this.write(device, report));
@@ -62,7 +66,7 @@ export class ProgressGate {
     this.slots.delete(taskId);
   }
 
-  /** Reports waiting, for the metrics and tests. */
+  /** How many reports wait to be written. */
   get waiting(): number {
     let n = 0;
     for (const slot of this.slots.values()) if (slot.waiting) n++;
