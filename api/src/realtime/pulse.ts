@@ -2,14 +2,16 @@
  * Heartbeats are many and small: 2,000 phones every 2 s is 1,000 a second. They are gathered per workspace
  * for a twentieth of a second, written in one statement, and announced as one `devices.pulse` event, so the
  * database sees twenty writes a second instead of a thousand and each browser twenty frames instead of a thousand.
- * A heartbeat that changes nothing a screen shows (same status and battery, last activity within the same step) is
- * written (the phone was heard) but not announced: a farm's phones mostly say the same thing every 2 s.
+ * A heartbeat that changes nothing a screen shows (same status and battery, last activity within the same step, the
+ * phone heard on time) is written (the phone was heard) but not announced: a farm's phones mostly say
+ * the same thing every 2 s.
  * Measured (bench/realtime, heartbeat → browser p99): a tenth of a second gave 118 ms at 2,000 phones and 200
  * browsers and 276–372 ms at 10,000 and 500 (a point of battery a minute); a twentieth, 67 ms and 144–194 ms. Once unchanged heartbeats stopped
  * being announced the gathering itself was most of the latency (the API process was 84% idle at 10,000 phones).
  */
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
+import { automation } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from './changes.ts';
 
@@ -91,10 +93,11 @@ export class Pulse {
         where d.id = w.id and o.id = d.id and d.workspace_id = ${workspaceId}
         returning d.id, d.status, d.battery, d.last_active as "lastActive",
           (d.status <> o.status or d.battery is distinct from o.battery
-            or floor(extract(epoch from d.last_active) / ${LAST_ACTIVE_STEP_S}) is distinct from floor(extract(epoch from o.last_active) / ${LAST_ACTIVE_STEP_S})) as shown`.execute(
-        this.db,
-      );
-      // Only what a screen would show differently is announced (o is the row before this statement).
+            or floor(extract(epoch from d.last_active) / ${LAST_ACTIVE_STEP_S}) is distinct from floor(extract(epoch from o.last_active) / ${LAST_ACTIVE_STEP_S})
+            or o.last_seen_at is null or o.last_seen_at < now() - (${2 * automation().heartbeatMs} * interval '1 millisecond')) as shown`.execute(this.db);
+      // Only what a screen would show differently is announced (o is the row as this statement first saw it). A
+      // phone heard after a silence of two heartbeats is announced whatever it says: the watchdog (at three) may have
+      // taken it offline in the same instant, after o was read. A phone on time, give or take, is not.
       const shown = updated.rows.filter((row) => row.shown);
       if (shown.length === 0) continue;
       this.changes.publish({

@@ -76,6 +76,16 @@ describe('phone agents', () => {
     await pause(300);
     const pulses = (quiet.get('devices.pulse') ?? []) as { devices: { id: string }[] }[];
     expect(pulses.filter((pulse) => pulse.devices.some((d) => d.id === device.id))).toEqual([]);
+    // After a silence of two heartbeats or more it is announced whatever it says (the watchdog may just have taken
+    // the phone offline).
+    await t.db
+      .updateTable('devices')
+      .set({ lastSeenAt: new Date(Date.now() - 5000) })
+      .where('id', '=', device.id)
+      .execute();
+    const back = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
+    await send(phone, 'agent.heartbeat', { battery: 76, status: 'online' });
+    expect((await back).devices).toEqual([expect.objectContaining({ id: device.id, battery: 76, status: 'online' })]);
     // A point of battery is shown.
     const drained = next<{ devices: { id: string; battery: number; status: string }[] }>(browser, 'devices.pulse');
     await send(phone, 'agent.heartbeat', { battery: 75, status: 'online' });
