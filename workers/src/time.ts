@@ -10,13 +10,7 @@ export async function workspaceTimeZone(db: Db, workspaceId: string): Promise<st
   return row?.timeZone ?? 'UTC';
 }
 
-/** The workspace's calendar date at `at` (now by default), as an SQL date: for a statement that writes or reads by day. */
-export function localDaySql(workspaceId: string, at?: Date) {
-  return sql<string>`(${at ?? sql`now()`}::timestamptz at time zone coalesce((select time_zone from workspaces where id = ${workspaceId}), 'UTC'))::date`;
-}
-
-/** The workspace's calendar date (YYYY-MM-DD) at `at` (now by default), in one round trip. */
-export async function localDay(db: Db, workspaceId: string, at?: Date): Promise<string> {
-  const { rows } = await sql<{ day: string }>`select to_char(${localDaySql(workspaceId, at)}, 'YYYY-MM-DD') as day`.execute(db);
-  return rows[0]!.day;
+/** The workspace's calendar date now, as an SQL date: for a statement that writes or reads by day. */
+export function localDaySql(workspaceId: string) {
+  return sql<string>`(now() at time zone coalesce((select time_zone from workspaces where id = ${workspaceId}), 'UTC'))::date`;
 }

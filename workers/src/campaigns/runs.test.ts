@@ -140,6 +140,9 @@ describe('campaign runs', () => {
     // Counted on the workspace's day (its zone is set where it is about 2 in the morning).
     const { timeZone } = await db.selectFrom('workspaces').select('timeZone').where('id', '=', acct.workspaceId).executeTakeFirstOrThrow();
     expect(String(used.day).slice(0, 10)).toBe(new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date()));
+    // The next routine's allowance is what is left of today's caps.
+    const second = await db.selectFrom('tasks').selectAll().where('accountId', '=', acct.id).where('id', '<>', task.id).executeTakeFirstOrThrow();
+    expect(second.work).toMatchObject({ routineType: 'engage_comments', allowance: { likes: 288, comments: 40 } });
   });
 
   it('stops for the day once the phones reported the daily engagement target', async () => {

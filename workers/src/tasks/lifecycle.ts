@@ -103,34 +103,43 @@ export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes)
 // ── the phone's side: dispatch, ack, progress, result ───────────────────────────────────────────────────
 
 /**
- * Leases the device's next waiting automation task (a post, a routine run, a warm-up; high priority first, then oldest)
- * to its phone as a new attempt, unless an attempt is already out on it or a person controls the phone. Tasks people wrote stay with the phone's VA. Answers the leased task, or nothing. Safe to call from anywhere at any time: the
- * unique index of out attempts per device makes a racing second call lease nothing.
+ * The tasks (`t`) ready to go to their phone now: automation's work (a task a person wrote is for the phone's VA),
+ * waiting, past any backoff, on a phone with no attempt out and no person controlling it from the console. With a
+ * device, only its tasks, compared with the value so PostgreSQL plans one phone's lookups by index.
  */
-export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
-  const next = db
-    .selectFrom('tasks')
-    .select('id')
-    .where('deviceId', '=', deviceId)
-    .where('status', '=', 'pending')
-    .where('dispatchedAt', 'is', null)
-    // Automation's work goes to phones; a task a person wrote is for the phone's VA.
-    .where('sourceKey', 'is not', null)
-    .where((eb) => eb.or([eb('nextAttemptAt', 'is', null), eb('nextAttemptAt', '<=', sql<Date>`now()`)]))
+export function readyWork(db: Db, deviceId?: string) {
+  const device = deviceId === undefined ? sql.ref<string>('t.deviceId') : sql<string>`${deviceId}`;
+  let query = db
+    .selectFrom('tasks as t')
+    .where('t.status', '=', 'pending')
+    .where('t.dispatchedAt', 'is', null)
+    .where('t.sourceKey', 'is not', null)
+    .where((eb) => eb.or([eb('t.nextAttemptAt', 'is', null), eb('t.nextAttemptAt', '<=', sql<Date>`now()`)]))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', deviceId).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled),
+          selectFrom('tasks as o').select('o.id').where('o.deviceId', '=', device).where('o.dispatchedAt', 'is not', null).where('o.status', 'in', unsettled),
         ),
       ),
     )
-    // A person controls the phone from the console: its work waits until they hand it back.
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', deviceId).where('d.controlledById', 'is not', null))),
-    )
-    .orderBy(sql`case priority when 'high' then 0 when 'medium' then 1 else 2 end`)
-    .orderBy('createdAt')
-    .orderBy('id')
+      not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', device).where('d.controlledById', 'is not', null))),
+    );
+  if (deviceId !== undefined) query = query.where('t.deviceId', '=', deviceId);
+  return query;
+}
+
+/**
+ * Leases the device's next ready task (a post, a routine run, a warm-up; high priority first, then oldest) to its
+ * phone as a new attempt. Answers the leased task, or nothing. Safe to call from anywhere at any time: the unique
+ * index of out attempts per device makes a racing second call lease nothing.
+ */
+export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
+  const next = readyWork(db, deviceId)
+    .select('t.id')
+    .orderBy(sql`case t.priority when 'high' then 0 when 'medium' then 1 else 2 end`)
+    .orderBy('t.createdAt')
+    .orderBy('t.id')
     .limit(1)
     .forUpdate()
     .skipLocked();

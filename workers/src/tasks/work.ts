@@ -6,7 +6,7 @@ import type { RoutineType, TaskType } from '@farm/sql';
 import { platformDailyCaps, type DailyCaps } from '@farm/api/contracts';
 import type { EngagementCounts, RoutineRunWork, TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
-import { localDay } from '../time.ts';
+import { localDaySql } from '../time.ts';
 import { withWorkspaceRecipes } from './recipes.ts';
 
 /** What kind of task a routine is. */
@@ -43,8 +43,12 @@ export function capsFor(platform: string, overrides: DailyCaps | Record<string, 
 
 /** What the account may still do today: its caps less what its phones reported today. */
 export async function allowanceOf(db: Db, workspaceId: string, accountId: string, caps: EngagementCounts): Promise<EngagementCounts> {
-  const day = await localDay(db, workspaceId);
-  const used = await db.selectFrom('accountDailyActions').selectAll().where('accountId', '=', accountId).where('day', '=', day).executeTakeFirst();
+  const used = await db
+    .selectFrom('accountDailyActions')
+    .selectAll()
+    .where('accountId', '=', accountId)
+    .where('day', '=', localDaySql(workspaceId))
+    .executeTakeFirst();
   return {
     likes: Math.max(0, caps.likes - (used?.likes ?? 0)),
     follows: Math.max(0, caps.follows - (used?.follows ?? 0)),

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
+import { readyWork } from '@farm/workers';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db } from '../../shared/types.ts';
 
@@ -100,29 +101,6 @@ export const newObjectKey = () => randomUUID();
 /** Devices among `deviceIds` with work ready to hand over now and no attempt out. */
 export async function devicesWithReadyWork(db: Db, deviceIds: string[]): Promise<string[]> {
   if (deviceIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('tasks as t')
-    .select('t.deviceId')
-    .distinct()
-    .where('t.deviceId', 'in', deviceIds)
-    .where('t.status', '=', 'pending')
-    .where('t.dispatchedAt', 'is', null)
-    .where('t.sourceKey', 'is not', null)
-    .where((eb) => eb.or([eb('t.nextAttemptAt', 'is', null), eb('t.nextAttemptAt', '<=', sql<Date>`now()`)]))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('tasks as o')
-            .select('o.id')
-            .whereRef('o.deviceId', '=', 't.deviceId')
-            .where('o.dispatchedAt', 'is not', null)
-            .where('o.status', 'in', ['pending', 'in-progress']),
-        ),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('devices as d').select('d.id').whereRef('d.id', '=', 't.deviceId').where('d.controlledById', 'is not', null))),
-    )
-    .execute();
+  const rows = await readyWork(db).select('t.deviceId').distinct().where('t.deviceId', 'in', deviceIds).execute();
   return rows.map((row) => row.deviceId!).filter(Boolean);
 }
