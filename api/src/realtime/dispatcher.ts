@@ -30,6 +30,8 @@ export interface ConnectedPhone {
 export class Dispatcher {
   private readonly phones = new Map<string, ConnectedPhone>();
   private readonly queues = new Map<string, Promise<void>>();
+  /** Phones with a hand-over queued that has not begun: a wake meanwhile is answered by it. */
+  private readonly waiting = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -68,12 +70,21 @@ export class Dispatcher {
     return phone && Date.now() - phone.heardAt < silenceMs() ? phone : undefined;
   }
 
-  /** Leases the phone's next task to it, if it is connected here and has none out. Serialized per phone. */
+  /**
+   * Leases the phone's next task to it, if it is connected here and has none out. Serialized per phone; wakes that
+   * come while a hand-over waits its turn share it, as it begins after them and sees what they announce (a batch of
+   * posts falling due for one phone is one lease, not one per post).
+   */
   wake(deviceId: string): Promise<void> {
     if (this.closed || !this.phones.has(deviceId)) return Promise.resolve();
     const previous = this.queues.get(deviceId) ?? Promise.resolve();
+    if (this.waiting.has(deviceId)) return previous;
+    this.waiting.add(deviceId);
     const next = previous
-      .then(() => this.handOver(deviceId))
+      .then(() => {
+        this.waiting.delete(deviceId);
+        return this.handOver(deviceId);
+      })
       .catch((error: unknown) => this.log.warn({ err: error, deviceId }, 'dispatch failed'))
       .finally(() => {
         if (this.queues.get(deviceId) === next) this.queues.delete(deviceId);
