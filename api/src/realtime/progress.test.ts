@@ -46,6 +46,30 @@ describe('the progress gate', () => {
     expect(percents()).toEqual([10, 30, 40, 50]);
   });
 
+  it("counts the phone's ack as the attempt's first write: a report right after it waits, a short task writes none", async () => {
+    gate.acked(phone, 'task-1', 1);
+    await gate.report(phone, report(10));
+    await gate.report(phone, report(40));
+    expect(percents()).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(percents()).toEqual([40]);
+
+    // A task done within a second of its ack: its reports are never written, the result says more.
+    gate.acked(phone, 'task-2', 1);
+    await gate.report(phone, report(50, 1, 'task-2'));
+    gate.settle('task-2', phone.id);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(percents()).toEqual([40]);
+
+    // An ack of an older attempt (late, refused by the lifecycle anyway) leaves the newer attempt's interval alone,
+    // and an ack after a quiet interval opens a new one.
+    await gate.report(phone, report(10, 3, 'task-3'));
+    gate.acked(phone, 'task-3', 2);
+    await gate.report(phone, report(20, 3, 'task-3'));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(written.filter((w) => w.report.taskId === 'task-3').map((w) => w.report.percent)).toEqual([10, 20]);
+  });
+
   it('drops what waits when the result comes, and writes a new attempt at once', async () => {
     await gate.report(phone, report(10));
     await gate.report(phone, report(90));

@@ -1,8 +1,9 @@
 /**
  * A phone may report a task's progress many times a second (the reference agent at every step of a recipe); the
- * console shows it about once a second. The first report of an attempt is written at once; later ones within the
- * interval after a write wait, and only the newest of them is written when the interval ends, unless the attempt's
- * result comes first (it says more). Each written report renews the lease, so the interval stays well inside the
+ * console shows it about once a second. The first report of an attempt is written at once, unless the phone's ack
+ * was written within the interval (it moved the task to in progress and renewed the lease already); later ones
+ * within the interval after a write wait, and only the newest of them is written when the interval ends, unless the
+ * attempt's result comes first (it says more). Each written report renews the lease, so the interval stays well inside the
  * lease's window. Measured (bench/scheduler): a phone's five progress reports were five of a post's eight task
  * updates and the largest part of its statements' time.
  */
@@ -56,6 +57,17 @@ export class ProgressGate {
     if (slot) clearTimeout(slot.timer);
     this.slots.set(report.taskId, { device, attempt: report.attempt, waiting: undefined, timer: this.arm(report.taskId) });
     return this.track(this.write(device, report));
+  }
+
+  /**
+   * The phone's ack of the attempt was written: it opens the attempt's first interval, so a report right after it
+   * waits (a task of a few seconds is then acked, reported once a second and settled, not written at every step).
+   */
+  acked(device: AgentDevice, taskId: string, attempt: number): void {
+    const slot = this.slots.get(taskId);
+    if (slot && slot.attempt >= attempt) return;
+    if (slot) clearTimeout(slot.timer);
+    this.slots.set(taskId, { device, attempt, waiting: undefined, timer: this.arm(taskId) });
   }
 
   /** The phone's result arrived: what waits of its attempt is not written. */

@@ -287,16 +287,20 @@ export type ResultVerdict =
  * reconnect included); a failure of an older attempt is stale when a newer one is out.
  */
 export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult, outbox: Outbox, outboxes: Outboxes): Promise<ResultVerdict> {
-  const given = await tx
-    .selectFrom('taskAttempts')
-    .selectAll()
-    .where('taskId', '=', result.taskId)
-    .where('attempt', '=', result.attempt)
-    .where('deviceId', '=', deviceId)
+  // The attempt this phone was given and its task, both locked, in one statement.
+  const found = await tx
+    .selectFrom('taskAttempts as a')
+    .innerJoin('tasks as t', 't.id', 'a.taskId')
+    .selectAll('t')
+    .select('a.outcome as givenOutcome')
+    .where('a.taskId', '=', result.taskId)
+    .where('a.attempt', '=', result.attempt)
+    .where('a.deviceId', '=', deviceId)
     .forUpdate()
     .executeTakeFirst();
-  if (!given) return { kind: 'unknown' };
-  const task = await tx.selectFrom('tasks').selectAll().where('id', '=', result.taskId).forUpdate().executeTakeFirstOrThrow();
+  if (!found) return { kind: 'unknown' };
+  const { givenOutcome, ...task } = found;
+  const given = { outcome: givenOutcome };
   // The phone's word is what happened on it: recorded on its attempt whatever the task has become since.
   if (given.outcome === null || given.outcome === 'expired' || given.outcome === 'withdrawn') {
     await tx

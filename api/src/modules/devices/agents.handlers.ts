@@ -125,8 +125,9 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     async 'task.ack'(peer, message) {
       ctx.dispatcher.heard(peer.device.id);
       const outbox = new Outbox(peer.device.workspaceId);
-      await ackTask(db, peer.device.id, message.taskId, message.attempt, outbox);
+      const acked = await ackTask(db, peer.device.id, message.taskId, message.attempt, outbox);
       outbox.flush(changes);
+      if (acked) ctx.progress.acked(peer.device, message.taskId, message.attempt);
       return ok;
     },
 
