@@ -41,38 +41,51 @@ export function requestContext(): RequestContext | undefined {
   return requests.getStore();
 }
 
+/** The audit log's row for a fact, from the request's address when there is one. */
+function auditRow(workspaceId: string, actorId: string | null, audit: AuditFact) {
+  return {
+    workspaceId,
+    actorId,
+    action: audit.action,
+    entityType: audit.entityType,
+    entityId: audit.entityId,
+    data: JSON.stringify(audit.data ?? {}),
+    ip: requestContext()?.ip ?? null,
+  };
+}
+
 /** The audit half of the one writer: who did what to which entity, from which address (the request's, when there is one). */
 export async function recordAudit(db: Db, workspaceId: string, actorId: string | null, audit: AuditFact): Promise<void> {
-  const context = requestContext();
   await db
     .insertInto('auditLog')
-    .values({
-      workspaceId,
-      actorId,
-      action: audit.action,
-      entityType: audit.entityType,
-      entityId: audit.entityId,
-      data: JSON.stringify(audit.data ?? {}),
-      ip: context?.ip ?? null,
-    })
+    .values(auditRow(workspaceId, actorId, audit))
     .execute();
+  const context = requestContext();
   if (context) context.audited = true;
 }
 
-/** Writes one fact to the workspace's feed, and to the audit log when `audit` is given; announces it after commit. */
+/**
+ * Writes one fact to the workspace's feed, and to the audit log when `audit` is given (in the same statement);
+ * announces it after commit.
+ */
 export async function recordActivity(db: Db, activity: NewActivity, audit?: AuditFact, outbox?: Outbox) {
-  const row = await db
-    .insertInto('activities')
-    .values({
-      workspaceId: activity.workspaceId,
-      userId: activity.userId,
-      action: activity.action,
-      deviceId: activity.deviceId ?? null,
-      type: activity.type ?? 'info',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (audit) await recordAudit(db, activity.workspaceId, activity.userId, audit);
+  const values = {
+    workspaceId: activity.workspaceId,
+    userId: activity.userId,
+    action: activity.action,
+    deviceId: activity.deviceId ?? null,
+    type: activity.type ?? ('info' as const),
+  };
+  const row = audit
+    ? await db
+        .with('audited', (db) => db.insertInto('auditLog').values(auditRow(activity.workspaceId, activity.userId, audit)))
+        .insertInto('activities')
+        .values(values)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    : await db.insertInto('activities').values(values).returningAll().executeTakeFirstOrThrow();
+  const context = requestContext();
+  if (audit && context) context.audited = true;
   outbox?.add('activity.created', serialize(row));
   return row;
 }
