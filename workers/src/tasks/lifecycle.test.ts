@@ -251,6 +251,27 @@ describe('the task lifecycle', () => {
     ]);
   });
 
+  it('records a late result on its expired attempt, and keeps the first result a phone sent for an attempt', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    await ackTask(db, phone.id, created.id, 1);
+    await age(db, 1_000);
+    await expireLeases(db, new Outboxes());
+    const outcomes = async () =>
+      db.selectFrom('taskAttempts').select(['attempt', 'outcome', 'failureCode']).where('taskId', '=', created.id).orderBy('attempt').execute();
+    expect(await outcomes()).toEqual([{ attempt: 1, outcome: 'expired', failureCode: 'lease_expired' }]);
+
+    // The phone was offline and ran it all the same: its result settles the task and replaces "expired".
+    expect((await report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' })).verdict.kind).toBe('settled');
+    expect(await outcomes()).toEqual([{ attempt: 1, outcome: 'completed', failureCode: null }]);
+    // A second, different word on the same attempt changes nothing.
+    const again = await report(phone.id, { taskId: created.id, attempt: 1, status: 'failed', failure: { code: 'network' } });
+    expect(again.verdict.kind).toBe('ignored');
+    expect(await outcomes()).toEqual([{ attempt: 1, outcome: 'completed', failureCode: null }]);
+    expect(await task(created.id)).toMatchObject({ status: 'completed', attempt: 1 });
+  });
+
   it('refuses a result for an attempt this phone was never given', async () => {
     const { ws, phone } = await farm();
     const other = await device(db, ws, { name: 'Pixel 7 #02' });

@@ -287,36 +287,44 @@ export type ResultVerdict =
  * reconnect included); a failure of an older attempt is stale when a newer one is out.
  */
 export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult, outbox: Outbox, outboxes: Outboxes): Promise<ResultVerdict> {
-  // The attempt this phone was given and its task, both locked, in one statement.
+  // One statement: the attempt this phone was given and its task, both locked (the attempt first, as everywhere),
+  // and the phone's word recorded on the attempt, since it is what happened on the phone whatever the task has
+  // become since. An outcome the server gave (expired, withdrawn) gives way to it; a result already recorded stays.
   const found = await tx
-    .selectFrom('taskAttempts as a')
-    .innerJoin('tasks as t', 't.id', 'a.taskId')
+    .with('given', (db) =>
+      db
+        .selectFrom('taskAttempts')
+        .select(['taskId', 'attempt', 'outcome'])
+        .where('taskId', '=', result.taskId)
+        .where('attempt', '=', result.attempt)
+        .where('deviceId', '=', deviceId)
+        .forUpdate(),
+    )
+    .with('recorded', (db) =>
+      db
+        .updateTable('taskAttempts')
+        .set({
+          outcome: result.status,
+          endedAt: result.finishedAt ?? sql<Date>`now()`,
+          failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
+          failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
+        })
+        .from('given')
+        .whereRef('taskAttempts.taskId', '=', 'given.taskId')
+        .whereRef('taskAttempts.attempt', '=', 'given.attempt')
+        .where((eb) => eb.or([eb('given.outcome', 'is', null), eb('given.outcome', 'in', ['expired', 'withdrawn'])]))
+        .returning('taskAttempts.taskId'),
+    )
+    .selectFrom('given')
+    .innerJoin('tasks as t', 't.id', 'given.taskId')
     .selectAll('t')
-    .select('a.outcome as givenOutcome')
-    .where('a.taskId', '=', result.taskId)
-    .where('a.attempt', '=', result.attempt)
-    .where('a.deviceId', '=', deviceId)
-    .forUpdate()
+    .select('given.outcome as givenOutcome')
+    .forUpdate('t')
     .executeTakeFirst();
   if (!found) return { kind: 'unknown' };
   const { givenOutcome, ...task } = found;
-  const given = { outcome: givenOutcome };
-  // The phone's word is what happened on it: recorded on its attempt whatever the task has become since.
-  if (given.outcome === null || given.outcome === 'expired' || given.outcome === 'withdrawn') {
-    await tx
-      .updateTable('taskAttempts')
-      .set({
-        outcome: result.status,
-        endedAt: result.finishedAt ?? sql<Date>`now()`,
-        failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
-        failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
-      })
-      .where('taskId', '=', result.taskId)
-      .where('attempt', '=', result.attempt)
-      .execute();
-  }
   if ((settledStatuses as readonly string[]).includes(task.status)) {
-    return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && given.outcome !== 'completed' };
+    return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && givenOutcome !== 'completed' };
   }
   if (result.status === 'completed') {
     const settled = await settleTask(
