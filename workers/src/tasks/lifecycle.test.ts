@@ -272,6 +272,31 @@ describe('the task lifecycle', () => {
     expect(await task(created.id)).toMatchObject({ status: 'completed', attempt: 1 });
   });
 
+  it.runIf(postgres)('takes a result while a person calls the task off, in either order, without a deadlock', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    await dispatchNext(db, phone.id);
+    await ackTask(db, phone.id, created.id, 1);
+    // A person's move holds the task, as every move does first, then ends the attempt out; the phone's result comes
+    // in between. Locking the attempt before the task, the result would hold what the person waits for.
+    let result: ReturnType<typeof report> | undefined;
+    await db.transaction().execute(async (person) => {
+      await person.updateTable('tasks').set({ title: 'Publish a reel (called off)' }).where('id', '=', created.id).execute();
+      result = report(phone.id, { taskId: created.id, attempt: 1, status: 'completed' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await person
+        .updateTable('taskAttempts')
+        .set({ outcome: 'withdrawn', endedAt: new Date() })
+        .where('taskId', '=', created.id)
+        .where('attempt', '=', 1)
+        .execute();
+    });
+    expect((await result!).verdict.kind).toBe('settled');
+    expect(await task(created.id)).toMatchObject({ status: 'completed', title: 'Publish a reel (called off)' });
+    const attempt = await db.selectFrom('taskAttempts').select('outcome').where('taskId', '=', created.id).executeTakeFirstOrThrow();
+    expect(attempt.outcome).toBe('completed');
+  });
+
   it('refuses a result for an attempt this phone was never given', async () => {
     const { ws, phone } = await farm();
     const other = await device(db, ws, { name: 'Pixel 7 #02' });

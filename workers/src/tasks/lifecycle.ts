@@ -287,19 +287,12 @@ export type ResultVerdict =
  * reconnect included); a failure of an older attempt is stale when a newer one is out.
  */
 export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult, outbox: Outbox, outboxes: Outboxes): Promise<ResultVerdict> {
-  // One statement: the attempt this phone was given and its task, both locked (the attempt first, as everywhere),
-  // and the phone's word recorded on the attempt, since it is what happened on the phone whatever the task has
-  // become since. An outcome the server gave (expired, withdrawn) gives way to it; a result already recorded stays.
+  // One statement: the task and the attempt this phone was given, both locked, the task first as every move of a
+  // task does (so a person calling it off at the same moment waits, or is waited for, never deadlocks); then the
+  // phone's word recorded on the attempt, since it is what happened on the phone whatever the task has become since.
+  // An outcome the server gave (expired, withdrawn) gives way to it; a result already recorded stays. (A WITH's
+  // write runs after the query it stands beside, which reads the attempt as it was.)
   const found = await tx
-    .with('given', (db) =>
-      db
-        .selectFrom('taskAttempts')
-        .select(['taskId', 'attempt', 'outcome'])
-        .where('taskId', '=', result.taskId)
-        .where('attempt', '=', result.attempt)
-        .where('deviceId', '=', deviceId)
-        .forUpdate(),
-    )
     .with('recorded', (db) =>
       db
         .updateTable('taskAttempts')
@@ -309,17 +302,20 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
           failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
           failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
         })
-        .from('given')
-        .whereRef('taskAttempts.taskId', '=', 'given.taskId')
-        .whereRef('taskAttempts.attempt', '=', 'given.attempt')
-        .where((eb) => eb.or([eb('given.outcome', 'is', null), eb('given.outcome', 'in', ['expired', 'withdrawn'])]))
-        .returning('taskAttempts.taskId'),
+        .where('taskId', '=', result.taskId)
+        .where('attempt', '=', result.attempt)
+        .where('deviceId', '=', deviceId)
+        .where((eb) => eb.or([eb('outcome', 'is', null), eb('outcome', 'in', ['expired', 'withdrawn'])]))
+        .returning('taskId'),
     )
-    .selectFrom('given')
-    .innerJoin('tasks as t', 't.id', 'given.taskId')
+    .selectFrom('tasks as t')
+    .innerJoin('taskAttempts as a', 'a.taskId', 't.id')
     .selectAll('t')
-    .select('given.outcome as givenOutcome')
-    .forUpdate('t')
+    .select('a.outcome as givenOutcome')
+    .where('t.id', '=', result.taskId)
+    .where('a.attempt', '=', result.attempt)
+    .where('a.deviceId', '=', deviceId)
+    .forUpdate()
     .executeTakeFirst();
   if (!found) return { kind: 'unknown' };
   const { givenOutcome, ...task } = found;
