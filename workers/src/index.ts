@@ -6,6 +6,7 @@ export * from './jobs.ts';
 export * from './outbox.ts';
 export * from './settings.ts';
 export * from './time.ts';
+export * from './transact.ts';
 export * from './tasks/lifecycle.ts';
 export * from './tasks/effects.ts';
 export * from './tasks/work.ts';

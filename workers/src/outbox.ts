@@ -25,6 +25,14 @@ export class Outbox {
     const publish = typeof target === 'function' ? target : target.publish.bind(target);
     for (const change of this.changes.splice(0)) publish(change);
   }
+
+  /** What is gathered so far; `rewind` takes back what was added after (a transaction rolled back to be run again). */
+  mark(): () => void {
+    const kept = this.changes.length;
+    return () => {
+      this.changes.length = kept;
+    };
+  }
 }
 
 /** One outbox per workspace, for work that spans workspaces (the schedulers and watchdogs). */
@@ -49,5 +57,17 @@ export class Outboxes {
 
   flush(target: Target): void {
     for (const outbox of this.byWorkspace.values()) outbox.flush(target);
+  }
+
+  /** As `Outbox.mark`, over every workspace's outbox, those opened after the mark included. */
+  mark(): () => void {
+    const rewinds = new Map([...this.byWorkspace].map(([workspaceId, outbox]) => [workspaceId, outbox.mark()]));
+    return () => {
+      for (const workspaceId of [...this.byWorkspace.keys()]) {
+        const rewind = rewinds.get(workspaceId);
+        if (rewind) rewind();
+        else this.byWorkspace.delete(workspaceId);
+      }
+    };
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { SelectQueryBuilder } from 'kysely';
 import { BULK_LIMIT, messages, type BulkResult } from '../contracts/index.ts';
+import { type Outbox, retryingTransaction } from '@farm/workers';
 import { AppError, badRequest } from '../errors.ts';
 import { isUuid } from './paging.ts';
 import type { Db, Tx } from './types.ts';
@@ -17,10 +18,11 @@ class Refused extends Error {
 
 export async function runBulk(
   db: Db,
+  outbox: Outbox,
   prepare: (tx: Tx) => Promise<{ ids: readonly string[]; apply: (id: string) => Promise<void> }>,
 ): Promise<{ refused: false; body: BulkResult } | { refused: true; body: BulkResult & { error: string } }> {
   try {
-    const body = await db.transaction().execute(async (tx) => {
+    const body = await retryingTransaction(db, outbox).execute(async (tx) => {
       const { ids, apply } = await prepare(tx);
       const results: BulkResult['results'] = [];
       for (const id of new Set(ids)) {

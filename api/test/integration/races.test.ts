@@ -6,10 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../src/contracts/index.ts';
 import { buildTestApp, signUp, uniqueEmail, type Client, type TestApp } from '../helpers/app.ts';
-import { buildInvitation, PNG } from '../helpers/factories.ts';
+import { buildDevice, buildInvitation, PNG } from '../helpers/factories.ts';
+import { duePostTask } from '../realtime/phones.ts';
 import { http, serve, statuses, together } from '../helpers/http.ts';
 
 const ROUNDS = 4;
+const postgres = process.env.TEST_DB === 'postgres';
 const PENDING_MAX = 5;
 let t: TestApp;
 let base: string;
@@ -111,5 +113,32 @@ describe('upload URLs a person may hold unused', () => {
     // Another person has their own allowance.
     const other = await signUp(t.app);
     expect((await http(base, 'POST', '/api/objects/upload', { cookie: other.cookie, body: {} })).status).toBe(200);
+  });
+});
+
+describe("a person's change and a phone's report on the same work", () => {
+  // A phone's result locks its task, then writes its post; a person's edit locks the post, then calls off its task.
+  // Met at the same moment, PostgreSQL ends one of the two to break the deadlock; the edit, ended here, is run again.
+  it.runIf(postgres)('an edit of a post whose task is being settled goes through', async () => {
+    const operator = await signUp(t.app);
+    const device = await buildDevice(operator, { name: 'Pixel race' });
+    const { post, task } = await duePostTask(t, operator, device.id);
+    const phone = t.db.transaction().execute(async (tx) => {
+      await tx.selectFrom('tasks').select('id').where('id', '=', task.id).forUpdate().execute();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await tx.updateTable('posts').set({ waitingCode: null, waitingMessage: null }).where('id', '=', post.id).execute();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The edit starts waiting for the task first, so its deadlock check runs first and it is the one ended.
+    const [edit] = await Promise.all([
+      http(base, 'PATCH', `/api/posts/${post.id}`, { cookie: operator.cookie, body: { caption: 'Spring drop, take two' } }),
+      phone,
+    ]);
+    expect(edit.status).toBe(200);
+    expect(edit.body).toMatchObject({ caption: 'Spring drop, take two', status: 'scheduled' });
+    expect(await t.db.selectFrom('tasks').select(['status', 'failureMessage']).where('id', '=', task.id).executeTakeFirstOrThrow()).toEqual({
+      status: 'cancelled',
+      failureMessage: 'The post was edited',
+    });
   });
 });

@@ -24,7 +24,7 @@ import type { Actor, Tx } from '../../shared/types.ts';
 import type { AccountRow } from '@farm/sql';
 import { raiseAlert } from '@farm/workers';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { cancelTasks, Outboxes, withdrawTask } from '@farm/workers';
+import { cancelTasks, Outboxes, retryingTransaction, withdrawTask } from '@farm/workers';
 import { escapeLike } from '../devices/devices.queries.ts';
 import { resolveStoredObject, storeDataUrl } from '../uploads/uploads.service.ts';
 
@@ -193,7 +193,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (other) throw new AppError(403, `A virtual assistant may update only followers and following, not ${other}`);
       }
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
         const before = await tx
           .selectFrom('accounts')
           .selectAll()
@@ -251,7 +251,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/accounts/:id', { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute(async (tx) => {
+    await retryingTransaction(db, outbox).execute(async (tx) => {
       const target = await tx
         .selectFrom('accounts')
         .select('id')

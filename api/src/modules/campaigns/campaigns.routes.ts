@@ -21,7 +21,7 @@ import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { findCampaign, listCampaigns, lockCampaign } from './campaigns.queries.ts';
-import { cancelCampaignRuns, Outboxes, planCampaign } from '@farm/workers';
+import { cancelCampaignRuns, Outboxes, planCampaign, retryingTransaction } from '@farm/workers';
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
 
@@ -88,7 +88,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
         // One change of a campaign at a time: two activations racing plan its runs once.
         if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
         const before = (await findCampaign(tx, actor.workspaceId, request.params.id))!;
@@ -144,7 +144,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/campaigns/:id', { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute(async (tx) => {
+    await retryingTransaction(db, outbox).execute(async (tx) => {
       if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
       await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
       const removed = await tx

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
-import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, recordActivity } from '@farm/workers';
+import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, recordActivity, retryingTransaction } from '@farm/workers';
 import type { ChangeFeed } from '../../realtime/changes.ts';
 import type { Dispatcher } from '../../realtime/dispatcher.ts';
 import type { ProgressGate } from '../../realtime/progress.ts';
@@ -151,7 +151,7 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
       const failure =
         message.status === 'failed' ? (message.failure ?? { code: 'unknown' as const, ...(message.error ? { message: message.error } : {}) }) : undefined;
       const finishedAt = message.finishedAt && !Number.isNaN(Date.parse(message.finishedAt)) ? new Date(message.finishedAt) : undefined;
-      const verdict = await db.transaction().execute(async (tx) => {
+      const verdict = await retryingTransaction(db, outboxes).execute(async (tx) => {
         const verdict = await acceptResult(
           tx,
           peer.device.id,

@@ -25,7 +25,7 @@ import { sendCachedText } from '../../shared/read-cache.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { withdrawTask } from '@farm/workers';
+import { retryingTransaction, withdrawTask } from '@farm/workers';
 import { assertMayWorkDevice, startSession, stopSession, toSession } from '../sessions/sessions.service.ts';
 import { deleteDevice, filteredDevices, findDevice, listDevicesJson, updateDevice } from './devices.queries.ts';
 
@@ -152,7 +152,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => changeDevice(tx, actor, request.params.id, request.body, outbox));
+      const row = await retryingTransaction(db, outbox).execute((tx) => changeDevice(tx, actor, request.params.id, request.body, outbox));
       outbox.flush(changes);
       return serialize(row);
     },
@@ -161,7 +161,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/devices/:id', { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
+    await retryingTransaction(db, outbox).execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
     // Its phone's connection, wherever it is, closes now.
     app.ctx.agents?.disconnect(request.params.id);
     outbox.flush(changes);
@@ -194,16 +194,20 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       const body = request.body as DeviceBulkBody;
       const outbox = new Outbox(actor.workspaceId);
       const commanded: string[] = [];
-      const answer = await runBulk(db, async (tx) => ({
-        ids: body.ids ?? (await selectIds(filteredDevices(tx.selectFrom('devices').select('id'), actor.workspaceId, body.filter ?? {}))),
-        apply: async (id) => {
-          if (body.action === 'delete') return removeDevice(tx, actor, id, outbox);
-          if (body.action === 'update') return void (await changeDevice(tx, actor, id, body.changes, outbox));
-          if (body.command === 'restart_session') await restartSession(tx, actor, id, outbox);
-          else if (!(await findDevice(tx, actor.workspaceId, id))) throw notFound();
-          commanded.push(id);
-        },
-      }));
+      const answer = await runBulk(db, outbox, async (tx) => {
+        // Run again after a deadlock, the commands gathered start afresh.
+        commanded.length = 0;
+        return {
+          ids: body.ids ?? (await selectIds(filteredDevices(tx.selectFrom('devices').select('id'), actor.workspaceId, body.filter ?? {}))),
+          apply: async (id: string) => {
+            if (body.action === 'delete') return removeDevice(tx, actor, id, outbox);
+            if (body.action === 'update') return void (await changeDevice(tx, actor, id, body.changes, outbox));
+            if (body.command === 'restart_session') await restartSession(tx, actor, id, outbox);
+            else if (!(await findDevice(tx, actor.workspaceId, id))) throw notFound();
+            commanded.push(id);
+          },
+        };
+      });
       if (answer.refused) return reply.code(409).send(answer.body);
       outbox.flush(changes);
       // Phones hear their command once the writes are committed.

@@ -26,7 +26,7 @@ import { isFuture } from '../../shared/time.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { accountOfPost, deletePost, filteredPosts, findPost, insertPost, listPosts, lockPost, updatePost } from './posts.queries.ts';
-import { cancelTasks, Outboxes } from '@farm/workers';
+import { cancelTasks, Outboxes, retryingTransaction } from '@farm/workers';
 
 /** What a post's content may be edited in: not once it is published. */
 const EDITABLE: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
@@ -204,7 +204,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => changePost(tx, actor, request.params.id, request.body, outbox));
+      const row = await retryingTransaction(db, outbox).execute((tx) => changePost(tx, actor, request.params.id, request.body, outbox));
       outbox.flush(changes);
       return serialize(row);
     },
@@ -213,7 +213,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/posts/:id', { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute((tx) => removePost(tx, actor, request.params.id, outbox));
+    await retryingTransaction(db, outbox).execute((tx) => removePost(tx, actor, request.params.id, outbox));
     outbox.flush(changes);
     return reply.code(204).send();
   });
@@ -225,7 +225,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const body = request.body as PostBulkBody;
       const outbox = new Outbox(actor.workspaceId);
-      const answer = await runBulk(db, async (tx) => {
+      const answer = await runBulk(db, outbox, async (tx) => {
         const ids = body.ids ?? (await selectIds(filteredPosts(tx.selectFrom('posts').select('id'), actor.workspaceId, body.filter ?? {})));
         return {
           ids,

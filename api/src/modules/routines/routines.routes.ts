@@ -25,7 +25,7 @@ import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { cancelCampaignRuns, Outboxes } from '@farm/workers';
+import { cancelCampaignRuns, Outboxes, retryingTransaction } from '@farm/workers';
 
 function toRoutine(row: RoutineRow) {
   return { ...serialize(row), settings: routineSettings.parse(row.settings) };
@@ -110,7 +110,7 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const body = request.body;
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
         const before = await tx
           .selectFrom('routines')
           .selectAll()
@@ -162,7 +162,7 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/routines/:id', { config: { access: 'routines.manage' }, schema: { tags: ['routines'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute(async (tx) => {
+    await retryingTransaction(db, outbox).execute(async (tx) => {
       const target = await tx
         .selectFrom('routines')
         .select(['campaignId', 'name'])

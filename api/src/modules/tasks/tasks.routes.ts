@@ -16,6 +16,7 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
+import { retryingTransaction } from '@farm/workers';
 import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
@@ -95,7 +96,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => updateTask(tx, actor, request.params.id, request.body, outbox));
+      const row = await retryingTransaction(db, outbox).execute((tx) => updateTask(tx, actor, request.params.id, request.body, outbox));
       outbox.flush(changes);
       return serialize(row);
     },
@@ -104,7 +105,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/tasks/:id', { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
+    await retryingTransaction(db, outbox).execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
     outbox.flush(changes);
     return reply.code(204).send();
   });
@@ -117,7 +118,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const body = request.body as TaskBulkBody;
       const outbox = new Outbox(actor.workspaceId);
-      const answer = await runBulk(db, async (tx) => ({
+      const answer = await runBulk(db, outbox, async (tx) => ({
         ids: body.ids ?? (await selectIds(filteredTasks(tx.selectFrom('tasks').select('id'), actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
         apply: async (id) => {
           if (body.action === 'delete') return deleteTask(tx, actor, id, outbox);
