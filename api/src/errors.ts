@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { catalogue, fieldLabel, messages, type ErrorBody } from './contracts/index.ts';
 import { allowFraming, WALL_PAGE } from './shared/headers.ts';
+import { isRetryableConflict } from '@farm/workers';
 
 export class AppError extends Error {
   constructor(
@@ -50,6 +51,9 @@ export const PG_CODES: Record<string, { status: number; message: string }> = {
   '22P05': { status: 400, message: 'A text holds a character that cannot be stored' },
   '54000': { status: 400, message: 'A value is larger than can be stored' },
 };
+
+/** The answer when others were changing the same rows at that moment, each time the request was tried. */
+export const CONFLICT_MESSAGE = 'Others were changing the same items at that moment; nothing was changed. Try again.';
 
 /** How deep a JSON body may nest; the product's deepest shape is three levels. */
 const MAX_DEPTH = 32;
@@ -166,6 +170,12 @@ export function installErrorHandler(app: FastifyInstance): void {
                   ? 'Request body must not be empty when Content-Type is application/json'
                   : error.message;
       return reply.code(status).send({ error: message });
+    }
+    // A transaction PostgreSQL ended to break a deadlock, still meeting one after the tries a retrying transaction
+    // makes (or in a route that makes none): nothing was written, and the same request a moment later will go through.
+    if (isRetryableConflict(error)) {
+      request.log.warn({ err: error }, 'transaction ended by a conflict');
+      return reply.code(503).header('retry-after', '1').send({ error: CONFLICT_MESSAGE });
     }
     const code = (error as { code?: unknown }).code;
     const pg = typeof code === 'string' ? PG_CODES[code] : undefined;
