@@ -2,10 +2,10 @@
  * A phone may report a task's progress many times a second (the reference agent at every step of a recipe); the
  * console shows it about once a second. The first report of an attempt is written at once, unless the phone's ack
  * was written within the interval (it moved the task to in progress and renewed the lease already); later ones
- * within the interval after a write wait, and only the newest of them is written when the interval ends, unless the
- * attempt's result comes first (it says more). Each written report renews the lease, so the interval stays well inside the
- * lease's window. Measured (bench/scheduler): a phone's five progress reports were five of a post's eight task
- * updates and the largest part of its statements' time.
+ * within the interval after a write wait, and only the newest of them is written when the interval ends, unless
+ * the attempt's result comes first (it says more). Each written report renews the lease, so the interval stays well
+ * inside the lease's window. Measured (bench/scheduler): a phone's five progress reports were five of a post's
+ * eight task updates and the largest part of its statements' time.
  */
 import type { AgentDevice } from '../modules/devices/agents.queries.ts';
 

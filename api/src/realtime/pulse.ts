@@ -3,11 +3,12 @@
  * for a twentieth of a second, written in one statement, and announced as one `devices.pulse` event, so the
  * database sees twenty writes a second instead of a thousand and each browser twenty frames instead of a thousand.
  * A heartbeat that changes nothing a screen shows (same status and battery, last activity within the same step, the
- * phone heard on time) is written (the phone was heard) but not announced: a farm's phones mostly say
- * the same thing every 2 s.
+ * phone heard on time) is written (the phone was heard) but not announced: a farm's phones mostly say the same
+ * thing every 2 s.
  * Measured (bench/realtime, heartbeat → browser p99): a tenth of a second gave 118 ms at 2,000 phones and 200
- * browsers and 276–372 ms at 10,000 and 500 (a point of battery a minute); a twentieth, 67 ms and 144–194 ms. Once unchanged heartbeats stopped
- * being announced the gathering itself was most of the latency (the API process was 84% idle at 10,000 phones).
+ * browsers and 276–372 ms at 10,000 and 500 (a point of battery a minute); a twentieth, 67 ms and 144–194 ms.
+ * Once unchanged heartbeats stopped being announced, the gathering itself was most of the latency (the API process
+ * was 84% idle at 10,000 phones).
  */
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
