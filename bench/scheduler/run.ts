@@ -6,6 +6,8 @@
  * Prints due → dispatched p50/p99, due → published p99, when the last post was dispatched, and lost and doubled
  * counts (from the database and from the phones' journals), as ratios to a bare BullMQ enqueue → process round
  * trip measured against the same Redis in the same run. The budget: every post dispatched within 10 s of its time.
+ * Beside them, the CPU each post cost the API processes, PostgreSQL and the simulated phones (this process) while
+ * the posts went out; the workers' is left out, since their start, compiling the code, falls in the same span.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
-import { benchDatabase, freePort, pause, percentile, startApi } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, postgresCpu, postgresCpuSince, processUsage, startApi } from '../lib.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const PHONES = Number(process.env.BENCH_PHONES ?? 500);
@@ -124,6 +126,8 @@ async function round(apis: number, workers: number) {
       )
       .execute();
   }
+  // CPU from here to the last post published: the API processes, PostgreSQL, and this process (the phones).
+  const cpuBefore = { apis: started.map(({ api }) => processUsage(api.pid!).cpu), pg: postgresCpu(), phones: process.cpuUsage() };
   // Each workers process on one machine takes a health port of its own.
   const children = Array.from({ length: workers }, () => startWorkers({ ...env, HEALTH_PORT: '0' }));
   await until(async () => {
@@ -135,6 +139,13 @@ async function round(apis: number, workers: number) {
     return Number(left.n) === 0;
   }, LEAD_MS + 180_000);
 
+  const perPost = (seconds: number) => Math.round((seconds * 1000 * 100) / POSTS) / 100;
+  const phonesCpu = process.cpuUsage(cpuBefore.phones);
+  const cpu = {
+    api: perPost(started.reduce((sum, { api }, i) => sum + processUsage(api.pid!).cpu - cpuBefore.apis[i]!, 0)),
+    postgres: perPost(postgresCpuSince(cpuBefore.pg)),
+    phones: perPost((phonesCpu.user + phonesCpu.system) / 1e6),
+  };
   const rows = await db
     .selectFrom('posts as p')
     .leftJoin('tasks as t', 't.postId', 'p.id')
@@ -159,6 +170,7 @@ async function round(apis: number, workers: number) {
     dispatchedP99: percentile(dispatched, 99),
     lastDispatched: Math.max(...dispatched),
     publishedP99: percentile(published, 99),
+    cpuMsPerPost: cpu,
     lost: rows.filter((row) => row.status !== 'published').length,
     doubled: [...tasksPerPost.values()].filter((n) => n > 1).length + [...runs.values()].filter((n) => n > 1).length,
   };
@@ -176,12 +188,14 @@ try {
   }
   const single = results[0]!;
   console.log(`\n${POSTS} posts due at once over ${PHONES} phones (${WORK_MS} ms of work each); ratios to the bare BullMQ round trip p99 (${bare.p99} ms)`);
-  console.log('| APIs + workers | due → dispatched p50 | p99 | last dispatched | due → published p99 | published p99 ÷ first row | lost | doubled |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log(
+    '| APIs + workers | due → dispatched p50 | p99 | last dispatched | due → published p99 | published p99 ÷ first row | lost | doubled | CPU ms per post: APIs, PostgreSQL, phones |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const ratio = (ms: number) => `${ms} ms (${(ms / Math.max(1, bare.p99)).toFixed(0)}×)`;
     console.log(
-      `| ${r.apis} + ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${(r.publishedP99 / Math.max(1, single.publishedP99)).toFixed(2)} | ${r.lost} | ${r.doubled} |`,
+      `| ${r.apis} + ${r.workers} | ${ratio(r.dispatchedP50)} | ${ratio(r.dispatchedP99)} | ${ratio(r.lastDispatched)} | ${ratio(r.publishedP99)} | ${(r.publishedP99 / Math.max(1, single.publishedP99)).toFixed(2)} | ${r.lost} | ${r.doubled} | ${r.cpuMsPerPost.api}, ${r.cpuMsPerPost.postgres}, ${r.cpuMsPerPost.phones} |`,
     );
   }
   const fastest = Math.min(...results.map((r) => r.lastDispatched));
