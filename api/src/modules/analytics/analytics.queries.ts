@@ -360,8 +360,8 @@ export async function computeLeaderboard(
           coalesce(t.total, 0) as "totalTasks",
           coalesce(t.completed, 0) as "completedTasks",
           coalesce(t.failed, 0) as "failedTasks",
-          case when coalesce(t.total, 0) = 0 then 0 else round(100.0 * t.completed / t.total)::int end as "successRate",
-          round(coalesce(s.seconds, 0) / 3600.0, 1)::float8 as hours
+          ${percentOf(sql`t.completed`, sql`coalesce(t.total, 0)`)} as "successRate",
+          ${tenthsOfHours(sql`coalesce(s.seconds, 0)`)} as hours
         from devices d
         left join (${tasksPer('device_id', workspaceId, inWindow('created_at'))}) t on t.key = d.id
         left join (select s.device_id, sum(${seconds}) as seconds from sessions s
@@ -374,7 +374,7 @@ export async function computeLeaderboard(
           coalesce(t.total, 0) as "totalTasks",
           coalesce(t.completed, 0) as "completedTasks",
           coalesce(t.failed, 0) as "failedTasks",
-          case when coalesce(t.total, 0) = 0 then 0 else round(100.0 * t.completed / t.total)::int end as "successRate",
+          ${percentOf(sql`t.completed`, sql`coalesce(t.total, 0)`)} as "successRate",
           (select round(coalesce(sum(${seconds}), 0) / 3600.0)::int from sessions s join devices d on d.id = s.device_id
              where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}) as hours,
           (select round(coalesce(sum(${usageSecondsIn(start, end)}), 0) / 3600.0, 1)::float8 from device_usage du
@@ -390,7 +390,7 @@ export async function computeLeaderboard(
           count(cs.id)::int as runs,
           (count(cs.id) filter (where cs.status = 'completed'))::int as "completedRuns",
           (count(cs.id) filter (where cs.status = 'failed'))::int as "failedRuns",
-          case when count(cs.id) = 0 then 0 else round(100.0 * count(cs.id) filter (where cs.status = 'completed') / count(cs.id))::int end as "successRate",
+          ${percentOf(sql`count(cs.id) filter (where cs.status = 'completed')`, sql`count(cs.id)`)} as "successRate",
           (select count(*)::int from posts p where p.campaign_id = c.id and p.status = 'published' and ${inWindow('p.published_at')}) as "postsPublished"
         from campaigns c
         left join campaign_sessions cs on cs.campaign_id = c.id and ${inWindow('cs.created_at')}
@@ -421,6 +421,19 @@ export async function computeLeaderboard(
     limit ${options.limit} offset ${options.offset}`.execute(db);
   const total = rows[0]?.total ?? (options.offset > 0 ? (await sql<{ total: number }>`select (${count})::int as total`.execute(db)).rows[0]!.total : 0);
   return { table, total, rows: rows.map(({ total: _total, ...row }) => row) };
+}
+
+/**
+ * round(100 × part ÷ whole) of two counts, 0 for none, in integer arithmetic: half up, as `round` gives for these
+ * non-negative counts. Numeric division over every row of a 2,000-phone table cost it a tenth of its time.
+ */
+export function percentOf(part: RawBuilder<unknown>, whole: RawBuilder<unknown>) {
+  return sql<number>`case when ${whole} = 0 then 0 else ((200 * ${part} + ${whole}) / (2 * ${whole}))::int end`;
+}
+
+/** Whole seconds (an integer, not negative) as hours to one decimal, rounded half up, in integer arithmetic. */
+export function tenthsOfHours(seconds: RawBuilder<unknown>) {
+  return sql<number>`((${seconds} + 180) / 360)::float8 / 10`;
 }
 
 /** The workspace's tasks matching `where`, counted per phone or VA: all, completed, failed. */
