@@ -72,6 +72,8 @@ interface ApiProcess {
 let redis: OwnRedis;
 let db: Awaited<ReturnType<typeof ownDatabase>>;
 let dataDir: string;
+/** How long before a browser's connection goes, and after it is back, a broadcast may slip past it (see the test). */
+const AROUND_THE_MOVE_MS = 1000;
 const secret = randomBytes(32).toString('hex');
 const apis: ApiProcess[] = [];
 const workers: ChildProcess[] = [];
@@ -176,6 +178,10 @@ describe('two APIs and two workers', () => {
     });
     sockets.push(browser);
     browser.onAny((event: string, payload: unknown) => events.push({ event, payload }));
+    /** When the browser's connection went and came back. */
+    const moves: { at: number; connected: boolean }[] = [];
+    browser.on('disconnect', () => moves.push({ at: Date.now(), connected: false }));
+    browser.on('connect', () => moves.push({ at: Date.now(), connected: true }));
     await waitFor(async () => browser.connected, 'the browser to connect');
 
     // A change made through API 2 reaches the browser on API 1.
@@ -240,6 +246,7 @@ describe('two APIs and two workers', () => {
       }
     })();
     const atStop = await publishedCount();
+    const stoppedAt = Date.now();
     await Promise.all([stop(apis[0]!.child, 'SIGTERM'), stop(workers[0]!, 'SIGTERM')]);
     expect(atStop).toBeLessThan(300);
     await waitFor(async () => (await publishedCount()) === 300, 'every post to be published', 120_000);
@@ -259,12 +266,22 @@ describe('two APIs and two workers', () => {
     // The browser moved to API 2 and still hears the workers.
     await waitFor(async () => browser.connected, 'the browser to be connected to API 2');
     // Across the move to another instance, Socket.IO's cluster adapter delivers at least once: a packet the browser
-    // got just before may come again in the replay, and a broadcast can slip past in the instant the session is
-    // restored. The console patches idempotently and checks its reads a moment after such a reconnect, as here.
+    // got just before may come again in the replay, and a broadcast can slip past around the move (one instance's
+    // own broadcasts reach its browsers before those it reads back from the stream, so the offset the browser
+    // recovers from can be past one it never got; and one can land as the session is restored). The console patches
+    // idempotently and checks its reads a moment after such a reconnect, as here. What slips is what was announced
+    // around the move, never before or after it: how many depends on the machine's speed, not on the product.
     await pause(2000);
     const unheard = postIds.filter((id) => publishedEvents(id) === 0);
     for (const id of unheard) expect((await http('GET', `/api/posts/${id}`)).body.status).toBe('published');
-    expect(unheard.length).toBeLessThan(10);
+    const gone = moves.findLast((move) => !move.connected && move.at >= stoppedAt)!.at;
+    const back = moves.find((move) => move.connected && move.at >= gone)!.at;
+    const publishedAt = await db.database.db.selectFrom('posts').select(['id', 'publishedAt']).where('id', 'in', postIds).execute();
+    const outsideTheMove = publishedAt
+      .filter((post) => unheard.includes(post.id))
+      .filter((post) => post.publishedAt!.getTime() < gone - AROUND_THE_MOVE_MS || post.publishedAt!.getTime() > back + AROUND_THE_MOVE_MS);
+    expect(outsideTheMove).toEqual([]);
+    expect(unheard.length).toBeLessThan(postIds.length / 4);
     expect(postIds.filter((id) => publishedEvents(id) > 2)).toEqual([]);
     expect(seen.filter((status) => status === 503).length + seen.filter((status) => status < 400).length).toBe(seen.length);
 
