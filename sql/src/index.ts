@@ -2,3 +2,4 @@ export * from './schema.ts';
 export * from './database.ts';
 export * from './migrate.ts';
 export * from './serialize.ts';
+export { NAMED_STATEMENT } from './prepared.ts';

@@ -206,4 +206,28 @@ describe.each(kinds)('migrations on %s', (kind) => {
     });
     expect(hot).toBe(1);
   });
+
+  it("counts a window's tasks per phone, VA and status from the creation-time index alone (an index-only scan)", async () => {
+    const database = await fresh(kind);
+    await migrate(database);
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    await sql`insert into tasks (workspace_id, title, type, priority, status, created_at)
+              select ${ws.id}, 'Task ' || g, 'warmup', 'low', 'completed', now() - g * interval '1 minute'
+              from generate_series(1, 500) g`.execute(database.db);
+    await sql`vacuum (analyze) tasks`.execute(database.db);
+    // The per-phone table's count (api/src/modules/analytics/analytics.queries.ts), the planner kept to an index as on a
+    // farm's thousands of tasks: every column it reads is in the index, so no table page is visited.
+    const plan = await database.db.connection().execute(async (connection) => {
+      await sql`set enable_seqscan = off`.execute(connection);
+      await sql`set enable_bitmapscan = off`.execute(connection);
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain (costs off)
+        select device_id, assigned_to_id, count(*), count(*) filter (where status = 'completed') from tasks
+        where workspace_id = ${ws.id} and created_at >= now() - interval '1 day' and created_at < now()
+        group by device_id, assigned_to_id`.execute(connection);
+      await sql`reset enable_seqscan`.execute(connection);
+      await sql`reset enable_bitmapscan`.execute(connection);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('Index Only Scan using tasks_workspace_idx on tasks');
+  });
 });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.ts';
-import { MAX_NAMED, StatementNames } from './prepared.ts';
+import { MAX_NAMED, NAMED_STATEMENT, StatementNames } from './prepared.ts';
 
 describe('statement names', () => {
   it('names each parameterized statement text once, and leaves the rest unnamed', () => {
@@ -18,6 +18,16 @@ describe('statement names', () => {
     expect(names.of('select "d".* from "devices" as "d" where "id" = $1', true)).toBeUndefined();
     expect(names.of('update "tasks" set "status" = $1 where "id" = $2 returning *', true)).toBeUndefined();
     expect(names.of('select count(*)::int as "n" from "tasks" where "workspace_id" = $1', true)).toMatch(/^farm_/);
+  });
+
+  it('names a statement that starts with NAMED_STATEMENT although it has a product, which otherwise reads as a star', () => {
+    const names = new StatementNames();
+    const product = 'select (200 * "done" + "all") / (2 * "all") as "rate" from "counts" where "id" = $1';
+    expect(names.of(product, true)).toBeUndefined();
+    expect(names.of(`${NAMED_STATEMENT}${product}`, true)).toMatch(/^farm_/);
+    expect(names.of(`${NAMED_STATEMENT}\n  ${product.replace('"id"', '"key"')}`, true)).toMatch(/^farm_/);
+    expect(names.of(`${NAMED_STATEMENT} begin`, true)).toBeUndefined();
+    expect(names.of(`${NAMED_STATEMENT}${product}`, false)).toBeUndefined();
   });
 
   it('names at most MAX_NAMED texts, and gives a forgotten text a new name', () => {
@@ -77,6 +87,16 @@ describe.skipIf(!process.env.DATABASE_URL)('prepared statements on PostgreSQL', 
     expect((await labelOf(1)).rows).toEqual([{ label: 'one', size: 10 }]);
     expect((await labelOf(2)).rows).toEqual([{ label: 'two', size: 20 }]);
     const statements = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${'%from things where id%'}`.execute(
+      database.db,
+    );
+    expect(statements.rows).toHaveLength(1);
+  });
+
+  it('prepares a statement that starts with NAMED_STATEMENT, and PostgreSQL reads the mark as a comment', async () => {
+    const rate = (id: number) => sql<{ rate: number }>`${sql.raw(NAMED_STATEMENT)} select (200 * size + 100) / (2 * 100) as rate from things where id = ${id}`;
+    expect((await rate(1).execute(database.db)).rows).toEqual([{ rate: 10 }]);
+    expect((await rate(2).execute(database.db)).rows).toEqual([{ rate: 20 }]);
+    const statements = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${'%as rate from things%'}`.execute(
       database.db,
     );
     expect(statements.rows).toHaveLength(1);
