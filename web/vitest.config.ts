@@ -10,5 +10,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
     css: false,
     restoreMocks: true,
+    // A file's first test pays for its page's first render (lazy routes, styles): up to 5 s on a loaded 2-core
+    // machine, where one took 5.1 s and failed the default limit of 5 s. A hang still fails, at 15 s.
+    testTimeout: 15_000,
   },
 });

@@ -1,5 +1,8 @@
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
+
+// A page's first render on a loaded 2-core machine can take longer than the default second a `findBy` waits.
+configure({ asyncUtilTimeout: 5000 });
 
 // jsdom lacks the layout and media APIs Mantine and the landing page rely on.
 Object.defineProperty(window, 'matchMedia', {
