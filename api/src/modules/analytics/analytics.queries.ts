@@ -350,14 +350,11 @@ export async function computeLeaderboard(
   const { start, end } = window;
   const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
   let base: RawBuilder<unknown>;
-  /** Measured to run best as a named statement, planned once per connection (see below). */
-  let named = false;
   /** How many rows the table has, which the window does not change: its phones, VAs, campaigns or accounts. */
   let count: RawBuilder<unknown>;
   switch (table) {
     case 'devices':
       count = sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
-      named = true;
       // The window's tasks and sessions are counted per phone first, then joined to the phones: a subquery per phone
       // and a join before counting cost a 2,000-phone farm half as much again.
       base = sql`select d.id, d.name, d.status,
@@ -422,6 +419,7 @@ export async function computeLeaderboard(
   // them: it counts the window's tasks from the creation-time index alone (migration 0031), so it is named. Planned per
   // call, as its percentages' products would leave it (sql/src/prepared.ts), it cost 1.2 to 1.3 times the database time.
   // The VA table is not: its per-VA subqueries' generic plan took 2.6 times as long as planning each call.
+  const named = table === 'devices';
   const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`${sql.raw(named ? NAMED_STATEMENT : '')}
     select ranked.*, (${count})::int as total
     from (${base}) ranked
