@@ -80,11 +80,12 @@ export async function benchDatabase(base: string, name: string, poolSize = 2) {
 
 /**
  * The product's API as a process of its own on a free port (no Redis, no demo, silent unless `env` says otherwise),
- * answered once its /readyz says so.
+ * answered once its /readyz says so. BENCH_PROFILE=DIR writes its CPU profile (.cpuprofile) into DIR when it stops.
  */
 export async function startApi(env: Record<string, string>): Promise<{ api: ChildProcess; origin: string }> {
   const port = await freePort();
-  const api = spawn(process.execPath, ['--import', 'tsx', 'api/src/server.ts'], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const api = spawn(process.execPath, ['--import', 'tsx', ...profile, 'api/src/server.ts'], {
     cwd: root,
     env: { ...process.env, REDIS_URL: '', HOST: '127.0.0.1', DEMO: '0', LOG_LEVEL: 'silent', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -1,31 +1,42 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { TaskRow } from '@farm/sql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../shared/types.ts';
 import { createChangeFeed } from './changes.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, SWEEP_MS } from './dispatcher.ts';
 
-/** Each lease the dispatcher asks for, held open until the test lets it finish. */
-const leases = vi.hoisted(() => ({ asked: [] as string[], finish: [] as (() => void)[] }));
+/**
+ * Each lease the dispatcher asks for, held open until the test lets it finish; it leases the next of `tasks` if the
+ * test gave any, else nothing.
+ */
+const leases = vi.hoisted(() => ({ asked: [] as string[], finish: [] as (() => void)[], tasks: [] as TaskRow[] }));
 
 vi.mock('@farm/workers', async (original) => ({
   ...(await original<typeof import('@farm/workers')>()),
   dispatchNext: (_db: unknown, deviceId: string) => {
     leases.asked.push(deviceId);
-    return new Promise<undefined>((resolve) => leases.finish.push(() => resolve(undefined)));
+    return new Promise<TaskRow | undefined>((resolve) => leases.finish.push(() => resolve(leases.tasks.shift())));
   },
 }));
 
+/** The sweep's question: which of these phones are free with work waiting (all of them, here). */
+vi.mock('../modules/devices/agents.queries.ts', () => ({ devicesWithReadyWork: async (_db: unknown, deviceIds: string[]) => deviceIds }));
+
+function task(id: string, attempt = 1): TaskRow {
+  return { id, attempt, type: 'post', title: `Task ${id}`, description: '', deadline: null, work: null } as unknown as TaskRow;
+}
+
 const log = { warn: () => undefined } as unknown as FastifyBaseLogger;
 
-function phone(deviceId: string) {
+function phone(deviceId: string, sent: string[] = []) {
   return {
     socketId: `socket-${deviceId}`,
     deviceId,
     workspaceId: 'ws-1',
     deviceName: deviceId,
-    protocol: 2 as const,
+    protocol: 1 as const,
     heardAt: Date.now(),
-    send: () => undefined,
+    send: (_event: string, message: { taskId: string }) => void sent.push(message.taskId),
   };
 }
 
@@ -45,6 +56,8 @@ describe('the dispatcher', () => {
     await finishLeases();
     await dispatcher?.close();
     leases.asked.length = 0;
+    leases.tasks.length = 0;
+    vi.useRealTimers();
   });
 
   it('answers wakes that come while a hand-over waits its turn with that one hand-over', async () => {
@@ -73,5 +86,64 @@ describe('the dispatcher', () => {
     void dispatcher.wake('phone-1');
     await new Promise((resolve) => setImmediate(resolve));
     expect(leases.asked).toEqual(['phone-1', 'phone-2', 'phone-1', 'phone-1']);
+  });
+
+  it('asks nothing for a phone while the attempt it gave is out, and leases its next task once that attempt ends', async () => {
+    dispatcher = new Dispatcher({} as Db, changes, log);
+    const sent: string[] = [];
+    dispatcher.attach(phone('phone-1', sent));
+    leases.tasks.push(task('t1'));
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(sent).toEqual(['t1']);
+    expect(leases.asked).toEqual(['phone-1']);
+
+    // More posts fall due while t1 runs: no lease is asked for, since none could be given.
+    void dispatcher.wake('phone-1');
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(leases.asked).toEqual(['phone-1']);
+
+    // The phone's result frees it: its next task at once.
+    leases.tasks.push(task('t2'));
+    void dispatcher.finished('phone-1');
+    await finishLeases();
+    expect(sent).toEqual(['t1', 't2']);
+    expect(leases.asked).toEqual(['phone-1', 'phone-1']);
+
+    // A withdrawal of another attempt changes nothing; of the one out, frees the phone.
+    dispatcher.withdraw({ taskId: 't2', deviceId: 'phone-1', attempt: 2, code: 'cancelled', reason: 'Cancelled' });
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(leases.asked).toHaveLength(2);
+    dispatcher.withdraw({ taskId: 't2', deviceId: 'phone-1', attempt: 1, code: 'cancelled', reason: 'Cancelled' });
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(leases.asked).toHaveLength(3);
+  });
+
+  it('leases again for a phone the database finds free, whatever this process last heard of it', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval'] });
+    dispatcher = new Dispatcher({} as Db, changes, log);
+    const sent: string[] = [];
+    dispatcher.attach(phone('phone-1', sent));
+    leases.tasks.push(task('t1'));
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(sent).toEqual(['t1']);
+
+    // The attempt ended somewhere this process did not hear of (say, its announcement was lost): the sweep's look at
+    // the database frees the phone.
+    leases.tasks.push(task('t2'));
+    vi.advanceTimersByTime(SWEEP_MS);
+    await finishLeases();
+    expect(sent).toEqual(['t1', 't2']);
+
+    // A new socket of the phone starts afresh too.
+    dispatcher.attach(phone('phone-1', sent));
+    leases.tasks.push(task('t3'));
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(sent).toEqual(['t1', 't2', 't3']);
   });
 });

@@ -4,6 +4,12 @@
  * announced by any process), and on a sweep every two seconds (retries whose backoff ended, a missed wake).
  * Hand-overs to one phone are serialized here, and the lifecycle's unique index keeps one attempt out per phone
  * whatever happens elsewhere. Work goes to protocol 1 agents in the v1 shape, to protocol 2 agents typed.
+ *
+ * A phone this process gave an attempt is not asked again until that attempt ends: its result (sent here), its
+ * withdrawal (announced by any process), a new socket, or the sweep finding it free in the database. A wake in
+ * between (a batch of posts falling due while it works) would lease nothing, one statement for each; the result's
+ * own wake hands over the next. What the phone holds is the database's to say: a stale mark here delays a lease by
+ * one sweep at most, and never lets a second attempt out.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } from '@farm/agent-protocol';
@@ -32,6 +38,8 @@ export class Dispatcher {
   private readonly queues = new Map<string, Promise<void>>();
   /** Phones with a hand-over queued that has not begun: a wake meanwhile is answered by it. */
   private readonly waiting = new Set<string>();
+  /** The attempt each phone was given by this process and has not ended, as far as this process has heard. */
+  private readonly out = new Map<string, { taskId: string; attempt: number }>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -52,11 +60,20 @@ export class Dispatcher {
   /** A phone said hello on this process: it may get work. */
   attach(phone: ConnectedPhone): void {
     this.phones.set(phone.deviceId, phone);
+    this.out.delete(phone.deviceId);
   }
 
   /** The phone's socket closed; a newer socket of the same phone stays attached. */
   detach(deviceId: string, socketId: string): void {
-    if (this.phones.get(deviceId)?.socketId === socketId) this.phones.delete(deviceId);
+    if (this.phones.get(deviceId)?.socketId !== socketId) return;
+    this.phones.delete(deviceId);
+    this.out.delete(deviceId);
+  }
+
+  /** The phone sent a result (settling its attempt, or one of an older one): it may take its next task now. */
+  finished(deviceId: string): Promise<void> {
+    this.out.delete(deviceId);
+    return this.wake(deviceId);
   }
 
   heard(deviceId: string): void {
@@ -95,11 +112,12 @@ export class Dispatcher {
 
   private async handOver(deviceId: string): Promise<void> {
     const phone = this.live(deviceId);
-    if (!phone || this.closed) return;
+    if (!phone || this.closed || this.out.has(deviceId)) return;
     const outbox = new Outbox(phone.workspaceId);
     const task = await dispatchNext(this.db, deviceId, outbox);
     outbox.flush(this.changes);
     if (!task) return;
+    this.out.set(deviceId, { taskId: task.id, attempt: task.attempt });
     phone.send('task.dispatch', phone.protocol === 1 ? dispatchV1(task) : await this.dispatchV2(task));
   }
 
@@ -118,6 +136,8 @@ export class Dispatcher {
 
   /** An attempt out on one of this process's phones was called off: a protocol 2 phone is told to drop it. */
   withdraw(withdrawn: InternalEventPayload<'task.withdrawn'>): void {
+    const given = this.out.get(withdrawn.deviceId);
+    if (given?.taskId === withdrawn.taskId && given.attempt === withdrawn.attempt) this.out.delete(withdrawn.deviceId);
     const phone = this.phones.get(withdrawn.deviceId);
     if (!phone || phone.protocol < 2) return;
     phone.send('task.cancel', { taskId: withdrawn.taskId, attempt: withdrawn.attempt, code: withdrawn.code, reason: withdrawn.reason.slice(0, 500) });
@@ -127,7 +147,11 @@ export class Dispatcher {
     const live = [...this.phones.keys()].filter((deviceId) => this.live(deviceId) && !this.queues.has(deviceId));
     if (live.length === 0) return;
     try {
-      for (const deviceId of await devicesWithReadyWork(this.db, live)) void this.wake(deviceId);
+      // Free in the database, whatever this process last heard.
+      for (const deviceId of await devicesWithReadyWork(this.db, live)) {
+        this.out.delete(deviceId);
+        void this.wake(deviceId);
+      }
     } catch (error) {
       if (!this.closed) this.log.warn({ err: error }, 'dispatch sweep failed');
     }

@@ -197,6 +197,8 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         return verdict;
       });
       outboxes.flush(changes);
+      // Its next task, once it has this answer: here at once, not after the settle's wake has gone round the cluster.
+      setImmediate(() => void ctx.dispatcher.finished(peer.device.id));
       if (verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };
       return ok;
     },
