@@ -18,14 +18,16 @@ import {
   type ServerToAgent,
 } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
-import { automation, Outbox, progressTask, recordActivity } from '@farm/workers';
+import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
 import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
 import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
 import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../modules/hosts/hosts.queries.ts';
 import { Dispatcher } from './dispatcher.ts';
+import { Gathered } from './gathered.ts';
 import type { RealtimeServer } from './gateway.ts';
 import { PROGRESS_MS, ProgressGate } from './progress.ts';
 import { Pulse } from './pulse.ts';
+import { isUuid } from '../shared/paging.ts';
 import type { LiveHub, LivePhone } from './live.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
@@ -72,7 +74,18 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     // A quarter of the lease's window at most, so a waiting report cannot let the lease lapse.
     () => Math.min(PROGRESS_MS, automation().progressWindowMs / 4),
   );
-  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, log: app.log });
+  const acks = new Gathered(async (given: PhoneAck[]) => {
+    // An id that is no UUID names no task: it is answered without the statement, which it would fail for all.
+    const outboxes = new Outboxes();
+    const acked = await ackTasks(
+      db,
+      given.filter((ack) => isUuid(ack.taskId)),
+      outboxes,
+    );
+    outboxes.flush(changes);
+    return given.map((ack) => acked.find((task) => task.id === ack.taskId && task.deviceId === ack.deviceId && task.attempt === ack.attempt));
+  });
+  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, acks, log: app.log });
 
   nsp.use((socket, next) => {
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
@@ -247,6 +260,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     await dispatcher.close();
     await pulse.close().catch(() => undefined);
     await progress.close().catch(() => undefined);
+    await acks.close();
   });
 
   return {

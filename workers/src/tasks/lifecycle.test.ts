@@ -11,6 +11,7 @@ import { account, age, device, quickSettings, restoreSettings, scheduledPosts, w
 import {
   acceptResult,
   ackTask,
+  ackTasks,
   cancelTasks,
   createTasks,
   dispatchNext,
@@ -115,6 +116,44 @@ describe('the task lifecycle', () => {
     expect(await task(created.id)).toMatchObject({ status: 'completed', progress: 100, leaseExpiresAt: null, failureCode: null });
     const attempts = await db.selectFrom('taskAttempts').selectAll().where('taskId', '=', created.id).execute();
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, deviceId: phone.id, outcome: 'completed' })]);
+  });
+
+  it("takes many phones' acks in one statement, moving only the attempts out on the phones that sent them", async () => {
+    const { ws, phone } = await farm();
+    const second = await device(db, ws);
+    const third = await device(db, ws);
+    const [a, b, c] = [await make(ws, phone.id), await make(ws, second.id), await make(ws, third.id)];
+    for (const id of [phone.id, second.id, third.id]) await dispatchNext(db, id);
+    const changes: Change[] = [];
+    const outboxes = new Outboxes();
+    const acked = await ackTasks(
+      db,
+      [
+        { deviceId: phone.id, taskId: a.id, attempt: 1 },
+        // The same ack twice in one batch moves its task once.
+        { deviceId: phone.id, taskId: a.id, attempt: 1 },
+        // Another phone's word, and an attempt never given: nothing.
+        { deviceId: phone.id, taskId: b.id, attempt: 1 },
+        { deviceId: third.id, taskId: c.id, attempt: 2 },
+        { deviceId: second.id, taskId: b.id, attempt: 1 },
+      ],
+      outboxes,
+    );
+    outboxes.flush((change) => changes.push(change));
+    expect(acked.map((row) => row.id).sort()).toEqual([a.id, b.id].sort());
+    expect(acked.every((row) => row.status === 'in-progress')).toBe(true);
+    expect((await task(c.id)).status).toBe('pending');
+    const attempts = await db.selectFrom('taskAttempts').select(['taskId', 'ackedAt']).where('taskId', 'in', [a.id, b.id, c.id]).execute();
+    expect(
+      attempts
+        .filter((row) => row.ackedAt !== null)
+        .map((row) => row.taskId)
+        .sort(),
+    ).toEqual([a.id, b.id].sort());
+    expect(changes.filter((change) => change.event === 'task.updated')).toHaveLength(2);
+    // Again: nothing moves twice.
+    expect(await ackTasks(db, [{ deviceId: phone.id, taskId: a.id, attempt: 1 }])).toEqual([]);
+    expect(await ackTasks(db, [])).toEqual([]);
   });
 
   it('keeps one attempt out per phone, however many dispatchers race', async () => {

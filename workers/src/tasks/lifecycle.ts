@@ -198,11 +198,30 @@ export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): P
   }
 }
 
+/** A phone's word that it took an attempt. */
+export interface PhoneAck {
+  deviceId: string;
+  taskId: string;
+  attempt: number;
+}
+
 /** The phone took the attempt: in progress, with a lease that only progress renews. Repeats change nothing. */
 export async function ackTask(db: Db, deviceId: string, taskId: string, attempt: number, outbox?: Outbox): Promise<TaskRow | undefined> {
-  // One statement: the task in progress and its attempt marked acked, together or not at all. (PostgreSQL runs a
-  // WITH's writes whether or not the query reads them.)
-  const task = await db
+  const [task] = await ackTasks(db, [{ deviceId, taskId, attempt }]);
+  if (task) outbox?.add('task.updated', serialize(task));
+  return task;
+}
+
+/**
+ * Phones took their attempts, any number in one statement (a busy farm's acks, gathered while the last batch was
+ * written): each of those tasks in progress and its attempt marked acked, together or not at all. Answers the tasks
+ * that moved; an ack of an attempt not out on that phone, or repeated, moves nothing. Task and device ids are UUIDs.
+ */
+export async function ackTasks(db: Db, acks: readonly PhoneAck[], outboxes?: Outboxes): Promise<TaskRow[]> {
+  if (acks.length === 0) return [];
+  const given = sql<unknown>`(select * from unnest(${acks.map((ack) => ack.taskId)}::uuid[], ${acks.map((ack) => ack.deviceId)}::uuid[], ${acks.map((ack) => ack.attempt)}::int[]))`;
+  // (PostgreSQL runs a WITH's writes whether or not the query reads them.)
+  const tasks = await db
     .with('acked', (db) =>
       db
         .updateTable('tasks')
@@ -212,9 +231,7 @@ export async function ackTask(db: Db, deviceId: string, taskId: string, attempt:
           lastProgressAt: sql<Date>`now()`,
           leaseExpiresAt: sql<Date>`least(${ms(automation().progressWindowMs)}, ${hardLimit})`,
         })
-        .where('id', '=', taskId)
-        .where('deviceId', '=', deviceId)
-        .where('attempt', '=', attempt)
+        .where(sql<boolean>`(id, device_id, attempt) in ${given}`)
         .where('status', '=', 'pending')
         .where('dispatchedAt', 'is not', null)
         .returningAll(),
@@ -230,10 +247,9 @@ export async function ackTask(db: Db, deviceId: string, taskId: string, attempt:
     )
     .selectFrom('acked')
     .selectAll('acked')
-    .executeTakeFirst();
-  if (!task) return undefined;
-  outbox?.add('task.updated', serialize(task));
-  return task;
+    .execute();
+  if (outboxes) for (const task of tasks) outboxes.for(task.workspaceId).add('task.updated', serialize(task));
+  return tasks;
 }
 
 /** Work goes on: the lease is renewed (within the attempt's hard limit) and the console sees how far it got. */

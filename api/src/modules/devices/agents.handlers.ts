@@ -4,10 +4,11 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
-import { serialize } from '@farm/sql';
-import { acceptResult, ackTask, automation, failureText, Outbox, Outboxes, recordActivity, retryingTransaction } from '@farm/workers';
+import { serialize, type TaskRow } from '@farm/sql';
+import { acceptResult, automation, failureText, Outbox, Outboxes, type PhoneAck, recordActivity, retryingTransaction } from '@farm/workers';
 import type { ChangeFeed } from '../../realtime/changes.ts';
 import type { Dispatcher } from '../../realtime/dispatcher.ts';
+import type { Gathered } from '../../realtime/gathered.ts';
 import type { ProgressGate } from '../../realtime/progress.ts';
 import type { Pulse } from '../../realtime/pulse.ts';
 import type { Db } from '../../shared/types.ts';
@@ -24,6 +25,8 @@ export interface AgentContext {
   pulse: Pulse;
   /** Progress reports, written at most about once a second per attempt (see realtime/progress.ts). */
   progress: ProgressGate;
+  /** Acks, written together with those that come while one is written: the task each moved, if any. */
+  acks: Gathered<PhoneAck, TaskRow | undefined>;
   log: FastifyBaseLogger;
 }
 
@@ -124,9 +127,7 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
 
     async 'task.ack'(peer, message) {
       ctx.dispatcher.heard(peer.device.id);
-      const outbox = new Outbox(peer.device.workspaceId);
-      const acked = await ackTask(db, peer.device.id, message.taskId, message.attempt, outbox);
-      outbox.flush(changes);
+      const acked = await ctx.acks.run({ deviceId: peer.device.id, taskId: message.taskId, attempt: message.attempt });
       if (acked) ctx.progress.acked(peer.device, message.taskId, message.attempt);
       return ok;
     },
