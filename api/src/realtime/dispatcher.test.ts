@@ -9,13 +9,23 @@ import { Dispatcher, SWEEP_MS } from './dispatcher.ts';
  * Each lease the dispatcher asks for, held open until the test lets it finish; it leases the next of `tasks` if the
  * test gave any, else nothing.
  */
-const leases = vi.hoisted(() => ({ asked: [] as string[], finish: [] as (() => void)[], tasks: [] as TaskRow[] }));
+const leases = vi.hoisted(() => ({ asked: [] as string[], batches: [] as string[][], finish: [] as (() => void)[], tasks: [] as TaskRow[] }));
 
 vi.mock('@farm/workers', async (original) => ({
   ...(await original<typeof import('@farm/workers')>()),
-  dispatchNext: (_db: unknown, deviceId: string) => {
-    leases.asked.push(deviceId);
-    return new Promise<TaskRow | undefined>((resolve) => leases.finish.push(() => resolve(leases.tasks.shift())));
+  dispatchMany: (_db: unknown, deviceIds: string[]) => {
+    leases.asked.push(...deviceIds);
+    leases.batches.push([...deviceIds]);
+    return new Promise<Map<string, TaskRow>>((resolve) =>
+      leases.finish.push(() => {
+        const leased = new Map<string, TaskRow>();
+        for (const deviceId of deviceIds) {
+          const task = leases.tasks.shift();
+          if (task) leased.set(deviceId, task);
+        }
+        resolve(leased);
+      }),
+    );
   },
 }));
 
@@ -56,6 +66,7 @@ describe('the dispatcher', () => {
     await finishLeases();
     await dispatcher?.close();
     leases.asked.length = 0;
+    leases.batches.length = 0;
     leases.tasks.length = 0;
     vi.useRealTimers();
   });
@@ -74,18 +85,28 @@ describe('the dispatcher', () => {
     void dispatcher.wake('phone-1');
     void dispatcher.wake('phone-1');
     void dispatcher.wake('phone-1');
-    // Another phone's wake is its own.
+    // Another phone's wake is its own (its lease goes with the next statement).
     void dispatcher.wake('phone-2');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(leases.asked).toEqual(['phone-1', 'phone-2']);
+    expect(leases.asked).toEqual(['phone-1']);
     await finishLeases();
     await Promise.all(woken);
-    expect(leases.asked).toEqual(['phone-1', 'phone-2', 'phone-1']);
+    expect([...leases.asked].sort()).toEqual(['phone-1', 'phone-1', 'phone-2']);
 
     // Once all is done, the next wake leases again.
     void dispatcher.wake('phone-1');
     await new Promise((resolve) => setImmediate(resolve));
-    expect(leases.asked).toEqual(['phone-1', 'phone-2', 'phone-1', 'phone-1']);
+    expect(leases.asked.filter((deviceId) => deviceId === 'phone-1')).toHaveLength(3);
+  });
+
+  it('asks for the leases of phones woken while one is written together, in one statement', async () => {
+    dispatcher = new Dispatcher({} as Db, changes, log);
+    for (const deviceId of ['phone-1', 'phone-2', 'phone-3', 'phone-4']) dispatcher.attach(phone(deviceId));
+    void dispatcher.wake('phone-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const deviceId of ['phone-2', 'phone-3', 'phone-4']) void dispatcher.wake(deviceId);
+    await finishLeases();
+    expect(leases.batches).toEqual([['phone-1'], ['phone-2', 'phone-3', 'phone-4']]);
   });
 
   it('asks nothing for a phone while the attempt it gave is out, and leases its next task once that attempt ends', async () => {

@@ -3,7 +3,7 @@
  * phone's next task when the phone says hello, when it is woken (a task was made, returned or settled for it,
  * announced by any process), and on a sweep every two seconds (retries whose backoff ended, a missed wake).
  * Hand-overs to one phone are serialized here, and the lifecycle's unique index keeps one attempt out per phone
- * whatever happens elsewhere. Work goes to protocol 1 agents in the v1 shape, to protocol 2 agents typed.
+ * whatever happens elsewhere. Leases asked for while one is written go together in the next statement. Work goes to protocol 1 agents in the v1 shape, to protocol 2 agents typed.
  *
  * A phone this process gave an attempt is not asked again until that attempt ends: its result (sent here), its
  * withdrawal (announced by any process), a new socket, or the sweep finding it free in the database. A wake in
@@ -15,11 +15,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } from '@farm/agent-protocol';
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
-import { automation, dispatchNext, Outbox, silenceMs, workForDispatch } from '@farm/workers';
+import { automation, dispatchMany, Outboxes, silenceMs, workForDispatch } from '@farm/workers';
 import type { InternalEventPayload } from '../contracts/index.ts';
 import { devicesWithReadyWork } from '../modules/devices/agents.queries.ts';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from './changes.ts';
+import { Gathered } from './gathered.ts';
 
 export const SWEEP_MS = 2_000;
 
@@ -43,6 +44,13 @@ export class Dispatcher {
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** Leases, written together with those asked for while one is written: each phone's task, if it got one. */
+  private readonly leases = new Gathered(async (deviceIds: string[]) => {
+    const outboxes = new Outboxes();
+    const leased = await dispatchMany(this.db, deviceIds, outboxes);
+    outboxes.flush(this.changes);
+    return deviceIds.map((deviceId) => leased.get(deviceId));
+  });
 
   constructor(
     private readonly db: Db,
@@ -113,9 +121,7 @@ export class Dispatcher {
   private async handOver(deviceId: string): Promise<void> {
     const phone = this.live(deviceId);
     if (!phone || this.closed || this.out.has(deviceId)) return;
-    const outbox = new Outbox(phone.workspaceId);
-    const task = await dispatchNext(this.db, deviceId, outbox);
-    outbox.flush(this.changes);
+    const task = await this.leases.run(deviceId);
     if (!task) return;
     this.out.set(deviceId, { taskId: task.id, attempt: task.attempt });
     phone.send('task.dispatch', phone.protocol === 1 ? dispatchV1(task) : await this.dispatchV2(task));
@@ -167,6 +173,7 @@ export class Dispatcher {
     clearInterval(this.timer);
     this.unsubscribe();
     await Promise.all(this.queues.values());
+    await this.leases.close();
   }
 }
 

@@ -14,6 +14,7 @@ import {
   ackTasks,
   cancelTasks,
   createTasks,
+  dispatchMany,
   dispatchNext,
   expireLeases,
   progressTask,
@@ -166,6 +167,56 @@ describe('the task lifecycle', () => {
     expect(await dispatchNext(db, phone.id)).toBeUndefined();
     await report(phone.id, { taskId: tasks[1]!.id, attempt: 1, status: 'completed' });
     expect((await dispatchNext(db, phone.id))!.id).toBe(tasks[2]!.id);
+  });
+
+  it("leases many phones' next tasks in one statement, one attempt out per phone however many such leases race", async () => {
+    const { ws, phone } = await farm();
+    const second = await device(db, ws);
+    const busy = await device(db, ws);
+    const idle = await device(db, ws);
+    const first = [await make(ws, phone.id, { priority: 'low' }), await make(ws, phone.id, { priority: 'high' })];
+    const secondTask = await make(ws, second.id);
+    await make(ws, busy.id);
+    const out = await dispatchNext(db, busy.id);
+    await make(ws, busy.id);
+
+    const changes: Change[] = [];
+    const outboxes = new Outboxes();
+    const leased = await dispatchMany(db, [phone.id, second.id, busy.id, idle.id], outboxes);
+    outboxes.flush((change) => changes.push(change));
+    // Each free phone its best task (high priority first); the busy phone and the phone with nothing, none.
+    expect([...leased.keys()].sort()).toEqual([phone.id, second.id].sort());
+    expect(leased.get(phone.id)).toMatchObject({ id: first[1]!.id, attempt: 1, deviceId: phone.id });
+    expect(leased.get(second.id)).toMatchObject({ id: secondTask.id, attempt: 1 });
+    const attempts = await db.selectFrom('taskAttempts').select(['taskId', 'deviceId']).where('workspaceId', '=', ws).execute();
+    expect(attempts.map((row) => row.taskId).sort()).toEqual([out!.id, first[1]!.id, secondTask.id].sort());
+    expect(changes.filter((change) => change.event === 'task.updated')).toHaveLength(2);
+    expect(await dispatchMany(db, [])).toEqual(new Map());
+
+    // Racing batches over the same phones (as two API processes might, briefly, after a phone moves): each phone still
+    // has one attempt out, whoever won it.
+    const phones = [await device(db, ws), await device(db, ws), await device(db, ws)];
+    for (const each of phones) for (let i = 0; i < 3; i++) await make(ws, each.id);
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        dispatchMany(
+          db,
+          phones.map((each) => each.id),
+        ),
+      ),
+    );
+    const perPhone = await db
+      .selectFrom('tasks')
+      .select(['deviceId', (eb) => eb.fn.countAll<string>().as('n')])
+      .where(
+        'deviceId',
+        'in',
+        phones.map((each) => each.id),
+      )
+      .where('dispatchedAt', 'is not', null)
+      .groupBy('deviceId')
+      .execute();
+    expect(perPhone.map((row) => Number(row.n))).toEqual([1, 1, 1]);
   });
 
   it("clears a post's waiting notice when its work goes out, and says so", async () => {

@@ -13,13 +13,13 @@
  * out is then withdrawn; results for settled tasks change nothing.
  */
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { FailureCode, TaskPriority, TaskRow, TaskType } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
 import type { Db, Tx } from '../db.ts';
-import type { Outbox, Outboxes } from '../outbox.ts';
+import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
 import { applyOutcome, type OutcomeCause } from './effects.ts';
 
@@ -105,10 +105,10 @@ export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes)
 /**
  * The tasks (`t`) ready to go to their phone now: automation's work (a task a person wrote is for the phone's VA),
  * waiting, past any backoff, on a phone with no attempt out and no person controlling it from the console. With a
- * device, only its tasks, compared with the value so PostgreSQL plans one phone's lookups by index.
+ * device (an id, or a column of an outer query), only its tasks, so PostgreSQL looks up one phone's by index.
  */
-export function readyWork(db: Db, deviceId?: string) {
-  const device = deviceId === undefined ? sql.ref<string>('t.deviceId') : sql<string>`${deviceId}`;
+export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
+  const device = deviceId === undefined ? sql.ref<string>('t.deviceId') : typeof deviceId === 'string' ? sql<string>`${deviceId}` : deviceId;
   let query = db
     .selectFrom('tasks as t')
     .where('t.status', '=', 'pending')
@@ -125,7 +125,7 @@ export function readyWork(db: Db, deviceId?: string) {
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', device).where('d.controlledById', 'is not', null))),
     );
-  if (deviceId !== undefined) query = query.where('t.deviceId', '=', deviceId);
+  if (deviceId !== undefined) query = query.where('t.deviceId', '=', device);
   return query;
 }
 
@@ -135,67 +135,91 @@ export function readyWork(db: Db, deviceId?: string) {
  * index of out attempts per device makes a racing second call lease nothing.
  */
 export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): Promise<TaskRow | undefined> {
-  const next = readyWork(db, deviceId)
-    .select('t.id')
-    .orderBy(sql`case t.priority when 'high' then 0 when 'medium' then 1 else 2 end`)
-    .orderBy('t.createdAt')
-    .orderBy('t.id')
-    .limit(1)
-    .forUpdate()
-    .skipLocked();
+  return (await dispatchMany(db, [deviceId], outbox ? Outboxes.of(outbox) : undefined)).get(deviceId);
+}
+
+/**
+ * As `dispatchNext` for any number of phones in one statement (a busy farm's hand-overs, gathered while the last
+ * batch was written): answers the tasks leased, by device. If another dispatcher leased on one of the phones first,
+ * the phones are leased one by one, so the others still get theirs. Device ids are UUIDs.
+ */
+export async function dispatchMany(db: Db, deviceIds: readonly string[], outboxes?: Outboxes): Promise<Map<string, TaskRow>> {
+  if (deviceIds.length === 0) return new Map();
   try {
-    // One statement (one round trip, atomic without a transaction around it): the lease, its attempt, and the
-    // post's waiting notice cleared now that its work is out.
-    const task = await db
-      .with('leased', (db) =>
-        db
-          .updateTable('tasks')
-          .set({
-            attempt: sql<number>`attempt + 1`,
-            dispatchedAt: sql<Date>`now()`,
-            leaseExpiresAt: ms(automation().ackTimeoutMs),
-            nextAttemptAt: null,
-            progress: null,
-            progressNote: null,
-          })
-          .where('id', '=', (eb) => eb.selectFrom(next.as('next')).select('next.id'))
-          .returningAll(),
-      )
-      .with('given', (db) =>
-        db
-          .insertInto('taskAttempts')
-          .columns(['taskId', 'attempt', 'workspaceId', 'deviceId'])
-          .expression((eb) =>
-            eb.selectFrom('leased').select(['leased.id', 'leased.attempt', 'leased.workspaceId', sql<string>`${deviceId}::uuid`.as('deviceId')]),
-          )
-          .returning('taskAttempts.taskId'),
-      )
-      .with('woken', (db) =>
-        db
-          .updateTable('posts')
-          .set({ waitingCode: null, waitingMessage: null })
-          .from('leased')
-          .whereRef('posts.id', '=', 'leased.postId')
-          .where('posts.waitingMessage', 'is not', null)
-          .returning('posts.id'),
-      )
-      .selectFrom('leased')
-      .selectAll('leased')
-      .select((eb) => eb.selectFrom('woken').select('woken.id').as('wokenPostId'))
-      .executeTakeFirst();
-    if (!task) return undefined;
-    const { wokenPostId, ...leased } = task;
-    if (wokenPostId && outbox) {
-      const post = await db.selectFrom('posts').selectAll().where('id', '=', wokenPostId).executeTakeFirst();
-      if (post) outbox.add('post.updated', serialize(post));
-    }
-    outbox?.add('task.updated', serialize(leased));
-    return leased;
+    return await leaseEach(db, deviceIds, outboxes);
   } catch (error) {
-    // Another dispatcher leased an attempt on this phone first.
-    if ((error as { code?: unknown }).code === '23505') return undefined;
-    throw error;
+    if ((error as { code?: unknown }).code !== '23505') throw error;
+    if (deviceIds.length === 1) return new Map();
+    const leased = new Map<string, TaskRow>();
+    for (const deviceId of deviceIds) for (const [id, task] of await dispatchMany(db, [deviceId], outboxes)) leased.set(id, task);
+    return leased;
   }
+}
+
+async function leaseEach(db: Db, deviceIds: readonly string[], outboxes?: Outboxes): Promise<Map<string, TaskRow>> {
+  // Each phone's next task, locked (a task another dispatcher holds is skipped, not waited for).
+  const picked = db
+    .selectFrom(sql<{ p: string }>`unnest(${[...deviceIds]}::uuid[])`.as('p'))
+    .innerJoinLateral(
+      readyWork(db, sql.ref<string>('p.p'))
+        .select('t.id')
+        .orderBy(sql`case t.priority when 'high' then 0 when 'medium' then 1 else 2 end`)
+        .orderBy('t.createdAt')
+        .orderBy('t.id')
+        .limit(1)
+        .forUpdate()
+        .skipLocked()
+        .as('n'),
+      (join) => join.onTrue(),
+    )
+    .select('n.id');
+  // One statement (one round trip, atomic without a transaction around it): the leases, their attempts, and the
+  // posts' waiting notices cleared now that their work is out.
+  const rows = await db
+    .with('leased', (db) =>
+      db
+        .updateTable('tasks')
+        .set({
+          attempt: sql<number>`attempt + 1`,
+          dispatchedAt: sql<Date>`now()`,
+          leaseExpiresAt: ms(automation().ackTimeoutMs),
+          nextAttemptAt: null,
+          progress: null,
+          progressNote: null,
+        })
+        .where('id', 'in', picked)
+        .returningAll(),
+    )
+    .with('given', (db) =>
+      db
+        .insertInto('taskAttempts')
+        .columns(['taskId', 'attempt', 'workspaceId', 'deviceId'])
+        .expression((eb) => eb.selectFrom('leased').select(['leased.id', 'leased.attempt', 'leased.workspaceId', 'leased.deviceId']))
+        .returning('taskAttempts.taskId'),
+    )
+    .with('woken', (db) =>
+      db
+        .updateTable('posts')
+        .set({ waitingCode: null, waitingMessage: null })
+        .from('leased')
+        .whereRef('posts.id', '=', 'leased.postId')
+        .where('posts.waitingMessage', 'is not', null)
+        .returning('posts.id'),
+    )
+    .selectFrom('leased')
+    .selectAll('leased')
+    .select((eb) => eb.selectFrom('woken').select('woken.id').whereRef('woken.id', '=', 'leased.postId').as('wokenPostId'))
+    .execute();
+  const woken = rows.flatMap((row) => (row.wokenPostId ? [row.wokenPostId] : []));
+  const posts = woken.length > 0 && outboxes ? await db.selectFrom('posts').selectAll().where('id', 'in', woken).execute() : [];
+  const leased = new Map<string, TaskRow>();
+  for (const { wokenPostId, ...task } of rows) {
+    const post = posts.find((post) => post.id === wokenPostId);
+    if (post) outboxes?.for(task.workspaceId).add('post.updated', serialize(post));
+    outboxes?.for(task.workspaceId).add('task.updated', serialize(task));
+    leased.set(task.deviceId!, task);
+  }
+  return leased;
 }
 
 /** A phone's word that it took an attempt. */
