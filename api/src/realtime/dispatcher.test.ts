@@ -109,14 +109,21 @@ describe('the dispatcher', () => {
     expect(leases.batches).toEqual([['phone-1'], ['phone-2', 'phone-3', 'phone-4']]);
   });
 
-  it('asks nothing for a phone while the attempt it gave is out, and leases its next task once that attempt ends', async () => {
-    dispatcher = new Dispatcher({} as Db, changes, log);
+  /** A dispatcher that gave phone-1 the task t1, and what the phone was sent. */
+  async function givenT1(): Promise<{ dispatcher: Dispatcher; sent: string[] }> {
+    const given = new Dispatcher({} as Db, changes, log);
+    dispatcher = given;
     const sent: string[] = [];
-    dispatcher.attach(phone('phone-1', sent));
+    given.attach(phone('phone-1', sent));
     leases.tasks.push(task('t1'));
-    void dispatcher.wake('phone-1');
+    void given.wake('phone-1');
     await finishLeases();
     expect(sent).toEqual(['t1']);
+    return { dispatcher: given, sent };
+  }
+
+  it('asks nothing for a phone while the attempt it gave is out, and leases its next task once that attempt ends', async () => {
+    const { dispatcher, sent } = await givenT1();
     expect(leases.asked).toEqual(['phone-1']);
 
     // More posts fall due while t1 runs: no lease is asked for, since none could be given.
@@ -145,13 +152,7 @@ describe('the dispatcher', () => {
 
   it('leases again for a phone the database finds free, whatever this process last heard of it', async () => {
     vi.useFakeTimers({ toFake: ['setInterval'] });
-    dispatcher = new Dispatcher({} as Db, changes, log);
-    const sent: string[] = [];
-    dispatcher.attach(phone('phone-1', sent));
-    leases.tasks.push(task('t1'));
-    void dispatcher.wake('phone-1');
-    await finishLeases();
-    expect(sent).toEqual(['t1']);
+    const { dispatcher, sent } = await givenT1();
 
     // The attempt ended somewhere this process did not hear of (say, its announcement was lost): the sweep's look at
     // the database frees the phone.
