@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ActivityType } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import type { Db } from './db.ts';
-import type { Outbox } from './outbox.ts';
+import { type Outbox, Outboxes } from './outbox.ts';
 
 export interface NewActivity {
   workspaceId: string;
@@ -69,23 +69,35 @@ export async function recordAudit(db: Db, workspaceId: string, actorId: string |
  * announces it after commit.
  */
 export async function recordActivity(db: Db, activity: NewActivity, audit?: AuditFact, outbox?: Outbox) {
-  const values = {
+  const [row] = await recordActivities(db, [{ activity, audit }], outbox ? Outboxes.of(outbox) : undefined);
+  return row!;
+}
+
+/**
+ * As `recordActivity` for any number of facts, in one statement (a busy farm's results, written together): each
+ * activity written, with its audit row when it has one, and announced after commit in its workspace's outbox.
+ */
+export async function recordActivities(db: Db, facts: readonly { activity: NewActivity; audit?: AuditFact | undefined }[], outboxes?: Outboxes) {
+  if (facts.length === 0) return [];
+  const audited = facts.flatMap(({ activity, audit }) => (audit ? [auditRow(activity.workspaceId, activity.userId, audit)] : []));
+  const values = facts.map(({ activity }) => ({
     workspaceId: activity.workspaceId,
     userId: activity.userId,
     action: activity.action,
     deviceId: activity.deviceId ?? null,
     type: activity.type ?? ('info' as const),
-  };
-  const row = audit
-    ? await db
-        .with('audited', (db) => db.insertInto('auditLog').values(auditRow(activity.workspaceId, activity.userId, audit)))
-        .insertInto('activities')
-        .values(values)
-        .returningAll()
-        .executeTakeFirstOrThrow()
-    : await db.insertInto('activities').values(values).returningAll().executeTakeFirstOrThrow();
+  }));
+  const rows =
+    audited.length > 0
+      ? await db
+          .with('audited', (db) => db.insertInto('auditLog').values(audited))
+          .insertInto('activities')
+          .values(values)
+          .returningAll()
+          .execute()
+      : await db.insertInto('activities').values(values).returningAll().execute();
   const context = requestContext();
-  if (audit && context) context.audited = true;
-  outbox?.add('activity.created', serialize(row));
-  return row;
+  if (audited.length > 0 && context) context.audited = true;
+  for (const row of rows) outboxes?.for(row.workspaceId).add('activity.created', serialize(row));
+  return rows;
 }

@@ -19,7 +19,7 @@ import {
 } from '@farm/agent-protocol';
 import { serialize } from '@farm/sql';
 import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
-import { agentHandlers, type AgentPeer } from '../modules/devices/agents.handlers.ts';
+import { agentHandlers, type AgentPeer, type DeviceResult, writeResults } from '../modules/devices/agents.handlers.ts';
 import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
 import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../modules/hosts/hosts.queries.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -85,7 +85,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     outboxes.flush(changes);
     return given.map((ack) => acked.find((task) => task.id === ack.taskId && task.deviceId === ack.deviceId && task.attempt === ack.attempt));
   });
-  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, acks, log: app.log });
+  const results = new Gathered((given: DeviceResult[]) => writeResults(db, changes, given));
+  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, acks, results, log: app.log });
 
   nsp.use((socket, next) => {
     const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
@@ -261,6 +262,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     await pulse.close().catch(() => undefined);
     await progress.close().catch(() => undefined);
     await acks.close();
+    await results.close();
   });
 
   return {

@@ -3,9 +3,12 @@
  * The cursor is opaque to clients: base64url of the last row's time and id.
  */
 import type { FastifyReply } from 'fastify';
+import { isUuid } from '@farm/sql';
 import { sql, type RawBuilder } from 'kysely';
 import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
 import { badRequest } from '../errors.ts';
+
+export { isUuid };
 
 export interface Cursor {
   at: string;
@@ -66,8 +69,4 @@ export function pastCursor(cursor: Cursor, order: 'newest' | 'oldest', column: '
   return order === 'newest'
     ? sql<boolean>`(${sql.ref(column)}, id) < (${at}, ${cursor.id}::uuid)`
     : sql<boolean>`(${sql.ref(column)}, id) > (${at}, ${cursor.id}::uuid)`;
-}
-
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -50,6 +50,9 @@ export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefi
   return match ? Number(match[1]) : undefined;
 }
 
+/** A post its phone published: what it no longer fails or waits for (its time is set beside). */
+const published = { status: 'published', failureCode: null, failureMessage: null, waitingCode: null, waitingMessage: null } as const;
+
 const engagementTotal = (engagement: EngagementReport | undefined) => (engagement?.likes ?? 0) + (engagement?.follows ?? 0) + (engagement?.comments ?? 0);
 
 export async function applyOutcome(
@@ -70,14 +73,7 @@ export async function applyOutcome(
     let post: PostRow | undefined;
     if (outcome === 'completed') {
       post = await query
-        .set({
-          status: 'published',
-          publishedAt: detail.finishedAt ?? sql<Date>`now()`,
-          failureCode: null,
-          failureMessage: null,
-          waitingCode: null,
-          waitingMessage: null,
-        })
+        .set({ ...published, publishedAt: detail.finishedAt ?? sql<Date>`now()` })
         .where('status', '=', 'scheduled')
         .returningAll()
         .executeTakeFirst();
@@ -128,27 +124,7 @@ export async function applyOutcome(
   }
 
   if (task.accountId && outcome !== 'retried') {
-    const posts = outcome === 'completed' && task.postId ? 1 : 0;
-    const counts = {
-      likes: detail.engagement?.likes ?? 0,
-      follows: detail.engagement?.follows ?? 0,
-      comments: detail.engagement?.comments ?? 0,
-      posts: (detail.engagement?.posts ?? 0) || posts,
-    };
-    if (counts.likes + counts.follows + counts.comments + counts.posts > 0) {
-      await tx
-        .insertInto('accountDailyActions')
-        .values({ accountId: task.accountId, workspaceId: task.workspaceId, day: localDaySql(task.workspaceId), ...counts })
-        .onConflict((oc) =>
-          oc.columns(['accountId', 'day']).doUpdateSet({
-            likes: sql<number>`account_daily_actions.likes + excluded.likes`,
-            follows: sql<number>`account_daily_actions.follows + excluded.follows`,
-            comments: sql<number>`account_daily_actions.comments + excluded.comments`,
-            posts: sql<number>`account_daily_actions.posts + excluded.posts`,
-          }),
-        )
-        .execute();
-    }
+    await countDailyActions(tx, [dailyActionsOf(task, outcome, detail.engagement)]);
     if (outcome === 'failed' && detail.failure && accountSafetyCodes.has(detail.failure.code)) {
       const paused = await tx
         .updateTable('accounts')
@@ -195,6 +171,97 @@ export async function applyOutcome(
     }
   }
   return followUps;
+}
+
+/** A task that completed on its phone, with what the phone said of it. */
+export interface Completion {
+  task: TaskRow;
+  engagement?: EngagementReport | undefined;
+  finishedAt?: Date | undefined;
+}
+
+/**
+ * As `applyOutcome` for many tasks their phones completed, in two statements whatever their number (a busy farm's
+ * results, written together): their posts published and their accounts' daily actions counted. A campaign run's task
+ * is not for here: it ends its run and may stop its campaign for the day, which `applyOutcome` does.
+ */
+export async function applyCompletions(tx: Tx, done: readonly Completion[], outboxes: Outboxes): Promise<void> {
+  const withPosts = done.filter(({ task }) => task.postId !== null);
+  if (withPosts.length > 0) {
+    // A post's task made for an older schedule (its version in the source key) publishes nothing: the post moved on.
+    const given = sql<{ postId: string; version: number | null; finishedAt: Date | null }>`(select * from unnest(
+        ${withPosts.map(({ task }) => task.postId)}::uuid[],
+        ${withPosts.map(({ task }) => postVersionOf(task) ?? null)}::int[],
+        ${withPosts.map(({ finishedAt }) => finishedAt?.toISOString() ?? null)}::timestamptz[]) as g(post_id, version, finished_at))`;
+    const posts = await tx
+      .updateTable('posts')
+      .from(given.as('g'))
+      .set({ ...published, publishedAt: sql<Date>`coalesce(g.finished_at, now())` })
+      .whereRef('posts.id', '=', 'g.postId')
+      .where((eb) => eb.or([eb('g.version', 'is', null), eb('posts.scheduleVersion', '=', eb.ref('g.version'))]))
+      .where('posts.status', '=', 'scheduled')
+      .returningAll('posts')
+      .execute();
+    for (const post of posts) outboxes.for(post.workspaceId).add('post.updated', serialize(post));
+  }
+  await countDailyActions(
+    tx,
+    done.map(({ task, engagement }) => dailyActionsOf(task, 'completed', engagement)),
+  );
+}
+
+/** What a settled task adds to its account's actions of the day (nothing, for a task of no account). */
+interface DailyActions {
+  accountId: string | null;
+  workspaceId: string;
+  likes: number;
+  follows: number;
+  comments: number;
+  posts: number;
+}
+
+function dailyActionsOf(task: TaskRow, outcome: 'completed' | 'failed' | 'cancelled', engagement: EngagementReport | undefined): DailyActions {
+  return {
+    accountId: task.accountId,
+    workspaceId: task.workspaceId,
+    likes: engagement?.likes ?? 0,
+    follows: engagement?.follows ?? 0,
+    comments: engagement?.comments ?? 0,
+    posts: (engagement?.posts ?? 0) || (outcome === 'completed' && task.postId ? 1 : 0),
+  };
+}
+
+/**
+ * Adds actions to their accounts' rows of the day (in each workspace's time zone), one statement for any number:
+ * summed per account first (a row may be changed once per statement), in the accounts' order (so two writers of the
+ * same accounts wait for each other rather than deadlock).
+ */
+async function countDailyActions(tx: Tx, actions: readonly DailyActions[]): Promise<void> {
+  const byAccount = new Map<string, DailyActions>();
+  for (const one of actions) {
+    if (!one.accountId || one.likes + one.follows + one.comments + one.posts === 0) continue;
+    const sum = byAccount.get(one.accountId);
+    byAccount.set(
+      one.accountId,
+      sum
+        ? { ...sum, likes: sum.likes + one.likes, follows: sum.follows + one.follows, comments: sum.comments + one.comments, posts: sum.posts + one.posts }
+        : one,
+    );
+  }
+  if (byAccount.size === 0) return;
+  const rows = [...byAccount.values()].sort((a, b) => (a.accountId! < b.accountId! ? -1 : 1));
+  await tx
+    .insertInto('accountDailyActions')
+    .values(rows.map(({ accountId, workspaceId, ...counts }) => ({ accountId: accountId!, workspaceId, day: localDaySql(workspaceId), ...counts })))
+    .onConflict((oc) =>
+      oc.columns(['accountId', 'day']).doUpdateSet({
+        likes: sql<number>`account_daily_actions.likes + excluded.likes`,
+        follows: sql<number>`account_daily_actions.follows + excluded.follows`,
+        comments: sql<number>`account_daily_actions.comments + excluded.comments`,
+        posts: sql<number>`account_daily_actions.posts + excluded.posts`,
+      }),
+    )
+    .execute();
 }
 
 /** A campaign whose phones reported its daily engagement target for the day stops there: the day's waiting runs are cancelled. */

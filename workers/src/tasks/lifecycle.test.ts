@@ -4,12 +4,14 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import type { TaskRow } from '@farm/sql';
 import type { Db } from '../db.ts';
 import { Outbox, Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
 import { account, age, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
 import {
   acceptResult,
+  acceptResults,
   ackTask,
   ackTasks,
   cancelTasks,
@@ -22,6 +24,7 @@ import {
   withdrawTask,
   type NewTask,
   type PhoneResult,
+  type ResultFrom,
 } from './lifecycle.ts';
 
 let t: TestDatabase;
@@ -79,6 +82,15 @@ async function report(deviceId: string, result: PhoneResult) {
   });
   outboxes.flush((change) => changes.push(change));
   return { verdict, changes };
+}
+
+/** Phones' results written together, announced changes collected. */
+async function reportAll(results: ResultFrom[]) {
+  const changes: Change[] = [];
+  const outboxes = new Outboxes();
+  const verdicts = await db.transaction().execute((tx) => acceptResults(tx, results, outboxes));
+  outboxes.flush((change) => changes.push(change));
+  return { verdicts, changes };
 }
 
 const task = (id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -385,6 +397,125 @@ describe('the task lifecycle', () => {
     expect(await task(created.id)).toMatchObject({ status: 'completed', title: 'Publish a reel (called off)' });
     const attempt = await db.selectFrom('taskAttempts').select('outcome').where('taskId', '=', created.id).executeTakeFirstOrThrow();
     expect(attempt.outcome).toBe('completed');
+  });
+
+  it("settles many phones' completions together, as one by one would: tasks, attempts, posts, daily actions, announcements", async () => {
+    const { ws, phone, acct } = await farm();
+    const second = await device(db, ws, { name: 'Pixel 7 #02' });
+    const third = await device(db, ws, { name: 'Pixel 7 #03' });
+    const posts = await scheduledPosts(db, ws, acct.id, 3);
+    const phones = [phone, second, third];
+    const tasks: TaskRow[] = [];
+    for (const [i, post] of posts.entries()) {
+      tasks.push(await make(ws, phones[i]!.id, { postId: post.id, accountId: acct.id, sourceKey: `post:${post.id}:${post.scheduleVersion}` }));
+    }
+    // The third post was moved after its task was made: its task completes, the post stays as it is now.
+    await db.updateTable('posts').set({ scheduleVersion: 1 }).where('id', '=', posts[2]!.id).execute();
+    await dispatchMany(
+      db,
+      phones.map((one) => one.id),
+    );
+    await ackTask(db, phone.id, tasks[0]!.id, 1);
+    const finishedAt = new Date(Date.now() - 5_000);
+    const results: ResultFrom[] = [
+      { deviceId: phone.id, workspaceId: ws, result: { taskId: tasks[0]!.id, attempt: 1, status: 'completed', finishedAt } },
+      { deviceId: second.id, workspaceId: ws, result: { taskId: tasks[1]!.id, attempt: 1, status: 'completed', engagement: { likes: 3 } } },
+      { deviceId: third.id, workspaceId: ws, result: { taskId: tasks[2]!.id, attempt: 1, status: 'completed' } },
+      { deviceId: phone.id, workspaceId: ws, result: { taskId: 'not-a-task', attempt: 1, status: 'completed' } },
+      { deviceId: phone.id, workspaceId: ws, result: { taskId: tasks[1]!.id, attempt: 1, status: 'completed' } },
+    ];
+    // The last two are not for writing together: an id that names no task, and a task named twice.
+    const first = await reportAll(results);
+    expect(first.verdicts.map((verdict) => verdict.kind)).toEqual(['settled', 'settled', 'settled', 'unknown', 'unknown']);
+    for (const one of tasks) {
+      expect(await task(one.id)).toMatchObject({ status: 'completed', progress: 100, leaseExpiresAt: null, nextAttemptAt: null, failureCode: null });
+    }
+    expect((await task(tasks[1]!.id)).engagement).toEqual({ likes: 3 });
+    const attempts = await db.selectFrom('taskAttempts').selectAll().where('workspaceId', '=', ws).orderBy('deviceId').execute();
+    expect(attempts.map((attempt) => attempt.outcome)).toEqual(['completed', 'completed', 'completed']);
+    expect(attempts.find((attempt) => attempt.taskId === tasks[0]!.id)!.endedAt).toEqual(finishedAt);
+    const published = await db.selectFrom('posts').select(['id', 'status', 'publishedAt']).where('accountId', '=', acct.id).execute();
+    expect(published.find((post) => post.id === posts[0]!.id)).toMatchObject({ status: 'published', publishedAt: finishedAt });
+    expect(published.find((post) => post.id === posts[1]!.id)!.status).toBe('published');
+    expect(published.find((post) => post.id === posts[2]!.id)).toMatchObject({ status: 'scheduled', publishedAt: null });
+    // Each completed post task counts a post for its account, as one by one (summed into the one row of the day).
+    const daily = () => db.selectFrom('accountDailyActions').select(['posts', 'likes']).where('accountId', '=', acct.id).execute();
+    expect(await daily()).toEqual([{ posts: 3, likes: 3 }]);
+    const events = (name: string) =>
+      first.changes.filter((change) => change.event === name).map((change) => change.payload as { id?: string; deviceId?: string });
+    expect(
+      events('task.updated')
+        .map((task) => task.id)
+        .sort(),
+    ).toEqual(tasks.map((one) => one.id).sort());
+    expect(
+      events('post.updated')
+        .map((post) => post.id)
+        .sort(),
+    ).toEqual([posts[0]!.id, posts[1]!.id].sort());
+    expect(
+      events('device.wake')
+        .map((wake) => wake.deviceId)
+        .sort(),
+    ).toEqual(phones.map((one) => one.id).sort());
+
+    // The same results again (a phone that did not hear the answer sends them again): nothing moves twice.
+    const again = await reportAll(results.slice(0, 3));
+    expect(again.verdicts.map((verdict) => verdict.kind)).toEqual(['ignored', 'ignored', 'ignored']);
+    expect(await daily()).toEqual([{ posts: 3, likes: 3 }]);
+    expect(again.changes).toEqual([]);
+  });
+
+  it('takes every other result in a batch one by one: failures, late results, results after a cancel', async () => {
+    const { ws, phone } = await farm();
+    const second = await device(db, ws, { name: 'Pixel 7 #02' });
+    const third = await device(db, ws, { name: 'Pixel 7 #03' });
+    // The third phone's lease ended and its task went out again on it: attempt 1's completion comes late.
+    const moved = await make(ws, third.id);
+    await dispatchNext(db, third.id);
+    await ackTask(db, third.id, moved.id, 1);
+    await age(db, 10_000);
+    await expireLeases(db, new Outboxes());
+    expect((await dispatchNext(db, third.id))!.attempt).toBe(2);
+    const failing = await make(ws, phone.id);
+    const cancelled = await make(ws, second.id);
+    await dispatchMany(db, [phone.id, second.id]);
+    await db.transaction().execute((tx) => cancelTasks(tx, { taskIds: [cancelled.id] }, { message: 'The post was deleted', cause: 'change' }, new Outboxes()));
+    const { verdicts, changes } = await reportAll([
+      { deviceId: phone.id, workspaceId: ws, result: { taskId: failing.id, attempt: 1, status: 'failed', failure: { code: 'network' } } },
+      { deviceId: second.id, workspaceId: ws, result: { taskId: cancelled.id, attempt: 1, status: 'completed' } },
+      { deviceId: third.id, workspaceId: ws, result: { taskId: moved.id, attempt: 1, status: 'completed' } },
+    ]);
+    expect(verdicts).toEqual([
+      expect.objectContaining({ kind: 'retrying' }),
+      expect.objectContaining({ kind: 'ignored', late: true }),
+      expect.objectContaining({ kind: 'settled' }),
+    ]);
+    expect(await task(failing.id)).toMatchObject({ status: 'pending', failureCode: 'network', dispatchedAt: null });
+    expect((await task(cancelled.id)).status).toBe('cancelled');
+    expect((await task(moved.id)).status).toBe('completed');
+    expect(withdrawn(changes)).toEqual([expect.objectContaining({ taskId: moved.id, deviceId: third.id, attempt: 2 })]);
+  });
+
+  it.runIf(postgres)('settles a task once when its batch of results races a cancel', async () => {
+    const { ws, phone } = await farm();
+    const phones = [phone, await device(db, ws, { name: 'Pixel 7 #02' }), await device(db, ws, { name: 'Pixel 7 #03' })];
+    for (let round = 0; round < 5; round += 1) {
+      const tasks: TaskRow[] = [];
+      for (const one of phones) tasks.push(await make(ws, one.id));
+      await dispatchMany(
+        db,
+        phones.map((one) => one.id),
+      );
+      const [{ verdicts }, cancelledTasks] = await Promise.all([
+        reportAll(tasks.map((one, i) => ({ deviceId: phones[i]!.id, workspaceId: ws, result: { taskId: one.id, attempt: 1, status: 'completed' } }))),
+        db.transaction().execute((tx) => cancelTasks(tx, { taskIds: [tasks[1]!.id] }, { message: 'Called off', cause: 'person' }, new Outboxes())),
+      ]);
+      const cancelledOne = cancelledTasks.length === 1;
+      expect(verdicts[1]!.kind).toBe(cancelledOne ? 'ignored' : 'settled');
+      expect((await task(tasks[1]!.id)).status).toBe(cancelledOne ? 'cancelled' : 'completed');
+      expect([verdicts[0]!.kind, verdicts[2]!.kind]).toEqual(['settled', 'settled']);
+    }
   });
 
   it('refuses a result for an attempt this phone was never given', async () => {

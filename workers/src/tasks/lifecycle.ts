@@ -15,13 +15,13 @@
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import { sql, type RawBuilder } from 'kysely';
 import type { FailureCode, TaskPriority, TaskRow, TaskType } from '@farm/sql';
-import { serialize } from '@farm/sql';
+import { isUuid, serialize } from '@farm/sql';
 import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
 import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
-import { applyOutcome, type OutcomeCause } from './effects.ts';
+import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
 export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
@@ -381,6 +381,112 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   }
   const settled = await settleTask(tx, task, 'failed', { cause: 'phone', attempt: result.attempt, failure, engagement: result.engagement }, outboxes);
   return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
+}
+
+/** A phone's result, with the phone that sent it and the phone's workspace. */
+export interface ResultFrom {
+  deviceId: string;
+  workspaceId: string;
+  result: PhoneResult;
+}
+
+/**
+ * Many phones' results in one transaction (a busy farm's, gathered while the last batch was written), each with the
+ * verdict `acceptResult` would give it, in the order given. The common case is written together, in three statements
+ * whatever the number: a result that completes the attempt out on the phone that sent it, for a task of no campaign
+ * run. Every other result, and any result of a task named twice in the batch, goes through `acceptResult` one by one
+ * after them. A task id that is not a UUID names no task: its verdict is `unknown`, without a statement.
+ */
+export async function acceptResults(tx: Tx, given: readonly ResultFrom[], outboxes: Outboxes): Promise<ResultVerdict[]> {
+  const verdicts: (ResultVerdict | undefined)[] = given.map(({ result }) => (isUuid(result.taskId) ? undefined : { kind: 'unknown' }));
+  const named = new Map<string, number>();
+  for (const { result } of given) named.set(result.taskId, (named.get(result.taskId) ?? 0) + 1);
+  const together = given.flatMap((one, i) => (verdicts[i] === undefined && one.result.status === 'completed' && named.get(one.result.taskId) === 1 ? [i] : []));
+  if (together.length > 0) {
+    const completed = await completeTogether(
+      tx,
+      together.map((i) => given[i]!),
+      outboxes,
+    );
+    for (const [task, i] of completed) verdicts[together[i]!] = { kind: 'settled', task };
+  }
+  for (const [i, one] of given.entries()) {
+    verdicts[i] ??= await acceptResult(tx, one.deviceId, one.result, outboxes.for(one.workspaceId), outboxes);
+  }
+  return verdicts as ResultVerdict[];
+}
+
+/**
+ * Completes the tasks whose attempt out is on the phone that reports it completed, and that belong to no campaign run,
+ * as `acceptResult` and `settleTask` would one by one: the attempts recorded, the tasks settled, their posts and
+ * accounts' daily actions written (`applyCompletions`). Answers each task completed with its index in `given`; a
+ * result that is not of that kind changes nothing here. Task and device ids are UUIDs, each task named once.
+ */
+async function completeTogether(tx: Tx, given: readonly ResultFrom[], outboxes: Outboxes): Promise<[TaskRow, number][]> {
+  const results = sql<{ i: number; id: string; deviceId: string; attempt: number; finishedAt: Date | null; engagement: string | null }>`(select * from unnest(
+      ${given.map((_, i) => i)}::int[],
+      ${given.map(({ result }) => result.taskId)}::uuid[],
+      ${given.map(({ deviceId }) => deviceId)}::uuid[],
+      ${given.map(({ result }) => result.attempt)}::int[],
+      ${given.map(({ result }) => result.finishedAt?.toISOString() ?? null)}::timestamptz[],
+      ${given.map(({ result }) => (result.engagement ? JSON.stringify(result.engagement) : null))}::jsonb[]
+    ) as g(i, id, device_id, attempt, finished_at, engagement))`;
+  // One statement: the tasks settled and, after, their attempts recorded (the tasks locked first, as every move of a
+  // task does). Each task's row is locked and checked again by the update, so a task another mover settled or took
+  // back meanwhile is left to `acceptResult`.
+  const rows = await tx
+    .with('g', () => results)
+    .with('settled', (db) =>
+      db
+        .updateTable('tasks')
+        .from('g')
+        .set({
+          status: 'completed',
+          completedAt: sql<Date>`now()`,
+          leaseExpiresAt: null,
+          nextAttemptAt: null,
+          failureCode: null,
+          failureMessage: null,
+          progress: 100,
+          engagement: sql<string>`coalesce(g.engagement, tasks.engagement)`,
+        })
+        .whereRef('tasks.id', '=', 'g.id')
+        .whereRef('tasks.deviceId', '=', 'g.deviceId')
+        .whereRef('tasks.attempt', '=', 'g.attempt')
+        .where('tasks.dispatchedAt', 'is not', null)
+        .where('tasks.status', 'in', unsettled)
+        .where('tasks.campaignSessionId', 'is', null)
+        .returningAll('tasks')
+        .returning('g.i'),
+    )
+    .with('recorded', (db) =>
+      db
+        .updateTable('taskAttempts')
+        .from('settled')
+        .innerJoin('g', 'g.id', 'settled.id')
+        .set({ outcome: 'completed', endedAt: sql<Date>`coalesce(g.finished_at, now())`, failureCode: null, failureMessage: null })
+        .whereRef('taskAttempts.taskId', '=', 'settled.id')
+        .whereRef('taskAttempts.attempt', '=', 'settled.attempt')
+        .whereRef('taskAttempts.deviceId', '=', 'settled.deviceId')
+        .where((eb) => eb.or([eb('taskAttempts.outcome', 'is', null), eb('taskAttempts.outcome', 'in', ['expired', 'withdrawn'])]))
+        .returning('taskAttempts.taskId'),
+    )
+    .selectFrom('settled')
+    .selectAll('settled')
+    .orderBy('settled.i')
+    .execute();
+  const done = rows.map(({ i, ...task }) => {
+    const outbox = outboxes.for(task.workspaceId);
+    outbox.add('task.updated', serialize(task));
+    outbox.internal('device.wake', { deviceId: task.deviceId! });
+    return { task: task as TaskRow, i };
+  });
+  await applyCompletions(
+    tx,
+    done.map(({ task, i }) => ({ task, engagement: given[i]!.result.engagement, finishedAt: given[i]!.result.finishedAt })),
+    outboxes,
+  );
+  return done.map(({ task, i }) => [task, i]);
 }
 
 /** The current attempt failed but may be tried again: back to waiting, after a backoff. */

@@ -5,7 +5,21 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize, type TaskRow } from '@farm/sql';
-import { acceptResult, automation, failureText, Outbox, Outboxes, type PhoneAck, recordActivity, retryingTransaction } from '@farm/workers';
+import {
+  acceptResults,
+  type AuditFact,
+  automation,
+  failureText,
+  type NewActivity,
+  Outbox,
+  Outboxes,
+  type PhoneAck,
+  type PhoneResult,
+  recordActivities,
+  recordActivity,
+  type ResultVerdict,
+  retryingTransaction,
+} from '@farm/workers';
 import type { ChangeFeed } from '../../realtime/changes.ts';
 import type { Dispatcher } from '../../realtime/dispatcher.ts';
 import type { Gathered } from '../../realtime/gathered.ts';
@@ -27,6 +41,8 @@ export interface AgentContext {
   progress: ProgressGate;
   /** Acks, written together with those that come while one is written: the task each moved, if any. */
   acks: Gathered<PhoneAck, TaskRow | undefined>;
+  /** Results, written together with those that come while one is written (see `writeResults`). */
+  results: Gathered<DeviceResult, ResultAnswer>;
   log: FastifyBaseLogger;
 }
 
@@ -146,62 +162,106 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     async 'task.result'(peer, message) {
       ctx.dispatcher.heard(peer.device.id);
       ctx.progress.settle(message.taskId, peer.device.id);
-      const outboxes = new Outboxes();
-      const outbox = outboxes.for(peer.device.workspaceId);
       // Protocol 1 tells a failure in words only: its reason is unknown, and trying again may help.
       const failure =
         message.status === 'failed' ? (message.failure ?? { code: 'unknown' as const, ...(message.error ? { message: message.error } : {}) }) : undefined;
       const finishedAt = message.finishedAt && !Number.isNaN(Date.parse(message.finishedAt)) ? new Date(message.finishedAt) : undefined;
-      const verdict = await retryingTransaction(db, outboxes).execute(async (tx) => {
-        const verdict = await acceptResult(
-          tx,
-          peer.device.id,
-          { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt },
-          outbox,
-          outboxes,
-        );
-        const who = { workspaceId: peer.device.workspaceId, userId: null, deviceId: peer.device.id };
-        if (verdict.kind === 'settled') {
-          const task = verdict.task;
-          await recordActivity(
-            tx,
-            {
-              ...who,
-              action:
-                task.status === 'completed'
-                  ? `${peer.device.name} completed "${task.title}"`
-                  : `${peer.device.name} failed "${task.title}": ${task.failureMessage ?? 'no reason given'}`,
-              type: task.status === 'completed' ? 'success' : 'error',
-            },
-            { action: `task.${task.status}`, entityType: 'task', entityId: task.id, data: { attempt: message.attempt, failureCode: task.failureCode } },
-            outbox,
-          );
-        } else if (verdict.kind === 'retrying' && failure) {
-          await recordActivity(
-            tx,
-            {
-              ...who,
-              action: `${peer.device.name} failed attempt ${message.attempt} of "${verdict.task.title}": ${failureText(failure)}. Trying again.`,
-              type: 'warning',
-            },
-            undefined,
-            outbox,
-          );
-        } else if (verdict.kind === 'ignored' && verdict.late) {
-          await recordActivity(
-            tx,
-            { ...who, action: `${peer.device.name} reported "${verdict.task.title}" done after it was cancelled`, type: 'warning' },
-            undefined,
-            outbox,
-          );
-        }
-        return verdict;
+      const answer = await ctx.results.run({
+        device: peer.device,
+        result: { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt },
       });
-      outboxes.flush(changes);
+      if ('error' in answer) throw answer.error;
       // Its next task, once it has this answer: here at once, not after the settle's wake has gone round the cluster.
       setImmediate(() => void ctx.dispatcher.finished(peer.device.id));
-      if (verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };
+      if (answer.verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };
       return ok;
     },
   };
+}
+
+/** A phone's result as its handler passes it on to be written. */
+export interface DeviceResult {
+  device: AgentDevice;
+  result: PhoneResult;
+}
+
+/** What became of a result, or why it could not be written. */
+export type ResultAnswer = { verdict: ResultVerdict } | { error: unknown };
+
+/**
+ * Writes phones' results (those gathered while the last batch was written): all in one transaction, or, when that
+ * fails, each in its own, so a result the database refuses does not hold up the others. A phone is answered once its
+ * result is committed; one whose result failed sends it again.
+ */
+export async function writeResults(db: Db, changes: ChangeFeed, given: readonly DeviceResult[]): Promise<ResultAnswer[]> {
+  try {
+    return (await settleResults(db, changes, given)).map((verdict) => ({ verdict }));
+  } catch (error) {
+    if (given.length === 1) return [{ error }];
+    const answers: ResultAnswer[] = [];
+    for (const one of given) {
+      answers.push(
+        await settleResults(db, changes, [one]).then(
+          ([verdict]) => ({ verdict: verdict! }),
+          (error: unknown) => ({ error }),
+        ),
+      );
+    }
+    return answers;
+  }
+}
+
+async function settleResults(db: Db, changes: ChangeFeed, given: readonly DeviceResult[]): Promise<ResultVerdict[]> {
+  const outboxes = new Outboxes();
+  const verdicts = await retryingTransaction(db, outboxes).execute(async (tx) => {
+    const verdicts = await acceptResults(
+      tx,
+      given.map(({ device, result }) => ({ deviceId: device.id, workspaceId: device.workspaceId, result })),
+      outboxes,
+    );
+    await recordActivities(
+      tx,
+      given.flatMap((one, i) => resultActivity(one, verdicts[i]!)),
+      outboxes,
+    );
+    return verdicts;
+  });
+  outboxes.flush(changes);
+  return verdicts;
+}
+
+/** What the activity feed says of a result: a task done or failed, an attempt to be tried again, a late report. */
+function resultActivity({ device, result }: DeviceResult, verdict: ResultVerdict): { activity: NewActivity; audit?: AuditFact }[] {
+  const who = { workspaceId: device.workspaceId, userId: null, deviceId: device.id };
+  if (verdict.kind === 'settled') {
+    const task = verdict.task;
+    return [
+      {
+        activity: {
+          ...who,
+          action:
+            task.status === 'completed'
+              ? `${device.name} completed "${task.title}"`
+              : `${device.name} failed "${task.title}": ${task.failureMessage ?? 'no reason given'}`,
+          type: task.status === 'completed' ? 'success' : 'error',
+        },
+        audit: { action: `task.${task.status}`, entityType: 'task', entityId: task.id, data: { attempt: result.attempt, failureCode: task.failureCode } },
+      },
+    ];
+  }
+  if (verdict.kind === 'retrying' && result.failure) {
+    return [
+      {
+        activity: {
+          ...who,
+          action: `${device.name} failed attempt ${result.attempt} of "${verdict.task.title}": ${failureText(result.failure)}. Trying again.`,
+          type: 'warning',
+        },
+      },
+    ];
+  }
+  if (verdict.kind === 'ignored' && verdict.late) {
+    return [{ activity: { ...who, action: `${device.name} reported "${verdict.task.title}" done after it was cancelled`, type: 'warning' } }];
+  }
+  return [];
 }
