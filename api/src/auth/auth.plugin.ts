@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { messages } from '../contracts/index.ts';
 import { AppError } from '../errors.ts';
-import { isUuid } from '../shared/paging.ts';
+import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../shared/types.ts';
 import type { ChangeFeed } from '../realtime/changes.ts';
 import { findSession, type SessionUser } from './auth.queries.ts';

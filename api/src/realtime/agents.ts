@@ -17,7 +17,7 @@ import {
   type ServerMessage,
   type ServerToAgent,
 } from '@farm/agent-protocol';
-import { serialize } from '@farm/sql';
+import { isUuid, serialize } from '@farm/sql';
 import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
 import { agentHandlers, type AgentPeer, type DeviceResult, writeResults } from '../modules/devices/agents.handlers.ts';
 import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
@@ -27,7 +27,6 @@ import { Gathered } from './gathered.ts';
 import type { RealtimeServer } from './gateway.ts';
 import { PROGRESS_MS, ProgressGate } from './progress.ts';
 import { Pulse } from './pulse.ts';
-import { isUuid } from '../shared/paging.ts';
 import type { LiveHub, LivePhone } from './live.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */

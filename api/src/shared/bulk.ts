@@ -7,7 +7,7 @@ import type { SelectQueryBuilder } from 'kysely';
 import { BULK_LIMIT, messages, type BulkResult } from '../contracts/index.ts';
 import { type Outbox, retryingTransaction } from '@farm/workers';
 import { AppError, badRequest } from '../errors.ts';
-import { isUuid } from './paging.ts';
+import { isUuid } from '@farm/sql';
 import type { Db, Tx } from './types.ts';
 
 class Refused extends Error {

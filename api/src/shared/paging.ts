@@ -8,8 +8,6 @@ import { sql, type RawBuilder } from 'kysely';
 import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
 import { badRequest } from '../errors.ts';
 
-export { isUuid };
-
 export interface Cursor {
   at: string;
   id: string;

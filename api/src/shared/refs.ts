@@ -4,7 +4,7 @@
  */
 import { fieldLabel } from '../contracts/index.ts';
 import { badRequest } from '../errors.ts';
-import { isUuid } from './paging.ts';
+import { isUuid } from '@farm/sql';
 import type { Db } from './types.ts';
 
 type Owned = 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'routines' | 'sessions';

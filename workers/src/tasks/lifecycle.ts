@@ -479,7 +479,7 @@ async function completeTogether(tx: Tx, given: readonly ResultFrom[], outboxes: 
     const outbox = outboxes.for(task.workspaceId);
     outbox.add('task.updated', serialize(task));
     outbox.internal('device.wake', { deviceId: task.deviceId! });
-    return { task: task as TaskRow, i };
+    return { task, i };
   });
   await applyCompletions(
     tx,

@@ -3,9 +3,8 @@
  * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
  */
 import { sql } from 'kysely';
-import { deviceColumns, type DeviceStatus, type SessionRow } from '@farm/sql';
+import { deviceColumns, type DeviceStatus, isUuid, type SessionRow } from '@farm/sql';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { isUuid } from '../../shared/paging.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import type { Outbox } from '../../realtime/outbox.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fieldLabel, messages, uploadLimits } from '../../contracts/index.ts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
-import { isUuid } from '../../shared/paging.ts';
+import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
 import { claimReservation, insertReservation, lockPendingReservations, RESERVATION_MS, reservationExists } from './uploads.queries.ts';
