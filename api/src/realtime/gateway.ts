@@ -13,6 +13,7 @@ import { attachAgents } from './agents.ts';
 import { attachLive } from './live.ts';
 import { personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
+import { logDroppedFailures } from '../shared/redis.ts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
 export type SocketData =
@@ -59,17 +60,8 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     const { createAdapter } = await import('@socket.io/redis-streams-adapter');
     const client = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
     client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
-    // The adapter keeps a closing socket's session (for connection-state recovery) with a SET it never waits for. With
-    // Redis away, that SET waits in the client's queue; if the instance stops first, it fails with "Connection is
-    // closed", which, unhandled, would end the process with an error in the middle of a graceful stop.
-    const set = client.set.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    Object.assign(client, {
-      set: (...args: unknown[]) => {
-        const answer = set(...args);
-        answer.catch((error: unknown) => app.log.warn({ err: error }, 'redis (socket adapter): a session was not kept for recovery'));
-        return answer;
-      },
-    });
+    // The adapter keeps a closing socket's session (for connection-state recovery) with a SET it never waits for.
+    logDroppedFailures(client, ['set'], (error) => app.log.warn({ err: error }, 'redis (socket adapter): a session was not kept for recovery'));
     await client.connect();
     redis = client;
     io.adapter(createAdapter(client, { streamName: 'farm:socket.io', maxLen: 20_000, onlyPlaintext: true }));

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, type Runner } from '@farm/workers';
 import { isInternalEvent, parseChange } from '../contracts/index.ts';
+import { logDroppedFailures } from '../shared/redis.ts';
 import { ChangeRelay } from './relay.ts';
 
 export async function startJobs(app: FastifyInstance, options: { redisUrl?: string | undefined; runWorkers: boolean }): Promise<Runner | undefined> {
@@ -26,6 +27,8 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
   const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
   for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
+  // ioredis subscribes the channel again after a reconnect, without waiting for the answer.
+  logDroppedFailures(subscriber, ['subscribe'], (error) => app.log.warn({ err: error }, 'redis (changes): the channel was not subscribed again'));
   // What this instance shared comes back to it too: it knows its own and skips them.
   const origin = randomUUID();
   const relay = new ChangeRelay(

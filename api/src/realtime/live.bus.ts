@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import type { LiveFrameOut } from '../contracts/index.ts';
+import { logDroppedFailures } from '../shared/redis.ts';
 
 /** A frame on its way from the instance holding the phone to the instances holding its watchers: as browsers get it. */
 export type BusFrame = Omit<LiveFrameOut, 'data'> & { data: Buffer };
@@ -146,6 +147,8 @@ export class RedisLiveBus implements LiveBus {
     const pub = new Redis(redisUrl, options);
     const sub = new Redis(redisUrl, options);
     for (const client of [pub, sub]) client.on('error', warn);
+    // ioredis subscribes the channels again after a reconnect, without waiting for the answer.
+    logDroppedFailures(sub, ['subscribe'], warn);
     await Promise.all([pub.connect(), sub.connect()]);
     await sub.subscribe(SIGNALS);
     return new RedisLiveBus(pub as unknown as RedisLike, sub as unknown as RedisLike, warn);
