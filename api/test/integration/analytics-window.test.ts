@@ -392,6 +392,14 @@ describe('GET /api/analytics/tables/{table}', () => {
     expect(devices.body.total).toBe(2);
     const byName = await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d&sort=name&order=desc');
     expect(byName.body.rows.map((row) => row.name)).toEqual(['B phone', 'A phone']);
+    // Sorted by another column, the page's phones get their hours after the ranking: the same figures.
+    const byTasks = await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d');
+    expect(byTasks.body.rows).toEqual([
+      { id: phoneA.id, name: 'A phone', status: 'offline', totalTasks: 3, completedTasks: 2, failedTasks: 1, successRate: 67, hours: 2.5 },
+      { id: phoneB.id, name: 'B phone', status: 'offline', totalTasks: 1, completedTasks: 1, failedTasks: 0, successRate: 100, hours: 1 },
+    ]);
+    const phonesBySuccess = await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d&sort=successRate&order=asc&limit=1&offset=1');
+    expect(phonesBySuccess.body).toMatchObject({ total: 2, rows: [{ name: 'B phone', successRate: 100, hours: 1 }] });
     // Past the last page the total still counts the phones.
     expect((await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d&offset=5')).body).toEqual({ table: 'devices', total: 2, rows: [] });
   });

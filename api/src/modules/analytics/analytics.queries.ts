@@ -349,26 +349,11 @@ export async function computeLeaderboard(
   const order = options.order ?? (sort === 'name' ? 'asc' : 'desc');
   const { start, end } = window;
   const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
+  if (table === 'devices') return devicesTable(db, workspaceId, inWindow, { ...options, sort, order });
   let base: RawBuilder<unknown>;
   /** How many rows the table has, which the window does not change: its phones, VAs, campaigns or accounts. */
   let count: RawBuilder<unknown>;
   switch (table) {
-    case 'devices':
-      count = sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
-      // The window's tasks and sessions are counted per phone first, then joined to the phones: a subquery per phone
-      // and a join before counting cost a 2,000-phone farm half as much again.
-      base = sql`select d.id, d.name, d.status,
-          coalesce(t.total, 0) as "totalTasks",
-          coalesce(t.completed, 0) as "completedTasks",
-          coalesce(t.failed, 0) as "failedTasks",
-          ${percentOf(sql`t.completed`, sql`coalesce(t.total, 0)`)} as "successRate",
-          ${tenthsOfHours(sql`coalesce(s.seconds, 0)`)} as hours
-        from devices d
-        left join (${tasksPer('device_id', workspaceId, inWindow('created_at'))}) t on t.key = d.id
-        left join (select s.device_id, sum(${seconds}) as seconds from sessions s
-                   where s.workspace_id = ${workspaceId} and ${inWindow('s.started_at')} group by s.device_id) s on s.device_id = d.id
-        where d.workspace_id = ${workspaceId}`;
-      break;
     case 'vas':
       count = sql`select count(*) from workspace_members where workspace_id = ${workspaceId} and role = 'va'`;
       base = sql`select m.user_id as id, u.name,
@@ -415,18 +400,69 @@ export async function computeLeaderboard(
   }
   // The total is counted apart (once, not a window function over every ranked row: a fifth of the per-phone
   // table's time at 2,000 phones), so PostgreSQL keeps only the page's rows while it sorts.
-  // Named, a statement is planned once per connection for any values. The per-phone table's plan does not depend on
-  // them: it counts the window's tasks from the creation-time index alone (migration 0031), so it is named. Planned per
-  // call, as its percentages' products would leave it (sql/src/prepared.ts), it cost 1.2 to 1.3 times the database time.
-  // The VA table is not: its per-VA subqueries' generic plan took 2.6 times as long as planning each call.
-  const named = table === 'devices';
-  const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`${sql.raw(named ? NAMED_STATEMENT : '')}
+  // Planned per call: the VA table's per-VA subqueries' generic plan took 2.6 times as long as planning each call.
+  const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`
     select ranked.*, (${count})::int as total
     from (${base}) ranked
     order by ${sql.raw(`"${sort}"`)} ${order === 'asc' ? sql`asc` : sql`desc`} nulls last, name asc, id asc
     limit ${options.limit} offset ${options.offset}`.execute(db);
-  const total = rows[0]?.total ?? (options.offset > 0 ? (await sql<{ total: number }>`select (${count})::int as total`.execute(db)).rows[0]!.total : 0);
+  return pageOf(db, table, count, rows, options.offset);
+}
+
+/** The page with the table's total, which a page past the last row counts on its own. */
+async function pageOf<Row extends { total: number }>(db: Db, table: LeaderboardTable, count: RawBuilder<unknown>, rows: Row[], offset: number) {
+  const total = rows[0]?.total ?? (offset > 0 ? (await sql<{ total: number }>`select (${count})::int as total`.execute(db)).rows[0]!.total : 0);
   return { table, total, rows: rows.map(({ total: _total, ...row }) => row) };
+}
+
+/**
+ * The per-phone table. Every phone's tasks in the window are counted (migration 0031's creation-time index alone), and
+ * the phones are ranked by the sort column; the page's rows then get their other columns, their sessions' hours
+ * among them, unless the sort is by hours. Working out every column of every phone before keeping a page cost a
+ * 2,000-phone farm a fifth more database time.
+ *
+ * Named: a statement is planned once per connection for any values, and this plan does not depend on them. Planned
+ * per call, as its percentages' products would leave it (sql/src/prepared.ts), it cost 1.2 to 1.3 times the
+ * database time.
+ */
+async function devicesTable(
+  db: Db,
+  workspaceId: string,
+  inWindow: (column: string) => RawBuilder<unknown>,
+  options: { sort: string; order: 'asc' | 'desc'; limit: number; offset: number },
+) {
+  const count = sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
+  const sessionsIn = sql`sessions s where s.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}`;
+  const byHours = options.sort === 'hours';
+  const keyOf: Record<string, RawBuilder<unknown>> = {
+    totalTasks: sql`coalesce(t.total, 0)`,
+    completedTasks: sql`coalesce(t.completed, 0)`,
+    failedTasks: sql`coalesce(t.failed, 0)`,
+    successRate: percentOf(sql`t.completed`, sql`coalesce(t.total, 0)`),
+    hours: tenthsOfHours(sql`coalesce(s.seconds, 0)`),
+    name: sql`d.name`,
+  };
+  const order = sql`${options.order === 'asc' ? sql`asc` : sql`desc`} nulls last`;
+  const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`${sql.raw(NAMED_STATEMENT)}
+    select p.id, p.name, p.status,
+      coalesce(p.total, 0) as "totalTasks",
+      coalesce(p.completed, 0) as "completedTasks",
+      coalesce(p.failed, 0) as "failedTasks",
+      ${percentOf(sql`p.completed`, sql`coalesce(p.total, 0)`)} as "successRate",
+      ${tenthsOfHours(sql`coalesce(${byHours ? sql`p.seconds` : sql`s.seconds`}, 0)`)} as hours,
+      (${count})::int as total
+    from (
+      select d.id, d.name, d.status, t.total, t.completed, t.failed, ${byHours ? sql`s.seconds,` : sql``} ${keyOf[options.sort]!} as sort_key
+      from devices d
+      left join (${tasksPer('device_id', workspaceId, inWindow('created_at'))}) t on t.key = d.id
+      ${byHours ? sql`left join (select s.device_id, sum(${seconds}) as seconds from ${sessionsIn} group by s.device_id) s on s.device_id = d.id` : sql``}
+      where d.workspace_id = ${workspaceId}
+      order by sort_key ${order}, d.name asc, d.id asc
+      limit ${options.limit} offset ${options.offset}
+    ) p
+    ${byHours ? sql`` : sql`left join lateral (select sum(${seconds}) as seconds from ${sessionsIn} and s.device_id = p.id) s on true`}
+    order by p.sort_key ${order}, p.name asc, p.id asc`.execute(db);
+  return pageOf(db, 'devices', count, rows, options.offset);
 }
 
 /**
