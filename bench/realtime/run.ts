@@ -13,6 +13,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
+import { eachServerEvent } from '@farm/api/contracts';
 import { benchDatabase, percentile } from '../lib.ts';
 
 const phones = Number(process.env.BENCH_PHONES ?? 2000);
@@ -77,15 +78,19 @@ async function drive(
   await waitConnected(browserSockets);
   let measureFrom = Number.POSITIVE_INFINITY;
   for (const socket of browserSockets) {
-    socket.on(event, (payload: unknown) => {
-      const now = performance.now();
-      if (now < measureFrom) return;
-      for (const id of idsOf(payload)) {
-        received += 1;
-        const at = sent.get(id);
-        if (at !== undefined) latencies.push(now - at);
-      }
-    });
+    // Events the server sends together arrive as one batch.
+    socket.onAny((name: string, message: unknown) =>
+      eachServerEvent(name, message, (each, payload) => {
+        if (each !== event) return;
+        const now = performance.now();
+        if (now < measureFrom) return;
+        for (const id of idsOf(payload)) {
+          received += 1;
+          const at = sent.get(id);
+          if (at !== undefined) latencies.push(now - at);
+        }
+      }),
+    );
   }
   const phoneSockets: Socket[] = [];
   for (let i = 0; i < phones; i += 100) {

@@ -49,10 +49,30 @@ export type ServerEventName = keyof typeof serverEvents;
 export type ServerEventPayload<E extends ServerEventName> = z.infer<(typeof serverEvents)[E]>;
 export const serverEventNames = Object.keys(serverEvents) as ServerEventName[];
 
+/**
+ * Several events for one room, sent by one turn of the server's loop one after another (a batch of phones' results
+ * announces hundreds), travel as one message of this name, in the order they were sent. One event alone travels as
+ * itself. `eachServerEvent` unpacks either.
+ */
+export const BATCH_EVENT = 'changes';
+export const eventBatch = z.object({ changes: z.array(z.object({ event: z.string(), payload: z.unknown() })) });
+export type EventBatch = z.infer<typeof eventBatch>;
+
+/** Calls `handle` with each event a message carries: the message itself, or each event of a batch, in order. */
+export function eachServerEvent(name: string, payload: unknown, handle: (name: string, payload: unknown) => void): void {
+  if (name !== BATCH_EVENT) {
+    handle(name, payload);
+    return;
+  }
+  const parsed = eventBatch.safeParse(payload);
+  if (!parsed.success) return;
+  for (const item of parsed.data.changes) handle(item.event, item.payload);
+}
+
 /** Typed map for socket.io-client: `Socket<ServerToClientEvents>`. */
 export type ServerToClientEvents = {
   [E in ServerEventName]: (payload: ServerEventPayload<E>) => void;
-};
+} & { [BATCH_EVENT]: (payload: EventBatch) => void };
 
 /** Events whose change moves the dashboard's figures. */
 export const statsAffecting: ReadonlySet<ServerEventName> = new Set([

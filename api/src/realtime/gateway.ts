@@ -14,6 +14,7 @@ import { attachLive } from './live.ts';
 import { personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
 import { logDroppedFailures } from '../shared/redis.ts';
+import { Outgoing } from './outgoing.ts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
 export type SocketData =
@@ -120,6 +121,9 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     if (options.redisUrl) io.in(room).disconnectSockets(true);
   };
 
+  const outgoing = new Outgoing((local, room, event, payload) => {
+    ((local ? io.local : io).to(room).emit as (event: string, payload: unknown) => boolean)(event, payload);
+  });
   const relay = (change: Change) => {
     // A revocation takes effect here at once, then is passed to the other instances: with the Redis adapter a
     // cluster-wide disconnect waits for Redis, which may be slow or down, and must not hold this instance's sockets.
@@ -140,11 +144,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
       return;
     }
     const room = change.userId ? rooms.user(change.userId) : rooms.workspace(change.workspaceId);
-    const target = change.local ? io.local : io;
-    (target.to(room).emit as (event: string, payload: unknown) => boolean)(event, parsed.data);
-    if (!change.userId && wallEvents.has(event)) {
-      (target.to(rooms.wall(change.workspaceId)).emit as (event: string, payload: unknown) => boolean)(event, parsed.data);
-    }
+    outgoing.send(change.local === true, room, event, parsed.data, !change.userId && wallEvents.has(event) ? rooms.wall(change.workspaceId) : undefined);
     if (statsAffecting.has(event)) scheduleStats(change.workspaceId);
   };
   const unsubscribe = changes.subscribe(relay);
@@ -164,6 +164,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     await app.ctx.agents?.drain(3000);
     await live.close();
     unsubscribe();
+    outgoing.flush();
     for (const timer of statsTimers.values()) clearTimeout(timer);
     await io.close();
     await redis?.quit().catch(() => undefined);

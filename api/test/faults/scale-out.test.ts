@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
+import { eachServerEvent } from '../../src/contracts/index.ts';
 import { freePort, ownDatabase, OwnRedis, pause, quick, schedule, startWorker, stop, waitFor } from './harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -177,7 +178,7 @@ describe('two APIs and two workers', () => {
       reconnectionDelayMax: 500,
     });
     sockets.push(browser);
-    browser.onAny((event: string, payload: unknown) => events.push({ event, payload }));
+    browser.onAny((name: string, message: unknown) => eachServerEvent(name, message, (event, payload) => events.push({ event, payload })));
     /** When the browser's connection went and came back. */
     const moves: { at: number; connected: boolean }[] = [];
     browser.on('disconnect', () => moves.push({ at: Date.now(), connected: false }));

@@ -1,6 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { BATCH_EVENT } from '../../src/contracts/index.ts';
 import { buildAccount, buildCampaign, buildDevice, buildTask } from '../helpers/factories.ts';
 import { connect, connected, listen, next, pause, record } from './sockets.ts';
 
@@ -86,6 +87,23 @@ describe('browser sockets', () => {
     const arriving = next<{ id: string; title: string }>(vaSocket, 'task.assigned');
     const task = await buildTask(operator, { title: 'Reply to comments', assignedToId: va.user!.id });
     expect(await arriving).toMatchObject({ id: task.id, title: 'Reply to comments' });
+  });
+
+  it('sends the changes one turn announces for a room as one message, in order', async () => {
+    const socket = open(operator);
+    await connected(socket);
+    const messages: string[] = [];
+    socket.onAny((name: string) => messages.push(name));
+    const seen = record(socket);
+    const tasks = await Promise.all([1, 2, 3].map((n) => buildTask(operator, { title: `Batch ${n}` })));
+    await pause(300);
+    messages.length = 0;
+    seen.clear();
+    const workspaceId = operator.user!.workspaceId!;
+    for (const task of tasks) t.app.ctx.changes.publish({ workspaceId, event: 'task.updated', payload: { ...task, title: `${task.title} again` } });
+    await pause(300);
+    expect(messages).toEqual([BATCH_EVENT]);
+    expect((seen.get('task.updated') as { title: string }[]).map((task) => task.title)).toEqual(['Batch 1 again', 'Batch 2 again', 'Batch 3 again']);
   });
 
   it('disconnects the sockets of a session that logged out, and refuses it again', async () => {

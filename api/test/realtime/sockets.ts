@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '../helpers/app.ts';
+import { eachServerEvent } from '../../src/contracts/index.ts';
 
 export async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -32,19 +33,31 @@ export function connected(socket: Socket): Promise<void> {
 /** Everything a socket receives, by event name, to assert on later. */
 export function record(socket: Socket): Map<string, unknown[]> {
   const seen = new Map<string, unknown[]>();
-  socket.onAny((event: string, payload: unknown) => {
-    seen.set(event, [...(seen.get(event) ?? []), payload]);
-  });
+  socket.onAny((name: string, message: unknown) =>
+    eachServerEvent(name, message, (event, payload) => {
+      seen.set(event, [...(seen.get(event) ?? []), payload]);
+    }),
+  );
   return seen;
 }
 
+/** The next event of this name, alone or in a batch. */
 export function next<T = unknown>(socket: Socket, event: string, timeoutMs = 5000): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${event} within ${timeoutMs} ms`)), timeoutMs);
-    socket.once(event, (payload: T) => {
-      clearTimeout(timer);
-      resolve(payload);
-    });
+    let found = false;
+    const listener = (name: string, message: unknown) =>
+      eachServerEvent(name, message, (each, payload) => {
+        if (found || each !== event) return;
+        found = true;
+        clearTimeout(timer);
+        socket.offAny(listener);
+        resolve(payload as T);
+      });
+    const timer = setTimeout(() => {
+      socket.offAny(listener);
+      reject(new Error(`no ${event} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.onAny(listener);
   });
 }
 

@@ -1,4 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { eachServerEvent } from '@farm/api/contracts';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { ME_KEY } from '../../features/auth/auth.api';
@@ -30,7 +31,8 @@ export function RealtimeBridge() {
     const sync = createCacheSync(queryClient);
     let connectedBefore = false;
 
-    const onEvent = (name: string, payload: unknown) => sync.apply(name, payload);
+    // A batch of events the server sent together is applied event by event, in order.
+    const onEvent = (name: string, payload: unknown) => eachServerEvent(name, payload, sync.apply);
     let settle: ReturnType<typeof setTimeout> | undefined;
     const onConnect = () => {
       if (connectedBefore) {

@@ -1,4 +1,4 @@
-import type { Task } from '@farm/api/contracts';
+import { BATCH_EVENT, type Task } from '@farm/api/contracts';
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
@@ -79,5 +79,23 @@ describe('task alerts', () => {
 
     expect(announce).toHaveBeenCalledOnce();
     expect(announce.mock.calls[0]?.[0]).toMatchObject({ status: 'in-progress' });
+  });
+
+  it('announces each task of a batch the server sent together, and nothing else in it', () => {
+    const socket = new FakeSocket();
+    const announce = vi.fn();
+    const unbind = bindTaskAlerts(socket as unknown as TaskEventSource, { onView: vi.fn(), announce });
+
+    socket.push(BATCH_EVENT, {
+      changes: [
+        { event: 'task.assigned', payload: task({ id: 't4', title: 'First' }) },
+        { event: 'task.updated', payload: task({ id: 't5', title: 'Not for the alert' }) },
+        { event: 'task.assigned', payload: task({ id: 't6', title: 'Second' }) },
+      ],
+    });
+
+    expect(announce.mock.calls.map(([given]) => given.title)).toEqual(['First', 'Second']);
+    unbind();
+    expect(socket.listenerCount).toBe(0);
   });
 });

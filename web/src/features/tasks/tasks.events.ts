@@ -1,5 +1,5 @@
 /** Work pushed to the signed-in person: 'task.assigned' reaches only the assignee's own room. */
-import { serverEvents, type Task } from '@farm/api/contracts';
+import { BATCH_EVENT, eachServerEvent, serverEvents, type EventBatch, type Task } from '@farm/api/contracts';
 import { playBeep, readSoundEnabled } from '../../shared/sound';
 import { showTaskAssigned } from './components/TaskAssignedNotice';
 
@@ -8,7 +8,9 @@ type Listener = (payload: Task) => void;
 /** The part of the console socket this binding needs. */
 export interface TaskEventSource {
   on(event: 'task.assigned', listener: Listener): unknown;
+  on(event: typeof BATCH_EVENT, listener: (batch: EventBatch) => void): unknown;
   off(event: 'task.assigned', listener: Listener): unknown;
+  off(event: typeof BATCH_EVENT, listener: (batch: EventBatch) => void): unknown;
 }
 
 export interface TaskAlertOptions {
@@ -33,6 +35,15 @@ export function bindTaskAlerts(socket: TaskEventSource, options: TaskAlertOption
     if (parsed.data.status === 'completed' || parsed.data.status === 'failed') return;
     announce(parsed.data);
   };
+  // Several tasks given at once arrive in one batch.
+  const onBatch = (batch: EventBatch) =>
+    eachServerEvent(BATCH_EVENT, batch, (name, payload) => {
+      if (name === 'task.assigned') onAssigned(payload as Task);
+    });
   socket.on('task.assigned', onAssigned);
-  return () => socket.off('task.assigned', onAssigned);
+  socket.on(BATCH_EVENT, onBatch);
+  return () => {
+    socket.off('task.assigned', onAssigned);
+    socket.off(BATCH_EVENT, onBatch);
+  };
 }

@@ -1,4 +1,4 @@
-import type { WallSnapshot } from '@farm/api/contracts';
+import { BATCH_EVENT, type WallSnapshot } from '@farm/api/contracts';
 import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeSocket } from '../../test/fake-socket';
@@ -58,11 +58,15 @@ describe('WallPage', () => {
     expect(screen.getByRole('article', { name: /^Pixel 2: Offline/ }).textContent).toContain('No screenshot yet');
     expect(calls.map((call) => call.url)).toEqual(['/api/wall?token=tv-1']);
 
-    // A heartbeat and a new screenshot change the tiles in place.
+    // A heartbeat and a new screenshot, sent together as one batch, change the tiles in place.
     const socket = sockets.at(-1);
     act(() => {
-      socket?.push('devices.pulse', { devices: [{ id: 'b', status: 'online', battery: 90, lastActive: '2025-01-01T00:00:05.000Z' }] });
-      socket?.push('screenshot.added', { deviceId: 'b', sessionId: null, url: '/api/objects/s2', capturedAt: '2025-01-01T00:00:05.000Z' });
+      socket?.push(BATCH_EVENT, {
+        changes: [
+          { event: 'devices.pulse', payload: { devices: [{ id: 'b', status: 'online', battery: 90, lastActive: '2025-01-01T00:00:05.000Z' }] } },
+          { event: 'screenshot.added', payload: { deviceId: 'b', sessionId: null, url: '/api/objects/s2', capturedAt: '2025-01-01T00:00:05.000Z' } },
+        ],
+      });
     });
     const second = screen.getByRole('article', { name: /^Pixel 2: Online, battery 90%/ });
     expect(second.querySelector('img')?.getAttribute('src')).toBe('/api/objects/s2?wall=tv-1');

@@ -4,7 +4,7 @@
  * feed recovers by itself: Socket.IO reconnects, a reconnect that did not recover missed events takes a fresh
  * snapshot, and a failed snapshot read is retried with backoff until the server answers.
  */
-import { serverEvents, type ServerEventName, type ServerEventPayload, type WallSnapshot } from '@farm/api/contracts';
+import { eachServerEvent, serverEvents, type ServerEventName, type ServerEventPayload, type WallSnapshot } from '@farm/api/contracts';
 import type { Socket } from 'socket.io-client';
 import { ApiError } from '../../shared/api';
 import { retryDelay, watchConnection } from '../../shared/realtime/connection';
@@ -116,7 +116,8 @@ export function startWallFeed({ store, socket, fetchSnapshot, onUnauthorized, sn
     'session.updated': (session) => update((state) => withSession(state, session)),
   };
 
-  const onEvent = (name: string, payload: unknown) => {
+  const onEvent = (name: string, payload: unknown) => eachServerEvent(name, payload, onOne);
+  const onOne = (name: string, payload: unknown) => {
     if (!Object.hasOwn(handlers, name)) return;
     const event = name as ServerEventName;
     const parsed = serverEvents[event].safeParse(payload);
