@@ -1,16 +1,14 @@
 /** Work pushed to the signed-in person: 'task.assigned' reaches only the assignee's own room. */
-import { BATCH_EVENT, eachServerEvent, serverEvents, type EventBatch, type Task } from '@farm/api/contracts';
+import { eachServerEvent, serverEvents, type Task } from '@farm/api/contracts';
 import { playBeep, readSoundEnabled } from '../../shared/sound';
 import { showTaskAssigned } from './components/TaskAssignedNotice';
 
-type Listener = (payload: Task) => void;
+type AnyListener = (event: string, payload: unknown) => void;
 
-/** The part of the console socket this binding needs. */
+/** The part of the console socket this binding needs: every event, alone or in a batch, by name. */
 export interface TaskEventSource {
-  on(event: 'task.assigned', listener: Listener): unknown;
-  on(event: typeof BATCH_EVENT, listener: (batch: EventBatch) => void): unknown;
-  off(event: 'task.assigned', listener: Listener): unknown;
-  off(event: typeof BATCH_EVENT, listener: (batch: EventBatch) => void): unknown;
+  onAny(listener: AnyListener): unknown;
+  offAny(listener: AnyListener): unknown;
 }
 
 export interface TaskAlertOptions {
@@ -29,21 +27,17 @@ export function announceTask(task: Pick<Task, 'id' | 'title'>, onView: () => voi
 /** Binds 'task.assigned'; returns the unbinding. Finished tasks handed over are not announced as new work. */
 export function bindTaskAlerts(socket: TaskEventSource, options: TaskAlertOptions): () => void {
   const announce = options.announce ?? ((task: Task) => announceTask(task, options.onView));
-  const onAssigned: Listener = (payload) => {
+  const onAssigned = (payload: unknown) => {
     const parsed = serverEvents['task.assigned'].safeParse(payload);
     if (!parsed.success) return;
     if (parsed.data.status === 'completed' || parsed.data.status === 'failed') return;
     announce(parsed.data);
   };
   // Several tasks given at once arrive in one batch.
-  const onBatch = (batch: EventBatch) =>
-    eachServerEvent(BATCH_EVENT, batch, (name, payload) => {
-      if (name === 'task.assigned') onAssigned(payload as Task);
+  const onEvent: AnyListener = (name, message) =>
+    eachServerEvent(name, message, (event, payload) => {
+      if (event === 'task.assigned') onAssigned(payload);
     });
-  socket.on('task.assigned', onAssigned);
-  socket.on(BATCH_EVENT, onBatch);
-  return () => {
-    socket.off('task.assigned', onAssigned);
-    socket.off(BATCH_EVENT, onBatch);
-  };
+  socket.onAny(onEvent);
+  return () => socket.offAny(onEvent);
 }
