@@ -132,6 +132,14 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
   });
 
+  /**
+   * What this instance says to a phone on one of its own sockets goes straight to that socket. A plain `socket.emit`
+   * passes through the adapter, to be kept for connection-state recovery: with Redis, one stream entry per dispatch,
+   * read back by every instance, and the dispatch held until Redis answers. A phone's work does not rest on a replay:
+   * a dispatch lost with its connection is never acked, its lease expires and the task goes out again.
+   */
+  const ownSocket = (socketId: string) => nsp.local.to(socketId);
+
   const connectedCount = async (deviceId: string) => (await nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
 
   // What the phones' messages and departures are still doing here: a stopping instance lets it finish and announce.
@@ -157,7 +165,7 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       device,
       socketId: socket.id,
       protocol: 1,
-      send: (event, message) => (socket.emit as (event: string, message: unknown) => boolean)(event, message),
+      send: (event, message) => (ownSocket(socket.id).emit as (event: string, message: unknown) => boolean)(event, message),
     };
     // One live connection per phone: a newer one replaces the older, on whichever instance it is.
     void nsp
@@ -247,8 +255,8 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
       workspaceId: device.workspaceId,
       socketId: socket.id,
       features: new Set(features),
-      start: (settings) => socket.emit('live.start', settings),
-      stop: () => socket.emit('live.stop', {}),
+      start: (settings) => ownSocket(socket.id).emit('live.start', settings),
+      stop: () => ownSocket(socket.id).emit('live.stop', {}),
       input: (message, timeoutMs) =>
         new Promise<Ack>((resolve, reject) => {
           socket.timeout(timeoutMs).emit('live.input', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));

@@ -82,6 +82,8 @@ describe.runIf(redisUrl)('live screen across two API instances on Redis', () => 
     if (withFrames.length) console.log(JSON.stringify(withFrames.slice(0, 2)).slice(0, 1500));
     expect(withFrames).toHaveLength(0);
     expect(bytes).toBeLessThan(60_000);
+    // A told its own phone to start streaming straight over the phone's socket, not through the stream.
+    expect(added.filter(([, fields]) => fields.some((field) => field.includes('live.start')))).toHaveLength(0);
 
     await ask(watcher, 'live.unwatch', { deviceId: device.id });
     await until(async () => !agent.live.active, 'the stream stopped', 2000);
