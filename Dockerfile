@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # One image for every process of the distributed mode: the API (default command) and the workers
-# (`node --conditions=compiled workers/dist/main.js`). Built in one stage, run from compiled JavaScript in a slim one.
+# (`node --max-semi-space-size=32 --conditions=compiled workers/dist/main.js`). Built in one stage, run from compiled
+# JavaScript in a slim one. Every process starts with a young generation of 32 MB a half (V8's default is 16): a burst
+# of work allocates short-lived rows and messages faster than the default collects cheaply (see the README).
 
 FROM node:20-bookworm-slim AS build
 ENV CI=true
@@ -43,4 +45,4 @@ ENV NODE_ENV=production DATA_DIR=/data PORT=3000 HOST=0.0.0.0
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "--conditions=compiled", "api/dist/server.js"]
+CMD ["node", "--max-semi-space-size=32", "--conditions=compiled", "api/dist/server.js"]

@@ -7,6 +7,14 @@ import { migrate, openDatabase } from '@farm/sql';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
+/**
+ * The flags the product's start scripts give node besides the build's (`--max-semi-space-size=…`), read from the root
+ * package.json's `start:api`: a bench runs the API and the workers as they run in production.
+ */
+export const productNodeFlags: string[] = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts[
+  'start:api'
+]!.split(/\s+/).filter((flag) => flag.startsWith('--max-'));
+
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The p-th percentile of the finite values (NaN when there are none). */
@@ -85,7 +93,7 @@ export async function benchDatabase(base: string, name: string, poolSize = 2) {
 export async function startApi(env: Record<string, string>): Promise<{ api: ChildProcess; origin: string }> {
   const port = await freePort();
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const api = spawn(process.execPath, ['--import', 'tsx', ...profile, 'api/src/server.ts'], {
+  const api = spawn(process.execPath, [...productNodeFlags, '--import', 'tsx', ...profile, 'api/src/server.ts'], {
     cwd: root,
     env: { ...process.env, REDIS_URL: '', HOST: '127.0.0.1', DEMO: '0', LOG_LEVEL: 'silent', ...env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],

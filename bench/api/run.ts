@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { benchDatabase, postgresCpu, postgresCpuSince, processUsage } from '../lib.ts';
+import { benchDatabase, postgresCpu, postgresCpuSince, processUsage, productNodeFlags } from '../lib.ts';
 import { FARM, seedFarm } from './seed.ts';
 
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -25,7 +25,7 @@ const profileDir = process.env.BENCH_PROFILE;
 
 async function startServer(extraEnv: Record<string, string>, profile = false) {
   const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', ...(profile && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    execArgv: [...productNodeFlags, '--import', 'tsx', ...(profile && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     env: { ...process.env, DATABASE_URL: url, PORT: String(port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0', ...extraEnv },
     stdio: 'inherit',
   });

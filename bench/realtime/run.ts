@@ -14,7 +14,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { eachServerEvent } from '@farm/api/contracts';
-import { benchDatabase, percentile } from '../lib.ts';
+import { benchDatabase, percentile, productNodeFlags } from '../lib.ts';
 
 const phones = Number(process.env.BENCH_PHONES ?? 2000);
 const browsers = Number(process.env.BENCH_BROWSERS ?? 200);
@@ -35,7 +35,7 @@ const dbName = 'farm_bench_realtime';
 const { database, url, drop } = await benchDatabase(base, dbName, 10);
 
 const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-  execArgv: ['--import', 'tsx'],
+  execArgv: [...productNodeFlags, '--import', 'tsx'],
   env: { ...process.env, DATABASE_URL: url, PORT: String(port), BARE_PORT: String(barePort), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
   stdio: 'inherit',
 });

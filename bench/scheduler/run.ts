@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
-import { benchDatabase, freePort, pause, percentile, postgresCpu, postgresCpuSince, processUsage, startApi } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, postgresCpu, postgresCpuSince, processUsage, productNodeFlags, startApi } from '../lib.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const PHONES = Number(process.env.BENCH_PHONES ?? 500);
@@ -62,7 +62,7 @@ async function bareRoundTrip(jobs = 2000): Promise<{ p50: number; p99: number }>
 
 /** A workers process on the bench's database and Redis. */
 function startWorkers(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  return spawn(process.execPath, [...productNodeFlags, '--import', 'tsx', 'src/main.ts'], {
     cwd: `${root}workers/`,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -150,8 +150,9 @@ async function round(apis: number, workers: number) {
     .selectFrom('posts as p')
     .leftJoin('tasks as t', 't.postId', 'p.id')
     .leftJoin('taskAttempts as a', (join) => join.onRef('a.taskId', '=', 't.id').on('a.attempt', '=', 1))
-    .select(['p.id', 'p.status', 'p.scheduledAt', 'p.publishedAt', 't.id as taskId', 'a.dispatchedAt'])
+    .select(['p.id', 'p.status', 'p.scheduledAt', 'p.publishedAt', 't.id as taskId', 't.createdAt as madeAt', 'a.dispatchedAt'])
     .execute();
+  const made = rows.filter((row) => row.madeAt).map((row) => row.madeAt!.getTime() - row.scheduledAt!.getTime());
   const dispatched = rows.filter((row) => row.dispatchedAt).map((row) => row.dispatchedAt!.getTime() - row.scheduledAt!.getTime());
   const published = rows.filter((row) => row.publishedAt).map((row) => row.publishedAt!.getTime() - row.scheduledAt!.getTime());
   const tasksPerPost = new Map<string, number>();
@@ -166,6 +167,7 @@ async function round(apis: number, workers: number) {
   return {
     apis,
     workers,
+    lastMade: Math.max(...made),
     dispatchedP50: percentile(dispatched, 50),
     dispatchedP99: percentile(dispatched, 99),
     lastDispatched: Math.max(...dispatched),

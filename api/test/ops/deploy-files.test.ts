@@ -70,7 +70,7 @@ describe('docker-compose.yml', () => {
     }
     expect(services.api!.environment?.RUN_WORKERS).toBe('0');
     expect(services.api!.volumes).toContain('files:/data');
-    expect(services.workers!.command).toEqual(['node', '--conditions=compiled', 'workers/dist/main.js']);
+    expect(services.workers!.command).toEqual(['node', '--max-semi-space-size=32', '--conditions=compiled', 'workers/dist/main.js']);
     expect(services.workers!.healthcheck?.test.join(' ')).toContain(`:${services.workers!.environment?.HEALTH_PORT}/readyz`);
   });
 
@@ -101,7 +101,7 @@ describe('Dockerfile', () => {
     expect(runtime!.lines.some((line) => /^RUN pnpm install .*--prod/.test(line))).toBe(true);
     expect(runtime!.lines).toContain('USER node');
     expect(runtime!.lines.some((line) => line.startsWith('HEALTHCHECK'))).toBe(true);
-    expect(runtime!.lines.at(-1)).toBe('CMD ["node", "--conditions=compiled", "api/dist/server.js"]');
+    expect(runtime!.lines.at(-1)).toBe('CMD ["node", "--max-semi-space-size=32", "--conditions=compiled", "api/dist/server.js"]');
   });
 
   it('copies only what exists in the repository or is made by the build', () => {
@@ -122,7 +122,8 @@ describe('Dockerfile', () => {
     const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
     expect(scripts.build).toContain('node scripts/build.mjs');
     expect(existsSync(join(root, 'scripts/build.mjs'))).toBe(true);
-    expect(scripts['start:api']).toBe('node --conditions=compiled api/dist/server.js');
-    expect(scripts['start:workers']).toBe('node --conditions=compiled workers/dist/main.js');
+    expect(scripts['start:api']).toBe('node --max-semi-space-size=32 --conditions=compiled api/dist/server.js');
+    expect(scripts['start:workers']).toBe('node --max-semi-space-size=32 --conditions=compiled workers/dist/main.js');
+    expect(scripts.start).toContain('tsx --max-semi-space-size=32 api/src/server.ts');
   });
 });
