@@ -15,7 +15,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } from '@farm/agent-protocol';
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
-import { automation, dispatchMany, Outboxes, silenceMs, workForDispatch } from '@farm/workers';
+import { automation, dispatchMany, Outboxes, silenceMs, worksForDispatch } from '@farm/workers';
 import type { InternalEventPayload } from '../contracts/index.ts';
 import { devicesWithReadyWork } from '../modules/devices/agents.queries.ts';
 import type { Db } from '../shared/types.ts';
@@ -34,6 +34,12 @@ export interface ConnectedPhone {
   send<N extends 'task.dispatch' | 'task.cancel'>(event: N, message: ServerMessage<N>): void;
 }
 
+/** A phone's lease: its task, and for a protocol 2 phone the work as it receives it. */
+interface Lease {
+  task: TaskRow;
+  work: TaskWork | undefined;
+}
+
 export class Dispatcher {
   private readonly phones = new Map<string, ConnectedPhone>();
   private readonly queues = new Map<string, Promise<void>>();
@@ -44,12 +50,20 @@ export class Dispatcher {
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private closed = false;
-  /** Leases, written together with those asked for while one is written: each phone's task, if it got one. */
-  private readonly leases = new Gathered(async (deviceIds: string[]) => {
+  /**
+   * Leases, written together with those asked for while one is written: each phone's task, if it got one, with the
+   * work a protocol 2 phone receives (its recipes looked up once for the whole batch).
+   */
+  private readonly leases = new Gathered(async (deviceIds: string[]): Promise<(Lease | undefined)[]> => {
     const outboxes = new Outboxes();
     const leased = await dispatchMany(this.db, deviceIds, outboxes);
     outboxes.flush(this.changes);
-    return deviceIds.map((deviceId) => leased.get(deviceId));
+    const typed = [...leased.values()].filter((task) => (this.phones.get(task.deviceId!)?.protocol ?? 2) >= 2);
+    const works = new Map((await worksForDispatch(this.db, typed)).map((work, index) => [typed[index]!.id, work]));
+    return deviceIds.map((deviceId) => {
+      const task = leased.get(deviceId);
+      return task && { task, work: works.get(task.id) };
+    });
   });
 
   constructor(
@@ -121,23 +135,11 @@ export class Dispatcher {
   private async handOver(deviceId: string): Promise<void> {
     const phone = this.live(deviceId);
     if (!phone || this.closed || this.out.has(deviceId)) return;
-    const task = await this.leases.run(deviceId);
-    if (!task) return;
+    const lease = await this.leases.run(deviceId);
+    if (!lease) return;
+    const { task } = lease;
     this.out.set(deviceId, { taskId: task.id, attempt: task.attempt });
-    phone.send('task.dispatch', phone.protocol === 1 ? dispatchV1(task) : await this.dispatchV2(task));
-  }
-
-  private async dispatchV2(task: TaskRow): Promise<TaskDispatchV2> {
-    return {
-      protocol: 2,
-      taskId: task.id,
-      attempt: task.attempt,
-      type: task.type,
-      title: task.title,
-      deadline: task.deadline?.toISOString() ?? null,
-      ackWithinMs: automation().ackTimeoutMs,
-      work: await workForDispatch(this.db, task),
-    };
+    phone.send('task.dispatch', phone.protocol === 1 ? dispatchV1(task) : dispatchV2(task, lease.work ?? (await worksForDispatch(this.db, [task]))[0]!));
   }
 
   /** An attempt out on one of this process's phones was called off: a protocol 2 phone is told to drop it. */
@@ -188,5 +190,19 @@ export function dispatchV1(task: TaskRow): TaskDispatchV1 {
     title: task.title,
     description: work?.kind === 'manual' ? task.description : (described ?? task.description),
     deadline: task.deadline?.toISOString() ?? null,
+  };
+}
+
+/** The v2 shape: the work typed, as the phone runs it. */
+export function dispatchV2(task: TaskRow, work: TaskWork): TaskDispatchV2 {
+  return {
+    protocol: 2,
+    taskId: task.id,
+    attempt: task.attempt,
+    type: task.type,
+    title: task.title,
+    deadline: task.deadline?.toISOString() ?? null,
+    ackWithinMs: automation().ackTimeoutMs,
+    work,
   };
 }

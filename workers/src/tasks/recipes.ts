@@ -12,24 +12,42 @@ import type { Db } from '../db.ts';
 /** At most this many recipes travel with one task (one per app version range is the use; 20 is plenty). */
 export const MAX_RECIPES_PER_TASK = 20;
 
-/** The workspace's enabled recipes for this routine on this platform, newest version first. */
-export async function workspaceRecipesFor(db: Db, workspaceId: string, platform: string, routine: RoutineType): Promise<Recipe[]> {
-  const rows = await db
-    .selectFrom('workspaceRecipes')
-    // As text: the database layer would rename the document's keys to camelCase (element names are snake_case).
-    .select(sql<string>`body::text`.as('body'))
-    .where('workspaceId', '=', workspaceId)
-    .where('platform', '=', platform as RecipePlatform)
-    .where('enabled', '=', true)
-    .where(sql<boolean>`${routine} = any(routines)`)
-    .orderBy('version', 'desc')
-    .limit(MAX_RECIPES_PER_TASK)
-    .execute();
-  const recipes: Recipe[] = [];
+/** What a piece of work asks recipes for: a routine on a platform, in a workspace. */
+export interface RecipeTarget {
+  workspaceId: string;
+  platform: string;
+  routine: RoutineType;
+}
+
+/**
+ * Each target's enabled recipes in its workspace, newest version first, at most MAX_RECIPES_PER_TASK each: one
+ * statement for all of them, so a batch of leases asks once rather than once a task.
+ */
+export async function workspaceRecipesFor(db: Db, targets: readonly RecipeTarget[]): Promise<Recipe[][]> {
+  if (targets.length === 0) return [];
+  // The body as text: the database layer would rename the document's keys to camelCase (element names are snake_case).
+  const { rows } = await sql<{ n: string; body: string }>`
+    select k.n, r.body::text as body
+    from unnest(${targets.map((t) => t.workspaceId)}::uuid[], ${targets.map((t) => t.platform)}::text[], ${targets.map((t) => t.routine)}::text[])
+      with ordinality as k(workspace_id, platform, routine, n)
+    cross join lateral (
+      select body, version from workspace_recipes
+      where workspace_id = k.workspace_id and platform = k.platform and enabled and k.routine = any(routines)
+      order by version desc
+      limit ${MAX_RECIPES_PER_TASK}
+    ) r
+    order by k.n, r.version desc`.execute(db);
+  const recipes: Recipe[][] = targets.map(() => []);
+  const parsed = new Map<string, Recipe | null>();
   for (const row of rows) {
     // Stored only after validation; a body an older schema accepted and this one does not is left out, not sent.
-    const parsed = parseRecipe(JSON.parse(row.body));
-    if (parsed.ok) recipes.push(parsed.recipe);
+    let recipe = parsed.get(row.body);
+    if (recipe === undefined) {
+      const result = parseRecipe(JSON.parse(row.body));
+      recipe = result.ok ? result.recipe : null;
+      parsed.set(row.body, recipe);
+    }
+    if (recipe) recipes[Number(row.n) - 1]!.push(recipe);
   }
   return recipes;
 }
@@ -42,17 +60,27 @@ export function recipeTarget(work: TaskWork): { routine: RoutineType; platform: 
 }
 
 /**
- * The work with the workspace's recipes for it: `recipes` for the phone to choose from by its app version, and
+ * Each work with its workspace's recipes for it: `recipes` for the phone to choose from by its app version, and
  * `recipe` (routine runs) the one it would pick without knowing the version, for agents that read only that field.
  */
-export async function withWorkspaceRecipes(db: Db, workspaceId: string, work: TaskWork): Promise<TaskWork> {
-  const target = recipeTarget(work);
-  if (!target || work.kind === 'manual') return work;
-  const own = await workspaceRecipesFor(db, workspaceId, target.platform, target.routine);
-  if (own.length === 0) return work;
-  if (work.kind === 'routine.run') {
-    const chosen = resolveRecipe({ routine: target.routine, platform: target.platform as RecipePlatform }, own, []);
-    return { ...work, recipes: own, recipe: chosen?.recipe ?? work.recipe };
-  }
-  return { ...work, recipes: own };
+export async function withWorkspaceRecipes(db: Db, works: readonly { workspaceId: string; work: TaskWork }[]): Promise<TaskWork[]> {
+  const asked = works.flatMap(({ workspaceId, work }, index) => {
+    const target = recipeTarget(work);
+    return target ? [{ index, target: { workspaceId, ...target } }] : [];
+  });
+  const found = await workspaceRecipesFor(
+    db,
+    asked.map(({ target }) => target),
+  );
+  const answer = works.map(({ work }) => work);
+  asked.forEach(({ index, target }, i) => {
+    const own = found[i]!;
+    const work = answer[index]!;
+    if (own.length === 0 || work.kind === 'manual') return;
+    if (work.kind === 'routine.run') {
+      const chosen = resolveRecipe({ routine: target.routine, platform: target.platform as RecipePlatform }, own, []);
+      answer[index] = { ...work, recipes: own, recipe: chosen?.recipe ?? work.recipe };
+    } else answer[index] = { ...work, recipes: own };
+  });
+  return answer;
 }

@@ -63,15 +63,28 @@ export function exhausted(type: RoutineType, allowance: EngagementCounts): boole
   return needs.length > 0 && needs.every((kind) => allowance[kind] === 0);
 }
 
+/** A leased task, as far as its work for the phone goes. */
+export interface DispatchedTask {
+  workspaceId: string;
+  accountId: string | null;
+  work: unknown;
+  campaignSessionId: string | null;
+}
+
 /**
- * The work as the phone should receive it now: with the workspace's recipes for it as they are now, and a routine's
- * allowance taken afresh, since runs on the same account may have spent some of it since the task was made.
+ * The work as each phone should receive it now: with the workspace's recipes for it as they are now (one statement
+ * for the whole batch), and a routine's allowance taken afresh, since runs on the same account may have spent some of
+ * it since the task was made.
  */
-export async function workForDispatch(
-  db: Db,
-  task: { workspaceId: string; accountId: string | null; work: unknown; campaignSessionId: string | null },
-): Promise<TaskWork> {
-  const work = await withWorkspaceRecipes(db, task.workspaceId, task.work as TaskWork);
+export async function worksForDispatch(db: Db, tasks: readonly DispatchedTask[]): Promise<TaskWork[]> {
+  const works = await withWorkspaceRecipes(
+    db,
+    tasks.map((task) => ({ workspaceId: task.workspaceId, work: task.work as TaskWork })),
+  );
+  return Promise.all(works.map((work, index) => withAllowance(db, tasks[index]!, work)));
+}
+
+async function withAllowance(db: Db, task: DispatchedTask, work: TaskWork): Promise<TaskWork> {
   if (work.kind !== 'routine.run' || !task.accountId) return work;
   const caps = await db
     .selectFrom('accounts as a')
