@@ -59,7 +59,14 @@ export class Dispatcher {
     const leased = await dispatchMany(this.db, deviceIds, outboxes);
     outboxes.flush(this.changes);
     const typed = [...leased.values()].filter((task) => (this.phones.get(task.deviceId!)?.protocol ?? 2) >= 2);
-    const works = new Map((await worksForDispatch(this.db, typed)).map((work, index) => [typed[index]!.id, work]));
+    // Should the batch's lookup fail, the leases stand and each hand-over looks its own work up.
+    const works = await worksForDispatch(this.db, typed).then(
+      (found) => new Map(found.map((work, index) => [typed[index]!.id, work])),
+      (error: unknown) => {
+        this.log.warn({ err: error }, 'work for a batch of leases failed');
+        return new Map<string, TaskWork>();
+      },
+    );
     return deviceIds.map((deviceId) => {
       const task = leased.get(deviceId);
       return task && { task, work: works.get(task.id) };
