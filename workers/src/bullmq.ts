@@ -6,7 +6,7 @@
  */
 import { Queue, Worker, UnrecoverableError } from 'bullmq';
 import { Redis } from 'ioredis';
-import { CHANGES_CHANNEL, CHANGES_SEQ_KEY } from './changes.ts';
+import { redisAnnouncer } from './announcer.ts';
 import { checkJobs, jobs, schedules, type JobDeps, type JobName } from './jobs.ts';
 import { timeJob } from './metrics.ts';
 
@@ -49,15 +49,7 @@ export async function startBullmq(redisUrl: string, deps: Omit<JobDeps, 'announc
 
   // Numbered in the order they are made, and published in that order: the API instance that relays them to browsers
   // knows, on taking over from another, which it has yet to send.
-  let announcing: Promise<unknown> = Promise.resolve();
-  const announce: JobDeps['announce'] = (change) => {
-    announcing = announcing
-      .then(async () => {
-        const seq = await publisher.incr(CHANGES_SEQ_KEY);
-        await publisher.publish(CHANGES_CHANNEL, JSON.stringify({ ...change, seq }));
-      })
-      .catch((error: unknown) => onError('announce', error));
-  };
+  const { announce, flushed } = redisAnnouncer(publisher, (error) => onError('announce', error));
   const worker = new Worker(
     name,
     async (job) => {
@@ -78,6 +70,8 @@ export async function startBullmq(redisUrl: string, deps: Omit<JobDeps, 'announc
       clearInterval(check);
       await worker.close();
       await queue.close();
+      // What the last jobs announced goes out before the connection closes.
+      await flushed();
       publisher.disconnect();
       connection.disconnect();
     },
