@@ -10,6 +10,8 @@ import { Dispatcher, SWEEP_MS } from './dispatcher.ts';
  * test gave any, else nothing.
  */
 const leases = vi.hoisted(() => ({ asked: [] as string[], batches: [] as string[][], finish: [] as (() => void)[], tasks: [] as TaskRow[] }));
+/** Each lookup of the work protocol 2 phones receive: the tasks it was for; the next `failing` lookups fail. */
+const works = vi.hoisted(() => ({ lookups: [] as string[][], failing: 0 }));
 
 vi.mock('@farm/workers', async (original) => ({
   ...(await original<typeof import('@farm/workers')>()),
@@ -27,6 +29,14 @@ vi.mock('@farm/workers', async (original) => ({
       }),
     );
   },
+  worksForDispatch: async (_db: unknown, tasks: { id: string }[]) => {
+    works.lookups.push(tasks.map((task) => task.id));
+    if (works.failing > 0) {
+      works.failing -= 1;
+      throw new Error('the database is away');
+    }
+    return tasks.map((task) => ({ kind: 'manual', for: task.id }));
+  },
 }));
 
 /** The sweep's question: which of these phones are free with work waiting (all of them, here). */
@@ -38,15 +48,18 @@ function task(id: string, attempt = 1): TaskRow {
 
 const log = { warn: () => undefined } as unknown as FastifyBaseLogger;
 
-function phone(deviceId: string, sent: string[] = []) {
+function phone(deviceId: string, sent: string[] = [], protocol: 1 | 2 = 1, messages: unknown[] = []) {
   return {
     socketId: `socket-${deviceId}`,
     deviceId,
     workspaceId: 'ws-1',
     deviceName: deviceId,
-    protocol: 1 as const,
+    protocol,
     heardAt: Date.now(),
-    send: (_event: string, message: { taskId: string }) => void sent.push(message.taskId),
+    send: (_event: string, message: { taskId: string }) => {
+      sent.push(message.taskId);
+      messages.push(message);
+    },
   };
 }
 
@@ -68,6 +81,8 @@ describe('the dispatcher', () => {
     leases.asked.length = 0;
     leases.batches.length = 0;
     leases.tasks.length = 0;
+    works.lookups.length = 0;
+    works.failing = 0;
     vi.useRealTimers();
   });
 
@@ -167,5 +182,36 @@ describe('the dispatcher', () => {
     void dispatcher.wake('phone-1');
     await finishLeases();
     expect(sent).toEqual(['t1', 't2', 't3']);
+  });
+
+  it('looks up the work of a batch’s protocol 2 phones once, and each phone’s alone should that fail', async () => {
+    dispatcher = new Dispatcher({} as Db, changes, log);
+    const messages: { taskId: string; work: unknown }[] = [];
+    dispatcher.attach(phone('phone-1', [], 1, messages));
+    dispatcher.attach(phone('phone-2', [], 2, messages));
+    dispatcher.attach(phone('phone-3', [], 2, messages));
+    void dispatcher.wake('phone-1');
+    await new Promise((resolve) => setImmediate(resolve));
+    leases.tasks.push(task('t1'), task('t2'), task('t3'));
+    for (const deviceId of ['phone-2', 'phone-3']) void dispatcher.wake(deviceId);
+    await finishLeases();
+    expect(leases.batches).toEqual([['phone-1'], ['phone-2', 'phone-3']]);
+    // phone-1 speaks protocol 1 (its work in words, nothing looked up); the other two share one lookup.
+    expect(works.lookups).toEqual([['t2', 't3']]);
+    expect(messages.map((message) => [message.taskId, message.work])).toEqual([
+      ['t1', undefined],
+      ['t2', { kind: 'manual', for: 't2' }],
+      ['t3', { kind: 'manual', for: 't3' }],
+    ]);
+
+    works.failing = 1;
+    leases.tasks.push(task('t4'), task('t5'));
+    void dispatcher.finished('phone-2');
+    await new Promise((resolve) => setImmediate(resolve));
+    void dispatcher.finished('phone-3');
+    await finishLeases();
+    // The first batch's lookup failed: its lease stood and the phone's work was looked up on its own.
+    expect(works.lookups.slice(1)).toEqual([['t4'], ['t4'], ['t5']]);
+    expect(messages.slice(3).map((message) => message.taskId)).toEqual(['t4', 't5']);
   });
 });

@@ -58,9 +58,9 @@ export class Dispatcher {
     const outboxes = new Outboxes();
     const leased = await dispatchMany(this.db, deviceIds, outboxes);
     outboxes.flush(this.changes);
-    const typed = [...leased.values()].filter((task) => (this.phones.get(task.deviceId!)?.protocol ?? 2) >= 2);
+    const typed = [...leased].flatMap(([deviceId, task]) => (this.phones.get(deviceId)?.protocol === 1 ? [] : [task]));
     // Should the batch's lookup fail, the leases stand and each hand-over looks its own work up.
-    const works = await worksForDispatch(this.db, typed).then(
+    const works = await (typed.length === 0 ? Promise.resolve([]) : worksForDispatch(this.db, typed)).then(
       (found) => new Map(found.map((work, index) => [typed[index]!.id, work])),
       (error: unknown) => {
         this.log.warn({ err: error }, 'work for a batch of leases failed');
