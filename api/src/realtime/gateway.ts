@@ -13,7 +13,7 @@ import { attachAgents } from './agents.ts';
 import { attachLive } from './live.ts';
 import { personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
-import { logDroppedFailures } from '../shared/redis.ts';
+import { logDroppedFailures, logDroppedFailuresOfCopies } from '../shared/redis.ts';
 import { Outgoing } from './outgoing.ts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
@@ -61,8 +61,12 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     const { createAdapter } = await import('@socket.io/redis-streams-adapter');
     const client = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
     client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
-    // The adapter keeps a closing socket's session (for connection-state recovery) with a SET it never waits for.
-    logDroppedFailures(client, ['set'], (error) => app.log.warn({ err: error }, 'redis (socket adapter): a session was not kept for recovery'));
+    // The adapter keeps a closing socket's session (for connection-state recovery) with a SET and sends its
+    // short-lived messages with a PUBLISH, waiting for neither; its subscriber, a copy of this client, is subscribed
+    // again by ioredis after a reconnect.
+    const dropped = (error: unknown, command: string) => app.log.warn({ err: error, command }, 'redis (socket adapter): a command failed unanswered');
+    logDroppedFailures(client, ['set', 'publish'], dropped);
+    logDroppedFailuresOfCopies(client, ['subscribe'], dropped);
     await client.connect();
     redis = client;
     io.adapter(createAdapter(client, { streamName: 'farm:socket.io', maxLen: 20_000, onlyPlaintext: true }));

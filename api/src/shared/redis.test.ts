@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { logDroppedFailures } from './redis.ts';
+import { logDroppedFailures, logDroppedFailuresOfCopies } from './redis.ts';
 
 describe('commands nobody waits for', () => {
   it('logs a failure nobody handles, and still fails the caller that waits', async () => {
@@ -13,5 +13,16 @@ describe('commands nobody waits for', () => {
     await expect(client.set('key', 'value')).rejects.toThrow('Connection is closed.');
     await new Promise((resolve) => setImmediate(resolve));
     expect(warned).toEqual(['subscribe: Connection is closed.', 'set: Connection is closed.']);
+  });
+
+  it('does the same for the copies the client makes', async () => {
+    const closed = () => Promise.reject(new Error('Connection is closed.'));
+    const client = { duplicate: () => ({ subscribe: closed }) } as unknown as Redis;
+    const warned: string[] = [];
+    logDroppedFailuresOfCopies(client, ['subscribe'], (error, command) => warned.push(`${command}: ${(error as Error).message}`));
+    const copy = client.duplicate();
+    void copy.subscribe('farm:socket.io#/#');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warned).toEqual(['subscribe: Connection is closed.']);
   });
 });
