@@ -5,13 +5,10 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import { processPostsDue } from '@farm/workers';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { buildAccount, buildPost } from '../helpers/factories.ts';
-import { enrolledPhone, until } from './phones.ts';
+import { simulatedPhone, until } from './phones.ts';
 import { listen } from './sockets.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -33,15 +30,7 @@ describe.runIf(redisUrl)('messages to a phone on an instance on Redis', () => {
 
   it('hands a post to its phone without an entry in the stream', async () => {
     const { operator } = await people(t.app);
-    const { device, token } = await enrolledPhone(operator as Client, { name: 'Pixel near' });
-    const ui = new SimulatedPhoneUi({ serial: 'SIM-NEAR' });
-    const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
-    const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
-    closers.push(
-      () => agent.close(),
-      () => backend.close(),
-    );
-    await until(async () => agent.connected, 'the phone');
+    const { device } = await simulatedPhone(url, operator as Client, 'Pixel near', closers);
 
     const redis = new Redis(redisUrl!);
     closers.push(() => redis.quit());

@@ -7,11 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import { buildInstance, buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
-import { enrolledPhone, until } from './phones.ts';
+import { simulatedPhone, until } from './phones.ts';
 import { connected, listen, pause } from './sockets.ts';
 
 const redisUrl = process.env.REDIS_URL;
@@ -40,15 +37,7 @@ describe.runIf(redisUrl)('live screen across two API instances on Redis', () => 
 
   it('streams from a phone on A to a watcher on B, takes input from B, and stops when B stops watching', async () => {
     const { operator } = await people(a.app);
-    const { device, token } = await enrolledPhone(operator as Client, { name: 'Pixel far' });
-    const ui = new SimulatedPhoneUi({ serial: 'SIM-FAR' });
-    const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
-    const agent = new PhoneAgent({ url: urlA, token, backend, reconnectionDelayMs: 100 });
-    closers.push(
-      () => agent.close(),
-      () => backend.close(),
-    );
-    await until(async () => agent.connected, 'the phone on A');
+    const { device, ui, agent } = await simulatedPhone(urlA, operator as Client, 'Pixel far', closers);
 
     const redis = new Redis(redisUrl!);
     closers.push(() => redis.quit());

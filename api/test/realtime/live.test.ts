@@ -6,12 +6,9 @@
  */
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
 import type { LiveFrameOut } from '../../src/contracts/index.ts';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
-import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
+import { bareAgent, duePostTask, enrolledPhone, helloV1, send, simulatedPhone, until } from './phones.ts';
 import { connected, listen, next, pause } from './sockets.ts';
 
 let t: TestApp;
@@ -41,18 +38,7 @@ type Answer = { ok: true; [key: string]: unknown } | { ok: false; error: string 
 const ask = (socket: Socket, event: string, message: unknown) => new Promise<Answer>((resolve) => socket.emit(event, message, resolve));
 
 /** A phone of the operator's workspace with the real agent on the simulated phone UI, connected. */
-async function livePhone(name: string) {
-  const { device, token } = await enrolledPhone(operator, { name });
-  const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
-  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
-  const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
-  closers.push(
-    () => agent.close(),
-    () => backend.close(),
-  );
-  await until(async () => agent.connected, `${name} connected`);
-  return { device, ui, agent };
-}
+const livePhone = (name: string) => simulatedPhone(url, operator, name, closers);
 
 /** Collects the frames a watcher gets, acknowledging each at once. */
 function frames(socket: Socket): LiveFrameOut[] {

@@ -1,6 +1,8 @@
 /** Phone agents for tests: a bare protocol 1 socket driven by hand, and credentials made through the real routes. */
 import { io, type Socket } from 'socket.io-client';
-import type { Ack } from '@farm/agent-protocol';
+import { PhoneAgent, type Ack } from '@farm/agent-protocol';
+import { DeviceBackend } from '@farm/agent-protocol/agent';
+import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { Client, TestApp } from '../helpers/app.ts';
 import { buildAccount, buildDevice, buildPost } from '../helpers/factories.ts';
 
@@ -27,6 +29,23 @@ export async function enrolledPhone(operator: Client, overrides: Record<string, 
   const credential = await operator.post(`/api/devices/${device.id}/credentials`);
   if (credential.status !== 201) throw new Error(`credential: ${credential.status}`);
   return { device, token: credential.body.token as string };
+}
+
+/**
+ * A phone of the operator's workspace running the real agent on the simulated phone UI (1080 × 2400), connected to
+ * the instance at `url`; what closes it goes on `closers`.
+ */
+export async function simulatedPhone(url: string, operator: Client, name: string, closers: (() => unknown)[]) {
+  const { device, token } = await enrolledPhone(operator, { name });
+  const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
+  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
+  const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
+  closers.push(
+    () => agent.close(),
+    () => backend.close(),
+  );
+  await until(async () => agent.connected, `${name} connected`);
+  return { device, ui, agent };
 }
 
 /** Waits until `check` answers something truthy, or fails after `timeoutMs`. */
