@@ -251,15 +251,21 @@ export async function computeWindowedStats(db: Db, workspaceId: string, input: W
   };
 }
 
-/** The buckets of a window as a SQL relation `buckets(at, next)`: hours, or the zone's calendar days. */
-function bucketsOf(window: AnalyticsWindow) {
-  return window.bucket === 'hour'
+/**
+ * The buckets of the statement's window `win` (its bounds, from `windowOf`) as a SQL relation `buckets(at, next)`:
+ * hours, or the zone's calendar days.
+ */
+function bucketsOf(bucket: AnalyticsWindow['bucket']) {
+  return bucket === 'hour'
     ? sql`select b as at, b + interval '1 hour' as next
-          from generate_series(${window.start}::timestamptz, ${window.end}::timestamptz - interval '1 hour', interval '1 hour') b`
-    : sql`select d::timestamp at time zone ${window.timeZone} as at, (d::date + 1)::timestamp at time zone ${window.timeZone} as next
-          from generate_series((${window.start}::timestamptz at time zone ${window.timeZone})::date,
-                               (${window.end}::timestamptz at time zone ${window.timeZone})::date - 1, interval '1 day') d`;
+          from win, generate_series(win.start, win."end" - interval '1 hour', interval '1 hour') b`
+    : sql`select d::timestamp at time zone win."timeZone" as at, (d::date + 1)::timestamp at time zone win."timeZone" as next
+          from win, generate_series((win.start at time zone win."timeZone")::date, (win."end" at time zone win."timeZone")::date - 1, interval '1 day') d`;
 }
+
+/** The bounds of the statement's window `win`, for conditions on its rows (evaluated once per statement). */
+const windowStart = sql<Date>`(select win.start from win)`;
+const windowEnd = sql<Date>`(select win."end" from win)`;
 
 const platformColumns = platforms;
 
@@ -267,12 +273,16 @@ const platformColumns = platforms;
  * One point per bucket, zeros where nothing happened; each metric's values are named in the contract. Tasks and
  * engagement sum the rollup of tasks finished per quarter-hour (migration 0027) instead of counting the tasks.
  */
-export async function computeTimeseries(db: Db, workspaceId: string, window: AnalyticsWindow, metric: TimeseriesMetric) {
-  const buckets = bucketsOf(window);
+export async function computeTimeseries(db: Db, workspaceId: string, input: WindowInput, metric: TimeseriesMetric) {
+  const { bucket, bounds } = windowOf(workspaceId, input, '7d');
+  const buckets = bucketsOf(bucket);
   let query: RawBuilder<Record<string, unknown>>;
+  /** The point's value columns, besides `at`. */
+  let values: readonly string[];
   switch (metric) {
     case 'tasks':
-      query = sql`with buckets as (${buckets})
+      values = ['completed', 'failed'];
+      query = sql`
         select b.at, coalesce(sum(f.n) filter (where f.status = 'completed'), 0)::int as completed,
                coalesce(sum(f.n) filter (where f.status = 'failed'), 0)::int as failed
         from buckets b
@@ -280,7 +290,8 @@ export async function computeTimeseries(db: Db, workspaceId: string, window: Ana
         group by b.at order by b.at`;
       break;
     case 'posts':
-      query = sql`with buckets as (${buckets})
+      values = platformColumns;
+      query = sql`
         select b.at, ${sql.join(platformColumns.map((platform) => sql`(count(p.id) filter (where a.platform = ${platform}))::int as ${sql.ref(platform)}`))}
         from buckets b
         left join posts p on p.workspace_id = ${workspaceId} and p.status = 'published' and p.published_at >= b.at and p.published_at < b.next
@@ -288,14 +299,16 @@ export async function computeTimeseries(db: Db, workspaceId: string, window: Ana
         group by b.at order by b.at`;
       break;
     case 'sessions':
-      query = sql`with buckets as (${buckets})
+      values = ['hours'];
+      query = sql`
         select b.at, round(coalesce(sum(${sessionSeconds}), 0) / 3600.0, 2)::float8 as hours
         from buckets b
         left join sessions s on s.workspace_id = ${workspaceId} and s.started_at >= b.at and s.started_at < b.next
         group by b.at order by b.at`;
       break;
     case 'engagement':
-      query = sql`with buckets as (${buckets})
+      values = ['actions'];
+      query = sql`
         select b.at, coalesce(sum(f.n) filter (where f.type = 'engage' and f.status = 'completed'), 0)::int as actions
         from buckets b
         left join lateral tasks_finished_between(${workspaceId}, b.at, b.next) f on true
@@ -303,12 +316,13 @@ export async function computeTimeseries(db: Db, workspaceId: string, window: Ana
       break;
     case 'devices':
       // Connected time: the spans between a phone's status changes in which it was not offline, cut to each bucket.
-      query = sql`with buckets as (${buckets}),
-        spans as (
+      values = ['hours'];
+      query = sql`
+        with spans as (
           select h.status, h.changed_at as since,
                  coalesce(lead(h.changed_at) over (partition by h.device_id order by h.changed_at, h.id), now()) as until
           from device_status_history h
-          where h.workspace_id = ${workspaceId} and h.changed_at < ${window.end}
+          where h.workspace_id = ${workspaceId} and h.changed_at < ${windowEnd}
         )
         select b.at, round(coalesce(sum(greatest(0, extract(epoch from (least(s.until, b.next, now()) - greatest(s.since, b.at))))) filter (where s.since is not null), 0) / 3600.0, 2)::float8 as hours
         from buckets b
@@ -316,15 +330,23 @@ export async function computeTimeseries(db: Db, workspaceId: string, window: Ana
         group by b.at order by b.at`;
       break;
   }
-  const { rows } = await query.execute(db);
+  // One statement: the window's bounds, its buckets and their values; every row carries the bounds.
+  const { rows } = await sql<{ windowZone: string; windowStart: Date; windowEnd: Date; at: Date | null } & Record<string, number | Date | null>>`
+    with win as (${bounds}), buckets as (${buckets}), points as (${query})
+    select win."timeZone" as "windowZone", win.start as "windowStart", win."end" as "windowEnd", points.at,
+      ${sql.join(values.map((column) => sql.ref(`points.${column}`)))}
+    from win left join points on true
+    order by points.at`.execute(db);
+  const first = rows[0];
+  if (!first) throw new Error(`workspace ${workspaceId} not found`);
   return {
     metric,
-    bucket: window.bucket,
-    timeZone: window.timeZone,
-    from: window.start.toISOString(),
-    to: window.end.toISOString(),
-    points: (rows as { at: Date; [value: string]: number | Date }[]).map(
-      ({ at, ...values }) => ({ at: at.toISOString(), ...values }) as { at: string } & Record<string, number>,
+    bucket,
+    timeZone: first.windowZone,
+    from: first.windowStart.toISOString(),
+    to: first.windowEnd.toISOString(),
+    points: rows.flatMap(({ windowZone: _zone, windowStart: _start, windowEnd: _end, at, ...point }) =>
+      at === null ? [] : [{ at: at.toISOString(), ...point } as { at: string } & Record<string, number>],
     ),
   };
 }
@@ -340,16 +362,18 @@ const seconds = sessionSeconds;
 export async function computeLeaderboard(
   db: Db,
   workspaceId: string,
-  window: AnalyticsWindow,
+  input: WindowInput,
   table: LeaderboardTable,
   options: { sort?: string | undefined; order?: 'asc' | 'desc' | undefined; limit: number; offset: number },
 ) {
   const columns: readonly string[] = leaderboardColumns[table];
   const sort = options.sort && columns.includes(options.sort) ? options.sort : columns[0]!;
   const order = options.order ?? (sort === 'name' ? 'asc' : 'desc');
-  const { start, end } = window;
+  // The window is resolved by the table's own statement (`win`), not by a round trip of its own.
+  const { bounds } = windowOf(workspaceId, input, '7d');
+  const [start, end] = [windowStart, windowEnd];
   const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
-  if (table === 'devices') return devicesTable(db, workspaceId, inWindow, { ...options, sort, order });
+  if (table === 'devices') return devicesTable(db, workspaceId, bounds, inWindow, { ...options, sort, order });
   let base: RawBuilder<unknown>;
   /** How many rows the table has, which the window does not change: its phones, VAs, campaigns or accounts. */
   let count: RawBuilder<unknown>;
@@ -402,6 +426,7 @@ export async function computeLeaderboard(
   // table's time at 2,000 phones), so PostgreSQL keeps only the page's rows while it sorts.
   // Planned per call: the VA table's per-VA subqueries' generic plan took 2.6 times as long as planning each call.
   const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`
+    with win as (${bounds})
     select ranked.*, (${count})::int as total
     from (${base}) ranked
     order by ${sql.raw(`"${sort}"`)} ${order === 'asc' ? sql`asc` : sql`desc`} nulls last, name asc, id asc
@@ -428,6 +453,7 @@ async function pageOf<Row extends { total: number }>(db: Db, table: LeaderboardT
 async function devicesTable(
   db: Db,
   workspaceId: string,
+  bounds: RawBuilder<Bounds>,
   inWindow: (column: string) => RawBuilder<unknown>,
   options: { sort: string; order: 'asc' | 'desc'; limit: number; offset: number },
 ) {
@@ -444,6 +470,7 @@ async function devicesTable(
   };
   const order = sql`${options.order === 'asc' ? sql`asc` : sql`desc`} nulls last`;
   const { rows } = await sql<{ id: string; name: string; total: number } & Record<string, number | string | null>>`${sql.raw(NAMED_STATEMENT)}
+    with win as (${bounds})
     select p.id, p.name, p.status,
       coalesce(p.total, 0) as "totalTasks",
       coalesce(p.completed, 0) as "completedTasks",
@@ -490,17 +517,18 @@ function tasksPer(column: 'device_id' | 'assigned_to_id', workspaceId: string, w
  * Seconds of a usage session inside [start, end); open sessions count up to now. Control happens inside a watch of
  * the same connection, so a person's hands-on time is their watch sessions' time.
  */
-export function usageSecondsIn(start: Date, end: Date) {
+export function usageSecondsIn(start: Date | RawBuilder<Date>, end: Date | RawBuilder<Date>) {
   return sql<number>`greatest(0, extract(epoch from least(coalesce(du.ended_at, now()), ${end}::timestamptz) - greatest(du.started_at, ${start}::timestamptz)))`;
 }
 
 /** An account's followers and following at the end of each bucket (the last change before it). */
-export async function computeAccountGrowth(db: Db, workspaceId: string, accountId: string, window: AnalyticsWindow) {
+export async function computeAccountGrowth(db: Db, workspaceId: string, accountId: string, input: WindowInput) {
+  const { bucket, bounds } = windowOf(workspaceId, input, '30d');
   const { rows } = await sql<{ at: Date; followers: number; following: number }>`
-    with buckets as (${bucketsOf(window)})
+    with win as (${bounds}), buckets as (${bucketsOf(bucket)})
     select b.at,
       coalesce((select h.followers from account_stats_history h where h.account_id = ${accountId} and h.workspace_id = ${workspaceId} and h.recorded_at < b.next order by h.recorded_at desc, h.id desc limit 1), 0)::int as followers,
       coalesce((select h.following from account_stats_history h where h.account_id = ${accountId} and h.workspace_id = ${workspaceId} and h.recorded_at < b.next order by h.recorded_at desc, h.id desc limit 1), 0)::int as following
     from buckets b order by b.at`.execute(db);
-  return { bucket: window.bucket, points: rows.map((row) => ({ ...row, at: row.at.toISOString() })) };
+  return { bucket, points: rows.map((row) => ({ ...row, at: row.at.toISOString() })) };
 }

@@ -17,15 +17,7 @@ import {
 } from '../../contracts/index.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import {
-  computeAccountGrowth,
-  computeLeaderboard,
-  computePerformance,
-  computeStats,
-  computeTimeseries,
-  computeWindowedStats,
-  resolveWindow,
-} from './analytics.queries.ts';
+import { computeAccountGrowth, computeLeaderboard, computePerformance, computeStats, computeTimeseries, computeWindowedStats } from './analytics.queries.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 
 export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -70,7 +62,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `timeseries ${JSON.stringify(request.query)}`, timeseries, async () => ({
-        body: await computeTimeseries(db, workspaceId, await resolveWindow(db, workspaceId, request.query), request.query.metric),
+        body: await computeTimeseries(db, workspaceId, request.query, request.query.metric),
       }));
     },
   );
@@ -92,7 +84,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       const columns: readonly string[] = leaderboardColumns[request.params.table];
       if (sort !== undefined && !columns.includes(sort)) throw badRequest('sort', `Sort must be one of ${columns.join(', ')}`);
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `table ${request.params.table} ${JSON.stringify(request.query)}`, leaderboard, async () => ({
-        body: await computeLeaderboard(db, workspaceId, await resolveWindow(db, workspaceId, window), request.params.table, {
+        body: await computeLeaderboard(db, workspaceId, window, request.params.table, {
           sort,
           order,
           limit: limit ?? 5,
@@ -117,7 +109,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirst();
       if (!account) throw notFound();
-      return computeAccountGrowth(db, workspaceId, account.id, await resolveWindow(db, workspaceId, request.query, '30d'));
+      return computeAccountGrowth(db, workspaceId, account.id, request.query);
     },
   );
 };
