@@ -371,8 +371,7 @@ export async function computeLeaderboard(
   const order = options.order ?? (sort === 'name' ? 'asc' : 'desc');
   // The window is resolved by the table's own statement (`win`), not by a round trip of its own.
   const { bounds } = windowOf(workspaceId, input, '7d');
-  const [start, end] = [windowStart, windowEnd];
-  const inWindow = (column: string) => sql`${sql.ref(column)} >= ${start} and ${sql.ref(column)} < ${end}`;
+  const inWindow = (column: string) => sql`${sql.ref(column)} >= ${windowStart} and ${sql.ref(column)} < ${windowEnd}`;
   if (table === 'devices') return devicesTable(db, workspaceId, bounds, inWindow, { ...options, sort, order });
   let base: RawBuilder<unknown>;
   /** How many rows the table has, which the window does not change: its phones, VAs, campaigns or accounts. */
@@ -387,8 +386,8 @@ export async function computeLeaderboard(
           ${percentOf(sql`t.completed`, sql`coalesce(t.total, 0)`)} as "successRate",
           (select round(coalesce(sum(${seconds}), 0) / 3600.0)::int from sessions s join devices d on d.id = s.device_id
              where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}) as hours,
-          (select round(coalesce(sum(${usageSecondsIn(start, end)}), 0) / 3600.0, 1)::float8 from device_usage du
-             where du.workspace_id = ${workspaceId} and du.user_id = m.user_id and du.mode = 'watch' and du.started_at < ${end} and coalesce(du.ended_at, now()) > ${start}) as "handsOnHours"
+          (select round(coalesce(sum(${usageSecondsIn(windowStart, windowEnd)}), 0) / 3600.0, 1)::float8 from device_usage du
+             where du.workspace_id = ${workspaceId} and du.user_id = m.user_id and du.mode = 'watch' and du.started_at < ${windowEnd} and coalesce(du.ended_at, now()) > ${windowStart}) as "handsOnHours"
         from workspace_members m
         join users u on u.id = m.user_id
         left join (${tasksPer('assigned_to_id', workspaceId, inWindow('created_at'))}) t on t.key = m.user_id
@@ -413,9 +412,9 @@ export async function computeLeaderboard(
           (select count(*)::int from posts p where p.account_id = a.id and p.status = 'published' and ${inWindow('p.published_at')}) as "postsPublished",
           (select count(*)::int from posts p where p.account_id = a.id and p.status = 'failed' and ${inWindow('p.scheduled_at')}) as "postsFailed",
           coalesce(
-            (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${end} order by h.recorded_at desc, h.id desc limit 1)
+            (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${windowEnd} order by h.recorded_at desc, h.id desc limit 1)
             - coalesce(
-                (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${start} order by h.recorded_at desc, h.id desc limit 1),
+                (select h.followers from account_stats_history h where h.account_id = a.id and h.recorded_at < ${windowStart} order by h.recorded_at desc, h.id desc limit 1),
                 (select h.followers from account_stats_history h where h.account_id = a.id order by h.recorded_at, h.id limit 1)),
             0)::int as "followersGained"
         from accounts a
@@ -521,7 +520,7 @@ export function usageSecondsIn(start: Date | RawBuilder<Date>, end: Date | RawBu
   return sql<number>`greatest(0, extract(epoch from least(coalesce(du.ended_at, now()), ${end}::timestamptz) - greatest(du.started_at, ${start}::timestamptz)))`;
 }
 
-/** An account's followers and following at the end of each bucket (the last change before it). */
+/** An account's followers and following at the end of each bucket (the last change before it), over 30 days unless asked. */
 export async function computeAccountGrowth(db: Db, workspaceId: string, accountId: string, input: WindowInput) {
   const { bucket, bounds } = windowOf(workspaceId, input, '30d');
   const { rows } = await sql<{ at: Date; followers: number; following: number }>`
