@@ -231,6 +231,30 @@ describe('the task lifecycle', () => {
     expect(perPhone.map((row) => Number(row.n))).toEqual([1, 1, 1]);
   });
 
+  it.runIf(postgres)('leases a batch whose phones another lease holds and waits for, even when the two wait on each other', async () => {
+    const { ws, phone } = await farm();
+    const second = await device(db, ws);
+    for (const each of [phone, second]) for (let i = 0; i < 2; i++) await make(ws, each.id);
+    // Another dispatcher's lease of the first phone, not yet committed; the batch of both phones waits for it, and
+    // may hold the second phone meanwhile. When the other then asks for the second phone, the two wait on each other
+    // and PostgreSQL undoes one: that one answers as a race lost, and the batch still leases both phones.
+    const other = await db.startTransaction().execute();
+    expect((await dispatchMany(other, [phone.id])).has(phone.id)).toBe(true);
+    const batch = dispatchMany(db, [second.id, phone.id]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await dispatchMany(other, [second.id]);
+    await other.rollback().execute();
+    expect([...(await batch).keys()].sort()).toEqual([phone.id, second.id].sort());
+    const out = await db
+      .selectFrom('tasks')
+      .select(['deviceId', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('deviceId', 'in', [phone.id, second.id])
+      .where('dispatchedAt', 'is not', null)
+      .groupBy('deviceId')
+      .execute();
+    expect(out.map((row) => Number(row.n))).toEqual([1, 1]);
+  });
+
   it("clears a post's waiting notice when its work goes out, and says so", async () => {
     const { ws, phone, acct } = await farm();
     const [post, quiet] = await scheduledPosts(db, ws, acct.id, 2);

@@ -139,8 +139,15 @@ export async function dispatchNext(db: Db, deviceId: string, outbox?: Outbox): P
 }
 
 /**
+ * A lease that lost a race with another dispatcher's over the same phones: that one leased first (a unique violation
+ * of the one attempt out per phone), or each held a phone the other waited for and PostgreSQL undid this one (a
+ * deadlock: a batch's leases are written in the order of its plan, not of its phones).
+ */
+const LOST_RACE = new Set(['23505', '40P01']);
+
+/**
  * As `dispatchNext` for any number of phones in one statement (a busy farm's hand-overs, gathered while the last
- * batch was written): answers the tasks leased, by device. If another dispatcher leased on one of the phones first,
+ * batch was written): answers the tasks leased, by device. If another dispatcher's lease over the same phones won,
  * the phones are leased one by one, so the others still get theirs. Device ids are UUIDs.
  */
 export async function dispatchMany(db: Db, deviceIds: readonly string[], outboxes?: Outboxes): Promise<Map<string, TaskRow>> {
@@ -148,7 +155,7 @@ export async function dispatchMany(db: Db, deviceIds: readonly string[], outboxe
   try {
     return await leaseEach(db, deviceIds, outboxes);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== '23505') throw error;
+    if (!LOST_RACE.has(String((error as { code?: unknown }).code))) throw error;
     if (deviceIds.length === 1) return new Map();
     const leased = new Map<string, TaskRow>();
     for (const deviceId of deviceIds) for (const [id, task] of await dispatchMany(db, [deviceId], outboxes)) leased.set(id, task);
