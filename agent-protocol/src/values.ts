@@ -25,6 +25,16 @@ export type DeviceStatus = (typeof deviceStatuses)[number];
 export const platforms = ['tiktok', 'instagram', 'facebook', 'twitter', 'youtube', 'tinder'] as const;
 export type Platform = (typeof platforms)[number];
 
+/** Each platform's name as people write it. */
+export const platformNames: Record<Platform, string> = {
+  tiktok: 'TikTok',
+  instagram: 'Instagram',
+  facebook: 'Facebook',
+  twitter: 'Twitter',
+  youtube: 'YouTube',
+  tinder: 'Tinder',
+};
+
 /** What an operator may tell a phone to do. */
 export const phoneCommands = ['screenshot', 'pause', 'resume', 'stop', 'restart_session'] as const;
 export type PhoneCommand = (typeof phoneCommands)[number];

@@ -1,5 +1,6 @@
 /** A small farm written straight into a test database: a workspace, phones, accounts, posts, campaigns. */
 import { sql } from 'kysely';
+import type { Platform } from '@farm/agent-protocol/values';
 import type { Db } from '../src/db.ts';
 import { Outboxes } from '../src/outbox.ts';
 import type { Change } from '../src/changes.ts';
@@ -27,7 +28,7 @@ export async function account(
   db: Db,
   workspaceId: string,
   deviceId: string | null,
-  overrides: { username?: string; status?: 'active' | 'warmup' | 'paused'; platform?: 'instagram' | 'tiktok' } = {},
+  overrides: { username?: string; status?: 'active' | 'warmup' | 'paused'; platform?: Platform } = {},
 ) {
   return db
     .insertInto('accounts')

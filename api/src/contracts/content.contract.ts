@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { failureCode } from '@farm/agent-protocol/failures';
-import { platforms } from '@farm/agent-protocol/values';
+import { platformNames, platforms } from '@farm/agent-protocol/values';
 import { id, idFilter, isoTime, nullableTime, pageQuery, timeInput } from './common.ts';
 import { messages } from './messages.ts';
 import { must, whenMissing } from './sentences.ts';
 
 export const platformValues = platforms;
+/** Each platform's name as people write it. */
+export const platformLabels = platformNames;
 export const platform = z.enum(platformValues);
 export type Platform = z.infer<typeof platform>;
 /** Platforms where a phone holds at most 3 accounts each. */

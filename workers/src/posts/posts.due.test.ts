@@ -1,13 +1,16 @@
 /**
  * posts.due against a real database: every due post gets exactly one task per schedule version; a post that failed
- * and is rescheduled is due again; a post whose phone has no agent says it waits for a person. With PostgreSQL and
- * Redis, two BullMQ workers race over 1,000 due posts.
+ * and is rescheduled is due again; a post whose phone has no agent says it waits for a person, and one no recipe can
+ * publish is a person's task. With PostgreSQL and Redis, two BullMQ workers race over 1,000 due posts.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shippedRecipes } from '@farm/agent-protocol/recipes';
 import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { account, device, recorder, scheduledPosts, workspace } from '../../test/farm.ts';
+import { Outboxes } from '../outbox.ts';
+import { dispatchMany, settleTask } from '../tasks/lifecycle.ts';
 import { processPostsDue } from './posts.due.ts';
 
 let t: TestDatabase;
@@ -85,6 +88,89 @@ describe('posts.due', () => {
     });
     // Nobody will run it but a person: the task is pushed to the phone's VA (none assigned here, so nobody is rung).
     expect(changes.filter((c) => c.event === 'task.created')).toHaveLength(1);
+  });
+
+  it('makes a post no recipe can publish a task for the phone’s VA, which the phone is never given and which publishes the post when done', async () => {
+    const ws = await workspace(db);
+    const va = await db
+      .insertInto('users')
+      .values({ email: `va-${crypto.randomUUID()}@farm.test`, name: 'Vera', passwordHash: 'x', role: 'va' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const phone = await device(db, ws);
+    await db.updateTable('devices').set({ assignedToId: va.id }).where('id', '=', phone.id).execute();
+    const channel = await account(db, ws, phone.id, { username: 'learnwithlee', platform: 'youtube' });
+    const [post] = await scheduledPosts(db, ws, channel.id, 1);
+    await db
+      .updateTable('posts')
+      .set({ mediaUrls: ['/uploads/clip.mp4'] })
+      .where('id', '=', post!.id)
+      .execute();
+    const { changes, deps } = recorder(db);
+    expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 1, failed: 0 });
+
+    const [task] = await db.selectFrom('tasks').selectAll().where('postId', '=', post!.id).execute();
+    expect(task).toMatchObject({ title: `Publish post for @learnwithlee (by hand)`, assignedToId: va.id, sourceKey: `post:${post!.id}:0` });
+    expect(task!.work).toEqual({ kind: 'manual', description: task!.description });
+    expect(task!.description).toMatch(
+      /^No recipe automates posts on YouTube: do this on the phone by hand, then mark the task done\.\n\nPublish on youtube as @learnwithlee\./,
+    );
+    expect(task!.description).toContain('Media: /uploads/clip.mp4');
+    // The phone's agent is live, but the work is a person's: the VA is rung, and the post says who it waits for.
+    expect(changes.filter((c) => c.event === 'task.assigned').map((c) => c.userId)).toEqual([va.id]);
+    expect(changes.filter((c) => c.event === 'activity.created').map((c) => (c.payload as { action: string }).action)).toContain(
+      'Scheduled post for @learnwithlee is due: no recipe publishes on YouTube, so it is a task to post by hand',
+    );
+    const waiting = await db.selectFrom('posts').selectAll().where('id', '=', post!.id).executeTakeFirstOrThrow();
+    expect(waiting).toMatchObject({
+      status: 'scheduled',
+      waitingCode: null,
+      waitingMessage: 'Waiting for a person: no recipe publishes on this platform, so it is posted by hand',
+    });
+
+    expect((await dispatchMany(db, [phone.id])).size).toBe(0);
+    expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 0, failed: 0 });
+
+    // The VA posted it and marks the task done: the post is published.
+    await db.transaction().execute((tx) => settleTask(tx, task!, 'completed', { cause: 'person' }, new Outboxes()));
+    expect(await db.selectFrom('posts').selectAll().where('id', '=', post!.id).executeTakeFirstOrThrow()).toMatchObject({
+      status: 'published',
+      waitingMessage: null,
+    });
+  });
+
+  it('sends a post to the phone when the workspace has its own recipe for the platform, and says how many of a batch are by hand', async () => {
+    const ws = await workspace(db);
+    const phone = await device(db, ws);
+    const channel = await account(db, ws, phone.id, { platform: 'youtube' });
+    const page = await account(db, ws, phone.id, { platform: 'facebook' });
+    const gram = await account(db, ws, phone.id, { platform: 'instagram' });
+    const recipe = shippedRecipes().find((r) => r.platform === 'instagram' && r.routines.includes('create_post'))!;
+    await db
+      .insertInto('workspaceRecipes')
+      .values({
+        workspaceId: ws,
+        recipeId: 'youtube-post',
+        version: 1,
+        name: 'YouTube post',
+        platform: 'youtube',
+        routines: ['create_post'],
+        body: JSON.stringify({ ...recipe, id: 'youtube-post', platform: 'youtube', version: 1 }),
+        enabled: true,
+      })
+      .execute();
+    const posts = [
+      ...(await scheduledPosts(db, ws, channel.id, 1)),
+      ...(await scheduledPosts(db, ws, page.id, 2)),
+      ...(await scheduledPosts(db, ws, gram.id, 1)),
+    ];
+    const { changes, deps } = recorder(db);
+    expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 4, failed: 0 });
+    const kinds = new Map((await tasksOf(posts.map((p) => p.id))).map((task) => [task.postId, (task.work as { kind: string }).kind]));
+    expect(posts.map((p) => kinds.get(p.id))).toEqual(['post.publish', 'manual', 'manual', 'post.publish']);
+    expect(changes.filter((c) => c.event === 'activity.created').map((c) => (c.payload as { action: string }).action)).toContain(
+      '4 scheduled posts are due: 2 sent to their phones, 2 to post by hand (no recipe publishes them)',
+    );
   });
 });
 

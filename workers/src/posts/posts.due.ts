@@ -6,7 +6,8 @@
  * post rescheduled after a failure (a new version) is due again.
  */
 import { sql } from 'kysely';
-import { serialize } from '@farm/sql';
+import { platformNames } from '@farm/agent-protocol/values';
+import { serialize, type TaskRow } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
@@ -120,11 +121,17 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       });
     }
     const tasks = await createTasks(tx, inputs, outboxes);
-    // A post whose phone has no agent online waits for a person: it says so at once.
+    // A post whose phone has no agent online, or that no recipe can publish, waits for a person: it says so at once.
     const byId = new Map(due.map((post) => [post.id, post]));
+    const byHand = new Set(tasks.filter((task) => (task.work as { kind?: unknown }).kind === 'manual').map((task) => task.id));
     for (const task of tasks) {
       const post = byId.get(task.postId!)!;
-      const waiting = waitingReason({ deviceName: post.deviceName, deviceStatus: post.deviceStatus, lastSeenAt: post.lastSeenAt, task });
+      const waiting = waitingReason({
+        deviceName: post.deviceName,
+        deviceStatus: post.deviceStatus,
+        lastSeenAt: post.lastSeenAt,
+        task: { ...task, byHand: byHand.has(task.id) },
+      });
       if (waiting) {
         const updated = await tx
           .updateTable('posts')
@@ -136,24 +143,21 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       }
     }
     // One line in the feed per workspace and batch, not one per post.
-    const perWorkspace = new Map<string, number>();
-    for (const task of tasks) perWorkspace.set(task.workspaceId, (perWorkspace.get(task.workspaceId) ?? 0) + 1);
-    for (const [workspaceId, count] of perWorkspace) {
-      const only = count === 1 ? tasks.find((task) => task.workspaceId === workspaceId) : undefined;
-      await recordActivity(
-        tx,
-        {
-          workspaceId,
-          userId: null,
-          action: only
-            ? `Scheduled post for @${byId.get(only.postId!)!.username} is due: sent to ${byId.get(only.postId!)!.deviceName ?? 'its phone'}`
-            : `${count} scheduled posts are due: sent to their phones`,
-          deviceId: only?.deviceId ?? null,
-          type: 'info',
-        },
-        undefined,
-        outboxes.for(workspaceId),
-      );
+    const perWorkspace = new Map<string, TaskRow[]>();
+    for (const task of tasks) perWorkspace.set(task.workspaceId, [...(perWorkspace.get(task.workspaceId) ?? []), task]);
+    for (const [workspaceId, made] of perWorkspace) {
+      const only = made.length === 1 ? made[0]! : undefined;
+      const hand = made.filter((task) => byHand.has(task.id)).length;
+      let action: string;
+      if (only) {
+        const post = byId.get(only.postId!)!;
+        action = byHand.has(only.id)
+          ? `Scheduled post for @${post.username} is due: no recipe publishes on ${platformNames[post.platform]}, so it is a task to post by hand`
+          : `Scheduled post for @${post.username} is due: sent to ${post.deviceName ?? 'its phone'}`;
+      } else if (hand === 0) action = `${made.length} scheduled posts are due: sent to their phones`;
+      else if (hand === made.length) action = `${made.length} scheduled posts are due: no recipe publishes them, so they are tasks to post by hand`;
+      else action = `${made.length} scheduled posts are due: ${made.length - hand} sent to their phones, ${hand} to post by hand (no recipe publishes them)`;
+      await recordActivity(tx, { workspaceId, userId: null, action, deviceId: only?.deviceId ?? null, type: 'info' }, undefined, outboxes.for(workspaceId));
     }
     return { tasks: tasks.length, failed };
   });

@@ -7,7 +7,16 @@ export interface WaitingFacts {
   lastSeenAt: Date | null;
   accountStatus?: string | null | undefined;
   /** The post's task for its current schedule, if one was made. */
-  task?: { status: string; dispatchedAt: Date | null; nextAttemptAt: Date | null; failureCode: FailureCode | null } | undefined;
+  task?:
+    | {
+        status: string;
+        dispatchedAt: Date | null;
+        nextAttemptAt: Date | null;
+        failureCode: FailureCode | null;
+        /** No recipe can publish it: the task is a person's, done by hand on the phone. */
+        byHand?: boolean | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -21,6 +30,7 @@ export function waitingReason(facts: WaitingFacts): { code: FailureCode | null; 
   if (!facts.deviceName) return { code: 'no_device', message: 'The account has no phone' };
   // No task yet is the scheduler's matter (the caller says so); one on a phone or settled needs no words.
   if (!facts.task || facts.task.dispatchedAt !== null || facts.task.status !== 'pending') return undefined;
+  if (facts.task.byHand) return { code: null, message: 'Waiting for a person: no recipe publishes on this platform, so it is posted by hand' };
   if (!facts.lastSeenAt) return { code: 'no_agent', message: `Waiting for a person: ${facts.deviceName} has no phone agent connected` };
   if (facts.deviceStatus === 'offline') return { code: 'device_offline', message: `Waiting for a person: ${facts.deviceName} is offline` };
   if (facts.task.nextAttemptAt && facts.task.failureCode) {

@@ -53,7 +53,7 @@ async function make(ws: string, deviceId: string | null, overrides: Partial<NewT
   const [task] = await db.transaction().execute((tx) =>
     createTasks(
       tx,
-      // Automation's work (it has a source); only that goes to phones.
+      // Automation's work (it has a source, and a shipped recipe does it); only that goes to phones.
       [
         {
           workspaceId: ws,
@@ -61,7 +61,14 @@ async function make(ws: string, deviceId: string | null, overrides: Partial<NewT
           type: 'post',
           priority: 'medium',
           deviceId,
-          work: { kind: 'manual', description: null },
+          work: {
+            kind: 'post.publish',
+            postId: crypto.randomUUID(),
+            account: { id: crypto.randomUUID(), username: 'reels', platform: 'instagram' },
+            caption: 'A reel',
+            hashtags: [],
+            mediaUrls: [],
+          },
           sourceKey: `test:${crypto.randomUUID()}`,
           ...overrides,
         },

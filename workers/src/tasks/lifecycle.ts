@@ -22,6 +22,7 @@ import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
 import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
+import { byHandDescription, recipesCover } from './recipes.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
 export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
@@ -63,9 +64,15 @@ export interface NewTask {
   notifyAssignee?: boolean | undefined;
 }
 
-/** Creates tasks (those whose source already made one are skipped) and announces them; a phone with work is woken. */
-export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes): Promise<TaskRow[]> {
-  if (inputs.length === 0) return [];
+/**
+ * Creates tasks (those whose source already made one are skipped) and announces them; a phone with work is woken.
+ * Phone work that no recipe can do (none shipped or in the workspace for its routine and platform) is made a
+ * person's: the phone's VA does it by hand and marks it done, rather than the phone failing it.
+ */
+export async function createTasks(tx: Tx, given: NewTask[], outboxes: Outboxes): Promise<TaskRow[]> {
+  if (given.length === 0) return [];
+  const covered = await recipesCover(tx, given);
+  const inputs = given.map((input, index) => (covered[index] ? input : byHand(input)));
   const rows = await tx
     .insertInto('tasks')
     .values(
@@ -100,12 +107,19 @@ export async function createTasks(tx: Tx, inputs: NewTask[], outboxes: Outboxes)
   return rows;
 }
 
+/** Phone work as a person's task: the work told in words, its assignee rung at once. */
+function byHand(input: NewTask): NewTask {
+  const description = byHandDescription(input.work);
+  return { ...input, title: `${input.title} (by hand)`, description, work: { kind: 'manual', description }, notifyAssignee: true };
+}
+
 // ── the phone's side: dispatch, ack, progress, result ───────────────────────────────────────────────────
 
 /**
- * The tasks (`t`) ready to go to their phone now: automation's work (a task a person wrote is for the phone's VA),
- * waiting, past any backoff, on a phone with no attempt out and no person controlling it from the console. With a
- * device (an id, or a column of an outer query), only its tasks, so PostgreSQL looks up one phone's by index.
+ * The tasks (`t`) ready to go to their phone now: automation's work (a task a person wrote, or work no recipe can
+ * do, is for the phone's VA), waiting, past any backoff, on a phone with no attempt out and no person controlling it
+ * from the console. With a device (an id, or a column of an outer query), only its tasks, so PostgreSQL looks up one
+ * phone's by index.
  */
 export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
   const device = deviceId === undefined ? sql.ref<string>('t.deviceId') : typeof deviceId === 'string' ? sql<string>`${deviceId}` : deviceId;
@@ -114,6 +128,7 @@ export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
     .where('t.status', '=', 'pending')
     .where('t.dispatchedAt', 'is', null)
     .where('t.sourceKey', 'is not', null)
+    .where(sql<boolean>`t.work->>'kind' is distinct from 'manual'`)
     .where((eb) => eb.or([eb('t.nextAttemptAt', 'is', null), eb('t.nextAttemptAt', '<=', sql<Date>`now()`)]))
     .where(({ not, exists, selectFrom }) =>
       not(

@@ -4,7 +4,7 @@ import type { TaskWork } from '@farm/agent-protocol/work';
 import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { workspace } from '../../test/farm.ts';
-import { MAX_RECIPES_PER_TASK, withWorkspaceRecipes, workspaceRecipesFor } from './recipes.ts';
+import { byHandDescription, MAX_RECIPES_PER_TASK, recipesCover, withWorkspaceRecipes, workspaceRecipesFor } from './recipes.ts';
 
 let t: TestDatabase;
 let db: Db;
@@ -86,5 +86,40 @@ describe('the recipes a batch of leases carries', () => {
     for (let version = 1; version <= MAX_RECIPES_PER_TASK + 3; version += 1) await store(farm, recipe, version);
     const [found] = await workspaceRecipesFor(db, [{ workspaceId: farm, platform: 'instagram', routine: 'create_post' }]);
     expect(found!.map((r) => r.version)).toEqual(Array.from({ length: MAX_RECIPES_PER_TASK }, (_, i) => MAX_RECIPES_PER_TASK + 3 - i));
+  });
+
+  it('tells which works some recipe can do: shipped, or the workspace’s own enabled one for the routine and platform', async () => {
+    const farm = await workspace(db, 'Covered');
+    const other = await workspace(db, 'Not covered');
+    const youtube = { ...shipped('instagram', 'create_post'), id: 'youtube-post', platform: 'youtube' as const };
+    await store(farm, youtube, 1);
+    await store(other, youtube, 1, false);
+    const run = (platform: string, routineType: string) =>
+      ({
+        kind: 'routine.run',
+        routineType,
+        routineName: 'Scroll',
+        platform,
+        durationMinutes: 15,
+        intensity: 3,
+        actions: ['like'],
+        keywords: [],
+        referenceAccounts: [],
+        allowance: { likes: 20, follows: 0, comments: 0, posts: 0 },
+        recipe: null,
+      }) as unknown as TaskWork;
+    const covered = await recipesCover(db, [
+      { workspaceId: other, work: post('instagram') },
+      { workspaceId: other, work: post('youtube') },
+      { workspaceId: farm, work: post('youtube') },
+      { workspaceId: farm, work: run('youtube', 'warmup') },
+      { workspaceId: other, work: run('tinder', 'doom_scroll') },
+      { workspaceId: other, work: run('tiktok', 'doom_scroll') },
+      { workspaceId: other, work: { kind: 'manual', description: null } },
+    ]);
+    expect(covered).toEqual([true, false, true, false, false, true, true]);
+    expect(byHandDescription(run('tinder', 'doom_scroll'))).toMatch(
+      /^No recipe automates doom scrolling on Tinder: do this on the phone by hand, then mark the task done\.\n\nRoutine doom_scroll \(Scroll\) on tinder, about 15 min/,
+    );
   });
 });

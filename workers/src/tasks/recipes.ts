@@ -6,7 +6,8 @@
  */
 import { sql } from 'kysely';
 import { parseRecipe, resolveRecipe, type Recipe, type RecipePlatform, type RoutineType } from '@farm/agent-protocol/recipes';
-import type { TaskWork } from '@farm/agent-protocol/work';
+import { platformNames, type Platform } from '@farm/agent-protocol/values';
+import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
 
 /** At most this many recipes travel with one task (one per app version range is the use; 20 is plenty). */
@@ -83,4 +84,50 @@ export async function withWorkspaceRecipes(db: Db, works: readonly { workspaceId
     } else answer[index] = { ...work, recipes: own };
   });
   return answer;
+}
+
+/**
+ * Whether a recipe can do each work on a phone: a shipped one, or one of its workspace's enabled ones, for the work's
+ * routine and platform on any app version (which version the phone has is the phone's to match). Work that is a
+ * person's already counts as covered. One statement at most, and none when the shipped recipes cover every work.
+ */
+export async function recipesCover(db: Db, works: readonly { workspaceId: string; work: TaskWork }[]): Promise<boolean[]> {
+  const covered = works.map(({ work }) => {
+    const target = recipeTarget(work);
+    if (!target || (work.kind === 'routine.run' && work.recipe)) return true;
+    return resolveRecipe({ routine: target.routine, platform: target.platform as RecipePlatform }) !== null;
+  });
+  const asked = works.flatMap(({ workspaceId, work }, index) => (covered[index] ? [] : [{ index, target: { workspaceId, ...recipeTarget(work)! } }]));
+  const found = await workspaceRecipesFor(
+    db,
+    asked.map(({ target }) => target),
+  );
+  asked.forEach(({ index }, i) => {
+    covered[index] = found[i]!.length > 0;
+  });
+  return covered;
+}
+
+/** What a routine does, as in "No recipe automates posts on YouTube". */
+const routineWork: Record<RoutineType, string> = {
+  create_post: 'posts',
+  warmup: 'warm-ups',
+  basic: 'engagement',
+  doom_scroll: 'doom scrolling',
+  basic_scroll: 'scrolling',
+  branch_from_account: 'following from accounts',
+  engage_comments: 'engaging with comments',
+};
+
+/**
+ * Phone work no recipe can do, told to the person who does it by hand on the phone: why it is theirs, then the work
+ * in words (caption, hashtags and media of a post; a routine's actions, keywords and today's allowance).
+ */
+export function byHandDescription(work: TaskWork): string {
+  const target = recipeTarget(work);
+  if (!target) return describeWork(work) ?? '';
+  const platform = platformNames[target.platform as Platform] ?? target.platform;
+  return [`No recipe automates ${routineWork[target.routine]} on ${platform}: do this on the phone by hand, then mark the task done.`, describeWork(work)]
+    .filter(Boolean)
+    .join('\n\n');
 }

@@ -32,6 +32,7 @@ export async function processStuckPosts(_data: unknown, deps: JobDeps): Promise<
         't.dispatchedAt',
         't.nextAttemptAt',
         't.failureCode',
+        sql<string | null>`t.work->>'kind'`.as('workKind'),
       ])
       .where('p.status', '=', 'scheduled')
       .where('p.scheduledAt', '<', sql<Date>`now() - (${automation().stuckPostMs} * interval '1 millisecond')`)
@@ -41,7 +42,13 @@ export async function processStuckPosts(_data: unknown, deps: JobDeps): Promise<
     let count = 0;
     for (const post of stuck) {
       const task = post.taskId
-        ? { status: post.taskStatus!, dispatchedAt: post.dispatchedAt, nextAttemptAt: post.nextAttemptAt, failureCode: post.failureCode }
+        ? {
+            status: post.taskStatus!,
+            dispatchedAt: post.dispatchedAt,
+            nextAttemptAt: post.nextAttemptAt,
+            failureCode: post.failureCode,
+            byHand: post.workKind === 'manual',
+          }
         : undefined;
       const reason =
         waitingReason({ deviceName: post.deviceName, deviceStatus: post.deviceStatus, lastSeenAt: post.lastSeenAt, accountStatus: post.accountStatus, task }) ??

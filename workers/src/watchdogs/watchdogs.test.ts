@@ -53,6 +53,8 @@ describe('watchdogs', () => {
     const [post] = await scheduledPosts(db, ws, acct.id, 1, new Date(Date.now() - 2 * 60_000));
     const pausedAccount = await account(db, ws, offline.id, { status: 'paused' });
     const [held] = await scheduledPosts(db, ws, pausedAccount.id, 1, new Date(Date.now() - 2 * 60_000));
+    const channel = await account(db, ws, offline.id, { platform: 'youtube' });
+    const [byHand] = await scheduledPosts(db, ws, channel.id, 1, new Date(Date.now() - 2 * 60_000));
     const { deps } = recorder(db);
     await processStuckPosts(undefined, deps);
     const read = (id: string) => db.selectFrom('posts').select(['waitingCode', 'waitingMessage']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -61,6 +63,11 @@ describe('watchdogs', () => {
     await processStuckPosts(undefined, deps);
     expect(await read(post!.id)).toEqual({ waitingCode: 'device_offline', waitingMessage: 'Waiting for a person: Pixel 7 #04 is offline' });
     expect(await read(held!.id)).toEqual({ waitingCode: null, waitingMessage: 'The account is paused: resume it to publish' });
+    // No recipe publishes on YouTube: a person posts it, whether or not the phone's agent is connected.
+    expect(await read(byHand!.id)).toEqual({
+      waitingCode: null,
+      waitingMessage: 'Waiting for a person: no recipe publishes on this platform, so it is posted by hand',
+    });
     await db
       .updateTable('tasks')
       .set({ dispatchedAt: new Date(), leaseExpiresAt: new Date(Date.now() + 60_000) })

@@ -10,16 +10,10 @@ import {
   type CreateAccountBody,
   type Platform,
   type UpdateAccountBody,
+  platformLabels,
 } from '@farm/api/contracts';
 
-export const platformLabels: Record<Platform, string> = {
-  instagram: 'Instagram',
-  tiktok: 'TikTok',
-  tinder: 'Tinder',
-  facebook: 'Facebook',
-  twitter: 'Twitter',
-  youtube: 'YouTube',
-};
+export { platformLabels };
 
 export const platformColors: Record<Platform, string> = {
   instagram: 'pink',

@@ -2,6 +2,7 @@
 import {
   createCampaignBody,
   messages,
+  platformLabels as allPlatformLabels,
   splitList,
   swipeGenderValues,
   type Campaign,
@@ -14,10 +15,11 @@ export type EngagementAction = (typeof engagementActionValues)[number];
 export type SwipeGender = (typeof swipeGenderValues)[number];
 export type FollowType = 'followers' | 'following';
 
+/** The campaign platforms' names (the shared list of every platform's). */
 export const platformLabels: Record<CampaignPlatform, string> = {
-  instagram: 'Instagram',
-  tiktok: 'TikTok',
-  tinder: 'Tinder',
+  instagram: allPlatformLabels.instagram,
+  tiktok: allPlatformLabels.tiktok,
+  tinder: allPlatformLabels.tinder,
 };
 
 export const swipeLimits = {
