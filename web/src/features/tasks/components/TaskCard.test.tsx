@@ -39,6 +39,17 @@ describe('TaskCard', () => {
     expect(screen.getByText('No deadline')).toBeTruthy();
   });
 
+  it('shows a long description in two lines, and all of it on demand', () => {
+    const description = 'No recipe automates posts on YouTube: do this on the phone by hand, then mark the task done.\n\nFive study habits\n\n#study #learn';
+    renderCard({ task: buildTask({ description }) });
+    const more = screen.getByRole('button', { name: 'Show more' });
+    expect(more.getAttribute('aria-expanded')).toBe('false');
+    fireEvent.click(more);
+    expect(screen.getByRole('button', { name: 'Show less' }).getAttribute('aria-expanded')).toBe('true');
+    renderCard({ task: buildTask({ description: 'Follow the warmup playbook for this account.' }) });
+    expect(screen.queryAllByRole('button', { name: /Show (more|less)/ })).toHaveLength(1);
+  });
+
   it('offers the moves taskTransitions allows from pending', () => {
     const { onStatus } = renderCard();
     expect(button('Start')).toBeTruthy();

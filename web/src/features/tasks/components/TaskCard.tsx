@@ -1,4 +1,5 @@
-import { Badge, Button, Card, Checkbox, Group, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Anchor, Badge, Button, Card, Checkbox, Group, Stack, Text, ThemeIcon } from '@mantine/core';
+import { useState } from 'react';
 import { IconCircleCheck, IconCircleMinus, IconCircleX, IconClock, IconDeviceMobile, IconUser } from '@tabler/icons-react';
 import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/api/contracts';
 import { formatDeadline } from '../../../shared/format';
@@ -64,11 +65,7 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
               {task.title}
             </Text>
           </Group>
-          {task.description ? (
-            <Text size="sm" c="dimmed" lineClamp={2}>
-              {task.description}
-            </Text>
-          ) : null}
+          {task.description ? <Description text={task.description} /> : null}
           <Group gap={6} wrap="wrap">
             <Badge variant="outline">{taskTypeLabels[task.type]}</Badge>
             <Badge variant="light" color={priorityColors[task.priority]}>
@@ -143,5 +140,26 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
         </Group>
       ) : null}
     </Card>
+  );
+}
+
+/**
+ * A description over two lines shows two, and all of it, paragraphs apart, on demand (a post to make by hand carries its
+ * whole caption).
+ */
+function Description({ text }: { text: string }) {
+  const [open, setOpen] = useState(false);
+  const long = text.length > 100 || text.split('\n').filter(Boolean).length > 2;
+  return (
+    <Stack gap={2} align="flex-start">
+      <Text size="sm" c="dimmed" lineClamp={open ? undefined : 2} style={{ whiteSpace: open ? 'pre-line' : undefined, overflowWrap: 'anywhere' }}>
+        {text}
+      </Text>
+      {long ? (
+        <Anchor component="button" type="button" size="xs" onClick={() => setOpen((was) => !was)} aria-expanded={open}>
+          {open ? 'Show less' : 'Show more'}
+        </Anchor>
+      ) : null}
+    </Stack>
   );
 }
