@@ -144,7 +144,11 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
     }
     // One line in the feed per workspace and batch, not one per post.
     const perWorkspace = new Map<string, TaskRow[]>();
-    for (const task of tasks) perWorkspace.set(task.workspaceId, [...(perWorkspace.get(task.workspaceId) ?? []), task]);
+    for (const task of tasks) {
+      const made = perWorkspace.get(task.workspaceId);
+      if (made) made.push(task);
+      else perWorkspace.set(task.workspaceId, [task]);
+    }
     for (const [workspaceId, made] of perWorkspace) {
       const only = made.length === 1 ? made[0]! : undefined;
       const hand = made.filter((task) => byHand.has(task.id)).length;
