@@ -17,6 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
+import { beating, type Beating } from '@farm/agent-protocol/agent';
 import { benchDatabase, freePort, pause, percentile, processUsage, startApi } from '../lib.ts';
 
 const STEPS = (process.env.BENCH_STEPS ?? '1000,2000,3000,4000').split(',').map(Number);
@@ -39,7 +40,7 @@ interface Latencies {
 class BenchPhone {
   readonly socket: Socket;
   ready: Promise<void>;
-  private timers: NodeJS.Timeout[] = [];
+  private beats: Beating[] = [];
 
   constructor(url: string, token: string, latencies: Latencies) {
     this.socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth: { token }, reconnectionDelay: 1000 });
@@ -61,21 +62,15 @@ class BenchPhone {
       const at = performance.now();
       this.socket.emit(event, message, () => into().push(performance.now() - at));
     };
-    // Spread over the period, as real phones are.
-    this.timers.push(
-      setTimeout(() => {
-        this.timers.push(
-          setInterval(() => timed('agent.heartbeat', { battery: 80, status: 'online', screenOn: true }, () => latencies.heartbeat), HEARTBEAT_MS),
-        );
-      }, Math.random() * HEARTBEAT_MS),
-      setTimeout(() => {
-        this.timers.push(setInterval(() => timed('agent.screenshot', { mime: 'image/jpeg', data: screenshot }, () => latencies.screenshot), SCREENSHOT_MS));
-      }, Math.random() * SCREENSHOT_MS),
+    // Spread over the period and kept so, as the phone agent does.
+    this.beats.push(
+      beating(() => timed('agent.heartbeat', { battery: 80, status: 'online', screenOn: true }, () => latencies.heartbeat), HEARTBEAT_MS),
+      beating(() => timed('agent.screenshot', { mime: 'image/jpeg', data: screenshot }, () => latencies.screenshot), SCREENSHOT_MS),
     );
   }
 
   close(): void {
-    for (const timer of this.timers) clearInterval(timer);
+    for (const beats of this.beats) beats.stop();
     this.socket.disconnect();
   }
 }

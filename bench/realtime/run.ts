@@ -11,8 +11,10 @@ import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { randomBytes, createHash } from 'node:crypto';
 import { cpus } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
+import { beating } from '@farm/agent-protocol/agent';
 import { eachServerEvent } from '@farm/api/contracts';
 import { benchDatabase, percentile, productNodeFlags } from '../lib.ts';
 
@@ -103,26 +105,44 @@ async function drive(
   // Spread the phones evenly over the period, as real heartbeats are.
   const started = performance.now();
   measureFrom = started + warmupMs;
-  const timers = ids.map((i) =>
-    setTimeout(
+  const ownLoop = monitorEventLoopDelay({ resolution: 10 });
+  setTimeout(() => {
+    ownLoop.enable();
+    child.send('loop.reset');
+  }, warmupMs);
+  // Each phone keeps its own clock, as the phone agent does (its n-th heartbeat due at its offset + n periods): a
+  // setInterval per phone re-arms from when its list was run, so every stall of this process would gather the phones
+  // it delayed into one burst for good (after a minute, half of 10,000 phones beat in the same second).
+  const beats = ids.map((i) => {
+    let n = 0;
+    return beating(
       () => {
-        let n = 0;
-        const tick = () => {
-          const at = performance.now();
-          if (beat(phoneSockets[i]!, i, n++)) sent.set(String(i), at);
-        };
-        tick();
-        timers.push(setInterval(tick, periodMs));
+        const at = performance.now();
+        if (beat(phoneSockets[i]!, i, n++)) sent.set(String(i), at);
       },
-      (i / phones) * periodMs,
-    ),
-  );
+      periodMs,
+      { now: () => performance.now(), random: () => i / phones },
+    );
+  });
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + warmupMs));
-  for (const timer of timers) clearInterval(timer);
+  for (const each of beats) each.stop();
   const elapsed = (performance.now() - measureFrom) / 1000;
+  ownLoop.disable();
+  const serverLoopP99 = await new Promise<number | null>((resolve) => {
+    child.once('message', (message) => resolve((message as { loopP99: number | null }).loopP99));
+    child.send('loop.read');
+  });
   await new Promise((resolve) => setTimeout(resolve, 1000));
   for (const socket of [...phoneSockets, ...browserSockets]) socket.disconnect();
-  return { label, p50: percentile(latencies, 50), p99: percentile(latencies, 99), eventsPerSecond: received / elapsed, samples: latencies.length };
+  return {
+    label,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    eventsPerSecond: received / elapsed,
+    samples: latencies.length,
+    loadLoopP99: ownLoop.percentile(99) / 1e6,
+    serverLoopP99,
+  };
 }
 
 try {
@@ -175,7 +195,15 @@ try {
   console.log(
     `\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)${changeEvery > 1 ? `; battery changes every ${changeEvery} heartbeats` : ''}${warmupMs > 0 ? `; figures after the first ${warmupMs / 1000} s` : ''}`,
   );
-  console.log('path'.padEnd(50), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'updates/s'.padStart(10), 'p99 ÷ bare'.padStart(11));
+  console.log(
+    'path'.padEnd(50),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'updates/s'.padStart(10),
+    'p99 ÷ bare'.padStart(11),
+    'loop p99 ms: server'.padStart(20),
+    'load'.padStart(6),
+  );
   for (const row of [baseline, product]) {
     console.log(
       row.label.padEnd(50),
@@ -183,6 +211,8 @@ try {
       row.p99.toFixed(1).padStart(8),
       row.eventsPerSecond.toFixed(0).padStart(10),
       `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
+      (row.serverLoopP99 === null ? '-' : row.serverLoopP99.toFixed(0)).padStart(20),
+      row.loadLoopP99.toFixed(0).padStart(6),
     );
   }
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ phones, browsers, periodMs, changeEvery, baseline, product }));

@@ -3,3 +3,4 @@ export { AGENT_VERSION, FarmHost, simulateLife, type FarmHostOptions } from './h
 export { DeviceBackend, type DeviceBackendOptions } from './device-backend.ts';
 export { AgentState, defaultStateDir, type Credential } from './state.ts';
 export { MediaError, MediaFetcher, MAX_MEDIA_BYTES, type MediaFetcherOptions } from './media.ts';
+export { beating, type Beating, type BeatClock } from './beating.ts';

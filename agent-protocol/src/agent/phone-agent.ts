@@ -22,6 +22,7 @@ import {
 import { liveStart, type AgentFeature, type LiveInput } from '../live.ts';
 import type { LiveFrameSource } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
+import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
 import { LiveStream } from './live-stream.ts';
 
@@ -82,8 +83,8 @@ export class PhoneAgent {
   readonly completed: string[] = [];
   private readonly running = new Map<string, Running>();
   private heartbeatMs = 5000;
-  private timers: NodeJS.Timeout[] = [];
-  private heartbeat: NodeJS.Timeout | undefined;
+  private screenshots: Beating | undefined;
+  private heartbeat: Beating | undefined;
   private ready = false;
   private closed = false;
   /** The device's name in the console, once the server said hello back. */
@@ -136,7 +137,7 @@ export class PhoneAgent {
       if (parsed.data.name === 'screenshot') void this.screenshot();
       options.backend.command?.(parsed.data.name);
     });
-    if (options.screenshotMs) this.timers.push(setInterval(() => void this.screenshot(), options.screenshotMs));
+    if (options.screenshotMs) this.screenshots = beating(() => void this.screenshot(), options.screenshotMs);
 
     const backend = options.backend;
     this.live = new LiveStream({
@@ -219,8 +220,8 @@ export class PhoneAgent {
     this.deviceName = answer.data.deviceName;
     this.options.backend.named?.(answer.data.deviceName);
     this.heartbeatMs = answer.data.heartbeatMs;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = setInterval(() => this.beat(), this.heartbeatMs);
+    this.heartbeat?.stop();
+    this.heartbeat = beating(() => this.beat(), this.heartbeatMs);
     this.log(`connected as ${answer.data.deviceName} (protocol ${answer.data.protocol}, heartbeat ${this.heartbeatMs} ms)`);
     // What was made while disconnected goes first; what was cut short by a stop of this agent is reported as such.
     for (const result of this.journal.unsent()) await this.send(result);
@@ -378,9 +379,8 @@ export class PhoneAgent {
 
   close(): void {
     this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.timers = [];
+    this.screenshots?.stop();
+    this.heartbeat?.stop();
     for (const running of this.running.values()) running.abort.abort();
     void this.live.stop();
     this.socket.disconnect();
