@@ -15,42 +15,36 @@ describe('an agent beating on its own clock', () => {
     return clock;
   }
 
-  it('starts at a random point of the first period and keeps its phase after a late beat', () => {
-    const clock = laggingClock(0.25);
+  /**
+   * When each beat ran, on the clock, over `runMs` of the timers' time, 1,000 ms apart from `random` of the first
+   * period; the `stall.after`-th beat runs so long that the clock is `stall.ms` ahead of the timers from then on.
+   */
+  function beatTimes(random: number, stall: { after: number; ms: number }, runMs: number): number[] {
+    const clock = laggingClock(random);
     const start = clock.now();
     const at: number[] = [];
     const beats = beating(
       () => {
         at.push(clock.now() - start);
-        // The second beat runs 300 ms late: the process was busy.
-        if (at.length === 2) clock.late += 300;
+        if (at.length === stall.after) clock.late += stall.ms;
       },
       1000,
       clock,
     );
-    // 3,500 ms of the timers' time is 3,800 on the clock that ran ahead.
-    vi.advanceTimersByTime(3500);
+    vi.advanceTimersByTime(runMs);
     beats.stop();
-    // A plain interval would have gone on from 1,550: 2,550, 3,550.
-    expect(at).toEqual([250, 1250, 2250, 3250]);
+    return at;
+  }
+
+  it('starts at a random point of the first period and keeps its phase after a late beat', () => {
+    // The second beat runs 300 ms late; 3,500 ms of the timers' time is 3,800 on the clock that ran ahead. A plain
+    // interval would have gone on from 1,550: 2,550, 3,550.
+    expect(beatTimes(0.25, { after: 2, ms: 300 }, 3500)).toEqual([250, 1250, 2250, 3250]);
   });
 
   it('skips the beats a stall of over a period missed instead of sending them together', () => {
-    const clock = laggingClock(0);
-    const start = clock.now();
-    const at: number[] = [];
-    const beats = beating(
-      () => {
-        at.push(clock.now() - start);
-        if (at.length === 1) clock.late += 2500;
-      },
-      1000,
-      clock,
-    );
     // 2,200 ms of the timers' time is 4,700 on the clock.
-    vi.advanceTimersByTime(2200);
-    beats.stop();
-    expect(at).toEqual([0, 3000, 4000]);
+    expect(beatTimes(0, { after: 1, ms: 2500 }, 2200)).toEqual([0, 3000, 4000]);
   });
 
   it('beats no more once stopped, even from inside a beat', () => {
