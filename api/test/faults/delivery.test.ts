@@ -101,11 +101,15 @@ if (process.env.TEST_DB === 'postgres' && process.env.REDIS_URL) {
       phone.close();
       await waitFor(async () => (await s.f.operator.get(`/api/devices/${deviceId}`)).body.status === 'offline', 'the phone to go');
       const token = (await s.f.operator.post(`/api/devices/${deviceId}/credentials`)).body.token as string;
-      // The silent phone: it takes the work, then says nothing more, its socket still open.
+      // The silent phone: it heartbeats until it takes the work, then says nothing more, its socket still open. (Its
+      // heartbeats keep it online however long the worker process takes to start on a loaded machine.)
       const silent = bareAgent(s.api.url, token);
       cleanups.push(async () => void silent.disconnect());
       const dispatches: TaskDispatchV1[] = [];
+      const heartbeats = setInterval(() => void send(silent, 'agent.heartbeat', { battery: 90, status: 'online' }), 300);
+      cleanups.push(async () => clearInterval(heartbeats));
       silent.on('task.dispatch', (message: TaskDispatchV1) => {
+        clearInterval(heartbeats);
         dispatches.push(message);
         void send(silent, 'task.ack', { taskId: message.taskId, attempt: message.attempt });
       });
