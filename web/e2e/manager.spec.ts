@@ -29,7 +29,7 @@ async function send<T>(api: APIRequestContext, method: 'POST' | 'PATCH' | 'GET',
   return (await response.json()) as T;
 }
 
-/** A fresh operator with a VA, a phone, three tasks, an active account and a post scheduled three days ahead at 10:00 UTC. */
+/** A fresh operator with a VA, a phone, three tasks, an active account and a post scheduled on a Tuesday ahead at 10:00 UTC. */
 async function seed(baseURL: string): Promise<Farm> {
   const api = await playwrightRequest.newContext({ baseURL });
   const vaApi = await playwrightRequest.newContext({ baseURL });
@@ -45,7 +45,11 @@ async function seed(baseURL: string): Promise<Farm> {
   }
   const account = await send<WithId>(api, 'POST', '/api/accounts', { username: 'shelf_one', platform: 'instagram', deviceId: device.id });
   await send(api, 'PATCH', `/api/accounts/${account.id}`, { status: 'active' });
-  const at = new Date(Math.floor(Date.now() / DAY) * DAY + 3 * DAY + 10 * 3600_000);
+  // A Tuesday, so that it and the day after sit side by side in one week of the month (on a phone the grid shows
+  // Monday to Thursday before it scrolls) and the week view of either day shows both.
+  let day = Math.floor(Date.now() / DAY) * DAY + 2 * DAY;
+  while (new Date(day).getUTCDay() !== 2) day += DAY;
+  const at = new Date(day + 10 * 3600_000);
   const post = await send<WithId>(api, 'POST', '/api/posts', {
     accountId: account.id,
     caption: 'Drag me to tomorrow',
