@@ -51,11 +51,16 @@ async function openPostgres(url: string, poolSize = 10, prepare = true): Promise
       await client.query('SET jit = off').catch(() => undefined);
     },
   });
-  // An idle connection the server closed (a restart, a failover) is dropped and replaced on next use;
-  // unhandled, the error would end the process.
-  pool.on('error', (error: Error) => {
-    process.emitWarning(`PostgreSQL closed an idle connection: ${error.message}`);
+  // A connection the server ends (a restart, a failover, an administrator) says so as an 'error' event on its client,
+  // idle or in use: unheard, that event would end the process. In use, the statement or transaction on it fails with
+  // its own error, and the pool drops the connection when it comes back; idle, the pool drops it at once (and repeats
+  // the event on itself, heard below so that it is not told twice). Either way the next use gets a new connection.
+  pool.on('connect', (client) => {
+    // Told once per connection: the server's reason comes first, then the socket's end.
+    client.once('error', (error: Error) => process.emitWarning(`PostgreSQL closed a connection: ${error.message}`));
+    client.on('error', () => undefined);
   });
+  pool.on('error', () => undefined);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool }), plugins: [new CamelCasePlugin()] });
   return {
     db,
