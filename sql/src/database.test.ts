@@ -1,25 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from './database.ts';
+import type { Database } from './database.ts';
+import { createPostgresDatabase } from './testing.ts';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!process.env.DATABASE_URL)('connections PostgreSQL ends (a restart, a failover, an administrator)', () => {
+  let created: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let admin: Database;
   let database: Database;
-  const name = `farm_ended_${randomBytes(5).toString('hex')}`;
   beforeAll(async () => {
-    admin = await openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL!, poolSize: 1 });
-    await admin.exec(`CREATE DATABASE ${name}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+    created = await createPostgresDatabase(process.env.DATABASE_URL!, 2);
+    ({ admin, database } = created);
   });
   afterAll(async () => {
-    await database?.close();
-    await admin?.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin?.close();
+    await created?.drop();
   });
 
   const end = (pid: number) => sql`select pg_terminate_backend(${pid})`.execute(admin.db);

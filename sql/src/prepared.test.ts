@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './database.ts';
 import { MAX_NAMED, NAMED_STATEMENT, StatementNames } from './prepared.ts';
+import { createPostgresDatabase } from './testing.ts';
 
 describe('statement names', () => {
   it('names each parameterized statement text once, and leaves the rest unnamed', () => {
@@ -45,21 +45,15 @@ describe('statement names', () => {
 });
 
 describe.skipIf(!process.env.DATABASE_URL)('prepared statements on PostgreSQL', () => {
-  let admin: Database;
+  let created: Awaited<ReturnType<typeof createPostgresDatabase>>;
   let database: Database;
-  const name = `farm_prep_${randomBytes(5).toString('hex')}`;
   beforeAll(async () => {
-    admin = await openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL!, poolSize: 1 });
-    await admin.exec(`CREATE DATABASE ${name}`);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 1 });
+    created = await createPostgresDatabase(process.env.DATABASE_URL!, 1);
+    database = created.database;
     await database.exec('CREATE TABLE things (id int PRIMARY KEY, label text NOT NULL, size int NOT NULL)');
   });
   afterAll(async () => {
-    await database?.close();
-    await admin?.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin?.close();
+    await created?.drop();
   });
 
   const labelOf = (id: number) => sql<{ label: string; size: number }>`select label, size from things where id = ${id}`.execute(database.db);
@@ -68,9 +62,7 @@ describe.skipIf(!process.env.DATABASE_URL)('prepared statements on PostgreSQL', 
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);
-    const url = new URL(process.env.DATABASE_URL!);
-    url.pathname = `/${name}`;
-    const another = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
+    const another = await openDatabase({ kind: 'postgres', url: created.url, poolSize: 2 });
     try {
       const answers = await Promise.all([sql<{ jit: string }>`show jit`.execute(another.db), sql<{ jit: string }>`show jit`.execute(another.db)]);
       expect(answers.map((answer) => answer.rows)).toEqual([[{ jit: 'off' }], [{ jit: 'off' }]]);

@@ -38,25 +38,36 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A new, empty PostgreSQL database on the server of `url` (its own `url` returned), and a connection to that server's
+ * own database (`admin`) to act on it from outside; `drop()` closes both and drops the database.
+ */
+export async function createPostgresDatabase(url: string, poolSize: number): Promise<TestDatabase & { admin: Database; url: string }> {
+  const name = `farm_test_${randomBytes(6).toString('hex')}`;
+  const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
+  await admin.exec(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = await openDatabase({ kind: 'postgres', url: target.toString(), poolSize });
+  return {
+    database,
+    admin,
+    url: target.toString(),
+    async drop() {
+      await database.close();
+      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.close();
+    },
+  };
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (process.env.TEST_DB === 'postgres') {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error('TEST_DB=postgres needs DATABASE_URL');
-    const name = `farm_test_${randomBytes(6).toString('hex')}`;
-    const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
-    await admin.exec(`CREATE DATABASE ${name}`);
-    const target = new URL(url);
-    target.pathname = `/${name}`;
-    const database = await openDatabase({ kind: 'postgres', url: target.toString(), poolSize: 5 });
-    await migrate(database);
-    return {
-      database,
-      async drop() {
-        await database.close();
-        await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await admin.close();
-      },
-    };
+    const created = await createPostgresDatabase(url, 5);
+    await migrate(created.database);
+    return created;
   }
   template ??= pgliteTemplate();
   const database = await openDatabase({ kind: 'pglite', loadDataDir: await template });
