@@ -13,6 +13,7 @@ COPY sql/package.json sql/
 COPY agent-protocol/package.json agent-protocol/
 COPY workers/package.json workers/
 COPY api/package.json api/
+COPY api/contracts/package.json api/contracts/
 COPY web/package.json web/
 COPY bench/package.json bench/
 # Every dependency, dev ones included: the build needs TypeScript and Vite.
@@ -29,6 +30,7 @@ COPY --from=build /src/sql/package.json sql/
 COPY --from=build /src/agent-protocol/package.json agent-protocol/
 COPY --from=build /src/workers/package.json workers/
 COPY --from=build /src/api/package.json api/
+COPY --from=build /src/api/contracts/package.json api/contracts/
 COPY --from=build /src/web/package.json web/
 COPY --from=build /src/bench/package.json bench/
 # Only what the API and the workers need at run time.
@@ -38,6 +40,7 @@ COPY --from=build /src/sql/migrations sql/migrations
 COPY --from=build /src/agent-protocol/dist agent-protocol/dist
 COPY --from=build /src/agent-protocol/recipes agent-protocol/recipes
 COPY --from=build /src/workers/dist workers/dist
+COPY --from=build /src/api/contracts/dist api/contracts/dist
 COPY --from=build /src/api/dist api/dist
 COPY --from=build /src/web/dist web/dist
 RUN mkdir -p /data && chown node:node /data

@@ -11,7 +11,7 @@ import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 
 const root = new URL('..', import.meta.url).pathname;
-const packages = ['sql', 'agent-protocol', 'workers', 'api'];
+const packages = ['sql', 'agent-protocol', 'api/contracts', 'workers', 'api'];
 const options = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ESNext,

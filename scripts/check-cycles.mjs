@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const packages = ['sql', 'agent-protocol', 'workers', 'api', 'web'];
+const packages = ['sql', 'agent-protocol', 'api/contracts', 'workers', 'api', 'web'];
 
 /** The workspace packages' exports: `@farm/name/sub` → the source file it maps to. */
 const exportsOf = new Map();

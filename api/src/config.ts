@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { automationEnv, settingsFromEnv, type AutomationSettings } from '@farm/workers';
-import { fieldLabel, issueSentence } from './contracts/sentences.ts';
+import { fieldLabel, issueSentence } from '@farm/contracts';
 
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
 

@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { catalogue, fieldLabel, messages, type ErrorBody } from './contracts/index.ts';
+import { catalogue, fieldLabel, messages, type ErrorBody } from '@farm/contracts';
 import { allowFraming, WALL_PAGE } from './shared/headers.ts';
 import { isRetryableConflict } from '@farm/workers';
 

@@ -15,7 +15,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { beating } from '@farm/agent-protocol/agent';
-import { eachServerEvent } from '@farm/api/contracts';
+import { eachServerEvent } from '@farm/contracts';
 import { benchDatabase, percentile, productNodeFlags } from '../lib.ts';
 
 const phones = Number(process.env.BENCH_PHONES ?? 2000);

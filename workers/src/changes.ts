@@ -1,5 +1,5 @@
 /** How processors announce what changed, after their transaction commits: the same typed `Change` the gateway relays. */
-import type { Change } from '@farm/api/contracts';
+import type { Change } from '@farm/contracts';
 
 export type { Change };
 export type Announce = (change: Change) => void;

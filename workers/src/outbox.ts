@@ -1,4 +1,4 @@
-import type { Change, InternalEventName, InternalEventPayload, ServerEventName, ServerEventPayload } from '@farm/api/contracts';
+import type { Change, InternalEventName, InternalEventPayload, ServerEventName, ServerEventPayload } from '@farm/contracts';
 import type { Announce } from './changes.ts';
 
 type Target = Announce | { publish: Announce };

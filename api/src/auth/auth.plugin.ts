@@ -3,7 +3,7 @@
  * and refuses cookie-authenticated writes that come from another site.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { messages } from '../contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { AppError } from '../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../shared/types.ts';

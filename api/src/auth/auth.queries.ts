@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../shared/types.ts';
-import type { Role } from '../contracts/index.ts';
+import type { Role } from '@farm/contracts';
 
 export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 3600_000;

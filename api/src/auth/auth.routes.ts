@@ -15,7 +15,7 @@ import {
   twoFactorSetup,
   updateMeBody,
   userResponse,
-} from '../contracts/index.ts';
+} from '@farm/contracts';
 import { AppError } from '../errors.ts';
 import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './auth.plugin.ts';
 import { createSession, deleteSessionByToken, findMe, findUserByEmail, type SessionUser } from './auth.queries.ts';

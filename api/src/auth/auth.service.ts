@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { Me, Role } from '../contracts/index.ts';
-import { messages } from '../contracts/index.ts';
+import type { Me, Role } from '@farm/contracts';
+import { messages } from '@farm/contracts';
 import { AppError, conflict } from '../errors.ts';
 import type { Db } from '../shared/types.ts';
 import { hashToken } from './auth.queries.ts';

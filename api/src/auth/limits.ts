@@ -7,7 +7,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { messages } from '../contracts/index.ts';
+import { messages } from '@farm/contracts';
 import type { Config, LimitName, RateLimit } from '../config.ts';
 import { AppError } from '../errors.ts';
 

@@ -4,16 +4,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  createdPasswordReset,
-  errorBody,
-  idParams,
-  messages,
-  okBody,
-  PASSWORD_RESET_HOURS,
-  passwordResetBody,
-  passwordResetPreview,
-} from '../contracts/index.ts';
+import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '@farm/contracts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { findMember } from '../modules/users/users.queries.ts';
 import { recordActivity } from '../modules/activities/activities.queries.ts';

@@ -3,7 +3,7 @@
  * a route that names none is refused at start-up. Row-level rules (a VA works only their own tasks,
  * sessions and account stats) live in the services that own those rows.
  */
-import type { Role } from '../contracts/index.ts';
+import type { Role } from '@farm/contracts';
 
 export const policy = {
   /** Anyone, signed in or not. */

@@ -14,7 +14,7 @@ import {
   twoFactorStatus,
   workspaceTwoFactor,
   workspaceTwoFactorBody,
-} from '../contracts/index.ts';
+} from '@farm/contracts';
 import { AppError, badRequest, conflict } from '../errors.ts';
 import { actorOf } from './auth.plugin.ts';
 import { passwordHashOf } from './auth.queries.ts';

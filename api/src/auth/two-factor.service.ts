@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
-import type { TwoFactorSetup } from '../contracts/index.ts';
+import type { TwoFactorSetup } from '@farm/contracts';
 import type { Db } from '../shared/types.ts';
 import { acceptStep, useRecoveryCode, type TwoFactorRow } from './two-factor.queries.ts';
 

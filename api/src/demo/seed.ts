@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { solidPng } from '@farm/agent-protocol';
 import { deviceColumns, type DeviceStatus, type Platform, type PostStatus, type TaskPriority, type TaskStatus, type TaskType } from '@farm/sql';
-import { deriveRoutineDuration, settingsFor, type RoutineType } from '../contracts/index.ts';
+import { deriveRoutineDuration, settingsFor, type RoutineType } from '@farm/contracts';
 import { hashPassword } from '../auth/passwords.ts';
 import type { Db } from '../shared/types.ts';
 import { objectPath, type Storage } from '../storage/storage.ts';

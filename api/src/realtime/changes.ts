@@ -3,7 +3,7 @@
  * relays it to the browsers of that workspace; the phone dispatcher and the read cache listen too.
  */
 import { EventEmitter } from 'node:events';
-import type { Change } from '../contracts/index.ts';
+import type { Change } from '@farm/contracts';
 
 export type { Change };
 

@@ -16,7 +16,7 @@ import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } f
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
 import { automation, dispatchMany, Outboxes, silenceMs, worksForDispatch } from '@farm/workers';
-import type { InternalEventPayload } from '../contracts/index.ts';
+import type { InternalEventPayload } from '@farm/contracts';
 import { devicesWithReadyWork } from '../modules/devices/agents.queries.ts';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from './changes.ts';

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName, type ServerToClientEvents } from '../contracts/index.ts';
+import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName, type ServerToClientEvents } from '@farm/contracts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from './changes.ts';
 import { attachAgents } from './agents.ts';

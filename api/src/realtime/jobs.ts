@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SHARED_CHANGES, CHANGES_CHANNEL, startInProcess, type Runner } from '@farm/workers';
-import { isInternalEvent, parseChange } from '../contracts/index.ts';
+import { isInternalEvent, parseChange } from '@farm/contracts';
 import { logDroppedFailures } from '../shared/redis.ts';
 import { ChangeRelay } from './relay.ts';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveInput } from '@farm/agent-protocol/live';
-import type { LiveFrameOut } from '../contracts/index.ts';
+import type { LiveFrameOut } from '@farm/contracts';
 import { logDroppedFailures } from '../shared/redis.ts';
 
 /** A frame on its way from the instance holding the phone to the instances holding its watchers: as browsers get it. */

@@ -22,7 +22,7 @@ import {
   type LiveClientMessageName,
   type LiveClientToServer,
   type LiveServerToClient,
-} from '../contracts/index.ts';
+} from '@farm/contracts';
 import {
   closeStaleUsage,
   endWatches,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BATCH_EVENT, eachServerEvent } from '../contracts/index.ts';
+import { BATCH_EVENT, eachServerEvent } from '@farm/contracts';
 import { MAX_BATCH, Outgoing } from './outgoing.ts';
 
 interface Sent {

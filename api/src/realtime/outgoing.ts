@@ -6,7 +6,7 @@
  * sent. With the Redis adapter each message is one entry in the stream every instance reads: a run of 500 is one
  * entry, not 500. Nothing waits a timer, so an event is not later than before, only sent with its neighbours.
  */
-import { BATCH_EVENT, type EventBatch } from '../contracts/index.ts';
+import { BATCH_EVENT, type EventBatch } from '@farm/contracts';
 
 /** At most this many events in one message, so no message grows past a few hundred kilobytes. */
 export const MAX_BATCH = 200;

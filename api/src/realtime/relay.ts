@@ -7,7 +7,7 @@
  * one had not, after the last sequence number it recorded.
  */
 import type { Redis } from 'ioredis';
-import type { Change } from '../contracts/index.ts';
+import type { Change } from '@farm/contracts';
 
 export const RELAY_LEASE_KEY = 'farm:changes:relay';
 export const RELAY_LAST_KEY = 'farm:changes:relayed';

@@ -4,7 +4,7 @@
  * reported in its place, and if any is refused the transaction is rolled back and nothing is written.
  */
 import type { SelectQueryBuilder } from 'kysely';
-import { BULK_LIMIT, messages, type BulkResult } from '../contracts/index.ts';
+import { BULK_LIMIT, messages, type BulkResult } from '@farm/contracts';
 import { type Outbox, retryingTransaction } from '@farm/workers';
 import { AppError, badRequest } from '../errors.ts';
 import { isUuid } from '@farm/sql';

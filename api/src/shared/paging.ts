@@ -5,7 +5,7 @@
 import type { FastifyReply } from 'fastify';
 import { isUuid } from '@farm/sql';
 import { sql, type RawBuilder } from 'kysely';
-import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
+import { NEXT_CURSOR_HEADER } from '@farm/contracts';
 import { badRequest } from '../errors.ts';
 
 export interface Cursor {

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply } from 'fastify';
 import { z, type ZodType } from 'zod';
-import { NEXT_CURSOR_HEADER } from '../contracts/index.ts';
+import { NEXT_CURSOR_HEADER } from '@farm/contracts';
 import type { ChangeFeed } from '../realtime/changes.ts';
 
 interface Entry {

@@ -2,7 +2,7 @@
  * Checks that an id named in a body belongs to the caller's workspace. An unknown or foreign id is the
  * caller's mistake: 400 naming the field, never a foreign-key 500 and never a hint that it exists elsewhere.
  */
-import { fieldLabel } from '../contracts/index.ts';
+import { fieldLabel } from '@farm/contracts';
 import { badRequest } from '../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Db } from './types.ts';

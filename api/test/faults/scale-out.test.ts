@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
-import { eachServerEvent } from '../../src/contracts/index.ts';
+import { eachServerEvent } from '@farm/contracts';
 import { freePort, ownDatabase, OwnRedis, pause, quick, schedule, startWorker, stop, waitFor } from './harness.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));

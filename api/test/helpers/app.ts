@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Me } from '../../src/contracts/index.ts';
+import type { Me } from '@farm/contracts';
 import { buildApp } from '../../src/app.ts';
 import { defaultRateLimits, type Config } from '../../src/config.ts';
 import { createChangeFeed, type Change } from '../../src/realtime/changes.ts';

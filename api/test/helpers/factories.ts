@@ -1,5 +1,5 @@
 /** Factories through the API: each creates what it needs and answers the created resource. */
-import type { Account, Campaign, Device, DeviceStatus, Post, Routine, Session, Task } from '../../src/contracts/index.ts';
+import type { Account, Campaign, Device, DeviceStatus, Post, Routine, Session, Task } from '@farm/contracts';
 import type { Db } from '../../src/shared/types.ts';
 import type { Client } from './app.ts';
 

@@ -3,7 +3,7 @@
  * The permission matrix, the bad-input sweep, the tenancy sweep and the OpenAPI check all read this one table,
  * and the OpenAPI check fails when the API gains a route the table does not list.
  */
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import type { Client } from './app.ts';
 import {
   buildAccount,

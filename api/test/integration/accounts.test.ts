@@ -3,7 +3,7 @@
  * and the profile picture sent as a data URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Account } from '../../src/contracts/index.ts';
+import { messages, type Account } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, PNG, uploadImage } from '../helpers/factories.ts';

@@ -4,7 +4,7 @@
  * fixtures placed on and around the windows' boundaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountGrowth, Leaderboard, Timeseries, WindowedStats } from '../../src/contracts/index.ts';
+import type { AccountGrowth, Leaderboard, Timeseries, WindowedStats } from '@farm/contracts';
 import { buildTestApp, inviteVa, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount } from '../helpers/factories.ts';

@@ -1,6 +1,6 @@
 /** The analytics figures of SPEC §9, and the range filter. Each test counts in a workspace of its own. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Performance, Stats } from '../../src/contracts/index.ts';
+import type { Performance, Stats } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildSession, buildTask, reportFromPhone } from '../helpers/factories.ts';

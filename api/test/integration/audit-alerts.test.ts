@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertEventValues as workerEvents } from '@farm/workers';
-import { alertEventValues, type AuditEntry, type Post, type Webhook, type WebhookDelivery } from '../../src/contracts/index.ts';
+import { alertEventValues, type AuditEntry, type Post, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { buildTestApp, people, signUp, uniqueEmail, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, buildPost, buildTask, buildWebhook } from '../helpers/factories.ts';

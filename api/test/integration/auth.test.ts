@@ -3,7 +3,7 @@
  * deactivation, changing one's own name and password, and refusing cookie writes from another site.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Me } from '../../src/contracts/index.ts';
+import { messages, type Me } from '@farm/contracts';
 import { defaultRateLimits } from '../../src/config.ts';
 import { buildTestApp, Client, signUp, uniqueEmail, type Answer, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';

@@ -5,7 +5,7 @@
  * the valid call still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectClientError, expectError, expectStatus } from '../helpers/assertions.ts';
 import { readRoutes, send, writeRoutes, type Crew } from '../helpers/route-table.ts';

@@ -3,7 +3,7 @@
  * unless every item is allowed; ids or the list's filter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BulkResult, Post, Task } from '../../src/contracts/index.ts';
+import type { BulkResult, Post, Task } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, buildPost, buildSession, buildTask } from '../helpers/factories.ts';

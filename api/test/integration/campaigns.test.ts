@@ -3,7 +3,7 @@
  * status changes, and linking accounts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Account, type Campaign } from '../../src/contracts/index.ts';
+import { messages, type Account, type Campaign } from '@farm/contracts';
 import { buildTestApp, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildLinkedCampaign, buildPost, buildRoutine } from '../helpers/factories.ts';

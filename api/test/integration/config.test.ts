@@ -1,6 +1,6 @@
 /** Demo mode: the login form's sample credentials are given out only then, and they sign in to the demo farm. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Me } from '../../src/contracts/index.ts';
+import type { Me } from '@farm/contracts';
 import { DEMO_CREDENTIALS } from '../../src/demo/credentials.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { buildTestApp, Client, type TestApp } from '../helpers/app.ts';

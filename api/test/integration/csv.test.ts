@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { csvColumns, exportEntityValues, messages, type ImportResult } from '../../src/contracts/index.ts';
+import { csvColumns, exportEntityValues, messages, type ImportResult } from '@farm/contracts';
 import { buildTestApp, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildDevice, buildPost, buildTask, reportFromPhone } from '../helpers/factories.ts';

@@ -1,6 +1,6 @@
 /** The device fleet: create, read, filter, assign to a VA, update, delete, restart a session. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Device, type Session } from '../../src/contracts/index.ts';
+import { messages, type Device, type Session } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, buildSession, buildTask, reportFromPhone } from '../helpers/factories.ts';

@@ -4,7 +4,7 @@
  * numbers past 2^31 and 2^53, strings of spaces, and a caption far too long.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildPost, buildTask } from '../helpers/factories.ts';

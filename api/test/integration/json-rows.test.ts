@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { activity, device, NEXT_CURSOR_HEADER, task } from '../../src/contracts/index.ts';
+import { activity, device, NEXT_CURSOR_HEADER, task } from '@farm/contracts';
 import { encodeCursor } from '../../src/shared/paging.ts';
 import { serialize } from '../../src/shared/serialize.ts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';

@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { defaultRateLimits, type Config, type LimitName, type RateLimit } from '../../src/config.ts';
 import { enrollLimit, installLimits } from '../../src/auth/limits.ts';
 import { installErrorHandler } from '../../src/errors.ts';

@@ -3,7 +3,7 @@
  * limit + the x-next-cursor header give every row exactly once, in the list's order, ties included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Activity } from '../../src/contracts/index.ts';
+import type { Activity } from '@farm/contracts';
 import { buildTestApp, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildDevice, buildPost, buildSession, buildTask, collectPages } from '../helpers/factories.ts';

@@ -3,7 +3,7 @@
  * password; using it ends every session the member had. Changing one's own password stays in Settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Me } from '../../src/contracts/index.ts';
+import { messages, type Me } from '@farm/contracts';
 import { buildTestApp, Client, inviteVa, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';

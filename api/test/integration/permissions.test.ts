@@ -4,7 +4,7 @@
  * shared because nothing here changes who they are.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { csvWrites, publicWrites, readRoutes, routeKey, selfWrites, send, writeRoutes, type Crew } from '../helpers/route-table.ts';

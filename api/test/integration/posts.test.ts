@@ -1,6 +1,6 @@
 /** Posts: the create form's messages, scheduling, publishing, unscheduling, the allowed moves, and the lists. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, postTransitions, type Account, type Post, type PostStatus } from '../../src/contracts/index.ts';
+import { messages, postTransitions, type Account, type Post, type PostStatus } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildPost } from '../helpers/factories.ts';

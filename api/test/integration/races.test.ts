@@ -4,7 +4,7 @@
  * several rounds; the counts of rounds are the races tried.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, signUp, uniqueEmail, type Client, type TestApp } from '../helpers/app.ts';
 import { buildDevice, buildInvitation, PNG } from '../helpers/factories.ts';
 import { duePostTask } from '../realtime/phones.ts';

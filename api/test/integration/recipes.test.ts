@@ -4,7 +4,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RecipeList } from '../../src/contracts/index.ts';
+import type { RecipeList } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectClientError, expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildPost, PNG, uploadImage } from '../helpers/factories.ts';

@@ -1,6 +1,6 @@
 /** Automation routines of a campaign: derived durations (SPEC §9), sequences, the linked-account rule, the bounds. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Account, type Campaign, type CampaignSession, type Routine } from '../../src/contracts/index.ts';
+import { messages, type Account, type Campaign, type CampaignSession, type Routine } from '@farm/contracts';
 import { buildTestApp, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildLinkedCampaign, buildRoutine } from '../helpers/factories.ts';

@@ -1,6 +1,6 @@
 /** Live sessions on phones: start, pause, resume, stop; one open session per phone; what a VA may work. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Device, type Session } from '../../src/contracts/index.ts';
+import { messages, type Device, type Session } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildSession, buildTask, reportFromPhone } from '../helpers/factories.ts';

@@ -1,6 +1,6 @@
 /** Tasks: who they go to, how their status may move, what a VA may do, the lists and their counts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, taskTransitions, type Task, type TaskStatus } from '../../src/contracts/index.ts';
+import { messages, taskTransitions, type Task, type TaskStatus } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildTask } from '../helpers/factories.ts';

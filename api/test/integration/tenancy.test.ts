@@ -4,7 +4,7 @@
  * a password hash or a session token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Account, type Campaign, type Device, type Post, type Task } from '../../src/contracts/index.ts';
+import { messages, type Account, type Campaign, type Device, type Post, type Task } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import {

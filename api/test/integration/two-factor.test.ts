@@ -4,7 +4,7 @@
  * operators (who then set it up at their next login).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type Me } from '../../src/contracts/index.ts';
+import { messages, type Me } from '@farm/contracts';
 import { currentCode } from '../../src/auth/two-factor.service.ts';
 import { buildTestApp, Client, inviteVa, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';

@@ -1,6 +1,6 @@
 /** Uploads: a signed PUT URL per object, images only, read back by members of the owning workspace. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { PNG, uploadImage } from '../helpers/factories.ts';

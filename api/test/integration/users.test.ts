@@ -1,6 +1,6 @@
 /** The people of a workspace: who is listed, roles and deactivation, the workspace's name, its invitations. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type User } from '../../src/contracts/index.ts';
+import { messages, type User } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';

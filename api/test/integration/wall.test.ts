@@ -1,6 +1,6 @@
 /** The wall screen: links an operator hands to a TV, the snapshot they show, and revoking them. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../src/contracts/index.ts';
+import { messages } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildSession, buildWallLink, reportFromPhone } from '../helpers/factories.ts';

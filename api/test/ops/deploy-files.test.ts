@@ -105,7 +105,7 @@ describe('Dockerfile', () => {
   });
 
   it('copies only what exists in the repository or is made by the build', () => {
-    const made = ['sql/dist', 'agent-protocol/dist', 'workers/dist', 'api/dist', 'web/dist'];
+    const made = ['sql/dist', 'agent-protocol/dist', 'workers/dist', 'api/contracts/dist', 'api/dist', 'web/dist'];
     for (const stage of dockerfile) {
       for (const line of stage.lines.filter((l) => l.startsWith('COPY'))) {
         const parts = line

@@ -6,7 +6,7 @@
  */
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LiveFrameOut } from '../../src/contracts/index.ts';
+import type { LiveFrameOut } from '@farm/contracts';
 import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, simulatedPhone, until } from './phones.ts';
 import { connected, listen, next, pause } from './sockets.ts';

@@ -1,7 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
-import { BATCH_EVENT } from '../../src/contracts/index.ts';
+import { BATCH_EVENT } from '@farm/contracts';
 import { buildAccount, buildCampaign, buildDevice, buildTask } from '../helpers/factories.ts';
 import { connect, connected, listen, next, pause, record } from './sockets.ts';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { io, type Socket } from 'socket.io-client';
 import type { FastifyInstance } from 'fastify';
 import type { Client } from '../helpers/app.ts';
-import { eachServerEvent } from '../../src/contracts/index.ts';
+import { eachServerEvent } from '@farm/contracts';
 
 export async function listen(app: FastifyInstance): Promise<string> {
   await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,5 +1,5 @@
 /** One request per bulk action: the chosen ids, or the list's filter when every matching row was chosen. */
-import type { BulkResult } from '@farm/api/contracts';
+import type { BulkResult } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { apiRequest, ApiError } from './api';
 import { useInvalidate } from './invalidate';

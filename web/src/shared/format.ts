@@ -1,5 +1,5 @@
 /** Display formatters shared by the console's screens (SPEC §2 and §9). */
-import type { Device, DeviceStatus } from '@farm/api/contracts';
+import type { Device, DeviceStatus } from '@farm/contracts';
 import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
 

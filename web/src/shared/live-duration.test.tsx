@@ -1,4 +1,4 @@
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import { act, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from './api';

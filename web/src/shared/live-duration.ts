@@ -3,7 +3,7 @@
  * moment it answered (a REST read or a pushed event), and the screen adds the seconds since that row arrived.
  * Arrival times are kept per row object, so a row that a later read or event did not change keeps its own.
  */
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import type { QueryClient } from '@tanstack/react-query';
 import { useNow } from './clock';
 

@@ -2,7 +2,7 @@
  * Lists that scale: pages of the server's keyset cursor (`x-next-cursor`), loaded one after another as the
  * person asks for more. The query key starts with the API path, so the usual invalidation refreshes them.
  */
-import { NEXT_CURSOR_HEADER } from '@farm/api/contracts';
+import { NEXT_CURSOR_HEADER } from '@farm/contracts';
 import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { ApiError } from './api';
 import { cleanParams, withQuery, type QueryParams } from './query';

@@ -1,5 +1,5 @@
 /** Reads several screens share: lists keyed by path and filters, fetched with the filters as the query string. */
-import type { Activity, Device, Screenshot, Session, Task, User } from '@farm/api/contracts';
+import type { Activity, Device, Screenshot, Session, Task, User } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from './api';
 import { listKey, withQuery, type QueryParams } from './query';
@@ -53,7 +53,7 @@ export function byId<T extends { id: string }>(items: readonly T[] | undefined):
   return new Map((items ?? []).map((item) => [item.id, item]));
 }
 
-export type { Screenshot } from '@farm/api/contracts';
+export type { Screenshot } from '@farm/contracts';
 
 /** How many of a phone's latest screenshots the live feed shows. */
 export const SCREENSHOTS_SHOWN = 12;

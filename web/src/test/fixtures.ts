@@ -1,5 +1,5 @@
 /** Rows as the API answers them, for component and store tests: one builder per shape, overridden where a test cares. */
-import type { Device, Task } from '@farm/api/contracts';
+import type { Device, Task } from '@farm/contracts';
 
 const stamp = '2026-03-01T10:00:00.000Z';
 

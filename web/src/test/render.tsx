@@ -1,5 +1,5 @@
 /** Component-test helpers: the app's providers around a router, and fetch answered from a table. */
-import type { Me } from '@farm/api/contracts';
+import type { Me } from '@farm/contracts';
 import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';

@@ -3,7 +3,7 @@
  */
 import { sql } from 'kysely';
 import type { RoutineType, TaskType } from '@farm/sql';
-import { platformDailyCaps, type DailyCaps } from '@farm/api/contracts';
+import { platformDailyCaps, type DailyCaps } from '@farm/contracts';
 import type { EngagementCounts, RoutineRunWork, TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
 import { localDaySql } from '../time.ts';

@@ -13,7 +13,7 @@ import {
   messages,
   updateAccountBody,
   type Platform,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

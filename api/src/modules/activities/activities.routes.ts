@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { activity, activityListQuery } from '../../contracts/index.ts';
+import { activity, activityListQuery } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
 import { listActivitiesJson } from './activities.queries.ts';

@@ -3,16 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WebhookDeliveryRow, WebhookRow } from '@farm/sql';
-import {
-  createWebhookBody,
-  errorBody,
-  idParams,
-  updateWebhookBody,
-  webhook,
-  webhookDelivery,
-  webhookDeliveryQuery,
-  type AlertEvent,
-} from '../../contracts/index.ts';
+import { createWebhookBody, errorBody, idParams, updateWebhookBody, webhook, webhookDelivery, webhookDeliveryQuery, type AlertEvent } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';

@@ -14,7 +14,7 @@ import {
   timeseries,
   timeseriesQuery,
   windowedStats,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { computeAccountGrowth, computeLeaderboard, computePerformance, computeStats, computeTimeseries, computeWindowedStats } from './analytics.queries.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { auditEntry, auditLogQuery, NEXT_CURSOR_HEADER } from '../../contracts/index.ts';
+import { auditEntry, auditLogQuery, NEXT_CURSOR_HEADER } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { auditFacets, encodeAuditCursor, listAuditLog } from './audit.queries.ts';

@@ -12,7 +12,7 @@ import {
   linkAccountBody,
   messages,
   updateCampaignBody,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { commandAnswer, commandBody, deviceCredential, deviceHistoryEntry, errorBody, idParams, pageQuery, screenshot } from '../../contracts/index.ts';
+import { commandAnswer, commandBody, deviceCredential, deviceHistoryEntry, errorBody, idParams, pageQuery, screenshot } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import { notFound } from '../../errors.ts';

@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { deviceColumns, type DB, type DeviceStatus } from '@farm/sql';
-import type { UpdateDeviceBody } from '../../contracts/index.ts';
+import type { UpdateDeviceBody } from '@farm/contracts';
 import { jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';

@@ -14,7 +14,7 @@ import {
   updateDeviceBody,
   type DeviceBulkBody,
   type UpdateDeviceBody,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';

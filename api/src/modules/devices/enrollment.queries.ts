@@ -4,7 +4,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { sql } from 'kysely';
-import { ENROLLMENT_MINUTES } from '../../contracts/index.ts';
+import { ENROLLMENT_MINUTES } from '@farm/contracts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '../../contracts/index.ts';
+import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
 import { AppError, notFound } from '../../errors.ts';

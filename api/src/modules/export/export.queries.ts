@@ -3,7 +3,7 @@
  * 100,000 rows holds one batch in memory, never the whole list. Names (device, VA, account) are joined in SQL.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { csvColumns, type ExportEntity } from '../../contracts/index.ts';
+import { csvColumns, type ExportEntity } from '@farm/contracts';
 import type { Db } from '../../shared/types.ts';
 import { filteredDevices } from '../devices/devices.queries.ts';
 import { filteredPosts, type PostFilter } from '../posts/posts.queries.ts';

@@ -7,7 +7,7 @@ import { Readable, Transform } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { csvColumns, errorBody, exportEntityValues, exportQueries, type ExportEntity } from '../../contracts/index.ts';
+import { csvColumns, errorBody, exportEntityValues, exportQueries, type ExportEntity } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError } from '../../errors.ts';
 import { describeIssue } from '../../errors.ts';

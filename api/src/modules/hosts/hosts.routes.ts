@@ -1,7 +1,7 @@
 /** Settings → Phone hosts: add a host (a one-time code to give it), list hosts, revoke one (its phones drop at once). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '../../contracts/index.ts';
+import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

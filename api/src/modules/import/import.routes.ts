@@ -4,7 +4,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, importEntityValues, importQuery, importResult } from '../../contracts/index.ts';
+import { errorBody, importEntityValues, importQuery, importResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { Outbox } from '../../realtime/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';

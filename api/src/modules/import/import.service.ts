@@ -22,7 +22,7 @@ import {
   type ImportEntity,
   type ImportVerdict,
   type Platform,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { AppError } from '../../errors.ts';
 import type { Actor, Db } from '../../shared/types.ts';
 import { accountsNamed, accountsPerDevice, campaignsNamed, devicesNamed } from './import.queries.ts';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { onboarding } from '../../contracts/index.ts';
+import { onboarding } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { onboardingOf } from './onboarding.queries.ts';
 

@@ -14,7 +14,7 @@ import {
   updatePostBody,
   type PostBulkBody,
   type UpdatePostBody,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

@@ -14,7 +14,7 @@ import {
   shippedRecipeParams,
   updateRecipeBody,
   workspaceRecipeDetail,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

@@ -17,7 +17,7 @@ import {
   settingsFor,
   updateRoutineBody,
   type RoutineType,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { Outbox } from '../../realtime/outbox.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errorBody, idParams, session, sessionListQuery, startSessionBody, updateSessionBody } from '../../contracts/index.ts';
+import { errorBody, idParams, session, sessionListQuery, startSessionBody, updateSessionBody } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';

@@ -3,7 +3,7 @@ import type { DB, TaskPriority, TaskStatus, TaskType } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
-import type { Task } from '../../contracts/index.ts';
+import type { Task } from '@farm/contracts';
 import { escapeLike } from '../devices/devices.queries.ts';
 
 export interface TaskFilter {

@@ -12,7 +12,7 @@ import {
   taskListQuery,
   updateTaskBody,
   type TaskBulkBody,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';

@@ -6,7 +6,7 @@
  */
 import type { TaskRow, TaskStatus } from '@farm/sql';
 import { cancelTasks, createTasks, Outboxes, retryTask, settleTask, withdrawTask } from '@farm/workers';
-import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '../../contracts/index.ts';
+import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isFuture } from '../../shared/time.ts';
 import type { Outbox } from '../../realtime/outbox.ts';

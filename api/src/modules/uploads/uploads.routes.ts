@@ -9,7 +9,7 @@ import {
   storedObjectResponse,
   uploadLimits,
   uploadUrlResponse,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { objectPath, sendStoredFile } from '../../storage/storage.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fieldLabel, messages, uploadLimits } from '../../contracts/index.ts';
+import { fieldLabel, messages, uploadLimits } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';

@@ -8,7 +8,7 @@ import { deviceColumns, type DeviceRow } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import type { AnalyticsWindow } from '../analytics/analytics.queries.ts';
 import { usageSecondsIn } from '../analytics/analytics.queries.ts';
-import type { UsageMode } from '../../contracts/index.ts';
+import type { UsageMode } from '@farm/contracts';
 
 export interface Person {
   userId: string;

@@ -4,7 +4,7 @@
  */
 import { stringify } from 'csv-stringify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { deviceUsageQuery, deviceUsageReport, errorBody } from '../../contracts/index.ts';
+import { deviceUsageQuery, deviceUsageReport, errorBody } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { resolveWindow } from '../analytics/analytics.queries.ts';
 import { usageReport, usageSessionsForExport } from './usage.queries.ts';

@@ -15,7 +15,7 @@ import {
   updateWorkspaceBody,
   user,
   workspace,
-} from '../../contracts/index.ts';
+} from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
 import { AppError, forbidden, notFound } from '../../errors.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createdWallLink, createWallLinkBody, errorBody, idParams, wallLink, wallQuery, wallSnapshot } from '../../contracts/index.ts';
+import { createdWallLink, createWallLinkBody, errorBody, idParams, wallLink, wallQuery, wallSnapshot } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import { AppError, notFound } from '../../errors.ts';

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { eachServerEvent } from '@farm/api/contracts';
+import { eachServerEvent } from '@farm/contracts';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
 import { ME_KEY } from '../../features/auth/auth.api';

@@ -1,4 +1,4 @@
-import type { Activity, Device, Session, Stats, Task } from '@farm/api/contracts';
+import type { Activity, Device, Session, Stats, Task } from '@farm/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../shared/api';
 import { screenshotsKey, type Screenshot } from '../../shared/resources';

@@ -5,7 +5,7 @@
  * changed row is also inserted into, moved within or dropped from every cached list without a refetch; a list
  * it cannot decide for (a filter it does not know, a full page that lost a row) is refetched, coalesced.
  */
-import { serverEvents, type Device, type ServerEventName, type ServerEventPayload } from '@farm/api/contracts';
+import { serverEvents, type Device, type ServerEventName, type ServerEventPayload } from '@farm/contracts';
 import type { Query, QueryClient } from '@tanstack/react-query';
 import { ME_KEY } from '../../features/auth/auth.api';
 import { screenshotsKey, SCREENSHOTS_SHOWN, type Screenshot } from '../../shared/resources';

@@ -2,7 +2,7 @@
  * The console's Socket.IO clients, created on first use and kept out of React state and stores: the console's
  * own socket, and the live screen's on the `/live` namespace, which is open only while a Live view is.
  */
-import type { LiveClientToServer, LiveServerToClient, ServerToClientEvents } from '@farm/api/contracts';
+import type { LiveClientToServer, LiveServerToClient, ServerToClientEvents } from '@farm/contracts';
 import { io, type Socket } from 'socket.io-client';
 
 export type ConsoleSocket = Socket<ServerToClientEvents, Record<string, never>>;

@@ -1,7 +1,7 @@
 import { ActionIcon, Alert, AppShell, Box, Burger, Drawer, Group, Tooltip } from '@mantine/core';
 import { useDisclosure, useHotkeys } from '@mantine/hooks';
 import { IconInfoCircle, IconLayoutSidebarLeftCollapse, IconLayoutSidebarLeftExpand } from '@tabler/icons-react';
-import { messages } from '@farm/api/contracts';
+import { messages } from '@farm/contracts';
 import { Suspense, useCallback, useEffect, useState } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { useCurrentUser } from '../../features/auth/auth.api';

@@ -19,7 +19,7 @@ import {
 } from '@mantine/core';
 import { IconArrowLeft, IconCamera, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { accountStatusLabels, accountStatusValues, updateAccountBody, type Account, type UpdateAccountBody } from '@farm/api/contracts';
+import { accountStatusLabels, accountStatusValues, updateAccountBody, type Account, type UpdateAccountBody } from '@farm/contracts';
 import { serverMessageOr } from '../../shared/api';
 import { formatDateTime } from '../../shared/format';
 import { errorToast, toast } from '../../shared/toast';

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import { buildAccount, renderScreen, scriptApi, type Reply } from '../campaigns/test-utils';
 import { deviceFixture } from '../../test/fixtures';
 import { AccountsPage } from './AccountsPage';

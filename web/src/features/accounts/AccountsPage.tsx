@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconFileImport, IconPlus, IconSearch } from '@tabler/icons-react';
-import { accountStatusLabels, accountStatusValues, platformValues, type Account } from '@farm/api/contracts';
+import { accountStatusLabels, accountStatusValues, platformValues, type Account } from '@farm/contracts';
 import { usePagedList } from '../../shared/paged';
 import { useUrlFilters } from '../../shared/url-filters';
 import { ExportButton } from '../../shared/ui/ExportButton';

@@ -1,6 +1,6 @@
 /** Server state of the Accounts screens. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Account, CreateAccountBody, Device, UpdateAccountBody } from '@farm/api/contracts';
+import type { Account, CreateAccountBody, Device, UpdateAccountBody } from '@farm/contracts';
 import { apiRequest } from '../../shared/api';
 import { useCurrentUser } from '../auth/auth.api';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '@farm/api/contracts';
+import type { Account } from '@farm/contracts';
 import { accountChanges, accountDraft, accountFieldErrors, buildAccountPayload, emptyAccountForm, hasChanges, type AccountFormValues } from './accounts.form';
 
 function form(overrides: Partial<AccountFormValues> = {}): AccountFormValues {

@@ -11,7 +11,7 @@ import {
   type Platform,
   type UpdateAccountBody,
   platformLabels,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 
 export { platformLabels };
 

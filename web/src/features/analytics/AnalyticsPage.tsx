@@ -1,6 +1,6 @@
 import { Button, Card, Grid, Group, Select, SimpleGrid, Skeleton, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { IconActivity, IconArrowDown, IconArrowUp, IconClock, IconListCheck, IconTargetArrow } from '@tabler/icons-react';
-import { leaderboardColumns, rangeValues, type LeaderboardTable, type Range, type TimeseriesMetric } from '@farm/api/contracts';
+import { leaderboardColumns, rangeValues, type LeaderboardTable, type Range, type TimeseriesMetric } from '@farm/contracts';
 import dayjs from 'dayjs';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { formatDuration, formatPercent } from '../../shared/format';

@@ -1,4 +1,4 @@
-import type { Leaderboard, LeaderboardTable, Range, Timeseries, TimeseriesMetric, WindowedStats } from '@farm/api/contracts';
+import type { Leaderboard, LeaderboardTable, Range, Timeseries, TimeseriesMetric, WindowedStats } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { listKey, withQuery } from '../../shared/query';

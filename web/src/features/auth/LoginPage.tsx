@@ -1,6 +1,6 @@
 import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
-import { messages, type Me, type TwoFactorSetup } from '@farm/api/contracts';
+import { messages, type Me, type TwoFactorSetup } from '@farm/contracts';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, serverMessageOr } from '../../shared/api';

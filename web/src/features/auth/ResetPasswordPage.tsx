@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, Text } from '@mantine/core';
 import { IconArrowLeft } from '@tabler/icons-react';
-import { messages, passwordResetBody } from '@farm/api/contracts';
+import { messages, passwordResetBody } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { serverMessageOr } from '../../shared/api';

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconArrowLeft, IconMailOpened } from '@tabler/icons-react';
-import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/api/contracts';
+import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/contracts';
 import { browserTimeZone } from '../../shared/timezone';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';

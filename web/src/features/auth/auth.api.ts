@@ -8,7 +8,7 @@ import type {
   PasswordResetPreview,
   SignupBody,
   TwoFactorSetup,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useAuthStore } from './auth.store';

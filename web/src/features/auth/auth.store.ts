@@ -2,7 +2,7 @@
  * The signed-in person as the browser remembers them (SPEC §3: key auth_user with email, name and role).
  * The session cookie is the authority; this record only lets the screens greet the user before /me answers.
  */
-import type { Me, Role } from '@farm/api/contracts';
+import type { Me, Role } from '@farm/contracts';
 import { create } from 'zustand';
 
 export const AUTH_STORAGE_KEY = 'auth_user';

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { Campaign } from '@farm/api/contracts';
+import type { Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import {

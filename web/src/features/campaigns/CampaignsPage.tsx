@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Alert, Button, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconPlus, IconTargetArrow } from '@tabler/icons-react';
-import type { Campaign, CampaignStatus } from '@farm/api/contracts';
+import type { Campaign, CampaignStatus } from '@farm/contracts';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';

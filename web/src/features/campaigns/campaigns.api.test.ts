@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '@farm/api/contracts';
+import type { Account } from '@farm/contracts';
 import { resolveLinkedAccounts } from './campaigns.api';
 
 function account(id: string, username: string): Account {

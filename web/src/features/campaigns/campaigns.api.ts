@@ -10,7 +10,7 @@ import type {
   Post,
   Routine,
   UpdateCampaignBody,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 import { apiRequest } from '../../shared/api';
 import { listKey, withQuery } from '../../shared/query';
 import { useCurrentUser } from '../auth/auth.api';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCampaignBody, messages, type Campaign } from '@farm/api/contracts';
+import { createCampaignBody, messages, type Campaign } from '@farm/contracts';
 import {
   campaignToFormValues,
   campaignValidationMessage,

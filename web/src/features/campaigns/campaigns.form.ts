@@ -8,7 +8,7 @@ import {
   type Campaign,
   type CreateCampaignBody,
   type engagementActionValues,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 
 export type CampaignPlatform = Campaign['platform'];
 export type EngagementAction = (typeof engagementActionValues)[number];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRoutineBody } from '@farm/api/contracts';
+import { createRoutineBody } from '@farm/contracts';
 import {
   buildRoutinePayload,
   bySequence,

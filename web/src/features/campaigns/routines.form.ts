@@ -7,7 +7,7 @@ import {
   type Routine,
   type RoutineSettings,
   type RoutineType,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 
 /** Types a person may add; 'basic' exists only in older stored data. */
 export const addableRoutineTypes = [

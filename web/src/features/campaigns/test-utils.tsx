@@ -3,7 +3,7 @@ import { configure, render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { vi } from 'vitest';
-import type { Account, Campaign, Me, Post, Routine } from '@farm/api/contracts';
+import type { Account, Campaign, Me, Post, Routine } from '@farm/contracts';
 import { AppProviders } from '../../app/providers';
 import { createQueryClient } from '../../shared/api';
 

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Alert, Button, Group, Menu, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
-import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/api/contracts';
+import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
 import { serverMessageOr } from '../../shared/api';
 import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';

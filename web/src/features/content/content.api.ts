@@ -1,6 +1,6 @@
 /** Server state of the Content screen. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { Account, Campaign, CreatePostBody, Post, UpdatePostBody } from '@farm/api/contracts';
+import type { Account, Campaign, CreatePostBody, Post, UpdatePostBody } from '@farm/contracts';
 import { apiRequest } from '../../shared/api';
 
 export const POSTS_KEY = ['/api/posts'] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Account, Campaign } from '@farm/api/contracts';
+import type { Account, Campaign } from '@farm/contracts';
 import {
   NO_CAMPAIGN,
   buildPostPayload,

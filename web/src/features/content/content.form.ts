@@ -8,7 +8,7 @@ import {
   type Post,
   type PostStatus,
   type UpdatePostBody,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 import { fromDateTimeLocal } from '../../shared/format';
 
 /** SPEC §9: a card previews the first 50 characters of the caption. */

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Grid, Group, ScrollArea, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconActivity, IconCircleCheck, IconDeviceMobile, IconPlus, IconWifi } from '@tabler/icons-react';
-import type { Stats } from '@farm/api/contracts';
+import type { Stats } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';

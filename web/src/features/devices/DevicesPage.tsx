@@ -1,7 +1,7 @@
 import { Button, Group, Menu, Select, SimpleGrid, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { serverMessageOr } from '../../shared/api';
 import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';

@@ -7,7 +7,7 @@ import type {
   EnrollmentCode,
   Session,
   UpdateDeviceBody,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';

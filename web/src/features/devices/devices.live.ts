@@ -3,7 +3,7 @@
  * with it, each frame is acknowledged only once it is on screen (so a slow viewer is sent fewer frames, never
  * late ones), and control moves between people as the server decides.
  */
-import type { LiveAnswer, LiveFrameOut } from '@farm/api/contracts';
+import type { LiveAnswer, LiveFrameOut } from '@farm/contracts';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';

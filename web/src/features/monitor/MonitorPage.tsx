@@ -1,6 +1,6 @@
 import { Badge, Button, Card, CloseButton, Grid, Group, Stack, Text, Title } from '@mantine/core';
 import { IconLayoutGrid } from '@tabler/icons-react';
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { serverMessageOr } from '../../shared/api';

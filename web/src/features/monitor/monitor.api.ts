@@ -1,4 +1,4 @@
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';

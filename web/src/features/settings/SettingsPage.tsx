@@ -1,6 +1,6 @@
 import { Alert, Stack } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { messages } from '@farm/api/contracts';
+import { messages } from '@farm/contracts';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
 import { AlertsSection } from './components/AlertsSection';

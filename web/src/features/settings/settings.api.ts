@@ -18,7 +18,7 @@ import type {
   WallLink,
   workspace,
   WorkspaceRecipe,
-} from '@farm/api/contracts';
+} from '@farm/contracts';
 import type { z } from 'zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';

@@ -1,4 +1,4 @@
-import type { Task } from '@farm/api/contracts';
+import type { Task } from '@farm/contracts';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';

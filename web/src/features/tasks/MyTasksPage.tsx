@@ -1,5 +1,5 @@
 import { Badge, Card, Group, Stack, Title } from '@mantine/core';
-import type { Task, TaskStatus } from '@farm/api/contracts';
+import type { Task, TaskStatus } from '@farm/contracts';
 import type { ReactNode } from 'react';
 import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices } from '../../shared/resources';

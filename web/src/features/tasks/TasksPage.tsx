@@ -1,7 +1,7 @@
 import { Badge, Button, Group, Menu, Select, Stack, Tabs, TextInput } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
-import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/api/contracts';
+import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { serverMessageOr } from '../../shared/api';
 import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Task } from '@farm/api/contracts';
+import type { Task } from '@farm/contracts';
 import { taskFixture } from '../../test/fixtures';
 import { taskDeliveryLine } from './task.delivery';
 

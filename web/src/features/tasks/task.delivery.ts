@@ -1,4 +1,4 @@
-import { failureLabels, type Task } from '@farm/api/contracts';
+import { failureLabels, type Task } from '@farm/contracts';
 import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
 

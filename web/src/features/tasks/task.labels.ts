@@ -1,4 +1,4 @@
-import type { Task, TaskStatus } from '@farm/api/contracts';
+import type { Task, TaskStatus } from '@farm/contracts';
 
 type Priority = Task['priority'];
 

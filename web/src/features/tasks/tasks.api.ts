@@ -1,4 +1,4 @@
-import type { CreateTaskBody, Task, TaskCounts, UpdateTaskBody } from '@farm/api/contracts';
+import type { CreateTaskBody, Task, TaskCounts, UpdateTaskBody } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';

@@ -1,4 +1,4 @@
-import { BATCH_EVENT, type Task } from '@farm/api/contracts';
+import { BATCH_EVENT, type Task } from '@farm/contracts';
 import { act, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /** Work pushed to the signed-in person: 'task.assigned' reaches only the assignee's own room. */
-import { eachServerEvent, serverEvents, type Task } from '@farm/api/contracts';
+import { eachServerEvent, serverEvents, type Task } from '@farm/contracts';
 import { playBeep, readSoundEnabled } from '../../shared/sound';
 import { showTaskAssigned } from './components/TaskAssignedNotice';
 

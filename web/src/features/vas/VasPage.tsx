@@ -1,7 +1,7 @@
 import { Button, SimpleGrid, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconSearch, IconUserPlus } from '@tabler/icons-react';
-import type { User } from '@farm/api/contracts';
+import type { User } from '@farm/contracts';
 import { useState } from 'react';
 import { useDevices, useTasks, useUsers } from '../../shared/resources';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';

@@ -1,4 +1,4 @@
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 
 /** The device that speaks for a VA: a working one (busy, then online) before any other assigned to them. */
 export function assignedDevice(vaId: string, devices: readonly Device[]): Device | undefined {

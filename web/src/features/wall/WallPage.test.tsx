@@ -1,4 +1,4 @@
-import { BATCH_EVENT, type WallSnapshot } from '@farm/api/contracts';
+import { BATCH_EVENT, type WallSnapshot } from '@farm/contracts';
 import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeSocket } from '../../test/fake-socket';

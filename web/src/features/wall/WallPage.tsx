@@ -1,7 +1,7 @@
 import { ActionIcon, Center, Loader, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useFullscreenDocument, useViewportSize } from '@mantine/hooks';
 import { IconArrowLeft, IconMaximize, IconMinimize } from '@tabler/icons-react';
-import type { DeviceStatus } from '@farm/api/contracts';
+import type { DeviceStatus } from '@farm/contracts';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useStore } from 'zustand';

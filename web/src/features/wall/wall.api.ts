@@ -1,4 +1,4 @@
-import type { WallSnapshot } from '@farm/api/contracts';
+import type { WallSnapshot } from '@farm/contracts';
 import { apiRequest } from '../../shared/api';
 import { withQuery } from '../../shared/query';
 

@@ -4,7 +4,7 @@
  * feed recovers by itself: Socket.IO reconnects, a reconnect that did not recover missed events takes a fresh
  * snapshot, and a failed snapshot read is retried with backoff until the server answers.
  */
-import { eachServerEvent, serverEvents, type ServerEventName, type ServerEventPayload, type WallSnapshot } from '@farm/api/contracts';
+import { eachServerEvent, serverEvents, type ServerEventName, type ServerEventPayload, type WallSnapshot } from '@farm/contracts';
 import type { Socket } from 'socket.io-client';
 import { ApiError } from '../../shared/api';
 import { retryDelay, watchConnection } from '../../shared/realtime/connection';

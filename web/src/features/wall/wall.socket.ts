@@ -2,7 +2,7 @@
  * The wall's own Socket.IO client, separate from the console's: with a wall link it authenticates by the
  * link's token (and hears only phone, session and screenshot events); without one, by the session cookie.
  */
-import type { ServerToClientEvents } from '@farm/api/contracts';
+import type { ServerToClientEvents } from '@farm/contracts';
 import { io, type Socket } from 'socket.io-client';
 
 export type WallSocket = Socket<ServerToClientEvents, Record<string, never>>;

@@ -1,4 +1,4 @@
-import type { Device, WallSnapshot, WallTile } from '@farm/api/contracts';
+import type { Device, WallSnapshot, WallTile } from '@farm/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../shared/api';
 import { FakeSocket } from '../../test/fake-socket';

@@ -3,7 +3,7 @@
  * the order comes from the first snapshot, later snapshots and new phones only append, and deletions close up.
  * The transitions are pure functions of the state, so they are tested without a socket.
  */
-import type { Device, ServerEventPayload, Session, WallSnapshot, WallTile } from '@farm/api/contracts';
+import type { Device, ServerEventPayload, Session, WallSnapshot, WallTile } from '@farm/contracts';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ConnectionState } from '../../shared/realtime/connection';
 

@@ -1,6 +1,6 @@
 import { Group, Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconAlertTriangle, IconCircleCheck, IconCircleX, IconInfoCircle } from '@tabler/icons-react';
-import type { Activity, Device } from '@farm/api/contracts';
+import type { Activity, Device } from '@farm/contracts';
 import { formatRelative } from '../format';
 
 const typeIcon = {

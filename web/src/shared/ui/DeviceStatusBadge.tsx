@@ -1,5 +1,5 @@
 import { Badge } from '@mantine/core';
-import type { DeviceStatus } from '@farm/api/contracts';
+import type { DeviceStatus } from '@farm/contracts';
 import { deviceStatusColors, deviceStatusLabels } from '../format';
 
 export function DeviceStatusBadge({ status }: { status: DeviceStatus }) {

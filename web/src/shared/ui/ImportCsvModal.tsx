@@ -4,7 +4,7 @@
  */
 import { Alert, Badge, Box, Button, FileButton, Group, Stack, Table, Text } from '@mantine/core';
 import { IconFileSpreadsheet, IconTemplate, IconUpload } from '@tabler/icons-react';
-import { importColumns, type ImportEntity, type ImportResult } from '@farm/api/contracts';
+import { importColumns, type ImportEntity, type ImportResult } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, serverMessageOr } from '../api';

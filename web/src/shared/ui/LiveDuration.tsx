@@ -1,4 +1,4 @@
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import { formatClock } from '../format';
 import { useLiveDuration } from '../live-duration';
 

@@ -2,7 +2,7 @@
  * File uploads of the console: the restriction checks with the spec's messages (SPEC §5, §8)
  * and the two upload flows of the API, both ending in a PUT of the bytes to a signed URL.
  */
-import { presignedUrlResponse, storedObjectResponse, uploadLimits, uploadUrlResponse } from '@farm/api/contracts';
+import { presignedUrlResponse, storedObjectResponse, uploadLimits, uploadUrlResponse } from '@farm/contracts';
 import { ApiError, apiRequest } from '../api';
 
 /** Errors beyond this many are summed up in one line, as the spec's upload component does. */

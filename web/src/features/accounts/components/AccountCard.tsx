@@ -1,6 +1,6 @@
 import { Avatar, Badge, Card, Group, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { accountStatusLabels, type Account } from '@farm/api/contracts';
+import { accountStatusLabels, type Account } from '@farm/contracts';
 import { accountStatusColors, platformColors, platformLabels } from '../accounts.form';
 
 export interface AccountCardProps {

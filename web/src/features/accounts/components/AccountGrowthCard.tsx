@@ -1,6 +1,6 @@
 /** Followers and following over the last 30 days, from the history the server keeps of every change. */
 import { Card, Skeleton, Title } from '@mantine/core';
-import type { AccountGrowth } from '@farm/api/contracts';
+import type { AccountGrowth } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import dayjs from 'dayjs';
 import { lazy, Suspense } from 'react';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Button, Divider, Group, NumberInput, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
-import { genderValues, messages, orientationValues, platformValues, relationshipGoalValues } from '@farm/api/contracts';
+import { genderValues, messages, orientationValues, platformValues, relationshipGoalValues } from '@farm/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';

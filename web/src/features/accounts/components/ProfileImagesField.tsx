@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { Button, FileButton, Group, Input, Stack, Text } from '@mantine/core';
 import { IconUpload } from '@tabler/icons-react';
-import { uploadLimits } from '@farm/api/contracts';
+import { uploadLimits } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { uploadedMessage } from '../../../shared/uploads/ImageDropzone';

@@ -1,5 +1,5 @@
 import { Image, Stack, Text } from '@mantine/core';
-import type { TwoFactorSetup } from '@farm/api/contracts';
+import type { TwoFactorSetup } from '@farm/contracts';
 import { CopyField } from '../../../shared/ui/CopyField';
 
 /** What an authenticator app needs: the QR code to scan, or the setup key to type. */

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Alert, Button, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
-import { messages, routineSettings, routineTypeLabels, type Account, type Campaign } from '@farm/api/contracts';
+import { messages, routineSettings, routineTypeLabels, type Account, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { useCreateRoutine } from '../campaigns.api';

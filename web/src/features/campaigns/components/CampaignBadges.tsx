@@ -1,6 +1,6 @@
 import { Badge, ThemeIcon } from '@mantine/core';
 import { IconBrandInstagram, IconBrandTiktok, IconBrandTinder } from '@tabler/icons-react';
-import type { Campaign, CampaignStatus } from '@farm/api/contracts';
+import type { Campaign, CampaignStatus } from '@farm/contracts';
 import { platformLabels } from '../campaigns.form';
 
 /** SPEC §4: active green, paused yellow, completed blue, others grey. */

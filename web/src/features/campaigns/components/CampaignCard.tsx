@@ -1,7 +1,7 @@
 import { ActionIcon, Badge, Card, Group, Menu, Stack, Text } from '@mantine/core';
 import { IconDots, IconPlayerPause, IconPlayerPlay } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import type { Campaign, CampaignStatus } from '@farm/api/contracts';
+import type { Campaign, CampaignStatus } from '@farm/contracts';
 import { platformLabels } from '../campaigns.form';
 import { CampaignStatusBadge, PlatformIcon } from './CampaignBadges';
 

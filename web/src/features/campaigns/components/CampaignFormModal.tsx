@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Button, Checkbox, Divider, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/api/contracts';
+import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/contracts';
 import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';

@@ -1,5 +1,5 @@
 import { Button, Card, Group, NumberInput, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { platformDailyCaps, updateCampaignBody, type Campaign, type DailyCaps } from '@farm/api/contracts';
+import { platformDailyCaps, updateCampaignBody, type Campaign, type DailyCaps } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';

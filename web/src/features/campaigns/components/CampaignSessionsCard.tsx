@@ -1,5 +1,5 @@
 import { Alert, Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
-import { routineTypeLabels, type Account, type CampaignSession } from '@farm/api/contracts';
+import { routineTypeLabels, type Account, type CampaignSession } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useCampaignSessions, useRoutines } from '../campaigns.api';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ActionIcon, Alert, Badge, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconLinkOff, IconPlus, IconSearch } from '@tabler/icons-react';
-import { accountStatusLabels, type Account, type Campaign } from '@farm/api/contracts';
+import { accountStatusLabels, type Account, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';

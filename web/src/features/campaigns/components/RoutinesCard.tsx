@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ActionIcon, Alert, Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
-import { routineTypeLabels, type Account, type Campaign, type Routine } from '@farm/api/contracts';
+import { routineTypeLabels, type Account, type Campaign, type Routine } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeleteRoutine, useRoutines } from '../campaigns.api';

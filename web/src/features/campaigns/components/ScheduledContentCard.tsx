@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Alert, Badge, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconPencilPlus, IconPlus, IconSearch } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
-import type { Account, Campaign, Post } from '@farm/api/contracts';
+import type { Account, Campaign, Post } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';

@@ -1,7 +1,7 @@
 /** Content calendar (/content/calendar): scheduled, published and failed posts by month or week; drag to reschedule. */
 import { ActionIcon, Badge, Box, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconChevronLeft, IconChevronRight, IconLayoutGrid, IconPlus } from '@tabler/icons-react';
-import type { Account, Post } from '@farm/api/contracts';
+import type { Account, Post } from '@farm/contracts';
 import dayjs from 'dayjs';
 import { useMemo, useState, type DragEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';

@@ -1,6 +1,6 @@
 /** The calendar's days and slots in the person's time zone, and where a dropped post lands. */
 import type { Dayjs } from 'dayjs';
-import type { Platform, Post, PostStatus } from '@farm/api/contracts';
+import type { Platform, Post, PostStatus } from '@farm/contracts';
 import { inZone, startOfDay } from '../../../shared/timezone';
 
 export type CalendarView = 'month' | 'week';

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import type { Post, UpdatePostBody } from '@farm/api/contracts';
+import type { Post, UpdatePostBody } from '@farm/contracts';
 import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
-import { uploadLimits } from '@farm/api/contracts';
+import { uploadLimits } from '@farm/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { toDateTimeLocal } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';

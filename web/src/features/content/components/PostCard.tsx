@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Checkbox, Group, Image, Stack, Text } from '@mantine/core';
 import { IconCalendarOff, IconEdit, IconRefresh, IconSend, IconTrash } from '@tabler/icons-react';
-import type { Account, Post } from '@farm/api/contracts';
+import type { Account, Post } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { PostDeliveryNote } from './PostDeliveryNote';
 import { captionPreview, postAccountLabel, postStatusColors, postStatusLabels, postTimeLine } from '../content.form';

@@ -1,5 +1,5 @@
 import { Text } from '@mantine/core';
-import { failureLabels, type Post } from '@farm/api/contracts';
+import { failureLabels, type Post } from '@farm/contracts';
 
 /** Why a post failed, or while it is due and not yet on a phone, what it waits for. */
 export function PostDeliveryNote({ post }: { post: Pick<Post, 'status' | 'failureCode' | 'failureMessage' | 'waitingMessage'> }) {

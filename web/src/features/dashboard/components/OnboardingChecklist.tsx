@@ -1,7 +1,7 @@
 /** A new workspace's first steps, in order, until they are all done: shown on the dashboard to operators. */
 import { Anchor, Card, Group, List, Progress, Text, ThemeIcon, Title, VisuallyHidden } from '@mantine/core';
 import { IconCircleCheck, IconCircleDashed } from '@tabler/icons-react';
-import type { Onboarding } from '@farm/api/contracts';
+import type { Onboarding } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 

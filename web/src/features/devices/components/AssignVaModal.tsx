@@ -1,5 +1,5 @@
 import { Button, Group, Select, Stack, Text } from '@mantine/core';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { useUsers } from '../../../shared/resources';

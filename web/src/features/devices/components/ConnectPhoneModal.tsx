@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { EnrollmentCode } from '../../../shared/ui/EnrollmentCode';

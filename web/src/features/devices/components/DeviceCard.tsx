@@ -1,6 +1,6 @@
 import { ActionIcon, Button, Card, Checkbox, Group, Menu, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { IconBattery2, IconDots, IconEye, IconPlugConnected, IconRefresh, IconUserPlus } from '@tabler/icons-react';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';

@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Divider, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
-import { updateDeviceBody, type Device } from '@farm/api/contracts';
+import { updateDeviceBody, type Device } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';

@@ -1,5 +1,5 @@
 import { Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
-import { createDeviceBody, deviceStatusValues, type Device, type DeviceStatus } from '@farm/api/contracts';
+import { createDeviceBody, deviceStatusValues, type Device, type DeviceStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { deviceStatusLabels } from '../../../shared/format';

@@ -1,5 +1,5 @@
 import { Badge, Group, Stack, Text } from '@mantine/core';
-import { failureLabels, type DeviceHistoryEntry } from '@farm/api/contracts';
+import { failureLabels, type DeviceHistoryEntry } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeviceHistory } from '../devices.api';

@@ -1,4 +1,4 @@
-import type { DeviceUsageReport } from '@farm/api/contracts';
+import type { DeviceUsageReport } from '@farm/contracts';
 import { screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { renderRoutes, Route, stubApi } from '../../../test/render';

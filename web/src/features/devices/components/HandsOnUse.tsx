@@ -1,6 +1,6 @@
 import { Badge, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
-import type { UsageSession } from '@farm/api/contracts';
+import type { UsageSession } from '@farm/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime, formatSpan } from '../../../shared/format';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';

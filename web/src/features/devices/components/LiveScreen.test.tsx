@@ -1,4 +1,4 @@
-import type { Device, Me } from '@farm/api/contracts';
+import type { Device, Me } from '@farm/contracts';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { beforeEach, describe, expect, it, vi } from 'vitest';

@@ -12,7 +12,7 @@ import {
   IconVolume,
   IconVolume2,
 } from '@tabler/icons-react';
-import type { Device } from '@farm/api/contracts';
+import type { Device } from '@farm/contracts';
 import type { LiveInput, LiveKey } from '@farm/agent-protocol/live';
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
 import { useCurrentUser } from '../../auth/auth.api';

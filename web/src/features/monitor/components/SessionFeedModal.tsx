@@ -1,5 +1,5 @@
 import { Badge, Divider, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
-import type { Device, Session } from '@farm/api/contracts';
+import type { Device, Session } from '@farm/contracts';
 import { formatDateTime, statusColors } from '../../../shared/format';
 import { ActivityList } from '../../../shared/ui/ActivityList';
 import { FormModal } from '../../../shared/ui/FormModal';

@@ -1,6 +1,6 @@
 import { Badge, Button, Group, Paper, Stack, Text, VisuallyHidden } from '@mantine/core';
 import { IconCamera, IconEye, IconPlayerPause, IconPlayerPlay, IconPlayerStop } from '@tabler/icons-react';
-import type { Session } from '@farm/api/contracts';
+import type { Session } from '@farm/contracts';
 import { statusColors } from '../../../shared/format';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import { LiveDuration } from '../../../shared/ui/LiveDuration';

@@ -1,7 +1,7 @@
 /** Settings → Alerts (operators): webhooks for the events the workspace wants, a test delivery, and the log. */
 import { ActionIcon, Badge, Button, Card, Checkbox, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { IconSend, IconTrash } from '@tabler/icons-react';
-import { alertEventLabels, alertEventValues, createWebhookBody, type AlertEvent, type Webhook, type WebhookDelivery } from '@farm/api/contracts';
+import { alertEventLabels, alertEventValues, createWebhookBody, type AlertEvent, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { apiRequest, serverMessageOr } from '../../../shared/api';

@@ -1,6 +1,6 @@
 /** Settings → Audit log (operators): who did what to which entity, when and from where; filtered and paged. */
 import { Badge, Card, Code, Group, Select, Table, Text, TextInput, Title } from '@mantine/core';
-import type { AuditEntry } from '@farm/api/contracts';
+import type { AuditEntry } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { formatDateTime } from '../../../shared/format';

@@ -1,5 +1,5 @@
 import { Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
-import { createInvitationBody, roleLabels, roleValues, type Invitation, type Role } from '@farm/api/contracts';
+import { createInvitationBody, roleLabels, roleValues, type Invitation, type Role } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';

@@ -1,6 +1,6 @@
 import { Avatar, Badge, Button, Card, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/api/contracts';
+import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/contracts';
 import { serverMessageOr } from '../../../shared/api';
 import { initials } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';

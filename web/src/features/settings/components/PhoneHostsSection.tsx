@@ -1,5 +1,5 @@
 import { Badge, Button, Card, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { createHostBody, type EnrollmentCode, type Host } from '@farm/api/contracts';
+import { createHostBody, type EnrollmentCode, type Host } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime, formatRelative } from '../../../shared/format';

@@ -1,5 +1,5 @@
 import { Button, Card, Divider, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
-import { roleLabels, updateMeBody, type Me } from '@farm/api/contracts';
+import { roleLabels, updateMeBody, type Me } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';

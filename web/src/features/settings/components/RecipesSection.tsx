@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Card, FileButton, Group, List, Paper, Stack, Switch, Text, Textarea, Title } from '@mantine/core';
-import type { WorkspaceRecipe } from '@farm/api/contracts';
+import type { WorkspaceRecipe } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { ApiError, serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';

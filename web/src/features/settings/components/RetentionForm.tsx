@@ -1,5 +1,5 @@
 import { Button, Group, NumberInput, Text, Title } from '@mantine/core';
-import { retentionSettings, type RetentionSettings } from '@farm/api/contracts';
+import { retentionSettings, type RetentionSettings } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';

@@ -1,5 +1,5 @@
 import { Badge, Button, Card, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { messages, type TwoFactorSetup } from '@farm/api/contracts';
+import { messages, type TwoFactorSetup } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';

@@ -1,5 +1,5 @@
 import { Badge, Button, Card, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { createWallLinkBody, type WallLink } from '@farm/api/contracts';
+import { createWallLinkBody, type WallLink } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';

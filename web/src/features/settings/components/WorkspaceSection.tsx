@@ -1,5 +1,5 @@
 import { Button, Card, Divider, Group, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
-import { updateWorkspaceBody } from '@farm/api/contracts';
+import { updateWorkspaceBody } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { browserTimeZone, setUserTimeZone, timeZoneNames, useUserTimeZone } from '../../../shared/timezone';

@@ -1,7 +1,7 @@
 import { Button, Group, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconListCheck } from '@tabler/icons-react';
-import type { Task } from '@farm/api/contracts';
+import type { Task } from '@farm/contracts';
 
 export const TASK_NOTICE_TITLE = 'New Task Assigned';
 /** Pushed work stays up longer than an ordinary toast, so a VA looking away still sees it. */

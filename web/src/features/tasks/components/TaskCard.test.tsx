@@ -1,4 +1,4 @@
-import type { Task } from '@farm/api/contracts';
+import type { Task } from '@farm/contracts';
 import { MantineProvider } from '@mantine/core';
 import { fireEvent, render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';

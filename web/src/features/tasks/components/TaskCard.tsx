@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Checkbox, Group, Stack, Text, ThemeIcon } from '@mantine/core';
 import { useState } from 'react';
 import { IconCircleCheck, IconCircleMinus, IconCircleX, IconClock, IconDeviceMobile, IconUser } from '@tabler/icons-react';
-import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/api/contracts';
+import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/contracts';
 import { formatDeadline } from '../../../shared/format';
 import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
 import { TaskDelivery } from './TaskDelivery';

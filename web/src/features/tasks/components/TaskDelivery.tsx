@@ -1,5 +1,5 @@
 import { Progress, Stack, Text } from '@mantine/core';
-import type { Task } from '@farm/api/contracts';
+import type { Task } from '@farm/contracts';
 import { taskDeliveryLine } from '../task.delivery';
 
 /** The task's state on its phone, and why it failed when it did. */

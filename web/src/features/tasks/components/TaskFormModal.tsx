@@ -1,5 +1,5 @@
 import { Button, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
-import { createTaskBody, taskPriorityValues, taskTypeLabels, taskTypeValues, type Task } from '@farm/api/contracts';
+import { createTaskBody, taskPriorityValues, taskTypeLabels, taskTypeValues, type Task } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { fromDateTimeLocal, toDateTimeLocal } from '../../../shared/format';

@@ -1,5 +1,5 @@
 import { Badge, Button, Checkbox, Group, ScrollArea, Stack, Text } from '@mantine/core';
-import { taskTypeLabels, type User } from '@farm/api/contracts';
+import { taskTypeLabels, type User } from '@farm/contracts';
 import { useEffect, useState } from 'react';
 import { byId, useTasks, useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';

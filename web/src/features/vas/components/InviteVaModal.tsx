@@ -1,5 +1,5 @@
 import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
-import { createInvitationBody } from '@farm/api/contracts';
+import { createInvitationBody } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';

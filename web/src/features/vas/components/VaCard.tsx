@@ -1,6 +1,6 @@
 import { ActionIcon, Avatar, Badge, Button, Card, Group, Menu, Stack, Text } from '@mantine/core';
 import { IconDots, IconHistory, IconListCheck, IconUser } from '@tabler/icons-react';
-import type { Device, User } from '@farm/api/contracts';
+import type { Device, User } from '@farm/contracts';
 import { Link } from 'react-router';
 import { deriveVaStatus, initials, statusColors, vaStatusLabels } from '../../../shared/format';
 

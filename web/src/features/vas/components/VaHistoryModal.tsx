@@ -1,5 +1,5 @@
 import { Badge, Group, Stack, Text } from '@mantine/core';
-import { taskTypeLabels, type User } from '@farm/api/contracts';
+import { taskTypeLabels, type User } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { useTasks } from '../../../shared/resources';
 import { FormModal } from '../../../shared/ui/FormModal';

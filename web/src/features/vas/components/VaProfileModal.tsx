@@ -1,5 +1,5 @@
 import { Avatar, Badge, Group, SimpleGrid, Stack, Text } from '@mantine/core';
-import { roleLabels, type Device, type Task, type User } from '@farm/api/contracts';
+import { roleLabels, type Device, type Task, type User } from '@farm/contracts';
 import { deriveVaStatus, formatDateTime, initials, statusColors, vaStatusLabels } from '../../../shared/format';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { HandsOnUse } from '../../devices/components/HandsOnUse';
