@@ -20,6 +20,11 @@ export interface AutomationSettings {
   stuckPostMs: number;
   /** How long an account stays in warm-up when no end date was set. */
   warmupDays: number;
+  /**
+   * Requests made on someone's behalf (alert webhooks, a post's media) may reach private and local addresses
+   * (`ALERTS_ALLOW_PRIVATE=1`, for farms whose receivers live on their own LAN). Off: only the public internet.
+   */
+  outboundAllowPrivate: boolean;
 }
 
 export const defaultSettings: AutomationSettings = {
@@ -31,6 +36,7 @@ export const defaultSettings: AutomationSettings = {
   backoffMaxMs: 10 * 60_000,
   stuckPostMs: 5 * 60_000,
   warmupDays: 7,
+  outboundAllowPrivate: false,
 };
 
 let current: AutomationSettings = { ...defaultSettings };
@@ -61,6 +67,7 @@ export const automationEnv = z.object({
   TASK_PROGRESS_WINDOW_MS: whole(500, 3_600_000),
   TASK_MAX_ATTEMPTS: whole(1, 20),
   TASK_BACKOFF_MS: whole(0, 3_600_000),
+  ALERTS_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false', 'yes', 'no']).optional(),
 });
 export type AutomationEnv = z.infer<typeof automationEnv>;
 
@@ -71,5 +78,6 @@ export function settingsFromEnv(env: AutomationEnv): Partial<AutomationSettings>
     ...(env.TASK_PROGRESS_WINDOW_MS !== undefined ? { progressWindowMs: env.TASK_PROGRESS_WINDOW_MS } : {}),
     ...(env.TASK_MAX_ATTEMPTS !== undefined ? { maxAttempts: env.TASK_MAX_ATTEMPTS } : {}),
     ...(env.TASK_BACKOFF_MS !== undefined ? { backoffBaseMs: env.TASK_BACKOFF_MS } : {}),
+    ...(env.ALERTS_ALLOW_PRIVATE !== undefined ? { outboundAllowPrivate: ['1', 'true', 'yes'].includes(env.ALERTS_ALLOW_PRIVATE) } : {}),
   };
 }

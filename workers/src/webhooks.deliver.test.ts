@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from '@farm/sql';
 import { raiseAlert } from './alerts.ts';
+import { configureAutomation } from './settings.ts';
 import { deliveryBackoffMs, MAX_ATTEMPTS, processWebhooksDeliver } from './webhooks.deliver.ts';
 
 interface Received {
@@ -21,6 +22,8 @@ const received: Received[] = [];
 let answerWith = 200;
 
 beforeAll(async () => {
+  // The receiver is on 127.0.0.1, as on a farm whose receivers live on its own LAN (ALERTS_ALLOW_PRIVATE=1).
+  configureAutomation({ outboundAllowPrivate: true });
   server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
@@ -36,6 +39,7 @@ beforeAll(async () => {
 
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
+  configureAutomation({ outboundAllowPrivate: false });
   for (const cleanup of cleanups.reverse()) await cleanup();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -215,6 +219,23 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
     expect(await run(new Date(Date.now() + 1000))).toMatchObject({ retried: 1 });
     const row = await database.db.selectFrom('webhookDeliveries').selectAll().where('webhookId', '=', webhookId).executeTakeFirstOrThrow();
     expect(row.lastStatus).toBeNull();
-    expect(row.lastError).toMatch(/ECONNREFUSED/);
+    // The class of the failure, never the raw error with the address and port inside the network.
+    expect(row.lastError).toBe('The connection was refused');
+  });
+
+  it('never sends to a private or local address unless the farm allows it, and logs why', async () => {
+    const now = new Date();
+    const { workspaceId, webhookId } = await workspaceWithHook(['host.disconnected'], new Date(now.getTime() - MINUTE));
+    const before = received.length;
+    configureAutomation({ outboundAllowPrivate: false });
+    try {
+      await raiseAlert(database.db, workspaceId, 'host.disconnected', { id: 'h2', at: now.toISOString(), text: 'Host h2 disconnected' });
+      expect(await run(new Date(Date.now() + 1000))).toMatchObject({ retried: 1 });
+    } finally {
+      configureAutomation({ outboundAllowPrivate: true });
+    }
+    expect(received.length).toBe(before);
+    const row = await database.db.selectFrom('webhookDeliveries').selectAll().where('webhookId', '=', webhookId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ lastStatus: null, lastError: 'The address is private or local, which is not allowed' });
   });
 });

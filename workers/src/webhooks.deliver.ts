@@ -12,6 +12,8 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'kysely';
 import { checkAlerts } from './alerts.ts';
 import type { JobDeps } from './jobs.types.ts';
+import { outboundFailureText, sendOutbound } from './net/outbound.ts';
+import { automation } from './settings.ts';
 
 export const MAX_ATTEMPTS = 8;
 export const DELIVERIES_PER_RUN = 50;
@@ -105,8 +107,11 @@ async function send(delivery: Claimed, now: Date): Promise<{ ok: true; status: n
     data,
   });
   const timestamp = String(Math.floor(now.getTime() / 1000));
-  try {
-    const response = await fetch(delivery.url, {
+  // Checked and pinned to the address it checked (net/outbound.ts); redirects are never followed, and the log
+  // names the failure's class, never the raw error (which would name hosts and ports inside the network).
+  const answer = await sendOutbound(
+    delivery.url,
+    {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -117,14 +122,11 @@ async function send(delivery: Claimed, now: Date): Promise<{ ok: true; status: n
         'x-farm-signature': signature(delivery.secret, timestamp, body),
       },
       body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-    await response.body?.cancel().catch(() => undefined);
-    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
-    return { ok: false, status: response.status, error: `The endpoint answered ${response.status}` };
-  } catch (error) {
-    const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-    return { ok: false, status: null, error: reason };
-  }
+      timeoutMs: TIMEOUT_MS,
+    },
+    { allowPrivate: automation().outboundAllowPrivate },
+  );
+  if (answer.ok && answer.status >= 200 && answer.status < 300) return { ok: true, status: answer.status };
+  if (answer.ok) return { ok: false, status: answer.status, error: `The endpoint answered ${answer.status}` };
+  return { ok: false, status: answer.status, error: outboundFailureText[answer.failure] };
 }
