@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alertEventValues as workerEvents } from '@farm/workers';
+import { alertEventValues as workerEvents, configureAutomation } from '@farm/workers';
 import { alertEventValues, type AuditEntry, type Post, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { buildTestApp, people, signUp, uniqueEmail, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
@@ -120,6 +120,8 @@ describe('Settings → Alerts', () => {
   let url: string;
   const received: { headers: Record<string, unknown>; body: Record<string, unknown> }[] = [];
   beforeAll(async () => {
+    // The receiver listens on 127.0.0.1, as a farm's own LAN receiver does with ALERTS_ALLOW_PRIVATE=1.
+    configureAutomation({ outboundAllowPrivate: true });
     server = createServer((request, response) => {
       let text = '';
       request.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -132,6 +134,7 @@ describe('Settings → Alerts', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`;
   });
   afterAll(async () => {
+    configureAutomation({ outboundAllowPrivate: false });
     await new Promise((resolve) => server.close(resolve));
   });
 
