@@ -11,7 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Database } from '@farm/sql';
-import { installAuth } from './auth/auth.plugin.ts';
+import { docsForTheSignedIn, installAuth } from './auth/auth.plugin.ts';
 import { installLimits } from './auth/limits.ts';
 import { installAudit } from './modules/audit/audit.plugin.ts';
 import type { Config } from './config.ts';
@@ -120,7 +120,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    // In production the map of every route is for the signed in, unless the farm publishes it (PUBLIC_API_DOCS=1).
+    ...(config.publicApiDocs ? {} : { uiHooks: { onRequest: docsForTheSignedIn(database.db) } }),
+  });
   installAuth(app, database.db, { publicUrl: config.publicUrl, changes: ctx.changes, sessionCacheMs: config.readCacheMs });
   installInputGuards(app);
   await installLimits(app, config);

@@ -59,3 +59,12 @@ describe('other variables', () => {
     );
   });
 });
+
+describe('production defaults', () => {
+  it('leave the demo farm off and the API map behind sign-in in production, even on the embedded database', () => {
+    const production = loadConfig({ ...base, NODE_ENV: 'production' });
+    expect(production).toMatchObject({ demo: false, publicApiDocs: false });
+    expect(loadConfig({ ...base, NODE_ENV: 'production', PUBLIC_API_DOCS: '1' }).publicApiDocs).toBe(true);
+    expect(loadConfig({ ...base })).toMatchObject({ demo: true, publicApiDocs: true });
+  });
+});

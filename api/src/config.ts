@@ -111,6 +111,8 @@ const envSchema = automationEnv.extend({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   SESSION_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   DEMO: flag.optional(),
+  /** The OpenAPI document at /api/docs for anyone; in production it is behind sign-in unless this is set. */
+  PUBLIC_API_DOCS: flag.optional(),
   DEMO_PHONES: z.coerce.number().int().min(0).max(24).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.url().optional(),
@@ -148,7 +150,10 @@ export interface Config {
   databasePrepare: boolean;
   redisUrl: string | undefined;
   sessionSecret: string;
+  /** The demo farm and its operator; never on by default in production, and its password is never served there. */
   demo: boolean;
+  /** /api/docs open to anyone (outside production, or PUBLIC_API_DOCS=1); else only to the signed in. */
+  publicApiDocs: boolean;
   /** Simulated agents started for the demo farm's phones (unset: all but three; 0: none). */
   demoPhones: number | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -213,7 +218,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePrepare: e.DATABASE_PREPARED_STATEMENTS ?? true,
     redisUrl: e.REDIS_URL,
     sessionSecret: e.SESSION_SECRET ?? persistedSecret(dataDir),
-    demo: e.DEMO ?? embedded,
+    demo: e.DEMO ?? (embedded && e.NODE_ENV !== 'production'),
+    publicApiDocs: e.PUBLIC_API_DOCS ?? e.NODE_ENV !== 'production',
     demoPhones: e.DEMO_PHONES,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,

@@ -58,5 +58,5 @@ if (config.demo && !config.databaseUrl) {
   stopPhones = await startDemoPhones(database.db, { port, dataDir: config.dataDir, count: config.demoPhones, log: app.log });
 }
 const where = `http://localhost:${port}`;
-const demo = config.demo ? ` — demo operator ${DEMO_CREDENTIALS.email} / ${DEMO_CREDENTIALS.password}` : '';
+const demo = config.demo && config.env !== 'production' ? ` — demo operator ${DEMO_CREDENTIALS.email} / ${DEMO_CREDENTIALS.password}` : '';
 app.log.info(`Console ready on ${where} (${database.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'}${config.redisUrl ? ' + Redis' : ''})${demo}`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from '@farm/sql';
 import { raiseAlert } from './alerts.ts';
 import { configureAutomation } from './settings.ts';
-import { deliveryBackoffMs, MAX_ATTEMPTS, processWebhooksDeliver } from './webhooks.deliver.ts';
+import { deliveryBackoffMs, MAX_ATTEMPTS, processWebhooksDeliver, slackEscape } from './webhooks.deliver.ts';
 
 interface Received {
   headers: IncomingMessage['headers'];
@@ -200,6 +200,21 @@ describe.each(targets)('webhooks.deliver on %s', (_name, open) => {
     expect(deliveryBackoffMs(1)).toBe(30_000);
     expect(deliveryBackoffMs(2)).toBe(60_000);
     expect(deliveryBackoffMs(20)).toBe(6 * 3600_000);
+  });
+
+  it('escapes names in the Slack text, so a name cannot mention the channel or hide a link', async () => {
+    const now = new Date();
+    const { workspaceId } = await workspaceWithHook(['host.disconnected'], new Date(now.getTime() - MINUTE));
+    const before = received.length;
+    await raiseAlert(database.db, workspaceId, 'host.disconnected', {
+      id: 'h3',
+      at: now.toISOString(),
+      text: 'Host <!channel> & <https://evil.example|bank> disconnected',
+    });
+    await run(new Date(Date.now() + 1000));
+    const sent = received.slice(before).map((hit) => JSON.parse(hit.body) as { text: string; data: Record<string, unknown> });
+    expect(sent.map((hit) => hit.text)).toEqual(['Host &lt;!channel&gt; &amp; &lt;https://evil.example|bank&gt; disconnected']);
+    expect(slackEscape('a < b > c & d')).toBe('a &lt; b &gt; c &amp; d');
   });
 
   it('records an unreachable endpoint as an error to retry', async () => {

@@ -32,6 +32,14 @@ export function signature(secret: string, timestamp: string, body: string): stri
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
+/**
+ * A text for Slack's markup: names of phones, tasks and accounts are typed by people, and Slack reads `<!channel>`,
+ * `<@U123>` and `<https://…|label>` in them as mentions and links. Slack asks for exactly these three escapes.
+ */
+export function slackEscape(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
 export interface WebhooksDeliverResult {
   raised: number;
   delivered: number;
@@ -99,7 +107,7 @@ export async function processWebhooksDeliver(_data: unknown, deps: JobDeps): Pro
 async function send(delivery: Claimed, now: Date): Promise<{ ok: true; status: number } | { ok: false; status: number | null; error: string }> {
   const { text, ...data } = delivery.payload;
   const body = JSON.stringify({
-    text,
+    text: typeof text === 'string' ? slackEscape(text) : text,
     event: delivery.event,
     deliveryId: delivery.id,
     workspaceId: delivery.workspaceId,

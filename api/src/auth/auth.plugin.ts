@@ -166,3 +166,15 @@ export function setSessionCookie(reply: FastifyReply, token: string, secure: boo
 export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
   void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure, path: '/' });
 }
+
+/**
+ * The `onRequest` hook of /api/docs where the document is not public: a signed-in person (any role) reads it;
+ * anyone else gets the 401 every signed-out API call gets. It runs before the auth hook, so it looks the session up.
+ */
+export function docsForTheSignedIn(db: Db): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await findSession(db, token) : undefined;
+    if (!session) await reply.code(401).send({ error: messages.notSignedIn });
+  };
+}

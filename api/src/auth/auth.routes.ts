@@ -43,7 +43,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/config', { config: { access: 'public' }, schema: { tags: ['auth'], response: { 200: appConfig } } }, async () => ({
     demo: config.demo,
-    demoCredentials: config.demo ? DEMO_CREDENTIALS : null,
+    // A production console never serves the demo operator's published password, even with DEMO=1.
+    demoCredentials: config.demo && config.env !== 'production' ? DEMO_CREDENTIALS : null,
   }));
 
   app.post(

@@ -144,6 +144,7 @@ export async function startApi(database: Database, databaseUrl: string, redisUrl
     redisUrl,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
+    publicApiDocs: true,
     demoPhones: 0,
     logLevel: 'silent',
     publicUrl: undefined,

@@ -41,6 +41,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: { l
     redisUrl: undefined,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
+    publicApiDocs: true,
     demoPhones: 0,
     logLevel: (process.env.TEST_LOG as 'silent') ?? 'silent',
     publicUrl: undefined,

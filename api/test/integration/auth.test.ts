@@ -452,4 +452,15 @@ describe('GET /api/config', () => {
     expectStatus(answer, 200);
     expect(answer.body).toEqual({ demo: false, demoCredentials: null });
   });
+
+  it('never serves the demo operator’s password in production, even with the demo on', async () => {
+    const production = await buildTestApp({ env: 'production', demo: true });
+    try {
+      const answer = await new Client(production.app).get('/api/config');
+      expectStatus(answer, 200);
+      expect(answer.body).toEqual({ demo: true, demoCredentials: null });
+    } finally {
+      await production.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /** The OpenAPI document: served at /api/docs/json and listing every route, each with its access rule applied. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, Client, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, Client, signUp, type TestApp } from '../helpers/app.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { knownOperations, routeKey } from '../helpers/route-table.ts';
 
@@ -59,5 +59,27 @@ describe('GET /api/docs/json', () => {
     const page = await t.app.inject({ method: 'GET', url: '/api/docs/' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
+  });
+});
+
+describe('/api/docs in production', () => {
+  let production: TestApp;
+  beforeAll(async () => {
+    production = await buildTestApp({ env: 'production', publicApiDocs: false });
+  });
+  afterAll(async () => {
+    await production?.close();
+  });
+
+  it('is for the signed in unless the farm publishes it', async () => {
+    for (const url of ['/api/docs/json', '/api/docs/', '/api/docs/yaml']) {
+      const answer = await production.app.inject({ method: 'GET', url });
+      expect(answer.statusCode, url).toBe(401);
+      expect(answer.json(), url).toEqual({ error: 'Not signed in' });
+    }
+    const operator = await signUp(production.app);
+    const signedIn = await operator.get<OpenApi>('/api/docs/json');
+    expectStatus(signedIn, 200);
+    expect(signedIn.body.info.title).toBe('Phone farm console API');
   });
 });
