@@ -67,4 +67,11 @@ describe('production defaults', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'production', PUBLIC_API_DOCS: '1' }).publicApiDocs).toBe(true);
     expect(loadConfig({ ...base })).toMatchObject({ demo: true, publicApiDocs: true });
   });
+
+  it('make the session cookie Secure from the public URL’s scheme, else from NODE_ENV', () => {
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://farm.example' }).secureCookies).toBe(true);
+    expect(loadConfig({ ...base, NODE_ENV: 'production', PUBLIC_URL: 'http://farm.lan:3000' }).secureCookies).toBe(false);
+    expect(loadConfig({ ...base, NODE_ENV: 'production' }).secureCookies).toBe(true);
+    expect(loadConfig({ ...base }).secureCookies).toBe(false);
+  });
 });

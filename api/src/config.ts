@@ -150,6 +150,11 @@ export interface Config {
   databasePrepare: boolean;
   redisUrl: string | undefined;
   sessionSecret: string;
+  /**
+   * The session cookie is Secure and `__Host-`prefixed: from the public URL's scheme where PUBLIC_URL is set, else
+   * from NODE_ENV=production (the server warns at start that it guessed).
+   */
+  secureCookies: boolean;
   /** The demo farm and its operator; never on by default in production, and its password is never served there. */
   demo: boolean;
   /** /api/docs open to anyone (outside production, or PUBLIC_API_DOCS=1); else only to the signed in. */
@@ -218,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePrepare: e.DATABASE_PREPARED_STATEMENTS ?? true,
     redisUrl: e.REDIS_URL,
     sessionSecret: e.SESSION_SECRET ?? persistedSecret(dataDir),
+    secureCookies: e.PUBLIC_URL ? new URL(e.PUBLIC_URL).protocol === 'https:' : e.NODE_ENV === 'production',
     demo: e.DEMO ?? (embedded && e.NODE_ENV !== 'production'),
     publicApiDocs: e.PUBLIC_API_DOCS ?? e.NODE_ENV !== 'production',
     demoPhones: e.DEMO_PHONES,

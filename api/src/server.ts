@@ -22,6 +22,11 @@ const database = await openProductDatabase(config);
 const storage = createStorage(config);
 if (config.demo) await seedDemo(database.db, storage);
 const app = await buildApp({ config, database, storage });
+if (config.env === 'production' && !config.publicUrl) {
+  app.log.warn(
+    'PUBLIC_URL is not set: the session cookie is made Secure (__Host-sid) because NODE_ENV=production; set PUBLIC_URL to the console’s public address',
+  );
+}
 
 let stopPhones: () => Promise<void> = async () => undefined;
 let closing = false;

@@ -12,6 +12,20 @@ import { findSession, type SessionUser } from './auth.queries.ts';
 import { policy, roleMay, type Access } from './policy.ts';
 
 export const SESSION_COOKIE = 'sid';
+/**
+ * The session cookie's name over HTTPS: the `__Host-` prefix makes the browser refuse it unless it is Secure, for
+ * this host only (no Domain) and for the whole site, so no sibling subdomain or plain-HTTP page can plant or
+ * shadow it.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-sid';
+
+/**
+ * The session token a request carries. Both names are read for one release, so nobody is signed out by the upgrade
+ * that moved HTTPS consoles to the prefixed name; the prefixed one wins where both are sent.
+ */
+export function sessionToken(cookies: Record<string, string | undefined>): string | undefined {
+  return cookies[SECURE_SESSION_COOKIE] ?? cookies[SESSION_COOKIE];
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,7 +57,7 @@ export function installAuth(app: FastifyInstance, db: Db, options: { publicUrl?:
 
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/api/')) return;
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request.cookies);
     if (token && !SAFE_METHODS.has(request.method)) refuseCrossSite(request, options.publicUrl);
     if (!token) return;
     // Reads may reuse a lookup of the last moment (or one in flight); every write checks the session afresh.
@@ -154,7 +168,9 @@ export function actorOf(request: FastifyRequest): Actor {
 }
 
 export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean): void {
-  void reply.setCookie(SESSION_COOKIE, token, {
+  // The unprefixed cookie of before the upgrade goes, or it would outlive a logout of the prefixed one.
+  if (secure) void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure, path: '/' });
+  void reply.setCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'lax',
     secure,
@@ -165,6 +181,7 @@ export function setSessionCookie(reply: FastifyReply, token: string, secure: boo
 
 export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
   void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure, path: '/' });
+  if (secure) void reply.clearCookie(SECURE_SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', secure, path: '/' });
 }
 
 /**
@@ -173,7 +190,7 @@ export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
  */
 export function docsForTheSignedIn(db: Db): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request.cookies);
     const session = token ? await findSession(db, token) : undefined;
     if (!session) await reply.code(401).send({ error: messages.notSignedIn });
   };

@@ -17,7 +17,7 @@ import {
   userResponse,
 } from '@farm/contracts';
 import { AppError } from '../errors.ts';
-import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './auth.plugin.ts';
+import { clearSessionCookie, sessionToken, setSessionCookie } from './auth.plugin.ts';
 import { createSession, deleteSessionByToken, findMe, findUserByEmail, type SessionUser } from './auth.queries.ts';
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
@@ -38,7 +38,7 @@ import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret, verifySec
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config } = app.ctx;
-  const secure = config.env === 'production';
+  const secure = config.secureCookies;
   const throttle = new LoginThrottle(app.limits);
 
   app.get('/config', { config: { access: 'public' }, schema: { tags: ['auth'], response: { 200: appConfig } } }, async () => ({
@@ -160,7 +160,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.post('/auth/logout', { config: { access: 'public' }, schema: { tags: ['auth'] } }, async (request, reply) => {
-    const token = request.cookies[SESSION_COOKIE];
+    const token = sessionToken(request.cookies);
     if (token) {
       await deleteSessionByToken(db, token);
       const session = request.session;
@@ -207,7 +207,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   /** A fresh session for the person, replacing the one the browser came with. */
   async function signIn(request: FastifyRequest, reply: FastifyReply, userId: string): Promise<void> {
-    await rotateSession(request.cookies[SESSION_COOKIE], request.session);
+    await rotateSession(sessionToken(request.cookies), request.session);
     const { token } = await createSession(db, userId, { ip: request.ip, userAgent: request.headers['user-agent'] });
     setSessionCookie(reply, token, secure);
   }

@@ -82,7 +82,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
           socket.data = { kind: 'wall', wallLinkId: link.id, workspaceId: link.workspaceId };
           next();
         })
-        .catch((error: unknown) => next(unavailable(error)));
+        .catch((error: unknown) => next(unavailable(app, error)));
       return;
     }
     personOf(app, socket.handshake.headers.cookie).then(
@@ -91,7 +91,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
         socket.data = { kind: 'person', userId: person.userId, sessionId: person.sessionId, workspaceId: person.workspaceId, role: person.role };
         next();
       },
-      (error: unknown) => next(unavailable(error)),
+      (error: unknown) => next(unavailable(app, error)),
     );
   });
 

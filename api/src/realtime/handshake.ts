@@ -3,7 +3,7 @@
  * every (re)connection, so a logged-out or expired session cannot come back. Shared by the console's namespaces.
  */
 import type { FastifyInstance } from 'fastify';
-import { SESSION_COOKIE } from '../auth/auth.plugin.ts';
+import { sessionToken } from '../auth/auth.plugin.ts';
 import { findSession } from '../auth/auth.queries.ts';
 
 export interface SocketPerson {
@@ -16,7 +16,7 @@ export interface SocketPerson {
 
 /** The person, or the handshake error to refuse with ('unauthorized', 'no workspace'). */
 export async function personOf(app: FastifyInstance, cookieHeader: string | undefined): Promise<SocketPerson | Error> {
-  const token = app.parseCookie(cookieHeader ?? '')[SESSION_COOKIE];
+  const token = sessionToken(app.parseCookie(cookieHeader ?? ''));
   if (!token) return new Error('unauthorized');
   const session = await findSession(app.ctx.db, token);
   if (!session) return new Error('unauthorized');
@@ -24,5 +24,12 @@ export async function personOf(app: FastifyInstance, cookieHeader: string | unde
   return { userId: session.id, sessionId: session.sessionId, workspaceId: session.workspaceId, role: session.role, name: session.name };
 }
 
-/** A Socket.IO middleware's answer to a handshake check that failed to run (the database away). */
-export const unavailable = (error: unknown) => (error instanceof Error ? error : new Error('unavailable'));
+/**
+ * A Socket.IO middleware's answer to a handshake check that failed to run (the database away): the client, who may
+ * not be signed in, hears only "unavailable"; the cause (which may name an address inside the network, such as
+ * `ECONNREFUSED 10.0.3.4:5432`) goes to the log.
+ */
+export function unavailable(app: FastifyInstance, error: unknown): Error {
+  app.log.error({ err: error }, 'socket handshake: the check could not run');
+  return new Error('unavailable');
+}

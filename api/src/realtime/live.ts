@@ -135,7 +135,7 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
         socket.data = person;
         next();
       },
-      (error: unknown) => next(unavailable(error)),
+      (error: unknown) => next(unavailable(app, error)),
     );
   });
 

@@ -145,6 +145,7 @@ export async function startApi(database: Database, databaseUrl: string, redisUrl
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
     publicApiDocs: true,
+    secureCookies: false,
     demoPhones: 0,
     logLevel: 'silent',
     publicUrl: undefined,

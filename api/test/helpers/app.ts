@@ -42,6 +42,7 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: { l
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
     publicApiDocs: true,
+    secureCookies: false,
     demoPhones: 0,
     logLevel: (process.env.TEST_LOG as 'silent') ?? 'silent',
     publicUrl: undefined,

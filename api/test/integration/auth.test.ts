@@ -311,6 +311,40 @@ describe('the session cookie', () => {
     expect(JSON.stringify(me.body)).not.toContain(client.cookie!);
   });
 
+  it('is Secure and __Host- prefixed over HTTPS, and the unprefixed cookie of before still signs in for one release', async () => {
+    const https = await buildTestApp({ secureCookies: true, publicUrl: 'https://farm.example' });
+    try {
+      const origin = { origin: 'https://farm.example', host: 'farm.example' };
+      const signup = await https.app.inject({
+        method: 'POST',
+        url: '/api/auth/signup',
+        payload: signupBody({ email: uniqueEmail('secure') }),
+        headers: origin,
+      });
+      expect(signup.statusCode).toBe(201);
+      const cookies = signup.cookies;
+      const session = cookies.find((cookie) => cookie.name === '__Host-sid');
+      expect(session).toMatchObject({ secure: true, httpOnly: true, path: '/', sameSite: 'Lax' });
+      expect(session?.domain).toBeUndefined();
+      // The old name is cleared when the new one is set.
+      expect(cookies.find((cookie) => cookie.name === 'sid')?.value).toBe('');
+      const token = session!.value;
+      for (const cookie of [`__Host-sid=${token}`, `sid=${token}`]) {
+        const me = await https.app.inject({ method: 'GET', url: '/api/auth/me', headers: { cookie } });
+        expect(me.statusCode, cookie).toBe(200);
+      }
+      const logout = await https.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie: `sid=${token}`, ...origin } });
+      expect(logout.statusCode).toBe(204);
+      expect(logout.cookies.map((cookie) => [cookie.name, cookie.value]).sort()).toEqual([
+        ['__Host-sid', ''],
+        ['sid', ''],
+      ]);
+      expect((await https.app.inject({ method: 'GET', url: '/api/auth/me', headers: { cookie: `__Host-sid=${token}` } })).statusCode).toBe(401);
+    } finally {
+      await https.close();
+    }
+  });
+
   it('is refused once the person logs out, and logout clears it', async () => {
     const client = await signUp(t.app, { name: 'Leo Leaving' });
     const old = client.cookie!;
