@@ -21,3 +21,4 @@ export * from './files.ts';
 export * from './retention/prune.ts';
 export * from './health.ts';
 export * from './metrics.ts';
+export * from './net/outbound.ts';

@@ -340,6 +340,8 @@ export const webhook = z.object({
   secret: z.string(),
   createdAt: isoTime,
   updatedAt: isoTime,
+  /** Said when the webhook is saved with a URL whose name does not resolve yet. */
+  warning: z.string().optional(),
 });
 export type Webhook = z.infer<typeof webhook>;
 export const webhookDelivery = z.object({

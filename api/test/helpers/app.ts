@@ -58,7 +58,9 @@ export async function buildTestApp(overrides: Partial<Config> = {}, options: { l
     shutdownMs: 10_000,
     overloadEventLoopDelayMs: 0,
     liveControlIdleMs: 15 * 60_000,
-    automation: {},
+    // Test receivers (webhooks) listen on 127.0.0.1, as a farm's own LAN receivers do with ALERTS_ALLOW_PRIVATE=1;
+    // the tests of the refusal turn it off.
+    automation: { outboundAllowPrivate: true },
     ...overrides,
   };
   const feed = createChangeFeed();

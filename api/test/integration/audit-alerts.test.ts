@@ -120,8 +120,6 @@ describe('Settings → Alerts', () => {
   let url: string;
   const received: { headers: Record<string, unknown>; body: Record<string, unknown> }[] = [];
   beforeAll(async () => {
-    // The receiver listens on 127.0.0.1, as a farm's own LAN receiver does with ALERTS_ALLOW_PRIVATE=1.
-    configureAutomation({ outboundAllowPrivate: true });
     server = createServer((request, response) => {
       let text = '';
       request.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -134,7 +132,6 @@ describe('Settings → Alerts', () => {
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/alerts`;
   });
   afterAll(async () => {
-    configureAutomation({ outboundAllowPrivate: false });
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -196,6 +193,38 @@ describe('Settings → Alerts', () => {
       text: 'Account @resting (tiktok) was paused for safety',
       data: { id: account.id, username: 'resting' },
     });
+  });
+
+  it('refuses a webhook that leads into the farm’s own network, and saves a name that does not resolve with a warning', async () => {
+    const operator = await signUp(t.app);
+    configureAutomation({ outboundAllowPrivate: false });
+    try {
+      for (const [target, address] of [
+        [url, '127.0.0.1'],
+        ['http://169.254.169.254/latest/meta-data/', '169.254.169.254'],
+        ['http://[::ffff:10.0.3.4]:6379/', '::ffff:a00:304'],
+        ['http://2130706433/', '127.0.0.1'],
+        ['http://localhost:6379/', '127.0.0.1'],
+      ] as const) {
+        const answer = await operator.post('/api/webhooks', { url: target, events: ['post.failed'] });
+        expectStatus(answer, 400);
+        const field = (answer.body as { details: { field: string; message: string }[] }).details[0]!;
+        expect(field.field, target).toBe('url');
+        expect(field.message, target).toContain(address);
+        expect(field.message, target).toMatch(/a private or local address; only addresses on the public internet are allowed\.$/);
+      }
+      expect((await operator.get<Webhook[]>('/api/webhooks')).body).toEqual([]);
+      const later = await operator.post<Webhook>('/api/webhooks', { url: 'https://hooks.not-yet.invalid/alerts', events: ['post.failed'] });
+      expectStatus(later, 201);
+      expect(later.body.warning).toBe(
+        'The name hooks.not-yet.invalid does not resolve to any address. It is saved; alerts are sent once it resolves to a public address.',
+      );
+      const moved = await operator.patch(`/api/webhooks/${later.body.id}`, { url: 'http://192.168.1.20/alerts' });
+      expectStatus(moved, 400);
+      expect((await operator.get<Webhook[]>('/api/webhooks')).body.map((hook) => hook.url)).toEqual(['https://hooks.not-yet.invalid/alerts']);
+    } finally {
+      configureAutomation({ outboundAllowPrivate: true });
+    }
   });
 
   it('refuses a webhook it could not use, and is the operator’s', async () => {

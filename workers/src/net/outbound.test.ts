@@ -80,7 +80,14 @@ describe('checkUrl', () => {
         { address: '10.0.3.4', family: 4 },
       ],
     });
-    expect(check).toMatchObject({ ok: false, reason: 'private' });
+    expect(check).toEqual({
+      ok: false,
+      reason: 'private',
+      message: 'hooks.example.com leads to 10.0.3.4, which is a private or local address; only addresses on the public internet are allowed.',
+    });
+    expect(await checkUrl('http://169.254.169.254/', { allowPrivate: false })).toMatchObject({
+      message: '169.254.169.254 is a private or local address; only addresses on the public internet are allowed.',
+    });
   });
 
   it('says when a name does not resolve', async () => {

@@ -142,7 +142,7 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Url
       return {
         ok: false,
         reason: 'private',
-        message: `${host} leads to ${inside.address}, a private or local address; only addresses on the public internet are allowed.`,
+        message: `${isIP(host) ? host : `${host} leads to ${inside.address}, which`} is a private or local address; only addresses on the public internet are allowed.`,
       };
     }
   }

@@ -8,6 +8,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { recordAudit } from '../activities/activities.queries.ts';
+import { checkWebhookUrl } from './alerts.service.ts';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, queueTestDelivery, updateWebhook } from './alerts.queries.ts';
 
 const toWebhook = (row: WebhookRow) => ({
@@ -50,6 +51,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], body: createWebhookBody, response: { 201: webhook, 400: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
+      const { warning } = await checkWebhookUrl(request.body.url);
       const row = await db.transaction().execute(async (tx) => {
         const created = await insertWebhook(tx, {
           ...request.body,
@@ -65,7 +67,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         return created;
       });
-      return reply.code(201).send(toWebhook(row));
+      return reply.code(201).send({ ...toWebhook(row), ...(warning ? { warning } : {}) });
     },
   );
 
@@ -77,6 +79,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
+      const { warning } = request.body.url === undefined ? {} : await checkWebhookUrl(request.body.url);
       const row = await db.transaction().execute(async (tx) => {
         const before = await findWebhook(tx, actor.workspaceId, request.params.id);
         if (!before) throw notFound();
@@ -91,7 +94,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         return updated;
       });
-      return toWebhook(row);
+      return { ...toWebhook(row), ...(warning ? { warning } : {}) };
     },
   );
 
