@@ -11,7 +11,7 @@ import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from './changes.ts';
 import { attachAgents } from './agents.ts';
 import { attachLive } from './live.ts';
-import { personOf, unavailable } from './handshake.ts';
+import { crossSite, personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
 import { logDroppedFailures, logDroppedFailuresOfCopies } from '../shared/redis.ts';
 import { Outgoing } from './outgoing.ts';
@@ -74,6 +74,8 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   // Every (re)connection is checked against the live session: a logged-out or expired session cannot come back.
   io.use((socket, next) => {
+    const refused = crossSite(app, socket.handshake.headers);
+    if (refused) return next(refused);
     const wallToken: unknown = socket.handshake.auth?.wallToken;
     if (typeof wallToken === 'string') {
       findWallLink(db, wallToken)

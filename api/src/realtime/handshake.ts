@@ -33,3 +33,19 @@ export function unavailable(app: FastifyInstance, error: unknown): Error {
   app.log.error({ err: error }, 'socket handshake: the check could not run');
   return new Error('unavailable');
 }
+
+/**
+ * Browser sockets (`/`, `/live`) carry the cookie of whoever opens them, so a page of another site could open one in
+ * a signed-in person's browser: a handshake whose Origin is neither this console's public origin nor the host it
+ * was sent to is refused ('cross-site'). No Origin at all is no browser (a script, a test): the cookie still has to
+ * be right. Phone agents on `/agent` are never checked for it.
+ */
+export function crossSite(app: FastifyInstance, headers: Record<string, string | string[] | undefined>): Error | null {
+  const origin = headers.origin;
+  if (origin === undefined) return null;
+  const host = typeof headers.host === 'string' ? headers.host : '';
+  const allowed = new Set([`http://${host}`, `https://${host}`]);
+  const publicUrl = app.ctx.config.publicUrl;
+  if (publicUrl) allowed.add(new URL(publicUrl).origin);
+  return typeof origin === 'string' && allowed.has(origin) ? null : new Error('cross-site');
+}

@@ -35,7 +35,7 @@ import {
 } from '../modules/usage/usage.queries.ts';
 import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus } from './live.bus.ts';
 import type { RealtimeServer } from './gateway.ts';
-import { personOf, unavailable, type SocketPerson } from './handshake.ts';
+import { crossSite, personOf, unavailable, type SocketPerson } from './handshake.ts';
 
 /** How often an instance repeats who watches here, and how long the phone's instance believes it without news. */
 const ANNOUNCE_MS = 1000;
@@ -129,6 +129,8 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
   const remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; at: number }>>();
 
   nsp.use((socket, next) => {
+    const refused = crossSite(app, socket.handshake.headers);
+    if (refused) return next(refused);
     personOf(app, socket.handshake.headers.cookie).then(
       (person) => {
         if (person instanceof Error) return next(person);

@@ -1,4 +1,4 @@
-import type { Socket } from 'socket.io-client';
+import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { BATCH_EVENT } from '@farm/contracts';
@@ -34,6 +34,32 @@ describe('browser sockets', () => {
     const forged = connect(url, { cookie: 'not-a-session' } as Client);
     sockets.push(forged);
     await expect(connected(forged)).rejects.toThrow('unauthorized');
+  });
+
+  it('refuses a handshake from another site’s page, on the console’s and the live screen’s namespaces, never a phone agent for it', async () => {
+    const host = new URL(url).host;
+    const from = (origin: string | undefined, namespace = '') => {
+      const headers: Record<string, string> = { cookie: `sid=${operator.cookie}`, ...(origin ? { origin } : {}) };
+      const socket = io(`${url}${namespace}`, { forceNew: true, transports: ['websocket'], reconnection: false, extraHeaders: headers });
+      sockets.push(socket);
+      return connected(socket);
+    };
+    await expect(from('https://evil.example')).rejects.toThrow('cross-site');
+    await expect(from('https://evil.example', '/live')).rejects.toThrow('cross-site');
+    await expect(from(`http://${host}.evil.example`)).rejects.toThrow('cross-site');
+    await expect(from(`http://${host}`)).resolves.toBeUndefined();
+    await expect(from(`http://${host}`, '/live')).resolves.toBeUndefined();
+    await expect(from(undefined)).resolves.toBeUndefined();
+    // A phone agent's handshake is judged by its credential only: a bad one is 'unauthorized', whatever the Origin.
+    const agent = io(`${url}/agent`, {
+      forceNew: true,
+      transports: ['websocket'],
+      reconnection: false,
+      auth: { token: 'not-a-credential' },
+      extraHeaders: { origin: 'https://evil.example' },
+    });
+    sockets.push(agent);
+    await expect(connected(agent)).rejects.not.toThrow('cross-site');
   });
 
   it('pushes every kind of change to its own workspace and none to another', async () => {
