@@ -238,8 +238,17 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
     on('live.handover', async ({ deviceId, userId }) => {
       const control = controls.get(deviceId);
       if (!control || control.socket !== socket) return refuse('You are not in control of this phone');
-      const to = await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
-      await release(control, `handed over to ${to?.name ?? 'someone else'}`, userId);
+      // Only to an active member of this workspace: a name from elsewhere never reaches the activity feed.
+      const to = await db
+        .selectFrom('workspaceMembers as m')
+        .innerJoin('users as u', 'u.id', 'm.userId')
+        .select('u.name')
+        .where('m.workspaceId', '=', socket.data.workspaceId)
+        .where('m.userId', '=', userId)
+        .where('m.deactivatedAt', 'is', null)
+        .executeTakeFirst();
+      if (!to) return refuse('That person is not a member of this workspace');
+      await release(control, `handed over to ${to.name}`, userId);
       return { ok: true };
     });
 

@@ -183,6 +183,12 @@ describe('remote control', () => {
     const asked = next<{ deviceId: string; userId: string; name: string }>(vaWatch, 'live.asked');
     expect(await ask(opWatch, 'live.ask', { deviceId: device.id })).toEqual({ ok: true });
     expect(await asked).toEqual({ deviceId: device.id, userId: operator.user!.id, name: 'Olga Operator' });
+    // Never to someone of another workspace: refused, and the VA keeps control.
+    expect(await ask(vaWatch, 'live.handover', { deviceId: device.id, userId: stranger.user!.id })).toEqual({
+      ok: false,
+      error: 'That person is not a member of this workspace',
+    });
+    expect((await operator.get(`/api/devices/${device.id}`)).body.controlledByName).toBe('Vera Assistant');
     expect(await ask(vaWatch, 'live.handover', { deviceId: device.id, userId: operator.user!.id })).toEqual({ ok: true });
     await until(async () => (await operator.get(`/api/devices/${device.id}`)).body.controlledById === operator.user!.id, 'the operator in control');
     expect(await ask(vaWatch, 'live.input', { deviceId: device.id, seq: 1, input: { kind: 'key', key: 'back' } })).toEqual({
