@@ -1,16 +1,50 @@
 #!/usr/bin/env node
 /**
- * Import cycles between source files: reads every .ts/.tsx file under each package's src/, follows its relative
- * imports and its imports of the workspace packages (@farm/…, through their package.json exports), and fails
- * naming each cycle. Type-only imports (`import type`, `export type`) vanish at run time and are left out.
- * Run by `.ci/run`; `node scripts/check-cycles.mjs` prints the cycles it finds.
+ * Import cycles and the api's floors. Reads every .ts/.tsx file under the src/ of each workspace package (the list in
+ * pnpm-workspace.yaml), follows its relative imports and its imports of the workspace packages (@farm/…, through their
+ * package.json exports), type-only and dynamic imports included: a cycle of types is still two rooms that cannot be
+ * read apart. Fails naming each cycle, and each api import from a lower floor to a higher one.
+ *
+ * The api's floors, lowest first (a file may import its own floor and those below; the rooms are ARCHITECTURE's):
+ *   ground    shared/ db/ storage/ config.ts errors.ts: helpers that know nothing of the product's flow, and the
+ *             leaf of server types (shared/sockets.types.ts) the rooms above share
+ *   events    events/: the change feed, the outbox, the workers' announcements and their relay (the lowest room)
+ *   rooms     agents/ (the /agent namespace), modules/ (REST features), auth/, ops/, demo/ (the demo farm): beside
+ *             one another, without cycles
+ *   realtime  realtime/: the browser gateway and the live screens, which hold the agents' namespace too
+ *   top       app.ts routes.ts server.ts: the wiring
+ * Run by `.ci/run` (`pnpm check:cycles`); prints the floors and what it counted.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const packages = ['sql', 'agent-protocol', 'api/contracts', 'workers', 'api', 'web'];
+
+const floors = [
+  { name: 'ground', rooms: ['shared', 'db', 'storage', 'config.ts', 'errors.ts'] },
+  { name: 'events', rooms: ['events'] },
+  { name: 'rooms', rooms: ['agents', 'modules', 'auth', 'ops', 'demo'] },
+  { name: 'realtime', rooms: ['realtime'] },
+  { name: 'top', rooms: ['app.ts', 'routes.ts', 'server.ts'] },
+];
+const apiSrc = join(root, 'api', 'src');
+
+/** The `packages:` list of pnpm-workspace.yaml (plain entries; a glob would need a YAML reader and a walk). */
+function workspacePackages() {
+  const lines = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').split('\n');
+  const start = lines.findIndex((line) => /^packages:\s*$/.test(line));
+  if (start < 0) throw new Error('pnpm-workspace.yaml has no packages list');
+  const out = [];
+  for (const line of lines.slice(start + 1)) {
+    const entry = /^\s+-\s+['"]?([^'"#\s]+)['"]?\s*$/.exec(line);
+    if (!entry) break;
+    if (/[*?]/.test(entry[1])) throw new Error(`check-cycles reads plain package paths; found the glob ${entry[1]}`);
+    out.push(entry[1]);
+  }
+  return out;
+}
+const packages = workspacePackages();
 
 /** The workspace packages' exports: `@farm/name/sub` → the source file it maps to. */
 const exportsOf = new Map();
@@ -24,6 +58,7 @@ for (const dir of packages) {
 }
 
 function sources(dir) {
+  if (!existsSync(dir)) return [];
   const out = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
@@ -36,37 +71,34 @@ function sources(dir) {
   return out;
 }
 
-/** The run-time imports of a file (type-only ones dropped), resolved to files. */
+/** Every import of a file resolved to a file, each marked type-only or not. */
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
   const found = [];
-  const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
-  for (const match of text.matchAll(pattern)) {
-    if (match[2]) continue;
-    // `import { type A, type B } from` is type-only too.
-    const clause = /\{([^}]*)\}/.exec(match[0])?.[1];
-    if (clause?.split(',').every((part) => !part.trim() || part.trim().startsWith('type '))) continue;
-    const spec = match[3];
+  const add = (spec, typeOnly) => {
     let target;
     if (spec.startsWith('.')) {
       target = resolve(dirname(file), spec);
-      if (!existsSync(target)) target = [`${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].find(existsSync);
+      if (!existsSync(target) || statSync(target).isDirectory()) target = [`${target}.ts`, `${target}.tsx`, join(target, 'index.ts')].find(existsSync);
     } else if (exportsOf.has(spec)) {
       target = exportsOf.get(spec);
     }
-    if (target && existsSync(target) && statSync(target).isFile()) found.push(target);
+    if (target && existsSync(target) && statSync(target).isFile() && /\.tsx?$/.test(target)) found.push({ target, typeOnly });
+  };
+  const statement = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm;
+  for (const match of text.matchAll(statement)) {
+    // `import { type A, type B } from` is type-only too.
+    const clause = /\{([^}]*)\}/.exec(match[0])?.[1];
+    const typeOnly = Boolean(match[2]) || Boolean(clause?.split(',').every((part) => !part.trim() || part.trim().startsWith('type ')));
+    add(match[3], typeOnly);
   }
+  for (const match of text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)) add(match[1], false);
   return found;
 }
 
 const graph = new Map();
-for (const dir of packages)
-  for (const file of sources(join(root, dir, 'src')))
-    graph.set(
-      file,
-      importsOf(file).filter((target) => /\.tsx?$/.test(target)),
-    );
-for (const targets of [...graph.values()]) for (const target of targets) if (!graph.has(target)) graph.set(target, importsOf(target));
+for (const dir of packages) for (const file of sources(join(root, dir, 'src'))) graph.set(file, importsOf(file));
+for (const edges of [...graph.values()]) for (const { target } of edges) if (!graph.has(target)) graph.set(target, importsOf(target));
 
 // Tarjan's strongly connected components: every component of more than one file (or a file importing itself) is a cycle.
 let index = 0;
@@ -81,7 +113,8 @@ function visit(node) {
   index += 1;
   stack.push(node);
   onStack.add(node);
-  for (const next of graph.get(node) ?? []) {
+  const nexts = (graph.get(node) ?? []).map((edge) => edge.target);
+  for (const next of nexts) {
     if (!indices.has(next)) {
       visit(next);
       low.set(node, Math.min(low.get(node), low.get(next)));
@@ -97,21 +130,50 @@ function visit(node) {
       onStack.delete(member);
       component.push(member);
     } while (member !== node);
-    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component);
+    if (component.length > 1 || nexts.includes(node)) cycles.push(component);
   }
 }
 for (const node of graph.keys()) if (!indices.has(node)) visit(node);
 
-if (cycles.length === 0) {
-  console.log(`check-cycles: no import cycles among ${graph.size} files`);
-} else {
-  for (const cycle of cycles)
-    console.error(
-      `import cycle: ${cycle
-        .map((file) => relative(root, file))
-        .sort()
-        .join(' ↔ ')}`,
-    );
-  console.error(`check-cycles: ${cycles.length} import cycle${cycles.length === 1 ? '' : 's'}`);
+// The api's floors: which floor each file stands on, and every import that climbs.
+const floorOf = (file) => {
+  const room = relative(apiSrc, file).split(/[\\/]/)[0];
+  return floors.findIndex((floor) => floor.rooms.includes(room));
+};
+const apiFiles = [...graph.keys()].filter((file) => file.startsWith(`${apiSrc}/`) && !relative(apiSrc, file).startsWith('..'));
+const problems = [];
+const perFloor = floors.map(() => 0);
+for (const file of apiFiles) {
+  const floor = floorOf(file);
+  if (floor < 0) {
+    problems.push(`${relative(root, file)} stands on no floor: name its room in scripts/check-cycles.mjs (and ARCHITECTURE's rooms)`);
+    continue;
+  }
+  perFloor[floor] += 1;
+  for (const { target } of graph.get(file)) {
+    if (!apiFiles.includes(target)) continue;
+    const above = floorOf(target);
+    if (above > floor)
+      problems.push(`${relative(root, file)} (${floors[floor].name}) imports ${relative(root, target)} (${floors[above].name}), a higher floor`);
+  }
+}
+
+const edges = [...graph.values()].flat();
+const typeOnly = edges.filter((edge) => edge.typeOnly).length;
+console.log(`check-cycles: ${packages.length} packages (pnpm-workspace.yaml), ${graph.size} files, ${edges.length} imports (${typeOnly} type-only)`);
+console.log(`api floors, lowest first: ${floors.map((floor, i) => `${floor.name} [${floor.rooms.join(' ')}] ${perFloor[i]}`).join(' < ')}`);
+for (const cycle of cycles)
+  console.error(
+    `import cycle: ${cycle
+      .map((file) => relative(root, file))
+      .sort()
+      .join(' ↔ ')}`,
+  );
+for (const problem of problems) console.error(problem);
+if (cycles.length > 0 || problems.length > 0) {
+  console.error(
+    `check-cycles: ${cycles.length} import cycle${cycles.length === 1 ? '' : 's'}, ${problems.length} import${problems.length === 1 ? '' : 's'} against the floors`,
+  );
   process.exit(1);
 }
+console.log('check-cycles: no import cycle, no import against the floors');

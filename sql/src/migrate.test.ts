@@ -198,7 +198,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const hot = await database.db.transaction().execute(async (tx) => {
-      // The columns the heartbeat batch writes (api/src/realtime/pulse.ts), the status unchanged.
+      // The columns the heartbeat batch writes (api/src/agents/pulse.ts), the status unchanged.
       await sql`update devices set battery = 41, screen_on = true, foreground_app = 'com.zhiliaoapp.musically',
                   last_seen_at = now(), last_active = now(), status = 'online' where id = ${device.id}`.execute(tx);
       const { rows } = await sql<{ hot: string }>`select pg_stat_get_xact_tuples_hot_updated('devices'::regclass) as hot`.execute(tx);

@@ -1,6 +1,6 @@
 /**
  * A workers process's announcements to the API instances over Redis: each change is published on the changes channel
- * with its sequence number (see api/src/realtime/relay.ts). The changes made in one turn of the event loop, and those
+ * with its sequence number (see api/src/events/relay.ts). The changes made in one turn of the event loop, and those
  * made while a batch is on its way, go together in one script: it numbers them and publishes them in order, one round
  * trip for the batch instead of two per change, and atomically, so two processes' numbers reach the channel in order.
  */

@@ -7,7 +7,7 @@ export type Announce = (change: Change) => void;
 /** The Redis channel on which processes hand their announcements to the API instances. */
 export const CHANGES_CHANNEL = 'farm:changes';
 
-/** The counter that numbers the workers' announcements, in the order they are made (see api/src/realtime/relay.ts). */
+/** The counter that numbers the workers' announcements, in the order they are made (see api/src/events/relay.ts). */
 export const CHANGES_SEQ_KEY = 'farm:changes:seq';
 
 /** Changes every API process must hear wherever they were made: the dispatcher's facts about phones. */

@@ -7,7 +7,7 @@ import { messages } from '@farm/contracts';
 import { AppError } from '../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../shared/types.ts';
-import type { ChangeFeed } from '../realtime/changes.ts';
+import type { ChangeFeed } from '../events/changes.ts';
 import { findSession, type SessionUser } from './auth.queries.ts';
 import { policy, roleMay, type Access } from './policy.ts';
 

@@ -6,22 +6,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName, type ServerToClientEvents } from '@farm/contracts';
+import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName } from '@farm/contracts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
-import type { Change } from './changes.ts';
-import { attachAgents } from './agents.ts';
+import type { Change } from '../events/changes.ts';
+import { attachAgents } from '../agents/agents.socket.ts';
 import { attachLive } from './live.ts';
 import { crossSite, personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
 import { logDroppedFailures, logDroppedFailuresOfCopies } from '../shared/redis.ts';
 import { Outgoing } from './outgoing.ts';
-
-/** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
-export type SocketData =
-  | { kind: 'person'; userId: string; sessionId: string; workspaceId: string; role: 'operator' | 'va' }
-  | { kind: 'wall'; wallLinkId: string; workspaceId: string };
-
-export type RealtimeServer = Server<Record<string, never>, ServerToClientEvents, Record<string, never>, SocketData>;
+import type { RealtimeServer } from '../shared/sockets.types.ts';
 
 export const rooms = {
   workspace: (id: string) => `workspace:${id}`,

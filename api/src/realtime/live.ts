@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Namespace, Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
-import { LIVE_DEFAULTS, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS, type Ack, type LiveFrame, type LiveInput, type LiveStart } from '@farm/agent-protocol';
+import { LIVE_DEFAULTS, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS } from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import {
@@ -34,7 +34,7 @@ import {
   touchUsage,
 } from '../modules/usage/usage.queries.ts';
 import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus } from './live.bus.ts';
-import type { RealtimeServer } from './gateway.ts';
+import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 import { crossSite, personOf, unavailable, type SocketPerson } from './handshake.ts';
 
 /** How often an instance repeats who watches here, and how long the phone's instance believes it without news. */
@@ -48,25 +48,6 @@ const USAGE_STALE_MS = 45_000;
 const IDLE_CHECK_MS = 2000;
 /** Watchers missing more than this share of frames are slow: the phone lowers its rate and quality. */
 const SLOW_SHARE = 0.3;
-
-/** A phone's agent connected to this instance, as the live screen sees it. */
-export interface LivePhone {
-  deviceId: string;
-  workspaceId: string;
-  socketId: string;
-  features: ReadonlySet<string>;
-  start(settings: LiveStart): void;
-  stop(): void;
-  input(message: { seq: number; input: LiveInput }, timeoutMs: number): Promise<Ack>;
-}
-
-export interface LiveHub {
-  phoneReady(phone: LivePhone): void;
-  phoneGone(deviceId: string, socketId: string): void;
-  /** A frame from a phone connected here: passed on if anyone watches and it fits the stream's budget. */
-  frame(deviceId: string, frame: LiveFrame): Ack;
-  close(): Promise<void>;
-}
 
 type LiveSocketData = SocketPerson;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;

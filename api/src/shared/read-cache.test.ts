@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createChangeFeed } from '../realtime/changes.ts';
+import { createChangeFeed } from '../events/changes.ts';
 import { ReadCache } from './read-cache.ts';
 
 describe('ReadCache', () => {

@@ -6,8 +6,12 @@
  */
 import type { FastifyReply } from 'fastify';
 import { z, type ZodType } from 'zod';
-import { NEXT_CURSOR_HEADER } from '@farm/contracts';
-import type { ChangeFeed } from '../realtime/changes.ts';
+import { NEXT_CURSOR_HEADER, type Change } from '@farm/contracts';
+
+/** What the cache follows: the change feed (events/changes.ts), of which it needs only the subscription. */
+interface Announcements {
+  subscribe(listener: (change: Change) => void): () => void;
+}
 
 interface Entry {
   version: number;
@@ -26,7 +30,7 @@ export class ReadCache {
   ) {}
 
   /** Drops the workspace's entries whenever a change of it is announced. */
-  follow(feed: ChangeFeed): () => void {
+  follow(feed: Announcements): () => void {
     return feed.subscribe((change) => this.invalidate(change.workspaceId));
   }
 

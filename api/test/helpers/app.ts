@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Me } from '@farm/contracts';
 import { buildApp } from '../../src/app.ts';
 import { defaultRateLimits, type Config } from '../../src/config.ts';
-import { createChangeFeed, type Change } from '../../src/realtime/changes.ts';
+import { createChangeFeed, type Change } from '../../src/events/changes.ts';
 import { createTestDatabase } from './database.ts';
 import type { Database } from '@farm/sql';
 

@@ -19,7 +19,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
 import { assertMember } from '../../shared/refs.ts';

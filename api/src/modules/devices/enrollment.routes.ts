@@ -9,11 +9,12 @@ import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '@
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import { findHostByToken, setHostToken } from '../hosts/hosts.queries.ts';
+import { findHostByToken } from '../../agents/hosts.queries.ts';
+import { setHostToken } from '../hosts/hosts.queries.ts';
 import { sendStoredFile } from '../../storage/storage.ts';
-import { findAgentDevice } from './agents.queries.ts';
+import { findAgentDevice } from '../../agents/agents.queries.ts';
 import { findDevice } from './devices.queries.ts';
 import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
 

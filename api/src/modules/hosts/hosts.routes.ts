@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { issueCode } from '../devices/enrollment.queries.ts';
 import { createHost, findHost, listHosts, revokeHost } from './hosts.queries.ts';

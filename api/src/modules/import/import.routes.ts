@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, importEntityValues, importQuery, importResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import { insertAccounts, insertPosts } from './import.queries.ts';
 import { planAccounts, planPosts, readCsv } from './import.service.ts';

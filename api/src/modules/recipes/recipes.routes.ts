@@ -17,7 +17,7 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import {
   deleteWorkspaceRecipe,

@@ -4,7 +4,7 @@ import { errorBody, idParams, session, sessionListQuery, startSessionBody, updat
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { assertMayWorkDevice, findSessionForUpdate, setSessionRunning, startSession, stopSession, toSession } from './sessions.service.ts';
 

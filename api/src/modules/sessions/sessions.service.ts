@@ -7,7 +7,7 @@ import { deviceColumns, type DeviceStatus, isUuid, type SessionRow } from '@farm
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
-import type { Outbox } from '../../realtime/outbox.ts';
+import type { Outbox } from '../../events/outbox.ts';
 import { serialize } from '../../shared/serialize.ts';
 
 /** A phone's status follows a person's session only while its agent is connected: an offline phone stays offline. */

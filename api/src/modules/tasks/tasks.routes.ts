@@ -17,7 +17,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { retryingTransaction } from '@farm/workers';
-import { Outbox } from '../../realtime/outbox.ts';
+import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';

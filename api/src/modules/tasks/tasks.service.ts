@@ -9,7 +9,7 @@ import { cancelTasks, createTasks, Outboxes, retryTask, settleTask, withdrawTask
 import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isFuture } from '../../shared/time.ts';
-import type { Outbox } from '../../realtime/outbox.ts';
+import type { Outbox } from '../../events/outbox.ts';
 import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AgentDevice } from '../modules/devices/agents.queries.ts';
+import type { AgentDevice } from './agents.queries.ts';
 import { ProgressGate, type ProgressReport } from './progress.ts';
 
 const phone = { id: 'phone-1', workspaceId: 'ws-1', name: 'Pixel 1' } as AgentDevice;

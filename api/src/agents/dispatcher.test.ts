@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { TaskRow } from '@farm/sql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../shared/types.ts';
-import { createChangeFeed } from './changes.ts';
+import { createChangeFeed } from '../events/changes.ts';
 import { Dispatcher, SWEEP_MS } from './dispatcher.ts';
 
 /**
@@ -40,7 +40,7 @@ vi.mock('@farm/workers', async (original) => ({
 }));
 
 /** The sweep's question: which of these phones are free with work waiting (all of them, here). */
-vi.mock('../modules/devices/agents.queries.ts', () => ({ devicesWithReadyWork: async (_db: unknown, deviceIds: string[]) => deviceIds }));
+vi.mock('./agents.queries.ts', () => ({ devicesWithReadyWork: async (_db: unknown, deviceIds: string[]) => deviceIds }));
 
 function task(id: string, attempt = 1): TaskRow {
   return { id, attempt, type: 'post', title: `Task ${id}`, description: '', deadline: null, work: null } as unknown as TaskRow;

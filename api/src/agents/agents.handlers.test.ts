@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import { createTasks, dispatchMany, Outboxes } from '@farm/workers';
 import type { Change } from '@farm/workers';
-import type { Db } from '../../shared/types.ts';
+import type { Db } from '../shared/types.ts';
 import { type DeviceResult, writeResults } from './agents.handlers.ts';
 
 let t: TestDatabase;

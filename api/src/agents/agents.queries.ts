@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
 import { readyWork } from '@farm/workers';
-import { hashToken } from '../../auth/auth.queries.ts';
-import type { Db } from '../../shared/types.ts';
+import { hashToken } from '../auth/auth.queries.ts';
+import type { Db } from '../shared/types.ts';
 
 export interface AgentDevice {
   id: string;

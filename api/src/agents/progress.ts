@@ -7,7 +7,7 @@
  * inside the lease's window. Measured (bench/scheduler): a phone's five progress reports were five of a post's
  * eight task updates and the largest part of its statements' time.
  */
-import type { AgentDevice } from '../modules/devices/agents.queries.ts';
+import type { AgentDevice } from './agents.queries.ts';
 
 export const PROGRESS_MS = 1000;
 

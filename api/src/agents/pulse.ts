@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
 import { automation } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
-import type { ChangeFeed } from './changes.ts';
+import type { ChangeFeed } from '../events/changes.ts';
 
 export const PULSE_MS = 50;
 /**

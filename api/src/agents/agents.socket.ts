@@ -1,7 +1,7 @@
 /**
  * The phone side of Socket.IO (`/agent`), wiring only: a device credential opens the socket and the agent speaks only
- * for its device; every message is parsed with its schema and answered by its handler (modules/devices/
- * agents.handlers.ts); the dispatcher hands work to the phones connected here.
+ * for its device; every message is parsed with its schema and answered by its handler
+ * (agents.handlers.ts); the dispatcher hands work to the phones connected here.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Namespace } from 'socket.io';
@@ -19,15 +19,14 @@ import {
 } from '@farm/agent-protocol';
 import { isUuid, serialize } from '@farm/sql';
 import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
-import { agentHandlers, type AgentPeer, type DeviceResult, writeResults } from '../modules/devices/agents.handlers.ts';
-import { findAgentDevice, markGone, type AgentDevice } from '../modules/devices/agents.queries.ts';
-import { findHostByToken, hostPhone, touchHost, type AgentHost } from '../modules/hosts/hosts.queries.ts';
+import { agentHandlers, type AgentPeer, type DeviceResult, writeResults } from './agents.handlers.ts';
+import { findAgentDevice, markGone, type AgentDevice } from './agents.queries.ts';
+import { findHostByToken, hostPhone, touchHost, type AgentHost } from './hosts.queries.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { Gathered } from './gathered.ts';
-import type { RealtimeServer } from './gateway.ts';
 import { PROGRESS_MS, ProgressGate } from './progress.ts';
 import { Pulse } from './pulse.ts';
-import type { LiveHub, LivePhone } from './live.ts';
+import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
 type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host' } & AgentHost);

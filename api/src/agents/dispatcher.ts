@@ -17,9 +17,9 @@ import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
 import { automation, dispatchMany, Outboxes, silenceMs, worksForDispatch } from '@farm/workers';
 import type { InternalEventPayload } from '@farm/contracts';
-import { devicesWithReadyWork } from '../modules/devices/agents.queries.ts';
+import { devicesWithReadyWork } from './agents.queries.ts';
 import type { Db } from '../shared/types.ts';
-import type { ChangeFeed } from './changes.ts';
+import type { ChangeFeed } from '../events/changes.ts';
 import { Gathered } from './gathered.ts';
 
 export const SWEEP_MS = 2_000;

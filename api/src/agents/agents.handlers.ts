@@ -20,15 +20,15 @@ import {
   type ResultVerdict,
   retryingTransaction,
 } from '@farm/workers';
-import type { ChangeFeed } from '../../realtime/changes.ts';
-import type { Dispatcher } from '../../realtime/dispatcher.ts';
-import type { Gathered } from '../../realtime/gathered.ts';
-import type { ProgressGate } from '../../realtime/progress.ts';
-import type { Pulse } from '../../realtime/pulse.ts';
-import type { Db } from '../../shared/types.ts';
-import type { Storage } from '../../storage/storage.ts';
-import { objectPath } from '../../storage/storage.ts';
-import { toSession } from '../sessions/sessions.service.ts';
+import type { ChangeFeed } from '../events/changes.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { Gathered } from './gathered.ts';
+import type { ProgressGate } from './progress.ts';
+import type { Pulse } from './pulse.ts';
+import type { Db } from '../shared/types.ts';
+import type { Storage } from '../storage/storage.ts';
+import { objectPath } from '../storage/storage.ts';
+import { toSession } from '../modules/sessions/sessions.service.ts';
 import { markHello, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
 
 export interface AgentContext {
@@ -37,7 +37,7 @@ export interface AgentContext {
   storage: Storage;
   dispatcher: Dispatcher;
   pulse: Pulse;
-  /** Progress reports, written at most about once a second per attempt (see realtime/progress.ts). */
+  /** Progress reports, written at most about once a second per attempt (see progress.ts). */
   progress: ProgressGate;
   /** Acks, written together with those that come while one is written: the task each moved, if any. */
   acks: Gathered<PhoneAck, TaskRow | undefined>;

@@ -1,0 +1,34 @@
+/**
+ * The shapes the browser gateway (realtime/gateway.ts), the agent namespace (agents/) and the live screens
+ * (realtime/live.ts) share. A leaf: it imports no file of the api, so each room can name these without importing
+ * the room that builds them.
+ */
+import type { Server } from 'socket.io';
+import type { Ack, LiveFrame, LiveInput, LiveStart } from '@farm/agent-protocol';
+import type { ServerToClientEvents } from '@farm/contracts';
+
+/** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
+export type SocketData =
+  | { kind: 'person'; userId: string; sessionId: string; workspaceId: string; role: 'operator' | 'va' }
+  | { kind: 'wall'; wallLinkId: string; workspaceId: string };
+
+export type RealtimeServer = Server<Record<string, never>, ServerToClientEvents, Record<string, never>, SocketData>;
+
+/** A phone's agent connected to this instance, as the live screen sees it. */
+export interface LivePhone {
+  deviceId: string;
+  workspaceId: string;
+  socketId: string;
+  features: ReadonlySet<string>;
+  start(settings: LiveStart): void;
+  stop(): void;
+  input(message: { seq: number; input: LiveInput }, timeoutMs: number): Promise<Ack>;
+}
+
+export interface LiveHub {
+  phoneReady(phone: LivePhone): void;
+  phoneGone(deviceId: string, socketId: string): void;
+  /** A frame from a phone connected here: passed on if anyone watches and it fits the stream's budget. */
+  frame(deviceId: string, frame: LiveFrame): Ack;
+  close(): Promise<void>;
+}
