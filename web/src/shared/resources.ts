@@ -1,8 +1,9 @@
 /** Reads several screens share: lists keyed by path and filters, fetched with the filters as the query string. */
-import type { Activity, Device, Screenshot, Session, Task, User } from '@farm/contracts';
+import type { activityListQuery, Activity, Device, deviceListQuery, Screenshot, Session, sessionListQuery, Task, taskListQuery, User } from '@farm/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { apiRequest } from './api';
 import { listKey, withQuery, type QueryParams } from './query';
+import type { ListFilters } from './realtime/list-filters';
 
 export function useList<T>(path: string, params: QueryParams = {}, options: { enabled?: boolean } = {}) {
   return useQuery<T[]>({
@@ -12,37 +13,17 @@ export function useList<T>(path: string, params: QueryParams = {}, options: { en
   });
 }
 
-export interface DeviceFilters extends QueryParams {
-  status?: Device['status'];
-  search?: string;
-  assignedToId?: string;
-  limit?: number;
-}
+/** The contract's device-list query: a filter added there is one the screens may pass. */
+export type DeviceFilters = ListFilters<typeof deviceListQuery>;
 export const useDevices = (filters: DeviceFilters = {}) => useList<Device>('/api/devices', filters);
 
-export interface TaskFilters extends QueryParams {
-  status?: Task['status'];
-  type?: Task['type'];
-  priority?: Task['priority'];
-  search?: string;
-  deviceId?: string;
-  assignedToId?: string;
-  limit?: number;
-}
+export type TaskFilters = ListFilters<typeof taskListQuery>;
 export const useTasks = (filters: TaskFilters = {}, options: { enabled?: boolean } = {}) => useList<Task>('/api/tasks', filters, options);
 
-export interface SessionFilters extends QueryParams {
-  active?: 'true' | 'false';
-  deviceId?: string;
-  vaId?: string;
-  limit?: number;
-}
+export type SessionFilters = ListFilters<typeof sessionListQuery>;
 export const useSessions = (filters: SessionFilters = {}, options: { enabled?: boolean } = {}) => useList<Session>('/api/sessions', filters, options);
 
-export interface ActivityFilters extends QueryParams {
-  deviceId?: string;
-  limit?: number;
-}
+export type ActivityFilters = ListFilters<typeof activityListQuery>;
 export const useActivities = (filters: ActivityFilters = {}, options: { enabled?: boolean } = {}) => useList<Activity>('/api/activities', filters, options);
 
 /** Members of the workspace (both roles). */

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../shared/api';
 import { screenshotsKey, type Screenshot } from '../../shared/resources';
 import { deviceFixture, taskFixture } from '../../test/fixtures';
-import { createCacheSync, mergeRows } from './cache-sync';
+import { mergeRows } from '../../shared/realtime/live-cache';
+import { createCacheSync } from './cache-sync';
 
 const stamp = '2025-01-01T00:00:00.000Z';
 

@@ -1,5 +1,10 @@
-/** Work pushed to the signed-in person: 'task.assigned' reaches only the assignee's own room. */
-import { eachServerEvent, serverEvents, type Task } from '@farm/contracts';
+/**
+ * Tasks' pushed changes: every cached task list kept in the server's order and filters, and work pushed to the
+ * signed-in person announced ('task.assigned' reaches only the assignee's own room).
+ */
+import { eachServerEvent, serverEvents, task as taskRow, taskListQuery, type Task } from '@farm/contracts';
+import { cannotTell, containsIn, listMatcher } from '../../shared/realtime/list-filters';
+import { newestFirst, type LiveCache, type LiveHandlers, type LiveList } from '../../shared/realtime/live-cache';
 import { playBeep, readSoundEnabled } from '../../shared/sound';
 import { showTaskAssigned } from './components/TaskAssignedNotice';
 
@@ -40,4 +45,46 @@ export function bindTaskAlerts(socket: TaskEventSource, options: TaskAlertOption
     });
   socket.onAny(onEvent);
   return () => socket.offAny(onEvent);
+}
+
+/** The server's task list: newest first; `assignedToId=me` is the signed-in person, a time window is not told here. */
+export const taskList: LiveList<Task> = {
+  path: '/api/tasks',
+  compare: newestFirst<Task>('createdAt'),
+  matches: listMatcher(taskListQuery, taskRow, {
+    search: containsIn<Task>('title'),
+    assignedToId: (row, value, me) => {
+      if (value !== 'me') return row.assignedToId === value;
+      return me === undefined ? undefined : row.assignedToId === me;
+    },
+    from: cannotTell,
+    to: cannotTell,
+  }),
+};
+
+/** Reads computed from tasks, refreshed (coalesced) after one changes. */
+const derived = ['/api/tasks/counts', '/api/analytics/performance'];
+
+type TaskEvents = Pick<LiveHandlers, 'task.created' | 'task.updated' | 'task.assigned' | 'task.deleted'>;
+
+/** Patches every cached task list and item from pushed changes. */
+export function bindTaskEvents(live: LiveCache): TaskEvents {
+  const changed = (task: Task) => {
+    live.merge(taskList, [task]);
+    // A task's move on its phone shows in that phone's history; a task's run in its campaign's sessions.
+    const { deviceId, campaignSessionId } = task;
+    if (deviceId)
+      live.later(`device-history:${deviceId}`, () => void live.queryClient.invalidateQueries({ queryKey: ['/api/devices', deviceId, 'history'], exact: true }));
+    if (campaignSessionId) live.later('campaign-sessions', () => void live.queryClient.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }));
+    for (const path of derived) live.refresh(path);
+  };
+  return {
+    'task.created': changed,
+    'task.updated': changed,
+    'task.assigned': changed,
+    'task.deleted': ({ id }) => {
+      live.merge(taskList, [], [id]);
+      for (const path of derived) live.refresh(path);
+    },
+  };
 }
