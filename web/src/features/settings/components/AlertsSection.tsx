@@ -43,11 +43,17 @@ export function AlertsSection() {
     }
     setError(undefined);
     create.mutate(parsed.data, {
-      onSuccess: () => {
-        toast('Webhook Added', 'Alerts will be sent to this address.');
+      onSuccess: (saved) => {
+        // A name that does not resolve yet is saved; the person is told alerts wait until it does.
+        toast('Webhook Added', saved.warning ?? 'Alerts will be sent to this address.');
         setUrl('');
       },
-      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to add webhook')),
+      onError: (failure) => {
+        // A private or local address is refused with a sentence naming why: shown under the field too.
+        const message = serverMessageOr(failure, 'Failed to add webhook');
+        setError(message);
+        errorToast('Error', message);
+      },
     });
   };
 
