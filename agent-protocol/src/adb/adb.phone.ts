@@ -24,6 +24,9 @@ import {
   type ScreenState,
   type Screenshot,
   type ScreenshotOptions,
+  type LockState,
+  type ShareIntent,
+  type UiReaderInfo,
 } from '../phone/phone.device.ts';
 import {
   inputTextArguments,
@@ -256,6 +259,64 @@ export class AdbPhone implements PhoneDevice {
 
   async key(key: KeyName): Promise<void> {
     await this.inputCommand(`input keyevent ${androidKeyCodes[key]}`);
+  }
+
+  async uiReader(): Promise<UiReaderInfo> {
+    return { kind: 'dump', version: null, seesToasts: false };
+  }
+
+  /**
+   * Empties the field (cursor to its end, then deletes) and types `value`. `uiautomator dump` cannot say what landed
+   * without another read, so this answers null and the runner reads the screen to check.
+   */
+  async setText(value: string, at?: Point): Promise<string | null> {
+    if (!isInputTextSafe(value.replace(/\n/g, ' '))) {
+      const keyboard = await this.exec('settings get secure default_input_method');
+      if (!keyboard.includes('com.android.adbkeyboard/'))
+        throw new PhoneError('unsupported', "This text has characters that need the ADB Keyboard app as the phone's keyboard (input text types ASCII only).");
+    }
+    if (at) await this.tap(at.x, at.y);
+    // KEYCODE_MOVE_END, then DEL enough times for any caption (2,200 characters) in one command.
+    await this.inputCommand(`input keyevent 123 ${Array.from({ length: 2200 }, () => '67').join(' ')}`);
+    await this.text(value);
+    return null;
+  }
+
+  async wake(): Promise<void> {
+    await this.key('wakeup');
+  }
+
+  async lockState(): Promise<LockState> {
+    const output = await this.exec('dumpsys window policy; dumpsys window');
+    const locked = /mDreamingLockscreen=true|isKeyguardShowing=true|mShowingLockscreen=true|showing=true/.test(output);
+    if (!locked) return 'unlocked';
+    return /isSecure=true|mSecure=true|secure=true/.test(output) ? 'locked_secure' : 'locked';
+  }
+
+  async forceStop(packageName: string): Promise<void> {
+    if (!/^[\w.]+$/.test(packageName)) throw new PhoneError('command_failed', `"${packageName}" is not a package name.`);
+    await this.exec(`am force-stop ${packageName}`);
+  }
+
+  async share(intent: ShareIntent): Promise<void> {
+    const uris = intent.files.map((file) => shellQuote(`file://${file}`));
+    const action = intent.files.length > 1 ? 'android.intent.action.SEND_MULTIPLE' : 'android.intent.action.SEND';
+    const stream = intent.files.length > 1 ? `--eua android.intent.extra.STREAM ${uris.join(',')}` : `--eu android.intent.extra.STREAM ${uris[0] ?? "''"}`;
+    const text = intent.text ? ` --es android.intent.extra.TEXT ${shellQuote(intent.text)}` : '';
+    const output = await this.exec(
+      `am start -a ${action} -t ${shellQuote(intent.mime)} ${stream}${text} --grant-read-uri-permission -n ${shellQuote(`${intent.package}/${intent.activity}`)}`,
+    );
+    if (/Error:|unable to resolve|does not exist/i.test(output))
+      throw new PhoneError('command_failed', `The phone could not share to ${intent.package}: ${output.trim().slice(0, 200)}`);
+  }
+
+  async scanMedia(paths: string[]): Promise<void> {
+    const sdk = (this.cachedInfo ?? (await this.info())).sdk;
+    if (sdk >= 29) {
+      await this.exec('content call --method scan_volume --uri content://media --arg external_primary', Math.max(this.options.commandTimeoutMs, 30_000));
+      return;
+    }
+    for (const path of paths) await this.exec(`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d ${shellQuote(`file://${path}`)}`);
   }
 
   async pushMedia(localPath: string, options: PushMediaOptions = {}): Promise<string> {

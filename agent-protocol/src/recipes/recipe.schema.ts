@@ -94,6 +94,11 @@ export const selector = z
     /** Which of the matching nodes, 0 first; -1 the last. */
     index: z.number().int().min(-1).optional(),
     selected: z.boolean().optional(),
+    /**
+     * Where the selector was read: a public repository and path ("GramAddict/bot GramAddict/core/resources.py") or
+     * "measured on a phone, app version X". Every selector of a shipped recipe carries one.
+     */
+    evidence: z.string().min(1).max(300).optional(),
   })
   .refine(
     (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class),
@@ -136,7 +141,14 @@ const base = {
   /** Parameters the step needs; it is left out when any is missing or empty (no comments given: no commenting). */
   needs: z.array(z.string().min(1)).optional(),
 };
-const act = { ...base, chance: chance.optional(), optional: z.boolean().optional(), timeout: duration.optional() };
+const act = {
+  ...base,
+  chance: chance.optional(),
+  optional: z.boolean().optional(),
+  timeout: duration.optional(),
+  /** The step may use its element's `fallback` point, and only while the screen cannot be read (never when it is read and the element is absent). */
+  positional: z.boolean().optional(),
+};
 
 const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: z.string().min(1).optional() });
 const openUrl = z.strictObject({ ...base, do: z.literal('open_url'), url: z.string().min(1), package: z.string().min(1).optional() });
@@ -281,6 +293,9 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
 
 const guard = z.strictObject({ when: target, reason: recipeFailureCode, message: z.string().min(1).max(300) });
 
+const packageName = z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.');
+const appVersion = z.string().regex(/^\d+(\.\d+)*$/, 'An app version, like 360.0.0.52.192.');
+
 export const recipe = z
   .strictObject({
     /** Stable name, e.g. `instagram.warmup`; a workspace recipe with the same id and a higher version replaces it. */
@@ -290,7 +305,7 @@ export const recipe = z
     platform: z.enum(recipePlatforms),
     routines: z.array(z.enum(routineTypes)).min(1),
     app: z.strictObject({
-      package: z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.'),
+      package: packageName,
       /** The app version the selectors were read from. */
       writtenFor: z.string().min(1).max(40),
       /** The recipe applies from this app version (inclusive) ... */
@@ -302,6 +317,15 @@ export const recipe = z
       belowVersion: z
         .string()
         .regex(/^\d+(\.\d+)*$/)
+        .optional(),
+      /** Every package name the recipe drives (TikTok: com.zhiliaoapp.musically and com.ss.android.ugc.trill); `package` first when absent. */
+      packages: z.array(packageName).min(1).max(5).optional(),
+      /** The app versions the recipe was tested on, both inclusive; another version fails `app_version_untested` unless the work allows it. */
+      tested: z.strictObject({ min: appVersion, max: appVersion }).optional(),
+      /** The UI language the recipe's words are written for ("en"). */
+      locale: z
+        .string()
+        .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/)
         .optional(),
     }),
     /** False until a farm ran it on its own phones and app version. Shipped recipes are templates. */

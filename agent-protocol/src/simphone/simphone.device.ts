@@ -21,6 +21,9 @@ import {
   type ScreenState,
   type Screenshot,
   type ScreenshotOptions,
+  type LockState,
+  type ShareIntent,
+  type UiReaderInfo,
 } from '../phone/phone.device.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
 import { hitTest, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
@@ -367,6 +370,55 @@ export class SimulatedPhoneUi implements PhoneDevice {
       if (current?.name === 'tag') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
     } else if (field === 'caption') this.api.draft.caption += value;
     else if (field === 'comment') this.api.draft.comment += value;
+  }
+
+  async uiReader(): Promise<UiReaderInfo> {
+    return { kind: 'sim', version: null, seesToasts: true };
+  }
+
+  /** Empties the focused field, types `value`, and answers what the field holds. */
+  async setText(value: string, at?: Point): Promise<string | null> {
+    this.alive();
+    if (at) await this.tap(at.x, at.y);
+    const field = this.api.focused;
+    if (field === 'search') this.api.draft.query = '';
+    else if (field === 'caption') this.api.draft.caption = '';
+    else if (field === 'comment') this.api.draft.comment = '';
+    await this.text(value);
+    if (field === 'search') return this.api.draft.query;
+    if (field === 'caption') return this.api.draft.caption;
+    if (field === 'comment') return this.api.draft.comment;
+    return null;
+  }
+
+  async wake(): Promise<void> {
+    this.alive();
+    this.screenOn = true;
+  }
+
+  async lockState(): Promise<LockState> {
+    this.alive();
+    return 'unlocked';
+  }
+
+  async forceStop(packageName: string): Promise<void> {
+    this.alive();
+    const app = packageName === INSTAGRAM ? 'instagram' : packageName === TIKTOK ? 'tiktok' : null;
+    if (!app) return;
+    this.stacks[app].length = 0;
+    if (this.app === app) this.app = 'launcher';
+    this.log(`stopped ${app}`);
+  }
+
+  /** Opens the app with the shared files at the front of its gallery (the simulated apps have no share screen of their own). */
+  async share(intent: ShareIntent): Promise<void> {
+    this.alive();
+    for (const file of [...intent.files].reverse()) if (!this.api.media.includes(basename(file))) this.api.media.unshift(basename(file));
+    await this.launchApp(intent.package);
+  }
+
+  async scanMedia(_paths: string[]): Promise<void> {
+    this.alive();
   }
 
   async key(key: KeyName): Promise<void> {
