@@ -195,6 +195,8 @@ export interface PhoneDevice {
   openLive?(options: ScreenshotOptions): Promise<LiveFrameSource>;
   /** Turns the screen a quarter turn (auto-rotate off). */
   rotate?(): Promise<void>;
+  /** The phone's UI language as a BCP 47 tag ("en-US"), for recipes written for one language; absent: not checked. */
+  locale?(): Promise<string | null>;
   /** The device's name in the console, for phones that can show it (the simulator draws it on its screen). */
   named?(name: string): void;
 }

@@ -6,8 +6,8 @@ import { manualClock } from './recipe.pacing.ts';
 import { runRecipe, type RecipeRunOptions, type StepProgress } from './recipe.runner.ts';
 import { recipe as recipeSchema, type RecipeInput, type RecipeParams } from './recipe.schema.ts';
 
-function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}) {
-  return recipeSchema.parse({
+function recipeInput(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}): RecipeInput {
+  return {
     id: 'test.recipe',
     version: 3,
     name: 'Test',
@@ -19,9 +19,14 @@ function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {})
       share_button: { id: 'share_footer_button' },
       home_tab: { id: 'feed_tab', fallback: { x: 0.1, y: 0.915 } },
     },
+    dialogs: [{ id: 'dialog_root_view' }],
     steps,
     ...extra,
-  });
+  };
+}
+
+function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}) {
+  return recipeSchema.parse(recipeInput(steps, extra));
 }
 
 async function run(
@@ -45,8 +50,16 @@ const dialog =
         cls: 'android.widget.FrameLayout',
         bounds: [0, 0, 1080, 2400],
         children: [
-          { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
-          { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
+          {
+            // Instagram's dialog container (GramAddict/bot GramAddict/core/resources.py DIALOG_ROOT_VIEW).
+            cls: 'android.widget.FrameLayout',
+            id: 'dialog_root_view',
+            bounds: [40, 800, 1040, 1500],
+            children: [
+              { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
+              { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
+            ],
+          },
         ],
       },
       'com.instagram.android',
@@ -98,19 +111,21 @@ describe('running a recipe on recorded screens', () => {
     ]);
   });
 
-  it('falls back to points scaled to the screen size when the element is not there', async () => {
+  // Changed by issue 36: an element not found on a readable screen is a miss, never a tap at its fallback; points
+  // are for steps marked positional (scaled to the screen as before).
+  it('taps points scaled to the screen size only for positional steps, and never a fallback on a readable screen', async () => {
     const phone = new FixturePhone('caption', { size: { width: 720, height: 1600 } });
     const { result } = await run(phone, [
-      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } } },
-      { do: 'tap', target: { point: { x: 540, y: 1200, of: { width: 1080, height: 2400 } } } },
-      { do: 'long_press', target: { point: { x: 0.1, y: 0.9 } } },
+      { do: 'tap', target: { point: { x: 540, y: 1200, of: { width: 1080, height: 2400 } } }, positional: true },
+      { do: 'long_press', target: { point: { x: 0.1, y: 0.9 } }, positional: true },
+      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, timeout: '2s' },
     ]);
-    expect(result.status).toBe('completed');
     expect(phone.taps).toEqual([
-      { x: 360, y: 400 },
       { x: 360, y: 800 },
       { x: 72, y: 1440 },
     ]);
+    expect(result.failure).toMatchObject({ code: 'element_missing', message: 'The expected element did not appear on screen.', step: '2' });
+    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(false);
   });
 
   it('fails with element_missing, the step and a screenshot when an element never appears', async () => {
@@ -149,15 +164,22 @@ describe('running a recipe on recorded screens', () => {
     expect(phone.taps).toEqual([{ x: 68, y: 1846 }]);
   });
 
-  it('uses the fallback on a screen that stays busy, and fails as missing without one', async () => {
+  // Changed by issue 36: wait_for no longer passes on a screen that cannot be read; the fallback point is used only
+  // by a positional step while the screen stays unreadable.
+  it('uses the fallback of a positional step on a screen that stays busy, and passes no wait on it', async () => {
     const phone = new FixturePhone('feed');
     phone.alwaysBusy = true;
-    const { result } = await run(phone, [
-      { do: 'wait_for', target: 'home_tab' },
-      { do: 'tap', target: 'home_tab' },
-    ]);
+    const { result } = await run(phone, [{ do: 'tap', target: 'home_tab', positional: true }]);
     expect(result.status).toBe('completed');
     expect(phone.taps).toEqual([{ x: 108, y: 2196 }]);
+    const waiting = new FixturePhone('feed');
+    waiting.alwaysBusy = true;
+    const waited = await run(waiting, [{ do: 'wait_for', target: 'home_tab', timeout: '2s' }]);
+    expect(waited.result.failure).toMatchObject({
+      code: 'element_missing',
+      message: 'Home tab could not be found: the screen never went idle long enough to be read.',
+    });
+    expect(waiting.taps).toEqual([]);
     const busy = new FixturePhone('feed');
     busy.alwaysBusy = true;
     const missing = await run(busy, [{ do: 'tap', target: 'like_button', timeout: '2s' }]);
@@ -165,6 +187,7 @@ describe('running a recipe on recorded screens', () => {
       code: 'element_missing',
       message: 'Like button could not be found: the screen never went idle long enough to be read.',
     });
+    expect(busy.taps).toEqual([]);
   });
 
   it('ends the run on a guard with its reason, taps popups away, and knows Android crash dialogs', async () => {

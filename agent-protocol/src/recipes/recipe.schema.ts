@@ -25,7 +25,15 @@ export const engagementActions = ['like', 'follow', 'comment', 'post'] as const;
 export type EngagementAction = (typeof engagementActions)[number];
 
 /** The reasons a recipe may fail with (a subset of the shared failure codes). */
-export const recipeFailureCode = failureCode.extract(['login_required', 'account_blocked', 'rate_limited', 'element_missing', 'app_crashed', 'unknown']);
+export const recipeFailureCode = failureCode.extract([
+  'login_required',
+  'account_blocked',
+  'rate_limited',
+  'element_missing',
+  'app_crashed',
+  'post_unconfirmed',
+  'unknown',
+]);
 export type RecipeFailureCode = z.infer<typeof recipeFailureCode>;
 
 /** What a run is filled from: the work's parameters. */
@@ -161,7 +169,75 @@ const waitFor = z.strictObject({
   reason: recipeFailureCode.optional(),
   message: z.string().max(300).optional(),
 });
-const tap = z.strictObject({ ...act, do: z.literal('tap'), target, counts: z.enum(engagementActions).optional(), double: z.boolean().optional() });
+/** A state an element can be in, read from the same node: `selected`, `checked`, or its words. */
+export const elementState = z
+  .strictObject({
+    selected: z.boolean().optional(),
+    checked: z.boolean().optional(),
+    text: z.string().min(1).optional(),
+    textContains: z.string().min(1).optional(),
+    desc: z.string().min(1).optional(),
+    descContains: z.string().min(1).optional(),
+    evidence: z.string().min(1).max(300).optional(),
+  })
+  .refine(
+    (value) => [value.selected, value.checked, value.text, value.textContains, value.desc, value.descContains].some((field) => field !== undefined),
+    'A state needs selected, checked, text, textContains, desc or descContains.',
+  );
+export type ElementState = z.infer<typeof elementState>;
+
+/**
+ * What shows once an action took: the step counts only then. `failed` ends the wait at once (an upload that could
+ * not be posted). Without `reason` an unconfirmed action is a miss; with it the run ends with that reason.
+ */
+const confirm = z.strictObject({
+  present: target,
+  failed: target.optional(),
+  /** Default: 3 minutes for a post of images, 10 for video, 10 s for anything else. */
+  timeout: duration.optional(),
+  reason: recipeFailureCode.optional(),
+  message: z.string().max(300).optional(),
+});
+export type ConfirmSpec = z.infer<typeof confirm>;
+
+const tap = z.strictObject({
+  ...act,
+  do: z.literal('tap'),
+  target,
+  counts: z.enum(engagementActions).optional(),
+  double: z.boolean().optional(),
+  confirm: confirm.optional(),
+});
+/**
+ * A like, follow or save: the element is read first and tapped only in its `off` state (already `on`: left out, not
+ * a miss), then read again until it shows `on` (else a miss). Never a point.
+ */
+const toggle = z.strictObject({
+  ...base,
+  do: z.literal('toggle'),
+  target: z.union([name, element]),
+  off: z.array(elementState).min(1),
+  on: z.array(elementState).min(1),
+  counts: z.enum(engagementActions).optional(),
+  chance: chance.optional(),
+  optional: z.boolean().optional(),
+  timeout: duration.optional(),
+  /** How long the `on` state may take to show. */
+  within: duration.optional(),
+});
+/** Pushes every file of a list parameter, has the media store index them, and shares them to the app's share activity. */
+const shareMedia = z.strictObject({
+  ...base,
+  do: z.literal('share_media'),
+  /** A list parameter of files on the farm host (default `media`). */
+  from: z.string().min(1).optional(),
+  activity: z.string().regex(/^[\w.$]+$/),
+  dir: z
+    .string()
+    .regex(/^\/[\w./-]+$/)
+    .optional(),
+  text: z.string().max(2200).optional(),
+});
 const longPress = z.strictObject({ ...act, do: z.literal('long_press'), target, duration: duration.optional() });
 const type = z.strictObject({
   ...act,
@@ -169,6 +245,7 @@ const type = z.strictObject({
   text: z.string().min(1),
   target: target.optional(),
   counts: z.enum(engagementActions).optional(),
+  confirm: confirm.optional(),
 });
 const swipe = z.strictObject({
   ...base,
@@ -208,6 +285,8 @@ export type Step =
   | z.infer<typeof openUrl>
   | z.infer<typeof waitFor>
   | z.infer<typeof tap>
+  | z.infer<typeof toggle>
+  | z.infer<typeof shareMedia>
   | z.infer<typeof longPress>
   | z.infer<typeof type>
   | z.infer<typeof swipe>
@@ -255,6 +334,8 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
     openUrl,
     waitFor,
     tap,
+    toggle,
+    shareMedia,
     longPress,
     type,
     swipe,
@@ -292,6 +373,27 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
 );
 
 const guard = z.strictObject({ when: target, reason: recipeFailureCode, message: z.string().min(1).max(300) });
+
+/** Ordinary content a round leaves out with its reason (a private profile, comments turned off, no results, an ad). */
+const skip = z.strictObject({ when: z.union([name, element]), reason: z.string().min(1).max(200) });
+
+/** How a run reaches a known start, after the app is force-stopped and launched. */
+const start = z.strictObject({
+  /** What shows on the app's main screen (its tab bar); the run waits for it. */
+  home: z.union([name, element]),
+  /** Steps back to `home` when it does not show after launch (a draft's "Discard"). */
+  back: z.array(recipeStep).optional(),
+  /** Reading the signed-in account: steps to its own profile, the element whose text is the username, steps back. */
+  account: z
+    .strictObject({
+      open: z.array(recipeStep).min(1),
+      read: z.union([name, element]),
+      /** Steps that switch to `{{account}}` where the phone holds several accounts. */
+      switch: z.array(recipeStep).optional(),
+      close: z.array(recipeStep).optional(),
+    })
+    .optional(),
+});
 
 const packageName = z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.');
 const appVersion = z.string().regex(/^\d+(\.\d+)*$/, 'An app version, like 360.0.0.52.192.');
@@ -336,8 +438,15 @@ export const recipe = z
     elements: z.record(name, element).optional(),
     /** Screens that end the run with a reason whenever they appear (login, blocks, limits). */
     guards: z.array(guard).optional(),
-    /** Popups tapped away whenever they appear ("Not now"). */
+    /** Popups tapped away whenever they appear ("Not now"). Selectors with words look only inside `dialogs`. */
     dismiss: z.array(target).optional(),
+    /**
+     * The app's dialog and sheet containers (`dialog_root_view`, `bottom_sheet_container_view`). Guards and popups
+     * that match words look only inside these and Android's alert ids, never at feed, caption or comment text.
+     */
+    dialogs: z.array(selector).optional(),
+    skips: z.array(skip).optional(),
+    start: start.optional(),
     steps: z.array(recipeStep).min(1),
   })
   .superRefine((value, context) => checkReferences(value, context));
@@ -378,13 +487,29 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           break;
         case 'wait_for':
         case 'expect':
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
         case 'tap':
         case 'long_press':
           checkTarget(step.target, [...at, 'target'], scope);
+          checkPoint(step.target, step.positional, at);
+          if (step.do === 'tap') checkConfirm(step.confirm, at, scope);
+          break;
+        case 'toggle':
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
+        case 'share_media':
+          if (step.from !== undefined && templateParams[step.from] !== 'list' && !scope.has(step.from))
+            issue([...at, 'from'], `"${step.from}" is not a list parameter.`);
+          if (step.text !== undefined) checkText(step.text, [...at, 'text'], scope);
           break;
         case 'type':
           checkText(step.text, [...at, 'text'], scope);
           checkTarget(step.target, [...at, 'target'], scope);
+          checkPoint(step.target, step.positional, at);
+          // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
+          scope.add('typed');
+          checkConfirm(step.confirm, at, scope);
           break;
         case 'push_media':
           checkText(step.from, [...at, 'from'], scope);
@@ -418,8 +543,30 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
       }
     }
   };
+  // A point taps blind: only a step that says it is positional may give one.
+  const checkPoint = (item: Target | undefined, positional: boolean | undefined, at: (string | number)[]) => {
+    if (item !== undefined && typeof item !== 'string' && 'point' in item && !positional)
+      issue([...at, 'target'], 'A point is a blind tap: only a step marked "positional": true may give one.');
+  };
+  const checkConfirm = (item: ConfirmSpec | undefined, at: (string | number)[], scope: Set<string>) => {
+    if (!item) return;
+    checkTarget(item.present, [...at, 'confirm', 'present'], scope);
+    checkTarget(item.failed, [...at, 'confirm', 'failed'], scope);
+  };
   const params = new Set(Object.keys(templateParams));
   for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
+  for (const [index, item] of (value.skips ?? []).entries()) checkTarget(item.when, ['skips', index, 'when'], params);
+  if (value.start) {
+    checkTarget(value.start.home, ['start', 'home'], params);
+    walk(value.start.back ?? [], ['start', 'back'], new Set(params));
+    if (value.start.account) {
+      const withAccount = new Set([...params, 'account']);
+      walk(value.start.account.open, ['start', 'account', 'open'], new Set(withAccount));
+      checkTarget(value.start.account.read, ['start', 'account', 'read'], withAccount);
+      walk(value.start.account.switch ?? [], ['start', 'account', 'switch'], new Set(withAccount));
+      walk(value.start.account.close ?? [], ['start', 'account', 'close'], new Set(withAccount));
+    }
+  }
   for (const [index, item] of (value.guards ?? []).entries()) checkTarget(item.when, ['guards', index, 'when'], params);
   for (const [index, item] of (value.dismiss ?? []).entries()) checkTarget(item, ['dismiss', index], params);
   walk(value.steps, ['steps'], params);
