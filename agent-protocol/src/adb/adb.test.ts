@@ -195,7 +195,9 @@ describe('a phone over adb', () => {
   beforeEach(async () => {
     fake = instagramPhone('2B161FDH200ZNK');
     server.plug(fake);
-    startHost();
+    // These cases read with `uiautomator dump`, one dump a read, so the runner's own retry of a busy screen shows;
+    // the UI server and the dump's retries are covered in adb.uiserver.test.ts.
+    startHost({ phone: { uiServer: false, dumpAttempts: 1 } });
     await host.start();
     phone = await readyPhone('2B161FDH200ZNK');
   });
@@ -301,6 +303,10 @@ describe('a phone over adb', () => {
       'tap 135 1629',
       'tap 1000 202',
       'tap 540 1053',
+      // `type` empties the field first: to its end, then one deletion per character it shows (here its hint,
+      // "Add a caption...": a dump cannot tell a hint from text).
+      'keyevent 123',
+      'keyevent 67 67 67 67 67 67 67 67 67 67 67 67 67 67 67 67',
       'text Golden%shour%sat%sthe%spier%s#sunset%s#travel',
       'tap 540 2279',
     ]);
@@ -361,7 +367,9 @@ describe('a phone over adb', () => {
     expect(clock.slept).toEqual([1200, 1200]);
     expect(fake.inputs).toEqual(['tap 68 1846']);
     expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
-      Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'),
+      Array(3).fill(
+        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
+      ),
     );
   });
 });
