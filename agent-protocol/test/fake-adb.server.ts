@@ -15,6 +15,8 @@ export type FakeDeviceState = 'device' | 'unauthorized' | 'offline';
 interface Entry {
   state: FakeDeviceState;
   phone: FakeAndroid;
+  /** Connections switched to this phone's transport: unplugging ends them, as adb does. */
+  sockets: Set<Socket>;
 }
 
 const encode = (text: string | Buffer) => {
@@ -93,7 +95,7 @@ export class FakeAdbServer {
   }
 
   plug(phone: FakeAndroid, state: FakeDeviceState = 'device'): void {
-    this.devices.set(phone.serial, { state, phone });
+    this.devices.set(phone.serial, { state, phone, sockets: new Set() });
     this.announce();
   }
 
@@ -105,6 +107,7 @@ export class FakeAdbServer {
   }
 
   unplug(serial: string): void {
+    for (const socket of this.devices.get(serial)?.sockets ?? []) socket.destroy();
     this.devices.delete(serial);
     this.announce();
   }
@@ -166,6 +169,8 @@ export class FakeAdbServer {
         }
         if (entry.state === 'offline') return fail('device offline');
         transport = entry;
+        entry.sockets.add(socket);
+        socket.on('close', () => entry.sockets.delete(socket));
         socket.write('OKAY');
         continue;
       }

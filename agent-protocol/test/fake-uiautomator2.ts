@@ -81,7 +81,8 @@ export class FakeUiServer {
   constructor(
     private readonly phone: FakeUiServerPhone,
     readonly version: string,
-    private readonly behaviour: FakeUiServerBehaviour,
+    /** How it answers from now on (a test may change it while the server runs). */
+    public behaviour: FakeUiServerBehaviour,
   ) {}
 
   /** Takes a stream the adb server opened to port 6790. */

@@ -234,8 +234,9 @@ export class UiServer {
   /** The screen's UI tree as the server's XML (tags named by class, toasts included as `android.widget.Toast`). */
   async source(): Promise<string> {
     const value = await this.call('GET', this.sessionPath('/source'), undefined, this.options.sourceTimeoutMs);
-    if (typeof value !== 'string' || !value.includes('<hierarchy'))
-      throw new UiServerError('garbage', 'The UI server answered a page source with no hierarchy.');
+    // A tree cut short or not a tree at all ends the read here, with its reason, rather than in a parser.
+    if (typeof value !== 'string' || !value.includes('<hierarchy') || !value.trimEnd().endsWith('</hierarchy>'))
+      throw new UiServerError('garbage', 'The UI server answered a page source that is not a whole UI tree.');
     return value;
   }
 
