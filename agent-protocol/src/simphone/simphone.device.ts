@@ -1,8 +1,9 @@
 /**
- * A simulated phone with a UI: Instagram- and TikTok-like screens that react to taps, keys, swipes and typing,
+ * A simulated phone with a UI: Instagram's and TikTok's screens as real phones dump them (the fixtures of
+ * `test/fixtures/real/`, see `simphone.screens.ts`), reacting to taps on their real ids, keys, swipes and typing,
  * read as `uiautomator dump` XML and drawn for screenshots. It implements `PhoneDevice`, so the shipped recipes
  * run on it unchanged and demo routines show their steps. It records every tap with its coordinates and what it
- * hit, and can play a login challenge, a suspended account, a rate limit or a busy video screen.
+ * hit, and can play a login challenge, a suspended account, a rate limit, a private account or a busy video screen.
  */
 import { basename } from 'node:path';
 import sharp from 'sharp';
@@ -26,8 +27,9 @@ import {
   type UiReaderInfo,
 } from '../phone/phone.device.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
-import { hitTest, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
-import { INSTAGRAM, instagramScreen, LAUNCHER, launcherScreen, TIKTOK, tiktokScreen, type SimApi, type SimScreen } from './simphone.screens.ts';
+import type { SimulatedFixture } from './simphone.fixtures.list.ts';
+import { nodesAt, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
+import { INSTAGRAM, instagramScreen, LAUNCHER, launcherScreen, TIKTOK, TIKTOK_TRILL, tiktokScreen, type SimApi, type SimScreen } from './simphone.screens.ts';
 
 export interface SimulatedPhoneUiOptions {
   serial?: string;
@@ -45,6 +47,20 @@ export interface SimulatedPhoneUiOptions {
   media?: string[];
   /** Clock for screenshots' status bar. */
   now?: () => Date;
+  /** Which TikTok is installed: `com.zhiliaoapp.musically` (most countries, the default) or `com.ss.android.ugc.trill`. */
+  tiktokPackage?: typeof TIKTOK | typeof TIKTOK_TRILL;
+  /** Accounts whose profiles are private. */
+  privateAccounts?: string[];
+  /** Installed apps' versions by package (Instagram 360.0.0.52.192, TikTok 43.1.4 or trill 46.1.3 by default). */
+  versions?: Record<string, string>;
+  /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */
+  liked?: string[];
+  /** TikTok opens with the add-phone-number sheet over its feed. */
+  sheet?: 'add-phone';
+  /** Instagram fails the next upload ("Video can't be posted"). */
+  uploadFails?: boolean;
+  /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */
+  fixtures?: Partial<Record<SimulatedFixture, string>>;
 }
 
 export interface SimTap {
@@ -68,6 +84,11 @@ export class SimulatedPhoneUi implements PhoneDevice {
   readonly events: string[] = [];
   readonly published: { app: string; caption: string; media: string | null }[] = [];
   readonly comments: { postId: string; text: string }[] = [];
+  /** What was shared to the apps, and the files registered with the media store. */
+  readonly shares: ShareIntent[] = [];
+  readonly scanned: string[] = [];
+  /** The keyguard: set it to play a locked phone. */
+  locked: LockState = 'unlocked';
   /** Dumps to fail as busy before the next one reads (on top of busy video screens). */
   busyDumps = 0;
   dumps = 0;
@@ -92,8 +113,13 @@ export class SimulatedPhoneUi implements PhoneDevice {
       height: options.height ?? 2400,
       feedIndex: 0,
       reelIndex: 0,
-      liked: new Set(),
+      liked: new Set(options.liked ?? []),
       followed: new Set(),
+      privateAccounts: new Set(options.privateAccounts ?? []),
+      pendingReads: 0,
+      uploadFailed: false,
+      sheet: options.sheet ?? null,
+      fixtures: options.fixtures ?? {},
       media: [...(options.media ?? ['IMG_20240818_191204.jpg', 'IMG_20240817_083311.jpg', 'IMG_20240815_120045.jpg'])],
       draft: { query: '', caption: '', comment: '' },
       focused: null,
@@ -123,6 +149,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
       },
       like: (postId) => this.like(postId),
       follow: (user) => {
+        // A second tap on Following would unfollow; the simulated app keeps the follow.
         if (this.api.followed.has(user)) return;
         this.api.followed.add(user);
         this.log(`followed ${user}`);
@@ -171,14 +198,24 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.events.push(event);
   }
 
+  private get tiktokPackage(): string {
+    return this.options.tiktokPackage ?? TIKTOK;
+  }
+
   private packageName(): string {
-    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? TIKTOK : LAUNCHER;
+    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? this.tiktokPackage : LAUNCHER;
+  }
+
+  private appFor(packageName: string): 'instagram' | 'tiktok' | null {
+    return packageName === INSTAGRAM ? 'instagram' : packageName === this.tiktokPackage ? 'tiktok' : null;
   }
 
   private tree(): SimNode {
     const current = this.current;
-    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg), this.name ?? this.options.model ?? 'Simulated Pixel');
-    return this.app === 'instagram' ? instagramScreen(this.api, current) : tiktokScreen(this.api, current);
+    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg), this.name ?? this.options.model ?? 'Simulated Pixel', this.tiktokPackage);
+    return this.app === 'instagram'
+      ? instagramScreen(this.api, current)
+      : tiktokScreen(this.api, current, this.tiktokPackage === TIKTOK_TRILL ? 'trill' : 'musically');
   }
 
   private isVideo(): boolean {
@@ -205,6 +242,14 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.log(`published on ${this.app}: ${caption}`);
     this.api.draft.caption = '';
     this.api.focused = null;
+    // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then drops it, or says the
+    // upload failed ("Video can't be posted").
+    if (this.app === 'instagram') this.api.pendingReads = 2;
+    if (this.app === 'instagram' && this.options.uploadFails) {
+      this.api.uploadFailed = true;
+      this.published.pop();
+      this.log('upload failed');
+    }
     const stack = this.stack;
     if (stack) {
       stack.length = 0;
@@ -334,8 +379,11 @@ export class SimulatedPhoneUi implements PhoneDevice {
   async tap(x: number, y: number): Promise<void> {
     this.alive();
     const where = this.where;
-    const node = hitTest(this.tree(), x, y);
-    this.taps.push({ x, y, hit: node ? (node.id ?? node.text ?? node.desc ?? null) : null, app: this.app, screen: where });
+    // What the finger lands on, then what holds it: the first that reacts takes the tap (a label inside a button).
+    const path = nodesAt(this.tree(), x, y);
+    const node = path.find((item) => item.onTap) ?? path.find((item) => item.clickable) ?? null;
+    const name = (item: SimNode) => (item.id ? (item.id.split(':id/')[1] ?? item.id) : (item.text ?? item.desc ?? null));
+    this.taps.push({ x, y, hit: node ? name(node) : null, app: this.app, screen: where });
     node?.onTap?.();
   }
 
@@ -366,8 +414,9 @@ export class SimulatedPhoneUi implements PhoneDevice {
     if (field === 'search') {
       this.api.draft.query += value;
       const current = this.current;
-      if (current?.name === 'search') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
-      if (current?.name === 'tag') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
+      // Instagram lists accounts as you type; TikTok waits for its Search button.
+      if (this.app === 'instagram' && (current?.name === 'search' || current?.name === 'results'))
+        this.stack?.splice(-1, 1, { name: 'results', query: this.api.draft.query });
     } else if (field === 'caption') this.api.draft.caption += value;
     else if (field === 'comment') this.api.draft.comment += value;
   }
@@ -398,37 +447,54 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   async lockState(): Promise<LockState> {
     this.alive();
-    return 'unlocked';
+    return this.locked;
   }
 
   async forceStop(packageName: string): Promise<void> {
     this.alive();
-    const app = packageName === INSTAGRAM ? 'instagram' : packageName === TIKTOK ? 'tiktok' : null;
+    const app = this.appFor(packageName);
     if (!app) return;
     this.stacks[app].length = 0;
+    this.api.focused = null;
     if (this.app === app) this.app = 'launcher';
     this.log(`stopped ${app}`);
   }
 
-  /** Opens the app with the shared files at the front of its gallery (the simulated apps have no share screen of their own). */
+  /**
+   * Hands the files to the app as the share sheet would: Instagram opens its caption screen for them, TikTok its
+   * editor (whose Next leads to the caption screen). An app that is not installed refuses, as Android does.
+   */
   async share(intent: ShareIntent): Promise<void> {
     this.alive();
+    const app = this.appFor(intent.package);
+    if (!app) throw new PhoneError('not_installed', `No activity ${intent.package}/${intent.activity} takes ${intent.mime} on this phone.`);
+    this.shares.push(intent);
     for (const file of [...intent.files].reverse()) if (!this.api.media.includes(basename(file))) this.api.media.unshift(basename(file));
     await this.launchApp(intent.package);
+    this.api.draft.caption = '';
+    this.stack?.push(app === 'instagram' ? { name: 'caption' } : { name: 'editor' });
+    this.log(`shared ${intent.files.map((file) => basename(file)).join(', ')} to ${app}`);
   }
 
-  async scanMedia(_paths: string[]): Promise<void> {
+  async scanMedia(paths: string[]): Promise<void> {
     this.alive();
+    this.scanned.push(...paths);
   }
 
   async key(key: KeyName): Promise<void> {
     this.alive();
     this.keys.push(key);
     if (key === 'back') this.back();
+    if (key === 'delete') {
+      const field = this.api.focused;
+      if (field === 'search') this.api.draft.query = this.api.draft.query.slice(0, -1);
+      if (field === 'caption') this.api.draft.caption = this.api.draft.caption.slice(0, -1);
+      if (field === 'comment') this.api.draft.comment = this.api.draft.comment.slice(0, -1);
+    }
     if (key === 'home') this.app = 'launcher';
     if (key === 'enter' && this.api.focused === 'search') {
       this.api.focused = null;
-      if (this.app === 'tiktok') this.api.replace({ name: 'tag', keyword: this.api.draft.query });
+      this.stack?.splice(-1, 1, { name: 'results', query: this.api.draft.query });
     }
     if (key === 'power') this.screenOn = !this.screenOn;
   }
@@ -443,12 +509,15 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   async appVersion(packageName: string): Promise<string | null> {
     this.alive();
-    return packageName === INSTAGRAM ? '360.0.0.52.192' : packageName === TIKTOK ? '37.8.5' : null;
+    if (packageName !== INSTAGRAM && packageName !== this.tiktokPackage) return null;
+    // TikTok's versions are the fixtures' (43.1.4 musically, 46.1.3 trill); Instagram's fixtures record none.
+    const defaults: Record<string, string> = { [INSTAGRAM]: '360.0.0.52.192', [TIKTOK]: '43.1.4', [TIKTOK_TRILL]: '46.1.3' };
+    return this.options.versions?.[packageName] ?? defaults[packageName] ?? null;
   }
 
   async launchApp(packageName: string): Promise<void> {
     this.alive();
-    const app: AppName | null = packageName === INSTAGRAM ? 'instagram' : packageName === TIKTOK ? 'tiktok' : null;
+    const app = this.appFor(packageName);
     if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
     this.app = app;
     const stack = this.stacks[app];
@@ -462,7 +531,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.alive();
     const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
     if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
-    await this.launchApp(url.includes('tiktok') ? TIKTOK : INSTAGRAM);
+    await this.launchApp(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
     this.stack?.push({ name: 'profile', user: match[1] });
   }
 
