@@ -180,6 +180,8 @@ export class FakeAndroid {
   private nextPid = 4321;
   /** Dumps to fail with "could not get idle state" before the next one succeeds. */
   busyDumps = 0;
+  /** How long a dump of a screen that never goes idle takes to fail (10 s on a phone). */
+  dumpIdleTimeoutMs = 0;
   /** Dumps to print "null root node" (exit 0) before the next one succeeds. */
   nullRootDumps = 0;
   /** The screen animates (a video feed): dumps cannot get an idle state; the UI server waits out its idle timeout. */
@@ -421,7 +423,11 @@ export class FakeAndroid {
         }
         if (this.busyDumps > 0 || this.animated) {
           if (this.busyDumps > 0) this.busyDumps -= 1;
-          return this.text('ERROR: could not get idle state.\n', 0);
+          // AOSP DumpCommand.java waits for idle (waitForIdle(1000, 1000 * 10)) and prints this when the wait times
+          // out: on a phone the failure comes after 10 s (`dumpIdleTimeoutMs` here, 0 unless a test sets it).
+          const busy = this.text('ERROR: could not get idle state.\n', 0);
+          if (this.dumpIdleTimeoutMs <= 0) return busy;
+          return { out: Buffer.alloc(0), code: 0, running: new Promise((resolve) => setTimeout(() => resolve(busy), this.dumpIdleTimeoutMs)) };
         }
         if (this.nullRootDumps > 0) {
           // AOSP DumpCommand.java prints this when the root node is null (mid-transition, screen off) and exits 0.

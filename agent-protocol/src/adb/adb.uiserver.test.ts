@@ -192,7 +192,11 @@ describe('the dump when the server cannot run', () => {
     expect(await phone.dumpUi()).toContain('</hierarchy>');
     expect(fake.dumps).toBe(3);
     fake.animated = true;
+    fake.dumpIdleTimeoutMs = 100;
+    const started = Date.now();
     await expect(phone.dumpUi()).rejects.toMatchObject({ code: 'ui_busy' });
+    // Each of the three tries waited out the phone's idle timeout before it failed.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(fake.dumps).toBe(6);
     fake.animated = false;
     fake.nullRootDumps = 3;
