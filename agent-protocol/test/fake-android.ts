@@ -465,6 +465,8 @@ export class FakeAndroid {
           return this.text('Result: null\n');
         }
         if (args[0] === 'query' && uri === 'content://media/external/file') {
+          // As `content query` prints rows ("Row: N key=value, key=value") or "No result found." (the output of
+          // `adb shell content query` on media rows, as recorded in an AndroidWorld evaluation test).
           const where = args[args.indexOf('--where') + 1] ?? '';
           const wanted = [...where.matchAll(/'([^']*)'/g)].map((item) => item[1]);
           const rows = this.media.filter((row) => wanted.includes(row.path));

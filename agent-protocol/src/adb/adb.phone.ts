@@ -198,6 +198,16 @@ export class AdbPhone implements PhoneDevice {
     }
   }
 
+  /**
+   * One request to the UI server. An answer counts as the phone answering; a failure does not count against the
+   * phone's health: a hung or dead server is the server's trouble, and the read that met it says so.
+   */
+  private async serverCall<T>(work: () => Promise<T>): Promise<T> {
+    const value = await work();
+    this.succeeded();
+    return value;
+  }
+
   /** Runs one command in its own shell process and answers what it printed. */
   exec(command: string, timeoutMs = this.options.commandTimeoutMs): Promise<string> {
     return this.tracked(async () => {
@@ -314,7 +324,7 @@ export class AdbPhone implements PhoneDevice {
     const server = this.uiServer;
     if (server && (await this.serverReady())) {
       try {
-        return await this.tracked(() => server.source());
+        return await this.serverCall(() => server.source());
       } catch (error) {
         if (!(error instanceof UiServerError) || error.failure !== 'down') {
           // Hung or garbled: this read ends with its reason; the next one starts the server afresh.
@@ -326,7 +336,7 @@ export class AdbPhone implements PhoneDevice {
       await server.stop().catch(() => undefined);
       try {
         await server.start();
-        return await this.tracked(() => server.source());
+        return await this.serverCall(() => server.source());
       } catch (error) {
         await server.stop().catch(() => undefined);
         this.uiServerRetryAt = Date.now() + this.options.uiServerRetryMs;
@@ -396,10 +406,10 @@ export class AdbPhone implements PhoneDevice {
     const server = this.uiServer;
     if (server && (await this.serverReady())) {
       if (at) await this.tap(at.x, at.y);
-      const field = await this.tracked(() => server.find('xpath', "//*[@focused='true']"));
+      const field = await this.serverCall(() => server.find('xpath', "//*[@focused='true']"));
       if (!field) throw new PhoneError('command_failed', 'No field has the focus to type into.');
-      await this.tracked(() => server.setValue(field, value));
-      return this.tracked(() => server.text(field)).catch(() => null);
+      await this.serverCall(() => server.setValue(field, value));
+      return this.serverCall(() => server.text(field)).catch(() => null);
     }
     // The dump's fallback: input text types printable ASCII; anything else needs ADB Keyboard, checked before the
     // field is touched so a refusal leaves it as it was.
