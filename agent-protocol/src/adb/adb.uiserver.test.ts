@@ -156,6 +156,27 @@ describe('the UiAutomator2 server on a phone', () => {
     await expect(broken.phone.dumpUi()).rejects.toThrow('The UI server answered a page source that is not a whole UI tree.');
   });
 
+  it('reads with the dump, saying why, when a started server never answers its status sensibly', async () => {
+    for (const [serial, behaviour] of [
+      ['GARBLED1', 'garbage'],
+      ['SILENT1', 'hangs'],
+    ] as const) {
+      const { fake, phone } = setup(
+        { serial, uiServer: behaviour },
+        { uiServerTimeouts: { startTimeoutMs: 400, requestTimeoutMs: 200, sourceTimeoutMs: 200 } },
+      );
+      const started = Date.now();
+      expect(await phone.dumpUi()).toContain('resource-id="com.instagram.android:id/caption_input_text_view"');
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(phone.uiServerProblem).toMatch(
+        /^The UI server did not start within 400 ms \(The UI server (answered GET \/status with something that is not HTTP|did not answer GET \/status within \d+ ms)\.\)\.$/,
+      );
+      // The half-started instrumentation was stopped before the dump, so the dump could connect.
+      expect(fake.uiServerProcess).toBeNull();
+      expect(await phone.uiReader()).toEqual({ kind: 'dump', version: null, seesToasts: false });
+    }
+  });
+
   it('ends a read with a reason when the phone is unplugged mid-read, and never hangs', async () => {
     const { fake, phone } = setup();
     await phone.dumpUi();
