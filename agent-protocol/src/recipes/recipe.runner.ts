@@ -194,11 +194,23 @@ export function recipePackages(recipe: Recipe): string[] {
   return [...new Set([recipe.app.package, ...(recipe.app.packages ?? [])])];
 }
 
-/** Whether a version is inside the recipe's tested range (both ends inclusive); true when the recipe gives none. */
-export function isTestedVersion(recipe: Recipe, version: string): boolean {
+/** The tested range for one package: the recipe's range, or the entry naming the package; null when none is given. */
+export function testedRange(recipe: Recipe, packageName: string): { min: string; max: string } | null | undefined {
   const tested = recipe.app.tested;
-  if (!tested) return true;
-  return compareVersions(version, tested.min) >= 0 && compareVersions(version, tested.max) <= 0;
+  if (!tested) return undefined;
+  if (!Array.isArray(tested)) return tested;
+  return tested.find((entry) => entry.package === packageName) ?? null;
+}
+
+/**
+ * Whether a version of a package is inside the recipe's tested range (both ends inclusive). True when the recipe
+ * states no range at all (older workspace recipes); false for a package the ranges leave out.
+ */
+export function isTestedVersion(recipe: Recipe, packageName: string, version: string): boolean {
+  const range = testedRange(recipe, packageName);
+  if (range === undefined) return true;
+  if (range === null) return false;
+  return compareVersions(version, range.min) >= 0 && compareVersions(version, range.max) <= 0;
 }
 
 class RecipeRun {
@@ -371,12 +383,12 @@ class RecipeRun {
     if (!found) throw new StepFailure('unknown', `${packages.join(' or ')} is not installed on this phone.`);
     this.packageName = found.name;
     this.appVersion = found.version;
-    const tested = this.recipe.app.tested;
-    if (tested && !isTestedVersion(this.recipe, found.version)) {
+    if (!isTestedVersion(this.recipe, found.name, found.version)) {
+      const range = testedRange(this.recipe, found.name);
       if (!checks.allowUntestedApp)
         throw new StepFailure(
           'app_version_untested',
-          `${found.name} ${found.version} is outside the versions this recipe was tested on (${tested.min} to ${tested.max}); the work does not allow untested versions.`,
+          `${found.name} ${found.version} is outside the versions this recipe was tested on (${range ? `${range.min} to ${range.max}` : 'none for this package'}); the work does not allow untested versions.`,
         );
       this.preflightReport('done', `Running on untested ${found.name} ${found.version}, as the work allows.`);
     }
@@ -406,7 +418,12 @@ class RecipeRun {
         for (const [index, step] of start.back.entries()) await this.step(step, `start.back.${index}`, scope, () => undefined);
         home = await this.locate(start.home, 10_000, scope);
       }
-      if (!home.node) throw await this.missing(start.home, undefined, 'The app did not come to its home screen after launch.');
+      if (!home.node) {
+        // Only now, with no home screen (no feed, no captions), may words tell a login screen.
+        if (start.signedOut && this.lastScreen && this.readLast && this.findTarget(this.lastScreen, start.signedOut, scope))
+          throw new StepFailure('login_required', `${this.packageName} is signed out on this phone; a person must log in.`);
+        throw await this.missing(start.home, undefined, 'The app did not come to its home screen after launch.');
+      }
       const wanted = checks.account?.replace(/^@/, '').trim().toLowerCase();
       if (wanted && start.account) {
         const account = start.account;
@@ -799,6 +816,8 @@ class RecipeRun {
     if (selector.textContains !== undefined && !node.text.toLowerCase().includes(fill(selector.textContains).toLowerCase())) return false;
     if (selector.desc !== undefined && node.desc.trim() !== fill(selector.desc).trim()) return false;
     if (selector.descContains !== undefined && !node.desc.toLowerCase().includes(fill(selector.descContains).toLowerCase())) return false;
+    if (selector.textMatches !== undefined && !new RegExp(selector.textMatches, 'i').test(node.text)) return false;
+    if (selector.descMatches !== undefined && !new RegExp(selector.descMatches, 'i').test(node.desc)) return false;
     if (selector.class !== undefined && node.className !== selector.class && !node.className.endsWith(`.${selector.class}`)) return false;
     if (selector.selected !== undefined && node.selected !== selector.selected) return false;
     if (selector.checked !== undefined && node.checked !== selector.checked) return false;
@@ -808,13 +827,24 @@ class RecipeRun {
   /** The selectors of an element in the order they are tried: its own, then its alternatives. */
   private selectorsOf(spec: ElementSpec): Selector[] {
     const { or, fallback: _fallback, ...own } = spec;
-    const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.class);
+    const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.textMatches || own.descMatches || own.class);
     return [...(hasOwn ? [own] : []), ...(or ?? [])];
+  }
+
+  /**
+   * Whether a node can be acted on: it has area and its centre lies on the screen (TikTok preloads the next video
+   * below the screen with a second set of the same buttons).
+   */
+  private onScreen(screen: UiScreen, node: UiNode): boolean {
+    if (!isVisible(node)) return false;
+    if (screen.width <= 0 || screen.height <= 0) return true;
+    const { x, y } = centerOf(node.bounds);
+    return x >= 0 && y >= 0 && x < screen.width && y < screen.height;
   }
 
   private find(screen: UiScreen, spec: ElementSpec, scope: Scope, where?: (node: UiNode, selector: Selector) => boolean): UiNode | null {
     for (const selector of this.selectorsOf(spec)) {
-      const found = screen.nodes.filter((node) => isVisible(node) && this.matches(node, selector, scope) && (where?.(node, selector) ?? true));
+      const found = screen.nodes.filter((node) => this.onScreen(screen, node) && this.matches(node, selector, scope) && (where?.(node, selector) ?? true));
       const pick = selector.index === -1 ? found[found.length - 1] : found[selector.index ?? 0];
       if (pick) return pick;
     }
@@ -823,7 +853,7 @@ class RecipeRun {
 
   /** Every visible node any of the element's selectors matches. */
   private findAll(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode[] {
-    return screen.nodes.filter((node) => isVisible(node) && this.selectorsOf(spec).some((selector) => this.matches(node, selector, scope)));
+    return screen.nodes.filter((node) => this.onScreen(screen, node) && this.selectorsOf(spec).some((selector) => this.matches(node, selector, scope)));
   }
 
   /** Whether a node lies inside a dialog or sheet: the recipe's containers or Android's alert parts. */
@@ -838,7 +868,13 @@ class RecipeRun {
    */
   private findInDialogs(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode | null {
     return this.find(screen, spec, scope, (node, selector) => {
-      const words = selector.text !== undefined || selector.textContains !== undefined || selector.desc !== undefined || selector.descContains !== undefined;
+      const words =
+        selector.text !== undefined ||
+        selector.textContains !== undefined ||
+        selector.desc !== undefined ||
+        selector.descContains !== undefined ||
+        selector.textMatches !== undefined ||
+        selector.descMatches !== undefined;
       return !words || this.inDialog(screen, node);
     });
   }
@@ -863,9 +899,24 @@ class RecipeRun {
     return false;
   }
 
-  /** The reason of the first `skips` entry on screen, if any. */
-  private skipOn(screen: UiScreen, scope: Scope): string | null {
-    for (const item of this.recipe.skips ?? []) if (this.find(screen, this.element(item.when), scope)) return item.reason;
+  /**
+   * The reason of the first `skips` entry on screen, if any. An entry with `item` counts only for the element about
+   * to be acted on (`near`): its marker must lie between the nearest item header above that element and the element.
+   */
+  private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null): string | null {
+    for (const entry of this.recipe.skips ?? []) {
+      const markers = this.findAll(screen, this.element(entry.when), scope);
+      if (!entry.item) {
+        if (markers.length > 0) return entry.reason;
+        continue;
+      }
+      if (!near) continue;
+      const top = near.bounds.top;
+      const headers = this.findAll(screen, this.element(entry.item), scope).filter((node) => node.bounds.top <= top);
+      const header = headers.sort((a, b) => b.bounds.top - a.bounds.top)[0];
+      if (!header) continue;
+      if (markers.some((marker) => marker.bounds.top >= header.bounds.top && marker.bounds.top <= top)) return entry.reason;
+    }
     return null;
   }
 
@@ -895,11 +946,11 @@ class RecipeRun {
           popups += 1;
           continue;
         }
+        const node = this.find(screen, spec, scope);
         if (how.skips && this.rounds > 0) {
-          const reason = this.skipOn(screen, scope);
+          const reason = this.skipOn(screen, scope, node);
           if (reason) throw new SkipRound(reason);
         }
-        const node = this.find(screen, spec, scope);
         if (node) return { node, point: centerOf(node.bounds) };
       }
       if (this.clock.now() >= deadline) return { node: null, point: null };

@@ -86,6 +86,19 @@ function isSingleTemplate(value: string): boolean {
   return new RegExp(`^${TEMPLATE_PATTERN.source}$`).test(value.trim());
 }
 
+const regex = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => {
+    try {
+      new RegExp(value, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'Not a regular expression.');
+
 export const selector = z
   .strictObject({
     /** resource-id, in full (`com.instagram.android:id/row_feed_button_like`) or after `:id/`. */
@@ -97,6 +110,9 @@ export const selector = z
     /** Exact content-desc (accessibility label). */
     desc: z.string().min(1).optional(),
     descContains: z.string().min(1).optional(),
+    /** Text matching this regular expression, any case (TikTok's play count "x17.6K"). */
+    textMatches: regex.optional(),
+    descMatches: regex.optional(),
     /** Class name, in full or its last part (`EditText`). */
     class: z.string().min(1).optional(),
     /** Which of the matching nodes, 0 first; -1 the last. */
@@ -106,11 +122,12 @@ export const selector = z
      * Where the selector was read: a public repository and path ("GramAddict/bot GramAddict/core/resources.py") or
      * "measured on a phone, app version X". Every selector of a shipped recipe carries one.
      */
-    evidence: z.string().min(1).max(300).optional(),
+    evidence: z.string().min(1).max(500).optional(),
   })
   .refine(
-    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class),
-    'A selector needs id, text, textContains, desc, descContains or class.',
+    (value) =>
+      Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.textMatches || value.descMatches || value.class),
+    'A selector needs id, text, textContains, desc, descContains, textMatches, descMatches or class.',
   );
 export type Selector = z.infer<typeof selector>;
 
@@ -135,7 +152,18 @@ export const element = z
     fallback: point.optional(),
   })
   .refine(
-    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class || value.or?.length),
+    (value) =>
+      Boolean(
+        value.id ||
+          value.text ||
+          value.textContains ||
+          value.desc ||
+          value.descContains ||
+          value.textMatches ||
+          value.descMatches ||
+          value.class ||
+          value.or?.length,
+      ),
     'An element needs a selector or alternatives ("or").',
   );
 export type ElementSpec = z.infer<typeof element>;
@@ -178,7 +206,7 @@ export const elementState = z
     textContains: z.string().min(1).optional(),
     desc: z.string().min(1).optional(),
     descContains: z.string().min(1).optional(),
-    evidence: z.string().min(1).max(300).optional(),
+    evidence: z.string().min(1).max(500).optional(),
   })
   .refine(
     (value) => [value.selected, value.checked, value.text, value.textContains, value.desc, value.descContains].some((field) => field !== undefined),
@@ -375,12 +403,22 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
 const guard = z.strictObject({ when: target, reason: recipeFailureCode, message: z.string().min(1).max(300) });
 
 /** Ordinary content a round leaves out with its reason (a private profile, comments turned off, no results, an ad). */
-const skip = z.strictObject({ when: z.union([name, element]), reason: z.string().min(1).max(200) });
+const skip = z.strictObject({
+  when: z.union([name, element]),
+  reason: z.string().min(1).max(200),
+  /**
+   * Where posts sit one under another (Instagram's feed), the marker counts only between the nearest `item` node
+   * above the element acted on and that element: the ad's own header, not the next post's.
+   */
+  item: z.union([name, element]).optional(),
+});
 
 /** How a run reaches a known start, after the app is force-stopped and launched. */
 const start = z.strictObject({
   /** What shows on the app's main screen (its tab bar); the run waits for it. */
   home: z.union([name, element]),
+  /** What a signed-out app shows instead of `home` (its login screen): the run ends `login_required`. */
+  signedOut: z.union([name, element]).optional(),
   /** Steps back to `home` when it does not show after launch (a draft's "Discard"). */
   back: z.array(recipeStep).optional(),
   /** Reading the signed-in account: steps to its own profile, the element whose text is the username, steps back. */
@@ -422,8 +460,16 @@ export const recipe = z
         .optional(),
       /** Every package name the recipe drives (TikTok: com.zhiliaoapp.musically and com.ss.android.ugc.trill); `package` first when absent. */
       packages: z.array(packageName).min(1).max(5).optional(),
-      /** The app versions the recipe was tested on, both inclusive; another version fails `app_version_untested` unless the work allows it. */
-      tested: z.strictObject({ min: appVersion, max: appVersion }).optional(),
+      /**
+       * The app versions the recipe was tested on, both inclusive, for all its packages or per package; another
+       * version fails `app_version_untested` unless the work allows it.
+       */
+      tested: z
+        .union([
+          z.strictObject({ min: appVersion, max: appVersion }),
+          z.array(z.strictObject({ package: packageName, min: appVersion, max: appVersion, evidence: z.string().min(1).max(500).optional() })).min(1),
+        ])
+        .optional(),
       /** The UI language the recipe's words are written for ("en"). */
       locale: z
         .string()
@@ -555,9 +601,13 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
   };
   const params = new Set(Object.keys(templateParams));
   for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
-  for (const [index, item] of (value.skips ?? []).entries()) checkTarget(item.when, ['skips', index, 'when'], params);
+  for (const [index, item] of (value.skips ?? []).entries()) {
+    checkTarget(item.when, ['skips', index, 'when'], params);
+    checkTarget(item.item, ['skips', index, 'item'], params);
+  }
   if (value.start) {
     checkTarget(value.start.home, ['start', 'home'], params);
+    checkTarget(value.start.signedOut, ['start', 'signedOut'], params);
     walk(value.start.back ?? [], ['start', 'back'], new Set(params));
     if (value.start.account) {
       const withAccount = new Set([...params, 'account']);
