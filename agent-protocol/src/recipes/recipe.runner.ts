@@ -712,6 +712,7 @@ class RecipeRun {
     const video = Array.isArray(media) ? media.some((file) => VIDEO_FILE.test(file)) : typeof media === 'string' && VIDEO_FILE.test(media);
     const fallback = counts === 'post' ? (video ? 10 * 60_000 : 3 * 60_000) : 10_000;
     const deadline = this.clock.now() + this.duration(spec.timeout, fallback);
+    let pending = false;
     for (;;) {
       if (this.options.signal?.aborted) throw new Cancelled();
       const screen = await this.read();
@@ -719,6 +720,12 @@ class RecipeRun {
         if (spec.failed && this.findTarget(screen, spec.failed, scope))
           throw new StepFailure(spec.reason ?? 'post_unconfirmed', spec.message ?? 'The app said it could not finish.');
         if (this.findTarget(screen, spec.present, scope)) return true;
+        if (spec.finished) {
+          // Seen, then gone from a screen of the app: the work it stood for finished.
+          const shows = this.findTarget(screen, spec.finished, scope) !== null;
+          if (shows) pending = true;
+          else if (pending && screen.packageName !== null && recipePackages(this.recipe).includes(screen.packageName)) return true;
+        }
       }
       if (this.clock.now() >= deadline) {
         if (spec.reason) throw new StepFailure(spec.reason, spec.message ?? 'The app did not confirm in time.');

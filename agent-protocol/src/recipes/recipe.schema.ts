@@ -220,6 +220,8 @@ export type ElementState = z.infer<typeof elementState>;
  */
 const confirm = z.strictObject({
   present: target,
+  /** Also confirmed when this shows and then goes (Instagram's pending-upload row finishing). */
+  finished: target.optional(),
   failed: target.optional(),
   /** Default: 3 minutes for a post of images, 10 for video, 10 s for anything else. */
   timeout: duration.optional(),
@@ -598,6 +600,7 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
     if (!item) return;
     checkTarget(item.present, [...at, 'confirm', 'present'], scope);
     checkTarget(item.failed, [...at, 'confirm', 'failed'], scope);
+    checkTarget(item.finished, [...at, 'confirm', 'finished'], scope);
   };
   const params = new Set(Object.keys(templateParams));
   for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
