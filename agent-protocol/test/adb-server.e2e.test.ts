@@ -262,6 +262,30 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     expect(host.list().map((device) => device.serial)).toEqual([older.serial]);
   }, 10_000);
 
+  it('takes a phone whose connection blips through offline and back to ready, with a fresh phone object', async () => {
+    const old = host.phone(older.serial);
+    if (!old) throw new Error(`${older.serial} is not ready`);
+    await old.tap(100, 200);
+    events.length = 0;
+    // The connection ends but the phone still listens (Wi-Fi roaming, a hub resetting): adb 29 connects again at once
+    // and, unlike for a phone that stays away, announces offline and then device on track-devices.
+    older.drop();
+    const back = await readyPhone(older.serial);
+    expect(older.accepted).toBe(2);
+    expect(
+      events
+        .filter((event) => 'serial' in event && event.serial === older.serial)
+        .map((event) => (event.type === 'state' ? `${event.previous}>${event.state}` : event.type)),
+    ).toEqual(['device>offline', 'offline>device', 'ready']);
+    expect(back).not.toBe(old);
+    expect(host.phone(older.serial)).toBe(back);
+    // The phone the host let go of refuses at once; the new one drives the phone on its new connection.
+    await expect(within(2000, 'the released phone', old.tap(1, 1))).rejects.toMatchObject({ code: 'disconnected' });
+    await back.tap(300, 400);
+    expect(older.phone.inputs.slice(-2)).toEqual(['tap 100 200', 'tap 300 400']);
+    expect(await back.battery()).toMatchObject({ level: 76 });
+  }, 10_000);
+
   it('keeps a phone that asks for authorisation from the farm until the person allows this computer', async () => {
     const guarded = new FakeAdbd(new FakeAndroid({ serial: 'guarded', uiServerInstalled: '10.6.6' }), { requireAuth: true });
     await guarded.listen();
