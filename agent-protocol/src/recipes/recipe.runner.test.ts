@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fixture } from '../../test/fake-android.ts';
 import { FixturePhone } from '../../test/fixture-phone.ts';
 import { PhoneError } from '../phone/phone.device.ts';
 import { toUiXml } from '../simphone/simphone.render.ts';
 import { manualClock } from './recipe.pacing.ts';
 import { runRecipe, type RecipeRunOptions, type StepProgress } from './recipe.runner.ts';
+import { SHIPPED_RECIPES_DIR } from './recipe.resolver.ts';
 import { recipe as recipeSchema, type RecipeInput, type RecipeParams } from './recipe.schema.ts';
+import { parseUiXml } from './recipe.ui.ts';
 
 function recipeInput(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}): RecipeInput {
   return {
@@ -289,5 +293,315 @@ describe('running a recipe on recorded screens', () => {
     expect(offline.result.failure).toMatchObject({ code: 'device_offline', message: '"uiautomator dump" got no answer within 20000 ms.' });
     const noParam = await run(new FixturePhone('feed'), [{ do: 'type', text: '{{caption}}' }]);
     expect(noParam.result.failure).toMatchObject({ code: 'unknown', message: 'The recipe needs "caption", which this work does not give.' });
+  });
+});
+
+/**
+ * The runner's safety rules on UI trees of real phones (`test/fixtures/real/`, each naming its source: Instagram from
+ * YallaPapi/geelark-automation's December 2025 page sources and GramAddict/bot's id table, TikTok musically 43.1.4
+ * from the same project, trill 46.1.3 from iwa147369/phonefarm_automated), with the shipped recipes' own selectors.
+ */
+class ScreenPhone extends FixturePhone {
+  constructor(
+    at: string,
+    files: Record<string, string>,
+    private readonly onTap: (at: string, x: number, y: number) => string = (screen) => screen,
+  ) {
+    super(at, {
+      xml: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, () => fixture(`real/${file}`)])),
+      size: { width: 720, height: 1440 },
+    });
+  }
+
+  override async tap(x: number, y: number): Promise<void> {
+    this.taps.push({ x, y });
+    this.at = this.onTap(this.at, x, y);
+  }
+}
+
+function shipped(file: string, steps: RecipeInput['steps']): RecipeInput {
+  const input = JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}${file}`, 'utf8')) as RecipeInput;
+  return { ...input, steps };
+}
+
+async function runShipped(phone: FixturePhone, file: string, steps: RecipeInput['steps'], params: RecipeParams = {}, options: RecipeRunOptions = {}) {
+  const progress: StepProgress[] = [];
+  const result = await runRecipe(phone, recipeSchema.parse(shipped(file, steps)), params, {
+    random: () => 0.5,
+    clock: manualClock(),
+    pollMs: 500,
+    onProgress: (event) => progress.push(event),
+    ...options,
+  });
+  return { result, progress, skipped: progress.filter((event) => event.status === 'skipped').map((event) => event.detail) };
+}
+
+const inRound = (steps: RecipeInput['steps']): RecipeInput['steps'] => [{ do: 'repeat', times: 1, steps }];
+const igLike = { do: 'toggle', target: 'like_button', off: [{ selected: false }], on: [{ selected: true }], counts: 'like', within: '2s' } as const;
+const ttLike = { do: 'toggle', target: 'like_button', off: [{ selected: false }], on: [{ selected: true }], counts: 'like', within: '2s' } as const;
+
+describe('safe steps on real phones’ screens', () => {
+  it('likes an unliked Instagram post once it reads selected, and leaves an already-liked one alone', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml', liked: 'instagram/feed-liked.xml' }, (at) => (at === 'feed' ? 'liked' : at));
+    const liked = await runShipped(phone, 'instagram/warmup.json', inRound([igLike]));
+    expect(liked.result.actions.like).toBe(1);
+    expect(phone.taps).toEqual([{ x: 40, y: 1014 }]);
+
+    const already = new ScreenPhone('liked', { liked: 'instagram/feed-liked.xml' });
+    const left = await runShipped(already, 'instagram/warmup.json', inRound([igLike]));
+    expect(already.taps).toEqual([]);
+    expect(left.result.actions.like).toBe(0);
+    expect(left.skipped).toContain('Already selected; left alone.');
+  });
+
+  it('counts no like the app never shows: a tap that leaves the post unliked is a miss', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    const { result, skipped } = await runShipped(phone, 'instagram/warmup.json', inRound([igLike]));
+    expect(phone.taps).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'completed', actions: { like: 0 }, misses: 1 });
+    expect(skipped.at(-1)).toMatch(/^Missed: Turn on like button: tapped, but it never read selected\.$/);
+  });
+
+  it('likes on TikTok by the description on both packages, never by the shared id, and skips a liked video', async () => {
+    for (const [pkg, feed, likedFile] of [
+      ['tiktok-musically', 'tiktok-musically/feed.xml', 'tiktok-musically/feed-liked.xml'],
+      ['tiktok-trill', 'tiktok-trill/feed.xml', 'tiktok-trill/feed-liked.xml'],
+    ] as const) {
+      const phone = new ScreenPhone('feed', { feed, liked: likedFile }, (at) => (at === 'feed' ? 'liked' : at));
+      const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+      expect(result.actions.like, pkg).toBe(1);
+      expect(phone.taps, pkg).toHaveLength(1);
+      // The Like button, not Share (same id on musically) nor the "Like" icon inside it.
+      expect(phone.taps[0]!.x, pkg).toBe(996);
+      const already = new ScreenPhone('liked', { liked: likedFile });
+      const left = await runShipped(already, 'tiktok/warmup.json', inRound([ttLike]));
+      expect(already.taps, pkg).toEqual([]);
+      expect(left.result.actions.like, pkg).toBe(0);
+    }
+  });
+
+  it('finds a like after a TikTok update renamed its ids (35.x build), as it matches the description', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-musically/feed-renamed-35.xml', liked: 'tiktok-musically/feed-liked.xml' }, () => 'liked');
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(result.actions.like).toBe(1);
+  });
+
+  it('reads guards only inside dialogs: a caption saying "try again later" is content, a block dialog over a video ends the run', async () => {
+    for (const [file, feed] of [
+      ['instagram/warmup.json', 'instagram/feed-caption-try-again.xml'],
+      ['tiktok/warmup.json', 'tiktok-musically/feed-caption-try-again.xml'],
+    ] as const) {
+      const phone = new ScreenPhone('feed', { feed });
+      const { result } = await runShipped(phone, file, [{ do: 'wait_for', target: 'home_tab' }]);
+      expect(result.status, feed).toBe('completed');
+    }
+    const reel = new ScreenPhone('reel', { reel: 'instagram/reels-action-blocked.xml' });
+    const blocked = await runShipped(reel, 'instagram/warmup.json', [{ do: 'wait_for', target: 'home_tab' }]);
+    expect(blocked.result.failure).toMatchObject({ code: 'rate_limited' });
+    const video = new ScreenPhone('video', { video: 'tiktok-musically/feed-action-blocked.xml' });
+    const limited = await runShipped(video, 'tiktok/warmup.json', [{ do: 'wait_for', target: 'home_tab' }]);
+    expect(limited.result.failure).toMatchObject({ code: 'rate_limited' });
+    expect(reel.taps).toEqual([]);
+    expect(video.taps).toEqual([]);
+  });
+
+  it('closes TikTok’s add-phone-number sheet by its only X, then goes on', async () => {
+    const phone = new ScreenPhone(
+      'sheet',
+      { sheet: 'tiktok-musically/feed-add-phone.xml', feed: 'tiktok-musically/feed.xml', liked: 'tiktok-musically/feed-liked.xml' },
+      (at) => (at === 'sheet' ? 'feed' : 'liked'),
+    );
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(phone.taps[0]).toEqual({ x: 1000, y: 1480 });
+    expect(result.actions.like).toBe(1);
+  });
+
+  it('leaves out ordinary content with its reason and no miss: an ad, a private profile, comments off, no results', async () => {
+    const ad = new ScreenPhone('feed', { feed: 'instagram/feed-ad.xml' });
+    const adRun = await runShipped(ad, 'instagram/warmup.json', inRound([igLike]));
+    expect(ad.taps).toEqual([]);
+    expect(adRun.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['an ad'] });
+
+    // The ordinary feed has an ad below the post: the post's own header is not sponsored, so it is liked.
+    const feed = new ScreenPhone('feed', { feed: 'instagram/feed.xml' }, () => 'feed');
+    await runShipped(feed, 'instagram/warmup.json', inRound([igLike]));
+    expect(feed.taps).toHaveLength(1);
+
+    const profile = new ScreenPhone('profile', { profile: 'instagram/profile-private.xml' });
+    const follow = {
+      do: 'toggle',
+      target: 'follow_button',
+      off: [{ text: 'Follow' }],
+      on: [{ text: 'Following' }, { text: 'Requested' }],
+      counts: 'follow',
+    } as const;
+    const privateRun = await runShipped(profile, 'instagram/engage.json', inRound([follow, { do: 'tap', target: 'grid_post' }]));
+    expect(profile.taps).toEqual([]);
+    expect(privateRun.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['a private profile'] });
+
+    const comments = new ScreenPhone('comments', { comments: 'instagram/comments-off.xml' });
+    const off = await runShipped(comments, 'instagram/engage.json', inRound([{ do: 'type', target: 'comment_box', text: 'Lovely light' }]), {});
+    expect(comments.typed).toEqual([]);
+    expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off'] });
+
+    const search = new ScreenPhone('search', { search: 'instagram/search-no-results.xml' });
+    const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'hashtag_result' }]));
+    expect(search.taps).toEqual([]);
+    expect(none.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['no search results'] });
+  });
+
+  it('types into a comment box whose id an update renamed, through the recorded alternative', async () => {
+    const phone = new ScreenPhone('comments', { comments: 'instagram/comments-renamed.xml' });
+    const { result } = await runShipped(phone, 'instagram/engage.json', [{ do: 'type', target: 'comment_box', text: 'Lovely light ✨' }]);
+    expect(result.status).toBe('completed');
+    expect(phone.typed).toEqual(['Lovely light ✨']);
+    expect(phone.taps).toEqual([{ x: 310, y: 1315 }]);
+  });
+
+  it('counts a post only when Instagram says so: the pending row finishing counts, "can’t be posted" is post_unconfirmed', async () => {
+    const share = {
+      do: 'tap',
+      target: 'share_button',
+      counts: 'post',
+      confirm: { present: 'posted', finished: 'pending_row', failed: 'post_failed', reason: 'post_unconfirmed' },
+    } as const;
+    const files = {
+      caption: 'instagram/caption.xml',
+      pending: 'instagram/feed-upload-pending.xml',
+      feed: 'instagram/feed.xml',
+      failed: 'instagram/feed-upload-failed.xml',
+    };
+    let reads = 0;
+    const done = new ScreenPhone('caption', files, () => 'pending');
+    const dump = done.dumpUi.bind(done);
+    done.dumpUi = async () => {
+      if (done.at === 'pending' && ++reads > 2) done.at = 'feed';
+      return dump();
+    };
+    const posted = await runShipped(done, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(posted.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+
+    const failing = new ScreenPhone('caption', files, () => 'failed');
+    const failed = await runShipped(failing, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(failed.result).toMatchObject({ status: 'failed', actions: { post: 0 }, failure: { code: 'post_unconfirmed' } });
+
+    // Nothing ever says it posted: after the limit for an image (3 minutes), post_unconfirmed.
+    const silent = new ScreenPhone('caption', files, () => 'caption');
+    const clock = manualClock();
+    const unconfirmed = await runShipped(silent, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] }, { clock });
+    expect(unconfirmed.result.failure).toMatchObject({ code: 'post_unconfirmed' });
+    expect(clock.now()).toBeGreaterThanOrEqual(3 * 60_000);
+    expect(clock.now()).toBeLessThan(4 * 60_000);
+  });
+
+  it('ends the run app_changed after five misses in a row, never tapping a point', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    const { result } = await runShipped(phone, 'instagram/warmup.json', [
+      { do: 'repeat', times: 10, steps: [{ do: 'tap', target: { id: 'renamed_like_button', evidence: 'test' }, timeout: '1s' }] },
+    ]);
+    expect(result.failure).toMatchObject({ code: 'app_changed' });
+    expect(result.misses).toBe(5);
+    expect(phone.taps).toEqual([]);
+  });
+
+  it('types by replacing the field and checks what landed: a field that shows something else is a miss', async () => {
+    const phone = new ScreenPhone('comments', { comments: 'instagram/comments.xml' });
+    phone.landed = 'Lovely';
+    const { result, skipped } = await runShipped(
+      phone,
+      'instagram/engage.json',
+      inRound([{ do: 'type', target: 'comment_box', text: 'Lovely light', counts: 'comment' }]),
+    );
+    expect(phone.typed).toEqual(['Lovely light', 'Lovely light']);
+    expect(result).toMatchObject({ actions: { comment: 0 }, misses: 1 });
+    expect(skipped.at(-1)).toBe('Missed: The field shows "Lovely" after typing "Lovely light".');
+  });
+
+  it('reads the UI server’s page source (tags named by class) like a dump, with parents', () => {
+    const screen = parseUiXml(
+      '<?xml version="1.0"?><hierarchy index="0" rotation="0" width="720" height="1440"><android.widget.FrameLayout index="0" package="com.instagram.android" class="android.widget.FrameLayout" resource-id="com.instagram.android:id/dialog_root_view" bounds="[0,0][720,1440]"><android.widget.TextView index="0" package="com.instagram.android" class="android.widget.TextView" text="Try Again Later" resource-id="com.instagram.android:id/igds_headline_emphasized_headline" selected="false" bounds="[92,510][628,560]" /></android.widget.FrameLayout><android.widget.Toast index="1" class="android.widget.Toast" text="Posted" bounds="[0,0][0,0]" /></hierarchy>',
+    );
+    expect(screen.nodes.map((node) => [node.className, node.text, node.parent, node.depth])).toEqual([
+      ['android.widget.FrameLayout', '', -1, 0],
+      ['android.widget.TextView', 'Try Again Later', 0, 1],
+      ['android.widget.Toast', 'Posted', -1, 0],
+    ]);
+  });
+});
+
+describe('the pre-flight before a run', () => {
+  const start = (phone: FixturePhone, file: string, preflight: RecipeRunOptions['preflight'] = {}, steps: RecipeInput['steps'] = [{ do: 'pause', for: 0 }]) =>
+    runShipped(phone, file, steps, {}, { preflight });
+
+  it('wakes the screen and stops at a PIN lock with device_locked', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    phone.lock = 'locked_secure';
+    phone.screen = async () => ({ on: false });
+    const { result } = await start(phone, 'instagram/warmup.json');
+    expect(phone.woken).toBe(1);
+    expect(result.failure).toMatchObject({ code: 'device_locked', step: 'start' });
+    expect(phone.launched).toEqual([]);
+  });
+
+  it('refuses an app version outside the tested range unless the work allows it', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    phone.appVersion = async () => '360.0.0.52.192';
+    const refused = await start(phone, 'instagram/warmup.json');
+    expect(refused.result.failure).toMatchObject({ code: 'app_version_untested' });
+    expect(refused.result.failure?.message).toContain('440.0.0.46.86 to 447.0.0.55.81');
+    const allowed = await start(phone, 'instagram/warmup.json', { allowUntestedApp: true });
+    expect(allowed.result.status).toBe('completed');
+    expect(phone.stopped).toEqual(['com.instagram.android']);
+    expect(phone.launched).toEqual(['com.instagram.android']);
+  });
+
+  it('drives TikTok in whichever of its packages is installed, at that package’s tested version', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-trill/feed.xml' });
+    phone.appVersion = async (name?: string) => (name === 'com.ss.android.ugc.trill' ? '46.1.3' : null);
+    const { result } = await start(phone, 'tiktok/warmup.json');
+    expect(result).toMatchObject({ status: 'completed', package: 'com.ss.android.ugc.trill', appVersion: '46.1.3' });
+    expect(phone.launched).toEqual(['com.ss.android.ugc.trill']);
+  });
+
+  it('reads the signed-in account from the own profile and ends wrong_account when it is another', async () => {
+    const files = { feed: 'instagram/feed.xml', profile: 'instagram/profile.xml' };
+    const phone = new ScreenPhone('feed', files, (at, _x, y) => (at === 'feed' && y > 1266 ? 'profile' : 'feed'));
+    phone.appVersion = async () => '447.0.0.55.81';
+    const profileName = parseUiXml(fixture('real/instagram/profile.xml')).nodes.find((node) => node.resourceId.endsWith(':id/action_bar_title'))?.text;
+    expect(profileName).toBeTruthy();
+    const wrong = await start(phone, 'instagram/warmup.json', { account: 'glow.daily' });
+    expect(wrong.result.failure).toMatchObject({
+      code: 'wrong_account',
+      message: `@${profileName} is signed in on this phone, not @glow.daily, and the app offers no switch to it.`,
+    });
+    const right = new ScreenPhone('feed', files, (at, _x, y) => (at === 'feed' && y > 1266 ? 'profile' : 'feed'));
+    right.appVersion = async () => '447.0.0.55.81';
+    right.key = async (key) => {
+      right.keys.push(key);
+      right.at = 'feed';
+    };
+    const ok = await start(right, 'instagram/warmup.json', { account: `@${profileName}` });
+    expect(ok.result.status).toBe('completed');
+    expect(right.keys).toEqual(['back']);
+  });
+
+  it('ends a run whose screen the app’s home never shows on a login screen as login_required', async () => {
+    const login = () =>
+      toUiXml(
+        {
+          cls: 'android.widget.FrameLayout',
+          bounds: [0, 0, 1080, 2400],
+          children: [
+            // The words geelark's screen_detector.py reads as Instagram's login screen (LOGIN_SCREEN markers).
+            { cls: 'android.widget.Button', text: 'Forgot password?', clickable: true, bounds: [60, 1300, 1020, 1420] },
+            { cls: 'android.widget.Button', text: 'Create new account', clickable: true, bounds: [60, 2000, 1020, 2120] },
+          ],
+        },
+        'com.instagram.android',
+      );
+    const phone = new FixturePhone('login', { xml: { login } });
+    phone.appVersion = async () => '447.0.0.55.81';
+    const { result } = await start(phone, 'instagram/warmup.json');
+    expect(result.failure).toMatchObject({ code: 'login_required' });
   });
 });

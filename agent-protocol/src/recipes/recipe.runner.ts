@@ -434,8 +434,16 @@ class RecipeRun {
           return read.node ? read.node.text.replace(/^@/, '').trim().toLowerCase() : null;
         };
         let signedIn = await readAccount();
-        if (signedIn !== wanted && account.switch) {
-          for (const [index, step] of account.switch.entries()) await this.step(step, `start.switch.${index}`, inner, () => undefined);
+        if (signedIn !== null && signedIn !== wanted && account.switch) {
+          const other = signedIn;
+          try {
+            for (const [index, step] of account.switch.entries()) await this.step(step, `start.switch.${index}`, inner, () => undefined);
+          } catch (error) {
+            // The phone does not hold the work's account (nothing to switch to): the other one stays signed in.
+            if (error instanceof Miss || (error instanceof StepFailure && error.code === 'element_missing'))
+              throw new StepFailure('wrong_account', `@${other} is signed in on this phone, not @${wanted}, and the app offers no switch to it.`);
+            throw error;
+          }
           signedIn = await readAccount();
         }
         if (signedIn === null) throw new StepFailure('element_missing', 'The signed-in account could not be read from the app.');
