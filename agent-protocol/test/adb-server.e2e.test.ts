@@ -9,7 +9,7 @@
  * machine's 5037. It needs /usr/bin/adb: without it the file is skipped, except in CI, where it must run.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,8 +69,8 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
   let host: AdbHost;
   const events: AdbHostEvent[] = [];
   let png: Buffer;
-  // A phone of today (protocol 0x01000001: no checksums, 1 MiB payloads, shell v2) and an older one (0x01000000:
-  // every payload checksummed, at most 4096 bytes each way), so the server meets both as it would on a farm.
+  // A phone of today (protocol 0x01000001: no checksums, 1 MiB payloads, shell v2) and one with the oldest behaviours
+  // together (0x01000000: every payload checksummed; at most 4096 bytes a payload), so the server meets both.
   let modern: FakeAdbd;
   let older: FakeAdbd;
 
@@ -199,6 +199,18 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     expect(media(older).map((file) => [file.path, file.mode, file.data.equals(png)])).toEqual([['/sdcard/DCIM/Farm/beach.png', 0o100644, true]]);
     expect(media(modern).map((file) => [file.path, file.data.equals(png)])).toEqual([['/sdcard/DCIM/Farm/b.png', true]]);
     expect(older.phone.scanned).toEqual(['/sdcard/DCIM/Farm/beach.png']);
+
+    // adb's own client against the same phones: `adb shell` speaks shell protocol v2 where the phone advertises it,
+    // `adb pull` reads the pushed photo back over sync (STAT, RECV) in the older phone's small payloads.
+    expect(await adb('-s', modern.serial, 'shell', 'echo', 'farm-v2')).toBe('farm-v2\n');
+    expect(modern.opened.some((service) => /^shell,v2,.*raw:echo farm-v2$/.test(service))).toBe(true);
+    const pulled = mkdtempSync(join(tmpdir(), 'farm-adb-pull-'));
+    try {
+      await adb('-s', older.serial, 'pull', '/sdcard/DCIM/Farm/beach.png', join(pulled, 'beach.png'));
+      expect(readFileSync(join(pulled, 'beach.png')).equals(png)).toBe(true);
+    } finally {
+      rmSync(pulled, { recursive: true, force: true });
+    }
 
     // One input shell per phone, kept open through the server between commands.
     expect(phone.inputShellsOpened).toBe(1);

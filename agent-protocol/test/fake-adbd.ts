@@ -6,9 +6,10 @@
  *
  * The wire: messages of a 24-byte little-endian header (command, arg0, arg1, data length, data checksum, magic =
  * command ^ 0xffffffff) and a payload. Both sides send CNXN(version, maxdata, identity) first; the phone answers
- * with the lower of the two versions. Below 0x01000001 (A_VERSION_SKIP_CHECKSUM, adb 28 and older phones) every
- * payload carries the byte sum of its data and a wrong one ends the connection; from it on the sum may be zero.
- * maxdata is the largest payload each side accepts: 4096 on old phones (MAX_PAYLOAD_V1), 1 MiB from adb 28 on.
+ * with the lower of the two versions. Below 0x01000001 (A_VERSION_SKIP_CHECKSUM, "skip checksum (Dec 2017)" in
+ * adb.h: older phones' adbd) every payload carries the byte sum of its data and a wrong one ends the connection; from
+ * it on the sum may be zero. maxdata is the largest payload each side accepts: 4096 on the oldest phones
+ * (MAX_PAYLOAD_V1), 256 KiB later (protocol.txt), 1 MiB in adb.h today (MAX_PAYLOAD).
  * Streams: OPEN(local, 0, "service\0") is answered OKAY(local, remote) or CLSE(0, remote); WRTE carries data and
  * waits for the other side's OKAY before the next one on that stream; CLSE ends a stream and is never answered.
  *
