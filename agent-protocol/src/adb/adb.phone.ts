@@ -380,6 +380,20 @@ export class AdbPhone implements PhoneDevice {
   }
 
   async text(value: string): Promise<void> {
+    const server = this.uiServer;
+    if (server && (await this.serverReady())) {
+      // Appended through the server, so any Unicode lands; with no focused field it goes to `input` as before.
+      const field = await this.serverCall(() => server.find('xpath', "//*[@focused='true']"));
+      if (field) {
+        await this.serverCall(() => server.setValue(field, value, false));
+        return;
+      }
+    }
+    await this.typeWithInput(value);
+  }
+
+  /** Types with `input text` (printable ASCII, spaces as %s) or, for anything else, ADB Keyboard. */
+  private async typeWithInput(value: string): Promise<void> {
     const lines = value.split('\n');
     for (const [index, line] of lines.entries()) {
       if (index > 0) await this.key('enter');
@@ -424,7 +438,7 @@ export class AdbPhone implements PhoneDevice {
         await this.inputCommand(`input keyevent ${Array(Math.min(50, left)).fill(KEYCODE_DEL).join(' ')}`);
       }
     }
-    await this.text(value);
+    await this.typeWithInput(value);
     return focusedText(await this.dumpWithRetries().catch(() => ''));
   }
 

@@ -108,6 +108,15 @@ describe('the UiAutomator2 server on a phone', () => {
     expect((await phone.dumpUi()).includes('text="Café at the pier ☀️🌊&#10;second line «ñ»"')).toBe(true);
   });
 
+  it('appends any Unicode to the focused field with text(), through the server', async () => {
+    const { fake, phone } = setup();
+    await phone.tap(captionField.x, captionField.y);
+    await phone.text('Golden hour ');
+    await phone.text('à la plage 🌅');
+    expect(fake.fieldText).toBe('Golden hour à la plage 🌅');
+    expect(fake.inputs).toEqual(['tap 540 1053']);
+  });
+
   it('sees toasts in the page source; the dump does not', async () => {
     const { fake, phone } = setup();
     fake.toast = { text: 'Your post has been shared.', at: Date.now() };

@@ -256,9 +256,12 @@ export class UiServer {
     await this.call('POST', this.sessionPath(`/element/${encodeURIComponent(element)}/click`), {});
   }
 
-  /** Replaces what the element holds with `text` (UiObject2.setText: any Unicode, no keyboard). */
-  async setValue(element: string, text: string): Promise<void> {
-    await this.call('POST', this.sessionPath(`/element/${encodeURIComponent(element)}/value`), { text, replace: true });
+  /**
+   * Sets the element's text (UiObject2.setText: any Unicode, no keyboard): replacing what it holds, or after it
+   * (the server then reads what it holds, and takes text that a clear does not remove for a hint).
+   */
+  async setValue(element: string, text: string, replace = true): Promise<void> {
+    await this.call('POST', this.sessionPath(`/element/${encodeURIComponent(element)}/value`), { text, replace });
   }
 
   async text(element: string): Promise<string> {
