@@ -39,7 +39,7 @@ export interface SimulatedPhoneUiOptions {
   battery?: number;
   /** What the apps show at launch instead of their home screen. */
   challenge?: 'login' | 'blocked' | null;
-  /** The platform limits actions after this many likes (a "Try Again Later" dialog). */
+  /** The platform refuses likes after this many (a "Try Again Later" dialog over the screen). */
   rateLimitAfterLikes?: number;
   /** Dumps fail with "could not get idle state" while a video plays (Reels, TikTok's feed). */
   busyOnVideo?: boolean;
@@ -51,7 +51,7 @@ export interface SimulatedPhoneUiOptions {
   tiktokPackage?: typeof TIKTOK | typeof TIKTOK_TRILL;
   /** Accounts whose profiles are private. */
   privateAccounts?: string[];
-  /** Installed apps' versions by package (Instagram 360.0.0.52.192, TikTok 43.1.4 or trill 46.1.3 by default). */
+  /** Installed apps' versions by package (Instagram 447.0.0.55.81, TikTok 43.1.4 or trill 46.1.3 by default). */
   versions?: Record<string, string>;
   /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */
   liked?: string[];
@@ -229,11 +229,17 @@ export class SimulatedPhoneUi implements PhoneDevice {
       this.log(`unliked ${postId}`);
       return;
     }
+    // Past its limit the platform refuses the like and says so in a dialog over the screen (Instagram's "Try Again
+    // Later", TikTok's "Try again later"): the like does not stick.
+    const limit = this.options.rateLimitAfterLikes;
+    if (limit !== undefined && this.likes >= limit) {
+      this.stack?.push({ name: 'limited' });
+      this.log(`like refused on ${postId}`);
+      return;
+    }
     this.api.liked.add(postId);
     this.likes += 1;
     this.log(`liked ${postId}`);
-    const limit = this.options.rateLimitAfterLikes;
-    if (limit !== undefined && this.likes >= limit) this.stack?.push({ name: 'limited' });
   }
 
   private publish(): void {
@@ -373,6 +379,12 @@ export class SimulatedPhoneUi implements PhoneDevice {
       throw new UiBusyError();
     }
     if (this.options.busyOnVideo && this.isVideo()) throw new UiBusyError();
+    return this.uiXml();
+  }
+
+  /** The screen as `uiautomator dump` writes it, read now (no busy screens): what a fake adb phone prints. */
+  uiXml(): string {
+    this.alive();
     return toUiXml(this.tree(), this.packageName());
   }
 
@@ -470,7 +482,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
     if (!app) throw new PhoneError('not_installed', `No activity ${intent.package}/${intent.activity} takes ${intent.mime} on this phone.`);
     this.shares.push(intent);
     for (const file of [...intent.files].reverse()) if (!this.api.media.includes(basename(file))) this.api.media.unshift(basename(file));
-    await this.launchApp(intent.package);
+    this.open(intent.package);
     this.api.draft.caption = '';
     this.stack?.push(app === 'instagram' ? { name: 'caption' } : { name: 'editor' });
     this.log(`shared ${intent.files.map((file) => basename(file)).join(', ')} to ${app}`);
@@ -510,12 +522,18 @@ export class SimulatedPhoneUi implements PhoneDevice {
   async appVersion(packageName: string): Promise<string | null> {
     this.alive();
     if (packageName !== INSTAGRAM && packageName !== this.tiktokPackage) return null;
-    // TikTok's versions are the fixtures' (43.1.4 musically, 46.1.3 trill); Instagram's fixtures record none.
-    const defaults: Record<string, string> = { [INSTAGRAM]: '360.0.0.52.192', [TIKTOK]: '43.1.4', [TIKTOK_TRILL]: '46.1.3' };
+    // TikTok's versions are the fixtures' (43.1.4 musically, 46.1.3 trill). Instagram's dumps record none: the
+    // simulated app says the newest version the evidence names (joeahkim/InstaAddict, 447.0.0.55.81).
+    const defaults: Record<string, string> = { [INSTAGRAM]: '447.0.0.55.81', [TIKTOK]: '43.1.4', [TIKTOK_TRILL]: '46.1.3' };
     return this.options.versions?.[packageName] ?? defaults[packageName] ?? null;
   }
 
   async launchApp(packageName: string): Promise<void> {
+    this.open(packageName);
+  }
+
+  /** Brings the app to the front at once (its effects land before the caller's next read, as a fake phone's shell needs). */
+  private open(packageName: string): void {
     this.alive();
     const app = this.appFor(packageName);
     if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
@@ -531,7 +549,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.alive();
     const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
     if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
-    await this.launchApp(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
+    this.open(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
     this.stack?.push({ name: 'profile', user: match[1] });
   }
 

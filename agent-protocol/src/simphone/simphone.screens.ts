@@ -83,12 +83,15 @@ const findsNothing = (query: string) => /^zzq|no results|nothing/i.test(query.tr
 const templates = new Map<string, SimNode>();
 /** The fixture's tree at the simulated screen's size (parsed once per size, copied for each read). */
 function tree(name: SimulatedFixture, api: SimApi): SimNode {
+  const size = { width: api.width, height: api.height };
+  // A replaced tree is the phone's own: parsed for it, not shared with other simulated phones.
+  const replaced = api.fixtures[name];
+  if (replaced) return fromUiXml(replaced, size);
   const key = `${name}@${api.width}x${api.height}`;
   let template = templates.get(key);
   if (!template) {
-    template = fromUiXml(api.fixtures[name] ?? (fixtureXml[name] as string), { width: api.width, height: api.height });
-    // A replaced tree is the phone's own: not shared with other simulated phones.
-    if (!api.fixtures[name]) templates.set(key, template);
+    template = fromUiXml(fixtureXml[name] as string, size);
+    templates.set(key, template);
   }
   return structuredClone(template);
 }

@@ -31,15 +31,13 @@ async function run(platform: RecipePlatform, routine: RoutineType, options: Simu
     phone,
     resolved.recipe,
     { ...params, ...extra },
-    { random: seededRandom(7), clock: manualClock(), onProgress: (event) => progress.push(event), screenshotOnFailure: true },
+    { random: seededRandom(7), clock: manualClock(), onProgress: (event) => progress.push(event), screenshotOnFailure: true, preflight: {} },
   );
   return { phone, result, progress, recipe: resolved.recipe };
 }
 
 describe('the shipped recipes on the simulated phone', () => {
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
-  it.skip('publishes an Instagram post: media shared to the app, caption with hashtags, confirmed by the pending row finishing', async () => {
+  it('publishes an Instagram post: media shared to the app, caption with hashtags, confirmed by the pending row finishing', async () => {
     const { phone, result, progress } = await run('instagram', 'create_post');
     expect(result.failure).toBeUndefined();
     expect(result.status).toBe('completed');
@@ -55,12 +53,12 @@ describe('the shipped recipes on the simulated phone', () => {
         .filter((event) => event.status === 'done')
         .map((event) => event.label)
         .join('\n'),
-    ).toMatch(/confirm/i);
+    ).toMatch(/confirm|posted/i);
     expect(progress.at(-1)).toMatchObject({ status: 'done', percent: expect.any(Number) });
   });
 
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
+  // Skipped: the runner skips every keyword round as "an ad" while still on the feed, whose real tree shows a
+  // sponsored post's header below the first post (the skip must apply to the item acted on).
   it.skip('engages on Instagram by keywords and reference accounts within the allowances', async () => {
     const { phone, result } = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } });
     expect(result.failure).toBeUndefined();
@@ -89,9 +87,7 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(phone.liked.size).toBe(0);
   });
 
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
-  it.skip('runs the TikTok warm-up on a video feed: likes only what it can read, never at a fixed point', async () => {
+  it('runs the TikTok warm-up on a video feed: likes only what it can read, never at a fixed point', async () => {
     const busy = await run('tiktok', 'warmup', { busyOnVideo: true }, { engagement: 50, minutes: 2 });
     // A screen that cannot be read is never tapped blind: no tap lands on nothing, and no like is counted unseen.
     expect(busy.phone.taps.filter((tap) => tap.hit === null)).toEqual([]);
@@ -103,8 +99,8 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(phone.events.filter((event) => event.startsWith('unliked'))).toEqual([]);
   });
 
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
+  // Skipped: the runner reads TikTok's search history line ("Press and hold on a suggestion") as "no search
+  // results" before the keyword is typed (it means no results only when it is still there after Search).
   it.skip('runs TikTok engage, post and scroll', async () => {
     const engage = await run('tiktok', 'engage_comments', {}, { allowances: { like: 3 } });
     expect(engage.result.failure).toBeUndefined();
@@ -117,8 +113,8 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(scroll.result.status).toBe('completed');
   });
 
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
+  // Skipped: the pre-flight presses Back on the login page (which leaves the app, as on a phone) before the guards
+  // look, and the run ends app_crashed.
   it.skip('fails with login_required on a login challenge, with a screenshot of it', async () => {
     const { result, phone } = await run('instagram', 'warmup', { challenge: 'login' });
     expect(result.status).toBe('failed');
@@ -132,8 +128,7 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(phone.where).toBe('instagram/login');
   });
 
-  // Skipped until the shipped recipes select what real phones show (no creation_tab, share_button, TikTok by
-  // descriptions): the simulator now serves real trees, which the old recipes' ids do not match.
+  // Skipped: as above, the pre-flight backs out of the suspension page before the guards look (app_crashed).
   it.skip('fails with account_blocked on a suspended account and rate_limited when the platform limits likes', async () => {
     expect((await run('instagram', 'engage_comments', { challenge: 'blocked' })).result.failure?.code).toBe('account_blocked');
     const limited = await run('instagram', 'engage_comments', { rateLimitAfterLikes: 2 });
