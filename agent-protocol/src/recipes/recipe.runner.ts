@@ -140,6 +140,29 @@ const ANDROID_ALERT_IDS = new Set([
 
 const VIDEO_FILE = /\.(mp4|mov|m4v|3gp|webm|mkv)$/i;
 
+const MIME_BY_EXTENSION: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  gif: 'image/gif',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  '3gp': 'video/3gpp',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+};
+
+/** The type a share intent carries: the files' own when they agree, else `image/*`, `video/*` or any. */
+export function shareMime(files: readonly string[]): string {
+  const types = new Set(files.map((file) => MIME_BY_EXTENSION[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream'));
+  if (types.size === 1) return [...types][0] as string;
+  const kinds = new Set([...types].map((type) => type.split('/')[0]));
+  return kinds.size === 1 && (kinds.has('image') || kinds.has('video')) ? `${[...kinds][0]}/*` : '*/*';
+}
+
 type Scope = Map<string, TemplateValue>;
 
 /** Describes a step for people watching it run. */
@@ -554,8 +577,7 @@ class RecipeRun {
         for (const file of files) remote.push(await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {}));
         await this.phone.scanMedia(remote);
         await this.clock.sleep(3000);
-        const videos = files.filter((file) => VIDEO_FILE.test(file)).length;
-        const mime = videos === 0 ? 'image/*' : videos === files.length ? 'video/*' : '*/*';
+        const mime = shareMime(files);
         await this.phone.share({
           package: this.packageName,
           activity: step.activity,
