@@ -9,6 +9,7 @@
  * machine's 5037. It needs /usr/bin/adb: without it the file is skipped, except in CI, where it must run.
  */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdbHost, type AdbHostEvent } from '../src/adb/adb.host.ts';
-import type { AdbPhone } from '../src/adb/adb.phone.ts';
+import { AdbPhone } from '../src/adb/adb.phone.ts';
 import { PhoneError } from '../src/phone/phone.device.ts';
 import { A_VERSION_MIN, FakeAdbd, MAX_PAYLOAD, MAX_PAYLOAD_V1 } from './fake-adbd.ts';
 import { FakeAndroid, fixture } from './fake-android.ts';
@@ -297,6 +298,52 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     expect(older.phone.inputs.slice(-2)).toEqual(['tap 100 200', 'tap 300 400']);
     expect(await back.battery()).toMatchObject({ level: 76 });
   }, 10_000);
+
+  it('ends a command on a phone that freezes, or that goes away in the middle of a push, with a reason', async () => {
+    const flaky = new FakeAdbd(new FakeAndroid({ serial: 'flaky' }), { version: A_VERSION_MIN, maxPayload: MAX_PAYLOAD_V1 });
+    await flaky.listen();
+    const dir = mkdtempSync(join(tmpdir(), 'farm-adb-media-'));
+    try {
+      expect(await adb('connect', flaky.serial)).toContain(`connected to ${flaky.serial}`);
+      await readyPhone(flaky.serial);
+      // The host's phone code through the real server, with short limits so the test stays short.
+      const phone = new AdbPhone(flaky.serial, host.client.getDevice(flaky.serial), { commandTimeoutMs: 800, pushTimeoutMs: 5000, uiServer: false });
+      // Frozen: the phone takes the stream and never answers it.
+      flaky.phone.frozen = true;
+      let started = Date.now();
+      await expect(phone.battery()).rejects.toMatchObject({ code: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(2000);
+      flaky.phone.frozen = false;
+      expect(await phone.battery()).toMatchObject({ level: 76 });
+
+      // Unplugged mid-push: 4 MiB in 4096-byte payloads is a thousand round trips; the phone goes after the first ones.
+      const video = join(dir, 'clip.mp4');
+      writeFileSync(video, randomBytes(4 * 1024 * 1024));
+      const writes = () => flaky.received.filter((message) => message.command === 'WRTE').length;
+      const before = writes();
+      started = Date.now();
+      const push = phone.pushMedia(video).catch((failure: unknown) => failure);
+      await within(
+        5000,
+        'the push starting',
+        (async () => {
+          while (writes() < before + 20) await new Promise((resolve) => setTimeout(resolve, 5));
+        })(),
+      );
+      await flaky.close();
+      const error = await within(6000, 'the interrupted push', push);
+      expect(error).toBeInstanceOf(PhoneError);
+      // adbkit's sync stream ends early ("Premature end of stream"): the reason names the file.
+      expect((error as PhoneError).message).toContain('/sdcard/DCIM/Farm/clip.mp4');
+      expect(Date.now() - started).toBeLessThan(6000);
+      expect(flaky.phone.pushed.filter((file) => file.path.startsWith('/sdcard/'))).toEqual([]);
+      await phone.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await adb('disconnect', flaky.serial).catch(() => undefined);
+      await flaky.close();
+    }
+  }, 15_000);
 
   it('keeps a phone that asks for authorisation from the farm until the person allows this computer', async () => {
     const guarded = new FakeAdbd(new FakeAndroid({ serial: 'guarded', uiServerInstalled: '10.6.6' }), { requireAuth: true });
