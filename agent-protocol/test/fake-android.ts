@@ -215,6 +215,8 @@ export class FakeAndroid {
   battery: string;
   power: string;
   onInput: (input: string) => void = () => undefined;
+  /** Called with each activity started with extras (a share), so a test phone can show the screen it opens. */
+  onIntent: (intent: StartedIntent) => void = () => undefined;
 
   constructor(private readonly options: FakeAndroidOptions) {
     this.serial = options.serial;
@@ -546,7 +548,9 @@ export class FakeAndroid {
             return this.text(`Starting: Intent { cmp=${component} }\nError type 3\nError: Activity class {${component}} does not exist.\n`, 1);
           const action = args.includes('-a') ? (args[args.indexOf('-a') + 1] ?? null) : null;
           const type = args.includes('-t') ? (args[args.indexOf('-t') + 1] ?? null) : null;
-          this.intents.push({ action, type, component, extras });
+          const intent = { action, type, component, extras };
+          this.intents.push(intent);
+          this.onIntent(intent);
           return this.text(`Starting: Intent { act=${action} typ=${type} cmp=${component} (has extras) }\n`);
         }
         if (args[0] === 'start') {
