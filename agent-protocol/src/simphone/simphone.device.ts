@@ -87,6 +87,8 @@ export class SimulatedPhoneUi implements PhoneDevice {
   /** What was shared to the apps, and the files registered with the media store. */
   readonly shares: ShareIntent[] = [];
   readonly scanned: string[] = [];
+  /** A toast on screen, as the UI server adds it to the page source (a last android.widget.Toast node). */
+  private toast: { text: string; reads: number } | null = null;
   /** The keyguard: set it to play a locked phone. */
   locked: LockState = 'unlocked';
   /** Dumps to fail as busy before the next one reads (on top of busy video screens). */
@@ -248,6 +250,9 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.log(`published on ${this.app}: ${caption}`);
     this.api.draft.caption = '';
     this.api.focused = null;
+    // TikTok says so in a toast ("video posted", YallaPapi/geelark-automation .taskmaster/docs/geelark_tiktok_flow.md),
+    // which only a reader that sees toasts reports: here, for the next few reads.
+    if (this.app === 'tiktok') this.toast = { text: 'Video posted', reads: 3 };
     // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then drops it, or says the
     // upload failed ("Video can't be posted").
     if (this.app === 'instagram') this.api.pendingReads = 2;
@@ -385,7 +390,16 @@ export class SimulatedPhoneUi implements PhoneDevice {
   /** The screen as `uiautomator dump` writes it, read now (no busy screens): what a fake adb phone prints. */
   uiXml(): string {
     this.alive();
-    return toUiXml(this.tree(), this.packageName());
+    const tree = this.tree();
+    if (this.toast && this.toast.reads > 0) {
+      this.toast.reads -= 1;
+      // As appium-uiautomator2-server writes a toast it heard: class android.widget.Toast, package com.android.settings.
+      tree.children = [
+        ...(tree.children ?? []),
+        { cls: 'android.widget.Toast', pkg: 'com.android.settings', text: this.toast.text, bounds: [180, 2000, this.api.width - 180, 2100] },
+      ];
+    }
+    return toUiXml(tree, this.packageName());
   }
 
   async tap(x: number, y: number): Promise<void> {
