@@ -3,7 +3,7 @@
  * on the simulator. These are fake-phone figures: they measure what the host's own code and adb's wire cost (the
  * HTTP request over `tcp:6790`, the dump's shell command and file read), not what a phone spends walking its UI tree.
  * What real phones are reported to take is in the README (`uiautomator dump` about 2.5 s a read, the server about
- * 0.2 s). Prints milliseconds per read (median and 90th percentile) and each routine's wall time with its result.
+ * 0.2 s). Prints milliseconds per read (median and 90th percentile) and the post routine's wall time with its result.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ import { resolveRecipe } from '../src/recipes/recipe.resolver.ts';
 import { runRecipe } from '../src/recipes/recipe.runner.ts';
 import { SimulatedPhoneUi } from '../src/simphone/index.ts';
 import { FakeAdbServer } from '../test/fake-adb.server.ts';
-import { FakeAndroid } from '../test/fake-android.ts';
-import { follow, instagramFlow, nodeAt, screens } from '../test/fixture-phone.ts';
+import { FakeAndroid, fixture } from '../test/fake-android.ts';
+import { nodeAt } from '../test/fixture-phone.ts';
 
 const READS = Number(process.env.READS ?? 100);
 
@@ -33,14 +33,9 @@ await server.listen();
 const client = createAdbClient({ adbPort: server.port, adbBin: '/nonexistent/adb' });
 client.on('error', () => undefined);
 
-/** A fake phone showing the recorded Instagram screens; taps move between them. */
-function instagramPhone(serial: string): FakeAndroid {
-  const state = { at: 'feed' };
-  const phone = new FakeAndroid({ serial, screen: () => (screens[state.at] as () => string)(), packages: ['com.instagram.android'] });
-  phone.onInput = (input) => {
-    const tap = /^tap (\d+) (\d+)$/.exec(input);
-    if (tap) state.at = follow(instagramFlow, state.at, nodeAt((screens[state.at] as () => string)(), Number(tap[1]), Number(tap[2])));
-  };
+/** A fake phone showing a real Instagram home feed (test/fixtures/real/instagram/feed.xml). */
+function feedPhone(serial: string): FakeAndroid {
+  const phone = new FakeAndroid({ serial, screen: () => fixture('real/instagram/feed.xml'), packages: ['com.instagram.android'] });
   server.plug(phone);
   return phone;
 }
@@ -61,34 +56,63 @@ async function reads(label: string, phone: PhoneDevice): Promise<void> {
   console.log(`${label.padEnd(34)} median ${percentile(times, 50).toFixed(2)} ms  p90 ${percentile(times, 90).toFixed(2)} ms  (${READS} reads)`);
 }
 
+/**
+ * A fake phone serving UI trees of a real Instagram (test/fixtures/real/instagram) for the post routine: the share
+ * handler opens the caption screen, Share shows the pending row over the feed, which is gone two reads later.
+ */
+function posterPhone(serial: string): FakeAndroid {
+  const real = (name: string) => fixture(`real/instagram/${name}.xml`);
+  const state = { at: 'feed', pendingReads: 2 };
+  const phone = new FakeAndroid({
+    serial,
+    screen: () => {
+      if (state.at === 'pending' && state.pendingReads-- <= 0) state.at = 'feed';
+      return real(state.at === 'caption' ? 'caption' : state.at === 'pending' ? 'feed-upload-pending' : 'feed');
+    },
+    packages: ['com.instagram.android'],
+  });
+  phone.onIntent = (intent) => {
+    if (intent.component?.endsWith('/com.instagram.share.handleractivity.ShareHandlerActivity')) state.at = 'caption';
+  };
+  phone.onInput = (input) => {
+    const tap = /^tap (\d+) (\d+)$/.exec(input);
+    if (tap && state.at === 'caption' && nodeAt(real('caption'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_button')) state.at = 'pending';
+  };
+  server.plug(phone);
+  return phone;
+}
+
+const media = join(dir, 'pier.jpg');
+writeFileSync(media, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+
 async function routine(label: string, phone: PhoneDevice): Promise<void> {
-  const resolved = resolveRecipe({ routine: 'basic', platform: 'instagram', appVersion: '360.0.0.52.192' });
+  const resolved = resolveRecipe({ routine: 'create_post', platform: 'instagram', appVersion: '360.0.0.52.192' });
   if (!resolved) {
-    console.log(`${label.padEnd(34)} no shipped Instagram 'basic' recipe`);
+    console.log(`${label.padEnd(40)} no shipped Instagram post recipe`);
     return;
   }
-  // The recipe's own pauses are skipped (a manual clock): what is left is reading, deciding and sending input.
+  // The recipe's own pauses are skipped (a manual clock): what is left is reading, deciding, typing and sending input.
   const start = performance.now();
   const result = await runRecipe(
     phone,
     resolved.recipe,
-    { keywords: ['sunset'], accounts: ['sunny.trails'], comments: ['Lovely light'] },
+    { media: [media], caption: 'Golden hour at the pier', hashtags: ['#sunset', '#travel'] },
     { clock: manualClock(), random: seededRandom(7), busyPauseMs: 0 },
   ).catch((error: unknown) => ({ status: `threw: ${error instanceof Error ? error.message : String(error)}`, failure: undefined }));
   const wall = performance.now() - start;
   const outcome = result.failure ? `${result.status} (${result.failure.code}: ${result.failure.message ?? ''})` : result.status;
-  console.log(`${label.padEnd(34)} ${wall.toFixed(1)} ms wall, ${outcome}`);
+  console.log(`${label.padEnd(40)} ${wall.toFixed(1)} ms wall, ${outcome}`);
 }
 
-const viaServer = new AdbPhone('BENCH-UIA2', client.getDevice(instagramPhone('BENCH-UIA2').serial), { uiServer: apks });
-const viaDump = new AdbPhone('BENCH-DUMP', client.getDevice(instagramPhone('BENCH-DUMP').serial), { uiServer: false });
+const viaServer = new AdbPhone('BENCH-UIA2', client.getDevice(feedPhone('BENCH-UIA2').serial), { uiServer: apks });
+const viaDump = new AdbPhone('BENCH-DUMP', client.getDevice(feedPhone('BENCH-DUMP').serial), { uiServer: false });
 await reads('fake phone, UiAutomator2 server', viaServer);
 await reads('fake phone, uiautomator dump', viaDump);
 await reads('simulator', new SimulatedPhoneUi({ serial: 'BENCH-SIM' }));
 
-await routine("routine 'basic', fake phone, server", new AdbPhone('BENCH-R1', client.getDevice(instagramPhone('BENCH-R1').serial), { uiServer: apks }));
-await routine("routine 'basic', fake phone, dump", new AdbPhone('BENCH-R2', client.getDevice(instagramPhone('BENCH-R2').serial), { uiServer: false }));
-await routine("routine 'basic', simulator", new SimulatedPhoneUi({ serial: 'BENCH-SIM2' }));
+await routine('Instagram post, fake phone, server', new AdbPhone('BENCH-R1', client.getDevice(posterPhone('BENCH-R1').serial), { uiServer: apks }));
+await routine('Instagram post, fake phone, dump', new AdbPhone('BENCH-R2', client.getDevice(posterPhone('BENCH-R2').serial), { uiServer: false }));
+await routine('Instagram post, simulator', new SimulatedPhoneUi({ serial: 'BENCH-SIM2' }));
 
 for (const phone of [viaServer, viaDump]) await phone.close();
 await server.close();
