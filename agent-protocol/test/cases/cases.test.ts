@@ -50,6 +50,23 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     expect(hits.filter((hit) => hit === null)).toEqual([]);
   });
 
+  it('an already-liked TikTok video (desc "Like", selected) is left liked on both packages', async () => {
+    for (const tiktokPackage of ['com.zhiliaoapp.musically', 'com.ss.android.ugc.trill'] as const) {
+      const phone = await phoneFor({ tiktokPackage, liked: ['tt:alex.rivera#0'] });
+      await phone.sim.launchApp(tiktokPackage);
+      const like = parseUiXml(phone.sim.uiXml()).nodes.find((node) => node.className.endsWith('Button') && /^Like( video\.|$)/.test(node.desc));
+      // TikTok drops the count and never says "Unlike": only selected tells the state.
+      expect(like).toMatchObject({ desc: 'Like', selected: true });
+      const { result } = await runCase(phone, 'tiktok', 'warmup', { engagement: 100, minutes: 1 });
+      expect(result.package).toBe(tiktokPackage);
+      expect(unlikes(phone)).toEqual([]);
+      expect(phone.sim.liked.has('tt:alex.rivera#0')).toBe(true);
+      expect(result.actions.like).toBe(likes(phone).length);
+      await phone.stop();
+      open = null;
+    }
+  });
+
   it('a caption containing "try again later" is content, not a limit: the warm-up goes on', async () => {
     const phone = await phoneFor({ fixtures: variant('instagram/feed.xml', 'instagram/feed-caption-try-again.xml') });
     await phone.sim.launchApp('com.instagram.android');
@@ -145,5 +162,21 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     expect(phone.sim.events.filter((event) => event.startsWith('liked ad#'))).toEqual([]);
     expect(result.skipped.join(' ')).toMatch(/sponsored|\bad\b/i);
     expect(result.actions.like).toBe(likes(phone).length);
+  });
+
+  it('ordinary screens on trill: the keyword typed, a "Video by" result opened, each like confirmed and counted', async () => {
+    const phone = await phoneFor({ tiktokPackage: 'com.ss.android.ugc.trill' });
+    const { result, hits, typed } = await runCase(phone, 'tiktok', 'engage_comments', {
+      keywords: ['sunset beach'],
+      accounts: [],
+      comments: [],
+      allowances: { like: 3 },
+    });
+    expect(result.failure).toBeUndefined();
+    expect(result.package).toBe('com.ss.android.ugc.trill');
+    expect(typed).toEqual(['sunset beach']);
+    expect(hits.some((hit) => hit?.startsWith('Video by sunset.beach,'))).toBe(true);
+    expect(result.actions.like).toBe(3);
+    expect(likes(phone)).toEqual(['liked tt:sunset.beach#0', 'liked tt:sunset.beach#1', 'liked tt:sunset.beach#2']);
   });
 });
