@@ -494,6 +494,37 @@ describe('safe steps on real phones’ screens', () => {
     expect(clock.now()).toBeLessThan(4 * 60_000);
   });
 
+  it('says at once that a TikTok post cannot be confirmed on a reader blind to toasts, and counts it where the toast shows', async () => {
+    const post = {
+      do: 'tap',
+      target: 'post_button',
+      counts: 'post',
+      confirm: { present: 'posted_toast', failed: 'post_refused', reason: 'post_unconfirmed' },
+    } as const;
+    const blind = new ScreenPhone('caption', { caption: 'tiktok-musically/caption.xml' });
+    const clock = manualClock();
+    const dump = await runShipped(blind, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] }, { clock });
+    expect(blind.taps).toHaveLength(1);
+    expect(dump.result.failure).toMatchObject({ code: 'post_unconfirmed', message: expect.stringContaining('only with a toast') });
+    expect(clock.now()).toBeLessThan(60_000);
+
+    // Through a reader that sees toasts (the UI server), TikTok's success toast confirms it. The toast node is rebuilt
+    // from geelark's TIKTOK_SCREEN_REFERENCE.md ("Toast message about post success"); its words are not recorded.
+    const toast = () =>
+      fixture('real/tiktok-musically/feed.xml').replace(
+        '</hierarchy>',
+        '<node class="android.widget.Toast" text="Your post is posted" bounds="[0,0][0,0]" /></hierarchy>',
+      );
+    const seeing = new FixturePhone('caption', { xml: { caption: () => fixture('real/tiktok-musically/caption.xml'), posted: toast } });
+    seeing.uiReader = async () => ({ kind: 'ui-server', version: '10.6.6', seesToasts: true });
+    seeing.tap = async (x, y) => {
+      seeing.taps.push({ x, y });
+      seeing.at = 'posted';
+    };
+    const server = await runShipped(seeing, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] });
+    expect(server.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+  });
+
   it('ends the run app_changed after five misses in a row, never tapping a point', async () => {
     const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
     const { result } = await runShipped(phone, 'instagram/warmup.json', [

@@ -255,6 +255,8 @@ class RecipeRun {
   private appVersion: string | undefined;
   /** Whether the last look at the screen could read it. */
   private readLast = false;
+  /** Whether the phone's UI reader shows toasts (the UI server does, `uiautomator dump` does not). */
+  private seesToasts = false;
 
   constructor(
     private readonly phone: PhoneDevice,
@@ -277,6 +279,22 @@ class RecipeRun {
     } catch {
       this.size = null; // taken from the first screen read instead
     }
+    this.seesToasts = await this.phone
+      .uiReader()
+      .then((reader) => reader.seesToasts)
+      .catch(() => false);
+    const blind = (this.recipe.guards ?? []).filter((guard) => this.isToastOnly(guard.when));
+    if (!this.seesToasts && blind.length > 0)
+      // Said, not skipped in silence: these guards cannot fire on this phone.
+      this.options.onProgress?.({
+        seq: this.seq,
+        path: 'start',
+        do: 'preflight',
+        label: 'Guards this phone cannot see',
+        status: 'skipped',
+        percent: 0,
+        detail: `Unavailable on this phone's UI reader (it cannot see toasts): ${blind.map((guard) => guard.message).join('; ')}`,
+      });
     const total = this.recipe.steps.length;
     const preflightStep: Step = { do: 'pause', for: 0, label: 'Check the phone and the app before the run' };
     let current: { path: string; label: string; step: Step } = { path: 'start', label: preflightStep.label ?? '', step: preflightStep };
@@ -736,8 +754,21 @@ class RecipeRun {
     return field ? field.text : null;
   }
 
+  /** Whether a target matches only toasts (`class: Toast` on every selector), which some readers never see. */
+  private isToastOnly(target: Target): boolean {
+    if (typeof target !== 'string' && 'point' in target) return false;
+    const selectors = this.selectorsOf(this.element(target));
+    return selectors.length > 0 && selectors.every((selector) => selector.class !== undefined && /(^|\.)Toast$/.test(selector.class));
+  }
+
   /** Waits for the confirmation; `failed` or its absence at the limit end the run when the recipe gives a reason. */
   private async confirm(spec: ConfirmSpec, scope: Scope, counts: EngagementAction | undefined): Promise<boolean> {
+    if (!this.seesToasts && this.isToastOnly(spec.present) && !spec.finished) {
+      // Waiting would only run out the clock: say at once that this phone cannot see the confirmation.
+      const message = "The app confirms this only with a toast, which this phone's UI reader cannot see; check it on the phone.";
+      if (spec.reason) throw new StepFailure(spec.reason, message);
+      return false;
+    }
     const media = scope.get('media');
     const video = Array.isArray(media) ? media.some((file) => VIDEO_FILE.test(file)) : typeof media === 'string' && VIDEO_FILE.test(media);
     const fallback = counts === 'post' ? (video ? 10 * 60_000 : 3 * 60_000) : 10_000;
@@ -873,6 +904,8 @@ class RecipeRun {
    * below the screen with a second set of the same buttons).
    */
   private onScreen(screen: UiScreen, node: UiNode): boolean {
+    // A toast is read, never touched: the UI server may give it no bounds.
+    if (/(^|\.)Toast$/.test(node.className)) return true;
     if (!isVisible(node)) return false;
     if (screen.width <= 0 || screen.height <= 0) return true;
     const { x, y } = centerOf(node.bounds);
