@@ -41,7 +41,17 @@ export interface CasePhone {
 /** A replaced screen: the fixture the simulator would serve, swapped for another real tree (a case's variant). */
 export const variant = (name: SimulatedFixture, file: string): Partial<Record<SimulatedFixture, string>> => ({ [name]: fixture(`real/${file}`) });
 
-export async function casePhone(options: SimulatedPhoneUiOptions = {}): Promise<CasePhone> {
+export interface CasePhoneOptions extends SimulatedPhoneUiOptions {
+  /**
+   * The phone has the UiAutomator2 server (its version) and its screen animates as a playing video does: dumps fail
+   * ("could not get idle state") while the server reads it with its idle wait off. Without: the server's install is
+   * refused, and the host reads with `uiautomator dump`.
+   */
+  uiServer?: string;
+}
+
+export async function casePhone(caseOptions: CasePhoneOptions = {}): Promise<CasePhone> {
+  const { uiServer, ...options } = caseOptions;
   const sim = new SimulatedPhoneUi({ width: 1080, height: 2400, ...options });
   const packages = ['com.instagram.android', options.tiktokPackage ?? 'com.zhiliaoapp.musically'];
   const png = await sharp({ create: { width: 1080, height: 2400, channels: 3, background: '#ffffff' } })
@@ -70,7 +80,7 @@ export async function casePhone(options: SimulatedPhoneUiOptions = {}): Promise<
   const android = new FakeAndroid({
     serial: options.serial ?? 'CASE-0001',
     packages,
-    installRefused: true,
+    ...(uiServer ? { uiServerInstalled: uiServer } : { installRefused: true }),
     screen: () => {
       sync();
       return sim.uiXml();
@@ -87,6 +97,7 @@ export async function casePhone(options: SimulatedPhoneUiOptions = {}): Promise<
     if (words[0] === 'text') void sim.text(input.slice(5).replace(/%s/g, ' '));
     if (words[0] === 'keyevent') for (const code of words.slice(1)) if (KEYS[code]) void sim.key(KEYS[code]);
   };
+  if (uiServer) android.animated = true;
   const server = new FakeAdbServer();
   await server.listen();
   // No adb program: a lost fake server must not make adbkit start a real one on its port.
