@@ -144,8 +144,8 @@ export class FixturePhone implements PhoneDevice {
   async openUrl(url: string): Promise<void> {
     this.opened.push(url);
   }
-  async uiReader() {
-    return { kind: 'dump' as const, version: null, seesToasts: false };
+  async uiReader(): Promise<UiReaderInfo> {
+    return { kind: 'dump', version: null, seesToasts: false };
   }
   /** Types like `text`, and answers what landed when the test says (`landed`), else the value. */
   async setText(value: string, at?: Point): Promise<string | null> {
