@@ -8,6 +8,7 @@ import {
   type KeyName,
   type LockState,
   type ShareIntent,
+  type UiReaderInfo,
   type PhoneDevice,
   type PhoneInfo,
   type Point,
