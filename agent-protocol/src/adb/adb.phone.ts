@@ -478,7 +478,7 @@ export class AdbPhone implements PhoneDevice {
     if (!uri) throw new PhoneError('command_failed', `${file} is not in the phone's media store (push and scan it first).`);
     const text = intent.text === undefined ? '' : ` --es android.intent.extra.TEXT ${shellQuote(intent.text)}`;
     const output = await this.exec(
-      `am start -a android.intent.action.SEND -t ${intent.mime} --eu android.intent.extra.STREAM ${uri}${text} -n ${intent.package}/${intent.activity}`,
+      `am start -a android.intent.action.SEND -t ${shellQuote(intent.mime)} --eu android.intent.extra.STREAM ${uri}${text} -n ${intent.package}/${intent.activity}`,
     );
     if (/Error|Exception/.test(output)) throw new PhoneError('command_failed', `The phone did not open the share: ${output.trim().slice(0, 200)}`);
   }
