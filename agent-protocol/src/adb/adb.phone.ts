@@ -548,7 +548,14 @@ export class AdbPhone implements PhoneDevice {
       await withTimeout(
         new Promise<void>((resolve, reject) => {
           transfer.on('end', () => resolve());
-          transfer.on('error', (error: Error) => reject(new PhoneError('command_failed', `The phone refused the file ${remote}: ${error.message}`)));
+          transfer.on('error', (error: Error) =>
+            reject(
+              // adbkit's PrematureEOFError: the stream ended under the transfer because the phone went away, not a refusal.
+              error.name === 'PrematureEOFError'
+                ? new PhoneError('disconnected', `The phone went away while receiving ${remote}: ${error.message}`)
+                : new PhoneError('command_failed', `The phone refused the file ${remote}: ${error.message}`),
+            ),
+          );
         }),
         timeoutMs,
         `Uploading ${basename(localPath)}`,
