@@ -450,6 +450,14 @@ describe('safe steps on real phones’ screens', () => {
     expect(none.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['no search results'] });
   });
 
+  it('still runs a round’s `after` steps (the swipe on) when a skip or a miss ended the round early', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed-ad.xml' });
+    const { result } = await runShipped(phone, 'instagram/warmup.json', [{ do: 'repeat', times: 3, steps: [igLike], after: [{ do: 'key', key: 'back' }] }]);
+    expect(result).toMatchObject({ status: 'completed', skipped: ['an ad', 'an ad', 'an ad'], misses: 0 });
+    expect(phone.keys).toEqual(['back', 'back', 'back']);
+    expect(phone.taps).toEqual([]);
+  });
+
   it('types into a comment box whose id an update renamed, through the recorded alternative', async () => {
     const phone = new ScreenPhone('comments', { comments: 'instagram/comments-renamed.xml' });
     const { result } = await runShipped(phone, 'instagram/engage.json', [{ do: 'type', target: 'comment_box', text: 'Lovely light ✨' }]);

@@ -655,12 +655,19 @@ class RecipeRun {
           if (list !== undefined) inner.set(step.as ?? 'item', list[round] ?? '');
           this.rounds += 1;
           try {
-            for (const [index, child] of step.steps.entries()) await this.step(child, `${path}.${index}`, inner, enter);
-          } catch (error) {
-            // A miss or ordinary content ends this round only; the run goes on with the next item.
-            if (!(error instanceof Miss) && !(error instanceof SkipRound)) throw error;
-            if (error instanceof SkipRound) this.skipped.push(error.message);
-            this.report(step, path, 'skipped', { detail: `${error instanceof Miss ? 'Missed' : 'Left out'}: ${error.message}` });
+            for (const [part, steps] of [
+              ['', step.steps],
+              ['after.', step.after ?? []],
+            ] as const) {
+              try {
+                for (const [index, child] of steps.entries()) await this.step(child, `${path}.${part}${index}`, inner, enter);
+              } catch (error) {
+                // A miss or ordinary content ends this round only (its `after` steps still run); the run goes on.
+                if (!(error instanceof Miss) && !(error instanceof SkipRound)) throw error;
+                if (error instanceof SkipRound) this.skipped.push(error.message);
+                this.report(step, path, 'skipped', { detail: `${error instanceof Miss ? 'Missed' : 'Left out'}: ${error.message}` });
+              }
+            }
           } finally {
             this.rounds -= 1;
           }

@@ -344,6 +344,8 @@ export interface RepeatStep {
   /** A ceiling on rounds, whatever else says. */
   max?: number | undefined;
   steps: Step[];
+  /** Steps after every round, also one a miss or a skip ended early (the swipe to the next post). */
+  after?: Step[] | undefined;
 }
 
 export interface WhenStep {
@@ -385,6 +387,7 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
         max: z.number().int().min(1).max(100_000).optional(),
         chance: chance.optional(),
         steps: z.array(recipeStep).min(1),
+        after: z.array(recipeStep).optional(),
       })
       .refine(
         (step) => step.times !== undefined || step.minutes !== undefined || step.each !== undefined || step.until_spent !== undefined,
@@ -579,6 +582,7 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           if (typeof step.times === 'string') checkText(step.times, [...at, 'times'], scope);
           if (typeof step.minutes === 'string') checkText(step.minutes, [...at, 'minutes'], scope);
           walk(step.steps, [...at, 'steps'], inner);
+          walk(step.after ?? [], [...at, 'after'], new Set(inner));
           break;
         }
         case 'when':
