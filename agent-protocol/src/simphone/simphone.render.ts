@@ -164,11 +164,17 @@ export function toSvg(
     `<defs><linearGradient id="wallpaper" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#1d3b6e"/><stop offset="0.55" stop-color="#3f2b72"/><stop offset="1" stop-color="#0f5b5b"/></linearGradient></defs>`,
     `<rect width="${width}" height="${height}" fill="${bg}"/>`,
   ];
-  walk(root, (node) => {
+  // Backgrounds first (wallpaper, then photos and videos), then everything over them: a real tree may list the
+  // full-screen video after the buttons that float over it.
+  const layer = (node: SimNode) => (node.look === 'wallpaper' ? 0 : node.look === 'media' ? 1 : 2);
+  const ordered: SimNode[] = [];
+  walk(root, (node) => ordered.push(node));
+  ordered.sort((a, b) => layer(a) - layer(b));
+  for (const node of ordered) {
     const [l, t, r, b] = node.bounds;
     const w = r - l;
     const h = b - t;
-    if (w <= 0 || h <= 0) return;
+    if (w <= 0 || h <= 0) continue;
     if (node.look === 'wallpaper') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="url(#wallpaper)"/>`);
     if (node.look === 'icon') {
       // A rounded square with the app's initial, its name underneath.
@@ -179,7 +185,7 @@ export function toSvg(
         `<text x="${l + w / 2}" y="${t + side * 0.68}" font-family="sans-serif" font-size="${Math.floor(side * 0.5)}" font-weight="bold" fill="#ffffff" text-anchor="middle">${escapeXml((node.text ?? '?').slice(0, 1))}</text>`,
         `<text x="${l + w / 2}" y="${t + side + 60}" font-family="sans-serif" font-size="40" fill="#ffffff" text-anchor="middle">${escapeXml(node.text ?? '')}</text>`,
       );
-      return;
+      continue;
     }
     if (node.look === 'media') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${node.colour ?? '#7a8fa6'}"/>`);
     if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
@@ -205,7 +211,7 @@ export function toSvg(
         `<text x="${x}" y="${t + h / 2 + size / 3}" font-family="sans-serif" font-size="${size}" fill="${colour}"${centred ? ' text-anchor="middle"' : ''}>${escapeXml(shown)}</text>`,
       );
     }
-  });
+  }
   const level = Math.max(0, Math.min(100, options.battery));
   parts.push(
     `<rect width="${width}" height="110" fill="${options.dark ? '#000' : '#fafafa'}"/>`,

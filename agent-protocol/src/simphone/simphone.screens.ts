@@ -124,6 +124,23 @@ const FIXTURE_AUTHOR = {
   trill: 'sunny.trails',
 };
 
+/** Colours a media block by what it shows, so consecutive posts differ on screen. */
+const COLOURS = ['#d9825b', '#5b8fd9', '#6fbf73', '#b76fd0', '#d0b36f', '#4fb3bf', '#bf4f6a', '#7d8a99'];
+const colourOf = (key: string) => COLOURS[[...key].reduce((sum, c) => sum + c.charCodeAt(0), 0) % COLOURS.length] as string;
+const MEDIA_IDS = new Set(['row_feed_photo_imageview', 'clips_video_container', 'image_button', 'gallery_grid_item_thumbnail', 'long_press_layout']);
+
+/** How the drawing shows a real tree's nodes (screenshots only; the dump is the tree as it is). */
+function dress(root: SimNode, key: string): SimNode {
+  walk(root, (node) => {
+    if (MEDIA_IDS.has(idOf(node)) || /^(Video by |Reel by |Photo by )/.test(node.desc ?? '')) {
+      node.look = 'media';
+      node.colour = colourOf(`${key}${node.desc ?? ''}${node.bounds.join()}`);
+    } else if (/(EditText|AutoCompleteTextView)$/.test(node.cls)) node.look = 'field';
+    else if (idOf(node) === 'tab_bar') node.look = 'bar';
+  });
+  return root;
+}
+
 // ---------------------------------------------------------------- Instagram
 
 function igPost(api: SimApi, root: SimNode, postId: string): void {
@@ -170,6 +187,10 @@ function igGrid(api: SimApi, root: SimNode, author?: string): void {
 }
 
 export function instagramScreen(api: SimApi, screen: SimScreen): SimNode {
+  return dress(instagramTree(api, screen), `ig${api.feedIndex}:${api.reelIndex}`);
+}
+
+function instagramTree(api: SimApi, screen: SimScreen): SimNode {
   switch (screen.name) {
     case 'feed':
     case 'post': {
@@ -346,6 +367,10 @@ function ttVideo(api: SimApi, build: TikTokBuild, author: string, postId: string
 }
 
 export function tiktokScreen(api: SimApi, screen: SimScreen, build: TikTokBuild = 'musically'): SimNode {
+  return dress(tiktokTree(api, screen, build), `tt${api.feedIndex}:${JSON.stringify(screen)}`);
+}
+
+function tiktokTree(api: SimApi, screen: SimScreen, build: TikTokBuild): SimNode {
   switch (screen.name) {
     case 'feed':
     case 'reels':
