@@ -129,7 +129,12 @@ describe('running a recipe on recorded screens', () => {
       { x: 72, y: 1440 },
     ]);
     expect(result.failure).toMatchObject({ code: 'element_missing', message: 'The expected element did not appear on screen.', step: '2' });
-    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(false);
+    // An older workspace recipe with a point on a plain step still validates, but its run never taps it blind.
+    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(true);
+    const blind = new FixturePhone('feed');
+    const refused = await run(blind, [{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }]);
+    expect(refused.result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining('without being marked "positional"') });
+    expect(blind.taps).toEqual([]);
   });
 
   it('fails with element_missing, the step and a screenshot when an element never appears', async () => {

@@ -1008,7 +1008,11 @@ class RecipeRun {
     scope: Scope,
     how: { positional?: boolean; skips?: boolean } = {},
   ): Promise<{ node: UiNode | null; point: Point | null }> {
-    if (typeof target !== 'string' && 'point' in target) return { node: null, point: how.positional ? this.scale(target.point) : null };
+    if (typeof target !== 'string' && 'point' in target) {
+      // A point is a blind tap: older recipes may still give one (they validate), but only a positional step uses it.
+      if (!how.positional) throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.');
+      return { node: null, point: this.scale(target.point) };
+    }
     const spec = this.element(target);
     const fallback = how.positional ? spec.fallback : undefined;
     const deadline = this.clock.now() + timeoutMs;

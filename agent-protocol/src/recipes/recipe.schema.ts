@@ -543,7 +543,6 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
         case 'tap':
         case 'long_press':
           checkTarget(step.target, [...at, 'target'], scope);
-          checkPoint(step.target, step.positional, at);
           if (step.do === 'tap') checkConfirm(step.confirm, at, scope);
           break;
         case 'toggle':
@@ -557,7 +556,6 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
         case 'type':
           checkText(step.text, [...at, 'text'], scope);
           checkTarget(step.target, [...at, 'target'], scope);
-          checkPoint(step.target, step.positional, at);
           // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
           scope.add('typed');
           checkConfirm(step.confirm, at, scope);
@@ -594,11 +592,6 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           break;
       }
     }
-  };
-  // A point taps blind: only a step that says it is positional may give one.
-  const checkPoint = (item: Target | undefined, positional: boolean | undefined, at: (string | number)[]) => {
-    if (item !== undefined && typeof item !== 'string' && 'point' in item && !positional)
-      issue([...at, 'target'], 'A point is a blind tap: only a step marked "positional": true may give one.');
   };
   const checkConfirm = (item: ConfirmSpec | undefined, at: (string | number)[], scope: Set<string>) => {
     if (!item) return;
