@@ -564,6 +564,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
     const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
     if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
     this.open(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
+    this.log(`opened link ${url}`);
     this.stack?.push({ name: 'profile', user: match[1] });
   }
 

@@ -18,6 +18,7 @@ export type SimScreen =
   | { name: 'reels' }
   | { name: 'search'; query: string }
   | { name: 'results'; query: string }
+  | { name: 'tag'; tag: string }
   | { name: 'post'; author: string; n: number }
   | { name: 'profile'; user: string }
   | { name: 'comments'; postId: string }
@@ -250,6 +251,12 @@ function instagramTree(api: SimApi, screen: SimScreen): SimNode {
           node.focused = api.focused === 'search';
           node.onTap = () => api.focus('search');
         }
+        // Instagram's hashtag row reads "#<tag>" (GramAddict views.py finds it by that text): the typed words, joined.
+        if (id === 'row_hashtag_textview_tag_name') node.text = `#${query.replace(/^#/, '').replace(/\s+/g, '').toLowerCase()}`;
+        if (id === 'row_hashtag_container') {
+          const tag = query.replace(/^#/, '').replace(/\s+/g, '').toLowerCase();
+          node.onTap = () => api.push({ name: 'tag', tag });
+        }
         if (id === 'row_search_user_container') {
           const user = users[row] ?? users[0] ?? query;
           row += 1;
@@ -259,6 +266,20 @@ function instagramTree(api: SimApi, screen: SimScreen): SimNode {
           }
           node.onTap = () => api.push({ name: 'profile', user });
         }
+      }
+      igGrid(api, root);
+      igTabs(api, root);
+      return root;
+    }
+    case 'tag': {
+      // No public dump of a hashtag page: its grid is the explore grid's (image_button "Photo by … at Row r, Column c").
+      const root = tree('instagram/search.xml', api);
+      for (const node of all(root)) {
+        if (idOf(node) === 'action_bar_search_edit_text') {
+          node.text = `#${screen.tag}`;
+          node.onTap = () => api.back();
+        }
+        if (idOf(node) === 'image_button') node.desc = (node.desc ?? '').replace(/^Photo by (\S+)/, (_, user: string) => `Photo by ${screen.tag}.${user}`);
       }
       igGrid(api, root);
       igTabs(api, root);
@@ -382,10 +403,11 @@ function tiktokTree(api: SimApi, screen: SimScreen, build: TikTokBuild): SimNode
       for (const node of all(root)) if (node.text === 'OK') node.onTap = () => api.back();
       return root;
     }
+    case 'tag':
     case 'search':
     case 'results': {
-      const query = screen.query || api.draft.query;
-      const results = screen.name === 'results' && !findsNothing(query);
+      const query = screen.name === 'tag' ? screen.tag : screen.query || api.draft.query;
+      const results = screen.name !== 'search' && !findsNothing(query);
       const root = tree(
         build === 'trill' ? 'tiktok-trill/search-results.xml' : results ? 'tiktok-musically/search-results.xml' : 'tiktok-musically/search.xml',
         api,

@@ -162,8 +162,9 @@ export async function runCase(
     {
       random: seededRandom(7),
       clock: manualClock(),
-      pollMs: 1,
-      busyPauseMs: 1,
+      // The clock is simulated: a poll costs no real time, only a read of the phone (real looks are half a second apart).
+      pollMs: 500,
+      busyPauseMs: 500,
       onProgress: (event) => progress.push(event),
       // From a known start (the app force-stopped and launched); the fake phone's package fixture reports an older
       // Instagram than the recipes were tested on, which these cases are not about.

@@ -87,9 +87,7 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     expect(result.actions.follow).toBe(phone.sim.followed.size);
   });
 
-  // Skipped: the runner skips every keyword round as "an ad" on the feed (a sponsored header below the first post)
-  // before it reaches a post's comments.
-  it.skip('comments turned off: nothing is typed, the post is skipped with its reason, no comment is counted', async () => {
+  it('comments turned off: nothing is typed, the post is skipped with its reason, no comment is counted', async () => {
     const phone = await phoneFor({ fixtures: variant('instagram/comments.xml', 'instagram/comments-off.xml') });
     const { result, typed } = await runCase(phone, 'instagram', 'engage_comments', { accounts: [], comments: ['Love this!'], allowances: { comment: 3 } });
     expect(result.status).toBe('completed');
@@ -99,8 +97,7 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     expect(result.skipped.join(' ')).toMatch(/comment/i);
   });
 
-  // Skipped: as above, the keyword rounds end "an ad" on the feed before any keyword is typed.
-  it.skip('a search with no results is skipped with its reason and the next keyword is searched', async () => {
+  it('a search with no results is skipped with its reason and the next keyword is searched', async () => {
     const phone = await phoneFor();
     const { result, typed } = await runCase(phone, 'instagram', 'engage_comments', {
       keywords: ['zzqxv sunset 000', 'sunset beach'],
