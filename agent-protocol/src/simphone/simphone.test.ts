@@ -125,7 +125,6 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(phone.where).toBe('instagram/login');
   });
 
-  // Skipped: as above, the pre-flight backs out of the suspension page before the guards look (app_crashed).
   // Skipped: Instagram's suspension page is a full page, not a dialog; the guards now look only inside dialogs and
   // the pre-flight backs out of it (Back leaves the app) and ends app_crashed instead of account_blocked.
   it.skip('fails with account_blocked on a suspended account and rate_limited when the platform limits likes', async () => {
