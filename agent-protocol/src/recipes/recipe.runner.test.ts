@@ -450,7 +450,7 @@ describe('safe steps on real phones’ screens', () => {
     expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off'] });
 
     const search = new ScreenPhone('search', { search: 'instagram/search-no-results.xml' });
-    const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'hashtag_result' }]));
+    const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'keyword_result' }]));
     expect(search.taps).toEqual([]);
     expect(none.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['no search results'] });
   });
@@ -646,6 +646,6 @@ describe('the pre-flight before a run', () => {
     const phone = new FixturePhone('login', { xml: { login } });
     phone.appVersion = async () => '447.0.0.55.81';
     const { result } = await start(phone, 'instagram/warmup.json');
-    expect(result.failure).toMatchObject({ code: 'login_required' });
+    expect(result.failure).toMatchObject({ code: 'login_required', message: 'Instagram asks to log in again on this phone.' });
   });
 });

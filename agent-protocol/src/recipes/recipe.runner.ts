@@ -454,15 +454,24 @@ class RecipeRun {
     await this.phone.launchApp(this.packageName);
     const start = this.recipe.start;
     if (start) {
+      // Only with no home screen (no feed, no captions) may words anywhere tell a login or suspension page.
+      const insteadOfHome = () => {
+        const screen = this.lastScreen;
+        if (!screen || !this.readLast) return;
+        if (start.signedOut && this.findTarget(screen, start.signedOut, scope))
+          throw new StepFailure('login_required', `${this.packageName} is signed out on this phone; a person must log in.`);
+        for (const item of start.instead ?? []) if (this.findTarget(screen, item.when, scope)) throw new StepFailure(item.reason, item.message);
+      };
       let home = await this.locate(start.home, 20_000, scope);
-      if (!home.node && start.back) {
-        for (const [index, step] of start.back.entries()) await this.step(step, `start.back.${index}`, scope, () => undefined);
-        home = await this.locate(start.home, 10_000, scope);
+      if (!home.node) {
+        insteadOfHome();
+        if (start.back) {
+          for (const [index, step] of start.back.entries()) await this.step(step, `start.back.${index}`, scope, () => undefined);
+          home = await this.locate(start.home, 10_000, scope);
+        }
       }
       if (!home.node) {
-        // Only now, with no home screen (no feed, no captions), may words tell a login screen.
-        if (start.signedOut && this.lastScreen && this.readLast && this.findTarget(this.lastScreen, start.signedOut, scope))
-          throw new StepFailure('login_required', `${this.packageName} is signed out on this phone; a person must log in.`);
+        insteadOfHome();
         throw await this.missing(start.home, undefined, 'The app did not come to its home screen after launch.');
       }
       const wanted = checks.account?.replace(/^@/, '').trim().toLowerCase();
@@ -980,8 +989,9 @@ class RecipeRun {
    * The reason of the first `skips` entry on screen, if any. An entry with `item` counts only for the element about
    * to be acted on (`near`): its marker must lie between the nearest item header above that element and the element.
    */
-  private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null): string | null {
+  private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null, looking: Target): string | null {
     for (const entry of this.recipe.skips ?? []) {
+      if (entry.for && !(typeof looking === 'string' && entry.for.includes(looking))) continue;
       const markers = this.findAll(screen, this.element(entry.when), scope);
       if (!entry.item) {
         if (markers.length > 0) return entry.reason;
@@ -1029,7 +1039,7 @@ class RecipeRun {
         }
         const node = this.find(screen, spec, scope);
         if (how.skips && this.rounds > 0) {
-          const reason = this.skipOn(screen, scope, node);
+          const reason = this.skipOn(screen, scope, node, target);
           if (reason) throw new SkipRound(reason);
         }
         if (node) return { node, point: centerOf(node.bounds) };

@@ -416,6 +416,8 @@ const skip = z.strictObject({
    * above the element acted on and that element: the ad's own header, not the next post's.
    */
   item: z.union([name, element]).optional(),
+  /** The named elements it stands in for: the skip counts only while one of these is looked for. Absent: any. */
+  for: z.array(name).min(1).optional(),
 });
 
 /** How a run reaches a known start, after the app is force-stopped and launched. */
@@ -424,6 +426,11 @@ const start = z.strictObject({
   home: z.union([name, element]),
   /** What a signed-out app shows instead of `home` (its login screen): the run ends `login_required`. */
   signedOut: z.union([name, element]).optional(),
+  /**
+   * Other screens an app may show instead of `home` (a suspension page), each ending the run with its reason. Looked
+   * for, like `signedOut`, only while `home` does not show, so their words may be anywhere on that screen.
+   */
+  instead: z.array(guard).optional(),
   /** Steps back to `home` when it does not show after launch (a draft's "Discard"). */
   back: z.array(recipeStep).optional(),
   /** Reading the signed-in account: steps to its own profile, the element whose text is the username, steps back. */
@@ -602,12 +609,14 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
   const params = new Set(Object.keys(templateParams));
   for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
   for (const [index, item] of (value.skips ?? []).entries()) {
+    for (const used of item.for ?? []) if (!elements.has(used)) issue(['skips', index, 'for'], `No element named "${used}" in this recipe's elements.`);
     checkTarget(item.when, ['skips', index, 'when'], params);
     checkTarget(item.item, ['skips', index, 'item'], params);
   }
   if (value.start) {
     checkTarget(value.start.home, ['start', 'home'], params);
     checkTarget(value.start.signedOut, ['start', 'signedOut'], params);
+    for (const [index, item] of (value.start.instead ?? []).entries()) checkTarget(item.when, ['start', 'instead', index, 'when'], params);
     walk(value.start.back ?? [], ['start', 'back'], new Set(params));
     if (value.start.account) {
       const withAccount = new Set([...params, 'account']);
