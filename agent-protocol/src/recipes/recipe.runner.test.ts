@@ -410,6 +410,13 @@ describe('safe steps on real phones’ screens', () => {
     expect(video.taps).toEqual([]);
   });
 
+  it('ends the run rate_limited when a block dialog answers the like, and does not count the like', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-musically/feed.xml', blocked: 'tiktok-musically/feed-action-blocked.xml' }, () => 'blocked');
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(phone.taps).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'failed', actions: { like: 0 }, failure: { code: 'rate_limited' } });
+  });
+
   it('closes TikTok’s add-phone-number sheet by its only X, then goes on', async () => {
     const phone = new ScreenPhone(
       'sheet',

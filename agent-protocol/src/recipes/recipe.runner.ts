@@ -711,7 +711,10 @@ class RecipeRun {
     const deadline = this.clock.now() + this.duration(step.within, 3_000);
     for (;;) {
       await this.clock.sleep(Math.min(this.options.pollMs ?? 1000, Math.max(1, deadline - this.clock.now())));
-      const screen = await this.read();
+      const read = await this.read();
+      // A block dialog often answers the tap itself: guards look at every screen read while waiting (a popup tapped
+      // away leaves this look without a screen to judge).
+      const screen = read && (await this.guard(read, scope)) ? null : read;
       if (screen) {
         // The same element: the match nearest where the tap landed (a previous post's button can stay in the tree).
         const spec = this.element(step.target);
@@ -792,7 +795,8 @@ class RecipeRun {
     let pending = false;
     for (;;) {
       if (this.options.signal?.aborted) throw new Cancelled();
-      const screen = await this.read();
+      const read = await this.read();
+      const screen = read && (await this.guard(read, scope)) ? null : read;
       if (screen) {
         if (spec.failed && this.findTarget(screen, spec.failed, scope))
           throw new StepFailure(spec.reason ?? 'post_unconfirmed', spec.message ?? 'The app said it could not finish.');
