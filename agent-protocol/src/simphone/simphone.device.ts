@@ -122,6 +122,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
       uploadFailed: false,
       sheet: options.sheet ?? null,
       fixtures: options.fixtures ?? {},
+      posted: this.comments,
       media: [...(options.media ?? ['IMG_20240818_191204.jpg', 'IMG_20240817_083311.jpg', 'IMG_20240815_120045.jpg'])],
       draft: { query: '', caption: '', comment: '' },
       focused: null,

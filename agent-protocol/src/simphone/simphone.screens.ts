@@ -48,6 +48,8 @@ export interface SimApi {
   uploadFailed: boolean;
   /** A sheet TikTok lays over the feed until it is closed (the add-phone-number sheet has only an X). */
   sheet: 'add-phone' | null;
+  /** Comments this phone posted, shown under their posts as the apps show a new comment. */
+  posted: readonly { postId: string; text: string }[];
   /** Trees that replace the embedded ones (a test's variant of a screen: another build's ids, another caption). */
   fixtures: Partial<Record<SimulatedFixture, string>>;
   push(screen: SimScreen): void;
@@ -313,6 +315,23 @@ function instagramTree(api: SimApi, screen: SimScreen): SimNode {
         }
         if (id === 'layout_comment_thread_post_button_click_area') node.onTap = () => api.comment(screen.postId);
       }
+      // A posted comment shows in the thread as the others do: a row_comment_textview_comment "<user> <text>".
+      const rows = all(root).filter((node) => idOf(node) === 'row_comment_textview_comment');
+      const last = rows.at(-1);
+      const list = last && all(root).find((node) => node.children?.includes(last));
+      if (last && list) {
+        const height = last.bounds[3] - last.bounds[1];
+        api.posted
+          .filter((item) => item.postId === screen.postId)
+          .forEach((item, i) => {
+            const top = last.bounds[3] + (i + 1) * height;
+            list.children?.push({
+              ...structuredClone({ ...last, onTap: undefined }),
+              text: `farm.account ${item.text}`,
+              bounds: [last.bounds[0], top - height, last.bounds[2], top],
+            });
+          });
+      }
       igBack(api, root);
       return root;
     }
@@ -461,6 +480,13 @@ function tiktokTree(api: SimApi, screen: SimScreen, build: TikTokBuild): SimNode
         if (id === 'jfd') node.onTap = () => api.comment(screen.postId);
         if (node.desc === 'Close') node.onTap = () => api.back();
       }
+      // A posted comment shows in the list: the author's name button (id title) and the text (e7j) beside the others.
+      const texts = all(root).filter((node) => idOf(node) === 'e7j');
+      const last = texts.at(-1);
+      const list = last && all(root).find((node) => node.children?.includes(last));
+      if (last && list)
+        for (const item of api.posted.filter((posted) => posted.postId === screen.postId))
+          list.children?.push({ ...structuredClone({ ...last, onTap: undefined }), text: item.text });
       return root;
     }
     case 'gallery': {

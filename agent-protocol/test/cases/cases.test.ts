@@ -158,6 +158,23 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     else expect(result.actions.like).toBeGreaterThan(0);
   });
 
+  it("a renamed id after an app update (Instagram's comment box _multiline) is found by its other id; each comment is confirmed under the post", async () => {
+    const phone = await phoneFor({ fixtures: variant('instagram/comments.xml', 'instagram/comments-renamed.xml') });
+    const { result, hits, typed } = await runCase(phone, 'instagram', 'engage_comments', {
+      accounts: [],
+      keywords: ['sunset beach'],
+      comments: ['Love this!'],
+      allowances: { comment: 3 },
+    });
+    expect(result.failure).toBeUndefined();
+    expect(hits).toContain('layout_comment_thread_edittext_multiline');
+    expect(typed.filter((text) => text === 'Love this!').length).toBe(phone.sim.comments.length);
+    // Counted only once the comment shows in the thread (row_comment_textview_comment "<user> <text>").
+    expect(result.actions.comment).toBe(phone.sim.comments.length);
+    expect(result.actions.comment).toBeGreaterThan(0);
+    expect(result.misses).toBe(0);
+  });
+
   it('an ad is skipped with its reason: not liked, not counted', async () => {
     const phone = await phoneFor();
     const { result } = await runCase(phone, 'instagram', 'warmup', { engagement: 100, minutes: 1 });
