@@ -29,6 +29,8 @@ export interface SimNode {
   look?: 'media' | 'button' | 'field' | 'bar' | 'icon' | 'wallpaper';
   /** Fill colour of media blocks and icons. */
   colour?: string;
+  /** Drawn on screenshots only, never in the dump (a photo the real tree describes by no node of its own). */
+  drawOnly?: boolean;
 }
 
 const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
@@ -42,7 +44,7 @@ function nodeXml(node: SimNode, packageName: string, index: number): string {
     `index="${index}" text="${escapeXml(node.text ?? '')}" resource-id="${id}" class="${node.cls}" package="${pkg}" content-desc="${escapeXml(node.desc ?? '')}" ` +
     `checkable="${flag(node.checkable)}" checked="${flag(node.checked)}" clickable="${flag(node.clickable)}" enabled="${flag(node.enabled ?? true)}" focusable="${flag(node.focusable ?? (node.clickable || node.focused))}" focused="${flag(node.focused)}" ` +
     `scrollable="${flag(node.scrollable)}" long-clickable="${flag(node.longClickable)}" password="${flag(node.password)}" selected="${flag(node.selected)}" bounds="[${l},${t}][${r},${b}]"`;
-  const children = node.children ?? [];
+  const children = (node.children ?? []).filter((child) => !child.drawOnly);
   if (children.length === 0) return `<node ${attributes} />`;
   return `<node ${attributes}>${children.map((child, i) => nodeXml(child, packageName, i)).join('')}</node>`;
 }

@@ -141,6 +141,21 @@ function dress(root: SimNode, key: string): SimNode {
     } else if (/(EditText|AutoCompleteTextView)$/.test(node.cls)) node.look = 'field';
     else if (idOf(node) === 'tab_bar') node.look = 'bar';
   });
+  // A feed post's photo or video has no node of its own in the dump: drawn between its header and its buttons.
+  const headers = all(root).filter((node) => idOf(node) === 'row_feed_profile_header');
+  const buttons = all(root).filter((node) => idOf(node) === 'row_feed_button_like');
+  const floor = all(root).find((node) => idOf(node) === 'tab_bar')?.bounds[1] ?? root.bounds[3];
+  headers.forEach((header, i) => {
+    const below = buttons.find((button) => button.bounds[1] > header.bounds[3]);
+    const bottom = below && (i + 1 >= headers.length || below.bounds[1] < (headers[i + 1]?.bounds[1] ?? 0)) ? below.bounds[1] : root.bounds[3];
+    root.children?.unshift({
+      cls: 'android.view.View',
+      drawOnly: true,
+      look: 'media',
+      colour: colourOf(`${key}${header.desc ?? ''}`),
+      bounds: [root.bounds[0], header.bounds[3], root.bounds[2], Math.min(bottom, floor)],
+    });
+  });
   return root;
 }
 
