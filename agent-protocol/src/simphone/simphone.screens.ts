@@ -422,7 +422,14 @@ function ttVideo(api: SimApi, build: TikTokBuild, author: string, postId: string
 }
 
 export function tiktokScreen(api: SimApi, screen: SimScreen, build: TikTokBuild = 'musically'): SimNode {
-  return dress(tiktokTree(api, screen, build), `tt${api.feedIndex}:${JSON.stringify(screen)}`);
+  const root = dress(tiktokTree(api, screen, build), `tt${api.feedIndex}:${JSON.stringify(screen)}`);
+  // Screens trill's source did not measure (the post flow) are musically's trees, drawn by trill's package.
+  if (build === 'trill')
+    walk(root, (node) => {
+      if (node.pkg === TIKTOK) node.pkg = TIKTOK_TRILL;
+      if (node.id?.startsWith(`${TIKTOK}:id/`)) node.id = `${TIKTOK_TRILL}:id/${node.id.slice(TIKTOK.length + 4)}`;
+    });
+  return root;
 }
 
 function tiktokTree(api: SimApi, screen: SimScreen, build: TikTokBuild): SimNode {
