@@ -1,3 +1,4 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { include: ['src/**/*.test.ts'] } });
+// `test/` holds the tests that run the host against outside programs (Google's adb server) and the per-case tests.
+export default defineConfig({ test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } });

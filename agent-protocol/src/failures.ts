@@ -31,6 +31,16 @@ export const failureCodes = [
   'no_device',
   /** The account reached its daily allowance for the actions this work needs. */
   'daily_cap',
+  /** The app did not confirm a post within its limit (no "posted" notice, no finished upload row, no new post). */
+  'post_unconfirmed',
+  /** Screens the recipe recognised lacked the elements it needs, five times in a row: the app changed under it. */
+  'app_changed',
+  /** The app's version on the phone is outside the versions the recipe was tested on. */
+  'app_version_untested',
+  /** Another account is signed in to the app than the one the work is for. */
+  'wrong_account',
+  /** The phone is locked with a PIN, pattern or password. */
+  'device_locked',
   /** Anything else; the message says what. */
   'unknown',
 ] as const;
@@ -53,11 +63,24 @@ export const retryableByDefault: Record<FailureCode, boolean> = {
   cancelled: false,
   no_device: false,
   daily_cap: false,
+  // The phone side never retries these on its own: a post that may have gone up must not go up twice, and the
+  // others stay true until the app, the recipe, the account or the phone changes.
+  post_unconfirmed: false,
+  app_changed: false,
+  app_version_untested: false,
+  wrong_account: false,
+  device_locked: false,
   unknown: true,
 };
 
 /** Codes after which the account's automation stops until a person resumes it. */
 export const accountSafetyCodes: ReadonlySet<FailureCode> = new Set(['login_required', 'account_blocked', 'rate_limited']);
+
+/**
+ * Codes only a person on the phone can get past, without pausing the account (the platform said nothing about it):
+ * the phone's lock, or the app signed in to another account.
+ */
+export const personNeededCodes: ReadonlySet<FailureCode> = new Set(['login_required', 'account_blocked', 'wrong_account', 'device_locked']);
 
 /** How the console words each code. */
 export const failureLabels: Record<FailureCode, string> = {
@@ -74,5 +97,10 @@ export const failureLabels: Record<FailureCode, string> = {
   cancelled: 'Cancelled',
   no_device: 'The account has no phone',
   daily_cap: "The account reached today's allowance",
+  post_unconfirmed: 'The app did not confirm the post',
+  app_changed: 'The app changed: the recipe no longer finds its screens',
+  app_version_untested: "The app's version is not one the recipe was tested on",
+  wrong_account: 'Another account is signed in on the phone',
+  device_locked: 'The phone is locked with a PIN',
   unknown: 'Something went wrong on the phone',
 };

@@ -6,9 +6,16 @@
  */
 import { z } from 'zod';
 
-/** What the agent can do beyond protocol 2's tasks, said in its hello: a server streams and controls only agents that can. */
-export const agentFeatures = ['live', 'control'] as const;
+/**
+ * What the agent can do beyond protocol 2's tasks, said in its hello: a server streams and controls only agents that
+ * can. `ui-server`: the phone's UI is read through the UiAutomator2 server (fast reads, toasts, any Unicode typed).
+ */
+export const agentFeatures = ['live', 'control', 'ui-server'] as const;
 export type AgentFeature = (typeof agentFeatures)[number];
+
+export function isAgentFeature(name: string): name is AgentFeature {
+  return (agentFeatures as readonly string[]).includes(name);
+}
 
 /** Frames stream at this rate and size unless the server says otherwise. */
 export const LIVE_DEFAULTS = { fps: 8, maxSide: 720, quality: 60 } as const;

@@ -53,7 +53,24 @@ describe('agent messages', () => {
     const hello = { protocol: 2, agentVersion: 'farm-agent/2', battery: 80 };
     expect(agentMessages['agent.hello'].parse(hello).features).toBeUndefined();
     expect(agentMessages['agent.hello'].parse({ ...hello, features: ['live', 'control'] }).features).toEqual(['live', 'control']);
-    expect(agentMessages['agent.hello'].safeParse({ ...hello, features: ['teleport'] }).success).toBe(false);
+  });
+
+  it('takes a hello naming features this server does not know, and drops them (a newer agent still connects)', () => {
+    const hello = { protocol: 2, agentVersion: 'farm-agent/3', battery: 80 };
+    const parsed = agentMessages['agent.hello'].parse({ ...hello, features: ['live', 'teleport', 'ui-server', 'live'] });
+    expect(parsed.features).toEqual(['live', 'ui-server']);
+    expect(agentMessages['agent.hello'].parse({ ...hello, features: ['teleport'] }).features).toEqual([]);
+    expect(agentMessages['agent.hello'].safeParse({ ...hello, features: ['x'.repeat(41)] }).success).toBe(false);
+    expect(agentMessages['agent.hello'].safeParse({ ...hello, features: 'live' }).success).toBe(false);
+    const reader = { kind: 'ui-server', version: '10.6.6', seesToasts: true };
+    expect(agentMessages['agent.hello'].parse({ ...hello, uiReader: reader }).uiReader).toEqual(reader);
+    expect(agentMessages['agent.hello'].safeParse({ ...hello, uiReader: { kind: 'magic', version: null, seesToasts: false } }).success).toBe(false);
+    // A protocol 1 agent's hello, with none of this, is read as before.
+    expect(agentMessages['agent.hello'].parse({ protocol: 1, agentVersion: 'farm-agent/1', battery: 50 })).toEqual({
+      protocol: 1,
+      agentVersion: 'farm-agent/1',
+      battery: 50,
+    });
   });
 
   it('reads a frame only as binary JPEG within its size, and inputs only inside the screen', () => {

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
-import { agentFeatures, liveFrame, liveInput, liveStart } from './live.ts';
+import { isAgentFeature, liveFrame, liveInput, liveStart } from './live.ts';
 import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
@@ -34,6 +34,13 @@ export const failure = z.object({
 });
 export type Failure = z.infer<typeof failure>;
 
+/** Which reader reads a phone's UI: the UiAutomator2 server, `uiautomator dump`, or the simulator. */
+export const uiReaderInfo = z.object({
+  kind: z.enum(['ui-server', 'dump', 'sim']),
+  version: z.string().max(40).nullable(),
+  seesToasts: z.boolean(),
+});
+
 export const agentMessages = {
   /** First message after connecting: who the phone is, how it is, and which protocol it speaks. */
   'agent.hello': z.object({
@@ -45,8 +52,18 @@ export const agentMessages = {
     battery,
     charging: z.boolean().optional(),
     screenOn: z.boolean().optional(),
-    /** What it can do beyond tasks: stream its screen live, take a person's input. Older agents say nothing. */
-    features: z.array(z.enum(agentFeatures)).max(10).optional(),
+    /**
+     * What it can do beyond tasks: stream its screen live, take a person's input, read the UI through the UI server.
+     * Older agents say nothing. Names this server does not know are dropped, not refused, so an agent newer than
+     * its server still connects.
+     */
+    features: z
+      .array(z.string().max(40))
+      .max(20)
+      .transform((names) => [...new Set(names.filter(isAgentFeature))])
+      .optional(),
+    /** Which reader reads this phone's UI and its version (the console shows it; toast guards need `seesToasts`). */
+    uiReader: uiReaderInfo.optional(),
   }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({

@@ -24,6 +24,8 @@ export const publishPostWork = z.object({
   mediaUrls: z.array(z.string().max(2000)).max(20),
   /** The workspace's own recipes for publishing on this platform; the phone picks one by its app version. */
   recipes: z.array(z.unknown()).max(20).optional(),
+  /** Templates may run on app versions outside their tested range (off: such a run fails `app_version_untested`). */
+  allowUntestedApp: z.boolean().optional(),
 });
 
 export const routineRunWork = z.object({
@@ -47,6 +49,8 @@ export const routineRunWork = z.object({
   recipe: z.unknown().nullable(),
   /** The workspace's own recipes for this routine and platform; the phone picks one by its app version. */
   recipes: z.array(z.unknown()).max(20).optional(),
+  /** Templates may run on app versions outside their tested range (off: such a run fails `app_version_untested`). */
+  allowUntestedApp: z.boolean().optional(),
 });
 
 export const manualWork = z.object({ kind: z.literal('manual'), description: z.string().max(10_000).nullable() });

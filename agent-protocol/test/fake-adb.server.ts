@@ -2,7 +2,8 @@
  * A stand-in for the adb server on a loopback port, speaking the part of the adb host protocol adbkit uses:
  * `host:version`, `host:devices(-l)`, `host:track-devices`, `host:transport:<serial>` followed by `shell:<cmd>`
  * (adb's v1 shell: a command's output then close, or streamed while a started process runs; `shell:sh` kept open
- * as a shell reading stdin), `localabstract:<name>` (a socket a phone process listens on, minicap's) and `sync:`
+ * as a shell reading stdin), `localabstract:<name>` (a socket a phone process listens on, minicap's), `tcp:<port>` (a
+ * port a phone process listens on, the UiAutomator2 server's 6790) and `sync:`
  * with SEND/DATA/DONE. Requests are a 4-hex-digit length and the text; answers OKAY or FAIL with a length-prefixed
  * message. Phones behind it are `FakeAndroid`s.
  */
@@ -14,6 +15,8 @@ export type FakeDeviceState = 'device' | 'unauthorized' | 'offline';
 interface Entry {
   state: FakeDeviceState;
   phone: FakeAndroid;
+  /** Connections switched to this phone's transport: unplugging ends them, as adb does. */
+  sockets: Set<Socket>;
 }
 
 const encode = (text: string | Buffer) => {
@@ -92,7 +95,7 @@ export class FakeAdbServer {
   }
 
   plug(phone: FakeAndroid, state: FakeDeviceState = 'device'): void {
-    this.devices.set(phone.serial, { state, phone });
+    this.devices.set(phone.serial, { state, phone, sockets: new Set() });
     this.announce();
   }
 
@@ -104,6 +107,7 @@ export class FakeAdbServer {
   }
 
   unplug(serial: string): void {
+    for (const socket of this.devices.get(serial)?.sockets ?? []) socket.destroy();
     this.devices.delete(serial);
     this.announce();
   }
@@ -165,6 +169,8 @@ export class FakeAdbServer {
         }
         if (entry.state === 'offline') return fail('device offline');
         transport = entry;
+        entry.sockets.add(socket);
+        socket.on('close', () => entry.sockets.delete(socket));
         socket.write('OKAY');
         continue;
       }
@@ -186,6 +192,15 @@ export class FakeAdbServer {
       if (request.startsWith('localabstract:')) {
         // As adb does when nothing listens there: the device closes the stream and the host answers FAIL "closed".
         const listener = phone.listener(request.slice('localabstract:'.length));
+        if (!listener) return fail('closed');
+        socket.write('OKAY');
+        listener.accept(socket);
+        return;
+      }
+      if (request.startsWith('tcp:')) {
+        // A stream to a port on the phone (the UiAutomator2 server's 6790); as for localabstract, nothing listening
+        // there closes the stream and the host answers FAIL "closed".
+        const listener = phone.tcpListener(Number(request.slice('tcp:'.length).split(':')[0]));
         if (!listener) return fail('closed');
         socket.write('OKAY');
         listener.accept(socket);

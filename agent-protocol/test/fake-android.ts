@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FakeMinicap, type FakeMinicapBehaviour } from './fake-minicap.ts';
+import { FakeUiServer, type FakeUiServerBehaviour } from './fake-uiautomator2.ts';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
 export const fixture = (name: string) => readFileSync(`${fixturesDir}${name}`, 'utf8');
@@ -35,7 +36,68 @@ export interface FakeAndroidOptions {
   minicap?: FakeMinicapBehaviour;
   /** How often a streaming minicap sends a frame. */
   minicapFrameMs?: number;
+  /** How the UiAutomator2 server behaves once installed and started (`works` by default). */
+  uiServer?: FakeUiServerBehaviour;
+  /** The UiAutomator2 server version already installed, if any. */
+  uiServerInstalled?: string;
+  /** The version `pm install` of the server APK leaves installed (the APK's own version on a real phone). */
+  uiServerApkVersion?: string;
+  /** The phone refuses installs from USB ("Install via USB" off, MIUI). */
+  installRefused?: boolean;
+  /** `dumpsys window policy` output (the keyguard's state). */
+  windowPolicy?: string;
 }
+
+/** A file the fake media store indexed: `content query` answers these rows. */
+interface MediaRow {
+  id: number;
+  path: string;
+  mime: string;
+}
+
+/** An activity started with `am start`, with the extras it carried. */
+export interface StartedIntent {
+  action: string | null;
+  type: string | null;
+  component: string | null;
+  extras: Record<string, string>;
+}
+
+/**
+ * The keyguard part of `dumpsys window policy`, rebuilt from AOSP's `KeyguardServiceDelegate.dump()` (one
+ * `name=value` line each) with the values of a public dump of an Android 9 device; `showing` and `secure` are set.
+ */
+export function keyguardPolicy(state: { showing: boolean; secure: boolean }): string {
+  return [
+    'WINDOW MANAGER POLICY STATE (dumpsys window policy)',
+    '    mDreamingLockscreen=false mDreamingSleepToken=null',
+    '    KeyguardServiceDelegate',
+    `      showing=${state.showing}`,
+    `      showingAndNotOccluded=${state.showing}`,
+    `      inputRestricted=${state.showing}`,
+    '      occluded=false',
+    `      secure=${state.secure}`,
+    '      dreaming=false',
+    '      systemIsReady=true',
+    '      deviceHasKeyguard=true',
+    '      enabled=true',
+    '      offReason=0',
+    '      currentUser=-10000',
+    '      bootCompleted=true',
+    '      screenState=SCREEN_STATE_ON',
+    '      interactiveState=INTERACTIVE_STATE_AWAKE',
+    '      KeyguardStateMonitor',
+    `        mIsShowing=${state.showing}`,
+    '        mSimSecure=false',
+    '        mInputRestricted=false',
+    '        mTrusted=false',
+    '        mCurrentUserId=0',
+    '',
+  ].join('\n');
+}
+
+const mimeOf = (path: string) =>
+  /\.(jpe?g)$/i.test(path) ? 'image/jpeg' : /\.png$/i.test(path) ? 'image/png' : /\.mp4$/i.test(path) ? 'video/mp4' : 'application/octet-stream';
 
 interface Result {
   out: Buffer;
@@ -118,12 +180,43 @@ export class FakeAndroid {
   private nextPid = 4321;
   /** Dumps to fail with "could not get idle state" before the next one succeeds. */
   busyDumps = 0;
+  /** How long a dump of a screen that never goes idle takes to fail (10 s on a phone). */
+  dumpIdleTimeoutMs = 0;
+  /** Dumps to print "null root node" (exit 0) before the next one succeeds. */
+  nullRootDumps = 0;
+  /** The screen animates (a video feed): dumps cannot get an idle state; the UI server waits out its idle timeout. */
+  animated = false;
+  /** The UiAutomator2 server's installed version (both its packages), or null. */
+  uiServerVersion: string | null;
+  /** The running UiAutomator2 server (its instrumentation), or null. */
+  uiServerProcess: FakeUiServer | null = null;
+  private endInstrumentation: ((words: string) => void) | null = null;
+  uiServerStarts = 0;
+  /** What `pm install` was asked, in order. */
+  readonly installs: string[] = [];
+  /** Packages force-stopped, in order. */
+  readonly forceStopped: string[] = [];
+  /** Activities started with extras (shares), in order. */
+  readonly intents: StartedIntent[] = [];
+  /** The media store: files indexed by a scan. */
+  readonly media: MediaRow[] = [];
+  private nextMediaId = 1000;
+  /** The focused field's resource-id and what it holds (null: as the screen fixture says). */
+  focusedId: string | null = null;
+  fieldText: string | null = null;
+  /** A toast shown at a time (only the UI server reports toasts). */
+  toast: { text: string; at: number } | null = null;
+  /** Elements the UI server clicked. */
+  readonly clicked: string[] = [];
+  windowPolicy: string;
   dumps = 0;
   shellsOpened = 0;
   frozen = false;
   battery: string;
   power: string;
   onInput: (input: string) => void = () => undefined;
+  /** Called with each activity started with extras (a share), so a test phone can show the screen it opens. */
+  onIntent: (intent: StartedIntent) => void = () => undefined;
 
   constructor(private readonly options: FakeAndroidOptions) {
     this.serial = options.serial;
@@ -132,6 +225,41 @@ export class FakeAndroid {
     this.battery = options.battery ?? fixture('dumpsys-battery.txt');
     this.power = options.power ?? fixture('dumpsys-power.txt');
     this.settings.set('secure default_input_method', options.keyboard ?? 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME');
+    this.uiServerVersion = options.uiServerInstalled ?? null;
+    this.windowPolicy = options.windowPolicy ?? keyguardPolicy({ showing: false, secure: false });
+  }
+
+  /** The screen's dump XML with the focused field applied (focused, holding what was typed). */
+  uiXml(): string {
+    const xml = this.options.screen?.() ?? "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>";
+    const id = this.focusedId;
+    if (!id) return xml;
+    return xml.replace(new RegExp(`<node\\b[^>]*resource-id="${id.replace(/[.]/g, '\\.')}"[^>]*>`), (tag) => {
+      let out = tag.replace('focused="false"', 'focused="true"');
+      // An empty field shows its hint, as real EditTexts do in a dump.
+      if (this.fieldText)
+        out = out.replace(
+          /\btext="[^"]*"/,
+          `text="${this.fieldText.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/\n/g, '&#10;')}"`,
+        );
+      return out;
+    });
+  }
+
+  /** A process listening on a TCP port of the phone (`tcp:<port>`), or null when none does. */
+  tcpListener(port: number): { accept(socket: Socket): void } | null {
+    if (port !== 6790) return null;
+    return this.uiServerProcess?.running ? this.uiServerProcess : null;
+  }
+
+  /** Ends the UI server's instrumentation with its last words, as `am instrument -w` prints them. */
+  private stopUiServer(words: string): void {
+    const process = this.uiServerProcess;
+    if (!process) return;
+    this.uiServerProcess = null;
+    process.stop();
+    this.endInstrumentation?.(words);
+    this.endInstrumentation = null;
   }
 
   /** The process listening on an abstract unix socket (`localabstract:<name>`), or null when none does. */
@@ -143,6 +271,7 @@ export class FakeAndroid {
   /** Ends every process still running (the phone is put away). */
   shutdown(): void {
     for (const minicap of this.minicaps) minicap.kill();
+    this.stopUiServer('');
   }
 
   receive(path: string, mode: number, data: Buffer, mtime: number): void {
@@ -261,10 +390,17 @@ export class FakeAndroid {
         const service = args[0];
         if (service === 'battery') return this.text(this.battery);
         if (service === 'power') return this.text(this.power);
+        if (service === 'window' && args[1] === 'policy') return this.text(this.windowPolicy);
         if (service === 'window') return this.text(o.window ?? fixture('dumpsys-window.txt'));
         if (service === 'connectivity') return this.text(o.connectivity ?? fixture('dumpsys-connectivity.txt'));
         if (service === 'package') {
           const pkg = args[1] ?? '';
+          if (pkg === 'io.appium.uiautomator2.server' && this.uiServerVersion)
+            return this.text(
+              fixture('dumpsys-package.txt')
+                .replaceAll('com.instagram.android', pkg)
+                .replace(/versionName=\S+/, `versionName=${this.uiServerVersion}`),
+            );
           if (!(o.packages ?? []).includes(pkg)) return this.text('');
           return this.text(fixture('dumpsys-package.txt').replaceAll('com.instagram.android', pkg));
         }
@@ -279,19 +415,81 @@ export class FakeAndroid {
       }
       case 'uiautomator': {
         this.dumps += 1;
-        if (this.busyDumps > 0) {
-          this.busyDumps -= 1;
-          return this.text('ERROR: could not get idle state.\n', 0);
+        // While the UiAutomator2 server's instrumentation runs it holds the phone's UiAutomation; uiautomator cannot
+        // connect (the exception as logged in appium/appium-uiautomator2-server#436 and xiaocong/uiautomator#218).
+        if (this.uiServerProcess) {
+          return this.text(
+            'java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@2b6f0b5already registered!\n',
+            0,
+          );
         }
-        const file = args[1] ?? '/sdcard/window_dump.xml';
-        this.files.set(file, Buffer.from(o.screen?.() ?? "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"></hierarchy>"));
+        if (this.busyDumps > 0 || this.animated) {
+          if (this.busyDumps > 0) this.busyDumps -= 1;
+          // AOSP DumpCommand.java waits for idle (waitForIdle(1000, 1000 * 10)) and prints this when the wait times
+          // out: on a phone the failure comes after 10 s (`dumpIdleTimeoutMs` here, 0 unless a test sets it).
+          const busy = this.text('ERROR: could not get idle state.\n', 0);
+          if (this.dumpIdleTimeoutMs <= 0) return busy;
+          return { out: Buffer.alloc(0), code: 0, running: new Promise((resolve) => setTimeout(() => resolve(busy), this.dumpIdleTimeoutMs)) };
+        }
+        if (this.nullRootDumps > 0) {
+          // AOSP DumpCommand.java prints this when the root node is null (mid-transition, screen off) and exits 0.
+          this.nullRootDumps -= 1;
+          return this.text('ERROR: null root node returned by UiTestAutomationBridge.\n', 0);
+        }
+        const file = args.filter((arg) => !arg.startsWith('-'))[1] ?? '/sdcard/window_dump.xml';
+        this.files.set(file, Buffer.from(this.uiXml()));
         return this.text(`UI hierchary dumped to: ${file}\n`);
+      }
+      case 'pm': {
+        if (args[0] === 'list' && args[1] === 'packages') {
+          const filter = args[2] ?? '';
+          const installed = [...(o.packages ?? []), ...(this.uiServerVersion ? ['io.appium.uiautomator2.server', 'io.appium.uiautomator2.server.test'] : [])];
+          const lines = installed.filter((pkg) => pkg.includes(filter)).map((pkg) => `package:${pkg}\n`);
+          return this.text(lines.join(''));
+        }
+        if (args[0] === 'install') {
+          const path = args[args.length - 1] ?? '';
+          this.installs.push(args.join(' '));
+          // The phone's words when "Install via USB" is off (RikkaApps/Shizuku#252: "Exit code: 1 Out: Failure [...]").
+          if (o.installRefused) return this.text('Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n', 1);
+          if (!this.files.has(path)) return this.text(`Failure [INSTALL_FAILED_INVALID_URI]\n`, 1);
+          // Both APKs install; the pair counts once the instrumentation APK is in (AOSP PackageManagerShellCommand prints "Success").
+          if (path.includes('test')) this.uiServerVersion = o.uiServerApkVersion ?? '10.6.6';
+          return this.text('Success\n');
+        }
+        return this.text('', 1);
+      }
+      case 'content': {
+        const uri = args[args.indexOf('--uri') + 1];
+        if (args[0] === 'call' && args.includes('scan_volume')) {
+          this.indexMedia(() => true);
+          // AOSP cmds/content prints "Result: " and the returned Bundle, null for scan_volume.
+          return this.text('Result: null\n');
+        }
+        if (args[0] === 'query' && uri === 'content://media/external/file') {
+          // As `content query` prints rows ("Row: N key=value, key=value") or "No result found." (the output of
+          // `adb shell content query` on media rows, as recorded in an AndroidWorld evaluation test).
+          const where = args[args.indexOf('--where') + 1] ?? '';
+          const wanted = [...where.matchAll(/'([^']*)'/g)].map((item) => item[1]);
+          const rows = this.media.filter((row) => wanted.includes(row.path));
+          if (rows.length === 0) return this.text('No result found.\n');
+          return this.text(rows.map((row, index) => `Row: ${index} _id=${row.id}, _data=${row.path}, mime_type=${row.mime}\n`).join(''));
+        }
+        return this.text('usage: adb shell content [subcommand] [options]\n', 1);
       }
       case 'screencap':
         return { out: Buffer.concat([o.screencap?.() ?? Buffer.alloc(0)]), code: 0 };
       case 'input': {
         const input = args.join(' ');
         this.inputs.push(input);
+        if (args[0] === 'tap') this.focusAt(Number(args[1]), Number(args[2]));
+        if (args[0] === 'text' && this.focusedId) {
+          // `input text` reads "%s" as a space (AOSP Input.java: sendText replaces "%s").
+          this.fieldText = `${this.fieldText ?? ''}${(args[1] ?? '').replace(/%s/g, ' ')}`;
+        }
+        if (args[0] === 'keyevent' && this.focusedId) {
+          for (const code of args.slice(1)) if (code === '67') this.fieldText = [...(this.fieldText ?? '')].slice(0, -1).join('');
+        }
         this.onInput(input);
         return this.text('');
       }
@@ -305,9 +503,55 @@ export class FakeAndroid {
       }
       case 'am': {
         const data = args[args.indexOf('-d') + 1] ?? '';
+        if (args[0] === 'force-stop') {
+          const pkg = args[1] ?? '';
+          this.forceStopped.push(pkg);
+          // Force-stopping the server's package kills the instrumentation running in it.
+          if (pkg === 'io.appium.uiautomator2.server') this.stopUiServer('INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
+          return this.text('');
+        }
+        if (args[0] === 'instrument') {
+          const component = args[args.length - 1] ?? '';
+          // AOSP Instrument.java: "INSTRUMENTATION_FAILED: <component>" when no such instrumentation is installed.
+          if (!this.uiServerVersion || component !== 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner')
+            return this.text(`INSTRUMENTATION_FAILED: ${component}\n`, 1);
+          this.stopUiServer('');
+          this.uiServerStarts += 1;
+          const server = new FakeUiServer(this, this.uiServerVersion, o.uiServer ?? 'works');
+          this.uiServerProcess = server;
+          const ended = new Promise<Result>((resolve) => {
+            this.endInstrumentation = (words) => resolve({ out: Buffer.from(words), code: 0 });
+          });
+          return { out: Buffer.alloc(0), code: 0, running: ended };
+        }
+        if (args[0] === 'broadcast' && args.includes('ADB_INPUT_B64')) {
+          // ADB Keyboard types what the broadcast carries, when it is the phone's input method.
+          const message = args[args.indexOf('msg') + 1] ?? '';
+          if (this.settings.get('secure default_input_method')?.startsWith('com.android.adbkeyboard/') && this.focusedId)
+            this.fieldText = `${this.fieldText ?? ''}${Buffer.from(message, 'base64').toString('utf8')}`;
+          this.inputs.push(`adbkeyboard ${Buffer.from(message, 'base64').toString('utf8')}`);
+          return this.text(`Broadcasting: Intent { act=ADB_INPUT_B64 flg=0x400000 (has extras) }\nBroadcast completed: result=0\n`);
+        }
         if (args[0] === 'broadcast') {
-          if (args.includes('android.intent.action.MEDIA_SCANNER_SCAN_FILE')) this.scanned.push(data.replace('file://', ''));
+          if (args.includes('android.intent.action.MEDIA_SCANNER_SCAN_FILE')) {
+            const path = data.replace('file://', '');
+            this.indexMedia((item) => item === path);
+          }
           return this.text(`Broadcasting: Intent { act=${args[args.indexOf('-a') + 1]} dat=${data} flg=0x400000 }\nBroadcast completed: result=0\n`);
+        }
+        if (args[0] === 'start' && (args.includes('--eu') || args.includes('--es'))) {
+          const extras: Record<string, string> = {};
+          for (let i = 1; i < args.length; i++) if (args[i] === '--eu' || args[i] === '--es') extras[args[i + 1] ?? ''] = args[i + 2] ?? '';
+          const component = args.includes('-n') ? (args[args.indexOf('-n') + 1] ?? null) : null;
+          const pkg = component?.split('/')[0] ?? '';
+          if (component && !(o.packages ?? []).includes(pkg))
+            return this.text(`Starting: Intent { cmp=${component} }\nError type 3\nError: Activity class {${component}} does not exist.\n`, 1);
+          const action = args.includes('-a') ? (args[args.indexOf('-a') + 1] ?? null) : null;
+          const type = args.includes('-t') ? (args[args.indexOf('-t') + 1] ?? null) : null;
+          const intent = { action, type, component, extras };
+          this.intents.push(intent);
+          this.onIntent(intent);
+          return this.text(`Starting: Intent { act=${action} typ=${type} cmp=${component} (has extras) }\n`);
         }
         if (args[0] === 'start') {
           const component = args[args.indexOf('-n') + 1];
@@ -326,6 +570,43 @@ export class FakeAndroid {
       default:
         return this.text(`/system/bin/sh: ${name}: not found\n`, 127);
     }
+  }
+
+  /** Indexes the pushed files under shared storage that `match` picks (a scan), as MediaProvider stores them. */
+  private indexMedia(match: (path: string) => boolean): void {
+    for (const path of this.files.keys()) {
+      if (!path.startsWith('/sdcard/') || !match(path)) continue;
+      const stored = path.replace(/^\/sdcard\//, '/storage/emulated/0/');
+      if (this.media.some((row) => row.path === stored)) continue;
+      this.media.push({ id: this.nextMediaId++, path: stored, mime: mimeOf(path) });
+      this.scanned.push(path);
+    }
+  }
+
+  /** A tap on a text field focuses it (an empty field: what it holds is typed afresh). */
+  private focusAt(x: number, y: number): void {
+    let hit: string | null = null;
+    for (const match of this.uiXml().matchAll(/<node\b[^>]*>/g)) {
+      const tag = match[0];
+      if (!/class="[^"]*(EditText|AutoCompleteTextView)"/.test(tag)) continue;
+      const bounds = /bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"/.exec(tag);
+      if (!bounds) continue;
+      const [left, top, right, bottom] = bounds.slice(1).map(Number) as [number, number, number, number];
+      if (x >= left && x < right && y >= top && y < bottom) hit = /resource-id="([^"]*)"/.exec(tag)?.[1] ?? null;
+    }
+    if (hit && hit !== this.focusedId) {
+      this.focusedId = hit;
+      this.fieldText = '';
+    }
+  }
+
+  /** The UI server's process died (a crash): its instrumentation ends. */
+  crash(): void {
+    this.stopUiServer('INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
+  }
+
+  onClick(element: string): void {
+    this.clicked.push(element);
   }
 
   /** Runs a pushed program: only minicap is known. */

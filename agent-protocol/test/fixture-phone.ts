@@ -2,7 +2,18 @@
  * A phone whose screens are `uiautomator dump` fixtures of real apps. A tap on a node whose resource-id has a
  * transition moves to another fixture, so a recipe can walk feed → search → post creation on recorded screens.
  */
-import { type PhoneError, UiBusyError, type KeyName, type PhoneDevice, type PhoneInfo, type Point, type Screenshot } from '../src/phone/phone.device.ts';
+import {
+  type PhoneError,
+  UiBusyError,
+  type KeyName,
+  type LockState,
+  type ShareIntent,
+  type UiReaderInfo,
+  type PhoneDevice,
+  type PhoneInfo,
+  type Point,
+  type Screenshot,
+} from '../src/phone/phone.device.ts';
 import { parseUiXml, type UiNode } from '../src/recipes/recipe.ui.ts';
 import { fixture } from './fake-android.ts';
 
@@ -46,6 +57,14 @@ export class FixturePhone implements PhoneDevice {
   dumps = 0;
   screenshots = 0;
   failWith: PhoneError | null = null;
+  readonly opened: string[] = [];
+  readonly stopped: string[] = [];
+  readonly shared: ShareIntent[] = [];
+  readonly scanned: string[] = [];
+  woken = 0;
+  lock: LockState = 'unlocked';
+  /** What `setText` answers landed in the field (undefined: the value typed). */
+  landed: string | null | undefined = undefined;
 
   constructor(
     public at: string,
@@ -123,6 +142,32 @@ export class FixturePhone implements PhoneDevice {
   async launchApp(packageName: string): Promise<void> {
     this.launched.push(packageName);
   }
-  async openUrl(): Promise<void> {}
+  async openUrl(url: string): Promise<void> {
+    this.opened.push(url);
+  }
+  async uiReader(): Promise<UiReaderInfo> {
+    return { kind: 'dump', version: null, seesToasts: false };
+  }
+  /** Types like `text`, and answers what landed when the test says (`landed`), else the value. */
+  async setText(value: string, at?: Point): Promise<string | null> {
+    if (at) this.taps.push(at);
+    this.typed.push(value);
+    return this.landed === undefined ? value : this.landed;
+  }
+  async wake(): Promise<void> {
+    this.woken += 1;
+  }
+  async lockState() {
+    return this.lock;
+  }
+  async forceStop(packageName: string): Promise<void> {
+    this.stopped.push(packageName);
+  }
+  async share(intent: ShareIntent): Promise<void> {
+    this.shared.push(intent);
+  }
+  async scanMedia(paths: string[]): Promise<void> {
+    this.scanned.push(...paths);
+  }
   async close(): Promise<void> {}
 }

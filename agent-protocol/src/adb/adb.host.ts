@@ -266,8 +266,33 @@ export class AdbHost {
     }
   }
 
+  /**
+   * Compares what the host knows with adb's own list. adb 29's device tracker stays silent about two changes that
+   * `adb devices` shows (measured against Debian's adb 29.0.6, test/adb-server.e2e.test.ts): a network phone whose
+   * connection dropped turns offline (and goes a minute later), and a phone waiting for "Allow USB debugging?" is
+   * `unauthorized`. One `host:devices` request a round catches both.
+   */
+  private async reconcile(): Promise<void> {
+    const tracker = this.tracker;
+    if (!tracker) return;
+    let listed: Awaited<ReturnType<Client['listDevices']>>;
+    try {
+      listed = await withTimeout(Promise.resolve(this.client.listDevices()), 10_000, 'The adb server');
+    } catch {
+      return; // The tracker reports a server that is gone.
+    }
+    if (this.tracker !== tracker) return;
+    const seen = new Set<string>();
+    for (const device of listed) {
+      seen.add(device.id);
+      this.changed(device.id, device.type);
+    }
+    for (const serial of [...this.devices.keys()]) if (!seen.has(serial)) await this.removed(serial);
+  }
+
   /** One round of probes; answers when every ready phone answered or timed out. */
   async probe(): Promise<void> {
+    await this.reconcile();
     await Promise.all(
       [...this.devices.values()].map(async (device) => {
         const phone = device.phone;

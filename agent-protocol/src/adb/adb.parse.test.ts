@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { fixture } from '../../test/fake-android.ts';
 import { UiBusyError } from '../phone/phone.device.ts';
 import {
+  dumpFailure,
+  focusedText,
   inputTextArguments,
+  mediaStorePath,
+  mediaUri,
+  parseContentRows,
+  parseLockState,
   isInputTextSafe,
   parseBattery,
   parseForeground,
@@ -96,5 +102,57 @@ describe('reading what Android prints', () => {
     expect(long.map((argument) => argument.length - 2)).toEqual([200, 200, 50]);
     expect(isInputTextSafe('plain ascii!')).toBe(true);
     expect(isInputTextSafe('café ☀️')).toBe(false);
+  });
+
+  it('tells why a dump printed no tree', () => {
+    expect(dumpFailure('ERROR: could not get idle state.\n')).toBe('idle');
+    expect(dumpFailure('ERROR: null root node returned by UiTestAutomationBridge.\n')).toBe('null_root');
+    expect(
+      dumpFailure(
+        'java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@2b6f0b5already registered!\n',
+      ),
+    ).toBe('registered');
+    expect(dumpFailure(`UI hierchary dumped to: /x.xml\n${fixture('ui-instagram-feed.xml')}`)).toBeNull();
+  });
+
+  it('reads the keyguard from dumpsys window policy, line by line', () => {
+    // The KeyguardServiceDelegate block of a public Android 9 dump (unlocked, no credential).
+    const unlocked = [
+      '    KeyguardServiceDelegate',
+      '      showing=false',
+      '      showingAndNotOccluded=true',
+      '      inputRestricted=false',
+      '      occluded=false',
+      '      secure=false',
+      '      KeyguardStateMonitor',
+      '        mIsShowing=false',
+    ].join('\n');
+    expect(parseLockState(unlocked)).toBe('unlocked');
+    expect(parseLockState(unlocked.replace('showing=false', 'showing=true'))).toBe('locked');
+    expect(parseLockState(unlocked.replace('showing=false', 'showing=true').replace('secure=false', 'secure=true'))).toBe('locked_secure');
+    // showingAndNotOccluded=true alone is no lock; older builds say mDreamingLockscreen.
+    expect(parseLockState('    mShowingDream=false mDreamingLockscreen=true\n')).toBe('locked');
+    expect(parseLockState('    mShowingDream=false mDreamingLockscreen=false\n')).toBe('unlocked');
+  });
+
+  it('reads content query rows and builds media URIs', () => {
+    // As `adb shell content query` prints media rows (an AndroidWorld evaluation test records this output).
+    expect(parseContentRows('Row: 18 title=Song B, duration=240000, _size=10, _display_name=b.mp3\nRow: 37 title=Song A, duration=180000\n')).toEqual([
+      { title: 'Song B', duration: '240000', _size: '10', _display_name: 'b.mp3' },
+      { title: 'Song A', duration: '180000' },
+    ]);
+    expect(parseContentRows('No result found.\n')).toEqual([]);
+    expect(mediaStorePath('/sdcard/DCIM/Farm/pier.jpg')).toBe('/storage/emulated/0/DCIM/Farm/pier.jpg');
+    expect(mediaUri('42', 'image/jpeg')).toBe('content://media/external/images/media/42');
+    expect(mediaUri('43', 'video/mp4')).toBe('content://media/external/video/media/43');
+    expect(mediaUri('44', 'application/pdf')).toBe('content://media/external/file/44');
+  });
+
+  it('reads the focused field of a dump', () => {
+    const xml = fixture('ui-instagram-caption.xml');
+    expect(focusedText(xml)).toBeNull();
+    const focused = xml.replace(/(resource-id="com\.instagram\.android:id\/caption_input_text_view"[^>]*?)focused="false"/, '$1focused="true"');
+    expect(focusedText(focused)).toBe('Add a caption...');
+    expect(focusedText(focused.replace('text="Add a caption..."', 'text="a &amp; b&#10;c"'))).toBe('a & b\nc');
   });
 });

@@ -113,9 +113,34 @@ export function parseVersionName(output: string): string | null {
   return /versionName=(\S+)/.exec(output)?.[1] ?? null;
 }
 
+/**
+ * Why a `uiautomator dump` that printed no tree failed, when the phone said so:
+ * - `idle`: "ERROR: could not get idle state." (the screen never settled: video feeds, animations);
+ * - `null_root`: "ERROR: null root node returned by UiTestAutomationBridge." (mid-transition or screen off; AOSP
+ *   `DumpCommand.java` prints it and exits 0);
+ * - `registered`: "UiAutomationService … already registered!" (another UI automation client holds the phone).
+ * Both of the first two pass when asked again a moment later.
+ */
+export type DumpFailure = 'idle' | 'null_root' | 'registered';
+
+export function dumpFailure(output: string): DumpFailure | null {
+  if (output.includes('</hierarchy>')) return null;
+  if (/could not get idle state/i.test(output)) return 'idle';
+  if (/null root node/i.test(output)) return 'null_root';
+  if (/already registered/i.test(output)) return 'registered';
+  return null;
+}
+
 /** What `uiautomator dump FILE; cat FILE` printed: the XML, or why there is none. */
 export function parseUiDump(output: string): string {
-  if (/could not get idle state/i.test(output)) throw new UiBusyError();
+  const failure = dumpFailure(output);
+  if (failure === 'idle') throw new UiBusyError();
+  if (failure === 'null_root') throw new PhoneError('ui_busy', 'The phone gave no screen to read ("null root node": mid-transition, or the screen is off).');
+  if (failure === 'registered')
+    throw new PhoneError(
+      'command_failed',
+      'Another UI automation client holds this phone ("UiAutomationService already registered"); only one can read the screen at a time.',
+    );
   const start = output.indexOf('<?xml');
   const from = start >= 0 ? start : output.indexOf('<hierarchy');
   const end = output.lastIndexOf('</hierarchy>');
@@ -151,4 +176,66 @@ export function inputTextArguments(value: string, chunk = 200): string[] {
       .filter((part) => part.length > 0)
       .map((part) => shellQuote(part.replace(/ /g, '%s'))),
   );
+}
+
+/**
+ * Whether the keyguard shows, from `dumpsys window policy`: AOSP's `KeyguardServiceDelegate.dump()` prints
+ * `showing=` and `secure=` (PIN, pattern or password set) on lines of their own; older builds print
+ * `mDreamingLockscreen=` in `PhoneWindowManager.dump()` instead. Line-anchored so `showingAndNotOccluded=` and
+ * `mIsShowing=` never match.
+ */
+export function parseLockState(output: string): 'unlocked' | 'locked' | 'locked_secure' {
+  const text = output.replace(/\r/g, '');
+  const showing = /^\s*showing=(true|false)\s*$/m.exec(text)?.[1];
+  const secure = /^\s*secure=(true|false)\s*$/m.exec(text)?.[1] === 'true';
+  const locked = showing !== undefined ? showing === 'true' : /mDreamingLockscreen=true/.test(text);
+  if (!locked) return 'unlocked';
+  return secure ? 'locked_secure' : 'locked';
+}
+
+/** One row of `content query`: AOSP's `Content.java` prints "Row: N key=value, key=value" or "No result found.". */
+export function parseContentRows(output: string): Record<string, string>[] {
+  return output
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((line) => /^Row: \d+ /.test(line))
+    .map((line) => {
+      const row: Record<string, string> = {};
+      const body = line.replace(/^Row: \d+ /, '');
+      // Values may hold ", " (a file name): a key starts only where "name=" follows a comma.
+      for (const part of body.split(/, (?=[A-Za-z_]\w*=)/)) {
+        const eq = part.indexOf('=');
+        if (eq > 0) row[part.slice(0, eq)] = part.slice(eq + 1);
+      }
+      return row;
+    });
+}
+
+/** The path MediaProvider stores for a file under /sdcard (it keeps the canonical /storage/emulated/0 form). */
+export function mediaStorePath(path: string): string {
+  return path.replace(/^\/sdcard\//, '/storage/emulated/0/');
+}
+
+/** The content URI apps open for a media store row: images and videos under their own tables, others as files. */
+export function mediaUri(id: string, mime: string): string {
+  if (mime.startsWith('image/')) return `content://media/external/images/media/${id}`;
+  if (mime.startsWith('video/')) return `content://media/external/video/media/${id}`;
+  return `content://media/external/file/${id}`;
+}
+
+/** The text of the focused node of a `uiautomator dump` (the field being typed into), or null when none is focused. */
+export function focusedText(xml: string): string | null {
+  for (const match of xml.matchAll(/<node\b[^>]*>/g)) {
+    const tag = match[0];
+    if (!/\bfocused="true"/.test(tag)) continue;
+    const text = /\btext="([^"]*)"/.exec(tag)?.[1] ?? '';
+    return text
+      .replace(/&#10;/g, '\n')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  }
+  return null;
 }

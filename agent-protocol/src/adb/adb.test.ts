@@ -38,6 +38,10 @@ function instagramPhone(serial: string): FakeAndroid & { at: string } {
     const tap = /^tap (\d+) (\d+)$/.exec(input);
     if (tap) state.at = follow(instagramFlow, state.at, nodeAt((screens[state.at] as () => string)(), Number(tap[1]), Number(tap[2])));
   };
+  // Instagram's share handler opens the new post with the shared media, at its caption screen here.
+  phone.onIntent = (intent) => {
+    if (intent.component === 'com.instagram.android/com.instagram.share.handleractivity.ShareHandlerActivity') state.at = 'caption';
+  };
   return phone;
 }
 
@@ -195,7 +199,9 @@ describe('a phone over adb', () => {
   beforeEach(async () => {
     fake = instagramPhone('2B161FDH200ZNK');
     server.plug(fake);
-    startHost();
+    // These cases read with `uiautomator dump`, one dump a read, so the runner's own retry of a busy screen shows;
+    // the UI server and the dump's retries are covered in adb.uiserver.test.ts.
+    startHost({ phone: { uiServer: false, dumpAttempts: 1 } });
     await host.start();
     phone = await readyPhone('2B161FDH200ZNK');
   });
@@ -276,13 +282,36 @@ describe('a phone over adb', () => {
   });
 
   it('runs the shipped Instagram post recipe step by step, with the taps it sends', async () => {
+    // A phone serving UI trees of a real Instagram (test/fixtures/real): the share handler opens the caption screen,
+    // Share puts the pending row over the feed, and the row is gone once the upload finishes.
+    const real = (name: string) => fixture(`real/instagram/${name}.xml`);
+    const state = { at: 'feed', pendingReads: 2 };
+    const poster = new FakeAndroid({
+      serial: 'POSTER-1',
+      screen: () => {
+        if (state.at === 'pending' && state.pendingReads-- <= 0) state.at = 'posted';
+        return real(state.at === 'caption' ? 'caption' : state.at === 'pending' ? 'feed-upload-pending' : 'feed');
+      },
+      screencap: () => png,
+      packages: ['com.instagram.android'],
+    });
+    poster.onIntent = (intent) => {
+      if (intent.component === 'com.instagram.android/com.instagram.share.handleractivity.ShareHandlerActivity') state.at = 'caption';
+    };
+    poster.onInput = (input) => {
+      const tap = /^tap (\d+) (\d+)$/.exec(input);
+      if (tap && state.at === 'caption' && nodeAt(real('caption'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_button'))
+        state.at = 'pending';
+    };
+    server.plug(poster);
+    const posting = await readyPhone('POSTER-1');
     const dir = mkdtempSync(join(tmpdir(), 'farm-media-'));
     writeFileSync(join(dir, 'pier.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
     const recipe = resolveRecipe({ routine: 'create_post', platform: 'instagram', appVersion: '360.0.0.52.192' })?.recipe;
     if (!recipe) throw new Error('no recipe');
     const labels: string[] = [];
     const result = await runRecipe(
-      phone,
+      posting,
       recipe,
       { media: [join(dir, 'pier.jpg')], caption: 'Golden hour at the pier', hashtags: ['#sunset', '#travel'] },
       {
@@ -293,32 +322,41 @@ describe('a phone over adb', () => {
     );
     expect(result.failure).toBeUndefined();
     expect(result).toMatchObject({ status: 'completed', actions: { post: 1 } });
-    expect(fake.pushed.map((item) => item.path)).toEqual(['/sdcard/DCIM/Farm/pier.jpg']);
-    expect(fake.launched).toEqual(['com.instagram.android']);
-    expect(fake.inputs).toEqual([
-      'tap 756 2206',
-      'tap 540 2258',
-      'tap 135 1629',
-      'tap 1000 202',
-      'tap 540 1053',
-      'text Golden%shour%sat%sthe%spier%s#sunset%s#travel',
-      'tap 540 2279',
+    expect(poster.pushed.map((item) => item.path)).toEqual(['/sdcard/DCIM/Farm/pier.jpg']);
+    expect(poster.intents).toEqual([
+      {
+        action: 'android.intent.action.SEND',
+        // The runner names the file's type (image/jpeg) or the family (image/*).
+        type: expect.stringMatching(/^image\/(jpeg|\*)$/),
+        component: 'com.instagram.android/com.instagram.share.handleractivity.ShareHandlerActivity',
+        extras: { 'android.intent.extra.STREAM': 'content://media/external/images/media/1000' },
+      },
     ]);
-    expect(fake.at).toBe('feed');
+    expect(poster.inputs).toEqual([
+      'tap 360 223',
+      // `type` empties the field first: to its end, then one deletion per character it shows (here its hint,
+      // "Write a caption or add a poll...": a dump cannot tell a hint from text).
+      'keyevent 123',
+      `keyevent ${Array(32).fill(67).join(' ')}`,
+      'text Golden%shour%sat%sthe%spier%s#sunset%s#travel',
+      'tap 671 91',
+      'tap 534 1293',
+    ]);
+    expect(poster.fieldText).toBe('Golden hour at the pier #sunset #travel');
     expect(labels).toEqual([
-      'Copy the media to the phone',
-      'Open Instagram',
+      'Share every file to Instagram',
       'Pause',
-      'Wait for the home feed',
-      'Start a new post',
-      'Choose Post',
-      'Pick the new media',
-      'Next',
+      'If caption box shows',
       'Pause',
-      'Filters screen',
-      'Write the caption and hashtags',
-      'Share',
-      'Confirm the post went out',
+      'If caption box shows',
+      'Pause',
+      'If caption box shows',
+      'Past the editor screens',
+      'Wait for the caption screen',
+      'Write the caption',
+      'Close the caption editor',
+      'If caption ok shows',
+      'Share, then wait for Instagram to say Posted',
     ]);
   });
 
@@ -361,7 +399,9 @@ describe('a phone over adb', () => {
     expect(clock.slept).toEqual([1200, 1200]);
     expect(fake.inputs).toEqual(['tap 68 1846']);
     expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
-      Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'),
+      Array(3).fill(
+        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
+      ),
     );
   });
 });

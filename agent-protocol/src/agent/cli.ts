@@ -147,7 +147,8 @@ switch (command) {
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
       fetchMedia: (url) => media.fetch(url),
-      ...(shown ? { onStep: (label: string) => (shown.caption = label) } : {}),
+      // A simulated phone holds no account of its own: every other check before a run applies.
+      ...(shown ? { onStep: (label: string) => (shown.caption = label), preflight: 'no-account' as const } : {}),
     }).start();
     const agent = new PhoneAgent({
       url: saved!.server,
@@ -202,6 +203,7 @@ switch (command) {
         agentVersion: AGENT_VERSION,
         fetchMedia: (url) => media.fetch(url),
         onStep: (label) => (ui.caption = label),
+        preflight: 'no-account',
       }).start();
       const agent = new PhoneAgent({ url: values.server!, token, backend, journal, screenshotMs: Number(values.screenshot), log: tag });
       closers.push(

@@ -26,12 +26,20 @@ function work(extra: Partial<PublishPostWork> = {}): PublishPostWork {
   };
 }
 
-/** Runs the work on a simulated phone (Instagram 360 installed) and answers the outcome and the steps it showed. */
-async function run(payload: PublishPostWork, fetchMedia: (url: string) => Promise<string> = async () => '/srv/farm/media/pier.jpg') {
-  const phone = new SimulatedPhoneUi();
+/**
+ * Runs the work on a simulated phone (Instagram 447.0.0.55.81 installed, inside the shipped recipe's tested range)
+ * and answers the outcome and the steps it showed. The simulated phone holds no account of its own.
+ */
+async function run(
+  payload: PublishPostWork,
+  fetchMedia: (url: string) => Promise<string> = async () => '/srv/farm/media/pier.jpg',
+  versions: Record<string, string> = { 'com.instagram.android': '447.0.0.55.81' },
+) {
+  const phone = new SimulatedPhoneUi({ versions });
   const steps: string[] = [];
   const backend = await new DeviceBackend(phone, {
     agentVersion: 'test',
+    preflight: 'no-account',
     fetchMedia,
     recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 },
   }).start();
@@ -52,18 +60,19 @@ describe('the device backend', () => {
     own.steps[0]!.label = 'Copy the media (our checked flow)';
     const { outcome, steps, phone } = await run(work({ recipes: [own] }));
     expect(outcome).toMatchObject({ status: 'completed' });
-    expect(steps[0]).toBe('Copy the media (our checked flow)');
+    // The pre-flight reports first, then the recipe's own first step.
+    expect(steps.slice(0, 2)).toEqual(['Check the phone and the app before the run', 'Copy the media (our checked flow)']);
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Morning routine #glow', media: 'pier.jpg' }]);
   });
 
   it('keeps to the shipped recipe when the workspace’s is for other app versions', async () => {
     const own = shippedPost();
     own.version = 6;
-    own.app = { ...own.app, minVersion: '400' };
-    own.steps[0]!.label = 'Copy the media (for Instagram 400)';
+    own.app = { ...own.app, minVersion: '500' };
+    own.steps[0]!.label = 'Copy the media (for Instagram 500)';
     const { outcome, steps } = await run(work({ recipes: [own] }));
     expect(outcome).toMatchObject({ status: 'completed' });
-    expect(steps[0]).toBe('Copy the media to the phone');
+    expect(steps[1]).toBe(shippedPost().steps[0]!.label);
   });
 
   it('fails the attempt, touching nothing on the phone, when the media cannot be brought', async () => {

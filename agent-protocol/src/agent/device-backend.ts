@@ -26,6 +26,12 @@ export interface DeviceBackendOptions {
   fetchMedia?: (url: string) => Promise<string>;
   /** Told each step as it starts (the simulated phone draws it on its screen). */
   onStep?: (label: string) => void;
+  /**
+   * The checks before each run (screen and lock, app and version, battery, network, language, a known start, the
+   * signed-in account): `full` (the default), `no-account` for phones that hold no account of their own (the
+   * simulated ones of the demo farm), `off` to run the steps on the phone as it is.
+   */
+  preflight?: 'full' | 'no-account' | 'off';
 }
 
 interface Cached {
@@ -162,8 +168,12 @@ export class DeviceBackend implements PhoneBackend {
     }
     this.working = true;
     try {
+      const checks = this.options.preflight ?? 'full';
       const result = await runRecipe(this.phone, recipe, params, {
         ...this.options.recipeOptions,
+        ...(checks === 'off'
+          ? {}
+          : { preflight: { account: checks === 'full' ? (work.account?.username ?? null) : null, allowUntestedApp: work.allowUntestedApp ?? false } }),
         signal: context.signal,
         onProgress: (step) => {
           if (step.status !== 'started') return;
@@ -173,11 +183,21 @@ export class DeviceBackend implements PhoneBackend {
       });
       const engagement = { likes: result.actions.like, follows: result.actions.follow, comments: result.actions.comment, posts: result.actions.post };
       if (result.status === 'completed') return { status: 'completed', engagement };
+      // What the run left out and missed goes with the reason, so a person reading it sees the whole run.
+      const aside = [
+        result.skipped.length > 0 ? `left out: ${[...new Set(result.skipped)].join(', ')}` : '',
+        result.misses > 0 ? `${result.misses} miss${result.misses === 1 ? '' : 'es'}` : '',
+        result.package && result.appVersion ? `${result.package} ${result.appVersion}` : '',
+      ].filter(Boolean);
       if (result.status === 'cancelled') return { status: 'failed', code: 'cancelled', message: 'Called off' };
       return {
         status: 'failed',
         code: result.failure?.code ?? 'unknown',
-        message: result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped',
+        message:
+          `${result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped'}${aside.length > 0 ? ` (${aside.join('; ')})` : ''}`.slice(
+            0,
+            2000,
+          ),
         engagement,
       };
     } finally {

@@ -131,7 +131,8 @@ export class FarmHost {
       agentVersion: AGENT_VERSION,
       fetchMedia: (url) => media.fetch(url),
       ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
-      ...(onStep ? { onStep } : {}),
+      // Only the simulated phones draw their steps; they hold no account of their own to check before a run.
+      ...(onStep ? { onStep, preflight: 'no-account' as const } : {}),
     }).start();
     const facts = backend.describe();
     const agent = new PhoneAgent({

@@ -123,6 +123,28 @@ export interface LiveFrameSource {
   close(): Promise<void>;
 }
 
+/** Which reader reads a phone's UI, for the console and for guards that need toasts. */
+export interface UiReaderInfo {
+  kind: 'ui-server' | 'dump' | 'sim';
+  /** The UI server's version (e.g. "10.6.6"), or null for the dump. */
+  version: string | null;
+  /** Whether toasts appear in what this reader returns. */
+  seesToasts: boolean;
+}
+
+/** Whether the keyguard shows; `locked_secure` needs a PIN, pattern or password, which nothing here enters. */
+export type LockState = 'unlocked' | 'locked' | 'locked_secure';
+
+/** What the system share sheet would send an app: the deterministic way into its post flow. */
+export interface ShareIntent {
+  package: string;
+  activity: string;
+  mime: string;
+  /** Paths on the phone, already pushed and indexed (`scanMedia`). */
+  files: string[];
+  text?: string;
+}
+
 export interface PhoneDevice {
   readonly serial: string;
   info(): Promise<PhoneInfo>;
@@ -131,13 +153,31 @@ export interface PhoneDevice {
   foregroundApp(): Promise<ForegroundApp | null>;
   network(): Promise<NetworkState>;
   screenshot(options?: ScreenshotOptions): Promise<Screenshot>;
-  /** The screen's UI tree as `uiautomator dump` XML. Throws `UiBusyError` when the screen never settles. */
+  /**
+   * The screen's UI tree as XML: `uiautomator dump` (`<node …>`) or the UiAutomator2 server's `/source` (tags named
+   * by class); `parseUiXml` reads both. Throws `UiBusyError` when the screen never settles.
+   */
   dumpUi(): Promise<string>;
   tap(x: number, y: number): Promise<void>;
   longPress(x: number, y: number, durationMs: number): Promise<void>;
   swipe(from: Point, to: Point, durationMs: number): Promise<void>;
   /** Types into the focused field. */
   text(value: string): Promise<void>;
+  /** Which reader reads this phone's UI. */
+  uiReader(): Promise<UiReaderInfo>;
+  /**
+   * Replaces what the focused (or given) field holds with `value`; answers what the field holds afterwards, or null
+   * when it cannot be read. Throws PhoneError('unsupported', …) with a reason when the reader cannot type these characters.
+   */
+  setText(value: string, at?: Point): Promise<string | null>;
+  /** Turns the screen on (KEYCODE_WAKEUP); does not unlock. */
+  wake(): Promise<void>;
+  lockState(): Promise<LockState>;
+  forceStop(packageName: string): Promise<void>;
+  /** Sends ACTION_SEND (one file) or ACTION_SEND_MULTIPLE to the given activity. */
+  share(intent: ShareIntent): Promise<void>;
+  /** Registers pushed files with the media store (scan_volume on Android 10+, the scanner broadcast before). */
+  scanMedia(paths: string[]): Promise<void>;
   key(key: KeyName): Promise<void>;
   /** Copies a file to the phone and registers it with the media scanner so apps' galleries show it; answers its path on the phone. */
   pushMedia(localPath: string, options?: PushMediaOptions): Promise<string>;
@@ -155,11 +195,14 @@ export interface PhoneDevice {
   openLive?(options: ScreenshotOptions): Promise<LiveFrameSource>;
   /** Turns the screen a quarter turn (auto-rotate off). */
   rotate?(): Promise<void>;
+  /** The phone's UI language as a BCP 47 tag ("en-US"), for recipes written for one language; absent: not checked. */
+  locale?(): Promise<string | null>;
   /** The device's name in the console, for phones that can show it (the simulator draws it on its screen). */
   named?(name: string): void;
 }
 
-export type PhoneErrorCode = 'timeout' | 'ui_busy' | 'command_failed' | 'disconnected' | 'not_installed';
+/** `unsupported`: the phone cannot do this as set up (typing emoji with no UI server and no ADB Keyboard). */
+export type PhoneErrorCode = 'timeout' | 'ui_busy' | 'command_failed' | 'disconnected' | 'not_installed' | 'unsupported';
 
 /** A phone did not do what it was asked; `code` says how. */
 export class PhoneError extends Error {

@@ -1,13 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fixture } from '../../test/fake-android.ts';
 import { FixturePhone } from '../../test/fixture-phone.ts';
 import { PhoneError } from '../phone/phone.device.ts';
 import { toUiXml } from '../simphone/simphone.render.ts';
 import { manualClock } from './recipe.pacing.ts';
 import { runRecipe, type RecipeRunOptions, type StepProgress } from './recipe.runner.ts';
+import { SHIPPED_RECIPES_DIR } from './recipe.resolver.ts';
 import { recipe as recipeSchema, type RecipeInput, type RecipeParams } from './recipe.schema.ts';
+import { parseUiXml } from './recipe.ui.ts';
 
-function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}) {
-  return recipeSchema.parse({
+function recipeInput(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}): RecipeInput {
+  return {
     id: 'test.recipe',
     version: 3,
     name: 'Test',
@@ -19,9 +23,14 @@ function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {})
       share_button: { id: 'share_footer_button' },
       home_tab: { id: 'feed_tab', fallback: { x: 0.1, y: 0.915 } },
     },
+    dialogs: [{ id: 'dialog_root_view' }],
     steps,
     ...extra,
-  });
+  };
+}
+
+function recipeOf(steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}) {
+  return recipeSchema.parse(recipeInput(steps, extra));
 }
 
 async function run(
@@ -45,8 +54,16 @@ const dialog =
         cls: 'android.widget.FrameLayout',
         bounds: [0, 0, 1080, 2400],
         children: [
-          { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
-          { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
+          {
+            // Instagram's dialog container (GramAddict/bot GramAddict/core/resources.py DIALOG_ROOT_VIEW).
+            cls: 'android.widget.FrameLayout',
+            id: 'dialog_root_view',
+            bounds: [40, 800, 1040, 1500],
+            children: [
+              { cls: 'android.widget.TextView', id: ids.title ?? 'igds_headline_headline', text: title, bounds: [60, 900, 1020, 990] },
+              { cls: 'android.widget.Button', id: ids.button ?? 'primary_button', text: button, clickable: true, bounds: [60, 1300, 1020, 1420] },
+            ],
+          },
         ],
       },
       'com.instagram.android',
@@ -98,19 +115,26 @@ describe('running a recipe on recorded screens', () => {
     ]);
   });
 
-  it('falls back to points scaled to the screen size when the element is not there', async () => {
+  // Changed by issue 36: an element not found on a readable screen is a miss, never a tap at its fallback; points
+  // are for steps marked positional (scaled to the screen as before).
+  it('taps points scaled to the screen size only for positional steps, and never a fallback on a readable screen', async () => {
     const phone = new FixturePhone('caption', { size: { width: 720, height: 1600 } });
     const { result } = await run(phone, [
-      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } } },
-      { do: 'tap', target: { point: { x: 540, y: 1200, of: { width: 1080, height: 2400 } } } },
-      { do: 'long_press', target: { point: { x: 0.1, y: 0.9 } } },
+      { do: 'tap', target: { point: { x: 540, y: 1200, of: { width: 1080, height: 2400 } } }, positional: true },
+      { do: 'long_press', target: { point: { x: 0.1, y: 0.9 } }, positional: true },
+      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, timeout: '2s' },
     ]);
-    expect(result.status).toBe('completed');
     expect(phone.taps).toEqual([
-      { x: 360, y: 400 },
       { x: 360, y: 800 },
       { x: 72, y: 1440 },
     ]);
+    expect(result.failure).toMatchObject({ code: 'element_missing', message: 'The expected element did not appear on screen.', step: '2' });
+    // An older workspace recipe with a point on a plain step still validates, but its run never taps it blind.
+    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(true);
+    const blind = new FixturePhone('feed');
+    const refused = await run(blind, [{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }]);
+    expect(refused.result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining('without being marked "positional"') });
+    expect(blind.taps).toEqual([]);
   });
 
   it('fails with element_missing, the step and a screenshot when an element never appears', async () => {
@@ -149,15 +173,22 @@ describe('running a recipe on recorded screens', () => {
     expect(phone.taps).toEqual([{ x: 68, y: 1846 }]);
   });
 
-  it('uses the fallback on a screen that stays busy, and fails as missing without one', async () => {
+  // Changed by issue 36: wait_for no longer passes on a screen that cannot be read; the fallback point is used only
+  // by a positional step while the screen stays unreadable.
+  it('uses the fallback of a positional step on a screen that stays busy, and passes no wait on it', async () => {
     const phone = new FixturePhone('feed');
     phone.alwaysBusy = true;
-    const { result } = await run(phone, [
-      { do: 'wait_for', target: 'home_tab' },
-      { do: 'tap', target: 'home_tab' },
-    ]);
+    const { result } = await run(phone, [{ do: 'tap', target: 'home_tab', positional: true }]);
     expect(result.status).toBe('completed');
     expect(phone.taps).toEqual([{ x: 108, y: 2196 }]);
+    const waiting = new FixturePhone('feed');
+    waiting.alwaysBusy = true;
+    const waited = await run(waiting, [{ do: 'wait_for', target: 'home_tab', timeout: '2s' }]);
+    expect(waited.result.failure).toMatchObject({
+      code: 'element_missing',
+      message: 'Home tab could not be found: the screen never went idle long enough to be read.',
+    });
+    expect(waiting.taps).toEqual([]);
     const busy = new FixturePhone('feed');
     busy.alwaysBusy = true;
     const missing = await run(busy, [{ do: 'tap', target: 'like_button', timeout: '2s' }]);
@@ -165,6 +196,7 @@ describe('running a recipe on recorded screens', () => {
       code: 'element_missing',
       message: 'Like button could not be found: the screen never went idle long enough to be read.',
     });
+    expect(busy.taps).toEqual([]);
   });
 
   it('ends the run on a guard with its reason, taps popups away, and knows Android crash dialogs', async () => {
@@ -266,5 +298,361 @@ describe('running a recipe on recorded screens', () => {
     expect(offline.result.failure).toMatchObject({ code: 'device_offline', message: '"uiautomator dump" got no answer within 20000 ms.' });
     const noParam = await run(new FixturePhone('feed'), [{ do: 'type', text: '{{caption}}' }]);
     expect(noParam.result.failure).toMatchObject({ code: 'unknown', message: 'The recipe needs "caption", which this work does not give.' });
+  });
+});
+
+/**
+ * The runner's safety rules on UI trees of real phones (`test/fixtures/real/`, each naming its source: Instagram from
+ * YallaPapi/geelark-automation's December 2025 page sources and GramAddict/bot's id table, TikTok musically 43.1.4
+ * from the same project, trill 46.1.3 from iwa147369/phonefarm_automated), with the shipped recipes' own selectors.
+ */
+class ScreenPhone extends FixturePhone {
+  constructor(
+    at: string,
+    files: Record<string, string>,
+    private readonly onTap: (at: string, x: number, y: number) => string = (screen) => screen,
+  ) {
+    super(at, {
+      xml: Object.fromEntries(Object.entries(files).map(([name, file]) => [name, () => fixture(`real/${file}`)])),
+      size: { width: 720, height: 1440 },
+    });
+  }
+
+  override async tap(x: number, y: number): Promise<void> {
+    this.taps.push({ x, y });
+    this.at = this.onTap(this.at, x, y);
+  }
+}
+
+function shipped(file: string, steps: RecipeInput['steps']): RecipeInput {
+  const input = JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}${file}`, 'utf8')) as RecipeInput;
+  return { ...input, steps };
+}
+
+async function runShipped(phone: FixturePhone, file: string, steps: RecipeInput['steps'], params: RecipeParams = {}, options: RecipeRunOptions = {}) {
+  const progress: StepProgress[] = [];
+  const result = await runRecipe(phone, recipeSchema.parse(shipped(file, steps)), params, {
+    random: () => 0.5,
+    clock: manualClock(),
+    pollMs: 500,
+    onProgress: (event) => progress.push(event),
+    ...options,
+  });
+  return { result, progress, skipped: progress.filter((event) => event.status === 'skipped').map((event) => event.detail) };
+}
+
+const inRound = (steps: RecipeInput['steps']): RecipeInput['steps'] => [{ do: 'repeat', times: 1, steps }];
+const igLike = { do: 'toggle', target: 'like_button', off: [{ selected: false }], on: [{ selected: true }], counts: 'like', within: '2s' } as const;
+const ttLike = { do: 'toggle', target: 'like_button', off: [{ selected: false }], on: [{ selected: true }], counts: 'like', within: '2s' } as const;
+
+describe('safe steps on real phones’ screens', () => {
+  it('likes an unliked Instagram post once it reads selected, and leaves an already-liked one alone', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml', liked: 'instagram/feed-liked.xml' }, (at) => (at === 'feed' ? 'liked' : at));
+    const liked = await runShipped(phone, 'instagram/warmup.json', inRound([igLike]));
+    expect(liked.result.actions.like).toBe(1);
+    expect(phone.taps).toEqual([{ x: 40, y: 1014 }]);
+
+    const already = new ScreenPhone('liked', { liked: 'instagram/feed-liked.xml' });
+    const left = await runShipped(already, 'instagram/warmup.json', inRound([igLike]));
+    expect(already.taps).toEqual([]);
+    expect(left.result.actions.like).toBe(0);
+    expect(left.skipped).toContain('Already selected; left alone.');
+  });
+
+  it('counts no like the app never shows: a tap that leaves the post unliked is a miss', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    const { result, skipped } = await runShipped(phone, 'instagram/warmup.json', inRound([igLike]));
+    expect(phone.taps).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'completed', actions: { like: 0 }, misses: 1 });
+    expect(skipped.at(-1)).toMatch(/^Missed: Turn on like button: tapped, but it never read selected\.$/);
+  });
+
+  it('likes on TikTok by the description on both packages, never by the shared id, and skips a liked video', async () => {
+    for (const [pkg, feed, likedFile] of [
+      ['tiktok-musically', 'tiktok-musically/feed.xml', 'tiktok-musically/feed-liked.xml'],
+      ['tiktok-trill', 'tiktok-trill/feed.xml', 'tiktok-trill/feed-liked.xml'],
+    ] as const) {
+      const phone = new ScreenPhone('feed', { feed, liked: likedFile }, (at) => (at === 'feed' ? 'liked' : at));
+      const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+      expect(result.actions.like, pkg).toBe(1);
+      expect(phone.taps, pkg).toHaveLength(1);
+      // The Like button, not Share (same id on musically) nor the "Like" icon inside it.
+      expect(phone.taps[0]!.x, pkg).toBe(996);
+      const already = new ScreenPhone('liked', { liked: likedFile });
+      const left = await runShipped(already, 'tiktok/warmup.json', inRound([ttLike]));
+      expect(already.taps, pkg).toEqual([]);
+      expect(left.result.actions.like, pkg).toBe(0);
+    }
+  });
+
+  it('finds a like after a TikTok update renamed its ids (35.x build), as it matches the description', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-musically/feed-renamed-35.xml', liked: 'tiktok-musically/feed-liked.xml' }, () => 'liked');
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(result.actions.like).toBe(1);
+  });
+
+  it('reads guards only inside dialogs: a caption saying "try again later" is content, a block dialog over a video ends the run', async () => {
+    for (const [file, feed] of [
+      ['instagram/warmup.json', 'instagram/feed-caption-try-again.xml'],
+      ['tiktok/warmup.json', 'tiktok-musically/feed-caption-try-again.xml'],
+    ] as const) {
+      const phone = new ScreenPhone('feed', { feed });
+      const { result } = await runShipped(phone, file, [{ do: 'wait_for', target: 'home_tab' }]);
+      expect(result.status, feed).toBe('completed');
+    }
+    const reel = new ScreenPhone('reel', { reel: 'instagram/reels-action-blocked.xml' });
+    const blocked = await runShipped(reel, 'instagram/warmup.json', [{ do: 'wait_for', target: 'home_tab' }]);
+    expect(blocked.result.failure).toMatchObject({ code: 'rate_limited' });
+    const video = new ScreenPhone('video', { video: 'tiktok-musically/feed-action-blocked.xml' });
+    const limited = await runShipped(video, 'tiktok/warmup.json', [{ do: 'wait_for', target: 'home_tab' }]);
+    expect(limited.result.failure).toMatchObject({ code: 'rate_limited' });
+    expect(reel.taps).toEqual([]);
+    expect(video.taps).toEqual([]);
+  });
+
+  it('ends the run rate_limited when a block dialog answers the like, and does not count the like', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-musically/feed.xml', blocked: 'tiktok-musically/feed-action-blocked.xml' }, () => 'blocked');
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(phone.taps).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'failed', actions: { like: 0 }, failure: { code: 'rate_limited' } });
+  });
+
+  it('closes TikTok’s add-phone-number sheet by its only X, then goes on', async () => {
+    const phone = new ScreenPhone(
+      'sheet',
+      { sheet: 'tiktok-musically/feed-add-phone.xml', feed: 'tiktok-musically/feed.xml', liked: 'tiktok-musically/feed-liked.xml' },
+      (at) => (at === 'sheet' ? 'feed' : 'liked'),
+    );
+    const { result } = await runShipped(phone, 'tiktok/warmup.json', inRound([ttLike]));
+    expect(phone.taps[0]).toEqual({ x: 1000, y: 1480 });
+    expect(result.actions.like).toBe(1);
+  });
+
+  it('leaves out ordinary content with its reason and no miss: an ad, a private profile, comments off, no results', async () => {
+    const ad = new ScreenPhone('feed', { feed: 'instagram/feed-ad.xml' });
+    const adRun = await runShipped(ad, 'instagram/warmup.json', inRound([igLike]));
+    expect(ad.taps).toEqual([]);
+    expect(adRun.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['an ad'] });
+
+    // The ordinary feed has an ad below the post: the post's own header is not sponsored, so it is liked.
+    const feed = new ScreenPhone('feed', { feed: 'instagram/feed.xml' }, () => 'feed');
+    await runShipped(feed, 'instagram/warmup.json', inRound([igLike]));
+    expect(feed.taps).toHaveLength(1);
+
+    const profile = new ScreenPhone('profile', { profile: 'instagram/profile-private.xml' });
+    const follow = {
+      do: 'toggle',
+      target: 'follow_button',
+      off: [{ text: 'Follow' }],
+      on: [{ text: 'Following' }, { text: 'Requested' }],
+      counts: 'follow',
+    } as const;
+    const privateRun = await runShipped(profile, 'instagram/engage.json', inRound([follow, { do: 'tap', target: 'grid_post' }]));
+    expect(profile.taps).toEqual([]);
+    expect(privateRun.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['a private profile'] });
+
+    const comments = new ScreenPhone('comments', { comments: 'instagram/comments-off.xml' });
+    const off = await runShipped(comments, 'instagram/engage.json', inRound([{ do: 'type', target: 'comment_box', text: 'Lovely light' }]), {});
+    expect(comments.typed).toEqual([]);
+    expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off'] });
+
+    const search = new ScreenPhone('search', { search: 'instagram/search-no-results.xml' });
+    const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'keyword_result' }]));
+    expect(search.taps).toEqual([]);
+    expect(none.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['no search results'] });
+  });
+
+  it('still runs a round’s `after` steps (the swipe on) when a skip or a miss ended the round early', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed-ad.xml' });
+    const { result } = await runShipped(phone, 'instagram/warmup.json', [{ do: 'repeat', times: 3, steps: [igLike], after: [{ do: 'key', key: 'back' }] }]);
+    expect(result).toMatchObject({ status: 'completed', skipped: ['an ad', 'an ad', 'an ad'], misses: 0 });
+    expect(phone.keys).toEqual(['back', 'back', 'back']);
+    expect(phone.taps).toEqual([]);
+  });
+
+  it('types into a comment box whose id an update renamed, through the recorded alternative', async () => {
+    const phone = new ScreenPhone('comments', { comments: 'instagram/comments-renamed.xml' });
+    const { result } = await runShipped(phone, 'instagram/engage.json', [{ do: 'type', target: 'comment_box', text: 'Lovely light ✨' }]);
+    expect(result.status).toBe('completed');
+    expect(phone.typed).toEqual(['Lovely light ✨']);
+    expect(phone.taps).toEqual([{ x: 310, y: 1315 }]);
+  });
+
+  it('counts a post only when Instagram says so: the pending row finishing counts, "can’t be posted" is post_unconfirmed', async () => {
+    const share = {
+      do: 'tap',
+      target: 'share_button',
+      counts: 'post',
+      confirm: { present: 'posted', finished: 'pending_row', failed: 'post_failed', reason: 'post_unconfirmed' },
+    } as const;
+    const files = {
+      caption: 'instagram/caption.xml',
+      pending: 'instagram/feed-upload-pending.xml',
+      feed: 'instagram/feed.xml',
+      failed: 'instagram/feed-upload-failed.xml',
+    };
+    let reads = 0;
+    const done = new ScreenPhone('caption', files, () => 'pending');
+    const dump = done.dumpUi.bind(done);
+    done.dumpUi = async () => {
+      if (done.at === 'pending' && ++reads > 2) done.at = 'feed';
+      return dump();
+    };
+    const posted = await runShipped(done, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(posted.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+
+    const failing = new ScreenPhone('caption', files, () => 'failed');
+    const failed = await runShipped(failing, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(failed.result).toMatchObject({ status: 'failed', actions: { post: 0 }, failure: { code: 'post_unconfirmed' } });
+
+    // Nothing ever says it posted: after the limit for an image (3 minutes), post_unconfirmed.
+    const silent = new ScreenPhone('caption', files, () => 'caption');
+    const clock = manualClock();
+    const unconfirmed = await runShipped(silent, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] }, { clock });
+    expect(unconfirmed.result.failure).toMatchObject({ code: 'post_unconfirmed' });
+    expect(clock.now()).toBeGreaterThanOrEqual(3 * 60_000);
+    expect(clock.now()).toBeLessThan(4 * 60_000);
+  });
+
+  it('says at once that a TikTok post cannot be confirmed on a reader blind to toasts, and counts it where the toast shows', async () => {
+    const post = {
+      do: 'tap',
+      target: 'post_button',
+      counts: 'post',
+      confirm: { present: 'posted_toast', failed: 'post_refused', reason: 'post_unconfirmed' },
+    } as const;
+    const blind = new ScreenPhone('caption', { caption: 'tiktok-musically/caption.xml' });
+    const clock = manualClock();
+    const dump = await runShipped(blind, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] }, { clock });
+    expect(blind.taps).toHaveLength(1);
+    expect(dump.result.failure).toMatchObject({ code: 'post_unconfirmed', message: expect.stringContaining('only with a toast') });
+    expect(clock.now()).toBeLessThan(60_000);
+
+    // Through a reader that sees toasts (the UI server), TikTok's success toast confirms it. The toast node is rebuilt
+    // from geelark's TIKTOK_SCREEN_REFERENCE.md ("Toast message about post success"); its words are not recorded.
+    const toast = () =>
+      fixture('real/tiktok-musically/feed.xml').replace(
+        '</hierarchy>',
+        '<node class="android.widget.Toast" text="Your post is posted" bounds="[0,0][0,0]" /></hierarchy>',
+      );
+    const seeing = new FixturePhone('caption', { xml: { caption: () => fixture('real/tiktok-musically/caption.xml'), posted: toast } });
+    seeing.uiReader = async () => ({ kind: 'ui-server', version: '10.6.6', seesToasts: true });
+    seeing.tap = async (x, y) => {
+      seeing.taps.push({ x, y });
+      seeing.at = 'posted';
+    };
+    const server = await runShipped(seeing, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] });
+    expect(server.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+  });
+
+  it('ends the run app_changed after five misses in a row, never tapping a point', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    const { result } = await runShipped(phone, 'instagram/warmup.json', [
+      { do: 'repeat', times: 10, steps: [{ do: 'tap', target: { id: 'renamed_like_button', evidence: 'test' }, timeout: '1s' }] },
+    ]);
+    expect(result.failure).toMatchObject({ code: 'app_changed' });
+    expect(result.misses).toBe(5);
+    expect(phone.taps).toEqual([]);
+  });
+
+  it('types by replacing the field and checks what landed: a field that shows something else is a miss', async () => {
+    const phone = new ScreenPhone('comments', { comments: 'instagram/comments.xml' });
+    phone.landed = 'Lovely';
+    const { result, skipped } = await runShipped(
+      phone,
+      'instagram/engage.json',
+      inRound([{ do: 'type', target: 'comment_box', text: 'Lovely light', counts: 'comment' }]),
+    );
+    expect(phone.typed).toEqual(['Lovely light', 'Lovely light']);
+    expect(result).toMatchObject({ actions: { comment: 0 }, misses: 1 });
+    expect(skipped.at(-1)).toBe('Missed: The field shows "Lovely" after typing "Lovely light".');
+  });
+
+  it('reads the UI server’s page source (tags named by class) like a dump, with parents', () => {
+    const screen = parseUiXml(
+      '<?xml version="1.0"?><hierarchy index="0" rotation="0" width="720" height="1440"><android.widget.FrameLayout index="0" package="com.instagram.android" class="android.widget.FrameLayout" resource-id="com.instagram.android:id/dialog_root_view" bounds="[0,0][720,1440]"><android.widget.TextView index="0" package="com.instagram.android" class="android.widget.TextView" text="Try Again Later" resource-id="com.instagram.android:id/igds_headline_emphasized_headline" selected="false" bounds="[92,510][628,560]" /></android.widget.FrameLayout><android.widget.Toast index="1" class="android.widget.Toast" text="Posted" bounds="[0,0][0,0]" /></hierarchy>',
+    );
+    expect(screen.nodes.map((node) => [node.className, node.text, node.parent, node.depth])).toEqual([
+      ['android.widget.FrameLayout', '', -1, 0],
+      ['android.widget.TextView', 'Try Again Later', 0, 1],
+      ['android.widget.Toast', 'Posted', -1, 0],
+    ]);
+  });
+});
+
+describe('the pre-flight before a run', () => {
+  const start = (phone: FixturePhone, file: string, preflight: RecipeRunOptions['preflight'] = {}, steps: RecipeInput['steps'] = [{ do: 'pause', for: 0 }]) =>
+    runShipped(phone, file, steps, {}, { preflight });
+
+  it('wakes the screen and stops at a PIN lock with device_locked', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    phone.lock = 'locked_secure';
+    phone.screen = async () => ({ on: false });
+    const { result } = await start(phone, 'instagram/warmup.json');
+    expect(phone.woken).toBe(1);
+    expect(result.failure).toMatchObject({ code: 'device_locked', step: 'start' });
+    expect(phone.launched).toEqual([]);
+  });
+
+  it('refuses an app version outside the tested range unless the work allows it', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    phone.appVersion = async () => '360.0.0.52.192';
+    const refused = await start(phone, 'instagram/warmup.json');
+    expect(refused.result.failure).toMatchObject({ code: 'app_version_untested' });
+    expect(refused.result.failure?.message).toContain('440.0.0.46.86 to 447.0.0.55.81');
+    const allowed = await start(phone, 'instagram/warmup.json', { allowUntestedApp: true });
+    expect(allowed.result.status).toBe('completed');
+    expect(phone.stopped).toEqual(['com.instagram.android']);
+    expect(phone.launched).toEqual(['com.instagram.android']);
+  });
+
+  it('drives TikTok in whichever of its packages is installed, at that package’s tested version', async () => {
+    const phone = new ScreenPhone('feed', { feed: 'tiktok-trill/feed.xml' });
+    phone.appVersion = async (name?: string) => (name === 'com.ss.android.ugc.trill' ? '46.1.3' : null);
+    const { result } = await start(phone, 'tiktok/warmup.json');
+    expect(result).toMatchObject({ status: 'completed', package: 'com.ss.android.ugc.trill', appVersion: '46.1.3' });
+    expect(phone.launched).toEqual(['com.ss.android.ugc.trill']);
+  });
+
+  it('reads the signed-in account from the own profile and ends wrong_account when it is another', async () => {
+    const files = { feed: 'instagram/feed.xml', profile: 'instagram/profile.xml' };
+    const phone = new ScreenPhone('feed', files, (at, _x, y) => (at === 'feed' && y > 1266 ? 'profile' : 'feed'));
+    phone.appVersion = async () => '447.0.0.55.81';
+    const profileName = parseUiXml(fixture('real/instagram/profile.xml')).nodes.find((node) => node.resourceId.endsWith(':id/action_bar_title'))?.text;
+    expect(profileName).toBeTruthy();
+    const wrong = await start(phone, 'instagram/warmup.json', { account: 'glow.daily' });
+    expect(wrong.result.failure).toMatchObject({
+      code: 'wrong_account',
+      message: `@${profileName} is signed in on this phone, not @glow.daily, and the app offers no switch to it.`,
+    });
+    const right = new ScreenPhone('feed', files, (at, _x, y) => (at === 'feed' && y > 1266 ? 'profile' : 'feed'));
+    right.appVersion = async () => '447.0.0.55.81';
+    right.key = async (key) => {
+      right.keys.push(key);
+      right.at = 'feed';
+    };
+    const ok = await start(right, 'instagram/warmup.json', { account: `@${profileName}` });
+    expect(ok.result.status).toBe('completed');
+    expect(right.keys).toEqual(['back']);
+  });
+
+  it('ends a run whose screen the app’s home never shows on a login screen as login_required', async () => {
+    const login = () =>
+      toUiXml(
+        {
+          cls: 'android.widget.FrameLayout',
+          bounds: [0, 0, 1080, 2400],
+          children: [
+            // The words geelark's screen_detector.py reads as Instagram's login screen (LOGIN_SCREEN markers).
+            { cls: 'android.widget.Button', text: 'Forgot password?', clickable: true, bounds: [60, 1300, 1020, 1420] },
+            { cls: 'android.widget.Button', text: 'Create new account', clickable: true, bounds: [60, 2000, 1020, 2120] },
+          ],
+        },
+        'com.instagram.android',
+      );
+    const phone = new FixturePhone('login', { xml: { login } });
+    phone.appVersion = async () => '447.0.0.55.81';
+    const { result } = await start(phone, 'instagram/warmup.json');
+    expect(result.failure).toMatchObject({ code: 'login_required', message: 'Instagram asks to log in again on this phone.' });
   });
 });

@@ -1,18 +1,28 @@
 /**
- * Runs a recipe against a phone: reads the screen with `uiautomator dump`, finds elements by the recipe's
- * selectors (falling back to scaled points), acts, and paces itself with drawn pauses. Every step reports
- * progress; the first step that cannot be done ends the run with its reason code, a message and a screenshot.
+ * Runs a recipe against a phone: reads the screen (the UI server's page source or `uiautomator dump`), finds
+ * elements by the recipe's selectors, acts, and paces itself with drawn pauses. Every step reports progress; the
+ * first step that cannot be done ends the run with its reason code, a message and a screenshot.
  *
- * Busy screens: `uiautomator dump` fails with "could not get idle state" while video plays. A dump is retried
- * after a pause; when the screen stays busy, an element with a fallback point is tapped there, otherwise the
- * lookup keeps trying until its timeout and fails as missing.
+ * Safe by default: an element that is not found is a miss, never a tap. A point is used only by a step marked
+ * `positional`, and only while the screen cannot be read; a toggle (like, follow) reads its element's state before
+ * and after and never uses a point. A miss ends the current round of a repeat and the run goes on; five misses in a
+ * row end it `app_changed`. Ordinary content the recipe names in `skips` (a private profile, comments turned off, no
+ * results, an ad) ends the round with its reason and is no miss. Guards and popups that match words look only inside
+ * dialogs and sheets; the crash check only at Android's `aerr_*` dialogs.
+ *
+ * Before the steps, when asked (`preflight`), the run starts from a known place: the screen on and unlocked, the
+ * app installed in one of its packages at a tested version, battery and network, the UI language, the app
+ * force-stopped and launched to its home, and the signed-in account checked against the work's.
  */
 import type { FailureCode } from '../failures.ts';
 import { PhoneError, UiBusyError, type PhoneDevice, type Point, type Screenshot, type ScreenSize } from '../phone/phone.device.ts';
 import { drawCount, drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
+import { compareVersions } from './recipe.resolver.ts';
 import {
   engagementActions,
+  type ConfirmSpec,
   type ElementSpec,
+  type ElementState,
   type EngagementAction,
   type Recipe,
   type RecipeParams,
@@ -22,14 +32,14 @@ import {
   type Target,
 } from './recipe.schema.ts';
 import { fillTemplate, type TemplateValue } from './recipe.template.ts';
-import { centerOf, isVisible, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+import { centerOf, isVisible, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 export interface StepProgress {
   /** 1, 2, 3… in the order steps ran (repeats count again). */
   seq: number;
-  /** Where the step sits in the recipe: `3` or `3.1` (0-based). */
+  /** Where the step sits in the recipe: `3` or `3.1` (0-based); `start` for the pre-flight. */
   path: string;
-  do: Step['do'];
+  do: Step['do'] | 'preflight';
   label: string;
   status: 'started' | 'done' | 'skipped' | 'failed';
   detail?: string;
@@ -41,6 +51,16 @@ export interface StepProgress {
   point?: Point;
 }
 
+/** What the run checks before its first step, and against what. */
+export interface RecipePreflight {
+  /** The account the work is for (username, without @); the signed-in one must be it where the recipe can read it. */
+  account?: string | null;
+  /** The work lets templates run on app versions outside the recipe's tested range. */
+  allowUntestedApp?: boolean;
+  /** Below this battery level (and not charging) the run does not start. Default 10. */
+  minBattery?: number;
+}
+
 export interface RecipeRunOptions {
   random?: () => number;
   clock?: Clock;
@@ -48,10 +68,14 @@ export interface RecipeRunOptions {
   signal?: AbortSignal;
   /** Between two looks at the screen while waiting for an element. */
   pollMs?: number;
-  /** Busy dumps retried before the fallback is used. */
+  /** Busy reads retried before the screen counts as unreadable. */
   busyRetries?: number;
   busyPauseMs?: number;
   screenshotOnFailure?: boolean;
+  /** Checks and a known start before the steps; absent: the steps run on the phone as it is. */
+  preflight?: RecipePreflight;
+  /** Misses in a row that end the run `app_changed`. Default 5. */
+  missLimit?: number;
 }
 
 export interface RecipeFailure {
@@ -66,10 +90,18 @@ export interface RecipeFailure {
 export interface RecipeRunResult {
   status: 'completed' | 'failed' | 'cancelled';
   recipe: { id: string; version: number };
-  /** Engagement performed, for the server's daily counts. */
+  /** Engagement performed (and confirmed on screen), for the server's daily counts. */
   actions: Record<EngagementAction, number>;
   /** Steps run to the end. */
   steps: number;
+  /** Required elements absent on screens the recipe recognised, over the whole run. */
+  misses: number;
+  /** Rounds left out for ordinary content, with their reasons. */
+  skipped: string[];
+  /** The package the run drove (one of the recipe's packages), once known. */
+  package?: string;
+  /** The app's version on the phone, when read. */
+  appVersion?: string;
   failure?: RecipeFailure;
   startedAt: number;
   finishedAt: number;
@@ -84,14 +116,52 @@ class StepFailure extends Error {
   }
 }
 
+/** A required element absent on a screen the recipe recognised: ends the round, never taps. */
+class Miss extends Error {}
+
+/** Ordinary content (`skips`): ends the round with its reason; not a miss. */
+class SkipRound extends Error {}
+
 class Cancelled extends Error {}
 
-/** Android's own crash and not-responding dialogs, whatever the app. */
-const CRASH_DIALOG = (node: UiNode) =>
-  node.resourceId === 'android:id/aerr_close' ||
-  node.resourceId === 'android:id/aerr_restart' ||
-  node.resourceId === 'android:id/aerr_wait' ||
-  /\b(keeps stopping|has stopped|isn.t responding)\b/i.test(node.text);
+/** Android's own crash and not-responding dialogs, whatever the app: only their ids, never words on screen. */
+const CRASH_DIALOG = (node: UiNode) => node.resourceId.startsWith('android:id/aerr_');
+
+/** Android's alert dialog parts: words inside these are the system's or the app's dialog, not content. */
+const ANDROID_ALERT_IDS = new Set([
+  'android:id/parentPanel',
+  'android:id/topPanel',
+  'android:id/contentPanel',
+  'android:id/customPanel',
+  'android:id/buttonPanel',
+  'android:id/alertTitle',
+  'android:id/message',
+]);
+
+const VIDEO_FILE = /\.(mp4|mov|m4v|3gp|webm|mkv)$/i;
+
+const MIME_BY_EXTENSION: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  heic: 'image/heic',
+  gif: 'image/gif',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  '3gp': 'video/3gpp',
+  webm: 'video/webm',
+  mkv: 'video/x-matroska',
+};
+
+/** The type a share intent carries: the files' own when they agree, else `image/*`, `video/*` or any. */
+export function shareMime(files: readonly string[]): string {
+  const types = new Set(files.map((file) => MIME_BY_EXTENSION[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream'));
+  if (types.size === 1) return [...types][0] as string;
+  const kinds = new Set([...types].map((type) => type.split('/')[0]));
+  return kinds.size === 1 && (kinds.has('image') || kinds.has('video')) ? `${[...kinds][0]}/*` : '*/*';
+}
 
 type Scope = Map<string, TemplateValue>;
 
@@ -115,6 +185,10 @@ export function describeStep(step: Step): string {
       return `Check ${targetName(step.target)}`;
     case 'tap':
       return `Tap ${targetName(step.target)}`;
+    case 'toggle':
+      return `Turn on ${targetName(step.target)}`;
+    case 'share_media':
+      return 'Share the media to the app';
     case 'long_press':
       return `Long-press ${targetName(step.target)}`;
     case 'type':
@@ -138,6 +212,30 @@ export async function runRecipe(phone: PhoneDevice, recipe: Recipe, params: Reci
   return new RecipeRun(phone, recipe, params, options).run();
 }
 
+/** The recipe's packages, its main one first. */
+export function recipePackages(recipe: Recipe): string[] {
+  return [...new Set([recipe.app.package, ...(recipe.app.packages ?? [])])];
+}
+
+/** The tested range for one package: the recipe's range, or the entry naming the package; null when none is given. */
+export function testedRange(recipe: Recipe, packageName: string): { min: string; max: string } | null | undefined {
+  const tested = recipe.app.tested;
+  if (!tested) return undefined;
+  if (!Array.isArray(tested)) return tested;
+  return tested.find((entry) => entry.package === packageName) ?? null;
+}
+
+/**
+ * Whether a version of a package is inside the recipe's tested range (both ends inclusive). True when the recipe
+ * states no range at all (older workspace recipes); false for a package the ranges leave out.
+ */
+export function isTestedVersion(recipe: Recipe, packageName: string, version: string): boolean {
+  const range = testedRange(recipe, packageName);
+  if (range === undefined) return true;
+  if (range === null) return false;
+  return compareVersions(version, range.min) >= 0 && compareVersions(version, range.max) <= 0;
+}
+
 class RecipeRun {
   private readonly random: () => number;
   private readonly clock: Clock;
@@ -148,6 +246,17 @@ class RecipeRun {
   private done = 0;
   private percent = 0;
   private topIndex = 0;
+  /** Repeats the current step runs inside; a miss or a skip ends the innermost round. */
+  private rounds = 0;
+  private missesInARow = 0;
+  private misses = 0;
+  private readonly skipped: string[] = [];
+  private packageName: string;
+  private appVersion: string | undefined;
+  /** Whether the last look at the screen could read it. */
+  private readLast = false;
+  /** Whether the phone's UI reader shows toasts (the UI server does, `uiautomator dump` does not). */
+  private seesToasts = false;
 
   constructor(
     private readonly phone: PhoneDevice,
@@ -157,6 +266,7 @@ class RecipeRun {
   ) {
     this.random = options.random ?? Math.random;
     this.clock = options.clock ?? systemClock;
+    this.packageName = recipe.app.package;
   }
 
   async run(): Promise<RecipeRunResult> {
@@ -169,9 +279,28 @@ class RecipeRun {
     } catch {
       this.size = null; // taken from the first screen read instead
     }
+    this.seesToasts = await this.phone
+      .uiReader()
+      .then((reader) => reader.seesToasts)
+      .catch(() => false);
+    const blind = (this.recipe.guards ?? []).filter((guard) => this.isToastOnly(guard.when));
+    if (!this.seesToasts && blind.length > 0)
+      // Said, not skipped in silence: these guards cannot fire on this phone.
+      this.options.onProgress?.({
+        seq: this.seq,
+        path: 'start',
+        do: 'preflight',
+        label: 'Guards this phone cannot see',
+        status: 'skipped',
+        percent: 0,
+        detail: `Unavailable on this phone's UI reader (it cannot see toasts): ${blind.map((guard) => guard.message).join('; ')}`,
+      });
     const total = this.recipe.steps.length;
-    let current = { path: '0', label: '', step: this.recipe.steps[0] as Step };
+    const preflightStep: Step = { do: 'pause', for: 0, label: 'Check the phone and the app before the run' };
+    let current: { path: string; label: string; step: Step } = { path: 'start', label: preflightStep.label ?? '', step: preflightStep };
     try {
+      if (this.options.preflight) await this.preflight(this.options.preflight, scope);
+      current = { path: '0', label: '', step: this.recipe.steps[0] as Step };
       for (const [index, step] of this.recipe.steps.entries()) {
         current = { path: String(index), label: describeStep(step), step };
         this.topIndex = index;
@@ -182,6 +311,11 @@ class RecipeRun {
       return this.result('completed', startedAt);
     } catch (error) {
       if (error instanceof Cancelled) return this.result('cancelled', startedAt);
+      if (error instanceof SkipRound) {
+        // Ordinary content outside any repeat (a private profile the whole run was for): nothing more to do here.
+        this.report(current.step, current.path, 'skipped', { detail: error.message });
+        return this.result('completed', startedAt);
+      }
       const failure = this.failureOf(error);
       this.report(current.step, current.path, 'failed', { detail: failure.message });
       let screenshot: Screenshot | undefined;
@@ -192,6 +326,8 @@ class RecipeRun {
 
   private failureOf(error: unknown): { code: FailureCode; message: string } {
     if (error instanceof StepFailure) return { code: error.code, message: error.message };
+    // A miss outside any repeat: the screen the recipe must pass never showed what it needs.
+    if (error instanceof Miss) return { code: 'element_missing', message: error.message };
     if (error instanceof PhoneError) {
       if (error.code === 'timeout' || error.code === 'disconnected') return { code: 'device_offline', message: error.message };
       return { code: 'unknown', message: error.message };
@@ -205,6 +341,10 @@ class RecipeRun {
       recipe: { id: this.recipe.id, version: this.recipe.version },
       actions: { ...this.actions },
       steps: this.done,
+      misses: this.misses,
+      skipped: [...this.skipped],
+      package: this.packageName,
+      ...(this.appVersion ? { appVersion: this.appVersion } : {}),
       ...(failure ? { failure } : {}),
       startedAt,
       finishedAt: this.clock.now(),
@@ -232,6 +372,140 @@ class RecipeRun {
     return Number.isFinite(value) ? value / 100 : 0;
   }
 
+  /** Found what it looked for: the misses in a row start again. */
+  private hit(): void {
+    this.missesInARow = 0;
+  }
+
+  /** A required element absent on a recognised screen; the fifth in a row ends the run `app_changed`. */
+  private miss(message: string): Miss {
+    this.misses += 1;
+    this.missesInARow += 1;
+    const limit = this.options.missLimit ?? 5;
+    if (this.missesInARow >= limit)
+      throw new StepFailure('app_changed', `${limit} misses in a row (the last: ${message}) — the app's screens no longer match this recipe.`);
+    return new Miss(message);
+  }
+
+  // ---------------------------------------------------------------- pre-flight
+
+  private preflightReport(status: StepProgress['status'], detail: string): void {
+    const step: Step = { do: 'pause', for: 0, label: 'Check the phone and the app before the run' };
+    if (status === 'started') this.seq += 1;
+    this.options.onProgress?.({ seq: this.seq, path: 'start', do: 'preflight', label: describeStep(step), status, percent: 0, detail });
+  }
+
+  private async preflight(checks: RecipePreflight, scope: Scope): Promise<void> {
+    this.preflightReport('started', 'Screen, app, version, battery, network, language, account');
+    // The screen on and unlocked: a swipe opens a plain keyguard; a PIN, pattern or password needs a person.
+    const screen = await this.phone.screen();
+    if (!screen.on) await this.phone.wake();
+    let lock = await this.phone.lockState();
+    if (lock === 'locked') {
+      const { width, height } = this.screenSize();
+      await this.phone.swipe({ x: Math.round(width / 2), y: Math.round(height * 0.85) }, { x: Math.round(width / 2), y: Math.round(height * 0.3) }, 300);
+      await this.clock.sleep(800);
+      lock = await this.phone.lockState();
+    }
+    if (lock === 'locked_secure')
+      throw new StepFailure('device_locked', 'The phone is locked with a PIN, pattern or password; a person must unlock it (or turn the lock off).');
+    if (lock === 'locked') throw new StepFailure('device_locked', 'The phone stays on its lock screen after a swipe.');
+
+    // Installed in one of its packages, at a version the recipe was tested on.
+    const packages = recipePackages(this.recipe);
+    let found: { name: string; version: string } | null = null;
+    for (const name of packages) {
+      const version = await this.phone.appVersion(name);
+      if (version) {
+        found = { name, version };
+        break;
+      }
+    }
+    if (!found) throw new StepFailure('unknown', `${packages.join(' or ')} is not installed on this phone.`);
+    this.packageName = found.name;
+    this.appVersion = found.version;
+    if (!isTestedVersion(this.recipe, found.name, found.version)) {
+      const range = testedRange(this.recipe, found.name);
+      if (!checks.allowUntestedApp)
+        throw new StepFailure(
+          'app_version_untested',
+          `${found.name} ${found.version} is outside the versions this recipe was tested on (${range ? `${range.min} to ${range.max}` : 'none for this package'}); the work does not allow untested versions.`,
+        );
+      this.preflightReport('done', `Running on untested ${found.name} ${found.version}, as the work allows.`);
+    }
+
+    const battery = await this.phone.battery();
+    const minBattery = checks.minBattery ?? 10;
+    if (battery.level < minBattery && !battery.charging) throw new StepFailure('unknown', `The battery is at ${battery.level}% and not charging.`);
+    const network = await this.phone.network();
+    if (!network.connected) throw new StepFailure('network', 'The phone has no network connection.');
+
+    // The UI language the recipe's words are written for, where the phone can say it.
+    const locale = this.recipe.app.locale;
+    if (locale && this.phone.locale) {
+      const phoneLocale = await this.phone.locale();
+      const language = (tag: string) => tag.toLowerCase().split(/[-_]/)[0];
+      if (phoneLocale && language(phoneLocale) !== language(locale))
+        throw new StepFailure('unknown', `The phone's language is ${phoneLocale}; this recipe reads screens in ${locale}.`);
+    }
+
+    // A known start: force-stopped and launched to its home, drafts discarded on the way.
+    await this.phone.forceStop(this.packageName);
+    await this.phone.launchApp(this.packageName);
+    const start = this.recipe.start;
+    if (start) {
+      // Only with no home screen (no feed, no captions) may words anywhere tell a login or suspension page.
+      const insteadOfHome = () => {
+        const screen = this.lastScreen;
+        if (!screen || !this.readLast) return;
+        if (start.signedOut && this.findTarget(screen, start.signedOut, scope))
+          throw new StepFailure('login_required', `${this.packageName} is signed out on this phone; a person must log in.`);
+        for (const item of start.instead ?? []) if (this.findTarget(screen, item.when, scope)) throw new StepFailure(item.reason, item.message);
+      };
+      let home = await this.locate(start.home, 20_000, scope);
+      if (!home.node) {
+        insteadOfHome();
+        if (start.back) {
+          for (const [index, step] of start.back.entries()) await this.step(step, `start.back.${index}`, scope, () => undefined);
+          home = await this.locate(start.home, 10_000, scope);
+        }
+      }
+      if (!home.node) {
+        insteadOfHome();
+        throw await this.missing(start.home, undefined, 'The app did not come to its home screen after launch.');
+      }
+      const wanted = checks.account?.replace(/^@/, '').trim().toLowerCase();
+      if (wanted && start.account) {
+        const account = start.account;
+        const inner = new Map(scope).set('account', wanted);
+        const readAccount = async () => {
+          for (const [index, step] of account.open.entries()) await this.step(step, `start.account.${index}`, inner, () => undefined);
+          const read = await this.locate(account.read, 10_000, inner);
+          return read.node ? read.node.text.replace(/^@/, '').trim().toLowerCase() : null;
+        };
+        let signedIn = await readAccount();
+        if (signedIn !== null && signedIn !== wanted && account.switch) {
+          const other = signedIn;
+          try {
+            for (const [index, step] of account.switch.entries()) await this.step(step, `start.switch.${index}`, inner, () => undefined);
+          } catch (error) {
+            // The phone does not hold the work's account (nothing to switch to): the other one stays signed in.
+            if (error instanceof Miss || (error instanceof StepFailure && error.code === 'element_missing'))
+              throw new StepFailure('wrong_account', `@${other} is signed in on this phone, not @${wanted}, and the app offers no switch to it.`);
+            throw error;
+          }
+          signedIn = await readAccount();
+        }
+        if (signedIn === null) throw new StepFailure('element_missing', 'The signed-in account could not be read from the app.');
+        if (signedIn !== wanted) throw new StepFailure('wrong_account', `@${signedIn} is signed in on this phone, not @${wanted}.`);
+        for (const [index, step] of (account.close ?? []).entries()) await this.step(step, `start.close.${index}`, inner, () => undefined);
+      }
+    }
+    this.preflightReport('done', `${this.packageName} ${this.appVersion}${checks.account ? `, @${checks.account.replace(/^@/, '')}` : ''}`);
+  }
+
+  // ---------------------------------------------------------------- steps
+
   private async step(step: Step, path: string, scope: Scope, enter: (at: { path: string; label: string; step: Step }) => void): Promise<void> {
     if (this.options.signal?.aborted) throw new Cancelled();
     enter({ path, label: describeStep(step), step });
@@ -252,55 +526,93 @@ class RecipeRun {
 
     switch (step.do) {
       case 'open_app':
-        await this.phone.launchApp(step.package ?? this.recipe.app.package, step.activity);
+        await this.phone.launchApp(step.package ?? this.packageName, step.activity);
         return finish();
       case 'open_url':
-        await this.phone.openUrl(this.fill(step.url, scope), step.package);
+        await this.phone.openUrl(this.fill(step.url, scope), step.package ?? this.packageName);
         return finish();
       case 'wait_for':
       case 'expect': {
-        const found = await this.locate(
-          step.target,
-          this.duration(step.timeout, step.do === 'wait_for' ? 10_000 : 5_000),
-          scope,
-          step.do === 'wait_for' ? 'busy' : 'element',
-        );
-        if (found) return finish();
+        const found = await this.locate(step.target, this.duration(step.timeout, step.do === 'wait_for' ? 10_000 : 5_000), scope, {
+          skips: step.do === 'wait_for',
+        });
+        if (found.node) {
+          this.hit();
+          return finish();
+        }
         if (step.do === 'wait_for' && step.optional) return skip('Not on screen; optional.');
+        // A screen the recipe must pass never came (or could never be read): the run ends here.
         throw await this.missing(step.target, step.reason, step.message);
       }
       case 'tap':
       case 'long_press': {
-        const found = await this.locate(step.target, this.duration(step.timeout, 5_000), scope, 'any');
-        if (!found) {
+        const found = await this.locate(step.target, this.duration(step.timeout, 5_000), scope, { positional: step.positional === true, skips: true });
+        if (!found.node && !found.point) {
           if (step.optional) return skip('Not on screen; optional.');
-          throw await this.missing(step.target);
+          throw await this.absent(step.target);
         }
+        const at = found.point as Point;
+        if (found.node) this.hit();
         if (step.do === 'long_press') {
-          await this.phone.longPress(found.x, found.y, this.duration(step.duration, 800));
-          return finish({ point: found });
+          await this.phone.longPress(at.x, at.y, this.duration(step.duration, 800));
+          return finish({ point: at });
         }
-        await this.phone.tap(found.x, found.y);
+        // A like or follow through a plain tap (older recipes): never on an item already liked or followed.
+        if ((step.counts === 'like' || step.counts === 'follow') && found.node?.selected)
+          return skip(`Already ${step.counts === 'like' ? 'liked' : 'followed'}; left alone.`);
+        await this.phone.tap(at.x, at.y);
         if (step.double) {
           await this.clock.sleep(drawDuration('80..140ms', this.random));
-          await this.phone.tap(found.x, found.y);
+          await this.phone.tap(at.x, at.y);
+        }
+        if (step.confirm) {
+          const confirmed = await this.confirm(step.confirm, scope, step.counts);
+          if (!confirmed) throw this.miss(`${describeStep(step)}: the app did not show that it took.`);
         }
         if (step.counts) this.actions[step.counts] += 1;
-        return finish({ point: found, ...(step.counts ? { action: step.counts } : {}) });
+        return finish({ point: at, ...(step.counts ? { action: step.counts } : {}) });
       }
+      case 'toggle':
+        return this.toggle(step, scope, skip, finish);
       case 'type': {
+        let at: Point | undefined;
         if (step.target) {
-          const found = await this.locate(step.target, this.duration(step.timeout, 5_000), scope, 'any');
-          if (!found) {
+          const found = await this.locate(step.target, this.duration(step.timeout, 5_000), scope, { positional: step.positional === true, skips: true });
+          if (!found.node && !found.point) {
             if (step.optional) return skip('Not on screen; optional.');
-            throw await this.missing(step.target);
+            throw await this.absent(step.target);
           }
-          await this.phone.tap(found.x, found.y);
-          await this.clock.sleep(drawDuration('300..700ms', this.random));
+          if (found.node) this.hit();
+          at = found.point ?? undefined;
         }
-        await this.phone.text(this.fill(step.text, scope));
+        const value = this.fill(step.text, scope);
+        await this.typeChecked(value, at);
+        scope.set('typed', value);
+        if (step.confirm) {
+          const confirmed = await this.confirm(step.confirm, scope, step.counts);
+          if (!confirmed) throw this.miss(`${describeStep(step)}: the app did not show what was typed.`);
+        }
         if (step.counts) this.actions[step.counts] += 1;
         return finish(step.counts ? { action: step.counts } : {});
+      }
+      case 'share_media': {
+        const value = scope.get(step.from ?? 'media');
+        const files = Array.isArray(value) ? [...(value as readonly string[])] : typeof value === 'string' && value ? [value] : [];
+        if (files.length === 0) throw new StepFailure('unknown', `The work gives no ${step.from ?? 'media'} to share.`);
+        // Every file of a carousel goes to the phone, is indexed by the media store, then shared in one intent.
+        const remote: string[] = [];
+        for (const file of files) remote.push(await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {}));
+        await this.phone.scanMedia(remote);
+        await this.clock.sleep(3000);
+        const mime = shareMime(files);
+        await this.phone.share({
+          package: this.packageName,
+          activity: step.activity,
+          mime,
+          files: remote,
+          ...(step.text ? { text: this.fill(step.text, scope) } : {}),
+        });
+        return finish({ detail: `${remote.length} file${remote.length === 1 ? '' : 's'} shared` });
       }
       case 'swipe': {
         const times = drawCount(typeof step.count === 'string' ? this.fill(step.count, scope) : (step.count ?? 1), this.random);
@@ -326,10 +638,11 @@ class RecipeRun {
         await this.clock.sleep(this.duration(step.for, 1000));
         return finish();
       case 'when': {
-        const found = await this.locate(step.present, this.duration(step.timeout, 0), scope, 'element');
-        const branch = found ? step.steps : (step.else ?? []);
-        for (const [index, inner] of branch.entries()) await this.step(inner, `${path}.${found ? '' : 'else.'}${index}`, scope, enter);
-        return finish({ detail: found ? 'Shown' : 'Not shown' });
+        const found = await this.locate(step.present, this.duration(step.timeout, 0), scope);
+        const shown = found.node !== null;
+        const branch = shown ? step.steps : (step.else ?? []);
+        for (const [index, inner] of branch.entries()) await this.step(inner, `${path}.${shown ? '' : 'else.'}${index}`, scope, enter);
+        return finish({ detail: shown ? 'Shown' : 'Not shown' });
       }
       case 'repeat': {
         const value = step.each === undefined ? undefined : scope.get(step.each);
@@ -349,15 +662,163 @@ class RecipeRun {
           if (round >= max) break;
           const inner = new Map(scope);
           if (list !== undefined) inner.set(step.as ?? 'item', list[round] ?? '');
-          for (const [index, child] of step.steps.entries()) await this.step(child, `${path}.${index}`, inner, enter);
+          this.rounds += 1;
+          try {
+            for (const [part, steps] of [
+              ['', step.steps],
+              ['after.', step.after ?? []],
+            ] as const) {
+              try {
+                for (const [index, child] of steps.entries()) await this.step(child, `${path}.${part}${index}`, inner, enter);
+              } catch (error) {
+                // A miss or ordinary content ends this round only (its `after` steps still run); the run goes on.
+                if (!(error instanceof Miss) && !(error instanceof SkipRound)) throw error;
+                if (error instanceof SkipRound) this.skipped.push(error.message);
+                this.report(step, path, 'skipped', { detail: `${error instanceof Miss ? 'Missed' : 'Left out'}: ${error.message}` });
+              }
+            }
+          } finally {
+            this.rounds -= 1;
+          }
           // Media pushed inside a round stays known after it.
-          for (const [key, value] of inner) if (!scope.has(key) && key !== (step.as ?? 'item')) scope.set(key, value);
+          for (const [key, item] of inner) if (!scope.has(key) && key !== (step.as ?? 'item')) scope.set(key, item);
           round += 1;
           if (!path.includes('.')) this.roundDone(round, times ?? list?.length, deadline, minutes);
         }
         return finish({ detail: `${round} round${round === 1 ? '' : 's'}` });
       }
     }
+  }
+
+  /** Reads the toggle's state first, taps it only when off, and counts it only once it reads on. */
+  private async toggle(
+    step: Extract<Step, { do: 'toggle' }>,
+    scope: Scope,
+    skip: (detail: string) => void,
+    finish: (extra?: Partial<StepProgress>) => void,
+  ): Promise<void> {
+    const found = await this.locate(step.target, this.duration(step.timeout, 5_000), scope, { skips: true });
+    if (!found.node) {
+      if (step.optional) return skip('Not on screen; optional.');
+      throw await this.absent(step.target);
+    }
+    this.hit();
+    const node = found.node;
+    if (this.inState(node, step.on, scope)) return skip(`Already ${this.stateWords(step.on)}; left alone.`);
+    if (!this.inState(node, step.off, scope)) throw this.miss(`${describeStep(step)}: it shows neither state ("${node.text || node.desc}").`);
+    const at = centerOf(node.bounds);
+    await this.phone.tap(at.x, at.y);
+    const deadline = this.clock.now() + this.duration(step.within, 3_000);
+    for (;;) {
+      await this.clock.sleep(Math.min(this.options.pollMs ?? 1000, Math.max(1, deadline - this.clock.now())));
+      const read = await this.read();
+      // A block dialog often answers the tap itself: guards look at every screen read while waiting (a popup tapped
+      // away leaves this look without a screen to judge).
+      const screen = read && (await this.guard(read, scope)) ? null : read;
+      if (screen) {
+        // The same element: the match nearest where the tap landed (a previous post's button can stay in the tree).
+        const spec = this.element(step.target);
+        const candidates = this.findAll(screen, spec, scope);
+        const nearest = candidates.sort((a, b) => distance(centerOf(a.bounds), at) - distance(centerOf(b.bounds), at))[0];
+        if (nearest && this.inState(nearest, step.on, scope)) {
+          if (step.counts) this.actions[step.counts] += 1;
+          return finish({ point: at, ...(step.counts ? { action: step.counts } : {}) });
+        }
+      }
+      if (this.clock.now() >= deadline) throw this.miss(`${describeStep(step)}: tapped, but it never read ${this.stateWords(step.on)}.`);
+    }
+  }
+
+  private inState(node: UiNode, states: ElementState[], scope: Scope): boolean {
+    return states.some((state) => this.matches(node, state, scope));
+  }
+
+  private stateWords(states: ElementState[]): string {
+    return states
+      .map((state) =>
+        state.selected !== undefined
+          ? state.selected
+            ? 'selected'
+            : 'not selected'
+          : (state.text ?? state.textContains ?? state.desc ?? state.descContains ?? (state.checked ? 'checked' : 'unchecked')),
+      )
+      .join(' or ');
+  }
+
+  /** Replaces the field's text, then checks what landed; once more when it differs, then a miss. */
+  private async typeChecked(value: string, at: Point | undefined): Promise<void> {
+    const same = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
+    let landed: string | null = null;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        landed = await this.phone.setText(value, at);
+      } catch (error) {
+        if (error instanceof PhoneError && error.code === 'unsupported') throw new StepFailure('unknown', error.message);
+        throw error;
+      }
+      if (landed === null) landed = await this.focusedText(at);
+      // Nothing readable to check against: the reader answered what it could.
+      if (landed === null || same(landed, value)) return;
+    }
+    throw this.miss(`The field shows "${(landed ?? '').slice(0, 80)}" after typing "${value.slice(0, 80)}".`);
+  }
+
+  /** What the focused field (or the field at `at`) holds, read from the screen. */
+  private async focusedText(at: Point | undefined): Promise<string | null> {
+    const screen = await this.read();
+    if (!screen) return null;
+    const fields = screen.nodes.filter((node) => /EditText|AutoCompleteTextView/.test(node.className));
+    const inside = (node: UiNode) => at && at.x >= node.bounds.left && at.x < node.bounds.right && at.y >= node.bounds.top && at.y < node.bounds.bottom;
+    const field = fields.find((node) => node.focused) ?? fields.find(inside) ?? null;
+    return field ? field.text : null;
+  }
+
+  /** Whether a target matches only toasts (`class: Toast` on every selector), which some readers never see. */
+  private isToastOnly(target: Target): boolean {
+    if (typeof target !== 'string' && 'point' in target) return false;
+    const selectors = this.selectorsOf(this.element(target));
+    return selectors.length > 0 && selectors.every((selector) => selector.class !== undefined && /(^|\.)Toast$/.test(selector.class));
+  }
+
+  /** Waits for the confirmation; `failed` or its absence at the limit end the run when the recipe gives a reason. */
+  private async confirm(spec: ConfirmSpec, scope: Scope, counts: EngagementAction | undefined): Promise<boolean> {
+    if (!this.seesToasts && this.isToastOnly(spec.present) && !spec.finished) {
+      // Waiting would only run out the clock: say at once that this phone cannot see the confirmation.
+      const message = "The app confirms this only with a toast, which this phone's UI reader cannot see; check it on the phone.";
+      if (spec.reason) throw new StepFailure(spec.reason, message);
+      return false;
+    }
+    const media = scope.get('media');
+    const video = Array.isArray(media) ? media.some((file) => VIDEO_FILE.test(file)) : typeof media === 'string' && VIDEO_FILE.test(media);
+    const fallback = counts === 'post' ? (video ? 10 * 60_000 : 3 * 60_000) : 10_000;
+    const deadline = this.clock.now() + this.duration(spec.timeout, fallback);
+    let pending = false;
+    for (;;) {
+      if (this.options.signal?.aborted) throw new Cancelled();
+      const read = await this.read();
+      const screen = read && (await this.guard(read, scope)) ? null : read;
+      if (screen) {
+        if (spec.failed && this.findTarget(screen, spec.failed, scope))
+          throw new StepFailure(spec.reason ?? 'post_unconfirmed', spec.message ?? 'The app said it could not finish.');
+        if (this.findTarget(screen, spec.present, scope)) return true;
+        if (spec.finished) {
+          // Seen, then gone from a screen of the app: the work it stood for finished.
+          const shows = this.findTarget(screen, spec.finished, scope) !== null;
+          if (shows) pending = true;
+          else if (pending && screen.packageName !== null && recipePackages(this.recipe).includes(screen.packageName)) return true;
+        }
+      }
+      if (this.clock.now() >= deadline) {
+        if (spec.reason) throw new StepFailure(spec.reason, spec.message ?? 'The app did not confirm in time.');
+        return false;
+      }
+      await this.clock.sleep(Math.min(Math.max(this.options.pollMs ?? 1000, 2000), Math.max(1, deadline - this.clock.now())));
+    }
+  }
+
+  private findTarget(screen: UiScreen, target: Target, scope: Scope): UiNode | null {
+    if (typeof target !== 'string' && 'point' in target) return null;
+    return this.find(screen, this.element(target), scope);
   }
 
   /** Moves progress through a top-level repeat by rounds, or by time for a repeat of minutes. */
@@ -412,55 +873,112 @@ class RecipeRun {
     return spec;
   }
 
-  /** Reads the screen; a busy screen is retried after a pause, and answers null while it stays busy. */
+  /**
+   * Reads the screen; a busy screen or a malformed tree is retried after a pause, and answers null while it stays
+   * so (an unreadable screen: nothing is tapped on it, and nothing waited for passes).
+   */
   private async read(): Promise<UiScreen | null> {
     const retries = this.options.busyRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {
         const screen = parseUiXml(await this.phone.dumpUi());
         this.lastScreen = screen;
+        this.readLast = true;
         return screen;
       } catch (error) {
-        if (!(error instanceof UiBusyError)) throw error;
-        if (attempt >= retries) return null;
+        const unreadable = error instanceof UiBusyError || (error instanceof Error && !(error instanceof PhoneError) && /UI tree/.test(error.message));
+        if (!unreadable) throw error;
+        if (attempt >= retries) {
+          this.readLast = false;
+          return null;
+        }
         await this.clock.sleep(this.options.busyPauseMs ?? 1500);
       }
     }
   }
 
-  private matches(node: UiNode, selector: Selector, scope: Scope): boolean {
+  private matches(node: UiNode, selector: Omit<Selector, 'index' | 'evidence'> & { checked?: boolean | undefined }, scope: Scope): boolean {
     const fill = (value: string) => this.fill(value, scope);
     if (selector.id !== undefined && node.resourceId !== selector.id && !node.resourceId.endsWith(`:id/${selector.id}`)) return false;
     if (selector.text !== undefined && node.text.trim() !== fill(selector.text).trim()) return false;
     if (selector.textContains !== undefined && !node.text.toLowerCase().includes(fill(selector.textContains).toLowerCase())) return false;
     if (selector.desc !== undefined && node.desc.trim() !== fill(selector.desc).trim()) return false;
     if (selector.descContains !== undefined && !node.desc.toLowerCase().includes(fill(selector.descContains).toLowerCase())) return false;
+    if (selector.textMatches !== undefined && !new RegExp(selector.textMatches, 'i').test(node.text)) return false;
+    if (selector.descMatches !== undefined && !new RegExp(selector.descMatches, 'i').test(node.desc)) return false;
     if (selector.class !== undefined && node.className !== selector.class && !node.className.endsWith(`.${selector.class}`)) return false;
     if (selector.selected !== undefined && node.selected !== selector.selected) return false;
+    if (selector.checked !== undefined && node.checked !== selector.checked) return false;
     return true;
   }
 
-  private find(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode | null {
+  /** The selectors of an element in the order they are tried: its own, then its alternatives. */
+  private selectorsOf(spec: ElementSpec): Selector[] {
     const { or, fallback: _fallback, ...own } = spec;
-    const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.class);
-    for (const selector of [...(hasOwn ? [own] : []), ...(or ?? [])]) {
-      const found = screen.nodes.filter((node) => isVisible(node) && this.matches(node, selector, scope));
+    const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.textMatches || own.descMatches || own.class);
+    return [...(hasOwn ? [own] : []), ...(or ?? [])];
+  }
+
+  /**
+   * Whether a node can be acted on: it has area and its centre lies on the screen (TikTok preloads the next video
+   * below the screen with a second set of the same buttons).
+   */
+  private onScreen(screen: UiScreen, node: UiNode): boolean {
+    // A toast is read, never touched: the UI server may give it no bounds.
+    if (/(^|\.)Toast$/.test(node.className)) return true;
+    if (!isVisible(node)) return false;
+    if (screen.width <= 0 || screen.height <= 0) return true;
+    const { x, y } = centerOf(node.bounds);
+    return x >= 0 && y >= 0 && x < screen.width && y < screen.height;
+  }
+
+  private find(screen: UiScreen, spec: ElementSpec, scope: Scope, where?: (node: UiNode, selector: Selector) => boolean): UiNode | null {
+    for (const selector of this.selectorsOf(spec)) {
+      const found = screen.nodes.filter((node) => this.onScreen(screen, node) && this.matches(node, selector, scope) && (where?.(node, selector) ?? true));
       const pick = selector.index === -1 ? found[found.length - 1] : found[selector.index ?? 0];
       if (pick) return pick;
     }
     return null;
   }
 
-  /** Fails the run when a guard's screen shows; taps popups away. Answers whether the screen changed. */
+  /** Every visible node any of the element's selectors matches. */
+  private findAll(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode[] {
+    return screen.nodes.filter((node) => this.onScreen(screen, node) && this.selectorsOf(spec).some((selector) => this.matches(node, selector, scope)));
+  }
+
+  /** Whether a node lies inside a dialog or sheet: the recipe's containers or Android's alert parts. */
+  private inDialog(screen: UiScreen, node: UiNode): boolean {
+    const containers = this.recipe.dialogs ?? [];
+    return isWithin(screen, node, (at) => ANDROID_ALERT_IDS.has(at.resourceId) || containers.some((selector) => this.matches(at, selector, new Map())));
+  }
+
+  /**
+   * A guard or popup selector matching words (text or description) looks only inside dialogs and sheets: captions
+   * and comments can say "try again later". One that matches an id alone may look anywhere (ids are not content).
+   */
+  private findInDialogs(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode | null {
+    return this.find(screen, spec, scope, (node, selector) => {
+      const words =
+        selector.text !== undefined ||
+        selector.textContains !== undefined ||
+        selector.desc !== undefined ||
+        selector.descContains !== undefined ||
+        selector.textMatches !== undefined ||
+        selector.descMatches !== undefined;
+      return !words || this.inDialog(screen, node);
+    });
+  }
+
+  /** Fails the run when a guard's dialog shows; taps popups away. Answers whether the screen changed. */
   private async guard(screen: UiScreen, scope: Scope): Promise<boolean> {
     if (screen.nodes.some(CRASH_DIALOG)) throw new StepFailure('app_crashed', 'The app crashed or stopped responding (Android showed its dialog).');
     for (const item of this.recipe.guards ?? []) {
       if (typeof item.when !== 'string' && 'point' in item.when) continue;
-      if (this.find(screen, this.element(item.when), scope)) throw new StepFailure(item.reason, item.message);
+      if (this.findInDialogs(screen, this.element(item.when), scope)) throw new StepFailure(item.reason, item.message);
     }
     for (const popup of this.recipe.dismiss ?? []) {
       if (typeof popup !== 'string' && 'point' in popup) continue;
-      const node = this.find(screen, this.element(popup), scope);
+      const node = this.findInDialogs(screen, this.element(popup), scope);
       if (node) {
         const { x, y } = centerOf(node.bounds);
         await this.phone.tap(x, y);
@@ -472,45 +990,97 @@ class RecipeRun {
   }
 
   /**
-   * Where the target is: on screen, or its fallback point; null when neither comes within the timeout.
-   * `use` says when the fallback counts: for acting (`any`: busy screen or element missing), for waiting
-   * (`busy`: only while the screen cannot be read), or never (`element`: checks must see the element).
+   * The reason of the first `skips` entry on screen, if any. An entry with `item` counts only for the element about
+   * to be acted on (`near`): its marker must lie between the nearest item header above that element and the element.
    */
-  private async locate(target: Target, timeoutMs: number, scope: Scope, use: 'any' | 'busy' | 'element'): Promise<Point | null> {
-    if (typeof target !== 'string' && 'point' in target) return this.scale(target.point);
+  private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null, looking: Target): string | null {
+    for (const entry of this.recipe.skips ?? []) {
+      if (entry.for && !(typeof looking === 'string' && entry.for.includes(looking))) continue;
+      const markers = this.findAll(screen, this.element(entry.when), scope);
+      if (!entry.item) {
+        if (markers.length > 0) return entry.reason;
+        continue;
+      }
+      if (!near) continue;
+      const top = near.bounds.top;
+      const headers = this.findAll(screen, this.element(entry.item), scope).filter((node) => node.bounds.top <= top);
+      const header = headers.sort((a, b) => b.bounds.top - a.bounds.top)[0];
+      if (!header) continue;
+      if (markers.some((marker) => marker.bounds.top >= header.bounds.top && marker.bounds.top <= top)) return entry.reason;
+    }
+    return null;
+  }
+
+  /**
+   * Where the target is. `node` is the element found on a read screen; `point` where to act (its centre, or for a
+   * positional step its fallback while the screen cannot be read). Neither within the timeout: not found. Inside a
+   * repeat, ordinary content the recipe names (`skips`) ends the round at once when `skips` is set.
+   */
+  private async locate(
+    target: Target,
+    timeoutMs: number,
+    scope: Scope,
+    how: { positional?: boolean; skips?: boolean } = {},
+  ): Promise<{ node: UiNode | null; point: Point | null }> {
+    if (typeof target !== 'string' && 'point' in target) {
+      // A point is a blind tap: older recipes may still give one (they validate), but only a positional step uses it.
+      if (!how.positional) throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.');
+      return { node: null, point: this.scale(target.point) };
+    }
     const spec = this.element(target);
-    const fallback = use === 'element' ? undefined : spec.fallback;
+    const fallback = how.positional ? spec.fallback : undefined;
     const deadline = this.clock.now() + timeoutMs;
     let popups = 0;
     for (;;) {
       if (this.options.signal?.aborted) throw new Cancelled();
       const screen = await this.read();
       if (screen === null) {
-        if (fallback) return this.scale(fallback);
+        if (fallback) return { node: null, point: this.scale(fallback) };
       } else {
         if (popups < 5 && (await this.guard(screen, scope))) {
           popups += 1;
           continue;
         }
         const node = this.find(screen, spec, scope);
-        if (node) return centerOf(node.bounds);
+        if (how.skips && this.rounds > 0) {
+          const reason = this.skipOn(screen, scope, node, target);
+          if (reason) throw new SkipRound(reason);
+        }
+        if (node) return { node, point: centerOf(node.bounds) };
       }
-      if (this.clock.now() >= deadline) return fallback && use === 'any' ? this.scale(fallback) : null;
+      if (this.clock.now() >= deadline) return { node: null, point: null };
       await this.clock.sleep(Math.min(this.options.pollMs ?? 1000, Math.max(1, deadline - this.clock.now())));
     }
   }
 
-  /** Why an element is missing: the app left the screen (crash to launcher) or the element never came. */
+  /** Why an element is missing: the app left the screen (crash to launcher), the screen could not be read, or it never came. */
   private async missing(target: Target, reason?: FailureCode, message?: string): Promise<StepFailure> {
     const name = typeof target === 'string' ? target.replace(/_/g, ' ') : 'The expected element';
     const screen = this.lastScreen;
-    if (!reason && screen?.packageName && screen.packageName !== this.recipe.app.package && /launcher/i.test(screen.packageName)) {
-      return new StepFailure('app_crashed', `${this.recipe.app.package} is no longer on screen (the home screen shows).`);
+    const packages = recipePackages(this.recipe);
+    if (!reason && screen?.packageName && !packages.includes(screen.packageName) && /launcher/i.test(screen.packageName)) {
+      return new StepFailure('app_crashed', `${this.packageName} is no longer on screen (the home screen shows).`);
     }
-    if (!reason && screen === null)
+    if (!reason && (screen === null || !this.readLast))
       return new StepFailure('element_missing', `${capitalise(name)} could not be found: the screen never went idle long enough to be read.`);
     return new StepFailure(reason ?? 'element_missing', message ?? `${capitalise(name)} did not appear on screen.`);
   }
+
+  /**
+   * An acting step's element is absent. On the app's own screen, read, that is a miss (the round ends; five in a
+   * row end the run); a crash, another app or an unreadable screen end the run with their reason.
+   */
+  private async absent(target: Target): Promise<Error> {
+    const screen = this.lastScreen;
+    const name = typeof target === 'string' ? target.replace(/_/g, ' ') : 'The expected element';
+    if (screen && (screen.packageName === null || recipePackages(this.recipe).includes(screen.packageName)) && this.readLast)
+      return this.miss(`${capitalise(name)} did not appear on screen.`);
+    return this.missing(target);
+  }
+}
+
+function distance(a: Point, b: Point): number {
+  return Math.hypot(a.x - b.x, a.y - b.y);
 }
 
 function capitalise(text: string): string {

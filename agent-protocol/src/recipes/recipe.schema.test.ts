@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadRecipeFiles, resolveRecipe, compareVersions } from './recipe.resolver.ts';
+import { recipePackages, testedRange } from './recipe.runner.ts';
+import { compatibilityTable, RECIPES_README, withTable } from './recipe.table.ts';
 import { parseRecipe, recipe as recipeSchema, routineTypes, type Recipe, type RecipeInput } from './recipe.schema.ts';
 import { fillTemplate } from './recipe.template.ts';
 import { seededRandom } from './recipe.pacing.ts';
@@ -37,6 +40,52 @@ describe('shipped recipes', () => {
       expect(recipe.verified).toBe(false);
       expect(recipe.app.writtenFor).toMatch(/^\d+(\.\d+)+$/);
       expect(recipe.notes).toMatch(/^Template/);
+    }
+  });
+
+  it('give every selector its evidence: a public repository and path, or a phone measurement', () => {
+    const selectorKeys = ['id', 'text', 'textContains', 'desc', 'descContains', 'textMatches', 'descMatches', 'class', 'selected', 'checked'];
+    const unproven: string[] = [];
+    const walk = (value: unknown, path: string) => {
+      if (Array.isArray(value)) {
+        for (const [index, item] of value.entries()) walk(item, `${path}.${index}`);
+        return;
+      }
+      if (value === null || typeof value !== 'object') return;
+      const record = value as Record<string, unknown>;
+      // Steps carry `text` (what to type) but are no selectors.
+      if (!('do' in record) && selectorKeys.some((key) => key in record)) {
+        const evidence = record.evidence;
+        if (typeof evidence !== 'string' || !/(\w[\w.-]*\/[\w.-]+ \S|measured on a phone, app version \S)/.test(evidence)) unproven.push(path);
+      }
+      for (const [key, item] of Object.entries(record)) walk(item, `${path}.${key}`);
+    };
+    // The recipe itself has an `id` (its name): its fields are walked, not it.
+    for (const { file, recipe } of shipped) for (const [key, value] of Object.entries(recipe)) walk(value, `${file}:${key}`);
+    expect(unproven).toEqual([]);
+  });
+
+  it('state the packages, tested versions and UI language they are for, TikTok both of its packages', () => {
+    for (const { recipe } of shipped) {
+      expect(recipe.app.locale).toBe('en');
+      for (const name of recipePackages(recipe))
+        expect(testedRange(recipe, name)).toMatchObject({ min: expect.stringMatching(/^\d/), max: expect.stringMatching(/^\d/) });
+      if (recipe.platform === 'tiktok') expect(recipePackages(recipe)).toEqual(['com.zhiliaoapp.musically', 'com.ss.android.ugc.trill']);
+    }
+  });
+
+  it('match the compatibility table in the README, generated from the files', () => {
+    const readme = readFileSync(RECIPES_README, 'utf8');
+    expect(readme).toBe(withTable(readme, compatibilityTable(shipped)));
+    expect(readme).toContain('| tiktok.post v2 | tiktok/post.json | create_post | com.ss.android.ugc.trill | 46.1.3 | en |');
+  });
+
+  it('never tap a point on their own: no fallback without a positional step, toggles for likes and follows', () => {
+    for (const { file, recipe } of shipped) {
+      const text = JSON.stringify(recipe);
+      expect(text, file).not.toContain('"fallback"');
+      expect(text, file).not.toContain('"point"');
+      expect(text.match(/"do":"tap"[^{}]*"counts":"(like|follow)"/g), file).toBeNull();
     }
   });
 

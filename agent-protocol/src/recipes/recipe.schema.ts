@@ -25,7 +25,15 @@ export const engagementActions = ['like', 'follow', 'comment', 'post'] as const;
 export type EngagementAction = (typeof engagementActions)[number];
 
 /** The reasons a recipe may fail with (a subset of the shared failure codes). */
-export const recipeFailureCode = failureCode.extract(['login_required', 'account_blocked', 'rate_limited', 'element_missing', 'app_crashed', 'unknown']);
+export const recipeFailureCode = failureCode.extract([
+  'login_required',
+  'account_blocked',
+  'rate_limited',
+  'element_missing',
+  'app_crashed',
+  'post_unconfirmed',
+  'unknown',
+]);
 export type RecipeFailureCode = z.infer<typeof recipeFailureCode>;
 
 /** What a run is filled from: the work's parameters. */
@@ -78,6 +86,19 @@ function isSingleTemplate(value: string): boolean {
   return new RegExp(`^${TEMPLATE_PATTERN.source}$`).test(value.trim());
 }
 
+const regex = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => {
+    try {
+      new RegExp(value, 'i');
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'Not a regular expression.');
+
 export const selector = z
   .strictObject({
     /** resource-id, in full (`com.instagram.android:id/row_feed_button_like`) or after `:id/`. */
@@ -89,15 +110,24 @@ export const selector = z
     /** Exact content-desc (accessibility label). */
     desc: z.string().min(1).optional(),
     descContains: z.string().min(1).optional(),
+    /** Text matching this regular expression, any case (TikTok's play count "x17.6K"). */
+    textMatches: regex.optional(),
+    descMatches: regex.optional(),
     /** Class name, in full or its last part (`EditText`). */
     class: z.string().min(1).optional(),
     /** Which of the matching nodes, 0 first; -1 the last. */
     index: z.number().int().min(-1).optional(),
     selected: z.boolean().optional(),
+    /**
+     * Where the selector was read: a public repository and path ("GramAddict/bot GramAddict/core/resources.py") or
+     * "measured on a phone, app version X". Every selector of a shipped recipe carries one.
+     */
+    evidence: z.string().min(1).max(500).optional(),
   })
   .refine(
-    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class),
-    'A selector needs id, text, textContains, desc, descContains or class.',
+    (value) =>
+      Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.textMatches || value.descMatches || value.class),
+    'A selector needs id, text, textContains, desc, descContains, textMatches, descMatches or class.',
   );
 export type Selector = z.infer<typeof selector>;
 
@@ -122,7 +152,18 @@ export const element = z
     fallback: point.optional(),
   })
   .refine(
-    (value) => Boolean(value.id || value.text || value.textContains || value.desc || value.descContains || value.class || value.or?.length),
+    (value) =>
+      Boolean(
+        value.id ||
+          value.text ||
+          value.textContains ||
+          value.desc ||
+          value.descContains ||
+          value.textMatches ||
+          value.descMatches ||
+          value.class ||
+          value.or?.length,
+      ),
     'An element needs a selector or alternatives ("or").',
   );
 export type ElementSpec = z.infer<typeof element>;
@@ -136,7 +177,14 @@ const base = {
   /** Parameters the step needs; it is left out when any is missing or empty (no comments given: no commenting). */
   needs: z.array(z.string().min(1)).optional(),
 };
-const act = { ...base, chance: chance.optional(), optional: z.boolean().optional(), timeout: duration.optional() };
+const act = {
+  ...base,
+  chance: chance.optional(),
+  optional: z.boolean().optional(),
+  timeout: duration.optional(),
+  /** The step may use its element's `fallback` point, and only while the screen cannot be read (never when it is read and the element is absent). */
+  positional: z.boolean().optional(),
+};
 
 const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: z.string().min(1).optional() });
 const openUrl = z.strictObject({ ...base, do: z.literal('open_url'), url: z.string().min(1), package: z.string().min(1).optional() });
@@ -149,7 +197,77 @@ const waitFor = z.strictObject({
   reason: recipeFailureCode.optional(),
   message: z.string().max(300).optional(),
 });
-const tap = z.strictObject({ ...act, do: z.literal('tap'), target, counts: z.enum(engagementActions).optional(), double: z.boolean().optional() });
+/** A state an element can be in, read from the same node: `selected`, `checked`, or its words. */
+export const elementState = z
+  .strictObject({
+    selected: z.boolean().optional(),
+    checked: z.boolean().optional(),
+    text: z.string().min(1).optional(),
+    textContains: z.string().min(1).optional(),
+    desc: z.string().min(1).optional(),
+    descContains: z.string().min(1).optional(),
+    evidence: z.string().min(1).max(500).optional(),
+  })
+  .refine(
+    (value) => [value.selected, value.checked, value.text, value.textContains, value.desc, value.descContains].some((field) => field !== undefined),
+    'A state needs selected, checked, text, textContains, desc or descContains.',
+  );
+export type ElementState = z.infer<typeof elementState>;
+
+/**
+ * What shows once an action took: the step counts only then. `failed` ends the wait at once (an upload that could
+ * not be posted). Without `reason` an unconfirmed action is a miss; with it the run ends with that reason.
+ */
+const confirm = z.strictObject({
+  present: target,
+  /** Also confirmed when this shows and then goes (Instagram's pending-upload row finishing). */
+  finished: target.optional(),
+  failed: target.optional(),
+  /** Default: 3 minutes for a post of images, 10 for video, 10 s for anything else. */
+  timeout: duration.optional(),
+  reason: recipeFailureCode.optional(),
+  message: z.string().max(300).optional(),
+});
+export type ConfirmSpec = z.infer<typeof confirm>;
+
+const tap = z.strictObject({
+  ...act,
+  do: z.literal('tap'),
+  target,
+  counts: z.enum(engagementActions).optional(),
+  double: z.boolean().optional(),
+  confirm: confirm.optional(),
+});
+/**
+ * A like, follow or save: the element is read first and tapped only in its `off` state (already `on`: left out, not
+ * a miss), then read again until it shows `on` (else a miss). Never a point.
+ */
+const toggle = z.strictObject({
+  ...base,
+  do: z.literal('toggle'),
+  target: z.union([name, element]),
+  off: z.array(elementState).min(1),
+  on: z.array(elementState).min(1),
+  counts: z.enum(engagementActions).optional(),
+  chance: chance.optional(),
+  optional: z.boolean().optional(),
+  timeout: duration.optional(),
+  /** How long the `on` state may take to show. */
+  within: duration.optional(),
+});
+/** Pushes every file of a list parameter, has the media store index them, and shares them to the app's share activity. */
+const shareMedia = z.strictObject({
+  ...base,
+  do: z.literal('share_media'),
+  /** A list parameter of files on the farm host (default `media`). */
+  from: z.string().min(1).optional(),
+  activity: z.string().regex(/^[\w.$]+$/),
+  dir: z
+    .string()
+    .regex(/^\/[\w./-]+$/)
+    .optional(),
+  text: z.string().max(2200).optional(),
+});
 const longPress = z.strictObject({ ...act, do: z.literal('long_press'), target, duration: duration.optional() });
 const type = z.strictObject({
   ...act,
@@ -157,6 +275,7 @@ const type = z.strictObject({
   text: z.string().min(1),
   target: target.optional(),
   counts: z.enum(engagementActions).optional(),
+  confirm: confirm.optional(),
 });
 const swipe = z.strictObject({
   ...base,
@@ -196,6 +315,8 @@ export type Step =
   | z.infer<typeof openUrl>
   | z.infer<typeof waitFor>
   | z.infer<typeof tap>
+  | z.infer<typeof toggle>
+  | z.infer<typeof shareMedia>
   | z.infer<typeof longPress>
   | z.infer<typeof type>
   | z.infer<typeof swipe>
@@ -223,6 +344,8 @@ export interface RepeatStep {
   /** A ceiling on rounds, whatever else says. */
   max?: number | undefined;
   steps: Step[];
+  /** Steps after every round, also one a miss or a skip ended early (the swipe to the next post). */
+  after?: Step[] | undefined;
 }
 
 export interface WhenStep {
@@ -243,6 +366,8 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
     openUrl,
     waitFor,
     tap,
+    toggle,
+    shareMedia,
     longPress,
     type,
     swipe,
@@ -262,6 +387,7 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
         max: z.number().int().min(1).max(100_000).optional(),
         chance: chance.optional(),
         steps: z.array(recipeStep).min(1),
+        after: z.array(recipeStep).optional(),
       })
       .refine(
         (step) => step.times !== undefined || step.minutes !== undefined || step.each !== undefined || step.until_spent !== undefined,
@@ -281,6 +407,47 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
 
 const guard = z.strictObject({ when: target, reason: recipeFailureCode, message: z.string().min(1).max(300) });
 
+/** Ordinary content a round leaves out with its reason (a private profile, comments turned off, no results, an ad). */
+const skip = z.strictObject({
+  when: z.union([name, element]),
+  reason: z.string().min(1).max(200),
+  /**
+   * Where posts sit one under another (Instagram's feed), the marker counts only between the nearest `item` node
+   * above the element acted on and that element: the ad's own header, not the next post's.
+   */
+  item: z.union([name, element]).optional(),
+  /** The named elements it stands in for: the skip counts only while one of these is looked for. Absent: any. */
+  for: z.array(name).min(1).optional(),
+});
+
+/** How a run reaches a known start, after the app is force-stopped and launched. */
+const start = z.strictObject({
+  /** What shows on the app's main screen (its tab bar); the run waits for it. */
+  home: z.union([name, element]),
+  /** What a signed-out app shows instead of `home` (its login screen): the run ends `login_required`. */
+  signedOut: z.union([name, element]).optional(),
+  /**
+   * Other screens an app may show instead of `home` (a suspension page), each ending the run with its reason. Looked
+   * for, like `signedOut`, only while `home` does not show, so their words may be anywhere on that screen.
+   */
+  instead: z.array(guard).optional(),
+  /** Steps back to `home` when it does not show after launch (a draft's "Discard"). */
+  back: z.array(recipeStep).optional(),
+  /** Reading the signed-in account: steps to its own profile, the element whose text is the username, steps back. */
+  account: z
+    .strictObject({
+      open: z.array(recipeStep).min(1),
+      read: z.union([name, element]),
+      /** Steps that switch to `{{account}}` where the phone holds several accounts. */
+      switch: z.array(recipeStep).optional(),
+      close: z.array(recipeStep).optional(),
+    })
+    .optional(),
+});
+
+const packageName = z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.');
+const appVersion = z.string().regex(/^\d+(\.\d+)*$/, 'An app version, like 360.0.0.52.192.');
+
 export const recipe = z
   .strictObject({
     /** Stable name, e.g. `instagram.warmup`; a workspace recipe with the same id and a higher version replaces it. */
@@ -290,7 +457,7 @@ export const recipe = z
     platform: z.enum(recipePlatforms),
     routines: z.array(z.enum(routineTypes)).min(1),
     app: z.strictObject({
-      package: z.string().regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'An Android package name, like com.instagram.android.'),
+      package: packageName,
       /** The app version the selectors were read from. */
       writtenFor: z.string().min(1).max(40),
       /** The recipe applies from this app version (inclusive) ... */
@@ -303,6 +470,23 @@ export const recipe = z
         .string()
         .regex(/^\d+(\.\d+)*$/)
         .optional(),
+      /** Every package name the recipe drives (TikTok: com.zhiliaoapp.musically and com.ss.android.ugc.trill); `package` first when absent. */
+      packages: z.array(packageName).min(1).max(5).optional(),
+      /**
+       * The app versions the recipe was tested on, both inclusive, for all its packages or per package; another
+       * version fails `app_version_untested` unless the work allows it.
+       */
+      tested: z
+        .union([
+          z.strictObject({ min: appVersion, max: appVersion }),
+          z.array(z.strictObject({ package: packageName, min: appVersion, max: appVersion, evidence: z.string().min(1).max(500).optional() })).min(1),
+        ])
+        .optional(),
+      /** The UI language the recipe's words are written for ("en"). */
+      locale: z
+        .string()
+        .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/)
+        .optional(),
     }),
     /** False until a farm ran it on its own phones and app version. Shipped recipes are templates. */
     verified: z.boolean().default(false),
@@ -312,8 +496,15 @@ export const recipe = z
     elements: z.record(name, element).optional(),
     /** Screens that end the run with a reason whenever they appear (login, blocks, limits). */
     guards: z.array(guard).optional(),
-    /** Popups tapped away whenever they appear ("Not now"). */
+    /** Popups tapped away whenever they appear ("Not now"). Selectors with words look only inside `dialogs`. */
     dismiss: z.array(target).optional(),
+    /**
+     * The app's dialog and sheet containers (`dialog_root_view`, `bottom_sheet_container_view`). Guards and popups
+     * that match words look only inside these and Android's alert ids, never at feed, caption or comment text.
+     */
+    dialogs: z.array(selector).optional(),
+    skips: z.array(skip).optional(),
+    start: start.optional(),
     steps: z.array(recipeStep).min(1),
   })
   .superRefine((value, context) => checkReferences(value, context));
@@ -354,13 +545,27 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           break;
         case 'wait_for':
         case 'expect':
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
         case 'tap':
         case 'long_press':
           checkTarget(step.target, [...at, 'target'], scope);
+          if (step.do === 'tap') checkConfirm(step.confirm, at, scope);
+          break;
+        case 'toggle':
+          checkTarget(step.target, [...at, 'target'], scope);
+          break;
+        case 'share_media':
+          if (step.from !== undefined && templateParams[step.from] !== 'list' && !scope.has(step.from))
+            issue([...at, 'from'], `"${step.from}" is not a list parameter.`);
+          if (step.text !== undefined) checkText(step.text, [...at, 'text'], scope);
           break;
         case 'type':
           checkText(step.text, [...at, 'text'], scope);
           checkTarget(step.target, [...at, 'target'], scope);
+          // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
+          scope.add('typed');
+          checkConfirm(step.confirm, at, scope);
           break;
         case 'push_media':
           checkText(step.from, [...at, 'from'], scope);
@@ -382,6 +587,7 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           if (typeof step.times === 'string') checkText(step.times, [...at, 'times'], scope);
           if (typeof step.minutes === 'string') checkText(step.minutes, [...at, 'minutes'], scope);
           walk(step.steps, [...at, 'steps'], inner);
+          walk(step.after ?? [], [...at, 'after'], new Set(inner));
           break;
         }
         case 'when':
@@ -394,8 +600,32 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
       }
     }
   };
+  const checkConfirm = (item: ConfirmSpec | undefined, at: (string | number)[], scope: Set<string>) => {
+    if (!item) return;
+    checkTarget(item.present, [...at, 'confirm', 'present'], scope);
+    checkTarget(item.failed, [...at, 'confirm', 'failed'], scope);
+    checkTarget(item.finished, [...at, 'confirm', 'finished'], scope);
+  };
   const params = new Set(Object.keys(templateParams));
   for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
+  for (const [index, item] of (value.skips ?? []).entries()) {
+    for (const used of item.for ?? []) if (!elements.has(used)) issue(['skips', index, 'for'], `No element named "${used}" in this recipe's elements.`);
+    checkTarget(item.when, ['skips', index, 'when'], params);
+    checkTarget(item.item, ['skips', index, 'item'], params);
+  }
+  if (value.start) {
+    checkTarget(value.start.home, ['start', 'home'], params);
+    checkTarget(value.start.signedOut, ['start', 'signedOut'], params);
+    for (const [index, item] of (value.start.instead ?? []).entries()) checkTarget(item.when, ['start', 'instead', index, 'when'], params);
+    walk(value.start.back ?? [], ['start', 'back'], new Set(params));
+    if (value.start.account) {
+      const withAccount = new Set([...params, 'account']);
+      walk(value.start.account.open, ['start', 'account', 'open'], new Set(withAccount));
+      checkTarget(value.start.account.read, ['start', 'account', 'read'], withAccount);
+      walk(value.start.account.switch ?? [], ['start', 'account', 'switch'], new Set(withAccount));
+      walk(value.start.account.close ?? [], ['start', 'account', 'close'], new Set(withAccount));
+    }
+  }
   for (const [index, item] of (value.guards ?? []).entries()) checkTarget(item.when, ['guards', index, 'when'], params);
   for (const [index, item] of (value.dismiss ?? []).entries()) checkTarget(item, ['dismiss', index], params);
   walk(value.steps, ['steps'], params);

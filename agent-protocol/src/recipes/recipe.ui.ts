@@ -1,7 +1,8 @@
 /**
- * The phone's screen as `uiautomator dump` describes it: a tree of `<node>` elements with text, resource-id,
- * class, content-desc, state flags and bounds. Parsed here without an XML library (the format is flat and
- * fixed), into a list in document order that selectors search.
+ * The phone's screen as `uiautomator dump` describes it (a tree of `<node>` elements) or as the UiAutomator2
+ * server's `/source` does (the same attributes on elements named by class, `<android.widget.TextView …>`): text,
+ * resource-id, class, content-desc, state flags and bounds. Parsed here without an XML library (both formats are
+ * flat and fixed), into a list in document order that selectors search, each node knowing its parent.
  */
 
 export interface Bounds {
@@ -27,6 +28,8 @@ export interface UiNode {
   /** Position among its parent's children. */
   index: number;
   depth: number;
+  /** The parent's position in `UiScreen.nodes`, or -1 for a root. */
+  parent: number;
 }
 
 export interface UiScreen {
@@ -53,24 +56,28 @@ function parseBounds(value: string): Bounds {
   return { left: Number(match[1]), top: Number(match[2]), right: Number(match[3]), bottom: Number(match[4]) };
 }
 
-/** Parses `uiautomator dump` XML. Throws when there is no hierarchy in it. */
+/** Parses `uiautomator dump` or UiAutomator2 `/source` XML. Throws when there is no hierarchy in it. */
 export function parseUiXml(xml: string): UiScreen {
-  if (!xml.includes('<hierarchy')) throw new Error('This is not a uiautomator dump (no <hierarchy>).');
+  if (!xml.includes('<hierarchy')) throw new Error('This is not a UI tree (no <hierarchy>).');
   const nodes: UiNode[] = [];
-  let depth = 0;
-  for (const match of xml.matchAll(/<(\/?)node\b([^>]*?)(\/?)>/g)) {
-    const [, closing, body = '', selfClosing] = match;
+  // Positions of the open elements, innermost last; the hierarchy element itself is not a node.
+  const open: number[] = [];
+  // Comments go first: a fixture's header may quote "<account>" in words.
+  const body = xml.replace(/<!--[\s\S]*?-->/g, '');
+  for (const match of body.matchAll(/<(\/?)([A-Za-z][\w.$-]*)\b([^>]*?)(\/?)>/g)) {
+    const [, closing, tag = '', attributesText = '', selfClosing] = match;
+    if (tag === 'hierarchy') continue;
     if (closing) {
-      depth -= 1;
+      open.pop();
       continue;
     }
     const attributes: Record<string, string> = {};
-    for (const attribute of body.matchAll(/([\w-]+)="([^"]*)"/g)) attributes[attribute[1] as string] = decode(attribute[2] ?? '');
+    for (const attribute of attributesText.matchAll(/([\w-]+)="([^"]*)"/g)) attributes[attribute[1] as string] = decode(attribute[2] ?? '');
     const flag = (name: string) => attributes[name] === 'true';
     nodes.push({
       text: attributes.text ?? '',
       resourceId: attributes['resource-id'] ?? '',
-      className: attributes.class ?? '',
+      className: attributes.class ?? (tag === 'node' ? '' : tag),
       packageName: attributes.package ?? '',
       desc: attributes['content-desc'] ?? '',
       clickable: flag('clickable'),
@@ -81,9 +88,10 @@ export function parseUiXml(xml: string): UiScreen {
       focused: flag('focused'),
       bounds: parseBounds(attributes.bounds ?? ''),
       index: Number(attributes.index ?? 0),
-      depth,
+      depth: open.length,
+      parent: open.at(-1) ?? -1,
     });
-    if (!selfClosing) depth += 1;
+    if (!selfClosing) open.push(nodes.length - 1);
   }
   const root = nodes[0]?.bounds;
   return {
@@ -92,6 +100,12 @@ export function parseUiXml(xml: string): UiScreen {
     width: root ? root.right - root.left : 0,
     height: root ? root.bottom - root.top : 0,
   };
+}
+
+/** Whether `node` is `container` or lies inside it. */
+export function isWithin(screen: UiScreen, node: UiNode, container: (node: UiNode) => boolean): boolean {
+  for (let at: UiNode | undefined = node; at; at = at.parent >= 0 ? screen.nodes[at.parent] : undefined) if (container(at)) return true;
+  return false;
 }
 
 export function centerOf(bounds: Bounds): { x: number; y: number } {

@@ -59,7 +59,8 @@ const result = await runRecipe(
     count: 2,
     minutes: 2,
   },
-  { clock: manualClock(Date.now()), random: seededRandom(Number(values.seed)), onProgress },
+  // From a known start, as the agent runs it: the app force-stopped and launched, its version checked.
+  { clock: manualClock(Date.now()), random: seededRandom(Number(values.seed)), onProgress, preflight: {} },
 );
 await Promise.all(shots);
 console.log(`${result.status}: ${JSON.stringify(result.actions)}${result.failure ? ` ${result.failure.code}: ${result.failure.message}` : ''}`);

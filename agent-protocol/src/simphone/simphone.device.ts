@@ -1,8 +1,9 @@
 /**
- * A simulated phone with a UI: Instagram- and TikTok-like screens that react to taps, keys, swipes and typing,
+ * A simulated phone with a UI: Instagram's and TikTok's screens as real phones dump them (the fixtures of
+ * `test/fixtures/real/`, see `simphone.screens.ts`), reacting to taps on their real ids, keys, swipes and typing,
  * read as `uiautomator dump` XML and drawn for screenshots. It implements `PhoneDevice`, so the shipped recipes
  * run on it unchanged and demo routines show their steps. It records every tap with its coordinates and what it
- * hit, and can play a login challenge, a suspended account, a rate limit or a busy video screen.
+ * hit, and can play a login challenge, a suspended account, a rate limit, a private account or a busy video screen.
  */
 import { basename } from 'node:path';
 import sharp from 'sharp';
@@ -21,10 +22,14 @@ import {
   type ScreenState,
   type Screenshot,
   type ScreenshotOptions,
+  type LockState,
+  type ShareIntent,
+  type UiReaderInfo,
 } from '../phone/phone.device.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
-import { hitTest, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
-import { INSTAGRAM, instagramScreen, LAUNCHER, launcherScreen, TIKTOK, tiktokScreen, type SimApi, type SimScreen } from './simphone.screens.ts';
+import type { SimulatedFixture } from './simphone.fixtures.list.ts';
+import { nodesAt, toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
+import { INSTAGRAM, instagramScreen, LAUNCHER, launcherScreen, TIKTOK, TIKTOK_TRILL, tiktokScreen, type SimApi, type SimScreen } from './simphone.screens.ts';
 
 export interface SimulatedPhoneUiOptions {
   serial?: string;
@@ -34,7 +39,7 @@ export interface SimulatedPhoneUiOptions {
   battery?: number;
   /** What the apps show at launch instead of their home screen. */
   challenge?: 'login' | 'blocked' | null;
-  /** The platform limits actions after this many likes (a "Try Again Later" dialog). */
+  /** The platform refuses likes after this many (a "Try Again Later" dialog over the screen). */
   rateLimitAfterLikes?: number;
   /** Dumps fail with "could not get idle state" while a video plays (Reels, TikTok's feed). */
   busyOnVideo?: boolean;
@@ -42,6 +47,20 @@ export interface SimulatedPhoneUiOptions {
   media?: string[];
   /** Clock for screenshots' status bar. */
   now?: () => Date;
+  /** Which TikTok is installed: `com.zhiliaoapp.musically` (most countries, the default) or `com.ss.android.ugc.trill`. */
+  tiktokPackage?: typeof TIKTOK | typeof TIKTOK_TRILL;
+  /** Accounts whose profiles are private. */
+  privateAccounts?: string[];
+  /** Installed apps' versions by package (Instagram 447.0.0.55.81, TikTok 43.1.4 or trill 46.1.3 by default). */
+  versions?: Record<string, string>;
+  /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */
+  liked?: string[];
+  /** TikTok opens with the add-phone-number sheet over its feed. */
+  sheet?: 'add-phone';
+  /** Instagram fails the next upload ("Video can't be posted"). */
+  uploadFails?: boolean;
+  /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */
+  fixtures?: Partial<Record<SimulatedFixture, string>>;
 }
 
 export interface SimTap {
@@ -65,6 +84,13 @@ export class SimulatedPhoneUi implements PhoneDevice {
   readonly events: string[] = [];
   readonly published: { app: string; caption: string; media: string | null }[] = [];
   readonly comments: { postId: string; text: string }[] = [];
+  /** What was shared to the apps, and the files registered with the media store. */
+  readonly shares: ShareIntent[] = [];
+  readonly scanned: string[] = [];
+  /** A toast on screen, as the UI server adds it to the page source (a last android.widget.Toast node). */
+  private toast: { text: string; reads: number } | null = null;
+  /** The keyguard: set it to play a locked phone. */
+  locked: LockState = 'unlocked';
   /** Dumps to fail as busy before the next one reads (on top of busy video screens). */
   busyDumps = 0;
   dumps = 0;
@@ -89,8 +115,14 @@ export class SimulatedPhoneUi implements PhoneDevice {
       height: options.height ?? 2400,
       feedIndex: 0,
       reelIndex: 0,
-      liked: new Set(),
+      liked: new Set(options.liked ?? []),
       followed: new Set(),
+      privateAccounts: new Set(options.privateAccounts ?? []),
+      pendingReads: 0,
+      uploadFailed: false,
+      sheet: options.sheet ?? null,
+      fixtures: options.fixtures ?? {},
+      posted: this.comments,
       media: [...(options.media ?? ['IMG_20240818_191204.jpg', 'IMG_20240817_083311.jpg', 'IMG_20240815_120045.jpg'])],
       draft: { query: '', caption: '', comment: '' },
       focused: null,
@@ -120,6 +152,7 @@ export class SimulatedPhoneUi implements PhoneDevice {
       },
       like: (postId) => this.like(postId),
       follow: (user) => {
+        // A second tap on Following would unfollow; the simulated app keeps the follow.
         if (this.api.followed.has(user)) return;
         this.api.followed.add(user);
         this.log(`followed ${user}`);
@@ -168,14 +201,24 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.events.push(event);
   }
 
+  private get tiktokPackage(): string {
+    return this.options.tiktokPackage ?? TIKTOK;
+  }
+
   private packageName(): string {
-    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? TIKTOK : LAUNCHER;
+    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? this.tiktokPackage : LAUNCHER;
+  }
+
+  private appFor(packageName: string): 'instagram' | 'tiktok' | null {
+    return packageName === INSTAGRAM ? 'instagram' : packageName === this.tiktokPackage ? 'tiktok' : null;
   }
 
   private tree(): SimNode {
     const current = this.current;
-    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg), this.name ?? this.options.model ?? 'Simulated Pixel');
-    return this.app === 'instagram' ? instagramScreen(this.api, current) : tiktokScreen(this.api, current);
+    if (!current) return launcherScreen(this.api, (pkg) => void this.launchApp(pkg), this.name ?? this.options.model ?? 'Simulated Pixel', this.tiktokPackage);
+    return this.app === 'instagram'
+      ? instagramScreen(this.api, current)
+      : tiktokScreen(this.api, current, this.tiktokPackage === TIKTOK_TRILL ? 'trill' : 'musically');
   }
 
   private isVideo(): boolean {
@@ -189,11 +232,17 @@ export class SimulatedPhoneUi implements PhoneDevice {
       this.log(`unliked ${postId}`);
       return;
     }
+    // Past its limit the platform refuses the like and says so in a dialog over the screen (Instagram's "Try Again
+    // Later", TikTok's "Try again later"): the like does not stick.
+    const limit = this.options.rateLimitAfterLikes;
+    if (limit !== undefined && this.likes >= limit) {
+      this.stack?.push({ name: 'limited' });
+      this.log(`like refused on ${postId}`);
+      return;
+    }
     this.api.liked.add(postId);
     this.likes += 1;
     this.log(`liked ${postId}`);
-    const limit = this.options.rateLimitAfterLikes;
-    if (limit !== undefined && this.likes >= limit) this.stack?.push({ name: 'limited' });
   }
 
   private publish(): void {
@@ -202,6 +251,17 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.log(`published on ${this.app}: ${caption}`);
     this.api.draft.caption = '';
     this.api.focused = null;
+    // TikTok says so in a toast ("video posted", YallaPapi/geelark-automation .taskmaster/docs/geelark_tiktok_flow.md),
+    // which only a reader that sees toasts reports: here, for the next few reads.
+    if (this.app === 'tiktok') this.toast = { text: 'Video posted', reads: 3 };
+    // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then drops it, or says the
+    // upload failed ("Video can't be posted").
+    if (this.app === 'instagram') this.api.pendingReads = 2;
+    if (this.app === 'instagram' && this.options.uploadFails) {
+      this.api.uploadFailed = true;
+      this.published.pop();
+      this.log('upload failed');
+    }
     const stack = this.stack;
     if (stack) {
       stack.length = 0;
@@ -325,14 +385,32 @@ export class SimulatedPhoneUi implements PhoneDevice {
       throw new UiBusyError();
     }
     if (this.options.busyOnVideo && this.isVideo()) throw new UiBusyError();
-    return toUiXml(this.tree(), this.packageName());
+    return this.uiXml();
+  }
+
+  /** The screen as `uiautomator dump` writes it, read now (no busy screens): what a fake adb phone prints. */
+  uiXml(): string {
+    this.alive();
+    const tree = this.tree();
+    if (this.toast && this.toast.reads > 0) {
+      this.toast.reads -= 1;
+      // As appium-uiautomator2-server writes a toast it heard: class android.widget.Toast, package com.android.settings.
+      tree.children = [
+        ...(tree.children ?? []),
+        { cls: 'android.widget.Toast', pkg: 'com.android.settings', text: this.toast.text, bounds: [180, 2000, this.api.width - 180, 2100] },
+      ];
+    }
+    return toUiXml(tree, this.packageName());
   }
 
   async tap(x: number, y: number): Promise<void> {
     this.alive();
     const where = this.where;
-    const node = hitTest(this.tree(), x, y);
-    this.taps.push({ x, y, hit: node ? (node.id ?? node.text ?? node.desc ?? null) : null, app: this.app, screen: where });
+    // What the finger lands on, then what holds it: the first that reacts takes the tap (a label inside a button).
+    const path = nodesAt(this.tree(), x, y);
+    const node = path.find((item) => item.onTap) ?? path.find((item) => item.clickable) ?? null;
+    const name = (item: SimNode) => (item.id ? (item.id.split(':id/')[1] ?? item.id) : (item.text ?? item.desc ?? null));
+    this.taps.push({ x, y, hit: node ? name(node) : null, app: this.app, screen: where });
     node?.onTap?.();
   }
 
@@ -363,20 +441,87 @@ export class SimulatedPhoneUi implements PhoneDevice {
     if (field === 'search') {
       this.api.draft.query += value;
       const current = this.current;
-      if (current?.name === 'search') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
-      if (current?.name === 'tag') this.stack?.splice(-1, 1, { name: 'search', query: this.api.draft.query });
+      // Instagram lists accounts as you type; TikTok waits for its Search button.
+      if (this.app === 'instagram' && (current?.name === 'search' || current?.name === 'results'))
+        this.stack?.splice(-1, 1, { name: 'results', query: this.api.draft.query });
     } else if (field === 'caption') this.api.draft.caption += value;
     else if (field === 'comment') this.api.draft.comment += value;
+  }
+
+  async uiReader(): Promise<UiReaderInfo> {
+    return { kind: 'sim', version: null, seesToasts: true };
+  }
+
+  /** Empties the focused field, types `value`, and answers what the field holds. */
+  async setText(value: string, at?: Point): Promise<string | null> {
+    this.alive();
+    if (at) await this.tap(at.x, at.y);
+    const field = this.api.focused;
+    if (field === 'search') this.api.draft.query = '';
+    else if (field === 'caption') this.api.draft.caption = '';
+    else if (field === 'comment') this.api.draft.comment = '';
+    await this.text(value);
+    if (field === 'search') return this.api.draft.query;
+    if (field === 'caption') return this.api.draft.caption;
+    if (field === 'comment') return this.api.draft.comment;
+    return null;
+  }
+
+  async wake(): Promise<void> {
+    this.alive();
+    this.screenOn = true;
+  }
+
+  async lockState(): Promise<LockState> {
+    this.alive();
+    return this.locked;
+  }
+
+  async forceStop(packageName: string): Promise<void> {
+    this.alive();
+    const app = this.appFor(packageName);
+    if (!app) return;
+    this.stacks[app].length = 0;
+    this.api.focused = null;
+    if (this.app === app) this.app = 'launcher';
+    this.log(`stopped ${app}`);
+  }
+
+  /**
+   * Hands the files to the app as the share sheet would: Instagram opens its caption screen for them, TikTok its
+   * editor (whose Next leads to the caption screen). An app that is not installed refuses, as Android does.
+   */
+  async share(intent: ShareIntent): Promise<void> {
+    this.alive();
+    const app = this.appFor(intent.package);
+    if (!app) throw new PhoneError('not_installed', `No activity ${intent.package}/${intent.activity} takes ${intent.mime} on this phone.`);
+    this.shares.push(intent);
+    for (const file of [...intent.files].reverse()) if (!this.api.media.includes(basename(file))) this.api.media.unshift(basename(file));
+    this.open(intent.package);
+    this.api.draft.caption = '';
+    this.stack?.push(app === 'instagram' ? { name: 'caption' } : { name: 'editor' });
+    this.log(`shared ${intent.files.map((file) => basename(file)).join(', ')} to ${app}`);
+  }
+
+  async scanMedia(paths: string[]): Promise<void> {
+    this.alive();
+    this.scanned.push(...paths);
   }
 
   async key(key: KeyName): Promise<void> {
     this.alive();
     this.keys.push(key);
     if (key === 'back') this.back();
+    if (key === 'delete') {
+      const field = this.api.focused;
+      if (field === 'search') this.api.draft.query = this.api.draft.query.slice(0, -1);
+      if (field === 'caption') this.api.draft.caption = this.api.draft.caption.slice(0, -1);
+      if (field === 'comment') this.api.draft.comment = this.api.draft.comment.slice(0, -1);
+    }
     if (key === 'home') this.app = 'launcher';
     if (key === 'enter' && this.api.focused === 'search') {
       this.api.focused = null;
-      if (this.app === 'tiktok') this.api.replace({ name: 'tag', keyword: this.api.draft.query });
+      this.stack?.splice(-1, 1, { name: 'results', query: this.api.draft.query });
     }
     if (key === 'power') this.screenOn = !this.screenOn;
   }
@@ -391,12 +536,21 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   async appVersion(packageName: string): Promise<string | null> {
     this.alive();
-    return packageName === INSTAGRAM ? '360.0.0.52.192' : packageName === TIKTOK ? '37.8.5' : null;
+    if (packageName !== INSTAGRAM && packageName !== this.tiktokPackage) return null;
+    // TikTok's versions are the fixtures' (43.1.4 musically, 46.1.3 trill). Instagram's dumps record none: the
+    // simulated app says the newest version the evidence names (joeahkim/InstaAddict, 447.0.0.55.81).
+    const defaults: Record<string, string> = { [INSTAGRAM]: '447.0.0.55.81', [TIKTOK]: '43.1.4', [TIKTOK_TRILL]: '46.1.3' };
+    return this.options.versions?.[packageName] ?? defaults[packageName] ?? null;
   }
 
   async launchApp(packageName: string): Promise<void> {
+    this.open(packageName);
+  }
+
+  /** Brings the app to the front at once (its effects land before the caller's next read, as a fake phone's shell needs). */
+  private open(packageName: string): void {
     this.alive();
-    const app: AppName | null = packageName === INSTAGRAM ? 'instagram' : packageName === TIKTOK ? 'tiktok' : null;
+    const app = this.appFor(packageName);
     if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
     this.app = app;
     const stack = this.stacks[app];
@@ -410,7 +564,8 @@ export class SimulatedPhoneUi implements PhoneDevice {
     this.alive();
     const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
     if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
-    await this.launchApp(url.includes('tiktok') ? TIKTOK : INSTAGRAM);
+    this.open(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
+    this.log(`opened link ${url}`);
     this.stack?.push({ name: 'profile', user: match[1] });
   }
 

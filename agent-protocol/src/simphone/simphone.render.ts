@@ -15,6 +15,13 @@ export interface SimNode {
   selected?: boolean;
   focused?: boolean;
   checkable?: boolean;
+  checked?: boolean;
+  focusable?: boolean;
+  longClickable?: boolean;
+  enabled?: boolean;
+  password?: boolean;
+  /** The package that drew it, when not the app's (a system dialog over the app). */
+  pkg?: string;
   children?: SimNode[];
   /** What a tap on it does (not written out). */
   onTap?: () => void;
@@ -22,19 +29,22 @@ export interface SimNode {
   look?: 'media' | 'button' | 'field' | 'bar' | 'icon' | 'wallpaper';
   /** Fill colour of media blocks and icons. */
   colour?: string;
+  /** Drawn on screenshots only, never in the dump (a photo the real tree describes by no node of its own). */
+  drawOnly?: boolean;
 }
 
 const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 function nodeXml(node: SimNode, packageName: string, index: number): string {
   const flag = (value: boolean | undefined) => (value ? 'true' : 'false');
-  const id = node.id ? (node.id.includes(':id/') ? node.id : `${packageName}:id/${node.id}`) : '';
+  const pkg = node.pkg ?? packageName;
+  const id = node.id ? (node.id.includes(':id/') ? node.id : `${pkg}:id/${node.id}`) : '';
   const [l, t, r, b] = node.bounds;
   const attributes =
-    `index="${index}" text="${escapeXml(node.text ?? '')}" resource-id="${id}" class="${node.cls}" package="${packageName}" content-desc="${escapeXml(node.desc ?? '')}" ` +
-    `checkable="${flag(node.checkable)}" checked="false" clickable="${flag(node.clickable)}" enabled="true" focusable="${flag(node.clickable || node.focused)}" focused="${flag(node.focused)}" ` +
-    `scrollable="${flag(node.scrollable)}" long-clickable="false" password="false" selected="${flag(node.selected)}" bounds="[${l},${t}][${r},${b}]"`;
-  const children = node.children ?? [];
+    `index="${index}" text="${escapeXml(node.text ?? '')}" resource-id="${id}" class="${node.cls}" package="${pkg}" content-desc="${escapeXml(node.desc ?? '')}" ` +
+    `checkable="${flag(node.checkable)}" checked="${flag(node.checked)}" clickable="${flag(node.clickable)}" enabled="${flag(node.enabled ?? true)}" focusable="${flag(node.focusable ?? (node.clickable || node.focused))}" focused="${flag(node.focused)}" ` +
+    `scrollable="${flag(node.scrollable)}" long-clickable="${flag(node.longClickable)}" password="${flag(node.password)}" selected="${flag(node.selected)}" bounds="[${l},${t}][${r},${b}]"`;
+  const children = (node.children ?? []).filter((child) => !child.drawOnly);
   if (children.length === 0) return `<node ${attributes} />`;
   return `<node ${attributes}>${children.map((child, i) => nodeXml(child, packageName, i)).join('')}</node>`;
 }
@@ -42,6 +52,90 @@ function nodeXml(node: SimNode, packageName: string, index: number): string {
 /** The screen as `uiautomator dump` writes it (one line). */
 export function toUiXml(root: SimNode, packageName: string): string {
   return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">${nodeXml(root, packageName, 0)}</hierarchy>`;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const decode = (value: string) =>
+  value.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) =>
+    entity.startsWith('#x')
+      ? String.fromCodePoint(Number.parseInt(entity.slice(2), 16))
+      : entity.startsWith('#')
+        ? String.fromCodePoint(Number.parseInt(entity.slice(1), 10))
+        : (ENTITIES[entity] ?? ''),
+  );
+
+/**
+ * Reads a `uiautomator dump` tree (a fixture of a real phone) into nodes the simulator can serve, draw and hit, with
+ * every bounds scaled from the fixture's screen to the simulated one. Comments (the fixture's source note) are skipped.
+ */
+export function fromUiXml(xml: string, size: { width: number; height: number }): SimNode {
+  const top: SimNode = { cls: 'hierarchy', bounds: [0, 0, size.width, size.height], children: [] };
+  const stack: SimNode[] = [top];
+  let scale: { x: number; y: number } | null = null;
+  const body = xml.replace(/<!--[\s\S]*?-->/g, '');
+  for (const match of body.matchAll(/<(\/?)node\b([^>]*?)(\/?)>/g)) {
+    const [, closing, attrs = '', selfClosing] = match;
+    if (closing) {
+      stack.pop();
+      continue;
+    }
+    const a: Record<string, string> = {};
+    for (const attribute of attrs.matchAll(/([\w-]+)="([^"]*)"/g)) a[attribute[1] as string] = decode(attribute[2] ?? '');
+    const m = /\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]/.exec(a.bounds ?? '');
+    const raw = m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : [0, 0, 0, 0];
+    // The first node spans the fixture's screen: its size sets the scale.
+    scale ??= { x: size.width / Math.max(1, raw[2] as number), y: size.height / Math.max(1, raw[3] as number) };
+    const flag = (name: string) => a[name] === 'true';
+    const node: SimNode = {
+      cls: a.class ?? 'android.view.View',
+      bounds: [
+        Math.round((raw[0] as number) * scale.x),
+        Math.round((raw[1] as number) * scale.y),
+        Math.round((raw[2] as number) * scale.x),
+        Math.round((raw[3] as number) * scale.y),
+      ],
+      ...(a['resource-id'] ? { id: a['resource-id'] } : {}),
+      ...(a.text ? { text: a.text } : {}),
+      ...(a['content-desc'] ? { desc: a['content-desc'] } : {}),
+      ...(a.package ? { pkg: a.package } : {}),
+      clickable: flag('clickable'),
+      scrollable: flag('scrollable'),
+      selected: flag('selected'),
+      focused: flag('focused'),
+      checkable: flag('checkable'),
+      checked: flag('checked'),
+      focusable: flag('focusable'),
+      longClickable: flag('long-clickable'),
+      enabled: a.enabled !== 'false',
+      password: flag('password'),
+      children: [],
+    };
+    stack[stack.length - 1]?.children?.push(node);
+    if (!selfClosing) stack.push(node);
+  }
+  const first = top.children?.[0];
+  if (!first) throw new Error('The fixture has no <node>.');
+  return first;
+}
+
+/**
+ * The node under a point that takes a touch, then what holds it. Of the views under the finger that react (clickable
+ * or wired), the smallest wins: the Like button over the full-screen video view, a dialog's OK over its dimmer
+ * (equal sizes: the one drawn later).
+ */
+export function nodesAt(root: SimNode, x: number, y: number): SimNode[] {
+  let best: { path: SimNode[]; area: number } | null = null;
+  const visit = (node: SimNode, ancestors: SimNode[]) => {
+    const [l, t, r, b] = node.bounds;
+    const inside = x >= l && x < r && y >= t && y < b;
+    if (inside && (node.clickable || node.onTap)) {
+      const area = (r - l) * (b - t);
+      if (!best || area <= best.area) best = { path: [node, ...ancestors], area };
+    }
+    for (const child of node.children ?? []) visit(child, [node, ...ancestors]);
+  };
+  visit(root, []);
+  return (best as { path: SimNode[] } | null)?.path ?? [];
 }
 
 /** The topmost clickable node under a point (later siblings are drawn over earlier ones). */
@@ -72,11 +166,17 @@ export function toSvg(
     `<defs><linearGradient id="wallpaper" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#1d3b6e"/><stop offset="0.55" stop-color="#3f2b72"/><stop offset="1" stop-color="#0f5b5b"/></linearGradient></defs>`,
     `<rect width="${width}" height="${height}" fill="${bg}"/>`,
   ];
-  walk(root, (node) => {
+  // Backgrounds first (wallpaper, then photos and videos), then everything over them: a real tree may list the
+  // full-screen video after the buttons that float over it.
+  const layer = (node: SimNode) => (node.look === 'wallpaper' ? 0 : node.look === 'media' ? 1 : 2);
+  const ordered: SimNode[] = [];
+  walk(root, (node) => ordered.push(node));
+  ordered.sort((a, b) => layer(a) - layer(b));
+  for (const node of ordered) {
     const [l, t, r, b] = node.bounds;
     const w = r - l;
     const h = b - t;
-    if (w <= 0 || h <= 0) return;
+    if (w <= 0 || h <= 0) continue;
     if (node.look === 'wallpaper') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="url(#wallpaper)"/>`);
     if (node.look === 'icon') {
       // A rounded square with the app's initial, its name underneath.
@@ -87,7 +187,7 @@ export function toSvg(
         `<text x="${l + w / 2}" y="${t + side * 0.68}" font-family="sans-serif" font-size="${Math.floor(side * 0.5)}" font-weight="bold" fill="#ffffff" text-anchor="middle">${escapeXml((node.text ?? '?').slice(0, 1))}</text>`,
         `<text x="${l + w / 2}" y="${t + side + 60}" font-family="sans-serif" font-size="40" fill="#ffffff" text-anchor="middle">${escapeXml(node.text ?? '')}</text>`,
       );
-      return;
+      continue;
     }
     if (node.look === 'media') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${node.colour ?? '#7a8fa6'}"/>`);
     if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
@@ -113,7 +213,7 @@ export function toSvg(
         `<text x="${x}" y="${t + h / 2 + size / 3}" font-family="sans-serif" font-size="${size}" fill="${colour}"${centred ? ' text-anchor="middle"' : ''}>${escapeXml(shown)}</text>`,
       );
     }
-  });
+  }
   const level = Math.max(0, Math.min(100, options.battery));
   parts.push(
     `<rect width="${width}" height="110" fill="${options.dark ? '#000' : '#fafafa'}"/>`,

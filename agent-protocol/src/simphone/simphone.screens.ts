@@ -1,24 +1,29 @@
 /**
- * The simulated apps' screens, laid out like Instagram and TikTok on a 1080×2400 phone and carrying the same
- * resource ids, texts and content descriptions the shipped recipes select (see agent-protocol/recipes/).
- * Each builder takes the phone's state and wires taps to what the app would do.
+ * The simulated apps' screens. Each screen is a UI tree of a real phone (`test/fixtures/real/`, embedded in
+ * `simphone.fixtures.ts`; EVIDENCE.md there says where each comes from), scaled to the simulated screen. The phone's
+ * state is laid over it (a liked post's `selected`, what a field holds, whom a profile shows) and taps are wired by
+ * the real ids and descriptions those trees carry, so a recipe that works here selects what real phones show.
  */
-import type { SimNode } from './simphone.render.ts';
+import { fixtureXml } from './simphone.fixtures.ts';
+import type { SimulatedFixture } from './simphone.fixtures.list.ts';
+import { fromUiXml, walk, type SimNode } from './simphone.render.ts';
 
 export const INSTAGRAM = 'com.instagram.android';
 export const TIKTOK = 'com.zhiliaoapp.musically';
+export const TIKTOK_TRILL = 'com.ss.android.ugc.trill';
 export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 
 export type SimScreen =
   | { name: 'feed' }
   | { name: 'reels' }
   | { name: 'search'; query: string }
-  | { name: 'tag'; keyword: string }
+  | { name: 'results'; query: string }
+  | { name: 'tag'; tag: string }
   | { name: 'post'; author: string; n: number }
   | { name: 'profile'; user: string }
   | { name: 'comments'; postId: string }
   | { name: 'gallery' }
-  | { name: 'edit' }
+  | { name: 'editor' }
   | { name: 'caption' }
   | { name: 'login' }
   | { name: 'blocked' }
@@ -32,9 +37,21 @@ export interface SimApi {
   reelIndex: number;
   liked: Set<string>;
   followed: Set<string>;
+  /** Accounts whose profiles are private. */
+  privateAccounts: Set<string>;
   media: string[];
   draft: { query: string; caption: string; comment: string };
   focused: 'search' | 'caption' | 'comment' | null;
+  /** Feed reads left that still show the last post's pending-upload row. */
+  pendingReads: number;
+  /** The last upload failed: the feed shows its "can't be posted" row. */
+  uploadFailed: boolean;
+  /** A sheet TikTok lays over the feed until it is closed (the add-phone-number sheet has only an X). */
+  sheet: 'add-phone' | null;
+  /** Comments this phone posted, shown under their posts as the apps show a new comment. */
+  posted: readonly { postId: string; text: string }[];
+  /** Trees that replace the embedded ones (a test's variant of a screen: another build's ids, another caption). */
+  fixtures: Partial<Record<SimulatedFixture, string>>;
   push(screen: SimScreen): void;
   /** Switches tab: the screen becomes the only one. */
   replace(screen: SimScreen): void;
@@ -50,9 +67,7 @@ export interface SimApi {
 }
 
 const AUTHORS = ['sunny.trails', 'maya_k', 'alex.rivera', 'urban.bites', 'north.shore.surf', 'lena.paints', 'the.daily.crumb', 'kai_outdoors'];
-const COLOURS = ['#d9825b', '#5b8fd9', '#6fbf73', '#b76fd0', '#d0b36f', '#4fb3bf', '#bf4f6a', '#7d8a99'];
 export const authorAt = (n: number) => AUTHORS[((n % AUTHORS.length) + AUTHORS.length) % AUTHORS.length] as string;
-const colourAt = (n: number) => COLOURS[((n % COLOURS.length) + COLOURS.length) % COLOURS.length] as string;
 const slug = (text: string) =>
   text
     .trim()
@@ -60,740 +75,523 @@ const slug = (text: string) =>
     .replace(/[^a-z0-9]+/g, '.')
     .replace(/^\.|\.$/g, '') || 'search';
 /** Accounts a search finds: the one typed when it reads like a username, then look-alikes. */
-const usersFor = (query: string) => {
+export const usersFor = (query: string) => {
   const typed = query.trim().replace(/^@/, '');
   const base = /^[\w.]+$/.test(typed) ? typed : slug(query);
   return [base, `${slug(query)}.daily`, `the.${slug(query)}`];
 };
+/** A search that finds nothing: what people type when they test it. */
+const findsNothing = (query: string) => /^zzq|no results|nothing/i.test(query.trim());
 
-const FL = 'android.widget.FrameLayout';
-const LL = 'android.widget.LinearLayout';
-const TV = 'android.widget.TextView';
-const IV = 'android.widget.ImageView';
-const BT = 'android.widget.Button';
-const ET = 'android.widget.EditText';
-const RV = 'androidx.recyclerview.widget.RecyclerView';
+const templates = new Map<string, SimNode>();
+/** The fixture's tree at the simulated screen's size (parsed once per size, copied for each read). */
+function tree(name: SimulatedFixture, api: SimApi): SimNode {
+  const size = { width: api.width, height: api.height };
+  // A replaced tree is the phone's own: parsed for it, not shared with other simulated phones.
+  const replaced = api.fixtures[name];
+  if (replaced) return fromUiXml(replaced, size);
+  const key = `${name}@${api.width}x${api.height}`;
+  let template = templates.get(key);
+  if (!template) {
+    template = fromUiXml(fixtureXml[name] as string, size);
+    templates.set(key, template);
+  }
+  return structuredClone(template);
+}
 
-function root(api: SimApi, children: SimNode[]): SimNode {
-  return { cls: FL, bounds: [0, 0, api.width, api.height], children: [{ cls: FL, id: 'android:id/content', bounds: [0, 0, api.width, api.height], children }] };
+const idOf = (node: SimNode) => (node.id ? (node.id.split(':id/')[1] ?? node.id) : '');
+const all = (root: SimNode) => {
+  const nodes: SimNode[] = [];
+  walk(root, (node) => nodes.push(node));
+  return nodes;
+};
+/** Puts `to` wherever the fixture shows `from` (its author), in texts and descriptions. */
+function rename(root: SimNode, from: string, to: string): void {
+  if (from === to) return;
+  walk(root, (node) => {
+    if (node.text?.includes(from)) node.text = node.text.split(from).join(to);
+    if (node.desc?.includes(from)) node.desc = node.desc.split(from).join(to);
+  });
+}
+function removeWhere(root: SimNode, drop: (node: SimNode) => boolean): void {
+  walk(root, (node) => {
+    if (node.children) node.children = node.children.filter((child) => !drop(child));
+  });
+}
+/** The author a fixture shows, replaced by the simulated one. */
+const FIXTURE_AUTHOR = {
+  instagramFeed: 'sunny.trails',
+  instagramProfile: 'kai_outdoors',
+  instagramProfileName: 'Kai',
+  musically: 'lena.paints',
+  trill: 'sunny.trails',
+};
+
+/** Colours a media block by what it shows, so consecutive posts differ on screen. */
+const COLOURS = ['#d9825b', '#5b8fd9', '#6fbf73', '#b76fd0', '#d0b36f', '#4fb3bf', '#bf4f6a', '#7d8a99'];
+const colourOf = (key: string) => COLOURS[[...key].reduce((sum, c) => sum + c.charCodeAt(0), 0) % COLOURS.length] as string;
+const MEDIA_IDS = new Set(['row_feed_photo_imageview', 'clips_video_container', 'image_button', 'gallery_grid_item_thumbnail', 'long_press_layout']);
+
+/** How the drawing shows a real tree's nodes (screenshots only; the dump is the tree as it is). */
+function dress(root: SimNode, key: string): SimNode {
+  walk(root, (node) => {
+    if (MEDIA_IDS.has(idOf(node)) || /^(Video by |Reel by |Photo by )/.test(node.desc ?? '')) {
+      node.look = 'media';
+      node.colour = colourOf(`${key}${node.desc ?? ''}${node.bounds.join()}`);
+    } else if (/(EditText|AutoCompleteTextView)$/.test(node.cls)) node.look = 'field';
+    else if (idOf(node) === 'tab_bar') node.look = 'bar';
+  });
+  // A feed post's photo or video has no node of its own in the dump: drawn between its header and its buttons.
+  const headers = all(root).filter((node) => idOf(node) === 'row_feed_profile_header');
+  const buttons = all(root).filter((node) => idOf(node) === 'row_feed_button_like');
+  const floor = all(root).find((node) => idOf(node) === 'tab_bar')?.bounds[1] ?? root.bounds[3];
+  headers.forEach((header, i) => {
+    const below = buttons.find((button) => button.bounds[1] > header.bounds[3]);
+    const bottom = below && (i + 1 >= headers.length || below.bounds[1] < (headers[i + 1]?.bounds[1] ?? 0)) ? below.bounds[1] : root.bounds[3];
+    root.children?.unshift({
+      cls: 'android.view.View',
+      drawOnly: true,
+      look: 'media',
+      colour: colourOf(`${key}${header.desc ?? ''}`),
+      bounds: [root.bounds[0], header.bounds[3], root.bounds[2], Math.min(bottom, floor)],
+    });
+  });
+  return root;
 }
 
 // ---------------------------------------------------------------- Instagram
 
-function igTabs(api: SimApi, selected: string): SimNode {
-  const tabs: [string, string, () => void][] = [
-    ['feed_tab', 'Home', () => api.replace({ name: 'feed' })],
-    ['search_tab', 'Search and explore', () => api.replace({ name: 'search', query: '' })],
-    ['clips_tab', 'Reels', () => api.replace({ name: 'reels' })],
-    ['creation_tab', 'Create', () => api.push({ name: 'gallery' })],
-    ['profile_tab', 'Profile', () => api.replace({ name: 'profile', user: 'you' })],
-  ];
-  const w = api.width / tabs.length;
-  return {
-    cls: LL,
-    id: 'tab_bar',
-    look: 'bar',
-    bounds: [0, 2137, api.width, 2274],
-    children: tabs.map(([id, desc, onTap], i) => ({
-      cls: FL,
-      id,
-      desc,
-      clickable: true,
-      selected: id === selected,
-      bounds: [Math.round(i * w), 2137, Math.round((i + 1) * w), 2274],
-      onTap,
-    })),
-  };
-}
-
-function igPostRows(api: SimApi, author: string, n: number, top: number): SimNode[] {
-  const postId = `${author}#${n}`;
-  const liked = api.liked.has(postId);
-  return [
-    {
-      cls: LL,
-      id: 'row_feed_profile_header',
-      bounds: [0, top, api.width, top + 147],
-      children: [
-        {
-          cls: TV,
-          id: 'row_feed_photo_profile_name',
-          text: author,
-          clickable: true,
-          bounds: [147, top + 44, 620, top + 96],
-          onTap: () => api.push({ name: 'profile', user: author }),
-        },
-      ],
-    },
-    {
-      cls: FL,
-      id: 'media_group',
-      bounds: [0, top + 147, api.width, top + 1227],
-      children: [
-        {
-          cls: FL,
-          id: 'zoomable_view_container',
-          desc: `Photo by ${author}`,
-          look: 'media',
-          colour: colourAt(n),
-          clickable: true,
-          bounds: [0, top + 147, api.width, top + 1227],
-        },
-      ],
-    },
-    {
-      cls: LL,
-      id: 'row_feed_view_group_buttons',
-      bounds: [0, top + 1227, api.width, top + 1353],
-      children: [
-        {
-          cls: IV,
-          id: 'row_feed_button_like',
-          desc: liked ? 'Liked' : 'Like',
-          selected: liked,
-          clickable: true,
-          bounds: [21, top + 1248, 115, top + 1332],
-          onTap: () => api.like(postId),
-        },
-        {
-          cls: IV,
-          id: 'row_feed_button_comment',
-          desc: 'Comment',
-          clickable: true,
-          bounds: [136, top + 1248, 230, top + 1332],
-          onTap: () => api.push({ name: 'comments', postId }),
-        },
-        { cls: IV, id: 'row_feed_button_share', desc: 'Send post', clickable: true, bounds: [251, top + 1248, 345, top + 1332] },
-      ],
-    },
-    {
-      cls: TV,
-      id: 'row_feed_textview_likes',
-      text: `${liked ? 'Liked by you and ' : ''}${((n * 37) % 900) + 40} others`,
-      bounds: [42, top + 1353, 1038, top + 1406],
-    },
-  ];
-}
-
-function igFeed(api: SimApi): SimNode {
-  const n = api.feedIndex;
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'title_logo', desc: 'Instagram', bounds: [42, 150, 330, 253] },
-        { cls: FL, id: 'action_bar_inbox_button', desc: 'Messenger', clickable: true, bounds: [954, 128, 1080, 275] },
-      ],
-    },
-    { cls: RV, id: 'android:id/list', scrollable: true, bounds: [0, 275, api.width, 2137], children: igPostRows(api, authorAt(n), n, 556) },
-    igTabs(api, 'feed_tab'),
-  ]);
-}
-
-function igReels(api: SimApi): SimNode {
-  const n = api.reelIndex;
-  const postId = `reel:${authorAt(n + 3)}#${n}`;
-  const liked = api.liked.has(postId);
-  return root(api, [
-    {
-      cls: 'androidx.viewpager.widget.ViewPager',
-      id: 'clips_viewer_view_pager',
-      scrollable: true,
-      bounds: [0, 0, api.width, 2137],
-      children: [
-        { cls: FL, id: 'clips_video_container', desc: `Reel by ${authorAt(n + 3)}`, look: 'media', colour: colourAt(n + 3), bounds: [0, 0, api.width, 2137] },
-        {
-          cls: TV,
-          id: 'clips_author_username',
-          text: authorAt(n + 3),
-          clickable: true,
-          bounds: [42, 1900, 600, 1960],
-          onTap: () => api.push({ name: 'profile', user: authorAt(n + 3) }),
-        },
-        {
-          cls: IV,
-          id: 'like_button',
-          desc: liked ? 'Liked' : 'Like',
-          selected: liked,
-          clickable: true,
-          bounds: [960, 1350, 1060, 1450],
-          onTap: () => api.like(postId),
-        },
-        {
-          cls: IV,
-          id: 'comment_button',
-          desc: 'Comment',
-          clickable: true,
-          bounds: [960, 1510, 1060, 1610],
-          onTap: () => api.push({ name: 'comments', postId }),
-        },
-      ],
-    },
-    igTabs(api, 'clips_tab'),
-  ]);
-}
-
-function igSearch(api: SimApi, query: string): SimNode {
-  const rows: SimNode[] = [];
-  if (query) {
-    rows.push({
-      cls: LL,
-      id: 'row_search_keyword',
-      clickable: true,
-      bounds: [0, 412, api.width, 496],
-      children: [{ cls: TV, id: 'row_search_keyword_title', text: query, bounds: [200, 428, 900, 480] }],
-      onTap: () => api.push({ name: 'tag', keyword: query }),
-    });
-    const users = usersFor(query);
-    users.forEach((user, i) => {
-      const top = 496 + i * 168;
-      rows.push({
-        cls: LL,
-        id: 'row_search_user_container',
-        clickable: true,
-        bounds: [0, top, api.width, top + 168],
-        onTap: () => api.push({ name: 'profile', user }),
-        children: [{ cls: TV, id: 'row_search_user_username', text: user, bounds: [200, top + 31, 900, top + 84] }],
-      });
-    });
-  } else {
-    for (let i = 0; i < 9; i++) {
-      const [x, y] = [(i % 3) * 360, 412 + Math.floor(i / 3) * 360];
-      rows.push({
-        cls: FL,
-        id: 'image_button',
-        desc: `Photo by ${authorAt(i + 5)}`,
-        look: 'media',
-        colour: colourAt(i + 5),
-        clickable: true,
-        bounds: [x, y, x + 360, y + 360],
-        onTap: () => api.push({ name: 'post', author: authorAt(i + 5), n: i + 100 }),
-      });
+function igPost(api: SimApi, root: SimNode, postId: string): void {
+  for (const node of all(root)) {
+    const id = idOf(node);
+    if (id === 'row_feed_button_like') {
+      // Liked or not is the button's selected state (GramAddict views.py); the fixture's words stay.
+      node.selected = api.liked.has(postId);
+      node.onTap = () => api.like(postId);
+    } else if (id === 'row_feed_button_comment') node.onTap = () => api.push({ name: 'comments', postId });
+    else if (id === 'row_feed_photo_profile_name' && node.text) {
+      const user = node.text;
+      node.onTap = () => api.push({ name: 'profile', user });
     }
   }
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        {
-          cls: ET,
-          id: 'action_bar_search_edit_text',
-          look: 'field',
-          text: query || 'Search',
-          focused: api.focused === 'search',
-          clickable: true,
-          bounds: [42, 149, 1038, 254],
-          onTap: () => api.focus('search'),
-        },
-      ],
-    },
-    { cls: RV, id: 'recycler_view', scrollable: true, bounds: [0, 412, api.width, 2137], children: rows },
-    igTabs(api, 'search_tab'),
-  ]);
 }
 
-function igTag(api: SimApi, keyword: string): SimNode {
-  const cells: SimNode[] = [];
-  for (let i = 0; i < 12; i++) {
-    const [x, y] = [(i % 3) * 360, 420 + Math.floor(i / 3) * 360];
-    const author = `${slug(keyword)}.${authorAt(i)}`;
-    cells.push({
-      cls: FL,
-      id: 'image_button',
-      desc: `Photo by ${author}`,
-      look: 'media',
-      colour: colourAt(i + 2),
-      clickable: true,
-      bounds: [x, y, x + 360, y + 360],
-      onTap: () => api.push({ name: 'post', author, n: i }),
-    });
+function igTabs(api: SimApi, root: SimNode): void {
+  for (const node of all(root)) {
+    const id = idOf(node);
+    if (id === 'feed_tab') node.onTap = () => api.replace({ name: 'feed' });
+    if (id === 'clips_tab') node.onTap = () => api.replace({ name: 'reels' });
+    if (id === 'search_tab') node.onTap = () => api.replace({ name: 'search', query: '' });
   }
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_button_back', desc: 'Back', clickable: true, bounds: [0, 128, 126, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: keyword, bounds: [150, 170, 900, 233] },
-      ],
-    },
-    { cls: RV, id: 'recycler_view', scrollable: true, bounds: [0, 420, api.width, 2137], children: cells },
-    igTabs(api, 'search_tab'),
-  ]);
 }
 
-function igPost(api: SimApi, author: string, n: number): SimNode {
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_button_back', desc: 'Back', clickable: true, bounds: [0, 128, 126, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: 'Posts', bounds: [150, 170, 900, 233] },
-      ],
-    },
-    { cls: RV, id: 'android:id/list', scrollable: true, bounds: [0, 275, api.width, 2137], children: igPostRows(api, author, n, 300) },
-    igTabs(api, 'search_tab'),
-  ]);
+function igBack(api: SimApi, root: SimNode): void {
+  for (const node of all(root))
+    if (node.desc === 'Back' || idOf(node) === 'action_bar_button_back' || idOf(node) === 'gallery_cancel_button') node.onTap = () => api.back();
 }
 
-function igProfile(api: SimApi, user: string): SimNode {
-  const own = user === 'you';
-  const following = api.followed.has(user);
-  const cells: SimNode[] = [];
-  for (let i = 0; i < 6; i++) {
-    const [x, y] = [(i % 3) * 360, 1100 + Math.floor(i / 3) * 360];
-    cells.push({
-      cls: FL,
-      id: 'image_button',
-      desc: `Photo by ${user}`,
-      look: 'media',
-      colour: colourAt(i + user.length),
-      clickable: true,
-      bounds: [x, y, x + 360, y + 360],
-      onTap: () => api.push({ name: 'post', author: user, n: i }),
-    });
+function igGrid(api: SimApi, root: SimNode, author?: string): void {
+  for (const node of all(root)) {
+    if (idOf(node) !== 'image_button') continue;
+    const by = author ?? /^Photo by (\S+)/.exec(node.desc ?? '')?.[1] ?? authorAt(0);
+    const n = Number(
+      /Row (\d+), Column (\d+)/
+        .exec(node.desc ?? '')
+        ?.slice(1)
+        .join('') ?? 0,
+    );
+    node.onTap = () => api.push({ name: 'post', author: by, n });
   }
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_button_back', desc: 'Back', clickable: true, bounds: [0, 128, 126, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: user, bounds: [150, 170, 900, 233] },
-      ],
-    },
-    { cls: TV, id: 'profile_header_full_name', text: user, bounds: [42, 560, 900, 620] },
-    own
-      ? { cls: BT, id: 'profile_header_edit_profile_button', look: 'button', text: 'Edit profile', clickable: true, bounds: [42, 800, 1038, 900] }
-      : {
-          cls: BT,
-          id: 'profile_header_follow_button',
-          look: 'button',
-          text: following ? 'Following' : 'Follow',
-          selected: following,
-          clickable: true,
-          bounds: [42, 800, 530, 900],
-          onTap: () => api.follow(user),
-        },
-    { cls: RV, id: 'profile_tab_layout', bounds: [0, 1100, api.width, 2137], children: cells },
-    igTabs(api, own ? 'profile_tab' : 'search_tab'),
-  ]);
-}
-
-function igComments(api: SimApi, postId: string): SimNode {
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_button_back', desc: 'Back', clickable: true, bounds: [0, 128, 126, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: 'Comments', bounds: [150, 170, 900, 233] },
-      ],
-    },
-    {
-      cls: ET,
-      id: 'layout_comment_thread_edittext',
-      look: 'field',
-      text: api.draft.comment || 'Add a comment…',
-      focused: api.focused === 'comment',
-      clickable: true,
-      bounds: [42, 2150, 880, 2260],
-      onTap: () => api.focus('comment'),
-    },
-    {
-      cls: TV,
-      id: 'layout_comment_thread_post_button_click_area',
-      text: 'Post',
-      clickable: true,
-      bounds: [880, 2150, 1060, 2260],
-      onTap: () => api.comment(postId),
-    },
-  ]);
-}
-
-function igGallery(api: SimApi): SimNode {
-  const items: SimNode[] = api.media.map((file, i) => {
-    const [x, y] = [(i % 4) * 270, 1494 + Math.floor(i / 4) * 270];
-    return {
-      cls: FL,
-      id: 'gallery_grid_item_thumbnail',
-      desc: `Photo thumbnail, ${file}`,
-      look: 'media',
-      colour: colourAt(i + 1),
-      clickable: true,
-      bounds: [x, y, x + 270, y + 270],
-    };
-  });
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_cancel', desc: 'Close', clickable: true, bounds: [0, 128, 147, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: 'New post', bounds: [168, 170, 700, 233] },
-        { cls: TV, id: 'next_button_textview', text: 'Next', clickable: true, bounds: [920, 128, 1080, 275], onTap: () => api.swap({ name: 'edit' }) },
-      ],
-    },
-    { cls: FL, id: 'crop_image_view', look: 'media', colour: colourAt(1), bounds: [0, 275, api.width, 1355] },
-    { cls: RV, id: 'gallery_recycler_view', scrollable: true, bounds: [0, 1494, api.width, 2213], children: items },
-    {
-      cls: LL,
-      id: 'camera_destination_picker',
-      bounds: [0, 2213, api.width, 2303],
-      children: [
-        { cls: TV, id: 'cam_dest_feed', text: 'POST', selected: true, clickable: true, bounds: [462, 2213, 617, 2303] },
-        { cls: TV, id: 'cam_dest_clips', text: 'REEL', clickable: true, bounds: [800, 2213, 949, 2302] },
-      ],
-    },
-  ]);
-}
-
-function igEdit(api: SimApi): SimNode {
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'action_bar_button_back', desc: 'Back', clickable: true, bounds: [0, 128, 147, 275], onTap: () => api.back() },
-        { cls: TV, id: 'next_button_textview', text: 'Next', clickable: true, bounds: [920, 128, 1080, 275], onTap: () => api.swap({ name: 'caption' }) },
-      ],
-    },
-    { cls: FL, id: 'filter_view', look: 'media', colour: colourAt(1), bounds: [0, 275, api.width, 1355] },
-    {
-      cls: RV,
-      id: 'filter_picker',
-      bounds: [0, 1500, api.width, 1900],
-      children: ['Normal', 'Clarendon', 'Gingham', 'Moon'].map((text, i) => ({
-        cls: TV,
-        text,
-        clickable: true,
-        bounds: [i * 270, 1500, (i + 1) * 270, 1900] as [number, number, number, number],
-      })),
-    },
-  ]);
-}
-
-function igCaption(api: SimApi): SimNode {
-  return root(api, [
-    {
-      cls: FL,
-      id: 'action_bar_container',
-      bounds: [0, 128, api.width, 275],
-      children: [
-        { cls: IV, id: 'button_back', desc: 'Back', clickable: true, bounds: [0, 128, 147, 275], onTap: () => api.back() },
-        { cls: TV, id: 'action_bar_title', text: 'New post', bounds: [168, 170, 700, 233] },
-      ],
-    },
-    { cls: IV, id: 'media_thumbnail', look: 'media', colour: colourAt(1), bounds: [340, 296, 740, 796] },
-    {
-      cls: 'android.widget.AutoCompleteTextView',
-      id: 'caption_input_text_view',
-      look: 'field',
-      text: api.draft.caption || 'Add a caption...',
-      focused: api.focused === 'caption',
-      clickable: true,
-      bounds: [42, 990, 1038, 1116],
-      onTap: () => api.focus('caption'),
-    },
-    { cls: TV, id: 'tag_people_string', text: 'Tag people', clickable: true, bounds: [137, 1550, 954, 1603] },
-    { cls: TV, id: 'location_label', text: 'Add location', clickable: true, bounds: [137, 1640, 975, 1766] },
-    { cls: BT, id: 'share_footer_button', look: 'button', text: 'Share', clickable: true, bounds: [42, 2221, 1038, 2337], onTap: () => api.publish() },
-  ]);
-}
-
-function challenge(api: SimApi, lines: { title: string; body: string; button: string; id?: string }): SimNode {
-  return root(api, [
-    { cls: TV, id: 'igds_headline_headline', text: lines.title, bounds: [60, 900, 1020, 990] },
-    { cls: TV, id: 'igds_headline_body', text: lines.body, bounds: [60, 1000, 1020, 1160] },
-    { cls: BT, id: lines.id ?? 'primary_button', look: 'button', text: lines.button, clickable: true, bounds: [60, 1300, 1020, 1420] },
-  ]);
 }
 
 export function instagramScreen(api: SimApi, screen: SimScreen): SimNode {
+  return dress(instagramTree(api, screen), `ig${api.feedIndex}:${api.reelIndex}`);
+}
+
+function instagramTree(api: SimApi, screen: SimScreen): SimNode {
   switch (screen.name) {
     case 'feed':
-      return igFeed(api);
-    case 'reels':
-      return igReels(api);
+    case 'post': {
+      const n = screen.name === 'feed' ? api.feedIndex : screen.n;
+      const author = screen.name === 'feed' ? authorAt(n) : screen.author;
+      const pending = screen.name === 'feed' && api.pendingReads > 0;
+      if (pending) api.pendingReads -= 1;
+      const failed = screen.name === 'feed' && !pending && api.uploadFailed;
+      // Every third post of the feed is an ad, as Instagram mixes sponsored posts into it.
+      const ad = screen.name === 'feed' && !pending && !failed && n % 3 === 2;
+      const root = tree(
+        pending ? 'instagram/feed-upload-pending.xml' : failed ? 'instagram/feed-upload-failed.xml' : ad ? 'instagram/feed-ad.xml' : 'instagram/feed.xml',
+        api,
+      );
+      rename(root, FIXTURE_AUTHOR.instagramFeed, author);
+      igPost(api, root, ad ? `ad#${n}` : `${author}#${n}`);
+      igTabs(api, root);
+      igBack(api, root);
+      return root;
+    }
+    case 'reels': {
+      const root = tree('instagram/reels.xml', api);
+      const author = authorAt(api.reelIndex + 3);
+      rename(root, 'urban.bites', author);
+      const postId = `reel:${author}#${api.reelIndex}`;
+      for (const node of all(root)) {
+        const id = idOf(node);
+        if (id === 'like_button') {
+          node.selected = api.liked.has(postId);
+          node.onTap = () => api.like(postId);
+        }
+        if (id === 'comment_button') node.onTap = () => api.push({ name: 'comments', postId });
+        if (id === 'clips_author_username') node.onTap = () => api.push({ name: 'profile', user: author });
+        if (node.desc === 'Create a reel') node.onTap = () => api.push({ name: 'gallery' });
+      }
+      igTabs(api, root);
+      return root;
+    }
+    case 'limited': {
+      const root = tree('instagram/reels-action-blocked.xml', api);
+      for (const node of all(root)) if (node.text === 'OK') node.onTap = () => api.back();
+      return root;
+    }
     case 'search':
-      return igSearch(api, screen.query);
-    case 'tag':
-      return igTag(api, screen.keyword);
-    case 'post':
-      return igPost(api, screen.author, screen.n);
-    case 'profile':
-      return igProfile(api, screen.user);
-    case 'comments':
-      return igComments(api, screen.postId);
+    case 'results': {
+      const query = screen.query || api.draft.query;
+      const root = tree(
+        screen.name === 'search' ? 'instagram/search.xml' : findsNothing(query) ? 'instagram/search-no-results.xml' : 'instagram/search-results.xml',
+        api,
+      );
+      const users = usersFor(query);
+      let row = 0;
+      for (const node of all(root)) {
+        const id = idOf(node);
+        if (id === 'action_bar_search_edit_text') {
+          node.text = api.draft.query || (screen.name === 'search' ? 'Search' : query);
+          node.focused = api.focused === 'search';
+          node.onTap = () => api.focus('search');
+        }
+        // Instagram's hashtag row reads "#<tag>" (GramAddict views.py finds it by that text): the typed words, joined.
+        if (id === 'row_hashtag_textview_tag_name') node.text = `#${query.replace(/^#/, '').replace(/\s+/g, '').toLowerCase()}`;
+        if (id === 'row_hashtag_container') {
+          const tag = query.replace(/^#/, '').replace(/\s+/g, '').toLowerCase();
+          node.onTap = () => api.push({ name: 'tag', tag });
+        }
+        if (id === 'row_search_user_container') {
+          const user = users[row] ?? users[0] ?? query;
+          row += 1;
+          for (const child of node.children ?? []) {
+            if (idOf(child) === 'row_search_user_username') child.text = user;
+            if (idOf(child) === 'row_search_user_fullname') child.text = user.replace(/[._]/g, ' ');
+          }
+          node.onTap = () => api.push({ name: 'profile', user });
+        }
+      }
+      igGrid(api, root);
+      igTabs(api, root);
+      return root;
+    }
+    case 'tag': {
+      // No public dump of a hashtag page: its grid is the explore grid's (image_button "Photo by … at Row r, Column c").
+      const root = tree('instagram/search.xml', api);
+      for (const node of all(root)) {
+        if (idOf(node) === 'action_bar_search_edit_text') {
+          node.text = `#${screen.tag}`;
+          node.onTap = () => api.back();
+        }
+        if (idOf(node) === 'image_button') node.desc = (node.desc ?? '').replace(/^Photo by (\S+)/, (_, user: string) => `Photo by ${screen.tag}.${user}`);
+      }
+      igGrid(api, root);
+      igTabs(api, root);
+      return root;
+    }
+    case 'profile': {
+      const isPrivate = api.privateAccounts.has(screen.user);
+      const root = tree(isPrivate ? 'instagram/profile-private.xml' : 'instagram/profile.xml', api);
+      rename(root, FIXTURE_AUTHOR.instagramProfile, screen.user);
+      rename(root, FIXTURE_AUTHOR.instagramProfileName, screen.user);
+      const following = api.followed.has(screen.user);
+      for (const node of all(root)) {
+        if (idOf(node) !== 'profile_header_follow_button') continue;
+        // The source shows selected=true on a Follow button not yet followed: the words carry the state.
+        node.text = following ? (isPrivate ? 'Requested' : 'Following') : 'Follow';
+        node.onTap = () => api.follow(screen.user);
+      }
+      igGrid(api, root, screen.user);
+      igBack(api, root);
+      return root;
+    }
+    case 'comments': {
+      const root = tree('instagram/comments.xml', api);
+      for (const node of all(root)) {
+        const id = idOf(node);
+        // One build renamed the box layout_comment_thread_edittext_multiline (GramAddict resources.py lists both).
+        if (id.startsWith('layout_comment_thread_edittext')) {
+          node.text = api.draft.comment || node.text;
+          node.focused = api.focused === 'comment';
+          node.onTap = () => api.focus('comment');
+        }
+        if (id === 'layout_comment_thread_post_button_click_area') node.onTap = () => api.comment(screen.postId);
+      }
+      // A posted comment shows in the thread as the others do: a row_comment_textview_comment "<user> <text>".
+      const rows = all(root).filter((node) => idOf(node) === 'row_comment_textview_comment');
+      const last = rows.at(-1);
+      const list = last && all(root).find((node) => node.children?.includes(last));
+      if (last && list) {
+        const height = last.bounds[3] - last.bounds[1];
+        api.posted
+          .filter((item) => item.postId === screen.postId)
+          .forEach((item, i) => {
+            const top = last.bounds[3] + (i + 1) * height;
+            list.children?.push({
+              ...structuredClone({ ...last, onTap: undefined }),
+              text: `farm.account ${item.text}`,
+              bounds: [last.bounds[0], top - height, last.bounds[2], top],
+            });
+          });
+      }
+      igBack(api, root);
+      return root;
+    }
     case 'gallery':
-      return igGallery(api);
-    case 'edit':
-      return igEdit(api);
-    case 'caption':
-      return igCaption(api);
+    case 'editor': {
+      const root = tree('instagram/gallery.xml', api);
+      let i = 0;
+      for (const node of all(root)) {
+        if (idOf(node) !== 'gallery_grid_item_thumbnail') continue;
+        const file = api.media[i];
+        i += 1;
+        if (file) node.desc = `Unselected Video thumbnail ${file}`;
+        node.onTap = () => api.push({ name: 'caption' });
+      }
+      igBack(api, root);
+      return root;
+    }
+    case 'caption': {
+      const root = tree('instagram/caption.xml', api);
+      for (const node of all(root)) {
+        const id = idOf(node);
+        if (id === 'caption_input_text_view') {
+          node.text = api.draft.caption || node.text;
+          node.focused = api.focused === 'caption';
+          node.onTap = () => api.focus('caption');
+        }
+        if (id === 'share_button') node.onTap = () => api.publish();
+      }
+      igBack(api, root);
+      return root;
+    }
     case 'login':
-      return root(api, [
-        { cls: ET, id: 'login_username', look: 'field', text: 'Username, email or mobile number', clickable: true, bounds: [60, 1000, 1020, 1130] },
-        { cls: ET, id: 'password', look: 'field', text: 'Password', clickable: true, bounds: [60, 1160, 1020, 1290] },
-        { cls: BT, id: 'button_text', look: 'button', text: 'Log in', desc: 'Log in', clickable: true, bounds: [60, 1330, 1020, 1450] },
-      ]);
     case 'blocked':
-      return challenge(api, {
-        title: 'We suspended your account',
-        body: 'You have 180 days left to disagree with this decision.',
-        button: 'Disagree with decision',
-      });
-    case 'limited':
-      return challenge(api, { title: 'Try Again Later', body: 'We restrict certain activity to protect our community.', button: 'OK' });
+      return challengeScreen(api, INSTAGRAM, screen.name);
   }
 }
 
 // ---------------------------------------------------------------- TikTok
 
-function ttTabs(api: SimApi, selected: string): SimNode {
-  const tabs: [string, string | undefined, string | undefined, () => void][] = [
-    ['Home', 'Home', undefined, () => api.replace({ name: 'feed' })],
-    ['Friends', 'Friends', undefined, () => undefined],
-    ['Create', undefined, 'Create', () => api.push({ name: 'gallery' })],
-    ['Inbox', 'Inbox', undefined, () => undefined],
-    ['Profile', 'Profile', undefined, () => api.replace({ name: 'profile', user: 'you' })],
-  ];
-  const w = api.width / tabs.length;
-  return {
-    cls: LL,
-    look: 'bar',
-    bounds: [0, 2190, api.width, 2330],
-    children: tabs.map(([key, text, desc, onTap], i) => ({
-      cls: FL,
-      ...(text ? { text } : {}),
-      ...(desc ? { desc } : {}),
-      clickable: true,
-      selected: key === selected,
-      bounds: [Math.round(i * w), 2190, Math.round((i + 1) * w), 2330],
-      onTap,
-    })),
-  };
-}
+export type TikTokBuild = 'musically' | 'trill';
 
-function ttVideo(api: SimApi, author: string, n: number, withTabs: boolean): SimNode {
-  const postId = `tt:${author}#${n}`;
+function ttVideo(api: SimApi, build: TikTokBuild, author: string, postId: string, withTabs: boolean): SimNode {
+  const sheet = build === 'musically' && api.sheet === 'add-phone';
+  const root = tree(build === 'trill' ? 'tiktok-trill/feed.xml' : sheet ? 'tiktok-musically/feed-add-phone.xml' : 'tiktok-musically/feed.xml', api);
+  // The sheet's only way out is its X.
+  if (sheet)
+    for (const node of all(root))
+      if (node.desc === 'Close')
+        node.onTap = () => {
+          api.sheet = null;
+          api.log('closed the add-phone-number sheet');
+        };
+  rename(root, build === 'trill' ? FIXTURE_AUTHOR.trill : FIXTURE_AUTHOR.musically, author);
   const liked = api.liked.has(postId);
   const following = api.followed.has(author);
-  return root(api, [
-    {
-      cls: 'androidx.viewpager.widget.ViewPager',
-      id: 'viewpager',
-      scrollable: true,
-      bounds: [0, 0, api.width, 2190],
-      children: [
-        { cls: FL, id: 'video_view', desc: `Video by ${author}`, look: 'media', colour: colourAt(n + 4), bounds: [0, 0, api.width, 2190] },
-        { cls: IV, desc: 'Search', clickable: true, bounds: [950, 120, 1060, 230], onTap: () => api.push({ name: 'search', query: '' }) },
-        {
-          cls: IV,
-          id: 'yx4',
-          desc: `${author} profile`,
-          clickable: true,
-          bounds: [950, 1080, 1060, 1190],
-          onTap: () => api.push({ name: 'profile', user: author }),
-        },
-        ...(following
-          ? []
-          : [
-              {
-                cls: BT,
-                id: 'hi1',
-                desc: 'Follow',
-                clickable: true,
-                bounds: [975, 1170, 1035, 1230] as [number, number, number, number],
-                onTap: () => api.follow(author),
-              },
-            ]),
-        {
-          cls: BT,
-          id: 'f57',
-          desc: liked ? 'Liked video' : 'Like video',
-          selected: liked,
-          clickable: true,
-          bounds: [950, 1280, 1060, 1390],
-          onTap: () => api.like(postId),
-        },
-        {
-          cls: BT,
-          id: 'dtv',
-          desc: 'Read or add comments',
-          clickable: true,
-          bounds: [950, 1460, 1060, 1570],
-          onTap: () => api.push({ name: 'comments', postId }),
-        },
-        { cls: BT, desc: 'Share video', clickable: true, bounds: [950, 1820, 1060, 1930] },
-        { cls: TV, id: 'title', text: `@${author}`, bounds: [40, 1900, 800, 1960] },
-      ],
-    },
-    ...(withTabs
-      ? [ttTabs(api, 'Home')]
-      : [{ cls: IV, desc: 'Back', clickable: true, bounds: [0, 120, 130, 230] as [number, number, number, number], onTap: () => api.back() }]),
-  ]);
+  if (following) removeWhere(root, (node) => node.desc === `Follow ${author}`);
+  for (const node of all(root)) {
+    const desc = node.desc ?? '';
+    // Like and Share share an id (f57): the description tells them apart, and says the state only with selected.
+    if (/Button$/.test(node.cls) && /^Like( video\.|$)/.test(desc)) {
+      node.selected = liked;
+      if (liked) node.desc = 'Like';
+      node.onTap = () => api.like(postId);
+    }
+    if (desc.startsWith('Read or add comments.')) node.onTap = () => api.push({ name: 'comments', postId });
+    if (desc === `Follow ${author}`) node.onTap = () => api.follow(author);
+    if (desc === 'Search' && node.bounds[1] < api.height / 5) node.onTap = () => api.push({ name: 'search', query: '' });
+    if (desc === 'Home') node.onTap = () => api.replace({ name: 'feed' });
+    if (desc === 'Create') node.onTap = () => api.push({ name: 'gallery' });
+  }
+  if (!withTabs) removeWhere(root, (node) => ['Home', 'Friends', 'Create', 'Inbox', 'Profile'].includes(node.desc ?? ''));
+  return root;
 }
 
-export function tiktokScreen(api: SimApi, screen: SimScreen): SimNode {
+export function tiktokScreen(api: SimApi, screen: SimScreen, build: TikTokBuild = 'musically'): SimNode {
+  const root = dress(tiktokTree(api, screen, build), `tt${api.feedIndex}:${JSON.stringify(screen)}`);
+  // Screens trill's source did not measure (the post flow) are musically's trees, drawn by trill's package.
+  if (build === 'trill')
+    walk(root, (node) => {
+      if (node.pkg === TIKTOK) node.pkg = TIKTOK_TRILL;
+      if (node.id?.startsWith(`${TIKTOK}:id/`)) node.id = `${TIKTOK_TRILL}:id/${node.id.slice(TIKTOK.length + 4)}`;
+    });
+  return root;
+}
+
+function tiktokTree(api: SimApi, screen: SimScreen, build: TikTokBuild): SimNode {
   switch (screen.name) {
     case 'feed':
     case 'reels':
-      return ttVideo(api, authorAt(api.feedIndex + 2), api.feedIndex, true);
+      return ttVideo(api, build, authorAt(api.feedIndex + 2), `tt:${authorAt(api.feedIndex + 2)}#${api.feedIndex}`, true);
     case 'post':
-      return ttVideo(api, screen.author, screen.n, false);
+      return ttVideo(api, build, screen.author, `tt:${screen.author}#${screen.n}`, false);
+    case 'limited': {
+      const root = tree('tiktok-musically/feed-action-blocked.xml', api);
+      for (const node of all(root)) if (node.text === 'OK') node.onTap = () => api.back();
+      return root;
+    }
+    case 'tag':
     case 'search':
-    case 'tag': {
-      const query = screen.name === 'search' ? screen.query : screen.keyword;
-      const users = query ? usersFor(query).slice(0, 2) : [];
-      return root(api, [
-        { cls: IV, desc: 'Back', clickable: true, bounds: [0, 120, 130, 230], onTap: () => api.back() },
-        {
-          cls: ET,
-          id: 'et_search_kw',
-          look: 'field',
-          text: query || 'Search',
-          focused: api.focused === 'search',
-          clickable: true,
-          bounds: [130, 120, 860, 230],
-          onTap: () => api.focus('search'),
-        },
-        { cls: TV, text: 'Search', clickable: true, bounds: [860, 120, 1060, 230], onTap: () => api.swap({ name: 'tag', keyword: api.draft.query }) },
-        ...users.map(
-          (user, i): SimNode => ({
-            cls: LL,
-            clickable: true,
-            bounds: [0, 300 + i * 170, api.width, 470 + i * 170],
-            onTap: () => api.push({ name: 'profile', user }),
-            children: [{ cls: TV, text: user, bounds: [180, 330 + i * 170, 800, 390 + i * 170] }],
-          }),
-        ),
-        ...(screen.name === 'tag'
-          ? Array.from({ length: 6 }, (_, i): SimNode => {
-              const [x, y] = [(i % 2) * 540, 700 + Math.floor(i / 2) * 480];
-              return {
-                cls: FL,
-                desc: `Video by ${slug(query)}.${authorAt(i)}`,
-                look: 'media',
-                colour: colourAt(i),
-                clickable: true,
-                bounds: [x, y, x + 540, y + 480],
-                onTap: () => api.push({ name: 'post', author: `${slug(query)}.${authorAt(i)}`, n: i }),
-              };
-            })
-          : []),
-      ]);
+    case 'results': {
+      const query = screen.name === 'tag' ? screen.tag : screen.query || api.draft.query;
+      const results = screen.name !== 'search' && !findsNothing(query);
+      const root = tree(
+        build === 'trill' ? 'tiktok-trill/search-results.xml' : results ? 'tiktok-musically/search-results.xml' : 'tiktok-musically/search.xml',
+        api,
+      );
+      const users = usersFor(query);
+      let cell = 0;
+      for (const node of all(root)) {
+        if (node.cls.endsWith('EditText')) {
+          node.text = api.draft.query || query || 'Search';
+          node.focused = api.focused === 'search';
+          node.onTap = () => api.focus('search');
+        }
+        if (node.text === 'Search' && node.cls.endsWith('Button')) node.onTap = () => api.swap({ name: 'results', query: api.draft.query });
+        if (node.desc === 'Back') node.onTap = () => api.back();
+        const trillResult = /^Video by ([^,]+),/.exec(node.desc ?? '');
+        if (trillResult && build === 'trill') {
+          if (!results) node.desc = undefined;
+          else {
+            const author = users[cell % users.length] ?? trillResult[1] ?? authorAt(cell);
+            node.desc = (node.desc ?? '').replace(trillResult[1] ?? '', author);
+            const n = cell;
+            cell += 1;
+            node.onTap = () => api.push({ name: 'post', author, n });
+          }
+        }
+        // On musically a result is a cell of buttons; its play count ("x17.6K") opens the video.
+        if (build === 'musically' && /^x[0-9.,]+[KMB]?$/.test(node.text ?? '')) {
+          const author = users[cell % users.length] ?? authorAt(cell);
+          const n = cell;
+          cell += 1;
+          node.onTap = () => api.push({ name: 'post', author, n });
+        }
+      }
+      if (build === 'trill' && !results) removeWhere(root, (node) => node.cls.endsWith('FrameLayout') && !node.desc && node.clickable === true);
+      return root;
     }
     case 'profile': {
-      const following = api.followed.has(screen.user);
-      return root(api, [
-        { cls: IV, desc: 'Back', clickable: true, bounds: [0, 120, 130, 230], onTap: () => api.back() },
-        { cls: TV, text: `@${screen.user}`, bounds: [200, 600, 880, 670] },
-        {
-          cls: BT,
-          look: 'button',
-          text: following ? 'Following' : 'Follow',
-          selected: following,
-          clickable: true,
-          bounds: [300, 800, 780, 910],
-          onTap: () => api.follow(screen.user),
-        },
-        ...Array.from({ length: 6 }, (_, i): SimNode => {
-          const [x, y] = [(i % 3) * 360, 1100 + Math.floor(i / 3) * 480];
-          return {
-            cls: FL,
-            desc: `Video by ${screen.user}`,
-            look: 'media',
-            colour: colourAt(i + 3),
-            clickable: true,
-            bounds: [x, y, x + 360, y + 480],
-            onTap: () => api.push({ name: 'post', author: screen.user, n: i }),
-          };
-        }),
-      ]);
+      // No public dump of a TikTok profile page: a profile link shows the account's video, whose badge follows it.
+      return ttVideo(api, build, screen.user, `tt:${screen.user}#0`, false);
     }
-    case 'comments':
-      return root(api, [
-        { cls: TV, text: 'Comments', bounds: [300, 900, 780, 980] },
-        { cls: IV, desc: 'Close', clickable: true, bounds: [960, 880, 1060, 980], onTap: () => api.back() },
-        {
-          cls: ET,
-          look: 'field',
-          text: api.draft.comment || 'Add comment...',
-          focused: api.focused === 'comment',
-          clickable: true,
-          bounds: [40, 2200, 880, 2320],
-          onTap: () => api.focus('comment'),
-        },
-        { cls: IV, desc: 'Post comment', clickable: true, bounds: [900, 2200, 1040, 2320], onTap: () => api.comment(screen.postId) },
-      ]);
-    case 'gallery':
-      return root(api, [
-        { cls: IV, desc: 'Close', clickable: true, bounds: [0, 120, 130, 230], onTap: () => api.back() },
-        { cls: TV, text: 'Upload', clickable: true, bounds: [820, 1950, 1040, 2080], onTap: () => api.swap({ name: 'edit' }) },
-      ]);
-    case 'edit':
-      return root(api, [
-        { cls: IV, desc: 'Back', clickable: true, bounds: [0, 120, 130, 230], onTap: () => api.back() },
-        ...api.media.map((file, i): SimNode => {
-          const [x, y] = [(i % 3) * 360, 400 + Math.floor(i / 3) * 360];
-          return { cls: FL, desc: `Photo, ${file}`, look: 'media', colour: colourAt(i), clickable: true, bounds: [x, y, x + 360, y + 360] };
-        }),
-        { cls: BT, look: 'button', text: 'Next', clickable: true, bounds: [760, 2200, 1040, 2320], onTap: () => api.swap({ name: 'caption' }) },
-      ]);
-    case 'caption':
-      return root(api, [
-        { cls: IV, desc: 'Back', clickable: true, bounds: [0, 120, 130, 230], onTap: () => api.back() },
-        {
-          cls: ET,
-          look: 'field',
-          text: api.draft.caption || 'Add description...',
-          focused: api.focused === 'caption',
-          clickable: true,
-          bounds: [40, 300, 760, 700],
-          onTap: () => api.focus('caption'),
-        },
-        { cls: BT, look: 'button', text: 'Post', clickable: true, bounds: [560, 2200, 1040, 2320], onTap: () => api.publish() },
-      ]);
+    case 'comments': {
+      const root = tree(build === 'trill' ? 'tiktok-trill/comments.xml' : 'tiktok-musically/comments.xml', api);
+      for (const node of all(root)) {
+        const id = idOf(node);
+        if (node.cls.endsWith('EditText')) {
+          node.text = api.draft.comment || node.text;
+          node.focused = api.focused === 'comment';
+          node.onTap = () => api.focus('comment');
+        }
+        // The send button next to the box (jfd on 43.1.4; unnamed in the dump).
+        if (id === 'jfd') node.onTap = () => api.comment(screen.postId);
+        if (node.desc === 'Close') node.onTap = () => api.back();
+      }
+      // A posted comment shows in the list: the author's name button (id title) and the text (e7j) beside the others.
+      const texts = all(root).filter((node) => idOf(node) === 'e7j');
+      const last = texts.at(-1);
+      const list = last && all(root).find((node) => node.children?.includes(last));
+      if (last && list)
+        for (const item of api.posted.filter((posted) => posted.postId === screen.postId))
+          list.children?.push({ ...structuredClone({ ...last, onTap: undefined }), text: item.text });
+      return root;
+    }
+    case 'gallery': {
+      const root = tree('tiktok-musically/gallery.xml', api);
+      for (const node of all(root)) {
+        if (node.text === 'Next' && idOf(node) === 'uyb') node.onTap = () => api.swap({ name: 'editor' });
+        if (node.desc === 'Close') node.onTap = () => api.back();
+      }
+      return root;
+    }
+    case 'editor': {
+      const root = tree('tiktok-musically/editor.xml', api);
+      for (const node of all(root)) if (idOf(node) === 'ntq') node.onTap = () => api.swap({ name: 'caption' });
+      return root;
+    }
+    case 'caption': {
+      const root = tree('tiktok-musically/caption.xml', api);
+      for (const node of all(root)) {
+        const id = idOf(node);
+        if (id === 'g19') {
+          node.text = api.draft.caption || node.text;
+          node.focused = api.focused === 'caption';
+          node.onTap = () => api.focus('caption');
+        }
+        if (id === 'qrb') node.onTap = () => api.publish();
+        if (id === 'fex' || id === 'b98') node.onTap = () => api.back();
+      }
+      return root;
+    }
     case 'login':
-      return root(api, [
-        { cls: TV, text: 'Log in to TikTok', bounds: [100, 700, 980, 800] },
-        { cls: BT, look: 'button', text: 'Use phone / email / username', clickable: true, bounds: [100, 1000, 980, 1120] },
-      ]);
     case 'blocked':
-      return root(api, [
-        { cls: TV, text: 'Your account was permanently banned', bounds: [60, 900, 1020, 1000] },
-        { cls: BT, look: 'button', text: 'Log out', clickable: true, bounds: [60, 1300, 1020, 1420] },
-      ]);
-    case 'limited':
-      return root(api, [
-        { cls: TV, text: "You're tapping too fast", bounds: [60, 900, 1020, 1000] },
-        { cls: BT, look: 'button', text: 'OK', clickable: true, bounds: [60, 1300, 1020, 1420], onTap: () => api.back() },
-      ]);
+      return challengeScreen(api, build === 'trill' ? TIKTOK_TRILL : TIKTOK, screen.name);
   }
 }
 
-/** The home screen: a wallpaper, the phone's name as a widget, and the apps' icons in the dock row. */
-export function launcherScreen(api: SimApi, open: (pkg: string) => void, name = 'Simulated Pixel'): SimNode {
+/**
+ * The log-in page and a suspended account. No public dump of these was found, so they are drawn in code with the
+ * words bots match on real phones (YallaPapi/geelark-automation TIKTOK_SCREEN_REFERENCE.md: "Log in to TikTok",
+ * "Your account was permanently banned"; Instagram's suspension notice as its bots read it).
+ */
+function challengeScreen(api: SimApi, pkg: string, kind: 'login' | 'blocked'): SimNode {
+  const instagram = pkg === INSTAGRAM;
+  const words =
+    kind === 'login'
+      ? instagram
+        ? ['Username, email or mobile number', 'Log in']
+        : ['Log in to TikTok', 'Use phone / email / username']
+      : instagram
+        ? ['We suspended your account', 'Disagree with decision']
+        : ['Your account was permanently banned', 'Log out'];
+  const w = api.width;
   return {
-    cls: FL,
+    cls: 'android.widget.FrameLayout',
+    bounds: [0, 0, w, api.height],
+    children: [
+      {
+        cls: 'android.widget.FrameLayout',
+        id: 'android:id/content',
+        bounds: [0, 0, w, api.height],
+        children: [
+          {
+            cls: kind === 'login' && instagram ? 'android.widget.EditText' : 'android.widget.TextView',
+            text: words[0],
+            bounds: [60, 900, w - 60, 1020],
+            look: kind === 'login' && instagram ? 'field' : undefined,
+          },
+          { cls: 'android.widget.Button', text: words[1], look: 'button', clickable: true, bounds: [60, 1300, w - 60, 1420] },
+        ],
+      },
+    ],
+  };
+}
+
+/** The home screen: a wallpaper, the phone's name as a widget, and the apps' icons in the dock row. */
+export function launcherScreen(api: SimApi, open: (pkg: string) => void, name = 'Simulated Pixel', tiktokPackage = TIKTOK): SimNode {
+  return {
+    cls: 'android.widget.FrameLayout',
     look: 'wallpaper',
     bounds: [0, 0, api.width, api.height],
     children: [
-      { cls: TV, text: name, bounds: [60, 520, api.width - 60, 640] },
+      { cls: 'android.widget.TextView', text: name, bounds: [60, 520, api.width - 60, 640] },
       {
-        cls: TV,
+        cls: 'android.widget.TextView',
         look: 'icon',
         colour: '#d6249f',
         text: 'Instagram',
@@ -802,7 +600,16 @@ export function launcherScreen(api: SimApi, open: (pkg: string) => void, name = 
         bounds: [100, 1700, 400, 2000],
         onTap: () => open(INSTAGRAM),
       },
-      { cls: TV, look: 'icon', colour: '#25f4ee', text: 'TikTok', desc: 'TikTok', clickable: true, bounds: [680, 1700, 980, 2000], onTap: () => open(TIKTOK) },
+      {
+        cls: 'android.widget.TextView',
+        look: 'icon',
+        colour: '#25f4ee',
+        text: 'TikTok',
+        desc: 'TikTok',
+        clickable: true,
+        bounds: [680, 1700, 980, 2000],
+        onTap: () => open(tiktokPackage),
+      },
     ],
   };
 }

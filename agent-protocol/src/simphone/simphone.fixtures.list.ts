@@ -1,0 +1,31 @@
+/** The fixtures of `test/fixtures/real/` the simulated apps show (see EVIDENCE.md there for where each comes from). */
+export const simulatedFixtures = [
+  'instagram/feed.xml',
+  'instagram/feed-ad.xml',
+  'instagram/feed-upload-pending.xml',
+  'instagram/feed-upload-failed.xml',
+  'instagram/reels.xml',
+  'instagram/reels-action-blocked.xml',
+  'instagram/search.xml',
+  'instagram/search-results.xml',
+  'instagram/search-no-results.xml',
+  'instagram/profile.xml',
+  'instagram/profile-private.xml',
+  'instagram/comments.xml',
+  'instagram/gallery.xml',
+  'instagram/caption.xml',
+  'tiktok-musically/feed.xml',
+  'tiktok-musically/feed-action-blocked.xml',
+  'tiktok-musically/feed-add-phone.xml',
+  'tiktok-musically/comments.xml',
+  'tiktok-musically/search.xml',
+  'tiktok-musically/search-results.xml',
+  'tiktok-musically/gallery.xml',
+  'tiktok-musically/editor.xml',
+  'tiktok-musically/caption.xml',
+  'tiktok-trill/feed.xml',
+  'tiktok-trill/search-results.xml',
+  'tiktok-trill/comments.xml',
+] as const;
+
+export type SimulatedFixture = (typeof simulatedFixtures)[number];
