@@ -27,7 +27,10 @@ io.of('/agent').on('connection', (socket) => {
   });
 });
 
-process.on('message', async (message: { sample: number }) => {
+// Not awaited by the emitter: each latency settles (an ack, or NaN after 10 s), so a round does not reject.
+process.on('message', (message: { sample: number }) => void sampleRound(message));
+
+async function sampleRound(message: { sample: number }): Promise<void> {
   const chosen = [...phones].sort(() => Math.random() - 0.5).slice(0, message.sample);
   const latencies = await Promise.all(
     chosen.map(
@@ -53,6 +56,6 @@ process.on('message', async (message: { sample: number }) => {
     ),
   );
   process.send?.({ latencies });
-});
+}
 
 http.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));

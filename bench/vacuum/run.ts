@@ -47,7 +47,7 @@ async function round(database: Database, ws: string, i: number) {
   await sql`
     update tasks set status = 'completed', completed_at = now(), progress = 100
     where id in (select id from tasks where workspace_id = ${ws} and status = 'in-progress' order by created_at limit ${TASKS_PER_ROUND})`.execute(db);
-  await jobs['tasks.tally'](undefined, { db, announce: async () => {} });
+  await jobs['tasks.tally'](undefined, { db, announce: () => undefined });
 }
 
 /** Milliseconds per read (p50) of the console's most frequent reads, and the busy tables' size on disk. */
@@ -78,14 +78,14 @@ async function life(vacuum: boolean) {
   const database = await openDatabase({ kind: 'pglite' });
   await migrate(database);
   const ws = await seed(database);
-  await jobs['tasks.tally'](undefined, { db: database.db, announce: async () => {} });
+  await jobs['tasks.tally'](undefined, { db: database.db, announce: () => undefined });
   const figures: { round: number; devices: number; tasks: number; counts: number; mb: number; vacuumMs: number }[] = [];
   let vacuumMs = 0;
   for (let i = 1; i <= ROUNDS; i++) {
     await round(database, ws, i);
     if (vacuum && i % VACUUM_EVERY === 0) {
       const started = performance.now();
-      await jobs['database.vacuum'](undefined, { db: database.db, announce: async () => {} });
+      await jobs['database.vacuum'](undefined, { db: database.db, announce: () => undefined });
       vacuumMs = performance.now() - started;
     }
     if (i % VACUUM_EVERY === 0) figures.push({ round: i, ...(await look(database, ws)), vacuumMs });

@@ -47,6 +47,8 @@ async function openPostgres(url: string, poolSize = 10, prepare = true): Promise
     // No JIT compilation: the product's statements run for milliseconds, and compiling one the planner thinks is large
     // (an analytics series over a farm's tasks) cost 15-20 ms of the server's CPU each time, more than the statement
     // itself. Set on each new connection before its first use, so it needs no rights on the database.
+    // pg-pool waits for the promise onConnect returns before it hands the connection out (@types/pg says void).
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
     onConnect: async (client) => {
       await client.query('SET jit = off').catch(() => undefined);
     },

@@ -79,7 +79,8 @@ export class Dispatcher {
     private readonly log: FastifyBaseLogger,
   ) {
     this.unsubscribe = changes.subscribe((change) => {
-      if (change.event === 'device.wake') this.wake(change.payload.deviceId);
+      // Not awaited: a hand-over logs its own failure (wake never rejects), and the change feed waits for no listener.
+      if (change.event === 'device.wake') void this.wake(change.payload.deviceId);
       else if (change.event === 'task.withdrawn') this.withdraw(change.payload);
     });
     this.timer = setInterval(() => void this.sweep(), SWEEP_MS);

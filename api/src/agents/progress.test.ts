@@ -116,6 +116,21 @@ describe('the progress gate', () => {
     ]);
   });
 
+  it('tells a failed write of what waited when it closes', async () => {
+    const errors: unknown[] = [];
+    const failing = new ProgressGate(
+      async (_device, report) => {
+        if (report.percent === 70) throw new Error('database gone');
+      },
+      (error) => errors.push(error),
+      () => 1000,
+    );
+    await failing.report(phone, report(10));
+    await failing.report(phone, report(70));
+    await expect(failing.close()).rejects.toThrow('database gone');
+    expect(errors).toEqual([new Error('database gone')]);
+  });
+
   it('writes what waits when it closes', async () => {
     await gate.report(phone, report(10));
     await gate.report(phone, report(70));

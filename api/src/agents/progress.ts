@@ -91,7 +91,8 @@ export class ProgressGate {
     this.slots.clear();
     for (const slot of slots) {
       clearTimeout(slot.timer);
-      if (slot.waiting) this.track(this.write(slot.device, slot.waiting));
+      // A failed last write is told like any other (the caller of close() drops its rejection unheard).
+      if (slot.waiting) void this.track(this.write(slot.device, slot.waiting)).catch(this.onError);
     }
     while (this.writing.size > 0) await Promise.all(this.writing);
   }

@@ -61,16 +61,22 @@ describe('session arrivals', () => {
     render(<LiveDuration session={row} />);
     expect(screen.getByText('59:59')).toBeTruthy();
 
-    act(() => vi.advanceTimersByTime(1000));
+    act(() => {
+      vi.advanceTimersByTime(1000);
+    });
     expect(screen.getByText('1:00:00')).toBeTruthy();
-    act(() => vi.advanceTimersByTime(2000));
+    act(() => {
+      vi.advanceTimersByTime(2000);
+    });
     expect(screen.getByText('1:00:02')).toBeTruthy();
   });
 
   it('shows a paused session without ticking', () => {
     const row = session({ isActive: false });
     render(<LiveDuration session={row} />);
-    act(() => vi.advanceTimersByTime(5000));
+    act(() => {
+      vi.advanceTimersByTime(5000);
+    });
     expect(screen.getByText('1:10')).toBeTruthy();
   });
 });

@@ -32,9 +32,13 @@ describe('connection indicator and banner', () => {
     const { rerender } = render(view('reconnecting', 100_000));
     expect(screen.queryByRole('alert')).toBeNull();
 
-    act(() => vi.advanceTimersByTime(4900));
+    act(() => {
+      vi.advanceTimersByTime(4900);
+    });
     expect(screen.queryByRole('alert')).toBeNull();
-    act(() => vi.advanceTimersByTime(200));
+    act(() => {
+      vi.advanceTimersByTime(200);
+    });
     expect(screen.getByRole('alert').textContent).toContain('Connection lost');
 
     rerender(view('offline', 100_000));
