@@ -6,6 +6,19 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 import type { FailureCode } from '@farm/agent-protocol/failures';
 import type { RoutineType } from '@farm/agent-protocol/routines';
 import type { DeviceStatus, Platform, TaskPriority, TaskStatus, TaskType } from '@farm/agent-protocol/values';
+import type {
+  accountStatusValues,
+  activityTypeValues,
+  attemptOutcomeValues,
+  campaignPlatformValues,
+  campaignStatusValues,
+  followTypeValues,
+  postStatusValues,
+  roleValues,
+  swipeGenderValues,
+  usageModeValues,
+  webhookDeliveryStatusValues,
+} from '@farm/contracts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -15,12 +28,13 @@ type NullableText = ColumnType<string | null, string | null | undefined, string 
 type NullableCode = ColumnType<FailureCode | null, FailureCode | null | undefined, FailureCode | null>;
 export type { FailureCode };
 
-export type Role = 'operator' | 'va';
+// Every value list is written once: those the phones speak in agent-protocol, the rest in the contracts.
+export type Role = (typeof roleValues)[number];
 export type { DeviceStatus, TaskType, TaskPriority, TaskStatus, Platform };
-export type ActivityType = 'success' | 'warning' | 'info' | 'error';
-export type CampaignStatus = 'draft' | 'active' | 'paused' | 'completed';
-export type AccountStatus = 'creation_pending' | 'warmup' | 'active' | 'paused' | 'suspended';
-export type PostStatus = 'draft' | 'scheduled' | 'published' | 'failed';
+export type ActivityType = (typeof activityTypeValues)[number];
+export type CampaignStatus = (typeof campaignStatusValues)[number];
+export type AccountStatus = (typeof accountStatusValues)[number];
+export type PostStatus = (typeof postStatusValues)[number];
 export type { RoutineType };
 
 export interface WorkspacesTable {
@@ -192,7 +206,7 @@ export interface CampaignsTable {
   id: Generated<string>;
   workspaceId: string;
   name: string;
-  platform: 'instagram' | 'tiktok' | 'tinder';
+  platform: (typeof campaignPlatformValues)[number];
   niche: string;
   keywords: TextArray;
   referenceAccounts: TextArray;
@@ -207,14 +221,14 @@ export interface CampaignsTable {
   searchAndLikeActions: TextArray;
   accountsToFollow: TextArray;
   followTargetAccounts: TextArray;
-  followType: 'followers' | 'following' | null;
+  followType: (typeof followTypeValues)[number] | null;
   engageCommenters: ColumnType<boolean, boolean | undefined, boolean>;
   engageCommentersActions: TextArray;
   autoLikeEnabled: ColumnType<boolean, boolean | undefined, boolean>;
   autoLikeReferenceImages: TextArray;
   autoLikeGuidelines: string | null;
   autoswipeEnabled: ColumnType<boolean, boolean | undefined, boolean>;
-  autoswipeGenderPreference: 'men' | 'women' | 'everyone' | null;
+  autoswipeGenderPreference: (typeof swipeGenderValues)[number] | null;
   autoswipeAgeMin: ColumnType<number, number | undefined, number>;
   autoswipeAgeMax: ColumnType<number, number | undefined, number>;
   autoswipeDistanceMax: ColumnType<number, number | undefined, number>;
@@ -458,7 +472,7 @@ export interface DeviceUsageTable {
   deviceId: string;
   userId: string | null;
   userName: string;
-  mode: 'watch' | 'control';
+  mode: (typeof usageModeValues)[number];
   startedAt: Timestamp;
   endedAt: NullableTimestamp;
   seenAt: Timestamp;
@@ -494,7 +508,7 @@ export interface EnrollmentCodesTable {
   createdAt: Timestamp;
 }
 
-export type AttemptOutcome = 'completed' | 'failed' | 'expired' | 'withdrawn' | 'cancelled';
+export type AttemptOutcome = (typeof attemptOutcomeValues)[number];
 
 export interface TaskAttemptsTable {
   taskId: string;
@@ -658,7 +672,7 @@ export interface WebhooksTable {
   updatedAt: Timestamp;
 }
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type WebhookDeliveryStatus = (typeof webhookDeliveryStatusValues)[number];
 
 export interface WebhookDeliveriesTable {
   id: Generated<string>;

@@ -1,6 +1,7 @@
 export * from './activities.ts';
 export * from './changes.ts';
 export * from './db.ts';
+export * from './devices/status.ts';
 export * from './in-process.ts';
 export * from './jobs.ts';
 export * from './outbox.ts';

@@ -9,7 +9,7 @@ export interface AutomationSettings {
   ackTimeoutMs: number;
   /** An attempt with no progress for this long has its lease ended. */
   progressWindowMs: number;
-  /** How often agents heartbeat (told to protocol 2 agents); silent for three of these means offline. */
+  /** How often agents heartbeat (told to protocol 2 agents); silent for three of these means offline (devices/status.ts). */
   heartbeatMs: number;
   /** Attempts a task gets before a retryable failure becomes final. */
   maxAttempts: number;
@@ -48,9 +48,6 @@ export function configureAutomation(settings: Partial<AutomationSettings>): void
 export function automation(): Readonly<AutomationSettings> {
   return current;
 }
-
-/** Silent for three heartbeats: the phone is offline. */
-export const silenceMs = () => current.heartbeatMs * 3;
 
 /** The delay before retry number `attempt` (1 = the first retry): exponential with full jitter between half and all of it. */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {

@@ -29,6 +29,9 @@ export const wallSnapshot = z.object({ workspaceName: z.string(), tiles: z.array
 export type WallSnapshot = z.infer<typeof wallSnapshot>;
 export const wallQuery = z.object({ token: z.string().max(200).optional() });
 
+/** How an attempt ended: settled by its result, its lease expired, withdrawn by a change, or cancelled with its task. */
+export const attemptOutcomeValues = ['completed', 'failed', 'expired', 'withdrawn', 'cancelled'] as const;
+
 /** One hand-over of a task to the phone, and how it ended: the device's history. */
 export const deviceHistoryEntry = z.object({
   taskId: id,
@@ -39,7 +42,7 @@ export const deviceHistoryEntry = z.object({
   ackedAt: nullableTime,
   endedAt: nullableTime,
   /** null while the attempt is out on the phone. */
-  outcome: z.enum(['completed', 'failed', 'expired', 'withdrawn', 'cancelled']).nullable(),
+  outcome: z.enum(attemptOutcomeValues).nullable(),
   failureCode: failureCode.nullable(),
   failureMessage: z.string().nullable(),
 });

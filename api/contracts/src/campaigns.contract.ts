@@ -14,6 +14,8 @@ export type CampaignStatus = z.infer<typeof campaignStatus>;
 export const engagementActionValues = ['like', 'comment', 'follow'] as const;
 const engagementAction = z.enum(engagementActionValues);
 export const swipeGenderValues = ['men', 'women', 'everyone'] as const;
+/** Whose list a campaign follows from a reference account: its followers, or those it follows. */
+export const followTypeValues = ['followers', 'following'] as const;
 
 /** Per-account daily caps of engagement actions; a missing one uses the platform's default. */
 const capCount = z
@@ -94,7 +96,7 @@ const campaignFields = z.object({
   searchAndLikeActions: z.array(engagementAction).max(3).optional(),
   accountsToFollow: plainList.optional(),
   followTargetAccounts: plainList.optional(),
-  followType: z.enum(['followers', 'following']).nullable().optional(),
+  followType: z.enum(followTypeValues).nullable().optional(),
   engageCommenters: z.boolean().optional(),
   engageCommentersActions: z.array(engagementAction).max(3).optional(),
   autoLikeEnabled: z.boolean().optional(),

@@ -17,7 +17,7 @@ export const serverEvents = {
   'device.updated': device,
   'device.deleted': removed,
   'device.assigned': device,
-  /** Heartbeats of many phones, gathered over a tenth of a second: the live status and battery of the fleet. */
+  /** Heartbeats of many phones, gathered over 50 ms (api agents/pulse.ts): the live status and battery of the fleet. */
   'devices.pulse': z.object({ devices: z.array(device.pick({ id: true, status: true, battery: true, lastActive: true })) }),
   'session.started': session,
   'session.updated': session,

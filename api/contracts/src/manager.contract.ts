@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { id, idFilter, isoTime, pageQuery, range, timeInput, timeZone } from './common.ts';
-import { deviceListQuery, taskListQuery, taskPriority } from './fleet.contract.ts';
+import { activityType, deviceListQuery, taskListQuery, taskPriority } from './fleet.contract.ts';
 import { accountListQuery, platformValues, postListQuery, postStatus } from './content.contract.ts';
 
 // ---- Analytics --------------------------------------------------------------------------------------------
@@ -217,7 +217,7 @@ export const exportQueries = {
     to: timeInput.optional(),
   }),
   activities: z.object({
-    type: z.enum(['success', 'warning', 'info', 'error']).optional(),
+    type: activityType.optional(),
     deviceId: idFilter.optional(),
     from: timeInput.optional(),
     to: timeInput.optional(),
@@ -344,11 +344,13 @@ export const webhook = z.object({
   warning: z.string().optional(),
 });
 export type Webhook = z.infer<typeof webhook>;
+/** Where a webhook delivery stands: waiting (its next attempt due), delivered, or given up after its last attempt. */
+export const webhookDeliveryStatusValues = ['pending', 'delivered', 'failed'] as const;
 export const webhookDelivery = z.object({
   id,
   webhookId: id,
   event: z.string(),
-  status: z.enum(['pending', 'delivered', 'failed']),
+  status: z.enum(webhookDeliveryStatusValues),
   attempts: z.number().int(),
   nextAttemptAt: isoTime,
   lastStatus: z.number().int().nullable(),

@@ -171,7 +171,7 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         result: { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt },
       });
       if ('error' in answer) throw answer.error;
-      // Its next task, once it has this answer: here at once, not after the settle's wake has gone round the cluster.
+      // Its next task, once it has this answer (trigger 2 of the dispatcher's header, dispatcher.ts).
       setImmediate(() => void ctx.dispatcher.finished(peer.device.id));
       if (answer.verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };
       return ok;

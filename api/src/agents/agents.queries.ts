@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
-import { readyWork } from '@farm/workers';
+import { GONE, helloStatus, readyWork } from '@farm/workers';
 import { hashToken } from '../auth/auth.queries.ts';
 import type { Db } from '../shared/types.ts';
 
@@ -24,7 +24,7 @@ export async function findAgentDevice(db: Db, token: string): Promise<AgentDevic
   return device;
 }
 
-/** The phone said hello: heard from now (online, or busy if work of its own still runs), speaking this protocol. */
+/** The phone said hello: heard from now (its status by the rule in @farm/workers devices/status.ts), speaking this protocol. */
 export function markHello(
   db: Db,
   device: AgentDevice,
@@ -40,9 +40,7 @@ export function markHello(
   return db
     .updateTable('devices')
     .set({
-      status: sql<
-        'online' | 'busy'
-      >`case when exists (select 1 from tasks t where t.device_id = devices.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress')) then 'busy' else 'online' end`,
+      status: helloStatus(sql.ref('devices.id')),
       battery: hello.battery,
       lastActive: sql<Date>`now()`,
       lastSeenAt: sql<Date>`now()`,
@@ -62,7 +60,7 @@ export function markHello(
 export function markGone(db: Db, device: AgentDevice): Promise<DeviceRow | undefined> {
   return db
     .updateTable('devices')
-    .set({ status: 'offline', lastActive: sql<Date>`now()` })
+    .set({ status: GONE, lastActive: sql<Date>`now()` })
     .where('id', '=', device.id)
     .where('workspaceId', '=', device.workspaceId)
     .returning(deviceColumns)

@@ -1,10 +1,12 @@
 /**
  * The phone side of Socket.IO (`/agent`), wiring only: a device credential opens the socket and the agent speaks only
- * for its device; every message is parsed with its schema and answered by its handler
- * (agents.handlers.ts); the dispatcher hands work to the phones connected here.
+ * for its device; every message is parsed with its schema and answered by its handler (agents.handlers.ts); the
+ * dispatcher hands work to the phones connected here. `AgentSockets` holds this instance's state (the batches, the
+ * messages still being handled) and one named handler per step of a connection's life: admit, connect (a phone or a
+ * host), a message, a live frame, a departure.
  */
-import type { FastifyInstance } from 'fastify';
-import type { Namespace } from 'socket.io';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Namespace, Socket } from 'socket.io';
 import {
   AGENT_NAMESPACE,
   agentMessages,
@@ -17,21 +19,26 @@ import {
   type ServerMessage,
   type ServerToAgent,
 } from '@farm/agent-protocol';
-import { isUuid, serialize } from '@farm/sql';
+import { isUuid, serialize, type TaskRow } from '@farm/sql';
 import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
-import { agentHandlers, type AgentPeer, type DeviceResult, writeResults } from './agents.handlers.ts';
-import { findAgentDevice, markGone, type AgentDevice } from './agents.queries.ts';
-import { findHostByToken, hostPhone, touchHost, type AgentHost } from './hosts.queries.ts';
+import type { ChangeFeed } from '../events/changes.ts';
+import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
+import type { Db } from '../shared/types.ts';
+import type { Storage } from '../storage/storage.ts';
+import { type AgentHandlers, agentHandlers, type AgentPeer, type DeviceResult, type ResultAnswer, writeResults } from './agents.handlers.ts';
+import { type AgentDevice, findAgentDevice, markGone } from './agents.queries.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { Gathered } from './gathered.ts';
-import { PROGRESS_MS, ProgressGate } from './progress.ts';
+import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.queries.ts';
+import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
-import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
 type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host' } & AgentHost);
 
 export type AgentNamespace = Namespace<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
+type AgentSocket = Socket<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
+type Answer = (answer: Ack) => void;
 
 export const deviceRoom = (deviceId: string) => `device:${deviceId}`;
 /** Every connection a host opened: its own and its phones'. */
@@ -57,205 +64,242 @@ function refused(message: string, error: { issues: readonly { path: readonly Pro
   return { ok: false, error: error.issues.map((issue) => `${issue.path.join('.') || message}: ${issue.message}`).join('; ') };
 }
 
+/** A handshake's text field, if it is one of a sensible length. */
+const text = (value: unknown, max: number) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
+
 export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: LiveHub): Agents {
-  const { db, changes, storage } = app.ctx;
-  const nsp = io.of(AGENT_NAMESPACE) as unknown as AgentNamespace;
-  const dispatcher = new Dispatcher(db, changes, app.log);
-  const pulse = new Pulse(db, changes, (error) => app.log.warn({ err: error }, 'heartbeat batch failed'));
-  const progress = new ProgressGate(
-    async (device, report) => {
-      const outbox = new Outbox(device.workspaceId);
-      await progressTask(db, device.id, report, outbox);
-      outbox.flush(changes);
-    },
-    (error) => app.log.warn({ err: error }, 'task progress write failed'),
-    // A quarter of the lease's window at most, so a waiting report cannot let the lease lapse.
-    () => Math.min(PROGRESS_MS, automation().progressWindowMs / 4),
-  );
-  const acks = new Gathered(async (given: PhoneAck[]) => {
+  const agents = new AgentSockets(io.of(AGENT_NAMESPACE) as unknown as AgentNamespace, app.ctx, live, app.log);
+  app.addHook('onClose', () => agents.close());
+  return agents;
+}
+
+class AgentSockets implements Agents {
+  readonly dispatcher: Dispatcher;
+  private readonly db: Db;
+  private readonly changes: ChangeFeed;
+  private readonly pulse: Pulse;
+  private readonly progress: ProgressGate;
+  /** Acks, written together with those that come while one is written. */
+  private readonly acks: Gathered<PhoneAck, TaskRow | undefined>;
+  /** Results, written together with those that come while one is written. */
+  private readonly results: Gathered<DeviceResult, ResultAnswer>;
+  private readonly handlers: AgentHandlers;
+  /** What the phones' messages and departures are still doing here: a stopping instance lets it finish and announce. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly nsp: AgentNamespace,
+    ctx: { db: Db; changes: ChangeFeed; storage: Storage },
+    private readonly live: LiveHub,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    const { db, changes, storage } = ctx;
+    this.db = db;
+    this.changes = changes;
+    this.dispatcher = new Dispatcher(db, changes, log);
+    this.pulse = new Pulse(db, changes, (error) => log.warn({ err: error }, 'heartbeat batch failed'));
+    this.progress = new ProgressGate(
+      (device, report) => this.writeProgress(device, report),
+      (error) => log.warn({ err: error }, 'task progress write failed'),
+      // A quarter of the lease's window at most, so a waiting report cannot let the lease lapse.
+      () => Math.min(PROGRESS_MS, automation().progressWindowMs / 4),
+    );
+    this.acks = new Gathered((given: PhoneAck[]) => this.writeAcks(given));
+    this.results = new Gathered((given: DeviceResult[]) => writeResults(db, changes, given));
+    this.handlers = agentHandlers({
+      db,
+      changes,
+      storage,
+      dispatcher: this.dispatcher,
+      pulse: this.pulse,
+      progress: this.progress,
+      acks: this.acks,
+      results: this.results,
+      log,
+    });
+    nsp.use((socket, next) => {
+      this.admit(socket.handshake.auth ?? {})
+        .then((data) => {
+          if (!data) return next(new Error('unauthorized'));
+          socket.data = data;
+          next();
+        })
+        .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+    });
+    nsp.on('connection', (socket: AgentSocket) => {
+      const data = socket.data;
+      if (data.kind === 'host') this.connectHost(socket, data);
+      else this.connectPhone(socket, data);
+    });
+  }
+
+  // ── the batches ───────────────────────────────────────────────────────────────────────────────────────────
+
+  private async writeProgress(device: AgentDevice, report: ProgressReport): Promise<void> {
+    const outbox = new Outbox(device.workspaceId);
+    await progressTask(this.db, device.id, report, outbox);
+    outbox.flush(this.changes);
+  }
+
+  private async writeAcks(given: PhoneAck[]) {
     // An id that is no UUID names no task: it is answered without the statement, which it would fail for all.
     const outboxes = new Outboxes();
     const acked = await ackTasks(
-      db,
+      this.db,
       given.filter((ack) => isUuid(ack.taskId)),
       outboxes,
     );
-    outboxes.flush(changes);
+    outboxes.flush(this.changes);
     return given.map((ack) => acked.find((task) => task.id === ack.taskId && task.deviceId === ack.deviceId && task.attempt === ack.attempt));
-  });
-  const results = new Gathered((given: DeviceResult[]) => writeResults(db, changes, given));
-  const handlers = agentHandlers({ db, changes, storage, dispatcher, pulse, progress, acks, results, log: app.log });
+  }
 
-  nsp.use((socket, next) => {
-    const auth = (socket.handshake.auth ?? {}) as Record<string, unknown>;
-    const text = (value: unknown, max: number) => (typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined);
-    const admit = async () => {
-      const token = text(auth.token, 200);
-      if (token) {
-        const device = await findAgentDevice(db, token);
-        return device ? { kind: 'phone' as const, hostId: null, ...device } : undefined;
-      }
-      const hostToken = text(auth.hostToken, 200);
-      const host = hostToken ? await findHostByToken(db, hostToken) : undefined;
-      if (!host) return undefined;
-      const serial = text(auth.serial, 100);
-      if (!serial) return { kind: 'host' as const, ...host };
-      // A host speaks for the phones it registered; a phone it sees for the first time is registered now.
-      const phone = await hostPhone(db, host, { serial, model: text(auth.model, 100), androidVersion: text(auth.androidVersion, 20) });
-      if ('refused' in phone) throw new Error(phone.refused);
-      if (phone.created) {
-        const outbox = new Outbox(host.workspaceId);
-        outbox.add('device.created', serialize(phone.device));
-        await recordActivity(
-          db,
-          {
-            workspaceId: host.workspaceId,
-            userId: null,
-            action: `${phone.device.name} joined through host "${host.name}"`,
-            deviceId: phone.device.id,
-            type: 'success',
-          },
-          { action: 'device.registered', entityType: 'device', entityId: phone.device.id, data: { hostId: host.id, serial } },
-          outbox,
-        );
-        outbox.flush(changes);
-      }
-      return { kind: 'phone' as const, hostId: host.id, id: phone.device.id, workspaceId: phone.device.workspaceId, name: phone.device.name };
-    };
-    admit()
-      .then((data) => {
-        if (!data) return next(new Error('unauthorized'));
-        socket.data = data;
-        next();
-      })
-      .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
-  });
+  // ── admission: who the connection speaks for ──────────────────────────────────────────────────────────────
 
-  /**
-   * What this instance says to a phone on one of its own sockets goes straight to that socket. A plain `socket.emit`
-   * passes through the adapter, to be kept for connection-state recovery: with Redis, one stream entry per dispatch,
-   * read back by every instance, and the dispatch held until Redis answers. A phone's work does not rest on a replay:
-   * a dispatch lost with its connection is never acked, its lease expires and the task goes out again.
-   */
-  const ownSocket = (socketId: string) => nsp.local.to(socketId);
-
-  const connectedCount = async (deviceId: string) => (await nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
-
-  // What the phones' messages and departures are still doing here: a stopping instance lets it finish and announce.
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(work: Promise<T>): Promise<T> => {
-    inFlight.add(work);
-    void work.then(
-      () => inFlight.delete(work),
-      () => inFlight.delete(work),
-    );
-    return work;
-  };
-
-  nsp.on('connection', (socket) => {
-    const data = socket.data;
-    if (data.kind === 'host') {
-      attachHost(socket, data);
-      return;
+  private async admit(auth: Record<string, unknown>): Promise<AgentSocketData | undefined> {
+    const token = text(auth.token, 200);
+    if (token) {
+      const device = await findAgentDevice(this.db, token);
+      return device ? { kind: 'phone', hostId: null, ...device } : undefined;
     }
+    const hostToken = text(auth.hostToken, 200);
+    const host = hostToken ? await findHostByToken(this.db, hostToken) : undefined;
+    if (!host) return undefined;
+    const serial = text(auth.serial, 100);
+    if (!serial) return { kind: 'host', ...host };
+    return this.admitHostPhone(host, { serial, model: text(auth.model, 100), androidVersion: text(auth.androidVersion, 20) });
+  }
+
+  /** A host speaks for the phones it registered; a phone it sees for the first time is registered now. */
+  private async admitHostPhone(
+    host: AgentHost,
+    seen: { serial: string; model: string | undefined; androidVersion: string | undefined },
+  ): Promise<AgentSocketData> {
+    const phone = await hostPhone(this.db, host, seen);
+    if ('refused' in phone) throw new Error(phone.refused);
+    if (phone.created) {
+      const outbox = new Outbox(host.workspaceId);
+      outbox.add('device.created', serialize(phone.device));
+      await recordActivity(
+        this.db,
+        {
+          workspaceId: host.workspaceId,
+          userId: null,
+          action: `${phone.device.name} joined through host "${host.name}"`,
+          deviceId: phone.device.id,
+          type: 'success',
+        },
+        { action: 'device.registered', entityType: 'device', entityId: phone.device.id, data: { hostId: host.id, serial: seen.serial } },
+        outbox,
+      );
+      outbox.flush(this.changes);
+    }
+    return { kind: 'phone', hostId: host.id, id: phone.device.id, workspaceId: phone.device.workspaceId, name: phone.device.name };
+  }
+
+  // ── a phone's connection ──────────────────────────────────────────────────────────────────────────────────
+
+  private connectPhone(socket: AgentSocket, data: Extract<AgentSocketData, { kind: 'phone' }>): void {
     const device: AgentDevice = { id: data.id, workspaceId: data.workspaceId, name: data.name };
     if (data.hostId) void socket.join(hostRoom(data.hostId));
     const peer: AgentPeer = {
       device,
       socketId: socket.id,
       protocol: 1,
-      send: (event, message) => (ownSocket(socket.id).emit as (event: string, message: unknown) => boolean)(event, message),
+      send: (event, message) => (this.ownSocket(socket.id).emit as (event: string, message: unknown) => boolean)(event, message),
     };
-    // One live connection per phone: a newer one replaces the older, on whichever instance it is.
-    void nsp
+    this.replaceOlder(socket, device);
+    // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
+    socket.on('live.frame', (raw: unknown, ack?: Answer) => this.onLiveFrame(device, raw, ack));
+    // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
+    const order = { last: Promise.resolve() as Promise<unknown> };
+    for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
+      if (name === 'live.frame') continue;
+      socket.on(name, (raw: unknown, ack?: Answer) => this.onMessage(socket, peer, order, name, raw, ack));
+    }
+    socket.on('disconnect', () => this.onPhoneDisconnect(socket, device));
+  }
+
+  /** One live connection per phone: a newer one replaces the older, on whichever instance it is. */
+  private replaceOlder(socket: AgentSocket, device: AgentDevice): void {
+    void this.nsp
       .in(deviceRoom(device.id))
       .fetchSockets()
       .then((others) => {
         for (const other of others) if (other.id !== socket.id) other.disconnect(true);
         return socket.join(deviceRoom(device.id));
       })
-      .catch((error: unknown) => app.log.warn({ err: error, deviceId: device.id, workspaceId: device.workspaceId }, 'agent room join failed'));
+      .catch((error: unknown) => this.log.warn({ err: error, deviceId: device.id, workspaceId: device.workspaceId }, 'agent room join failed'));
+  }
 
-    // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
-    socket.on('live.frame', (raw: unknown, ack?: (answer: Ack) => void) => {
-      const parsed = agentMessages['live.frame'].safeParse(raw);
-      ack?.(parsed.success ? live.frame(device.id, parsed.data) : refused('live.frame', parsed.error));
-    });
+  private onLiveFrame(device: AgentDevice, raw: unknown, ack: Answer | undefined): void {
+    const parsed = agentMessages['live.frame'].safeParse(raw);
+    ack?.(parsed.success ? this.live.frame(device.id, parsed.data) : refused('live.frame', parsed.error));
+  }
 
-    // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
-    let inOrder: Promise<unknown> = Promise.resolve();
-    for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
-      if (name === 'live.frame') continue;
-      socket.on(name, (raw: unknown, ack?: (answer: Ack) => void) => {
-        const parsed = agentMessages[name].safeParse(raw);
-        if (!parsed.success) {
-          ack?.(refused(name, parsed.error));
-          return;
-        }
-        const handled = track(inOrder.then(() => (handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data)));
-        inOrder = handled.catch(() => undefined);
-        handled.then(
-          (answer) => {
-            ack?.(answer);
-            if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
-            if (name === 'agent.hello' && answer.ok && socket.connected)
-              live.phoneReady(livePhone(socket, device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
-          },
-          (error: unknown) => {
-            app.log.warn({ err: error, message: name, deviceId: device.id, workspaceId: device.workspaceId }, 'agent message failed');
-            ack?.({ ok: false, error: 'The server could not take this message; send it again' });
-          },
-        );
-      });
+  /** A message parsed with its schema, handled after the phone's previous ones, and answered. */
+  private onMessage(
+    socket: AgentSocket,
+    peer: AgentPeer,
+    order: { last: Promise<unknown> },
+    name: Exclude<AgentMessageName, 'live.frame'>,
+    raw: unknown,
+    ack: Answer | undefined,
+  ): void {
+    const parsed = agentMessages[name].safeParse(raw);
+    if (!parsed.success) {
+      ack?.(refused(name, parsed.error));
+      return;
     }
+    const handled = this.track(order.last.then(() => (this.handlers[name] as (peer: AgentPeer, message: unknown) => Promise<Ack>)(peer, parsed.data)));
+    order.last = handled.catch(() => undefined);
+    handled.then(
+      (answer) => {
+        ack?.(answer);
+        if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
+        if (name === 'agent.hello' && answer.ok && socket.connected)
+          this.live.phoneReady(this.livePhone(socket, peer.device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
+      },
+      (error: unknown) => {
+        this.log.warn({ err: error, message: name, deviceId: peer.device.id, workspaceId: peer.device.workspaceId }, 'agent message failed');
+        ack?.({ ok: false, error: 'The server could not take this message; send it again' });
+      },
+    );
+  }
 
-    /** The phone left this instance: offline unless it is connected elsewhere, said in the activity feed. */
-    const gone = async () => {
-      if ((await connectedCount(device.id)) > 0) return;
-      // A last heartbeat still gathering must not bring the phone back online after it left.
-      await pulse.flush();
-      const outbox = new Outbox(device.workspaceId);
-      const row = await markGone(db, device);
-      if (row) outbox.add('device.updated', serialize(row));
-      // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
-      // not, the lease ends and the task is tried again.
-      await recordActivity(
-        db,
-        { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' },
-        undefined,
-        outbox,
-      );
-      outbox.flush(changes);
-    };
-    socket.on('disconnect', () => {
-      dispatcher.detach(device.id, socket.id);
-      live.phoneGone(device.id, socket.id);
-      void track(gone().catch((error: unknown) => app.log.warn({ err: error }, 'agent disconnect handling failed')));
-    });
-  });
+  private onPhoneDisconnect(socket: AgentSocket, device: AgentDevice): void {
+    this.dispatcher.detach(device.id, socket.id);
+    this.live.phoneGone(device.id, socket.id);
+    void this.track(this.phoneGone(device).catch((error: unknown) => this.log.warn({ err: error }, 'agent disconnect handling failed')));
+  }
 
-  /** A host's own connection: it says hello; while it is open, the host shows connected in Settings. */
-  function attachHost(socket: Parameters<Parameters<typeof nsp.on>[1]>[0], host: AgentHost): void {
-    void socket.join([hostRoom(host.id), hostControlRoom(host.id)]);
-    void touchHost(db, host.id).catch(() => undefined);
-    socket.on('host.hello', (raw: unknown, ack?: (answer: Ack) => void) => {
-      const parsed = hostMessages['host.hello'].safeParse(raw);
-      if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
-      void touchHost(db, host.id).catch(() => undefined);
-      ack?.({ ok: true, hostId: host.id, hostName: host.name });
-    });
-    socket.on('disconnect', () => void touchHost(db, host.id).catch(() => undefined));
+  /** The phone left this instance: offline unless it is connected elsewhere, said in the activity feed. */
+  private async phoneGone(device: AgentDevice): Promise<void> {
+    if ((await this.connectedCount(device.id)) > 0) return;
+    // A last heartbeat still gathering must not bring the phone back online after it left.
+    await this.pulse.flush();
+    const outbox = new Outbox(device.workspaceId);
+    const row = await markGone(this.db, device);
+    if (row) outbox.add('device.updated', serialize(row));
+    // Its attempt out keeps its lease: the phone may finish offline and report when it is back; if it does
+    // not, the lease ends and the task is tried again.
+    await recordActivity(
+      this.db,
+      { workspaceId: device.workspaceId, userId: null, action: `${device.name} disconnected`, deviceId: device.id, type: 'warning' },
+      undefined,
+      outbox,
+    );
+    outbox.flush(this.changes);
   }
 
   /** The phone's agent as the live screen drives it. */
-  function livePhone(socket: Parameters<Parameters<typeof nsp.on>[1]>[0], device: AgentDevice, features: readonly string[]): LivePhone {
+  private livePhone(socket: AgentSocket, device: AgentDevice, features: readonly string[]): LivePhone {
     return {
       deviceId: device.id,
       workspaceId: device.workspaceId,
       socketId: socket.id,
       features: new Set(features),
-      start: (settings) => ownSocket(socket.id).emit('live.start', settings),
-      stop: () => ownSocket(socket.id).emit('live.stop', {}),
+      start: (settings) => this.ownSocket(socket.id).emit('live.start', settings),
+      stop: () => this.ownSocket(socket.id).emit('live.stop', {}),
       input: (message, timeoutMs) =>
         new Promise<Ack>((resolve, reject) => {
           socket.timeout(timeoutMs).emit('live.input', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
@@ -263,35 +307,82 @@ export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: Liv
     };
   }
 
-  app.addHook('onClose', async () => {
-    await dispatcher.close();
-    await pulse.close().catch(() => undefined);
-    await progress.close().catch(() => undefined);
-    await acks.close();
-    await results.close();
-  });
+  // ── a host's own connection ───────────────────────────────────────────────────────────────────────────────
 
-  return {
-    dispatcher,
-    async command(deviceId, name) {
-      if ((await connectedCount(deviceId)) === 0) return false;
-      nsp.to(deviceRoom(deviceId)).emit('command', { name });
-      return true;
-    },
-    disconnect(deviceId) {
-      nsp.in(deviceRoom(deviceId)).disconnectSockets(true);
-    },
-    disconnectHost(hostId) {
-      nsp.in(hostRoom(hostId)).disconnectSockets(true);
-    },
-    async drain(timeoutMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-      await Promise.race([Promise.allSettled([...inFlight]), deadline]);
-      clearTimeout(timer);
-    },
-    async hostConnected(hostId) {
-      return (await nsp.in(hostControlRoom(hostId)).fetchSockets()).length > 0;
-    },
-  };
+  /** A host's own connection: it says hello; while it is open, the host shows connected in Settings. */
+  private connectHost(socket: AgentSocket, host: AgentHost): void {
+    void socket.join([hostRoom(host.id), hostControlRoom(host.id)]);
+    this.touch(host);
+    socket.on('host.hello', (raw: unknown, ack?: Answer) => {
+      const parsed = hostMessages['host.hello'].safeParse(raw);
+      if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
+      this.touch(host);
+      ack?.({ ok: true, hostId: host.id, hostName: host.name });
+    });
+    socket.on('disconnect', () => this.touch(host));
+  }
+
+  private touch(host: AgentHost): void {
+    void touchHost(this.db, host.id).catch(() => undefined);
+  }
+
+  // ── helpers ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * What this instance says to a phone on one of its own sockets goes straight to that socket. A plain `socket.emit`
+   * passes through the adapter, to be kept for connection-state recovery: with Redis, one stream entry per dispatch,
+   * read back by every instance, and the dispatch held until Redis answers. A phone's work does not rest on a replay:
+   * a dispatch lost with its connection is never acked, its lease expires and the task goes out again.
+   */
+  private ownSocket(socketId: string) {
+    return this.nsp.local.to(socketId);
+  }
+
+  private async connectedCount(deviceId: string): Promise<number> {
+    return (await this.nsp.in(deviceRoom(deviceId)).fetchSockets()).length;
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.then(
+      () => this.inFlight.delete(work),
+      () => this.inFlight.delete(work),
+    );
+    return work;
+  }
+
+  // ── what the rest of the API asks of the phones ───────────────────────────────────────────────────────────
+
+  async command(deviceId: string, name: ServerMessage<'command'>['name']): Promise<boolean> {
+    if ((await this.connectedCount(deviceId)) === 0) return false;
+    this.nsp.to(deviceRoom(deviceId)).emit('command', { name });
+    return true;
+  }
+
+  disconnect(deviceId: string): void {
+    this.nsp.in(deviceRoom(deviceId)).disconnectSockets(true);
+  }
+
+  disconnectHost(hostId: string): void {
+    this.nsp.in(hostRoom(hostId)).disconnectSockets(true);
+  }
+
+  async drain(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    clearTimeout(timer);
+  }
+
+  async hostConnected(hostId: string): Promise<boolean> {
+    return (await this.nsp.in(hostControlRoom(hostId)).fetchSockets()).length > 0;
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+    await this.pulse.close().catch(() => undefined);
+    await this.progress.close().catch(() => undefined);
+    await this.acks.close();
+    await this.results.close();
+  }
 }

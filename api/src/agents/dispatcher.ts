@@ -1,9 +1,21 @@
 /**
- * Hands work to the phones connected to this process. Each API instance knows only its own phones; it leases a
- * phone's next task when the phone says hello, when it is woken (a task was made, returned or settled for it,
- * announced by any process), and on a sweep every two seconds (retries whose backoff ended, a missed wake).
+ * Hands work to the phones connected to this process. Each API instance knows only its own phones. What makes it
+ * lease a phone's next task, every trigger named here (the other files point to this list):
+ *
+ *   1. hello     the phone said hello on this process (agents.handlers.ts `agent.hello`): `attach`, then `wake`.
+ *   2. result    the phone sent a result here (agents.handlers.ts `task.result`): `finished`, once the phone has its
+ *                answer, at once on this process, not after the settle's wake (3) has gone round the cluster.
+ *   3. wake      a `device.wake` announced by any process, after its transaction committed: a task made, returned for
+ *                a retry or settled for the phone (the lifecycle in @farm/workers tasks/lifecycle.ts), a task moved
+ *                to it (modules/tasks), a person's control released (realtime/live.ts). Other instances' wakes come
+ *                over the changes channel (events/jobs.ts).
+ *   4. sweep     every SWEEP_MS, the phones free in the database (retries whose backoff ended, a missed wake).
+ *
+ * After a result, 2, 3 and 4 all fire; the first to run leases the next task and the others find it out.
  * Hand-overs to one phone are serialized here, and the lifecycle's unique index keeps one attempt out per phone
- * whatever happens elsewhere. Leases asked for while one is written go together in the next statement. Work goes to protocol 1 agents in the v1 shape, to protocol 2 agents typed.
+ * whatever happens elsewhere. Leases asked for while one is written go together in the next statement. Work goes to
+ * protocol 1 agents in the v1 shape, to protocol 2 agents typed. "Connected here and heard" is the device-status rule
+ * of @farm/workers devices/status.ts (`silenceMs`).
  *
  * A phone this process gave an attempt is not asked again until that attempt ends: its result (sent here), its
  * withdrawal (announced by any process), a new socket, or the sweep finding it free in the database. A wake in

@@ -12,7 +12,7 @@
  */
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
-import { automation } from '@farm/workers';
+import { automation, connectedStatus, working } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from '../events/changes.ts';
 
@@ -67,16 +67,12 @@ export class Pulse {
       const values = sql.join(
         rows.map((b) => sql`(${b.id}::uuid, ${b.status}::text, ${b.battery}::int, ${b.screenOn ?? null}::boolean, ${b.foregroundApp ?? null}::text)`),
       );
-      // A connected phone's status is derived here, once, from what it reports and what runs on it: busy while
-      // work or a person's session runs, idle with the screen off or nothing done for five minutes, online otherwise.
+      // A connected phone's status is derived here, once per batch, from what it reports and what runs on it, by the
+      // rule in @farm/workers devices/status.ts.
       const updated = await sql<{ id: string; status: DeviceStatus; battery: number; lastActive: Date; shown: boolean }>`
         with v(id, agent_status, battery, screen_on, foreground_app) as (values ${values}),
         w as (
-          select v.*, (
-            v.agent_status = 'busy'
-            or exists (select 1 from tasks t where t.device_id = v.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress'))
-            or exists (select 1 from sessions s where s.device_id = v.id and s.ended_at is null and s.is_active)
-          ) as working
+          select v.*, ${working(sql.ref('v.id'), sql.ref('v.agent_status'))} as working
           from v
         )
         update devices d set
@@ -85,11 +81,7 @@ export class Pulse {
           foreground_app = coalesce(w.foreground_app, d.foreground_app),
           last_seen_at = now(),
           last_active = case when w.working then now() else d.last_active end,
-          status = case
-            when w.working then 'busy'
-            when w.screen_on = false or w.agent_status = 'idle' or d.last_active < now() - interval '5 minutes' then 'idle'
-            else 'online'
-          end
+          status = ${connectedStatus({ working: sql.ref('w.working'), screenOn: sql.ref('w.screen_on'), agentStatus: sql.ref('w.agent_status'), lastActive: sql.ref('d.last_active') })}
         from w, devices o
         where d.id = w.id and o.id = d.id and d.workspace_id = ${workspaceId}
         returning d.id, d.status, d.battery, d.last_active as "lastActive",

@@ -7,18 +7,22 @@
  * One person controls a phone at a time (the database says who); their inputs go to the phone in order and each is
  * answered with its latency. Every watch and control is a usage session; control left unused is released after a
  * prompt; sessions of an instance that died are closed by the others.
+ *
+ * `attachLive` opens the namespace; `LiveScreens` holds this instance's state (who watches and controls here, the
+ * phones held here, what the other instances said) with one named handler per browser message, bus signal and timer.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Namespace, Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
-import { LIVE_DEFAULTS, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS } from '@farm/agent-protocol';
+import { type Ack, LIVE_DEFAULTS, type LiveFrame, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS } from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import {
   LIVE_NAMESPACE,
   liveClientMessages,
   type LiveAnswer,
+  type LiveWatchAnswer,
   type LiveClientMessageName,
   type LiveClientToServer,
   type LiveServerToClient,
@@ -33,7 +37,9 @@ import {
   takeControl,
   touchUsage,
 } from '../modules/usage/usage.queries.ts';
-import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus } from './live.bus.ts';
+import type { ChangeFeed } from '../events/changes.ts';
+import type { Db } from '../shared/types.ts';
+import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus, type LiveSignal } from './live.bus.ts';
 import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 import { crossSite, personOf, unavailable, type SocketPerson } from './handshake.ts';
 
@@ -52,6 +58,9 @@ const SLOW_SHARE = 0.3;
 type LiveSocketData = SocketPerson;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;
 type LiveNamespace = Namespace<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;
+
+/** One kind of signal on the live bus. */
+type Signal<T extends LiveSignal['t']> = Extract<LiveSignal, { t: T }>;
 
 interface Watch {
   socket: LiveSocket;
@@ -85,30 +94,13 @@ const NOT_STREAMING = {
 } as const;
 
 export async function attachLive(app: FastifyInstance, io: RealtimeServer, options: { redisUrl?: string | undefined }): Promise<LiveHub> {
-  const { db, changes } = app.ctx;
-  const idleMs = app.ctx.config.liveControlIdleMs;
-  const promptBeforeMs = Math.min(60_000, Math.floor(idleMs / 5));
   const warn = (error: unknown) => app.log.warn({ err: error }, 'live screen');
   const bus: LiveBus = options.redisUrl ? await RedisLiveBus.connect(options.redisUrl, warn) : new LocalLiveBus();
-  const me = bus.instanceId;
   const nsp = io.of(LIVE_NAMESPACE) as unknown as LiveNamespace;
   // The server's adapter would keep what is sent to a socket for recovery (in memory, or in the Redis stream with
   // several instances): frames must never be kept, so this namespace has the plain adapter, which only delivers.
   await Promise.resolve(nsp.adapter.close()).catch(() => undefined);
   nsp.adapter = new Adapter(nsp as unknown as ConstructorParameters<typeof Adapter>[0]);
-
-  // ── the watchers' side ────────────────────────────────────────────────────────────────────────────────────
-  const watchers = new Map<string, Set<Watch>>();
-  const frameSubscriptions = new Map<string, () => void>();
-  /** Frames sent and dropped per phone since the last announcement, for "slow". */
-  const delivery = new Map<string, { sent: number; dropped: number }>();
-  const controls = new Map<string, Control>();
-  const pendingInputs = new Map<string, { answer: (answer: LiveAnswer<{ latencyMs: number }>) => void; sentAt: number; timer: NodeJS.Timeout }>();
-
-  // ── the phones' side ──────────────────────────────────────────────────────────────────────────────────────
-  const held = new Map<string, HeldPhone>();
-  const remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; at: number }>>();
-
   nsp.use((socket, next) => {
     const refused = crossSite(app, socket.handshake.headers);
     if (refused) return next(refused);
@@ -121,11 +113,70 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
       (error: unknown) => next(unavailable(app, error)),
     );
   });
+  return new LiveScreens(nsp, bus, app.ctx.db, app.ctx.changes, app.ctx.config.liveControlIdleMs, app.log);
+}
 
-  const refuse = (error: string) => ({ ok: false as const, error });
+const refuse = (error: string) => ({ ok: false as const, error });
 
-  nsp.on('connection', (socket: LiveSocket) => {
-    const on = <N extends LiveClientMessageName>(name: N, handle: (message: Parameters<LiveClientToServer[N]>[0]) => Promise<LiveAnswer<object>>) => {
+/** A browser's live message, as its handler takes it. */
+type Message<N extends LiveClientMessageName> = Parameters<LiveClientToServer[N]>[0];
+
+/**
+ * This instance's live screens: the watchers and controllers connected here (the watchers' side), the phones whose
+ * agents are connected here (the phones' side), and what each hears of the others on the live bus. Each browser
+ * message, bus signal and timer has its named handler.
+ */
+class LiveScreens implements LiveHub {
+  private readonly me: string;
+  private readonly promptBeforeMs: number;
+  private readonly warn: (error: unknown) => void;
+  private readonly timers: NodeJS.Timeout[];
+  private readonly unsubscribe: () => void;
+
+  // ── the watchers' side ──
+  private readonly watchers = new Map<string, Set<Watch>>();
+  private readonly frameSubscriptions = new Map<string, () => void>();
+  /** Frames sent and dropped per phone since the last announcement, for "slow". */
+  private readonly delivery = new Map<string, { sent: number; dropped: number }>();
+  private readonly controls = new Map<string, Control>();
+  private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<{ latencyMs: number }>) => void; sentAt: number; timer: NodeJS.Timeout }>();
+
+  // ── the phones' side ──
+  private readonly held = new Map<string, HeldPhone>();
+  private readonly remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; at: number }>>();
+
+  constructor(
+    nsp: LiveNamespace,
+    private readonly bus: LiveBus,
+    private readonly db: Db,
+    private readonly changes: ChangeFeed,
+    private readonly idleMs: number,
+    log: FastifyBaseLogger,
+  ) {
+    this.me = bus.instanceId;
+    this.promptBeforeMs = Math.min(60_000, Math.floor(idleMs / 5));
+    this.warn = (error) => log.warn({ err: error }, 'live screen');
+    nsp.on('connection', (socket: LiveSocket) => this.connect(socket, log));
+    bus.onSignal((message) => this.heard(message));
+    this.timers = [
+      setInterval(() => this.announceAll(), ANNOUNCE_MS),
+      setInterval(() => this.checkIdle(), Math.min(IDLE_CHECK_MS, Math.max(250, Math.floor(this.promptBeforeMs / 4)))),
+      setInterval(() => void this.keepUsage().catch(this.warn), USAGE_TOUCH_MS),
+      setInterval(() => void this.closeStale().catch(this.warn), USAGE_STALE_MS / 3),
+    ];
+    for (const timer of this.timers) timer.unref();
+    // A signed-out session's live screens close with its other sockets.
+    this.unsubscribe = changes.subscribe((change) => {
+      if (change.event !== 'auth.revoked') return;
+      const revoked = new Set(change.payload.sessionIds);
+      for (const socket of nsp.sockets.values()) if (revoked.has(socket.data.sessionId)) socket.disconnect(true);
+    });
+  }
+
+  // ── a browser's socket: each message parsed with its schema and answered by its handler ──────────────────
+
+  private connect(socket: LiveSocket, log: FastifyBaseLogger): void {
+    const on = <N extends LiveClientMessageName>(name: N, handle: (socket: LiveSocket, message: Message<N>) => Promise<LiveAnswer<object>>) => {
       (socket.on as (event: string, listener: (raw: unknown, ack?: (answer: unknown) => void) => void) => void)(name, (raw, ack) => {
         const parsed = liveClientMessages[name].safeParse(raw);
         if (!parsed.success) {
@@ -133,151 +184,164 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
           ack?.(refuse(`${issue?.path.join('.') || name}: ${issue?.message ?? 'is not valid'}`));
           return;
         }
-        handle(parsed.data as Parameters<LiveClientToServer[N]>[0]).then(
+        handle(socket, parsed.data as Message<N>).then(
           (answer) => ack?.(answer),
           (error: unknown) => {
-            app.log.warn({ err: error, message: name }, 'live message failed');
+            log.warn({ err: error, message: name }, 'live message failed');
             ack?.(refuse('The server could not do that just now; try again'));
           },
         );
       });
     };
-
-    on('live.watch', async ({ deviceId }) => {
-      const device = await findLiveDevice(db, socket.data.workspaceId, deviceId);
-      if (!device) return refuse('This phone is not in your workspace');
-      if (!watchOf(socket, deviceId)) {
-        const watch: Watch = { socket, deviceId, usageId: startUsage(db, socket.data, deviceId, 'watch').catch(() => null), inFlight: false, sentAt: 0 };
-        let set = watchers.get(deviceId);
-        if (!set) {
-          set = new Set();
-          watchers.set(deviceId, set);
-        }
-        set.add(watch);
-        if (!frameSubscriptions.has(deviceId)) frameSubscriptions.set(deviceId, bus.subscribeFrames(deviceId, deliver));
-        announce(deviceId);
-      }
-      const offline = device.status === 'offline';
-      return { ok: true, streaming: !offline, ...(offline ? { reason: NOT_STREAMING.offline } : {}), canControl: mayControl(socket.data, device) };
-    });
-
-    on('live.unwatch', async ({ deviceId }) => {
-      await unwatch(socket, deviceId, 'stopped watching');
-      return { ok: true };
-    });
-
-    on('live.control', async ({ deviceId, takeOver }) => {
-      if (!watchOf(socket, deviceId)) return refuse("Open the phone's live screen before taking control");
-      return take(socket, deviceId, { takeOver: takeOver ?? false });
-    });
-
-    on('live.release', async ({ deviceId }) => {
-      const control = controls.get(deviceId);
-      if (control?.socket === socket) await release(control, 'handed back');
-      return { ok: true };
-    });
-
-    on('live.input', async ({ deviceId, seq, input }) => {
-      const control = controls.get(deviceId);
-      if (!control || control.socket !== socket) return refuse('Take control of this phone first');
-      control.lastUsedAt = Date.now();
-      control.prompted = false;
-      const reqId = randomUUID();
-      return new Promise<LiveAnswer<{ latencyMs: number }>>((resolve) => {
-        const timer = setTimeout(() => {
-          pendingInputs.delete(reqId);
-          resolve(refuse('The phone did not answer in time. Is it still connected?'));
-        }, INPUT_TIMEOUT_MS);
-        pendingInputs.set(reqId, { answer: resolve, sentAt: Date.now(), timer });
-        bus.signal({ t: 'input', from: me, reqId, deviceId, seq, input });
-      });
-    });
-
-    on('live.keep', async ({ deviceId }) => {
-      const control = controls.get(deviceId);
-      if (!control || control.socket !== socket) return refuse('You are not in control of this phone any more');
-      control.lastUsedAt = Date.now();
-      control.prompted = false;
-      return { ok: true };
-    });
-
-    on('live.ask', async ({ deviceId }) => {
-      if (!watchOf(socket, deviceId)) return refuse("Open the phone's live screen first");
-      const current = await db
-        .selectFrom('deviceUsage')
-        .select(['id'])
-        .where('deviceId', '=', deviceId)
-        .where('workspaceId', '=', socket.data.workspaceId)
-        .where('mode', '=', 'control')
-        .where('endedAt', 'is', null)
-        .executeTakeFirst();
-      if (!current) return refuse('Nobody controls this phone now: take control');
-      bus.signal({ t: 'ask', from: me, deviceId, usageId: current.id, userId: socket.data.userId, name: socket.data.name });
-      return { ok: true };
-    });
-
-    on('live.handover', async ({ deviceId, userId }) => {
-      const control = controls.get(deviceId);
-      if (!control || control.socket !== socket) return refuse('You are not in control of this phone');
-      // Only to an active member of this workspace: a name from elsewhere never reaches the activity feed.
-      const to = await db
-        .selectFrom('workspaceMembers as m')
-        .innerJoin('users as u', 'u.id', 'm.userId')
-        .select('u.name')
-        .where('m.workspaceId', '=', socket.data.workspaceId)
-        .where('m.userId', '=', userId)
-        .where('m.deactivatedAt', 'is', null)
-        .executeTakeFirst();
-      if (!to) return refuse('That person is not a member of this workspace');
-      await release(control, `handed over to ${to.name}`, userId);
-      return { ok: true };
-    });
-
+    on('live.watch', (from, message) => this.onWatch(from, message));
+    on('live.unwatch', (from, message) => this.onUnwatch(from, message));
+    on('live.control', (from, message) => this.onControl(from, message));
+    on('live.release', (from, message) => this.onRelease(from, message));
+    on('live.input', (from, message) => this.onInput(from, message));
+    on('live.keep', (from, message) => this.onKeep(from, message));
+    on('live.ask', (from, message) => this.onAsk(from, message));
+    on('live.handover', (from, message) => this.onHandover(from, message));
     socket.on('disconnect', () => {
-      for (const [deviceId, set] of watchers) for (const watch of set) if (watch.socket === socket) void unwatch(socket, deviceId, 'disconnected');
+      for (const [deviceId, set] of this.watchers) for (const watch of set) if (watch.socket === socket) void this.unwatch(socket, deviceId, 'disconnected');
     });
-  });
+  }
 
-  function watchOf(socket: LiveSocket, deviceId: string): Watch | undefined {
-    for (const watch of watchers.get(deviceId) ?? []) if (watch.socket === socket) return watch;
+  private async onWatch(socket: LiveSocket, { deviceId }: Message<'live.watch'>): Promise<LiveAnswer<LiveWatchAnswer>> {
+    const device = await findLiveDevice(this.db, socket.data.workspaceId, deviceId);
+    if (!device) return refuse('This phone is not in your workspace');
+    if (!this.watchOf(socket, deviceId)) {
+      const watch: Watch = { socket, deviceId, usageId: startUsage(this.db, socket.data, deviceId, 'watch').catch(() => null), inFlight: false, sentAt: 0 };
+      let set = this.watchers.get(deviceId);
+      if (!set) {
+        set = new Set();
+        this.watchers.set(deviceId, set);
+      }
+      set.add(watch);
+      if (!this.frameSubscriptions.has(deviceId))
+        this.frameSubscriptions.set(
+          deviceId,
+          this.bus.subscribeFrames(deviceId, (frame) => this.deliver(frame)),
+        );
+      this.announce(deviceId);
+    }
+    const offline = device.status === 'offline';
+    return { ok: true, streaming: !offline, ...(offline ? { reason: NOT_STREAMING.offline } : {}), canControl: mayControl(socket.data, device) };
+  }
+
+  private async onUnwatch(socket: LiveSocket, { deviceId }: Message<'live.unwatch'>): Promise<LiveAnswer> {
+    await this.unwatch(socket, deviceId, 'stopped watching');
+    return { ok: true };
+  }
+
+  private async onControl(socket: LiveSocket, { deviceId, takeOver }: Message<'live.control'>): Promise<LiveAnswer> {
+    if (!this.watchOf(socket, deviceId)) return refuse("Open the phone's live screen before taking control");
+    return this.take(socket, deviceId, { takeOver: takeOver ?? false });
+  }
+
+  private async onRelease(socket: LiveSocket, { deviceId }: Message<'live.release'>): Promise<LiveAnswer> {
+    const control = this.controls.get(deviceId);
+    if (control?.socket === socket) await this.release(control, 'handed back');
+    return { ok: true };
+  }
+
+  private async onInput(socket: LiveSocket, { deviceId, seq, input }: Message<'live.input'>): Promise<LiveAnswer<{ latencyMs: number }>> {
+    const control = this.controls.get(deviceId);
+    if (!control || control.socket !== socket) return refuse('Take control of this phone first');
+    control.lastUsedAt = Date.now();
+    control.prompted = false;
+    const reqId = randomUUID();
+    return new Promise<LiveAnswer<{ latencyMs: number }>>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pendingInputs.delete(reqId);
+        resolve(refuse('The phone did not answer in time. Is it still connected?'));
+      }, INPUT_TIMEOUT_MS);
+      this.pendingInputs.set(reqId, { answer: resolve, sentAt: Date.now(), timer });
+      this.bus.signal({ t: 'input', from: this.me, reqId, deviceId, seq, input });
+    });
+  }
+
+  private async onKeep(socket: LiveSocket, { deviceId }: Message<'live.keep'>): Promise<LiveAnswer> {
+    const control = this.controls.get(deviceId);
+    if (!control || control.socket !== socket) return refuse('You are not in control of this phone any more');
+    control.lastUsedAt = Date.now();
+    control.prompted = false;
+    return { ok: true };
+  }
+
+  private async onAsk(socket: LiveSocket, { deviceId }: Message<'live.ask'>): Promise<LiveAnswer> {
+    if (!this.watchOf(socket, deviceId)) return refuse("Open the phone's live screen first");
+    const current = await this.db
+      .selectFrom('deviceUsage')
+      .select(['id'])
+      .where('deviceId', '=', deviceId)
+      .where('workspaceId', '=', socket.data.workspaceId)
+      .where('mode', '=', 'control')
+      .where('endedAt', 'is', null)
+      .executeTakeFirst();
+    if (!current) return refuse('Nobody controls this phone now: take control');
+    this.bus.signal({ t: 'ask', from: this.me, deviceId, usageId: current.id, userId: socket.data.userId, name: socket.data.name });
+    return { ok: true };
+  }
+
+  private async onHandover(socket: LiveSocket, { deviceId, userId }: Message<'live.handover'>): Promise<LiveAnswer> {
+    const control = this.controls.get(deviceId);
+    if (!control || control.socket !== socket) return refuse('You are not in control of this phone');
+    // Only to an active member of this workspace: a name from elsewhere never reaches the activity feed.
+    const to = await this.db
+      .selectFrom('workspaceMembers as m')
+      .innerJoin('users as u', 'u.id', 'm.userId')
+      .select('u.name')
+      .where('m.workspaceId', '=', socket.data.workspaceId)
+      .where('m.userId', '=', userId)
+      .where('m.deactivatedAt', 'is', null)
+      .executeTakeFirst();
+    if (!to) return refuse('That person is not a member of this workspace');
+    await this.release(control, `handed over to ${to.name}`, userId);
+    return { ok: true };
+  }
+
+  // ── watching and controlling ─────────────────────────────────────────────────────────────────────────────
+
+  private watchOf(socket: LiveSocket, deviceId: string): Watch | undefined {
+    for (const watch of this.watchers.get(deviceId) ?? []) if (watch.socket === socket) return watch;
     return undefined;
   }
 
-  async function unwatch(socket: LiveSocket, deviceId: string, reason: string): Promise<void> {
-    const watch = watchOf(socket, deviceId);
+  private async unwatch(socket: LiveSocket, deviceId: string, reason: string): Promise<void> {
+    const watch = this.watchOf(socket, deviceId);
     if (!watch) return;
-    const set = watchers.get(deviceId)!;
+    const set = this.watchers.get(deviceId)!;
     set.delete(watch);
     if (set.size === 0) {
-      watchers.delete(deviceId);
-      frameSubscriptions.get(deviceId)?.();
-      frameSubscriptions.delete(deviceId);
+      this.watchers.delete(deviceId);
+      this.frameSubscriptions.get(deviceId)?.();
+      this.frameSubscriptions.delete(deviceId);
     }
-    announce(deviceId);
-    const control = controls.get(deviceId);
-    if (control?.socket === socket) await release(control, reason);
+    this.announce(deviceId);
+    const control = this.controls.get(deviceId);
+    if (control?.socket === socket) await this.release(control, reason);
     const usageId = await watch.usageId;
-    if (usageId) await endWatches(db, [usageId], reason).catch(warn);
+    if (usageId) await endWatches(this.db, [usageId], reason).catch(this.warn);
   }
 
   /** Tells every instance how many watch this phone here (the phone's instance starts or stops its stream). */
-  function announce(deviceId: string): void {
-    const count = watchers.get(deviceId)?.size ?? 0;
-    const counts = delivery.get(deviceId);
+  private announce(deviceId: string): void {
+    const count = this.watchers.get(deviceId)?.size ?? 0;
+    const counts = this.delivery.get(deviceId);
     const slow = counts ? counts.dropped > SLOW_SHARE * (counts.sent + counts.dropped) : false;
-    delivery.delete(deviceId);
-    bus.signal({ t: 'watchers', from: me, deviceId, count, slow });
+    this.delivery.delete(deviceId);
+    this.bus.signal({ t: 'watchers', from: this.me, deviceId, count, slow });
   }
 
   /** A frame for this instance's watchers: each gets it unless still busy with the previous one. */
-  function deliver(frame: BusFrame): void {
+  private deliver(frame: BusFrame): void {
     const now = Date.now();
-    let counts = delivery.get(frame.deviceId);
+    let counts = this.delivery.get(frame.deviceId);
     if (!counts) {
       counts = { sent: 0, dropped: 0 };
-      delivery.set(frame.deviceId, counts);
+      this.delivery.set(frame.deviceId, counts);
     }
-    for (const watch of watchers.get(frame.deviceId) ?? []) {
+    for (const watch of this.watchers.get(frame.deviceId) ?? []) {
       if (watch.inFlight && now - watch.sentAt < FRAME_ACK_WAIT_MS) {
         counts.dropped += 1;
         continue;
@@ -291,14 +355,14 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
     }
   }
 
-  async function take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string }): Promise<LiveAnswer> {
-    const result = await takeControl(db, socket.data, deviceId, how);
+  private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string }): Promise<LiveAnswer> {
+    const result = await takeControl(this.db, socket.data, deviceId, how);
     if (!result.ok) return result;
-    const previous = controls.get(deviceId);
+    const previous = this.controls.get(deviceId);
     if (previous && previous.usageId !== result.usageId && previous.socket !== socket)
       previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
-    controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
-    bus.signal({ t: 'control', from: me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
+    this.controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
+    this.bus.signal({ t: 'control', from: this.me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
     const outbox = new Outbox(socket.data.workspaceId);
     outbox.add('device.updated', serialize(result.device));
     const verb = how.handedBy
@@ -307,45 +371,45 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
         ? `took over ${result.device.name}`
         : `took control of ${result.device.name}`;
     await recordActivity(
-      db,
+      this.db,
       { workspaceId: socket.data.workspaceId, userId: socket.data.userId, action: `${socket.data.name} ${verb}`, deviceId, type: 'info' },
       { action: 'device.controlled', entityType: 'device', entityId: deviceId, data: { usageId: result.usageId } },
       outbox,
     );
-    outbox.flush(changes);
+    outbox.flush(this.changes);
     return { ok: true };
   }
 
   /** Ends a control session held here and frees the phone (its tasks go on); `offerTo` is who it is handed to. */
-  async function release(control: Control, reason: string, offerTo?: string): Promise<void> {
-    if (controls.get(control.deviceId) === control) controls.delete(control.deviceId);
-    const freed = await releaseControl(db, control.usageId, reason);
+  private async release(control: Control, reason: string, offerTo?: string): Promise<void> {
+    if (this.controls.get(control.deviceId) === control) this.controls.delete(control.deviceId);
+    const freed = await releaseControl(this.db, control.usageId, reason);
     if (!freed) return;
-    announceFreed(
+    this.announceFreed(
       freed.device,
       `${freed.userName} ${reason === 'idle' ? `was away: ${freed.device.name} was released` : `stopped controlling ${freed.device.name} (${reason})`}`,
       freed.userId,
     );
-    bus.signal({ t: 'control', from: me, deviceId: control.deviceId, usageId: null, reason, ...(offerTo ? { offerTo } : {}) });
+    this.bus.signal({ t: 'control', from: this.me, deviceId: control.deviceId, usageId: null, reason, ...(offerTo ? { offerTo } : {}) });
   }
 
-  function announceFreed(device: DeviceRow, action: string, userId: string | null): void {
+  private announceFreed(device: DeviceRow, action: string, userId: string | null): void {
     const outbox = new Outbox(device.workspaceId);
     outbox.add('device.updated', serialize(device));
-    // Its waiting work may go now.
+    // Its waiting work may go now (a wake: the dispatch triggers are named in agents/dispatcher.ts).
     outbox.internal('device.wake', { deviceId: device.id });
-    void recordActivity(db, { workspaceId: device.workspaceId, userId, action, deviceId: device.id, type: 'info' }, undefined, outbox)
-      .catch(warn)
-      .finally(() => outbox.flush(changes));
+    void recordActivity(this.db, { workspaceId: device.workspaceId, userId, action, deviceId: device.id, type: 'info' }, undefined, outbox)
+      .catch(this.warn)
+      .finally(() => outbox.flush(this.changes));
   }
 
-  // ── the phones' side ──────────────────────────────────────────────────────────────────────────────────────
+  // ── the phones connected here ────────────────────────────────────────────────────────────────────────────
 
-  function watcherCount(deviceId: string): { count: number; slow: boolean } {
+  private watcherCount(deviceId: string): { count: number; slow: boolean } {
     const now = Date.now();
     let count = 0;
     let slow = false;
-    for (const entry of remoteWatchers.get(deviceId)?.values() ?? []) {
+    for (const entry of this.remoteWatchers.get(deviceId)?.values() ?? []) {
       if (now - entry.at > WATCHERS_EXPIRE_MS) continue;
       count += entry.count;
       slow ||= entry.slow && entry.count > 0;
@@ -354,198 +418,214 @@ export async function attachLive(app: FastifyInstance, io: RealtimeServer, optio
   }
 
   /** Starts or stops the phone's stream to match whether anyone watches it. */
-  function reconcile(deviceId: string, tell = false): void {
-    const phone = held.get(deviceId);
+  private reconcile(deviceId: string, tell = false): void {
+    const phone = this.held.get(deviceId);
     if (!phone) return;
-    const { count } = watcherCount(deviceId);
+    const { count } = this.watcherCount(deviceId);
     if (count > 0 && !phone.phone.features.has('live')) {
-      if (tell) bus.signal({ t: 'status', from: me, deviceId, streaming: false, reason: NOT_STREAMING.unable });
+      if (tell) this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: false, reason: NOT_STREAMING.unable });
       return;
     }
     if (count > 0 && !phone.streaming) {
       phone.streaming = true;
       phone.phone.start({ ...LIVE_DEFAULTS });
-      bus.signal({ t: 'status', from: me, deviceId, streaming: true });
+      this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: true });
     } else if (count === 0 && phone.streaming) {
       phone.streaming = false;
       phone.phone.stop();
     } else if (tell && count > 0) {
-      bus.signal({ t: 'status', from: me, deviceId, streaming: true });
+      this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: true });
     }
   }
 
-  bus.onSignal((message) => {
+  // ── what the other instances say on the live bus ─────────────────────────────────────────────────────────
+
+  private heard(message: LiveSignal): void {
     switch (message.t) {
-      case 'watchers': {
-        let byInstance = remoteWatchers.get(message.deviceId);
-        if (!byInstance) {
-          byInstance = new Map();
-          remoteWatchers.set(message.deviceId, byInstance);
-        }
-        const before = byInstance.get(message.from)?.count ?? 0;
-        if (message.count === 0) byInstance.delete(message.from);
-        else byInstance.set(message.from, { count: message.count, slow: message.slow, at: Date.now() });
-        if (byInstance.size === 0) remoteWatchers.delete(message.deviceId);
-        reconcile(message.deviceId, message.count > before);
+      case 'watchers':
+        this.heardWatchers(message);
         return;
-      }
       case 'status':
-        for (const watch of watchers.get(message.deviceId) ?? [])
-          watch.socket.emit('live.status', { deviceId: message.deviceId, streaming: message.streaming, ...(message.reason ? { reason: message.reason } : {}) });
+        this.heardStatus(message);
         return;
-      case 'input': {
-        const phone = held.get(message.deviceId);
-        if (!phone) return;
-        const answer = (ok: boolean, error?: string) =>
-          bus.signal({ t: 'input.ack', from: me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
-        if (!phone.phone.features.has('control'))
-          return answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
-        // One after another, in the order they came.
-        phone.inputs = phone.inputs
-          .then(() => phone.phone.input({ seq: message.seq, input: message.input }, INPUT_TIMEOUT_MS))
-          .then(
-            (ack) => answer(ack.ok, ack.ok ? undefined : ack.error),
-            () => answer(false, 'The phone did not answer in time. Is it still connected?'),
-          );
+      case 'input':
+        this.heardInput(message);
         return;
-      }
-      case 'input.ack': {
-        if (message.to !== me) return;
-        const pending = pendingInputs.get(message.reqId);
-        if (!pending) return;
-        pendingInputs.delete(message.reqId);
-        clearTimeout(pending.timer);
-        pending.answer(message.ok ? { ok: true, latencyMs: Date.now() - pending.sentAt } : refuse(message.error ?? 'The phone could not do that'));
+      case 'input.ack':
+        this.heardInputAck(message);
         return;
-      }
-      case 'control': {
-        const control = controls.get(message.deviceId);
-        if (control && control.usageId !== message.usageId && message.from !== me) {
-          controls.delete(message.deviceId);
-          control.socket.emit('live.released', { deviceId: message.deviceId, reason: message.reason });
-        }
-        const offerTo = message.offerTo;
-        if (message.usageId === null && offerTo) {
-          // Handed to someone watching here: they have it now.
-          const watch = [...(watchers.get(message.deviceId) ?? [])].find((candidate) => candidate.socket.data.userId === offerTo);
-          if (watch) {
-            void take(watch.socket, message.deviceId, { takeOver: false, handedBy: offerTo }).then((answer) => {
-              if (!answer.ok) watch.socket.emit('live.released', { deviceId: message.deviceId, reason: answer.error });
-            }, warn);
-          }
-        }
+      case 'control':
+        this.heardControl(message);
         return;
-      }
       case 'ask':
-        for (const control of controls.values()) {
-          if (control.usageId === message.usageId)
-            control.socket.emit('live.asked', { deviceId: message.deviceId, userId: message.userId, name: message.name });
-        }
+        this.heardAsk(message);
         return;
     }
-  });
+  }
+
+  /** How many watch a phone on another instance (or this one): a phone held here starts or stops streaming. */
+  private heardWatchers(message: Signal<'watchers'>): void {
+    let byInstance = this.remoteWatchers.get(message.deviceId);
+    if (!byInstance) {
+      byInstance = new Map();
+      this.remoteWatchers.set(message.deviceId, byInstance);
+    }
+    const before = byInstance.get(message.from)?.count ?? 0;
+    if (message.count === 0) byInstance.delete(message.from);
+    else byInstance.set(message.from, { count: message.count, slow: message.slow, at: Date.now() });
+    if (byInstance.size === 0) this.remoteWatchers.delete(message.deviceId);
+    this.reconcile(message.deviceId, message.count > before);
+  }
+
+  private heardStatus(message: Signal<'status'>): void {
+    for (const watch of this.watchers.get(message.deviceId) ?? [])
+      watch.socket.emit('live.status', { deviceId: message.deviceId, streaming: message.streaming, ...(message.reason ? { reason: message.reason } : {}) });
+  }
+
+  /** A controller's input for a phone held here: passed to it in order, and answered to the controller's instance. */
+  private heardInput(message: Signal<'input'>): void {
+    const phone = this.held.get(message.deviceId);
+    if (!phone) return;
+    const answer = (ok: boolean, error?: string) =>
+      this.bus.signal({ t: 'input.ack', from: this.me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
+    if (!phone.phone.features.has('control')) {
+      answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
+      return;
+    }
+    // One after another, in the order they came.
+    phone.inputs = phone.inputs
+      .then(() => phone.phone.input({ seq: message.seq, input: message.input }, INPUT_TIMEOUT_MS))
+      .then(
+        (ack) => answer(ack.ok, ack.ok ? undefined : ack.error),
+        () => answer(false, 'The phone did not answer in time. Is it still connected?'),
+      );
+  }
+
+  private heardInputAck(message: Signal<'input.ack'>): void {
+    if (message.to !== this.me) return;
+    const pending = this.pendingInputs.get(message.reqId);
+    if (!pending) return;
+    this.pendingInputs.delete(message.reqId);
+    clearTimeout(pending.timer);
+    pending.answer(message.ok ? { ok: true, latencyMs: Date.now() - pending.sentAt } : refuse(message.error ?? 'The phone could not do that'));
+  }
+
+  /** Control changed hands somewhere: a controller here who lost it is told; one it was handed to here takes it. */
+  private heardControl(message: Signal<'control'>): void {
+    const control = this.controls.get(message.deviceId);
+    if (control && control.usageId !== message.usageId && message.from !== this.me) {
+      this.controls.delete(message.deviceId);
+      control.socket.emit('live.released', { deviceId: message.deviceId, reason: message.reason });
+    }
+    const offerTo = message.offerTo;
+    if (message.usageId === null && offerTo) {
+      // Handed to someone watching here: they have it now.
+      const watch = [...(this.watchers.get(message.deviceId) ?? [])].find((candidate) => candidate.socket.data.userId === offerTo);
+      if (watch) {
+        void this.take(watch.socket, message.deviceId, { takeOver: false, handedBy: offerTo }).then((answer) => {
+          if (!answer.ok) watch.socket.emit('live.released', { deviceId: message.deviceId, reason: answer.error });
+        }, this.warn);
+      }
+    }
+  }
+
+  private heardAsk(message: Signal<'ask'>): void {
+    for (const control of this.controls.values()) {
+      if (control.usageId === message.usageId) control.socket.emit('live.asked', { deviceId: message.deviceId, userId: message.userId, name: message.name });
+    }
+  }
 
   // ── timers: announcements, idle control, usage kept alive, sessions of dead instances closed ──────────────
-  const timers = [
-    setInterval(() => {
-      for (const deviceId of watchers.keys()) announce(deviceId);
-      for (const deviceId of held.keys()) reconcile(deviceId);
-    }, ANNOUNCE_MS),
-    setInterval(
-      () => {
-        const now = Date.now();
-        for (const control of [...controls.values()]) {
-          const idle = now - control.lastUsedAt;
-          if (idle >= idleMs) {
-            control.socket.emit('live.released', {
-              deviceId: control.deviceId,
-              reason: `${control.deviceName} was released after ${spell(idleMs)} without use`,
-            });
-            void release(control, 'idle').catch(warn);
-          } else if (idle >= idleMs - promptBeforeMs && !control.prompted) {
-            control.prompted = true;
-            control.socket.emit('live.idle', { deviceId: control.deviceId, deviceName: control.deviceName, releaseInMs: idleMs - idle });
-          }
-        }
-      },
-      Math.min(IDLE_CHECK_MS, Math.max(250, Math.floor(promptBeforeMs / 4))),
-    ),
-    setInterval(() => void keepUsage().catch(warn), USAGE_TOUCH_MS),
-    setInterval(() => void closeStale().catch(warn), USAGE_STALE_MS / 3),
-  ];
-  for (const timer of timers) timer.unref();
+
+  private announceAll(): void {
+    for (const deviceId of this.watchers.keys()) this.announce(deviceId);
+    for (const deviceId of this.held.keys()) this.reconcile(deviceId);
+  }
+
+  private checkIdle(): void {
+    const now = Date.now();
+    for (const control of [...this.controls.values()]) {
+      const idle = now - control.lastUsedAt;
+      if (idle >= this.idleMs) {
+        control.socket.emit('live.released', {
+          deviceId: control.deviceId,
+          reason: `${control.deviceName} was released after ${spell(this.idleMs)} without use`,
+        });
+        void this.release(control, 'idle').catch(this.warn);
+      } else if (idle >= this.idleMs - this.promptBeforeMs && !control.prompted) {
+        control.prompted = true;
+        control.socket.emit('live.idle', { deviceId: control.deviceId, deviceName: control.deviceName, releaseInMs: this.idleMs - idle });
+      }
+    }
+  }
 
   /** The usage sessions of this instance's watches (a watch whose row could not be written has none). */
-  async function watchUsageIds(): Promise<string[]> {
-    const ids = await Promise.all([...watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)));
+  private async watchUsageIds(): Promise<string[]> {
+    const ids = await Promise.all([...this.watchers.values()].flatMap((set) => [...set].map((watch) => watch.usageId)));
     return ids.filter((id): id is string => id !== null);
   }
 
-  async function keepUsage(): Promise<void> {
-    const open = await touchUsage(db, [...(await watchUsageIds()), ...[...controls.values()].map((control) => control.usageId)]);
-    for (const control of [...controls.values()]) {
+  private async keepUsage(): Promise<void> {
+    const open = await touchUsage(this.db, [...(await this.watchUsageIds()), ...[...this.controls.values()].map((control) => control.usageId)]);
+    for (const control of [...this.controls.values()]) {
       if (open.has(control.usageId)) continue;
-      controls.delete(control.deviceId);
+      this.controls.delete(control.deviceId);
       control.socket.emit('live.released', { deviceId: control.deviceId, reason: `Your control of ${control.deviceName} ended` });
     }
   }
 
-  async function closeStale(): Promise<void> {
-    for (const device of await closeStaleUsage(db, USAGE_STALE_MS)) {
-      announceFreed(device, `${device.name} was released: its controller's connection was lost`, null);
-      bus.signal({ t: 'control', from: me, deviceId: device.id, usageId: null, reason: 'connection lost' });
+  private async closeStale(): Promise<void> {
+    for (const device of await closeStaleUsage(this.db, USAGE_STALE_MS)) {
+      this.announceFreed(device, `${device.name} was released: its controller's connection was lost`, null);
+      this.bus.signal({ t: 'control', from: this.me, deviceId: device.id, usageId: null, reason: 'connection lost' });
     }
   }
 
-  // A signed-out session's live screens close with its other sockets.
-  const unsubscribe = changes.subscribe((change) => {
-    if (change.event !== 'auth.revoked') return;
-    const revoked = new Set(change.payload.sessionIds);
-    for (const socket of nsp.sockets.values()) if (revoked.has(socket.data.sessionId)) socket.disconnect(true);
-  });
+  // ── LiveHub: what the agents' namespace tells of the phones connected here ───────────────────────────────
 
-  return {
-    phoneReady(phone) {
-      held.set(phone.deviceId, { phone, streaming: false, window: { start: 0, frames: 0, bytes: 0 }, inputs: Promise.resolve() });
-      reconcile(phone.deviceId, true);
-    },
-    phoneGone(deviceId, socketId) {
-      const phone = held.get(deviceId);
-      if (!phone || phone.phone.socketId !== socketId) return;
-      held.delete(deviceId);
-      if (watcherCount(deviceId).count > 0) bus.signal({ t: 'status', from: me, deviceId, streaming: false, reason: NOT_STREAMING.gone });
-    },
-    frame(deviceId, frame) {
-      const phone = held.get(deviceId);
-      if (!phone?.streaming) {
-        phone?.phone.stop();
-        return { ok: false, error: 'Nobody watches this phone now: stop streaming' };
-      }
-      const now = Date.now();
-      if (now - phone.window.start >= 1000) phone.window = { start: now, frames: 0, bytes: 0 };
-      const { slow } = watcherCount(deviceId);
-      // The stream's own budget: what is over it is dropped here, and the phone is told to ease off.
-      if (phone.window.frames >= MAX_LIVE_FPS || phone.window.bytes + frame.data.byteLength > MAX_LIVE_BYTES_PER_SECOND)
-        return { ok: true, dropped: true, slow: true };
-      phone.window.frames += 1;
-      phone.window.bytes += frame.data.byteLength;
-      const data = Buffer.isBuffer(frame.data) ? frame.data : Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength);
-      const { mime: _mime, data: _bytes, ...facts } = frame;
-      bus.publishFrame({ ...facts, deviceId, data });
-      return { ok: true, slow };
-    },
-    async close() {
-      for (const timer of timers) clearInterval(timer);
-      unsubscribe();
-      for (const control of [...controls.values()]) await release(control, 'server stopped').catch(warn);
-      await endWatches(db, await watchUsageIds(), 'server stopped').catch(warn);
-      for (const deviceId of watchers.keys()) bus.signal({ t: 'watchers', from: me, deviceId, count: 0, slow: false });
-      watchers.clear();
-      for (const pending of pendingInputs.values()) clearTimeout(pending.timer);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await bus.close();
-    },
-  };
+  phoneReady(phone: LivePhone): void {
+    this.held.set(phone.deviceId, { phone, streaming: false, window: { start: 0, frames: 0, bytes: 0 }, inputs: Promise.resolve() });
+    this.reconcile(phone.deviceId, true);
+  }
+
+  phoneGone(deviceId: string, socketId: string): void {
+    const phone = this.held.get(deviceId);
+    if (!phone || phone.phone.socketId !== socketId) return;
+    this.held.delete(deviceId);
+    if (this.watcherCount(deviceId).count > 0) this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: false, reason: NOT_STREAMING.gone });
+  }
+
+  frame(deviceId: string, frame: LiveFrame): Ack {
+    const phone = this.held.get(deviceId);
+    if (!phone?.streaming) {
+      phone?.phone.stop();
+      return { ok: false, error: 'Nobody watches this phone now: stop streaming' };
+    }
+    const now = Date.now();
+    if (now - phone.window.start >= 1000) phone.window = { start: now, frames: 0, bytes: 0 };
+    const { slow } = this.watcherCount(deviceId);
+    // The stream's own budget: what is over it is dropped here, and the phone is told to ease off.
+    if (phone.window.frames >= MAX_LIVE_FPS || phone.window.bytes + frame.data.byteLength > MAX_LIVE_BYTES_PER_SECOND)
+      return { ok: true, dropped: true, slow: true };
+    phone.window.frames += 1;
+    phone.window.bytes += frame.data.byteLength;
+    const data = Buffer.isBuffer(frame.data) ? frame.data : Buffer.from(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength);
+    const { mime: _mime, data: _bytes, ...facts } = frame;
+    this.bus.publishFrame({ ...facts, deviceId, data });
+    return { ok: true, slow };
+  }
+
+  async close(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.unsubscribe();
+    for (const control of [...this.controls.values()]) await this.release(control, 'server stopped').catch(this.warn);
+    await endWatches(this.db, await this.watchUsageIds(), 'server stopped').catch(this.warn);
+    for (const deviceId of this.watchers.keys()) this.bus.signal({ t: 'watchers', from: this.me, deviceId, count: 0, slow: false });
+    this.watchers.clear();
+    for (const pending of this.pendingInputs.values()) clearTimeout(pending.timer);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await this.bus.close();
+  }
 }
 
 /** 15 minutes, 1 minute, 30 seconds. */

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
+import { agentThere } from '../devices/status.ts';
 import { activeWindow, dayIn } from '../campaigns/plan.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
@@ -124,7 +125,7 @@ export async function processAccountsWarmup(_data: unknown, deps: JobDeps): Prom
         expectedSeconds: warmupPlan.minutes * 60,
         sourceKey: `warmup:${account.id}:${day}:${slot}`,
         accountId: account.id,
-        notifyAssignee: !(account.lastSeenAt !== null && account.deviceStatus !== 'offline'),
+        notifyAssignee: !agentThere(account),
       });
     }
     const tasks = await createTasks(tx, inputs, outboxes);

@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { RoutineType } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
+import { agentThere } from '../devices/status.ts';
 import type { Db, Tx } from '../db.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
@@ -233,7 +234,7 @@ export async function processCampaignsDue(_data: unknown, deps: JobDeps): Promis
         }
         continue;
       }
-      const live = run.lastSeenAt !== null && run.deviceStatus !== 'offline';
+      const live = agentThere(run);
       inputs.push({
         workspaceId: run.workspaceId,
         title: `${run.routineName} for @${run.username} (${run.campaignName})`,

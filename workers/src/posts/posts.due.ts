@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { platformNames } from '@farm/agent-protocol/values';
 import { serialize, type TaskRow } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
+import { agentThere } from '../devices/status.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
 import { createTasks, type NewTask } from '../tasks/lifecycle.ts';
@@ -22,10 +23,6 @@ export interface DueResult {
   tasks: number;
   failed: number;
 }
-
-/** The phone has an agent that was heard lately: it will run the work, its VA need not be rung. */
-export const isLive = (device: { deviceStatus: string | null; lastSeenAt: Date | null }) =>
-  device.lastSeenAt !== null && device.deviceStatus !== null && device.deviceStatus !== 'offline';
 
 export const postSourceKey = (postId: string, version: number) => `post:${postId}:${version}`;
 
@@ -117,7 +114,7 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
         sourceKey: postSourceKey(post.id, post.scheduleVersion),
         postId: post.id,
         accountId: post.accountId,
-        notifyAssignee: !isLive(post),
+        notifyAssignee: !agentThere(post),
       });
     }
     const tasks = await createTasks(tx, inputs, outboxes);

@@ -618,6 +618,7 @@ export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail
       outboxes,
     );
   }
+  // The phone's next task (the dispatch triggers are named in api/src/agents/dispatcher.ts).
   if (settled.deviceId) outbox.internal('device.wake', { deviceId: settled.deviceId });
   return settled;
 }

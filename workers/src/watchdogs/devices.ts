@@ -1,23 +1,23 @@
 /**
  * `devices.watchdog`: a phone whose agent has not been heard for three heartbeat intervals is offline, whether or not
- * its socket is still open and whichever API process held it (a crashed process leaves nothing "online").
+ * its socket is still open and whichever API process held it (a crashed process leaves nothing "online"). The rule is
+ * devices/status.ts.
  */
-import { sql } from 'kysely';
 import { deviceColumns, serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
-import { silenceMs } from '../settings.ts';
+import { GONE, silentBefore } from '../devices/status.ts';
 
 export async function processDevicesWatchdog(_data: unknown, deps: JobDeps): Promise<{ offline: number }> {
   const outboxes = new Outboxes();
   const silent = await deps.db.transaction().execute(async (tx) => {
     const rows = await tx
       .updateTable('devices')
-      .set({ status: 'offline' })
-      .where('status', '<>', 'offline')
+      .set({ status: GONE })
+      .where('status', '<>', GONE)
       .where('lastSeenAt', 'is not', null)
-      .where('lastSeenAt', '<', sql<Date>`now() - (${silenceMs()} * interval '1 millisecond')`)
+      .where('lastSeenAt', '<', silentBefore())
       .returning(deviceColumns)
       .execute();
     for (const device of rows) {

@@ -3,15 +3,14 @@
  * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
  */
 import { sql } from 'kysely';
-import { deviceColumns, type DeviceStatus, isUuid, type SessionRow } from '@farm/sql';
+import { deviceColumns, isUuid, type SessionRow } from '@farm/sql';
+// A phone's status follows a person's session only while its agent is connected (the rule: devices/status.ts there).
+import { whileConnected } from '@farm/workers';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { recordActivity } from '../activities/activities.queries.ts';
 import type { Outbox } from '../../events/outbox.ts';
 import { serialize } from '../../shared/serialize.ts';
-
-/** A phone's status follows a person's session only while its agent is connected: an offline phone stays offline. */
-const connectedAs = (status: 'busy' | 'idle' | 'online') => sql<DeviceStatus>`case when status = 'offline' then 'offline' else ${status} end`;
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
   if (!row.isActive || !row.activeSince) return row.duration;
@@ -96,7 +95,7 @@ export async function startSession(
     .executeTakeFirstOrThrow();
   const updatedDevice = await tx
     .updateTable('devices')
-    .set({ status: connectedAs('busy'), lastActive: now })
+    .set({ status: whileConnected('busy'), lastActive: now })
     .where('id', '=', device.id)
     .returning(deviceColumns)
     .executeTakeFirstOrThrow();
@@ -126,7 +125,7 @@ export async function setSessionRunning(tx: Tx, actor: Actor, id: string, runnin
     .executeTakeFirstOrThrow();
   const device = await tx
     .updateTable('devices')
-    .set({ status: connectedAs(running ? 'busy' : 'idle'), lastActive: now })
+    .set({ status: whileConnected(running ? 'busy' : 'idle'), lastActive: now })
     .where('id', '=', row.deviceId)
     .returning(deviceColumns)
     .executeTakeFirstOrThrow();
@@ -161,7 +160,7 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outb
     .executeTakeFirstOrThrow();
   const device = await tx
     .updateTable('devices')
-    .set({ status: connectedAs('online'), lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
+    .set({ status: whileConnected('online'), lastActive: now, sessionTime: sql<number>`session_time + ${duration}` })
     .where('id', '=', row.deviceId)
     .returning(deviceColumns)
     .executeTakeFirstOrThrow();
