@@ -54,6 +54,12 @@ async function run(
 }
 
 describe('the device backend', () => {
+  it('says which UI reader reads the phone, for the hello', async () => {
+    const backend = await new DeviceBackend(new SimulatedPhoneUi({}), { agentVersion: 'test' }).start();
+    expect(await backend.uiReader()).toEqual({ kind: 'sim', version: null, seesToasts: true });
+    await backend.close();
+  });
+
   it('runs the workspace recipe the task carries when it claims the app version installed', async () => {
     const own = shippedPost();
     own.version = 5;

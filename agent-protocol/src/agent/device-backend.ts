@@ -6,7 +6,7 @@
  */
 import { toPixels, type LiveInput } from '../live.ts';
 import type { ServerMessage } from '../messages.ts';
-import { PhoneError, type LiveFrameSource, type PhoneDevice, type PhoneInfo } from '../phone/phone.device.ts';
+import { PhoneError, withTimeout, type LiveFrameSource, type PhoneDevice, type PhoneInfo, type UiReaderInfo } from '../phone/phone.device.ts';
 import { screenshotSource } from './live-stream.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
@@ -85,6 +85,14 @@ export class DeviceBackend implements PhoneBackend {
       serial: this.phone.serial,
       agentVersion: this.options.agentVersion,
     };
+  }
+
+  /**
+   * The phone's UI reader for the hello. The first ask may install and start the UI server; the hello does not wait
+   * on that past a few seconds (the reader is said again at the next connection).
+   */
+  async uiReader(): Promise<UiReaderInfo | undefined> {
+    return withTimeout(this.phone.uiReader(), 5000, 'The UI reader').catch(() => undefined);
   }
 
   state() {

@@ -20,7 +20,7 @@ import {
   type TaskDispatchV2,
 } from '../messages.ts';
 import { liveStart, type AgentFeature, type LiveInput } from '../live.ts';
-import type { LiveFrameSource } from '../phone/phone.device.ts';
+import type { LiveFrameSource, UiReaderInfo } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
 import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
@@ -51,6 +51,8 @@ export interface PhoneBackend {
   openLive?(settings: { maxSide: number; quality: number }): Promise<LiveFrameSource>;
   /** A person's tap, swipe, text or key from the console (absent: this agent cannot be controlled). */
   input?(input: LiveInput): Promise<void>;
+  /** Which reader reads the phone's UI, said in the hello (undefined when it cannot be told in a moment). */
+  uiReader?(): Promise<UiReaderInfo | undefined>;
 }
 
 export interface PhoneAgentOptions {
@@ -202,7 +204,8 @@ export class PhoneAgent {
   private async hello(): Promise<void> {
     const facts = this.options.backend.describe();
     const state = this.options.backend.state();
-    const features = this.features();
+    const uiReader = await this.options.backend.uiReader?.().catch(() => undefined);
+    const features: AgentFeature[] = [...this.features(), ...(uiReader?.kind === 'ui-server' ? (['ui-server'] as const) : [])];
     const raw = await this.request('agent.hello', {
       protocol: PROTOCOL_VERSION,
       ...facts,
@@ -210,6 +213,7 @@ export class PhoneAgent {
       charging: state.charging,
       screenOn: state.screenOn,
       ...(features.length > 0 ? { features } : {}),
+      ...(uiReader ? { uiReader } : {}),
     });
     const answer = helloAnswer.safeParse(raw);
     if (!answer.success || !answer.data.ok) {
