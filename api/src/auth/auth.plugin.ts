@@ -188,10 +188,16 @@ export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
  * The `onRequest` hook of /api/docs where the document is not public: a signed-in person (any role) reads it;
  * anyone else gets the 401 every signed-out API call gets. It runs before the auth hook, so it looks the session up.
  */
-export function docsForTheSignedIn(db: Db): (request: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  return async (request, reply) => {
+export function docsForTheSignedIn(db: Db): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+  // The plugin's hooks take the callback form: `done` lets the request through; a 401 answered here ends it.
+  return (request, reply, done) => {
     const token = sessionToken(request.cookies);
-    const session = token ? await findSession(db, token) : undefined;
-    if (!session) await reply.code(401).send({ error: messages.notSignedIn });
+    (token ? findSession(db, token) : Promise.resolve(undefined)).then(
+      (session) => {
+        if (session) done();
+        else void reply.code(401).send({ error: messages.notSignedIn });
+      },
+      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+    );
   };
 }
