@@ -124,7 +124,13 @@ class AgentSockets implements Agents {
           socket.data = data;
           next();
         })
-        .catch((error: unknown) => next(error instanceof Error ? error : new Error('unavailable')));
+        .catch((error: unknown) => {
+          // A refusal is said to the agent as it is; anything else (the database away) is logged and the agent hears
+          // only 'unavailable', never an address inside the network.
+          if (error instanceof AdmissionRefused) return next(error);
+          this.log.error({ err: error }, 'agent handshake: the check could not run');
+          next(new Error('unavailable'));
+        });
     });
     nsp.on('connection', (socket: AgentSocket) => {
       const data = socket.data;
@@ -175,7 +181,7 @@ class AgentSockets implements Agents {
     seen: { serial: string; model: string | undefined; androidVersion: string | undefined },
   ): Promise<AgentSocketData> {
     const phone = await hostPhone(this.db, host, seen);
-    if ('refused' in phone) throw new Error(phone.refused);
+    if ('refused' in phone) throw new AdmissionRefused(phone.refused);
     if (phone.created) {
       const outbox = new Outbox(host.workspaceId);
       outbox.add('device.created', serialize(phone.device));
@@ -386,3 +392,6 @@ class AgentSockets implements Agents {
     await this.results.close();
   }
 }
+
+/** Why a connection was not let in, said to the agent as it is. */
+class AdmissionRefused extends Error {}

@@ -62,8 +62,12 @@ export async function hostPhone(
   if (!existing) return { refused: 'This phone could not be registered; try again' };
   const { hostRevokedAt, ...device } = existing;
   if (device.hostId === host.id) return { device, created: false };
-  // A phone moved from a revoked host (or enrolled on its own) is taken over; one on another live host is not.
+  // A phone of a revoked host (or of none) is taken over; one on another live host is not.
   if (device.hostId !== null && hostRevokedAt === null) return { refused: 'This phone is registered through another host' };
+  // Nor one enrolled on its own: its agent would be kicked off by every connection the host makes for it. An operator
+  // who wants the host to have it revokes the phone's own credential first.
+  const enrolled = await db.selectFrom('deviceCredentials').select('deviceId').where('deviceId', '=', device.id).executeTakeFirst();
+  if (enrolled) return { refused: 'This phone is enrolled with its own credential; an operator can revoke that credential to let this host take it' };
   const taken = await db
     .updateTable('devices')
     .set({ hostId: host.id, ...(phone.model ? { model: phone.model } : {}), ...(phone.androidVersion ? { androidVersion: phone.androidVersion } : {}) })

@@ -167,6 +167,32 @@ describe('farm hosts', () => {
     expect(await t.db.selectFrom('devices').select('workspaceId').where('serial', '=', 'RACE-1').execute()).toHaveLength(2);
   });
 
+  it('adopts a phone of a revoked host, never one enrolled with its own credential until an operator revokes that', async () => {
+    const old = await enrolledHost('Rack E');
+    const first = open({ hostToken: old.token, serial: 'SIM-MOVED' });
+    await connected(first);
+    const row = await t.db.selectFrom('devices').select(['id']).where('serial', '=', 'SIM-MOVED').executeTakeFirstOrThrow();
+    expect((await operator.delete(`/api/hosts/${old.hostId}`)).status).toBe(204);
+    // The phone now runs on its own, with a credential of its own.
+    const { code } = (await operator.post(`/api/devices/${row.id}/enrollment`)).body;
+    const { token } = (await anonymous().post('/api/agent/enroll', { code })).body;
+    const own = open({ token });
+    await connected(own);
+    await send(own, 'agent.hello', helloV1);
+    // Another host cannot take it, and the phone's own agent is not kicked off.
+    const other = await enrolledHost('Rack F');
+    await expect(connected(open({ hostToken: other.token, serial: 'SIM-MOVED' }))).rejects.toThrow(
+      'This phone is enrolled with its own credential; an operator can revoke that credential to let this host take it',
+    );
+    await pause(100);
+    expect(own.connected).toBe(true);
+    expect((await device(row.id)).hostId).toBe(old.hostId);
+    // The operator lets the host have it.
+    expect((await operator.delete(`/api/devices/${row.id}/credentials`)).status).toBe(204);
+    await connected(open({ hostToken: other.token, serial: 'SIM-MOVED' }));
+    expect((await device(row.id)).hostId).toBe(other.hostId);
+  });
+
   it('revoking a host disconnects it and all its phones at once; its credential is refused after', async () => {
     const { hostId, token } = await enrolledHost('Rack D');
     const control = open({ hostToken: token });
