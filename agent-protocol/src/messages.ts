@@ -167,7 +167,8 @@ export type TaskDispatchV1 = z.infer<typeof taskDispatchV1>;
 export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 
 /** Acknowledgement every agent message gets back: ok (a hello's carries more), or why it was refused. */
-export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string };
+/** `retryAfterMs`: the phone sends too much of something (screenshots) and is told to wait this long before the next. */
+export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string; retryAfterMs?: number };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
 export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input'>]: (message: ServerMessage<N>) => void } & {

@@ -25,6 +25,8 @@ export interface AutomationSettings {
    * (`ALERTS_ALLOW_PRIVATE=1`, for farms whose receivers live on their own LAN). Off: only the public internet.
    */
   outboundAllowPrivate: boolean;
+  /** Screenshots one phone may send a minute (live streams are separate); beyond, protocol 2 phones are told to wait. */
+  screenshotsPerMinute: number;
 }
 
 export const defaultSettings: AutomationSettings = {
@@ -37,6 +39,7 @@ export const defaultSettings: AutomationSettings = {
   stuckPostMs: 5 * 60_000,
   warmupDays: 7,
   outboundAllowPrivate: false,
+  screenshotsPerMinute: 12,
 };
 
 let current: AutomationSettings = { ...defaultSettings };
@@ -64,6 +67,7 @@ export const automationEnv = z.object({
   TASK_PROGRESS_WINDOW_MS: whole(500, 3_600_000),
   TASK_MAX_ATTEMPTS: whole(1, 20),
   TASK_BACKOFF_MS: whole(0, 3_600_000),
+  SCREENSHOTS_PER_MINUTE: whole(1, 600),
   ALERTS_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false', 'yes', 'no']).optional(),
 });
 export type AutomationEnv = z.infer<typeof automationEnv>;
@@ -75,6 +79,7 @@ export function settingsFromEnv(env: AutomationEnv): Partial<AutomationSettings>
     ...(env.TASK_PROGRESS_WINDOW_MS !== undefined ? { progressWindowMs: env.TASK_PROGRESS_WINDOW_MS } : {}),
     ...(env.TASK_MAX_ATTEMPTS !== undefined ? { maxAttempts: env.TASK_MAX_ATTEMPTS } : {}),
     ...(env.TASK_BACKOFF_MS !== undefined ? { backoffBaseMs: env.TASK_BACKOFF_MS } : {}),
+    ...(env.SCREENSHOTS_PER_MINUTE !== undefined ? { screenshotsPerMinute: env.SCREENSHOTS_PER_MINUTE } : {}),
     ...(env.ALERTS_ALLOW_PRIVATE !== undefined ? { outboundAllowPrivate: ['1', 'true', 'yes'].includes(env.ALERTS_ALLOW_PRIVATE) } : {}),
   };
 }

@@ -86,6 +86,8 @@ export class PhoneAgent {
   private readonly running = new Map<string, Running>();
   private heartbeatMs = 5000;
   private screenshots: Beating | undefined;
+  /** Told by the server to send no screenshot before this time (its limit per phone). */
+  private screenshotsWaitUntil = 0;
   private heartbeat: Beating | undefined;
   private ready = false;
   private closed = false;
@@ -255,9 +257,13 @@ export class PhoneAgent {
   }
 
   async screenshot(): Promise<void> {
-    if (!this.socket.connected) return;
+    if (!this.socket.connected || Date.now() < this.screenshotsWaitUntil) return;
     const shot = await this.options.backend.screenshot().catch(() => undefined);
-    if (shot) this.socket.emit('agent.screenshot', { mime: shot.mime, data: shot.data.toString('base64'), capturedAt: new Date().toISOString() });
+    if (!shot) return;
+    this.socket.emit('agent.screenshot', { mime: shot.mime, data: shot.data.toString('base64'), capturedAt: new Date().toISOString() }, (answer) => {
+      // The server's limit per phone: no screenshot is taken (nor sent) until it says the next may go.
+      if (!answer.ok && answer.retryAfterMs) this.screenshotsWaitUntil = Date.now() + answer.retryAfterMs;
+    });
   }
 
   /** A dispatch: run it once, or answer it from the journal. */

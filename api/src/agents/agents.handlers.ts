@@ -68,9 +68,35 @@ const ok: Ack = { ok: true };
 export const MAX_SCREENSHOTS_IN_FLIGHT = 64;
 export const SCREENSHOT_SKIPPED = 'The server is busy: this screenshot was skipped';
 
+/**
+ * Screenshots per phone in the last minute (a phone's socket lives on one process, so a process counts its own): one
+ * phone sending without pause would otherwise fill the workspace's storage and take the in-flight slots of every
+ * other workspace's phones. Live streams are frames, not screenshots, and are not counted.
+ */
+export class ScreenshotRate {
+  private readonly sent = new Map<string, number[]>();
+
+  /** Answers 0 when this phone may send one now (and counts it), else how long until it may. */
+  take(deviceId: string, perMinute: number, now = Date.now()): number {
+    const recent = (this.sent.get(deviceId) ?? []).filter((at) => at > now - 60_000);
+    if (recent.length >= perMinute) {
+      this.sent.set(deviceId, recent);
+      return recent[0]! + 60_000 - now;
+    }
+    recent.push(now);
+    this.sent.set(deviceId, recent);
+    return 0;
+  }
+
+  forget(deviceId: string): void {
+    this.sent.delete(deviceId);
+  }
+}
+
 export function agentHandlers(ctx: AgentContext): AgentHandlers {
   const { db, changes } = ctx;
   let screenshotsInFlight = 0;
+  const rate = new ScreenshotRate();
 
   async function storeScreenshot(peer: AgentPeer, message: AgentMessage<'agent.screenshot'>): Promise<Ack> {
     const bytes = Buffer.from(message.data, 'base64');
@@ -132,6 +158,13 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     },
 
     async 'agent.screenshot'(peer, message) {
+      const waitMs = rate.take(peer.device.id, automation().screenshotsPerMinute);
+      if (waitMs > 0) {
+        // A protocol 1 phone knows no waiting: its extra screenshot is acknowledged and dropped.
+        if (peer.protocol === 1) return ok;
+        const seconds = Math.ceil(waitMs / 1000);
+        return { ok: false, error: `Too many screenshots from this phone: send the next in ${seconds} s`, retryAfterMs: waitMs };
+      }
       if (screenshotsInFlight >= MAX_SCREENSHOTS_IN_FLIGHT) return { ok: false, error: SCREENSHOT_SKIPPED };
       screenshotsInFlight += 1;
       try {

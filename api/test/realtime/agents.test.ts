@@ -129,6 +129,27 @@ describe('phone agents', () => {
     expect((await stranger.app.inject({ method: 'GET', url: shot.url, headers: { cookie: `sid=${stranger.cookie}` } })).statusCode).toBe(404);
   });
 
+  it('takes 12 screenshots a minute from a phone: a protocol 2 phone is told how long to wait, a protocol 1 phone’s extras are dropped', async () => {
+    const png = solidPng(2, 2, [9, 9, 9]).toString('base64');
+    const shotsOf = async (deviceId: string) => (await operator.get(`/api/devices/${deviceId}/screenshots?limit=100`)).body.length as number;
+    const current = await enrolledPhone(operator, { name: 'Pixel chatty 2' });
+    const modern = agent(current.token);
+    await connected(modern);
+    await send(modern, 'agent.hello', { ...helloV1, protocol: 2 });
+    for (let n = 0; n < 12; n += 1) expect(await send(modern, 'agent.screenshot', { mime: 'image/png', data: png })).toEqual({ ok: true });
+    const told = await send(modern, 'agent.screenshot', { mime: 'image/png', data: png });
+    expect(told).toMatchObject({ ok: false, error: expect.stringMatching(/^Too many screenshots from this phone: send the next in \d+ s$/) });
+    expect((told as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(50_000);
+    expect(await shotsOf(current.device.id)).toBe(12);
+
+    const old = await enrolledPhone(operator, { name: 'Pixel chatty 1' });
+    const legacy = agent(old.token);
+    await connected(legacy);
+    await send(legacy, 'agent.hello', helloV1);
+    for (let n = 0; n < 14; n += 1) expect(await send(legacy, 'agent.screenshot', { mime: 'image/png', data: png })).toEqual({ ok: true });
+    expect(await shotsOf(old.device.id)).toBe(12);
+  });
+
   it('protocol 1: keeps the lease of a phone that drops mid-task and takes its result when it is back', async () => {
     const { device, token } = await enrolledPhone(operator, { name: 'Pixel worker' });
     let phone = agent(token);
