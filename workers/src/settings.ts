@@ -27,6 +27,10 @@ export interface AutomationSettings {
   outboundAllowPrivate: boolean;
   /** Screenshots one phone may send a minute (live streams are separate); beyond, protocol 2 phones are told to wait. */
   screenshotsPerMinute: number;
+  /** Phones one farm host may register. */
+  phonesPerHost: number;
+  /** Devices one workspace may have. */
+  devicesPerWorkspace: number;
 }
 
 export const defaultSettings: AutomationSettings = {
@@ -40,6 +44,8 @@ export const defaultSettings: AutomationSettings = {
   warmupDays: 7,
   outboundAllowPrivate: false,
   screenshotsPerMinute: 12,
+  phonesPerHost: 64,
+  devicesPerWorkspace: 500,
 };
 
 let current: AutomationSettings = { ...defaultSettings };
@@ -68,6 +74,8 @@ export const automationEnv = z.object({
   TASK_MAX_ATTEMPTS: whole(1, 20),
   TASK_BACKOFF_MS: whole(0, 3_600_000),
   SCREENSHOTS_PER_MINUTE: whole(1, 600),
+  HOST_PHONES_MAX: whole(1, 1000),
+  WORKSPACE_DEVICES_MAX: whole(1, 100_000),
   ALERTS_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false', 'yes', 'no']).optional(),
 });
 export type AutomationEnv = z.infer<typeof automationEnv>;
@@ -79,6 +87,8 @@ export function settingsFromEnv(env: AutomationEnv): Partial<AutomationSettings>
     ...(env.TASK_PROGRESS_WINDOW_MS !== undefined ? { progressWindowMs: env.TASK_PROGRESS_WINDOW_MS } : {}),
     ...(env.TASK_MAX_ATTEMPTS !== undefined ? { maxAttempts: env.TASK_MAX_ATTEMPTS } : {}),
     ...(env.TASK_BACKOFF_MS !== undefined ? { backoffBaseMs: env.TASK_BACKOFF_MS } : {}),
+    ...(env.HOST_PHONES_MAX !== undefined ? { phonesPerHost: env.HOST_PHONES_MAX } : {}),
+    ...(env.WORKSPACE_DEVICES_MAX !== undefined ? { devicesPerWorkspace: env.WORKSPACE_DEVICES_MAX } : {}),
     ...(env.SCREENSHOTS_PER_MINUTE !== undefined ? { screenshotsPerMinute: env.SCREENSHOTS_PER_MINUTE } : {}),
     ...(env.ALERTS_ALLOW_PRIVATE !== undefined ? { outboundAllowPrivate: ['1', 'true', 'yes'].includes(env.ALERTS_ALLOW_PRIVATE) } : {}),
   };

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow } from '@farm/sql';
 import { hashToken } from '../auth/auth.queries.ts';
+import { automation } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
 
 export interface AgentHost {
@@ -27,6 +28,26 @@ export function touchHost(db: Db, hostId: string) {
 export type HostPhone = { device: DeviceRow; created: boolean } | { refused: string };
 
 /**
+ * Why a host may not register one more phone, or null: a host holds at most `phonesPerHost` (a USB bus holds about
+ * 28 on powered hubs; more means a misbehaving host) and a workspace at most `devicesPerWorkspace`, so one tenant
+ * cannot fill the farm's tables. Counted under a lock of the workspace's row, so phones racing in are counted in turn.
+ */
+async function roomForNewPhone(db: Db, host: AgentHost): Promise<string | null> {
+  const { phonesPerHost, devicesPerWorkspace } = automation();
+  return db.transaction().execute(async (tx) => {
+    await tx.selectFrom('workspaces').select('id').where('id', '=', host.workspaceId).forUpdate().executeTakeFirst();
+    const counts = await tx
+      .selectFrom('devices')
+      .select((eb) => [eb.fn.countAll<string>().as('inWorkspace'), eb.fn.count<string>(eb.case().when('hostId', '=', host.id).then(1).end()).as('onHost')])
+      .where('workspaceId', '=', host.workspaceId)
+      .executeTakeFirstOrThrow();
+    if (Number(counts.onHost) >= phonesPerHost) return `This host already has ${phonesPerHost} phones, the most one host may have`;
+    if (Number(counts.inWorkspace) >= devicesPerWorkspace) return `This workspace already has ${devicesPerWorkspace} devices, the most it may have`;
+    return null;
+  });
+}
+
+/**
  * The device a host's phone is, by serial: created on first sight (named by its model and serial), found again
  * after; a phone registered through another live host is not this host's to speak for. Two hosts racing over one new
  * serial create it once (the serial is unique per workspace).
@@ -37,6 +58,16 @@ export async function hostPhone(
   phone: { serial: string; model?: string | undefined; androidVersion?: string | undefined },
 ): Promise<HostPhone> {
   const name = `${phone.model ?? 'Phone'} · ${phone.serial.slice(-6)}`;
+  const known = await db
+    .selectFrom('devices')
+    .select('hostId')
+    .where('workspaceId', '=', host.workspaceId)
+    .where('serial', '=', phone.serial)
+    .executeTakeFirst();
+  if (!known) {
+    const full = await roomForNewPhone(db, host);
+    if (full) return { refused: full };
+  }
   const created = await db
     .insertInto('devices')
     .values({

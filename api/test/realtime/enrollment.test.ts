@@ -5,6 +5,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { configureAutomation } from '@farm/workers';
 import { buildDevice } from '../helpers/factories.ts';
 import { helloV1, send, until } from './phones.ts';
 import { connected, listen, pause } from './sockets.ts';
@@ -191,6 +192,20 @@ describe('farm hosts', () => {
     expect((await operator.delete(`/api/devices/${row.id}/credentials`)).status).toBe(204);
     await connected(open({ hostToken: other.token, serial: 'SIM-MOVED' }));
     expect((await device(row.id)).hostId).toBe(other.hostId);
+  });
+
+  it('registers at most the phones a host may have, and a phone it has comes back whatever the count', async () => {
+    const rack = await enrolledHost('Rack G');
+    configureAutomation({ phonesPerHost: 2 });
+    try {
+      await Promise.all(['CAP-1', 'CAP-2'].map((serial) => connected(open({ hostToken: rack.token, serial }))));
+      await expect(connected(open({ hostToken: rack.token, serial: 'CAP-3' }))).rejects.toThrow('This host already has 2 phones, the most one host may have');
+      await connected(open({ hostToken: rack.token, serial: 'CAP-1' }));
+      const rows = await t.db.selectFrom('devices').select('serial').where('hostId', '=', rack.hostId).orderBy('serial').execute();
+      expect(rows.map((row) => row.serial)).toEqual(['CAP-1', 'CAP-2']);
+    } finally {
+      configureAutomation({ phonesPerHost: 64 });
+    }
   });
 
   it('revoking a host disconnects it and all its phones at once; its credential is refused after', async () => {
