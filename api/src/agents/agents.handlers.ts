@@ -93,9 +93,39 @@ export class ScreenshotRate {
   }
 }
 
+/**
+ * The in-flight slots, shared fairly: while several workspaces store screenshots, none holds more than its share
+ * (the slots divided by the workspaces using them now), so one workspace's phones cannot take every slot while
+ * another's wait. A workspace alone may use them all.
+ */
+export class FairSlots {
+  private readonly held = new Map<string, number>();
+  private total = 0;
+
+  constructor(private readonly size: number) {}
+
+  /** Takes a slot for the workspace, or answers false. */
+  take(workspaceId: string): boolean {
+    if (this.total >= this.size) return false;
+    const mine = this.held.get(workspaceId) ?? 0;
+    const sharing = this.held.size + (mine === 0 ? 1 : 0);
+    if (mine >= Math.max(1, Math.floor(this.size / sharing))) return false;
+    this.held.set(workspaceId, mine + 1);
+    this.total += 1;
+    return true;
+  }
+
+  give(workspaceId: string): void {
+    const mine = this.held.get(workspaceId) ?? 0;
+    if (mine <= 1) this.held.delete(workspaceId);
+    else this.held.set(workspaceId, mine - 1);
+    this.total -= 1;
+  }
+}
+
 export function agentHandlers(ctx: AgentContext): AgentHandlers {
   const { db, changes } = ctx;
-  let screenshotsInFlight = 0;
+  const slots = new FairSlots(MAX_SCREENSHOTS_IN_FLIGHT);
   const rate = new ScreenshotRate();
 
   async function storeScreenshot(peer: AgentPeer, message: AgentMessage<'agent.screenshot'>): Promise<Ack> {
@@ -165,12 +195,12 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         const seconds = Math.ceil(waitMs / 1000);
         return { ok: false, error: `Too many screenshots from this phone: send the next in ${seconds} s`, retryAfterMs: waitMs };
       }
-      if (screenshotsInFlight >= MAX_SCREENSHOTS_IN_FLIGHT) return { ok: false, error: SCREENSHOT_SKIPPED };
-      screenshotsInFlight += 1;
+      const workspaceId = peer.device.workspaceId;
+      if (!slots.take(workspaceId)) return { ok: false, error: SCREENSHOT_SKIPPED };
       try {
         return await storeScreenshot(peer, message);
       } finally {
-        screenshotsInFlight -= 1;
+        slots.give(workspaceId);
       }
     },
 
