@@ -17,16 +17,15 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { Outbox } from '../../realtime/outbox.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { isFuture } from '../../shared/time.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { accountOfPost, deletePost, filteredPosts, findPost, insertPost, listPosts, lockPost, updatePost } from './posts.queries.ts';
-import { cancelTasks, Outboxes, retryingTransaction } from '@farm/workers';
+import { cancelTasks, Outboxes } from '@farm/workers';
+import { write, type WriteOutbox } from '../../events/write.ts';
 
 /** What a post's content may be edited in: not once it is published. */
 const EDITABLE: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
@@ -35,25 +34,22 @@ function assertFuture(at: string | null | undefined): void {
   if (at && !isFuture(at)) throw badRequest('scheduledAt', 'Schedule Date & Time must be in the future');
 }
 
-async function announce(tx: Tx, actor: Actor, row: PostRow, status: PostStatus | 'deleted', outbox: Outbox): Promise<void> {
+async function announce(tx: Tx, actor: Actor, row: PostRow, status: PostStatus | 'deleted', outbox: WriteOutbox): Promise<void> {
   const account = await accountOfPost(tx, row.accountId);
   const verb = { draft: 'saved as draft', scheduled: 'scheduled', published: 'published', failed: 'failed to publish', deleted: 'deleted' }[status];
-  await recordActivity(
-    tx,
+  await outbox.record(
     {
-      workspaceId: actor.workspaceId,
       userId: actor.userId,
       action: `Post for @${account.username} ${verb}`,
       deviceId: account.deviceId,
       type: status === 'published' ? 'success' : status === 'failed' ? 'error' : status === 'deleted' ? 'warning' : 'info',
     },
     { action: `post.${status}`, entityType: 'post', entityId: row.id },
-    outbox,
   );
 }
 
 /** One person's change to one post, as PATCH and the bulk actions make it. */
-async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody, outbox: Outbox): Promise<PostRow> {
+async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody, outbox: WriteOutbox): Promise<PostRow> {
   const before = await lockPost(tx, actor.workspaceId, id);
   if (!before) throw notFound();
   const changes: Record<string, unknown> = {};
@@ -114,21 +110,14 @@ async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody
   outbox.add('post.updated', serialize(updated));
   if (status !== undefined && status !== before.status) await announce(tx, actor, updated, status, outbox);
   else
-    await recordActivity(
-      tx,
-      {
-        workspaceId: actor.workspaceId,
-        userId: actor.userId,
-        action: `Post for @${(await accountOfPost(tx, updated.accountId)).username} edited`,
-        type: 'info',
-      },
+    await outbox.record(
+      { userId: actor.userId, action: `Post for @${(await accountOfPost(tx, updated.accountId)).username} edited`, type: 'info' },
       { action: 'post.updated', entityType: 'post', entityId: updated.id, data: { fields: Object.keys(changes) } },
-      outbox,
     );
   return updated;
 }
 
-async function removePost(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
+async function removePost(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
   const before = await lockPost(tx, actor.workspaceId, id);
   if (!before) throw notFound();
   // A task out for the post is called off first: its phone must not publish what was deleted.
@@ -139,7 +128,7 @@ async function removePost(tx: Tx, actor: Actor, id: string, outbox: Outbox): Pro
 }
 
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/posts',
@@ -169,8 +158,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { createdById: _ignored, ...body } = request.body;
       if (body.status === 'failed') throw badRequest('status', 'Status cannot be failed for a new post');
       if (body.status === 'scheduled') assertFuture(body.scheduledAt);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
         if (body.campaignId !== undefined && body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
         const created = await insertPost(tx, {
@@ -190,7 +178,6 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
         await announce(tx, actor, created, created.status, outbox);
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(row));
     },
   );
@@ -203,18 +190,14 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute((tx) => changePost(tx, actor, request.params.id, request.body, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changePost(tx, actor, request.params.id, request.body, outbox));
       return serialize(row);
     },
   );
 
   app.delete('/posts/:id', { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute((tx) => removePost(tx, actor, request.params.id, outbox));
-    outbox.flush(changes);
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => removePost(tx, actor, request.params.id, outbox));
     return reply.code(204).send();
   });
 
@@ -224,8 +207,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as PostBulkBody;
-      const outbox = new Outbox(actor.workspaceId);
-      const answer = await runBulk(db, outbox, async (tx) => {
+      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const ids = body.ids ?? (await selectIds(filteredPosts(tx.selectFrom('posts').select('id'), actor.workspaceId, body.filter ?? {})));
         return {
           ids,
@@ -241,7 +223,6 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
         };
       });
       if (answer.refused) return reply.code(409).send(answer.body);
-      outbox.flush(changes);
       return answer.body;
     },
   );
