@@ -5,7 +5,7 @@ import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams 
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { issueCode } from '../devices/enrollment.queries.ts';
-import { createHost, findHost, listHosts, revokeHost } from './hosts.queries.ts';
+import { createHost, findHost, listHosts, revokeHost, countHosts } from './hosts.queries.ts';
 import { write } from '../../events/write.ts';
 
 export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -32,12 +32,8 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const answer = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const count = await tx
-          .selectFrom('hosts')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('workspaceId', '=', actor.workspaceId)
-          .executeTakeFirstOrThrow();
-        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${Number(count.n) + 1}`, actor.userId);
+        const count = await countHosts(tx, actor.workspaceId);
+        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${count + 1}`, actor.userId);
         const code = await issueCode(tx, actor.workspaceId, { hostId: created.id }, actor.userId);
         await outbox.record(
           { userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' },
@@ -55,7 +51,7 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams, response: { 201: enrollmentCode, 404: errorBody, 409: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const answer = await db.transaction().execute(async (tx) => {
+      const answer = await write(app.ctx, actor.workspaceId, async (tx) => {
         const target = await findHost(tx, actor.workspaceId, request.params.id);
         if (!target || target.revokedAt) throw notFound();
         return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);

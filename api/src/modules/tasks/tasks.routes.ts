@@ -19,7 +19,7 @@ import { runBulk, selectIds } from '../../shared/bulk.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { countTasks, filteredTasks, findTask, listTasksJson } from './tasks.queries.ts';
+import { countTasks, findTask, listTasksJson, taskIdsMatching } from './tasks.queries.ts';
 import { createTask, deleteTask, updateTask } from './tasks.service.ts';
 import { write } from '../../events/write.ts';
 
@@ -111,7 +111,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const body = request.body as TaskBulkBody;
       const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => ({
-        ids: body.ids ?? (await selectIds(filteredTasks(tx.selectFrom('tasks').select('id'), actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
+        ids: body.ids ?? (await selectIds(taskIdsMatching(tx, actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
         apply: async (id) => {
           if (body.action === 'delete') return deleteTask(tx, actor, id, outbox);
           // Cancelling goes through the lifecycle as one task's would: a phone holding one is told to drop it.
