@@ -5,21 +5,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize, type TaskRow } from '@farm/sql';
-import {
-  acceptResults,
-  type AuditFact,
-  automation,
-  failureText,
-  type NewActivity,
-  Outbox,
-  Outboxes,
-  type PhoneAck,
-  type PhoneResult,
-  recordActivities,
-  recordActivity,
-  type ResultVerdict,
-  retryingTransaction,
-} from '@farm/workers';
+import { acceptResults, automation, failureText, Outbox, type PhoneAck, type PhoneResult, type ResultVerdict } from '@farm/workers';
+import { type AuditFact, type NewActivity, recordActivities, recordActivity, writeAcross } from '../events/write.ts';
 import type { ChangeFeed } from '../events/changes.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { Gathered } from './gathered.ts';
@@ -275,8 +262,7 @@ export async function writeResults(db: Db, changes: ChangeFeed, given: readonly 
 }
 
 async function settleResults(db: Db, changes: ChangeFeed, given: readonly DeviceResult[]): Promise<ResultVerdict[]> {
-  const outboxes = new Outboxes();
-  const verdicts = await retryingTransaction(db, outboxes).execute(async (tx) => {
+  return writeAcross({ db, changes }, async (tx, outboxes) => {
     const verdicts = await acceptResults(
       tx,
       given.map(({ device, result }) => ({ deviceId: device.id, workspaceId: device.workspaceId, result })),
@@ -289,8 +275,6 @@ async function settleResults(db: Db, changes: ChangeFeed, given: readonly Device
     );
     return verdicts;
   });
-  outboxes.flush(changes);
-  return verdicts;
 }
 
 /** What the activity feed says of a result: a task done or failed, an attempt to be tried again, a late report. */

@@ -5,7 +5,7 @@ import { AppError, conflict } from '../errors.ts';
 import type { Db } from '../shared/types.ts';
 import { hashToken } from './auth.queries.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { recordActivity } from '../modules/activities/activities.queries.ts';
+import { recordActivity } from '../events/write.ts';
 
 type MeRow = {
   id: string;

@@ -7,12 +7,12 @@ import { z } from 'zod';
 import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '@farm/contracts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { findMember } from '../modules/users/users.queries.ts';
-import { recordActivity } from '../modules/activities/activities.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
 import { perAddress } from './limits.ts';
 import { hashPassword } from './passwords.ts';
 import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
+import { write } from '../events/write.ts';
 
 export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes, config } = app.ctx;
@@ -29,14 +29,13 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { id } = request.params;
       if (id === actor.userId) throw conflict(messages.passwordResetSelf);
       const expiresAt = new Date(Date.now() + PASSWORD_RESET_HOURS * 3600_000);
-      const token = await db.transaction().execute(async (tx) => {
+      const token = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
         const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },
+        await outbox.record(
+          { userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },
           { action: 'user.password_reset', entityType: 'user', entityId: id },
         );
         return created;

@@ -14,6 +14,7 @@ import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
 import { createTasks, type NewTask } from '../tasks/lifecycle.ts';
 import { waitingReason } from './waiting.ts';
+import { postSourceKey, postSourceKeySql } from './source-key.ts';
 
 /** Due posts taken per transaction; a run goes on with the next batch until none is left or its time is up. */
 export const POSTS_PER_BATCH = 500;
@@ -24,7 +25,7 @@ export interface DueResult {
   failed: number;
 }
 
-export const postSourceKey = (postId: string, version: number) => `post:${postId}:${version}`;
+export { postSourceKey } from './source-key.ts';
 
 export async function processPostsDue(_data: unknown, deps: JobDeps): Promise<DueResult> {
   const started = Date.now();
@@ -65,7 +66,7 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       // A paused or suspended account publishes nothing until a person resumes it (the stuck-post watchdog says so).
       .where('a.status', 'not in', ['paused', 'suspended'])
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('tasks as t').select('t.id').where('t.sourceKey', '=', sql<string>`'post:' || p.id || ':' || p.schedule_version`))),
+        not(exists(selectFrom('tasks as t').select('t.id').where('t.sourceKey', '=', postSourceKeySql('p.id', 'p.scheduleVersion')))),
       )
       .orderBy('p.scheduledAt')
       .limit(POSTS_PER_BATCH)

@@ -13,6 +13,7 @@ import { raiseAlert } from '../alerts.ts';
 import type { Tx } from '../db.ts';
 import type { Outboxes } from '../outbox.ts';
 import { localDaySql } from '../time.ts';
+import { scheduleVersionOf } from '../posts/source-key.ts';
 
 /** Who or what settled the task. */
 export type OutcomeCause =
@@ -44,10 +45,9 @@ const forAPerson: Partial<Record<FailureCode, (username: string) => string>> = {
   account_blocked: (username) => `Check @${username}: the platform blocked or challenged it`,
 };
 
-/** The schedule version a post's task was made for ('post:<id>:<version>'). */
+/** The schedule version a post's task was made for (see `posts/source-key.ts`). */
 export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefined {
-  const match = /^post:[^:]+:(\d+)$/.exec(task.sourceKey ?? '');
-  return match ? Number(match[1]) : undefined;
+  return scheduleVersionOf(task.sourceKey);
 }
 
 /** A post its phone published: what it no longer fails or waits for (its time is set beside). */
@@ -72,11 +72,8 @@ export async function applyOutcome(
     if (version !== undefined) query = query.where('scheduleVersion', '=', version);
     let post: PostRow | undefined;
     if (outcome === 'completed') {
-      post = await query
-        .set({ ...published, publishedAt: detail.finishedAt ?? sql<Date>`now()` })
-        .where('status', '=', 'scheduled')
-        .returningAll()
-        .executeTakeFirst();
+      // Announced there; nothing more to do for a published post here.
+      await publishPostsOf(tx, [{ task, finishedAt: detail.finishedAt }], outboxes);
     } else if (outcome === 'failed' || (outcome === 'cancelled' && detail.cause !== 'change')) {
       post = await query
         .set({ status: 'failed', failureCode: detail.failure?.code ?? 'unknown', failureMessage: message, waitingCode: null, waitingMessage: null })
@@ -186,6 +183,18 @@ export interface Completion {
  * is not for here: it ends its run and may stop its campaign for the day, which `applyOutcome` does.
  */
 export async function applyCompletions(tx: Tx, done: readonly Completion[], outboxes: Outboxes): Promise<void> {
+  await publishPostsOf(tx, done, outboxes);
+  await countDailyActions(
+    tx,
+    done.map(({ task, engagement }) => dailyActionsOf(task, 'completed', engagement)),
+  );
+}
+
+/**
+ * The one rule of "a completed task publishes its post": the post of each completed task, if it is still scheduled
+ * for the schedule the task was made for, becomes published at the task's finish (else now), and is announced.
+ */
+async function publishPostsOf(tx: Tx, done: readonly Pick<Completion, 'task' | 'finishedAt'>[], outboxes: Outboxes): Promise<void> {
   const withPosts = done.filter(({ task }) => task.postId !== null);
   if (withPosts.length > 0) {
     // A post's task made for an older schedule (its version in the source key) publishes nothing: the post moved on.
@@ -204,10 +213,6 @@ export async function applyCompletions(tx: Tx, done: readonly Completion[], outb
       .execute();
     for (const post of posts) outboxes.for(post.workspaceId).add('post.updated', serialize(post));
   }
-  await countDailyActions(
-    tx,
-    done.map(({ task, engagement }) => dailyActionsOf(task, 'completed', engagement)),
-  );
 }
 
 /** What a settled task adds to its account's actions of the day (nothing, for a task of no account). */

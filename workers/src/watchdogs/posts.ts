@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { serialize } from '@farm/sql';
 import type { JobDeps } from '../jobs.types.ts';
 import { Outboxes } from '../outbox.ts';
+import { postSourceKeySql } from '../posts/source-key.ts';
 import { waitingReason } from '../posts/waiting.ts';
 import { automation } from '../settings.ts';
 
@@ -18,7 +19,7 @@ export async function processStuckPosts(_data: unknown, deps: JobDeps): Promise<
       .selectFrom('posts as p')
       .innerJoin('accounts as a', 'a.id', 'p.accountId')
       .leftJoin('devices as d', 'd.id', 'a.deviceId')
-      .leftJoin('tasks as t', (join) => join.on('t.sourceKey', '=', sql<string>`'post:' || p.id || ':' || p.schedule_version`))
+      .leftJoin('tasks as t', (join) => join.on('t.sourceKey', '=', postSourceKeySql('p.id', 'p.scheduleVersion')))
       .select([
         'p.id',
         'p.waitingCode',

@@ -16,17 +16,16 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import type { AccountRow } from '@farm/sql';
 import { raiseAlert } from '@farm/workers';
-import { recordActivity } from '../activities/activities.queries.ts';
-import { cancelTasks, Outboxes, retryingTransaction, withdrawTask } from '@farm/workers';
+import { cancelTasks, Outboxes, withdrawTask } from '@farm/workers';
 import { escapeLike } from '../devices/devices.queries.ts';
 import { resolveStoredObject, storeDataUrl } from '../uploads/uploads.service.ts';
+import { write, type WriteOutbox } from '../../events/write.ts';
 
 /** Fields a VA may change on an account: its numbers, as they read them off the phone. */
 const VA_FIELDS = new Set(['followers', 'following']);
@@ -43,7 +42,7 @@ async function assertRoomOnDevice(tx: Tx, actor: Actor, deviceId: string, platfo
 }
 
 /** The account moved to another phone: its waiting work follows it, and an attempt out on the old phone is taken back. */
-async function followAccount(tx: Tx, accountId: string, deviceId: string | null, outbox: Outbox): Promise<void> {
+async function followAccount(tx: Tx, accountId: string, deviceId: string | null, outbox: WriteOutbox): Promise<void> {
   // Work a person has started stays where it is; what waits, or is out on the old phone, moves.
   const open = await tx
     .selectFrom('tasks')
@@ -64,20 +63,17 @@ async function followAccount(tx: Tx, accountId: string, deviceId: string | null,
  * A change of an account's status goes to the feed; a pause is the safety stop (the account is rested before a
  * platform flags it), so it is also an alert for the workspace's webhooks.
  */
-async function announceStatus(tx: Tx, actor: Actor, account: AccountRow, outbox: Outbox): Promise<void> {
+async function announceStatus(tx: Tx, actor: Actor, account: AccountRow, outbox: WriteOutbox): Promise<void> {
   const label = `@${account.username} (${account.platform})`;
   const paused = account.status === 'paused';
-  await recordActivity(
-    tx,
+  await outbox.record(
     {
-      workspaceId: actor.workspaceId,
       userId: actor.userId,
       action: paused ? `Account ${label} paused for safety` : `Account ${label} set to ${accountStatusLabels[account.status]}`,
       deviceId: account.deviceId,
       type: paused ? 'warning' : 'info',
     },
     { action: 'account.status', entityType: 'account', entityId: account.id, data: { to: account.status } },
-    outbox,
   );
   if (paused) {
     await raiseAlert(tx, actor.workspaceId, 'account.paused', {
@@ -91,7 +87,7 @@ async function announceStatus(tx: Tx, actor: Actor, account: AccountRow, outbox:
 }
 
 export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes, storage } = app.ctx;
+  const { db, storage } = app.ctx;
 
   app.get(
     '/accounts',
@@ -141,8 +137,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body;
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         if (body.deviceId) await assertRoomOnDevice(tx, actor, body.deviceId, body.platform);
         const profileImages = await Promise.all(
           (body.profileImages ?? []).map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)),
@@ -153,21 +148,12 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
           .returningAll()
           .executeTakeFirstOrThrow();
         outbox.add('account.created', serialize(created));
-        await recordActivity(
-          tx,
-          {
-            workspaceId: actor.workspaceId,
-            userId: actor.userId,
-            action: `Account @${created.username} (${created.platform}) added`,
-            deviceId: created.deviceId,
-            type: 'success',
-          },
+        await outbox.record(
+          { userId: actor.userId, action: `Account @${created.username} (${created.platform}) added`, deviceId: created.deviceId, type: 'success' },
           { action: 'account.created', entityType: 'account', entityId: created.id },
-          outbox,
         );
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(row));
     },
   );
@@ -192,8 +178,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         const other = given.find((key) => !VA_FIELDS.has(key));
         if (other) throw new AppError(403, `A virtual assistant may update only followers and following, not ${other}`);
       }
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const before = await tx
           .selectFrom('accounts')
           .selectAll()
@@ -243,15 +228,13 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (updated.status !== before.status) await announceStatus(tx, actor, updated, outbox);
         return updated;
       });
-      outbox.flush(changes);
       return serialize(row);
     },
   );
 
   app.delete('/accounts/:id', { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute(async (tx) => {
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       const target = await tx
         .selectFrom('accounts')
         .select('id')
@@ -269,14 +252,11 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         .executeTakeFirst();
       if (!removed) throw notFound();
       outbox.add('account.deleted', { id: removed.id });
-      await recordActivity(
-        tx,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Account @${removed.username} (${removed.platform}) removed`, type: 'warning' },
+      await outbox.record(
+        { userId: actor.userId, action: `Account @${removed.username} (${removed.platform}) removed`, type: 'warning' },
         { action: 'account.deleted', entityType: 'account', entityId: removed.id },
-        outbox,
       );
     });
-    outbox.flush(changes);
     return reply.code(204).send();
   });
 };

@@ -4,9 +4,6 @@ import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 import { jsonObject, jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Activity } from '@farm/contracts';
 
-/** The one writer of the feed and the audit log lives with the workers, who record facts too. */
-export { recordActivity, recordAudit, type AuditFact, type NewActivity } from '@farm/workers';
-
 export interface ActivityFilter {
   type?: ActivityType | undefined;
   deviceId?: string | undefined;

@@ -7,7 +7,7 @@ import { createWebhookBody, errorBody, idParams, updateWebhookBody, webhook, web
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
-import { recordAudit } from '../activities/activities.queries.ts';
+import { recordAudit } from '../../events/write.ts';
 import { checkWebhookUrl } from './alerts.service.ts';
 import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, queueTestDelivery, updateWebhook } from './alerts.queries.ts';
 

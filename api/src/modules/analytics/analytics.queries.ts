@@ -531,3 +531,14 @@ export async function computeAccountGrowth(db: Db, workspaceId: string, accountI
     from buckets b order by b.at`.execute(db);
   return { bucket, points: rows.map((row) => ({ ...row, at: row.at.toISOString() })) };
 }
+
+/** The workspace's time zone, which an unwindowed stats answer names. */
+export async function workspaceTimeZone(db: Db, workspaceId: string): Promise<string> {
+  const row = await db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+  return row.timeZone;
+}
+
+/** The account, if it is the workspace's: what a growth chart is drawn for. */
+export function findAccountId(db: Db, workspaceId: string, id: string) {
+  return db.selectFrom('accounts').select('id').where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+}

@@ -17,7 +17,16 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { computeAccountGrowth, computeLeaderboard, computePerformance, computeStats, computeTimeseries, computeWindowedStats } from './analytics.queries.ts';
+import {
+  computeAccountGrowth,
+  computeLeaderboard,
+  computePerformance,
+  computeStats,
+  computeTimeseries,
+  computeWindowedStats,
+  findAccountId,
+  workspaceTimeZone,
+} from './analytics.queries.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 
 export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -34,11 +43,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       const query = request.query;
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${JSON.stringify(query)}`, windowedStats, async () => {
         if (!query.range && !query.from) {
-          const [all, zone] = await Promise.all([
-            computeStats(db, workspaceId, undefined),
-            db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow(),
-          ]);
-          return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone.timeZone, previous: null } };
+          const [all, zone] = await Promise.all([computeStats(db, workspaceId, undefined), workspaceTimeZone(db, workspaceId)]);
+          return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone, previous: null } };
         }
         return { body: await computeWindowedStats(db, workspaceId, query) };
       });
@@ -102,12 +108,7 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { workspaceId } = actorOf(request);
-      const account = await db
-        .selectFrom('accounts')
-        .select('id')
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', workspaceId)
-        .executeTakeFirst();
+      const account = await findAccountId(db, workspaceId, request.params.id);
       if (!account) throw notFound();
       return computeAccountGrowth(db, workspaceId, account.id, request.query);
     },

@@ -5,7 +5,7 @@
  * carried to the writer through the request context.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { recordAudit } from '../activities/activities.queries.ts';
+import { recordAudit } from '../../events/write.ts';
 import { requestContext, runInRequestContext } from '../../shared/request-context.ts';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -15,18 +15,17 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { findCampaign, listCampaigns, lockCampaign } from './campaigns.queries.ts';
-import { cancelCampaignRuns, Outboxes, planCampaign, retryingTransaction } from '@farm/workers';
+import { cancelCampaignRuns, Outboxes, planCampaign } from '@farm/workers';
+import { write } from '../../events/write.ts';
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
 
 export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/campaigns',
@@ -56,8 +55,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const { dailyCaps, ...fields } = request.body;
         const created = await tx
           .insertInto('campaigns')
@@ -66,15 +64,12 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
           .executeTakeFirstOrThrow();
         const full = (await findCampaign(tx, actor.workspaceId, created.id))!;
         outbox.add('campaign.created', serialize(full));
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${full.name}" created`, type: 'success' },
+        await outbox.record(
+          { userId: actor.userId, action: `Campaign "${full.name}" created`, type: 'success' },
           { action: 'campaign.created', entityType: 'campaign', entityId: full.id },
-          outbox,
         );
         return full;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(row));
     },
   );
@@ -87,8 +82,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         // One change of a campaign at a time: two activations racing plan its runs once.
         if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
         const before = (await findCampaign(tx, actor.workspaceId, request.params.id))!;
@@ -120,21 +114,13 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
           await planCampaign(tx, before.id, { startNow: false });
         }
         if (body.status && body.status !== before.status) {
-          await recordActivity(
-            tx,
-            {
-              workspaceId: actor.workspaceId,
-              userId: actor.userId,
-              action: `Campaign "${after.name}" ${STATUS_VERBS[body.status]}`,
-              type: body.status === 'active' ? 'success' : 'info',
-            },
+          await outbox.record(
+            { userId: actor.userId, action: `Campaign "${after.name}" ${STATUS_VERBS[body.status]}`, type: body.status === 'active' ? 'success' : 'info' },
             { action: 'campaign.status', entityType: 'campaign', entityId: after.id, data: { from: before.status, to: body.status } },
-            outbox,
           );
         }
         return after;
       });
-      outbox.flush(changes);
       // The first routine run of a campaign just activated goes to its phone now, not at the next tick.
       if (row.status === 'active') void app.ctx.jobs?.runNow('campaigns.due');
       return serialize(row);
@@ -143,8 +129,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete('/campaigns/:id', { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute(async (tx) => {
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
       await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
       const removed = await tx
@@ -155,14 +140,11 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         .executeTakeFirst();
       if (!removed) throw notFound();
       outbox.add('campaign.deleted', { id: removed.id });
-      await recordActivity(
-        tx,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Campaign "${removed.name}" deleted`, type: 'warning' },
+      await outbox.record(
+        { userId: actor.userId, action: `Campaign "${removed.name}" deleted`, type: 'warning' },
         { action: 'campaign.deleted', entityType: 'campaign', entityId: removed.id },
-        outbox,
       );
     });
-    outbox.flush(changes);
     return reply.code(204).send();
   });
 
@@ -196,8 +178,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const link = await db.transaction().execute(async (tx) => {
+      const link = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const target = await findCampaign(tx, actor.workspaceId, request.params.id);
         if (!target) throw notFound();
         await assertOwned(tx, 'accounts', actor.workspaceId, request.body.accountId, 'accountId');
@@ -210,7 +191,6 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, target.id))!));
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(link));
     },
   );
@@ -220,8 +200,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'campaigns.manage' }, schema: { tags: ['campaigns'], params: campaignAccountParams } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      await db.transaction().execute(async (tx) => {
+      await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const removed = await tx
           .deleteFrom('campaignAccounts')
           .where('campaignId', '=', request.params.id)
@@ -231,7 +210,6 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (removed.numDeletedRows === 0n) throw notFound();
         outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, request.params.id))!));
       });
-      outbox.flush(changes);
       return reply.code(204).send();
     },
   );

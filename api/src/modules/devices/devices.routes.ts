@@ -17,20 +17,19 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { runBulk, selectIds } from '../../shared/bulk.ts';
+import { runBulk, selectIds } from '../../events/bulk.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
 import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
-import { retryingTransaction, withdrawTask } from '@farm/workers';
+import { withdrawTask } from '@farm/workers';
 import { assertMayWorkDevice, startSession, stopSession, toSession } from '../sessions/sessions.service.ts';
 import { deleteDevice, filteredDevices, findDevice, listDevicesJson, updateDevice } from './devices.queries.ts';
+import { write, type WriteOutbox } from '../../events/write.ts';
 
 /** One device's change, as PATCH and the bulk actions make it. */
-async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: Outbox) {
+async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: WriteOutbox) {
   const before = await findDevice(tx, actor.workspaceId, id);
   if (!before) throw notFound();
   const { assignedToId } = body;
@@ -40,17 +39,14 @@ async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDevice
   const updated = await updateDevice(tx, before.id, body);
   outbox.add('device.updated', serialize(updated));
   if (assignedToId !== undefined && assignedToId !== before.assignedToId) {
-    await recordActivity(
-      tx,
+    await outbox.record(
       {
-        workspaceId: actor.workspaceId,
         userId: actor.userId,
         action: member ? `${updated.name} assigned to ${member.name}` : `${updated.name} unassigned`,
         deviceId: updated.id,
         type: 'info',
       },
       { action: 'device.assigned', entityType: 'device', entityId: updated.id, data: { assignedToId } },
-      outbox,
     );
     if (member) outbox.add('device.assigned', serialize(updated), member.id);
   }
@@ -58,7 +54,7 @@ async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDevice
 }
 
 /** Removes a device; work out on its phone is taken back first (it waits, without a phone, to be moved). */
-async function removeDevice(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
+async function removeDevice(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
   const out = await tx
     .selectFrom('tasks')
     .selectAll()
@@ -72,16 +68,14 @@ async function removeDevice(tx: Tx, actor: Actor, id: string, outbox: Outbox): P
   const removed = await deleteDevice(tx, actor.workspaceId, id);
   if (!removed) throw notFound();
   outbox.add('device.deleted', { id: removed.id });
-  await recordActivity(
-    tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Device ${removed.name} removed`, type: 'warning' },
+  await outbox.record(
+    { userId: actor.userId, action: `Device ${removed.name} removed`, type: 'warning' },
     { action: 'device.deleted', entityType: 'device', entityId: removed.id },
-    outbox,
   );
 }
 
 /** Ends the phone's open session (if any) and starts a fresh one with the same VA and task. */
-async function restartSession(tx: Tx, actor: Actor, id: string, outbox: Outbox) {
+async function restartSession(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox) {
   const target = await findDevice(tx, actor.workspaceId, id);
   if (!target) throw notFound();
   await assertMayWorkDevice(tx, actor, target.id);
@@ -91,7 +85,7 @@ async function restartSession(tx: Tx, actor: Actor, id: string, outbox: Outbox) 
 }
 
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/devices',
@@ -121,8 +115,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const { assignedToId, ...fields } = request.body;
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         if (assignedToId) await assertMember(tx, actor.workspaceId, assignedToId, 'assignedToId');
         const created = await tx
           .insertInto('devices')
@@ -130,15 +123,12 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
           .returning(deviceColumns)
           .executeTakeFirstOrThrow();
         outbox.add('device.created', serialize(created));
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Device ${created.name} added`, deviceId: created.id, type: 'success' },
+        await outbox.record(
+          { userId: actor.userId, action: `Device ${created.name} added`, deviceId: created.id, type: 'success' },
           { action: 'device.created', entityType: 'device', entityId: created.id },
-          outbox,
         );
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(row));
     },
   );
@@ -151,20 +141,16 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute((tx) => changeDevice(tx, actor, request.params.id, request.body, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changeDevice(tx, actor, request.params.id, request.body, outbox));
       return serialize(row);
     },
   );
 
   app.delete('/devices/:id', { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute((tx) => removeDevice(tx, actor, request.params.id, outbox));
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => removeDevice(tx, actor, request.params.id, outbox));
     // Its phone's connection, wherever it is, closes now.
     app.ctx.agents?.disconnect(request.params.id);
-    outbox.flush(changes);
     return reply.code(204).send();
   });
 
@@ -174,9 +160,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'sessions.work' }, schema: { tags: ['devices'], params: idParams, response: { 201: session, 404: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => restartSession(tx, actor, request.params.id, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => restartSession(tx, actor, request.params.id, outbox));
       void app.ctx.agents?.command(row.deviceId, 'restart_session');
       return reply.code(201).send(toSession(row));
     },
@@ -192,9 +176,8 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as DeviceBulkBody;
-      const outbox = new Outbox(actor.workspaceId);
       const commanded: string[] = [];
-      const answer = await runBulk(db, outbox, async (tx) => {
+      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => {
         // Run again after a deadlock, the commands gathered start afresh.
         commanded.length = 0;
         return {
@@ -209,7 +192,6 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         };
       });
       if (answer.refused) return reply.code(409).send(answer.body);
-      outbox.flush(changes);
       // Phones hear their command once the writes are committed.
       if (body.action === 'command') for (const id of commanded) void app.ctx.agents?.command(id, body.command);
       if (body.action === 'delete')

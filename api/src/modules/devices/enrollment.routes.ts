@@ -9,14 +9,13 @@ import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '@
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { findHostByToken } from '../../agents/hosts.queries.ts';
 import { setHostToken } from '../hosts/hosts.queries.ts';
 import { sendStoredFile } from '../../storage/storage.ts';
 import { findAgentDevice } from '../../agents/agents.queries.ts';
 import { findDevice } from './devices.queries.ts';
 import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
+import { write } from '../../events/write.ts';
 
 /** What an agent is told when its code cannot be used. */
 const refusals = {
@@ -30,7 +29,7 @@ const refusals = {
 const objectIdParams = z.object({ id: z.string().min(1).max(200) });
 
 export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.post(
     '/devices/:id/enrollment',
@@ -49,17 +48,14 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     const actor = actorOf(request);
     const target = await findDevice(db, actor.workspaceId, request.params.id);
     if (!target) throw notFound();
-    const outbox = new Outbox(actor.workspaceId);
-    const removed = await revokeDeviceCredential(db, actor.workspaceId, target.id);
-    if (removed.numDeletedRows > 0n) {
-      await recordActivity(
-        db,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `${target.name}'s phone credential revoked`, deviceId: target.id, type: 'warning' },
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+      const removed = await revokeDeviceCredential(tx, actor.workspaceId, target.id);
+      if (removed.numDeletedRows === 0n) return;
+      await outbox.record(
+        { userId: actor.userId, action: `${target.name}'s phone credential revoked`, deviceId: target.id, type: 'warning' },
         { action: 'device.credential-revoked', entityType: 'device', entityId: target.id },
-        outbox,
       );
-    }
-    outbox.flush(changes);
+    });
     app.ctx.agents?.disconnect(target.id);
     return reply.code(204).send();
   });

@@ -54,3 +54,13 @@ export function setHostToken(tx: Tx, hostId: string, token: string) {
     .where('revokedAt', 'is', null)
     .executeTakeFirst();
 }
+
+/** How many hosts the workspace has had (revoked included): a new host's default name counts on from them. */
+export async function countHosts(tx: Tx, workspaceId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('hosts')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -4,13 +4,12 @@ import { z } from 'zod';
 import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { issueCode } from '../devices/enrollment.queries.ts';
-import { createHost, findHost, listHosts, revokeHost } from './hosts.queries.ts';
+import { createHost, findHost, listHosts, revokeHost, countHosts } from './hosts.queries.ts';
+import { write } from '../../events/write.ts';
 
 export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get('/hosts', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], response: { 200: z.array(host) } } }, async (request) => {
     const rows = await listHosts(db, actorOf(request).workspaceId);
@@ -32,24 +31,16 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], body: createHostBody, response: { 201: createdHost, 400: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const answer = await db.transaction().execute(async (tx) => {
-        const count = await tx
-          .selectFrom('hosts')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('workspaceId', '=', actor.workspaceId)
-          .executeTakeFirstOrThrow();
-        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${Number(count.n) + 1}`, actor.userId);
+      const answer = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+        const count = await countHosts(tx, actor.workspaceId);
+        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${count + 1}`, actor.userId);
         const code = await issueCode(tx, actor.workspaceId, { hostId: created.id }, actor.userId);
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' },
+        await outbox.record(
+          { userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' },
           { action: 'host.created', entityType: 'host', entityId: created.id },
-          outbox,
         );
         return { host: created, code: code.code, expiresAt: code.expiresAt.toISOString() };
       });
-      outbox.flush(changes);
       return reply.code(201).send(answer);
     },
   );
@@ -60,7 +51,7 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams, response: { 201: enrollmentCode, 404: errorBody, 409: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const answer = await db.transaction().execute(async (tx) => {
+      const answer = await write(app.ctx, actor.workspaceId, async (tx) => {
         const target = await findHost(tx, actor.workspaceId, request.params.id);
         if (!target || target.revokedAt) throw notFound();
         return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);
@@ -71,18 +62,14 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete('/hosts/:id', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute(async (tx) => {
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       const revoked = await revokeHost(tx, actor.workspaceId, request.params.id);
       if (!revoked) throw notFound();
-      await recordActivity(
-        tx,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' },
+      await outbox.record(
+        { userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' },
         { action: 'host.revoked', entityType: 'host', entityId: revoked.id },
-        outbox,
       );
     });
-    outbox.flush(changes);
     // Its connection and every phone's it opened close now, on whichever instance they are.
     app.ctx.agents?.disconnectHost(request.params.id);
     return reply.code(204).send();

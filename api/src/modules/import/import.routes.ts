@@ -6,15 +6,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, importEntityValues, importQuery, importResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { Outbox } from '../../events/outbox.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { insertAccounts, insertPosts } from './import.queries.ts';
 import { planAccounts, planPosts, readCsv } from './import.service.ts';
+import { write } from '../../events/write.ts';
 
 const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
 
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
   // Only this plugin's routes read CSV bodies.
   app.addContentTypeParser(['text/csv', 'text/plain', 'application/csv'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_request, body, done) =>
     done(null, body),
@@ -42,19 +41,15 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         const valid = plan.verdicts.filter((verdict) => verdict.ok).length;
         let created = 0;
         if (!dryRun && plan.rows.length > 0) {
-          const outbox = new Outbox(actor.workspaceId);
-          created = await db.transaction().execute(async (tx) => {
+          created = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
             const count = entity === 'posts' ? await insertPosts(tx, plan.rows as never) : await insertAccounts(tx, plan.rows as never);
             const [one, many] = entity === 'posts' ? ['post', 'posts'] : ['account', 'accounts'];
-            await recordActivity(
-              tx,
-              { workspaceId: actor.workspaceId, userId: actor.userId, action: `Imported ${count} ${count === 1 ? one : many} from CSV`, type: 'success' },
+            await outbox.record(
+              { userId: actor.userId, action: `Imported ${count} ${count === 1 ? one : many} from CSV`, type: 'success' },
               { action: `${one}.imported`, entityType: one!, entityId: null, data: { count, invalid: plan.verdicts.length - valid } },
-              outbox,
             );
             return count;
           });
-          outbox.flush(changes);
         }
         return { dryRun, total: plan.verdicts.length, valid, invalid: plan.verdicts.length - valid, created, rows: plan.verdicts };
       },

@@ -38,6 +38,11 @@ export function filteredPosts<O>(query: SelectQueryBuilder<DB, 'posts', O>, work
 }
 
 /** Newest first. */
+/** The query of the ids a bulk action's filter names (see `selectIds`). */
+export function postIdsMatching(tx: Tx, workspaceId: string, filter: PostFilter) {
+  return filteredPosts(tx.selectFrom('posts').select('id'), workspaceId, filter);
+}
+
 export function listPosts(db: Db, workspaceId: string, filter: PostFilter & { cursor?: string | undefined; limit: number }) {
   const cursor = decodeCursor(filter.cursor);
   let query = filteredPosts(db.selectFrom('posts').selectAll(), workspaceId, filter);

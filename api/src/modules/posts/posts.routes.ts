@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { PostRow, PostStatus } from '@farm/sql';
 import {
   bulkRefused,
   bulkResult,
@@ -9,137 +8,22 @@ import {
   idParams,
   post,
   postBulkBody,
-  postTransitions,
   postWindowQuery,
   updatePostBody,
   type PostBulkBody,
-  type UpdatePostBody,
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
-import type { Actor, Tx } from '../../shared/types.ts';
-import { isFuture } from '../../shared/time.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
-import { runBulk, selectIds } from '../../shared/bulk.ts';
-import { accountOfPost, deletePost, filteredPosts, findPost, insertPost, listPosts, lockPost, updatePost } from './posts.queries.ts';
-import { cancelTasks, Outboxes, retryingTransaction } from '@farm/workers';
-
-/** What a post's content may be edited in: not once it is published. */
-const EDITABLE: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
-
-function assertFuture(at: string | null | undefined): void {
-  if (at && !isFuture(at)) throw badRequest('scheduledAt', 'Schedule Date & Time must be in the future');
-}
-
-async function announce(tx: Tx, actor: Actor, row: PostRow, status: PostStatus | 'deleted', outbox: Outbox): Promise<void> {
-  const account = await accountOfPost(tx, row.accountId);
-  const verb = { draft: 'saved as draft', scheduled: 'scheduled', published: 'published', failed: 'failed to publish', deleted: 'deleted' }[status];
-  await recordActivity(
-    tx,
-    {
-      workspaceId: actor.workspaceId,
-      userId: actor.userId,
-      action: `Post for @${account.username} ${verb}`,
-      deviceId: account.deviceId,
-      type: status === 'published' ? 'success' : status === 'failed' ? 'error' : status === 'deleted' ? 'warning' : 'info',
-    },
-    { action: `post.${status}`, entityType: 'post', entityId: row.id },
-    outbox,
-  );
-}
-
-/** One person's change to one post, as PATCH and the bulk actions make it. */
-async function changePost(tx: Tx, actor: Actor, id: string, body: UpdatePostBody, outbox: Outbox): Promise<PostRow> {
-  const before = await lockPost(tx, actor.workspaceId, id);
-  if (!before) throw notFound();
-  const changes: Record<string, unknown> = {};
-  const edits = (['accountId', 'caption', 'hashtags', 'mediaUrls'] as const).filter((key) => body[key] !== undefined);
-  if (edits.length > 0 && !EDITABLE.includes(before.status)) throw new AppError(409, `A ${before.status} post cannot be edited`);
-  if (body.accountId !== undefined && body.accountId !== before.accountId) {
-    await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
-    changes.accountId = body.accountId;
-  }
-  if (body.campaignId !== undefined) {
-    if (body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
-    changes.campaignId = body.campaignId;
-  }
-  if (body.caption !== undefined) changes.caption = body.caption;
-  if (body.hashtags !== undefined) changes.hashtags = body.hashtags;
-  if (body.mediaUrls !== undefined) changes.mediaUrls = body.mediaUrls;
-  if (body.scheduledAt !== undefined && (body.status ?? before.status) === 'scheduled') {
-    assertFuture(body.scheduledAt);
-    changes.scheduledAt = body.scheduledAt;
-  }
-  const status = body.status;
-  if (status !== undefined && status !== before.status) {
-    if (!postTransitions[before.status].includes(status)) throw new AppError(409, `A ${before.status} post cannot become ${status}`);
-    changes.status = status;
-    if (status === 'published') changes.publishedAt = body.publishedAt ?? new Date().toISOString();
-    if (status === 'draft') changes.scheduledAt = null;
-    if (status === 'scheduled') {
-      const at = body.scheduledAt ?? before.scheduledAt?.toISOString() ?? null;
-      if (!at) throw badRequest('scheduledAt', 'Schedule Date & Time is required for scheduled posts');
-      assertFuture(at);
-      changes.scheduledAt = at;
-    }
-  }
-  if (Object.keys(changes).length === 0) return before;
-  // What or when of a scheduled post changed, or it became (or stopped being) scheduled: a new schedule version
-  // (a failed post given another go is due again), and the task out for the old one is called off, its phone told.
-  const after = (changes.status as PostStatus | undefined) ?? before.status;
-  const edited = (['accountId', 'caption', 'hashtags', 'mediaUrls'] as const).some(
-    (key) => changes[key] !== undefined && JSON.stringify(changes[key]) !== JSON.stringify(before[key]),
-  );
-  const moved = changes.scheduledAt !== undefined && changes.scheduledAt !== (before.scheduledAt?.toISOString() ?? null);
-  const wasScheduled = before.status === 'scheduled';
-  if ((wasScheduled && (edited || moved || after !== 'scheduled')) || (!wasScheduled && after === 'scheduled')) {
-    Object.assign(changes, { scheduleVersion: before.scheduleVersion + 1, waitingCode: null, waitingMessage: null, failureCode: null, failureMessage: null });
-    if (wasScheduled) {
-      const reason =
-        after === 'draft'
-          ? 'The post was unscheduled'
-          : after === 'published'
-            ? 'The post was published by a person'
-            : edited
-              ? 'The post was edited'
-              : 'The post was rescheduled';
-      await cancelTasks(tx, { postId: before.id }, { message: reason, cause: 'change' }, Outboxes.of(outbox));
-    }
-  }
-  const updated = await updatePost(tx, before.id, changes);
-  outbox.add('post.updated', serialize(updated));
-  if (status !== undefined && status !== before.status) await announce(tx, actor, updated, status, outbox);
-  else
-    await recordActivity(
-      tx,
-      {
-        workspaceId: actor.workspaceId,
-        userId: actor.userId,
-        action: `Post for @${(await accountOfPost(tx, updated.accountId)).username} edited`,
-        type: 'info',
-      },
-      { action: 'post.updated', entityType: 'post', entityId: updated.id, data: { fields: Object.keys(changes) } },
-      outbox,
-    );
-  return updated;
-}
-
-async function removePost(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
-  const before = await lockPost(tx, actor.workspaceId, id);
-  if (!before) throw notFound();
-  // A task out for the post is called off first: its phone must not publish what was deleted.
-  await cancelTasks(tx, { postId: before.id }, { message: 'The post was deleted', cause: 'change' }, Outboxes.of(outbox));
-  await announce(tx, actor, before, 'deleted', outbox);
-  await deletePost(tx, actor.workspaceId, id);
-  outbox.add('post.deleted', { id });
-}
+import { runBulk, selectIds } from '../../events/bulk.ts';
+import { findPost, insertPost, listPosts, postIdsMatching } from './posts.queries.ts';
+import { announce, assertFuture, changePost, removePost } from './posts.service.ts';
+import { write } from '../../events/write.ts';
 
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/posts',
@@ -169,8 +53,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { createdById: _ignored, ...body } = request.body;
       if (body.status === 'failed') throw badRequest('status', 'Status cannot be failed for a new post');
       if (body.status === 'scheduled') assertFuture(body.scheduledAt);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
         if (body.campaignId !== undefined && body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
         const created = await insertPost(tx, {
@@ -190,7 +73,6 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
         await announce(tx, actor, created, created.status, outbox);
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(serialize(row));
     },
   );
@@ -203,18 +85,14 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute((tx) => changePost(tx, actor, request.params.id, request.body, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changePost(tx, actor, request.params.id, request.body, outbox));
       return serialize(row);
     },
   );
 
   app.delete('/posts/:id', { config: { access: 'posts.write' }, schema: { tags: ['posts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute((tx) => removePost(tx, actor, request.params.id, outbox));
-    outbox.flush(changes);
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => removePost(tx, actor, request.params.id, outbox));
     return reply.code(204).send();
   });
 
@@ -224,9 +102,8 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as PostBulkBody;
-      const outbox = new Outbox(actor.workspaceId);
-      const answer = await runBulk(db, outbox, async (tx) => {
-        const ids = body.ids ?? (await selectIds(filteredPosts(tx.selectFrom('posts').select('id'), actor.workspaceId, body.filter ?? {})));
+      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => {
+        const ids = body.ids ?? (await selectIds(postIdsMatching(tx, actor.workspaceId, body.filter ?? {})));
         return {
           ids,
           apply: async (id: string) => {
@@ -241,7 +118,6 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
         };
       });
       if (answer.refused) return reply.code(409).send(answer.body);
-      outbox.flush(changes);
       return answer.body;
     },
   );

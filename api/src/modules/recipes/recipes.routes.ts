@@ -17,8 +17,6 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import {
   deleteWorkspaceRecipe,
   findWorkspaceRecipe,
@@ -27,6 +25,7 @@ import {
   setWorkspaceRecipeEnabled,
   type WorkspaceRecipeRow,
 } from './recipes.queries.ts';
+import { write } from '../../events/write.ts';
 
 function summary(recipe: Recipe) {
   return {
@@ -60,7 +59,7 @@ function validRecipe(input: unknown): Recipe {
 }
 
 export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get('/recipes', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], response: { 200: recipeList } } }, async (request) => {
     const rows = await listWorkspaceRecipes(db, actorOf(request).workspaceId);
@@ -100,19 +99,15 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const recipe = validRecipe(request.body.recipe);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const inserted = await insertWorkspaceRecipe(tx, actor.workspaceId, recipe, request.body.recipe, request.body.enabled ?? true, actor.userId);
         if (!inserted) throw conflict(`This workspace already has version ${recipe.version} of ${recipe.id}: raise the recipe's version to add a new one`);
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Recipe "${recipe.name}" (${recipe.id} v${recipe.version}) added`, type: 'info' },
+        await outbox.record(
+          { userId: actor.userId, action: `Recipe "${recipe.name}" (${recipe.id} v${recipe.version}) added`, type: 'info' },
           { action: 'recipe.created', entityType: 'recipe', entityId: inserted.id },
-          outbox,
         );
         return inserted;
       });
-      outbox.flush(changes);
       return reply.code(201).send({ ...toWorkspaceRecipe(row), body: row.body });
     },
   );
@@ -125,47 +120,33 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const updated = await setWorkspaceRecipeEnabled(tx, actor.workspaceId, request.params.id, request.body.enabled);
         if (!updated) throw notFound();
-        await recordActivity(
-          tx,
+        await outbox.record(
           {
-            workspaceId: actor.workspaceId,
             userId: actor.userId,
             action: `Recipe "${updated.name}" (${updated.recipeId} v${updated.version}) turned ${updated.enabled ? 'on' : 'off'}`,
             type: 'info',
           },
           { action: 'recipe.updated', entityType: 'recipe', entityId: updated.id },
-          outbox,
         );
         return updated;
       });
-      outbox.flush(changes);
       return { ...toWorkspaceRecipe(row), body: row.body };
     },
   );
 
   app.delete('/recipes/:id', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await db.transaction().execute(async (tx) => {
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       const removed = await deleteWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
       if (!removed) throw notFound();
-      await recordActivity(
-        tx,
-        {
-          workspaceId: actor.workspaceId,
-          userId: actor.userId,
-          action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`,
-          type: 'warning',
-        },
+      await outbox.record(
+        { userId: actor.userId, action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`, type: 'warning' },
         { action: 'recipe.deleted', entityType: 'recipe', entityId: removed.id },
-        outbox,
       );
     });
-    outbox.flush(changes);
     return reply.code(204).send();
   });
 };

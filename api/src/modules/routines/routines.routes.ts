@@ -20,12 +20,11 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Tx } from '../../shared/types.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
-import { cancelCampaignRuns, Outboxes, retryingTransaction } from '@farm/workers';
+import { cancelCampaignRuns, Outboxes } from '@farm/workers';
+import { write } from '../../events/write.ts';
 
 function toRoutine(row: RoutineRow) {
   return { ...serialize(row), settings: routineSettings.parse(row.settings) };
@@ -37,7 +36,7 @@ async function assertLinked(tx: Tx, campaignId: string, accountId: string): Prom
 }
 
 export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/routines',
@@ -56,8 +55,7 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body;
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
         await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
         await assertLinked(tx, body.campaignId, body.accountId);
@@ -87,15 +85,12 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
           .returningAll()
           .executeTakeFirstOrThrow();
         outbox.add('routine.created', toRoutine(created));
-        await recordActivity(
-          tx,
-          { workspaceId: actor.workspaceId, userId: actor.userId, action: `Routine "${created.name}" added to "${target.name}"`, type: 'info' },
+        await outbox.record(
+          { userId: actor.userId, action: `Routine "${created.name}" added to "${target.name}"`, type: 'info' },
           { action: 'routine.created', entityType: 'routine', entityId: created.id },
-          outbox,
         );
         return created;
       });
-      outbox.flush(changes);
       return reply.code(201).send(toRoutine(row));
     },
   );
@@ -109,8 +104,7 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const body = request.body;
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const before = await tx
           .selectFrom('routines')
           .selectAll()
@@ -154,15 +148,13 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         return updated;
       });
-      outbox.flush(changes);
       return toRoutine(row);
     },
   );
 
   app.delete('/routines/:id', { config: { access: 'routines.manage' }, schema: { tags: ['routines'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute(async (tx) => {
+    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       const target = await tx
         .selectFrom('routines')
         .select(['campaignId', 'name'])
@@ -192,14 +184,11 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
         .where('sequence', '>', removed.sequence)
         .execute();
       outbox.add('routine.deleted', { id: removed.id, campaignId: removed.campaignId });
-      await recordActivity(
-        tx,
-        { workspaceId: actor.workspaceId, userId: actor.userId, action: `Routine "${removed.name}" deleted`, type: 'warning' },
+      await outbox.record(
+        { userId: actor.userId, action: `Routine "${removed.name}" deleted`, type: 'warning' },
         { action: 'routine.deleted', entityType: 'routine', entityId: removed.id },
-        outbox,
       );
     });
-    outbox.flush(changes);
     return reply.code(204).send();
   });
 

@@ -4,9 +4,9 @@ import { errorBody, idParams, session, sessionListQuery, startSessionBody, updat
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
-import { Outbox } from '../../events/outbox.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { assertMayWorkDevice, findSessionForUpdate, setSessionRunning, startSession, stopSession, toSession } from './sessions.service.ts';
+import { write } from '../../events/write.ts';
 
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -55,9 +55,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], body: startSessionBody, response: { 201: session, 400: errorBody, 409: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => startSession(tx, actor, request.body, outbox));
-      outbox.flush(app.ctx.changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => startSession(tx, actor, request.body, outbox));
       return reply.code(201).send(toSession(row));
     },
   );
@@ -71,8 +69,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const { isActive, currentTask, taskId } = request.body;
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute(async (tx) => {
+      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         let current =
           isActive === undefined
             ? await findSessionForUpdate(tx, actor.workspaceId, request.params.id)
@@ -90,7 +87,6 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         return current;
       });
-      outbox.flush(app.ctx.changes);
       if (isActive !== undefined) void app.ctx.agents?.command(row.deviceId, isActive ? 'resume' : 'pause');
       return toSession(row);
     },
@@ -101,9 +97,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => stopSession(tx, actor, request.params.id, outbox));
-      outbox.flush(app.ctx.changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => stopSession(tx, actor, request.params.id, outbox));
       void app.ctx.agents?.command(row.deviceId, 'stop');
       return toSession(row);
     },

@@ -8,9 +8,8 @@ import { deviceColumns, isUuid, type SessionRow } from '@farm/sql';
 import { whileConnected } from '@farm/workers';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
-import type { Outbox } from '../../events/outbox.ts';
 import { serialize } from '../../shared/serialize.ts';
+import type { WriteOutbox } from '../../events/write.ts';
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
   if (!row.isActive || !row.activeSince) return row.duration;
@@ -55,7 +54,7 @@ export async function startSession(
   tx: Tx,
   actor: Actor,
   input: { deviceId: string; taskId?: string | null | undefined; currentTask?: string | null | undefined },
-  outbox: Outbox,
+  outbox: WriteOutbox,
 ): Promise<SessionRow> {
   // An id that cannot exist is refused like an unknown one, before it reaches the database as a malformed uuid.
   const device = isUuid(input.deviceId)
@@ -101,17 +100,15 @@ export async function startSession(
     .executeTakeFirstOrThrow();
   outbox.add('session.started', toSession(row));
   outbox.add('device.updated', serialize(updatedDevice));
-  await recordActivity(
-    tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Session started on ${device.name}`, deviceId: device.id, type: 'info' },
+  await outbox.record(
+    { userId: actor.userId, action: `Session started on ${device.name}`, deviceId: device.id, type: 'info' },
     { action: 'session.started', entityType: 'session', entityId: row.id },
-    outbox,
   );
   return row;
 }
 
 /** Pause (running → paused) or resume (paused → running); an ended session cannot change. */
-export async function setSessionRunning(tx: Tx, actor: Actor, id: string, running: boolean, outbox: Outbox): Promise<SessionRow> {
+export async function setSessionRunning(tx: Tx, actor: Actor, id: string, running: boolean, outbox: WriteOutbox): Promise<SessionRow> {
   const row = await findSessionForUpdate(tx, actor.workspaceId, id);
   await assertMayWorkDevice(tx, actor, row.deviceId);
   if (row.endedAt) throw new AppError(409, 'This session has ended');
@@ -131,22 +128,14 @@ export async function setSessionRunning(tx: Tx, actor: Actor, id: string, runnin
     .executeTakeFirstOrThrow();
   outbox.add('session.updated', toSession(updated));
   outbox.add('device.updated', serialize(device));
-  await recordActivity(
-    tx,
-    {
-      workspaceId: actor.workspaceId,
-      userId: actor.userId,
-      action: `Session ${running ? 'resumed' : 'paused'} on ${device.name}`,
-      deviceId: row.deviceId,
-      type: running ? 'info' : 'warning',
-    },
+  await outbox.record(
+    { userId: actor.userId, action: `Session ${running ? 'resumed' : 'paused'} on ${device.name}`, deviceId: row.deviceId, type: running ? 'info' : 'warning' },
     undefined,
-    outbox,
   );
   return updated;
 }
 
-export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<SessionRow> {
+export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<SessionRow> {
   const row = await findSessionForUpdate(tx, actor.workspaceId, id);
   await assertMayWorkDevice(tx, actor, row.deviceId);
   if (row.endedAt) return row;
@@ -166,11 +155,9 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Outb
     .executeTakeFirstOrThrow();
   outbox.add('session.ended', toSession(updated));
   outbox.add('device.updated', serialize(device));
-  await recordActivity(
-    tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Session stopped on ${device.name}`, deviceId: row.deviceId, type: 'info' },
+  await outbox.record(
+    { userId: actor.userId, action: `Session stopped on ${device.name}`, deviceId: row.deviceId, type: 'info' },
     { action: 'session.stopped', entityType: 'session', entityId: id, data: { duration } },
-    outbox,
   );
   return updated;
 }

@@ -23,6 +23,11 @@ export function filteredTasks<O>(query: SelectQueryBuilder<DB, 'tasks', O>, work
   return filter.status ? q.where('status', '=', filter.status) : q;
 }
 
+/** The query of the ids a bulk action's filter names (see `selectIds`). */
+export function taskIdsMatching(tx: Tx, workspaceId: string, filter: TaskFilter) {
+  return filteredTasks(tx.selectFrom('tasks').select('id'), workspaceId, filter);
+}
+
 function filtered<O>(query: SelectQueryBuilder<DB, 'tasks', O>, workspaceId: string, filter: TaskFilter) {
   let q = query.where('workspaceId', '=', workspaceId);
   if (filter.type) q = q.where('type', '=', filter.type);

@@ -15,19 +15,18 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { runBulk, selectIds } from '../../shared/bulk.ts';
-import { retryingTransaction } from '@farm/workers';
-import { Outbox } from '../../events/outbox.ts';
+import { runBulk, selectIds } from '../../events/bulk.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { countTasks, filteredTasks, findTask, listTasksJson } from './tasks.queries.ts';
+import { countTasks, findTask, listTasksJson, taskIdsMatching } from './tasks.queries.ts';
 import { createTask, deleteTask, updateTask } from './tasks.service.ts';
+import { write } from '../../events/write.ts';
 
 /** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
 
 export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, changes } = app.ctx;
+  const { db } = app.ctx;
 
   const withMe = <T extends { assignedToId?: string | undefined }>(query: T, userId: string): T =>
     query.assignedToId === 'me' ? { ...query, assignedToId: userId } : query;
@@ -75,9 +74,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], body: createTaskBody, response: { 201: task, 400: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await db.transaction().execute((tx) => createTask(tx, actor, request.body, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => createTask(tx, actor, request.body, outbox));
       return reply.code(201).send(serialize(row));
     },
   );
@@ -95,18 +92,14 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const outbox = new Outbox(actor.workspaceId);
-      const row = await retryingTransaction(db, outbox).execute((tx) => updateTask(tx, actor, request.params.id, request.body, outbox));
-      outbox.flush(changes);
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => updateTask(tx, actor, request.params.id, request.body, outbox));
       return serialize(row);
     },
   );
 
   app.delete('/tasks/:id', { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const outbox = new Outbox(actor.workspaceId);
-    await retryingTransaction(db, outbox).execute((tx) => deleteTask(tx, actor, request.params.id, outbox));
-    outbox.flush(changes);
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => deleteTask(tx, actor, request.params.id, outbox));
     return reply.code(204).send();
   });
 
@@ -117,9 +110,8 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as TaskBulkBody;
-      const outbox = new Outbox(actor.workspaceId);
-      const answer = await runBulk(db, outbox, async (tx) => ({
-        ids: body.ids ?? (await selectIds(filteredTasks(tx.selectFrom('tasks').select('id'), actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
+      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => ({
+        ids: body.ids ?? (await selectIds(taskIdsMatching(tx, actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
         apply: async (id) => {
           if (body.action === 'delete') return deleteTask(tx, actor, id, outbox);
           // Cancelling goes through the lifecycle as one task's would: a phone holding one is told to drop it.
@@ -128,7 +120,6 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
         },
       }));
       if (answer.refused) return reply.code(409).send(answer.body);
-      outbox.flush(changes);
       return answer.body;
     },
   );

@@ -9,12 +9,11 @@ import { cancelTasks, createTasks, Outboxes, retryTask, settleTask, withdrawTask
 import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isFuture } from '../../shared/time.ts';
-import type { Outbox } from '../../events/outbox.ts';
 import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { deleteTaskRow } from './tasks.queries.ts';
+import type { WriteOutbox } from '../../events/write.ts';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
 
@@ -33,7 +32,7 @@ async function resolveAssignee(tx: Tx, actor: Actor, deviceId: string | null | u
 
 const deadlineInPast = () => badRequest('deadline', 'Deadline must be in the future');
 
-export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: Outbox): Promise<TaskRow> {
+export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: WriteOutbox): Promise<TaskRow> {
   if (body.deadline && !isFuture(body.deadline)) throw deadlineInPast();
   const assignedToId = await resolveAssignee(tx, actor, body.deviceId, body.assignedToId);
   const [row] = await createTasks(
@@ -54,11 +53,9 @@ export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: 
     ],
     Outboxes.of(outbox),
   );
-  await recordActivity(
-    tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${row!.title}" created`, deviceId: row!.deviceId, type: 'info' },
+  await outbox.record(
+    { userId: actor.userId, action: `Task "${row!.title}" created`, deviceId: row!.deviceId, type: 'info' },
     { action: 'task.created', entityType: 'task', entityId: row!.id },
-    outbox,
   );
   return row!;
 }
@@ -68,7 +65,7 @@ export async function updateTask(
   actor: Actor,
   id: string,
   body: Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined },
-  outbox: Outbox,
+  outbox: WriteOutbox,
 ): Promise<TaskRow> {
   const before = await tx.selectFrom('tasks').selectAll().where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
   if (!before) throw notFound();
@@ -105,33 +102,23 @@ export async function updateTask(
   }
   if (current.assignedToId && current.assignedToId !== before.assignedToId) {
     outbox.add('task.assigned', serialize(current), current.assignedToId);
-    await recordActivity(
-      tx,
-      { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${current.title}" assigned`, deviceId: current.deviceId, type: 'info' },
+    await outbox.record(
+      { userId: actor.userId, action: `Task "${current.title}" assigned`, deviceId: current.deviceId, type: 'info' },
       { action: 'task.assigned', entityType: 'task', entityId: id, data: { assignedToId: current.assignedToId } },
-      outbox,
     );
   }
   if (status !== undefined && status !== before.status) {
     current = await moveByPerson(tx, current, status, outbox);
-    await recordActivity(
-      tx,
-      {
-        workspaceId: actor.workspaceId,
-        userId: actor.userId,
-        action: statusAction(current.title, status),
-        deviceId: current.deviceId,
-        type: statusType(status),
-      },
+    await outbox.record(
+      { userId: actor.userId, action: statusAction(current.title, status), deviceId: current.deviceId, type: statusType(status) },
       { action: 'task.status', entityType: 'task', entityId: id, data: { from: before.status, to: status } },
-      outbox,
     );
   }
   return current;
 }
 
 /** A person moves a task's status: through the lifecycle, taking back an attempt out on a phone where needed. */
-async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: Outbox): Promise<TaskRow> {
+async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: WriteOutbox): Promise<TaskRow> {
   const outboxes = Outboxes.of(outbox);
   switch (status) {
     case 'completed':
@@ -174,18 +161,16 @@ async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: O
 }
 
 /** Deletes a task; an attempt out on a phone is cancelled first (the phone is told), with what that means for its post. */
-export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: Outbox): Promise<void> {
+export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
   const task = await tx.selectFrom('tasks').select('id').where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
   if (!task) throw notFound();
   await cancelTasks(tx, { taskIds: [id] }, { message: 'The task was deleted', cause: 'person' }, Outboxes.of(outbox));
   const removed = await deleteTaskRow(tx, actor.workspaceId, id);
   if (!removed) throw notFound();
   outbox.add('task.deleted', { id: removed.id });
-  await recordActivity(
-    tx,
-    { workspaceId: actor.workspaceId, userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' },
+  await outbox.record(
+    { userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' },
     { action: 'task.deleted', entityType: 'task', entityId: removed.id },
-    outbox,
   );
 }
 

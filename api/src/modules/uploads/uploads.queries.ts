@@ -42,3 +42,15 @@ export async function claimReservation(tx: Tx, key: string, file: { contentType:
 export async function reservationExists(db: Db, key: string): Promise<boolean> {
   return (await db.selectFrom('storedObjects').select('key').where('key', '=', key).executeTakeFirst()) !== undefined;
 }
+
+/** An uploaded file of the workspace; a wall link reaches screenshots only. */
+export function findUploadedObject(db: Db, key: string, scope: { workspaceId: string; screenshotsOnly: boolean }) {
+  let query = db
+    .selectFrom('storedObjects')
+    .select(['key', 'contentType'])
+    .where('key', '=', key)
+    .where('uploadedAt', 'is not', null)
+    .where('workspaceId', '=', scope.workspaceId);
+  if (scope.screenshotsOnly) query = query.where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', key)));
+  return query.executeTakeFirst();
+}

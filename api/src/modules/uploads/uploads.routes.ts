@@ -16,6 +16,7 @@ import { objectPath, sendStoredFile } from '../../storage/storage.ts';
 import { reserveObject, resolveStoredObject, storeUpload } from './uploads.service.ts';
 import { perPerson } from '../../auth/limits.ts';
 import { findWallLink } from '../wall/wall.queries.ts';
+import { findUploadedObject } from './uploads.queries.ts';
 
 const objectParams = z.object({ id: z.string() });
 /** Raster images only: an SVG served from this origin could run script. */
@@ -87,19 +88,17 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'public' }, schema: { tags: ['uploads'], params: objectParams, querystring: z.object({ wall: z.string().max(200).optional() }) } },
     async (request, reply) => {
       const session = request.session;
-      let query = db.selectFrom('storedObjects').select(['key', 'contentType']).where('key', '=', request.params.id).where('uploadedAt', 'is not', null);
+      let scope: { workspaceId: string; screenshotsOnly: boolean };
       if (request.query.wall) {
         const link = await findWallLink(db, request.query.wall);
         if (!link) throw new AppError(401, 'This wall link is invalid or was revoked');
-        query = query
-          .where('workspaceId', '=', link.workspaceId)
-          .where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', request.params.id)));
+        scope = { workspaceId: link.workspaceId, screenshotsOnly: true };
       } else {
         if (!session) throw new AppError(401, messages.notSignedIn);
         if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
-        query = query.where('workspaceId', '=', session.workspaceId);
+        scope = { workspaceId: session.workspaceId, screenshotsOnly: false };
       }
-      const row = await query.executeTakeFirst();
+      const row = await findUploadedObject(db, request.params.id, scope);
       if (!row) throw notFound();
       return sendStoredFile(reply, storage, row, 'private, max-age=31536000, immutable');
     },

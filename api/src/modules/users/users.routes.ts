@@ -19,8 +19,8 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
 import { AppError, forbidden, notFound } from '../../errors.ts';
-import { recordActivity } from '../activities/activities.queries.ts';
 import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership, toUser, updateMember } from './users.queries.ts';
+import { write } from '../../events/write.ts';
 
 const INVITATION_DAYS = 7;
 
@@ -88,7 +88,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const { id } = request.params;
       const { role: newRole, isActive } = request.body;
-      const updated = await db.transaction().execute(async (tx) => {
+      const updated = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await lockWorkspaceMembership(tx, actor.workspaceId);
         // Who may run the workspace is read again under the lock: an operator demoted a moment ago is one no more.
         const self = await findMember(tx, actor.workspaceId, actor.userId);
@@ -110,10 +110,8 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
           // A deactivated VA hands back their phones.
           await tx.updateTable('devices').set({ assignedToId: null }).where('workspaceId', '=', actor.workspaceId).where('assignedToId', '=', id).execute();
         }
-        await recordActivity(
-          tx,
+        await outbox.record(
           {
-            workspaceId: actor.workspaceId,
             userId: actor.userId,
             action: isActive === false ? `${member.name} was deactivated` : `${member.name}'s access was updated`,
             type: isActive === false ? 'warning' : 'info',

@@ -1,14 +1,14 @@
 /**
  * Bulk actions: one request, one transaction, all or nothing. Each item goes through the same function as its
  * single-item route (so the same rules and the same audit entries apply); an item refused with a 4xx is
- * reported in its place, and if any is refused the transaction is rolled back and nothing is written.
+ * reported in its place, and if any is refused the transaction is rolled back and nothing is written or announced.
  */
 import type { SelectQueryBuilder } from 'kysely';
 import { BULK_LIMIT, messages, type BulkResult } from '@farm/contracts';
-import { type Outbox, retryingTransaction } from '@farm/workers';
+import { write, type WriteContext, type WriteOutbox } from './write.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { isUuid } from '@farm/sql';
-import type { Db, Tx } from './types.ts';
+import type { Tx } from '../shared/types.ts';
 
 class Refused extends Error {
   constructor(readonly body: BulkResult & { error: string }) {
@@ -17,13 +17,13 @@ class Refused extends Error {
 }
 
 export async function runBulk(
-  db: Db,
-  outbox: Outbox,
-  prepare: (tx: Tx) => Promise<{ ids: readonly string[]; apply: (id: string) => Promise<void> }>,
+  ctx: WriteContext,
+  workspaceId: string,
+  prepare: (tx: Tx, outbox: WriteOutbox) => Promise<{ ids: readonly string[]; apply: (id: string) => Promise<void> }>,
 ): Promise<{ refused: false; body: BulkResult } | { refused: true; body: BulkResult & { error: string } }> {
   try {
-    const body = await retryingTransaction(db, outbox).execute(async (tx) => {
-      const { ids, apply } = await prepare(tx);
+    const body = await write(ctx, workspaceId, async (tx, outbox) => {
+      const { ids, apply } = await prepare(tx, outbox);
       const results: BulkResult['results'] = [];
       for (const id of new Set(ids)) {
         if (!isUuid(id)) {

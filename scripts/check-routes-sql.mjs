@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// A route asks the policy, calls one query or service, and maps rows to the response: SQL lives in *.queries.ts
+// (and services). This check fails naming each file and line where a *.routes.ts builds or runs a Kysely statement.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+
+// Route files whose statements are still to move (the list only shrinks: a listed file found clean fails the check
+// until it is taken off, so nobody adds SQL back to it unnoticed).
+const PENDING = new Set([
+  'api/src/auth/auth.routes.ts',
+  'api/src/auth/password-resets.routes.ts',
+  'api/src/auth/two-factor.routes.ts',
+  'api/src/modules/accounts/accounts.routes.ts',
+  'api/src/modules/alerts/alerts.routes.ts',
+  'api/src/modules/campaigns/campaigns.routes.ts',
+  'api/src/modules/devices/agents.routes.ts',
+  'api/src/modules/devices/devices.routes.ts',
+  'api/src/modules/devices/enrollment.routes.ts',
+  'api/src/modules/routines/routines.routes.ts',
+  'api/src/modules/sessions/sessions.routes.ts',
+  'api/src/modules/users/users.routes.ts',
+  'api/src/modules/wall/wall.routes.ts',
+]);
+const KYSELY = [
+  /\.selectFrom\(/,
+  /\.insertInto\(/,
+  /\.updateTable\(/,
+  /\.deleteFrom\(/,
+  /\.replaceInto\(/,
+  /\.mergeInto\(/,
+  /\.selectNoFrom\(/,
+  /\.with\(\s*['"]/,
+  /\bsql(?:<[^>]*>)?`/,
+  /\bsql\.(?:raw|ref|id|table|lit|join)\(/,
+  /\.transaction\(/,
+  /\.execute(?:TakeFirst(?:OrThrow)?)?\(\)/,
+];
+
+function* routeFiles(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name === 'dist' || entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* routeFiles(path);
+    else if (entry.name.endsWith('.routes.ts')) yield path;
+  }
+}
+
+const found = [];
+const clean = [];
+let pendingLines = 0;
+for (const file of routeFiles(join(root, 'api', 'src'))) {
+  const name = relative(root, file).split(sep).join('/');
+  const hits = [];
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((line, index) => {
+      const code = line.replace(/\/\/.*$/, '');
+      if (KYSELY.some((pattern) => pattern.test(code))) hits.push(`${name}:${index + 1}: ${line.trim()}`);
+    });
+  if (PENDING.has(name)) {
+    if (hits.length === 0) clean.push(name);
+    pendingLines += hits.length;
+  } else found.push(...hits);
+}
+
+let failed = false;
+if (found.length > 0) {
+  console.error(`SQL in route files (${found.length} lines); move it into the feature's *.queries.ts or service:`);
+  for (const line of found) console.error(`  ${line}`);
+  failed = true;
+}
+if (clean.length > 0) {
+  console.error(`No SQL left in ${clean.join(', ')}: take it off PENDING in scripts/check-routes-sql.mjs.`);
+  failed = true;
+}
+if (failed) process.exit(1);
+console.log(`No SQL in *.routes.ts outside the ${PENDING.size} files still to move (${pendingLines} lines).`);
