@@ -45,6 +45,15 @@ const forAPerson: Partial<Record<FailureCode, (username: string) => string>> = {
   account_blocked: (username) => `Check @${username}: the platform blocked or challenged it`,
 };
 
+/**
+ * What the phone itself needs from a person before any work can run on it: the account is fine (nothing is paused),
+ * but the phone holds another account, or is locked with a PIN the host cannot enter.
+ */
+const forThePhone: Partial<Record<FailureCode, (username: string) => string>> = {
+  wrong_account: (username) => `Sign in as @${username}`,
+  device_locked: () => 'Unlock the phone',
+};
+
 /** The schedule version a post's task was made for (see `posts/source-key.ts`). */
 export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefined {
   return scheduleVersionOf(task.sourceKey);
@@ -165,6 +174,20 @@ export async function applyOutcome(
           });
         }
       }
+    }
+  }
+  const onPhone = outcome === 'failed' && detail.failure ? forThePhone[detail.failure.code] : undefined;
+  if (onPhone && task.accountId && detail.failure) {
+    const account = await tx.selectFrom('accounts').select(['username', 'platform']).where('id', '=', task.accountId).executeTakeFirst();
+    if (account) {
+      followUps.push({
+        kind: 'ask-person',
+        workspaceId: task.workspaceId,
+        accountId: task.accountId,
+        deviceId: task.deviceId,
+        title: onPhone(account.username),
+        description: `The phone could not start the work for @${account.username} (${account.platform}): ${message}. Once it is done on the phone, retry the failed task.`,
+      });
     }
   }
   return followUps;

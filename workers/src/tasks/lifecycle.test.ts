@@ -597,6 +597,23 @@ describe('the task lifecycle', () => {
     expect(await dispatchNext(db, phone.id)).toBeUndefined();
   });
 
+  it('asks the phone’s person to sign the right account in, or to unlock the phone, pausing nothing and retrying nothing', async () => {
+    const { ws, phone, acct } = await farm();
+    for (const [code, title] of [
+      ['wrong_account', `Sign in as @${acct.username} on ${phone.name}`],
+      ['device_locked', `Unlock the phone on ${phone.name}`],
+    ] as const) {
+      const run = await make(ws, phone.id, { accountId: acct.id, sourceKey: `run:${crypto.randomUUID()}` });
+      await dispatchNext(db, phone.id);
+      await report(phone.id, { taskId: run.id, attempt: 1, status: 'failed', failure: { code } });
+      expect(await task(run.id)).toMatchObject({ status: 'failed', failureCode: code });
+      const asked = await db.selectFrom('tasks').selectAll().where('workspaceId', '=', ws).where('title', '=', title).execute();
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toMatchObject({ type: 'monitor', priority: 'high', status: 'pending', deviceId: phone.id, accountId: acct.id, sourceKey: null });
+    }
+    expect(await db.selectFrom('accounts').select('status').where('id', '=', acct.id).executeTakeFirstOrThrow()).not.toMatchObject({ status: 'paused' });
+  });
+
   it('takes an attempt back from its phone without spending a retry, and lets a person retry a failed task', async () => {
     const { ws, phone } = await farm();
     const created = await make(ws, phone.id);
