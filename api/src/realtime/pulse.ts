@@ -12,7 +12,7 @@
  */
 import { sql } from 'kysely';
 import type { DeviceStatus } from '@farm/sql';
-import { automation } from '@farm/workers';
+import { automation, phoneHasWorkSql } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from './changes.ts';
 
@@ -74,7 +74,7 @@ export class Pulse {
         w as (
           select v.*, (
             v.agent_status = 'busy'
-            or exists (select 1 from tasks t where t.device_id = v.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress'))
+            or ${phoneHasWorkSql('v.id')}
             or exists (select 1 from sessions s where s.device_id = v.id and s.ended_at is null and s.is_active)
           ) as working
           from v

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
-import { readyWork } from '@farm/workers';
+import { phoneHasWorkSql, readyWork } from '@farm/workers';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db } from '../../shared/types.ts';
 
@@ -40,9 +40,7 @@ export function markHello(
   return db
     .updateTable('devices')
     .set({
-      status: sql<
-        'online' | 'busy'
-      >`case when exists (select 1 from tasks t where t.device_id = devices.id and t.dispatched_at is not null and t.status in ('pending', 'in-progress')) then 'busy' else 'online' end`,
+      status: sql<'online' | 'busy'>`case when ${phoneHasWorkSql('devices.id')} then 'busy' else 'online' end`,
       battery: hello.battery,
       lastActive: sql<Date>`now()`,
       lastSeenAt: sql<Date>`now()`,
