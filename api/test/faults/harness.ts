@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Journal, SimulatedPhone } from '@farm/agent-protocol';
 import { migrate, openDatabase, type Database } from '@farm/sql';
 import { buildApp } from '../../src/app.ts';
-import { defaultRateLimits, type Config } from '../../src/config.ts';
+import { testConfig } from '../helpers/config.ts';
 import { type Client, signUp } from '../helpers/app.ts';
 import { listen } from '../realtime/sockets.ts';
 
@@ -134,34 +134,7 @@ export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTER
 /** An API instance on the given database and Redis, serving HTTP and sockets on a free port (no workers inside it). */
 export async function startApi(database: Database, databaseUrl: string, redisUrl: string) {
   const dataDir = await mkdtemp(join(tmpdir(), 'farm-fault-'));
-  const config: Config = {
-    env: 'test',
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl,
-    databasePrepare: true,
-    redisUrl,
-    sessionSecret: randomBytes(32).toString('hex'),
-    demo: false,
-    publicApiDocs: true,
-    secureCookies: false,
-    demoPhones: 0,
-    logLevel: 'silent',
-    publicUrl: undefined,
-    webDist: join(dataDir, 'no-web'),
-    readCacheMs: 0,
-    runWorkers: false,
-    trustProxy: 0,
-    rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, writes: null },
-    uploadsPendingMax: 50,
-    metricsToken: undefined,
-    metricsPort: undefined,
-    shutdownMs: 10_000,
-    overloadEventLoopDelayMs: 0,
-    liveControlIdleMs: 15 * 60_000,
-    automation: quickSettings,
-  };
+  const config = testConfig(dataDir, { databaseUrl, redisUrl, readCacheMs: 0, runWorkers: false, automation: quickSettings });
   const app = await buildApp({ config, database });
   const url = await listen(app);
   return {

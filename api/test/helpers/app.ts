@@ -1,12 +1,11 @@
-/** Builds the whole app over a fresh database for one test file, and signs people in through the real routes. */
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Me } from '@farm/contracts';
 import { buildApp } from '../../src/app.ts';
-import { defaultRateLimits, type Config } from '../../src/config.ts';
+import type { Config } from '../../src/config.ts';
+import { testConfig } from './config.ts';
 import { createChangeFeed, type Change } from '../../src/events/changes.ts';
 import { createTestDatabase } from './database.ts';
 import type { Database } from '@farm/sql';
@@ -31,38 +30,7 @@ export interface TestApp {
 export async function buildTestApp(overrides: Partial<Config> = {}, options: { logStream?: NodeJS.WritableStream } = {}): Promise<TestApp> {
   const { database, drop } = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'farm-test-'));
-  const config: Config = {
-    env: 'test',
-    port: 0,
-    host: '127.0.0.1',
-    dataDir,
-    databaseUrl: undefined,
-    databasePrepare: true,
-    redisUrl: undefined,
-    sessionSecret: randomBytes(32).toString('hex'),
-    demo: false,
-    publicApiDocs: true,
-    secureCookies: false,
-    demoPhones: 0,
-    logLevel: (process.env.TEST_LOG as 'silent') ?? 'silent',
-    publicUrl: undefined,
-    webDist: join(dataDir, 'no-web'),
-    readCacheMs: 1000,
-    runWorkers: !overrides.redisUrl,
-    trustProxy: 0,
-    // Every test comes from one address: request limits are off unless a test sets them; login failures count as in production.
-    rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, writes: null },
-    uploadsPendingMax: 50,
-    metricsToken: undefined,
-    metricsPort: undefined,
-    shutdownMs: 10_000,
-    overloadEventLoopDelayMs: 0,
-    liveControlIdleMs: 15 * 60_000,
-    // Test receivers (webhooks) listen on 127.0.0.1, as a farm's own LAN receivers do with ALERTS_ALLOW_PRIVATE=1;
-    // the tests of the refusal turn it off.
-    automation: { outboundAllowPrivate: true },
-    ...overrides,
-  };
+  const config = testConfig(dataDir, { logLevel: (process.env.TEST_LOG as 'silent') ?? 'silent', ...overrides });
   const feed = createChangeFeed();
   const changes: Change[] = [];
   feed.subscribe((change) => changes.push(change));

@@ -14,7 +14,7 @@
  */
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import { sql, type RawBuilder } from 'kysely';
-import type { FailureCode, TaskPriority, TaskRow, TaskType } from '@farm/sql';
+import type { FailureCode, TaskPriority, TaskRow, TaskStatus, TaskType } from '@farm/sql';
 import { isUuid, serialize } from '@farm/sql';
 import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
@@ -673,6 +673,52 @@ export async function withdrawTask(tx: Tx, task: TaskRow, reason: string, outbox
   outbox.internal('task.withdrawn', { taskId: task.id, deviceId: task.deviceId, attempt: task.attempt, code: 'cancelled', reason });
   outbox.add('task.updated', serialize(returned));
   return returned;
+}
+
+/**
+ * A person moves a task's status (REST): settled, retried, taken over or returned to waiting, each a guarded move of
+ * this module, taking back an attempt out on a phone first where needed.
+ */
+export async function moveTaskByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: Outbox): Promise<TaskRow> {
+  const outboxes = Outboxes.of(outbox);
+  switch (status) {
+    case 'completed':
+      return (await settleTask(tx, task, 'completed', { cause: 'person' }, outboxes)) ?? task;
+    case 'failed':
+      return (
+        (await settleTask(tx, task, 'failed', { cause: 'person', failure: { code: 'unknown', message: 'Marked as failed by a person' } }, outboxes)) ?? task
+      );
+    case 'cancelled':
+      return (await settleTask(tx, task, 'cancelled', { cause: 'person', failure: { code: 'cancelled', message: 'Cancelled by a person' } }, outboxes)) ?? task;
+    case 'in-progress': {
+      const held = await withdrawTask(tx, task, 'A person took the task over', outbox);
+      const started = await tx
+        .updateTable('tasks')
+        .set({ status: 'in-progress', startedAt: held.startedAt ?? new Date() })
+        .where('id', '=', task.id)
+        .where('status', '=', 'pending')
+        .returningAll()
+        .executeTakeFirst();
+      if (!started) return held;
+      outbox.add('task.updated', serialize(started));
+      return started;
+    }
+    case 'pending': {
+      if (task.status === 'failed' || task.status === 'cancelled') return (await retryTask(tx, task, outboxes)) ?? task;
+      const held = await withdrawTask(tx, task, 'A person returned the task to waiting', outbox);
+      const waiting = await tx
+        .updateTable('tasks')
+        .set({ status: 'pending' })
+        .where('id', '=', task.id)
+        .where('status', '=', 'in-progress')
+        .returningAll()
+        .executeTakeFirst();
+      if (!waiting) return held;
+      outbox.add('task.updated', serialize(waiting));
+      if (waiting.deviceId) outbox.internal('device.wake', { deviceId: waiting.deviceId });
+      return waiting;
+    }
+  }
 }
 
 /** A person tries a failed or cancelled task again: waiting, with a fresh set of attempts. */

@@ -5,7 +5,7 @@
  * of a task a person took over, moved or settled is told to drop it.
  */
 import type { TaskRow, TaskStatus } from '@farm/sql';
-import { cancelTasks, createTasks, Outboxes, retryTask, settleTask, withdrawTask } from '@farm/workers';
+import { cancelTasks, createTasks, moveTaskByPerson, Outboxes, withdrawTask } from '@farm/workers';
 import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { isFuture } from '../../shared/time.ts';
@@ -108,56 +108,13 @@ export async function updateTask(
     );
   }
   if (status !== undefined && status !== before.status) {
-    current = await moveByPerson(tx, current, status, outbox);
+    current = await moveTaskByPerson(tx, current, status, outbox);
     await outbox.record(
       { userId: actor.userId, action: statusAction(current.title, status), deviceId: current.deviceId, type: statusType(status) },
       { action: 'task.status', entityType: 'task', entityId: id, data: { from: before.status, to: status } },
     );
   }
   return current;
-}
-
-/** A person moves a task's status: through the lifecycle, taking back an attempt out on a phone where needed. */
-async function moveByPerson(tx: Tx, task: TaskRow, status: TaskStatus, outbox: WriteOutbox): Promise<TaskRow> {
-  const outboxes = Outboxes.of(outbox);
-  switch (status) {
-    case 'completed':
-      return (await settleTask(tx, task, 'completed', { cause: 'person' }, outboxes)) ?? task;
-    case 'failed':
-      return (
-        (await settleTask(tx, task, 'failed', { cause: 'person', failure: { code: 'unknown', message: 'Marked as failed by a person' } }, outboxes)) ?? task
-      );
-    case 'cancelled':
-      return (await settleTask(tx, task, 'cancelled', { cause: 'person', failure: { code: 'cancelled', message: 'Cancelled by a person' } }, outboxes)) ?? task;
-    case 'in-progress': {
-      const held = await withdrawTask(tx, task, 'A person took the task over', outbox);
-      const started = await tx
-        .updateTable('tasks')
-        .set({ status: 'in-progress', startedAt: held.startedAt ?? new Date() })
-        .where('id', '=', task.id)
-        .where('status', '=', 'pending')
-        .returningAll()
-        .executeTakeFirst();
-      if (!started) return held;
-      outbox.add('task.updated', serialize(started));
-      return started;
-    }
-    case 'pending': {
-      if (task.status === 'failed' || task.status === 'cancelled') return (await retryTask(tx, task, outboxes)) ?? task;
-      const held = await withdrawTask(tx, task, 'A person returned the task to waiting', outbox);
-      const waiting = await tx
-        .updateTable('tasks')
-        .set({ status: 'pending' })
-        .where('id', '=', task.id)
-        .where('status', '=', 'in-progress')
-        .returningAll()
-        .executeTakeFirst();
-      if (!waiting) return held;
-      outbox.add('task.updated', serialize(waiting));
-      if (waiting.deviceId) outbox.internal('device.wake', { deviceId: waiting.deviceId });
-      return waiting;
-    }
-  }
 }
 
 /** Deletes a task; an attempt out on a phone is cancelled first (the phone is told), with what that means for its post. */
