@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
+import { refusalMessage } from '../../shared/refusal';
 import { Alert, Button, Group, Menu, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
 import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
@@ -73,7 +73,7 @@ export function ContentPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update posts')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update posts')),
       },
     );
   };
@@ -83,7 +83,7 @@ export function ContentPage() {
       { id: post.id, body },
       {
         onSuccess: () => toast('Post Updated', 'Post status has been updated successfully'),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update post')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update post')),
       },
     );
   }
@@ -95,7 +95,7 @@ export function ContentPage() {
         toast('Post Deleted', 'Post has been removed successfully');
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete post')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete post')),
     });
   }
 

@@ -1,10 +1,10 @@
 import { Button, Group, Menu, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
@@ -68,7 +68,7 @@ export function DevicesPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update devices')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update devices')),
       },
     );
   };
@@ -79,7 +79,7 @@ export function DevicesPage() {
   const restartSession = (id: string, name: string) => {
     restart.mutate(id, {
       onSuccess: () => toast('Session Restarted', `A new session has started on ${name}.`),
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to restart session')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to restart session')),
     });
   };
 

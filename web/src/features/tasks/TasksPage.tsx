@@ -1,10 +1,10 @@
 import { Badge, Button, Group, Menu, Select, Stack, Tabs, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
@@ -98,7 +98,7 @@ export function TasksPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update tasks')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update tasks')),
       },
     );
   };
@@ -108,7 +108,7 @@ export function TasksPage() {
       { id: task.id, body: { status } },
       {
         onSuccess: () => toast('Task Updated', `${task.title} is now ${taskStatusLabels[status].toLowerCase()}.`),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update task')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update task')),
       },
     );
   };
@@ -120,7 +120,7 @@ export function TasksPage() {
         toast('Task Deleted', `${deleting.title} has been removed.`);
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete task')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete task')),
     });
   };
 

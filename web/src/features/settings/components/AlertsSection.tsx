@@ -1,10 +1,11 @@
 /** Settings → Alerts (operators): webhooks for the events the workspace wants, a test delivery, and the log. */
 import { ActionIcon, Badge, Button, Card, Checkbox, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { IconSend, IconTrash } from '@tabler/icons-react';
 import { alertEventLabels, alertEventValues, createWebhookBody, type AlertEvent, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { apiRequest, serverMessageOr } from '../../../shared/api';
+import { apiRequest } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { useInvalidate } from '../../../shared/invalidate';
 import { errorToast, toast } from '../../../shared/toast';
@@ -47,7 +48,7 @@ export function AlertsSection() {
         toast('Webhook Added', 'Alerts will be sent to this address.');
         setUrl('');
       },
-      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to add webhook')),
+      onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to add webhook')),
     });
   };
 
