@@ -1,7 +1,8 @@
-import { Button, Group, Menu, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { Button, Group, Menu, SimpleGrid } from '@mantine/core';
+import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { bulkTarget, useBulk } from '../../shared/bulk.api';
@@ -100,32 +101,25 @@ export function DevicesPage() {
         }
       />
 
-      <Group gap="sm" mb="lg" wrap="wrap">
-        <TextInput
-          placeholder="Search devices..."
-          aria-label="Search devices"
-          leftSection={<IconSearch size={16} />}
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: '1 1 220px' }}
-        />
-        <Select
-          aria-label="Filter by status"
-          data={statusFilterOptions}
-          value={status}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ status: isDeviceStatus(value) ? value : null })}
-          w={{ base: '100%', xs: 180 }}
-        />
-        <Select
-          aria-label="Filter by VA"
-          data={[{ value: ALL, label: 'All VAs' }, ...vaOptions]}
-          value={filters.assignedToId || ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ assignedToId: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 180 }}
-        />
-      </Group>
+      <ListToolbar
+        search={{ label: 'Search devices', placeholder: 'Search devices...', value: search, onChange: setSearch }}
+        filters={[
+          {
+            label: 'Filter by status',
+            data: statusFilterOptions,
+            value: status,
+            onChange: (value) => setFilters({ status: isDeviceStatus(value) ? value : null }),
+            width: 180,
+          },
+          {
+            label: 'Filter by VA',
+            data: [{ value: ALL, label: 'All VAs' }, ...vaOptions],
+            value: filters.assignedToId || ALL,
+            onChange: (value) => setFilters({ assignedToId: value === ALL ? null : value }),
+            width: 180,
+          },
+        ]}
+      />
 
       {isOperator && list.length > 0 ? (
         <BulkBar selection={selection} pageIds={order} noun="devices" {...(devices.hasNextPage ? { more: true } : { total: list.length })}>
