@@ -1,6 +1,6 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { buildMe, renderRoutes, Route, stubApi } from '../test/render';
+import { answer, buildMe, renderRoutes, Route, stubApi } from '../test/render';
 import { AppRoutes } from './routes';
 
 const app = <Route path="*" element={<AppRoutes />} />;
@@ -14,8 +14,8 @@ describe('AppRoutes', () => {
 
   it('sends a visitor without a session from a shell route to /login', async () => {
     stubApi({
-      'GET /api/auth/me': { status: 401, body: { error: 'Not signed in' } },
-      'GET /api/config': { body: { demo: false, demoCredentials: null } },
+      'GET /api/auth/me': answer(401, { error: 'Not signed in' }),
+      'GET /api/config': { demo: false, demoCredentials: null },
     });
     renderRoutes(app, '/devices');
     expect(await screen.findByRole('button', { name: 'Login' }, { timeout: 5000 })).toBeTruthy();
@@ -23,7 +23,7 @@ describe('AppRoutes', () => {
   });
 
   it('tells a VA without a workspace so, inside the VA portal', async () => {
-    stubApi({ 'GET /api/auth/me': { body: { user: buildMe({ role: 'va', workspaceId: null, workspaceName: null }) } } });
+    stubApi({ 'GET /api/auth/me': { user: buildMe({ role: 'va', workspaceId: null, workspaceName: null }) } });
     renderRoutes(app, '/dashboard');
     expect(await screen.findByText(/not part of a workspace yet/, undefined, { timeout: 5000 })).toBeTruthy();
     expect(screen.getAllByText('VA Portal').length).toBeGreaterThan(0);

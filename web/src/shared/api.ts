@@ -23,11 +23,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The server's own refusal text when it sent one, else the screen's fallback sentence. */
-export function serverMessageOr(error: unknown, fallback: string): string {
-  return (error instanceof ApiError ? error.serverMessage : undefined) ?? fallback;
-}
-
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   body?: unknown;

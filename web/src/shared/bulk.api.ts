@@ -1,7 +1,7 @@
 /** One request per bulk action: the chosen ids, or the list's filter when every matching row was chosen. */
 import type { BulkResult } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
-import { apiRequest, ApiError } from './api';
+import { apiRequest } from './api';
 import { useInvalidate } from './invalidate';
 import { cleanParams, type QueryParams } from './query';
 import type { Selection } from './selection';
@@ -25,16 +25,4 @@ export function useBulk(entity: BulkEntity) {
     mutationFn: (body: Record<string, unknown>) => apiRequest<BulkResult>(`/api/${entity}/bulk`, { method: 'POST', body }),
     onSettled: () => invalidate(...reads[entity]),
   });
-}
-
-/** The first refusal of a bulk answer, for a toast: which item and why. */
-export function bulkRefusal(error: unknown): string | undefined {
-  if (!(error instanceof ApiError)) return undefined;
-  try {
-    const body = JSON.parse(error.body) as { error?: string; results?: { ok: boolean; error?: string }[] };
-    const first = body.results?.find((result) => !result.ok);
-    return [body.error, first?.error].filter(Boolean).join(': ');
-  } catch {
-    return undefined;
-  }
 }

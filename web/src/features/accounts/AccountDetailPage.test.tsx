@@ -1,13 +1,14 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { buildAccount, renderScreen, scriptApi, type Reply } from '../campaigns/test-utils';
+import { buildAccount } from '../../test/fixtures';
+import { renderScreen, stubApi, type Reply } from '../../test/render';
 import { AccountDetailPage } from './AccountDetailPage';
 
 const stored = buildAccount({ id: 'a1', username: 'alpha', status: 'warmup', followers: 10, following: 4, bio: null });
 
 function api(overrides: Record<string, Reply> = {}) {
-  return scriptApi({ 'GET /api/accounts/a1': stored, 'GET /api/devices': [], ...overrides });
+  return stubApi({ 'GET /api/accounts/a1': stored, 'GET /api/devices': [], ...overrides });
 }
 
 const open = (role: 'operator' | 'va' = 'operator') => renderScreen(<AccountDetailPage />, { path: '/accounts/a1', route: '/accounts/:id', role });

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { refusalMessage } from '../../shared/refusal';
 import {
   Alert,
   Anchor,
@@ -20,7 +21,6 @@ import {
 import { IconArrowLeft, IconCamera, IconPencil, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { accountStatusLabels, accountStatusValues, updateAccountBody, type Account, type UpdateAccountBody } from '@farm/contracts';
-import { serverMessageOr } from '../../shared/api';
 import { formatDateTime } from '../../shared/format';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
@@ -93,7 +93,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
         toast('Account Updated', 'Account information has been updated successfully');
         after?.();
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, accountUpdateFailure)),
+      onError: (error) => errorToast('Error', refusalMessage(error, accountUpdateFailure)),
     });
   }
 
@@ -141,7 +141,7 @@ function AccountView({ account, deviceName, canManage }: AccountViewProps) {
         toast('Account Deleted', `@${account.username} was removed.`);
         void navigate('/accounts');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete account')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete account')),
     });
   }
 

@@ -2,14 +2,15 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import type { Device } from '@farm/contracts';
-import { buildAccount, renderScreen, scriptApi, type Reply } from '../campaigns/test-utils';
+import { buildAccount } from '../../test/fixtures';
+import { renderScreen, stubApi, type Reply } from '../../test/render';
 import { deviceFixture } from '../../test/fixtures';
 import { AccountsPage } from './AccountsPage';
 
 const device: Device = deviceFixture({ name: 'Pixel 7', battery: 90 });
 
 function api(accounts = [buildAccount()], overrides: Record<string, Reply> = {}) {
-  return scriptApi({ 'GET /api/accounts': accounts, 'GET /api/accounts?limit=50': accounts, 'GET /api/devices': [device], ...overrides });
+  return stubApi({ 'GET /api/accounts': accounts, 'GET /api/accounts?limit=50': accounts, 'GET /api/devices': [device], ...overrides });
 }
 
 describe('AccountsPage', { timeout: 20_000 }, () => {

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
-import { Alert, Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { ListToolbar } from '../../shared/ui/ListToolbar';
+import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconFileImport, IconPlus, IconSearch } from '@tabler/icons-react';
+import { IconFileImport, IconPlus } from '@tabler/icons-react';
 import { accountStatusLabels, accountStatusValues, platformValues, type Account } from '@farm/contracts';
 import { usePagedList } from '../../shared/paged';
 import { useUrlFilters } from '../../shared/url-filters';
@@ -60,32 +61,25 @@ export function AccountsPage() {
         }
       />
 
-      <Group gap="sm" mb="lg" wrap="wrap">
-        <TextInput
-          placeholder="Search accounts..."
-          aria-label="Search accounts"
-          leftSection={<IconSearch size={16} />}
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: '1 1 220px' }}
-        />
-        <Select
-          aria-label="Filter by platform"
-          data={[{ value: ALL, label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))]}
-          value={listFilters.platform ?? ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ platform: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 170 }}
-        />
-        <Select
-          aria-label="Filter by status"
-          data={[{ value: ALL, label: 'All Statuses' }, ...accountStatusValues.map((value) => ({ value, label: accountStatusLabels[value] }))]}
-          value={listFilters.status ?? ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ status: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 170 }}
-        />
-      </Group>
+      <ListToolbar
+        search={{ label: 'Search accounts', placeholder: 'Search accounts...', value: search, onChange: setSearch }}
+        filters={[
+          {
+            label: 'Filter by platform',
+            data: [{ value: ALL, label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))],
+            value: listFilters.platform ?? ALL,
+            onChange: (value) => setFilters({ platform: value === ALL ? null : value }),
+            width: 170,
+          },
+          {
+            label: 'Filter by status',
+            data: [{ value: ALL, label: 'All Statuses' }, ...accountStatusValues.map((value) => ({ value, label: accountStatusLabels[value] }))],
+            value: listFilters.status ?? ALL,
+            onChange: (value) => setFilters({ status: value === ALL ? null : value }),
+            width: 170,
+          },
+        ]}
+      />
 
       {accounts.isPending ? (
         <LoadingState label="Loading accounts..." />

@@ -8,8 +8,8 @@ const vaRow = { id: 'u2', name: 'Maria Santos', totalTasks: 4, completedTasks: 3
 describe('AnalyticsPage', () => {
   it("shows each VA's hands-on hours, sorts by them, and exports device usage for the chosen range", async () => {
     const calls = stubApi({
-      'GET /api/analytics/tables/vas?range=7d&sort=totalTasks&order=desc&limit=5': { body: { table: 'vas', total: 1, rows: [vaRow] } },
-      'GET /api/analytics/tables/vas?range=7d&sort=handsOnHours&order=desc&limit=5': { body: { table: 'vas', total: 1, rows: [vaRow] } },
+      'GET /api/analytics/tables/vas?range=7d&sort=totalTasks&order=desc&limit=5': { table: 'vas', total: 1, rows: [vaRow] },
+      'GET /api/analytics/tables/vas?range=7d&sort=handsOnHours&order=desc&limit=5': { table: 'vas', total: 1, rows: [vaRow] },
     });
     renderRoutes(<Route path="/analytics" element={<AnalyticsPage />} />, '/analytics');
 

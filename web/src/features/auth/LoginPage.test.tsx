@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { AUTH_STORAGE_KEY } from './auth.store';
 import { LoginPage } from './LoginPage';
 
@@ -14,8 +14,8 @@ const routes = (
 describe('LoginPage', () => {
   it('prefills the demo credentials and signs in', async () => {
     const calls = stubApi({
-      'GET /api/config': { body: { demo: true, demoCredentials: { email: 'demo@example.com', password: 'demo-pass-1' } } },
-      'POST /api/auth/login': { body: { user: buildMe({ name: 'Demo Operator', email: 'demo@example.com' }) } },
+      'GET /api/config': { demo: true, demoCredentials: { email: 'demo@example.com', password: 'demo-pass-1' } },
+      'POST /api/auth/login': { user: buildMe({ name: 'Demo Operator', email: 'demo@example.com' }) },
     });
     renderRoutes(routes, '/login');
 
@@ -31,8 +31,8 @@ describe('LoginPage', () => {
 
   it('leaves the form empty outside demo mode and reports a failed login', async () => {
     stubApi({
-      'GET /api/config': { body: { demo: false, demoCredentials: null } },
-      'POST /api/auth/login': { status: 401, body: { error: 'Invalid email or password' } },
+      'GET /api/config': { demo: false, demoCredentials: null },
+      'POST /api/auth/login': answer(401, { error: 'Invalid email or password' }),
     });
     renderRoutes(routes, '/login');
 
@@ -53,12 +53,12 @@ describe('LoginPage', () => {
 describe('LoginPage with two-factor sign-in', () => {
   it('asks for the code after the password and signs in with it', async () => {
     const calls = stubApi({
-      'GET /api/config': { body: { demo: false, demoCredentials: null } },
-      'POST /api/auth/login': { body: { twoFactor: 'code', challenge: 'step-1' } },
+      'GET /api/config': { demo: false, demoCredentials: null },
+      'POST /api/auth/login': { twoFactor: 'code', challenge: 'step-1' },
       'POST /api/auth/login/two-factor': (body) =>
         (body as { code: string }).code === '123456'
-          ? { body: { user: buildMe({ name: 'Ada Lovelace' }) } }
-          : { status: 401, body: { error: 'That code is not right. Please try again.' } },
+          ? { user: buildMe({ name: 'Ada Lovelace' }) }
+          : answer(401, { error: 'That code is not right. Please try again.' }),
     });
     renderRoutes(routes, '/login');
     fireEvent.change(screen.getByLabelText(/^Email/), { target: { value: 'ada@example.com' } });
@@ -85,10 +85,10 @@ describe('LoginPage with two-factor sign-in', () => {
 
   it('sets two-factor sign-in up when the workspace requires it, and shows the recovery codes once', async () => {
     stubApi({
-      'GET /api/config': { body: { demo: false, demoCredentials: null } },
-      'POST /api/auth/login': { body: { twoFactor: 'setup', challenge: 'step-2' } },
-      'POST /api/auth/login/two-factor/setup': { body: { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' } },
-      'POST /api/auth/login/two-factor': { body: { user: buildMe({ name: 'Ada Lovelace' }), recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] } },
+      'GET /api/config': { demo: false, demoCredentials: null },
+      'POST /api/auth/login': { twoFactor: 'setup', challenge: 'step-2' },
+      'POST /api/auth/login/two-factor/setup': { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' },
+      'POST /api/auth/login/two-factor': { user: buildMe({ name: 'Ada Lovelace' }), recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] },
     });
     renderRoutes(routes, '/login');
     fireEvent.change(screen.getByLabelText(/^Email/), { target: { value: 'ada@example.com' } });

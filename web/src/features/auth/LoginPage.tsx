@@ -1,9 +1,10 @@
 import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { messages, type Me, type TwoFactorSetup } from '@farm/contracts';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { ApiError, serverMessageOr } from '../../shared/api';
+import { ApiError } from '../../shared/api';
 import { errorToast, toast } from '../../shared/toast';
 import { useAppConfig, useLogin, useLoginCode, useLoginSetup } from './auth.api';
 import { AuthCard } from './AuthCard';
@@ -61,7 +62,7 @@ export function LoginPage() {
           loginSetup.mutate(answer.challenge, {
             onSuccess: (setup) => setStep({ kind: 'setup', challenge: answer.challenge, setup }),
             onError: (error) => {
-              errorToast('Login failed', serverMessageOr(error, 'Please log in again.'));
+              errorToast('Login failed', refusalMessage(error, 'Please log in again.'));
               startOver();
             },
           });
@@ -86,7 +87,7 @@ export function LoginPage() {
           welcome(user);
         },
         onError: (error) => {
-          const message = serverMessageOr(error, messages.twoFactorCodeWrong);
+          const message = refusalMessage(error, messages.twoFactorCodeWrong);
           errorToast('Login failed', message);
           if (message === messages.loginStepExpired) startOver();
         },

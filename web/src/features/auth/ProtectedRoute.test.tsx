@@ -1,6 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { ProtectedRoute } from './ProtectedRoute';
 import { AUTH_STORAGE_KEY } from './auth.store';
 
@@ -21,7 +21,7 @@ const routes = (
 describe('ProtectedRoute', () => {
   it('sends a visitor who is not signed in to /login and shows nothing meanwhile', async () => {
     window.localStorage.setItem(AUTH_STORAGE_KEY, JSON.stringify({ email: 'old@example.com', name: 'Old', role: 'va' }));
-    stubApi({ 'GET /api/auth/me': { status: 401, body: { error: 'Not signed in' } } });
+    stubApi({ 'GET /api/auth/me': answer(401, { error: 'Not signed in' }) });
     const { container } = renderRoutes(routes, '/dashboard');
 
     expect(screen.queryByText('Secret dashboard')).toBeNull();
@@ -33,7 +33,7 @@ describe('ProtectedRoute', () => {
   });
 
   it('shows the screen to a signed-in person and remembers them as auth_user', async () => {
-    stubApi({ 'GET /api/auth/me': { body: { user: buildMe() } } });
+    stubApi({ 'GET /api/auth/me': { user: buildMe() } });
     renderRoutes(routes, '/dashboard');
 
     expect(await screen.findByText('Secret dashboard')).toBeTruthy();

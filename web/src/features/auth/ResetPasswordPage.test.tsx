@@ -1,6 +1,6 @@
 import { fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, renderRoutes, Route, stubApi } from '../../test/render';
 import { ResetPasswordPage } from './ResetPasswordPage';
 
 const routes = (
@@ -13,8 +13,8 @@ const routes = (
 describe('ResetPasswordPage', () => {
   it('sets a new password from a reset link, then sends the person to login', async () => {
     const calls = stubApi({
-      'GET /api/password-resets/lookup/tok1': { body: { name: 'Mia Member', email: 'mia@example.com', expiresAt: '2030-01-01T00:00:00.000Z' } },
-      'POST /api/auth/password-reset': { body: { ok: true } },
+      'GET /api/password-resets/lookup/tok1': { name: 'Mia Member', email: 'mia@example.com', expiresAt: '2030-01-01T00:00:00.000Z' },
+      'POST /api/auth/password-reset': { ok: true },
     });
     renderRoutes(routes, '/reset-password?token=tok1');
 
@@ -37,7 +37,7 @@ describe('ResetPasswordPage', () => {
   });
 
   it('says when the link is invalid or has expired', async () => {
-    stubApi({ 'GET /api/password-resets/lookup/old': { status: 404, body: { error: 'This password reset link is invalid or has expired' } } });
+    stubApi({ 'GET /api/password-resets/lookup/old': answer(404, { error: 'This password reset link is invalid or has expired' }) });
     renderRoutes(routes, '/reset-password?token=old');
     expect(await screen.findByText('This password reset link is invalid or has expired')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Set New Password' })).toBeNull();

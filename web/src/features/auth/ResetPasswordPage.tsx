@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, Text } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import { IconArrowLeft } from '@tabler/icons-react';
 import { messages, passwordResetBody } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { serverMessageOr } from '../../shared/api';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { usePasswordResetPreview, useResetPassword } from './auth.api';
@@ -38,7 +38,7 @@ export function ResetPasswordPage() {
         toast('Password Updated', 'You can now log in with your new password.');
         void navigate('/login');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to reset the password')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to reset the password')),
     });
   };
 

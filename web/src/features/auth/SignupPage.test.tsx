@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { SignupPage } from './SignupPage';
 
 const routes = (
@@ -33,10 +33,8 @@ describe('SignupPage', () => {
 
   it('joins through an invitation with the role it sets, then greets by the returned name', async () => {
     const calls = stubApi({
-      'GET /api/invitations/lookup/tok123': {
-        body: { workspaceName: 'North Farm', role: 'va', email: 'grace@example.com', expiresAt: '2030-01-01T00:00:00.000Z' },
-      },
-      'POST /api/auth/signup': { status: 201, body: { user: buildMe({ name: 'Grace Hopper', role: 'va' }) } },
+      'GET /api/invitations/lookup/tok123': { workspaceName: 'North Farm', role: 'va', email: 'grace@example.com', expiresAt: '2030-01-01T00:00:00.000Z' },
+      'POST /api/auth/signup': answer(201, { user: buildMe({ name: 'Grace Hopper', role: 'va' }) }),
     });
     renderRoutes(routes, '/signup?invite=tok123');
 
@@ -60,8 +58,8 @@ describe('SignupPage', () => {
 
   it("shows the server's refusal as 'Signup failed'", async () => {
     stubApi({
-      'GET /api/invitations/lookup/tok9': { body: { workspaceName: 'North Farm', role: 'operator', email: null, expiresAt: '2030-01-01T00:00:00.000Z' } },
-      'POST /api/auth/signup': { status: 409, body: { error: 'An account with this email already exists' } },
+      'GET /api/invitations/lookup/tok9': { workspaceName: 'North Farm', role: 'operator', email: null, expiresAt: '2030-01-01T00:00:00.000Z' },
+      'POST /api/auth/signup': answer(409, { error: 'An account with this email already exists' }),
     });
     renderRoutes(routes, '/signup?invite=tok9');
 

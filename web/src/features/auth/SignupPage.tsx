@@ -4,7 +4,7 @@ import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/c
 import { browserTimeZone } from '../../shared/timezone';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { ApiError } from '../../shared/api';
+import { refusalMessage } from '../../shared/refusal';
 import { errorToast, toast } from '../../shared/toast';
 import { useInvitationPreview, useSignup } from './auth.api';
 import { AuthCard } from './AuthCard';
@@ -68,10 +68,7 @@ export function SignupPage() {
         toast('Account created successfully', `Welcome, ${user.name}!`);
         void navigate('/dashboard');
       },
-      onError: (error) => {
-        const serverText = error instanceof ApiError ? error.serverMessage : undefined;
-        errorToast('Signup failed', serverText ?? 'Please try again.');
-      },
+      onError: (error) => errorToast('Signup failed', refusalMessage(error, 'Please try again.')),
     });
   };
 

@@ -2,7 +2,8 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { CampaignDetailPage } from './CampaignDetailPage';
-import { buildAccount, buildCampaign, buildPost, buildRoutine, renderScreen, scriptApi, type Reply } from './test-utils';
+import { buildAccount, buildCampaign, buildPost, buildRoutine } from '../../test/fixtures';
+import { renderScreen, stubApi, type Reply } from '../../test/render';
 
 const alpha = buildAccount({ id: 'a1', username: 'alpha' });
 const beta = buildAccount({ id: 'a2', username: 'beta' });
@@ -10,7 +11,7 @@ const gamma = buildAccount({ id: 'a3', username: 'gamma' });
 const swiper = buildAccount({ id: 'a4', username: 'swiper', platform: 'tinder' });
 
 function api(overrides: Record<string, Reply> = {}) {
-  return scriptApi({
+  return stubApi({
     'GET /api/campaigns/c1': buildCampaign({ status: 'active', accountIds: ['a1'] }),
     'GET /api/accounts': [alpha, beta, gamma, swiper],
     'GET /api/campaigns/c1/accounts': [alpha],

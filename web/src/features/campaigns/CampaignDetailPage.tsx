@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { refusalMessage } from '../../shared/refusal';
 import { Alert, Badge, Button, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { IconArrowLeft, IconPencil, IconPlayerPause, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -16,7 +17,7 @@ import {
 } from './campaigns.api';
 import { platformLabels } from './campaigns.form';
 import { CampaignStatusBadge, PlatformIcon } from './components/CampaignBadges';
-import { CampaignFormModal, refusalText } from './components/CampaignFormModal';
+import { CampaignFormModal } from './components/CampaignFormModal';
 import { CampaignScheduleCard } from './components/CampaignScheduleCard';
 import { CampaignSessionsCard } from './components/CampaignSessionsCard';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
@@ -104,7 +105,7 @@ export function CampaignDetailPage() {
       { id: current.id, body: { status: nextStatus } },
       {
         onSuccess: () => toast('Campaign Updated', `${current.name} is now ${nextStatus}.`),
-        onError: (error) => errorToast('Error', refusalText(error, 'Failed to update campaign. Please try again.')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update campaign. Please try again.')),
       },
     );
   }
@@ -115,7 +116,7 @@ export function CampaignDetailPage() {
         toast('Campaign Deleted', `${current.name} was deleted.`);
         void navigate('/campaigns');
       },
-      onError: (error) => errorToast('Error', refusalText(error, 'Failed to delete campaign. Please try again.')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete campaign. Please try again.')),
     });
   }
 

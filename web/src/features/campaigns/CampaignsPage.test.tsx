@@ -2,18 +2,19 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { CampaignsPage } from './CampaignsPage';
-import { buildCampaign, renderScreen, scriptApi } from './test-utils';
+import { buildCampaign } from '../../test/fixtures';
+import { renderScreen, stubApi } from '../../test/render';
 
 describe('CampaignsPage', { timeout: 20_000 }, () => {
   it('offers to create the first campaign when there is none', async () => {
-    scriptApi({ 'GET /api/campaigns': [] });
+    stubApi({ 'GET /api/campaigns': [] });
     renderScreen(<CampaignsPage />);
     expect(screen.getByRole('heading', { name: 'Campaign Engine' })).toBeTruthy();
     expect(await screen.findByRole('button', { name: 'Create First Campaign' })).toBeTruthy();
   });
 
   it('hides campaign management from a VA', async () => {
-    scriptApi({ 'GET /api/campaigns': [buildCampaign()] });
+    stubApi({ 'GET /api/campaigns': [buildCampaign()] });
     renderScreen(<CampaignsPage />, { role: 'va' });
     expect(await screen.findByText('Summer Push')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'New Campaign' })).toBeNull();
@@ -21,7 +22,7 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
   });
 
   it('shows the first three keywords, the status and the daily target on a card linking to the campaign', async () => {
-    scriptApi({ 'GET /api/campaigns': [buildCampaign({ status: 'active', engagementTarget: 250 })] });
+    stubApi({ 'GET /api/campaigns': [buildCampaign({ status: 'active', engagementTarget: 250 })] });
     renderScreen(<CampaignsPage />);
     const link = await screen.findByRole('link', { name: 'Summer Push' });
     expect(link.getAttribute('href')).toBe('/campaigns/c1');
@@ -33,7 +34,7 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
   });
 
   it('activates a campaign from the card menu', async () => {
-    const calls = scriptApi({
+    const calls = stubApi({
       'GET /api/campaigns': [buildCampaign()],
       'PATCH /api/campaigns/c1': buildCampaign({ status: 'active' }),
     });
@@ -46,7 +47,7 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
   });
 
   it('validates the New Campaign form with the spec messages, then creates the campaign', async () => {
-    const calls = scriptApi({
+    const calls = stubApi({
       'GET /api/campaigns': [],
       'POST /api/campaigns': (body) => ({ ...buildCampaign(), ...(body as object), id: 'c2' }),
     });
@@ -86,7 +87,7 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
   });
 
   it("shows the spec's sentence when creating fails", async () => {
-    scriptApi({
+    stubApi({
       'GET /api/campaigns': [],
       'POST /api/campaigns': new Response('boom', { status: 500 }),
     });
@@ -104,7 +105,7 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
 
   it('uploads up to five reference images for auto-like and reports refused files', async () => {
     let reserved = 0;
-    const calls = scriptApi({
+    const calls = stubApi({
       'GET /api/campaigns': [],
       'POST /api/objects/upload': () => {
         reserved += 1;

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { refusalMessage } from '../../shared/refusal';
 import { Alert, Button, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
 import { IconPlus, IconTargetArrow } from '@tabler/icons-react';
 import type { Campaign, CampaignStatus } from '@farm/contracts';
@@ -8,7 +9,7 @@ import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCampaigns, useCanManageCampaigns, useUpdateCampaign } from './campaigns.api';
 import { CampaignCard } from './components/CampaignCard';
 import { campaignStatusLabels } from './components/CampaignBadges';
-import { CampaignFormModal, refusalText } from './components/CampaignFormModal';
+import { CampaignFormModal } from './components/CampaignFormModal';
 
 /** Campaigns list (/campaigns). */
 export function CampaignsPage() {
@@ -22,7 +23,7 @@ export function CampaignsPage() {
       { id: campaign.id, body: { status } },
       {
         onSuccess: () => toast('Campaign Updated', `${campaign.name} is now ${campaignStatusLabels[status].toLowerCase()}.`),
-        onError: (error) => errorToast('Error', refusalText(error, 'Failed to update campaign. Please try again.')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update campaign. Please try again.')),
       },
     );
   }

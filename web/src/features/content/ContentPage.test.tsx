@@ -1,7 +1,8 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { buildAccount, buildCampaign, buildPost, renderScreen, scriptApi, type Reply } from '../campaigns/test-utils';
+import { buildAccount, buildCampaign, buildPost } from '../../test/fixtures';
+import { renderScreen, stubApi, type Reply } from '../../test/render';
 import { ContentPage } from './ContentPage';
 
 const accounts = [
@@ -11,7 +12,7 @@ const accounts = [
 const campaigns = [buildCampaign({ id: 'c1', name: 'Live One', status: 'active' }), buildCampaign({ id: 'c2', name: 'Sleeping', status: 'paused' })];
 
 function api(posts = [buildPost()], overrides: Record<string, Reply> = {}) {
-  return scriptApi({
+  return stubApi({
     'GET /api/posts': posts,
     'GET /api/posts?limit=50': posts,
     'GET /api/accounts': accounts,

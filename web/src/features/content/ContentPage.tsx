@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useState } from 'react';
-import { Alert, Button, Group, Menu, Paper, Select, SimpleGrid, Stack, Tabs, Text, TextInput } from '@mantine/core';
+import { ListToolbar } from '../../shared/ui/ListToolbar';
+import { refusalMessage } from '../../shared/refusal';
+import { Alert, Button, Group, Menu, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconTrash } from '@tabler/icons-react';
 import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
@@ -73,7 +74,7 @@ export function ContentPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update posts')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update posts')),
       },
     );
   };
@@ -83,7 +84,7 @@ export function ContentPage() {
       { id: post.id, body },
       {
         onSuccess: () => toast('Post Updated', 'Post status has been updated successfully'),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update post')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update post')),
       },
     );
   }
@@ -95,7 +96,7 @@ export function ContentPage() {
         toast('Post Deleted', 'Post has been removed successfully');
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete post')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete post')),
     });
   }
 
@@ -139,24 +140,22 @@ export function ContentPage() {
         </Paper>
       ) : (
         <Stack gap="md">
-          <Group gap="sm" wrap="wrap">
-            <TextInput
-              placeholder="Search captions..."
-              aria-label="Search posts"
-              leftSection={<IconSearch size={16} />}
-              value={search}
-              onChange={(event) => setSearch(event.currentTarget.value)}
-              style={{ flex: '1 1 220px' }}
-            />
-            <Select
-              aria-label="Filter by platform"
-              data={[{ value: 'all', label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))]}
-              value={platform ?? 'all'}
-              allowDeselect={false}
-              onChange={(value) => setFilters({ platform: value === 'all' ? null : value })}
-              w={{ base: '100%', xs: 170 }}
-            />
-          </Group>
+          <ListToolbar
+            search={{ label: 'Search posts', placeholder: 'Search captions...', value: search, onChange: setSearch }}
+            filters={[
+              {
+                label: 'Filter by platform',
+                data: [
+                  { value: 'all', label: 'All Platforms' },
+                  ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) })),
+                ],
+                value: platform ?? 'all',
+                onChange: (value) => setFilters({ platform: value === 'all' ? null : value }),
+                width: 170,
+              },
+            ]}
+            mb={0}
+          />
           <Tabs value={filter} onChange={(value) => setFilters({ status: asFilter(value) === 'all' ? null : value })}>
             <Tabs.List style={{ flexWrap: 'wrap' }} aria-label="Filter posts by status">
               <Tabs.Tab value="all">All</Tabs.Tab>

@@ -1,10 +1,11 @@
-import { Button, Group, Menu, Select, SimpleGrid, TextInput } from '@mantine/core';
+import { Button, Group, Menu, SimpleGrid } from '@mantine/core';
+import { ListToolbar } from '../../shared/ui/ListToolbar';
+import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
@@ -68,7 +69,7 @@ export function DevicesPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update devices')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update devices')),
       },
     );
   };
@@ -79,7 +80,7 @@ export function DevicesPage() {
   const restartSession = (id: string, name: string) => {
     restart.mutate(id, {
       onSuccess: () => toast('Session Restarted', `A new session has started on ${name}.`),
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to restart session')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to restart session')),
     });
   };
 
@@ -100,32 +101,25 @@ export function DevicesPage() {
         }
       />
 
-      <Group gap="sm" mb="lg" wrap="wrap">
-        <TextInput
-          placeholder="Search devices..."
-          aria-label="Search devices"
-          leftSection={<IconSearch size={16} />}
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: '1 1 220px' }}
-        />
-        <Select
-          aria-label="Filter by status"
-          data={statusFilterOptions}
-          value={status}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ status: isDeviceStatus(value) ? value : null })}
-          w={{ base: '100%', xs: 180 }}
-        />
-        <Select
-          aria-label="Filter by VA"
-          data={[{ value: ALL, label: 'All VAs' }, ...vaOptions]}
-          value={filters.assignedToId || ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ assignedToId: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 180 }}
-        />
-      </Group>
+      <ListToolbar
+        search={{ label: 'Search devices', placeholder: 'Search devices...', value: search, onChange: setSearch }}
+        filters={[
+          {
+            label: 'Filter by status',
+            data: statusFilterOptions,
+            value: status,
+            onChange: (value) => setFilters({ status: isDeviceStatus(value) ? value : null }),
+            width: 180,
+          },
+          {
+            label: 'Filter by VA',
+            data: [{ value: ALL, label: 'All VAs' }, ...vaOptions],
+            value: filters.assignedToId || ALL,
+            onChange: (value) => setFilters({ assignedToId: value === ALL ? null : value }),
+            width: 180,
+          },
+        ]}
+      />
 
       {isOperator && list.length > 0 ? (
         <BulkBar selection={selection} pageIds={order} noun="devices" {...(devices.hasNextPage ? { more: true } : { total: list.length })}>

@@ -1,9 +1,9 @@
 import { Badge, Button, Card, CloseButton, Grid, Group, Stack, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import { IconLayoutGrid } from '@tabler/icons-react';
 import type { Session } from '@farm/contracts';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
 import { ActivityList } from '../../shared/ui/ActivityList';
@@ -59,7 +59,7 @@ export function MonitorPage() {
     setSearchParams(next, { replace: true });
   };
 
-  const failed = (fallback: string) => (error: Error) => errorToast('Error', serverMessageOr(error, fallback));
+  const failed = (fallback: string) => (error: Error) => errorToast('Error', refusalMessage(error, fallback));
 
   const toggle = (session: Session) => {
     const isActive = !session.isActive;

@@ -1,6 +1,6 @@
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { buildMe, renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { SettingsPage } from './SettingsPage';
 import { useAuthStore } from '../auth/auth.store';
 
@@ -12,20 +12,18 @@ const me = buildMe({ id: 'u1', name: 'Olga Operator' });
 function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) {
   useAuthStore.getState().setUser(me);
   return stubApi({
-    'GET /api/auth/me': { body: { user: me } },
+    'GET /api/auth/me': { user: me },
     'GET /api/workspace': {
-      body: {
-        id: 'w1',
-        name: 'North Farm',
-        createdAt: '2025-01-01T00:00:00.000Z',
-        requireTwoFactor: false,
-        retention: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
-      },
+      id: 'w1',
+      name: 'North Farm',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      requireTwoFactor: false,
+      retention: { screenshotsDays: 14, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
     },
-    'GET /api/users': { body: [{ ...me, isActive: true }, member] },
-    'GET /api/invitations': { body: [] },
-    'GET /api/wall-links': { body: [] },
-    'GET /api/auth/two-factor': { body: { enabled: false, required: false, recoveryCodesLeft: 0 } },
+    'GET /api/users': [{ ...me, isActive: true }, member],
+    'GET /api/invitations': [],
+    'GET /api/wall-links': [],
+    'GET /api/auth/two-factor': { enabled: false, required: false, recoveryCodesLeft: 0 },
     ...extra,
   });
 }
@@ -33,8 +31,8 @@ function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) 
 describe('Settings: two-factor sign-in', () => {
   it('is set up with a QR code and a first code, and shows the recovery codes once', async () => {
     const calls = api({
-      'POST /api/auth/two-factor/setup': { body: { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' } },
-      'POST /api/auth/two-factor/enable': { body: { recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] } },
+      'POST /api/auth/two-factor/setup': { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' },
+      'POST /api/auth/two-factor/enable': { recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] },
     });
     renderRoutes(routes, '/settings');
     const section = within(await screen.findByRole('region', { name: 'Two-factor sign-in' }));
@@ -48,7 +46,7 @@ describe('Settings: two-factor sign-in', () => {
   });
 
   it('lets an operator require it of operators', async () => {
-    const calls = api({ 'PUT /api/workspace/two-factor': { body: { required: true } } });
+    const calls = api({ 'PUT /api/workspace/two-factor': { required: true } });
     renderRoutes(routes, '/settings');
     fireEvent.click(await screen.findByRole('switch', { name: /Require two-factor sign-in for operators/ }));
     expect(await screen.findByText('Operators now sign in with a second step.')).toBeTruthy();
@@ -59,7 +57,7 @@ describe('Settings: two-factor sign-in', () => {
 describe('Settings: resetting a member’s password', () => {
   it('makes a one-time link after asking, and shows it to copy', async () => {
     const calls = api({
-      'POST /api/users/u2/password-reset': { status: 201, body: { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' } },
+      'POST /api/users/u2/password-reset': answer(201, { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' }),
     });
     renderRoutes(routes, '/settings');
     const row = within(await screen.findByRole('listitem', { name: 'Vera Assistant' }));
@@ -95,18 +93,15 @@ describe('Settings: recipes', () => {
 
   it('lists the workspace’s recipes, turns one off, and shows where a refused document is wrong', async () => {
     const calls = api({
-      'GET /api/recipes': { body: { recipes: [own], shipped: [shipped] } },
-      'PATCH /api/recipes/r1': { body: { ...own, enabled: false, body: {} } },
-      'POST /api/recipes': {
-        status: 400,
-        body: {
-          error: 'The recipe is not valid: platform: Invalid option',
-          details: [
-            { field: 'recipe.platform', message: 'Invalid option' },
-            { field: 'recipe.steps', message: 'Required' },
-          ],
-        },
-      },
+      'GET /api/recipes': { recipes: [own], shipped: [shipped] },
+      'PATCH /api/recipes/r1': { ...own, enabled: false, body: {} },
+      'POST /api/recipes': answer(400, {
+        error: 'The recipe is not valid: platform: Invalid option',
+        details: [
+          { field: 'recipe.platform', message: 'Invalid option' },
+          { field: 'recipe.steps', message: 'Required' },
+        ],
+      }),
     });
     renderRoutes(routes, '/settings');
     const section = within(await screen.findByRole('region', { name: 'Recipes' }));
@@ -133,14 +128,12 @@ describe('Settings: history', () => {
   it('saves how long screenshots, activity and finished tasks are kept, refusing a value out of range', async () => {
     const calls = api({
       'PUT /api/workspace/retention': {
-        body: {
-          id: 'w1',
-          name: 'North Farm',
-          timeZone: 'UTC',
-          createdAt: '2025-01-01T00:00:00.000Z',
-          requireTwoFactor: false,
-          retention: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
-        },
+        id: 'w1',
+        name: 'North Farm',
+        timeZone: 'UTC',
+        createdAt: '2025-01-01T00:00:00.000Z',
+        requireTwoFactor: false,
+        retention: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
       },
     });
     renderRoutes(routes, '/settings');

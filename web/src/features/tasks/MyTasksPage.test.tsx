@@ -24,9 +24,9 @@ describe('My Tasks', () => {
 
   it("lists the person's own tasks and starts one with a status PATCH", async () => {
     const calls = stubApi({
-      'GET /api/tasks?assignedToId=me': { body: [task(), task({ id: 't2', title: 'Warm up account', status: 'completed' })] },
-      'GET /api/devices': { body: [] },
-      'PATCH /api/tasks/t1': (body) => ({ body: { ...task(), ...(body as object) } }),
+      'GET /api/tasks?assignedToId=me': [task(), task({ id: 't2', title: 'Warm up account', status: 'completed' })],
+      'GET /api/devices': [],
+      'PATCH /api/tasks/t1': (body) => ({ ...task(), ...(body as object) }),
     });
     renderRoutes(<Route path="/tasks/mine" element={<MyTasksPage />} />, '/tasks/mine');
 

@@ -1,7 +1,7 @@
 import { Badge, Card, Group, Stack, Title } from '@mantine/core';
+import { refusalMessage } from '../../shared/refusal';
 import type { Task, TaskStatus } from '@farm/contracts';
 import type { ReactNode } from 'react';
-import { serverMessageOr } from '../../shared/api';
 import { byId, useDevices } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
@@ -50,7 +50,7 @@ export function MyTasksPage() {
       { id: task.id, body: { status } },
       {
         onSuccess: () => toast('Task Updated', `${task.title} is now ${taskStatusLabels[status].toLowerCase()}.`),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update task')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update task')),
       },
     );
   };

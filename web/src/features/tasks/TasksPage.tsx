@@ -1,10 +1,11 @@
-import { Badge, Button, Group, Menu, Select, Stack, Tabs, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Menu, Stack, Tabs } from '@mantine/core';
+import { ListToolbar } from '../../shared/ui/ListToolbar';
+import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconChevronDown, IconPlus, IconSearch, IconTrash } from '@tabler/icons-react';
+import { IconChevronDown, IconPlus, IconTrash } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { serverMessageOr } from '../../shared/api';
-import { bulkRefusal, bulkTarget, useBulk } from '../../shared/bulk.api';
+import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
@@ -98,7 +99,7 @@ export function TasksPage() {
           selection.clear();
           setBulkDeleting(false);
         },
-        onError: (error) => errorToast('Error', bulkRefusal(error) ?? serverMessageOr(error, 'Failed to update tasks')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update tasks')),
       },
     );
   };
@@ -108,7 +109,7 @@ export function TasksPage() {
       { id: task.id, body: { status } },
       {
         onSuccess: () => toast('Task Updated', `${task.title} is now ${taskStatusLabels[status].toLowerCase()}.`),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update task')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update task')),
       },
     );
   };
@@ -120,7 +121,7 @@ export function TasksPage() {
         toast('Task Deleted', `${deleting.title} has been removed.`);
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete task')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete task')),
     });
   };
 
@@ -169,50 +170,42 @@ export function TasksPage() {
         }
       />
 
-      <Group gap="sm" mb="md" wrap="wrap">
-        <TextInput
-          placeholder="Search tasks..."
-          aria-label="Search tasks"
-          leftSection={<IconSearch size={16} />}
-          value={search}
-          onChange={(event) => setSearch(event.currentTarget.value)}
-          style={{ flex: '1 1 220px' }}
-        />
-        <Select
-          aria-label="Filter by type"
-          data={typeOptions}
-          value={filters.type || ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ type: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 170 }}
-        />
-        <Select
-          aria-label="Filter by priority"
-          data={priorityOptions}
-          value={filters.priority || ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ priority: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 170 }}
-        />
-        <Select
-          aria-label="Filter by assignee"
-          placeholder="All Assignees"
-          data={[{ value: ALL, label: 'All Assignees' }, ...(me ? [{ value: 'me', label: 'Assigned to me' }] : []), ...vaOptions]}
-          value={filters.assignedToId || ALL}
-          allowDeselect={false}
-          onChange={(value) => setFilters({ assignedToId: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 190 }}
-        />
-        <Select
-          aria-label="Filter by device"
-          data={[{ value: ALL, label: 'All Devices' }, ...deviceOptions]}
-          value={filters.deviceId || ALL}
-          allowDeselect={false}
-          searchable
-          onChange={(value) => setFilters({ deviceId: value === ALL ? null : value })}
-          w={{ base: '100%', xs: 190 }}
-        />
-      </Group>
+      <ListToolbar
+        search={{ label: 'Search tasks', placeholder: 'Search tasks...', value: search, onChange: setSearch }}
+        filters={[
+          {
+            label: 'Filter by type',
+            data: typeOptions,
+            value: filters.type || ALL,
+            onChange: (value: string | null) => setFilters({ type: value === ALL ? null : value }),
+            width: 170,
+          },
+          {
+            label: 'Filter by priority',
+            data: priorityOptions,
+            value: filters.priority || ALL,
+            onChange: (value: string | null) => setFilters({ priority: value === ALL ? null : value }),
+            width: 170,
+          },
+          {
+            label: 'Filter by assignee',
+            data: [{ value: ALL, label: 'All Assignees' }, ...(me ? [{ value: 'me', label: 'Assigned to me' }] : []), ...vaOptions],
+            value: filters.assignedToId || ALL,
+            onChange: (value: string | null) => setFilters({ assignedToId: value === ALL ? null : value }),
+            width: 190,
+            placeholder: 'All Assignees',
+          },
+          {
+            label: 'Filter by device',
+            data: [{ value: ALL, label: 'All Devices' }, ...deviceOptions],
+            value: filters.deviceId || ALL,
+            onChange: (value: string | null) => setFilters({ deviceId: value === ALL ? null : value }),
+            width: 190,
+            searchable: true,
+          },
+        ]}
+        mb="md"
+      />
 
       {isOperator && list.length > 0 ? (
         <BulkBar selection={selection} pageIds={order} {...(total !== undefined ? { total } : {})} noun="tasks">

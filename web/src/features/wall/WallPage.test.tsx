@@ -3,7 +3,7 @@ import { act, fireEvent, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeSocket } from '../../test/fake-socket';
 import { deviceFixture } from '../../test/fixtures';
-import { renderRoutes, Route, stubApi } from '../../test/render';
+import { answer, renderRoutes, Route, stubApi } from '../../test/render';
 import { WallPage } from './WallPage';
 
 const sockets: FakeSocket[] = [];
@@ -48,7 +48,7 @@ const snapshot: WallSnapshot = {
 
 describe('WallPage', () => {
   it('opens with a wall token: its own socket, every phone as a tile, images read with the token', async () => {
-    const calls = stubApi({ 'GET /api/wall?token=tv-1': { body: snapshot } });
+    const calls = stubApi({ 'GET /api/wall?token=tv-1': snapshot });
     renderRoutes(<Route path="/monitor/wall" element={<WallPage />} />, '/monitor/wall?token=tv-1');
 
     expect(await screen.findByRole('heading', { name: 'North Farm' })).toBeTruthy();
@@ -74,7 +74,7 @@ describe('WallPage', () => {
   });
 
   it('shows who is using a phone, and opens a tile full size', async () => {
-    stubApi({ 'GET /api/wall': { body: snapshot } });
+    stubApi({ 'GET /api/wall': snapshot });
     renderRoutes(<Route path="/monitor/wall" element={<WallPage />} />, '/monitor/wall');
     expect(await screen.findByRole('heading', { name: 'North Farm' })).toBeTruthy();
 
@@ -95,7 +95,7 @@ describe('WallPage', () => {
   });
 
   it('says so when the wall link is revoked', async () => {
-    stubApi({ 'GET /api/wall?token=gone': { status: 401, body: { error: 'This wall link is invalid or was revoked' } } });
+    stubApi({ 'GET /api/wall?token=gone': answer(401, { error: 'This wall link is invalid or was revoked' }) });
     renderRoutes(<Route path="/monitor/wall" element={<WallPage />} />, '/monitor/wall?token=gone');
     expect(await screen.findByText('This wall link is invalid or was revoked')).toBeTruthy();
   });

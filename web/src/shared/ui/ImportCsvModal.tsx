@@ -3,11 +3,12 @@
  * the valid rows. A template with the expected columns can be downloaded.
  */
 import { Alert, Badge, Box, Button, FileButton, Group, Stack, Table, Text } from '@mantine/core';
+import { refusalMessage } from '../refusal';
 import { IconFileSpreadsheet, IconTemplate, IconUpload } from '@tabler/icons-react';
 import { importColumns, type ImportEntity, type ImportResult } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { ApiError, serverMessageOr } from '../api';
+import { ApiError } from '../api';
 import { useInvalidate } from '../invalidate';
 import { errorToast, toast } from '../toast';
 import { FormModal } from './FormModal';
@@ -74,7 +75,7 @@ export function ImportCsvModal({ entity, opened, onClose }: { entity: ImportEnti
         toast('Import Complete', `${done.created} ${done.created === 1 ? one : many} imported${done.invalid > 0 ? `, ${done.invalid} rows skipped` : ''}.`);
         onClose();
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, `Failed to import ${many}`)),
+      onError: (error) => errorToast('Error', refusalMessage(error, `Failed to import ${many}`)),
     });
   };
 
@@ -102,7 +103,7 @@ export function ImportCsvModal({ entity, opened, onClose }: { entity: ImportEnti
         </Group>
         {preview.isError ? (
           <Alert color="red" title="This file cannot be imported">
-            {serverMessageOr(preview.error, 'The file could not be read')}
+            {refusalMessage(preview.error, 'The file could not be read')}
           </Alert>
         ) : null}
         {result ? (

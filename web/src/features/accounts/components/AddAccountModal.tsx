@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { Button, Divider, Group, NumberInput, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { genderValues, messages, orientationValues, platformValues, relationshipGoalValues } from '@farm/contracts';
-import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { useCreateAccount, useDevices } from '../accounts.api';
@@ -59,7 +59,7 @@ export function AddAccountModal({ opened, onClose }: AddAccountModalProps) {
         toast('Account Created', 'Social media account has been added successfully');
         onClose();
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, accountCreateFailure)),
+      onError: (error) => errorToast('Error', refusalMessage(error, accountCreateFailure)),
     });
   }
 

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { Alert, Button, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { messages, routineSettings, routineTypeLabels, type Account, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
@@ -17,7 +18,6 @@ import {
   type AddableRoutineType,
   type RoutineFormValues,
 } from '../routines.form';
-import { refusalText } from './CampaignFormModal';
 
 export const routineCreateFailure = 'Failed to create routine. Please try again.';
 
@@ -61,7 +61,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
         toast('Routine Added', `${routineTypeLabels[body.type]} routine added to ${campaign.name}.`);
         onClose();
       },
-      onError: (error) => errorToast('Error', refusalText(error, routineCreateFailure)),
+      onError: (error) => errorToast('Error', refusalMessage(error, routineCreateFailure)),
     });
   }
 

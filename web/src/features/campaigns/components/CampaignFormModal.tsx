@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { Button, Checkbox, Divider, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/contracts';
-import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { useCurrentUser } from '../../auth/auth.api';
@@ -28,12 +28,6 @@ export const campaignFailure = {
   create: 'Failed to create campaign. Please try again.',
   update: 'Failed to update campaign. Please try again.',
 } as const;
-
-/** A refusal the server explains (4xx) is shown in its words; anything else gets the spec's sentence. */
-export function refusalText(error: unknown, fallback: string): string {
-  if (error instanceof ApiError && error.status < 500) return error.serverMessage ?? fallback;
-  return fallback;
-}
 
 const actionOptions: { value: EngagementAction; label: string }[] = [
   { value: 'like', label: 'Like' },
@@ -99,7 +93,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
             toast('Campaign Updated', `${updated?.name ?? body.name} has been saved.`);
             onClose();
           },
-          onError: (error) => errorToast('Error', refusalText(error, campaignFailure.update)),
+          onError: (error) => errorToast('Error', refusalMessage(error, campaignFailure.update)),
         },
       );
       return;
@@ -110,7 +104,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
         onClose();
         onCreated?.(created);
       },
-      onError: (error) => errorToast('Error', refusalText(error, campaignFailure.create)),
+      onError: (error) => errorToast('Error', refusalMessage(error, campaignFailure.create)),
     });
   }
 

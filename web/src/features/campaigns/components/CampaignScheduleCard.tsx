@@ -1,7 +1,7 @@
 import { Button, Card, Group, NumberInput, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { platformDailyCaps, updateCampaignBody, type Campaign, type DailyCaps } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { useCampaignSessions, useUpdateCampaign } from '../campaigns.api';
@@ -64,7 +64,7 @@ export function CampaignScheduleCard({ campaign, canManage }: { campaign: Campai
       { id: campaign.id, body: parsed.data },
       {
         onSuccess: () => toast('Campaign Updated', 'Its schedule and limits have been saved.'),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update campaign. Please try again.')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update campaign. Please try again.')),
       },
     );
   };

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { ActionIcon, Alert, Badge, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconLinkOff, IconPlus, IconSearch } from '@tabler/icons-react';
 import { accountStatusLabels, type Account, type Campaign } from '@farm/contracts';
@@ -6,7 +7,6 @@ import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useLinkAccount, useUnlinkAccount } from '../campaigns.api';
-import { refusalText } from './CampaignFormModal';
 
 /** SPEC §9: account and post dialog lists are at most 300 px high. */
 export const DIALOG_LIST_MAX_HEIGHT = 300;
@@ -37,7 +37,7 @@ function LinkAccountModal({ opened, onClose, campaign, accounts, linkedIds }: Li
         setSearch('');
         onClose();
       },
-      onError: (error) => errorToast('Error', refusalText(error, 'Failed to link account. Please try again.')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to link account. Please try again.')),
     });
   }
 
@@ -106,7 +106,7 @@ export function LinkedAccountsCard({ campaign, linkedAccounts, accounts, loading
   function unlinkAccount(account: Account): void {
     unlink.mutate(account.id, {
       onSuccess: () => toast('Account Unlinked', `@${account.username} was removed from ${campaign.name}.`),
-      onError: (error) => errorToast('Error', refusalText(error, 'Failed to unlink account. Please try again.')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to unlink account. Please try again.')),
     });
   }
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { ActionIcon, Alert, Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { routineTypeLabels, type Account, type Campaign, type Routine } from '@farm/contracts';
@@ -7,7 +8,6 @@ import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeleteRoutine, useRoutines } from '../campaigns.api';
 import { bySequence, routineMinutes } from '../routines.form';
 import { AddRoutineModal } from './AddRoutineModal';
-import { refusalText } from './CampaignFormModal';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 
 export interface RoutinesCardProps {
@@ -32,7 +32,7 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
         toast('Routine Deleted', `${routineTypeLabels[deleting.type]} routine removed.`);
         setDeleting(null);
       },
-      onError: (error) => errorToast('Error', refusalText(error, 'Failed to delete routine. Please try again.')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete routine. Please try again.')),
     });
   }
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import { Alert, Badge, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconPencilPlus, IconPlus, IconSearch } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
@@ -9,7 +10,6 @@ import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { captionPreview, postAccountLabel, postStatusColors, postStatusLabels, postTimeLine } from '../../content/content.form';
 import { useAttachPost, useCampaignPosts } from '../campaigns.api';
-import { refusalText } from './CampaignFormModal';
 import { DIALOG_LIST_MAX_HEIGHT } from './LinkedAccountsCard';
 
 /** Posts matching a search over caption and hashtags. */
@@ -39,7 +39,7 @@ function AddPostModal({ opened, onClose, campaign, accounts }: AddPostModalProps
         setSearch('');
         onClose();
       },
-      onError: (error) => errorToast('Error', refusalText(error, 'Failed to add post. Please try again.')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to add post. Please try again.')),
     });
   }
 

@@ -1,11 +1,11 @@
 /** Content calendar (/content/calendar): scheduled, published and failed posts by month or week; drag to reschedule. */
 import { ActionIcon, Badge, Box, Button, Group, Paper, SegmentedControl, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { IconChevronLeft, IconChevronRight, IconLayoutGrid, IconPlus } from '@tabler/icons-react';
 import type { Account, Post } from '@farm/contracts';
 import dayjs from 'dayjs';
 import { useMemo, useState, type DragEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
-import { serverMessageOr } from '../../../shared/api';
 import { useList } from '../../../shared/resources';
 import { inZone, useUserTimeZone } from '../../../shared/timezone';
 import { errorToast, toast } from '../../../shared/toast';
@@ -105,7 +105,7 @@ export function CalendarPage() {
       { id: post.id, body: post.status === 'failed' ? { status: 'scheduled', scheduledAt } : { scheduledAt } },
       {
         onSuccess: () => toast('Post Rescheduled', `Now ${inZone(scheduledAt, zone).format('ddd D MMM, HH:mm')}`),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to reschedule post')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to reschedule post')),
       },
     );
   };

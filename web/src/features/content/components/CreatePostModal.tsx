@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
+import { refusalMessage } from '../../../shared/refusal';
 import type { Post, UpdatePostBody } from '@farm/contracts';
 import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
 import { uploadLimits } from '@farm/contracts';
-import { serverMessageOr } from '../../../shared/api';
 import { toDateTimeLocal } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
@@ -98,7 +98,7 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
             toast('Post Updated', 'Your changes have been saved');
             onClose();
           },
-          onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update post')),
+          onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update post')),
         },
       );
       return;
@@ -108,7 +108,7 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
         toast('Post Created', 'Your post has been created successfully');
         onClose();
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, postCreateFailure)),
+      onError: (error) => errorToast('Error', refusalMessage(error, postCreateFailure)),
     });
   }
 

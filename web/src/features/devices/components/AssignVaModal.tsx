@@ -1,7 +1,7 @@
 import { Button, Group, Select, Stack, Text } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
@@ -38,7 +38,7 @@ export function AssignVaModal({ device, onClose }: { device: Device | null; onCl
           toast('VA Assigned', assignedToId ? `${device.name} is now assigned to ${name}.` : `${device.name} has no VA now.`);
           onClose();
         },
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to assign VA')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to assign VA')),
       },
     );
   };

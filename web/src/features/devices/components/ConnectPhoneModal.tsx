@@ -1,8 +1,8 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import type { Device } from '@farm/contracts';
-import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { EnrollmentCode } from '../../../shared/ui/EnrollmentCode';
 import { FormModal } from '../../../shared/ui/FormModal';
@@ -37,7 +37,7 @@ export function ConnectPhoneModal({ device, onClose }: ConnectPhoneModalProps) {
         toast('Phone Disconnected', `${device.name} is cut off until it enrolls again.`);
         setConfirming(false);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to revoke the credential')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to revoke the credential')),
     });
   };
 
@@ -45,7 +45,7 @@ export function ConnectPhoneModal({ device, onClose }: ConnectPhoneModalProps) {
     <FormModal opened={device !== null} onClose={onClose} title={`Connect Phone: ${device?.name ?? ''}`} size="lg">
       {issue.isError ? (
         <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title="Error">
-          {serverMessageOr(issue.error, 'Failed to create an enrollment code for this phone.')}
+          {refusalMessage(issue.error, 'Failed to create an enrollment code for this phone.')}
         </Alert>
       ) : issue.isPending || !issue.data ? (
         <LoadingState label="Creating enrollment code..." />

@@ -15,7 +15,7 @@ const live = getLiveSocket() as unknown as FakeSocket;
 
 describe('DeviceDetailsModal', () => {
   it('shows who is using the phone, and watches its screen only while the Live tab is open', async () => {
-    stubApi({ 'GET /api/auth/me': { body: { user: buildMe() } } });
+    stubApi({ 'GET /api/auth/me': { user: buildMe() } });
     live.answer('live.watch', () => ({ ok: true, streaming: true, canControl: true }));
     const device = deviceFixture({ id: 'd1', name: 'Pixel 7 #04', controlledById: 'u2', controlledByName: 'Grace Hopper' });
     renderRoutes(<Route path="/" element={<DeviceDetailsModal device={device} canManage={false} onClose={() => undefined} />} />);

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Divider, Group, SimpleGrid, Stack, Tabs, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { updateDeviceBody, type Device } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';
 import { useSessions, useTasks } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -82,7 +82,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
           toast('Device Updated', 'The device has been saved.');
           onClose();
         },
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update device')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update device')),
       },
     );
   };
@@ -94,7 +94,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
         toast('Device Deleted', `${device.name} has been removed.`);
         onClose();
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to delete device')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to delete device')),
     });
   };
 

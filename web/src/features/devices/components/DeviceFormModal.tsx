@@ -1,7 +1,7 @@
 import { Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createDeviceBody, deviceStatusValues, type Device, type DeviceStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { deviceStatusLabels } from '../../../shared/format';
 import { useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -47,7 +47,7 @@ export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; 
         onClose();
         onAdded?.(device);
       },
-      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to add device')),
+      onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to add device')),
     });
   };
 

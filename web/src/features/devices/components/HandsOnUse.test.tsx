@@ -40,7 +40,7 @@ const report: DeviceUsageReport = {
 
 describe('HandsOnUse', () => {
   it("shows a phone's last 30 days: totals, then who watched or controlled it and for how long", async () => {
-    const calls = stubApi({ 'GET /api/device-usage?range=30d&deviceId=d1': { body: report } });
+    const calls = stubApi({ 'GET /api/device-usage?range=30d&deviceId=d1': report });
     renderRoutes(<Route path="/" element={<HandsOnUse deviceId="d1" />} />);
 
     const block = screen.getByRole('region', { name: 'Hands-on use' });
@@ -59,7 +59,7 @@ describe('HandsOnUse', () => {
   });
 
   it("names the phones in a person's use", async () => {
-    stubApi({ 'GET /api/device-usage?range=30d&userId=u2': { body: { ...report, sessions: report.sessions.slice(0, 1) } } });
+    stubApi({ 'GET /api/device-usage?range=30d&userId=u2': { ...report, sessions: report.sessions.slice(0, 1) } });
     renderRoutes(<Route path="/" element={<HandsOnUse userId="u2" />} />);
     const row = await screen.findByRole('listitem');
     expect(row.textContent).toMatch(/^Pixel 7 #04Controlled/);

@@ -1,7 +1,7 @@
 import { Badge, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import type { ReactNode } from 'react';
 import type { UsageSession } from '@farm/contracts';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime, formatSpan } from '../../../shared/format';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeviceUsage } from '../devices.api';
@@ -35,7 +35,7 @@ export function HandsOnUse({ deviceId, userId, enabled = true }: HandsOnUseProps
   const byPhone = deviceId === undefined;
   let body: ReactNode;
   if (usage.isPending) body = <LoadingState label="Loading hands-on use..." />;
-  else if (usage.isError) body = <EmptyText>{serverMessageOr(usage.error, 'Failed to load hands-on use')}</EmptyText>;
+  else if (usage.isError) body = <EmptyText>{refusalMessage(usage.error, 'Failed to load hands-on use')}</EmptyText>;
   else {
     const { totals, sessions } = usage.data;
     body = (

@@ -31,7 +31,7 @@ interface Setup {
 }
 
 async function open({ me = buildMe(), device = phone(), watch = { ok: true, streaming: true, canControl: true } }: Setup = {}) {
-  stubApi({ 'GET /api/auth/me': { body: { user: me } } });
+  stubApi({ 'GET /api/auth/me': { user: me } });
   live.answer('live.watch', () => watch);
   live.answer('live.input', () => ({ ok: true, latencyMs: 84 }));
   live.answer('live.control', () => ({ ok: true }));

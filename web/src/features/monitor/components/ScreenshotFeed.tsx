@@ -1,7 +1,7 @@
 import { Anchor, Button, Group, Image, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { IconCamera } from '@tabler/icons-react';
 import { useState } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { useDeviceScreenshots } from '../../../shared/resources';
 import { errorToast } from '../../../shared/toast';
@@ -28,7 +28,7 @@ export function ScreenshotFeed({ deviceId, deviceName, canControl }: ScreenshotF
   const requestScreenshot = () => {
     take.mutate(deviceId, {
       onSuccess: ({ delivered }) => setAnswer({ deviceId, delivered }),
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to take screenshot')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to take screenshot')),
     });
   };
 

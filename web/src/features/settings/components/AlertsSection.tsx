@@ -1,10 +1,11 @@
 /** Settings → Alerts (operators): webhooks for the events the workspace wants, a test delivery, and the log. */
 import { ActionIcon, Badge, Button, Card, Checkbox, Group, NumberInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { IconSend, IconTrash } from '@tabler/icons-react';
 import { alertEventLabels, alertEventValues, createWebhookBody, type AlertEvent, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { apiRequest, serverMessageOr } from '../../../shared/api';
+import { apiRequest } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { useInvalidate } from '../../../shared/invalidate';
 import { errorToast, toast } from '../../../shared/toast';
@@ -50,7 +51,7 @@ export function AlertsSection() {
       },
       onError: (failure) => {
         // A private or local address is refused with a sentence naming why: shown under the field too.
-        const message = serverMessageOr(failure, 'Failed to add webhook');
+        const message = refusalMessage(failure, 'Failed to add webhook');
         setError(message);
         errorToast('Error', message);
       },

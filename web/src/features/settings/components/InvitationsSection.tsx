@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createInvitationBody, roleLabels, roleValues, type Invitation, type Role } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
@@ -42,7 +42,7 @@ export function InvitationsSection() {
         setEmail('');
         toast('Invitation Created', 'Copy the link and send it to your teammate.');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to create invitation')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to create invitation')),
     });
   };
 
@@ -53,7 +53,7 @@ export function InvitationsSection() {
         toast('Invitation Revoked', 'The link no longer works.');
         setRevoking(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to revoke invitation')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to revoke invitation')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Avatar, Badge, Button, Card, Group, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { useState } from 'react';
 import { roleLabels, roleValues, type Me, type Role, type User } from '@farm/contracts';
-import { serverMessageOr } from '../../../shared/api';
 import { initials } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
@@ -35,7 +35,7 @@ export function MembersSection({ me }: { me: Me }) {
       },
       onError: (error) => {
         setResetFor(null);
-        errorToast('Error', serverMessageOr(error, 'Failed to make a reset link'));
+        errorToast('Error', refusalMessage(error, 'Failed to make a reset link'));
       },
     });
   };
@@ -45,7 +45,7 @@ export function MembersSection({ me }: { me: Me }) {
       { id: member.id, body },
       {
         onSuccess: () => toast('Member Updated', done),
-        onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update member')),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update member')),
       },
     );
   };

@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createHostBody, type EnrollmentCode, type Host } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime, formatRelative } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
@@ -44,14 +44,14 @@ export function PhoneHostsSection() {
         setName('');
         toast('Phone Host Added', `Run the host command on ${created.host.name} with its code.`);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to add the phone host')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to add the phone host')),
     });
   };
 
   const reissue = (host: Host) =>
     newCode.mutate(host.id, {
       onSuccess: (issued) => setCode({ ...issued, hostName: host.name }),
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to create a new code')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to create a new code')),
     });
 
   const confirmRevoke = () => {
@@ -61,7 +61,7 @@ export function PhoneHostsSection() {
         toast('Phone Host Revoked', `${revoking.name} and its phones were disconnected.`);
         setRevoking(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to revoke the phone host')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to revoke the phone host')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Button, Card, Divider, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { roleLabels, updateMeBody, type Me } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { useUpdateMe } from '../settings.api';
 
@@ -27,7 +27,7 @@ export function ProfileSection({ me }: { me: Me }) {
     setNameError(undefined);
     updateName.mutate(parsed.data, {
       onSuccess: () => toast('Profile Updated', 'Your name has been saved.'),
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update profile')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update profile')),
     });
   };
 
@@ -45,7 +45,7 @@ export function ProfileSection({ me }: { me: Me }) {
         setPassword('');
         toast('Password Changed', 'Use your new password next time you log in.');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to change password')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to change password')),
     });
   };
 

@@ -1,7 +1,8 @@
 import { Alert, Badge, Button, Card, FileButton, Group, List, Paper, Stack, Switch, Text, Textarea, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import type { WorkspaceRecipe } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { ApiError, serverMessageOr } from '../../../shared/api';
+import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
@@ -29,7 +30,7 @@ async function download(from: { shipped: string } | { id: string }, name: string
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   } catch (error) {
-    errorToast('Error', serverMessageOr(error, 'Failed to download the recipe'));
+    errorToast('Error', refusalMessage(error, 'Failed to download the recipe'));
   }
 }
 
@@ -70,7 +71,7 @@ export function RecipesSection() {
         setText('');
         toast('Recipe Added', `${created.name} (${created.recipeId} v${created.version}) goes to phones from the next task.`);
       },
-      onError: (error) => setProblems({ message: serverMessageOr(error, 'Failed to add the recipe'), lines: problemsOf(error).slice(1) }),
+      onError: (error) => setProblems({ message: refusalMessage(error, 'Failed to add the recipe'), lines: problemsOf(error).slice(1) }),
     });
   };
 
@@ -79,7 +80,7 @@ export function RecipesSection() {
   };
 
   const toggle = (recipe: WorkspaceRecipe, enabled: boolean) =>
-    setEnabled.mutate({ id: recipe.id, enabled }, { onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to update the recipe')) });
+    setEnabled.mutate({ id: recipe.id, enabled }, { onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update the recipe')) });
 
   const confirmRemove = () => {
     if (!removing) return;
@@ -88,7 +89,7 @@ export function RecipesSection() {
         toast('Recipe Removed', `${removing.name} is no longer sent to phones.`);
         setRemoving(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to remove the recipe')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to remove the recipe')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Button, Group, NumberInput, Text, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { retentionSettings, type RetentionSettings } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { useUpdateRetention } from '../settings.api';
 
@@ -29,7 +29,7 @@ export function RetentionForm({ current }: { current: RetentionSettings }) {
     setErrors({});
     update.mutate(parsed.data, {
       onSuccess: () => toast('Workspace Updated', 'History older than this is removed within the hour.'),
-      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to update workspace')),
+      onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to update workspace')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { messages, type TwoFactorSetup } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
@@ -29,12 +29,12 @@ export function TwoFactorSection() {
     setError(undefined);
     setDialog(next);
   };
-  const refused = (failure: Error, fallback: string) => setError(serverMessageOr(failure, fallback));
+  const refused = (failure: Error, fallback: string) => setError(refusalMessage(failure, fallback));
 
   const begin = () =>
     start.mutate(undefined, {
       onSuccess: (setup) => open({ kind: 'setup', setup }),
-      onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to start two-factor setup')),
+      onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to start two-factor setup')),
     });
 
   const confirmSetup = (event: FormEvent<HTMLFormElement>) => {

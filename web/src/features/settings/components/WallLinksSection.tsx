@@ -1,7 +1,7 @@
 import { Badge, Button, Card, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createWallLinkBody, type WallLink } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
@@ -33,7 +33,7 @@ export function WallLinksSection() {
         setName('');
         toast('Wall Link Created', 'Open the link on the screen that should show the wall.');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to create wall link')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to create wall link')),
     });
   };
 
@@ -44,7 +44,7 @@ export function WallLinksSection() {
         toast('Wall Link Revoked', 'Screens using this link stop updating and show that it was revoked.');
         setRevoking(null);
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to revoke wall link')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to revoke wall link')),
     });
   };
 

@@ -1,7 +1,7 @@
 import { Button, Card, Divider, Group, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { updateWorkspaceBody } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { browserTimeZone, setUserTimeZone, timeZoneNames, useUserTimeZone } from '../../../shared/timezone';
 import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
@@ -35,7 +35,7 @@ export function WorkspaceSection({ canManage }: { canManage: boolean }) {
       { name: parsed.data.name, ...(parsed.data.timeZone ? { timeZone: parsed.data.timeZone } : {}) },
       {
         onSuccess: () => toast('Workspace Updated', 'The workspace settings have been saved.'),
-        onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to update workspace')),
+        onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to update workspace')),
       },
     );
   };
@@ -94,7 +94,7 @@ export function WorkspaceSection({ canManage }: { canManage: boolean }) {
               requireTwoFactor.mutate(required, {
                 onSuccess: () =>
                   toast('Workspace Updated', required ? 'Operators now sign in with a second step.' : 'Two-factor sign-in is now up to each operator.'),
-                onError: (failure) => errorToast('Error', serverMessageOr(failure, 'Failed to update workspace')),
+                onError: (failure) => errorToast('Error', refusalMessage(failure, 'Failed to update workspace')),
               });
             }}
           />

@@ -1,7 +1,7 @@
 import { Button, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createTaskBody, taskPriorityValues, taskTypeLabels, taskTypeValues, type Task } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { fromDateTimeLocal, toDateTimeLocal } from '../../../shared/format';
 import { useDevices, useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
@@ -95,7 +95,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
     }
     const onError = (error: Error) => {
       const fallback = editing ? 'Failed to update task' : 'Failed to create task';
-      errorToast('Error', serverMessageOr(error, fallback));
+      errorToast('Error', refusalMessage(error, fallback));
     };
     if (task) {
       update.mutate(

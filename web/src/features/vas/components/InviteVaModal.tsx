@@ -1,7 +1,7 @@
 import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
+import { refusalMessage } from '../../../shared/refusal';
 import { createInvitationBody } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
-import { serverMessageOr } from '../../../shared/api';
 import { formatDateTime } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
 import { CopyField } from '../../../shared/ui/CopyField';
@@ -37,7 +37,7 @@ export function InviteVaModal({ opened, onClose }: { opened: boolean; onClose: (
         setCreated({ link: invitationLink(invitation.url), expiresAt: invitation.expiresAt });
         toast('Invitation Created', 'Send the link to your virtual assistant.');
       },
-      onError: (error) => errorToast('Error', serverMessageOr(error, 'Failed to create invitation')),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to create invitation')),
     });
   };
 
