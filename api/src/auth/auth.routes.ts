@@ -22,6 +22,7 @@ import { createSession, deleteSessionByToken, findMe, findUserByEmail, type Sess
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './throttle.ts';
+import { auditFailedLogin, auditSignIn } from './security.service.ts';
 import { perAddress } from './limits.ts';
 import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
 import {
@@ -80,6 +81,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       const ok = await verifyPassword(found?.passwordHash ?? (await decoyHash()), password);
       if (!found || !ok || found.deactivatedAt) {
         await throttle.failed(request, `email:${email}`);
+        // An unknown email leaves no trace in any workspace's log (it has none); the answer is the same either way.
+        if (found) auditFailedLogin(db, request.log, found.id, ok ? 'deactivated' : 'password');
         throw new AppError(401, messages.invalidCredentials);
       }
       // The password was right; a second step may be due: a code, or setting two-factor up where the workspace requires it.
@@ -88,6 +91,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         return { twoFactor: twoFactor.totpEnabledAt ? ('code' as const) : ('setup' as const), challenge: await createChallenge(db, found.id) };
       }
       await signIn(request, reply, found.id);
+      await auditSignIn(db, found.id, 'auth.login', { secondFactor: 'none' });
       return { user: toMe(await findMeOrThrow(found.id)) };
     },
   );
@@ -129,11 +133,15 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       // Deactivated since the password step: the step ends with the access.
       if (user.deactivatedAt) throw new AppError(401, messages.loginStepExpired);
       let recoveryCodes: string[] | undefined;
+      let secondFactor: 'app' | 'recovery' | 'setup' = 'setup';
       if (user.totpEnabledAt) {
-        if (!(await verifySecondFactor(db, user, request.body.code, config.sessionSecret))) {
+        const used = await verifySecondFactor(db, user, request.body.code, config.sessionSecret);
+        if (!used) {
           await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
           throw new AppError(401, messages.twoFactorCodeWrong);
         }
+        secondFactor = used;
       } else {
         const pending = user.totpPendingSecret;
         const secret = pending ? openSecret(pending, config.sessionSecret) : undefined;
@@ -141,6 +149,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         const step = codeStep(secret, request.body.code);
         if (step === undefined) {
           await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
           throw new AppError(401, messages.twoFactorCodeWrong);
         }
         const fresh = newRecoveryCodes();
@@ -151,10 +160,13 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         if (!enabled) throw new AppError(401, messages.loginStepExpired);
         recoveryCodes = fresh.codes;
+        await auditSignIn(db, user.id, 'auth.two_factor_enabled');
       }
+      if (secondFactor === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
       // A step completes once: of two parallel right answers, one signs in.
       if (!(await deleteChallenge(db, challenge.id))) throw new AppError(401, messages.loginStepExpired);
       await signIn(request, reply, user.id);
+      await auditSignIn(db, user.id, 'auth.login', { secondFactor });
       return { user: toMe(await findMeOrThrow(user.id)), ...(recoveryCodes ? { recoveryCodes } : {}) };
     },
   );
@@ -165,6 +177,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       await deleteSessionByToken(db, token);
       const session = request.session;
       if (session) {
+        await auditSignIn(db, session.id, 'auth.logout');
         app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: [session.sessionId] } });
       }
     }
@@ -182,6 +195,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const session = request.session!;
       const ended = await updateMe(db, session.id, session.sessionId, request.body);
+      if (request.body.password !== undefined) await auditSignIn(db, session.id, 'auth.password_changed', { sessionsEnded: String(ended.length) });
       if (ended.length > 0) app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: ended } });
       return { user: toMe(await findMeOrThrow(session.id)) };
     },

@@ -12,6 +12,7 @@ import { actorOf } from './auth.plugin.ts';
 import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
 import { perAddress } from './limits.ts';
 import { hashPassword } from './passwords.ts';
+import { auditSignIn } from './security.service.ts';
 import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
 
 export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -77,6 +78,7 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
         await setPasswordHash(tx, claimed.userId, passwordHash);
         return deleteSessionsOfUser(tx, claimed.userId);
       });
+      await auditSignIn(db, reset.userId, 'auth.password_reset', { sessionsEnded: String(ended.length) });
       if (ended.length > 0) changes.publish({ workspaceId: reset.workspaceId, event: 'auth.revoked', payload: { sessionIds: ended } });
       return { ok: true as const };
     },
