@@ -58,3 +58,16 @@ export const passwordResetPreview = z.object({ name: z.string(), email: z.string
 export type PasswordResetPreview = z.infer<typeof passwordResetPreview>;
 export const passwordResetBody = z.object({ token, password: newPassword });
 export type PasswordResetBody = z.input<typeof passwordResetBody>;
+
+/** A notice for the signed-in person about their sign-in (codes refused, a reset made for them), shown once. */
+export const signInNotice = z.object({ id: z.string(), kind: z.string(), message: z.string(), createdAt: isoTime });
+export type SignInNotice = z.infer<typeof signInNotice>;
+/** `GET /api/auth/me`: the person, and the notices they have not yet seen. */
+export const meResponse = z.object({ user: me, notices: z.array(signInNotice) });
+export type MeResponse = z.infer<typeof meResponse>;
+export const noticesSeenBody = z.object({
+  ids: z
+    .array(z.uuid({ message: 'Notice is not known' }))
+    .min(1)
+    .max(100),
+});

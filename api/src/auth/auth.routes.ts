@@ -10,7 +10,9 @@ import {
   loginCodeResponse,
   loginResponse,
   loginSetupBody,
+  meResponse,
   messages,
+  noticesSeenBody,
   signupBody,
   twoFactorSetup,
   updateMeBody,
@@ -22,7 +24,8 @@ import { createSession, deleteSessionByToken, findMe, findUserByEmail, type Sess
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './throttle.ts';
-import { auditFailedLogin, auditSignIn } from './security.service.ts';
+import { auditFailedLogin, auditSignIn, checkLoginSecondFactor } from './security.service.ts';
+import { listNotices, seeNotices } from './notices.service.ts';
 import { perAddress } from './limits.ts';
 import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
 import {
@@ -35,7 +38,7 @@ import {
   replaceRecoveryCodes,
   setPendingSecret,
 } from './two-factor.queries.ts';
-import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret, verifySecondFactor } from './two-factor.service.ts';
+import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret } from './two-factor.service.ts';
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config } = app.ctx;
@@ -135,7 +138,16 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       let recoveryCodes: string[] | undefined;
       let secondFactor: 'app' | 'recovery' | 'setup' = 'setup';
       if (user.totpEnabledAt) {
-        const used = await verifySecondFactor(db, user, request.body.code, config.sessionSecret);
+        const used = await checkLoginSecondFactor(
+          { db, limits: app.limits, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
+          user,
+          request.body.code,
+        );
+        if (used === 'paused') {
+          await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
+          throw new AppError(429, messages.twoFactorCodesPaused);
+        }
         if (!used) {
           await throttle.failed(request, account);
           auditFailedLogin(db, request.log, user.id, 'code');
@@ -185,9 +197,17 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get('/auth/me', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: userResponse, 401: errorBody } } }, async (request) => ({
+  /** The signed-in person, and the notices about their sign-in they have not yet been shown. */
+  app.get('/auth/me', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: meResponse, 401: errorBody } } }, async (request) => ({
     user: toMe(await findMeOrThrow(request.session!.id)),
+    notices: await listNotices(db, request.session!.id),
   }));
+
+  /** The console showed these notices: they are not shown again. */
+  app.post('/auth/notices/seen', { config: { access: 'session' }, schema: { tags: ['auth'], body: noticesSeenBody } }, async (request, reply) => {
+    await seeNotices(db, request.session!.id, request.body.ids);
+    return reply.code(204).send();
+  });
 
   app.patch(
     '/users/me',

@@ -582,6 +582,7 @@ export const selfWrites: { method: WriteMethod; path: string }[] = [
   { method: 'POST', path: '/api/auth/two-factor/enable' },
   { method: 'POST', path: '/api/auth/two-factor/disable' },
   { method: 'POST', path: '/api/auth/two-factor/recovery-codes' },
+  { method: 'POST', path: '/api/auth/notices/seen' },
 ];
 
 /** Writes whose body is a CSV file rather than JSON, with their own permission and bad-input tests. */

@@ -47,6 +47,8 @@ function useSignedIn() {
   return ({ user }: UserResponse) => {
     setUser(user);
     queryClient.setQueryData<UserResponse>(ME_KEY, { user });
+    // The login answer carries no notices: /me is asked once more for what the person must be told.
+    void queryClient.invalidateQueries({ queryKey: ME_KEY });
   };
 }
 
