@@ -24,6 +24,12 @@ export const twoFactorChallenge = z.object({ twoFactor: z.enum(['code', 'setup']
 export type TwoFactorChallenge = z.infer<typeof twoFactorChallenge>;
 export const loginResponse = z.union([z.object({ user: me }), twoFactorChallenge]);
 export type LoginResponse = z.infer<typeof loginResponse>;
+/**
+ * A signup: the new person signed in, or, joining as an operator a workspace that requires two-factor sign-in,
+ * the setup step (no session until it is done).
+ */
+export const signupResponse = z.union([z.object({ user: me }), twoFactorChallenge]);
+export type SignupResponse = z.infer<typeof signupResponse>;
 
 export const loginCodeBody = z.object({ challenge: token, code });
 export const loginSetupBody = z.object({ challenge: token });

@@ -14,6 +14,7 @@ import {
   messages,
   noticesSeenBody,
   signupBody,
+  signupResponse,
   twoFactorSetup,
   updateMeBody,
   userResponse,
@@ -56,7 +57,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'public' },
       onRequest: perAddress('signup'),
-      schema: { tags: ['auth'], body: signupBody, response: { 201: userResponse, 400: errorBody, 409: errorBody, 429: errorBody } },
+      schema: { tags: ['auth'], body: signupBody, response: { 201: signupResponse, 400: errorBody, 409: errorBody, 429: errorBody } },
     },
     async (request, reply) => {
       const userId = await signup(db, request.body);
@@ -64,6 +65,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       if (joined.workspaceId) {
         const { workspaceId: _w, workspaceName: _n, ...person } = toMe(joined);
         app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.created', payload: person });
+      }
+      // An operator joining a workspace that requires two-factor sign-in sets it up before anything else.
+      const twoFactor = await findTwoFactor(db, userId);
+      if (twoFactor.required && !twoFactor.totpEnabledAt) {
+        return reply.code(201).send({ twoFactor: 'setup' as const, challenge: await createChallenge(db, userId) });
       }
       await signIn(request, reply, userId);
       return reply.code(201).send({ user: toMe(await findMeOrThrow(userId)) });
