@@ -49,6 +49,7 @@ export const messages = {
   uploadLinkUsed: 'This upload link was already used',
   tooManyPendingUploads: 'You have too many uploads waiting. Finish them or wait a few minutes, then try again.',
   passwordResetInvalid: 'This password reset link is invalid or has expired',
+  passwordResetOperator: "An operator's password cannot be reset by a link from another operator: they reset it themselves in Settings",
   passwordResetSelf: 'Change your own password in Settings, under Profile',
   passwordResetDeactivated: 'This member is deactivated: reactivate them before resetting their password',
 } as const;

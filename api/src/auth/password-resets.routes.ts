@@ -12,7 +12,7 @@ import { actorOf } from './auth.plugin.ts';
 import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
 import { perAddress } from './limits.ts';
 import { hashPassword } from './passwords.ts';
-import { auditSignIn } from './security.service.ts';
+import { auditSignIn, tellPerson } from './security.service.ts';
 import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
 
 export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -34,6 +34,8 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
+        // A link for another operator would let one operator take another's account silently.
+        if (member.role === 'operator') throw conflict(messages.passwordResetOperator);
         const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
         await recordActivity(
           tx,
@@ -41,6 +43,12 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
           { action: 'user.password_reset', entityType: 'user', entityId: id },
         );
         return created;
+      });
+      await tellPerson(db, changes, id, {
+        kind: 'password_reset.created',
+        notice: 'An operator made a password reset link for your account. If you did not ask for it, tell another operator.',
+        activity: (name) => `A password reset link was made for ${name}`,
+        alert: (name) => `A password reset link was made for ${name}`,
       });
       const path = `/reset-password?token=${token}`;
       return reply.code(201).send({ token, url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path, expiresAt: expiresAt.toISOString() });
