@@ -77,3 +77,15 @@ export const noticesSeenBody = z.object({
     .min(1)
     .max(100),
 });
+
+/** A signed-in browser of the person: what it said it was, from where, and when it was last used. */
+export const authSession = z.object({
+  id: z.string(),
+  userAgent: z.string().nullable(),
+  ip: z.string().nullable(),
+  createdAt: isoTime,
+  lastSeenAt: isoTime,
+  /** The session this request came with. */
+  current: z.boolean(),
+});
+export type AuthSession = z.infer<typeof authSession>;

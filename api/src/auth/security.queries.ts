@@ -38,3 +38,22 @@ export function listUnseenNotices(db: Db, userId: string) {
 export async function markNoticesSeen(db: Db, userId: string, ids: readonly string[], now = new Date()): Promise<void> {
   await db.updateTable('userNotices').set({ seenAt: now }).where('userId', '=', userId).where('id', 'in', ids).where('seenAt', 'is', null).execute();
 }
+
+/** The person's live sessions (neither expired nor idle past the limit), most recently used first. */
+export function listLiveSessions(db: Db, userId: string, idleSince: Date, now = new Date()) {
+  return db
+    .selectFrom('authSessions')
+    .select(['id', 'createdAt', 'lastSeenAt', 'ip', 'userAgent'])
+    .where('userId', '=', userId)
+    .where('expiresAt', '>', now)
+    .where('lastSeenAt', '>', idleSince)
+    .orderBy('lastSeenAt', 'desc')
+    .limit(100)
+    .execute();
+}
+
+/** Ends one session of the person; answers whether it was theirs and live. */
+export async function deleteSessionOfUser(db: Db, userId: string, sessionId: string): Promise<boolean> {
+  const row = await db.deleteFrom('authSessions').where('id', '=', sessionId).where('userId', '=', userId).returning('id').executeTakeFirst();
+  return row !== undefined;
+}

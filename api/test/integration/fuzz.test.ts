@@ -245,6 +245,12 @@ async function baseCall(method: string, path: string): Promise<Base | undefined>
     }
     case 'POST /api/auth/two-factor/setup':
       return { client: crew.operator, url: '/api/auth/two-factor/setup' };
+    case 'DELETE /api/auth/sessions/{id}': {
+      const other = new Client(t.app);
+      await other.post('/api/auth/login', { email: crew.operator.user!.email, password: 'correct horse battery' });
+      const sessions = await crew.operator.get<{ id: string; current: boolean }[]>('/api/auth/sessions');
+      return { client: crew.operator, url: `/api/auth/sessions/${sessions.body.find((row) => !row.current)?.id ?? ''}` };
+    }
     case 'POST /api/auth/notices/seen':
       return { client: crew.operator, url: path, body: { ids: ['6f1c0c43-58b1-4b8e-9d1f-0d6f6f0d1a11'] } };
     case 'POST /api/auth/two-factor/enable':
