@@ -11,6 +11,7 @@ describe('request limits and proxy trust from the environment', () => {
       login: { max: 60, windowMs: 60_000 },
       loginFailures: { max: 10, windowMs: 900_000 },
       loginFailuresAddress: { max: 100, windowMs: 900_000 },
+      secondFactorFailures: { max: 10, windowMs: 900_000 },
       agentEnroll: { max: 120, windowMs: 3_600_000 },
       uploads: { max: 60, windowMs: 60_000 },
       writes: { max: 600, windowMs: 60_000 },

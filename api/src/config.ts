@@ -21,6 +21,12 @@ export const limitDefaults = {
   loginFailures: '10/15m',
   /** Failed logins per client address, whatever the account. */
   loginFailuresAddress: '100/15m',
+  /**
+   * Wrong second-factor codes per account, from every address together: then the app's codes are refused for the
+   * rest of the window and only a recovery code signs in (a password known elsewhere cannot be paired with guesses
+   * spread over many addresses). The person is told.
+   */
+  secondFactorFailures: '10/15m',
   /** Phone enrollments per client address. */
   agentEnroll: '120/1h',
   /** Upload URLs reserved per person. */
@@ -34,6 +40,7 @@ export const limitVariables: Record<LimitName, string> = {
   login: 'RATE_LIMIT_LOGIN',
   loginFailures: 'RATE_LIMIT_LOGIN_FAILURES',
   loginFailuresAddress: 'RATE_LIMIT_LOGIN_FAILURES_ADDRESS',
+  secondFactorFailures: 'RATE_LIMIT_SECOND_FACTOR_FAILURES',
   agentEnroll: 'RATE_LIMIT_AGENT_ENROLL',
   uploads: 'RATE_LIMIT_UPLOADS',
   writes: 'RATE_LIMIT_WRITES',
@@ -124,6 +131,7 @@ const envSchema = automationEnv.extend({
   RATE_LIMIT_LOGIN: rateLimit.optional(),
   RATE_LIMIT_LOGIN_FAILURES: rateLimit.optional(),
   RATE_LIMIT_LOGIN_FAILURES_ADDRESS: rateLimit.optional(),
+  RATE_LIMIT_SECOND_FACTOR_FAILURES: rateLimit.optional(),
   RATE_LIMIT_AGENT_ENROLL: rateLimit.optional(),
   RATE_LIMIT_UPLOADS: rateLimit.optional(),
   RATE_LIMIT_WRITES: rateLimit.optional(),

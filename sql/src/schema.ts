@@ -553,6 +553,16 @@ export interface PasswordResetsTable {
   createdAt: Timestamp;
 }
 
+/** A notice for a person, shown once at their next sign-in (0032). */
+export interface UserNoticesTable {
+  id: Generated<string>;
+  userId: string;
+  kind: string;
+  message: string;
+  createdAt: Timestamp;
+  seenAt: NullableTimestamp;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -590,6 +600,7 @@ export interface DB extends ManagerConsoleTables {
   recoveryCodes: RecoveryCodesTable;
   loginChallenges: LoginChallengesTable;
   passwordResets: PasswordResetsTable;
+  userNotices: UserNoticesTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

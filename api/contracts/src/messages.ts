@@ -38,6 +38,8 @@ export const messages = {
   tooManyWrites: 'Too many changes in a short time. Please wait a moment and try again.',
   twoFactorCodeWrong: 'That code is not right. Please try again.',
   loginStepExpired: 'This sign-in step has expired. Please log in again.',
+  /** Too many wrong codes for one account (from any address): only a recovery code signs in until the window passes. */
+  twoFactorCodesPaused: 'Too many wrong codes for this account: codes from the app are refused for now. Sign in with a recovery code, or try again later.',
   twoFactorAlreadyOn: 'Two-factor sign-in is already on',
   twoFactorNotStarted: 'Start the two-factor setup first: scan the QR code, then enter a code',
   twoFactorNotOn: 'Two-factor sign-in is not on',
@@ -47,6 +49,7 @@ export const messages = {
   uploadLinkUsed: 'This upload link was already used',
   tooManyPendingUploads: 'You have too many uploads waiting. Finish them or wait a few minutes, then try again.',
   passwordResetInvalid: 'This password reset link is invalid or has expired',
+  passwordResetOperator: "An operator's password cannot be reset by a link from another operator: they reset it themselves in Settings",
   passwordResetSelf: 'Change your own password in Settings, under Profile',
   passwordResetDeactivated: 'This member is deactivated: reactivate them before resetting their password',
 } as const;

@@ -24,6 +24,12 @@ export const twoFactorChallenge = z.object({ twoFactor: z.enum(['code', 'setup']
 export type TwoFactorChallenge = z.infer<typeof twoFactorChallenge>;
 export const loginResponse = z.union([z.object({ user: me }), twoFactorChallenge]);
 export type LoginResponse = z.infer<typeof loginResponse>;
+/**
+ * A signup: the new person signed in, or, joining as an operator a workspace that requires two-factor sign-in,
+ * the setup step (no session until it is done).
+ */
+export const signupResponse = z.union([z.object({ user: me }), twoFactorChallenge]);
+export type SignupResponse = z.infer<typeof signupResponse>;
 
 export const loginCodeBody = z.object({ challenge: token, code });
 export const loginSetupBody = z.object({ challenge: token });
@@ -58,3 +64,28 @@ export const passwordResetPreview = z.object({ name: z.string(), email: z.string
 export type PasswordResetPreview = z.infer<typeof passwordResetPreview>;
 export const passwordResetBody = z.object({ token, password: newPassword });
 export type PasswordResetBody = z.input<typeof passwordResetBody>;
+
+/** A notice for the signed-in person about their sign-in (codes refused, a reset made for them), shown once. */
+export const signInNotice = z.object({ id: z.string(), kind: z.string(), message: z.string(), createdAt: isoTime });
+export type SignInNotice = z.infer<typeof signInNotice>;
+/** `GET /api/auth/me`: the person, and the notices they have not yet seen. */
+export const meResponse = z.object({ user: me, notices: z.array(signInNotice) });
+export type MeResponse = z.infer<typeof meResponse>;
+export const noticesSeenBody = z.object({
+  ids: z
+    .array(z.uuid({ message: 'Notice is not known' }))
+    .min(1)
+    .max(100),
+});
+
+/** A signed-in browser of the person: what it said it was, from where, and when it was last used. */
+export const authSession = z.object({
+  id: z.string(),
+  userAgent: z.string().nullable(),
+  ip: z.string().nullable(),
+  createdAt: isoTime,
+  lastSeenAt: isoTime,
+  /** The session this request came with. */
+  current: z.boolean(),
+});
+export type AuthSession = z.infer<typeof authSession>;

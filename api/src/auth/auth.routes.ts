@@ -10,8 +10,11 @@ import {
   loginCodeResponse,
   loginResponse,
   loginSetupBody,
+  meResponse,
   messages,
+  noticesSeenBody,
   signupBody,
+  signupResponse,
   twoFactorSetup,
   updateMeBody,
   userResponse,
@@ -22,6 +25,8 @@ import { createSession, deleteSessionByToken, findMe, findUserByEmail, type Sess
 import { toMe, signup, findInvitationByToken, updateMe } from './auth.service.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './throttle.ts';
+import { auditFailedLogin, auditSignIn, checkLoginSecondFactor } from './security.service.ts';
+import { listNotices, seeNotices } from './notices.service.ts';
 import { perAddress } from './limits.ts';
 import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
 import {
@@ -34,7 +39,7 @@ import {
   replaceRecoveryCodes,
   setPendingSecret,
 } from './two-factor.queries.ts';
-import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret, verifySecondFactor } from './two-factor.service.ts';
+import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret } from './two-factor.service.ts';
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config } = app.ctx;
@@ -52,7 +57,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       config: { access: 'public' },
       onRequest: perAddress('signup'),
-      schema: { tags: ['auth'], body: signupBody, response: { 201: userResponse, 400: errorBody, 409: errorBody, 429: errorBody } },
+      schema: { tags: ['auth'], body: signupBody, response: { 201: signupResponse, 400: errorBody, 409: errorBody, 429: errorBody } },
     },
     async (request, reply) => {
       const userId = await signup(db, request.body);
@@ -60,6 +65,11 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       if (joined.workspaceId) {
         const { workspaceId: _w, workspaceName: _n, ...person } = toMe(joined);
         app.ctx.changes.publish({ workspaceId: joined.workspaceId, event: 'user.created', payload: person });
+      }
+      // An operator joining a workspace that requires two-factor sign-in sets it up before anything else.
+      const twoFactor = await findTwoFactor(db, userId);
+      if (twoFactor.required && !twoFactor.totpEnabledAt) {
+        return reply.code(201).send({ twoFactor: 'setup' as const, challenge: await createChallenge(db, userId) });
       }
       await signIn(request, reply, userId);
       return reply.code(201).send({ user: toMe(await findMeOrThrow(userId)) });
@@ -80,6 +90,8 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       const ok = await verifyPassword(found?.passwordHash ?? (await decoyHash()), password);
       if (!found || !ok || found.deactivatedAt) {
         await throttle.failed(request, `email:${email}`);
+        // An unknown email leaves no trace in any workspace's log (it has none); the answer is the same either way.
+        if (found) auditFailedLogin(db, request.log, found.id, ok ? 'deactivated' : 'password');
         throw new AppError(401, messages.invalidCredentials);
       }
       // The password was right; a second step may be due: a code, or setting two-factor up where the workspace requires it.
@@ -88,6 +100,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         return { twoFactor: twoFactor.totpEnabledAt ? ('code' as const) : ('setup' as const), challenge: await createChallenge(db, found.id) };
       }
       await signIn(request, reply, found.id);
+      await auditSignIn(db, found.id, 'auth.login', { secondFactor: 'none' });
       return { user: toMe(await findMeOrThrow(found.id)) };
     },
   );
@@ -129,11 +142,24 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       // Deactivated since the password step: the step ends with the access.
       if (user.deactivatedAt) throw new AppError(401, messages.loginStepExpired);
       let recoveryCodes: string[] | undefined;
+      let secondFactor: 'app' | 'recovery' | 'setup' = 'setup';
       if (user.totpEnabledAt) {
-        if (!(await verifySecondFactor(db, user, request.body.code, config.sessionSecret))) {
+        const used = await checkLoginSecondFactor(
+          { db, limits: app.limits, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
+          user,
+          request.body.code,
+        );
+        if (used === 'paused') {
           await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
+          throw new AppError(429, messages.twoFactorCodesPaused);
+        }
+        if (!used) {
+          await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
           throw new AppError(401, messages.twoFactorCodeWrong);
         }
+        secondFactor = used;
       } else {
         const pending = user.totpPendingSecret;
         const secret = pending ? openSecret(pending, config.sessionSecret) : undefined;
@@ -141,6 +167,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         const step = codeStep(secret, request.body.code);
         if (step === undefined) {
           await throttle.failed(request, account);
+          auditFailedLogin(db, request.log, user.id, 'code');
           throw new AppError(401, messages.twoFactorCodeWrong);
         }
         const fresh = newRecoveryCodes();
@@ -151,10 +178,13 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         if (!enabled) throw new AppError(401, messages.loginStepExpired);
         recoveryCodes = fresh.codes;
+        await auditSignIn(db, user.id, 'auth.two_factor_enabled');
       }
+      if (secondFactor === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
       // A step completes once: of two parallel right answers, one signs in.
       if (!(await deleteChallenge(db, challenge.id))) throw new AppError(401, messages.loginStepExpired);
       await signIn(request, reply, user.id);
+      await auditSignIn(db, user.id, 'auth.login', { secondFactor });
       return { user: toMe(await findMeOrThrow(user.id)), ...(recoveryCodes ? { recoveryCodes } : {}) };
     },
   );
@@ -165,6 +195,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       await deleteSessionByToken(db, token);
       const session = request.session;
       if (session) {
+        await auditSignIn(db, session.id, 'auth.logout');
         app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: [session.sessionId] } });
       }
     }
@@ -172,9 +203,17 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(204).send();
   });
 
-  app.get('/auth/me', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: userResponse, 401: errorBody } } }, async (request) => ({
+  /** The signed-in person, and the notices about their sign-in they have not yet been shown. */
+  app.get('/auth/me', { config: { access: 'session' }, schema: { tags: ['auth'], response: { 200: meResponse, 401: errorBody } } }, async (request) => ({
     user: toMe(await findMeOrThrow(request.session!.id)),
+    notices: await listNotices(db, request.session!.id),
   }));
+
+  /** The console showed these notices: they are not shown again. */
+  app.post('/auth/notices/seen', { config: { access: 'session' }, schema: { tags: ['auth'], body: noticesSeenBody } }, async (request, reply) => {
+    await seeNotices(db, request.session!.id, request.body.ids);
+    return reply.code(204).send();
+  });
 
   app.patch(
     '/users/me',
@@ -182,6 +221,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const session = request.session!;
       const ended = await updateMe(db, session.id, session.sessionId, request.body);
+      if (request.body.password !== undefined) await auditSignIn(db, session.id, 'auth.password_changed', { sessionsEnded: String(ended.length) });
       if (ended.length > 0) app.ctx.changes.publish({ workspaceId: session.workspaceId ?? '', event: 'auth.revoked', payload: { sessionIds: ended } });
       return { user: toMe(await findMeOrThrow(session.id)) };
     },

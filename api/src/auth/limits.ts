@@ -23,6 +23,7 @@ export const limitMessages: Record<LimitName, string> = {
   login: messages.tooManyAttempts,
   loginFailures: messages.tooManyAttempts,
   loginFailuresAddress: messages.tooManyAttempts,
+  secondFactorFailures: messages.twoFactorCodesPaused,
   agentEnroll: messages.tooManyEnrollments,
   uploads: messages.tooManyUploads,
   writes: messages.tooManyWrites,

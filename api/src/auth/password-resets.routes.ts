@@ -11,6 +11,7 @@ import { actorOf } from './auth.plugin.ts';
 import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
 import { perAddress } from './limits.ts';
 import { hashPassword } from './passwords.ts';
+import { auditSignIn, tellPerson } from './security.service.ts';
 import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
 import { write } from '../events/write.ts';
 
@@ -33,12 +34,20 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
+        // A link for another operator would let one operator take another's account silently.
+        if (member.role === 'operator') throw conflict(messages.passwordResetOperator);
         const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
         await outbox.record(
           { userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },
           { action: 'user.password_reset', entityType: 'user', entityId: id },
         );
         return created;
+      });
+      await tellPerson(db, changes, id, {
+        kind: 'password_reset.created',
+        notice: 'An operator made a password reset link for your account. If you did not ask for it, tell another operator.',
+        activity: (name) => `A password reset link was made for ${name}`,
+        alert: (name) => `A password reset link was made for ${name}`,
       });
       const path = `/reset-password?token=${token}`;
       return reply.code(201).send({ token, url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path, expiresAt: expiresAt.toISOString() });
@@ -76,6 +85,7 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
         await setPasswordHash(tx, claimed.userId, passwordHash);
         return deleteSessionsOfUser(tx, claimed.userId);
       });
+      await auditSignIn(db, reset.userId, 'auth.password_reset', { sessionsEnded: String(ended.length) });
       if (ended.length > 0) changes.publish({ workspaceId: reset.workspaceId, event: 'auth.revoked', payload: { sessionIds: ended } });
       return { ok: true as const };
     },

@@ -20,6 +20,7 @@ import { actorOf } from './auth.plugin.ts';
 import { passwordHashOf } from './auth.queries.ts';
 import { verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './throttle.ts';
+import { auditSignIn } from './security.service.ts';
 import {
   countRecoveryCodes,
   disableTwoFactor,
@@ -81,6 +82,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
         return true;
       });
       if (!enabled) throw conflict(messages.twoFactorNotStarted);
+      await auditSignIn(db, user.id, 'auth.two_factor_enabled');
       return { recoveryCodes: fresh.codes };
     },
   );
@@ -96,12 +98,15 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!user.totpEnabledAt) throw conflict(messages.twoFactorNotOn);
       const account = `user:${user.id}`;
       await throttle.refuseIfBlocked(request, reply, account);
-      if (!(await verifySecondFactor(db, user, request.body.code, config.sessionSecret))) {
+      const used = await verifySecondFactor(db, user, request.body.code, config.sessionSecret);
+      if (!used) {
         await throttle.failed(request, account);
         throw wrongCode();
       }
       const fresh = newRecoveryCodes();
       await db.transaction().execute((tx) => replaceRecoveryCodes(tx, user.id, fresh.hashes));
+      if (used === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
+      await auditSignIn(db, user.id, 'auth.recovery_codes_regenerated');
       return { recoveryCodes: fresh.codes };
     },
   );
@@ -123,11 +128,14 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
         await throttle.failed(request, account);
         throw badRequest('password', messages.passwordWrong);
       }
-      if (!(await verifySecondFactor(db, user, request.body.code, config.sessionSecret))) {
+      const used = await verifySecondFactor(db, user, request.body.code, config.sessionSecret);
+      if (!used) {
         await throttle.failed(request, account);
         throw wrongCode();
       }
       await db.transaction().execute((tx) => disableTwoFactor(tx, user.id));
+      if (used === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
+      await auditSignIn(db, user.id, 'auth.two_factor_disabled');
       return { enabled: false, required: false, recoveryCodesLeft: 0 };
     },
   );

@@ -98,8 +98,10 @@ export async function verifySecondFactor(
   user: Pick<TwoFactorRow, 'id' | 'totpSecret'>,
   code: string,
   serverSecret: string,
+  options: { appCodes: boolean } = { appCodes: true },
 ): Promise<'app' | 'recovery' | undefined> {
-  const secret = user.totpSecret ? openSecret(user.totpSecret, serverSecret) : undefined;
+  // With app codes paused (too many wrong ones for this account), only a recovery code is looked at.
+  const secret = options.appCodes && user.totpSecret ? openSecret(user.totpSecret, serverSecret) : undefined;
   if (secret) {
     const step = codeStep(secret, code);
     if (step !== undefined) return (await acceptStep(db, user.id, step)) ? 'app' : undefined;

@@ -4,7 +4,7 @@
  * and the OpenAPI check fails when the API gains a route the table does not list.
  */
 import { messages } from '@farm/contracts';
-import type { Client } from './app.ts';
+import { inviteVa, type Client } from './app.ts';
 import {
   buildAccount,
   buildCampaign,
@@ -93,6 +93,15 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: false,
     foreign: notFound,
     setup: async (crew) => ({ url: `/api/users/${vaId(crew)}/password-reset` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/users/{id}/sessions',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    // Another member than the crew's VA, whose sessions the rest of the matrix still needs.
+    setup: async (crew) => ({ url: `/api/users/${(await inviteVa(crew.operator.app, crew.operator, 'Sid Sessions')).user!.id}/sessions` }),
   },
   {
     method: 'PUT',
@@ -582,6 +591,8 @@ export const selfWrites: { method: WriteMethod; path: string }[] = [
   { method: 'POST', path: '/api/auth/two-factor/enable' },
   { method: 'POST', path: '/api/auth/two-factor/disable' },
   { method: 'POST', path: '/api/auth/two-factor/recovery-codes' },
+  { method: 'POST', path: '/api/auth/notices/seen' },
+  { method: 'DELETE', path: '/api/auth/sessions/{id}' },
 ];
 
 /** Writes whose body is a CSV file rather than JSON, with their own permission and bad-input tests. */
@@ -613,6 +624,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/config', undefined, { access: 'public' }),
   read('/api/auth/me', undefined, { access: 'session' }),
   read('/api/auth/two-factor', undefined, { access: 'session' }),
+  read('/api/auth/sessions', undefined, { access: 'session' }),
   read(
     '/api/password-resets/lookup/{token}',
     async (crew) => `/api/password-resets/lookup/${(await crew.operator.post<{ token: string }>(`/api/users/${vaId(crew)}/password-reset`)).body.token}`,

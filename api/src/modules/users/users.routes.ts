@@ -19,6 +19,7 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
 import { AppError, forbidden, notFound } from '../../errors.ts';
+import { findTwoFactor } from '../../auth/two-factor.queries.ts';
 import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership, toUser, updateMember } from './users.queries.ts';
 import { write } from '../../events/write.ts';
 
@@ -105,6 +106,9 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         if (newRole) await tx.updateTable('users').set({ role: newRole }).where('id', '=', id).execute();
         let revoked: string[] = [];
+        // In a workspace that requires two-factor sign-in of operators, a promotion ends the person's sessions: they
+        // sign in again as an operator, through the second factor, and no session without one carries over.
+        if (newRole === 'operator' && member.role !== 'operator' && (await findTwoFactor(tx, id)).required) revoked = await deleteSessionsOfUser(tx, id);
         if (isActive === false) {
           revoked = await deleteSessionsOfUser(tx, id);
           // A deactivated VA hands back their phones.

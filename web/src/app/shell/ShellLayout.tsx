@@ -5,6 +5,7 @@ import { messages } from '@farm/contracts';
 import { Suspense, useCallback, useEffect, useState } from 'react';
 import { Outlet, useLocation } from 'react-router';
 import { useCurrentUser } from '../../features/auth/auth.api';
+import { SignInNotices } from '../../features/auth/components/SignInNotices';
 import { Logo } from '../../shared/ui/Logo';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { useIsMobile } from '../../shared/ui/useIsMobile';
@@ -58,6 +59,7 @@ export function ShellLayout() {
     >
       {/* The socket only admits people with a workspace. */}
       {live ? <RealtimeBridge /> : null}
+      <SignInNotices />
       <AppShell.Header>
         <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">

@@ -64,8 +64,14 @@ export function SignupPage() {
     }
     setErrors({});
     signup.mutate(parsed.data, {
-      onSuccess: ({ user }) => {
-        toast('Account created successfully', `Welcome, ${user.name}!`);
+      onSuccess: (answer) => {
+        if (!('user' in answer)) {
+          // The workspace requires two-factor sign-in of operators: the login sets it up before anything else.
+          toast('Account created successfully', 'Your workspace requires two-factor sign-in: log in to set it up.');
+          void navigate('/login');
+          return;
+        }
+        toast('Account created successfully', `Welcome, ${answer.user.name}!`);
         void navigate('/dashboard');
       },
       onError: (error) => errorToast('Signup failed', refusalMessage(error, 'Please try again.')),

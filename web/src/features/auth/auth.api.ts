@@ -7,6 +7,7 @@ import type {
   PasswordResetBody,
   PasswordResetPreview,
   SignupBody,
+  SignupResponse,
   TwoFactorSetup,
 } from '@farm/contracts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -47,6 +48,8 @@ function useSignedIn() {
   return ({ user }: UserResponse) => {
     setUser(user);
     queryClient.setQueryData<UserResponse>(ME_KEY, { user });
+    // The login answer carries no notices: /me is asked once more for what the person must be told.
+    void queryClient.invalidateQueries({ queryKey: ME_KEY });
   };
 }
 
@@ -94,8 +97,10 @@ export function useResetPassword() {
 export function useSignup() {
   const signedIn = useSignedIn();
   return useMutation({
-    mutationFn: (body: SignupBody) => apiRequest<UserResponse>('/api/auth/signup', { method: 'POST', body }),
-    onSuccess: signedIn,
+    mutationFn: (body: SignupBody) => apiRequest<SignupResponse>('/api/auth/signup', { method: 'POST', body }),
+    onSuccess: (answer) => {
+      if ('user' in answer) signedIn(answer);
+    },
   });
 }
 

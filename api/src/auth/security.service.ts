@@ -1,0 +1,115 @@
+/**
+ * Sign-in security facts for the audit log: logins (right and wrong), logouts, two-factor on and off, recovery
+ * codes used and made anew, password changes and resets. A fact names the person and, in `data`, only what kind
+ * of thing happened: never a password, a code or a token. A person without a workspace has no log to write to.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { Outbox, raiseAlert } from '@farm/workers';
+import type { RateLimit } from '../config.ts';
+import { recordActivity, recordAudit } from '../events/write.ts';
+import type { Db } from '../shared/types.ts';
+import type { Limits } from './limits.ts';
+import { insertNotice, memberOfUser, workspaceOfUser } from './security.queries.ts';
+import type { TwoFactorRow } from './two-factor.queries.ts';
+import { verifySecondFactor } from './two-factor.service.ts';
+
+export type SignInAction =
+  | 'auth.login'
+  | 'auth.login_failed'
+  | 'auth.logout'
+  | 'auth.two_factor_enabled'
+  | 'auth.two_factor_disabled'
+  | 'auth.recovery_code_used'
+  | 'auth.recovery_codes_regenerated'
+  | 'auth.password_changed'
+  | 'auth.password_reset';
+
+/** Records a sign-in fact of `userId` in their workspace's audit log, from the request's address. */
+export async function auditSignIn(db: Db, userId: string, action: SignInAction, data: Record<string, string> = {}): Promise<void> {
+  const workspaceId = await workspaceOfUser(db, userId);
+  if (!workspaceId) return;
+  await recordAudit(db, workspaceId, userId, { action, entityType: 'user', entityId: userId, data });
+}
+
+/**
+ * A failed login of a known account, recorded without holding the answer: a wrong password for an account that
+ * exists must take as long as one for an account that does not, or the time would tell which emails have accounts.
+ */
+export function auditFailedLogin(db: Db, log: FastifyBaseLogger, userId: string, reason: 'password' | 'code' | 'deactivated'): void {
+  auditSignIn(db, userId, 'auth.login_failed', { reason }).catch((error: unknown) => log.error({ err: error }, 'audit of a failed login not written'));
+}
+
+/** Where changes are announced after commit (the change feed). */
+type ChangeTarget = Parameters<Outbox['flush']>[0];
+
+/**
+ * Tells a person something happened to their sign-in, the three ways this product has: a notice shown once at
+ * their next sign-in, an activity in the workspace's feed, and a `user.security` alert to the webhooks of the
+ * workspace's operators. `name` in the texts is filled with the person's name.
+ */
+export async function tellPerson(
+  db: Db,
+  changes: ChangeTarget,
+  userId: string,
+  told: { kind: string; notice: string; activity: (name: string) => string; alert: (name: string) => string; audit?: string },
+  now = new Date(),
+): Promise<void> {
+  const person = await memberOfUser(db, userId);
+  if (!person) return;
+  const { workspaceId } = person;
+  const outbox = workspaceId ? new Outbox(workspaceId) : undefined;
+  await db.transaction().execute(async (tx) => {
+    await insertNotice(tx, userId, told.kind, told.notice, now);
+    if (!workspaceId || !outbox) return;
+    await recordActivity(
+      tx,
+      { workspaceId, userId, action: told.activity(person.name), type: 'warning' },
+      told.audit ? { action: told.audit, entityType: 'user', entityId: userId } : undefined,
+      outbox,
+    );
+    await raiseAlert(tx, workspaceId, 'user.security', {
+      id: userId,
+      at: now.toISOString(),
+      text: told.alert(person.name),
+      kind: told.kind,
+      name: person.name,
+    });
+  });
+  outbox?.flush(changes);
+}
+
+function windowText(limit: RateLimit): string {
+  const minutes = Math.round(limit.windowMs / 60_000);
+  return minutes >= 120 && minutes % 60 === 0 ? `${minutes / 60} hours` : `${minutes} minutes`;
+}
+
+/**
+ * The second factor of a login under the per-account cap on wrong codes (`secondFactorFailures`, counted over every
+ * address together): while the cap is spent, the app's codes are refused ('paused') and only a recovery code signs
+ * in. The wrong code that spends it tells the person. Answers which factor signed in, 'paused', or undefined (wrong).
+ */
+export async function checkLoginSecondFactor(
+  deps: { db: Db; limits: Limits; changes: ChangeTarget; limit: RateLimit | null; serverSecret: string },
+  user: Pick<TwoFactorRow, 'id' | 'totpSecret'>,
+  code: string,
+): Promise<'app' | 'recovery' | 'paused' | undefined> {
+  const key = `user:${user.id}`;
+  if ((await deps.limits.waitFor('secondFactorFailures', key)) > 0) {
+    return (await verifySecondFactor(deps.db, user, code, deps.serverSecret, { appCodes: false })) ?? 'paused';
+  }
+  const used = await verifySecondFactor(deps.db, user, code, deps.serverSecret);
+  if (used) return used;
+  await deps.limits.count('secondFactorFailures', key);
+  const limit = deps.limit;
+  if (limit && (await deps.limits.waitFor('secondFactorFailures', key)) > 0) {
+    const window = windowText(limit);
+    await tellPerson(deps.db, deps.changes, user.id, {
+      kind: 'second_factor.paused',
+      notice: `Wrong sign-in codes for your account were entered ${limit.max} times within ${window}, so codes from your app were refused for a while. If that was not you, your password is known to someone: change it in Settings and tell an operator.`,
+      activity: (name) => `Sign-in codes for ${name} refused after ${limit.max} wrong codes in ${window}`,
+      alert: (name) => `Sign-in codes for ${name} were refused after ${limit.max} wrong codes in ${window}: someone may know their password`,
+      audit: 'auth.second_factor_paused',
+    });
+  }
+  return undefined;
+}
