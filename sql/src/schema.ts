@@ -553,7 +553,7 @@ export interface PasswordResetsTable {
   createdAt: Timestamp;
 }
 
-/** A notice for a person, shown once at their next sign-in (0032). */
+/** A notice for a person, shown once at their next sign-in (0033). */
 export interface UserNoticesTable {
   id: Generated<string>;
   userId: string;
