@@ -207,6 +207,7 @@ export class DeviceBackend implements PhoneBackend {
             2000,
           ),
         engagement,
+        ...(result.failure?.retryable === false ? { retryable: false } : {}),
       };
     } finally {
       this.working = false;

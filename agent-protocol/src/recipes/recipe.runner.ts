@@ -85,6 +85,8 @@ export interface RecipeFailure {
   step: string;
   label: string;
   screenshot?: Screenshot;
+  /** False where another attempt would meet the same wall (the work itself lacks what the recipe needs). */
+  retryable?: boolean;
 }
 
 export interface RecipeRunResult {
@@ -111,6 +113,8 @@ class StepFailure extends Error {
   constructor(
     readonly code: FailureCode,
     message: string,
+    /** False where another attempt would meet the same wall; absent, the code's own default. */
+    readonly retryable?: boolean,
   ) {
     super(message);
   }
@@ -324,8 +328,9 @@ class RecipeRun {
     }
   }
 
-  private failureOf(error: unknown): { code: FailureCode; message: string } {
-    if (error instanceof StepFailure) return { code: error.code, message: error.message };
+  private failureOf(error: unknown): { code: FailureCode; message: string; retryable?: boolean } {
+    if (error instanceof StepFailure)
+      return { code: error.code, message: error.message, ...(error.retryable === undefined ? {} : { retryable: error.retryable }) };
     // A miss outside any repeat: the screen the recipe must pass never showed what it needs.
     if (error instanceof Miss) return { code: 'element_missing', message: error.message };
     if (error instanceof PhoneError) {
@@ -598,7 +603,7 @@ class RecipeRun {
       case 'share_media': {
         const value = scope.get(step.from ?? 'media');
         const files = Array.isArray(value) ? [...(value as readonly string[])] : typeof value === 'string' && value ? [value] : [];
-        if (files.length === 0) throw new StepFailure('unknown', `The work gives no ${step.from ?? 'media'} to share.`);
+        if (files.length === 0) throw new StepFailure('unknown', `The work gives no ${step.from ?? 'media'} to share.`, false);
         // Every file of a carousel goes to the phone, is indexed by the media store, then shared in one intent.
         const remote: string[] = [];
         for (const file of files) remote.push(await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {}));
@@ -648,7 +653,7 @@ class RecipeRun {
         const value = step.each === undefined ? undefined : scope.get(step.each);
         const list = Array.isArray(value) ? (value as readonly string[]) : undefined;
         if (step.each !== undefined && list === undefined)
-          throw new StepFailure('unknown', `The recipe repeats over "${step.each}", which this work does not give as a list.`);
+          throw new StepFailure('unknown', `The recipe repeats over "${step.each}", which this work does not give as a list.`, false);
         const times = step.times === undefined ? undefined : drawCount(typeof step.times === 'string' ? this.fill(step.times, scope) : step.times, this.random);
         const minutes = step.minutes === undefined ? undefined : Number(typeof step.minutes === 'string' ? this.fill(step.minutes, scope) : step.minutes);
         const deadline = minutes === undefined ? undefined : this.clock.now() + minutes * 60_000;
@@ -869,7 +874,7 @@ class RecipeRun {
   private element(target: Exclude<Target, { point: RecipePoint }>): ElementSpec {
     if (typeof target !== 'string') return target;
     const spec = this.recipe.elements?.[target];
-    if (!spec) throw new StepFailure('unknown', `The recipe has no element named "${target}".`);
+    if (!spec) throw new StepFailure('unknown', `The recipe has no element named "${target}".`, false);
     return spec;
   }
 
@@ -1024,7 +1029,8 @@ class RecipeRun {
   ): Promise<{ node: UiNode | null; point: Point | null }> {
     if (typeof target !== 'string' && 'point' in target) {
       // A point is a blind tap: older recipes may still give one (they validate), but only a positional step uses it.
-      if (!how.positional) throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.');
+      if (!how.positional)
+        throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.', false);
       return { node: null, point: this.scale(target.point) };
     }
     const spec = this.element(target);

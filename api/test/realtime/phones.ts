@@ -38,7 +38,7 @@ export async function enrolledPhone(operator: Client, overrides: Record<string, 
 export async function simulatedPhone(url: string, operator: Client, name: string, closers: (() => unknown)[]) {
   const { device, token } = await enrolledPhone(operator, { name });
   const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
-  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2' }).start();
+  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2', preflight: 'no-account' }).start();
   const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
   closers.push(
     () => agent.close(),
