@@ -21,7 +21,6 @@ const PENDING = new Set([
   'api/src/modules/routines/routines.routes.ts',
   'api/src/modules/sessions/sessions.routes.ts',
   'api/src/modules/users/users.routes.ts',
-  'api/src/modules/wall/wall.routes.ts',
 ]);
 const KYSELY = [
   /\.selectFrom\(/,
