@@ -15,7 +15,6 @@ const PENDING = new Set([
   'api/src/modules/accounts/accounts.routes.ts',
   'api/src/modules/alerts/alerts.routes.ts',
   'api/src/modules/campaigns/campaigns.routes.ts',
-  'api/src/modules/devices/agents.routes.ts',
   'api/src/modules/devices/devices.routes.ts',
   'api/src/modules/devices/enrollment.routes.ts',
   'api/src/modules/routines/routines.routes.ts',

@@ -70,3 +70,24 @@ export function updateDevice(tx: Tx, id: string, changes: UpdateDeviceBody) {
 export function deleteDevice(tx: Tx, workspaceId: string, id: string) {
   return tx.deleteFrom('devices').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'name']).executeTakeFirst();
 }
+
+/** Issues (or replaces) the phone's agent credential by its token's hash; the previous token stops working. */
+export function upsertDeviceCredential(db: Db, workspaceId: string, deviceId: string, tokenHash: string) {
+  return db
+    .insertInto('deviceCredentials')
+    .values({ deviceId, workspaceId, tokenHash })
+    .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash, createdAt: new Date(), lastUsedAt: null }))
+    .returning(['deviceId', 'createdAt'])
+    .executeTakeFirstOrThrow();
+}
+
+/** The phone's latest screenshots, newest first; the caller has found the phone in its workspace. */
+export function listScreenshots(db: Db, deviceId: string, limit: number) {
+  return db
+    .selectFrom('screenshots')
+    .select(['id', 'deviceId', 'sessionId', 'objectKey', 'capturedAt'])
+    .where('deviceId', '=', deviceId)
+    .orderBy('capturedAt', 'desc')
+    .limit(limit)
+    .execute();
+}
