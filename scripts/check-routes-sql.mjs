@@ -13,7 +13,6 @@ const PENDING = new Set([
   'api/src/auth/password-resets.routes.ts',
   'api/src/auth/two-factor.routes.ts',
   'api/src/modules/accounts/accounts.routes.ts',
-  'api/src/modules/alerts/alerts.routes.ts',
   'api/src/modules/campaigns/campaigns.routes.ts',
   'api/src/modules/devices/devices.routes.ts',
   'api/src/modules/devices/enrollment.routes.ts',
