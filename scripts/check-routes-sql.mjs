@@ -17,7 +17,6 @@ const PENDING = new Set([
   'api/src/modules/devices/devices.routes.ts',
   'api/src/modules/devices/enrollment.routes.ts',
   'api/src/modules/routines/routines.routes.ts',
-  'api/src/modules/sessions/sessions.routes.ts',
   'api/src/modules/users/users.routes.ts',
 ]);
 const KYSELY = [
