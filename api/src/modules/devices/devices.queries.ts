@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { deviceColumns, type DB, type DeviceStatus } from '@farm/sql';
-import type { UpdateDeviceBody } from '@farm/contracts';
+import type { CreateDeviceBody, UpdateDeviceBody } from '@farm/contracts';
 import { jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
@@ -90,4 +90,35 @@ export function listScreenshots(db: Db, deviceId: string, limit: number) {
     .orderBy('capturedAt', 'desc')
     .limit(limit)
     .execute();
+}
+
+/** The query of the ids a bulk action's filter names (see `selectIds`). */
+export function deviceIdsMatching(tx: Tx, workspaceId: string, filter: Omit<DeviceFilter, 'cursor' | 'limit'>) {
+  return filteredDevices(tx.selectFrom('devices').select('id'), workspaceId, filter);
+}
+
+export function insertDevice(tx: Tx, workspaceId: string, values: Omit<CreateDeviceBody, 'assignedToId'> & { assignedToId: string | null }) {
+  return tx
+    .insertInto('devices')
+    .values({ ...values, workspaceId })
+    .returning(deviceColumns)
+    .executeTakeFirstOrThrow();
+}
+
+/** The phone's work already handed to it and not finished, locked for the write that takes it back. */
+export function dispatchedOpenTasksForUpdate(tx: Tx, workspaceId: string, deviceId: string) {
+  return tx
+    .selectFrom('tasks')
+    .selectAll()
+    .where('deviceId', '=', deviceId)
+    .where('workspaceId', '=', workspaceId)
+    .where('dispatchedAt', 'is not', null)
+    .where('status', 'in', ['pending', 'in-progress'])
+    .forUpdate()
+    .execute();
+}
+
+/** The phone's session still open (not ended), if any; the caller has found the phone in its workspace. */
+export function findOpenSession(tx: Tx, deviceId: string) {
+  return tx.selectFrom('sessions').selectAll().where('deviceId', '=', deviceId).where('endedAt', 'is', null).executeTakeFirst();
 }
