@@ -14,7 +14,6 @@ const PENDING = new Set([
   'api/src/auth/two-factor.routes.ts',
   'api/src/modules/accounts/accounts.routes.ts',
   'api/src/modules/campaigns/campaigns.routes.ts',
-  'api/src/modules/devices/enrollment.routes.ts',
   'api/src/modules/routines/routines.routes.ts',
   'api/src/modules/users/users.routes.ts',
 ]);
