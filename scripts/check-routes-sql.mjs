@@ -12,7 +12,6 @@ const PENDING = new Set([
   'api/src/auth/auth.routes.ts',
   'api/src/auth/password-resets.routes.ts',
   'api/src/auth/two-factor.routes.ts',
-  'api/src/modules/accounts/accounts.routes.ts',
   'api/src/modules/users/users.routes.ts',
 ]);
 const KYSELY = [
