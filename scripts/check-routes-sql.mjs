@@ -12,16 +12,7 @@ const PENDING = new Set([
   'api/src/auth/auth.routes.ts',
   'api/src/auth/password-resets.routes.ts',
   'api/src/auth/two-factor.routes.ts',
-  'api/src/modules/accounts/accounts.routes.ts',
-  'api/src/modules/alerts/alerts.routes.ts',
-  'api/src/modules/campaigns/campaigns.routes.ts',
-  'api/src/modules/devices/agents.routes.ts',
-  'api/src/modules/devices/devices.routes.ts',
-  'api/src/modules/devices/enrollment.routes.ts',
-  'api/src/modules/routines/routines.routes.ts',
-  'api/src/modules/sessions/sessions.routes.ts',
   'api/src/modules/users/users.routes.ts',
-  'api/src/modules/wall/wall.routes.ts',
 ]);
 const KYSELY = [
   /\.selectFrom\(/,

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   ACCOUNTS_PER_DEVICE,
@@ -16,14 +15,27 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, conflict, notFound } from '../../errors.ts';
-import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import type { AccountRow } from '@farm/sql';
 import { raiseAlert } from '@farm/workers';
 import { cancelTasks, Outboxes, withdrawTask } from '@farm/workers';
-import { escapeLike } from '../devices/devices.queries.ts';
+import {
+  countDeviceAccounts,
+  deleteAccount,
+  deviceAssignee,
+  findAccount,
+  findAccountForUpdate,
+  insertAccount,
+  listAccounts,
+  lockAccount,
+  lockDevice,
+  movableTasksForUpdate,
+  setTaskDevice,
+  updateAccount,
+} from './accounts.queries.ts';
 import { resolveStoredObject, storeDataUrl } from '../uploads/uploads.service.ts';
 import { write, type WriteOutbox } from '../../events/write.ts';
 
@@ -34,26 +46,18 @@ const VA_FIELDS = new Set(['followers', 'following']);
 async function assertRoomOnDevice(tx: Tx, actor: Actor, deviceId: string, platform: Platform, exceptAccountId?: string): Promise<void> {
   await assertOwned(tx, 'devices', actor.workspaceId, deviceId, 'deviceId');
   if (!limitedPlatforms.includes(platform)) return;
-  await tx.selectFrom('devices').select('id').where('id', '=', deviceId).forUpdate().execute();
-  let query = tx.selectFrom('accounts').select(sql<number>`count(*)::int`.as('count')).where('deviceId', '=', deviceId).where('platform', '=', platform);
-  if (exceptAccountId) query = query.where('id', '!=', exceptAccountId);
-  const { count } = await query.executeTakeFirstOrThrow();
+  await lockDevice(tx, deviceId);
+  const { count } = await countDeviceAccounts(tx, deviceId, platform, exceptAccountId);
   if (count >= ACCOUNTS_PER_DEVICE) throw conflict(messages.accountLimit);
 }
 
 /** The account moved to another phone: its waiting work follows it, and an attempt out on the old phone is taken back. */
 async function followAccount(tx: Tx, accountId: string, deviceId: string | null, outbox: WriteOutbox): Promise<void> {
   // Work a person has started stays where it is; what waits, or is out on the old phone, moves.
-  const open = await tx
-    .selectFrom('tasks')
-    .selectAll()
-    .where('accountId', '=', accountId)
-    .where((eb) => eb.or([eb('status', '=', 'pending'), eb.and([eb('status', '=', 'in-progress'), eb('dispatchedAt', 'is not', null)])]))
-    .forUpdate()
-    .execute();
+  const open = await movableTasksForUpdate(tx, accountId);
   for (const task of open) {
     const held = await withdrawTask(tx, task, 'The account moved to another phone', outbox);
-    const moved = await tx.updateTable('tasks').set({ deviceId }).where('id', '=', held.id).returningAll().executeTakeFirstOrThrow();
+    const moved = await setTaskDevice(tx, held.id, deviceId);
     outbox.add('task.updated', serialize(moved));
     if (deviceId) outbox.internal('device.wake', { deviceId });
   }
@@ -96,19 +100,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { platform, status, deviceId, search } = request.query;
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const cursor = decodeCursor(request.query.cursor);
-      let query = db.selectFrom('accounts').selectAll().where('workspaceId', '=', actorOf(request).workspaceId);
-      if (platform) query = query.where('platform', '=', platform);
-      if (status) query = query.where('status', '=', status);
-      if (deviceId) query = query.where('deviceId', '=', deviceId);
-      if (search) query = query.where('username', 'ilike', `%${escapeLike(search)}%`);
-      if (cursor) {
-        query = query.where(pastCursor(cursor, 'newest'));
-      }
-      const rows = await query
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      const rows = await listAccounts(db, actorOf(request).workspaceId, { platform, status, deviceId, search, cursor, limit });
       return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
     },
   );
@@ -117,12 +109,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/accounts/:id',
     { config: { access: 'workspace.read' }, schema: { tags: ['accounts'], params: idParams, response: { 200: account, 404: errorBody } } },
     async (request) => {
-      const row = await db
-        .selectFrom('accounts')
-        .selectAll()
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actorOf(request).workspaceId)
-        .executeTakeFirst();
+      const row = await findAccount(db, actorOf(request).workspaceId, request.params.id);
       if (!row) throw notFound();
       return serialize(row);
     },
@@ -142,11 +129,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         const profileImages = await Promise.all(
           (body.profileImages ?? []).map((url, index) => resolveStoredObject(tx, actor.workspaceId, url, `profileImages.${index}`)),
         );
-        const created = await tx
-          .insertInto('accounts')
-          .values({ ...body, profileImages, workspaceId: actor.workspaceId })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const created = await insertAccount(tx, actor.workspaceId, { ...body, profileImages });
         outbox.add('account.created', serialize(created));
         await outbox.record(
           { userId: actor.userId, action: `Account @${created.username} (${created.platform}) added`, deviceId: created.deviceId, type: 'success' },
@@ -179,19 +162,11 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (other) throw new AppError(403, `A virtual assistant may update only followers and following, not ${other}`);
       }
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const before = await tx
-          .selectFrom('accounts')
-          .selectAll()
-          .where('id', '=', request.params.id)
-          .where('workspaceId', '=', actor.workspaceId)
-          .forUpdate()
-          .executeTakeFirst();
+        const before = await findAccountForUpdate(tx, actor.workspaceId, request.params.id);
         if (!before) throw notFound();
         if (actor.role === 'va') {
           // A VA keeps the numbers of the accounts on the phone assigned to them.
-          const device = before.deviceId
-            ? await tx.selectFrom('devices').select('assignedToId').where('id', '=', before.deviceId).executeTakeFirst()
-            : undefined;
+          const device = before.deviceId ? await deviceAssignee(tx, before.deviceId) : undefined;
           if (device?.assignedToId !== actor.userId) throw new AppError(403, 'You can only update accounts on the device assigned to you');
         }
         const changes: Record<string, unknown> = {};
@@ -213,8 +188,7 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (body.status === 'warmup' && before.status !== 'warmup' && body.warmupStartDate === undefined) changes.warmupStartDate = new Date();
         // A person resuming a paused account clears why automation stopped; pausing it calls off its automation.
         if (body.status !== undefined && body.status !== 'paused') Object.assign(changes, { pausedCode: null, pausedMessage: null });
-        const updated =
-          given.length === 0 ? before : await tx.updateTable('accounts').set(changes).where('id', '=', before.id).returningAll().executeTakeFirstOrThrow();
+        const updated = given.length === 0 ? before : await updateAccount(tx, before.id, changes);
         outbox.add('account.updated', serialize(updated));
         if ((updated.status === 'paused' || updated.status === 'suspended') && before.status !== updated.status) {
           await cancelTasks(
@@ -235,21 +209,10 @@ export const accountsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.delete('/accounts/:id', { config: { access: 'accounts.manage' }, schema: { tags: ['accounts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
     await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-      const target = await tx
-        .selectFrom('accounts')
-        .select('id')
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actor.workspaceId)
-        .forUpdate()
-        .executeTakeFirst();
+      const target = await lockAccount(tx, actor.workspaceId, request.params.id);
       if (!target) throw notFound();
       await cancelTasks(tx, { accountId: target.id }, { message: 'The account was removed', cause: 'change' }, Outboxes.of(outbox));
-      const removed = await tx
-        .deleteFrom('accounts')
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actor.workspaceId)
-        .returning(['id', 'username', 'platform'])
-        .executeTakeFirst();
+      const removed = await deleteAccount(tx, actor.workspaceId, request.params.id);
       if (!removed) throw notFound();
       outbox.add('account.deleted', { id: removed.id });
       await outbox.record(

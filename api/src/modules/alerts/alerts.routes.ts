@@ -5,11 +5,9 @@ import { z } from 'zod';
 import type { WebhookDeliveryRow, WebhookRow } from '@farm/sql';
 import { createWebhookBody, errorBody, idParams, updateWebhookBody, webhook, webhookDelivery, webhookDeliveryQuery, type AlertEvent } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
-import { recordAudit } from '../../events/write.ts';
-import { checkWebhookUrl } from './alerts.service.ts';
-import { deleteWebhook, findWebhook, insertWebhook, listDeliveries, listWebhooks, queueTestDelivery, updateWebhook } from './alerts.queries.ts';
+import { changeWebhook, checkWebhookUrl, createWebhook, removeWebhook, testWebhook } from './alerts.service.ts';
+import { listDeliveries, listWebhooks } from './alerts.queries.ts';
 
 const toWebhook = (row: WebhookRow) => ({
   id: row.id,
@@ -36,9 +34,6 @@ const toDelivery = (row: WebhookDeliveryRow) => ({
   text: typeof row.payload.text === 'string' ? row.payload.text : null,
 });
 
-/** Where a webhook is shown in the log: its host, never its path (Slack puts its secret in the path). */
-const hostOf = (url: string) => new URL(url).host;
-
 export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
@@ -52,21 +47,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const { warning } = await checkWebhookUrl(request.body.url);
-      const row = await db.transaction().execute(async (tx) => {
-        const created = await insertWebhook(tx, {
-          ...request.body,
-          workspaceId: actor.workspaceId,
-          secret: randomBytes(24).toString('hex'),
-          createdById: actor.userId,
-        });
-        await recordAudit(tx, actor.workspaceId, actor.userId, {
-          action: 'webhook.created',
-          entityType: 'webhook',
-          entityId: created.id,
-          data: { host: hostOf(created.url), events: created.events },
-        });
-        return created;
-      });
+      const row = await createWebhook(db, actor, { ...request.body, secret: randomBytes(24).toString('hex') });
       return reply.code(201).send({ ...toWebhook(row), ...(warning ? { warning } : {}) });
     },
   );
@@ -80,36 +61,14 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const { warning } = request.body.url === undefined ? {} : await checkWebhookUrl(request.body.url);
-      const row = await db.transaction().execute(async (tx) => {
-        const before = await findWebhook(tx, actor.workspaceId, request.params.id);
-        if (!before) throw notFound();
-        if (Object.keys(request.body).length === 0) return before;
-        const updated = await updateWebhook(tx, actor.workspaceId, before.id, request.body);
-        if (!updated) throw notFound();
-        await recordAudit(tx, actor.workspaceId, actor.userId, {
-          action: 'webhook.updated',
-          entityType: 'webhook',
-          entityId: updated.id,
-          data: { fields: Object.keys(request.body) },
-        });
-        return updated;
-      });
+      const row = await changeWebhook(db, actor, request.params.id, request.body);
       return { ...toWebhook(row), ...(warning ? { warning } : {}) };
     },
   );
 
   app.delete('/webhooks/:id', { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    await db.transaction().execute(async (tx) => {
-      const removed = await deleteWebhook(tx, actor.workspaceId, request.params.id);
-      if (!removed) throw notFound();
-      await recordAudit(tx, actor.workspaceId, actor.userId, {
-        action: 'webhook.deleted',
-        entityType: 'webhook',
-        entityId: removed.id,
-        data: { host: hostOf(removed.url) },
-      });
-    });
+    await removeWebhook(db, actor, request.params.id);
     return reply.code(204).send();
   });
 
@@ -118,13 +77,7 @@ export const alertsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'alerts.manage' }, schema: { tags: ['alerts'], params: idParams, response: { 202: webhookDelivery, 404: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const row = await db.transaction().execute(async (tx) => {
-        const target = await findWebhook(tx, actor.workspaceId, request.params.id);
-        if (!target) throw notFound();
-        const delivery = await queueTestDelivery(tx, actor.workspaceId, target.id, 'Test alert from the phone farm console: this webhook works.');
-        await recordAudit(tx, actor.workspaceId, actor.userId, { action: 'webhook.tested', entityType: 'webhook', entityId: target.id });
-        return delivery;
-      });
+      const row = await testWebhook(db, actor, request.params.id);
       // The embedded runner sends it now rather than at its next tick.
       void app.ctx.jobs?.runNow('webhooks.deliver');
       return reply.code(202).send(toDelivery(row));

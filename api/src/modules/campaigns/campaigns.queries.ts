@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
-import type { CampaignStatus } from '@farm/sql';
-import type { Db } from '../../shared/types.ts';
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { CampaignStatus, CampaignsTable } from '@farm/sql';
+import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 const accountIds = sql<string[]>`array(select ca.account_id from campaign_accounts ca where ca.campaign_id = campaigns.id order by ca.created_at)`.as(
@@ -33,4 +33,45 @@ export function findCampaign(db: Db, workspaceId: string, id: string) {
 /** Locks the campaign's row for the rest of the transaction, so changes to one campaign happen one at a time. */
 export function lockCampaign(db: Db, workspaceId: string, id: string) {
   return db.selectFrom('campaigns').select(['id', 'status']).where('workspaceId', '=', workspaceId).where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+export function insertCampaign(tx: Tx, workspaceId: string, createdById: string, values: Omit<Insertable<CampaignsTable>, 'workspaceId' | 'createdById'>) {
+  return tx
+    .insertInto('campaigns')
+    .values({ ...values, workspaceId, createdById })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets the campaign's fields; the caller has locked it in its workspace. */
+export async function updateCampaign(tx: Tx, id: string, set: Updateable<CampaignsTable>) {
+  await tx.updateTable('campaigns').set(set).where('id', '=', id).execute();
+}
+
+export function deleteCampaign(tx: Tx, workspaceId: string, id: string) {
+  return tx.deleteFrom('campaigns').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'name']).executeTakeFirst();
+}
+
+/** The accounts linked to the campaign, in the order they were linked; the caller has found it in its workspace. */
+export function listCampaignAccounts(db: Db, campaignId: string) {
+  return db
+    .selectFrom('campaignAccounts as ca')
+    .innerJoin('accounts as a', 'a.id', 'ca.accountId')
+    .selectAll('a')
+    .where('ca.campaignId', '=', campaignId)
+    .orderBy('ca.createdAt')
+    .execute();
+}
+
+export function insertCampaignAccount(tx: Tx, workspaceId: string, campaignId: string, accountId: string) {
+  return tx.insertInto('campaignAccounts').values({ workspaceId, campaignId, accountId }).returningAll().executeTakeFirstOrThrow();
+}
+
+export function deleteCampaignAccount(tx: Tx, workspaceId: string, campaignId: string, accountId: string) {
+  return tx
+    .deleteFrom('campaignAccounts')
+    .where('campaignId', '=', campaignId)
+    .where('accountId', '=', accountId)
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirst();
 }

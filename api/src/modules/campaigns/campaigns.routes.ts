@@ -18,7 +18,17 @@ import { AppError, conflict, notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { findCampaign, listCampaigns, lockCampaign } from './campaigns.queries.ts';
+import {
+  deleteCampaign,
+  deleteCampaignAccount,
+  findCampaign,
+  insertCampaign,
+  insertCampaignAccount,
+  listCampaignAccounts,
+  listCampaigns,
+  lockCampaign,
+  updateCampaign,
+} from './campaigns.queries.ts';
 import { cancelCampaignRuns, Outboxes, planCampaign } from '@farm/workers';
 import { write } from '../../events/write.ts';
 
@@ -57,11 +67,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const { dailyCaps, ...fields } = request.body;
-        const created = await tx
-          .insertInto('campaigns')
-          .values({ ...fields, ...(dailyCaps ? { dailyCaps: JSON.stringify(dailyCaps) } : {}), workspaceId: actor.workspaceId, createdById: actor.userId })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const created = await insertCampaign(tx, actor.workspaceId, actor.userId, {
+          ...fields,
+          ...(dailyCaps ? { dailyCaps: JSON.stringify(dailyCaps) } : {}),
+        });
         const full = (await findCampaign(tx, actor.workspaceId, created.id))!;
         outbox.add('campaign.created', serialize(full));
         await outbox.record(
@@ -100,7 +109,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         }
         const { dailyCaps, ...fields } = body;
         const set = { ...fields, ...(dailyCaps !== undefined ? { dailyCaps: JSON.stringify(dailyCaps) } : {}) };
-        if (Object.keys(set).length > 0) await tx.updateTable('campaigns').set(set).where('id', '=', before.id).execute();
+        if (Object.keys(set).length > 0) await updateCampaign(tx, before.id, set);
         const after = (await findCampaign(tx, actor.workspaceId, before.id))!;
         outbox.add('campaign.updated', serialize(after));
         const outboxes = Outboxes.of(outbox);
@@ -132,12 +141,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
       if (!(await lockCampaign(tx, actor.workspaceId, request.params.id))) throw notFound();
       await cancelCampaignRuns(tx, { campaignId: request.params.id }, 'The campaign was deleted', Outboxes.of(outbox));
-      const removed = await tx
-        .deleteFrom('campaigns')
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actor.workspaceId)
-        .returning(['id', 'name'])
-        .executeTakeFirst();
+      const removed = await deleteCampaign(tx, actor.workspaceId, request.params.id);
       if (!removed) throw notFound();
       outbox.add('campaign.deleted', { id: removed.id });
       await outbox.record(
@@ -154,13 +158,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       if (!(await findCampaign(db, actor.workspaceId, request.params.id))) throw notFound();
-      const rows = await db
-        .selectFrom('campaignAccounts as ca')
-        .innerJoin('accounts as a', 'a.id', 'ca.accountId')
-        .selectAll('a')
-        .where('ca.campaignId', '=', request.params.id)
-        .orderBy('ca.createdAt')
-        .execute();
+      const rows = await listCampaignAccounts(db, request.params.id);
       return rows.map(serialize);
     },
   );
@@ -183,11 +181,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (!target) throw notFound();
         await assertOwned(tx, 'accounts', actor.workspaceId, request.body.accountId, 'accountId');
         if (target.accountIds.includes(request.body.accountId)) throw conflict('This account is already linked to the campaign');
-        const created = await tx
-          .insertInto('campaignAccounts')
-          .values({ workspaceId: actor.workspaceId, campaignId: target.id, accountId: request.body.accountId })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const created = await insertCampaignAccount(tx, actor.workspaceId, target.id, request.body.accountId);
         outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, target.id))!));
         return created;
       });
@@ -201,12 +195,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const removed = await tx
-          .deleteFrom('campaignAccounts')
-          .where('campaignId', '=', request.params.id)
-          .where('accountId', '=', request.params.accountId)
-          .where('workspaceId', '=', actor.workspaceId)
-          .executeTakeFirst();
+        const removed = await deleteCampaignAccount(tx, actor.workspaceId, request.params.id, request.params.accountId);
         if (removed.numDeletedRows === 0n) throw notFound();
         outbox.add('campaign.updated', serialize((await findCampaign(tx, actor.workspaceId, request.params.id))!));
       });

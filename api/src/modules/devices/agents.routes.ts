@@ -8,7 +8,7 @@ import { hashToken } from '../../auth/auth.queries.ts';
 import { notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { assertMayWorkDevice } from '../sessions/sessions.service.ts';
-import { deviceHistory, findDevice } from './devices.queries.ts';
+import { deviceHistory, findDevice, listScreenshots, upsertDeviceCredential } from './devices.queries.ts';
 
 export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -22,12 +22,7 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       const target = await findDevice(db, actor.workspaceId, request.params.id);
       if (!target) throw notFound();
       const token = `dev_${randomBytes(24).toString('base64url')}`;
-      const row = await db
-        .insertInto('deviceCredentials')
-        .values({ deviceId: target.id, workspaceId: actor.workspaceId, tokenHash: hashToken(token) })
-        .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash: hashToken(token), createdAt: new Date(), lastUsedAt: null }))
-        .returning(['deviceId', 'createdAt'])
-        .executeTakeFirstOrThrow();
+      const row = await upsertDeviceCredential(db, actor.workspaceId, target.id, hashToken(token));
       // This instance's socket of the phone is cut at once; the others hear of it through the adapter.
       app.ctx.io?.of('/agent').local.in(`device:${target.id}`).disconnectSockets(true);
       app.ctx.io?.of('/agent').in(`device:${target.id}`).disconnectSockets(true);
@@ -60,13 +55,7 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       if (!(await findDevice(db, actor.workspaceId, request.params.id))) throw notFound();
-      const rows = await db
-        .selectFrom('screenshots')
-        .select(['id', 'deviceId', 'sessionId', 'objectKey', 'capturedAt'])
-        .where('deviceId', '=', request.params.id)
-        .orderBy('capturedAt', 'desc')
-        .limit(request.query.limit ?? 20)
-        .execute();
+      const rows = await listScreenshots(db, request.params.id, request.query.limit ?? 20);
       return rows.map(({ objectKey, capturedAt, ...row }) => ({ ...row, url: objectPath(objectKey), capturedAt: capturedAt.toISOString() }));
     },
   );

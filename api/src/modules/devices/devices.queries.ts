@@ -1,6 +1,6 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { deviceColumns, type DB, type DeviceStatus } from '@farm/sql';
-import type { UpdateDeviceBody } from '@farm/contracts';
+import type { CreateDeviceBody, UpdateDeviceBody } from '@farm/contracts';
 import { jsonPage, type JsonPage } from '../../shared/json-rows.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { decodeCursor, pastCursor } from '../../shared/paging.ts';
@@ -69,4 +69,56 @@ export function updateDevice(tx: Tx, id: string, changes: UpdateDeviceBody) {
 
 export function deleteDevice(tx: Tx, workspaceId: string, id: string) {
   return tx.deleteFrom('devices').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'name']).executeTakeFirst();
+}
+
+/** Issues (or replaces) the phone's agent credential by its token's hash; the previous token stops working. */
+export function upsertDeviceCredential(db: Db, workspaceId: string, deviceId: string, tokenHash: string) {
+  return db
+    .insertInto('deviceCredentials')
+    .values({ deviceId, workspaceId, tokenHash })
+    .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash, createdAt: new Date(), lastUsedAt: null }))
+    .returning(['deviceId', 'createdAt'])
+    .executeTakeFirstOrThrow();
+}
+
+/** The phone's latest screenshots, newest first; the caller has found the phone in its workspace. */
+export function listScreenshots(db: Db, deviceId: string, limit: number) {
+  return db
+    .selectFrom('screenshots')
+    .select(['id', 'deviceId', 'sessionId', 'objectKey', 'capturedAt'])
+    .where('deviceId', '=', deviceId)
+    .orderBy('capturedAt', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** The query of the ids a bulk action's filter names (see `selectIds`). */
+export function deviceIdsMatching(tx: Tx, workspaceId: string, filter: Omit<DeviceFilter, 'cursor' | 'limit'>) {
+  return filteredDevices(tx.selectFrom('devices').select('id'), workspaceId, filter);
+}
+
+export function insertDevice(tx: Tx, workspaceId: string, values: Omit<CreateDeviceBody, 'assignedToId'> & { assignedToId: string | null }) {
+  return tx
+    .insertInto('devices')
+    .values({ ...values, workspaceId })
+    .returning(deviceColumns)
+    .executeTakeFirstOrThrow();
+}
+
+/** The phone's work already handed to it and not finished, locked for the write that takes it back. */
+export function dispatchedOpenTasksForUpdate(tx: Tx, workspaceId: string, deviceId: string) {
+  return tx
+    .selectFrom('tasks')
+    .selectAll()
+    .where('deviceId', '=', deviceId)
+    .where('workspaceId', '=', workspaceId)
+    .where('dispatchedAt', 'is not', null)
+    .where('status', 'in', ['pending', 'in-progress'])
+    .forUpdate()
+    .execute();
+}
+
+/** The phone's session still open (not ended), if any; the caller has found the phone in its workspace. */
+export function findOpenSession(tx: Tx, deviceId: string) {
+  return tx.selectFrom('sessions').selectAll().where('deviceId', '=', deviceId).where('endedAt', 'is', null).executeTakeFirst();
 }

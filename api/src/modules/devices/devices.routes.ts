@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { deviceColumns } from '@farm/sql';
 import {
   bulkRefused,
   bulkResult,
@@ -25,7 +24,16 @@ import { assertMember } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { withdrawTask } from '@farm/workers';
 import { assertMayWorkDevice, startSession, stopSession, toSession } from '../sessions/sessions.service.ts';
-import { deleteDevice, filteredDevices, findDevice, listDevicesJson, updateDevice } from './devices.queries.ts';
+import {
+  deleteDevice,
+  deviceIdsMatching,
+  dispatchedOpenTasksForUpdate,
+  findDevice,
+  findOpenSession,
+  insertDevice,
+  listDevicesJson,
+  updateDevice,
+} from './devices.queries.ts';
 import { write, type WriteOutbox } from '../../events/write.ts';
 
 /** One device's change, as PATCH and the bulk actions make it. */
@@ -55,15 +63,7 @@ async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDevice
 
 /** Removes a device; work out on its phone is taken back first (it waits, without a phone, to be moved). */
 async function removeDevice(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
-  const out = await tx
-    .selectFrom('tasks')
-    .selectAll()
-    .where('deviceId', '=', id)
-    .where('workspaceId', '=', actor.workspaceId)
-    .where('dispatchedAt', 'is not', null)
-    .where('status', 'in', ['pending', 'in-progress'])
-    .forUpdate()
-    .execute();
+  const out = await dispatchedOpenTasksForUpdate(tx, actor.workspaceId, id);
   for (const task of out) await withdrawTask(tx, task, 'The phone was removed', outbox);
   const removed = await deleteDevice(tx, actor.workspaceId, id);
   if (!removed) throw notFound();
@@ -79,7 +79,7 @@ async function restartSession(tx: Tx, actor: Actor, id: string, outbox: WriteOut
   const target = await findDevice(tx, actor.workspaceId, id);
   if (!target) throw notFound();
   await assertMayWorkDevice(tx, actor, target.id);
-  const open = await tx.selectFrom('sessions').selectAll().where('deviceId', '=', target.id).where('endedAt', 'is', null).executeTakeFirst();
+  const open = await findOpenSession(tx, target.id);
   if (open) await stopSession(tx, actor, open.id, outbox);
   return startSession(tx, actor, { deviceId: target.id, taskId: open?.taskId ?? null, currentTask: open?.currentTask ?? null }, outbox);
 }
@@ -117,11 +117,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       const { assignedToId, ...fields } = request.body;
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         if (assignedToId) await assertMember(tx, actor.workspaceId, assignedToId, 'assignedToId');
-        const created = await tx
-          .insertInto('devices')
-          .values({ ...fields, assignedToId: assignedToId ?? null, workspaceId: actor.workspaceId })
-          .returning(deviceColumns)
-          .executeTakeFirstOrThrow();
+        const created = await insertDevice(tx, actor.workspaceId, { ...fields, assignedToId: assignedToId ?? null });
         outbox.add('device.created', serialize(created));
         await outbox.record(
           { userId: actor.userId, action: `Device ${created.name} added`, deviceId: created.id, type: 'success' },
@@ -181,7 +177,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
         // Run again after a deadlock, the commands gathered start afresh.
         commanded.length = 0;
         return {
-          ids: body.ids ?? (await selectIds(filteredDevices(tx.selectFrom('devices').select('id'), actor.workspaceId, body.filter ?? {}))),
+          ids: body.ids ?? (await selectIds(deviceIdsMatching(tx, actor.workspaceId, body.filter ?? {}))),
           apply: async (id: string) => {
             if (body.action === 'delete') return removeDevice(tx, actor, id, outbox);
             if (body.action === 'update') return void (await changeDevice(tx, actor, id, body.changes, outbox));

@@ -98,3 +98,44 @@ export async function setDeviceCredential(db: Db, workspaceId: string, deviceId:
 export function revokeDeviceCredential(db: Db, workspaceId: string, deviceId: string) {
   return db.deleteFrom('deviceCredentials').where('deviceId', '=', deviceId).where('workspaceId', '=', workspaceId).executeTakeFirst();
 }
+
+/** Another device of the workspace with this serial (a phone enrolled twice), if any. */
+export function findSerialTwin(tx: Tx, workspaceId: string, deviceId: string, serial: string) {
+  return tx
+    .selectFrom('devices')
+    .select('name')
+    .where('workspaceId', '=', workspaceId)
+    .where('serial', '=', serial)
+    .where('id', '<>', deviceId)
+    .executeTakeFirst();
+}
+
+/** Records what the agent told of its phone (serial, model, Android version); the device was found by its code. */
+export async function setDeviceFacts(tx: Tx, deviceId: string, facts: { serial?: string; model?: string; androidVersion?: string }) {
+  await tx.updateTable('devices').set(facts).where('id', '=', deviceId).execute();
+}
+
+/** The phone a farm host's credential names by its serial. */
+export function findHostDevice(db: Db, hostId: string, serial: string) {
+  return db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', hostId).where('serial', '=', serial).executeTakeFirst();
+}
+
+/** A stored, uploaded object of the workspace, only when a post of a task on this phone names it at `path`. */
+export function findAgentMedia(db: Db, workspaceId: string, deviceId: string, key: string, path: string) {
+  return db
+    .selectFrom('storedObjects as o')
+    .select(['o.key', 'o.contentType'])
+    .where('o.key', '=', key)
+    .where('o.workspaceId', '=', workspaceId)
+    .where('o.uploadedAt', 'is not', null)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('tasks as t')
+          .innerJoin('posts as p', 'p.id', 't.postId')
+          .select('t.id')
+          .where('t.deviceId', '=', deviceId)
+          .where(sql<boolean>`${path} = any(p.media_urls)`),
+      ),
+    )
+    .executeTakeFirst();
+}

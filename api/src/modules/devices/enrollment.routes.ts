@@ -2,7 +2,6 @@
  * Phones join: an operator issues a one-time code for a device (or a farm host), the agent exchanges it here for its
  * credential. Revoking a device's credential cuts its phone off at once.
  */
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '@farm/contracts';
@@ -10,11 +9,11 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { findHostByToken } from '../../agents/hosts.queries.ts';
-import { setHostToken } from '../hosts/hosts.queries.ts';
 import { sendStoredFile } from '../../storage/storage.ts';
 import { findAgentDevice } from '../../agents/agents.queries.ts';
 import { findDevice } from './devices.queries.ts';
-import { issueCode, newToken, redeemCode, revokeDeviceCredential, setDeviceCredential } from './enrollment.queries.ts';
+import { findAgentMedia, findHostDevice, revokeDeviceCredential } from './enrollment.queries.ts';
+import { enroll, issueDeviceCode } from './enrollment.service.ts';
 import { write } from '../../events/write.ts';
 
 /** What an agent is told when its code cannot be used. */
@@ -36,10 +35,7 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: enrollmentCode, 404: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const answer = await db.transaction().execute(async (tx) => {
-        if (!(await findDevice(tx, actor.workspaceId, request.params.id))) throw notFound();
-        return issueCode(tx, actor.workspaceId, { deviceId: request.params.id }, actor.userId);
-      });
+      const answer = await issueDeviceCode(db, actor, request.params.id);
       return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
     },
   );
@@ -75,36 +71,7 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const body = request.body;
-      const result = await db.transaction().execute(async (tx) => {
-        const redeemed = await redeemCode(tx, body.code);
-        if (redeemed.kind === 'refused') return redeemed;
-        if (redeemed.kind === 'host') {
-          const token = newToken('host');
-          await setHostToken(tx, redeemed.hostId, token);
-          return { answer: { hostId: redeemed.hostId, token }, workspaceId: redeemed.workspaceId };
-        }
-        if (body.serial) {
-          const twin = await tx
-            .selectFrom('devices')
-            .select('name')
-            .where('workspaceId', '=', redeemed.workspaceId)
-            .where('serial', '=', body.serial)
-            .where('id', '<>', redeemed.deviceId)
-            .executeTakeFirst();
-          if (twin)
-            throw new AppError(409, `This phone (serial ${body.serial}) is already the device "${twin.name}"`, [
-              { field: 'serial', message: 'Another device has this serial' },
-            ]);
-        }
-        const facts = {
-          ...(body.serial ? { serial: body.serial } : {}),
-          ...(body.model ? { model: body.model } : {}),
-          ...(body.androidVersion ? { androidVersion: body.androidVersion } : {}),
-        };
-        if (Object.keys(facts).length > 0) await tx.updateTable('devices').set(facts).where('id', '=', redeemed.deviceId).execute();
-        const credential = await setDeviceCredential(tx, redeemed.workspaceId, redeemed.deviceId);
-        return { answer: { deviceId: redeemed.deviceId, token: credential.token }, workspaceId: redeemed.workspaceId, deviceId: redeemed.deviceId };
-      });
+      const result = await enroll(db, body);
       if ('kind' in result) throw new AppError(result.status, refusals[result.reason], [{ field: 'code', message: refusals[result.reason] }]);
       // A phone enrolled again replaces the connection of its old credential.
       if ('deviceId' in result && result.deviceId) app.ctx.agents?.disconnect(result.deviceId);
@@ -123,30 +90,13 @@ export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     let device: { id: string; workspaceId: string } | undefined;
     if (bearer && typeof serial === 'string' && serial.length > 0 && serial.length <= 100) {
       const host = await findHostByToken(db, bearer);
-      device = host
-        ? await db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', host.id).where('serial', '=', serial).executeTakeFirst()
-        : undefined;
+      device = host ? await findHostDevice(db, host.id, serial) : undefined;
     } else if (bearer) {
       device = await findAgentDevice(db, bearer);
     }
     if (!device) throw new AppError(401, 'This phone credential is not valid');
     const path = `/api/objects/${request.params.id}`;
-    const row = await db
-      .selectFrom('storedObjects as o')
-      .select(['o.key', 'o.contentType'])
-      .where('o.key', '=', request.params.id)
-      .where('o.workspaceId', '=', device.workspaceId)
-      .where('o.uploadedAt', 'is not', null)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('tasks as t')
-            .innerJoin('posts as p', 'p.id', 't.postId')
-            .select('t.id')
-            .where('t.deviceId', '=', device.id)
-            .where(sql<boolean>`${path} = any(p.media_urls)`),
-        ),
-      )
-      .executeTakeFirst();
+    const row = await findAgentMedia(db, device.workspaceId, device.id, request.params.id, path);
     if (!row) throw notFound();
     return sendStoredFile(reply, app.ctx.storage, row, 'private, no-store');
   });

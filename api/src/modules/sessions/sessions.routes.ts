@@ -3,9 +3,19 @@ import { z } from 'zod';
 import { errorBody, idParams, session, sessionListQuery, startSessionBody, updateSessionBody } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { DEFAULT_LIMIT, decodeCursor, page, pastCursor } from '../../shared/paging.ts';
+import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
-import { assertMayWorkDevice, findSessionForUpdate, setSessionRunning, startSession, stopSession, toSession } from './sessions.service.ts';
+import {
+  assertMayWorkDevice,
+  findSession,
+  findSessionForUpdate,
+  listSessions,
+  setSessionRunning,
+  setSessionWork,
+  startSession,
+  stopSession,
+  toSession,
+} from './sessions.service.ts';
 import { write } from '../../events/write.ts';
 
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -18,19 +28,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       const { active, deviceId, vaId, cursor: rawCursor } = request.query;
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const cursor = decodeCursor(rawCursor);
-      let query = db.selectFrom('sessions').selectAll().where('workspaceId', '=', actorOf(request).workspaceId);
-      if (active === 'true') query = query.where('endedAt', 'is', null);
-      if (active === 'false') query = query.where('endedAt', 'is not', null);
-      if (deviceId) query = query.where('deviceId', '=', deviceId);
-      if (vaId) query = query.where('vaId', '=', vaId);
-      if (cursor) {
-        query = query.where(pastCursor(cursor, 'newest', 'started_at'));
-      }
-      const rows = await query
-        .orderBy('startedAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      const rows = await listSessions(db, actorOf(request).workspaceId, { active, deviceId, vaId, cursor, limit });
       return page(reply, rows, limit, (row) => row.startedAt).map(toSession);
     },
   );
@@ -39,12 +37,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/sessions/:id',
     { config: { access: 'workspace.read' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
     async (request) => {
-      const row = await db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('id', '=', request.params.id)
-        .where('workspaceId', '=', actorOf(request).workspaceId)
-        .executeTakeFirst();
+      const row = await findSession(db, actorOf(request).workspaceId, request.params.id);
       if (!row) throw notFound();
       return toSession(row);
     },
@@ -77,12 +70,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         if (currentTask !== undefined || taskId !== undefined) {
           await assertMayWorkDevice(tx, actor, current.deviceId);
           if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
-          current = await tx
-            .updateTable('sessions')
-            .set({ ...(currentTask !== undefined ? { currentTask } : {}), ...(taskId !== undefined ? { taskId } : {}) })
-            .where('id', '=', current.id)
-            .returningAll()
-            .executeTakeFirstOrThrow();
+          current = await setSessionWork(tx, current.id, { currentTask, taskId });
           outbox.add('session.updated', toSession(current));
         }
         return current;

@@ -10,6 +10,7 @@ import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { WriteOutbox } from '../../events/write.ts';
+import { type decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
   if (!row.isActive || !row.activeSince) return row.duration;
@@ -160,4 +161,45 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Writ
     { action: 'session.stopped', entityType: 'session', entityId: id, data: { duration } },
   );
   return updated;
+}
+
+export interface SessionFilter {
+  active?: 'true' | 'false' | undefined;
+  deviceId?: string | undefined;
+  vaId?: string | undefined;
+  cursor: ReturnType<typeof decodeCursor>;
+  limit: number;
+}
+
+/** A page of the workspace's sessions, newest first; one row more than the limit says another page follows. */
+export function listSessions(db: Db, workspaceId: string, filter: SessionFilter) {
+  const { active, deviceId, vaId, cursor, limit } = filter;
+  let query = db.selectFrom('sessions').selectAll().where('workspaceId', '=', workspaceId);
+  if (active === 'true') query = query.where('endedAt', 'is', null);
+  if (active === 'false') query = query.where('endedAt', 'is not', null);
+  if (deviceId) query = query.where('deviceId', '=', deviceId);
+  if (vaId) query = query.where('vaId', '=', vaId);
+  if (cursor) {
+    query = query.where(pastCursor(cursor, 'newest', 'started_at'));
+  }
+  return query
+    .orderBy('startedAt', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+export function findSession(db: Db, workspaceId: string, id: string) {
+  return db.selectFrom('sessions').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+}
+
+/** Sets what the session is working on (its free-text task and/or its task), leaving whatever is not given. */
+export function setSessionWork(tx: Tx, id: string, work: { currentTask?: string | null | undefined; taskId?: string | null | undefined }) {
+  const { currentTask, taskId } = work;
+  return tx
+    .updateTable('sessions')
+    .set({ ...(currentTask !== undefined ? { currentTask } : {}), ...(taskId !== undefined ? { taskId } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

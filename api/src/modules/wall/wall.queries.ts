@@ -38,3 +38,42 @@ export async function wallTiles(db: Db, workspaceId: string) {
     screenshotUrl: screenshotKey ? objectPath(screenshotKey) : null,
   }));
 }
+
+export function listWallLinks(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('wallLinks')
+    .select(['id', 'name', 'createdAt', 'revokedAt'])
+    .where('workspaceId', '=', workspaceId)
+    .orderBy('createdAt', 'desc')
+    .execute();
+}
+
+/** Stores a new wall link by its token's hash (the token itself is shown once and never kept). */
+export function insertWallLink(db: Db, workspaceId: string, values: { tokenHash: string; createdById: string; name?: string | undefined }) {
+  return db
+    .insertInto('wallLinks')
+    .values({
+      workspaceId,
+      tokenHash: values.tokenHash,
+      createdById: values.createdById,
+      ...(values.name ? { name: values.name } : {}),
+    })
+    .returning(['id', 'name', 'createdAt', 'revokedAt'])
+    .executeTakeFirstOrThrow();
+}
+
+/** Revokes a live wall link; undefined when it is unknown or already revoked. */
+export function revokeWallLink(db: Db, workspaceId: string, id: string) {
+  return db
+    .updateTable('wallLinks')
+    .set({ revokedAt: new Date() })
+    .where('id', '=', id)
+    .where('workspaceId', '=', workspaceId)
+    .where('revokedAt', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+}
+
+export function workspaceName(db: Db, workspaceId: string) {
+  return db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+}

@@ -6,18 +6,13 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { findWallLink, wallTiles } from './wall.queries.ts';
+import { findWallLink, insertWallLink, listWallLinks, revokeWallLink, wallTiles, workspaceName } from './wall.queries.ts';
 
 export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
 
   app.get('/wall-links', { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], response: { 200: z.array(wallLink) } } }, async (request) => {
-    const rows = await db
-      .selectFrom('wallLinks')
-      .select(['id', 'name', 'createdAt', 'revokedAt'])
-      .where('workspaceId', '=', actorOf(request).workspaceId)
-      .orderBy('createdAt', 'desc')
-      .execute();
+    const rows = await listWallLinks(db, actorOf(request).workspaceId);
     return rows.map(serialize);
   });
 
@@ -27,16 +22,7 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const token = randomBytes(24).toString('base64url');
-      const row = await db
-        .insertInto('wallLinks')
-        .values({
-          workspaceId: actor.workspaceId,
-          tokenHash: hashToken(token),
-          createdById: actor.userId,
-          ...(request.body.name ? { name: request.body.name } : {}),
-        })
-        .returning(['id', 'name', 'createdAt', 'revokedAt'])
-        .executeTakeFirstOrThrow();
+      const row = await insertWallLink(db, actor.workspaceId, { tokenHash: hashToken(token), createdById: actor.userId, name: request.body.name });
       const path = `/monitor/wall?token=${token}`;
       const base = app.ctx.config.publicUrl;
       return reply.code(201).send({ ...serialize(row), token, url: base ? new URL(path, base).toString() : path });
@@ -45,14 +31,7 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete('/wall-links/:id', { config: { access: 'workspace.manage' }, schema: { tags: ['wall'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    const row = await db
-      .updateTable('wallLinks')
-      .set({ revokedAt: new Date() })
-      .where('id', '=', request.params.id)
-      .where('workspaceId', '=', actor.workspaceId)
-      .where('revokedAt', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
+    const row = await revokeWallLink(db, actor.workspaceId, request.params.id);
     if (!row) throw notFound();
     changes.publish({ workspaceId: actor.workspaceId, event: 'wall.revoked', payload: { wallLinkId: row.id } });
     return reply.code(204).send();
@@ -67,7 +46,7 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.query.token) workspaceId = (await findWallLink(db, request.query.token))?.workspaceId;
       else if (request.session && !request.session.deactivatedAt) workspaceId = request.session.workspaceId;
       if (!workspaceId) throw new AppError(401, 'This wall link is invalid or was revoked');
-      const workspace = await db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+      const workspace = await workspaceName(db, workspaceId);
       return { workspaceName: workspace.name, tiles: await wallTiles(db, workspaceId) };
     },
   );
