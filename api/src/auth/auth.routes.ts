@@ -29,17 +29,8 @@ import { auditFailedLogin, auditSignIn, checkLoginSecondFactor } from './securit
 import { listNotices, seeNotices } from './notices.service.ts';
 import { perAddress } from './limits.ts';
 import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
-import {
-  countChallengeAttempt,
-  createChallenge,
-  deleteChallenge,
-  enableTwoFactor,
-  findChallenge,
-  findTwoFactor,
-  replaceRecoveryCodes,
-  setPendingSecret,
-} from './two-factor.queries.ts';
-import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret } from './two-factor.service.ts';
+import { countChallengeAttempt, createChallenge, deleteChallenge, findChallenge, findTwoFactor, setPendingSecret } from './two-factor.queries.ts';
+import { codeStep, enableWithRecoveryCodes, newRecoveryCodes, newSetup, openSecret, sealSecret } from './two-factor.service.ts';
 
 export const authRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config } = app.ctx;
@@ -171,11 +162,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
           throw new AppError(401, messages.twoFactorCodeWrong);
         }
         const fresh = newRecoveryCodes();
-        const enabled = await db.transaction().execute(async (tx) => {
-          if (!(await enableTwoFactor(tx, user.id, pending, step))) return false;
-          await replaceRecoveryCodes(tx, user.id, fresh.hashes);
-          return true;
-        });
+        const enabled = await enableWithRecoveryCodes(db, user.id, pending, step, fresh.hashes);
         if (!enabled) throw new AppError(401, messages.loginStepExpired);
         recoveryCodes = fresh.codes;
         await auditSignIn(db, user.id, 'auth.two_factor_enabled');

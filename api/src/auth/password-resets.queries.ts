@@ -1,6 +1,6 @@
 /** One-time password reset links, in SQL. A link is used once: the claim is one guarded statement. */
 import type { Db, Tx } from '../shared/types.ts';
-import { hashToken, newToken } from './auth.queries.ts';
+import { deleteSessionsOfUser, hashToken, newToken, setPasswordHash } from './auth.queries.ts';
 
 /** A new link for a member, replacing any earlier unused one of theirs. */
 export async function createPasswordReset(tx: Tx, values: { userId: string; workspaceId: string; createdById: string; expiresAt: Date }): Promise<string> {
@@ -37,4 +37,17 @@ export async function claimPasswordReset(tx: Tx, resetId: string, now = new Date
     .where('expiresAt', '>', now)
     .returning(['userId', 'workspaceId'])
     .executeTakeFirst();
+}
+
+/**
+ * Uses a reset link once: of two parallel uses, one sets the password. Sets it and ends every session of the person;
+ * answers the ended sessions' ids, or null when the link was already used.
+ */
+export function usePasswordReset(db: Db, resetId: string, passwordHash: string): Promise<string[] | null> {
+  return db.transaction().execute(async (tx) => {
+    const claimed = await claimPasswordReset(tx, resetId);
+    if (!claimed) return null;
+    await setPasswordHash(tx, claimed.userId, passwordHash);
+    return deleteSessionsOfUser(tx, claimed.userId);
+  });
 }

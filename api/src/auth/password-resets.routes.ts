@@ -8,11 +8,10 @@ import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_R
 import { AppError, conflict, notFound } from '../errors.ts';
 import { findMember } from '../modules/users/users.queries.ts';
 import { actorOf } from './auth.plugin.ts';
-import { deleteSessionsOfUser, setPasswordHash } from './auth.queries.ts';
 import { perAddress } from './limits.ts';
 import { hashPassword } from './passwords.ts';
 import { auditSignIn, tellPerson } from './security.service.ts';
-import { claimPasswordReset, createPasswordReset, findPasswordReset } from './password-resets.queries.ts';
+import { createPasswordReset, findPasswordReset, usePasswordReset } from './password-resets.queries.ts';
 import { write } from '../events/write.ts';
 
 export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -78,13 +77,8 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
       const reset = await findPasswordReset(db, request.body.token);
       if (!reset) throw invalid();
       const passwordHash = await hashPassword(request.body.password);
-      const ended = await db.transaction().execute(async (tx) => {
-        // Used once: of two parallel uses of one link, one sets the password.
-        const claimed = await claimPasswordReset(tx, reset.id);
-        if (!claimed) throw invalid();
-        await setPasswordHash(tx, claimed.userId, passwordHash);
-        return deleteSessionsOfUser(tx, claimed.userId);
-      });
+      const ended = await usePasswordReset(db, reset.id, passwordHash);
+      if (!ended) throw invalid();
       await auditSignIn(db, reset.userId, 'auth.password_reset', { sessionsEnded: String(ended.length) });
       if (ended.length > 0) changes.publish({ workspaceId: reset.workspaceId, event: 'auth.revoked', payload: { sessionIds: ended } });
       return { ok: true as const };

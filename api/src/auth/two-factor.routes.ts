@@ -21,17 +21,18 @@ import { passwordHashOf } from './auth.queries.ts';
 import { verifyPassword } from './passwords.ts';
 import { LoginThrottle } from './throttle.ts';
 import { auditSignIn } from './security.service.ts';
+import { countRecoveryCodes, endSessionsWithoutTwoFactor, findTwoFactor, setPendingSecret, setWorkspaceTwoFactor } from './two-factor.queries.ts';
 import {
-  countRecoveryCodes,
-  disableTwoFactor,
-  enableTwoFactor,
-  endSessionsWithoutTwoFactor,
-  findTwoFactor,
-  replaceRecoveryCodes,
-  setPendingSecret,
-  setWorkspaceTwoFactor,
-} from './two-factor.queries.ts';
-import { codeStep, newRecoveryCodes, newSetup, openSecret, sealSecret, verifySecondFactor } from './two-factor.service.ts';
+  codeStep,
+  enableWithRecoveryCodes,
+  renewRecoveryCodes,
+  turnOffTwoFactor,
+  newRecoveryCodes,
+  newSetup,
+  openSecret,
+  sealSecret,
+  verifySecondFactor,
+} from './two-factor.service.ts';
 
 export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, config, changes } = app.ctx;
@@ -76,11 +77,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
         throw wrongCode();
       }
       const fresh = newRecoveryCodes();
-      const enabled = await db.transaction().execute(async (tx) => {
-        if (!(await enableTwoFactor(tx, user.id, pending, step))) return false;
-        await replaceRecoveryCodes(tx, user.id, fresh.hashes);
-        return true;
-      });
+      const enabled = await enableWithRecoveryCodes(db, user.id, pending, step, fresh.hashes);
       if (!enabled) throw conflict(messages.twoFactorNotStarted);
       await auditSignIn(db, user.id, 'auth.two_factor_enabled');
       return { recoveryCodes: fresh.codes };
@@ -104,7 +101,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
         throw wrongCode();
       }
       const fresh = newRecoveryCodes();
-      await db.transaction().execute((tx) => replaceRecoveryCodes(tx, user.id, fresh.hashes));
+      await renewRecoveryCodes(db, user.id, fresh.hashes);
       if (used === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
       await auditSignIn(db, user.id, 'auth.recovery_codes_regenerated');
       return { recoveryCodes: fresh.codes };
@@ -133,7 +130,7 @@ export const twoFactorRoutes: FastifyPluginAsyncZod = async (app) => {
         await throttle.failed(request, account);
         throw wrongCode();
       }
-      await db.transaction().execute((tx) => disableTwoFactor(tx, user.id));
+      await turnOffTwoFactor(db, user.id);
       if (used === 'recovery') await auditSignIn(db, user.id, 'auth.recovery_code_used');
       await auditSignIn(db, user.id, 'auth.two_factor_disabled');
       return { enabled: false, required: false, recoveryCodesLeft: 0 };

@@ -8,7 +8,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import type { TwoFactorSetup } from '@farm/contracts';
 import type { Db } from '../shared/types.ts';
-import { acceptStep, useRecoveryCode, type TwoFactorRow } from './two-factor.queries.ts';
+import { acceptStep, disableTwoFactor, enableTwoFactor, replaceRecoveryCodes, useRecoveryCode, type TwoFactorRow } from './two-factor.queries.ts';
 
 const ISSUER = 'Phone Farm Console';
 const PERIOD_SECONDS = 30;
@@ -108,4 +108,25 @@ export async function verifySecondFactor(
   }
   if (/^[a-z0-9]{10}$/.test(normaliseRecoveryCode(code)) && (await useRecoveryCode(db, user.id, hashRecoveryCode(code)))) return 'recovery';
   return undefined;
+}
+
+/**
+ * Turns two-factor on with the secret being set up and its first accepted step, and stores the new recovery codes,
+ * in one transaction. Answers false when the setup was no longer pending (a parallel confirmation won).
+ */
+export function enableWithRecoveryCodes(db: Db, userId: string, pendingSecret: string, step: number, codeHashes: string[]): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    if (!(await enableTwoFactor(tx, userId, pendingSecret, step))) return false;
+    await replaceRecoveryCodes(tx, userId, codeHashes);
+    return true;
+  });
+}
+
+/** The person's recovery codes, all made anew. */
+export async function renewRecoveryCodes(db: Db, userId: string, codeHashes: string[]): Promise<void> {
+  await db.transaction().execute((tx) => replaceRecoveryCodes(tx, userId, codeHashes));
+}
+
+export async function turnOffTwoFactor(db: Db, userId: string): Promise<void> {
+  await db.transaction().execute((tx) => disableTwoFactor(tx, userId));
 }

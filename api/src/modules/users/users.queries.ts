@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Role } from '@farm/sql';
+import type { Insertable, Updateable } from 'kysely';
+import type { InvitationsTable, Role, WorkspacesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
 const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt'] as const;
@@ -60,4 +61,56 @@ export function toUser(row: MemberRow) {
     isActive: row.deactivatedAt === null,
     createdAt: row.createdAt.toISOString(),
   };
+}
+
+/** The workspace's columns the console shows (Settings → Workspace). */
+export const workspaceColumns = [
+  'id',
+  'name',
+  'timeZone',
+  'createdAt',
+  'requireTwoFactor',
+  'keepScreenshotsDays',
+  'keepScreenshotsPerDevice',
+  'keepActivityDays',
+  'keepFinishedTasksDays',
+] as const;
+
+export function findWorkspace(db: Db, workspaceId: string) {
+  return db.selectFrom('workspaces').select(workspaceColumns).where('id', '=', workspaceId).executeTakeFirstOrThrow();
+}
+
+export function updateWorkspace(db: Db, workspaceId: string, changes: Updateable<WorkspacesTable>) {
+  return db.updateTable('workspaces').set(changes).where('id', '=', workspaceId).returning(workspaceColumns).executeTakeFirstOrThrow();
+}
+
+/** The person's role as their account says it (the member row of their workspace is changed beside it). */
+export async function setUserRole(tx: Tx, userId: string, role: Role): Promise<void> {
+  await tx.updateTable('users').set({ role }).where('id', '=', userId).execute();
+}
+
+/** A deactivated VA hands back their phones. */
+export async function unassignDevicesOf(tx: Tx, workspaceId: string, userId: string): Promise<void> {
+  await tx.updateTable('devices').set({ assignedToId: null }).where('workspaceId', '=', workspaceId).where('assignedToId', '=', userId).execute();
+}
+
+/** The workspace's invitations, newest first (at most 500). */
+export function listInvitations(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('invitations')
+    .select(['id', 'role', 'email', 'expiresAt', 'acceptedAt', 'createdAt'])
+    .where('workspaceId', '=', workspaceId)
+    .orderBy('createdAt', 'desc')
+    .limit(500)
+    .execute();
+}
+
+export function insertInvitation(db: Db, values: Insertable<InvitationsTable>) {
+  return db.insertInto('invitations').values(values).returning(['id', 'role', 'expiresAt']).executeTakeFirstOrThrow();
+}
+
+/** Answers whether an invitation of the workspace was there to delete. */
+export async function deleteInvitation(db: Db, workspaceId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('invitations').where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

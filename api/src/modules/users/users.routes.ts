@@ -20,22 +20,25 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { deleteSessionsOfUser, hashToken } from '../../auth/auth.queries.ts';
 import { AppError, forbidden, notFound } from '../../errors.ts';
 import { findTwoFactor } from '../../auth/two-factor.queries.ts';
-import { countActiveOperators, findMember, listMembers, lockWorkspaceMembership, toUser, updateMember } from './users.queries.ts';
+import {
+  countActiveOperators,
+  deleteInvitation,
+  findMember,
+  findWorkspace,
+  insertInvitation,
+  listInvitations,
+  listMembers,
+  lockWorkspaceMembership,
+  setUserRole,
+  toUser,
+  unassignDevicesOf,
+  updateMember,
+  updateWorkspace,
+  type workspaceColumns,
+} from './users.queries.ts';
 import { write } from '../../events/write.ts';
 
 const INVITATION_DAYS = 7;
-
-const workspaceColumns = [
-  'id',
-  'name',
-  'timeZone',
-  'createdAt',
-  'requireTwoFactor',
-  'keepScreenshotsDays',
-  'keepScreenshotsPerDevice',
-  'keepActivityDays',
-  'keepFinishedTasksDays',
-] as const;
 
 function toWorkspace(row: Pick<Selectable<WorkspacesTable>, (typeof workspaceColumns)[number]>) {
   return {
@@ -104,7 +107,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
           ...(newRole ? { role: newRole } : {}),
           ...(isActive === undefined ? {} : { deactivatedAt: isActive ? null : new Date() }),
         });
-        if (newRole) await tx.updateTable('users').set({ role: newRole }).where('id', '=', id).execute();
+        if (newRole) await setUserRole(tx, id, newRole);
         let revoked: string[] = [];
         // In a workspace that requires two-factor sign-in of operators, a promotion ends the person's sessions: they
         // sign in again as an operator, through the second factor, and no session without one carries over.
@@ -112,7 +115,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
         if (isActive === false) {
           revoked = await deleteSessionsOfUser(tx, id);
           // A deactivated VA hands back their phones.
-          await tx.updateTable('devices').set({ assignedToId: null }).where('workspaceId', '=', actor.workspaceId).where('assignedToId', '=', id).execute();
+          await unassignDevicesOf(tx, actor.workspaceId, id);
         }
         await outbox.record(
           {
@@ -132,19 +135,17 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get('/workspace', { config: { access: 'workspace.read' }, schema: { tags: ['workspace'], response: { 200: workspace } } }, async (request) =>
-    toWorkspace(await db.selectFrom('workspaces').select(workspaceColumns).where('id', '=', actorOf(request).workspaceId).executeTakeFirstOrThrow()),
+    toWorkspace(await findWorkspace(db, actorOf(request).workspaceId)),
   );
 
   app.patch(
     '/workspace',
     { config: { access: 'workspace.manage' }, schema: { tags: ['workspace'], body: updateWorkspaceBody, response: { 200: workspace } } },
     async (request) => {
-      const row = await db
-        .updateTable('workspaces')
-        .set({ name: request.body.name, ...(request.body.timeZone ? { timeZone: request.body.timeZone } : {}) })
-        .where('id', '=', actorOf(request).workspaceId)
-        .returning(workspaceColumns)
-        .executeTakeFirstOrThrow();
+      const row = await updateWorkspace(db, actorOf(request).workspaceId, {
+        name: request.body.name,
+        ...(request.body.timeZone ? { timeZone: request.body.timeZone } : {}),
+      });
       return toWorkspace(row);
     },
   );
@@ -155,17 +156,12 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.manage' }, schema: { tags: ['workspace'], body: retentionSettings, response: { 200: workspace, 400: errorBody } } },
     async (request) => {
       const body = request.body;
-      const row = await db
-        .updateTable('workspaces')
-        .set({
-          keepScreenshotsDays: body.screenshotsDays,
-          keepScreenshotsPerDevice: body.screenshotsPerDevice,
-          keepActivityDays: body.activityDays,
-          keepFinishedTasksDays: body.finishedTasksDays,
-        })
-        .where('id', '=', actorOf(request).workspaceId)
-        .returning(workspaceColumns)
-        .executeTakeFirstOrThrow();
+      const row = await updateWorkspace(db, actorOf(request).workspaceId, {
+        keepScreenshotsDays: body.screenshotsDays,
+        keepScreenshotsPerDevice: body.screenshotsPerDevice,
+        keepActivityDays: body.activityDays,
+        keepFinishedTasksDays: body.finishedTasksDays,
+      });
       return toWorkspace(row);
     },
   );
@@ -175,13 +171,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], response: { 200: z.array(invitation) } } },
     async (request) => {
       const now = Date.now();
-      const rows = await db
-        .selectFrom('invitations')
-        .select(['id', 'role', 'email', 'expiresAt', 'acceptedAt', 'createdAt'])
-        .where('workspaceId', '=', actorOf(request).workspaceId)
-        .orderBy('createdAt', 'desc')
-        .limit(500)
-        .execute();
+      const rows = await listInvitations(db, actorOf(request).workspaceId);
       return rows.map((row) => ({
         ...row,
         expiresAt: row.expiresAt.toISOString(),
@@ -198,18 +188,14 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const token = randomBytes(24).toString('base64url');
-      const row = await db
-        .insertInto('invitations')
-        .values({
-          workspaceId: actor.workspaceId,
-          tokenHash: hashToken(token),
-          role: request.body.role,
-          email: request.body.email ?? null,
-          createdById: actor.userId,
-          expiresAt: new Date(Date.now() + INVITATION_DAYS * 24 * 3600_000),
-        })
-        .returning(['id', 'role', 'expiresAt'])
-        .executeTakeFirstOrThrow();
+      const row = await insertInvitation(db, {
+        workspaceId: actor.workspaceId,
+        tokenHash: hashToken(token),
+        role: request.body.role,
+        email: request.body.email ?? null,
+        createdById: actor.userId,
+        expiresAt: new Date(Date.now() + INVITATION_DAYS * 24 * 3600_000),
+      });
       const path = `/signup?invite=${token}`;
       const base = app.ctx.config.publicUrl;
       return reply.code(201).send({
@@ -219,12 +205,7 @@ export const usersRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.delete('/invitations/:id', { config: { access: 'invitations.manage' }, schema: { tags: ['invitations'], params: idParams } }, async (request, reply) => {
-    const result = await db
-      .deleteFrom('invitations')
-      .where('id', '=', request.params.id)
-      .where('workspaceId', '=', actorOf(request).workspaceId)
-      .executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw notFound();
+    if (!(await deleteInvitation(db, actorOf(request).workspaceId, request.params.id))) throw notFound();
     return reply.code(204).send();
   });
 };
