@@ -13,8 +13,8 @@ const notice = {
 describe('SignInNotices', () => {
   it('shows the notices of /me once and marks them seen when closed', async () => {
     const calls = stubApi({
-      'GET /api/auth/me': { body: { user: buildMe(), notices: [notice] } },
-      'POST /api/auth/notices/seen': { status: 204 },
+      'GET /api/auth/me': { user: buildMe(), notices: [notice] },
+      'POST /api/auth/notices/seen': undefined,
     });
     renderRoutes(<Route path="/" element={<SignInNotices />} />);
     expect(await screen.findByText(notice.message)).toBeTruthy();
@@ -24,7 +24,7 @@ describe('SignInNotices', () => {
   });
 
   it('shows nothing when there is nothing to tell', async () => {
-    const calls = stubApi({ 'GET /api/auth/me': { body: { user: buildMe(), notices: [] } } });
+    const calls = stubApi({ 'GET /api/auth/me': { user: buildMe(), notices: [] } });
     renderRoutes(<Route path="/" element={<SignInNotices />} />);
     await waitFor(() => expect(calls.length).toBeGreaterThan(0));
     expect(screen.queryByText('About your sign-in')).toBeNull();
