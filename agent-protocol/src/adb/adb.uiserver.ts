@@ -17,7 +17,7 @@ import { request as httpRequest } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
-import { PhoneError } from '../phone/phone.device.ts';
+import { PhoneError, timeLimit } from '../phone/phone.device.ts';
 import { parseVersionName } from './adb.parse.ts';
 
 export const UI_SERVER_PACKAGE = 'io.appium.uiautomator2.server';
@@ -363,17 +363,5 @@ export class UiServer {
 
 /** Rejects with a UiServerError when `work` takes longer than `ms`. */
 function withLimit<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new UiServerError('timeout', `The UI server did not answer ${what} within ${ms} ms.`)), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return timeLimit(work, ms, () => new UiServerError('timeout', `The UI server did not answer ${what} within ${ms} ms.`));
 }

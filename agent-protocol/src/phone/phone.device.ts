@@ -223,13 +223,10 @@ export class UiBusyError extends PhoneError {
   }
 }
 
-/** Runs `work` but gives up after `ms`: a phone that stops answering is never waited on forever. */
-export function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
+/** Settles as `work` does, or rejects with `expired()` once `ms` have passed without an answer. */
+export function timeLimit<T>(work: Promise<T>, ms: number, expired: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      onTimeout?.();
-      reject(new PhoneError('timeout', `${what} got no answer within ${ms} ms.`));
-    }, ms);
+    const timer = setTimeout(() => reject(expired()), ms);
     work.then(
       (value) => {
         clearTimeout(timer);
@@ -237,8 +234,19 @@ export function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTim
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
+        reject(error);
       },
     );
+  });
+}
+
+/** Runs `work` but gives up after `ms`: a phone that stops answering is never waited on forever. */
+export function withTimeout<T>(work: Promise<T>, ms: number, what: string, onTimeout?: () => void): Promise<T> {
+  const settled = work.catch((error: unknown) => {
+    throw error instanceof Error ? error : new Error(String(error));
+  });
+  return timeLimit(settled, ms, () => {
+    onTimeout?.();
+    return new PhoneError('timeout', `${what} got no answer within ${ms} ms.`);
   });
 }
