@@ -16,7 +16,7 @@ import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import { sql, type RawBuilder } from 'kysely';
 import type { FailureCode, TaskPriority, TaskRow, TaskStatus, TaskType } from '@farm/sql';
 import { isUuid, serialize } from '@farm/sql';
-import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
+import { failureLabels, neverRetriedCodes, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
 import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
@@ -62,6 +62,8 @@ export interface NewTask {
   accountId?: string | null | undefined;
   /** Push the task to its assignee (default yes); work a phone's agent will run need not ring its VA. */
   notifyAssignee?: boolean | undefined;
+  /** A person's question about the post of this publishing task, which its phone could not confirm. */
+  unconfirmedTaskId?: string | null | undefined;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function createTasks(tx: Tx, given: NewTask[], outboxes: Outboxes):
         postId: input.postId ?? null,
         campaignSessionId: input.campaignSessionId ?? null,
         accountId: input.accountId ?? null,
+        unconfirmedTaskId: input.unconfirmedTaskId ?? null,
         maxAttempts: automation().maxAttempts,
       })),
     )
@@ -396,7 +399,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   }
   const failure: Failure = result.failure ?? { code: 'unknown' };
   if (result.attempt < task.attempt) return { kind: 'ignored', task, late: false };
-  const retryable = failure.retryable ?? retryableByDefault[failure.code];
+  const retryable = !neverRetriedCodes.has(failure.code) && (failure.retryable ?? retryableByDefault[failure.code]);
   if (retryable && task.attempt < task.maxAttempts) {
     const again = await retryLater(tx, task, failure, outbox);
     if (again) return { kind: 'retrying', task: again };
@@ -607,11 +610,12 @@ export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail
           workspaceId: next.workspaceId,
           title: device ? `${next.title} on ${device.name}` : next.title,
           description: next.description,
-          type: 'monitor',
+          type: next.unconfirmedTaskId ? 'post' : 'monitor',
           priority: 'high',
           deviceId: next.deviceId,
           assignedToId: device?.assignedToId ?? null,
           accountId: next.accountId,
+          unconfirmedTaskId: next.unconfirmedTaskId,
           work: { kind: 'manual', description: next.description },
         },
       ],
