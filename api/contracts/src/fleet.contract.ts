@@ -98,6 +98,11 @@ export const task = z.object({
   postId: id.nullable(),
   campaignSessionId: id.nullable(),
   accountId: id.nullable(),
+  /**
+   * A question for a person: the publishing task whose post its phone could not confirm (`post_unconfirmed`). Answered
+   * "It is up" or "It is not" through `POST /api/tasks/{id}/answer`.
+   */
+  unconfirmedTaskId: id.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -113,6 +118,21 @@ export const createTaskBody = z.object({
   deadline: timeInput.nullable().optional(),
 });
 export type CreateTaskBody = z.input<typeof createTaskBody>;
+/**
+ * A person's answer to a post its phone could not confirm: "up" (it is up; `publishedAt` is when, else now) or "not"
+ * (it is not: the phone publishes it again).
+ */
+export const taskAnswerBody = z
+  .object({
+    answer: z.enum(['up', 'not'], { message: 'Answer "up" (the post is up) or "not" (it is not)' }),
+    publishedAt: timeInput.optional(),
+  })
+  .refine((body) => body.answer === 'up' || body.publishedAt === undefined, {
+    path: ['publishedAt'],
+    message: 'A time goes only with "It is up"',
+  });
+export type TaskAnswerBody = z.input<typeof taskAnswerBody>;
+
 export const updateTaskBody = createTaskBody.partial().extend({ status: taskStatus.optional() });
 export type UpdateTaskBody = z.input<typeof updateTaskBody>;
 export const taskListQuery = pageQuery.extend({
