@@ -35,6 +35,20 @@ export const device = z.object({
 });
 export type Device = z.infer<typeof device>;
 
+/**
+ * What reads the phone's UI and which versions of the apps recipes drive it has, as its agent last said in its hello.
+ * `uiReader` null: the agent does not say (older agents); `reportedAt` null: no agent has said anything yet.
+ */
+export const deviceSoftware = z.object({
+  deviceId: id,
+  uiReader: z.object({ kind: z.enum(['ui-server', 'dump', 'sim']), version: z.string().nullable() }).nullable(),
+  /** Each package the agent looked for, with its installed version, or null when it is not installed. */
+  apps: z.array(z.object({ package: z.string(), version: z.string().nullable() })),
+  agentVersion: z.string().nullable(),
+  reportedAt: nullableTime,
+});
+export type DeviceSoftware = z.infer<typeof deviceSoftware>;
+
 /** A device is named and given to a VA by people; its status and battery come from its phone only. */
 export const createDeviceBody = z.object({
   name: shortText.min(1, { message: 'Name is required' }),
