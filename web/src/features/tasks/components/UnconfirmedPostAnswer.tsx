@@ -27,16 +27,15 @@ export function UnconfirmedPostAnswer({ task }: { task: Pick<Task, 'id' | 'title
       return;
     }
     setError(undefined);
-    answer.mutate(
-      { id: task.id, body: given === 'up' ? { answer: 'up', ...(publishedAt ? { publishedAt } : {}) } : { answer: 'not' } },
-      {
-        onSuccess: () =>
-          given === 'up' ? toast('Post Published', 'The post is marked as published.') : toast('Publishing Again', 'The phone will publish the post again.'),
-        onError: (failure) => {
-          const message = refusalMessage(failure, 'Failed to answer');
-          if (given === 'up' && /time it went up/.test(message)) setError(message);
-          else errorToast('Error', message);
-        },
+    // The answered question leaves this card (it is settled) before its request's own callbacks would run: the
+    // promise tells the person either way.
+    answer.mutateAsync({ id: task.id, body: given === 'up' ? { answer: 'up', ...(publishedAt ? { publishedAt } : {}) } : { answer: 'not' } }).then(
+      () =>
+        given === 'up' ? toast('Post Published', 'The post is marked as published.') : toast('Publishing Again', 'The phone will publish the post again.'),
+      (failure: unknown) => {
+        const message = refusalMessage(failure, 'Failed to answer');
+        if (given === 'up' && /time it went up/.test(message)) setError(message);
+        else errorToast('Error', message);
       },
     );
   };
