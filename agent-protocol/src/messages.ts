@@ -43,7 +43,10 @@ export const uiReaderInfo = z.object({
 
 /** An app recipes drive, as the phone has it: its version (`dumpsys package PKG`'s versionName), or null when not installed. */
 export const installedApp = z.object({
-  package: z.string().regex(/^[\w.]+$/).max(200),
+  package: z
+    .string()
+    .regex(/^[\w.]+$/)
+    .max(200),
   version: z.string().max(60).nullable(),
 });
 export type InstalledApp = z.infer<typeof installedApp>;

@@ -94,7 +94,9 @@ test('a post its phone could not confirm is answered "It is up" by its VA and "I
 
   const device = await post<{ id: string; name: string }>(operator.request, '/api/devices', { name: 'Pixel Unconfirmed', assignedToId: va.id });
   const { token } = await post<{ token: string }>(operator.request, `/api/devices/${device.id}/credentials`, {});
-  const username = unique('reels').replace(/[^a-z0-9_.]/gi, '_').toLowerCase();
+  const username = unique('reels')
+    .replace(/[^a-z0-9_.]/gi, '_')
+    .toLowerCase();
   const account = await post<{ id: string; username: string }>(operator.request, '/api/accounts', {
     username,
     platform: 'instagram',
@@ -150,9 +152,7 @@ test('a post its phone could not confirm is answered "It is up" by its VA and "I
     expect(again).toMatchObject({ taskId: secondOut.taskId, attempt: 2 });
     await phone.send('task.ack', { taskId: again.taskId, attempt: again.attempt });
     await phone.send('task.result', { taskId: again.taskId, attempt: again.attempt, status: 'completed' });
-    await expect
-      .poll(async () => ((await (await operator.request.get(`/api/posts/${second.id}`)).json()) as { status: string }).status)
-      .toBe('published');
+    await expect.poll(async () => ((await (await operator.request.get(`/api/posts/${second.id}`)).json()) as { status: string }).status).toBe('published');
 
     // A second answer to a question already answered is refused, in words.
     const answered = (await (await vaPage.request.get('/api/tasks?assignedToId=me')).json()) as { id: string; title: string }[];

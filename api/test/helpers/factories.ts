@@ -163,9 +163,17 @@ export async function buildUnconfirmedPost(client: Client, options: { assignedTo
   );
   await dispatchNext(db, device.id);
   const outboxes = new Outboxes();
-  await db.transaction().execute((tx) =>
-    acceptResult(tx, device.id, { taskId: task!.id, attempt: 1, status: 'failed', failure: { code: 'post_unconfirmed' } }, outboxes.for(task!.workspaceId), outboxes),
-  );
+  await db
+    .transaction()
+    .execute((tx) =>
+      acceptResult(
+        tx,
+        device.id,
+        { taskId: task!.id, attempt: 1, status: 'failed', failure: { code: 'post_unconfirmed' } },
+        outboxes.for(task!.workspaceId),
+        outboxes,
+      ),
+    );
   const question = await db.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', task!.id).executeTakeFirstOrThrow();
   return { device, account, post, publishTaskId: task!.id, questionId: question.id };
 }

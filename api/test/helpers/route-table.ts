@@ -307,7 +307,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: true,
     foreign: notFound,
-    setup: async (crew) => ({ url: `/api/tasks/${(await buildUnconfirmedPost(crew.operator, { assignedToId: vaId(crew) })).questionId}/answer`, body: { answer: 'up' } }),
+    setup: async (crew) => ({
+      url: `/api/tasks/${(await buildUnconfirmedPost(crew.operator, { assignedToId: vaId(crew) })).questionId}/answer`,
+      body: { answer: 'up' },
+    }),
   },
   {
     method: 'DELETE',

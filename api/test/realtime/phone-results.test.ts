@@ -126,7 +126,11 @@ describe('POST /api/tasks/{id}/answer', () => {
     const made = await buildUnconfirmedPost(operator, { assignedToId: va.user!.id });
     const path = `/api/tasks/${made.questionId}/answer`;
     expectFieldError(await va.post(path, { answer: 'maybe' }), 'answer', 'Answer "up" (the post is up) or "not" (it is not)');
-    expectFieldError(await va.post(path, { answer: 'up', publishedAt: 'yesterday' }), 'publishedAt', 'Published date must be a date and time, like 2026-05-01T09:30:00Z');
+    expectFieldError(
+      await va.post(path, { answer: 'up', publishedAt: 'yesterday' }),
+      'publishedAt',
+      'Published date must be a date and time, like 2026-05-01T09:30:00Z',
+    );
     expectFieldError(
       await va.post(path, { answer: 'up', publishedAt: new Date(Date.now() + 3_600_000).toISOString() }),
       'publishedAt',
@@ -179,7 +183,13 @@ describe('GET /api/devices/{id}/software', () => {
       { package: 'com.zhiliaoapp.musically', version: null },
     ];
     expect(
-      await send(socket, 'agent.hello', { ...helloV1, protocol: 2, agentVersion: 'host/2', uiReader: { kind: 'ui-server', version: '7.1.4', seesToasts: true }, apps }),
+      await send(socket, 'agent.hello', {
+        ...helloV1,
+        protocol: 2,
+        agentVersion: 'host/2',
+        uiReader: { kind: 'ui-server', version: '7.1.4', seesToasts: true },
+        apps,
+      }),
     ).toMatchObject({ ok: true });
     const said = await get<DeviceSoftware>(`/api/devices/${device.id}/software`);
     expect(said).toMatchObject({ uiReader: { kind: 'ui-server', version: '7.1.4' }, apps, agentVersion: 'host/2', reportedAt: expect.any(String) });

@@ -113,7 +113,13 @@ describe('the phone’s newer results, end to end', () => {
     const { ws, phone, acct, post, task } = await postOut();
     const verdict = await report(phone.id, { taskId: task.id, attempt: 1, status: 'failed', failure: { code, message: 'Said by the phone', retryable: true } });
     expect(verdict.kind).toBe('settled');
-    expect(await rowOf.task(task.id)).toMatchObject({ status: 'failed', failureCode: code, failureMessage: 'Said by the phone', attempt: 1, nextAttemptAt: null });
+    expect(await rowOf.task(task.id)).toMatchObject({
+      status: 'failed',
+      failureCode: code,
+      failureMessage: 'Said by the phone',
+      attempt: 1,
+      nextAttemptAt: null,
+    });
     expect(await rowOf.post(post.id)).toMatchObject({
       status: 'failed',
       failureCode: code,
@@ -131,7 +137,8 @@ describe('the phone’s newer results, end to end', () => {
     for (const code of ['app_version_untested', 'app_changed'] as const) {
       const { phone, post, task } = await postOut();
       await report(phone.id, { taskId: task.id, attempt: 1, status: 'failed', failure: { code } });
-      const label = code === 'app_changed' ? 'The app changed: the recipe no longer finds its screens' : "The app's version is not one the recipe was tested on";
+      const label =
+        code === 'app_changed' ? 'The app changed: the recipe no longer finds its screens' : "The app's version is not one the recipe was tested on";
       expect(await rowOf.task(task.id)).toMatchObject({ status: 'failed', failureMessage: label });
       expect(await rowOf.post(post.id)).toMatchObject({ status: 'failed', failureMessage: label });
     }
@@ -139,7 +146,12 @@ describe('the phone’s newer results, end to end', () => {
 
   it('post_unconfirmed asks the phone’s VA whether the post went up, or leaves it unassigned when the phone has no VA', async () => {
     const { ws, person, phone, acct, task } = await postOut();
-    await report(phone.id, { taskId: task.id, attempt: 1, status: 'failed', failure: { code: 'post_unconfirmed', message: 'No "posted" notice in 3 minutes' } });
+    await report(phone.id, {
+      taskId: task.id,
+      attempt: 1,
+      status: 'failed',
+      failure: { code: 'post_unconfirmed', message: 'No "posted" notice in 3 minutes' },
+    });
     const [question] = await questionsOf(ws);
     expect(question).toMatchObject({
       title: `Check whether the post of @${acct.username} went up on ${phone.name}`,
@@ -181,7 +193,9 @@ describe('answering whether an unconfirmed post went up', () => {
     expect(await rowOf.task(task.id)).toMatchObject({ status: 'failed', failureCode: 'post_unconfirmed' });
     expect(changes.map((change) => change.event)).toEqual(expect.arrayContaining(['task.updated', 'post.updated', 'activity.created']));
     const feed = await db.selectFrom('activities').select('action').where('workspaceId', '=', ws).execute();
-    expect(feed.map((row) => row.action)).toContain(`Vera confirmed the post of @${(await rowOf.account(post.accountId)).username} is up (the phone could not confirm it)`);
+    expect(feed.map((row) => row.action)).toContain(
+      `Vera confirmed the post of @${(await rowOf.account(post.accountId)).username} is up (the phone could not confirm it)`,
+    );
 
     const again = await answer(ws, question.id, { answer: 'not' });
     expect(again.verdict.kind).toBe('settled');

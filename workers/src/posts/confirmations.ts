@@ -8,7 +8,7 @@ import type { PostRow, TaskRow } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { Tx } from '../db.ts';
-import { Outboxes } from '../outbox.ts';
+import type { Outboxes } from '../outbox.ts';
 import { retryTask, settleTask } from '../tasks/lifecycle.ts';
 
 export type UnconfirmedAnswer = { answer: 'up'; publishedAt?: Date | undefined } | { answer: 'not' };
@@ -53,7 +53,13 @@ export async function answerUnconfirmed(tx: Tx, question: TaskRow, given: Unconf
     .forUpdate()
     .executeTakeFirst();
   const post = publishTask?.postId
-    ? await tx.selectFrom('posts').selectAll().where('id', '=', publishTask.postId).where('workspaceId', '=', question.workspaceId).forUpdate().executeTakeFirst()
+    ? await tx
+        .selectFrom('posts')
+        .selectAll()
+        .where('id', '=', publishTask.postId)
+        .where('workspaceId', '=', question.workspaceId)
+        .forUpdate()
+        .executeTakeFirst()
     : undefined;
   const stillUnconfirmed =
     publishTask?.status === 'failed' && publishTask.failureCode === 'post_unconfirmed' && post?.status === 'failed' && post.failureCode === 'post_unconfirmed';

@@ -67,7 +67,9 @@ describe('My Tasks', () => {
 
     // Other tasks, and a question already answered, ask nothing.
     expect(within(screen.getByRole('article', { name: 'Warm up account' })).queryByRole('group', { name: 'Is the post up?' })).toBeNull();
-    expect(within(screen.getByRole('article', { name: 'Check whether the post of @old went up' })).queryByRole('group', { name: 'Is the post up?' })).toBeNull();
+    expect(
+      within(screen.getByRole('article', { name: 'Check whether the post of @old went up' })).queryByRole('group', { name: 'Is the post up?' }),
+    ).toBeNull();
   });
 
   it('shows the refusal beside the time when the server refuses it', async () => {

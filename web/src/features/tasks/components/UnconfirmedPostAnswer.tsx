@@ -55,10 +55,23 @@ export function UnconfirmedPostAnswer({ task }: { task: Pick<Task, 'id' | 'title
           onChange={(event) => setWhen(event.currentTarget.value)}
           error={error}
         />
-        <Button size="xs" color="green" onClick={() => send('up')} loading={answer.isPending && answer.variables.body.answer === 'up'} disabled={answer.isPending}>
+        <Button
+          size="xs"
+          color="green"
+          onClick={() => send('up')}
+          loading={answer.isPending && answer.variables.body.answer === 'up'}
+          disabled={answer.isPending}
+        >
           It is up
         </Button>
-        <Button size="xs" color="orange" variant="light" onClick={() => send('not')} loading={answer.isPending && answer.variables.body.answer === 'not'} disabled={answer.isPending}>
+        <Button
+          size="xs"
+          color="orange"
+          variant="light"
+          onClick={() => send('not')}
+          loading={answer.isPending && answer.variables.body.answer === 'not'}
+          disabled={answer.isPending}
+        >
           It is not
         </Button>
       </Group>
