@@ -87,6 +87,7 @@ describe('POST /api/tasks/{id}/answer', () => {
     expectStatus(answer, 200);
     expect(answer.body.task).toMatchObject({ id: made.questionId, status: 'completed' });
     expect(answer.body.post).toMatchObject({ id: made.post.id, status: 'published', publishedAt: at, failureCode: null });
+    expect(await get<Task>(`/api/tasks/${made.publishTaskId}`)).toMatchObject({ status: 'completed', failureCode: null });
     const events = t.changes.slice(before).map((change) => change.event);
     expect(events).toEqual(expect.arrayContaining(['task.updated', 'post.updated', 'activity.created']));
     const feed = (await operator.get<{ action: string }[]>('/api/activities')).body;

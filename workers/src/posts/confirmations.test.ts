@@ -9,7 +9,7 @@ import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
 import { account, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
-import { acceptResult, createTasks, dispatchNext, type PhoneResult } from '../tasks/lifecycle.ts';
+import { acceptResult, cancelTasks, createTasks, dispatchNext, retryTask, type PhoneResult } from '../tasks/lifecycle.ts';
 import { answerUnconfirmed, lockQuestion, type UnconfirmedAnswer } from './confirmations.ts';
 
 let t: TestDatabase;
@@ -189,8 +189,13 @@ describe('answering whether an unconfirmed post went up', () => {
     expect(verdict.kind).toBe('answered');
     expect(await rowOf.post(post.id)).toMatchObject({ status: 'published', publishedAt: at, failureCode: null, failureMessage: null });
     expect(await rowOf.task(question.id)).toMatchObject({ status: 'completed' });
-    // The phone's attempt stays as it ended: failed, not confirmed.
-    expect(await rowOf.task(task.id)).toMatchObject({ status: 'failed', failureCode: 'post_unconfirmed' });
+    // The work was done: its task completes (nothing to retry), its attempt keeps what the phone said, and the post
+    // counts in the account's day.
+    expect(await rowOf.task(task.id)).toMatchObject({ status: 'completed', failureCode: null });
+    const attempt = await db.selectFrom('taskAttempts').selectAll().where('taskId', '=', task.id).executeTakeFirstOrThrow();
+    expect(attempt).toMatchObject({ outcome: 'failed', failureCode: 'post_unconfirmed' });
+    const day = await db.selectFrom('accountDailyActions').select('posts').where('accountId', '=', post.accountId).executeTakeFirstOrThrow();
+    expect(day.posts).toBe(1);
     expect(changes.map((change) => change.event)).toEqual(expect.arrayContaining(['task.updated', 'post.updated', 'activity.created']));
     const feed = await db.selectFrom('activities').select('action').where('workspaceId', '=', ws).execute();
     expect(feed.map((row) => row.action)).toContain(
@@ -200,7 +205,7 @@ describe('answering whether an unconfirmed post went up', () => {
     const again = await answer(ws, question.id, { answer: 'not' });
     expect(again.verdict.kind).toBe('settled');
     expect((await rowOf.post(post.id)).status).toBe('published');
-    expect((await rowOf.task(task.id)).status).toBe('failed');
+    expect((await rowOf.task(task.id)).status).toBe('completed');
   });
 
   it('"It is up" without a time publishes it now; a time before the attempt began is refused', async () => {
@@ -241,6 +246,20 @@ describe('answering whether an unconfirmed post went up', () => {
     expect((await answer(ws, task.id, { answer: 'not' })).verdict.kind).toBe('not-a-question');
     const other = await workspace(db, 'Other');
     expect((await answer(other, question.id, { answer: 'up' })).verdict.kind).toBe('not-found');
+  });
+
+  it('closes the question when the post is tried again another way, or called off', async () => {
+    const retried = await unconfirmed();
+    const failed = await rowOf.task(retried.task.id);
+    await db.transaction().execute((tx) => retryTask(tx, failed, new Outboxes()));
+    expect(await rowOf.task(retried.question.id)).toMatchObject({ status: 'cancelled', failureMessage: 'The post is being published again' });
+    expect((await answer(retried.ws, retried.question.id, { answer: 'up' })).verdict.kind).toBe('settled');
+
+    const deleted = await unconfirmed();
+    await db.transaction().execute((tx) =>
+      cancelTasks(tx, { postId: deleted.post.id }, { message: 'The post was deleted', cause: 'change' }, new Outboxes()),
+    );
+    expect(await rowOf.task(deleted.question.id)).toMatchObject({ status: 'cancelled', failureMessage: 'The post was deleted' });
   });
 
   it.runIf(postgres)('of two answers racing, exactly one wins', async () => {

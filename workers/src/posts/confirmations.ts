@@ -1,14 +1,16 @@
 /**
  * A person's answer to "did the post go up?", the question a phone's `post_unconfirmed` leaves for its VA
- * (`tasks/effects.ts`). "It is up" publishes the post at the time the person gives (or now); "It is not" sends it out
- * again through the publishing task's own retry, so its attempts go on counting. The question is settled by the
+ * (`tasks/effects.ts`). "It is up" publishes the post at the time the person gives (or now) and completes its task;
+ * "It is not" sends it out again through the publishing task's own retry, so its attempts go on counting. The question is settled by the
  * answer, once: of two answers racing, the second finds it settled and changes nothing.
  */
+import { sql } from 'kysely';
 import type { PostRow, TaskRow } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { Tx } from '../db.ts';
 import type { Outboxes } from '../outbox.ts';
+import { applyCompletions } from '../tasks/effects.ts';
 import { retryTask, settleTask } from '../tasks/lifecycle.ts';
 
 export type UnconfirmedAnswer = { answer: 'up'; publishedAt?: Date | undefined } | { answer: 'not' };
@@ -89,6 +91,19 @@ export async function answerUnconfirmed(tx: Tx, question: TaskRow, given: Unconf
       .returningAll()
       .executeTakeFirstOrThrow();
     outbox.add('post.updated', serialize(published));
+    // The work was done after all: its task completes (no Retry to post it twice), and the post counts in the
+    // account's actions of the day.
+    const done = await tx
+      .updateTable('tasks')
+      .set({ status: 'completed', completedAt: sql<Date>`now()`, failureCode: null, failureMessage: null, progress: 100 })
+      .where('id', '=', publishTask.id)
+      .where('status', '=', 'failed')
+      .returningAll()
+      .executeTakeFirst();
+    if (done) {
+      outbox.add('task.updated', serialize(done));
+      await applyCompletions(tx, [{ task: done, finishedAt: at }], outboxes);
+    }
     await recordActivity(
       tx,
       {
@@ -101,7 +116,7 @@ export async function answerUnconfirmed(tx: Tx, question: TaskRow, given: Unconf
       { action: 'post.confirmed', entityType: 'post', entityId: post.id, data: { taskId: publishTask.id, publishedAt: at.toISOString() } },
       outbox,
     );
-    return { kind: 'answered', question: settled, post: published, publishTask };
+    return { kind: 'answered', question: settled, post: published, publishTask: done ?? publishTask };
   }
 
   const settled = await settleTask(tx, question, 'completed', { cause: 'person' }, outboxes);

@@ -646,7 +646,12 @@ export async function cancelTasks(
 ): Promise<TaskRow[]> {
   let query = tx.selectFrom('tasks').selectAll().where('status', 'in', unsettled);
   if (where.taskIds) query = query.where('id', 'in', where.taskIds.length > 0 ? where.taskIds : ['00000000-0000-0000-0000-000000000000']);
-  if (where.postId) query = query.where('postId', '=', where.postId);
+  // A post's tasks, and the questions about its unconfirmed attempts (they have nothing left to ask).
+  const { postId } = where;
+  if (postId)
+    query = query.where((eb) =>
+      eb.or([eb('postId', '=', postId), eb('unconfirmedTaskId', 'in', eb.selectFrom('tasks as p').select('p.id').where('p.postId', '=', postId))]),
+    );
   if (where.campaignSessionIds)
     query = query.where('campaignSessionId', 'in', where.campaignSessionIds.length > 0 ? where.campaignSessionIds : ['00000000-0000-0000-0000-000000000000']);
   if (where.accountId) query = query.where('accountId', '=', where.accountId);
@@ -749,6 +754,15 @@ export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Prom
   const outbox = outboxes.for(again.workspaceId);
   outbox.add('task.updated', serialize(again));
   await applyOutcome(tx, again, 'retried', { cause: 'person' }, outboxes);
+  // Tried again, the post of an unconfirmed attempt is no longer a question for a person.
+  const asking = await tx.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', again.id).where('status', 'in', unsettled).execute();
+  if (asking.length > 0)
+    await cancelTasks(
+      tx,
+      { taskIds: asking.map((row) => row.id) },
+      { message: 'The post is being published again', cause: 'change' },
+      outboxes,
+    );
   if (again.deviceId) outbox.internal('device.wake', { deviceId: again.deviceId });
   return again;
 }
