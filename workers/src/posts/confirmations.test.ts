@@ -256,9 +256,7 @@ describe('answering whether an unconfirmed post went up', () => {
     expect((await answer(retried.ws, retried.question.id, { answer: 'up' })).verdict.kind).toBe('settled');
 
     const deleted = await unconfirmed();
-    await db.transaction().execute((tx) =>
-      cancelTasks(tx, { postId: deleted.post.id }, { message: 'The post was deleted', cause: 'change' }, new Outboxes()),
-    );
+    await db.transaction().execute((tx) => cancelTasks(tx, { postId: deleted.post.id }, { message: 'The post was deleted', cause: 'change' }, new Outboxes()));
     expect(await rowOf.task(deleted.question.id)).toMatchObject({ status: 'cancelled', failureMessage: 'The post was deleted' });
   });
 

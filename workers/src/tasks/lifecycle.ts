@@ -757,12 +757,7 @@ export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Prom
   // Tried again, the post of an unconfirmed attempt is no longer a question for a person.
   const asking = await tx.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', again.id).where('status', 'in', unsettled).execute();
   if (asking.length > 0)
-    await cancelTasks(
-      tx,
-      { taskIds: asking.map((row) => row.id) },
-      { message: 'The post is being published again', cause: 'change' },
-      outboxes,
-    );
+    await cancelTasks(tx, { taskIds: asking.map((row) => row.id) }, { message: 'The post is being published again', cause: 'change' }, outboxes);
   if (again.deviceId) outbox.internal('device.wake', { deviceId: again.deviceId });
   return again;
 }
