@@ -73,6 +73,18 @@ export const retryableByDefault: Record<FailureCode, boolean> = {
   unknown: true,
 };
 
+/**
+ * Codes the server never tries again on its own, whatever the phone says of one result: a post that may have gone up
+ * must not go up twice, and the rest hold until the app, the recipe, the account or the phone changes.
+ */
+export const neverRetriedCodes: ReadonlySet<FailureCode> = new Set([
+  'post_unconfirmed',
+  'app_changed',
+  'app_version_untested',
+  'wrong_account',
+  'device_locked',
+]);
+
 /** Codes after which the account's automation stops until a person resumes it. */
 export const accountSafetyCodes: ReadonlySet<FailureCode> = new Set(['login_required', 'account_blocked', 'rate_limited']);
 

@@ -41,6 +41,16 @@ export const uiReaderInfo = z.object({
   seesToasts: z.boolean(),
 });
 
+/** An app recipes drive, as the phone has it: its version (`dumpsys package PKG`'s versionName), or null when not installed. */
+export const installedApp = z.object({
+  package: z
+    .string()
+    .regex(/^[\w.]+$/)
+    .max(200),
+  version: z.string().max(60).nullable(),
+});
+export type InstalledApp = z.infer<typeof installedApp>;
+
 export const agentMessages = {
   /** First message after connecting: who the phone is, how it is, and which protocol it speaks. */
   'agent.hello': z.object({
@@ -64,6 +74,8 @@ export const agentMessages = {
       .optional(),
     /** Which reader reads this phone's UI and its version (the console shows it; toast guards need `seesToasts`). */
     uiReader: uiReaderInfo.optional(),
+    /** The versions of the apps recipes drive (Instagram, TikTok) installed on the phone; older agents say nothing. */
+    apps: z.array(installedApp).max(20).optional(),
   }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({

@@ -173,6 +173,8 @@ export interface TasksTable {
   sourceKey: NullableText;
   accountId: NullableText;
   engagement: Json;
+  /** A person's question about a post its phone could not confirm: the publishing task it asks about (0035). */
+  unconfirmedTaskId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -563,6 +565,18 @@ export interface UserNoticesTable {
   seenAt: NullableTimestamp;
 }
 
+/** What reads a phone's UI and the versions of the apps recipes drive, as its agent last said (0035). */
+export interface DeviceSoftwareTable {
+  deviceId: string;
+  workspaceId: string;
+  uiReader: ColumnType<'ui-server' | 'dump' | 'sim' | null, 'ui-server' | 'dump' | 'sim' | null | undefined, 'ui-server' | 'dump' | 'sim' | null>;
+  uiReaderVersion: NullableText;
+  /** `[{ package, version }]`: each package the agent looked for, its version or null when it is not installed. */
+  apps: ColumnType<unknown, string | undefined, string>;
+  agentVersion: NullableText;
+  reportedAt: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -601,6 +615,7 @@ export interface DB extends ManagerConsoleTables {
   loginChallenges: LoginChallengesTable;
   passwordResets: PasswordResetsTable;
   userNotices: UserNoticesTable;
+  deviceSoftware: DeviceSoftwareTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

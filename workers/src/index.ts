@@ -13,6 +13,7 @@ export * from './tasks/effects.ts';
 export * from './tasks/work.ts';
 export * from './posts/posts.due.ts';
 export * from './posts/waiting.ts';
+export * from './posts/confirmations.ts';
 export * from './campaigns/plan.ts';
 export * from './campaigns/runs.ts';
 export * from './accounts/warmup.ts';

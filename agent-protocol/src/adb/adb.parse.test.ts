@@ -16,6 +16,7 @@ import {
   parseNetwork,
   parseScreen,
   parseUiDump,
+  parseVersionName,
   parseWmSize,
   phoneInfoFrom,
   shellQuote,
@@ -71,6 +72,13 @@ describe('reading what Android prints', () => {
       activity: 'com.android.settings.Settings',
     });
     expect(parseForeground('  mCurrentFocus=null\n  mFocusedApp=null')).toBeNull();
+  });
+
+  it("reads an app's installed version from dumpsys package (nothing when it is not installed)", () => {
+    expect(parseVersionName(fixture('dumpsys-package.txt'))).toBe('360.0.0.52.192');
+    // An app updated over its system image: the installed version is the first line the grep prints.
+    expect(parseVersionName(fixture('dumpsys-package-grep-updated.txt'))).toBe('1.0.16');
+    expect(parseVersionName('')).toBeNull();
   });
 
   it('reads the default network from dumpsys connectivity', () => {

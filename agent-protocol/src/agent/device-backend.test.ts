@@ -60,6 +60,16 @@ describe('the device backend', () => {
     await backend.close();
   });
 
+  it('says the installed versions of the apps recipes drive, null for one not installed, for the hello', async () => {
+    const backend = await new DeviceBackend(new SimulatedPhoneUi({}), { agentVersion: 'test' }).start();
+    expect(await backend.installedApps()).toEqual([
+      { package: 'com.instagram.android', version: '447.0.0.55.81' },
+      { package: 'com.ss.android.ugc.trill', version: null },
+      { package: 'com.zhiliaoapp.musically', version: '43.1.4' },
+    ]);
+    await backend.close();
+  });
+
   it('runs the workspace recipe the task carries when it claims the app version installed', async () => {
     const own = shippedPost();
     own.version = 5;

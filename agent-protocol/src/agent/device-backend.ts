@@ -5,12 +5,12 @@
  * own, scaled to 720 px and JPEG-encoded.
  */
 import { toPixels, type LiveInput } from '../live.ts';
-import type { ServerMessage } from '../messages.ts';
+import type { InstalledApp, ServerMessage } from '../messages.ts';
 import { PhoneError, withTimeout, type LiveFrameSource, type PhoneDevice, type PhoneInfo, type UiReaderInfo } from '../phone/phone.device.ts';
 import { screenshotSource } from './live-stream.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
-import { resolveRecipe } from '../recipes/recipe.resolver.ts';
+import { recipeApps, resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { MediaError } from './media.ts';
 import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import type { TaskWork } from '../work.ts';
@@ -93,6 +93,15 @@ export class DeviceBackend implements PhoneBackend {
    */
   async uiReader(): Promise<UiReaderInfo | undefined> {
     return withTimeout(this.phone.uiReader(), 5000, 'The UI reader').catch(() => undefined);
+  }
+
+  /**
+   * The versions of the apps the shipped recipes drive, for the hello: `dumpsys package PKG | grep versionName` for
+   * each (null when it is not installed). Within a few seconds, or not at all (said again at the next connection).
+   */
+  async installedApps(): Promise<InstalledApp[] | undefined> {
+    const read = Promise.all(recipeApps().map(async (name) => ({ package: name, version: await this.phone.appVersion(name) })));
+    return withTimeout(read, 5000, 'Reading the app versions').catch(() => undefined);
   }
 
   state() {

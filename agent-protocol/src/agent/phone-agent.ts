@@ -14,6 +14,7 @@ import {
   serverMessages,
   taskDispatchV2,
   type Ack,
+  type InstalledApp,
   type AgentToServer,
   type ServerMessage,
   type ServerToAgent,
@@ -53,6 +54,8 @@ export interface PhoneBackend {
   input?(input: LiveInput): Promise<void>;
   /** Which reader reads the phone's UI, said in the hello (undefined when it cannot be told in a moment). */
   uiReader?(): Promise<UiReaderInfo | undefined>;
+  /** The installed versions of the apps recipes drive, said in the hello (undefined when they cannot be read). */
+  installedApps?(): Promise<InstalledApp[] | undefined>;
 }
 
 export interface PhoneAgentOptions {
@@ -207,6 +210,7 @@ export class PhoneAgent {
     const facts = this.options.backend.describe();
     const state = this.options.backend.state();
     const uiReader = await this.options.backend.uiReader?.().catch(() => undefined);
+    const apps = await this.options.backend.installedApps?.().catch(() => undefined);
     const features: AgentFeature[] = [...this.features(), ...(uiReader?.kind === 'ui-server' ? (['ui-server'] as const) : [])];
     const raw = await this.request('agent.hello', {
       protocol: PROTOCOL_VERSION,
@@ -216,6 +220,7 @@ export class PhoneAgent {
       screenOn: state.screenOn,
       ...(features.length > 0 ? { features } : {}),
       ...(uiReader ? { uiReader } : {}),
+      ...(apps ? { apps } : {}),
     });
     const answer = helloAnswer.safeParse(raw);
     if (!answer.success || !answer.data.ok) {

@@ -36,6 +36,11 @@ export function shippedRecipes(): Recipe[] {
   return shipped;
 }
 
+/** Every app package the shipped recipes drive (Instagram, both TikToks), in a stable order. */
+export function recipeApps(recipes: readonly Recipe[] = shippedRecipes()): string[] {
+  return [...new Set(recipes.flatMap((recipe) => recipe.app.packages ?? [recipe.app.package]))].sort();
+}
+
 /** Compares dotted versions numerically ("364.0.0.35.86" > "99.1"). */
 export function compareVersions(a: string, b: string): number {
   const left = a.split('.').map((part) => Number.parseInt(part, 10) || 0);

@@ -35,6 +35,20 @@ export const device = z.object({
 });
 export type Device = z.infer<typeof device>;
 
+/**
+ * What reads the phone's UI and which versions of the apps recipes drive it has, as its agent last said in its hello.
+ * `uiReader` null: the agent does not say (older agents); `reportedAt` null: no agent has said anything yet.
+ */
+export const deviceSoftware = z.object({
+  deviceId: id,
+  uiReader: z.object({ kind: z.enum(['ui-server', 'dump', 'sim']), version: z.string().nullable() }).nullable(),
+  /** Each package the agent looked for, with its installed version, or null when it is not installed. */
+  apps: z.array(z.object({ package: z.string(), version: z.string().nullable() })),
+  agentVersion: z.string().nullable(),
+  reportedAt: nullableTime,
+});
+export type DeviceSoftware = z.infer<typeof deviceSoftware>;
+
 /** A device is named and given to a VA by people; its status and battery come from its phone only. */
 export const createDeviceBody = z.object({
   name: shortText.min(1, { message: 'Name is required' }),
@@ -98,6 +112,11 @@ export const task = z.object({
   postId: id.nullable(),
   campaignSessionId: id.nullable(),
   accountId: id.nullable(),
+  /**
+   * A question for a person: the publishing task whose post its phone could not confirm (`post_unconfirmed`). Answered
+   * "It is up" or "It is not" through `POST /api/tasks/{id}/answer`.
+   */
+  unconfirmedTaskId: id.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -113,6 +132,21 @@ export const createTaskBody = z.object({
   deadline: timeInput.nullable().optional(),
 });
 export type CreateTaskBody = z.input<typeof createTaskBody>;
+/**
+ * A person's answer to a post its phone could not confirm: "up" (it is up; `publishedAt` is when, else now) or "not"
+ * (it is not: the phone publishes it again).
+ */
+export const taskAnswerBody = z
+  .object({
+    answer: z.enum(['up', 'not'], { message: 'Answer "up" (the post is up) or "not" (it is not)' }),
+    publishedAt: timeInput.optional(),
+  })
+  .refine((body) => body.answer === 'up' || body.publishedAt === undefined, {
+    path: ['publishedAt'],
+    message: 'A time goes only with "It is up"',
+  });
+export type TaskAnswerBody = z.input<typeof taskAnswerBody>;
+
 export const updateTaskBody = createTaskBody.partial().extend({ status: taskStatus.optional() });
 export type UpdateTaskBody = z.input<typeof updateTaskBody>;
 export const taskListQuery = pageQuery.extend({

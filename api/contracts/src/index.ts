@@ -6,6 +6,7 @@ export * from './auth.contract.ts';
 export * from './fleet.contract.ts';
 export * from './campaigns.contract.ts';
 export * from './content.contract.ts';
+export * from './answers.contract.ts';
 export * from './events.contract.ts';
 export * from './agents.contract.ts';
 export { failureCodes, failureLabels, type FailureCode } from '@farm/agent-protocol/failures';

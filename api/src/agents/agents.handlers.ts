@@ -16,7 +16,7 @@ import type { Db } from '../shared/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import { objectPath } from '../storage/storage.ts';
 import { toSession } from '../modules/sessions/sessions.service.ts';
-import { markHello, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
+import { markHello, recordSoftware, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
 
 export interface AgentContext {
   db: Db;
@@ -140,6 +140,7 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
       peer.protocol = hello.protocol as ProtocolVersion;
       const outbox = new Outbox(peer.device.workspaceId);
       const device = await markHello(db, peer.device, hello);
+      await recordSoftware(db, peer.device, hello);
       if (device) outbox.add('device.updated', serialize(device));
       await recordActivity(
         db,

@@ -56,6 +56,33 @@ export function markHello(
     .executeTakeFirst();
 }
 
+/**
+ * What the phone's hello said of its software: its UI reader and the versions of the apps recipes drive. An agent
+ * that says nothing of them (older, or protocol 1) leaves them unknown, not as they were.
+ */
+export async function recordSoftware(
+  db: Db,
+  device: AgentDevice,
+  hello: {
+    agentVersion: string;
+    uiReader?: { kind: 'ui-server' | 'dump' | 'sim'; version: string | null } | undefined;
+    apps?: { package: string; version: string | null }[] | undefined;
+  },
+): Promise<void> {
+  const values = {
+    uiReader: hello.uiReader?.kind ?? null,
+    uiReaderVersion: hello.uiReader?.version ?? null,
+    apps: JSON.stringify(hello.apps ?? []),
+    agentVersion: hello.agentVersion,
+    reportedAt: sql<Date>`now()`,
+  };
+  await db
+    .insertInto('deviceSoftware')
+    .values({ deviceId: device.id, workspaceId: device.workspaceId, ...values })
+    .onConflict((oc) => oc.column('deviceId').doUpdateSet(values))
+    .execute();
+}
+
 /** The phone's last connection closed: offline. */
 export function markGone(db: Db, device: AgentDevice): Promise<DeviceRow | undefined> {
   return db

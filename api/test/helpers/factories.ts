@@ -1,6 +1,7 @@
 /** Factories through the API: each creates what it needs and answers the created resource. */
 import type { Account, Campaign, Device, DeviceStatus, Post, Routine, Session, Task } from '@farm/contracts';
 import type { Db } from '../../src/shared/types.ts';
+import { acceptResult, createTasks, dispatchNext, Outboxes } from '@farm/workers';
 import type { Client } from './app.ts';
 
 function created<T>(answer: { status: number; body: T }, what: string): T {
@@ -121,4 +122,58 @@ export async function reportFromPhone(db: Db, deviceId: string, report: { status
 /** A webhook pointing at a port nothing listens on (fetch refuses port 9): tests never send alerts off this machine. */
 export async function buildWebhook(client: Client, overrides: Record<string, unknown> = {}): Promise<{ id: string; secret: string }> {
   return created(await client.post('/api/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['post.failed', 'device.offline'], ...overrides }), 'webhook');
+}
+
+/**
+ * A post its phone published without the app confirming it, as the lifecycle leaves it: the publishing task failed
+ * `post_unconfirmed` (dispatched, then reported by the phone, through @farm/workers as the phones' socket does), the
+ * post failed "Not confirmed", and the question for the phone's VA (`assignedToId`, else the device's own VA).
+ */
+export async function buildUnconfirmedPost(client: Client, options: { assignedToId?: string | null } = {}) {
+  const db = client.app.ctx.db;
+  const device = await buildDevice(client, { name: 'Pixel unconfirmed', assignedToId: options.assignedToId ?? null });
+  const account = await buildAccount(client, { deviceId: device.id, status: 'active' });
+  const post = await buildPost(client, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption: 'Is it up?' });
+  const row = await db.selectFrom('posts').select(['id', 'workspaceId', 'caption', 'scheduleVersion']).where('id', '=', post.id).executeTakeFirstOrThrow();
+  const [task] = await db.transaction().execute((tx) =>
+    createTasks(
+      tx,
+      [
+        {
+          workspaceId: row.workspaceId,
+          title: `Publish post for @${account.username}`,
+          type: 'post',
+          priority: 'medium',
+          deviceId: device.id,
+          postId: row.id,
+          accountId: account.id,
+          sourceKey: `post:${row.id}:${row.scheduleVersion}`,
+          work: {
+            kind: 'post.publish',
+            postId: row.id,
+            account: { id: account.id, username: account.username, platform: account.platform },
+            caption: row.caption,
+            hashtags: [],
+            mediaUrls: [],
+          },
+        },
+      ],
+      new Outboxes(),
+    ),
+  );
+  await dispatchNext(db, device.id);
+  const outboxes = new Outboxes();
+  await db
+    .transaction()
+    .execute((tx) =>
+      acceptResult(
+        tx,
+        device.id,
+        { taskId: task!.id, attempt: 1, status: 'failed', failure: { code: 'post_unconfirmed' } },
+        outboxes.for(task!.workspaceId),
+        outboxes,
+      ),
+    );
+  const question = await db.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', task!.id).executeTakeFirstOrThrow();
+  return { device, account, post, publishTaskId: task!.id, questionId: question.id };
 }

@@ -15,6 +15,7 @@ import {
   buildRoutine,
   buildSession,
   buildTask,
+  buildUnconfirmedPost,
   buildWallLink,
   buildWebhook,
   uploadImage,
@@ -299,6 +300,17 @@ export const writeRoutes: WriteRoute[] = [
     vaMay: true,
     foreign: notFound,
     setup: async (crew) => ({ url: `/api/tasks/${(await buildTask(crew.operator, { assignedToId: vaId(crew) })).id}`, body: { status: 'in-progress' } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/tasks/{id}/answer',
+    ok: 200,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({
+      url: `/api/tasks/${(await buildUnconfirmedPost(crew.operator, { assignedToId: vaId(crew) })).questionId}/answer`,
+      body: { answer: 'up' },
+    }),
   },
   {
     method: 'DELETE',
@@ -644,6 +656,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices'),
   read('/api/devices/{id}', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}`),
   read('/api/devices/{id}/screenshots', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/screenshots`),
+  read('/api/devices/{id}/software', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/software`),
   read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
   read('/api/wall-links', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),

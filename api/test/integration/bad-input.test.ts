@@ -159,6 +159,7 @@ describe('ids in paths', () => {
         '/api/campaigns/{id}/accounts': { accountId: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' },
         '/api/devices/{id}/commands': { name: 'screenshot' },
         '/api/recipes/{id}': { enabled: false },
+        '/api/tasks/{id}/answer': { answer: 'up' },
       };
       const body = bodies[path] ?? {};
       return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);

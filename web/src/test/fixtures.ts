@@ -51,6 +51,7 @@ export function taskFixture(overrides: Partial<Task> = {}): Task {
     failureMessage: null,
     postId: null,
     campaignSessionId: null,
+    unconfirmedTaskId: null,
     accountId: null,
     createdAt: stamp,
     updatedAt: stamp,

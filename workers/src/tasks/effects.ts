@@ -37,7 +37,16 @@ export interface OutcomeDetail {
 export type FollowUp =
   | { kind: 'cancel-account-automation'; accountId: string; message: string }
   /** What the phone could not get past needs a person: a task for the phone's VA (or the operators when it has none). */
-  | { kind: 'ask-person'; workspaceId: string; accountId: string; deviceId: string | null; title: string; description: string };
+  | {
+      kind: 'ask-person';
+      workspaceId: string;
+      accountId: string;
+      deviceId: string | null;
+      title: string;
+      description: string;
+      /** The publishing task whose post the phone could not confirm: the person's task asks whether it went up. */
+      unconfirmedTaskId?: string | undefined;
+    };
 
 /** Failures only a person can get past on the phone, and what to ask of them. */
 const forAPerson: Partial<Record<FailureCode, (username: string) => string>> = {
@@ -85,7 +94,13 @@ export async function applyOutcome(
       await publishPostsOf(tx, [{ task, finishedAt: detail.finishedAt }], outboxes);
     } else if (outcome === 'failed' || (outcome === 'cancelled' && detail.cause !== 'change')) {
       post = await query
-        .set({ status: 'failed', failureCode: detail.failure?.code ?? 'unknown', failureMessage: message, waitingCode: null, waitingMessage: null })
+        .set({
+          status: 'failed',
+          failureCode: detail.failure?.code ?? 'unknown',
+          failureMessage: postFailureReason(detail.failure?.code, message),
+          waitingCode: null,
+          waitingMessage: null,
+        })
         .where('status', '=', 'scheduled')
         .returningAll()
         .executeTakeFirst();
@@ -176,6 +191,8 @@ export async function applyOutcome(
       }
     }
   }
+  const question = outcome === 'failed' ? await askWhetherPosted(tx, task, detail) : undefined;
+  if (question) followUps.push(question);
   const onPhone = outcome === 'failed' && detail.failure ? forThePhone[detail.failure.code] : undefined;
   if (onPhone && task.accountId && detail.failure) {
     const account = await tx.selectFrom('accounts').select(['username', 'platform']).where('id', '=', task.accountId).executeTakeFirst();
@@ -191,6 +208,35 @@ export async function applyOutcome(
     }
   }
   return followUps;
+}
+
+/** The reason a failed post shows: one the phone could not confirm reads "Not confirmed" (its VA is asked). */
+function postFailureReason(code: FailureCode | undefined, message: string | null): string | null {
+  return code === 'post_unconfirmed' ? 'Not confirmed' : message;
+}
+
+/**
+ * A post the phone published but the app never confirmed may be up or not: rather than post it twice, the phone's VA
+ * is asked to look (a phone with no VA leaves the task unassigned, for the operators to give out, as every person's
+ * task on a phone) and answers "It is up" or "It is not" (`posts/confirmations.ts`).
+ */
+async function askWhetherPosted(tx: Tx, task: TaskRow, detail: OutcomeDetail): Promise<FollowUp | undefined> {
+  if (detail.failure?.code !== 'post_unconfirmed' || !task.postId || !task.accountId) return undefined;
+  const account = await tx.selectFrom('accounts').select(['username', 'platform']).where('id', '=', task.accountId).executeTakeFirst();
+  if (!account) return undefined;
+  const said = detail.failure.message?.trim();
+  return {
+    kind: 'ask-person',
+    workspaceId: task.workspaceId,
+    accountId: task.accountId,
+    deviceId: task.deviceId,
+    title: `Check whether the post of @${account.username} went up`,
+    description:
+      `The phone published a post for @${account.username} (${account.platform}) on attempt ${task.attempt}, but the app never confirmed it` +
+      `${said ? ` (${said})` : ''}. Open the profile on the phone: if the post is there, answer "It is up" (with the time it went up, if you know it); ` +
+      'if it is not, answer "It is not" and the phone publishes it again.',
+    unconfirmedTaskId: task.id,
+  };
 }
 
 /** A task that completed on its phone, with what the phone said of it. */

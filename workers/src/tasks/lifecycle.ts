@@ -16,7 +16,7 @@ import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import { sql, type RawBuilder } from 'kysely';
 import type { FailureCode, TaskPriority, TaskRow, TaskStatus, TaskType } from '@farm/sql';
 import { isUuid, serialize } from '@farm/sql';
-import { failureLabels, retryableByDefault } from '@farm/agent-protocol/failures';
+import { failureLabels, neverRetriedCodes, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
 import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
@@ -62,6 +62,8 @@ export interface NewTask {
   accountId?: string | null | undefined;
   /** Push the task to its assignee (default yes); work a phone's agent will run need not ring its VA. */
   notifyAssignee?: boolean | undefined;
+  /** A person's question about the post of this publishing task, which its phone could not confirm. */
+  unconfirmedTaskId?: string | null | undefined;
 }
 
 /**
@@ -91,6 +93,7 @@ export async function createTasks(tx: Tx, given: NewTask[], outboxes: Outboxes):
         postId: input.postId ?? null,
         campaignSessionId: input.campaignSessionId ?? null,
         accountId: input.accountId ?? null,
+        unconfirmedTaskId: input.unconfirmedTaskId ?? null,
         maxAttempts: automation().maxAttempts,
       })),
     )
@@ -396,7 +399,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   }
   const failure: Failure = result.failure ?? { code: 'unknown' };
   if (result.attempt < task.attempt) return { kind: 'ignored', task, late: false };
-  const retryable = failure.retryable ?? retryableByDefault[failure.code];
+  const retryable = !neverRetriedCodes.has(failure.code) && (failure.retryable ?? retryableByDefault[failure.code]);
   if (retryable && task.attempt < task.maxAttempts) {
     const again = await retryLater(tx, task, failure, outbox);
     if (again) return { kind: 'retrying', task: again };
@@ -607,11 +610,12 @@ export async function settleTask(tx: Tx, task: TaskRow, outcome: Settled, detail
           workspaceId: next.workspaceId,
           title: device ? `${next.title} on ${device.name}` : next.title,
           description: next.description,
-          type: 'monitor',
+          type: next.unconfirmedTaskId ? 'post' : 'monitor',
           priority: 'high',
           deviceId: next.deviceId,
           assignedToId: device?.assignedToId ?? null,
           accountId: next.accountId,
+          unconfirmedTaskId: next.unconfirmedTaskId,
           work: { kind: 'manual', description: next.description },
         },
       ],
@@ -642,7 +646,12 @@ export async function cancelTasks(
 ): Promise<TaskRow[]> {
   let query = tx.selectFrom('tasks').selectAll().where('status', 'in', unsettled);
   if (where.taskIds) query = query.where('id', 'in', where.taskIds.length > 0 ? where.taskIds : ['00000000-0000-0000-0000-000000000000']);
-  if (where.postId) query = query.where('postId', '=', where.postId);
+  // A post's tasks, and the questions about its unconfirmed attempts (they have nothing left to ask).
+  const { postId } = where;
+  if (postId)
+    query = query.where((eb) =>
+      eb.or([eb('postId', '=', postId), eb('unconfirmedTaskId', 'in', eb.selectFrom('tasks as p').select('p.id').where('p.postId', '=', postId))]),
+    );
   if (where.campaignSessionIds)
     query = query.where('campaignSessionId', 'in', where.campaignSessionIds.length > 0 ? where.campaignSessionIds : ['00000000-0000-0000-0000-000000000000']);
   if (where.accountId) query = query.where('accountId', '=', where.accountId);
@@ -745,6 +754,10 @@ export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Prom
   const outbox = outboxes.for(again.workspaceId);
   outbox.add('task.updated', serialize(again));
   await applyOutcome(tx, again, 'retried', { cause: 'person' }, outboxes);
+  // Tried again, the post of an unconfirmed attempt is no longer a question for a person.
+  const asking = await tx.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', again.id).where('status', 'in', unsettled).execute();
+  if (asking.length > 0)
+    await cancelTasks(tx, { taskIds: asking.map((row) => row.id) }, { message: 'The post is being published again', cause: 'change' }, outboxes);
   if (again.deviceId) outbox.internal('device.wake', { deviceId: again.deviceId });
   return again;
 }

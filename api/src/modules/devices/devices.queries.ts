@@ -122,3 +122,14 @@ export function dispatchedOpenTasksForUpdate(tx: Tx, workspaceId: string, device
 export function findOpenSession(tx: Tx, deviceId: string) {
   return tx.selectFrom('sessions').selectAll().where('deviceId', '=', deviceId).where('endedAt', 'is', null).executeTakeFirst();
 }
+
+/** What the phone's agent last said of its software (no row: nothing yet), for a device of the workspace. */
+export function findDeviceSoftware(db: Db, workspaceId: string, deviceId: string) {
+  return db
+    .selectFrom('devices as d')
+    .leftJoin('deviceSoftware as s', 's.deviceId', 'd.id')
+    .select(['d.id', 's.uiReader', 's.uiReaderVersion', 's.apps', 's.agentVersion', 's.reportedAt'])
+    .where('d.id', '=', deviceId)
+    .where('d.workspaceId', '=', workspaceId)
+    .executeTakeFirst();
+}

@@ -6,6 +6,7 @@ import {
   createDeviceBody,
   device,
   deviceBulkBody,
+  deviceSoftware,
   deviceListQuery,
   errorBody,
   idParams,
@@ -29,6 +30,7 @@ import {
   deviceIdsMatching,
   dispatchedOpenTasksForUpdate,
   findDevice,
+  findDeviceSoftware,
   findOpenSession,
   insertDevice,
   listDevicesJson,
@@ -106,6 +108,24 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       const row = await findDevice(db, actorOf(request).workspaceId, request.params.id);
       if (!row) throw notFound();
       return serialize(row);
+    },
+  );
+
+  /** The phone's UI reader and the installed versions of the apps recipes drive, as its agent last said. */
+  app.get(
+    '/devices/:id/software',
+    { config: { access: 'workspace.read' }, schema: { tags: ['devices'], params: idParams, response: { 200: deviceSoftware, 404: errorBody } } },
+    async (request) => {
+      const row = await findDeviceSoftware(db, actorOf(request).workspaceId, request.params.id);
+      if (!row) throw notFound();
+      const apps = deviceSoftware.shape.apps.safeParse(row.apps ?? []);
+      return {
+        deviceId: row.id,
+        uiReader: row.uiReader ? { kind: row.uiReader, version: row.uiReaderVersion } : null,
+        apps: apps.success ? apps.data : [],
+        agentVersion: row.agentVersion,
+        reportedAt: row.reportedAt?.toISOString() ?? null,
+      };
     },
   );
 

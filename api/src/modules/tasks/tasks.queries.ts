@@ -72,6 +72,7 @@ const taskJson = jsonObject<Task>('tasks', {
   postId: 'value',
   campaignSessionId: 'value',
   accountId: 'value',
+  unconfirmedTaskId: 'value',
   createdAt: 'time',
   updatedAt: 'time',
 });
@@ -129,4 +130,10 @@ export function findTask(db: Db, workspaceId: string, id: string) {
 /** Deletes the task's row (the service calls off what is out first). */
 export function deleteTaskRow(tx: Tx, workspaceId: string, id: string) {
   return tx.deleteFrom('tasks').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'title', 'deviceId']).executeTakeFirst();
+}
+
+/** A member's name as the activity feed writes it. */
+export async function memberName(db: Db, userId: string): Promise<string> {
+  const row = await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
+  return row?.name ?? 'Someone';
 }

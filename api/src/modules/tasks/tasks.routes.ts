@@ -9,6 +9,8 @@ import {
   task,
   taskBulkBody,
   taskCounts,
+  taskAnswerBody,
+  taskAnswerResult,
   taskListQuery,
   updateTaskBody,
   type TaskBulkBody,
@@ -20,7 +22,7 @@ import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { countTasks, findTask, listTasksJson, taskIdsMatching } from './tasks.queries.ts';
-import { createTask, deleteTask, updateTask } from './tasks.service.ts';
+import { answerTask, createTask, deleteTask, updateTask } from './tasks.service.ts';
 import { write } from '../../events/write.ts';
 
 /** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
@@ -94,6 +96,25 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => updateTask(tx, actor, request.params.id, request.body, outbox));
       return serialize(row);
+    },
+  );
+
+  /** The answer to a post its phone could not confirm: "It is up" (published) or "It is not" (sent out again). */
+  app.post(
+    '/tasks/:id/answer',
+    {
+      config: { access: 'tasks.work' },
+      schema: {
+        tags: ['tasks'],
+        params: idParams,
+        body: taskAnswerBody,
+        response: { 200: taskAnswerResult, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      const { task: answered, post } = await write(app.ctx, actor.workspaceId, (tx, outbox) => answerTask(tx, actor, request.params.id, request.body, outbox));
+      return { task: serialize(answered), post: post ? serialize(post) : null };
     },
   );
 

@@ -5,14 +5,14 @@
  * of a task a person took over, moved or settled is told to drop it.
  */
 import type { TaskRow, TaskStatus } from '@farm/sql';
-import { cancelTasks, createTasks, moveTaskByPerson, Outboxes, withdrawTask } from '@farm/workers';
-import { taskTransitions, type CreateTaskBody, type UpdateTaskBody } from '@farm/contracts';
-import { AppError, badRequest, notFound } from '../../errors.ts';
-import { isFuture } from '../../shared/time.ts';
+import { answerUnconfirmed, cancelTasks, createTasks, lockQuestion, moveTaskByPerson, Outboxes, withdrawTask } from '@farm/workers';
+import { taskTransitions, type CreateTaskBody, type TaskAnswerBody, type UpdateTaskBody } from '@farm/contracts';
+import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
+import { FUTURE_GRACE_MS, isFuture } from '../../shared/time.ts';
 import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { deleteTaskRow } from './tasks.queries.ts';
+import { deleteTaskRow, memberName } from './tasks.queries.ts';
 import type { WriteOutbox } from '../../events/write.ts';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
@@ -144,4 +144,38 @@ function statusType(status: TaskStatus) {
       : status === 'cancelled'
         ? ('warning' as const)
         : ('info' as const);
+}
+
+/** "2026-11-26 21:40 UTC": a time in a sentence. */
+const inWords = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * A person answers the question a post its phone could not confirm left (`post_unconfirmed`): the VA holding the
+ * task, or an operator. "up" publishes the post (at `publishedAt`, not in the future, not before the phone began
+ * publishing it; else now); "not" sends it out again. An answer given already, or racing another, changes nothing.
+ */
+export async function answerTask(tx: Tx, actor: Actor, id: string, body: TaskAnswerBody, outbox: WriteOutbox) {
+  const publishedAt = body.publishedAt === undefined ? undefined : new Date(body.publishedAt);
+  if (publishedAt && publishedAt.getTime() > Date.now() + FUTURE_GRACE_MS) throw badRequest('publishedAt', 'The time it went up cannot be in the future');
+  const question = await lockQuestion(tx, actor.workspaceId, id);
+  if (!question) throw notFound();
+  if (actor.role === 'va' && question.assignedToId !== actor.userId) throw new AppError(403, 'You can only answer tasks assigned to you');
+  const given = body.answer === 'up' ? { answer: 'up' as const, publishedAt } : { answer: 'not' as const };
+  const verdict = await answerUnconfirmed(tx, question, given, { userId: actor.userId, name: await memberName(tx, actor.userId) }, Outboxes.of(outbox));
+  switch (verdict.kind) {
+    case 'answered':
+      return { task: verdict.question, post: verdict.post ?? null };
+    case 'not-found':
+      throw notFound();
+    case 'not-a-question':
+      throw conflict('This task asks nothing to answer: only a check of a post its phone could not confirm takes "It is up" or "It is not".');
+    case 'settled':
+      throw conflict(`This question was already answered (the task is ${verdict.question.status}); nothing changed.`);
+    case 'moved-on':
+      throw conflict(
+        `The post changed since its phone reported it${verdict.postStatus ? ` (it is ${verdict.postStatus} now)` : ' (it was deleted)'}; nothing to answer. Mark this task done or cancel it.`,
+      );
+    case 'too-early':
+      throw badRequest('publishedAt', `The time it went up cannot be before the phone began publishing it (${inWords(verdict.earliest)})`);
+  }
 }

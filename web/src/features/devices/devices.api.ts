@@ -2,6 +2,7 @@ import type {
   CreateDeviceBody,
   Device,
   DeviceHistoryEntry,
+  DeviceSoftware,
   DeviceUsageQuery,
   DeviceUsageReport,
   EnrollmentCode,
@@ -20,6 +21,11 @@ const deviceReads = ['/api/devices', '/api/analytics/stats', '/api/analytics/per
 
 export function useDevice(id: string | null) {
   return useQuery<Device>({ queryKey: ['/api/devices', id ?? ''], enabled: Boolean(id) });
+}
+
+/** The phone's UI reader and app versions, as its agent last said (read again each time the details open). */
+export function useDeviceSoftware(id: string, enabled: boolean) {
+  return useQuery<DeviceSoftware>({ queryKey: ['/api/devices', id, 'software'], enabled: enabled && id !== '', staleTime: 0 });
 }
 
 export function useCreateDevice() {

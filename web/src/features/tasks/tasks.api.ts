@@ -1,4 +1,4 @@
-import type { CreateTaskBody, Task, TaskCounts, UpdateTaskBody } from '@farm/contracts';
+import type { CreateTaskBody, Task, TaskAnswerBody, TaskAnswerResult, TaskCounts, UpdateTaskBody } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
@@ -38,5 +38,14 @@ export function useDeleteTask() {
   return useMutation({
     mutationFn: (id: string) => apiRequest<void>(`/api/tasks/${id}`, { method: 'DELETE' }),
     onSuccess: () => invalidate(...taskReads),
+  });
+}
+
+/** The answer to a post its phone could not confirm: it is up (published), or it is not (published again). */
+export function useAnswerTask() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: string; body: TaskAnswerBody }) => apiRequest<TaskAnswerResult>(`/api/tasks/${id}/answer`, { method: 'POST', body }),
+    onSuccess: () => invalidate(...taskReads, '/api/posts'),
   });
 }

@@ -15,6 +15,7 @@ import { PageHeader } from '../../../shared/ui/PageHeader';
 import { useAccountsList, useUpdatePost } from '../content.api';
 import { captionPreview, postStatusLabels } from '../content.form';
 import { CreatePostModal } from '../components/CreatePostModal';
+import { postFailureReason } from '../components/PostDeliveryNote';
 import { canMove, dayOf, droppedAt, platformColors, postTime, statusColors, visibleDays, windowOf, type CalendarView } from './calendar.model';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
@@ -25,7 +26,8 @@ function PostChip({ post, account, zone, onOpen }: { post: Post; account: Accoun
   const time = postTime(post);
   const movable = canMove(post);
   const visible = `${time ? `${inZone(time, zone).format('HH:mm')} ` : ''}${captionPreview(post.caption)}`;
-  const label = `${visible} · ${account ? `@${account.username}` : 'Unknown Account'} · ${postStatusLabels[post.status]}`;
+  const reason = post.status === 'failed' ? `: ${postFailureReason(post)}` : '';
+  const label = `${visible} · ${account ? `@${account.username}` : 'Unknown Account'} · ${postStatusLabels[post.status]}${reason}`;
   return (
     // A div, not a button: Chromium does not start a drag from a <button>.
     <Box
@@ -48,6 +50,7 @@ function PostChip({ post, account, zone, onOpen }: { post: Post; account: Accoun
         onOpen();
       }}
       aria-label={label}
+      title={reason ? label : undefined}
       data-post-id={post.id}
       style={{
         display: 'block',

@@ -12,6 +12,7 @@ import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
+import { DeviceSoftwareDetails } from './DeviceSoftwareDetails';
 import { HandsOnUse } from './HandsOnUse';
 import { LiveScreen } from './LiveScreen';
 
@@ -131,6 +132,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                     {device.agentProtocol ? `Protocol ${device.agentProtocol}${device.hostId ? ', through a phone host' : ''}` : 'None yet'}
                   </Detail>
                   <Detail label="Last heard">{device.lastSeenAt ? formatRelative(device.lastSeenAt) : 'Never'}</Detail>
+                  <DeviceSoftwareDetails deviceId={deviceId} enabled={opened} />
                 </SimpleGrid>
 
                 <div>

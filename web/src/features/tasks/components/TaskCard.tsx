@@ -5,6 +5,7 @@ import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@fa
 import { formatDeadline } from '../../../shared/format';
 import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
 import { TaskDelivery } from './TaskDelivery';
+import { asksAboutPost, UnconfirmedPostAnswer } from './UnconfirmedPostAnswer';
 
 export interface TaskCardProps {
   task: Task;
@@ -81,6 +82,7 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
             ) : null}
           </Group>
           <TaskDelivery task={task} />
+          {canChangeStatus && asksAboutPost(task) ? <UnconfirmedPostAnswer task={task} /> : null}
           <Group gap="md" wrap="wrap">
             <Group gap={4} wrap="nowrap">
               <IconDeviceMobile size={14} aria-hidden />
