@@ -31,6 +31,9 @@ export const failure = z.object({
   code: failureCode,
   message: z.string().max(2000).optional(),
   retryable: z.boolean().optional(),
+  /** The recipe that ran and the app it drove, where the run got that far (the server's breaker counts them). */
+  recipe: z.object({ id: z.string().max(100), version: z.number().int().min(0).max(1_000_000) }).optional(),
+  app: z.object({ package: z.string().max(200), version: z.string().max(40) }).optional(),
 });
 export type Failure = z.infer<typeof failure>;
 

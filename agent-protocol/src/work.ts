@@ -13,6 +13,16 @@ export const engagementReport = engagementCounts.partial();
 export type EngagementReport = z.infer<typeof engagementReport>;
 export const engagementKinds = ['likes', 'follows', 'comments', 'posts'] as const;
 
+/** An app version a workspace verified a recipe on (a passing dry run, a person's word): it adds to the recipe's tested range. */
+export const appVerification = z.object({
+  recipeId: z.string().max(100),
+  package: z.string().max(200),
+  version: z.string().max(40),
+  /** The UI language it was verified in; absent for any. */
+  locale: z.string().max(20).optional(),
+});
+export type AppVerification = z.infer<typeof appVerification>;
+
 export const accountRef = z.object({ id: z.string().max(64), username: z.string().max(200), platform: z.string().max(40) });
 
 export const publishPostWork = z.object({
@@ -26,6 +36,8 @@ export const publishPostWork = z.object({
   recipes: z.array(z.unknown()).max(20).optional(),
   /** Templates may run on app versions outside their tested range (off: such a run fails `app_version_untested`). */
   allowUntestedApp: z.boolean().optional(),
+  /** App versions the workspace verified its recipes on, beside each recipe's own tested range. */
+  verifiedApps: z.array(appVerification).max(200).optional(),
 });
 
 export const routineRunWork = z.object({
@@ -51,6 +63,8 @@ export const routineRunWork = z.object({
   recipes: z.array(z.unknown()).max(20).optional(),
   /** Templates may run on app versions outside their tested range (off: such a run fails `app_version_untested`). */
   allowUntestedApp: z.boolean().optional(),
+  /** App versions the workspace verified its recipes on, beside each recipe's own tested range. */
+  verifiedApps: z.array(appVerification).max(200).optional(),
 });
 
 export const manualWork = z.object({ kind: z.literal('manual'), description: z.string().max(10_000).nullable() });

@@ -22,6 +22,7 @@ import { createChangeFeed, type ChangeFeed } from './events/changes.ts';
 import { attachRealtime } from './realtime/gateway.ts';
 import type { Agents } from './agents/agents.socket.ts';
 import type { RealtimeServer } from './shared/sockets.types.ts';
+import { checkStoredRecipes } from './modules/recipes/recipes.service.ts';
 import { startJobs } from './events/jobs.ts';
 import { configureAutomation, type Runner } from '@farm/workers';
 import { ReadCache } from './shared/read-cache.ts';
@@ -132,6 +133,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAudit(app);
 
   await app.register(routes, { prefix: '/api' });
+  // Stored workspace recipes the current schema refuses are turned off with the reason (Settings → Recipes).
+  await checkStoredRecipes(database.db, app.log);
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });
   ctx.jobs = await startJobs(app, { redisUrl: config.redisUrl, runWorkers: config.runWorkers });
 

@@ -51,6 +51,8 @@ export interface WorkspacesTable {
   keepScreenshotsPerDevice: ColumnType<number, number | undefined, number>;
   keepActivityDays: ColumnType<number, number | undefined, number>;
   keepFinishedTasksDays: ColumnType<number, number | undefined, number>;
+  /** Settings → Recipes (0034): shipped templates may run on app versions no one verified. */
+  tryUntestedTemplates: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsersTable {
@@ -495,6 +497,52 @@ export interface WorkspaceRecipesTable {
   createdById: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Set when the stored body fails the current schema (0034): the field and the reason; the recipe is off. */
+  invalidField: NullableText;
+  invalidReason: NullableText;
+}
+
+/** App versions a workspace verified a recipe on (0034). `locale` is '' for any. */
+export interface RecipeVerificationsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  recipeId: string;
+  package: string;
+  appVersion: string;
+  locale: ColumnType<string, string | undefined, string>;
+  source: 'dry_run' | 'person';
+  verifiedBy: string | null;
+  createdAt: Timestamp;
+}
+
+/** Runs that ended `app_changed`, counted by the breaker (0034). */
+export interface RecipeFailuresTable {
+  id: Generated<string>;
+  workspaceId: string;
+  recipeId: string;
+  package: string;
+  appVersion: string;
+  deviceId: string;
+  taskId: string | null;
+  at: Timestamp;
+}
+
+/** A recipe paused for one app version (0034). */
+export interface RecipeBreakersTable {
+  id: Generated<string>;
+  workspaceId: string;
+  recipeId: string;
+  recipeName: string;
+  platform: string;
+  routines: ColumnType<string[], string[], string[]>;
+  package: string;
+  appVersion: string;
+  paused: ColumnType<boolean, boolean | undefined, boolean>;
+  phones: ColumnType<number, number | undefined, number>;
+  trippedAt: Timestamp;
+  countedFrom: Timestamp;
+  resumedAt: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  resumedBy: string | null;
 }
 
 export interface EnrollmentCodesTable {
@@ -616,6 +664,9 @@ export interface DB extends ManagerConsoleTables {
   passwordResets: PasswordResetsTable;
   userNotices: UserNoticesTable;
   deviceSoftware: DeviceSoftwareTable;
+  recipeVerifications: RecipeVerificationsTable;
+  recipeFailures: RecipeFailuresTable;
+  recipeBreakers: RecipeBreakersTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

@@ -11,7 +11,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '@farm/sql';
 
-export const alertEventValues = ['device.offline', 'post.failed', 'account.paused', 'task.overdue', 'host.disconnected', 'user.security'] as const;
+export const alertEventValues = [
+  'device.offline',
+  'post.failed',
+  'account.paused',
+  'task.overdue',
+  'host.disconnected',
+  'user.security',
+  'recipe.paused',
+] as const;
 export type AlertEvent = (typeof alertEventValues)[number];
 
 /** What every alert carries: the entity it is about, when it happened, and a sentence for people (Slack's `text`). */

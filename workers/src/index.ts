@@ -9,6 +9,7 @@ export * from './settings.ts';
 export * from './time.ts';
 export * from './transact.ts';
 export * from './tasks/lifecycle.ts';
+export * from './tasks/breaker.ts';
 export * from './tasks/effects.ts';
 export * from './tasks/work.ts';
 export * from './posts/posts.due.ts';

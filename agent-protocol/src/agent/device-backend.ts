@@ -190,7 +190,13 @@ export class DeviceBackend implements PhoneBackend {
         ...this.options.recipeOptions,
         ...(checks === 'off'
           ? {}
-          : { preflight: { account: checks === 'full' ? (work.account?.username ?? null) : null, allowUntestedApp: work.allowUntestedApp ?? false } }),
+          : {
+              preflight: {
+                account: checks === 'full' ? (work.account?.username ?? null) : null,
+                allowUntestedApp: work.allowUntestedApp ?? false,
+                verifiedApps: work.verifiedApps ?? [],
+              },
+            }),
         signal: context.signal,
         onProgress: (step) => {
           if (step.status !== 'started') return;
@@ -217,6 +223,8 @@ export class DeviceBackend implements PhoneBackend {
           ),
         engagement,
         ...(result.failure?.retryable === false ? { retryable: false } : {}),
+        recipe: result.recipe,
+        ...(result.package && result.appVersion ? { app: { package: result.package, version: result.appVersion } } : {}),
       };
     } finally {
       this.working = false;

@@ -29,7 +29,16 @@ import { LiveStream } from './live-stream.ts';
 
 export type WorkOutcome =
   | { status: 'completed'; engagement?: EngagementReport }
-  | { status: 'failed'; code: FailureCode; message?: string; retryable?: boolean; engagement?: EngagementReport };
+  | {
+      status: 'failed';
+      code: FailureCode;
+      message?: string;
+      retryable?: boolean;
+      engagement?: EngagementReport;
+      /** The recipe that ran and the app it drove, when the run got that far. */
+      recipe?: { id: string; version: number };
+      app?: { package: string; version: string };
+    };
 
 export interface WorkContext {
   taskId: string;
@@ -344,6 +353,8 @@ export class PhoneAgent {
               code: outcome.code,
               ...(outcome.message ? { message: outcome.message.slice(0, 2000) } : {}),
               retryable: outcome.retryable ?? retryableByDefault[outcome.code],
+              ...(outcome.recipe ? { recipe: outcome.recipe } : {}),
+              ...(outcome.app ? { app: outcome.app } : {}),
             },
             finishedAt: new Date().toISOString(),
             ...(outcome.engagement ? { engagement: outcome.engagement } : {}),

@@ -604,6 +604,12 @@ describe('the pre-flight before a run', () => {
     expect(allowed.result.status).toBe('completed');
     expect(phone.stopped).toEqual(['com.instagram.android']);
     expect(phone.launched).toEqual(['com.instagram.android']);
+    // A version the workspace verified the recipe on passes without the setting; a verification of another does not.
+    const recipeId = allowed.result.recipe.id;
+    const verified = await start(phone, 'instagram/warmup.json', { verifiedApps: [{ recipeId, package: 'com.instagram.android', version: '360.0.0.52.192' }] });
+    expect(verified.result.status).toBe('completed');
+    const other = await start(phone, 'instagram/warmup.json', { verifiedApps: [{ recipeId, package: 'com.instagram.android', version: '360.0.0.52.193' }] });
+    expect(other.result.failure).toMatchObject({ code: 'app_version_untested' });
   });
 
   it('drives TikTok in whichever of its packages is installed, at that package’s tested version', async () => {

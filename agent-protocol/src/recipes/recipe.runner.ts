@@ -15,6 +15,8 @@
  * force-stopped and launched to its home, and the signed-in account checked against the work's.
  */
 import type { FailureCode } from '../failures.ts';
+import type { AppVerification } from '../work.ts';
+import { coversApp, recipePackages } from './recipe.coverage.ts';
 import { PhoneError, UiBusyError, type PhoneDevice, type Point, type Screenshot, type ScreenSize } from '../phone/phone.device.ts';
 import { drawCount, drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
 import { compareVersions } from './recipe.resolver.ts';
@@ -57,6 +59,8 @@ export interface RecipePreflight {
   account?: string | null;
   /** The work lets templates run on app versions outside the recipe's tested range. */
   allowUntestedApp?: boolean;
+  /** App versions the workspace verified its recipes on (with the tested range, what the recipe covers). */
+  verifiedApps?: readonly AppVerification[];
   /** Below this battery level (and not charging) the run does not start. Default 10. */
   minBattery?: number;
 }
@@ -216,29 +220,7 @@ export async function runRecipe(phone: PhoneDevice, recipe: Recipe, params: Reci
   return new RecipeRun(phone, recipe, params, options).run();
 }
 
-/** The recipe's packages, its main one first. */
-export function recipePackages(recipe: Recipe): string[] {
-  return [...new Set([recipe.app.package, ...(recipe.app.packages ?? [])])];
-}
-
-/** The tested range for one package: the recipe's range, or the entry naming the package; null when none is given. */
-export function testedRange(recipe: Recipe, packageName: string): { min: string; max: string } | null | undefined {
-  const tested = recipe.app.tested;
-  if (!tested) return undefined;
-  if (!Array.isArray(tested)) return tested;
-  return tested.find((entry) => entry.package === packageName) ?? null;
-}
-
-/**
- * Whether a version of a package is inside the recipe's tested range (both ends inclusive). True when the recipe
- * states no range at all (older workspace recipes); false for a package the ranges leave out.
- */
-export function isTestedVersion(recipe: Recipe, packageName: string, version: string): boolean {
-  const range = testedRange(recipe, packageName);
-  if (range === undefined) return true;
-  if (range === null) return false;
-  return compareVersions(version, range.min) >= 0 && compareVersions(version, range.max) <= 0;
-}
+export { recipePackages, testedRange, isTestedVersion } from './recipe.coverage.ts';
 
 class RecipeRun {
   private readonly random: () => number;
@@ -416,7 +398,7 @@ class RecipeRun {
       throw new StepFailure('device_locked', 'The phone is locked with a PIN, pattern or password; a person must unlock it (or turn the lock off).');
     if (lock === 'locked') throw new StepFailure('device_locked', 'The phone stays on its lock screen after a swipe.');
 
-    // Installed in one of its packages, at a version the recipe was tested on.
+    // Installed in one of its packages.
     const packages = recipePackages(this.recipe);
     let found: { name: string; version: string } | null = null;
     for (const name of packages) {
@@ -429,30 +411,22 @@ class RecipeRun {
     if (!found) throw new StepFailure('unknown', `${packages.join(' or ')} is not installed on this phone.`);
     this.packageName = found.name;
     this.appVersion = found.version;
-    if (!isTestedVersion(this.recipe, found.name, found.version)) {
-      const range = testedRange(this.recipe, found.name);
-      if (!checks.allowUntestedApp)
-        throw new StepFailure(
-          'app_version_untested',
-          `${found.name} ${found.version} is outside the versions this recipe was tested on (${range ? `${range.min} to ${range.max}` : 'none for this package'}); the work does not allow untested versions.`,
-        );
-      this.preflightReport('done', `Running on untested ${found.name} ${found.version}, as the work allows.`);
-    }
+    // Covered: the package, the UI language the recipe's words are written for (where the phone can say it), and a
+    // version tested or verified by the workspace (or, where the work allows it, a template on any version).
+    const phoneLocale = this.recipe.app.locale && this.phone.locale ? await this.phone.locale() : null;
+    const coverage = coversApp(
+      this.recipe,
+      { package: found.name, version: found.version, locale: phoneLocale },
+      { verifications: checks.verifiedApps ?? [], allowUntested: checks.allowUntestedApp ?? false },
+    );
+    if (!coverage.covered) throw new StepFailure(coverage.problem === 'version' ? 'app_version_untested' : 'unknown', coverage.reason);
+    if (coverage.by === 'untested_allowed') this.preflightReport('done', `Running on untested ${found.name} ${found.version}, as the workspace allows.`);
 
     const battery = await this.phone.battery();
     const minBattery = checks.minBattery ?? 10;
     if (battery.level < minBattery && !battery.charging) throw new StepFailure('unknown', `The battery is at ${battery.level}% and not charging.`);
     const network = await this.phone.network();
     if (!network.connected) throw new StepFailure('network', 'The phone has no network connection.');
-
-    // The UI language the recipe's words are written for, where the phone can say it.
-    const locale = this.recipe.app.locale;
-    if (locale && this.phone.locale) {
-      const phoneLocale = await this.phone.locale();
-      const language = (tag: string) => tag.toLowerCase().split(/[-_]/)[0];
-      if (phoneLocale && language(phoneLocale) !== language(locale))
-        throw new StepFailure('unknown', `The phone's language is ${phoneLocale}; this recipe reads screens in ${locale}.`);
-    }
 
     // A known start: force-stopped and launched to its home, drafts discarded on the way.
     await this.phone.forceStop(this.packageName);

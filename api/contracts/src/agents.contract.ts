@@ -91,13 +91,48 @@ export const recipeSummary = z.object({
   /** The farm ran it on its own phones and app version. */
   verified: z.boolean(),
 });
-export const workspaceRecipe = recipeSummary.extend({ id, enabled: z.boolean(), createdAt: isoTime, updatedAt: isoTime });
+export const workspaceRecipe = recipeSummary.extend({
+  id,
+  enabled: z.boolean(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  /** The stored document fails the current schema: turned off, with where and why (fix it and add it again). */
+  invalid: z.object({ field: z.string(), reason: z.string() }).nullable(),
+});
 export type WorkspaceRecipe = z.infer<typeof workspaceRecipe>;
 /** The recipe document itself, as validated by the agent's recipe schema. */
 const recipeDocument = z.record(z.string(), z.unknown());
 export const workspaceRecipeDetail = workspaceRecipe.extend({ body: recipeDocument });
 export const shippedRecipeDetail = recipeSummary.extend({ body: recipeDocument });
-export const recipeList = z.object({ recipes: z.array(workspaceRecipe), shipped: z.array(recipeSummary) });
+/** A recipe paused for one app version after it stopped matching the app on several phones (the breaker). */
+export const recipeBreaker = z.object({
+  id,
+  recipeId: z.string(),
+  recipeName: z.string(),
+  platform: z.string(),
+  routines: z.array(z.string()),
+  appPackage: z.string(),
+  appVersion: z.string(),
+  paused: z.boolean(),
+  /** Distinct phones whose runs ended "app changed" when it tripped. */
+  phones: z.number().int(),
+  trippedAt: isoTime,
+  /** Pending tasks of the paused routines on phones with this app version. */
+  waitingTasks: z.number().int(),
+});
+export type RecipeBreaker = z.infer<typeof recipeBreaker>;
+export const recipeSettings = z.object({
+  /** Shipped templates may run on app versions no one verified (off by default). */
+  tryUntestedTemplates: z.boolean({ message: 'Say whether templates may run on app versions no one verified (true or false)' }),
+});
+export type RecipeSettings = z.infer<typeof recipeSettings>;
+export const recipeSentByHand = z.object({ tasks: z.number().int() });
+export const recipeList = z.object({
+  recipes: z.array(workspaceRecipe),
+  shipped: z.array(recipeSummary),
+  breakers: z.array(recipeBreaker),
+  settings: recipeSettings,
+});
 export type RecipeList = z.infer<typeof recipeList>;
 export const createRecipeBody = z.object({
   recipe: recipeDocument.refine((value) => JSON.stringify(value).length <= 200_000, { message: 'A recipe is at most 200 KB of JSON' }),

@@ -9,6 +9,7 @@ import { campaign, routine } from './campaigns.contract.ts';
 import { id, isoTime } from './common.ts';
 import { account, post } from './content.contract.ts';
 import { activity, device, session, stats, task } from './fleet.contract.ts';
+import { recipeBreaker } from './agents.contract.ts';
 
 const removed = z.object({ id });
 
@@ -43,6 +44,8 @@ export const serverEvents = {
   'user.created': user,
   'user.updated': user,
   'stats.changed': stats,
+  /** A recipe paused for an app version, or turned back on (Settings → Recipes and the Tasks banner). */
+  'recipe.breaker': recipeBreaker,
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

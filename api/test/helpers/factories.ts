@@ -177,3 +177,24 @@ export async function buildUnconfirmedPost(client: Client, options: { assignedTo
   const question = await db.selectFrom('tasks').select('id').where('unconfirmedTaskId', '=', task!.id).executeTakeFirstOrThrow();
   return { device, account, post, publishTaskId: task!.id, questionId: question.id };
 }
+
+/** A recipe paused for an app version in the client's workspace, as the breaker leaves it (rows written directly). */
+export async function buildPausedRecipe(client: Client, options: { appVersion?: string; recipeId?: string } = {}) {
+  const db = client.app.ctx.db;
+  const device = await buildDevice(client, { name: `Pixel breaker ${Math.random().toString(36).slice(2, 7)}` });
+  const workspaceId = (await db.selectFrom('devices').select('workspaceId').where('id', '=', device.id).executeTakeFirstOrThrow()).workspaceId;
+  return db
+    .insertInto('recipeBreakers')
+    .values({
+      workspaceId,
+      recipeId: options.recipeId ?? 'instagram.post',
+      recipeName: 'Instagram: post',
+      platform: 'instagram',
+      routines: ['create_post'],
+      package: 'com.instagram.android',
+      appVersion: options.appVersion ?? `400.0.0.${Math.floor(Math.random() * 1e6)}`,
+      phones: 3,
+    })
+    .returning(['id', 'workspaceId', 'appVersion'])
+    .executeTakeFirstOrThrow();
+}

@@ -23,6 +23,7 @@ import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
 import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
 import { byHandDescription, recipesCover } from './recipes.ts';
+import { noteAppChanged, noteNewTasksHeld, notHeldByBreaker } from './breaker.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
 export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
@@ -32,6 +33,9 @@ export interface Failure {
   code: FailureCode;
   message?: string | undefined;
   retryable?: boolean | undefined;
+  /** The recipe that ran and the app it drove, where the phone's run got that far (the breaker counts them). */
+  recipe?: { id: string; version: number } | undefined;
+  app?: { package: string; version: string } | undefined;
 }
 
 /** The words of a failure: the phone's own, or the code's label. */
@@ -99,7 +103,8 @@ export async function createTasks(tx: Tx, given: NewTask[], outboxes: Outboxes):
     )
     .onConflict((oc) => oc.column('sourceKey').doNothing())
     .returningAll()
-    .execute();
+    .execute()
+    .then((inserted) => noteNewTasksHeld(tx, inserted));
   const quiet = new Set(inputs.filter((input) => input.notifyAssignee === false && input.sourceKey).map((input) => input.sourceKey));
   for (const row of rows) {
     const outbox = outboxes.for(row.workspaceId);
@@ -142,7 +147,8 @@ export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
     )
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', device).where('d.controlledById', 'is not', null))),
-    );
+    )
+    .where(notHeldByBreaker);
   if (deviceId !== undefined) query = query.where('t.deviceId', '=', device);
   return query;
 }
@@ -405,6 +411,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
     if (again) return { kind: 'retrying', task: again };
   }
   const settled = await settleTask(tx, task, 'failed', { cause: 'phone', attempt: result.attempt, failure, engagement: result.engagement }, outboxes);
+  if (settled && failure.code === 'app_changed') await noteAppChanged(tx, settled, failure, outbox);
   return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
 }
 

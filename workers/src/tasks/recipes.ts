@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { parseRecipe, resolveRecipe, type Recipe, type RecipePlatform, type RoutineType } from '@farm/agent-protocol/recipes';
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
-import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
+import { describeWork, type AppVerification, type TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
 
 /** At most this many recipes travel with one task (one per app version range is the use; 20 is plenty). */
@@ -83,7 +83,48 @@ export async function withWorkspaceRecipes(db: Db, works: readonly { workspaceId
       answer[index] = { ...work, recipes: own, recipe: chosen?.recipe ?? work.recipe };
     } else answer[index] = { ...work, recipes: own };
   });
-  return answer;
+  return withCoverage(
+    db,
+    works.map(({ workspaceId }, index) => ({ workspaceId, work: answer[index]! })),
+  );
+}
+
+/** At most this many verified app versions travel with one task (the newest). */
+const MAX_VERIFICATIONS_PER_TASK = 200;
+
+/**
+ * What the phone's gate needs to answer the coverage rule (`coversApp`): the versions the workspace verified its
+ * recipes on, and whether it lets shipped templates run on versions no one verified. One statement per workspace.
+ */
+async function withCoverage(db: Db, works: readonly { workspaceId: string; work: TaskWork }[]): Promise<TaskWork[]> {
+  const workspaceIds = [...new Set(works.filter(({ work }) => work.kind !== 'manual').map(({ workspaceId }) => workspaceId))];
+  const coverage = new Map<string, { allowUntestedApp: boolean; verifiedApps: AppVerification[] }>();
+  for (const workspaceId of workspaceIds) {
+    const [workspace, verified] = await Promise.all([
+      db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst(),
+      db
+        .selectFrom('recipeVerifications')
+        .select(['recipeId', 'package', 'appVersion', 'locale'])
+        .where('workspaceId', '=', workspaceId)
+        .orderBy('createdAt', 'desc')
+        .limit(MAX_VERIFICATIONS_PER_TASK)
+        .execute(),
+    ]);
+    coverage.set(workspaceId, {
+      allowUntestedApp: workspace?.tryUntestedTemplates ?? false,
+      verifiedApps: verified.map((row) => ({
+        recipeId: row.recipeId,
+        package: row.package,
+        version: row.appVersion,
+        ...(row.locale ? { locale: row.locale } : {}),
+      })),
+    });
+  }
+  return works.map(({ workspaceId, work }) => {
+    const found = coverage.get(workspaceId);
+    if (!found || work.kind === 'manual') return work;
+    return { ...work, allowUntestedApp: found.allowUntestedApp, ...(found.verifiedApps.length > 0 ? { verifiedApps: found.verifiedApps } : {}) };
+  });
 }
 
 /**

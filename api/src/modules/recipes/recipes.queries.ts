@@ -7,7 +7,21 @@ import type { Db, Tx } from '../../shared/types.ts';
 /** A row with its document as written: read as text, since the database layer renames JSON keys to camelCase. */
 export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body'> & { body: Record<string, unknown> };
 
-const columns = ['id', 'workspaceId', 'recipeId', 'version', 'name', 'platform', 'routines', 'enabled', 'createdById', 'createdAt', 'updatedAt'] as const;
+const columns = [
+  'id',
+  'workspaceId',
+  'recipeId',
+  'version',
+  'name',
+  'platform',
+  'routines',
+  'enabled',
+  'createdById',
+  'createdAt',
+  'updatedAt',
+  'invalidField',
+  'invalidReason',
+] as const;
 const bodyText = sql<string>`body::text`.as('bodyText');
 const withBody = <R extends { bodyText: string }>(row: R | undefined): (Omit<R, 'bodyText'> & { body: Record<string, unknown> }) | undefined => {
   if (!row) return undefined;
@@ -90,4 +104,38 @@ export async function deleteWorkspaceRecipe(tx: Tx, workspaceId: string, id: str
       .returning([...columns, bodyText])
       .executeTakeFirst(),
   );
+}
+
+/** Every stored recipe's id and document, across workspaces (the start-up check reads them once). */
+export async function allStoredRecipes(db: Db): Promise<{ id: string; workspaceId: string; name: string; invalidReason: string | null; body: unknown }[]> {
+  const rows = await db.selectFrom('workspaceRecipes').select(['id', 'workspaceId', 'name', 'invalidReason', bodyText]).execute();
+  return rows.map(({ bodyText: text, ...row }) => ({ ...row, body: JSON.parse(text) as unknown }));
+}
+
+/** Turns a stored recipe off as invalid, with where and why; answers nothing when it was already marked so. */
+export function markRecipeInvalid(tx: Tx, id: string, field: string, reason: string) {
+  return tx
+    .updateTable('workspaceRecipes')
+    .set({ enabled: false, invalidField: field, invalidReason: reason, updatedAt: new Date() })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('invalidReason', 'is', null), eb('invalidReason', '!=', reason)]))
+    .returning(['id', 'workspaceId', 'name', 'recipeId', 'version'])
+    .executeTakeFirst();
+}
+
+/** Clears the mark of a stored recipe the current schema accepts again (after an upgrade that relaxed a rule). */
+export function clearRecipeInvalid(tx: Tx, id: string) {
+  return tx.updateTable('workspaceRecipes').set({ invalidField: null, invalidReason: null }).where('id', '=', id).execute();
+}
+
+export async function recipeSettingsOf(db: Db, workspaceId: string): Promise<{ tryUntestedTemplates: boolean }> {
+  const row = await db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst();
+  return { tryUntestedTemplates: row?.tryUntestedTemplates ?? false };
+}
+
+export async function setTryUntestedTemplates(tx: Tx, workspaceId: string, on: boolean): Promise<boolean> {
+  const before = await tx.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).forUpdate().executeTakeFirstOrThrow();
+  if (before.tryUntestedTemplates === on) return false;
+  await tx.updateTable('workspaces').set({ tryUntestedTemplates: on, updatedAt: new Date() }).where('id', '=', workspaceId).execute();
+  return true;
 }

@@ -9,7 +9,10 @@ import {
   createRecipeBody,
   errorBody,
   idParams,
+  recipeBreaker,
   recipeList,
+  recipeSentByHand,
+  recipeSettings,
   shippedRecipeDetail,
   shippedRecipeParams,
   updateRecipeBody,
@@ -22,10 +25,13 @@ import {
   findWorkspaceRecipe,
   insertWorkspaceRecipe,
   listWorkspaceRecipes,
+  recipeSettingsOf,
+  setTryUntestedTemplates,
   setWorkspaceRecipeEnabled,
   type WorkspaceRecipeRow,
 } from './recipes.queries.ts';
 import { write } from '../../events/write.ts';
+import { listPausedRecipes, Outboxes, resumeRecipe, sendPausedWorkToVAs } from '@farm/workers';
 
 function summary(recipe: Recipe) {
   return {
@@ -46,7 +52,14 @@ function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
   // The document is stored as it was written (and validated); its summary is read through the schema's defaults.
   const parsed = recipeSchema.safeParse(row.body);
   const body = parsed.success ? parsed.data : (row.body as unknown as Recipe);
-  return { ...summary(body), id: row.id, enabled: row.enabled, createdAt: row.createdAt.toISOString(), updatedAt: row.updatedAt.toISOString() };
+  return {
+    ...summary(body),
+    id: row.id,
+    enabled: row.enabled,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    invalid: row.invalidReason ? { field: row.invalidField ?? 'the document', reason: row.invalidReason } : null,
+  };
 }
 
 /** The agent's recipe schema, with every problem named by where it is in the document. */
@@ -62,8 +75,13 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   app.get('/recipes', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], response: { 200: recipeList } } }, async (request) => {
-    const rows = await listWorkspaceRecipes(db, actorOf(request).workspaceId);
-    return { recipes: rows.map(toWorkspaceRecipe), shipped: shippedRecipes().map(summary) };
+    const { workspaceId } = actorOf(request);
+    const [rows, breakers, settings] = await Promise.all([
+      listWorkspaceRecipes(db, workspaceId),
+      listPausedRecipes(db, workspaceId),
+      recipeSettingsOf(db, workspaceId),
+    ]);
+    return { recipes: rows.map(toWorkspaceRecipe), shipped: shippedRecipes().map(summary), breakers, settings };
   });
 
   /** A shipped recipe's document, to copy, check on the farm's phones, and add back as the workspace's own. */
@@ -121,6 +139,15 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+        if (request.body.enabled) {
+          const stored = await findWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
+          if (stored?.invalidReason)
+            throw new AppError(
+              400,
+              `This recipe fails the schema at ${stored.invalidField ?? 'the document'}: ${stored.invalidReason}. Mend it and add it again as a new version.`,
+              [{ field: 'enabled', message: 'The recipe is not valid' }],
+            );
+        }
         const updated = await setWorkspaceRecipeEnabled(tx, actor.workspaceId, request.params.id, request.body.enabled);
         if (!updated) throw notFound();
         await outbox.record(
@@ -134,6 +161,56 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
         return updated;
       });
       return { ...toWorkspaceRecipe(row), body: row.body };
+    },
+  );
+
+  /** Settings → Recipes: whether shipped templates may run on app versions no one verified. */
+  app.put(
+    '/recipes/settings',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], body: recipeSettings, response: { 200: recipeSettings, 400: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const on = request.body.tryUntestedTemplates;
+      await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+        if (!(await setTryUntestedTemplates(tx, actor.workspaceId, on))) return;
+        await outbox.record(
+          {
+            userId: actor.userId,
+            action: on
+              ? 'Shipped recipe templates may now run on app versions no one verified'
+              : 'Shipped recipe templates run only on tested or verified app versions',
+            type: on ? 'warning' : 'info',
+          },
+          { action: 'recipes.settings', entityType: 'workspace', entityId: actor.workspaceId, data: { tryUntestedTemplates: on } },
+        );
+      });
+      return { tryUntestedTemplates: on };
+    },
+  );
+
+  /** "Turn it back on": a paused recipe dispatches again on that app version, and its count starts over. */
+  app.post(
+    '/recipes/breakers/:id/resume',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: recipeBreaker, 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const breaker = await write(app.ctx, actor.workspaceId, (tx, outbox) => resumeRecipe(tx, actor.workspaceId, request.params.id, actor.userId, outbox));
+      if (!breaker) throw new AppError(404, 'No paused recipe has this id: it may have been turned back on already');
+      return breaker;
+    },
+  );
+
+  /** "Send this work to VAs by hand": the waiting tasks of a paused recipe become their phones' VAs'. */
+  app.post(
+    '/recipes/breakers/:id/by-hand',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: recipeSentByHand, 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const moved = await write(app.ctx, actor.workspaceId, (tx, outbox) =>
+        sendPausedWorkToVAs(tx, actor.workspaceId, request.params.id, actor.userId, Outboxes.of(outbox)),
+      );
+      if (moved === undefined) throw new AppError(404, 'No paused recipe has this id: it may have been turned back on already');
+      return { tasks: moved };
     },
   );
 

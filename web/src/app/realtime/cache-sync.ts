@@ -15,6 +15,7 @@ import { bindPostEvents } from '../../features/content/posts.events';
 import { bindDeviceEvents, PULSE_INTERVAL_MS } from '../../features/devices/devices.events';
 import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
+import { bindRecipeEvents } from '../../features/settings/recipes.events';
 import { bindTaskEvents } from '../../features/tasks/tasks.events';
 import { createLiveCache, REFRESH_DELAY_MS, type LiveHandlers } from '../../shared/realtime/live-cache';
 
@@ -48,6 +49,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     ...bindPostEvents(live),
     ...bindUserEvents(live),
     ...bindAnalyticsEvents(live),
+    ...bindRecipeEvents(live),
   };
 
   const apply = (name: string, payload: unknown) => {

@@ -10,7 +10,9 @@ import type {
   createInvitationBody,
   Invitation,
   Me,
+  RecipeBreaker,
   RecipeList,
+  RecipeSettings,
   RetentionSettings,
   updateMeBody,
   updateUserBody,
@@ -233,5 +235,32 @@ export function useRemoveRecipe() {
   return useMutation({
     mutationFn: (id: string) => apiRequest<void>(`/api/recipes/${id}`, { method: 'DELETE' }),
     onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+/** Settings → Recipes: whether shipped templates may run on app versions no one verified. */
+export function useSetRecipeSettings() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (settings: RecipeSettings) => apiRequest<RecipeSettings>('/api/recipes/settings', { method: 'PUT', body: settings }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+/** "Turn it back on": the paused recipe dispatches again on that app version. */
+export function useResumeRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<RecipeBreaker>(`/api/recipes/breakers/${id}/resume`, { method: 'POST' }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+/** "Send this work to VAs by hand": the paused recipe's waiting tasks become their phones' VAs'. */
+export function useSendPausedWorkToVAs() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<{ tasks: number }>(`/api/recipes/breakers/${id}/by-hand`, { method: 'POST' }),
+    onSuccess: () => invalidate('/api/recipes', '/api/tasks'),
   });
 }

@@ -22,6 +22,7 @@ import { TaskCard } from './components/TaskCard';
 import { TaskFormModal } from './components/TaskFormModal';
 import { priorityLabels, taskDeviceLabel, taskStatusLabels } from './task.labels';
 import { useDeleteTask, useTaskCounts, useUpdateTask } from './tasks.api';
+import { PausedRecipesBanner } from '../settings/components/PausedRecipesBanner';
 
 const ALL = 'all';
 const typeOptions = [{ value: ALL, label: 'All Types' }, ...taskTypeValues.map((value) => ({ value, label: taskTypeLabels[value] }))];
@@ -169,6 +170,8 @@ export function TasksPage() {
           </Group>
         }
       />
+
+      <PausedRecipesBanner enabled={isOperator} />
 
       <ListToolbar
         search={{ label: 'Search tasks', placeholder: 'Search tasks...', value: search, onChange: setSearch }}

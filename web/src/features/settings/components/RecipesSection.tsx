@@ -6,7 +6,8 @@ import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
-import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled } from '../settings.api';
+import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../settings.api';
+import { PausedRecipesBanner } from './PausedRecipesBanner';
 
 /** Where a server refusal names problems inside the document ("recipe.steps.3.tap"), as lines to show. */
 function problemsOf(error: unknown): string[] {
@@ -48,6 +49,7 @@ export function RecipesSection() {
   const add = useAddRecipe();
   const setEnabled = useSetRecipeEnabled();
   const remove = useRemoveRecipe();
+  const settings = useSetRecipeSettings();
   const [text, setText] = useState('');
   const [problems, setProblems] = useState<{ message: string; lines: string[] } | null>(null);
   const [removing, setRemoving] = useState<WorkspaceRecipe | null>(null);
@@ -93,6 +95,19 @@ export function RecipesSection() {
     });
   };
 
+  const setTryUntested = (on: boolean) =>
+    settings.mutate(
+      { tryUntestedTemplates: on },
+      {
+        onSuccess: () =>
+          toast(
+            'Settings Saved',
+            on ? 'Shipped templates may now run on app versions no one verified.' : 'Shipped templates run only on tested or verified app versions.',
+          ),
+        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to save the setting')),
+      },
+    );
+
   const own = recipes.data?.recipes ?? [];
   const shipped = recipes.data?.shipped ?? [];
   return (
@@ -105,10 +120,20 @@ export function RecipesSection() {
         its version, and add it here. Your recipes go to phones before the shipped ones for the routine, platform and app version they name.
       </Text>
 
+      <PausedRecipesBanner enabled />
+
       {recipes.isPending ? (
         <LoadingState label="Loading recipes..." />
       ) : (
         <>
+          <Switch
+            mb="md"
+            label="Try shipped templates on app versions no one verified"
+            description="Off: a phone whose app version is outside a template's tested range, and not verified by this workspace, refuses the work (App version not tested)."
+            checked={recipes.data?.settings.tryUntestedTemplates ?? false}
+            disabled={settings.isPending}
+            onChange={(event) => setTryUntested(event.currentTarget.checked)}
+          />
           <Title order={3} fz="md" mb="sm">
             This workspace&apos;s recipes
           </Title>
@@ -132,9 +157,21 @@ export function RecipesSection() {
                         size="xs"
                         c="dimmed"
                       >{`${recipe.recipeId} v${recipe.version} · ${recipe.platform} · ${recipe.routines.join(', ')} · ${versions(recipe)}`}</Text>
+                      {recipe.invalid ? (
+                        <Text
+                          size="xs"
+                          c="red"
+                          role="alert"
+                        >{`Turned off: this version of the console refuses it at ${recipe.invalid.field}: ${recipe.invalid.reason}. Mend it and add it again.`}</Text>
+                      ) : null}
                     </div>
                     <Group gap="sm">
-                      <Switch label="Sent to phones" checked={recipe.enabled} onChange={(event) => toggle(recipe, event.currentTarget.checked)} />
+                      <Switch
+                        label="Sent to phones"
+                        checked={recipe.enabled}
+                        disabled={recipe.invalid !== null && !recipe.enabled}
+                        onChange={(event) => toggle(recipe, event.currentTarget.checked)}
+                      />
                       <Button size="xs" variant="default" onClick={() => void download({ id: recipe.id }, `${recipe.recipeId}.v${recipe.version}`)}>
                         Download
                       </Button>

@@ -1,0 +1,78 @@
+/**
+ * The one rule for what a recipe covers: an app (package, version, UI language) is covered when the recipe drives that
+ * package, speaks the app's language, and the version is inside the recipe's tested range or among the versions the
+ * workspace verified it on. A workspace may also let shipped templates run on versions no one verified. The phone's
+ * pre-flight gate, the console's warnings and the recipe studio's health board all ask this function.
+ */
+import type { AppVerification } from '../work.ts';
+import { compareVersions } from './recipe.resolver.ts';
+import type { Recipe } from './recipe.schema.ts';
+
+/** The recipe's packages, its main one first. */
+export function recipePackages(recipe: Recipe): string[] {
+  return [...new Set([recipe.app.package, ...(recipe.app.packages ?? [])])];
+}
+
+/** The tested range for one package: the recipe's range, or the entry naming the package; null when none is given. */
+export function testedRange(recipe: Recipe, packageName: string): { min: string; max: string } | null | undefined {
+  const tested = recipe.app.tested;
+  if (!tested) return undefined;
+  if (!Array.isArray(tested)) return tested;
+  return tested.find((entry) => entry.package === packageName) ?? null;
+}
+
+/**
+ * Whether a version of a package is inside the recipe's tested range (both ends inclusive). True when the recipe
+ * states no range at all (older workspace recipes); false for a package the ranges leave out.
+ */
+export function isTestedVersion(recipe: Recipe, packageName: string, version: string): boolean {
+  const range = testedRange(recipe, packageName);
+  if (range === undefined) return true;
+  if (range === null) return false;
+  return compareVersions(version, range.min) >= 0 && compareVersions(version, range.max) <= 0;
+}
+
+const language = (tag: string) => tag.toLowerCase().split(/[-_]/)[0] ?? '';
+
+export interface CoverageQuery {
+  package: string;
+  version: string;
+  /** The phone's (or the app's) UI language, when known. */
+  locale?: string | null | undefined;
+}
+
+export interface CoverageOptions {
+  /** Versions the workspace verified its recipes on. */
+  verifications?: readonly AppVerification[];
+  /** The workspace lets shipped templates (recipes not marked verified) run on versions no one verified. */
+  allowUntested?: boolean;
+}
+
+export type Coverage =
+  | { covered: true; by: 'tested' | 'verified' | 'untested_allowed' }
+  | { covered: false; problem: 'package' | 'locale' | 'version'; reason: string };
+
+/** Whether the recipe covers the app, and by what; when not, which part fails and a sentence saying so. */
+export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageOptions = {}): Coverage {
+  const packages = recipePackages(recipe);
+  if (!packages.includes(app.package))
+    return { covered: false, problem: 'package', reason: `${recipe.name} drives ${packages.join(' or ')}, not ${app.package}.` };
+  if (recipe.app.locale && app.locale && language(recipe.app.locale) !== language(app.locale))
+    return { covered: false, problem: 'locale', reason: `The app's language is ${app.locale}; ${recipe.name} reads screens in ${recipe.app.locale}.` };
+  if (isTestedVersion(recipe, app.package, app.version)) return { covered: true, by: 'tested' };
+  const verified = (options.verifications ?? []).some(
+    (entry) =>
+      entry.recipeId === recipe.id &&
+      entry.package === app.package &&
+      compareVersions(entry.version, app.version) === 0 &&
+      (!entry.locale || !app.locale || language(entry.locale) === language(app.locale)),
+  );
+  if (verified) return { covered: true, by: 'verified' };
+  if (options.allowUntested && !recipe.verified) return { covered: true, by: 'untested_allowed' };
+  const range = testedRange(recipe, app.package);
+  return {
+    covered: false,
+    problem: 'version',
+    reason: `${app.package} ${app.version} is outside the versions ${recipe.name} was tested on (${range ? `${range.min} to ${range.max}` : 'none for this package'}) and this workspace has not verified it there.`,
+  };
+}
