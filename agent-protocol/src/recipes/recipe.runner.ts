@@ -19,7 +19,6 @@ import type { AppVerification } from '../work.ts';
 import { coversApp, recipePackages } from './recipe.coverage.ts';
 import { PhoneError, UiBusyError, type PhoneDevice, type Point, type Screenshot, type ScreenSize } from '../phone/phone.device.ts';
 import { drawCount, drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
-import { compareVersions } from './recipe.resolver.ts';
 import {
   engagementActions,
   type ConfirmSpec,
