@@ -104,6 +104,9 @@ export type WorkspaceRecipe = z.infer<typeof workspaceRecipe>;
 const recipeDocument = z.record(z.string(), z.unknown());
 export const workspaceRecipeDetail = workspaceRecipe.extend({ body: recipeDocument });
 export const shippedRecipeDetail = recipeSummary.extend({ body: recipeDocument });
+/** The note on a pending task a paused recipe holds back. */
+export const RECIPE_PAUSED_NOTE = 'Recipe paused for this app version';
+
 /** A recipe paused for one app version after it stopped matching the app on several phones (the breaker). */
 export const recipeBreaker = z.object({
   id,

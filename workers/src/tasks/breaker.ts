@@ -11,7 +11,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import { serialize } from '@farm/sql';
-import type { RecipeBreaker } from '@farm/contracts';
+import { RECIPE_PAUSED_NOTE, type RecipeBreaker } from '@farm/contracts';
 import { shippedRecipes } from '@farm/agent-protocol/recipes';
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
@@ -24,7 +24,7 @@ import { recipeTarget } from './recipes.ts';
 
 export const BREAKER_PHONES = 3;
 export const BREAKER_WINDOW_MS = 6 * 60 * 60_000;
-export const PAUSED_NOTE = 'Recipe paused for this app version';
+export const PAUSED_NOTE = RECIPE_PAUSED_NOTE;
 
 /** The routine a task's work runs, in SQL over `tasks as t`. */
 const taskRoutine = sql<string>`(case t.work->>'kind' when 'post.publish' then 'create_post' else t.work->>'routineType' end)`;

@@ -88,12 +88,14 @@ describe('Settings: recipes', () => {
     enabled: true,
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
+    invalid: null,
   };
   const shipped = { ...own, version: 1, verified: false, minVersion: '300' };
+  const settings = { tryUntestedTemplates: false };
 
   it('lists the workspace’s recipes, turns one off, and shows where a refused document is wrong', async () => {
     const calls = api({
-      'GET /api/recipes': { recipes: [own], shipped: [shipped] },
+      'GET /api/recipes': { recipes: [own], shipped: [shipped], breakers: [], settings },
       'PATCH /api/recipes/r1': { ...own, enabled: false, body: {} },
       'POST /api/recipes': answer(400, {
         error: 'The recipe is not valid: platform: Invalid option',
@@ -121,6 +123,63 @@ describe('Settings: recipes', () => {
     expect(calls.find((call) => call.url === '/api/recipes' && call.method === 'POST')?.body).toEqual({
       recipe: { id: 'instagram.post', platform: 'myspace' },
     });
+  });
+});
+
+describe('Settings: recipes that need a person', () => {
+  const base = {
+    recipeId: 'instagram.post',
+    version: 3,
+    name: 'Instagram publish a post',
+    platform: 'instagram',
+    routines: ['create_post'],
+    appPackage: 'com.instagram.android',
+    writtenFor: '360.0.0.52.192',
+    minVersion: '360',
+    belowVersion: null,
+    verified: true,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+  const broken = { ...base, id: 'r9', enabled: false, invalid: { field: 'steps.2.tap', reason: 'Required' } };
+  const breaker = {
+    id: 'b1',
+    recipeId: 'instagram.post',
+    recipeName: 'Instagram publish a post',
+    platform: 'instagram',
+    routines: ['create_post'],
+    appPackage: 'com.instagram.android',
+    appVersion: '451.0.0.1.1',
+    paused: true,
+    phones: 3,
+    trippedAt: '2026-01-02T00:00:00.000Z',
+    waitingTasks: 4,
+  };
+
+  it('shows a paused recipe with its two ways on, a stored recipe turned off with where it is wrong, and the untested-versions setting', async () => {
+    const calls = api({
+      'GET /api/recipes': { recipes: [broken], shipped: [], breakers: [breaker], settings: { tryUntestedTemplates: false } },
+      'POST /api/recipes/breakers/b1/by-hand': { tasks: 4 },
+      'POST /api/recipes/breakers/b1/resume': { ...breaker, paused: false, waitingTasks: 0 },
+      'PUT /api/recipes/settings': { tryUntestedTemplates: true },
+    });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Recipes' }));
+    const banner = within(await section.findByRole('status', { name: 'Recipe paused: Instagram publish a post on com.instagram.android 451.0.0.1.1' }));
+    expect(banner.getByText(/It no longer matched the app on 3 phones, so its work on phones with this version waits \(4 tasks\)/)).toBeTruthy();
+    fireEvent.click(banner.getByRole('button', { name: 'Send this work to VAs by hand' }));
+    await vi.waitFor(() => expect(calls.some((call) => call.method === 'POST' && call.url === '/api/recipes/breakers/b1/by-hand')).toBe(true));
+    fireEvent.click(banner.getByRole('button', { name: 'Turn it back on' }));
+    await vi.waitFor(() => expect(calls.some((call) => call.method === 'POST' && call.url === '/api/recipes/breakers/b1/resume')).toBe(true));
+
+    const row = within(await section.findByRole('listitem', { name: 'Instagram publish a post v3' }));
+    expect(row.getByRole('alert').textContent).toBe('Turned off: this version of the console refuses it at steps.2.tap: Required. Mend it and add it again.');
+    expect((row.getByRole('switch', { name: 'Sent to phones' }) as HTMLInputElement).disabled).toBe(true);
+
+    fireEvent.click(section.getByRole('switch', { name: /Try shipped templates on app versions no one verified/ }));
+    await vi.waitFor(() =>
+      expect(calls.find((call) => call.url === '/api/recipes/settings')).toMatchObject({ method: 'PUT', body: { tryUntestedTemplates: true } }),
+    );
   });
 });
 

@@ -18,6 +18,12 @@ describe('where a task stands with its phone', () => {
       'Running on the phone (attempt 2): Write the caption',
     );
   });
+  it('says when a paused recipe holds it back', () => {
+    expect(taskDeliveryLine(task({ progressNote: 'Recipe paused for this app version' }), now)).toEqual({
+      tone: 'yellow',
+      text: 'Waiting: recipe paused for this app version',
+    });
+  });
   it('says why an attempt failed and when the next one goes', () => {
     const line = taskDeliveryLine(task({ attempt: 1, failureCode: 'network', failureMessage: 'No signal', nextAttemptAt: '2026-11-23T10:05:00Z' }), now);
     expect(line).toEqual({ tone: 'yellow', text: 'Attempt 1 failed: No signal. Trying again in 5 minutes' });

@@ -1,4 +1,4 @@
-import { failureLabels, type Task } from '@farm/contracts';
+import { failureLabels, RECIPE_PAUSED_NOTE, type Task } from '@farm/contracts';
 import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
 
@@ -23,6 +23,8 @@ export function taskDeliveryLine(task: Task, now: Date = new Date()): DeliveryLi
     const when = task.nextAttemptAt && Date.parse(task.nextAttemptAt) > now.getTime() ? dayjs(task.nextAttemptAt).from(now) : 'soon';
     return { tone: 'yellow', text: `Attempt ${task.attempt} failed: ${reasonOf(task)}. Trying again ${when}` };
   }
+  // A paused recipe holds it back until an operator sends it to a VA or turns the recipe back on.
+  if (task.status === 'pending' && task.progressNote === RECIPE_PAUSED_NOTE) return { tone: 'yellow', text: `Waiting: ${RECIPE_PAUSED_NOTE.toLowerCase()}` };
   if (task.status === 'failed') return { tone: 'red', text: `Failed${task.attempt > 0 ? ` after ${attempts(task.attempt)}` : ''}: ${reasonOf(task)}` };
   if (task.status === 'cancelled') return { tone: 'dimmed', text: `Cancelled: ${reasonOf(task)}` };
   return null;

@@ -2,7 +2,7 @@
  * Tasks' pushed changes: every cached task list kept in the server's order and filters, and work pushed to the
  * signed-in person announced ('task.assigned' reaches only the assignee's own room).
  */
-import { eachServerEvent, serverEvents, task as taskRow, taskListQuery, type Task } from '@farm/contracts';
+import { eachServerEvent, RECIPE_PAUSED_NOTE, serverEvents, task as taskRow, taskListQuery, type Task } from '@farm/contracts';
 import { cannotTell, containsIn, listMatcher } from '../../shared/realtime/list-filters';
 import { newestFirst, type LiveCache, type LiveHandlers, type LiveList } from '../../shared/realtime/live-cache';
 import { playBeep, readSoundEnabled } from '../../shared/sound';
@@ -77,6 +77,8 @@ export function bindTaskEvents(live: LiveCache): TaskEvents {
       live.later(`device-history:${deviceId}`, () => void live.queryClient.invalidateQueries({ queryKey: ['/api/devices', deviceId, 'history'], exact: true }));
     if (campaignSessionId) live.later('campaign-sessions', () => void live.queryClient.invalidateQueries({ queryKey: ['/api/campaign-sessions'] }));
     for (const path of derived) live.refresh(path);
+    // Work a paused recipe holds back (or lets go) changes the paused recipe's count on Tasks and in Settings.
+    if (task.progressNote === RECIPE_PAUSED_NOTE) live.refresh('/api/recipes');
   };
   return {
     'task.created': changed,
