@@ -161,7 +161,7 @@ export const writeRoutes: WriteRoute[] = [
     path: '/api/recipes/breakers/{id}/resume',
     ok: 200,
     vaMay: false,
-    foreign: { status: 404, error: 'No paused recipe has this id: it may have been turned back on already' },
+    foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/recipes/breakers/${(await buildPausedRecipe(operator)).id}/resume` }),
   },
   {
@@ -169,7 +169,7 @@ export const writeRoutes: WriteRoute[] = [
     path: '/api/recipes/breakers/{id}/by-hand',
     ok: 200,
     vaMay: false,
-    foreign: { status: 404, error: 'No paused recipe has this id: it may have been turned back on already' },
+    foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/recipes/breakers/${(await buildPausedRecipe(operator)).id}/by-hand` }),
   },
   {

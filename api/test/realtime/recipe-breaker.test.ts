@@ -90,11 +90,7 @@ describe('the breaker, from phones', () => {
     expect((await operator.post(`/api/recipes/breakers/${paused!.id}/resume`)).body).toMatchObject({ paused: false });
     expect((await resumed).taskId).toBe(task.id);
     expect((await recipes()).breakers).toEqual([]);
-    expectError(
-      await operator.post(`/api/recipes/breakers/${paused!.id}/resume`),
-      404,
-      'No paused recipe has this id: it may have been turned back on already',
-    );
+    expectError(await operator.post(`/api/recipes/breakers/${paused!.id}/resume`), 404, 'Not found');
   });
 });
 

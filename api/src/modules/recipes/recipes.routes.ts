@@ -195,7 +195,7 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const breaker = await write(app.ctx, actor.workspaceId, (tx, outbox) => resumeRecipe(tx, actor.workspaceId, request.params.id, actor.userId, outbox));
-      if (!breaker) throw new AppError(404, 'No paused recipe has this id: it may have been turned back on already');
+      if (!breaker) throw notFound();
       return breaker;
     },
   );
@@ -209,7 +209,7 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
       const moved = await write(app.ctx, actor.workspaceId, (tx, outbox) =>
         sendPausedWorkToVAs(tx, actor.workspaceId, request.params.id, actor.userId, Outboxes.of(outbox)),
       );
-      if (moved === undefined) throw new AppError(404, 'No paused recipe has this id: it may have been turned back on already');
+      if (moved === undefined) throw notFound();
       return { tasks: moved };
     },
   );
