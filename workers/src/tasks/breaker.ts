@@ -19,8 +19,14 @@ import type { Db, Tx } from '../db.ts';
 import { recordActivity } from '../activities.ts';
 import { raiseAlert } from '../alerts.ts';
 import type { Outbox, Outboxes } from '../outbox.ts';
-import type { Failure } from './lifecycle.ts';
 import { recipeTarget } from './recipes.ts';
+
+/** What the breaker reads of a phone's failure (the lifecycle's `Failure` has these fields). */
+interface RunFailure {
+  code: string;
+  recipe?: { id: string; version: number } | undefined;
+  app?: { package: string; version: string } | undefined;
+}
 
 export const BREAKER_PHONES = 3;
 export const BREAKER_WINDOW_MS = 6 * 60 * 60_000;
@@ -137,7 +143,7 @@ async function recipeFacts(tx: Tx, workspaceId: string, recipeId: string, work: 
  * window: once, however many results arrive together (the count and the trip are serialized per recipe and version).
  * Answers the breaker when this result tripped it.
  */
-export async function noteAppChanged(tx: Tx, task: TaskRow, failure: Failure, outbox: Outbox): Promise<RecipeBreaker | null> {
+export async function noteAppChanged(tx: Tx, task: TaskRow, failure: RunFailure, outbox: Outbox): Promise<RecipeBreaker | null> {
   if (failure.code !== 'app_changed' || !failure.recipe || !failure.app || !task.deviceId) return null;
   const { recipe, app } = failure;
   await tx
