@@ -72,7 +72,10 @@ async function buildRecipe(operator: Client): Promise<string> {
 
 /** A group of phones with a name no earlier call used (names are unique per workspace). */
 let groupCount = 0;
-const nextGroupName = (): string => `Group ${(groupCount += 1)}`;
+function nextGroupName(): string {
+  groupCount += 1;
+  return `Group ${groupCount}`;
+}
 async function buildGroup(operator: Client, deviceIds: string[] = []): Promise<string> {
   return (await operator.post<{ id: string }>('/api/groups', { name: nextGroupName(), deviceIds })).body.id;
 }
