@@ -105,7 +105,7 @@ export function DevicesPage() {
             <ExportButton entity="devices" filters={listFilters} />
             {isOperator ? (
               <Button variant="default" leftSection={<IconTags size={16} />} onClick={groupsDialog.open}>
-                Groups
+                Manage groups
               </Button>
             ) : null}
             {isOperator ? (
