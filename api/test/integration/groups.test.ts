@@ -74,6 +74,16 @@ describe('groups and tags', () => {
     expect(listed.map((row) => `${row.name}:${row.deviceIds.length}`)).toEqual(['HUB A:0', 'Hub B:0']);
   });
 
+  it('lets one of many simultaneous creations of a name win; the others get the sentence', async () => {
+    const { operator } = await newWorkspace();
+    const names = ['Race', 'race', 'RACE', 'rAce', 'Race '];
+    const answers = await Promise.all(names.map((name) => operator.post('/api/groups', { name })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    for (const answer of answers.filter((row) => row.status === 409))
+      expect(answer.body.error).toMatch(/^A group or tag named "race" already exists in this workspace$/i);
+    expect((await operator.get<DeviceGroup[]>('/api/groups')).body).toHaveLength(1);
+  });
+
   it('refuses bad input naming the field', async () => {
     const { operator } = await newWorkspace();
     expectFieldError(await operator.post('/api/groups', { name: '   ' }), 'name', 'Name is required');
