@@ -160,6 +160,9 @@ describe('groups and tags', () => {
     );
     const out = await operator.post<DeviceGroup>(`/api/groups/${g1.id}/devices`, { remove: [c.id] });
     expect([...out.body.deviceIds].sort()).toEqual([a.id, b.id].sort());
+    const said = (await operator.get<{ action: string }[]>('/api/activities')).body.map((row) => row.action);
+    expect(said).toEqual(expect.arrayContaining(['2 phones added to G1', '1 phone taken out of G1']));
+    expect(said.filter((action) => action.endsWith(' G1'))).toHaveLength(2);
 
     // The devices list, filtered by group.
     expect(ids((await operator.get<Device[]>(`/api/devices?groupId=${g1.id}`)).body)).toEqual([a.id, b.id]);

@@ -69,18 +69,23 @@ export async function devicesOfWorkspace(tx: Tx, workspaceId: string, ids: reado
   return new Set(rows.map((row) => row.id));
 }
 
-export async function addMembers(tx: Tx, workspaceId: string, groupId: string, deviceIds: readonly string[]) {
-  if (deviceIds.length === 0) return;
-  await tx
+/** Puts the phones in the group; answers how many were not in it yet. */
+export async function addMembers(tx: Tx, workspaceId: string, groupId: string, deviceIds: readonly string[]): Promise<number> {
+  if (deviceIds.length === 0) return 0;
+  const rows = await tx
     .insertInto('deviceGroupMembers')
     .values(deviceIds.map((deviceId) => ({ groupId, deviceId, workspaceId })))
     .onConflict((oc) => oc.columns(['groupId', 'deviceId']).doNothing())
+    .returning('deviceId')
     .execute();
+  return rows.length;
 }
 
-export async function removeMembers(tx: Tx, groupId: string, deviceIds: readonly string[]) {
-  if (deviceIds.length === 0) return;
-  await tx.deleteFrom('deviceGroupMembers').where('groupId', '=', groupId).where('deviceId', 'in', deviceIds).execute();
+/** Takes the phones out of the group; answers how many were in it. */
+export async function removeMembers(tx: Tx, groupId: string, deviceIds: readonly string[]): Promise<number> {
+  if (deviceIds.length === 0) return 0;
+  const rows = await tx.deleteFrom('deviceGroupMembers').where('groupId', '=', groupId).where('deviceId', 'in', deviceIds).returning('deviceId').execute();
+  return rows.length;
 }
 
 /** The group's phones, oldest member first, for acting on each. */

@@ -88,6 +88,14 @@ export async function removeGroup(tx: Tx, actor: Actor, id: string, outbox: Writ
   );
 }
 
+const phones = (count: number): string => `${count} ${count === 1 ? 'phone' : 'phones'}`;
+
+/** "2 phones added to Hub A", "1 phone taken out of Hub A", or both. */
+export function membersSentence(name: string, added: number, removed: number): string {
+  const parts = [added > 0 ? `${phones(added)} added to` : '', removed > 0 ? `${phones(removed)} taken out of` : ''].filter(Boolean);
+  return `${parts.join(' and ')} ${name}`;
+}
+
 /** Adds and takes out phones in one change; a phone not of the workspace refuses all of it. */
 export async function changeMembers(tx: Tx, actor: Actor, id: string, body: DeviceGroupMembersBody, outbox: WriteOutbox): Promise<DeviceGroup> {
   const group = await lockGroup(tx, actor.workspaceId, id);
@@ -97,11 +105,13 @@ export async function changeMembers(tx: Tx, actor: Actor, id: string, body: Devi
   const both = add.filter((deviceId) => remove.includes(deviceId));
   if (both.length > 0) throw badRequest('remove', 'A phone cannot be added and taken out in the same change');
   await assertDevices(tx, actor.workspaceId, add, 'add');
-  await addMembers(tx, actor.workspaceId, id, add);
-  await removeMembers(tx, id, remove);
-  await outbox.record(
-    { userId: actor.userId, action: `Group ${group.name}: ${add.length} phone(s) added, ${remove.length} taken out`, type: 'info' },
-    { action: 'group.members', entityType: 'device_group', entityId: id, data: { add, remove } },
-  );
+  const added = await addMembers(tx, actor.workspaceId, id, add);
+  const removed = await removeMembers(tx, id, remove);
+  // Phones already in (or already out of) the group change nothing, and say nothing.
+  if (added + removed > 0)
+    await outbox.record(
+      { userId: actor.userId, action: membersSentence(group.name, added, removed), type: 'info' },
+      { action: 'group.members', entityType: 'device_group', entityId: id, data: { add, remove } },
+    );
   return announce(tx, actor, id, 'group.updated', outbox);
 }
