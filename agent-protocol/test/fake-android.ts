@@ -6,6 +6,7 @@
  * that the server connects `localabstract:minicap` to. It records every input command, pushed file and killed
  * pid, and can be made busy (uiautomator cannot get an idle state) or frozen (nothing comes back).
  */
+import { FakePackageManager } from './fake-pm.ts';
 import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -194,6 +195,8 @@ export class FakeAndroid {
   uiServerStarts = 0;
   /** What `pm install` was asked, in order. */
   readonly installs: string[] = [];
+  /** App installs, updates and removals through pm (fake-pm.ts). */
+  readonly packageManager = new FakePackageManager(this.files, () => this.options.installRefused === true);
   /** Packages force-stopped, in order. */
   readonly forceStopped: string[] = [];
   /** Activities started with extras (shares), in order. */
@@ -441,6 +444,8 @@ export class FakeAndroid {
         return this.text(`UI hierchary dumped to: ${file}\n`);
       }
       case 'pm': {
+        const app = this.packageManager.handle(args);
+        if (app) return app;
         if (args[0] === 'list' && args[1] === 'packages') {
           const filter = args[2] ?? '';
           const installed = [...(o.packages ?? []), ...(this.uiServerVersion ? ['io.appium.uiautomator2.server', 'io.appium.uiautomator2.server.test'] : [])];

@@ -26,6 +26,7 @@ import { usageRoutes } from './modules/usage/usage.routes.ts';
 import { importRoutes } from './modules/import/import.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
+import { groupsRoutes } from './modules/groups/groups.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -55,6 +56,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     importRoutes,
     alertsRoutes,
     onboardingRoutes,
+    groupsRoutes,
   ]) {
     await app.register(plugin);
   }

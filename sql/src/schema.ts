@@ -625,6 +625,24 @@ export interface DeviceSoftwareTable {
   reportedAt: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** A named set of phones of a workspace, shown as a group or as a tag (0040). */
+export interface DeviceGroupsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  name: string;
+  kind: ColumnType<'group' | 'tag', 'group' | 'tag' | undefined, 'group' | 'tag'>;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** A phone in a group (0040). */
+export interface DeviceGroupMembersTable {
+  groupId: string;
+  deviceId: string;
+  workspaceId: string;
+  addedAt: Timestamp;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -667,6 +685,8 @@ export interface DB extends ManagerConsoleTables {
   recipeVerifications: RecipeVerificationsTable;
   recipeFailures: RecipeFailuresTable;
   recipeBreakers: RecipeBreakersTable;
+  deviceGroups: DeviceGroupsTable;
+  deviceGroupMembers: DeviceGroupMembersTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

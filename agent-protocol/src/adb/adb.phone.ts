@@ -537,6 +537,11 @@ export class AdbPhone implements PhoneDevice {
     return remote;
   }
 
+  /** Copies a local file onto the phone (an app to install: adb.packages.ts), readable by the shell user. */
+  pushFile(localPath: string, remote: string): Promise<void> {
+    return this.upload(localPath, remote, 0o644, this.options.pushTimeoutMs);
+  }
+
   /** Copies a local file to `remote` with adb's sync service, with the given file mode. */
   private upload(localPath: string, remote: string, mode: number, timeoutMs: number): Promise<void> {
     return this.tracked(async () => {

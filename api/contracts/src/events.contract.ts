@@ -10,6 +10,7 @@ import { id, isoTime } from './common.ts';
 import { account, post } from './content.contract.ts';
 import { activity, device, session, stats, task } from './fleet.contract.ts';
 import { recipeBreaker } from './agents.contract.ts';
+import { deviceGroup } from './groups.contract.ts';
 
 const removed = z.object({ id });
 
@@ -46,6 +47,10 @@ export const serverEvents = {
   'stats.changed': stats,
   /** A recipe paused for an app version, or turned back on (Settings → Recipes and the Tasks banner). */
   'recipe.breaker': recipeBreaker,
+  /** A group or tag of phones made, renamed, given or relieved of phones, or removed. */
+  'group.created': deviceGroup,
+  'group.updated': deviceGroup,
+  'group.deleted': removed,
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

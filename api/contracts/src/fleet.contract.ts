@@ -61,6 +61,8 @@ export const deviceListQuery = pageQuery.extend({
   status: deviceStatus.optional(),
   search: z.string().max(200).optional(),
   assignedToId: idFilter.optional(),
+  /** Only the phones of this group or tag (issue #42). */
+  groupId: idFilter.optional(),
 });
 
 export const taskTypeValues = taskTypes;

@@ -13,3 +13,4 @@ export { failureCodes, failureLabels, type FailureCode } from '@farm/agent-proto
 export * from './security.contract.ts';
 export * from './manager.contract.ts';
 export * from './live.contract.ts';
+export * from './groups.contract.ts';

@@ -70,6 +70,16 @@ async function buildRecipe(operator: Client): Promise<string> {
   return (await operator.post<{ id: string }>('/api/recipes', { recipe: await recipeDocument(operator) })).body.id;
 }
 
+/** A group of phones with a name no earlier call used (names are unique per workspace). */
+let groupCount = 0;
+function nextGroupName(): string {
+  groupCount += 1;
+  return `Group ${groupCount}`;
+}
+async function buildGroup(operator: Client, deviceIds: string[] = []): Promise<string> {
+  return (await operator.post<{ id: string }>('/api/groups', { name: nextGroupName(), deviceIds })).body.id;
+}
+
 export const writeRoutes: WriteRoute[] = [
   {
     method: 'PATCH',
@@ -608,6 +618,50 @@ export const writeRoutes: WriteRoute[] = [
     foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}/test` }),
   },
+  // Groups and tags of phones (issue #42).
+  {
+    method: 'POST',
+    path: '/api/groups',
+    ok: 201,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/groups', body: { name: nextGroupName() } }),
+  },
+  {
+    method: 'PATCH',
+    path: '/api/groups/{id}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/groups/${await buildGroup(operator)}`, body: { name: nextGroupName() } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/groups/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/groups/${await buildGroup(operator)}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/groups/{id}/devices',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/groups/${await buildGroup(operator)}/devices`, body: { add: [(await buildDevice(operator)).id] } }),
+  },
+  {
+    method: 'POST',
+    path: '/api/groups/{id}/assign',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async (crew) => ({
+      url: `/api/groups/${await buildGroup(crew.operator, [(await buildDevice(crew.operator)).id])}/assign`,
+      body: { assignedToId: vaId(crew) },
+    }),
+  },
 ];
 
 /** Writes open to anyone, each tested in its own file: they are outside the role matrix. */
@@ -683,6 +737,8 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/{id}/screenshots', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/screenshots`),
   read('/api/devices/{id}/software', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/software`),
   read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
+  read('/api/groups'),
+  read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),
   read('/api/wall-links', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
   read('/api/recipes', undefined, { vaMay: false }),

@@ -160,6 +160,8 @@ describe('ids in paths', () => {
         '/api/devices/{id}/commands': { name: 'screenshot' },
         '/api/recipes/{id}': { enabled: false },
         '/api/tasks/{id}/answer': { answer: 'up' },
+        '/api/groups/{id}/devices': { add: ['6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b'] },
+        '/api/groups/{id}/assign': { assignedToId: null },
       };
       const body = bodies[path] ?? {};
       return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);

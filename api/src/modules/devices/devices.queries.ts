@@ -9,6 +9,8 @@ export interface DeviceFilter {
   status?: DeviceStatus | undefined;
   search?: string | undefined;
   assignedToId?: string | undefined;
+  /** Only the phones of this group or tag (0040). */
+  groupId?: string | undefined;
   cursor?: string | undefined;
   limit: number;
 }
@@ -19,7 +21,13 @@ export function filteredDevices<O>(query: SelectQueryBuilder<DB, 'devices', O>, 
   if (filter.status) q = q.where('status', '=', filter.status);
   if (filter.assignedToId) q = q.where('assignedToId', '=', filter.assignedToId);
   if (filter.search) q = q.where('name', 'ilike', `%${escapeLike(filter.search)}%`);
+  if (filter.groupId) q = q.where(inGroup(filter.groupId));
   return q;
+}
+
+/** The phone is in the group (its membership rows carry the workspace, matched by the filter above). */
+function inGroup(groupId: string) {
+  return sql<boolean>`exists (select 1 from device_group_members m where m.device_id = devices.id and m.group_id = ${groupId})`;
 }
 
 /** Oldest first, so a phone keeps its place in the grid as others are added. */

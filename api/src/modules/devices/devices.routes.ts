@@ -39,7 +39,7 @@ import {
 import { write, type WriteOutbox } from '../../events/write.ts';
 
 /** One device's change, as PATCH and the bulk actions make it. */
-async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: WriteOutbox) {
+export async function changeDevice(tx: Tx, actor: Actor, id: string, body: UpdateDeviceBody, outbox: WriteOutbox) {
   const before = await findDevice(tx, actor.workspaceId, id);
   if (!before) throw notFound();
   const { assignedToId } = body;

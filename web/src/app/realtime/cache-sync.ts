@@ -16,6 +16,7 @@ import { bindDeviceEvents, PULSE_INTERVAL_MS } from '../../features/devices/devi
 import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
 import { bindRecipeEvents } from '../../features/settings/recipes.events';
+import { bindGroupEvents } from '../../features/groups/groups.events';
 import { bindTaskEvents } from '../../features/tasks/tasks.events';
 import { createLiveCache, REFRESH_DELAY_MS, type LiveHandlers } from '../../shared/realtime/live-cache';
 
@@ -50,6 +51,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     ...bindUserEvents(live),
     ...bindAnalyticsEvents(live),
     ...bindRecipeEvents(live),
+    ...bindGroupEvents(live),
   };
 
   const apply = (name: string, payload: unknown) => {

@@ -2,7 +2,7 @@ import { Button, Group, Menu, SimpleGrid } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
+import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { bulkTarget, useBulk } from '../../shared/bulk.api';
@@ -24,10 +24,14 @@ import { AssignVaModal } from './components/AssignVaModal';
 import { DeviceCard } from './components/DeviceCard';
 import { DeviceDetailsModal } from './components/DeviceDetailsModal';
 import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './components/DeviceFormModal';
+import { useGroups } from '../groups/groups.api';
+import { groupFilter } from '../groups/group-filter';
+import { GroupsBulkMenu } from '../groups/GroupsBulkMenu';
+import { GroupsModal } from '../groups/GroupsModal';
 
 const ALL = 'all';
 const statusFilterOptions = [{ value: ALL, label: 'All Status' }, ...deviceStatusOptions];
-const FILTER_KEYS = ['status', 'search', 'assignedToId'] as const;
+const FILTER_KEYS = ['status', 'search', 'assignedToId', 'groupId'] as const;
 
 export function DevicesPage() {
   const me = useCurrentUser();
@@ -39,7 +43,14 @@ export function DevicesPage() {
     if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
   }, [debouncedSearch, filters.search, setFilters]);
   const status = isDeviceStatus(filters.status) ? filters.status : ALL;
-  const listFilters = { search: filters.search, status: status === ALL ? undefined : status, assignedToId: filters.assignedToId || undefined };
+  const listFilters = {
+    search: filters.search,
+    status: status === ALL ? undefined : status,
+    assignedToId: filters.assignedToId || undefined,
+    groupId: filters.groupId || undefined,
+  };
+  const groups = useGroups();
+  const [groupsOpened, groupsDialog] = useDisclosure(false);
   const devices = usePagedList<Device>('/api/devices', listFilters);
   const users = useUsers();
   const bulk = useBulk('devices');
@@ -93,6 +104,11 @@ export function DevicesPage() {
           <Group gap="xs">
             <ExportButton entity="devices" filters={listFilters} />
             {isOperator ? (
+              <Button variant="default" leftSection={<IconTags size={16} />} onClick={groupsDialog.open}>
+                Manage groups
+              </Button>
+            ) : null}
+            {isOperator ? (
               <Button leftSection={<IconPlus size={16} />} onClick={addDialog.open}>
                 Add Device
               </Button>
@@ -118,6 +134,7 @@ export function DevicesPage() {
             onChange: (value) => setFilters({ assignedToId: value === ALL ? null : value }),
             width: 180,
           },
+          groupFilter(groups.data, filters.groupId, (groupId) => setFilters({ groupId })),
         ]}
       />
 
@@ -158,6 +175,11 @@ export function DevicesPage() {
           >
             Restart session
           </Button>
+          <GroupsBulkMenu
+            deviceIds={selection.allMatching ? order : [...selection.ids]}
+            disabledReason={selection.allMatching && devices.hasNextPage ? 'Load every matching device first, or choose devices one by one' : undefined}
+            onDone={selection.clear}
+          />
           <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
             Delete
           </Button>
@@ -168,7 +190,7 @@ export function DevicesPage() {
         <LoadingState label="Loading devices..." />
       ) : list.length === 0 ? (
         <EmptyText>
-          {filters.search || status !== ALL || filters.assignedToId
+          {filters.search || status !== ALL || filters.assignedToId || filters.groupId
             ? 'No devices match your filters'
             : isOperator
               ? 'No devices yet. Connect your first phone: add a device, then choose Connect Phone in its menu.'
@@ -211,6 +233,7 @@ export function DevicesPage() {
         onClose={() => setDetailsId(null)}
       />
       <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
+      {isOperator ? <GroupsModal opened={groupsOpened} onClose={groupsDialog.close} /> : null}
       {isOperator ? <ConnectPhoneModal device={connecting} onClose={() => setConnecting(null)} /> : null}
     </>
   );

@@ -4,7 +4,7 @@
  * gallery.
  */
 import { device as deviceRow, deviceListQuery, type Device, type ServerEventPayload } from '@farm/contracts';
-import { listMatcher, containsIn } from '../../shared/realtime/list-filters';
+import { cannotTell, listMatcher, containsIn } from '../../shared/realtime/list-filters';
 import { filtersOf, hasId, oldestFirst, rowsOf, type LiveCache, type LiveHandlers, type LiveList } from '../../shared/realtime/live-cache';
 import { SCREENSHOTS_SHOWN, screenshotsKey, type Screenshot } from '../../shared/resources';
 
@@ -17,7 +17,11 @@ type PulseEntry = ServerEventPayload<'devices.pulse'>['devices'][number];
 export const deviceList: LiveList<Device> = {
   path: '/api/devices',
   compare: oldestFirst<Device>('createdAt'),
-  matches: listMatcher(deviceListQuery, deviceRow, { search: containsIn<Device>('name') }),
+  matches: listMatcher(deviceListQuery, deviceRow, {
+    search: containsIn<Device>('name'),
+    // A device row does not say its groups: a list filtered by one is read again (groups/groups.events.ts).
+    groupId: cannotTell,
+  }),
 };
 
 /** Reads computed from devices, refreshed (coalesced) after one changes. */
