@@ -114,7 +114,7 @@ export class MediaFetcher {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
         written += chunk.byteLength;
         if (written > cap) throw tooLarge();
-        if (!out.write(chunk)) await new Promise((resolve) => out.once('drain', resolve));
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       }
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
     } catch (error) {

@@ -51,6 +51,53 @@ export async function resolveStoredObject(db: Db, workspaceId: string, url: stri
   throw badRequest(field, `${fieldLabel(field)} must be an image uploaded to this workspace`);
 }
 
+/**
+ * The object id behind an address this server gives out for a stored file: `/api/objects/<id>`, alone or after the
+ * server's own scheme and host (any query, such as an upload signature, is ignored). Anything else is null.
+ */
+export function storedObjectId(url: string): string | null {
+  const match = /^(?:https?:\/\/[^/?#\s]+)?\/api\/objects\/([0-9a-f-]{36})(?:\?[^#\s]*)?$/i.exec(url.trim());
+  const id = match?.[1]?.toLowerCase();
+  return id && isUuid(id) ? id : null;
+}
+
+/** Of these object ids, the ones uploaded to this workspace (holding bytes). */
+export async function uploadedObjectsOf(db: Db, workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('storedObjects')
+    .select('key')
+    .where('key', 'in', [...new Set(ids)])
+    .where('workspaceId', '=', workspaceId)
+    .where('uploadedAt', 'is not', null)
+    .execute();
+  return new Set(rows.map((row) => row.key));
+}
+
+/** The sentence for a post media address that is not one of the workspace's stored files. */
+export function outsideMediaMessage(label: string, url: string): string {
+  const shown = url.length > 80 ? `${url.slice(0, 77)}...` : url;
+  return `${label} must be images uploaded to this workspace; "${shown}" is not one (upload the file instead of linking it)`;
+}
+
+/**
+ * A post's media as saved: each address must name a file uploaded to this workspace, and is kept as the server's
+ * own path. An outside address (which the farm PC would otherwise fetch) is refused with a sentence naming the field.
+ */
+export async function resolveMediaUrls(db: Db, workspaceId: string, urls: readonly string[], field = 'mediaUrls'): Promise<string[]> {
+  const ids = urls.map(storedObjectId);
+  const known = await uploadedObjectsOf(
+    db,
+    workspaceId,
+    ids.filter((id): id is string => id !== null),
+  );
+  return urls.map((url, index) => {
+    const id = ids[index];
+    if (!id || !known.has(id)) throw badRequest(field, outsideMediaMessage(fieldLabel(field), url));
+    return objectPath(id);
+  });
+}
+
 /** Stores an image sent inline as a data URL and answers its path. */
 export async function storeDataUrl(db: Db, storage: Storage, actor: Actor, dataUrl: string, field: string): Promise<string> {
   const match = /^data:(image\/(?:png|jpeg|gif|webp|avif|bmp));base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
