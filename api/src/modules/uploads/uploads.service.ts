@@ -4,7 +4,46 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
-import { claimReservation, insertReservation, lockPendingReservations, RESERVATION_MS, reservationExists } from './uploads.queries.ts';
+import { automation } from '@farm/workers';
+import {
+  claimReservation,
+  insertReservation,
+  lockPendingReservations,
+  lockQuota,
+  RESERVATION_MS,
+  reservationExists,
+  reservationWorkspace,
+} from './uploads.queries.ts';
+
+/** Raster images only: an SVG served from this origin could run script. */
+export const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
+
+/** A byte count as a person reads it: 512 KB, 3.2 MB, 5 GB (binary units, as the limits are set). */
+export function sizeText(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
+/** The sentence of a full workspace storage. */
+export function storageFullMessage(used: number, size: number, quota: number): string {
+  return `This workspace's storage is full: ${sizeText(used)} of ${sizeText(quota)} used, and this file needs ${sizeText(size)} more. Delete files (screenshots age out with retention) or raise WORKSPACE_STORAGE_QUOTA_BYTES, then try again.`;
+}
+
+/**
+ * Checks that `size` more bytes fit the workspace's storage quota, in the transaction that records the file (under a
+ * lock on the workspace, so racing uploads are counted one after the other); over it, a 413 with a sentence.
+ */
+export async function assertQuota(tx: Db, workspaceId: string, size: number): Promise<void> {
+  const quota = automation().storageQuotaBytes;
+  const { fits, used } = await lockQuota(tx, workspaceId, size, quota);
+  if (!fits) throw new AppError(413, storageFullMessage(used, size, quota));
+}
 
 /**
  * Reserves an object for the caller's workspace; the bytes come later through the signed URL. A person holds at
@@ -26,6 +65,10 @@ export async function reserveObject(db: Db, storage: Storage, actor: Actor, pend
 /** Stores the bytes of a reserved object: once per reservation, however many uploads race for it. */
 export async function storeUpload(db: Db, storage: Storage, id: string, file: { bytes: Buffer; contentType: string }): Promise<void> {
   await db.transaction().execute(async (tx) => {
+    const workspaceId = await reservationWorkspace(tx, id);
+    if (!workspaceId) throw notFound();
+    // Counted before the claim: a refusal leaves the link unused, to try again once room is made.
+    await assertQuota(tx, workspaceId, file.bytes.length);
     if (!(await claimReservation(tx, id, { contentType: file.contentType, size: file.bytes.length }))) {
       throw (await reservationExists(tx, id)) ? conflict(messages.uploadLinkUsed) : notFound();
     }
@@ -98,12 +141,18 @@ export async function resolveMediaUrls(db: Db, workspaceId: string, urls: readon
   });
 }
 
-/** Stores an image sent inline as a data URL and answers its path. */
+/**
+ * Stores an image sent inline as a data URL (a profile picture) and answers its path: the same limits as an upload
+ * (raster image types, the 10 MB cap, the workspace's storage quota). Call in the transaction that uses the path.
+ */
 export async function storeDataUrl(db: Db, storage: Storage, actor: Actor, dataUrl: string, field: string): Promise<string> {
-  const match = /^data:(image\/(?:png|jpeg|gif|webp|avif|bmp));base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
-  if (!match?.[1] || !match[2]) throw badRequest(field, `${fieldLabel(field)} must be an image data URL`);
+  const match = /^data:([\w.+/-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
+  if (!match?.[1] || !match[2] || !SAFE_IMAGE.test(match[1])) throw badRequest(field, `${fieldLabel(field)} must be an image data URL (PNG, JPEG, GIF, WebP, AVIF or BMP)`);
   const bytes = Buffer.from(match[2], 'base64');
-  if (bytes.length > uploadLimits.maxFileSize) throw badRequest(field, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`);
+  if (bytes.length === 0) throw badRequest(field, `${fieldLabel(field)} is empty`);
+  if (bytes.length > uploadLimits.maxFileSize)
+    throw new AppError(413, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`, [{ field, message: `${fieldLabel(field)} exceeds maximum allowed size of 10 MB` }]);
+  await assertQuota(db, actor.workspaceId, bytes.length);
   const id = randomUUID();
   await storage.write(id, bytes);
   await db
