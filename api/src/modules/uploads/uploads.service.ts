@@ -147,7 +147,7 @@ export async function resolveMediaUrls(db: Db, workspaceId: string, urls: readon
  */
 export async function storeDataUrl(db: Db, storage: Storage, actor: Actor, dataUrl: string, field: string): Promise<string> {
   const match = /^data:([\w.+/-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
-  if (!match?.[1] || !match[2] || !SAFE_IMAGE.test(match[1])) throw badRequest(field, `${fieldLabel(field)} must be an image data URL (PNG, JPEG, GIF, WebP, AVIF or BMP)`);
+  if (!match?.[1] || !match[2] || !SAFE_IMAGE.test(match[1])) throw badRequest(field, `${fieldLabel(field)} must be an image data URL`);
   const bytes = Buffer.from(match[2], 'base64');
   if (bytes.length === 0) throw badRequest(field, `${fieldLabel(field)} is empty`);
   if (bytes.length > uploadLimits.maxFileSize)
