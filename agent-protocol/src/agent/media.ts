@@ -111,7 +111,7 @@ export class MediaFetcher {
         out.on('error', reject);
         out.on('open', () => resolve());
       });
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         written += chunk.byteLength;
         if (written > cap) throw tooLarge();
         if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
