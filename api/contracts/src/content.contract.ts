@@ -181,6 +181,8 @@ export const post = z.object({
   /** While scheduled and due: why it has not reached a phone yet (for example, it waits for a person). */
   waitingCode: failureCode.nullable(),
   waitingMessage: z.string().nullable(),
+  /** Why the post's media could not be taken in as the workspace's files: it needs new media. */
+  mediaProblem: z.string().nullish(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

@@ -69,6 +69,16 @@ describe('post media at save', () => {
     expect(edited.body.mediaUrls).toEqual([]);
   });
 
+  it('clears a post’s media problem once new media is given', async () => {
+    const post = await buildPost(operator, account.id, {});
+    await t.db.updateTable('posts').set({ mediaUrls: ['https://cdn.example.com/old.jpg'], mediaProblem: 'The media at https://cdn.example.com/old.jpg could not be taken in' }).where('id', '=', post.id).execute();
+    expect((await operator.get<Post>(`/api/posts/${post.id}`)).body.mediaProblem).toMatch(/could not be taken in/);
+    const image = await uploadImage(operator);
+    const edited = await operator.patch<Post>(`/api/posts/${post.id}`, { mediaUrls: [image] });
+    expectStatus(edited, 200);
+    expect(edited.body).toMatchObject({ mediaUrls: [image], mediaProblem: null });
+  });
+
   it('refuses outside addresses row by row in a CSV import', async () => {
     const image = await uploadImage(operator);
     const csv = ['Account,Caption,Media URLs', `media.daily,ours,${image}`, 'media.daily,theirs,http://10.0.0.5/x.jpg', `media.daily,mixed,${image} https://cdn.example.com/a.jpg`].join('\n');

@@ -52,7 +52,11 @@ export async function changePost(tx: Tx, actor: Actor, id: string, body: UpdateP
   }
   if (body.caption !== undefined) changes.caption = body.caption;
   if (body.hashtags !== undefined) changes.hashtags = body.hashtags;
-  if (body.mediaUrls !== undefined) changes.mediaUrls = await resolveMediaUrls(tx, actor.workspaceId, body.mediaUrls);
+  if (body.mediaUrls !== undefined) {
+    changes.mediaUrls = await resolveMediaUrls(tx, actor.workspaceId, body.mediaUrls);
+    // New media answers a problem found with the old (the posts.media job).
+    if (before.mediaProblem !== null) changes.mediaProblem = null;
+  }
   if (body.scheduledAt !== undefined && (body.status ?? before.status) === 'scheduled') {
     assertFuture(body.scheduledAt);
     changes.scheduledAt = body.scheduledAt;
