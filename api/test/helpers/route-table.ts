@@ -471,7 +471,7 @@ export const writeRoutes: WriteRoute[] = [
     foreign: noSuch('accountId', 'account'),
     setup: async ({ operator }) => ({
       url: '/api/posts',
-      body: { accountId: (await buildAccount(operator)).id, caption: 'New drop', status: 'draft', hashtags: ['#new'] },
+      body: { accountId: (await buildAccount(operator)).id, caption: 'New drop', status: 'draft', hashtags: ['#new'], mediaUrls: [await uploadImage(operator)] },
     }),
   },
   {
@@ -659,6 +659,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/{id}/software', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/software`),
   read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
   read('/api/wall-links', undefined, { vaMay: false }),
+  read('/api/storage', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
