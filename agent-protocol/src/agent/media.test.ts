@@ -83,17 +83,25 @@ describe('a post’s media brought to the farm host', () => {
       `${origin}/api/objects/obj-1/../../cdn/pier.png?x=1`,
       `${origin}/api/agent/media/obj-1`,
     ]) {
-      expect(await media.fetch(address).catch((error: unknown) => error)).toMatchObject({ retryable: false, message: expect.stringContaining('not a file stored') });
+      expect(await media.fetch(address).catch((error: unknown) => error)).toMatchObject({
+        retryable: false,
+        message: expect.stringContaining('not a file stored'),
+      });
     }
     expect(seen.length).toBe(before);
   });
 
   it('follows no redirect and cuts off a body over the cap, leaving no file behind', async () => {
-    const moved = await new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir }).fetch('/api/objects/moved').catch((error: unknown) => error);
+    const moved = await new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir })
+      .fetch('/api/objects/moved')
+      .catch((error: unknown) => error);
     expect(moved).toMatchObject({ retryable: false, message: expect.stringContaining('redirect') });
     expect(seen.some((request) => request.url === '/cdn/pier.png')).toBe(false);
     const capped = new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir, maxBytes: 1000 });
-    expect(await capped.fetch('/api/objects/chunked').catch((error: unknown) => error)).toMatchObject({ retryable: false, message: expect.stringContaining('larger than') });
+    expect(await capped.fetch('/api/objects/chunked').catch((error: unknown) => error)).toMatchObject({
+      retryable: false,
+      message: expect.stringContaining('larger than'),
+    });
     expect(readdirSync(dir).filter((name) => name.endsWith('.part'))).toEqual([]);
   });
 

@@ -63,7 +63,10 @@ export class MediaFetcher {
       throw new MediaError(`The media address "${address.slice(0, 200)}" is not a web address`, false);
     const stored = target.origin === server.origin ? /^\/api\/objects\/([0-9A-Za-z-]{1,64})$/.exec(target.pathname) : null;
     if (!stored)
-      throw new MediaError(`The media address "${address.slice(0, 200)}" is not a file stored on this farm's console; upload the media to the post again`, false);
+      throw new MediaError(
+        `The media address "${address.slice(0, 200)}" is not a file stored on this farm's console; upload the media to the post again`,
+        false,
+      );
     target = new URL(`/api/agent/media/${stored[1]}`, server);
     const credential = this.options.credential;
     const headers: Record<string, string> = { authorization: `Bearer ${'token' in credential ? credential.token : credential.hostToken}` };

@@ -643,7 +643,8 @@ class RecipeRun {
       case 'push_media': {
         const file = this.fill(step.from, scope);
         // The task's downloaded media only: a recipe never names another file of the farm PC.
-        if (!this.taskMedia().has(file)) throw new StepFailure('unknown', "push_media copies only the task's downloaded media; this file is not one of them.", false);
+        if (!this.taskMedia().has(file))
+          throw new StepFailure('unknown', "push_media copies only the task's downloaded media; this file is not one of them.", false);
         const remote = await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {});
         if (step.as) scope.set(step.as, remote);
         return finish({ detail: remote });

@@ -471,7 +471,13 @@ export const writeRoutes: WriteRoute[] = [
     foreign: noSuch('accountId', 'account'),
     setup: async ({ operator }) => ({
       url: '/api/posts',
-      body: { accountId: (await buildAccount(operator)).id, caption: 'New drop', status: 'draft', hashtags: ['#new'], mediaUrls: [await uploadImage(operator)] },
+      body: {
+        accountId: (await buildAccount(operator)).id,
+        caption: 'New drop',
+        status: 'draft',
+        hashtags: ['#new'],
+        mediaUrls: [await uploadImage(operator)],
+      },
     }),
   },
   {

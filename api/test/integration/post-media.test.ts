@@ -71,7 +71,11 @@ describe('post media at save', () => {
 
   it('clears a post’s media problem once new media is given', async () => {
     const post = await buildPost(operator, account.id, {});
-    await t.db.updateTable('posts').set({ mediaUrls: ['https://cdn.example.com/old.jpg'], mediaProblem: 'The media at https://cdn.example.com/old.jpg could not be taken in' }).where('id', '=', post.id).execute();
+    await t.db
+      .updateTable('posts')
+      .set({ mediaUrls: ['https://cdn.example.com/old.jpg'], mediaProblem: 'The media at https://cdn.example.com/old.jpg could not be taken in' })
+      .where('id', '=', post.id)
+      .execute();
     expect((await operator.get<Post>(`/api/posts/${post.id}`)).body.mediaProblem).toMatch(/could not be taken in/);
     const image = await uploadImage(operator);
     const edited = await operator.patch<Post>(`/api/posts/${post.id}`, { mediaUrls: [image] });
@@ -81,15 +85,28 @@ describe('post media at save', () => {
 
   it('refuses outside addresses row by row in a CSV import', async () => {
     const image = await uploadImage(operator);
-    const csv = ['Account,Caption,Media URLs', `media.daily,ours,${image}`, 'media.daily,theirs,http://10.0.0.5/x.jpg', `media.daily,mixed,${image} https://cdn.example.com/a.jpg`].join('\n');
+    const csv = [
+      'Account,Caption,Media URLs',
+      `media.daily,ours,${image}`,
+      'media.daily,theirs,http://10.0.0.5/x.jpg',
+      `media.daily,mixed,${image} https://cdn.example.com/a.jpg`,
+    ].join('\n');
     const answer = await operator.post<ImportResult>('/api/import/posts', csv, { 'content-type': 'text/csv' });
     expectStatus(answer, 200);
     expect(answer.body).toMatchObject({ total: 3, valid: 1, created: 1 });
     expect(answer.body.rows[1]!.errors).toEqual([
-      { field: 'Media URLs', message: 'Media URLs must be images uploaded to this workspace; "http://10.0.0.5/x.jpg" is not one (upload the file instead of linking it)' },
+      {
+        field: 'Media URLs',
+        message: 'Media URLs must be images uploaded to this workspace; "http://10.0.0.5/x.jpg" is not one (upload the file instead of linking it)',
+      },
     ]);
     expect(answer.body.rows[2]!.ok).toBe(false);
-    const rows = await t.db.selectFrom('posts').select(['caption', 'mediaUrls']).where('accountId', '=', account.id).where('caption', 'in', ['ours', 'theirs', 'mixed']).execute();
+    const rows = await t.db
+      .selectFrom('posts')
+      .select(['caption', 'mediaUrls'])
+      .where('accountId', '=', account.id)
+      .where('caption', 'in', ['ours', 'theirs', 'mixed'])
+      .execute();
     expect(rows).toEqual([{ caption: 'ours', mediaUrls: [image] }]);
   });
 });

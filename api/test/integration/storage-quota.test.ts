@@ -70,10 +70,13 @@ describe('over the quota', () => {
   });
 
   it('routes profile pictures sent as data URLs through the same limits: type, size and quota', async () => {
-    const patch = (profilePicture: string) => operator.patch<Account>(`/api/accounts/${account.id}`, { profilePicture });
+    const patch = (profilePicture: string) => operator.patch(`/api/accounts/${account.id}`, { profilePicture });
     const svg = await patch(`data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`);
     expect(svg.status).toBe(400);
-    expect((svg.body as { details: unknown[] }).details).toContainEqual({ field: 'profilePicture', message: expect.stringContaining('must be an image data URL') });
+    expect((svg.body as { details: unknown[] }).details).toContainEqual({
+      field: 'profilePicture',
+      message: expect.stringContaining('must be an image data URL'),
+    });
     const huge = await patch(`data:image/png;base64,${Buffer.alloc(10_485_761, 1).toString('base64')}`);
     expect(huge.status).toBe(413);
     expect((huge.body as { error: string }).error).toBe('Profile picture exceeds maximum allowed size of 10 MB');
@@ -85,7 +88,7 @@ describe('over the quota', () => {
     await leaveRoom(PNG.length);
     const stored = await patch(`data:image/png;base64,${PNG.toString('base64')}`);
     expectStatus(stored, 200);
-    expect(stored.body.profilePicture).toMatch(/^\/api\/objects\/[0-9a-f-]{36}$/);
+    expect((stored.body as Account).profilePicture).toMatch(/^\/api\/objects\/[0-9a-f-]{36}$/);
     expect((await usage()).usedBytes).toBe((await usage()).quotaBytes);
   });
 });

@@ -88,7 +88,9 @@ describe('posts.media: outside media taken in once', () => {
     };
     const files = readdirSync(join(dataDir, 'objects')).length;
     expect(await run()).toMatchObject({ stored: 0, marked: 4 });
-    expect((await postRow(cases.moved.id)).mediaProblem).toMatch(/moved\.png could not be taken in: the server answered with a redirect, which is not followed\. Upload/);
+    expect((await postRow(cases.moved.id)).mediaProblem).toMatch(
+      /moved\.png could not be taken in: the server answered with a redirect, which is not followed\. Upload/,
+    );
     expect((await postRow(cases.svg.id)).mediaProblem).toMatch(/not a PNG, JPEG, GIF, WebP, AVIF or BMP image \(image\/svg\+xml\)/);
     expect((await postRow(cases.huge.id)).mediaProblem).toMatch(/larger than 10 MB/);
     expect((await postRow(cases.gone.id)).mediaProblem).toMatch(/the server answered 404/);

@@ -50,14 +50,19 @@ type Fetched = { ok: true; bytes: Buffer; contentType: string } | { ok: false; r
 
 /** Fetches one outside address for a post, as a webhook is sent. */
 export async function fetchMedia(url: string, policy: OutboundPolicy): Promise<Fetched> {
-  const answer = await sendOutbound(url, { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: uploadLimits.maxFileSize, headers: { accept: 'image/*' } }, policy);
+  const answer = await sendOutbound(
+    url,
+    { method: 'GET', timeoutMs: FETCH_TIMEOUT_MS, maxBytes: uploadLimits.maxFileSize, headers: { accept: 'image/*' } },
+    policy,
+  );
   if (!answer.ok) {
     if (answer.failure === 'failed' && answer.status !== null) return { ok: false, reason: 'the file is larger than 10 MB' };
     return { ok: false, reason: outboundFailureText[answer.failure].replace(/^The endpoint/, 'The server').toLowerCase() };
   }
   if (answer.status !== 200) return { ok: false, reason: `the server answered ${answer.status}` };
   const contentType = (answer.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (!SAFE_IMAGE.test(contentType)) return { ok: false, reason: `it is not a PNG, JPEG, GIF, WebP, AVIF or BMP image (${contentType.slice(0, 60) || 'no type'})` };
+  if (!SAFE_IMAGE.test(contentType))
+    return { ok: false, reason: `it is not a PNG, JPEG, GIF, WebP, AVIF or BMP image (${contentType.slice(0, 60) || 'no type'})` };
   if (!answer.body || answer.body.length === 0) return { ok: false, reason: 'the file is empty' };
   return { ok: true, bytes: answer.body, contentType };
 }

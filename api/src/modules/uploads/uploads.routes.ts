@@ -111,9 +111,8 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   /** Operators see how much of the workspace's storage its files take (Settings). */
-  app.get(
-    '/storage',
-    { config: { access: 'workspace.manage' }, schema: { tags: ['uploads'], response: { 200: storageUsage } } },
-    async (request) => ({ usedBytes: await storedBytes(db, actorOf(request).workspaceId), quotaBytes: automation().storageQuotaBytes }),
-  );
+  app.get('/storage', { config: { access: 'workspace.manage' }, schema: { tags: ['uploads'], response: { 200: storageUsage } } }, async (request) => ({
+    usedBytes: await storedBytes(db, actorOf(request).workspaceId),
+    quotaBytes: automation().storageQuotaBytes,
+  }));
 };

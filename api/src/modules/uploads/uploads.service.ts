@@ -151,7 +151,9 @@ export async function storeDataUrl(db: Db, storage: Storage, actor: Actor, dataU
   const bytes = Buffer.from(match[2], 'base64');
   if (bytes.length === 0) throw badRequest(field, `${fieldLabel(field)} is empty`);
   if (bytes.length > uploadLimits.maxFileSize)
-    throw new AppError(413, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`, [{ field, message: `${fieldLabel(field)} exceeds maximum allowed size of 10 MB` }]);
+    throw new AppError(413, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`, [
+      { field, message: `${fieldLabel(field)} exceeds maximum allowed size of 10 MB` },
+    ]);
   await assertQuota(db, actor.workspaceId, bytes.length);
   const id = randomUUID();
   await storage.write(id, bytes);

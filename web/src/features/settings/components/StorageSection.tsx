@@ -28,8 +28,8 @@ export function StorageSection() {
         Storage
       </Title>
       <Text size="sm" c="dimmed" mb="md">
-        Uploads, profile pictures and phone screenshots count against the workspace's quota. When it is full, uploads are refused and new
-        screenshots are dropped until files are removed (screenshots age out with retention).
+        Uploads, profile pictures and phone screenshots count against the workspace's quota. When it is full, uploads are refused and new screenshots are
+        dropped until files are removed (screenshots age out with retention).
       </Text>
       {usage.isPending ? (
         <LoadingState label="Loading storage usage..." />
