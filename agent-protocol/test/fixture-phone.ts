@@ -50,6 +50,7 @@ export class FixturePhone implements PhoneDevice {
   readonly taps: Point[] = [];
   readonly swipes: { from: Point; to: Point; durationMs: number }[] = [];
   readonly typed: string[] = [];
+  readonly pushed: string[] = [];
   readonly keys: KeyName[] = [];
   readonly launched: string[] = [];
   busy = 0;
@@ -134,6 +135,7 @@ export class FixturePhone implements PhoneDevice {
     this.keys.push(key);
   }
   async pushMedia(localPath: string): Promise<string> {
+    this.pushed.push(localPath);
     return `/sdcard/DCIM/Farm/${localPath.split('/').pop()}`;
   }
   async appVersion(): Promise<string | null> {

@@ -326,6 +326,8 @@ export interface PostsTable {
   failureMessage: NullableText;
   waitingCode: NullableCode;
   waitingMessage: NullableText;
+  /** Why the post's media could not be taken in as the workspace's files (0036); it needs new media. */
+  mediaProblem: NullableText;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

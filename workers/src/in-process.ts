@@ -2,6 +2,9 @@
 import { checkJobs, jobs, schedules, type JobDeps, type JobName } from './jobs.ts';
 import { timeJob } from './metrics.ts';
 
+/** Jobs run at start wait this long, so a starting process answers its first requests first. */
+const START_DELAY_MS = 2_000;
+
 export interface Runner {
   /** Runs a job now (and waits for it), as its schedule would; a run already under way is joined, not doubled. */
   runNow(name: JobName): Promise<unknown>;
@@ -24,10 +27,14 @@ export function startInProcess(deps: JobDeps, onError: (name: JobName, error: un
     return next;
   };
   const timers = (Object.keys(schedules) as JobName[]).map((name) => setInterval(() => void run(name), schedules[name].everyMs));
+  const first = setTimeout(() => {
+    for (const name of Object.keys(schedules) as JobName[]) if (schedules[name].atStart && !closed) void run(name);
+  }, START_DELAY_MS);
   return {
     runNow: run,
     async close() {
       closed = true;
+      clearTimeout(first);
       for (const timer of timers) clearInterval(timer);
       await Promise.all(running.values());
     },

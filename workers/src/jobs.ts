@@ -8,6 +8,7 @@ import { processCampaignsDue, processCampaignsPlan } from './campaigns/runs.ts';
 import { processDatabaseVacuum } from './maintenance/vacuum.ts';
 import type { JobDeps } from './jobs.types.ts';
 import { processPostsDue } from './posts/posts.due.ts';
+import { processPostsMedia } from './posts/posts.media.ts';
 import { processRetentionPrune } from './retention/prune.ts';
 import { processTaskTally } from './tasks/tally.ts';
 import { processDevicesWatchdog } from './watchdogs/devices.ts';
@@ -29,12 +30,13 @@ export const jobs = {
   'retention.prune': processRetentionPrune,
   'tasks.tally': processTaskTally,
   'database.vacuum': processDatabaseVacuum,
+  'posts.media': processPostsMedia,
 } as const satisfies Record<string, (data: unknown, deps: JobDeps) => Promise<unknown>>;
 
 export type JobName = keyof typeof jobs;
 
-/** How often each job runs. */
-export const schedules: Record<JobName, { everyMs: number }> = {
+/** How often each job runs; `atStart`: also once as the process starts (BullMQ's schedulers run a first job at once). */
+export const schedules: Record<JobName, { everyMs: number; atStart?: boolean }> = {
   'posts.due': { everyMs: 2_000 },
   'campaigns.plan': { everyMs: 60_000 },
   'campaigns.due': { everyMs: 5_000 },
@@ -46,6 +48,8 @@ export const schedules: Record<JobName, { everyMs: number }> = {
   'retention.prune': { everyMs: 3_600_000 },
   'tasks.tally': { everyMs: 30_000 },
   'database.vacuum': { everyMs: 600_000 },
+  // Posts holding outside media from before the rule: taken in once, at start and after (restored backups).
+  'posts.media': { everyMs: 600_000, atStart: true },
 };
 
 /** Refuses to start with a job that has no processor or no schedule. */

@@ -31,6 +31,8 @@ export interface AutomationSettings {
   phonesPerHost: number;
   /** Devices one workspace may have. */
   devicesPerWorkspace: number;
+  /** Bytes of stored files (uploads, screenshots, captures, fetched post media) one workspace may hold. */
+  storageQuotaBytes: number;
 }
 
 export const defaultSettings: AutomationSettings = {
@@ -46,6 +48,7 @@ export const defaultSettings: AutomationSettings = {
   screenshotsPerMinute: 12,
   phonesPerHost: 64,
   devicesPerWorkspace: 500,
+  storageQuotaBytes: 5 * 1024 ** 3,
 };
 
 let current: AutomationSettings = { ...defaultSettings };
@@ -76,6 +79,8 @@ export const automationEnv = z.object({
   SCREENSHOTS_PER_MINUTE: whole(1, 600),
   HOST_PHONES_MAX: whole(1, 1000),
   WORKSPACE_DEVICES_MAX: whole(1, 100_000),
+  /** In bytes; 5 GiB when unset. */
+  WORKSPACE_STORAGE_QUOTA_BYTES: whole(1024 * 1024, Number.MAX_SAFE_INTEGER),
   ALERTS_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false', 'yes', 'no']).optional(),
 });
 export type AutomationEnv = z.infer<typeof automationEnv>;
@@ -89,6 +94,7 @@ export function settingsFromEnv(env: AutomationEnv): Partial<AutomationSettings>
     ...(env.TASK_BACKOFF_MS !== undefined ? { backoffBaseMs: env.TASK_BACKOFF_MS } : {}),
     ...(env.HOST_PHONES_MAX !== undefined ? { phonesPerHost: env.HOST_PHONES_MAX } : {}),
     ...(env.WORKSPACE_DEVICES_MAX !== undefined ? { devicesPerWorkspace: env.WORKSPACE_DEVICES_MAX } : {}),
+    ...(env.WORKSPACE_STORAGE_QUOTA_BYTES !== undefined ? { storageQuotaBytes: env.WORKSPACE_STORAGE_QUOTA_BYTES } : {}),
     ...(env.SCREENSHOTS_PER_MINUTE !== undefined ? { screenshotsPerMinute: env.SCREENSHOTS_PER_MINUTE } : {}),
     ...(env.ALERTS_ALLOW_PRIVATE !== undefined ? { outboundAllowPrivate: ['1', 'true', 'yes'].includes(env.ALERTS_ALLOW_PRIVATE) } : {}),
   };

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,9 +23,16 @@ beforeAll(async () => {
       request.headers['x-phone-serial'] === 'R58N'
     ) {
       response.writeHead(200, { 'content-type': 'video/mp4' }).end(Buffer.from('mp4-bytes'));
+    } else if (request.url === '/api/agent/media/moved') {
+      response.writeHead(302, { location: '/cdn/pier.png' }).end();
+    } else if (request.url === '/api/agent/media/chunked') {
+      // No length announced, more bytes than the cap: only counting as it streams catches it.
+      response.writeHead(200, { 'content-type': 'image/png' });
+      for (let index = 0; index < 10; index++) response.write(Buffer.alloc(500, 1));
+      response.end();
     } else if (request.url === '/cdn/pier.png') {
       response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.from('png-bytes'));
-    } else if (request.url === '/cdn/busy.png') {
+    } else if (request.url === '/api/agent/media/busy') {
       response.writeHead(503).end();
     } else if (request.url?.startsWith('/api/agent/media/')) {
       response.writeHead(request.headers.authorization ? 404 : 401).end();
@@ -66,11 +73,36 @@ describe('a post’s media brought to the farm host', () => {
     expect(readFileSync(file, 'utf8')).toBe('mp4-bytes');
   });
 
-  it('downloads other web addresses as they are, without the credential', async () => {
+  it('refuses any address that is not a file stored on the connected server, and asks nothing of it', async () => {
     const media = new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir });
-    const file = await media.fetch(`${origin}/cdn/pier.png`);
-    expect(readFileSync(file, 'utf8')).toBe('png-bytes');
-    expect(seen.at(-1)!.headers.authorization).toBeUndefined();
+    const before = seen.length;
+    for (const address of [
+      `${origin}/cdn/pier.png`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://localhost:6379/api/objects/obj-1',
+      `${origin}/api/objects/obj-1/../../cdn/pier.png?x=1`,
+      `${origin}/api/agent/media/obj-1`,
+    ]) {
+      expect(await media.fetch(address).catch((error: unknown) => error)).toMatchObject({
+        retryable: false,
+        message: expect.stringContaining('not a file stored'),
+      });
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('follows no redirect and cuts off a body over the cap, leaving no file behind', async () => {
+    const moved = await new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir })
+      .fetch('/api/objects/moved')
+      .catch((error: unknown) => error);
+    expect(moved).toMatchObject({ retryable: false, message: expect.stringContaining('redirect') });
+    expect(seen.some((request) => request.url === '/cdn/pier.png')).toBe(false);
+    const capped = new MediaFetcher({ server: origin, credential: { token: 'dev_token' }, dir, maxBytes: 1000 });
+    expect(await capped.fetch('/api/objects/chunked').catch((error: unknown) => error)).toMatchObject({
+      retryable: false,
+      message: expect.stringContaining('larger than'),
+    });
+    expect(readdirSync(dir).filter((name) => name.endsWith('.part'))).toEqual([]);
   });
 
   it('says whether a failed download is worth another attempt', async () => {
@@ -78,7 +110,7 @@ describe('a post’s media brought to the farm host', () => {
     const gone = await media.fetch('/api/objects/obj-404').catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(MediaError);
     expect(gone).toMatchObject({ retryable: false });
-    expect(await media.fetch(`${origin}/cdn/busy.png`).catch((error: unknown) => error)).toMatchObject({ retryable: true });
+    expect(await media.fetch('/api/objects/busy').catch((error: unknown) => error)).toMatchObject({ retryable: true });
     expect(await media.fetch('ftp://example.com/a.jpg').catch((error: unknown) => error)).toMatchObject({
       retryable: false,
       message: 'The media address "ftp://example.com/a.jpg" is not a web address',

@@ -1,11 +1,14 @@
 /**
- * A post's media, brought to the farm host before the phone publishes it: files the console stores
- * (`/api/objects/<id>`) come through the agent's own route with the phone's credential; any other web address is
- * downloaded as it is. Files are kept under the agent's state folder by a hash of their address, so a retry does not
- * download again, and written whole (temporary file, then rename) with owner-only permissions.
+ * A post's media, brought to the farm host before the phone publishes it. Only files the console stores
+ * (`/api/objects/<id>` on the very server the agent is connected to) are fetched, through the agent's own route with
+ * the phone's credential: any other address is refused, so nothing a person types into a post makes the farm PC
+ * reach into its own network. No redirect is followed; the body is streamed to disk under a byte cap. Files are kept
+ * under the agent's state folder by a hash of their address, so a retry does not download again, and written whole
+ * (temporary file, then rename) with owner-only permissions.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** The largest media file a post may bring (a phone's video). */
@@ -19,6 +22,8 @@ export interface MediaFetcherOptions {
   /** Where downloaded files are kept. */
   dir: string;
   timeoutMs?: number;
+  /** The byte cap of one file (default MAX_MEDIA_BYTES). */
+  maxBytes?: number;
   fetch?: typeof fetch;
 }
 
@@ -56,14 +61,16 @@ export class MediaFetcher {
     }
     if (target.protocol !== 'https:' && target.protocol !== 'http:')
       throw new MediaError(`The media address "${address.slice(0, 200)}" is not a web address`, false);
-    const stored = target.origin === server.origin ? /^\/api\/objects\/([^/?#]+)$/.exec(target.pathname) : null;
-    const headers: Record<string, string> = {};
-    if (stored) {
-      target = new URL(`/api/agent/media/${stored[1]}`, server);
-      const credential = this.options.credential;
-      headers.authorization = `Bearer ${'token' in credential ? credential.token : credential.hostToken}`;
-      if ('serial' in credential) headers['x-phone-serial'] = credential.serial;
-    }
+    const stored = target.origin === server.origin ? /^\/api\/objects\/([0-9A-Za-z-]{1,64})$/.exec(target.pathname) : null;
+    if (!stored)
+      throw new MediaError(
+        `The media address "${address.slice(0, 200)}" is not a file stored on this farm's console; upload the media to the post again`,
+        false,
+      );
+    target = new URL(`/api/agent/media/${stored[1]}`, server);
+    const credential = this.options.credential;
+    const headers: Record<string, string> = { authorization: `Bearer ${'token' in credential ? credential.token : credential.hostToken}` };
+    if ('serial' in credential) headers['x-phone-serial'] = credential.serial;
 
     const hash = createHash('sha256').update(address).digest('hex').slice(0, 32);
     await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
@@ -79,23 +86,50 @@ export class MediaFetcher {
 
     let response: Response;
     try {
-      response = await (this.options.fetch ?? fetch)(target, { headers, redirect: 'follow', signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000) });
+      response = await (this.options.fetch ?? fetch)(target, { headers, redirect: 'manual', signal: AbortSignal.timeout(this.options.timeoutMs ?? 120_000) });
     } catch (error) {
       throw new MediaError(`The media could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, true);
     }
     if (response.status === 404 || response.status === 410)
       throw new MediaError(`The post's media is gone (${target.pathname.slice(0, 200)} answered ${response.status})`, false);
     if (response.status === 401 || response.status === 403) throw new MediaError(`The server refused this phone the post's media (${response.status})`, false);
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new MediaError(`The server answered the media request with a redirect (${response.status}), which is not followed`, false);
+    }
     if (!response.ok) throw new MediaError(`The media could not be downloaded (${response.status})`, response.status >= 500 || response.status === 429);
+    const cap = this.options.maxBytes ?? MAX_MEDIA_BYTES;
     const declared = Number(response.headers.get('content-length') ?? 0);
-    if (declared > MAX_MEDIA_BYTES) throw new MediaError(`The media is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MB`, false);
-    const bytes = Buffer.from(await response.arrayBuffer());
-    if (bytes.length === 0) throw new MediaError('The media file is empty', false);
-    if (bytes.length > MAX_MEDIA_BYTES) throw new MediaError(`The media is larger than ${MAX_MEDIA_BYTES / 1024 / 1024} MB`, false);
+    const tooLarge = () => new MediaError(`The media is larger than ${Math.round((cap / 1024 / 1024) * 10) / 10} MB`, false);
+    if (declared > cap) throw tooLarge();
+    if (!response.body) throw new MediaError('The media file is empty', false);
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     const file = join(this.options.dir, `${hash}${EXTENSIONS[type] ?? ''}`);
-    const partial = `${file}.${process.pid}.part`;
-    await writeFile(partial, bytes, { mode: 0o600 });
+    const partial = `${file}.${process.pid}.${Date.now()}.part`;
+    // Streamed to disk, counted as it comes: a server that lies about its length is cut off at the cap.
+    let written = 0;
+    const out = createWriteStream(partial, { mode: 0o600 });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        out.on('error', reject);
+        out.on('open', () => resolve());
+      });
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        written += chunk.byteLength;
+        if (written > cap) throw tooLarge();
+        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      }
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    } catch (error) {
+      out.destroy();
+      await rm(partial, { force: true });
+      if (error instanceof MediaError) throw error;
+      throw new MediaError(`The media could not be downloaded: ${error instanceof Error ? error.message : String(error)}`, true);
+    }
+    if (written === 0) {
+      await rm(partial, { force: true });
+      throw new MediaError('The media file is empty', false);
+    }
     await rename(partial, file);
     return file;
   }

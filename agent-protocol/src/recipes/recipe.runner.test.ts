@@ -662,3 +662,21 @@ describe('the pre-flight before a run', () => {
     expect(result.failure).toMatchObject({ code: 'login_required', message: 'Instagram asks to log in again on this phone.' });
   });
 });
+
+describe('push_media copies only the task media', () => {
+  const steps: RecipeInput['steps'] = [{ do: 'repeat', each: 'media', as: 'file', steps: [{ do: 'push_media', from: '{{file}}', as: 'remote' }] }];
+
+  it('copies each downloaded file of the task', async () => {
+    const phone = new FixturePhone('feed');
+    const { result } = await run(phone, steps, { media: ['/var/farm/media/a1.jpg', '/var/farm/media/b2.jpg'] });
+    expect(result.failure).toBeUndefined();
+    expect(phone.pushed).toEqual(['/var/farm/media/a1.jpg', '/var/farm/media/b2.jpg']);
+  });
+
+  it('refuses at run a file that is not the task media, even one a placeholder filled in', async () => {
+    const phone = new FixturePhone('feed');
+    const { result } = await run(phone, [{ do: 'push_media', from: '{{caption}}' }], { caption: '/etc/shadow', media: ['/var/farm/media/a1.jpg'] });
+    expect(result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining("only the task's downloaded media"), retryable: false });
+    expect(phone.pushed).toEqual([]);
+  });
+});

@@ -254,6 +254,12 @@ class RecipeRun {
     this.packageName = recipe.app.package;
   }
 
+  /** The files the work brought (its `media` parameter): all a push_media step may copy. */
+  private taskMedia(): Set<string> {
+    const media = this.params.media;
+    return new Set(Array.isArray(media) ? media : typeof media === 'string' ? [media] : []);
+  }
+
   async run(): Promise<RecipeRunResult> {
     const startedAt = this.clock.now();
     const scope: Scope = new Map();
@@ -608,7 +614,11 @@ class RecipeRun {
         return finish();
       }
       case 'push_media': {
-        const remote = await this.phone.pushMedia(this.fill(step.from, scope), step.dir ? { remoteDir: step.dir } : {});
+        const file = this.fill(step.from, scope);
+        // The task's downloaded media only: a recipe never names another file of the farm PC.
+        if (!this.taskMedia().has(file))
+          throw new StepFailure('unknown', "push_media copies only the task's downloaded media; this file is not one of them.", false);
+        const remote = await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {});
         if (step.as) scope.set(step.as, remote);
         return finish({ detail: remote });
       }

@@ -198,3 +198,15 @@ describe('the resolver', () => {
     expect(compareVersions('3.0', '3')).toBe(0);
   });
 });
+
+describe('push_media', () => {
+  it('refuses a path on the farm PC at save, and takes a placeholder of the task media', () => {
+    const literal = recipeSchema.safeParse(minimal({ steps: [{ do: 'push_media', from: '/home/farm/.ssh/id_rsa' }] }));
+    expect(literal.success).toBe(false);
+    expect(literal.error?.issues[0]).toMatchObject({ path: ['steps', 0, 'from'], message: expect.stringContaining("only the task's media") });
+    const mixed = recipeSchema.safeParse(minimal({ steps: [{ do: 'push_media', from: '/tmp/{{caption}}' }] }));
+    expect(mixed.success).toBe(false);
+    const ok = recipeSchema.safeParse(minimal({ steps: [{ do: 'repeat', each: 'media', as: 'file', steps: [{ do: 'push_media', from: '{{file}}' }] }] }));
+    expect(ok.success).toBe(true);
+  });
+});

@@ -569,6 +569,12 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
           break;
         case 'push_media':
           checkText(step.from, [...at, 'from'], scope);
+          // Only the task's downloaded media may go to the phone, never a path on the farm PC written in the recipe.
+          if (!/^\{\{\s*[A-Za-z_][\w]*\s*\}\}$/.test(step.from))
+            issue(
+              [...at, 'from'],
+              `push_media copies only the task's media: "from" must be one placeholder like {{item}} in a repeat over {{media}}, not a path.`,
+            );
           if (step.as) scope.add(step.as);
           break;
         case 'repeat': {

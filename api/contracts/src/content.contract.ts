@@ -181,6 +181,8 @@ export const post = z.object({
   /** While scheduled and due: why it has not reached a phone yet (for example, it waits for a person). */
   waitingCode: failureCode.nullable(),
   waitingMessage: z.string().nullable(),
+  /** Why the post's media could not be taken in as the workspace's files: it needs new media. */
+  mediaProblem: z.string().nullish(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });
@@ -200,5 +202,8 @@ export const presignedUrlBody = z.object({
 export const presignedUrlResponse = z.object({ presignedUrl: z.string(), objectPath: z.string() });
 export const campaignImageBody = z.object({ imageURL: z.string().trim().min(1, { message: 'Image URL is required' }).max(2000) });
 export const storedObjectResponse = z.object({ objectPath: z.string() });
+/** The workspace's stored files against its quota (uploads, screenshots, captures, fetched post media). */
+export const storageUsage = z.object({ usedBytes: z.number().int().nonnegative(), quotaBytes: z.number().int().positive() });
+export type StorageUsage = z.infer<typeof storageUsage>;
 /** SPEC §5 upload limits. */
 export const uploadLimits = { maxFileSize: 10_485_760, maxReferenceImages: 5, minTinderImages: 2, maxTinderImages: 6 } as const;

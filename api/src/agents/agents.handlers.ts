@@ -2,6 +2,7 @@
  * What the server does with each message a phone sends, in a few lines each: the task lifecycle and the device
  * queries do the work. Each handler answers the message's ack.
  */
+import { storageFullMessage } from '../modules/uploads/uploads.service.ts';
 import type { FastifyBaseLogger } from 'fastify';
 import { MAX_SCREENSHOT_BYTES, SUPPORTED_PROTOCOLS, type Ack, type AgentMessage, type AgentMessageName, type ProtocolVersion } from '@farm/agent-protocol';
 import { serialize, type TaskRow } from '@farm/sql';
@@ -53,6 +54,8 @@ const ok: Ack = { ok: true };
  * delays heartbeats and work with it (bench/agents: 4,000 phones on one process).
  */
 export const MAX_SCREENSHOTS_IN_FLIGHT = 64;
+/** How long a protocol 2 phone holds its screenshots after one was refused for a full workspace storage. */
+export const STORAGE_FULL_WAIT_MS = 5 * 60_000;
 export const SCREENSHOT_SKIPPED = 'The server is busy: this screenshot was skipped';
 
 /**
@@ -121,7 +124,16 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     const key = newObjectKey();
     await ctx.storage.write(key, bytes);
     const capturedAt = message.capturedAt && !Number.isNaN(Date.parse(message.capturedAt)) ? new Date(message.capturedAt) : new Date();
-    const shot = await recordScreenshot(db, peer.device, { key, mime: message.mime, size: bytes.length, capturedAt });
+    const quota = automation().storageQuotaBytes;
+    const shot = await recordScreenshot(db, peer.device, { key, mime: message.mime, size: bytes.length, capturedAt }, quota);
+    if ('full' in shot) {
+      // Over the workspace's storage quota: acknowledged and dropped, the reason logged; a protocol 2 phone is told why
+      // and holds its screenshots a while (a protocol 1 phone knows no waiting).
+      await ctx.storage.remove([key]);
+      const reason = storageFullMessage(shot.used, bytes.length, quota);
+      ctx.log.warn({ deviceId: peer.device.id, workspaceId: peer.device.workspaceId, used: shot.used, quota }, `screenshot dropped: ${reason}`);
+      return peer.protocol === 1 ? ok : { ok: false, error: `Screenshot not stored: ${reason}`, retryAfterMs: STORAGE_FULL_WAIT_MS };
+    }
     const outbox = new Outbox(peer.device.workspaceId);
     if (shot.session) outbox.add('session.updated', toSession(shot.session));
     outbox.add('screenshot.added', { deviceId: peer.device.id, sessionId: shot.sessionId, url: objectPath(key), capturedAt: shot.capturedAt.toISOString() });

@@ -1,4 +1,5 @@
 /** What the phone side reads and writes about devices: credentials, hellos and goodbyes, screenshots. */
+import { lockQuota } from '../modules/uploads/uploads.queries.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
@@ -94,13 +95,20 @@ export function markGone(db: Db, device: AgentDevice): Promise<DeviceRow | undef
     .executeTakeFirst();
 }
 
-/** Stores a screenshot's record (its bytes are already in storage under `key`) and counts it on the open session. */
+/**
+ * Stores a screenshot's record (its bytes are already in storage under `key`) and counts it on the open session;
+ * answers `full` (recording nothing) when it does not fit the workspace's storage quota, counted under the same lock
+ * uploads take.
+ */
 export async function recordScreenshot(
   db: Db,
   device: AgentDevice,
   shot: { key: string; mime: string; size: number; capturedAt: Date },
-): Promise<{ session: SessionRow | undefined; sessionId: string | null; capturedAt: Date }> {
+  quotaBytes: number,
+): Promise<{ session: SessionRow | undefined; sessionId: string | null; capturedAt: Date } | { full: true; used: number }> {
   return db.transaction().execute(async (tx) => {
+    const room = await lockQuota(tx, device.workspaceId, shot.size, quotaBytes);
+    if (!room.fits) return { full: true as const, used: room.used };
     await tx
       .insertInto('storedObjects')
       .values({ key: shot.key, workspaceId: device.workspaceId, contentType: shot.mime, size: shot.size, uploadedAt: new Date() })

@@ -506,7 +506,13 @@ export const writeRoutes: WriteRoute[] = [
     foreign: noSuch('accountId', 'account'),
     setup: async ({ operator }) => ({
       url: '/api/posts',
-      body: { accountId: (await buildAccount(operator)).id, caption: 'New drop', status: 'draft', hashtags: ['#new'] },
+      body: {
+        accountId: (await buildAccount(operator)).id,
+        caption: 'New drop',
+        status: 'draft',
+        hashtags: ['#new'],
+        mediaUrls: [await uploadImage(operator)],
+      },
     }),
   },
   {
@@ -740,6 +746,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/groups'),
   read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),
   read('/api/wall-links', undefined, { vaMay: false }),
+  read('/api/storage', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),

@@ -11,7 +11,7 @@ import { alertEventValues as workerEvents, configureAutomation } from '@farm/wor
 import { alertEventValues, type AuditEntry, type Post, type Webhook, type WebhookDelivery } from '@farm/contracts';
 import { buildTestApp, people, signUp, uniqueEmail, Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildAccount, buildDevice, buildPost, buildTask, buildWebhook } from '../helpers/factories.ts';
+import { buildAccount, buildDevice, buildPost, buildTask, buildWebhook, uploadImage } from '../helpers/factories.ts';
 import { send, writeRoutes, type Crew } from '../helpers/route-table.ts';
 
 let t: TestApp;
@@ -281,18 +281,19 @@ describe('the calendar window, editing and Retry', () => {
     const first = await buildAccount(operator, { status: 'active', username: 'first' });
     const second = await buildAccount(operator, { status: 'active', username: 'second' });
     const post = await buildPost(operator, first.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString() });
+    const image = await uploadImage(operator);
     const edited = await operator.patch<Post>(`/api/posts/${post.id}`, {
       caption: 'New words',
       accountId: second.id,
       hashtags: ['#new'],
-      mediaUrls: ['/api/objects/x.png'],
+      mediaUrls: [image],
     });
     expectStatus(edited, 200);
     expect(edited.body).toMatchObject({
       caption: 'New words',
       accountId: second.id,
       hashtags: ['#new'],
-      mediaUrls: ['/api/objects/x.png'],
+      mediaUrls: [image],
       status: 'scheduled',
     });
     expectFieldError(

@@ -92,6 +92,11 @@ const POOL: unknown[] = [
   '%00',
   '<script>alert(1)</script>',
   '../../../etc/passwd',
+  // Addresses the server or the farm PC must never fetch (post media, profile pictures).
+  'http://169.254.169.254/latest/meta-data/iam/',
+  ['http://127.0.0.1:6379/', '/api/objects/00000000-0000-0000-0000-000000000000'],
+  'file:///etc/passwd',
+  `data:image/svg+xml;base64,${Buffer.from('<svg onload="alert(1)"/>').toString('base64')}`,
   '+275760-09-13T00:00:00Z',
   '-000001-01-01T00:00:00Z',
   '99999-01-01',

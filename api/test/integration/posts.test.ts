@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, postTransitions, type Account, type Post, type PostStatus } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildAccount, buildCampaign, buildPost } from '../helpers/factories.ts';
+import { buildAccount, buildCampaign, buildPost, uploadImage } from '../helpers/factories.ts';
 
 let t: TestApp;
 let operator: Client;
@@ -26,10 +26,11 @@ const create = (body: Record<string, unknown>, client: Client = operator) =>
 
 describe('POST /api/posts', () => {
   it('creates a draft by default, recording who made it whatever the body says', async () => {
+    const image = await uploadImage(operator);
     const answer = await create({
       caption: 'Spring is here',
       hashtags: ['#spring', '#glow'],
-      mediaUrls: ['/api/objects/a'],
+      mediaUrls: [image],
       createdById: '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b',
     });
     expectStatus(answer, 201);
@@ -39,7 +40,7 @@ describe('POST /api/posts', () => {
       caption: 'Spring is here',
       status: 'draft',
       hashtags: ['#spring', '#glow'],
-      mediaUrls: ['/api/objects/a'],
+      mediaUrls: [image],
       scheduledAt: null,
       publishedAt: null,
       createdById: operator.user!.id,

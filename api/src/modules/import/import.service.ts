@@ -26,6 +26,8 @@ import {
 import { AppError } from '../../errors.ts';
 import type { Actor, Db } from '../../shared/types.ts';
 import { accountsNamed, accountsPerDevice, campaignsNamed, devicesNamed } from './import.queries.ts';
+import { objectPath } from '../../storage/storage.ts';
+import { outsideMediaMessage, storedObjectId, uploadedObjectsOf } from '../uploads/uploads.service.ts';
 
 /** A schedule may be at most a minute in the past, as in the form. */
 const SCHEDULE_GRACE_MS = 60_000;
@@ -108,6 +110,11 @@ const POST_COLUMNS: Record<string, string> = {
 export async function planPosts(db: Db, actor: Actor, records: Record_[], now = Date.now()): Promise<PostsPlan> {
   const accounts = await accountsNamed(db, actor.workspaceId, [...new Set(records.map((record) => cell(record, 'Account').replace(/^@/, '')).filter(Boolean))]);
   const campaigns = await campaignsNamed(db, actor.workspaceId, [...new Set(records.map((record) => cell(record, 'Campaign')).filter(Boolean))]);
+  const stored = await uploadedObjectsOf(
+    db,
+    actor.workspaceId,
+    records.flatMap((record) => list(cell(record, 'Media URLs')).map(storedObjectId)).filter((id): id is string => id !== null),
+  );
   const verdicts: ImportVerdict[] = [];
   const rows: Insertable<PostsTable>[] = [];
   records.forEach((record, index) => {
@@ -137,6 +144,9 @@ export async function planPosts(db: Db, actor: Actor, records: Record_[], now = 
     };
     const parsed = createPostBody.safeParse(input);
     if (!parsed.success) errors.push(...zodIssues(parsed.error, POST_COLUMNS));
+    // Only the workspace's own stored files: an outside address would be fetched by the farm PC.
+    const outside = input.mediaUrls.find((url) => !stored.has(storedObjectId(url) ?? ''));
+    if (outside !== undefined) errors.push({ field: 'Media URLs', message: outsideMediaMessage('Media URLs', outside) });
     if (status === 'failed') errors.push(issue('Status', 'a post cannot be created as failed'));
     if (parsed.success && parsed.data.status === 'scheduled' && parsed.data.scheduledAt && Date.parse(parsed.data.scheduledAt) < now - SCHEDULE_GRACE_MS) {
       errors.push(issue('Scheduled At', 'must be in the future'));
@@ -162,7 +172,7 @@ export async function planPosts(db: Db, actor: Actor, records: Record_[], now = 
         caption: body.caption,
         status: body.status,
         hashtags: body.hashtags ?? [],
-        mediaUrls: body.mediaUrls ?? [],
+        mediaUrls: (body.mediaUrls ?? []).map((url) => objectPath(storedObjectId(url)!)),
         scheduledAt: body.status === 'scheduled' ? (body.scheduledAt ?? null) : null,
         publishedAt: body.status === 'published' ? new Date(now) : null,
         createdById: actor.userId,

@@ -20,6 +20,7 @@ import { serialize } from '../../shared/serialize.ts';
 import { runBulk, selectIds } from '../../events/bulk.ts';
 import { findPost, insertPost, listPosts, postIdsMatching } from './posts.queries.ts';
 import { announce, assertFuture, changePost, removePost } from './posts.service.ts';
+import { resolveMediaUrls } from '../uploads/uploads.service.ts';
 import { write } from '../../events/write.ts';
 
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -63,7 +64,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
           caption: body.caption,
           status: body.status,
           hashtags: body.hashtags ?? [],
-          mediaUrls: body.mediaUrls ?? [],
+          mediaUrls: await resolveMediaUrls(tx, actor.workspaceId, body.mediaUrls ?? []),
           // The schedule belongs only to a scheduled post.
           scheduledAt: body.status === 'scheduled' ? (body.scheduledAt ?? null) : null,
           publishedAt: body.status === 'published' ? new Date() : null,

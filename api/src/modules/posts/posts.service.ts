@@ -11,6 +11,7 @@ import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import { isFuture } from '../../shared/time.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
+import { resolveMediaUrls } from '../uploads/uploads.service.ts';
 import { accountOfPost, deletePost, lockPost, updatePost } from './posts.queries.ts';
 
 /** What a post's content may be edited in: not once it is published. */
@@ -51,7 +52,11 @@ export async function changePost(tx: Tx, actor: Actor, id: string, body: UpdateP
   }
   if (body.caption !== undefined) changes.caption = body.caption;
   if (body.hashtags !== undefined) changes.hashtags = body.hashtags;
-  if (body.mediaUrls !== undefined) changes.mediaUrls = body.mediaUrls;
+  if (body.mediaUrls !== undefined) {
+    changes.mediaUrls = await resolveMediaUrls(tx, actor.workspaceId, body.mediaUrls);
+    // New media answers a problem found with the old (the posts.media job).
+    if (before.mediaProblem !== null) changes.mediaProblem = null;
+  }
   if (body.scheduledAt !== undefined && (body.status ?? before.status) === 'scheduled') {
     assertFuture(body.scheduledAt);
     changes.scheduledAt = body.scheduledAt;

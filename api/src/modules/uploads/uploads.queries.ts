@@ -39,6 +39,11 @@ export async function claimReservation(tx: Tx, key: string, file: { contentType:
   return row !== undefined;
 }
 
+/** The workspace a reservation belongs to, if it exists. */
+export async function reservationWorkspace(db: Db, key: string): Promise<string | undefined> {
+  return (await db.selectFrom('storedObjects').select('workspaceId').where('key', '=', key).executeTakeFirst())?.workspaceId;
+}
+
 export async function reservationExists(db: Db, key: string): Promise<boolean> {
   return (await db.selectFrom('storedObjects').select('key').where('key', '=', key).executeTakeFirst()) !== undefined;
 }
@@ -53,4 +58,25 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
     .where('workspaceId', '=', scope.workspaceId);
   if (scope.screenshotsOnly) query = query.where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', key)));
   return query.executeTakeFirst();
+}
+
+/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet). */
+export async function storedBytes(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('storedObjects')
+    .select(sql<number>`coalesce(sum(size), 0)::float8`.as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
+}
+
+/**
+ * Whether `size` more bytes fit the workspace's quota, counted under a lock on the workspace's row: files recorded
+ * at once for one workspace (on any instance) are counted one after the other, so two cannot both pass the edge.
+ * Call in the transaction that records the file.
+ */
+export async function lockQuota(tx: Db, workspaceId: string, size: number, quotaBytes: number): Promise<{ fits: boolean; used: number }> {
+  await tx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forUpdate().execute();
+  const used = await storedBytes(tx, workspaceId);
+  return { fits: used + size <= quotaBytes, used };
 }

@@ -7,20 +7,20 @@ import {
   presignedUrlBody,
   presignedUrlResponse,
   storedObjectResponse,
+  storageUsage,
   uploadLimits,
   uploadUrlResponse,
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { objectPath, sendStoredFile } from '../../storage/storage.ts';
-import { reserveObject, resolveStoredObject, storeUpload } from './uploads.service.ts';
+import { reserveObject, resolveStoredObject, SAFE_IMAGE, storeUpload } from './uploads.service.ts';
 import { perPerson } from '../../auth/limits.ts';
 import { findWallLink } from '../wall/wall.queries.ts';
-import { findUploadedObject } from './uploads.queries.ts';
+import { findUploadedObject, storedBytes } from './uploads.queries.ts';
+import { automation } from '@farm/workers';
 
 const objectParams = z.object({ id: z.string() });
-/** Raster images only: an SVG served from this origin could run script. */
-export const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
 
 export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, storage } = app.ctx;
@@ -67,7 +67,7 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['uploads'],
         params: objectParams,
         querystring: z.object({ expires: z.string().max(20), signature: z.string().max(100) }),
-        response: { 200: storedObjectResponse, 400: errorBody, 403: errorBody, 415: errorBody },
+        response: { 200: storedObjectResponse, 400: errorBody, 403: errorBody, 413: errorBody, 415: errorBody },
       },
     },
     async (request) => {
@@ -109,4 +109,10 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'uploads.write' }, schema: { tags: ['uploads'], body: campaignImageBody, response: { 200: storedObjectResponse, 400: errorBody } } },
     async (request) => ({ objectPath: await resolveStoredObject(db, actorOf(request).workspaceId, request.body.imageURL, 'imageURL') }),
   );
+
+  /** Operators see how much of the workspace's storage its files take (Settings). */
+  app.get('/storage', { config: { access: 'workspace.manage' }, schema: { tags: ['uploads'], response: { 200: storageUsage } } }, async (request) => ({
+    usedBytes: await storedBytes(db, actorOf(request).workspaceId),
+    quotaBytes: automation().storageQuotaBytes,
+  }));
 };

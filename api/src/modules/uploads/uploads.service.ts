@@ -4,7 +4,46 @@ import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
-import { claimReservation, insertReservation, lockPendingReservations, RESERVATION_MS, reservationExists } from './uploads.queries.ts';
+import { automation } from '@farm/workers';
+import {
+  claimReservation,
+  insertReservation,
+  lockPendingReservations,
+  lockQuota,
+  RESERVATION_MS,
+  reservationExists,
+  reservationWorkspace,
+} from './uploads.queries.ts';
+
+/** Raster images only: an SVG served from this origin could run script. */
+export const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
+
+/** A byte count as a person reads it: 512 KB, 3.2 MB, 5 GB (binary units, as the limits are set). */
+export function sizeText(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
+/** The sentence of a full workspace storage. */
+export function storageFullMessage(used: number, size: number, quota: number): string {
+  return `This workspace's storage is full: ${sizeText(used)} of ${sizeText(quota)} used, and this file needs ${sizeText(size)} more. Delete files (screenshots age out with retention) or raise WORKSPACE_STORAGE_QUOTA_BYTES, then try again.`;
+}
+
+/**
+ * Checks that `size` more bytes fit the workspace's storage quota, in the transaction that records the file (under a
+ * lock on the workspace, so racing uploads are counted one after the other); over it, a 413 with a sentence.
+ */
+export async function assertQuota(tx: Db, workspaceId: string, size: number): Promise<void> {
+  const quota = automation().storageQuotaBytes;
+  const { fits, used } = await lockQuota(tx, workspaceId, size, quota);
+  if (!fits) throw new AppError(413, storageFullMessage(used, size, quota));
+}
 
 /**
  * Reserves an object for the caller's workspace; the bytes come later through the signed URL. A person holds at
@@ -26,6 +65,10 @@ export async function reserveObject(db: Db, storage: Storage, actor: Actor, pend
 /** Stores the bytes of a reserved object: once per reservation, however many uploads race for it. */
 export async function storeUpload(db: Db, storage: Storage, id: string, file: { bytes: Buffer; contentType: string }): Promise<void> {
   await db.transaction().execute(async (tx) => {
+    const workspaceId = await reservationWorkspace(tx, id);
+    if (!workspaceId) throw notFound();
+    // Counted before the claim: a refusal leaves the link unused, to try again once room is made.
+    await assertQuota(tx, workspaceId, file.bytes.length);
     if (!(await claimReservation(tx, id, { contentType: file.contentType, size: file.bytes.length }))) {
       throw (await reservationExists(tx, id)) ? conflict(messages.uploadLinkUsed) : notFound();
     }
@@ -51,12 +94,67 @@ export async function resolveStoredObject(db: Db, workspaceId: string, url: stri
   throw badRequest(field, `${fieldLabel(field)} must be an image uploaded to this workspace`);
 }
 
-/** Stores an image sent inline as a data URL and answers its path. */
+/**
+ * The object id behind an address this server gives out for a stored file: `/api/objects/<id>`, alone or after the
+ * server's own scheme and host (any query, such as an upload signature, is ignored). Anything else is null.
+ */
+export function storedObjectId(url: string): string | null {
+  const match = /^(?:https?:\/\/[^/?#\s]+)?\/api\/objects\/([0-9a-f-]{36})(?:\?[^#\s]*)?$/i.exec(url.trim());
+  const id = match?.[1]?.toLowerCase();
+  return id && isUuid(id) ? id : null;
+}
+
+/** Of these object ids, the ones uploaded to this workspace (holding bytes). */
+export async function uploadedObjectsOf(db: Db, workspaceId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('storedObjects')
+    .select('key')
+    .where('key', 'in', [...new Set(ids)])
+    .where('workspaceId', '=', workspaceId)
+    .where('uploadedAt', 'is not', null)
+    .execute();
+  return new Set(rows.map((row) => row.key));
+}
+
+/** The sentence for a post media address that is not one of the workspace's stored files. */
+export function outsideMediaMessage(label: string, url: string): string {
+  const shown = url.length > 80 ? `${url.slice(0, 77)}...` : url;
+  return `${label} must be images uploaded to this workspace; "${shown}" is not one (upload the file instead of linking it)`;
+}
+
+/**
+ * A post's media as saved: each address must name a file uploaded to this workspace, and is kept as the server's
+ * own path. An outside address (which the farm PC would otherwise fetch) is refused with a sentence naming the field.
+ */
+export async function resolveMediaUrls(db: Db, workspaceId: string, urls: readonly string[], field = 'mediaUrls'): Promise<string[]> {
+  const ids = urls.map(storedObjectId);
+  const known = await uploadedObjectsOf(
+    db,
+    workspaceId,
+    ids.filter((id): id is string => id !== null),
+  );
+  return urls.map((url, index) => {
+    const id = ids[index];
+    if (!id || !known.has(id)) throw badRequest(field, outsideMediaMessage(fieldLabel(field), url));
+    return objectPath(id);
+  });
+}
+
+/**
+ * Stores an image sent inline as a data URL (a profile picture) and answers its path: the same limits as an upload
+ * (raster image types, the 10 MB cap, the workspace's storage quota). Call in the transaction that uses the path.
+ */
 export async function storeDataUrl(db: Db, storage: Storage, actor: Actor, dataUrl: string, field: string): Promise<string> {
-  const match = /^data:(image\/(?:png|jpeg|gif|webp|avif|bmp));base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
-  if (!match?.[1] || !match[2]) throw badRequest(field, `${fieldLabel(field)} must be an image data URL`);
+  const match = /^data:([\w.+/-]+);base64,([A-Za-z0-9+/=\s]+)$/.exec(dataUrl);
+  if (!match?.[1] || !match[2] || !SAFE_IMAGE.test(match[1])) throw badRequest(field, `${fieldLabel(field)} must be an image data URL`);
   const bytes = Buffer.from(match[2], 'base64');
-  if (bytes.length > uploadLimits.maxFileSize) throw badRequest(field, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`);
+  if (bytes.length === 0) throw badRequest(field, `${fieldLabel(field)} is empty`);
+  if (bytes.length > uploadLimits.maxFileSize)
+    throw new AppError(413, `${fieldLabel(field)} exceeds maximum allowed size of 10 MB`, [
+      { field, message: `${fieldLabel(field)} exceeds maximum allowed size of 10 MB` },
+    ]);
+  await assertQuota(db, actor.workspaceId, bytes.length);
   const id = randomUUID();
   await storage.write(id, bytes);
   await db

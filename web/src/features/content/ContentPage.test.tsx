@@ -50,6 +50,24 @@ describe('ContentPage', { timeout: 20_000 }, () => {
     expect(within(second).queryByRole('button', { name: 'Publish' })).toBeNull();
   });
 
+  it('says which post needs new media and why, never loading an outside address', async () => {
+    api([
+      buildPost({
+        id: 'p1',
+        caption: 'Old one',
+        mediaUrls: ['https://cdn.example.com/pier.jpg', '/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b'],
+        mediaProblem: 'The media at https://cdn.example.com/pier.jpg could not be taken in: the server answered 404. Upload the media to the post instead.',
+      }),
+    ]);
+    renderScreen(<ContentPage />);
+    const card = within(await screen.findByRole('article', { name: 'Post: Old one' }));
+    expect(card.getByRole('alert').textContent).toBe(
+      'Needs new media: The media at https://cdn.example.com/pier.jpg could not be taken in: the server answered 404. Upload the media to the post instead.',
+    );
+    expect(card.getByText('Media 1: outside link')).toBeTruthy();
+    expect(card.getAllByRole('img').map((image) => image.getAttribute('src'))).toEqual(['/api/objects/6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b']);
+  });
+
   it('publishes a draft with the current time', async () => {
     const calls = api([buildPost()], { 'PATCH /api/posts/p1': buildPost({ status: 'published' }) });
     const user = userEvent.setup();

@@ -23,6 +23,7 @@ function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) 
     'GET /api/users': [{ ...me, isActive: true }, member],
     'GET /api/invitations': [],
     'GET /api/wall-links': [],
+    'GET /api/storage': { usedBytes: 1024 ** 3, quotaBytes: 5 * 1024 ** 3 },
     'GET /api/auth/two-factor': { enabled: false, required: false, recoveryCodesLeft: 0 },
     ...extra,
   });
@@ -208,5 +209,22 @@ describe('Settings: history', () => {
       method: 'PUT',
       body: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
     });
+  });
+});
+
+describe('Settings: storage', () => {
+  it('shows operators the files stored against the quota, with a bar', async () => {
+    api({ 'GET /api/storage': { usedBytes: Math.round(4.6 * 1024 ** 3), quotaBytes: 5 * 1024 ** 3 } });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Storage' }));
+    expect(await section.findByText('4.6 GB of 5 GB used')).toBeTruthy();
+    expect(section.getByText('92%')).toBeTruthy();
+    expect(section.getByRole('progressbar', { name: 'Storage used' }).getAttribute('aria-valuenow')).toMatch(/^(92|91\.99\d*)$/);
+  });
+
+  it('says when the storage is full', async () => {
+    api({ 'GET /api/storage': { usedBytes: 5 * 1024 ** 3, quotaBytes: 5 * 1024 ** 3 } });
+    renderRoutes(routes, '/settings');
+    expect(await screen.findByText('The storage is full: uploads are refused and new screenshots are dropped.')).toBeTruthy();
   });
 });

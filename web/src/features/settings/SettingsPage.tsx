@@ -11,6 +11,7 @@ import { NotificationsSection } from './components/NotificationsSection';
 import { PhoneHostsSection } from './components/PhoneHostsSection';
 import { ProfileSection } from './components/ProfileSection';
 import { RecipesSection } from './components/RecipesSection';
+import { StorageSection } from './components/StorageSection';
 import { TwoFactorSection } from './components/TwoFactorSection';
 import { WallLinksSection } from './components/WallLinksSection';
 import { WorkspaceSection } from './components/WorkspaceSection';
@@ -35,6 +36,7 @@ export function SettingsPage() {
             {isOperator ? <PhoneHostsSection /> : null}
             {isOperator ? <RecipesSection /> : null}
             {isOperator ? <WallLinksSection /> : null}
+            {isOperator ? <StorageSection /> : null}
             <NotificationsSection />
             {isOperator ? <AlertsSection /> : null}
             {isOperator ? <AuditLogSection /> : null}

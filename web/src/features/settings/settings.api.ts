@@ -14,6 +14,7 @@ import type {
   RecipeList,
   RecipeSettings,
   RetentionSettings,
+  StorageUsage,
   updateMeBody,
   updateUserBody,
   User,
@@ -36,6 +37,11 @@ type UpdateMeBody = z.input<typeof updateMeBody>;
 type UpdateUserBody = z.input<typeof updateUserBody>;
 type CreateInvitationBody = z.input<typeof createInvitationBody>;
 export type CreatedWallLink = z.infer<typeof createdWallLink>;
+
+/** The workspace's stored bytes against its quota (operators). */
+export function useStorageUsage(enabled: boolean) {
+  return useQuery<StorageUsage>({ queryKey: ['/api/storage'], enabled });
+}
 
 export function useWorkspace(enabled: boolean) {
   return useQuery<Workspace>({ queryKey: ['/api/workspace'], enabled });

@@ -21,6 +21,8 @@ export interface PostCardProps {
   onSelect?: (range: boolean) => void;
 }
 
+/** The console's own stored files. */
+const STORED = /^\/api\/objects\/[0-9a-f-]{36}$/;
 const THUMBS = 3;
 
 export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, busy = false, onEdit, onRetry, selected, onSelect }: PostCardProps) {
@@ -51,9 +53,16 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
         </Text>
         {post.mediaUrls.length > 0 ? (
           <Group gap={4} aria-label={`${post.mediaUrls.length} media`}>
-            {post.mediaUrls.slice(0, THUMBS).map((url, index) => (
-              <Image key={url} src={url} alt={`Media ${index + 1}`} w={48} h={48} radius="sm" fit="cover" loading="lazy" />
-            ))}
+            {post.mediaUrls.slice(0, THUMBS).map((url, index) =>
+              // Only the workspace's own files are shown: an outside address (older posts) is never loaded by the browser.
+              STORED.test(url) ? (
+                <Image key={url} src={url} alt={`Media ${index + 1}`} w={48} h={48} radius="sm" fit="cover" loading="lazy" />
+              ) : (
+                <Badge key={url} size="sm" variant="light" color="gray">
+                  {`Media ${index + 1}: outside link`}
+                </Badge>
+              ),
+            )}
             {post.mediaUrls.length > THUMBS ? (
               <Text size="xs" c="dimmed">
                 +{post.mediaUrls.length - THUMBS}
@@ -75,6 +84,11 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
             {time}
           </Text>
         )}
+        {post.mediaProblem ? (
+          <Text size="sm" c="red" role="alert">
+            {`Needs new media: ${post.mediaProblem}`}
+          </Text>
+        ) : null}
         <PostDeliveryNote post={post} />
         <Group gap="xs" mt="auto">
           {post.status === 'draft' && (
