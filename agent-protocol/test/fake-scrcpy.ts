@@ -115,61 +115,64 @@ export interface FakeScrcpyOptions {
   garbageAfter?: { frames: number; bytes: Buffer } | null;
 }
 
-/** The fake phone: its shell runs the fake server for the `scid` in the command; its sockets reach it. */
-export class FakeScrcpyPhone implements ScrcpyPhone {
-  pushed: string[] = [];
-  commands: string[] = [];
+/**
+ * One running scrcpy-server: the first connection is the video socket, the second the control socket (audio off);
+ * streaming starts once both are there, as the real server's `DesktopConnection.open` waits for both.
+ */
+export class FakeScrcpyServer {
   control: ControlMessage[] = [];
-  /** When each touch arrived (ms, performance clock) and the clip index it switched to. */
+  /** When each touch arrived (ms, performance clock) and the clip it switched to. */
   switches: { at: number; clip: number }[] = [];
   sentFrames = 0;
-  private scid: string | null = null;
+  running = true;
   private refused = 0;
-  private opened: Duplex[] = [];
-  private shellEnd: Duplex | null = null;
+  private readonly opened: Duplex[] = [];
   private timer: NodeJS.Timeout | null = null;
   private clip = 0;
   private nextClip: number | null = null;
   private frame = 0;
   private video: Duplex | null = null;
+  private endWith: (words: string) => void = () => undefined;
+  /** Resolves with the server's last words when it stops. */
+  readonly exited: Promise<string>;
 
-  constructor(private readonly options: FakeScrcpyOptions) {}
-
-  async push(localPath: string, remotePath: string): Promise<void> {
-    this.pushed.push(`${localPath} -> ${remotePath}`);
+  constructor(
+    readonly scid: string,
+    private readonly options: FakeScrcpyOptions,
+  ) {
+    this.exited = new Promise((resolve) => {
+      this.endWith = resolve;
+    });
   }
 
-  async shell(command: string): Promise<Duplex> {
-    this.commands.push(command);
-    const scid = /scid=([0-9a-f]{8})/.exec(command)?.[1];
-    if (!scid || !command.includes('tunnel_forward=true')) throw new Error('not a scrcpy-server command');
-    this.scid = scid;
-    const { host, phone } = pair();
-    this.shellEnd = phone;
-    phone.write('[server] INFO: Device: fake\n');
-    phone.on('close', () => this.stop());
-    return host;
-  }
-
-  async openLocal(path: string): Promise<Duplex> {
-    if (!this.scid || path !== `localabstract:scrcpy_${this.scid}`) throw new Error(`closed: no socket ${path}`);
+  /** Whether a connection now would be accepted (false while it is "starting"). */
+  listening(): boolean {
+    if (!this.running) return false;
     if (this.refused < (this.options.refuseFirst ?? 0)) {
       this.refused += 1;
-      throw new Error('closed');
+      return false;
     }
-    const { host, phone } = pair();
-    this.opened.push(phone);
-    if (this.opened.length === 1) this.video = phone;
+    return true;
+  }
+
+  accept(socket: Duplex): void {
+    if (!this.running) {
+      socket.destroy();
+      return;
+    }
+    this.opened.push(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.stop('[server] INFO: Client disconnected'));
+    if (this.opened.length === 1) this.video = socket;
     else if (this.opened.length === 2) {
       let rest = Buffer.alloc(0);
-      phone.on('data', (chunk: Buffer) => {
+      socket.on('data', (chunk: Buffer) => {
         const read = readControlMessages(Buffer.concat([rest, chunk]));
         rest = Buffer.from(read.rest);
         for (const message of read.messages) this.onControl(message);
       });
       this.startStreaming();
-    }
-    return host;
+    } else socket.destroy();
   }
 
   private onControl(message: ControlMessage): void {
@@ -178,18 +181,8 @@ export class FakeScrcpyPhone implements ScrcpyPhone {
       this.nextClip = (this.clip + 1) % this.options.clips.length;
       this.switches.push({ at: performance.now(), clip: this.nextClip });
     }
-    if (message.type === 'reset-video') this.frame = this.nextKeyFrame(this.clip, this.frame, true);
-  }
-
-  /** The index of the next key frame (or the clip's first), config packet included when there is one before it. */
-  private nextKeyFrame(clip: number, from: number, now: boolean): number {
-    const packets = this.options.clips[clip] as ScrcpyPacket[];
-    if (now) {
-      // Restart at the start of the clip: config + key frame, as a real encoder does on reset.
-      return 0;
-    }
-    for (let i = from; i < packets.length; i++) if (packets[i]?.keyFrame) return i;
-    return 0;
+    // A reset restarts the encoder: configuration and a key frame come next.
+    if (message.type === 'reset-video') this.frame = 0;
   }
 
   private startStreaming(): void {
@@ -231,21 +224,68 @@ export class FakeScrcpyPhone implements ScrcpyPhone {
     }
   }
 
-  /** The server dies: every socket and its shell close. */
-  die(words = 'java.lang.IllegalStateException: encoder died'): void {
-    this.shellEnd?.write(`[server] ERROR: ${words}\n`);
-    this.stop();
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    for (const socket of this.opened) socket.destroy();
-    this.shellEnd?.destroy();
-  }
-
   /** Which clip is on screen now. */
   get currentClip(): number {
     return this.clip;
+  }
+
+  /** The server stops (killed, its client gone, or crashed with `words`): every socket closes. */
+  stop(words = ''): void {
+    if (!this.running) return;
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const socket of this.opened) socket.destroy();
+    this.endWith(words);
+  }
+}
+
+/** A phone whose shell runs the fake server for the `scid` in the command, reached over in-memory sockets. */
+export class FakeScrcpyPhone implements ScrcpyPhone {
+  pushed: string[] = [];
+  commands: string[] = [];
+  server: FakeScrcpyServer | null = null;
+
+  constructor(private readonly options: FakeScrcpyOptions) {}
+
+  async push(localPath: string, remotePath: string): Promise<void> {
+    this.pushed.push(`${localPath} -> ${remotePath}`);
+  }
+
+  async shell(command: string): Promise<Duplex> {
+    this.commands.push(command);
+    const scid = /scid=([0-9a-f]{8})/.exec(command)?.[1];
+    if (!scid || !command.includes('tunnel_forward=true')) throw new Error('not a scrcpy-server command');
+    const server = new FakeScrcpyServer(scid, this.options);
+    this.server = server;
+    const { host, phone } = pair();
+    phone.write('[server] INFO: Device: fake\n');
+    phone.on('close', () => server.stop());
+    void server.exited.then((words) => {
+      if (words) phone.write(`${words}\n`);
+      phone.destroy();
+    });
+    return host;
+  }
+
+  async openLocal(path: string): Promise<Duplex> {
+    const server = this.server;
+    if (!server || path !== `localabstract:scrcpy_${server.scid}` || !server.listening()) throw new Error(`closed: no socket ${path}`);
+    const { host, phone } = pair();
+    server.accept(phone);
+    return host;
+  }
+
+  get control(): ControlMessage[] {
+    return this.server?.control ?? [];
+  }
+
+  /** The server dies: every socket and its shell close. */
+  die(words = 'java.lang.IllegalStateException: encoder died'): void {
+    this.server?.stop(`[server] ERROR: ${words}`);
+  }
+
+  stop(): void {
+    this.server?.stop();
   }
 }
