@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +54,18 @@ const until = async (check: () => boolean, ms = 5000) => {
   }
 };
 
+/** Decodes an Annex-B H.264 stream with ffmpeg; answers each frame's average colour (scaled to one pixel). */
+function decodeToColours(stream: Buffer): number[][] {
+  const raw = execFileSync(
+    'ffmpeg',
+    ['-hide_banner', '-loglevel', 'error', '-f', 'h264', '-i', '-', '-vf', 'scale=1:1', '-pix_fmt', 'rgb24', '-f', 'rawvideo', '-'],
+    { input: stream, maxBuffer: 16 * 1024 * 1024 },
+  );
+  const colours: number[][] = [];
+  for (let at = 0; at + 3 <= raw.length; at += 3) colours.push([raw[at] as number, raw[at + 1] as number, raw[at + 2] as number]);
+  return colours;
+}
+
 describe('scrcpy-server over the fake adb server', () => {
   it('pushes the file, starts the server forward-tunnelled, relays H.264 and takes a tap through the control socket', async () => {
     const { fake, phone } = plug();
@@ -82,6 +95,14 @@ describe('scrcpy-server over the fake adb server', () => {
     expect(running?.control.map((message) => message.type)).toEqual(['reset-video', 'touch', 'touch', 'clipboard']);
     // No shell `input` per action.
     expect(fake.inputs).toEqual([]);
+    // What the watcher got decodes (ffmpeg standing in for the browser's decoder), and the picture changed after the
+    // tap: ffmpeg's test pattern first, the red screen of the second clip last.
+    const first = packets.findIndex((packet) => packet.config);
+    const colours = decodeToColours(Buffer.concat(packets.slice(first).map((packet) => packet.data)));
+    const red = (colour: number[] | undefined) => (colour?.[0] ?? 0) > 200 && (colour?.[1] ?? 255) < 60 && (colour?.[2] ?? 255) < 60;
+    expect(colours.length).toBeGreaterThan(2);
+    expect(red(colours[0])).toBe(false);
+    expect(red(colours[colours.length - 1])).toBe(true);
     session.end();
     await until(() => running?.running === false);
   });
