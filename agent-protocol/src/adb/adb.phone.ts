@@ -628,10 +628,13 @@ export class AdbPhone implements PhoneDevice {
 
   /**
    * Starts a scrcpy-server session of its own on this phone (H.264 from the phone's encoder, input through its control
-   * socket); `serverFile` is the verified file (`ensureScrcpyServer`). The caller ends it; closing the phone ends it too.
+   * socket); `serverFile` is the verified file (`ensureScrcpyServer`). The caller ends it; closing the phone ends it too,
+   * and so does opening another of the same kind.
    */
   async openScrcpy(kind: ScrcpyStreamKind, serverFile: string, options: Omit<ScrcpySessionOptions, 'kind' | 'serverFile'> = {}): Promise<ScrcpySession> {
     if (this.closed) throw new PhoneError('disconnected', 'The phone was closed.');
+    // At most one session of each kind (a control and a watch stream): a new one replaces the one before.
+    for (const running of this.scrcpySessions) if (running.kind === kind) running.end(`A new ${kind} stream replaced this one.`);
     const session = new ScrcpySession(
       {
         push: (localPath, remote, mode) => this.upload(localPath, remote, mode, this.options.pushTimeoutMs),

@@ -115,6 +115,14 @@ describe('scrcpy-server over the fake adb server', () => {
     expect(await ended).toMatch(/ended|stopped/);
     const again = await phone.openScrcpy('watch', serverFile);
     expect(again.header?.codec).toBe('h264');
-    again.end();
+    // A control stream runs beside it; a second watch stream replaces the first.
+    const control = await phone.openScrcpy('control', serverFile);
+    const replacing = await phone.openScrcpy('watch', serverFile);
+    expect(again.endedWith).toBe('A new watch stream replaced this one.');
+    expect(control.endedWith).toBeNull();
+    await until(() => fake.scrcpyServers.filter((item) => item.running).length === 2);
+    await phone.close();
+    expect(replacing.endedWith).toBe('The phone was closed.');
+    expect(control.endedWith).toBe('The phone was closed.');
   });
 });

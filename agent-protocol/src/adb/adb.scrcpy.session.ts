@@ -200,6 +200,10 @@ export class ScrcpySession {
     };
   }
 
+  get kind(): ScrcpyStreamKind {
+    return this.options.kind;
+  }
+
   get watcherCount(): number {
     return this.watchers.size;
   }
