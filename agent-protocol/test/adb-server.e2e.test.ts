@@ -21,6 +21,8 @@ import { AdbPhone } from '../src/adb/adb.phone.ts';
 import { PhoneError } from '../src/phone/phone.device.ts';
 import { A_VERSION_MIN, FakeAdbd, MAX_PAYLOAD, MAX_PAYLOAD_V1 } from './fake-adbd.ts';
 import { FakeAndroid, fixture } from './fake-android.ts';
+import { clipPackets, makeClip } from './fake-scrcpy.ts';
+import type { ScrcpyPacket } from '../src/adb/adb.scrcpy.ts';
 
 const ADB = '/usr/bin/adb';
 // Screens recorded from Instagram (see fixtures/EVIDENCE.md): one phone shows the feed, the other the search page.
@@ -74,6 +76,7 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
   // together (0x01000000: every payload checksummed; at most 4096 bytes a payload), so the server meets both.
   let modern: FakeAdbd;
   let older: FakeAdbd;
+  let clips: ScrcpyPacket[][];
 
   const adb = (...args: string[]) =>
     new Promise<string>((resolve, reject) =>
@@ -114,9 +117,12 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     png = await sharp({ create: { width: 270, height: 600, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
       .png()
       .toBuffer();
-    modern = new FakeAdbd(new FakeAndroid({ serial: 'modern', screen: feed, screencap: () => png, packages: ['com.instagram.android'] }));
+    // scrcpy-server's H.264: ffmpeg's test pattern, then (after a touch) a plain blue screen.
+    clips = [clipPackets(makeClip('testsrc', { frames: 20, gop: 5 })), clipPackets(makeClip('color=c=blue', { frames: 20, gop: 5 }))];
+    const scrcpy = { clips, width: 160, height: 320, frameMs: 10 };
+    modern = new FakeAdbd(new FakeAndroid({ serial: 'modern', screen: feed, screencap: () => png, packages: ['com.instagram.android'], scrcpy }));
     older = new FakeAdbd(
-      new FakeAndroid({ serial: 'older', model: 'SM-A515F', product: 'a51nsxx', screen: search, screencap: () => png, installRefused: true }),
+      new FakeAndroid({ serial: 'older', model: 'SM-A515F', product: 'a51nsxx', screen: search, screencap: () => png, installRefused: true, scrcpy }),
       { version: A_VERSION_MIN, maxPayload: MAX_PAYLOAD_V1, features: ['cmd'] },
     );
     await Promise.all([modern.listen(), older.listen()]);
@@ -231,6 +237,50 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     expect(modern.received.filter((message) => message.command.startsWith('error'))).toEqual([]);
     expect(modern.hostBanners[0]).toMatch(/^host::features=/);
   }, 15_000);
+
+  it('streams H.264 from scrcpy-server through the server and takes a tap on its control socket, on both phones', async () => {
+    const serverFile = join(home, 'scrcpy-server-v3.1');
+    writeFileSync(serverFile, randomBytes(70_000));
+    for (const [serial, adbd] of [
+      [modern.serial, modern],
+      [older.serial, older],
+    ] as const) {
+      const phone = await readyPhone(serial);
+      const session = await within(10_000, `${serial} scrcpy start`, phone.openScrcpy('watch', serverFile));
+      expect(session.header).toMatchObject({ codec: 'h264', width: 160, height: 320 });
+      // The file went over sync whole, in 4096-byte payloads on the older phone.
+      expect(adbd.phone.files.get('/data/local/tmp/farm-scrcpy-server.jar')?.equals(readFileSync(serverFile))).toBe(true);
+      const packets: ScrcpyPacket[] = [];
+      session.watch({
+        send: (packet) => {
+          packets.push(packet);
+          return 0;
+        },
+      });
+      const blue = clips[1] as ScrcpyPacket[];
+      const sawBlue = () => packets.some((packet) => packet.keyFrame && blue.some((b) => b.data.equals(packet.data)));
+      await within(
+        5000,
+        `${serial} first key frame`,
+        (async () => {
+          while (!packets.some((packet) => packet.keyFrame)) await new Promise((resolve) => setTimeout(resolve, 10));
+        })(),
+      );
+      expect(sawBlue()).toBe(false);
+      session.tap({ x: 80, y: 160, width: 160, height: 320 });
+      await within(
+        5000,
+        `${serial} the picture after the tap`,
+        (async () => {
+          while (!sawBlue()) await new Promise((resolve) => setTimeout(resolve, 10));
+        })(),
+      );
+      // Packets arrive whole and in order: each one is a packet of one of the clips.
+      const known = new Set(clips.flat().map((packet) => packet.data.toString('base64')));
+      expect(packets.every((packet) => known.has(packet.data.toString('base64')))).toBe(true);
+      session.end();
+    }
+  });
 
   it('reports a phone that goes away as unresponsive, fails its commands at once, and drops it on adb disconnect', async () => {
     const [phone, old] = await Promise.all([readyPhone(modern.serial), readyPhone(older.serial)]);

@@ -11,6 +11,8 @@ import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FakeMinicap, type FakeMinicapBehaviour } from './fake-minicap.ts';
+import { SCRCPY_VERSION } from '../src/adb/adb.scrcpy.ts';
+import { FakeScrcpyServer, type FakeScrcpyOptions } from './fake-scrcpy.ts';
 import { FakeUiServer, type FakeUiServerBehaviour } from './fake-uiautomator2.ts';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -47,6 +49,8 @@ export interface FakeAndroidOptions {
   installRefused?: boolean;
   /** `dumpsys window policy` output (the keyguard's state). */
   windowPolicy?: string;
+  /** What a scrcpy-server started with app_process streams (clips made with ffmpeg); none: the class is not found. */
+  scrcpy?: FakeScrcpyOptions;
 }
 
 /** A file the fake media store indexed: `content query` answers these rows. */
@@ -170,6 +174,8 @@ export class FakeAndroid {
   readonly opened: string[] = [];
   /** Every minicap started, in order (the running one last). */
   readonly minicaps: FakeMinicap[] = [];
+  /** Every scrcpy-server started, in order. */
+  readonly scrcpyServers: FakeScrcpyServer[] = [];
   /** Pids sent a signal with `kill` or `pkill`, in order. */
   readonly killed: number[] = [];
   /** `settings` values by `namespace key`; unset ones read as "null", as on a phone. */
@@ -267,6 +273,10 @@ export class FakeAndroid {
 
   /** The process listening on an abstract unix socket (`localabstract:<name>`), or null when none does. */
   listener(name: string): { accept(socket: Socket): void } | null {
+    if (name.startsWith('scrcpy_')) {
+      const server = this.scrcpyServers.find((item) => item.running && `scrcpy_${item.scid}` === name);
+      return server?.listening() ? server : null;
+    }
     if (name !== 'minicap') return null;
     return this.minicaps.find((item) => item.running && item.listening) ?? null;
   }
@@ -274,6 +284,7 @@ export class FakeAndroid {
   /** Ends every process still running (the phone is put away). */
   shutdown(): void {
     for (const minicap of this.minicaps) minicap.kill();
+    for (const server of this.scrcpyServers) server.stop();
     this.stopUiServer('');
   }
 
@@ -572,6 +583,8 @@ export class FakeAndroid {
         }
         return this.text('');
       }
+      case 'app_process':
+        return this.appProcess(args, env);
       default:
         return this.text(`/system/bin/sh: ${name}: not found\n`, 127);
     }
@@ -612,6 +625,28 @@ export class FakeAndroid {
 
   onClick(element: string): void {
     this.clicked.push(element);
+  }
+
+  /**
+   * `CLASSPATH=<jar> app_process / com.genymobile.scrcpy.Server <version> key=value…`: a pushed scrcpy-server of the
+   * pinned version starts and listens on `scrcpy_<scid>`; another version ends as the real server does.
+   */
+  private appProcess(args: string[], env: Record<string, string>): Result {
+    const jar = env.CLASSPATH ?? '';
+    const [, main, version, ...options] = args;
+    if (!this.files.has(jar) || main !== 'com.genymobile.scrcpy.Server' || !this.options.scrcpy)
+      return this.text(`Error: Could not find or load main class ${main ?? ''}\n`, 1);
+    if (version !== SCRCPY_VERSION)
+      return this.text(`[server] ERROR: The server version (${SCRCPY_VERSION}) does not match the client (${version ?? ''})\n`, 1);
+    const scid = options.find((option) => option.startsWith('scid='))?.slice('scid='.length) ?? '';
+    if (!options.includes('tunnel_forward=true') || !/^[0-9a-f]{8}$/.test(scid)) return this.text('[server] ERROR: no forward tunnel\n', 1);
+    const server = new FakeScrcpyServer(scid, this.options.scrcpy);
+    this.scrcpyServers.push(server);
+    return {
+      out: Buffer.from(`[server] INFO: Device: [${this.model}] (Android)\n`),
+      code: 0,
+      running: server.exited.then((words) => ({ out: Buffer.from(words ? `${words}\n` : ''), code: words.includes('ERROR') ? 1 : 0 })),
+    };
   }
 
   /** Runs a pushed program: only minicap is known. */

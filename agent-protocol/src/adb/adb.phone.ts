@@ -51,6 +51,8 @@ import {
 } from './adb.parse.ts';
 import { PersistentShell } from './adb.shell.ts';
 import { AdbLiveScreen, type LiveScreenOptions } from './adb.live.ts';
+import type { ScrcpyStreamKind } from './adb.scrcpy.ts';
+import { ScrcpySession, type ScrcpySessionOptions } from './adb.scrcpy.session.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
 import { UI_SERVER_PACKAGE, UiServer, UiServerError, type UiServerApks, type UiServerOptions } from './adb.uiserver.ts';
 
@@ -139,6 +141,8 @@ export class AdbPhone implements PhoneDevice {
   private failures = 0;
   private cachedInfo: PhoneInfo | null = null;
   private live: AdbLiveScreen | null = null;
+  /** scrcpy-server sessions running on this phone (at most a control and a watch stream). */
+  private readonly scrcpySessions = new Set<ScrcpySession>();
   private readonly copiedMinicap = new Set<string>();
   private closed = false;
   health: PhoneHealth = 'responsive';
@@ -628,6 +632,29 @@ export class AdbPhone implements PhoneDevice {
   }
 
   /**
+   * Starts a scrcpy-server session of its own on this phone (H.264 from the phone's encoder, input through its control
+   * socket); `serverFile` is the verified file (`ensureScrcpyServer`). The caller ends it; closing the phone ends it too,
+   * and so does opening another of the same kind.
+   */
+  async openScrcpy(kind: ScrcpyStreamKind, serverFile: string, options: Omit<ScrcpySessionOptions, 'kind' | 'serverFile'> = {}): Promise<ScrcpySession> {
+    if (this.closed) throw new PhoneError('disconnected', 'The phone was closed.');
+    // At most one session of each kind (a control and a watch stream): a new one replaces the one before.
+    for (const running of this.scrcpySessions) if (running.kind === kind) running.end(`A new ${kind} stream replaced this one.`);
+    const session = new ScrcpySession(
+      {
+        push: (localPath, remote, mode) => this.upload(localPath, remote, mode, this.options.pushTimeoutMs),
+        shell: async (command) => this.device.shell(command),
+        openLocal: async (path) => this.device.openLocal(path),
+      },
+      { startTimeoutMs: this.options.liveStartTimeoutMs, ...options, kind, serverFile },
+    );
+    this.scrcpySessions.add(session);
+    session.onEnded(() => this.scrcpySessions.delete(session));
+    await session.start();
+    return session;
+  }
+
+  /**
    * Turns the screen a quarter turn from where it is and keeps it there (auto-rotate off). With auto-rotate on, the
    * phone is taken to stand upright: the stored `user_rotation` is stale then.
    */
@@ -655,5 +682,6 @@ export class AdbPhone implements PhoneDevice {
     // Not awaited: on an unplugged phone the force-stop would wait out its limit before the phone is let go.
     void this.uiServer?.stop().catch(() => undefined);
     await this.live?.close();
+    for (const session of this.scrcpySessions) session.end('The phone was closed.');
   }
 }

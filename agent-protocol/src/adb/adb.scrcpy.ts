@@ -1,0 +1,520 @@
+/**
+ * scrcpy-server on a phone: the pinned release file (checked against its SHA-256), the command line that starts it
+ * with `tunnel_forward=true`, the video socket's stream (device name, codec header, then H.264 packets behind a
+ * 12-byte header) and the control socket's messages (touch, keys, text, scroll, back, clipboard, rotate, reset video).
+ *
+ * Spoken here byte by byte rather than through `@yume-chan/scrcpy`: that client is built around its own adb stack and
+ * web streams, while the farm host already holds adbkit streams and needs only a few dozen bytes of framing; each
+ * layout below is the one of scrcpy 3.1's `ControlMessageReader`, `Streamer` and `DesktopConnection`
+ * (doc/develop.md of the pinned tag).
+ *
+ * Nothing here decodes video: packets are relayed as they come, and the host keeps only the codec configuration and
+ * the packets since the last key frame, so a late watcher starts at once.
+ */
+import { createHash, randomInt } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The one scrcpy-server version the farm host speaks. */
+export const SCRCPY_VERSION = '3.1';
+/** Where the official release publishes that file. */
+export const SCRCPY_SERVER_URL = `https://github.com/Genymobile/scrcpy/releases/download/v${SCRCPY_VERSION}/scrcpy-server-v${SCRCPY_VERSION}`;
+/** SHA-256 of `scrcpy-server-v3.1` as published with the release (and pinned by Homebrew's scrcpy 3.1 formula). */
+export const SCRCPY_SERVER_SHA256 = '958f0944a62f23b1f33a16e9eb14844c1a04b882ca175a738c16d23cb22b86c0';
+/** Where the server file goes on the phone (app_process runs it from there). */
+export const SCRCPY_REMOTE_PATH = '/data/local/tmp/farm-scrcpy-server.jar';
+
+/** A scrcpy stream that is not the pinned protocol, or broken mid-way; the stream ends with this reason. */
+export class ScrcpyStreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScrcpyStreamError';
+  }
+}
+
+/** The SHA-256 of a file, as lowercase hex. */
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Checks a scrcpy-server file against the pinned hash. A file that does not match is deleted (when `deleteOnMismatch`)
+ * and refused with a reason naming both hashes; a matching file is answered as is.
+ */
+export async function verifyScrcpyServer(path: string, expected = SCRCPY_SERVER_SHA256, deleteOnMismatch = true): Promise<string> {
+  let actual: string;
+  try {
+    actual = await fileSha256(path);
+  } catch (error) {
+    throw new ScrcpyStreamError(`The scrcpy-server file ${path} cannot be read (${error instanceof Error ? error.message : String(error)}).`);
+  }
+  if (actual !== expected) {
+    if (deleteOnMismatch) await rm(path, { force: true });
+    throw new ScrcpyStreamError(
+      `The scrcpy-server file ${path} is not scrcpy-server v${SCRCPY_VERSION}: its SHA-256 is ${actual}, expected ${expected}${deleteOnMismatch ? '; it was deleted' : ''}.`,
+    );
+  }
+  return path;
+}
+
+export interface ScrcpyServerSource {
+  /** `SCRCPY_SERVER`: a file the farm host's operator placed; refused (not deleted) when its hash differs. */
+  path?: string | undefined;
+  /** The host's state folder: the downloaded file is kept there, checked again at every start. */
+  stateDir: string;
+  /** Downloads the release file (global fetch by default). */
+  download?: (url: string) => Promise<Uint8Array>;
+  url?: string;
+  sha256?: string;
+  /** Largest file accepted from the download (the real one is under 100 KiB). */
+  maxBytes?: number;
+}
+
+/**
+ * The scrcpy-server file this host runs: `SCRCPY_SERVER` when set, else the copy in the state folder, else downloaded
+ * once from the official release. Every file is checked against the pinned SHA-256; a download or kept copy that does
+ * not match is deleted and refused with the reason.
+ */
+export async function ensureScrcpyServer(source: ScrcpyServerSource): Promise<string> {
+  const sha256 = source.sha256 ?? SCRCPY_SERVER_SHA256;
+  if (source.path) return verifyScrcpyServer(source.path, sha256, false);
+  const kept = join(source.stateDir, `scrcpy-server-v${SCRCPY_VERSION}`);
+  if (existsSync(kept)) return verifyScrcpyServer(kept, sha256, true);
+  const url = source.url ?? SCRCPY_SERVER_URL;
+  const download =
+    source.download ??
+    (async (from: string) => {
+      const answer = await fetch(from, { redirect: 'follow', signal: AbortSignal.timeout(60_000) });
+      if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
+      return new Uint8Array(await answer.arrayBuffer());
+    });
+  let bytes: Uint8Array;
+  try {
+    bytes = await download(url);
+  } catch (error) {
+    throw new ScrcpyStreamError(
+      `scrcpy-server v${SCRCPY_VERSION} could not be downloaded from ${url} (${error instanceof Error ? error.message : String(error)}); set SCRCPY_SERVER to the file's path.`,
+    );
+  }
+  const maxBytes = source.maxBytes ?? 4 * 1024 * 1024;
+  if (bytes.length > maxBytes) throw new ScrcpyStreamError(`The file downloaded from ${url} is ${bytes.length} bytes, more than scrcpy-server can be.`);
+  await mkdir(source.stateDir, { recursive: true });
+  const partial = `${kept}.part`;
+  await writeFile(partial, bytes);
+  await verifyScrcpyServer(partial, sha256, true);
+  await rename(partial, kept);
+  return kept;
+}
+
+/** The two streams a phone may serve at once: one for whoever controls it, one for those who only look. */
+export type ScrcpyStreamKind = 'control' | 'watch';
+
+export interface ScrcpyStreamProfile {
+  /** Longer side of the picture, in pixels (never enlarged). */
+  maxSize: number;
+  maxFps: number;
+  bitRate: number;
+  /** Seconds between key frames the encoder is asked for. */
+  keyFrameIntervalS: number;
+}
+
+export const SCRCPY_PROFILES: Record<ScrcpyStreamKind, ScrcpyStreamProfile> = {
+  control: { maxSize: 1080, maxFps: 60, bitRate: 6_000_000, keyFrameIntervalS: 2 },
+  watch: { maxSize: 480, maxFps: 15, bitRate: 800_000, keyFrameIntervalS: 2 },
+};
+
+/** A session id: 31 bits, so the socket name `scrcpy_%08x` is the one the server listens on. */
+export function newScid(): number {
+  return randomInt(1, 0x7fffffff);
+}
+
+export function scrcpySocketName(scid: number): string {
+  return `localabstract:scrcpy_${scid.toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * The shell command that starts scrcpy-server for one session. Audio is off (two sockets: video then control), the
+ * server waits for the host to connect (`tunnel_forward=true`, no `adb reverse`, no host port), sends one dummy byte
+ * on the first socket, the device name, the codec header and a 12-byte header before every packet.
+ */
+export function scrcpyCommand(scid: number, profile: ScrcpyStreamProfile, control: boolean): string {
+  const options = [
+    `scid=${scid.toString(16).padStart(8, '0')}`,
+    'log_level=info',
+    'tunnel_forward=true',
+    'audio=false',
+    `control=${control}`,
+    'cleanup=false',
+    'video_codec=h264',
+    `max_size=${Math.round(profile.maxSize)}`,
+    `max_fps=${Math.round(profile.maxFps)}`,
+    `video_bit_rate=${Math.round(profile.bitRate)}`,
+    // MediaFormat.KEY_I_FRAME_INTERVAL, an int by default in scrcpy's `key[:type]=value` list.
+    `video_codec_options=i-frame-interval=${Math.round(profile.keyFrameIntervalS)}`,
+    'stay_awake=false',
+    'power_off_on_close=false',
+    'clipboard_autosync=false',
+  ];
+  return `CLASSPATH=${SCRCPY_REMOTE_PATH} exec app_process / com.genymobile.scrcpy.Server ${SCRCPY_VERSION} ${options.join(' ')}`;
+}
+
+/** `h264` as scrcpy writes codec ids: the ASCII name as a big-endian u32. */
+export const SCRCPY_CODEC_H264 = 0x68_32_36_34;
+const DEVICE_NAME_BYTES = 64;
+const CODEC_HEADER_BYTES = 12;
+const PACKET_HEADER_BYTES = 12;
+const PTS_CONFIG = 1n << 63n;
+const PTS_KEY_FRAME = 1n << 62n;
+const PTS_MASK = PTS_KEY_FRAME - 1n;
+/** A packet larger than this is a broken stream, not a picture (a 1080p key frame at 8 Mbps is well under 1 MiB). */
+export const SCRCPY_MAX_PACKET_BYTES = 8 * 1024 * 1024;
+
+export interface ScrcpyVideoHeader {
+  deviceName: string;
+  codec: 'h264';
+  width: number;
+  height: number;
+}
+
+export interface ScrcpyPacket {
+  /** Codec configuration (SPS/PPS): kept and sent before any picture to every new watcher. */
+  config: boolean;
+  keyFrame: boolean;
+  /** Presentation time in microseconds; null for configuration packets. */
+  ptsUs: number | null;
+  data: Buffer;
+}
+
+export interface ScrcpyParserOptions {
+  /** Whether the first byte is the dummy byte (`tunnel_forward` sends it on the first socket). */
+  dummyByte?: boolean;
+  maxPacketBytes?: number;
+}
+
+/**
+ * Reads the video socket in chunks of any size: [dummy byte], 64-byte device name, codec id + width + height, then
+ * packets of an 8-byte PTS (bit 63 config, bit 62 key frame) and a 4-byte length. Throws ScrcpyStreamError on anything
+ * else; after a throw the parser stays broken (the stream must end).
+ */
+export class ScrcpyVideoParser {
+  private buffered: Buffer[] = [];
+  private size = 0;
+  private state: 'dummy' | 'name' | 'codec' | 'packets' | 'broken';
+  private deviceName = '';
+  private readonly maxPacketBytes: number;
+  header: ScrcpyVideoHeader | null = null;
+
+  constructor(options: ScrcpyParserOptions = {}) {
+    this.state = (options.dummyByte ?? true) ? 'dummy' : 'name';
+    this.maxPacketBytes = options.maxPacketBytes ?? SCRCPY_MAX_PACKET_BYTES;
+  }
+
+  /** Feeds bytes; answers the header when it completes (once) and every whole packet in them. */
+  push(chunk: Buffer): { header: ScrcpyVideoHeader | null; packets: ScrcpyPacket[] } {
+    if (this.state === 'broken') throw new ScrcpyStreamError('The scrcpy video stream was already broken.');
+    this.buffered.push(chunk);
+    this.size += chunk.length;
+    let header: ScrcpyVideoHeader | null = null;
+    const packets: ScrcpyPacket[] = [];
+    try {
+      for (;;) {
+        if (this.state === 'dummy') {
+          const byte = this.take(1);
+          if (!byte) break;
+          if (byte[0] !== 0) throw new ScrcpyStreamError(`The scrcpy video stream began with byte ${byte[0]}, not its dummy byte 0.`);
+          this.state = 'name';
+        } else if (this.state === 'name') {
+          const name = this.take(DEVICE_NAME_BYTES);
+          if (!name) break;
+          const end = name.indexOf(0);
+          this.deviceName = name.subarray(0, end < 0 ? DEVICE_NAME_BYTES : end).toString('utf8');
+          this.state = 'codec';
+        } else if (this.state === 'codec') {
+          const codec = this.take(CODEC_HEADER_BYTES);
+          if (!codec) break;
+          const id = codec.readUInt32BE(0);
+          if (id !== SCRCPY_CODEC_H264)
+            throw new ScrcpyStreamError(
+              `The scrcpy video stream announced codec 0x${id.toString(16)}, not H.264 (the server refused to encode, or is not scrcpy ${SCRCPY_VERSION}).`,
+            );
+          const width = codec.readUInt32BE(4);
+          const height = codec.readUInt32BE(8);
+          if (width === 0 || height === 0 || width > 8192 || height > 8192)
+            throw new ScrcpyStreamError(`The scrcpy video stream announced a ${width}x${height} picture, which is not a screen.`);
+          header = { deviceName: this.deviceName, codec: 'h264', width, height };
+          this.header = header;
+          this.state = 'packets';
+        } else {
+          if (this.size < PACKET_HEADER_BYTES) break;
+          const head = this.peek(PACKET_HEADER_BYTES);
+          const length = head.readUInt32BE(8);
+          if (length === 0 || length > this.maxPacketBytes)
+            throw new ScrcpyStreamError(`The scrcpy video stream sent a packet of ${length} bytes (allowed: 1 to ${this.maxPacketBytes}).`);
+          if (this.size < PACKET_HEADER_BYTES + length) break;
+          this.take(PACKET_HEADER_BYTES);
+          const data = this.take(length) as Buffer;
+          const pts = head.readBigUInt64BE(0);
+          const config = (pts & PTS_CONFIG) !== 0n;
+          packets.push({ config, keyFrame: !config && (pts & PTS_KEY_FRAME) !== 0n, ptsUs: config ? null : Number(pts & PTS_MASK), data });
+        }
+      }
+    } catch (error) {
+      this.state = 'broken';
+      this.buffered = [];
+      this.size = 0;
+      throw error;
+    }
+    return { header, packets };
+  }
+
+  private peek(bytes: number): Buffer {
+    if (this.buffered[0] && this.buffered[0].length >= bytes) return this.buffered[0].subarray(0, bytes);
+    const joined = Buffer.concat(this.buffered);
+    this.buffered = [joined];
+    return joined.subarray(0, bytes);
+  }
+
+  private take(bytes: number): Buffer | null {
+    if (this.size < bytes) return null;
+    const joined = this.buffered.length === 1 ? (this.buffered[0] as Buffer) : Buffer.concat(this.buffered);
+    const taken = Buffer.from(joined.subarray(0, bytes));
+    const rest = joined.subarray(bytes);
+    this.buffered = rest.length > 0 ? [rest] : [];
+    this.size -= bytes;
+    return taken;
+  }
+}
+
+/**
+ * The codec configuration and the packets since the last key frame: what a watcher who joins now needs before the
+ * next packet. A key frame starts the list again, so it never holds more than one group of pictures (bounded besides
+ * by `maxBytes`: past it, only the configuration is kept and the watcher waits for the next key frame).
+ */
+export class KeyFrameCache {
+  private config: ScrcpyPacket | null = null;
+  private group: ScrcpyPacket[] = [];
+  private groupBytes = 0;
+
+  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+
+  add(packet: ScrcpyPacket): void {
+    if (packet.config) {
+      this.config = packet;
+      // New parameters (a rotation, a reset) make older pictures undecodable with them.
+      this.group = [];
+      this.groupBytes = 0;
+      return;
+    }
+    if (packet.keyFrame) {
+      this.group = [packet];
+      this.groupBytes = packet.data.length;
+      return;
+    }
+    if (this.group.length === 0) return;
+    this.groupBytes += packet.data.length;
+    if (this.groupBytes > this.maxBytes) {
+      this.group = [];
+      this.groupBytes = 0;
+      return;
+    }
+    this.group.push(packet);
+  }
+
+  /** What a new watcher is sent first: the configuration, then the key frame and what followed it. */
+  snapshot(): ScrcpyPacket[] {
+    return [...(this.config ? [this.config] : []), ...this.group];
+  }
+
+  get hasKeyFrame(): boolean {
+    return this.group.length > 0;
+  }
+}
+
+// Control messages (scrcpy 3.x `ControlMessage` types).
+export const CONTROL_TYPE = {
+  injectKeycode: 0,
+  injectText: 1,
+  injectTouch: 2,
+  injectScroll: 3,
+  backOrScreenOn: 4,
+  setClipboard: 9,
+  rotateDevice: 11,
+  resetVideo: 17,
+} as const;
+
+/** Android `MotionEvent` actions. */
+export const MOTION_ACTION = { down: 0, up: 1, move: 2 } as const;
+/** Android `KeyEvent` actions. */
+export const KEY_ACTION = { down: 0, up: 1 } as const;
+/** scrcpy's `POINTER_ID_GENERIC_FINGER` (-2): a finger, not the mouse. */
+const POINTER_FINGER = 0xffff_ffff_ffff_fffen;
+/** `ControlMessageReader.INJECT_TEXT_MAX_LENGTH`: longer text goes through the clipboard. */
+export const SCRCPY_TEXT_MAX_BYTES = 300;
+/** `ControlMessageReader.CLIPBOARD_TEXT_MAX_LENGTH` (256 KiB minus the message header). */
+export const SCRCPY_CLIPBOARD_MAX_BYTES = (1 << 18) - 14;
+
+export interface ScreenPoint {
+  x: number;
+  y: number;
+  /** The picture size the point is in (the stream's), so the server scales it to the screen. */
+  width: number;
+  height: number;
+}
+
+const u16 = (value: number) => Math.max(0, Math.min(0xffff, Math.round(value)));
+const i32 = (value: number) => Math.max(-0x8000_0000, Math.min(0x7fff_ffff, Math.round(value)));
+
+/** A touch: 32 bytes (type, action, pointer id u64, x/y i32, width/height u16, pressure u16 fixed, buttons). */
+export function touchMessage(action: keyof typeof MOTION_ACTION, point: ScreenPoint): Buffer {
+  const message = Buffer.alloc(32);
+  message.writeUInt8(CONTROL_TYPE.injectTouch, 0);
+  message.writeUInt8(MOTION_ACTION[action], 1);
+  message.writeBigUInt64BE(POINTER_FINGER, 2);
+  message.writeInt32BE(i32(point.x), 10);
+  message.writeInt32BE(i32(point.y), 14);
+  message.writeUInt16BE(u16(point.width), 18);
+  message.writeUInt16BE(u16(point.height), 20);
+  message.writeUInt16BE(action === 'up' ? 0 : 0xffff, 22);
+  message.writeUInt32BE(0, 24); // action button
+  message.writeUInt32BE(0, 28); // buttons
+  return message;
+}
+
+/** A key: 14 bytes (type, action, keycode i32, repeat i32, meta state i32). */
+export function keyMessage(action: keyof typeof KEY_ACTION, keycode: number, repeat = 0, metaState = 0): Buffer {
+  const message = Buffer.alloc(14);
+  message.writeUInt8(CONTROL_TYPE.injectKeycode, 0);
+  message.writeUInt8(KEY_ACTION[action], 1);
+  message.writeInt32BE(i32(keycode), 2);
+  message.writeInt32BE(i32(repeat), 6);
+  message.writeInt32BE(i32(metaState), 10);
+  return message;
+}
+
+/** A scroll: 21 bytes (type, x/y i32, width/height u16, horizontal/vertical i16 fixed in -1..1, buttons). */
+export function scrollMessage(point: ScreenPoint, horizontal: number, vertical: number): Buffer {
+  const fixed = (value: number) => Math.max(-0x8000, Math.min(0x7fff, Math.round(Math.max(-1, Math.min(1, value)) * 0x8000)));
+  const message = Buffer.alloc(21);
+  message.writeUInt8(CONTROL_TYPE.injectScroll, 0);
+  message.writeInt32BE(i32(point.x), 1);
+  message.writeInt32BE(i32(point.y), 5);
+  message.writeUInt16BE(u16(point.width), 9);
+  message.writeUInt16BE(u16(point.height), 11);
+  message.writeInt16BE(fixed(horizontal), 13);
+  message.writeInt16BE(fixed(vertical), 15);
+  message.writeUInt32BE(0, 17);
+  return message;
+}
+
+/** Text typed as key events by the server: only where it is short enough and ASCII (scrcpy injects no other text). */
+export function textMessage(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > SCRCPY_TEXT_MAX_BYTES) throw new RangeError(`Text over ${SCRCPY_TEXT_MAX_BYTES} bytes goes through the clipboard.`);
+  const message = Buffer.alloc(5 + bytes.length);
+  message.writeUInt8(CONTROL_TYPE.injectText, 0);
+  message.writeUInt32BE(bytes.length, 1);
+  bytes.copy(message, 5);
+  return message;
+}
+
+/** Sets the phone's clipboard and, with `paste`, pastes it into the focused field (any Unicode). */
+export function clipboardMessage(text: string, paste: boolean, sequence = 0n): Buffer {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length > SCRCPY_CLIPBOARD_MAX_BYTES) throw new RangeError(`Clipboard text is limited to ${SCRCPY_CLIPBOARD_MAX_BYTES} bytes.`);
+  const message = Buffer.alloc(14 + bytes.length);
+  message.writeUInt8(CONTROL_TYPE.setClipboard, 0);
+  message.writeBigUInt64BE(sequence, 1);
+  message.writeUInt8(paste ? 1 : 0, 9);
+  message.writeUInt32BE(bytes.length, 10);
+  bytes.copy(message, 14);
+  return message;
+}
+
+/** The messages that type `text`: injected as text when scrcpy can (printable ASCII), pasted otherwise. */
+export function typeMessages(text: string): Buffer[] {
+  if (text.length === 0) return [];
+  if (/^[\x20-\x7e]*$/.test(text) && Buffer.byteLength(text) <= SCRCPY_TEXT_MAX_BYTES) return [textMessage(text)];
+  return [clipboardMessage(text, true)];
+}
+
+export function backOrScreenOnMessage(action: keyof typeof KEY_ACTION): Buffer {
+  return Buffer.from([CONTROL_TYPE.backOrScreenOn, KEY_ACTION[action]]);
+}
+
+export function rotateMessage(): Buffer {
+  return Buffer.from([CONTROL_TYPE.rotateDevice]);
+}
+
+/** Asks the encoder for a new key frame (and configuration) at once: sent when a watcher joins. */
+export function resetVideoMessage(): Buffer {
+  return Buffer.from([CONTROL_TYPE.resetVideo]);
+}
+
+/** The whole length of the control message at `at`, or null while it is incomplete. */
+function controlLength(buffer: Buffer, at: number): number | null {
+  const available = buffer.length - at;
+  const type = buffer[at] as number;
+  const fixed: Record<number, number> = {
+    [CONTROL_TYPE.injectTouch]: 32,
+    [CONTROL_TYPE.injectKeycode]: 14,
+    [CONTROL_TYPE.injectScroll]: 21,
+    [CONTROL_TYPE.backOrScreenOn]: 2,
+    [CONTROL_TYPE.rotateDevice]: 1,
+    [CONTROL_TYPE.resetVideo]: 1,
+  };
+  let length: number | undefined = fixed[type];
+  if (type === CONTROL_TYPE.injectText) length = available >= 5 ? 5 + buffer.readUInt32BE(at + 1) : Number.POSITIVE_INFINITY;
+  if (type === CONTROL_TYPE.setClipboard) length = available >= 14 ? 14 + buffer.readUInt32BE(at + 10) : Number.POSITIVE_INFINITY;
+  if (length === undefined) throw new ScrcpyStreamError(`Control message type ${type} is not one the farm host sends.`);
+  return available >= length ? length : null;
+}
+
+/** Reads the control messages above back (the fake server in the tests, and a check that the layouts agree). */
+export function readControlMessages(buffer: Buffer): { messages: ControlMessage[]; rest: Buffer } {
+  const messages: ControlMessage[] = [];
+  let at = 0;
+  while (at < buffer.length) {
+    const length = controlLength(buffer, at);
+    if (length === null) break;
+    const type = buffer[at] as number;
+    if (type === CONTROL_TYPE.injectTouch) {
+      messages.push({
+        type: 'touch',
+        action: (['down', 'up', 'move'] as const)[buffer.readUInt8(at + 1)] ?? 'move',
+        x: buffer.readInt32BE(at + 10),
+        y: buffer.readInt32BE(at + 14),
+        width: buffer.readUInt16BE(at + 18),
+        height: buffer.readUInt16BE(at + 20),
+      });
+    } else if (type === CONTROL_TYPE.injectKeycode) {
+      messages.push({ type: 'key', action: buffer.readUInt8(at + 1) === 0 ? 'down' : 'up', keycode: buffer.readInt32BE(at + 2) });
+    } else if (type === CONTROL_TYPE.injectText) {
+      messages.push({ type: 'text', text: buffer.subarray(at + 5, at + length).toString('utf8') });
+    } else if (type === CONTROL_TYPE.setClipboard) {
+      messages.push({ type: 'clipboard', paste: buffer.readUInt8(at + 9) === 1, text: buffer.subarray(at + 14, at + length).toString('utf8') });
+    } else if (type === CONTROL_TYPE.injectScroll) {
+      messages.push({ type: 'scroll', x: buffer.readInt32BE(at + 1), y: buffer.readInt32BE(at + 5) });
+    } else if (type === CONTROL_TYPE.backOrScreenOn) {
+      messages.push({ type: 'back', action: buffer.readUInt8(at + 1) === 0 ? 'down' : 'up' });
+    } else if (type === CONTROL_TYPE.rotateDevice) {
+      messages.push({ type: 'rotate' });
+    } else {
+      messages.push({ type: 'reset-video' });
+    }
+    at += length;
+  }
+  return { messages, rest: buffer.subarray(at) };
+}
+
+export type ControlMessage =
+  | { type: 'touch'; action: 'down' | 'up' | 'move'; x: number; y: number; width: number; height: number }
+  | { type: 'key'; action: 'down' | 'up'; keycode: number }
+  | { type: 'text'; text: string }
+  | { type: 'clipboard'; paste: boolean; text: string }
+  | { type: 'scroll'; x: number; y: number }
+  | { type: 'back'; action: 'down' | 'up' }
+  | { type: 'rotate' }
+  | { type: 'reset-video' };
