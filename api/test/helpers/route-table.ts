@@ -45,6 +45,8 @@ export interface WriteRoute {
   anySignedIn?: true;
   /** A VA of the workspace may make this call: the policy allows it and the fixture gives the VA the row. */
   vaMay: boolean;
+  /** The sentence a VA is refused with, where the route words it (otherwise the policy's own). */
+  vaRefusal?: string;
   /** What another workspace's operator gets for the same call; null when the call names nothing of this workspace. */
   foreign: { status: number; error: string } | null;
   /** A fresh target in the operator's workspace (given to the VA where a VA may act on it) and the call to make. */
@@ -505,7 +507,8 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: true,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`, body: { status: 'published' } }),
+    // A VA works the posts of the accounts on their phones.
+    setup: async (crew) => ({ url: `/api/posts/${(await postOnVaPhone(crew)).id}`, body: { status: 'published' } }),
   },
   {
     method: 'DELETE',
@@ -513,7 +516,7 @@ export const writeRoutes: WriteRoute[] = [
     ok: 204,
     vaMay: true,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}` }),
+    setup: async (crew) => ({ url: `/api/posts/${(await postOnVaPhone(crew)).id}` }),
   },
   {
     method: 'POST',
@@ -565,7 +568,8 @@ export const writeRoutes: WriteRoute[] = [
     method: 'POST',
     path: '/api/posts/bulk',
     ok: 200,
-    vaMay: true,
+    vaMay: false,
+    vaRefusal: 'Bulk actions on posts are for operators',
     foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
     setup: async ({ operator }) => {
       const post = await buildPost(operator, (await buildAccount(operator, { status: 'active' })).id, {
@@ -717,7 +721,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/accounts'),
   read('/api/accounts/{id}', async ({ operator }) => `/api/accounts/${(await buildAccount(operator)).id}`),
   read('/api/posts'),
-  read('/api/posts/{id}', async ({ operator }) => `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`),
+  read('/api/posts/{id}', async (crew) => `/api/posts/${(await postOnVaPhone(crew)).id}`),
   read('/api/objects/{id}', async ({ operator }) => uploadImage(operator)),
 ];
 
@@ -725,6 +729,12 @@ export const readRoutes: ReadRoute[] = [
 export const agentReads: { path: string; why: string }[] = [
   { path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' },
 ];
+
+/** A post of an account on a phone assigned to the crew's VA (what a VA may work: posts.rules.ts). */
+async function postOnVaPhone(crew: Crew) {
+  const device = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+  return buildPost(crew.operator, (await buildAccount(crew.operator, { deviceId: device.id })).id);
+}
 
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
 
