@@ -4,7 +4,7 @@
  * and the OpenAPI check fails when the API gains a route the table does not list.
  */
 import { messages } from '@farm/contracts';
-import { inviteVa, type Client } from './app.ts';
+import { inviteVa, signUp, type Client } from './app.ts';
 import {
   buildAccount,
   buildCampaign,
@@ -614,6 +614,38 @@ export const writeRoutes: WriteRoute[] = [
   },
 ];
 
+/** A second operator of the crew's workspace, through an operator invitation. */
+async function inviteOperator(crew: Crew, name: string): Promise<Client> {
+  const invitation = await crew.operator.post<{ invitation: { token: string } }>('/api/invitations', { role: 'operator' });
+  return signUp(crew.operator.app, { role: 'operator', name, inviteToken: invitation.body.invitation.token });
+}
+
+/** Resets of an operator, asked by one operator and approved by another (reset-requests.test.ts has the flow). */
+writeRoutes.push(
+  {
+    method: 'POST',
+    path: '/api/users/{id}/reset-requests',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/users/${(await inviteOperator(crew, 'Rita Reset')).user!.id}/reset-requests` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/reset-requests/{id}/approve',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    // Asked by another operator: the crew's operator is the second one, who approves.
+    setup: async (crew) => {
+      const asker = await inviteOperator(crew, 'Abe Asker');
+      const target = await inviteOperator(crew, 'Tia Target');
+      const asked = await asker.post<{ id: string }>(`/api/users/${target.user!.id}/reset-requests`);
+      return { url: `/api/reset-requests/${asked.body.id}/approve` };
+    },
+  },
+);
+
 /** Writes open to anyone, each tested in its own file: they are outside the role matrix. */
 export const publicWrites: { method: WriteMethod; path: string; why: string }[] = [
   { method: 'POST', path: '/api/auth/signup', why: 'auth.test.ts' },
@@ -706,6 +738,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/analytics/tables/{table}', async () => '/api/analytics/tables/devices', { names: false }),
   read('/api/analytics/accounts/{id}/growth', async ({ operator }) => `/api/analytics/accounts/${(await buildAccount(operator)).id}/growth`),
   read('/api/audit-log', undefined, { vaMay: false }),
+  read('/api/reset-requests', undefined, { vaMay: false }),
   read('/api/audit-log/facets', undefined, { vaMay: false }),
   read('/api/export/{file}', async () => '/api/export/tasks.csv', { names: false }),
   read('/api/device-usage', async ({ operator }) => `/api/device-usage?range=30d&deviceId=${(await buildDevice(operator)).id}`),
