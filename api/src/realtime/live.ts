@@ -459,6 +459,9 @@ class LiveScreens implements LiveHub {
       case 'ask':
         this.heardAsk(message);
         return;
+      case 'rules':
+        // Heard by live.rules.ts, which ends what no longer passes the rules.
+        return;
     }
   }
 
