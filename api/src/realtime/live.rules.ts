@@ -94,6 +94,9 @@ export class LiveRules<S extends RuledSocket> {
     });
     bus.onSignal((message) => {
       if (message.t !== 'rules') return;
+      // Sessions ended on another instance: this one's cache of them (auth.plugin.ts) and its sockets go too.
+      if (message.from !== this.bus.instanceId && message.sessionIds.length > 0)
+        changes.publish({ workspaceId: message.workspaceId, event: 'auth.revoked', payload: { sessionIds: message.sessionIds }, local: true });
       this.cut(message.sessionIds);
       this.schedule(message.workspaceId);
     });

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildInstance, buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { buildInstance, buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { buildDevice } from '../helpers/factories.ts';
 import { connected, listen, next } from './sockets.ts';
@@ -38,7 +38,8 @@ function suite(name: string, options: { redis: boolean }) {
       a = await buildTestApp(options.redis ? { redisUrl } : {});
       const urlA = await listen(a.app);
       // Without Redis the "other instance" is A itself: the in-process bus.
-      b = options.redis ? await buildInstance(a.database, { ...a.config, redisUrl }) : a.app;
+      // B keeps sessions it looked up for a long while: only the revocation it hears may drop them.
+      b = options.redis ? await buildInstance(a.database, { ...a.config, redisUrl, readCacheMs: 30_000 }) : a.app;
       urlB = options.redis ? await listen(b) : urlA;
     });
     afterAll(async () => {
@@ -103,9 +104,13 @@ function suite(name: string, options: { redis: boolean }) {
       const socket = await live(va);
       expect(await ask(socket, 'live.watch', { deviceId: device.id })).toMatchObject({ ok: true });
       expect(await ask(socket, 'live.control', { deviceId: device.id })).toEqual({ ok: true });
+      const onB = new Client(b, va.cookie);
+      expectStatus(await onB.get('/api/auth/me'), 200);
       const disconnected = cut(socket, 'ended sessions');
       expectStatus(await operator.delete(`/api/users/${va.user!.id}/sessions`), 204);
       expect(await disconnected).toBe('io server disconnect');
+      // B no longer takes the ended session, though it had looked it up a moment ago.
+      expectStatus(await onB.get('/api/auth/me'), 401);
       // Its control ended with it: the phone is free for the next person.
       const operatorSocket = await live(operator);
       expect(await ask(operatorSocket, 'live.watch', { deviceId: device.id })).toMatchObject({ ok: true });
