@@ -19,6 +19,7 @@ import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
+import { resetRequestsRoutes } from './auth/reset-requests.routes.ts';
 import { authSessionsRoutes } from './auth/auth-sessions.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { exportRoutes } from './modules/export/export.routes.ts';
@@ -49,6 +50,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     wallRoutes,
     twoFactorRoutes,
     passwordResetsRoutes,
+    resetRequestsRoutes,
     authSessionsRoutes,
     auditRoutes,
     exportRoutes,

@@ -605,6 +605,18 @@ export interface PasswordResetsTable {
   createdAt: Timestamp;
 }
 
+/** An operator's password reset asked for by one operator, waiting for a second one's approval (0037). */
+export interface PasswordResetRequestsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  userId: string;
+  requestedById: string;
+  approvedById: string | null;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  approvedAt: NullableTimestamp;
+}
+
 /** A notice for a person, shown once at their next sign-in (0033). */
 export interface UserNoticesTable {
   id: Generated<string>;
@@ -683,6 +695,7 @@ export interface DB extends ManagerConsoleTables {
   loginChallenges: LoginChallengesTable;
   passwordResets: PasswordResetsTable;
   userNotices: UserNoticesTable;
+  passwordResetRequests: PasswordResetRequestsTable;
   deviceSoftware: DeviceSoftwareTable;
   recipeVerifications: RecipeVerificationsTable;
   recipeFailures: RecipeFailuresTable;

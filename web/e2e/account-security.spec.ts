@@ -102,3 +102,26 @@ test('an operator resets a VA’s password with a one-time link, and the VA sets
   await expect(va.getByRole('alert')).toContainText('This password reset link is invalid or has expired');
   await vaContext.close();
 });
+
+test('a person sees where they are signed in and ends another session, which is signed out', async ({ page, browser }) => {
+  const email = uniqueEmail('sana');
+  expect(
+    (await page.request.post('/api/auth/signup', { data: { name: 'Sana Sessions', email, password: PASSWORD, role: 'operator' }, headers: json })).status(),
+  ).toBe(201);
+  // The same person signed in on a second browser.
+  const other = await browser.newContext();
+  const elsewhere = await other.newPage();
+  expect((await elsewhere.request.post('/api/auth/login', { data: { email, password: PASSWORD }, headers: json })).status()).toBe(200);
+
+  await page.goto('/settings');
+  const section = page.getByRole('region', { name: 'Sessions' });
+  await expect(section.getByRole('listitem')).toHaveCount(2);
+  await expect(section.getByText('This session')).toHaveCount(1);
+  const notThis = section.getByRole('listitem').filter({ hasNot: page.getByText('This session') });
+  await notThis.getByRole('button', { name: 'End Session' }).click();
+  await expectToast(page, 'Session Ended', 'is signed out.');
+  await expect(section.getByRole('listitem')).toHaveCount(1);
+  // The other browser is signed out at once.
+  expect((await elsewhere.request.get('/api/auth/me')).status()).toBe(401);
+  await other.close();
+});

@@ -89,3 +89,16 @@ export const authSession = z.object({
   current: z.boolean(),
 });
 export type AuthSession = z.infer<typeof authSession>;
+
+/** Resets of an operator's password take two operators: a request waits (24 hours) for a different one's approval. */
+export const PASSWORD_RESET_REQUEST_HOURS = 24;
+export const passwordResetRequest = z.object({
+  id: z.string(),
+  userId: z.string(),
+  userName: z.string(),
+  requestedById: z.string(),
+  requestedByName: z.string(),
+  createdAt: isoTime,
+  expiresAt: isoTime,
+});
+export type PasswordResetRequest = z.infer<typeof passwordResetRequest>;

@@ -26,7 +26,9 @@ export type LiveSignal =
   /** The phone's controller changed: every other control session of it is over (`offerTo`: handed to this person). */
   | { t: 'control'; from: string; deviceId: string; usageId: string | null; reason: string; offerTo?: string | undefined }
   /** A watcher asks the controller (the session `usageId`) to hand the phone over. */
-  | { t: 'ask'; from: string; deviceId: string; usageId: string; userId: string; name: string };
+  | { t: 'ask'; from: string; deviceId: string; usageId: string; userId: string; name: string }
+  /** Someone's rights in the workspace may have shrunk (`sessionIds`: sessions ended): every instance checks its live screens (live.rules.ts). */
+  | { t: 'rules'; from: string; workspaceId: string; sessionIds: string[] };
 
 export interface LiveBus {
   readonly instanceId: string;

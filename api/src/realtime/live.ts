@@ -40,6 +40,7 @@ import {
 import type { ChangeFeed } from '../events/changes.ts';
 import type { Db } from '../shared/types.ts';
 import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus, type LiveSignal } from './live.bus.ts';
+import { LiveRules, type LiveHoldings } from './live.rules.ts';
 import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 import { crossSite, personOf, unavailable, type SocketPerson } from './handshake.ts';
 
@@ -131,7 +132,7 @@ class LiveScreens implements LiveHub {
   private readonly promptBeforeMs: number;
   private readonly warn: (error: unknown) => void;
   private readonly timers: NodeJS.Timeout[];
-  private readonly unsubscribe: () => void;
+  private readonly rules: LiveRules<LiveSocket>;
 
   // ── the watchers' side ──
   private readonly watchers = new Map<string, Set<Watch>>();
@@ -165,12 +166,8 @@ class LiveScreens implements LiveHub {
       setInterval(() => void this.closeStale().catch(this.warn), USAGE_STALE_MS / 3),
     ];
     for (const timer of this.timers) timer.unref();
-    // A signed-out session's live screens close with its other sockets.
-    this.unsubscribe = changes.subscribe((change) => {
-      if (change.event !== 'auth.revoked') return;
-      const revoked = new Set(change.payload.sessionIds);
-      for (const socket of nsp.sockets.values()) if (revoked.has(socket.data.sessionId)) socket.disconnect(true);
-    });
+    // A signed-out session's live screens close with its other sockets; lost rights end controls and watches.
+    this.rules = new LiveRules(db, bus, changes, this.holdings(nsp), this.warn);
   }
 
   // ── a browser's socket: each message parsed with its schema and answered by its handler ──────────────────
@@ -261,6 +258,8 @@ class LiveScreens implements LiveHub {
   }
 
   private async onKeep(socket: LiveSocket, { deviceId }: Message<'live.keep'>): Promise<LiveAnswer> {
+    // The rules are checked again before control is kept: a right lost since ends it here.
+    if (this.controls.get(deviceId)?.socket === socket) await this.rules.check(socket.data.workspaceId);
     const control = this.controls.get(deviceId);
     if (!control || control.socket !== socket) return refuse('You are not in control of this phone any more');
     control.lastUsedAt = Date.now();
@@ -460,6 +459,9 @@ class LiveScreens implements LiveHub {
       case 'ask':
         this.heardAsk(message);
         return;
+      case 'rules':
+        // Heard by live.rules.ts, which ends what no longer passes the rules.
+        return;
     }
   }
 
@@ -566,6 +568,7 @@ class LiveScreens implements LiveHub {
   }
 
   private async keepUsage(): Promise<void> {
+    await this.rules.check();
     const open = await touchUsage(this.db, [...(await this.watchUsageIds()), ...[...this.controls.values()].map((control) => control.usageId)]);
     for (const control of [...this.controls.values()]) {
       if (open.has(control.usageId)) continue;
@@ -579,6 +582,25 @@ class LiveScreens implements LiveHub {
       this.announceFreed(device, `${device.name} was released: its controller's connection was lost`, null);
       this.bus.signal({ t: 'control', from: this.me, deviceId: device.id, usageId: null, reason: 'connection lost' });
     }
+  }
+
+  /** This instance's live screens as the rules see and end them (live.rules.ts). */
+  private holdings(nsp: LiveNamespace): LiveHoldings<LiveSocket> {
+    return {
+      sockets: () => nsp.sockets.values(),
+      watches: () => [...this.watchers.values()].flatMap((set) => [...set]),
+      controls: () => this.controls.values(),
+      endControl: async (deviceId, reason) => {
+        const control = this.controls.get(deviceId);
+        if (!control) return;
+        await this.release(control, 'access changed');
+        control.socket.emit('live.released', { deviceId, reason });
+      },
+      endWatch: async (socket, deviceId, reason) => {
+        socket.emit('live.status', { deviceId, streaming: false, reason });
+        await this.unwatch(socket, deviceId, 'access changed');
+      },
+    };
   }
 
   // ── LiveHub: what the agents' namespace tells of the phones connected here ───────────────────────────────
@@ -617,7 +639,7 @@ class LiveScreens implements LiveHub {
 
   async close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
-    this.unsubscribe();
+    this.rules.close();
     for (const control of [...this.controls.values()]) await this.release(control, 'server stopped').catch(this.warn);
     await endWatches(this.db, await this.watchUsageIds(), 'server stopped').catch(this.warn);
     for (const deviceId of this.watchers.keys()) this.bus.signal({ t: 'watchers', from: this.me, deviceId, count: 0, slow: false });

@@ -4,7 +4,7 @@
  * and the OpenAPI check fails when the API gains a route the table does not list.
  */
 import { messages } from '@farm/contracts';
-import { inviteVa, type Client } from './app.ts';
+import { inviteVa, signUp, type Client } from './app.ts';
 import {
   buildAccount,
   buildCampaign,
@@ -45,6 +45,8 @@ export interface WriteRoute {
   anySignedIn?: true;
   /** A VA of the workspace may make this call: the policy allows it and the fixture gives the VA the row. */
   vaMay: boolean;
+  /** The sentence a VA is refused with, where the route words it (otherwise the policy's own). */
+  vaRefusal?: string;
   /** What another workspace's operator gets for the same call; null when the call names nothing of this workspace. */
   foreign: { status: number; error: string } | null;
   /** A fresh target in the operator's workspace (given to the VA where a VA may act on it) and the call to make. */
@@ -521,7 +523,8 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: true,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`, body: { status: 'published' } }),
+    // A VA works the posts of the accounts on their phones.
+    setup: async (crew) => ({ url: `/api/posts/${(await postOnVaPhone(crew)).id}`, body: { status: 'published' } }),
   },
   {
     method: 'DELETE',
@@ -529,7 +532,7 @@ export const writeRoutes: WriteRoute[] = [
     ok: 204,
     vaMay: true,
     foreign: notFound,
-    setup: async ({ operator }) => ({ url: `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}` }),
+    setup: async (crew) => ({ url: `/api/posts/${(await postOnVaPhone(crew)).id}` }),
   },
   {
     method: 'POST',
@@ -581,7 +584,8 @@ export const writeRoutes: WriteRoute[] = [
     method: 'POST',
     path: '/api/posts/bulk',
     ok: 200,
-    vaMay: true,
+    vaMay: false,
+    vaRefusal: 'Bulk actions on posts are for operators',
     foreign: { status: 409, error: 'Nothing was changed: 1 of 1 item was refused' },
     setup: async ({ operator }) => {
       const post = await buildPost(operator, (await buildAccount(operator, { status: 'active' })).id, {
@@ -669,6 +673,38 @@ export const writeRoutes: WriteRoute[] = [
     }),
   },
 ];
+
+/** A second operator of the crew's workspace, through an operator invitation. */
+async function inviteOperator(crew: Crew, name: string): Promise<Client> {
+  const invitation = await crew.operator.post<{ invitation: { token: string } }>('/api/invitations', { role: 'operator' });
+  return signUp(crew.operator.app, { role: 'operator', name, inviteToken: invitation.body.invitation.token });
+}
+
+/** Resets of an operator, asked by one operator and approved by another (reset-requests.test.ts has the flow). */
+writeRoutes.push(
+  {
+    method: 'POST',
+    path: '/api/users/{id}/reset-requests',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/users/${(await inviteOperator(crew, 'Rita Reset')).user!.id}/reset-requests` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/reset-requests/{id}/approve',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    // Asked by another operator: the crew's operator is the second one, who approves.
+    setup: async (crew) => {
+      const asker = await inviteOperator(crew, 'Abe Asker');
+      const target = await inviteOperator(crew, 'Tia Target');
+      const asked = await asker.post<{ id: string }>(`/api/users/${target.user!.id}/reset-requests`);
+      return { url: `/api/reset-requests/${asked.body.id}/approve` };
+    },
+  },
+);
 
 /** Writes open to anyone, each tested in its own file: they are outside the role matrix. */
 export const publicWrites: { method: WriteMethod; path: string; why: string }[] = [
@@ -765,6 +801,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/analytics/tables/{table}', async () => '/api/analytics/tables/devices', { names: false }),
   read('/api/analytics/accounts/{id}/growth', async ({ operator }) => `/api/analytics/accounts/${(await buildAccount(operator)).id}/growth`),
   read('/api/audit-log', undefined, { vaMay: false }),
+  read('/api/reset-requests', undefined, { vaMay: false }),
   read('/api/audit-log/facets', undefined, { vaMay: false }),
   read('/api/export/{file}', async () => '/api/export/tasks.csv', { names: false }),
   read('/api/device-usage', async ({ operator }) => `/api/device-usage?range=30d&deviceId=${(await buildDevice(operator)).id}`),
@@ -780,7 +817,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/accounts'),
   read('/api/accounts/{id}', async ({ operator }) => `/api/accounts/${(await buildAccount(operator)).id}`),
   read('/api/posts'),
-  read('/api/posts/{id}', async ({ operator }) => `/api/posts/${(await buildPost(operator, (await buildAccount(operator)).id)).id}`),
+  read('/api/posts/{id}', async (crew) => `/api/posts/${(await postOnVaPhone(crew)).id}`),
   read('/api/objects/{id}', async ({ operator }) => uploadImage(operator)),
 ];
 
@@ -788,6 +825,12 @@ export const readRoutes: ReadRoute[] = [
 export const agentReads: { path: string; why: string }[] = [
   { path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' },
 ];
+
+/** A post of an account on a phone assigned to the crew's VA (what a VA may work: posts.rules.ts). */
+async function postOnVaPhone(crew: Crew) {
+  const device = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+  return buildPost(crew.operator, (await buildAccount(crew.operator, { deviceId: device.id })).id);
+}
 
 export const routeKey = (method: string, path: string): string => `${method.toUpperCase()} ${path}`;
 

@@ -159,7 +159,7 @@ describe('POST /api/posts/bulk', () => {
       await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: at }),
     ];
     const ids = scheduled.map((post) => post.id);
-    const moved = await va.post<BulkResult>('/api/posts/bulk', { ids, action: 'reschedule', offsetMinutes: 90 });
+    const moved = await operator.post<BulkResult>('/api/posts/bulk', { ids, action: 'reschedule', offsetMinutes: 90 });
     expectStatus(moved, 200);
     for (const id of ids) expect((await operator.get<Post>(`/api/posts/${id}`)).body.scheduledAt).toBe(new Date(Date.parse(at) + 90 * 60_000).toISOString());
 

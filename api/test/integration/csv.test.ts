@@ -274,9 +274,9 @@ describe('POST /api/import/accounts', () => {
     expect(added).toEqual([{ username: 'three', status: 'active', followers: 1200, deviceId: phone.id }]);
   });
 
-  it('lets a VA import posts but not accounts; a visitor neither', async () => {
+  it('lets a VA import neither posts nor accounts; a visitor neither', async () => {
     expectError(await va.post('/api/import/accounts?dryRun=1', 'Username,Platform\nx,tiktok', CSV), 403, 'You do not have permission to do this');
-    expectStatus(await va.post('/api/import/posts?dryRun=1', 'Account,Caption\nx,y', CSV), 200);
+    expectError(await va.post('/api/import/posts?dryRun=1', 'Account,Caption\nx,y', CSV), 403, 'Importing posts is for operators');
     expectError(await anonymous.post('/api/import/posts?dryRun=1', 'Account,Caption\nx,y', CSV), 401, 'Not signed in');
   });
 

@@ -48,7 +48,7 @@ describe.each(writeRoutes)('$method $path', (route) => {
       expectStatus(await send(crew.va, route.method, call), route.ok);
       return;
     }
-    expectError(await send(crew.va, route.method, call), 403, messages.forbidden);
+    expectError(await send(crew.va, route.method, call), 403, route.vaRefusal ?? messages.forbidden);
     expectStatus(await send(crew.operator, route.method, call), route.ok);
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, postTransitions, type Account, type Post, type PostStatus } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
-import { buildAccount, buildCampaign, buildPost, uploadImage } from '../helpers/factories.ts';
+import { buildAccount, buildCampaign, buildDevice, buildPost, uploadImage } from '../helpers/factories.ts';
 
 let t: TestApp;
 let operator: Client;
@@ -201,8 +201,9 @@ describe('campaigns and lists', () => {
 });
 
 describe('DELETE /api/posts/:id', () => {
-  it('removes a post once, by a VA too', async () => {
-    const post = await buildPost(operator, account.id);
+  it('removes a post once, by a VA too (a post of an account on their phone)', async () => {
+    const phone = await buildDevice(operator, { assignedToId: va.user!.id });
+    const post = await buildPost(operator, (await buildAccount(operator, { deviceId: phone.id })).id);
     expectStatus(await va.delete(`/api/posts/${post.id}`), 204);
     expectError(await operator.get(`/api/posts/${post.id}`), 404, messages.notFound);
     expectError(await operator.delete(`/api/posts/${post.id}`), 404, messages.notFound);

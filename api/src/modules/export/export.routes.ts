@@ -9,6 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { csvColumns, errorBody, exportEntityValues, exportQueries, type ExportEntity } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
+import { postViewer } from '../posts/posts.rules.ts';
 import { AppError } from '../../errors.ts';
 import { describeIssue } from '../../errors.ts';
 import { exportRows } from './export.queries.ts';
@@ -46,9 +47,12 @@ export const exportRoutes: FastifyPluginAsyncZod = async (app) => {
         });
         throw new AppError(400, details[0]!.message, details);
       }
-      const { workspaceId } = actorOf(request);
+      const actor = actorOf(request);
+      const { workspaceId } = actor;
+      // A VA exports only the posts they may see (posts.rules.ts).
+      const filter = { ...(parsed.data as Record<string, unknown>), ...(entity === 'posts' ? { viewer: postViewer(actor) } : {}) };
       const stamp = new Date().toISOString().slice(0, 10);
-      const rows = Readable.from(exportRows(app.ctx.db, workspaceId, entity, parsed.data as Record<string, unknown>));
+      const rows = Readable.from(exportRows(app.ctx.db, workspaceId, entity, filter));
       const toCells = new Transform({
         objectMode: true,
         transform(row: unknown[], _encoding, done) {

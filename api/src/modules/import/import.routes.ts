@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, importEntityValues, importQuery, importResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
+import { assertOperatorFor } from '../posts/posts.rules.ts';
 import { insertAccounts, insertPosts } from './import.queries.ts';
 import { planAccounts, planPosts, readCsv } from './import.service.ts';
 import { write } from '../../events/write.ts';
@@ -19,7 +20,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
     done(null, body),
   );
 
-  // One route per list, each with its own rule: posts may be drafted by anyone of the workspace, accounts are the operator's.
+  // One route per list; both are operators' (posts.rules.ts: a VA imports no posts, and is told so in a sentence).
   for (const entity of importEntityValues) {
     app.post(
       `/import/${entity}`,
@@ -35,6 +36,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       async (request) => {
         const actor = actorOf(request);
+        if (entity === 'posts') assertOperatorFor(actor, 'import');
         const dryRun = request.query.dryRun === '1' || request.query.dryRun === 'true';
         const records = readCsv(request.body, entity);
         const plan = entity === 'posts' ? await planPosts(db, actor, records) : await planAccounts(db, actor, records);

@@ -13,6 +13,8 @@ export interface PostFilter {
   /** The calendar's window: posts whose scheduledAt or publishedAt falls in [from, to). */
   from?: string | undefined;
   to?: string | undefined;
+  /** A VA: only the posts they may work (their phones' accounts, their own drafts; posts.rules.ts). */
+  viewer?: string | undefined;
 }
 
 /** The list's filters, on a query over `posts`. */
@@ -27,6 +29,24 @@ export function filteredPosts<O>(query: SelectQueryBuilder<DB, 'posts', O>, work
       eb.selectFrom('accounts').select('id').where('workspaceId', '=', workspaceId).where('platform', '=', filter.platform!),
     );
   if (filter.search) q = q.where('caption', 'ilike', `%${escapeLike(filter.search)}%`);
+  if (filter.viewer) {
+    const va = filter.viewer;
+    q = q.where((eb) =>
+      eb.or([
+        eb(
+          'accountId',
+          'in',
+          eb
+            .selectFrom('accounts as a')
+            .innerJoin('devices as d', 'd.id', 'a.deviceId')
+            .select('a.id')
+            .where('a.workspaceId', '=', workspaceId)
+            .where('d.assignedToId', '=', va),
+        ),
+        eb.and([eb('createdById', '=', va), eb('status', '=', 'draft')]),
+      ]),
+    );
+  }
   if (filter.from || filter.to) {
     const from = filter.from ? new Date(filter.from) : new Date(0);
     const to = filter.to ? new Date(filter.to) : new Date('9999-12-31T00:00:00Z');
@@ -54,8 +74,21 @@ export function listPosts(db: Db, workspaceId: string, filter: PostFilter & { cu
     .execute();
 }
 
-export function findPost(db: Db, workspaceId: string, id: string) {
-  return db.selectFrom('posts').selectAll().where('id', '=', id).where('workspaceId', '=', workspaceId).executeTakeFirst();
+export function findPost(db: Db, workspaceId: string, id: string, viewer?: string) {
+  return filteredPosts(db.selectFrom('posts').selectAll(), workspaceId, { viewer }).where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether the account is on a phone assigned to the VA, in their workspace. */
+export async function accountOnPhoneOf(tx: Tx, actor: { userId: string; workspaceId: string }, accountId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('accounts as a')
+    .innerJoin('devices as d', 'd.id', 'a.deviceId')
+    .select('a.id')
+    .where('a.id', '=', accountId)
+    .where('a.workspaceId', '=', actor.workspaceId)
+    .where('d.assignedToId', '=', actor.userId)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The post, locked for the rest of the transaction. */

@@ -21,6 +21,7 @@ import { runBulk, selectIds } from '../../events/bulk.ts';
 import { findPost, insertPost, listPosts, postIdsMatching } from './posts.queries.ts';
 import { announce, assertFuture, changePost, removePost } from './posts.service.ts';
 import { resolveMediaUrls } from '../uploads/uploads.service.ts';
+import { assertMayWorkPost, assertOperatorFor, postViewer } from './posts.rules.ts';
 import { write } from '../../events/write.ts';
 
 export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -31,7 +32,8 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['posts'], querystring: postWindowQuery, response: { 200: z.array(post) } } },
     async (request, reply) => {
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await listPosts(db, actorOf(request).workspaceId, { ...request.query, limit });
+      const actor = actorOf(request);
+      const rows = await listPosts(db, actor.workspaceId, { ...request.query, limit, viewer: postViewer(actor) });
       return page(reply, rows, limit, (row) => row.createdAt).map(serialize);
     },
   );
@@ -40,7 +42,8 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/posts/:id',
     { config: { access: 'workspace.read' }, schema: { tags: ['posts'], params: idParams, response: { 200: post, 404: errorBody } } },
     async (request) => {
-      const row = await findPost(db, actorOf(request).workspaceId, request.params.id);
+      const actor = actorOf(request);
+      const row = await findPost(db, actor.workspaceId, request.params.id, postViewer(actor));
       if (!row) throw notFound();
       return serialize(row);
     },
@@ -56,6 +59,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
       if (body.status === 'scheduled') assertFuture(body.scheduledAt);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
+        await assertMayWorkPost(tx, actor, null, { accountId: body.accountId, status: body.status });
         if (body.campaignId !== undefined && body.campaignId !== null) await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
         const created = await insertPost(tx, {
           workspaceId: actor.workspaceId,
@@ -103,6 +107,7 @@ export const postsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const actor = actorOf(request);
       const body = request.body as PostBulkBody;
+      assertOperatorFor(actor, 'bulk');
       const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const ids = body.ids ?? (await selectIds(postIdsMatching(tx, actor.workspaceId, body.filter ?? {})));
         return {

@@ -13,6 +13,7 @@ import { isFuture } from '../../shared/time.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { resolveMediaUrls } from '../uploads/uploads.service.ts';
 import { accountOfPost, deletePost, lockPost, updatePost } from './posts.queries.ts';
+import { assertMayWorkPost } from './posts.rules.ts';
 
 /** What a post's content may be edited in: not once it is published. */
 const EDITABLE: readonly PostStatus[] = ['draft', 'scheduled', 'failed'];
@@ -74,6 +75,10 @@ export async function changePost(tx: Tx, actor: Actor, id: string, body: UpdateP
       changes.scheduledAt = at;
     }
   }
+  await assertMayWorkPost(tx, actor, before, {
+    accountId: (changes.accountId as string | undefined) ?? before.accountId,
+    status: (changes.status as PostStatus | undefined) ?? before.status,
+  });
   if (Object.keys(changes).length === 0) return before;
   // What or when of a scheduled post changed, or it became (or stopped being) scheduled: a new schedule version
   // (a failed post given another go is due again), and the task out for the old one is called off, its phone told.
@@ -112,6 +117,7 @@ export async function changePost(tx: Tx, actor: Actor, id: string, body: UpdateP
 export async function removePost(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
   const before = await lockPost(tx, actor.workspaceId, id);
   if (!before) throw notFound();
+  await assertMayWorkPost(tx, actor, before, null);
   // A task out for the post is called off first: its phone must not publish what was deleted.
   await cancelTasks(tx, { postId: before.id }, { message: 'The post was deleted', cause: 'change' }, Outboxes.of(outbox));
   await announce(tx, actor, before, 'deleted', outbox);

@@ -31,6 +31,21 @@ describe('ContentPage', { timeout: 20_000 }, () => {
     expect(screen.getByText('Create your first post to get started')).toBeTruthy();
   });
 
+  it('offers import and bulk actions to operators only', async () => {
+    api([buildPost({ id: 'p1', caption: 'Mine' })]);
+    const operator = renderScreen(<ContentPage />);
+    await screen.findByRole('article', { name: 'Post: Mine' });
+    expect(screen.getByRole('button', { name: 'Import CSV' })).toBeTruthy();
+    expect(screen.getAllByRole('checkbox').length).toBeGreaterThan(0);
+    operator.unmount();
+
+    api([buildPost({ id: 'p1', caption: 'Mine' })]);
+    renderScreen(<ContentPage />, { role: 'va' });
+    await screen.findByRole('article', { name: 'Post: Mine' });
+    expect(screen.queryByRole('button', { name: 'Import CSV' })).toBeNull();
+    expect(screen.queryAllByRole('checkbox')).toHaveLength(0);
+  });
+
   it('shows each post with its account, hashtags and the actions its status allows', async () => {
     api([
       buildPost({ id: 'p1', caption: 'x'.repeat(70), hashtags: ['#one'] }),

@@ -11,6 +11,7 @@ import { usePagedList } from '../../shared/paged';
 import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
 import { BulkBar } from '../../shared/ui/BulkBar';
+import { useCurrentUser } from '../auth/auth.api';
 import { ExportButton } from '../../shared/ui/ExportButton';
 import { ImportCsvModal } from '../../shared/ui/ImportCsvModal';
 import { LoadMore } from '../../shared/ui/LoadMore';
@@ -53,6 +54,8 @@ export function ContentPage() {
   const update = useUpdatePost();
   const remove = useDeletePost();
   const bulk = useBulk('posts');
+  // Bulk actions and import are operators' (a VA works the posts of their phones' accounts one by one).
+  const isOperator = useCurrentUser()?.role === 'operator';
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
   const [editing, setEditing] = useState<Post | null>(null);
@@ -112,9 +115,11 @@ export function ContentPage() {
             <Button component={Link} to="/content/calendar" variant="default" leftSection={<IconCalendar size={16} />}>
               Calendar
             </Button>
-            <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={() => setImporting(true)}>
-              Import CSV
-            </Button>
+            {isOperator ? (
+              <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={() => setImporting(true)}>
+                Import CSV
+              </Button>
+            ) : null}
             <ExportButton entity="posts" filters={listFilters} />
             <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
               Create Post
@@ -166,7 +171,7 @@ export function ContentPage() {
               ))}
             </Tabs.List>
           </Tabs>
-          {shown.length > 0 ? (
+          {isOperator && shown.length > 0 ? (
             <BulkBar selection={selection} pageIds={order} noun="posts" {...(posts.hasNextPage ? { more: true } : { total: shown.length })}>
               <Menu position="bottom-start" withinPortal>
                 <Menu.Target>
@@ -208,7 +213,7 @@ export function ContentPage() {
                   onEdit={() => setEditing(post)}
                   onRetry={() => setEditing(post)}
                   selected={selection.has(post.id)}
-                  onSelect={(range) => selection.toggle(post.id, range)}
+                  {...(isOperator ? { onSelect: (range: boolean) => selection.toggle(post.id, range) } : {})}
                 />
               ))}
             </SimpleGrid>

@@ -25,6 +25,8 @@ function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) 
     'GET /api/wall-links': [],
     'GET /api/storage': { usedBytes: 1024 ** 3, quotaBytes: 5 * 1024 ** 3 },
     'GET /api/auth/two-factor': { enabled: false, required: false, recoveryCodesLeft: 0 },
+    'GET /api/reset-requests': [],
+    'GET /api/auth/sessions': [],
     ...extra,
   });
 }
@@ -70,6 +72,102 @@ describe('Settings: resetting a member’s password', () => {
     expect(calls.find((call) => call.url === '/api/users/u2/password-reset')?.method).toBe('POST');
     // One's own row has no reset action.
     expect(within(screen.getByRole('listitem', { name: 'Olga Operator' })).queryByRole('button', { name: 'Reset Password' })).toBeNull();
+  });
+});
+
+describe('Settings: an operator’s reset takes two operators', () => {
+  const second = { id: 'u3', email: 'sol@example.com', name: 'Sol Second', role: 'operator', isActive: true, createdAt: '2025-01-01T00:00:00.000Z' };
+  const third = { id: 'u4', email: 'tia@example.com', name: 'Tia Third', role: 'operator', isActive: true, createdAt: '2025-01-01T00:00:00.000Z' };
+  const pending = (requestedById: string, userId = 'u4', userName = 'Tia Third') => ({
+    id: 'rq1',
+    userId,
+    userName,
+    requestedById,
+    requestedByName: requestedById === 'u1' ? 'Olga Operator' : 'Sol Second',
+    createdAt: '2025-01-01T00:00:00.000Z',
+    expiresAt: '2030-01-01T00:00:00.000Z',
+  });
+
+  it('offers "Request Reset" for an operator (no direct link) and asks the API', async () => {
+    const calls = api({
+      'GET /api/users': [{ ...me, isActive: true }, member, second],
+      'POST /api/users/u3/reset-requests': answer(201, pending('u1', 'u3', 'Sol Second')),
+    });
+    renderRoutes(routes, '/settings');
+    const row = within(await screen.findByRole('listitem', { name: 'Sol Second' }));
+    expect(row.queryByRole('button', { name: 'Reset Password' })).toBeNull();
+    fireEvent.click(row.getByRole('button', { name: 'Request Reset' }));
+    expect(await screen.findByText("Another operator must approve the reset of Sol Second's password.")).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/users/u3/reset-requests')?.method).toBe('POST');
+  });
+
+  it('lets a second operator approve a pending request and shows the link; whoever asked only waits', async () => {
+    const calls = api({
+      'GET /api/users': [{ ...me, isActive: true }, second, third],
+      'GET /api/reset-requests': [pending('u3')],
+      'POST /api/reset-requests/rq1/approve': answer(201, { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' }),
+    });
+    renderRoutes(routes, '/settings');
+    const waiting = within(await screen.findByRole('listitem', { name: 'Reset of Tia Third' }));
+    expect(waiting.getByText(/Sol Second asked to reset Tia Third's password/)).toBeTruthy();
+    fireEvent.click(waiting.getByRole('button', { name: 'Approve' }));
+    const link = (await screen.findByRole('textbox', { name: 'Password reset link' })) as HTMLInputElement;
+    expect(link.value).toBe(`${window.location.origin}/reset-password?token=tok`);
+    expect(calls.find((call) => call.url === '/api/reset-requests/rq1/approve')?.method).toBe('POST');
+  });
+
+  it('shows no Approve to the operator who asked', async () => {
+    api({ 'GET /api/users': [{ ...me, isActive: true }, second, third], 'GET /api/reset-requests': [pending('u1')] });
+    renderRoutes(routes, '/settings');
+    const waiting = within(await screen.findByRole('listitem', { name: 'Reset of Tia Third' }));
+    expect(waiting.getByText(/Waiting for another operator to approve it/)).toBeTruthy();
+    expect(waiting.queryByRole('button', { name: 'Approve' })).toBeNull();
+  });
+});
+
+describe('Settings: sessions', () => {
+  const sessions = [
+    {
+      id: 's1',
+      userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+      ip: '203.0.113.7',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      lastSeenAt: new Date().toISOString(),
+      current: true,
+    },
+    {
+      id: 's2',
+      userAgent: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Version/17.0 Mobile/15E148 Safari/604.1',
+      ip: '198.51.100.4',
+      createdAt: '2025-01-02T00:00:00.000Z',
+      lastSeenAt: '2025-01-03T00:00:00.000Z',
+      current: false,
+    },
+  ];
+
+  it('lists where the person is signed in and ends another session', async () => {
+    const calls = api({ 'GET /api/auth/sessions': sessions, 'DELETE /api/auth/sessions/s2': answer(204, null) });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Sessions' }));
+    const current = within(await section.findByRole('listitem', { name: 'Session: Chrome on Linux' }));
+    expect(current.getByText('This session')).toBeTruthy();
+    expect(current.getByText(/203\.0\.113\.7/)).toBeTruthy();
+    expect(current.queryByRole('button', { name: 'End Session' })).toBeNull();
+    const phone = within(section.getByRole('listitem', { name: 'Session: Safari on iOS' }));
+    fireEvent.click(phone.getByRole('button', { name: 'End Session' }));
+    expect(await screen.findByText('Safari on iOS is signed out.')).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/auth/sessions/s2')?.method).toBe('DELETE');
+  });
+
+  it("lets an operator end a member's sessions after asking", async () => {
+    const calls = api({ 'DELETE /api/users/u2/sessions': answer(204, null) });
+    renderRoutes(routes, '/settings');
+    const row = within(await screen.findByRole('listitem', { name: 'Vera Assistant' }));
+    fireEvent.click(row.getByRole('button', { name: 'End Sessions' }));
+    expect(await screen.findByText(/Sign Vera Assistant out everywhere\?/)).toBeTruthy();
+    fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'End Sessions' }));
+    expect(await screen.findByText('Vera Assistant is signed out everywhere.')).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/users/u2/sessions')?.method).toBe('DELETE');
   });
 });
 

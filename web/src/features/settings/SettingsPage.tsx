@@ -10,6 +10,7 @@ import { MembersSection } from './components/MembersSection';
 import { NotificationsSection } from './components/NotificationsSection';
 import { PhoneHostsSection } from './components/PhoneHostsSection';
 import { ProfileSection } from './components/ProfileSection';
+import { SessionsSection } from './components/SessionsSection';
 import { RecipesSection } from './components/RecipesSection';
 import { StorageSection } from './components/StorageSection';
 import { TwoFactorSection } from './components/TwoFactorSection';
@@ -28,6 +29,7 @@ export function SettingsPage() {
       <Stack gap="lg" maw={960}>
         <ProfileSection me={me} />
         <TwoFactorSection />
+        <SessionsSection />
         {inWorkspace ? (
           <>
             <WorkspaceSection canManage={isOperator} />

@@ -1,4 +1,6 @@
 import type {
+  AuthSession,
+  PasswordResetRequest,
   createdHost,
   CreatedPasswordReset,
   TwoFactorSetup,
@@ -207,6 +209,47 @@ export function useRequireTwoFactor() {
 export function useCreatePasswordReset() {
   return useMutation({
     mutationFn: (userId: string) => apiRequest<CreatedPasswordReset>(`/api/users/${userId}/password-reset`, { method: 'POST' }),
+  });
+}
+
+/** Resets of operators waiting for a second operator's approval. */
+export function useResetRequests(enabled: boolean) {
+  return useQuery<PasswordResetRequest[]>({ queryKey: ['/api/reset-requests'], enabled });
+}
+
+export function useRequestReset() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (userId: string) => apiRequest<PasswordResetRequest>(`/api/users/${userId}/reset-requests`, { method: 'POST' }),
+    onSuccess: () => invalidate('/api/reset-requests'),
+  });
+}
+
+export function useApproveReset() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (requestId: string) => apiRequest<CreatedPasswordReset>(`/api/reset-requests/${requestId}/approve`, { method: 'POST' }),
+    onSettled: () => invalidate('/api/reset-requests'),
+  });
+}
+
+/** The signed-in person's own sessions (browsers signed in), and ending one. */
+export function useAuthSessions() {
+  return useQuery<AuthSession[]>({ queryKey: ['/api/auth/sessions'] });
+}
+
+export function useEndSession() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (sessionId: string) => apiRequest<void>(`/api/auth/sessions/${sessionId}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/auth/sessions'),
+  });
+}
+
+/** An operator ends every session of a member. */
+export function useEndMemberSessions() {
+  return useMutation({
+    mutationFn: (userId: string) => apiRequest<void>(`/api/users/${userId}/sessions`, { method: 'DELETE' }),
   });
 }
 

@@ -8,7 +8,16 @@ import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { CopyField } from '../../../shared/ui/CopyField';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { FormModal } from '../../../shared/ui/FormModal';
-import { invitationLink, useCreatePasswordReset, useUpdateMember, useUsers } from '../settings.api';
+import {
+  invitationLink,
+  useApproveReset,
+  useCreatePasswordReset,
+  useEndMemberSessions,
+  useRequestReset,
+  useResetRequests,
+  useUpdateMember,
+  useUsers,
+} from '../settings.api';
 
 const roleOptions = roleValues.map((value) => ({ value, label: roleLabels[value] }));
 
@@ -24,6 +33,44 @@ export function MembersSection({ me }: { me: Me }) {
   const [resetFor, setResetFor] = useState<User | null>(null);
   const [resetLink, setResetLink] = useState<{ member: User; url: string } | null>(null);
   const canManage = me.role === 'operator';
+  // An operator's reset takes two operators: one asks here, another approves below.
+  const requests = useResetRequests(canManage);
+  const requestReset = useRequestReset();
+  const approve = useApproveReset();
+  const endSessions = useEndMemberSessions();
+  const [endFor, setEndFor] = useState<User | null>(null);
+
+  const askReset = (member: User) => {
+    requestReset.mutate(member.id, {
+      onSuccess: () => toast('Reset Requested', `Another operator must approve the reset of ${member.name}'s password.`),
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to request the reset')),
+    });
+  };
+
+  const approveReset = (request: { id: string; userId: string; userName: string }) => {
+    approve.mutate(request.id, {
+      onSuccess: ({ url }) => {
+        const member = (users.data ?? []).find((user) => user.id === request.userId);
+        if (member) setResetLink({ member, url: invitationLink(url) });
+      },
+      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to approve the reset')),
+    });
+  };
+
+  const endMemberSessions = () => {
+    const member = endFor;
+    if (!member) return;
+    endSessions.mutate(member.id, {
+      onSuccess: () => {
+        setEndFor(null);
+        toast('Sessions Ended', `${member.name} is signed out everywhere.`);
+      },
+      onError: (error) => {
+        setEndFor(null);
+        errorToast('Error', refusalMessage(error, 'Failed to end the sessions'));
+      },
+    });
+  };
 
   const makeResetLink = () => {
     const member = resetFor;
@@ -57,6 +104,28 @@ export function MembersSection({ me }: { me: Me }) {
       <Title order={2} fz="lg" mb="md" id="members-title">
         Members
       </Title>
+      {canManage && (requests.data ?? []).length > 0 ? (
+        <Stack gap="xs" mb="md" component="ul" m={0} p={0} style={{ listStyle: 'none' }} aria-label="Password resets waiting for approval">
+          {(requests.data ?? []).map((request) => {
+            const mayApprove = request.requestedById !== me.id && request.userId !== me.id;
+            return (
+              <Paper key={request.id} withBorder p="sm" radius="md" component="li" bg="yellow.0" aria-label={`Reset of ${request.userName}`}>
+                <Group justify="space-between" wrap="wrap" gap="sm">
+                  <Text size="sm">
+                    {request.requestedByName} asked to reset {request.userName}'s password.{' '}
+                    {mayApprove ? 'A second operator must approve it.' : 'Waiting for another operator to approve it.'}
+                  </Text>
+                  {mayApprove ? (
+                    <Button size="xs" loading={approve.isPending && approve.variables === request.id} onClick={() => approveReset(request)}>
+                      Approve
+                    </Button>
+                  ) : null}
+                </Group>
+              </Paper>
+            );
+          })}
+        </Stack>
+      ) : null}
       {users.isPending ? (
         <LoadingState label="Loading members..." />
       ) : list.length === 0 ? (
@@ -119,9 +188,24 @@ export function MembersSection({ me }: { me: Me }) {
                         {member.isActive ? 'Deactivate' : 'Reactivate'}
                       </Button>
                     ) : null}
-                    {canManage && !self && member.isActive ? (
+                    {canManage && !self && member.isActive && member.role === 'va' ? (
                       <Button size="xs" variant="default" onClick={() => setResetFor(member)}>
                         Reset Password
+                      </Button>
+                    ) : null}
+                    {canManage && !self && member.isActive && member.role === 'operator' ? (
+                      <Button
+                        size="xs"
+                        variant="default"
+                        loading={requestReset.isPending && requestReset.variables === member.id}
+                        onClick={() => askReset(member)}
+                      >
+                        Request Reset
+                      </Button>
+                    ) : null}
+                    {canManage && !self && member.isActive ? (
+                      <Button size="xs" variant="default" onClick={() => setEndFor(member)}>
+                        End Sessions
                       </Button>
                     ) : null}
                   </Group>
@@ -141,6 +225,15 @@ export function MembersSection({ me }: { me: Me }) {
         loading={createReset.isPending}
         onConfirm={makeResetLink}
         onClose={() => setResetFor(null)}
+      />
+      <ConfirmModal
+        opened={endFor !== null}
+        title="End sessions"
+        message={endFor ? `Sign ${endFor.name} out everywhere? Their open pages and live screens close at once; they can sign in again.` : ''}
+        confirmLabel="End Sessions"
+        loading={endSessions.isPending}
+        onConfirm={endMemberSessions}
+        onClose={() => setEndFor(null)}
       />
       <FormModal opened={resetLink !== null} onClose={() => setResetLink(null)} title="Password reset link">
         {resetLink ? (
