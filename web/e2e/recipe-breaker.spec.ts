@@ -5,7 +5,7 @@
  * banner (Settings → Recipes shows the same). At 1280 px and at 375 px.
  */
 import { join } from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { io, type Socket } from 'socket.io-client';
 import { SCREENSHOT_DIR } from './support/screenshots';
 import { expectToast, PASSWORD, unique, uniqueEmail } from './support/ui';

@@ -103,13 +103,11 @@ export const resetRequestsRoutes: FastifyPluginAsyncZod = async (app) => {
         alert: (name) => `A password reset link was made for operator ${name}, approved by two operators`,
       });
       const path = `/reset-password?token=${approved.token}`;
-      return reply
-        .code(201)
-        .send({
-          token: approved.token,
-          url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path,
-          expiresAt: approved.expiresAt.toISOString(),
-        });
+      return reply.code(201).send({
+        token: approved.token,
+        url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path,
+        expiresAt: approved.expiresAt.toISOString(),
+      });
     },
   );
 };
