@@ -289,7 +289,15 @@ export const auditLogQuery = pageQuery.extend({
 // ---- Alerts (webhooks) --------------------------------------------------------------------------------------
 
 /** The same tuple as workers' alerts; a test keeps the two equal. */
-export const alertEventValues = ['device.offline', 'post.failed', 'account.paused', 'task.overdue', 'host.disconnected', 'user.security'] as const;
+export const alertEventValues = [
+  'device.offline',
+  'post.failed',
+  'account.paused',
+  'task.overdue',
+  'host.disconnected',
+  'user.security',
+  'device.health',
+] as const;
 export const alertEvent = z.enum(alertEventValues);
 export type AlertEvent = z.infer<typeof alertEvent>;
 export const alertEventLabels: Record<AlertEvent, string> = {
@@ -299,6 +307,7 @@ export const alertEventLabels: Record<AlertEvent, string> = {
   'task.overdue': 'Task overdue',
   'host.disconnected': 'Host disconnected',
   'user.security': 'Sign-in security (codes refused, password resets)',
+  'device.health': 'Phone health (overheating, full storage, reboot loop)',
 };
 
 const webhookUrl = z
