@@ -131,6 +131,11 @@ export async function hostPhonesHealth(db: Db, workspaceId: string, hostId: stri
   return rows.map((row) => ({ ...healthOut(row), name: row.name, serial: row.serial }));
 }
 
+export async function deviceInWorkspace(db: Db, workspaceId: string, deviceId: string): Promise<boolean> {
+  const row = await db.selectFrom('devices').select('id').where('workspaceId', '=', workspaceId).where('id', '=', deviceId).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** One phone's health (null: its host never reported any). */
 export async function deviceHealth(db: Db, workspaceId: string, deviceId: string): Promise<PhoneHealth | null> {
   const row = await db.selectFrom('deviceHealth').selectAll().where('workspaceId', '=', workspaceId).where('deviceId', '=', deviceId).executeTakeFirst();

@@ -9,7 +9,7 @@ import { errorBody, hostFleet, hostFleetSettings, hostUsb, idParams, phoneHealth
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
-import { deviceHealth, hostPhonesHealth, hostUsbOf, saveSettings, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
+import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, saveSettings, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
 
 export const fleetRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -22,8 +22,13 @@ export const fleetRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/devices/:id/health',
-    { config: { access: 'workspace.read' }, schema: { tags: ['devices'], params: idParams, response: { 200: phoneHealth.nullable() } } },
-    async (request) => deviceHealth(db, actorOf(request).workspaceId, request.params.id),
+    { config: { access: 'workspace.read' }, schema: { tags: ['devices'], params: idParams, response: { 200: phoneHealth.nullable(), 404: errorBody } } },
+    async (request) => {
+      const { workspaceId } = actorOf(request);
+      if (!(await deviceInWorkspace(db, workspaceId, request.params.id))) throw notFound();
+      // Null: the phone's host has reported nothing of it yet (or it is not on a host).
+      return deviceHealth(db, workspaceId, request.params.id);
+    },
   );
 
   app.get(
