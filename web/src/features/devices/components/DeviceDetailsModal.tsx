@@ -12,6 +12,7 @@ import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
+import { PhoneHealthPanel } from '../health/PhoneHealth';
 import { HandsOnUse } from './HandsOnUse';
 import { LiveScreen } from './LiveScreen';
 
@@ -188,6 +189,8 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                     </Stack>
                   )}
                 </div>
+
+                <PhoneHealthPanel deviceId={deviceId} enabled={opened} />
 
                 <div>
                   <Title order={3} fz="md" mb="xs">
