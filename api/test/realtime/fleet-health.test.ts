@@ -6,7 +6,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
 import { buildWebhook } from '../helpers/factories.ts';
-import { helloV1, send, until } from './phones.ts';
+import { helloV1, send } from './phones.ts';
 import { connected, listen, next } from './sockets.ts';
 
 let t: TestApp;
