@@ -7,7 +7,7 @@
 import type { AdbHost } from '../adb/adb.host.ts';
 import { adbRecoveryActions, checkUhubctl } from '../fleet/fleet.adb.ts';
 import { defaultHostFleetSettings, type FleetHostMessage, type FleetHostMessageName, type HostFleetSettings } from '../fleet/fleet.messages.ts';
-import { FleetRecovery, type UsbPlace, type WorkGate } from '../fleet/fleet.recovery.ts';
+import { FleetRecovery, type HealthLimits, type UsbPlace, type WorkGate } from '../fleet/fleet.recovery.ts';
 import { capacityWarnings, readUsbTree, type UsbTree } from '../fleet/fleet.usb.ts';
 
 export interface FleetHealthOptions {
@@ -23,6 +23,8 @@ export interface FleetHealthOptions {
   restartReader: (serial: string) => Promise<void>;
   checkMs?: number;
   vitalsMs?: number;
+  /** Each check's time limit (5 s shell, 15 s UI reader, 10 s frame by default). */
+  health?: HealthLimits;
   sysRoot?: string;
   log?: (line: string) => void;
 }
@@ -89,6 +91,7 @@ export class FleetHealth {
       powerCycleReady: () => s.uhubctl.enabled && this.uhubctlProblem === null,
       gate: this.options.gate,
       ladder: { ...s.ladder, adbServerRestartsPerHour: 3 },
+      ...(this.options.health ? { health: this.options.health } : {}),
       apps: ['com.instagram.android', 'com.zhiliaoapp.musically', 'com.google.android.youtube'],
     });
   }
