@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
+import { fleetHostMessages } from './fleet/fleet.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart } from './live.ts';
 import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
@@ -162,6 +163,8 @@ export const hostMessages = {
     /** Phones it sees now. */
     phones: z.number().int().min(0).max(10_000).optional(),
   }),
+  /** Phone health, vitals, recovery and the USB bus (`fleet/fleet.messages.ts`); servers that predate them ignore them. */
+  ...fleetHostMessages,
 } as const;
 export type HostMessageName = keyof typeof hostMessages;
 export type HostMessage<N extends HostMessageName> = z.infer<(typeof hostMessages)[N]>;

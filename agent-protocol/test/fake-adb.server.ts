@@ -71,6 +71,12 @@ export class FakeAdbServer {
   /** Every request the server got, in order (`host:transport:…`, `shell:…`, `sync:`). */
   readonly requests: string[] = [];
   port = 0;
+  /** How long a rebooting phone is gone from the list (adb drops every transport to it meanwhile). */
+  rebootMs = 2_000;
+  /** How long `host-serial:<serial>:reconnect` leaves a phone offline before it is a device again. */
+  reconnectMs = 200;
+  /** Times `host:kill` was asked; a killed server drops every connection and answers again at once (restarted). */
+  kills = 0;
 
   constructor() {
     this.server = createServer((socket) => void this.serve(socket));
@@ -110,6 +116,18 @@ export class FakeAdbServer {
     for (const socket of this.devices.get(serial)?.sockets ?? []) socket.destroy();
     this.devices.delete(serial);
     this.announce();
+  }
+
+  /** A reboot: the phone leaves the list (every transport to it dropped), then boots and is listed again. */
+  reboot(serial: string): void {
+    const entry = this.devices.get(serial);
+    if (!entry) return;
+    this.unplug(serial);
+    setTimeout(() => {
+      entry.phone.frozen = false;
+      entry.phone.bootedAt = Date.now();
+      this.plug(entry.phone, entry.state);
+    }, this.rebootMs).unref();
   }
 
   private list(long = false): string {
@@ -158,6 +176,27 @@ export class FakeAdbServer {
         this.trackers.add(socket);
         return;
       }
+      if (request === 'host:kill') {
+        // As a killed server: every connection ends; the test's server keeps listening, as one started again would.
+        this.kills += 1;
+        socket.end('OKAY');
+        for (const other of this.sockets) if (other !== socket) other.destroy();
+        this.trackers.clear();
+        return;
+      }
+      const reconnect = /^host-serial:(.+):reconnect$/.exec(request);
+      if (reconnect) {
+        const serial = reconnect[1] ?? '';
+        const entry = this.devices.get(serial);
+        if (!entry) return fail(`device '${serial}' not found`);
+        socket.end(Buffer.concat([Buffer.from('OKAY'), encode('reconnecting')]));
+        // adb drops the transport and enumerates the device again: offline, then a device.
+        for (const open of entry.sockets) open.destroy();
+        const state = entry.state;
+        this.setState(serial, 'offline');
+        setTimeout(() => this.devices.has(serial) && this.setState(serial, state), this.reconnectMs).unref();
+        return;
+      }
       if (request.startsWith('host:transport:')) {
         const serial = request.slice('host:transport:'.length);
         const entry = this.devices.get(serial);
@@ -176,6 +215,12 @@ export class FakeAdbServer {
       }
       if (!transport) return fail(`unknown host service '${request}'`);
       const phone = transport.phone;
+      // adbd itself answers a reboot even when the phone's shell hangs (a frozen framework, a stuck app).
+      if (request === 'reboot:') {
+        socket.end('OKAY');
+        this.reboot(phone.serial);
+        return;
+      }
       // A frozen phone: adb lists it, the transport opens, nothing it is asked ever comes back.
       if (phone.frozen) return;
       if (request === 'shell:sh') {

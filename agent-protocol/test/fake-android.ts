@@ -221,6 +221,10 @@ export class FakeAndroid {
   dumps = 0;
   shellsOpened = 0;
   frozen = false;
+  /** When the phone last booted (`/proc/uptime` counts from here); a reboot moves it. */
+  bootedAt = Date.now() - 3 * 3600_000;
+  /** What `df` prints (toybox's `df -h` of an Android 14 phone, /data among its rows, by default). */
+  df = fixture('df-h-android14.txt');
   battery: string;
   power: string;
   onInput: (input: string) => void = () => undefined;
@@ -363,8 +367,13 @@ export class FakeAndroid {
     switch (name) {
       case 'echo':
         return this.text(`${args.join(' ')}\n`);
-      case 'getprop':
-        return this.text(o.getprop ?? fixture('getprop.txt'));
+      case 'getprop': {
+        const all = o.getprop ?? fixture('getprop.txt');
+        if (!args[0]) return this.text(all);
+        // `getprop NAME` prints the value alone (an empty line for a property the phone does not have).
+        const value = all.split('\n').find((line) => line.startsWith(`[${args[0]}]: [`));
+        return this.text(`${value ? value.slice(args[0].length + 5, -1) : ''}\n`);
+      }
       case 'wm':
         return this.text(o.wmSize ?? fixture('wm-size.txt'));
       case 'settings': {
@@ -423,7 +432,11 @@ export class FakeAndroid {
       case 'rm':
         this.files.delete(args[args.length - 1] ?? '');
         return this.text('');
+      case 'df':
+        return this.text(this.df);
       case 'cat': {
+        // Seconds since boot, then idle seconds of all cores (proc(5)).
+        if (args[0] === '/proc/uptime') return this.text(`${((Date.now() - this.bootedAt) / 1000).toFixed(2)} 1234.56\n`);
         const file = this.files.get(args[0] ?? '');
         return file ? { out: file, code: 0 } : this.text(`cat: ${args[0]}: No such file or directory\n`, 1);
       }

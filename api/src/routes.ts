@@ -16,6 +16,7 @@ import { agentsRoutes } from './modules/devices/agents.routes.ts';
 import { wallRoutes } from './modules/wall/wall.routes.ts';
 import { enrollmentRoutes } from './modules/devices/enrollment.routes.ts';
 import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
+import { fleetRoutes } from './modules/hosts/fleet.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
@@ -46,6 +47,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     agentsRoutes,
     enrollmentRoutes,
     hostsRoutes,
+    fleetRoutes,
     recipesRoutes,
     wallRoutes,
     twoFactorRoutes,

@@ -397,6 +397,31 @@ export interface HostsTable {
   revokedAt: NullableTimestamp;
   createdById: string | null;
   createdAt: Timestamp;
+  /** The host's last USB report (migration 0039): controllers, phones' places, capacity warnings, uhubctl's state. */
+  usb: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  usbAt: NullableTimestamp;
+  /** Its fleet settings (uhubctl, ladder limits, capacity thresholds, scheduled restart); null: the defaults. */
+  fleetSettings: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+}
+
+/** A phone's health as its host last reported it (migration 0039). */
+export interface DeviceHealthTable {
+  deviceId: string;
+  workspaceId: string;
+  batteryLevel: number | null;
+  temperatureC: number | null;
+  batteryHealth: NullableText;
+  freeBytes: ColumnType<string | null, number | null | undefined, number | null>;
+  totalBytes: ColumnType<string | null, number | null | undefined, number | null>;
+  uptimeSeconds: number | null;
+  androidVersion: NullableText;
+  appVersions: ColumnType<Record<string, string>, string | undefined, string>;
+  unresponsiveReason: NullableText;
+  vitalsAt: NullableTimestamp;
+  healthAt: NullableTimestamp;
+  usbController: NullableText;
+  usbHub: NullableText;
+  usbPort: number | null;
 }
 
 /** Appended net changes of a workspace's task count per status (migration 0024); summed on read, folded by tasks.tally. */
@@ -702,6 +727,7 @@ export interface DB extends ManagerConsoleTables {
   recipeBreakers: RecipeBreakersTable;
   deviceGroups: DeviceGroupsTable;
   deviceGroupMembers: DeviceGroupMembersTable;
+  deviceHealth: DeviceHealthTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

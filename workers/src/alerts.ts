@@ -6,7 +6,8 @@
  * Raised today: `account.paused` by the accounts routes; `device.offline`, `task.overdue` and `post.failed`
  * by the periodic check below. The task lifecycle and farm hosts call `raiseAlert` for `post.failed` and
  * `host.disconnected` at the moment they happen; the API raises `user.security` when a person's sign-in is touched
- * (codes of their app refused after too many wrong ones, a password reset made for them).
+ * (codes of their app refused after too many wrong ones, a password reset made for them). Farm hosts raise
+ * `device.health` when a phone overheats, its battery fails, its storage is almost full or it reboots in a loop.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '@farm/sql';
@@ -19,6 +20,7 @@ export const alertEventValues = [
   'host.disconnected',
   'user.security',
   'recipe.paused',
+  'device.health',
 ] as const;
 export type AlertEvent = (typeof alertEventValues)[number];
 

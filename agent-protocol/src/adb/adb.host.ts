@@ -290,6 +290,23 @@ export class AdbHost {
     for (const serial of [...this.devices.keys()]) if (!seen.has(serial)) await this.removed(serial);
   }
 
+  /**
+   * Drops the host's transport to a listed phone and opens it again (the recovery ladder's first rung): the old
+   * `AdbPhone` is closed, its shells with it, and the phone is read again as when it was plugged in.
+   */
+  async reopen(serial: string): Promise<void> {
+    const device = this.devices.get(serial);
+    if (!device) throw new Error(`${serial} is not listed by adb.`);
+    const old = device.phone;
+    device.phone = null;
+    device.info = null;
+    device.health = 'responsive';
+    await old?.close();
+    if (device.state !== 'device') throw new Error(`${serial} is ${device.state}, not ready for a transport.`);
+    await this.ready(serial);
+    if (!this.devices.get(serial)?.info) throw new Error(`${serial} did not answer on a new transport.`);
+  }
+
   /** One round of probes; answers when every ready phone answered or timed out. */
   async probe(): Promise<void> {
     await this.reconcile();

@@ -47,6 +47,8 @@ export class DeviceBackend implements PhoneBackend {
   private cached: Cached = { battery: 100, charging: false, screenOn: true, foregroundApp: undefined, answered: true };
   private readonly timer: NodeJS.Timeout;
   private paused = false;
+  /** The host holds every phone's work around an adb server restart (`host.fleet.ts`): reported idle, given none. */
+  holding = false;
   private working = false;
   /** Quarter turns given from the console since the agent started. */
   private quarterTurns = 0;
@@ -105,7 +107,7 @@ export class DeviceBackend implements PhoneBackend {
   }
 
   state() {
-    const status = this.working ? ('busy' as const) : this.paused || !this.cached.screenOn ? ('idle' as const) : ('online' as const);
+    const status = this.working ? ('busy' as const) : this.paused || this.holding || !this.cached.screenOn ? ('idle' as const) : ('online' as const);
     return { battery: this.cached.battery, charging: this.cached.charging, screenOn: this.cached.screenOn, status, foregroundApp: this.cached.foregroundApp };
   }
 

@@ -7,12 +7,15 @@
 import { hostname } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
 import { AdbHost } from '../adb/adb.host.ts';
+import type { ServerToHost } from '../fleet/fleet.messages.ts';
+import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { MediaFetcher } from './media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { DeviceBackend } from './device-backend.ts';
+import { FleetHealth } from './host.fleet.ts';
 import { Journal } from './journal.ts';
 import { PhoneAgent } from './phone-agent.ts';
 import type { AgentState } from './state.ts';
@@ -43,7 +46,7 @@ interface Attached {
 }
 
 export class FarmHost {
-  private readonly control: Socket<Record<string, never>, HostToServer>;
+  private readonly control: Socket<ServerToHost, HostToServer>;
   private readonly phones = new Map<string, Attached>();
   private readonly stops: (() => void | Promise<void>)[] = [];
 
@@ -117,6 +120,48 @@ export class FarmHost {
     });
     this.stops.push(off, () => adb.stop());
     await adb.start();
+    await this.startFleet(adb);
+  }
+
+  /** Health checks, vitals, the recovery ladder and the USB bus for the host's adb phones (`host.fleet.ts`). */
+  private async startFleet(adb: AdbHost): Promise<void> {
+    const fleet = new FleetHealth({
+      adb,
+      adbHost: this.options.adbHost ?? '127.0.0.1',
+      adbPort: this.options.adbPort ?? 5037,
+      send: (name, message) => (this.control as unknown as Socket).emit(name, message),
+      isIdle: (serial) => this.phones.get(serial)?.backend.state().status !== 'busy',
+      gate: {
+        pause: async (waitMs) => {
+          for (const { backend } of this.phones.values()) backend.holding = true;
+          const until = Date.now() + waitMs;
+          while (Date.now() < until && [...this.phones.values()].some(({ backend }) => backend.state().status === 'busy')) await sleep(500);
+          this.log(`restarting the adb server (${[...this.phones.values()].filter(({ backend }) => backend.state().status === 'busy').length} tasks cut off)`);
+        },
+        // The phones come back through adb's events (ready → attach), each with a new agent, UI reader and stream.
+        resume: async () => {
+          for (const { backend } of this.phones.values()) backend.holding = false;
+        },
+      },
+      restartReader: async (serial) => {
+        const server = adb.phone(serial)?.uiServer;
+        if (!server) return;
+        await server.stop();
+        await server.start();
+      },
+      log: (line) => this.log(line),
+    });
+    const off = adb.on((event) => {
+      if (event.type === 'detached') fleet.phoneLeft(event.serial);
+      if (event.type === 'ready') fleet.phoneArrived();
+    });
+    this.control.on('host.settings', (raw) => {
+      const parsed = hostFleetSettings.safeParse(raw);
+      if (parsed.success) void fleet.apply(parsed.data);
+      else this.log(`ignored fleet settings the server sent: ${parsed.error.issues[0]?.message ?? 'not valid'}`);
+    });
+    this.stops.push(off, () => fleet.stop());
+    await fleet.start();
   }
 
   /** Opens the phone's own connection, as a phone of this host. */
@@ -172,6 +217,10 @@ export class FarmHost {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

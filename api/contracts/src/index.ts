@@ -4,6 +4,7 @@ export * from './sentences.ts';
 export * from './common.ts';
 export * from './auth.contract.ts';
 export * from './fleet.contract.ts';
+export * from './health.contract.ts';
 export * from './campaigns.contract.ts';
 export * from './content.contract.ts';
 export * from './answers.contract.ts';

@@ -297,6 +297,7 @@ export const alertEventValues = [
   'host.disconnected',
   'user.security',
   'recipe.paused',
+  'device.health',
 ] as const;
 export const alertEvent = z.enum(alertEventValues);
 export type AlertEvent = z.infer<typeof alertEvent>;
@@ -308,6 +309,7 @@ export const alertEventLabels: Record<AlertEvent, string> = {
   'host.disconnected': 'Host disconnected',
   'user.security': 'Sign-in security (codes refused, password resets)',
   'recipe.paused': 'Recipe paused for an app version',
+  'device.health': 'Phone health (overheating, full storage, reboot loop)',
 };
 
 const webhookUrl = z

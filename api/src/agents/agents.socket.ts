@@ -30,6 +30,8 @@ import { type AgentDevice, findAgentDevice, markGone } from './agents.queries.ts
 import { Dispatcher } from './dispatcher.ts';
 import { Gathered } from './gathered.ts';
 import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.queries.ts';
+import { fleetHandlers } from './agents.fleet.ts';
+import { hostSettings } from './fleet.queries.ts';
 import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
 
@@ -55,6 +57,8 @@ export interface Agents {
   disconnectHost(hostId: string): void;
   /** The host's control connection is open, on any instance. */
   hostConnected(hostId: string): Promise<boolean>;
+  /** Sends a host its fleet settings (Settings → Phone hosts). */
+  sendHostSettings(hostId: string, settings: unknown): void;
   /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -326,6 +330,21 @@ class AgentSockets implements Agents {
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
     socket.on('disconnect', () => this.touch(host));
+    this.connectHostFleet(socket, host);
+  }
+
+  /** Fleet health on the host's connection (`agents.fleet.ts`); its settings are sent as it connects. */
+  private connectHostFleet(socket: AgentSocket, host: AgentHost): void {
+    fleetHandlers({ db: this.db, changes: this.changes }, this.log, socket as unknown as Parameters<typeof fleetHandlers>[2], host);
+    void hostSettings(this.db, host.id).then(
+      (settings) => (socket as unknown as Socket).emit('host.settings', settings),
+      () => undefined,
+    );
+  }
+
+  /** New fleet settings for a host: sent to its control connection wherever it is. */
+  sendHostSettings(hostId: string, settings: unknown): void {
+    (this.nsp as unknown as Namespace).to(hostControlRoom(hostId)).emit('host.settings', settings);
   }
 
   private touch(host: AgentHost): void {

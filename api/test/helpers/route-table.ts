@@ -285,6 +285,22 @@ export const writeRoutes: WriteRoute[] = [
     setup: async ({ operator }) => ({ url: `/api/hosts/${(await operator.post('/api/hosts', { name: 'Rack B' })).body.host.id}/enrollment` }),
   },
   {
+    method: 'PUT',
+    path: '/api/hosts/{id}/fleet-settings',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({
+      url: `/api/hosts/${(await operator.post('/api/hosts', { name: 'Rack F' })).body.host.id}/fleet-settings`,
+      body: {
+        uhubctl: { enabled: false, hubLocation: '' },
+        ladder: { perRungPerHour: 3, rebootsPerDay: 2, adbServerRestartPhones: 3 },
+        capacity: { intelChipset: 10, xhci: 25, host: 28 },
+        scheduledRestart: { enabled: false, hour: 4, minute: 0, idleOnly: true },
+      },
+    }),
+  },
+  {
     method: 'DELETE',
     path: '/api/hosts/{id}',
     ok: 204,
@@ -784,6 +800,11 @@ export const readRoutes: ReadRoute[] = [
   read('/api/wall-links', undefined, { vaMay: false }),
   read('/api/storage', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
+  read('/api/hosts/{id}/fleet', async ({ operator }) => `/api/hosts/${(await operator.post('/api/hosts', { name: 'Rack G' })).body.host.id}/fleet`, {
+    vaMay: false,
+  }),
+  read('/api/devices/health'),
+  read('/api/devices/{id}/health', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/health`),
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
   read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`, { vaMay: false }),

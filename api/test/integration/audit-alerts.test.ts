@@ -239,7 +239,7 @@ describe('Settings → Alerts', () => {
     expectFieldError(
       await operator.post('/api/webhooks', { url, events: ['cat.adopted'] }),
       'events.0',
-      'Events (item 1) must be one of device.offline, post.failed, account.paused, task.overdue, host.disconnected, user.security or recipe.paused',
+      'Events (item 1) must be one of device.offline, post.failed, account.paused, task.overdue, host.disconnected, user.security, recipe.paused or device.health',
     );
     expectFieldError(
       await operator.post('/api/webhooks', { url, events: ['device.offline'], offlineMinutes: 0 }),

@@ -5,7 +5,7 @@
  * the valid call still succeeds afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '@farm/contracts';
+import { messages, defaultHostFleetSettings } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectClientError, expectError, expectStatus } from '../helpers/assertions.ts';
 import { readRoutes, send, writeRoutes, type Crew } from '../helpers/route-table.ts';
@@ -162,6 +162,7 @@ describe('ids in paths', () => {
         '/api/tasks/{id}/answer': { answer: 'up' },
         '/api/groups/{id}/devices': { add: ['6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b'] },
         '/api/groups/{id}/assign': { assignedToId: null },
+        '/api/hosts/{id}/fleet-settings': defaultHostFleetSettings,
       };
       const body = bodies[path] ?? {};
       return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);

@@ -63,6 +63,23 @@ const forThePhone: Partial<Record<FailureCode, (username: string) => string>> = 
   device_locked: () => 'Unlock the phone',
 };
 
+/**
+ * What a farm host asks of a person when its recovery ladder is spent for a phone (issue #41): unplug it and plug it
+ * in again, at the hub and port the host read from its USB bus. A high-priority task for the phone's VA (the API
+ * creates it from the host's `replug_task` rung); in its own function, beside the phone's other needs above.
+ */
+export function replugTask(phone: { name: string }, where: { hostName: string; hubLocation: string | null; port: number | null }) {
+  const at = where.hubLocation ? `hub ${where.hubLocation}, port ${where.port ?? '?'}` : 'its USB port (the host could not tell which)';
+  return {
+    title: `Replug ${phone.name}`,
+    description:
+      `${phone.name} stopped answering on host "${where.hostName}" and the host could not bring it back. ` +
+      `Unplug it from ${at}, wait ten seconds and plug it in again. If it does not come back, restart it by hand, ` +
+      'try another cable, and look at the battery: a swollen one lifts the back or the screen.',
+    priority: 'high' as const,
+  };
+}
+
 /** The schedule version a post's task was made for (see `posts/source-key.ts`). */
 export function postVersionOf(task: Pick<TaskRow, 'sourceKey'>): number | undefined {
   return scheduleVersionOf(task.sourceKey);

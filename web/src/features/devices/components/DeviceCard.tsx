@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
+import { DeviceHealthBadge } from '../health/PhoneHealth';
 
 export interface DeviceCardProps {
   device: Device;
@@ -52,6 +53,7 @@ export function DeviceCard({
           <Group gap={6}>
             <DeviceStatusBadge status={device.status} />
             <InUseBadge name={device.controlledByName} />
+            {device.hostId ? <DeviceHealthBadge deviceId={device.id} /> : null}
           </Group>
         </Stack>
         <Menu position="bottom-end" withinPortal>

@@ -13,6 +13,7 @@ import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
 import { DeviceSoftwareDetails } from './DeviceSoftwareDetails';
+import { PhoneHealthPanel } from '../health/PhoneHealth';
 import { HandsOnUse } from './HandsOnUse';
 import { LiveScreen } from './LiveScreen';
 
@@ -190,6 +191,8 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
                     </Stack>
                   )}
                 </div>
+
+                <PhoneHealthPanel deviceId={deviceId} enabled={opened} />
 
                 <div>
                   <Title order={3} fz="md" mb="xs">

@@ -8,6 +8,7 @@ import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EnrollmentCode as EnrollmentCodeView } from '../../../shared/ui/EnrollmentCode';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useCreateHost, useHostCode, useHosts, useRevokeHost } from '../settings.api';
+import { HostFleetPanel } from './HostFleetPanel';
 
 const hostCommand = [
   { label: 'On the PC with the phones on USB (adb running), from the repository', command: 'pnpm farm-agent host --server {server} --code {code}' },
@@ -29,6 +30,7 @@ export function PhoneHostsSection() {
   const [nameError, setNameError] = useState<string | undefined>();
   const [code, setCode] = useState<(EnrollmentCode & { hostName: string }) | null>(null);
   const [revoking, setRevoking] = useState<Host | null>(null);
+  const [fleetOf, setFleetOf] = useState<string | null>(null);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -126,6 +128,14 @@ export function PhoneHostsSection() {
                     </Badge>
                     {host.revokedAt ? null : (
                       <>
+                        <Button
+                          size="xs"
+                          variant="default"
+                          onClick={() => setFleetOf(fleetOf === host.id ? null : host.id)}
+                          aria-expanded={fleetOf === host.id}
+                        >
+                          Fleet Health
+                        </Button>
                         <Button size="xs" variant="default" onClick={() => reissue(host)} loading={newCode.isPending && newCode.variables === host.id}>
                           New Code
                         </Button>
@@ -136,6 +146,7 @@ export function PhoneHostsSection() {
                     )}
                   </Group>
                 </Group>
+                {fleetOf === host.id && !host.revokedAt ? <HostFleetPanel hostId={host.id} hostName={host.name} /> : null}
               </Paper>
             );
           })}

@@ -1,0 +1,96 @@
+/**
+ * What a farm host tells the server of its phones' health, on its control connection (after `host.hello`), and the
+ * settings the server sends it back. All optional: a server that does not know these events ignores them, and phone
+ * agents (protocol 1 or 2) never see them.
+ */
+import { z } from 'zod';
+import { recoveryRungs } from './fleet.ladder.ts';
+
+const serial = z.string().min(1).max(100);
+const text = z.string().max(1000);
+
+export const batteryHealths = ['unknown', 'good', 'overheat', 'dead', 'over_voltage', 'failure', 'cold'] as const;
+export const healthChecks = ['shell', 'ui_reader', 'frame'] as const;
+export const vitalsAlertKinds = ['overheat', 'battery_failed', 'disk_full', 'reboot_loop'] as const;
+export const recoveryOutcomes = ['done', 'failed', 'skipped'] as const;
+export const usbControllerKinds = ['intel_chipset', 'xhci', 'other'] as const;
+
+const usbPlace = z.object({ hubLocation: z.string().min(1).max(100), port: z.number().int().min(1).max(255) });
+
+export const fleetHostMessages = {
+  /** A phone became unresponsive (with what failed) or answers again. */
+  'host.health': z.object({
+    serial,
+    ok: z.boolean(),
+    failed: z.array(z.object({ check: z.enum(healthChecks), error: text })).max(3),
+    reason: text.nullable(),
+  }),
+  /** A reading of a phone's vitals, and the alerts that started with it. */
+  'host.vitals': z.object({
+    serial,
+    batteryLevel: z.number().int().min(0).max(100).nullable(),
+    temperatureC: z.number().min(-50).max(150).nullable(),
+    batteryHealth: z.enum(batteryHealths),
+    freeBytes: z.number().int().min(0).nullable(),
+    totalBytes: z.number().int().min(0).nullable(),
+    uptimeSeconds: z.number().min(0).nullable(),
+    androidVersion: z.string().max(40).nullable(),
+    appVersions: z.record(z.string().max(200), z.string().max(100)),
+    alerts: z.array(z.object({ kind: z.enum(vitalsAlertKinds), message: text })).max(10),
+  }),
+  /** A rung of the recovery ladder taken for a phone and how it went; `replug_task` asks for a person. */
+  'host.recovery': z.object({
+    serial,
+    rung: z.enum(recoveryRungs),
+    outcome: z.enum(recoveryOutcomes),
+    detail: text.nullable(),
+    place: usbPlace.nullable(),
+  }),
+  /** The host's USB tree, where each phone hangs, and the capacity warnings; sent at start and when phones change. */
+  'host.usb': z.object({
+    controllers: z.array(z.object({ id: z.string().max(100), kind: z.enum(usbControllerKinds), driver: z.string().max(100).nullable() })).max(64),
+    phones: z
+      .array(z.object({ serial, controllerId: z.string().max(100), hubLocation: z.string().max(100), port: z.number().int().min(0).max(255) }))
+      .max(1000),
+    warnings: z
+      .array(z.object({ scope: z.enum(['controller', 'host']), id: z.string().max(100), phones: z.number().int(), limit: z.number().int(), message: text }))
+      .max(64),
+    /** uhubctl: off, ready, or the problem found by the start-up check ("uhubctl: no permission"). */
+    uhubctl: z.object({ enabled: z.boolean(), problem: text.nullable() }),
+  }),
+} as const;
+
+export type FleetHostMessageName = keyof typeof fleetHostMessages;
+export type FleetHostMessage<N extends FleetHostMessageName> = z.infer<(typeof fleetHostMessages)[N]>;
+
+/** A host's fleet settings, edited in Settings → Phone hosts and sent to the host (`host.settings`). */
+export const hostFleetSettings = z.object({
+  uhubctl: z.object({
+    enabled: z.boolean(),
+    hubLocation: z
+      .string()
+      .trim()
+      .max(100)
+      .regex(/^(\d+-\d+(\.\d+)*|usb\d+)?$/, 'a hub location such as 1-2 or 1-2.4'),
+  }),
+  ladder: z.object({
+    perRungPerHour: z.number().int().min(1).max(20),
+    rebootsPerDay: z.number().int().min(0).max(10),
+    adbServerRestartPhones: z.number().int().min(2).max(100),
+  }),
+  capacity: z.object({ intelChipset: z.number().int().min(1).max(127), xhci: z.number().int().min(1).max(127), host: z.number().int().min(1).max(500) }),
+  scheduledRestart: z.object({ enabled: z.boolean(), hour: z.number().int().min(0).max(23), minute: z.number().int().min(0).max(59), idleOnly: z.boolean() }),
+});
+export type HostFleetSettings = z.infer<typeof hostFleetSettings>;
+
+export const defaultHostFleetSettings: HostFleetSettings = {
+  uhubctl: { enabled: false, hubLocation: '' },
+  ladder: { perRungPerHour: 3, rebootsPerDay: 2, adbServerRestartPhones: 3 },
+  capacity: { intelChipset: 10, xhci: 25, host: 28 },
+  scheduledRestart: { enabled: false, hour: 4, minute: 0, idleOnly: true },
+};
+
+/** What the server sends a host on its control connection. */
+export interface ServerToHost {
+  'host.settings': (settings: HostFleetSettings) => void;
+}

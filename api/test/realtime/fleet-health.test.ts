@@ -1,0 +1,191 @@
+/**
+ * Fleet health (issue #41) through a host's control connection: unresponsive phones, vitals and their alerts, each
+ * recovery rung as an activity, the replug task, the USB bus; and the host's fleet settings in Settings → Phone hosts.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { buildWebhook } from '../helpers/factories.ts';
+import { helloV1, send } from './phones.ts';
+import { connected, listen, next } from './sockets.ts';
+
+let t: TestApp;
+let url: string;
+let operator: Client;
+let va: Client;
+let stranger: Client;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  url = await listen(t.app);
+  ({ operator, va, stranger } = await people(t.app));
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  await t?.close();
+});
+
+function open(auth: Record<string, string>): Socket {
+  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth, reconnection: false });
+  sockets.push(socket);
+  return socket;
+}
+
+/** A host with one phone registered (serial `serial`), and its control connection. */
+async function hostWithPhone(name: string, serial: string) {
+  const created = await operator.post('/api/hosts', { name });
+  const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+  const control = open({ hostToken: token });
+  const settings = next<Record<string, unknown>>(control, 'host.settings');
+  await connected(control);
+  await send(control, 'host.hello', { agentVersion: 'test', backend: 'adb', phones: 1 });
+  const phone = open({ hostToken: token, serial, model: 'Pixel 7' });
+  await connected(phone);
+  await send(phone, 'agent.hello', helloV1);
+  const device = ((await operator.get('/api/devices')).body as { id: string; serial: string; name: string }[]).find((row) => row.serial === serial)!;
+  return { hostId: created.body.host.id as string, control, device, settings: await settings };
+}
+
+const vitals = (serial: string, overrides: Record<string, unknown> = {}) => ({
+  serial,
+  batteryLevel: 81,
+  temperatureC: 31.5,
+  batteryHealth: 'good',
+  freeBytes: 9 * 1024 ** 3,
+  totalBytes: 24 * 1024 ** 3,
+  uptimeSeconds: 3600,
+  androidVersion: '14',
+  appVersions: { 'com.instagram.android': '312.0.0.32.112' },
+  alerts: [],
+  ...overrides,
+});
+
+const activities = async () =>
+  ((await operator.get('/api/activities')).body.items ?? (await operator.get('/api/activities')).body) as { action: string; deviceId: string | null }[];
+
+describe('fleet health from a host', () => {
+  it('stores vitals and unresponsiveness, shows them per phone, and alerts on overheating once per report', async () => {
+    const { control, device, settings } = await hostWithPhone('Rack H', 'HEALTH-1');
+    // The host is sent its settings as it connects: the defaults until an operator changes them.
+    expect(settings).toMatchObject({ uhubctl: { enabled: false }, ladder: { perRungPerHour: 3, rebootsPerDay: 2 } });
+    const hook = await buildWebhook(operator, { events: ['device.health'] });
+
+    expect(await send(control, 'host.vitals', vitals('HEALTH-1'))).toEqual({ ok: true });
+    const health = (await operator.get(`/api/devices/${device.id}/health`)).body;
+    expect(health).toMatchObject({
+      deviceId: device.id,
+      batteryLevel: 81,
+      temperatureC: 31.5,
+      batteryHealth: 'good',
+      freeBytes: 9 * 1024 ** 3,
+      androidVersion: '14',
+      unresponsiveReason: null,
+    });
+    expect(health.appVersions).toEqual({ 'com.instagram.android': '312.0.0.32.112' });
+
+    const hot = vitals('HEALTH-1', {
+      temperatureC: 47.1,
+      batteryHealth: 'overheat',
+      alerts: [{ kind: 'overheat', message: 'Overheating: the battery is at 47.1 °C. Give it air or take it off the charger.' }],
+    });
+    expect(await send(control, 'host.vitals', hot)).toEqual({ ok: true });
+    const deliveries = await t.db.selectFrom('webhookDeliveries').select(['event', 'payload']).where('webhookId', '=', hook.id).execute();
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ event: 'device.health', payload: expect.objectContaining({ kind: 'overheat', id: device.id }) });
+    expect((await activities()).some((row) => row.action.includes('Overheating: the battery is at 47.1 °C'))).toBe(true);
+
+    expect(
+      await send(control, 'host.health', {
+        serial: 'HEALTH-1',
+        ok: false,
+        failed: [{ check: 'shell', error: 'The shell did not answer within 5 s.' }],
+        reason: 'The shell did not answer within 5 s.',
+      }),
+    ).toEqual({ ok: true });
+    expect((await va.get(`/api/devices/${device.id}/health`)).body.unresponsiveReason).toBe('The shell did not answer within 5 s.');
+    expect((await activities()).some((row) => row.action === `${device.name} is not answering: The shell did not answer within 5 s.`)).toBe(true);
+    await send(control, 'host.health', { serial: 'HEALTH-1', ok: true, failed: [], reason: null });
+    expect((await operator.get(`/api/devices/${device.id}/health`)).body.unresponsiveReason).toBeNull();
+    expect((await operator.get('/api/devices/health')).body.map((row: { deviceId: string }) => row.deviceId)).toContain(device.id);
+  });
+
+  it('refuses a malformed report with the field named and stores nothing; ignores serials the host does not have', async () => {
+    const { control, device } = await hostWithPhone('Rack B', 'HEALTH-2');
+    const answer = await send(control, 'host.vitals', vitals('HEALTH-2', { batteryLevel: 140 }));
+    expect(answer).toMatchObject({ ok: false, error: expect.stringContaining('batteryLevel') });
+    expect((await operator.get(`/api/devices/${device.id}/health`)).body).toBeNull();
+    expect(await send(control, 'host.vitals', vitals('NOT-MINE'))).toEqual({ ok: true });
+    expect(await t.db.selectFrom('deviceHealth').select('deviceId').where('deviceId', '=', device.id).execute()).toEqual([]);
+  });
+
+  it('logs each rung, and makes one high-priority replug task with the host, hub and port', async () => {
+    const { control, device } = await hostWithPhone('Rack C', 'HEALTH-3');
+    await send(control, 'host.recovery', { serial: 'HEALTH-3', rung: 'reconnect', outcome: 'done', detail: null, place: null });
+    await send(control, 'host.recovery', {
+      serial: 'HEALTH-3',
+      rung: 'reboot',
+      outcome: 'failed',
+      detail: 'The adb server refused to reboot HEALTH-3.',
+      place: null,
+    });
+    const replug = { serial: 'HEALTH-3', rung: 'replug_task', outcome: 'done', detail: null, place: { hubLocation: '1-2.4', port: 3 } };
+    expect(await send(control, 'host.recovery', replug)).toEqual({ ok: true });
+    expect(await send(control, 'host.recovery', replug)).toEqual({ ok: true });
+    const feed = (await activities()).filter((row) => row.deviceId === device.id).map((row) => row.action);
+    expect(feed).toEqual(
+      expect.arrayContaining([
+        `${device.name}: host "Rack C" reconnected its transport`,
+        `${device.name}: host "Rack C" could not do it (rebooted it): The adb server refused to reboot HEALTH-3.`,
+        `${device.name}: host "Rack C" asked a person to replug it`,
+      ]),
+    );
+    const tasks = await t.db.selectFrom('tasks').select(['title', 'priority', 'description', 'status']).where('deviceId', '=', device.id).execute();
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ title: `Replug ${device.name}`, priority: 'high', status: 'pending' });
+    expect(tasks[0]!.description).toContain('host "Rack C"');
+    expect(tasks[0]!.description).toContain('hub 1-2.4, port 3');
+  });
+
+  it('stores the USB bus and warnings; an operator edits the settings, which reach the host', async () => {
+    const { hostId, control, device } = await hostWithPhone('Rack D', 'HEALTH-4');
+    const usb = {
+      controllers: [{ id: '0000:00:14.0', kind: 'intel_chipset', driver: 'xhci_hcd' }],
+      phones: [{ serial: 'HEALTH-4', controllerId: '0000:00:14.0', hubLocation: '1-2', port: 3 }],
+      warnings: [
+        {
+          scope: 'controller',
+          id: '0000:00:14.0',
+          phones: 11,
+          limit: 10,
+          message: '11 phones on one Intel chipset USB controller (0000:00:14.0); past 10 such a controller drops phones.',
+        },
+      ],
+      uhubctl: { enabled: true, problem: 'uhubctl: no permission' },
+    };
+    expect(await send(control, 'host.usb', usb)).toEqual({ ok: true });
+    const fleet = (await operator.get(`/api/hosts/${hostId}/fleet`)).body;
+    expect(fleet.usb).toEqual(usb);
+    expect(fleet.phones).toEqual([expect.objectContaining({ deviceId: device.id, usbController: '0000:00:14.0', usbHub: '1-2', usbPort: 3 })]);
+
+    const wanted = {
+      uhubctl: { enabled: true, hubLocation: '1-2' },
+      ladder: { perRungPerHour: 2, rebootsPerDay: 1, adbServerRestartPhones: 4 },
+      capacity: { intelChipset: 8, xhci: 20, host: 24 },
+      scheduledRestart: { enabled: true, hour: 4, minute: 0, idleOnly: true },
+    };
+    const sent = next<Record<string, unknown>>(control, 'host.settings');
+    expect((await va.put(`/api/hosts/${hostId}/fleet-settings`, wanted)).status).toBe(403);
+    expect((await stranger.put(`/api/hosts/${hostId}/fleet-settings`, wanted)).status).toBe(404);
+    const bad = await operator.put(`/api/hosts/${hostId}/fleet-settings`, { ...wanted, scheduledRestart: { ...wanted.scheduledRestart, hour: 25 } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('hour');
+    const badHub = await operator.put(`/api/hosts/${hostId}/fleet-settings`, { ...wanted, uhubctl: { enabled: true, hubLocation: 'rm -rf' } });
+    expect(badHub.status).toBe(400);
+    expect(JSON.stringify(badHub.body)).toContain('hub location');
+    expect((await operator.put(`/api/hosts/${hostId}/fleet-settings`, wanted)).body).toEqual(wanted);
+    expect(await sent).toEqual(wanted);
+    expect((await operator.get(`/api/hosts/${hostId}/fleet`)).body.settings).toEqual(wanted);
+    expect((await stranger.get(`/api/hosts/${hostId}/fleet`)).status).toBe(404);
+  });
+});
