@@ -79,19 +79,24 @@ async function postTask(ws: string, phone: { phone: { id: string }; acct: { id: 
   return task!;
 }
 
-/** Leases the phone's task and reports it ended `app_changed` for instagram.post on `version`. */
-async function breaks(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>, version: string) {
+/** Leases a new task of the phone's: the attempt out on it. */
+async function leaseOut(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>) {
   const task = await postTask(ws, phone);
   const leased = await dispatchNext(db, phone.phone.id);
   expect(leased?.id).toBe(task.id);
+  return leased!;
+}
+
+/** The phone reports its attempt ended `app_changed` for instagram.post on `version`. */
+async function reportChanged(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>, leased: { id: string; attempt: number }, version: string) {
   const outboxes = new Outboxes();
   await db.transaction().execute((tx) =>
     acceptResult(
       tx,
       phone.phone.id,
       {
-        taskId: task.id,
-        attempt: leased!.attempt,
+        taskId: leased.id,
+        attempt: leased.attempt,
         status: 'failed',
         failure: {
           code: 'app_changed',
@@ -104,7 +109,13 @@ async function breaks(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>, 
       outboxes,
     ),
   );
-  return { task, outboxes };
+  return outboxes;
+}
+
+/** Leases the phone's task and reports it ended `app_changed` for instagram.post on `version`. */
+async function breaks(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>, version: string) {
+  const leased = await leaseOut(ws, phone);
+  return { task: leased, outboxes: await reportChanged(ws, phone, leased, version) };
 }
 
 const pausedOf = (ws: string) => listPausedRecipes(db, ws);
@@ -221,7 +232,10 @@ describe('the breaker', () => {
     for (let i = 0; i < 4; i += 1) phones.push(await phoneWith(ws, '407.0.0.1'));
     await breaks(ws, phones[0]!, '407.0.0.1');
     await breaks(ws, phones[1]!, '407.0.0.1');
-    await Promise.all([breaks(ws, phones[2]!, '407.0.0.1'), breaks(ws, phones[3]!, '407.0.0.1')]);
+    // The attempts go out one after another; only the results race.
+    const third = await leaseOut(ws, phones[2]!);
+    const fourth = await leaseOut(ws, phones[3]!);
+    await Promise.all([reportChanged(ws, phones[2]!, third, '407.0.0.1'), reportChanged(ws, phones[3]!, fourth, '407.0.0.1')]);
     expect(await pausedOf(ws)).toHaveLength(1);
     expect(await activitiesOf(ws, 'recipe.paused')).toHaveLength(1);
   });
