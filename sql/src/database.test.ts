@@ -36,10 +36,15 @@ describe.skipIf(!process.env.DATABASE_URL)('connections PostgreSQL ends (a resta
     const outcome = database.db.transaction().execute(async (tx) => {
       const pid = await pidOf(tx);
       pids.add(pid);
-      const slow = sql`select pg_sleep(5)`.execute(tx);
+      // Held from the start: the statement may fail before `end` returns, and a rejection nobody holds yet is unhandled.
+      const slow = sql`select pg_sleep(5)`.execute(tx).then(
+        () => null,
+        (error: unknown) => error,
+      );
       await pause(200);
       await end(pid);
-      await slow;
+      const failed = await slow;
+      if (failed) throw failed;
     });
     await expect(outcome).rejects.toThrow();
     for (let i = 0; i < 3; i++) pids.add(await pidOf(database.db));
