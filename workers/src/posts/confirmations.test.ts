@@ -184,7 +184,8 @@ describe('answering whether an unconfirmed post went up', () => {
 
   it('"It is up" publishes the post at the time given, once; a second answer changes nothing', async () => {
     const { ws, post, task, question } = await unconfirmed();
-    const at = new Date(Date.now() - 1000);
+    // A moment ago, but not before this minute began (times are checked against the attempt's minute).
+    const at = new Date(Math.max(Date.now() - 1000, Math.floor(Date.now() / 60_000) * 60_000));
     const { verdict, changes } = await answer(ws, question.id, { answer: 'up', publishedAt: at });
     expect(verdict.kind).toBe('answered');
     expect(await rowOf.post(post.id)).toMatchObject({ status: 'published', publishedAt: at, failureCode: null, failureMessage: null });
