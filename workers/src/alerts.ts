@@ -12,17 +12,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '@farm/sql';
 
-export const alertEventValues = [
-  'device.offline',
-  'post.failed',
-  'account.paused',
-  'task.overdue',
-  'host.disconnected',
-  'user.security',
-  'recipe.paused',
-  'device.health',
-] as const;
-export type AlertEvent = (typeof alertEventValues)[number];
+/** The events a webhook may ask for: one tuple, the contracts' (the console's form and the API's check read it too). */
+export { alertEventValues, type AlertEvent } from '@farm/contracts';
+import type { AlertEvent } from '@farm/contracts';
 
 /** What every alert carries: the entity it is about, when it happened, and a sentence for people (Slack's `text`). */
 export interface AlertPayload {
