@@ -9,8 +9,10 @@ import { z } from 'zod';
 /**
  * What the agent can do beyond protocol 2's tasks, said in its hello: a server streams and controls only agents that
  * can. `ui-server`: the phone's UI is read through the UiAutomator2 server (fast reads, toasts, any Unicode typed).
+ * `h264`: the screen can stream as H.264 from scrcpy-server (`live.video`), and input goes over its control socket.
+ * A server ignores names it does not know, so an agent may list newer ones.
  */
-export const agentFeatures = ['live', 'control', 'ui-server'] as const;
+export const agentFeatures = ['live', 'control', 'ui-server', 'h264'] as const;
 export type AgentFeature = (typeof agentFeatures)[number];
 
 export function isAgentFeature(name: string): name is AgentFeature {
@@ -46,13 +48,40 @@ export const liveInput = z.discriminatedUnion('kind', [
 ]);
 export type LiveInput = z.infer<typeof liveInput>;
 
-/** The stream's settings the server gives the agent when someone starts watching. */
+/**
+ * The two H.264 streams a phone may serve at once: `control` (up to 1080 px, 60 fps) while someone controls it, and
+ * `watch` (up to 480 px, 15 fps) for those who only look. `jpeg` names the JPEG frames (minicap or screencap).
+ */
+export const liveVideoStreams = ['control', 'watch'] as const;
+export type LiveVideoStream = (typeof liveVideoStreams)[number];
+export const liveStreamNames = [...liveVideoStreams, 'jpeg'] as const;
+export type LiveStreamName = (typeof liveStreamNames)[number];
+
+/**
+ * The stream's settings the server gives the agent when someone starts watching. `codec: 'h264'` with a `stream`
+ * asks an agent that listed `h264` for that scrcpy stream (it falls back to JPEG frames by itself when the phone
+ * cannot); without them, JPEG frames as protocol 1 agents know them.
+ */
 export const liveStart = z.object({
   fps: z.number().int().min(1).max(MAX_LIVE_FPS),
   maxSide: z.number().int().min(160).max(1920),
   quality: z.number().int().min(10).max(95),
+  codec: z.enum(['jpeg', 'h264']).optional(),
+  stream: z.enum(liveVideoStreams).optional(),
 });
 export type LiveStart = z.infer<typeof liveStart>;
+
+/** Stop one stream (`stream`), or every stream of the phone (none named: what older agents understand). */
+export const liveStop = z.object({ stream: z.enum(liveStreamNames).optional() });
+export type LiveStop = z.infer<typeof liveStop>;
+
+/**
+ * A packet of H.264 is at most this large (under Socket.IO's 1 MB message limit); the host drops a larger one and its
+ * watchers skip to the next key frame (a 1080 px key frame at 6 Mbps is a few hundred KB).
+ */
+export const MAX_VIDEO_PACKET_BYTES = 900 * 1024;
+/** Nor more bytes a second than this per H.264 stream (the control stream runs at about 6 Mbps). */
+export const MAX_VIDEO_BYTES_PER_SECOND = 2_000_000;
 
 const bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, { message: 'must be binary' });
 
@@ -70,6 +99,26 @@ export const liveFrame = z.object({
   inputSeq: z.number().int().min(0).optional(),
 });
 export type LiveFrame = z.infer<typeof liveFrame>;
+
+/**
+ * One H.264 packet of a phone's screen, relayed as scrcpy-server made it and never decoded on the way: the codec
+ * configuration (SPS and PPS, `config`), or one picture (`keyFrame` when it starts a group of pictures), Annex B.
+ * `width` × `height` is the picture's size as last configured; `inputSeq` the last input applied before the host had it.
+ */
+export const liveVideo = z.object({
+  stream: z.enum(liveVideoStreams),
+  seq: z.number().int().min(0),
+  config: z.boolean(),
+  keyFrame: z.boolean(),
+  ptsUs: z.number().int().min(0).nullable(),
+  data: bytes.refine((value) => value.byteLength > 0 && value.byteLength <= MAX_VIDEO_PACKET_BYTES, {
+    message: `must be 1 to ${MAX_VIDEO_PACKET_BYTES} bytes`,
+  }),
+  width: z.number().int().min(1).max(8192),
+  height: z.number().int().min(1).max(8192),
+  inputSeq: z.number().int().min(0).optional(),
+});
+export type LiveVideo = z.infer<typeof liveVideo>;
 
 /** Where a normalized point falls on a screen of this size, in its pixels. */
 export function toPixels(screen: { width: number; height: number }, at: { x: number; y: number }): { x: number; y: number } {

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
 import { fleetHostMessages } from './fleet/fleet.messages.ts';
-import { isAgentFeature, liveFrame, liveInput, liveStart } from './live.ts';
+import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
 import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
@@ -116,6 +116,8 @@ export const agentMessages = {
   }),
   /** A frame of the live screen, while the server asks for them; answered with whether watchers are slow. */
   'live.frame': liveFrame,
+  /** An H.264 packet of the screen (agents that listed `h264`), answered at once; relayed, never decoded. */
+  'live.video': liveVideo,
 } as const;
 
 /** The v1 dispatch: what protocol 1 agents understand. */
@@ -144,8 +146,10 @@ export const serverMessages = {
   command: z.object({ name: z.enum(phoneCommands) }),
   /** Someone watches: stream the screen at these settings (sent again when they change). */
   'live.start': liveStart,
-  /** Nobody watches any more: stop streaming. */
-  'live.stop': z.object({}),
+  /** Nobody watches any more: stop streaming (one stream when named, else all of them). */
+  'live.stop': liveStop,
+  /** A watcher joined an H.264 stream: send a key frame now (scrcpy's reset video), not at the next interval. */
+  'live.keyframe': z.object({ stream: z.enum(liveVideoStreams) }),
   /** A person's input, in order by seq; the agent answers once it has applied it. */
   'live.input': z.object({ seq: z.number().int().min(1), input: liveInput }),
 } as const;

@@ -28,6 +28,7 @@ import {
   type ScreenshotOptions,
   type ShareIntent,
   type UiReaderInfo,
+  type LiveVideoSession,
 } from '../phone/phone.device.ts';
 import {
   dumpFailure,
@@ -52,7 +53,7 @@ import {
 import { PersistentShell } from './adb.shell.ts';
 import { AdbLiveScreen, type LiveScreenOptions } from './adb.live.ts';
 import type { ScrcpyStreamKind } from './adb.scrcpy.ts';
-import { ScrcpySession, type ScrcpySessionOptions } from './adb.scrcpy.session.ts';
+import { asLiveVideoSession, ScrcpySession, type ScrcpySessionOptions } from './adb.scrcpy.session.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
 import { UI_SERVER_PACKAGE, UiServer, UiServerError, type UiServerApks, type UiServerOptions } from './adb.uiserver.ts';
 
@@ -77,6 +78,10 @@ export interface AdbPhoneOptions {
   mediaDir?: string;
   /** How long minicap has to start streaming before the live screen falls back to screenshots. */
   liveStartTimeoutMs?: number;
+  /** The verified scrcpy-server file (`ensureScrcpyServer`); absent: the live screen stays on JPEG. */
+  scrcpyServer?: () => Promise<string>;
+  /** How long scrcpy-server has to listen and send its header. */
+  videoStartTimeoutMs?: number;
   /** The UI server to install and read through; false reads with `uiautomator dump` only. */
   uiServer?: UiServerApks | false;
   /** Limits of the UI server's requests and start. */
@@ -129,7 +134,7 @@ function readAll(stream: Duplex): Promise<Buffer> {
 }
 
 export class AdbPhone implements PhoneDevice {
-  private readonly options: typeof DEFAULTS & Pick<AdbPhoneOptions, 'onHealth' | 'uiServer' | 'uiServerTimeouts'>;
+  private readonly options: typeof DEFAULTS & Pick<AdbPhoneOptions, 'onHealth' | 'uiServer' | 'uiServerTimeouts' | 'scrcpyServer' | 'videoStartTimeoutMs'>;
   /** The phone's UiAutomator2 server, or null when this host reads with the dump only. */
   readonly uiServer: UiServer | null;
   /** Not before this time is the UI server tried again after it could not be started. */
@@ -652,6 +657,17 @@ export class AdbPhone implements PhoneDevice {
     session.onEnded(() => this.scrcpySessions.delete(session));
     await session.start();
     return session;
+  }
+
+  /**
+   * The screen as H.264 from scrcpy-server, with input through its control socket: the live screen's fast path.
+   * Rejects (and the agent falls back to JPEG) when this host has no scrcpy-server file or the phone cannot start it.
+   */
+  async openVideo(kind: ScrcpyStreamKind): Promise<LiveVideoSession> {
+    if (!this.options.scrcpyServer) throw new PhoneError('command_failed', 'This farm host has no scrcpy-server: the live screen stays on JPEG.');
+    const file = await this.options.scrcpyServer();
+    const session = await this.openScrcpy(kind, file, { startTimeoutMs: this.options.videoStartTimeoutMs ?? 10_000 });
+    return asLiveVideoSession(session);
   }
 
   /**

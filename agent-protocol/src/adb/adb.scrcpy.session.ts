@@ -10,6 +10,8 @@
  * with a reason and touches no other phone.
  */
 import type { Duplex } from 'node:stream';
+import { configFacts } from '../live.h264.ts';
+import type { LiveVideoSession } from '../phone/phone.device.ts';
 import {
   backOrScreenOnMessage,
   KeyFrameCache,
@@ -71,11 +73,13 @@ export class ScrcpySession {
   private shell: Duplex | null = null;
   private video: Duplex | null = null;
   private control: Duplex | null = null;
-  private readonly cache = new KeyFrameCache();
+  private readonly cache = new KeyFrameCache<ScrcpyPacket>();
   private readonly watchers = new Map<ScrcpyWatcher, WatcherState>();
   private readonly endedListeners = new Set<(reason: string) => void>();
   private serverWords = '';
   header: ScrcpyVideoHeader | null = null;
+  /** The picture's size as last configured: the header's, then each configuration's SPS (a turned phone changes it). */
+  size = { width: 0, height: 0 };
   endedWith: string | null = null;
   packets = 0;
   bytes = 0;
@@ -117,6 +121,7 @@ export class ScrcpySession {
       this.control.on('error', () => undefined);
       const header = await this.readVideo(this.video, Math.max(1, deadline - Date.now()));
       this.header = header;
+      if (this.size.width === 0) this.size = { width: header.width, height: header.height };
       return header;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -148,6 +153,7 @@ export class ScrcpySession {
           started = true;
           clearTimeout(timer);
           this.header = parsed.header;
+          this.size = { width: parsed.header.width, height: parsed.header.height };
           resolve(parsed.header);
         }
         for (const packet of parsed.packets) this.relay(packet);
@@ -167,6 +173,10 @@ export class ScrcpySession {
   private relay(packet: ScrcpyPacket): void {
     this.packets += 1;
     this.bytes += packet.data.length;
+    if (packet.config) {
+      const facts = configFacts(packet.data);
+      if (facts && facts.width > 0 && facts.height > 0) this.size = { width: facts.width, height: facts.height };
+    }
     this.cache.add(packet);
     const header = this.header;
     if (!header) return;
@@ -251,6 +261,11 @@ export class ScrcpySession {
     this.sendControl(rotateMessage());
   }
 
+  /** Asks the encoder for a key frame now (scrcpy's reset video: the configuration and a key frame come next). */
+  keyFrame(): void {
+    this.sendControl(resetVideoMessage());
+  }
+
   private sendControl(message: Buffer): void {
     if (this.endedWith || !this.control) throw new ScrcpyStreamError(this.endedWith ?? 'The scrcpy control socket is not open.');
     this.control.write(message);
@@ -268,4 +283,27 @@ export class ScrcpySession {
     for (const listener of this.endedListeners) listener(reason);
     this.endedListeners.clear();
   }
+}
+
+/** A scrcpy session as the agent's live screen uses it: packets with their picture size, and input in its pixels. */
+export function asLiveVideoSession(session: ScrcpySession): LiveVideoSession {
+  return {
+    kind: session.kind,
+    get size() {
+      return session.size;
+    },
+    watch: (send) =>
+      session.watch({
+        send: (packet) => send({ config: packet.config, keyFrame: packet.keyFrame, ptsUs: packet.ptsUs, data: packet.data, ...session.size }),
+      }),
+    keyFrame: () => session.keyFrame(),
+    touch: (action, x, y) => session.touch(action, { x, y, ...session.size }),
+    scroll: (x, y, vertical) => session.scroll({ x, y, ...session.size }, 0, vertical),
+    key: (keycode) => session.key(keycode),
+    back: () => session.back(),
+    type: (text) => session.type(text),
+    rotate: () => session.rotate(),
+    onEnded: (listener) => session.onEnded(listener),
+    end: (reason) => session.end(reason),
+  };
 }

@@ -102,7 +102,7 @@ describe('ScrcpyVideoParser', () => {
 
 describe('KeyFrameCache', () => {
   it('keeps the config and the packets since the last key frame only', () => {
-    const cache = new KeyFrameCache();
+    const cache = new KeyFrameCache<ScrcpyPacket>();
     for (const packet of clipA.slice(0, 15)) cache.add(packet);
     const snapshot = cache.snapshot();
     expect(snapshot[0]?.config).toBe(true);

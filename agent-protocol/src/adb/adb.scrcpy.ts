@@ -109,6 +109,26 @@ export async function ensureScrcpyServer(source: ScrcpyServerSource): Promise<st
   return kept;
 }
 
+/**
+ * The scrcpy-server file for every phone of a host, found (or downloaded and checked) once: a success is kept, a
+ * failure is answered again for `retryAfterMs` (a watcher opening a phone does not start a download each time), then
+ * tried anew.
+ */
+export function scrcpyServerOnce(source: ScrcpyServerSource, retryAfterMs = 5 * 60_000): () => Promise<string> {
+  let found: Promise<string> | null = null;
+  let failedAt = 0;
+  return () => {
+    if (found && (failedAt === 0 || Date.now() - failedAt < retryAfterMs)) return found;
+    failedAt = 0;
+    const attempt = ensureScrcpyServer(source);
+    found = attempt;
+    attempt.catch(() => {
+      if (found === attempt) failedAt = Date.now();
+    });
+    return attempt;
+  };
+}
+
 /** The two streams a phone may serve at once: one for whoever controls it, one for those who only look. */
 export type ScrcpyStreamKind = 'control' | 'watch';
 
@@ -288,50 +308,8 @@ export class ScrcpyVideoParser {
   }
 }
 
-/**
- * The codec configuration and the packets since the last key frame: what a watcher who joins now needs before the
- * next packet. A key frame starts the list again, so it never holds more than one group of pictures (bounded besides
- * by `maxBytes`: past it, only the configuration is kept and the watcher waits for the next key frame).
- */
-export class KeyFrameCache {
-  private config: ScrcpyPacket | null = null;
-  private group: ScrcpyPacket[] = [];
-  private groupBytes = 0;
-
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
-
-  add(packet: ScrcpyPacket): void {
-    if (packet.config) {
-      this.config = packet;
-      // New parameters (a rotation, a reset) make older pictures undecodable with them.
-      this.group = [];
-      this.groupBytes = 0;
-      return;
-    }
-    if (packet.keyFrame) {
-      this.group = [packet];
-      this.groupBytes = packet.data.length;
-      return;
-    }
-    if (this.group.length === 0) return;
-    this.groupBytes += packet.data.length;
-    if (this.groupBytes > this.maxBytes) {
-      this.group = [];
-      this.groupBytes = 0;
-      return;
-    }
-    this.group.push(packet);
-  }
-
-  /** What a new watcher is sent first: the configuration, then the key frame and what followed it. */
-  snapshot(): ScrcpyPacket[] {
-    return [...(this.config ? [this.config] : []), ...this.group];
-  }
-
-  get hasKeyFrame(): boolean {
-    return this.group.length > 0;
-  }
-}
+/** The configuration and the current group of pictures of a stream (shared with the API's relay). */
+export { KeyFrameCache } from '../live.h264.ts';
 
 // Control messages (scrcpy 3.x `ControlMessage` types).
 export const CONTROL_TYPE = {

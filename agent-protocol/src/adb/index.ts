@@ -12,4 +12,4 @@ export {
   type ScrcpyVideoHeader,
   type ScreenPoint,
 } from './adb.scrcpy.ts';
-export { ScrcpySession, type ScrcpyPhone, type ScrcpySessionOptions, type ScrcpyWatcher } from './adb.scrcpy.session.ts';
+export { asLiveVideoSession, ScrcpySession, type ScrcpyPhone, type ScrcpySessionOptions, type ScrcpyWatcher } from './adb.scrcpy.session.ts';

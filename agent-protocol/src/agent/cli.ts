@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { createAdbClient } from '../adb/adb.host.ts';
 import { AdbPhone } from '../adb/adb.phone.ts';
+import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { enroll } from '../enroll.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
@@ -23,6 +24,8 @@ Commands:
   host     Run a farm host: every phone adb sees on this PC (or --backend sim simulated ones) joins the console.
            First time: --server URL --code CODE (the host code from Settings → Phone hosts → Add host).
            Options: --backend adb|sim  --devices N (sim)  --adb-host HOST  --adb-port PORT  --screenshot MS
+                    --scrcpy-server PATH (or SCRCPY_SERVER; default: scrcpy-server v3.1 downloaded once and checked)
+                    --no-h264 (live screens as JPEG frames only)
   enroll   Exchange a device's one-time code (its menu → Connect phone) for its credential, kept in the state folder.
            --server URL --code CODE [--serial S] [--model M]
   run      Run the enrolled device's agent: a simulated phone, or with --serial S the phone of that serial over adb.
@@ -51,6 +54,8 @@ const { positionals, values } = parseArgs({
     quick: { type: 'boolean', default: false },
     work: { type: 'string', default: '4000' },
     'failure-rate': { type: 'string', default: '0.05' },
+    'scrcpy-server': { type: 'string' },
+    'no-h264': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -66,6 +71,11 @@ if (values.help || !command) {
   process.exit(values.help ? 0 : 2);
 }
 const state = new AgentState(values.state ?? defaultStateDir());
+/** The scrcpy-server file named for this host (undefined: downloaded into the state folder), or false for JPEG only. */
+function scrcpyServerPath(): string | undefined | false {
+  if (values['no-h264']) return false;
+  return values['scrcpy-server'] ?? (process.env.SCRCPY_SERVER || undefined);
+}
 const closers: (() => unknown)[] = [];
 // Started by the console for its demo farm: it ends with the console, even one killed hard.
 if (process.env.FARM_AGENT_EXIT_WITH_PARENT === '1') {
@@ -103,6 +113,7 @@ switch (command) {
       devices: Number(values.devices),
       ...(values['adb-host'] ? { adbHost: values['adb-host'] } : {}),
       ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}),
+      scrcpyServer: scrcpyServerPath(),
       screenshotMs: Number(values.screenshot),
       log,
       onRefused: (reason) => {
@@ -136,7 +147,12 @@ switch (command) {
         ...(values['adb-host'] ? { adbHost: values['adb-host'] } : {}),
         ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}),
       });
-      phone = new AdbPhone(values.serial, client.getDevice(values.serial));
+      const scrcpy = scrcpyServerPath();
+      phone = new AdbPhone(
+        values.serial,
+        client.getDevice(values.serial),
+        scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) },
+      );
     } else {
       const ui = new SimulatedPhoneUi({ serial: `SIM-${saved!.deviceId!.slice(0, 8)}` });
       closers.push(simulateLife(ui));

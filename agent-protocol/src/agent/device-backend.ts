@@ -6,7 +6,16 @@
  */
 import { toPixels, type LiveInput } from '../live.ts';
 import type { InstalledApp, ServerMessage } from '../messages.ts';
-import { PhoneError, withTimeout, type LiveFrameSource, type PhoneDevice, type PhoneInfo, type UiReaderInfo } from '../phone/phone.device.ts';
+import {
+  androidKeyCodes,
+  PhoneError,
+  withTimeout,
+  type LiveFrameSource,
+  type LiveVideoSession,
+  type PhoneDevice,
+  type PhoneInfo,
+  type UiReaderInfo,
+} from '../phone/phone.device.ts';
 import { screenshotSource } from './live-stream.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
@@ -57,6 +66,7 @@ export class DeviceBackend implements PhoneBackend {
     readonly phone: PhoneDevice,
     private readonly options: DeviceBackendOptions,
   ) {
+    if (phone.openVideo) this.openVideo = (kind) => this.startVideo(kind);
     this.timer = setInterval(() => void this.read(), options.readEveryMs ?? 5000);
     this.timer.unref();
   }
@@ -131,8 +141,26 @@ export class DeviceBackend implements PhoneBackend {
     return Promise.resolve(screenshotSource(async (options) => ({ ...(await this.phone.screenshot(options)), source: 'screencap' as const }), settings));
   }
 
+  /**
+   * The screen as H.264 (absent where the phone cannot): while a session runs, a person's input goes through its
+   * control socket instead of a shell command per action.
+   */
+  readonly openVideo?: (kind: 'control' | 'watch') => Promise<LiveVideoSession>;
+  private readonly videos = new Map<'control' | 'watch', LiveVideoSession>();
+
+  private async startVideo(kind: 'control' | 'watch'): Promise<LiveVideoSession> {
+    const session = await this.phone.openVideo!(kind);
+    this.videos.set(kind, session);
+    session.onEnded(() => {
+      if (this.videos.get(kind) === session) this.videos.delete(kind);
+    });
+    return session;
+  }
+
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
   async input(input: LiveInput): Promise<void> {
+    const video = this.videos.get('control') ?? this.videos.get('watch');
+    if (video) return videoInput(video, input);
     this.info ??= await this.phone.info();
     const portrait = this.info.screen;
     const screen = this.quarterTurns % 2 === 1 ? { width: portrait.height, height: portrait.width } : portrait;
@@ -280,5 +308,53 @@ export class DeviceBackend implements PhoneBackend {
   close(): Promise<void> {
     clearInterval(this.timer);
     return this.phone.close();
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A finger moved from one point to another over `durationMs`, one touch move about every 16 ms (a display frame). */
+async function drag(video: LiveVideoSession, from: { x: number; y: number }, to: { x: number; y: number }, durationMs: number): Promise<void> {
+  const steps = Math.max(1, Math.round(durationMs / 16));
+  video.touch('down', from.x, from.y);
+  for (let step = 1; step <= steps; step++) {
+    await pause(durationMs / steps);
+    const t = step / steps;
+    video.touch(step === steps ? 'up' : 'move', Math.round(from.x + (to.x - from.x) * t), Math.round(from.y + (to.y - from.y) * t));
+  }
+}
+
+/** A person's input through scrcpy's control socket, in the stream's picture pixels (scrcpy scales them to the screen). */
+async function videoInput(video: LiveVideoSession, input: LiveInput): Promise<void> {
+  const screen = video.size;
+  switch (input.kind) {
+    case 'tap': {
+      const at = toPixels(screen, input);
+      video.touch('down', at.x, at.y);
+      video.touch('up', at.x, at.y);
+      return;
+    }
+    case 'long_press': {
+      const at = toPixels(screen, input);
+      video.touch('down', at.x, at.y);
+      await pause(input.durationMs);
+      video.touch('up', at.x, at.y);
+      return;
+    }
+    case 'swipe':
+      return drag(video, toPixels(screen, input.from), toPixels(screen, input.to), input.durationMs);
+    case 'scroll':
+      // As on the shell path: the finger moves against the wheel, content scrolls up as it moves up.
+      return drag(video, toPixels(screen, input), toPixels(screen, { x: input.x, y: Math.max(0, Math.min(1, input.y - input.dy * 0.6)) }), 200);
+    case 'text':
+      video.type(input.text);
+      return;
+    case 'key':
+      if (input.key === 'back') video.back();
+      else video.key(androidKeyCodes[input.key]);
+      return;
+    case 'rotate':
+      video.rotate();
+      return;
   }
 }

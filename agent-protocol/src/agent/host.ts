@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
 import { AdbHost } from '../adb/adb.host.ts';
+import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
 import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
@@ -32,6 +33,11 @@ export interface FarmHostOptions {
   devices?: number;
   adbHost?: string;
   adbPort?: number;
+  /**
+   * The live screen as H.264: `SCRCPY_SERVER` (a path to scrcpy-server v3.1), else downloaded once into the state
+   * folder; every file is checked against the pinned SHA-256. `false` keeps every phone on JPEG frames.
+   */
+  scrcpyServer?: string | false;
   /** A screenshot of each phone this often (0: on command only). */
   screenshotMs?: number;
   recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
@@ -88,9 +94,11 @@ export class FarmHost {
       }
       return;
     }
+    const scrcpy = this.options.scrcpyServer;
     const adb = new AdbHost({
       ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}),
       ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}),
+      ...(scrcpy !== false ? { phone: { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: this.options.state.dir }) } } : {}),
     });
     const off = adb.on((event) => {
       switch (event.type) {

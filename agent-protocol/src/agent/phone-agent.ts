@@ -20,12 +20,13 @@ import {
   type ServerToAgent,
   type TaskDispatchV2,
 } from '../messages.ts';
-import { liveStart, type AgentFeature, type LiveInput } from '../live.ts';
-import type { LiveFrameSource, UiReaderInfo } from '../phone/phone.device.ts';
+import { LIVE_DEFAULTS, liveStart, liveStop, type AgentFeature, type LiveInput, type LiveVideoStream } from '../live.ts';
+import type { LiveFrameSource, LiveVideoSession, UiReaderInfo } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
 import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
 import { LiveStream } from './live-stream.ts';
+import { LiveVideo } from './live-video.ts';
 
 export type WorkOutcome =
   | { status: 'completed'; engagement?: EngagementReport }
@@ -59,6 +60,8 @@ export interface PhoneBackend {
   named?(name: string): void;
   /** The screen as a stream of frames, while someone watches it live (absent: this agent does not stream). */
   openLive?(settings: { maxSide: number; quality: number }): Promise<LiveFrameSource>;
+  /** The screen as H.264 with input over the same session (absent: JPEG only); rejects with the reason it cannot. */
+  openVideo?(kind: LiveVideoStream): Promise<LiveVideoSession>;
   /** A person's tap, swipe, text or key from the console (absent: this agent cannot be controlled). */
   input?(input: LiveInput): Promise<void>;
   /** Which reader reads the phone's UI, said in the hello (undefined when it cannot be told in a moment). */
@@ -109,6 +112,8 @@ export class PhoneAgent {
   refused: string | undefined;
   /** The live screen, streaming while the server asks. */
   readonly live: LiveStream;
+  /** The live screen as H.264, where the phone can (`h264`). */
+  readonly video: LiveVideo;
   /** Inputs applied, newest last (seq and when), for the frames that show them. */
   private readonly applied: { seq: number; at: number }[] = [];
   private inputs: Promise<unknown> = Promise.resolve();
@@ -181,12 +186,40 @@ export class PhoneAgent {
       },
       log: (line) => this.log(line),
     });
+    this.video = new LiveVideo({
+      open: (kind) => (backend.openVideo ? backend.openVideo(kind) : Promise.reject(new Error('This phone cannot stream H.264'))),
+      emit: (packet, done) => {
+        // Never queued for a later connection: a packet that cannot leave now is dropped.
+        if (!this.socket.connected) return done();
+        (this.socket.emit as (event: string, message: unknown, ack: () => void) => void)('live.video', packet, done);
+      },
+      inputSeq: () => this.applied.at(-1)?.seq,
+      // No H.264 stream can run: JPEG frames instead, as before (the Live tab says which path it is on).
+      unavailable: (_kind, _reason, running) => {
+        if (!running && backend.openLive && !this.live.active) this.live.start({ ...LIVE_DEFAULTS });
+      },
+      log: (line) => this.log(line),
+    });
     this.socket.on('live.start', (raw) => {
       const parsed = liveStart.safeParse(raw);
-      if (parsed.success && backend.openLive) this.live.start(parsed.data);
+      if (!parsed.success) return;
+      const { codec, stream, ...settings } = parsed.data;
+      if (codec === 'h264' && stream && backend.openVideo) void this.video.start(stream);
+      else if (backend.openLive) this.live.start(settings);
     });
-    this.socket.on('live.stop', () => void this.live.stop());
-    this.socket.on('disconnect', () => void this.live.stop());
+    this.socket.on('live.stop', (raw) => {
+      const stream = liveStop.safeParse(raw ?? {}).data?.stream;
+      if (stream === undefined || stream === 'jpeg') void this.live.stop();
+      if (stream !== 'jpeg') this.video.stop(stream);
+    });
+    this.socket.on('live.keyframe', (raw) => {
+      const parsed = serverMessages['live.keyframe'].safeParse(raw);
+      if (parsed.success) this.video.keyFrame(parsed.data.stream);
+    });
+    this.socket.on('disconnect', () => {
+      void this.live.stop();
+      this.video.stop();
+    });
     this.socket.on('live.input', (raw, ack) => {
       const parsed = serverMessages['live.input'].safeParse(raw);
       const answer = typeof ack === 'function' ? ack : () => undefined;
@@ -208,7 +241,12 @@ export class PhoneAgent {
 
   /** What this agent can do beyond tasks, said in its hello. */
   private features(): AgentFeature[] {
-    return [...(this.options.backend.openLive ? (['live'] as const) : []), ...(this.options.backend.input ? (['control'] as const) : [])];
+    const backend = this.options.backend;
+    return [
+      ...(backend.openLive ? (['live'] as const) : []),
+      ...(backend.input ? (['control'] as const) : []),
+      ...(backend.openVideo ? (['h264'] as const) : []),
+    ];
   }
 
   get connected(): boolean {
@@ -409,6 +447,7 @@ export class PhoneAgent {
     this.heartbeat?.stop();
     for (const running of this.running.values()) running.abort.abort();
     void this.live.stop();
+    this.video.stop();
     this.socket.disconnect();
   }
 

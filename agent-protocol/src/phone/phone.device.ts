@@ -123,6 +123,42 @@ export interface LiveFrameSource {
   close(): Promise<void>;
 }
 
+/** One H.264 packet as the phone's encoder made it (Annex B), with the picture size it was configured for. */
+export interface LiveVideoPacket {
+  config: boolean;
+  keyFrame: boolean;
+  ptsUs: number | null;
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/**
+ * The phone's screen as H.264 (scrcpy-server), and input through the same session's control socket: "the phone's
+ * screen as the browser sees it" and "an input sent to the phone", without a shell command per action. One session
+ * per stream kind; it ends by itself when the server dies (`onEnded` says why).
+ */
+export interface LiveVideoSession {
+  readonly kind: 'control' | 'watch';
+  /** Sends every packet from now on (first the configuration and the current group of pictures); answers the unsubscribe. */
+  watch(send: (packet: LiveVideoPacket) => number): () => void;
+  /** Asks the encoder for a key frame at once. */
+  keyFrame(): void;
+  /** A touch, in the picture's pixels as last configured. */
+  touch(action: 'down' | 'move' | 'up', x: number, y: number): void;
+  scroll(x: number, y: number, vertical: number): void;
+  /** An Android key code, pressed and released. */
+  key(keycode: number): void;
+  back(): void;
+  /** Any Unicode: as text where scrcpy injects it, else through the clipboard. */
+  type(text: string): void;
+  rotate(): void;
+  /** The picture's size as last configured (it changes when the phone turns). */
+  readonly size: { width: number; height: number };
+  onEnded(listener: (reason: string) => void): () => void;
+  end(reason?: string): void;
+}
+
 /** Which reader reads a phone's UI, for the console and for guards that need toasts. */
 export interface UiReaderInfo {
   kind: 'ui-server' | 'dump' | 'sim';
@@ -193,6 +229,8 @@ export interface PhoneDevice {
    * simulator's own renderer). Absent: the agent takes screenshots in a loop.
    */
   openLive?(options: ScreenshotOptions): Promise<LiveFrameSource>;
+  /** Streams the screen as H.264 where the phone can (scrcpy-server on a real phone); rejects with the reason otherwise. */
+  openVideo?(kind: 'control' | 'watch'): Promise<LiveVideoSession>;
   /** Turns the screen a quarter turn (auto-rotate off). */
   rotate?(): Promise<void>;
   /** The phone's UI language as a BCP 47 tag ("en-US"), for recipes written for one language; absent: not checked. */

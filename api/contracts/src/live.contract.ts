@@ -13,8 +13,8 @@ export const LIVE_NAMESPACE = '/live';
 const onDevice = z.object({ deviceId: id });
 
 export const liveClientMessages = {
-  /** Start watching a phone's screen. */
-  'live.watch': onDevice,
+  /** Start watching a phone's screen; `h264`: this browser decodes H.264 (WebCodecs), so it is sent packets, not JPEGs. */
+  'live.watch': onDevice.extend({ h264: z.boolean().optional() }),
   'live.unwatch': onDevice,
   /** Take control; an operator may take it from someone else with `takeOver`. */
   'live.control': onDevice.extend({ takeOver: z.boolean().optional() }),
@@ -56,6 +56,25 @@ export interface LiveFrameOut {
   data: ArrayBuffer | Uint8Array;
 }
 
+/**
+ * An H.264 packet as the browser gets it (watchers that said `h264`): the configuration or one picture of the
+ * stream the server chose for this watcher (`control` for whoever controls the phone, else `watch`; the one that runs
+ * when the phone serves only one). Acknowledge each; a watcher that falls behind is skipped to the next key frame.
+ */
+export interface LiveVideoOut {
+  deviceId: string;
+  codec: 'h264';
+  stream: 'control' | 'watch';
+  seq: number;
+  config: boolean;
+  keyFrame: boolean;
+  ptsUs: number | null;
+  width: number;
+  height: number;
+  inputSeq?: number;
+  data: ArrayBuffer | Uint8Array;
+}
+
 export type LiveClientToServer = {
   'live.watch': (message: LiveClientMessage<'live.watch'>, ack: (answer: LiveAnswer<LiveWatchAnswer>) => void) => void;
   'live.unwatch': (message: LiveClientMessage<'live.unwatch'>, ack?: (answer: LiveAnswer) => void) => void;
@@ -70,6 +89,8 @@ export type LiveClientToServer = {
 export type LiveServerToClient = {
   /** Acknowledge each frame: the next one comes only then (a slow viewer gets fewer frames, never late ones). */
   'live.frame': (frame: LiveFrameOut, ack: () => void) => void;
+  /** An H.264 packet, in order; acknowledge each (the server counts what this watcher has not taken yet). */
+  'live.video': (packet: LiveVideoOut, ack: () => void) => void;
   /** The stream started or stopped on the phone's side (it went offline, its agent cannot stream). */
   'live.status': (status: { deviceId: string; streaming: boolean; reason?: string }) => void;
   /** Nothing was done on a controlled phone for a while: it is released in `releaseInMs` unless kept. */

@@ -220,10 +220,11 @@ class AgentSockets implements Agents {
     this.replaceOlder(socket, device);
     // Frames of the live screen skip the queue: they are passed on at once or dropped, never waited on.
     socket.on('live.frame', (raw: unknown, ack?: Answer) => this.onLiveFrame(device, raw, ack));
+    socket.on('live.video', (raw: unknown, ack?: Answer) => this.onLiveVideo(device, raw, ack));
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
     const order = { last: Promise.resolve() as Promise<unknown> };
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
-      if (name === 'live.frame') continue;
+      if (name === 'live.frame' || name === 'live.video') continue;
       socket.on(name, (raw: unknown, ack?: Answer) => this.onMessage(socket, peer, order, name, raw, ack));
     }
     socket.on('disconnect', () => this.onPhoneDisconnect(socket, device));
@@ -246,12 +247,17 @@ class AgentSockets implements Agents {
     ack?.(parsed.success ? this.live.frame(device.id, parsed.data) : refused('live.frame', parsed.error));
   }
 
+  private onLiveVideo(device: AgentDevice, raw: unknown, ack: Answer | undefined): void {
+    const parsed = agentMessages['live.video'].safeParse(raw);
+    ack?.(parsed.success ? this.live.video(device.id, parsed.data) : refused('live.video', parsed.error));
+  }
+
   /** A message parsed with its schema, handled after the phone's previous ones, and answered. */
   private onMessage(
     socket: AgentSocket,
     peer: AgentPeer,
     order: { last: Promise<unknown> },
-    name: Exclude<AgentMessageName, 'live.frame'>,
+    name: Exclude<AgentMessageName, 'live.frame' | 'live.video'>,
     raw: unknown,
     ack: Answer | undefined,
   ): void {
@@ -309,7 +315,8 @@ class AgentSockets implements Agents {
       socketId: socket.id,
       features: new Set(features),
       start: (settings) => this.ownSocket(socket.id).emit('live.start', settings),
-      stop: () => this.ownSocket(socket.id).emit('live.stop', {}),
+      stop: (stream) => this.ownSocket(socket.id).emit('live.stop', stream ? { stream } : {}),
+      keyFrame: (stream) => this.ownSocket(socket.id).emit('live.keyframe', { stream }),
       input: (message, timeoutMs) =>
         new Promise<Ack>((resolve, reject) => {
           socket.timeout(timeoutMs).emit('live.input', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));

@@ -7,16 +7,30 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveInput } from '@farm/agent-protocol/live';
-import type { LiveFrameOut } from '@farm/contracts';
+import type { LiveFrameOut, LiveVideoOut } from '@farm/contracts';
 import { logDroppedFailures } from '../shared/redis.ts';
 
-/** A frame on its way from the instance holding the phone to the instances holding its watchers: as browsers get it. */
-export type BusFrame = Omit<LiveFrameOut, 'data'> & { data: Buffer };
+/** A JPEG frame on its way from the instance holding the phone to the instances holding its watchers: as browsers get it. */
+export type BusJpeg = Omit<LiveFrameOut, 'data'> & { data: Buffer; codec?: undefined };
+/** An H.264 packet on the same way (in order: one publisher per phone). */
+export type BusVideo = Omit<LiveVideoOut, 'data'> & { data: Buffer };
+export type BusFrame = BusJpeg | BusVideo;
 
 /** What instances tell each other about live screens. `from` is the sending instance. */
 export type LiveSignal =
   /** An instance's watchers of a phone (sent on every change and each second while any): 0 means none left. */
-  | { t: 'watchers'; from: string; deviceId: string; count: number; slow: boolean }
+  | {
+      t: 'watchers';
+      from: string;
+      deviceId: string;
+      count: number;
+      slow: boolean;
+      /** Of them, watchers that decode H.264, and whether the phone's controller is one of them (servers before H.264 send neither). */
+      h264?: number | undefined;
+      controlling?: boolean | undefined;
+    }
+  /** A watcher joined an H.264 stream: the phone is asked for a key frame. */
+  | { t: 'keyframe'; from: string; deviceId: string; stream: 'control' | 'watch' }
   /** A controller's input, for the instance holding the phone. */
   | { t: 'input'; from: string; reqId: string; deviceId: string; seq: number; input: LiveInput }
   /** The phone's answer to an input, for the instance that sent it. */
@@ -114,7 +128,7 @@ interface RedisLike {
 
 /**
  * Several instances: one Redis connection publishes, one subscribes (to the signals, and to a phone's frames only
- * while this instance has watchers of it). A frame is a length-prefixed JSON header followed by the JPEG.
+ * while this instance has watchers of it). A frame is a length-prefixed JSON header followed by the JPEG or H.264 bytes.
  */
 export class RedisLiveBus implements LiveBus {
   readonly instanceId = randomUUID();
@@ -198,8 +212,8 @@ export function decodeFrame(message: Buffer): BusFrame | undefined {
   const length = message.readUInt32BE(0);
   if (message.length < 4 + length) return undefined;
   try {
-    const header = JSON.parse(message.subarray(4, 4 + length).toString()) as Omit<BusFrame, 'data'>;
-    return { ...header, data: message.subarray(4 + length) };
+    const header = JSON.parse(message.subarray(4, 4 + length).toString()) as Omit<BusJpeg, 'data'> | Omit<BusVideo, 'data'>;
+    return { ...header, data: message.subarray(4 + length) } as BusFrame;
   } catch {
     return undefined;
   }

@@ -15,7 +15,18 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Namespace, Socket } from 'socket.io';
 import { Adapter } from 'socket.io-adapter';
-import { type Ack, LIVE_DEFAULTS, type LiveFrame, MAX_LIVE_BYTES_PER_SECOND, MAX_LIVE_FPS } from '@farm/agent-protocol';
+import {
+  type Ack,
+  KeyFrameCache,
+  LIVE_DEFAULTS,
+  type LiveFrame,
+  type LiveStreamName,
+  type LiveVideo,
+  type LiveVideoStream,
+  MAX_LIVE_BYTES_PER_SECOND,
+  MAX_LIVE_FPS,
+  MAX_VIDEO_BYTES_PER_SECOND,
+} from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
 import {
@@ -39,7 +50,7 @@ import {
 } from '../modules/usage/usage.queries.ts';
 import type { ChangeFeed } from '../events/changes.ts';
 import type { Db } from '../shared/types.ts';
-import { LocalLiveBus, RedisLiveBus, type BusFrame, type LiveBus, type LiveSignal } from './live.bus.ts';
+import { LocalLiveBus, RedisLiveBus, type BusFrame, type BusJpeg, type BusVideo, type LiveBus, type LiveSignal } from './live.bus.ts';
 import { LiveRules, type LiveHoldings } from './live.rules.ts';
 import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 import { crossSite, personOf, unavailable, type SocketPerson } from './handshake.ts';
@@ -55,6 +66,15 @@ const USAGE_STALE_MS = 45_000;
 const IDLE_CHECK_MS = 2000;
 /** Watchers missing more than this share of frames are slow: the phone lowers its rate and quality. */
 const SLOW_SHARE = 0.3;
+/** An H.264 stream with no packet for this long is not running (a watcher follows the other one, or JPEG). */
+const VIDEO_STALE_MS = 2500;
+/** A watcher with this many bytes unacknowledged, or its oldest packet unacknowledged this long, is behind. */
+const VIDEO_BACKLOG_BYTES = 1024 * 1024;
+const VIDEO_ACK_WAIT_MS = 1500;
+/** Unacknowledged this long, a packet's ack is taken as lost (the watcher starts again at a key frame). */
+const VIDEO_ACK_LOST_MS = 10_000;
+/** A phone is asked for a key frame at most this often per stream. */
+const KEY_FRAME_EVERY_MS = 500;
 
 type LiveSocketData = SocketPerson;
 type LiveSocket = Socket<LiveClientToServer, LiveServerToClient, Record<string, never>, LiveSocketData>;
@@ -69,6 +89,27 @@ interface Watch {
   usageId: Promise<string | null>;
   inFlight: boolean;
   sentAt: number;
+  /** The browser decodes H.264: it is sent packets while the phone streams them. */
+  h264: boolean;
+  video: WatchVideo;
+}
+
+/** Where an H.264 watcher is: the stream it follows, whether it waits for a key frame, what it has not acknowledged. */
+interface WatchVideo {
+  follow: LiveVideoStream | null;
+  waitingKey: boolean;
+  unacked: number;
+  /** When each unacknowledged packet was sent, oldest first (acks come in order). */
+  sentAt: number[];
+  /** Bumped when the backlog is given up, so late acks of before do not count. */
+  generation: number;
+}
+
+/** A phone's H.264 streams as this instance's watchers receive them: each one's last group of pictures and pace. */
+interface DeviceVideo {
+  caches: Record<LiveVideoStream, KeyFrameCache<BusVideo>>;
+  lastAt: Record<LiveVideoStream, number>;
+  lastSeq: Record<LiveVideoStream, number>;
 }
 
 interface Control {
@@ -83,6 +124,11 @@ interface Control {
 interface HeldPhone {
   phone: LivePhone;
   streaming: boolean;
+  /** The streams asked of an H.264 agent (`control`, `watch`, `jpeg`). */
+  streams: Set<LiveStreamName>;
+  /** Bytes of each H.264 stream passed on in the current second. */
+  videoWindow: Record<LiveVideoStream, { start: number; bytes: number }>;
+  keyFrameAskedAt: Record<LiveVideoStream, number>;
   /** Frames and bytes passed on in the current second. */
   window: { start: number; frames: number; bytes: number };
   inputs: Promise<unknown>;
@@ -139,12 +185,13 @@ class LiveScreens implements LiveHub {
   private readonly frameSubscriptions = new Map<string, () => void>();
   /** Frames sent and dropped per phone since the last announcement, for "slow". */
   private readonly delivery = new Map<string, { sent: number; dropped: number }>();
+  private readonly videos = new Map<string, DeviceVideo>();
   private readonly controls = new Map<string, Control>();
   private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<{ latencyMs: number }>) => void; sentAt: number; timer: NodeJS.Timeout }>();
 
   // ── the phones' side ──
   private readonly held = new Map<string, HeldPhone>();
-  private readonly remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; at: number }>>();
+  private readonly remoteWatchers = new Map<string, Map<string, { count: number; slow: boolean; h264: number; controlling: boolean; at: number }>>();
 
   constructor(
     nsp: LiveNamespace,
@@ -203,11 +250,19 @@ class LiveScreens implements LiveHub {
     });
   }
 
-  private async onWatch(socket: LiveSocket, { deviceId }: Message<'live.watch'>): Promise<LiveAnswer<LiveWatchAnswer>> {
+  private async onWatch(socket: LiveSocket, { deviceId, h264 }: Message<'live.watch'>): Promise<LiveAnswer<LiveWatchAnswer>> {
     const device = await findLiveDevice(this.db, socket.data.workspaceId, deviceId);
     if (!device) return refuse('This phone is not in your workspace');
     if (!this.watchOf(socket, deviceId)) {
-      const watch: Watch = { socket, deviceId, usageId: startUsage(this.db, socket.data, deviceId, 'watch').catch(() => null), inFlight: false, sentAt: 0 };
+      const watch: Watch = {
+        socket,
+        deviceId,
+        usageId: startUsage(this.db, socket.data, deviceId, 'watch').catch(() => null),
+        inFlight: false,
+        sentAt: 0,
+        h264: h264 === true,
+        video: { follow: null, waitingKey: true, unacked: 0, sentAt: [], generation: 0 },
+      };
       let set = this.watchers.get(deviceId);
       if (!set) {
         set = new Set();
@@ -220,6 +275,8 @@ class LiveScreens implements LiveHub {
           this.bus.subscribeFrames(deviceId, (frame) => this.deliver(frame)),
         );
       this.announce(deviceId);
+      // A late H.264 watcher starts at once: the current group of pictures now, and a fresh key frame asked for.
+      if (watch.h264) this.startVideo(watch);
     }
     const offline = device.status === 'offline';
     return { ok: true, streaming: !offline, ...(offline ? { reason: NOT_STREAMING.offline } : {}), canControl: mayControl(socket.data, device) };
@@ -313,6 +370,7 @@ class LiveScreens implements LiveHub {
     set.delete(watch);
     if (set.size === 0) {
       this.watchers.delete(deviceId);
+      this.videos.delete(deviceId);
       this.frameSubscriptions.get(deviceId)?.();
       this.frameSubscriptions.delete(deviceId);
     }
@@ -325,22 +383,39 @@ class LiveScreens implements LiveHub {
 
   /** Tells every instance how many watch this phone here (the phone's instance starts or stops its stream). */
   private announce(deviceId: string): void {
-    const count = this.watchers.get(deviceId)?.size ?? 0;
+    const watches = [...(this.watchers.get(deviceId) ?? [])];
     const counts = this.delivery.get(deviceId);
     const slow = counts ? counts.dropped > SLOW_SHARE * (counts.sent + counts.dropped) : false;
     this.delivery.delete(deviceId);
-    this.bus.signal({ t: 'watchers', from: this.me, deviceId, count, slow });
+    const control = this.controls.get(deviceId);
+    this.bus.signal({
+      t: 'watchers',
+      from: this.me,
+      deviceId,
+      count: watches.length,
+      slow,
+      h264: watches.filter((watch) => watch.h264).length,
+      controlling: control !== undefined && watches.some((watch) => watch.h264 && watch.socket === control.socket),
+    });
   }
 
-  /** A frame for this instance's watchers: each gets it unless still busy with the previous one. */
   private deliver(frame: BusFrame): void {
+    if (frame.codec === 'h264') this.deliverVideo(frame);
+    else this.deliverJpeg(frame);
+  }
+
+  /** A frame for this instance's watchers: each gets it unless still busy with the previous one (or on H.264 now). */
+  private deliverJpeg(frame: BusJpeg): void {
     const now = Date.now();
     let counts = this.delivery.get(frame.deviceId);
     if (!counts) {
       counts = { sent: 0, dropped: 0 };
       this.delivery.set(frame.deviceId, counts);
     }
+    const video = this.videos.get(frame.deviceId);
+    const onVideo = video !== undefined && (now - video.lastAt.control < VIDEO_STALE_MS || now - video.lastAt.watch < VIDEO_STALE_MS);
     for (const watch of this.watchers.get(frame.deviceId) ?? []) {
+      if (watch.h264 && onVideo) continue;
       if (watch.inFlight && now - watch.sentAt < FRAME_ACK_WAIT_MS) {
         counts.dropped += 1;
         continue;
@@ -354,6 +429,126 @@ class LiveScreens implements LiveHub {
     }
   }
 
+  private videoOf(deviceId: string): DeviceVideo {
+    let video = this.videos.get(deviceId);
+    if (!video) {
+      video = {
+        caches: { control: new KeyFrameCache<BusVideo>(), watch: new KeyFrameCache<BusVideo>() },
+        lastAt: { control: 0, watch: 0 },
+        lastSeq: { control: 0, watch: 0 },
+      };
+      this.videos.set(deviceId, video);
+    }
+    return video;
+  }
+
+  /**
+   * The stream a watcher is shown: `control` for whoever controls the phone, `watch` for the others, or whichever of
+   * the two runs when the phone serves only one (its encoder refused a second session); null while neither runs.
+   */
+  private streamFor(watch: Watch, video: DeviceVideo, now: number): LiveVideoStream | null {
+    const preferred: LiveVideoStream = this.controls.get(watch.deviceId)?.socket === watch.socket ? 'control' : 'watch';
+    const other: LiveVideoStream = preferred === 'control' ? 'watch' : 'control';
+    if (now - video.lastAt[preferred] < VIDEO_STALE_MS) return preferred;
+    if (now - video.lastAt[other] < VIDEO_STALE_MS) return other;
+    return null;
+  }
+
+  /** An H.264 watcher joined (or control moved to or from it): its stream's configuration and pictures so far. */
+  private startVideo(watch: Watch): void {
+    const video = this.videoOf(watch.deviceId);
+    const stream = this.streamFor(watch, video, Date.now());
+    if (stream) this.follow(watch, stream, video);
+    else
+      this.bus.signal({
+        t: 'keyframe',
+        from: this.me,
+        deviceId: watch.deviceId,
+        stream: this.controls.get(watch.deviceId)?.socket === watch.socket ? 'control' : 'watch',
+      });
+  }
+
+  /** Moves a watcher onto a stream: it starts at that stream's last key frame (sent now) or waits for the next. */
+  private follow(watch: Watch, stream: LiveVideoStream, video: DeviceVideo): void {
+    watch.video.follow = stream;
+    watch.video.waitingKey = true;
+    for (const packet of video.caches[stream].snapshot()) this.sendVideo(watch, packet);
+    this.bus.signal({ t: 'keyframe', from: this.me, deviceId: watch.deviceId, stream });
+  }
+
+  /** A packet for this instance's H.264 watchers, in order; a gap in its stream sends them to the next key frame. */
+  private deliverVideo(packet: BusVideo): void {
+    const now = Date.now();
+    const video = this.videoOf(packet.deviceId);
+    const gap = video.lastSeq[packet.stream] > 0 && packet.seq !== video.lastSeq[packet.stream] + 1;
+    video.lastSeq[packet.stream] = packet.seq;
+    video.lastAt[packet.stream] = now;
+    video.caches[packet.stream].add(packet);
+    for (const watch of this.watchers.get(packet.deviceId) ?? []) {
+      if (!watch.h264) continue;
+      const stream = this.streamFor(watch, video, now);
+      if (!stream) continue;
+      // Switched streams: the snapshot holds this packet already when it belongs to the group of pictures.
+      if (watch.video.follow !== stream) {
+        this.follow(watch, stream, video);
+        continue;
+      }
+      if (packet.stream !== stream) continue;
+      if (gap) watch.video.waitingKey = true;
+      this.sendVideo(watch, packet);
+    }
+  }
+
+  /** Sends a packet unless the watcher is behind: then it skips pictures until the next key frame, never queueing them. */
+  private sendVideo(watch: Watch, packet: BusVideo): void {
+    const state = watch.video;
+    const now = Date.now();
+    const oldest = state.sentAt[0];
+    if (oldest !== undefined && now - oldest > VIDEO_ACK_LOST_MS) {
+      state.generation += 1;
+      state.unacked = 0;
+      state.sentAt = [];
+      state.waitingKey = true;
+    } else if (oldest !== undefined && (state.unacked > VIDEO_BACKLOG_BYTES || now - oldest > VIDEO_ACK_WAIT_MS)) {
+      state.waitingKey = true;
+      this.countDelivery(watch.deviceId, false);
+      return;
+    }
+    if (state.waitingKey && !packet.config) {
+      if (!packet.keyFrame) {
+        this.countDelivery(watch.deviceId, false);
+        return;
+      }
+      state.waitingKey = false;
+    }
+    this.countDelivery(watch.deviceId, true);
+    const bytes = packet.data.byteLength;
+    const generation = state.generation;
+    state.unacked += bytes;
+    state.sentAt.push(now);
+    watch.socket.emit('live.video', packet, () => {
+      if (state.generation !== generation) return;
+      state.unacked = Math.max(0, state.unacked - bytes);
+      state.sentAt.shift();
+    });
+  }
+
+  private countDelivery(deviceId: string, sent: boolean): void {
+    let counts = this.delivery.get(deviceId);
+    if (!counts) {
+      counts = { sent: 0, dropped: 0 };
+      this.delivery.set(deviceId, counts);
+    }
+    if (sent) counts.sent += 1;
+    else counts.dropped += 1;
+  }
+
+  /** Control moved to or from someone watching here: the streams wanted change, and their watchers follow. */
+  private controlMoved(deviceId: string): void {
+    this.announce(deviceId);
+    for (const watch of this.watchers.get(deviceId) ?? []) if (watch.h264) this.startVideo(watch);
+  }
+
   private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string }): Promise<LiveAnswer> {
     const result = await takeControl(this.db, socket.data, deviceId, how);
     if (!result.ok) return result;
@@ -361,6 +556,7 @@ class LiveScreens implements LiveHub {
     if (previous && previous.usageId !== result.usageId && previous.socket !== socket)
       previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
     this.controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
+    this.controlMoved(deviceId);
     this.bus.signal({ t: 'control', from: this.me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
     const outbox = new Outbox(socket.data.workspaceId);
     outbox.add('device.updated', serialize(result.device));
@@ -381,7 +577,10 @@ class LiveScreens implements LiveHub {
 
   /** Ends a control session held here and frees the phone (its tasks go on); `offerTo` is who it is handed to. */
   private async release(control: Control, reason: string, offerTo?: string): Promise<void> {
-    if (this.controls.get(control.deviceId) === control) this.controls.delete(control.deviceId);
+    if (this.controls.get(control.deviceId) === control) {
+      this.controls.delete(control.deviceId);
+      this.controlMoved(control.deviceId);
+    }
     const freed = await releaseControl(this.db, control.usageId, reason);
     if (!freed) return;
     this.announceFreed(
@@ -404,25 +603,33 @@ class LiveScreens implements LiveHub {
 
   // ── the phones connected here ────────────────────────────────────────────────────────────────────────────
 
-  private watcherCount(deviceId: string): { count: number; slow: boolean } {
+  private watcherCount(deviceId: string): { count: number; slow: boolean; h264: number; controlling: boolean } {
     const now = Date.now();
     let count = 0;
     let slow = false;
+    let h264 = 0;
+    let controlling = false;
     for (const entry of this.remoteWatchers.get(deviceId)?.values() ?? []) {
       if (now - entry.at > WATCHERS_EXPIRE_MS) continue;
       count += entry.count;
       slow ||= entry.slow && entry.count > 0;
+      h264 += entry.h264;
+      controlling ||= entry.controlling;
     }
-    return { count, slow };
+    return { count, slow, h264, controlling };
   }
 
   /** Starts or stops the phone's stream to match whether anyone watches it. */
   private reconcile(deviceId: string, tell = false): void {
     const phone = this.held.get(deviceId);
     if (!phone) return;
-    const { count } = this.watcherCount(deviceId);
-    if (count > 0 && !phone.phone.features.has('live')) {
+    const { count, h264, controlling } = this.watcherCount(deviceId);
+    if (count > 0 && !phone.phone.features.has('live') && !phone.phone.features.has('h264')) {
       if (tell) this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: false, reason: NOT_STREAMING.unable });
+      return;
+    }
+    if (phone.phone.features.has('h264')) {
+      this.reconcileStreams(phone, { count, h264, controlling }, tell);
       return;
     }
     if (count > 0 && !phone.streaming) {
@@ -435,6 +642,41 @@ class LiveScreens implements LiveHub {
     } else if (tell && count > 0) {
       this.bus.signal({ t: 'status', from: this.me, deviceId, streaming: true });
     }
+  }
+
+  /**
+   * An H.264 agent's streams: `control` while someone who decodes H.264 controls it, `watch` for the other H.264
+   * watchers, JPEG frames for watchers whose browser cannot decode it. The agent serves JPEG by itself when it cannot
+   * start H.264 at all.
+   */
+  private reconcileStreams(phone: HeldPhone, watching: { count: number; h264: number; controlling: boolean }, tell: boolean): void {
+    const want = new Set<LiveStreamName>();
+    if (watching.count > 0) {
+      if (watching.controlling) want.add('control');
+      if (watching.h264 - (watching.controlling ? 1 : 0) > 0) want.add('watch');
+      if (watching.count > watching.h264) want.add('jpeg');
+    }
+    if (want.size === 0) {
+      if (phone.streaming) {
+        phone.streaming = false;
+        phone.streams.clear();
+        phone.phone.stop();
+      }
+      return;
+    }
+    const started = !phone.streaming;
+    for (const stream of phone.streams) {
+      if (want.has(stream)) continue;
+      phone.streams.delete(stream);
+      phone.phone.stop(stream);
+    }
+    for (const stream of want) {
+      if (phone.streams.has(stream)) continue;
+      phone.streams.add(stream);
+      phone.phone.start(stream === 'jpeg' ? { ...LIVE_DEFAULTS } : { ...LIVE_DEFAULTS, codec: 'h264', stream });
+    }
+    phone.streaming = true;
+    if (started || tell) this.bus.signal({ t: 'status', from: this.me, deviceId: phone.phone.deviceId, streaming: true });
   }
 
   // ── what the other instances say on the live bus ─────────────────────────────────────────────────────────
@@ -459,6 +701,9 @@ class LiveScreens implements LiveHub {
       case 'ask':
         this.heardAsk(message);
         return;
+      case 'keyframe':
+        this.heardKeyFrame(message);
+        return;
       case 'rules':
         // Heard by live.rules.ts, which ends what no longer passes the rules.
         return;
@@ -474,9 +719,26 @@ class LiveScreens implements LiveHub {
     }
     const before = byInstance.get(message.from)?.count ?? 0;
     if (message.count === 0) byInstance.delete(message.from);
-    else byInstance.set(message.from, { count: message.count, slow: message.slow, at: Date.now() });
+    else
+      byInstance.set(message.from, {
+        count: message.count,
+        slow: message.slow,
+        h264: message.h264 ?? 0,
+        controlling: message.controlling ?? false,
+        at: Date.now(),
+      });
     if (byInstance.size === 0) this.remoteWatchers.delete(message.deviceId);
     this.reconcile(message.deviceId, message.count > before);
+  }
+
+  /** A watcher joined an H.264 stream of a phone held here: a key frame now (at most one per stream each moment). */
+  private heardKeyFrame(message: Signal<'keyframe'>): void {
+    const phone = this.held.get(message.deviceId);
+    if (!phone?.phone.features.has('h264') || !phone.streams.has(message.stream)) return;
+    const now = Date.now();
+    if (now - phone.keyFrameAskedAt[message.stream] < KEY_FRAME_EVERY_MS) return;
+    phone.keyFrameAskedAt[message.stream] = now;
+    phone.phone.keyFrame(message.stream);
   }
 
   private heardStatus(message: Signal<'status'>): void {
@@ -606,7 +868,15 @@ class LiveScreens implements LiveHub {
   // ── LiveHub: what the agents' namespace tells of the phones connected here ───────────────────────────────
 
   phoneReady(phone: LivePhone): void {
-    this.held.set(phone.deviceId, { phone, streaming: false, window: { start: 0, frames: 0, bytes: 0 }, inputs: Promise.resolve() });
+    this.held.set(phone.deviceId, {
+      phone,
+      streaming: false,
+      streams: new Set(),
+      window: { start: 0, frames: 0, bytes: 0 },
+      videoWindow: { control: { start: 0, bytes: 0 }, watch: { start: 0, bytes: 0 } },
+      keyFrameAskedAt: { control: 0, watch: 0 },
+      inputs: Promise.resolve(),
+    });
     this.reconcile(phone.deviceId, true);
   }
 
@@ -635,6 +905,26 @@ class LiveScreens implements LiveHub {
     const { mime: _mime, data: _bytes, ...facts } = frame;
     this.bus.publishFrame({ ...facts, deviceId, data });
     return { ok: true, slow };
+  }
+
+  video(deviceId: string, packet: LiveVideo): Ack {
+    const phone = this.held.get(deviceId);
+    if (!phone?.streams.has(packet.stream)) {
+      phone?.phone.stop(packet.stream);
+      return { ok: false, error: 'Nobody watches this stream now: stop it' };
+    }
+    const now = Date.now();
+    const window = phone.videoWindow[packet.stream];
+    if (now - window.start >= 1000) {
+      window.start = now;
+      window.bytes = 0;
+    }
+    // The stream's own budget: a packet over it is dropped here (its watchers skip to the next key frame).
+    if (window.bytes + packet.data.byteLength > MAX_VIDEO_BYTES_PER_SECOND) return { ok: true, dropped: true };
+    window.bytes += packet.data.byteLength;
+    const data = Buffer.isBuffer(packet.data) ? packet.data : Buffer.from(packet.data.buffer, packet.data.byteOffset, packet.data.byteLength);
+    this.bus.publishFrame({ ...packet, codec: 'h264', deviceId, data });
+    return { ok: true };
   }
 
   async close(): Promise<void> {

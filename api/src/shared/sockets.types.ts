@@ -4,7 +4,7 @@
  * the room that builds them.
  */
 import type { Server } from 'socket.io';
-import type { Ack, LiveFrame, LiveInput, LiveStart } from '@farm/agent-protocol';
+import type { Ack, LiveFrame, LiveInput, LiveStart, LiveStreamName, LiveVideo, LiveVideoStream } from '@farm/agent-protocol';
 import type { ServerToClientEvents } from '@farm/contracts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
@@ -21,7 +21,10 @@ export interface LivePhone {
   socketId: string;
   features: ReadonlySet<string>;
   start(settings: LiveStart): void;
-  stop(): void;
+  /** Stops one stream, or all of them. */
+  stop(stream?: LiveStreamName): void;
+  /** Asks an H.264 stream for a key frame now. */
+  keyFrame(stream: LiveVideoStream): void;
   input(message: { seq: number; input: LiveInput }, timeoutMs: number): Promise<Ack>;
 }
 
@@ -30,5 +33,7 @@ export interface LiveHub {
   phoneGone(deviceId: string, socketId: string): void;
   /** A frame from a phone connected here: passed on if anyone watches and it fits the stream's budget. */
   frame(deviceId: string, frame: LiveFrame): Ack;
+  /** An H.264 packet from a phone connected here: relayed to its watchers, never decoded. */
+  video(deviceId: string, packet: LiveVideo): Ack;
   close(): Promise<void>;
 }

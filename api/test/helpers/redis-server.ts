@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 
-/** Ports 6400-6409 are this suite's: each test file takes one per database project, so parallel runs never meet. */
+/** Ports 6400-6419 are this suite's: each test file takes one per database project, so parallel runs never meet. */
 export function redisPort(slot: number): number {
-  return 6400 + slot + (process.env.TEST_DB === 'postgres' ? 5 : 0);
+  return 6400 + slot + (process.env.TEST_DB === 'postgres' ? 10 : 0);
 }
 
 export interface OwnRedis {

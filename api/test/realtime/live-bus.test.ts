@@ -73,4 +73,39 @@ describe('the live bus over Redis', () => {
     }
     expect(frames.filter((received) => received.seq > 1 && received.seq < 500)).toHaveLength(0);
   }, 40_000);
+
+  it('passes H.264 packets in the order they were published, with what they are', async () => {
+    const port = redisPort(5);
+    const own = await startRedis(port);
+    const quiet = () => undefined;
+    const a = await RedisLiveBus.connect(own.url, quiet);
+    const b = await RedisLiveBus.connect(own.url, quiet);
+    try {
+      const got: BusFrame[] = [];
+      b.subscribeFrames('phone-2', (received) => got.push(received));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let seq = 1; seq <= 200; seq += 1)
+        a.publishFrame({
+          deviceId: 'phone-2',
+          codec: 'h264',
+          stream: 'watch',
+          seq,
+          config: seq === 1,
+          keyFrame: seq === 2,
+          ptsUs: seq === 1 ? null : seq * 33_333,
+          width: 160,
+          height: 320,
+          data: Buffer.alloc(2000 + seq, seq % 256),
+        });
+      await until(async () => got.length === 200, 'every packet');
+      expect(got.map((packet) => packet.seq)).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+      expect(got[0]).toMatchObject({ codec: 'h264', stream: 'watch', config: true, ptsUs: null });
+      expect(got[1]).toMatchObject({ codec: 'h264', keyFrame: true, ptsUs: 66_666 });
+      expect(got[199]!.data.length).toBe(2200);
+    } finally {
+      await a.close();
+      await b.close();
+      await own.stop();
+    }
+  }, 30_000);
 });
