@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FrameRate, fractionAt, gestureOf, wheelStep } from './devices.live';
+import { FrameRate, fractionAt, gestureOf, InputLatency, pathLabel, wheelStep } from './devices.live';
 
 const rect = { left: 100, top: 50, width: 200, height: 400 };
 
@@ -47,5 +47,30 @@ describe('FrameRate', () => {
     expect(rate.perSecond(1999)).toBe(8);
     expect(rate.perSecond(3000)).toBe(4);
     expect(rate.perSecond(10_000)).toBe(0);
+  });
+});
+
+describe('InputLatency', () => {
+  it('measures from the input to the first picture showing it, once, and the newest input a picture shows', () => {
+    const latency = new InputLatency();
+    latency.sentAt(1, 1000);
+    latency.sentAt(2, 1100);
+    expect(latency.shown(undefined, 1150)).toBeNull();
+    expect(latency.shown(0, 1150)).toBeNull();
+    // A picture showing input 2 shows input 1 too: the figure is for the newest.
+    expect(latency.shown(2, 1180)).toBe(80);
+    expect(latency.shown(2, 1300)).toBeNull();
+    latency.sentAt(3, 2000);
+    expect(latency.shown(3, 2045)).toBe(45);
+  });
+});
+
+describe('pathLabel', () => {
+  it('names the path the picture takes', () => {
+    expect(pathLabel({ kind: 'h264' })).toBe('H.264');
+    expect(pathLabel({ kind: 'jpeg', source: 'minicap' })).toBe('JPEG (minicap)');
+    expect(pathLabel({ kind: 'jpeg', source: 'screencap' })).toBe('JPEG (screencap)');
+    expect(pathLabel({ kind: 'jpeg', source: 'sim' })).toBe('JPEG (simulated)');
+    expect(pathLabel(null)).toBeNull();
   });
 });

@@ -3,13 +3,14 @@
  * with it, each frame is acknowledged only once it is on screen (so a slow viewer is sent fewer frames, never
  * late ones), and control moves between people as the server decides.
  */
-import type { LiveAnswer, LiveFrameOut } from '@farm/contracts';
+import type { LiveAnswer, LiveFrameOut, LiveVideoOut } from '@farm/contracts';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { openLiveSocket, type LiveSocket } from '../../app/realtime/socket';
 import { watchConnection, type ConnectionStatus } from '../../shared/realtime/connection';
 import { errorToast, toast } from '../../shared/toast';
+import { canDecodeH264, H264Player, type DrawnPicture } from './devices.video';
 
 /** Frames per second are counted over this window. */
 export const FPS_WINDOW_MS = 2000;
@@ -84,6 +85,42 @@ export interface LiveFrameShown {
   height: number;
   source: LiveFrameOut['source'];
   seq: number;
+  inputSeq: number | undefined;
+}
+
+/** How the picture reaches this browser: H.264 decoded here, or JPEG frames (and how the phone captured them). */
+export type LivePath = { kind: 'h264' } | { kind: 'jpeg'; source: LiveFrameOut['source'] };
+
+/** The Live tab's words for the path. */
+export function pathLabel(path: LivePath | null): string | null {
+  if (!path) return null;
+  if (path.kind === 'h264') return 'H.264';
+  return path.source === 'sim' ? 'JPEG (simulated)' : `JPEG (${path.source})`;
+}
+
+/**
+ * Inputs sent and not yet seen on screen: the first picture showing one (its `inputSeq` at or past it) gives its
+ * latency, from the browser's input to that picture drawn here.
+ */
+export class InputLatency {
+  private readonly sent = new Map<number, number>();
+
+  sentAt(seq: number, at: number): void {
+    this.sent.set(seq, at);
+    if (this.sent.size > 50) this.sent.delete(this.sent.keys().next().value as number);
+  }
+
+  /** The latency of the newest input this picture is the first to show, if any. */
+  shown(inputSeq: number | undefined, at: number): number | null {
+    if (inputSeq === undefined) return null;
+    let latency: number | null = null;
+    for (const [seq, sentAt] of this.sent) {
+      if (seq > inputSeq) continue;
+      latency = at - sentAt;
+      this.sent.delete(seq);
+    }
+    return latency;
+  }
 }
 
 export interface LiveController {
@@ -99,6 +136,9 @@ export interface LiveScreenState {
   reason: string | null;
   canControl: boolean;
   frame: LiveFrameShown | null;
+  /** The H.264 picture's size while it is shown (drawn on the canvas), else null. */
+  video: { width: number; height: number } | null;
+  path: LivePath | null;
   fps: number;
   latencyMs: number | null;
   idle: { deviceName: string; releaseAt: number } | null;
@@ -112,6 +152,8 @@ const initialState: LiveScreenState = {
   reason: null,
   canControl: false,
   frame: null,
+  video: null,
+  path: null,
   fps: 0,
   latencyMs: null,
   idle: null,
@@ -145,6 +187,10 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
   const pendingRef = useRef<{ frame: LiveFrameShown; ack: () => void } | null>(null);
   const shownRef = useRef<LiveFrameShown | null>(null);
   const rateRef = useRef(new FrameRate());
+  const latencyRef = useRef(new InputLatency());
+  const canvasRef = useRef<HTMLCanvasElement | null>(null);
+  /** This browser could not decode the phone's H.264 after all: it watches as JPEG from then on. */
+  const jpegOnlyRef = useRef(false);
   const controllerRef = useRef(controlledById);
   useEffect(() => {
     controllerRef.current = controlledById;
@@ -158,11 +204,46 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
     let active = true;
     seqRef.current = 0;
     rateRef.current = new FrameRate();
+    latencyRef.current = new InputLatency();
     setState(initialState);
     setClaim(null);
 
+    const pictureShown = (inputSeq: number | undefined) => {
+      const now = Date.now();
+      rateRef.current.add(now);
+      const latency = latencyRef.current.shown(inputSeq, now);
+      if (latency !== null) patch({ latencyMs: latency });
+    };
+    let player: H264Player | null = null;
+    const startPlayer = () => {
+      player?.close();
+      player = null;
+      if (jpegOnlyRef.current || !canDecodeH264()) return;
+      player = new H264Player({
+        canvas: () => canvasRef.current,
+        drawn: (picture: DrawnPicture) => {
+          if (!active) return;
+          setState((current) =>
+            current.path?.kind === 'h264' && current.video?.width === picture.width && current.video.height === picture.height && current.streaming
+              ? current
+              : { ...current, path: { kind: 'h264' }, video: { width: picture.width, height: picture.height }, streaming: true, reason: null },
+          );
+          pictureShown(picture.inputSeq);
+        },
+        unsupported: () => {
+          // Watch again as a browser without the decoder: the phone adds JPEG frames for this viewer.
+          jpegOnlyRef.current = true;
+          player?.close();
+          player = null;
+          if (!active || !socket.connected) return;
+          socket.emit('live.unwatch', { deviceId }, () => watch());
+        },
+      });
+    };
+    startPlayer();
+
     const watch = () => {
-      socket.emit('live.watch', { deviceId }, (answer) => {
+      socket.emit('live.watch', { deviceId, ...(player ? { h264: true } : {}) }, (answer) => {
         if (!active) return;
         if (answer.ok) patch({ watch: 'watching', streaming: answer.streaming, reason: answer.reason ?? null, canControl: answer.canControl });
         else patch({ watch: 'refused', streaming: false, reason: answer.error, canControl: false });
@@ -173,7 +254,10 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       if (active) patch({ connection: status });
     });
     // Every (re)connect is a new session on the server: watch again.
-    const onConnect = () => watch();
+    const onConnect = () => {
+      startPlayer();
+      watch();
+    };
 
     const onFrame = (frame: LiveFrameOut, ack: () => void) => {
       if (frame.deviceId !== deviceId) return;
@@ -184,9 +268,15 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
         stale.ack();
       }
       const url = URL.createObjectURL(new Blob([toBlobPart(frame.data)], { type: 'image/jpeg' }));
-      const shown: LiveFrameShown = { url, width: frame.width, height: frame.height, source: frame.source, seq: frame.seq };
+      const shown: LiveFrameShown = { url, width: frame.width, height: frame.height, source: frame.source, seq: frame.seq, inputSeq: frame.inputSeq };
       pendingRef.current = { frame: shown, ack };
       patch({ frame: shown, streaming: true, reason: null });
+    };
+    const onVideo = (packet: LiveVideoOut, ack: () => void) => {
+      if (packet.deviceId !== deviceId) return;
+      // Acknowledged on arrival: the server counts what has not reached this browser; the player keeps its own pace.
+      ack();
+      player?.push(packet);
     };
     const onStatus = (status: { deviceId: string; streaming: boolean; reason?: string }) => {
       if (status.deviceId !== deviceId) return;
@@ -209,6 +299,7 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
 
     socket.on('connect', onConnect);
     socket.on('live.frame', onFrame);
+    socket.on('live.video', onVideo);
     socket.on('live.status', onStatus);
     socket.on('live.idle', onIdle);
     socket.on('live.asked', onAsked);
@@ -225,7 +316,9 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       clearInterval(ticker);
       socket.off('connect', onConnect);
       socket.off('live.frame', onFrame);
+      socket.off('live.video', onVideo);
       socket.off('live.status', onStatus);
+      player?.close();
       socket.off('live.idle', onIdle);
       socket.off('live.asked', onAsked);
       socket.off('live.released', onReleased);
@@ -251,8 +344,15 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       const previous = shownRef.current;
       if (previous && previous.url !== url) URL.revokeObjectURL(previous.url);
       shownRef.current = pending.frame;
-      rateRef.current.add(Date.now());
-      patch({ fps: rateRef.current.perSecond(Date.now()) });
+      const now = Date.now();
+      rateRef.current.add(now);
+      const latency = latencyRef.current.shown(pending.frame.inputSeq, now);
+      patch({
+        fps: rateRef.current.perSecond(now),
+        path: { kind: 'jpeg', source: pending.frame.source },
+        video: null,
+        ...(latency !== null ? { latencyMs: latency } : {}),
+      });
       pending.ack();
     },
     [patch],
@@ -293,12 +393,14 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       // A gesture is for the screen as it is now: one made while disconnected is dropped, not replayed later.
       if (!socket?.connected) return;
       seqRef.current += 1;
-      socket.emit('live.input', { deviceId, seq: seqRef.current, input }, (answer) => {
-        if (answer.ok) patch({ latencyMs: answer.latencyMs });
-        else errorToast('Error', answer.error);
+      const seq = seqRef.current;
+      latencyRef.current.sentAt(seq, Date.now());
+      socket.emit('live.input', { deviceId, seq, input }, (answer) => {
+        // The phone applied it; the figure shown is input → first picture showing it, once that picture is drawn.
+        if (!answer.ok) errorToast('Error', answer.error);
       });
     },
-    [deviceId, patch],
+    [deviceId],
   );
 
   const takeControl = useCallback(
@@ -352,5 +454,5 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) }
       : { id: controlledById, name: controlledByName };
 
-  return { state, controller, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk };
+  return { state, controller, canvasRef, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk };
 }

@@ -16,7 +16,17 @@ import type { Device } from '@farm/contracts';
 import type { LiveInput, LiveKey } from '@farm/agent-protocol/live';
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
 import { useCurrentUser } from '../../auth/auth.api';
-import { fractionAt, gestureOf, TYPING_BATCH_MS, useLiveScreen, WHEEL_THROTTLE_MS, wheelStep, type LiveScreenState, type PointerPress } from '../devices.live';
+import {
+  fractionAt,
+  gestureOf,
+  pathLabel,
+  TYPING_BATCH_MS,
+  useLiveScreen,
+  WHEEL_THROTTLE_MS,
+  wheelStep,
+  type LiveScreenState,
+  type PointerPress,
+} from '../devices.live';
 
 /** The longest text one input may carry. */
 const MAX_TEXT = 1000;
@@ -40,7 +50,7 @@ function screenNotice(state: LiveScreenState): string | null {
   if (state.watch === 'waiting') return 'Connecting to the phone...';
   if (state.watch === 'refused') return state.reason ?? 'This phone cannot be watched';
   if (!state.streaming) return state.reason ?? 'The phone is not streaming';
-  if (!state.frame) return 'Waiting for the screen...';
+  if (!state.frame && !state.video) return 'Waiting for the screen...';
   return null;
 }
 
@@ -64,15 +74,16 @@ function IdlePrompt({ deviceName, releaseAt, onKeep }: { deviceName: string; rel
 }
 
 /**
- * A phone's screen, live, and its remote control: who is in control, frames per second, the last input's
- * latency and the capture source above the picture. While the person is in control, a click taps, a drag swipes,
+ * A phone's screen, live, and its remote control: who is in control, frames per second, the last input's latency
+ * (from the input to the first picture showing it) and the path (H.264 decoded here, or JPEG and its source) above
+ * the picture. While the person is in control, a click taps, a drag swipes,
  * the wheel scrolls and typing goes to the phone; the server decides who may take control.
  */
 export function LiveScreen({ device }: LiveScreenProps) {
   const me = useCurrentUser();
   const live = useLiveScreen({ deviceId: device.id, controlledById: device.controlledById, controlledByName: device.controlledByName });
   const { state, controller } = live;
-  const imageRef = useRef<HTMLImageElement>(null);
+  const surfaceRef = useRef<HTMLDivElement>(null);
   const pressRef = useRef<PointerPress | null>(null);
   const lastWheelRef = useRef(0);
   const typedRef = useRef('');
@@ -84,9 +95,11 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const inControl = mine && state.canControl && state.connection === 'live';
   const notice = screenNotice(state);
   const frame = state.frame;
-  const hasFrame = frame !== null;
-  const width = frame?.width ?? 9;
-  const height = frame?.height ?? 16;
+  const onVideo = state.path?.kind === 'h264' && state.video !== null;
+  const hasFrame = frame !== null || state.video !== null;
+  const width = (onVideo ? state.video?.width : frame?.width) ?? 9;
+  const height = (onVideo ? state.video?.height : frame?.height) ?? 16;
+  const path = pathLabel(state.path);
   const sendInput = live.sendInput;
 
   const controlText = mine ? 'You are in control' : someoneElse ? `In use by ${controller.name ?? 'someone else'}` : 'Nobody is in control';
@@ -108,10 +121,9 @@ export function LiveScreen({ device }: LiveScreenProps) {
   );
 
   // The wheel scrolls the phone, not the page behind it, so the listener must be able to cancel the event.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the listener goes on the image, which exists only once a frame is shown
   useEffect(() => {
-    const image = imageRef.current;
-    if (!image || !inControl) return;
+    const image = surfaceRef.current;
+    if (!image || !inControl || !hasFrame) return;
     const onWheel = (event: WheelEvent) => {
       event.preventDefault();
       if (event.deltaY === 0) return;
@@ -125,8 +137,8 @@ export function LiveScreen({ device }: LiveScreenProps) {
     return () => image.removeEventListener('wheel', onWheel);
   }, [inControl, sendInput, hasFrame]);
 
-  const onMouseDown = (event: ReactMouseEvent<HTMLImageElement>) => {
-    if (!inControl || event.button !== 0) return;
+  const onMouseDown = (event: ReactMouseEvent<HTMLDivElement>) => {
+    if (!inControl || !hasFrame || event.button !== 0) return;
     event.preventDefault();
     const image = event.currentTarget;
     // The gesture is read in the picture as it was when pressed: focusing must not scroll it away meanwhile.
@@ -150,7 +162,7 @@ export function LiveScreen({ device }: LiveScreenProps) {
     window.addEventListener('mouseup', onUp);
   };
 
-  const onKeyDown = (event: KeyboardEvent<HTMLImageElement>) => {
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (!inControl || event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === 'Enter' || event.key === 'Backspace') {
       event.preventDefault();
@@ -188,9 +200,9 @@ export function LiveScreen({ device }: LiveScreenProps) {
         <Group gap="md" wrap="wrap">
           <Text size="xs" c="dimmed">{`${state.fps} fps`}</Text>
           {state.latencyMs !== null ? <Text size="xs" c="dimmed">{`Input ${state.latencyMs} ms`}</Text> : null}
-          {frame ? (
-            <Text size="xs" c="dimmed">
-              {frame.source}
+          {path ? (
+            <Text size="xs" c="dimmed" title="How the picture reaches this browser">
+              {path}
             </Text>
           ) : null}
         </Group>
@@ -224,32 +236,48 @@ export function LiveScreen({ device }: LiveScreenProps) {
               background: 'var(--mantine-color-dark-8)',
             }}
           >
-            {frame ? (
-              <img
-                ref={imageRef}
-                src={frame.url}
-                alt={`Live screen of ${device.name}`}
-                tabIndex={inControl ? 0 : -1}
-                draggable={false}
-                onLoad={() => live.drawn(frame.url)}
-                onError={() => live.failed(frame.url)}
-                onMouseDown={onMouseDown}
-                onKeyDown={onKeyDown}
-                onBlur={flushTyped}
-                style={{
-                  display: 'block',
-                  width: '100%',
-                  height: '100%',
-                  userSelect: 'none',
-                  cursor: inControl ? 'pointer' : 'default',
-                  opacity: notice ? 0.35 : 1,
-                  outlineOffset: -3,
-                }}
-              />
-            ) : null}
+            {/* The screen: the H.264 picture on a canvas, or the last JPEG frame; clicks, drags, the wheel and typing go to the phone. */}
+            <div
+              ref={surfaceRef}
+              role="img"
+              aria-label={`Live screen of ${device.name}`}
+              tabIndex={inControl && hasFrame ? 0 : -1}
+              onMouseDown={onMouseDown}
+              onKeyDown={onKeyDown}
+              onBlur={flushTyped}
+              style={{
+                position: 'absolute',
+                inset: 0,
+                userSelect: 'none',
+                cursor: inControl && hasFrame ? 'pointer' : 'default',
+                opacity: notice ? 0.35 : 1,
+                outlineOffset: -3,
+              }}
+            >
+              <canvas ref={live.canvasRef} style={{ display: onVideo ? 'block' : 'none', width: '100%', height: '100%' }} />
+              {frame && !onVideo ? (
+                <img
+                  src={frame.url}
+                  alt=""
+                  draggable={false}
+                  onLoad={() => live.drawn(frame.url)}
+                  onError={() => live.failed(frame.url)}
+                  style={{ display: 'block', width: '100%', height: '100%', pointerEvents: 'none' }}
+                />
+              ) : null}
+            </div>
             {notice ? (
               <div
-                style={{ position: 'absolute', inset: 0, display: 'flex', alignItems: 'center', justifyContent: 'center', padding: 16, textAlign: 'center' }}
+                style={{
+                  position: 'absolute',
+                  inset: 0,
+                  display: 'flex',
+                  alignItems: 'center',
+                  justifyContent: 'center',
+                  padding: 16,
+                  textAlign: 'center',
+                  pointerEvents: 'none',
+                }}
               >
                 <Text size="sm" c="gray.3" role="status">
                   {notice}
