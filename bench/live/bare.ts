@@ -1,7 +1,7 @@
 /**
  * The baseline for bench/live: a bare Socket.IO server that relays frames from phones (`/agent`) to the sockets
- * watching them (`/live`) with the same one-frame-in-flight acks, and inputs back to the phone — no sessions, no
- * database, no budget. It speaks the product's event names, so the same phones and watchers drive both.
+ * watching them (`/live`) with the same one-frame-in-flight acks (H.264 packets: each to every watcher), and inputs
+ * back to the phone — no sessions, no database, no budget, one stream per phone. It speaks the product's event names, so the same phones and watchers drive both.
  */
 import { createServer } from 'node:http';
 import { Server, type Socket } from 'socket.io';
@@ -16,7 +16,12 @@ io.of('/agent').on('connection', (socket) => {
   phones.set(deviceId, socket);
   socket.on('agent.hello', (_message: unknown, ack?: (answer: unknown) => void) => {
     ack?.({ ok: true });
-    socket.emit('live.start', { fps: 8, maxSide: 720, quality: 60 });
+    socket.emit('live.start', { fps: 8, maxSide: 720, quality: 60, codec: 'h264', stream: 'watch' });
+  });
+  // H.264 packets: passed to every watcher in order, no key-frame cache, no backlog check.
+  socket.on('live.video', (packet: Record<string, unknown>, ack?: (answer: unknown) => void) => {
+    for (const watch of watching.get(deviceId) ?? []) watch.socket.emit('live.video', { ...packet, codec: 'h264', deviceId }, () => undefined);
+    ack?.({ ok: true });
   });
   socket.on('live.frame', (frame: Record<string, unknown>, ack?: (answer: unknown) => void) => {
     for (const watch of watching.get(deviceId) ?? []) {
