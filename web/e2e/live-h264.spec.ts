@@ -1,15 +1,20 @@
 /**
- * The live screen on its H.264 path in Debian's headless Chromium: a phone whose agent streams H.264 through the real
- * scrcpy session code (a fake scrcpy-server playing ffmpeg-made clips: red, then blue after a touch) is shown on the
- * device's Live tab, decoded by the browser's WebCodecs and drawn on a canvas; the tab says the path, its frame rate
- * and, after a tap, the input latency (input to the first picture showing it); the tap reaches the phone through
- * scrcpy's control socket and the picture turns blue.
+ * The live screen on its H.264 path in Debian's headless Chromium: the real agent drives a phone over the real ADB
+ * code (adbkit against the fake ADB server), which runs a fake scrcpy-server speaking v3.1's protocol and playing
+ * ffmpeg-made clips (red, then blue after a touch). The device's Live tab decodes it with WebCodecs onto a canvas and
+ * says the path, its frame rate and, after a tap, the input latency (input to the first picture showing it); the tap
+ * reaches the phone through scrcpy's control socket, not a shell command, and the picture turns blue.
  */
 import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { PhoneAgent } from '@farm/agent-protocol';
+import { AdbPhone, createAdbClient } from '@farm/agent-protocol/adb';
 import { DeviceBackend } from '@farm/agent-protocol/agent';
-import { VideoSimPhone } from '../../agent-protocol/test/video-phone';
+import { FakeAdbServer } from '../../agent-protocol/test/fake-adb.server';
+import { FakeAndroid, fixture } from '../../agent-protocol/test/fake-android';
+import { colourClips } from '../../agent-protocol/test/video-phone';
 import { SCREENSHOT_DIR } from './support/screenshots';
 import { PASSWORD, unique, uniqueEmail } from './support/ui';
 
@@ -41,7 +46,20 @@ test('watch a phone as H.264, take control, tap, and see the picture answer', as
   const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };
   const credential = (await (await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json })).json()) as { token: string };
 
-  const phone = new VideoSimPhone({ serial: 'SIM-E2E-H264', width: 1080, height: 2400 });
+  // An Android 14 phone on the fake ADB server, with scrcpy-server streaming the clips.
+  const adb = new FakeAdbServer();
+  await adb.listen();
+  const serial = 'R5CW12H264E2E';
+  const fake = new FakeAndroid({ serial, getprop: fixture('getprop.txt'), scrcpy: { ...colourClips(), frameMs: 33 } });
+  adb.plug(fake);
+  const client = createAdbClient({ adbHost: '127.0.0.1', adbPort: adb.port, adbBin: '/nonexistent/adb' });
+  client.on('error', () => undefined);
+  // The fake phone runs whatever was pushed as the server; the pinned file's hash is checked by the host's own tests.
+  const serverFile = join(mkdtempSync(join(tmpdir(), 'e2e-scrcpy-')), 'scrcpy-server-v3.1');
+  writeFileSync(serverFile, 'stands in for scrcpy-server v3.1');
+  const phone = new AdbPhone(serial, client.getDevice(serial), { scrcpyServer: async () => serverFile, uiServer: false });
+  const running = () => fake.scrcpyServers.filter((server) => server.running).length;
+  const touches = () => fake.scrcpyServers.flatMap((server) => server.control).filter((message) => message.type === 'touch').length;
   const backend = await new DeviceBackend(phone, { agentVersion: 'e2e/2', preflight: 'no-account' }).start();
   const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
   try {
@@ -58,29 +76,32 @@ test('watch a phone as H.264, take control, tap, and see the picture answer', as
     await expect(dialog.getByText('H.264', { exact: true })).toBeVisible({ timeout: 15_000 });
     await expect.poll(async () => isRed(await centreColour(page, screen)), { timeout: 10_000 }).toBe(true);
     await expect(dialog.getByText(/^[1-9]\d* fps$/)).toBeVisible();
-    expect(phone.running()).toEqual(['watch']);
+    expect(running()).toBe(1);
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'live-h264.png') });
 
     await dialog.getByRole('button', { name: 'Take control' }).click();
     await expect(dialog.getByText('You are in control')).toBeVisible();
-    // The controller is moved to the control stream, still H.264.
-    await expect.poll(() => phone.running(), { timeout: 10_000 }).toEqual(['control']);
+    // The controller is moved to the control stream (a second scrcpy-server, the watch one stopped), still H.264.
+    await expect.poll(() => fake.scrcpyServers.length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(running, { timeout: 10_000 }).toBe(1);
     await expect.poll(async () => isRed(await centreColour(page, screen)), { timeout: 10_000 }).toBe(true);
 
     const box = (await screen.boundingBox())!;
     await screen.click({ position: { x: box.width / 2, y: box.height / 2 } });
     // The tap went through scrcpy's control socket (no shell command), and the picture answers.
-    await expect.poll(() => phone.scrcpy.control.filter((message) => message.type === 'touch').length, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
-    expect(phone.taps).toHaveLength(0);
+    await expect.poll(touches, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
+    expect(fake.inputs).toEqual([]);
     await expect.poll(async () => isBlue(await centreColour(page, screen)), { timeout: 10_000 }).toBe(true);
     await expect(dialog.getByText(/^Input \d+ ms$/)).toBeVisible();
     await expect(dialog.getByText('H.264', { exact: true })).toBeVisible();
 
     await dialog.getByRole('button', { name: 'Hand back' }).click();
     await expect(dialog.getByRole('button', { name: 'Take control' })).toBeVisible();
-    await expect.poll(() => phone.running(), { timeout: 10_000 }).toEqual(['watch']);
+    await expect.poll(() => fake.scrcpyServers.length, { timeout: 10_000 }).toBe(3);
+    await expect.poll(running, { timeout: 10_000 }).toBe(1);
   } finally {
     agent.close();
     await backend.close();
+    await adb.close();
   }
 });
