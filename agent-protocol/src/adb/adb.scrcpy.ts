@@ -20,7 +20,11 @@ import { join } from 'node:path';
 export const SCRCPY_VERSION = '3.1';
 /** Where the official release publishes that file. */
 export const SCRCPY_SERVER_URL = `https://github.com/Genymobile/scrcpy/releases/download/v${SCRCPY_VERSION}/scrcpy-server-v${SCRCPY_VERSION}`;
-/** SHA-256 of `scrcpy-server-v3.1` as published with the release (and pinned by Homebrew's scrcpy 3.1 formula). */
+/**
+ * SHA-256 of the release asset `scrcpy-server-v3.1` (90,640 bytes). The same value is pinned independently by
+ * Homebrew's scrcpy 3.1 formula, Void Linux's scrcpy 3.1 template (which downloads the asset from the release page)
+ * and projects that vendor the unmodified asset; a farm can check it with `sha256sum` on the downloaded file.
+ */
 export const SCRCPY_SERVER_SHA256 = '958f0944a62f23b1f33a16e9eb14844c1a04b882ca175a738c16d23cb22b86c0';
 /** Where the server file goes on the phone (app_process runs it from there). */
 export const SCRCPY_REMOTE_PATH = '/data/local/tmp/farm-scrcpy-server.jar';
