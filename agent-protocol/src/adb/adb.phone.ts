@@ -660,6 +660,17 @@ export class AdbPhone implements PhoneDevice {
   }
 
   /**
+   * Restarts the screen sources (a rung of the recovery ladder): every scrcpy session and the minicap stream end, and
+   * the agent starts them again while someone watches.
+   */
+  async restartScreen(reason = 'The farm host restarted the screen source.'): Promise<void> {
+    for (const session of [...this.scrcpySessions]) session.end(reason);
+    const live = this.live;
+    this.live = null;
+    await live?.close();
+  }
+
+  /**
    * The screen as H.264 from scrcpy-server, with input through its control socket: the live screen's fast path.
    * Rejects (and the agent falls back to JPEG) when this host has no scrcpy-server file or the phone cannot start it.
    */

@@ -125,4 +125,17 @@ describe('scrcpy-server over the fake adb server', () => {
     expect(replacing.endedWith).toBe('The phone was closed.');
     expect(control.endedWith).toBe('The phone was closed.');
   });
+
+  it('restarts the screen source on the recovery ladder: its sessions end with the reason', async () => {
+    const { fake, phone } = plug();
+    const control = await phone.openScrcpy('control', serverFile);
+    const watch = await phone.openScrcpy('watch', serverFile);
+    await phone.restartScreen();
+    expect(control.endedWith).toBe('The farm host restarted the screen source.');
+    expect(watch.endedWith).toBe('The farm host restarted the screen source.');
+    await until(() => fake.scrcpyServers.every((server) => !server.running));
+    // The phone starts a new one at once.
+    const again = await phone.openScrcpy('watch', serverFile);
+    expect(again.header?.codec).toBe('h264');
+  });
 });

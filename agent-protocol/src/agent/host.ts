@@ -152,7 +152,10 @@ export class FarmHost {
         },
       },
       restartReader: async (serial) => {
-        const server = adb.phone(serial)?.uiServer;
+        const phone = adb.phone(serial);
+        // The screen source too: its streams end, and the phone's agent starts them again while someone watches.
+        await phone?.restartScreen();
+        const server = phone?.uiServer;
         if (!server) return;
         await server.stop();
         await server.start();

@@ -33,8 +33,13 @@ interface Stream {
   seq: number;
   unacked: number;
   restarted: boolean;
+  /** When the running session started: one that ran this long counts as healthy again. */
+  openedAt: number;
   wanted: boolean;
 }
+
+/** A session that ran this long before it ended is started again, however often it was before. */
+const HEALTHY_AFTER_MS = 30_000;
 
 export class LiveVideo {
   private readonly streams = new Map<LiveVideoStream, Stream>();
@@ -60,7 +65,7 @@ export class LiveVideo {
       existing.wanted = true;
       return existing.opening ?? Promise.resolve();
     }
-    const stream: Stream = { kind, session: null, opening: null, stop: () => undefined, seq: 0, unacked: 0, restarted: false, wanted: true };
+    const stream: Stream = { kind, session: null, opening: null, stop: () => undefined, seq: 0, unacked: 0, restarted: false, openedAt: 0, wanted: true };
     this.streams.set(kind, stream);
     return this.open(stream);
   }
@@ -74,6 +79,7 @@ export class LiveVideo {
           return;
         }
         stream.session = session;
+        stream.openedAt = Date.now();
         const unwatch = session.watch((packet) => this.send(stream, packet));
         const unended = session.onEnded((reason) => this.ended(stream, session, reason));
         stream.stop = () => {
@@ -117,14 +123,17 @@ export class LiveVideo {
     return stream.unacked;
   }
 
-  /** The session ended by itself (the server died, the phone left): started again once, then given up. */
+  /**
+   * The session ended by itself (the server died, the phone left, the host restarted the screen source): started
+   * again, and given up when it ends again within 30 s of that.
+   */
   private ended(stream: Stream, session: LiveVideoSession, reason: string): void {
     if (stream.session !== session) return;
     stream.session = null;
     stream.stop = () => undefined;
     if (!stream.wanted || this.streams.get(stream.kind) !== stream) return;
     this.options.log?.(`live ${stream.kind} stream ended: ${reason}`);
-    if (stream.restarted) {
+    if (stream.restarted && Date.now() - stream.openedAt < HEALTHY_AFTER_MS) {
       this.streams.delete(stream.kind);
       this.giveUp(stream.kind, reason);
       return;
