@@ -152,6 +152,8 @@ export const serverMessages = {
   'live.keyframe': z.object({ stream: z.enum(liveVideoStreams) }),
   /** A person's input, in order by seq; the agent answers once it has applied it. */
   'live.input': z.object({ seq: z.number().int().min(1), input: liveInput }),
+  /** Agents that listed `inspect`: answer with the screen's UI tree and the frame it belongs to (`uiCaptureSchema`). */
+  'inspect.capture': z.object({}),
 } as const;
 
 /**
@@ -193,6 +195,7 @@ export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string; retryAfterMs?: number };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
-export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input'>]: (message: ServerMessage<N>) => void } & {
+export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input' | 'inspect.capture'>]: (message: ServerMessage<N>) => void } & {
   'live.input': (message: ServerMessage<'live.input'>, ack: (answer: Ack) => void) => void;
+  'inspect.capture': (message: ServerMessage<'inspect.capture'>, ack: (answer: Ack) => void) => void;
 };

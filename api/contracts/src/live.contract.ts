@@ -4,6 +4,7 @@
  * Who controls a phone is the device's `controlledById` / `controlledByName`, pushed on `/` like any device change.
  */
 import { z } from 'zod';
+import type { UiCapture } from '@farm/agent-protocol/inspect';
 import { liveInput } from '@farm/agent-protocol/live';
 import { id, idFilter, isoTime, nullableTime } from './common.ts';
 import { analyticsWindowQuery } from './manager.contract.ts';
@@ -28,6 +29,8 @@ export const liveClientMessages = {
   'live.ask': onDevice,
   /** The controller hands the phone to the person who asked. */
   'live.handover': onDevice.extend({ userId: id }),
+  /** The screen's UI tree and the frame it belongs to (the recipe studio's Inspect): whoever may control the phone. */
+  'live.inspect': onDevice,
 } as const;
 export type LiveClientMessageName = keyof typeof liveClientMessages;
 export type LiveClientMessage<N extends LiveClientMessageName> = z.infer<(typeof liveClientMessages)[N]>;
@@ -75,6 +78,9 @@ export interface LiveVideoOut {
   data: ArrayBuffer | Uint8Array;
 }
 
+/** A capture as the browser gets it: `UiCapture`, the frame's bytes binary. */
+export type LiveCaptureOut = Omit<UiCapture, 'frame'> & { frame: Omit<UiCapture['frame'], 'data'> & { data: ArrayBuffer | Uint8Array } };
+
 export type LiveClientToServer = {
   'live.watch': (message: LiveClientMessage<'live.watch'>, ack: (answer: LiveAnswer<LiveWatchAnswer>) => void) => void;
   'live.unwatch': (message: LiveClientMessage<'live.unwatch'>, ack?: (answer: LiveAnswer) => void) => void;
@@ -84,6 +90,7 @@ export type LiveClientToServer = {
   'live.keep': (message: LiveClientMessage<'live.keep'>, ack?: (answer: LiveAnswer) => void) => void;
   'live.ask': (message: LiveClientMessage<'live.ask'>, ack: (answer: LiveAnswer) => void) => void;
   'live.handover': (message: LiveClientMessage<'live.handover'>, ack: (answer: LiveAnswer) => void) => void;
+  'live.inspect': (message: LiveClientMessage<'live.inspect'>, ack: (answer: LiveAnswer<{ capture: LiveCaptureOut }>) => void) => void;
 };
 
 export type LiveServerToClient = {

@@ -29,6 +29,10 @@ export type LiveSignal =
       h264?: number | undefined;
       controlling?: boolean | undefined;
     }
+  /** Someone inspects a phone: its instance asks the agent for the UI tree and frame. */
+  | { t: 'inspect'; from: string; reqId: string; deviceId: string }
+  /** The capture (its frame base64), or why not, for the instance that asked. */
+  | { t: 'inspect.result'; from: string; to: string; reqId: string; ok: boolean; capture?: unknown; error?: string | undefined }
   /** A watcher joined an H.264 stream: the phone is asked for a key frame. */
   | { t: 'keyframe'; from: string; deviceId: string; stream: 'control' | 'watch' }
   /** A controller's input, for the instance holding the phone. */
