@@ -33,7 +33,7 @@ import {
   type Target,
 } from './recipe.schema.ts';
 import { fillTemplate, type TemplateValue } from './recipe.template.ts';
-import { centerOf, isVisible, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 import { isOnScreen, nodeMatches } from './recipe.inspect.ts';
 
 export interface StepProgress {
