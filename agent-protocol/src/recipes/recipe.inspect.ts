@@ -6,6 +6,9 @@
  */
 import { z } from 'zod';
 import type { Selector } from './recipe.schema.ts';
+
+/** A recipe's selector, as Inspect offers and checks it. */
+export { selector as selectorSchema } from './recipe.schema.ts';
 import { centerOf, isVisible, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 /** A capture holds at most this many nodes, this deep, with strings this long; a phone sending more is refused. */
