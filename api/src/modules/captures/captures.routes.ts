@@ -53,7 +53,7 @@ export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      const id = await write(app.ctx, actor.workspaceId, (tx, outbox) => saveCapture(db, tx, storage, actor, request.body, outbox));
+      const id = await write(app.ctx, actor.workspaceId, (tx, outbox) => saveCapture(tx, storage, actor, request.body, outbox));
       const row = await findCapture(db, actor.workspaceId, id);
       if (!row) throw notFound();
       return reply.code(201).send(toDetail(row));

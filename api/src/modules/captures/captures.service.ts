@@ -42,7 +42,7 @@ async function assertMayCapture(db: Db, actor: Actor, deviceId: string) {
   return device;
 }
 
-export async function saveCapture(db: Db, tx: Tx, storage: Storage, actor: Actor, body: CreateUiCaptureBody, outbox: WriteOutbox): Promise<string> {
+export async function saveCapture(tx: Tx, storage: Storage, actor: Actor, body: CreateUiCaptureBody, outbox: WriteOutbox): Promise<string> {
   const device = await assertMayCapture(tx, actor, body.deviceId);
   const match = /^data:(image\/(?:jpeg|png));base64,(.+)$/.exec(body.frame);
   const bytes = Buffer.from(match?.[2] ?? '', 'base64');
