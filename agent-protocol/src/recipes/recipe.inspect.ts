@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import type { Selector } from './recipe.schema.ts';
 
+export type { Selector };
+
 /** A recipe's selector, as Inspect offers and checks it. */
 export { selector as selectorSchema } from './recipe.schema.ts';
 import { centerOf, isVisible, type UiNode, type UiScreen } from './recipe.ui.ts';

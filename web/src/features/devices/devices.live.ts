@@ -3,7 +3,7 @@
  * with it, each frame is acknowledged only once it is on screen (so a slow viewer is sent fewer frames, never
  * late ones), and control moves between people as the server decides.
  */
-import type { LiveAnswer, LiveFrameOut, LiveVideoOut } from '@farm/contracts';
+import type { LiveAnswer, LiveCaptureOut, LiveFrameOut, LiveVideoOut } from '@farm/contracts';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -449,10 +449,21 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
   }, [call, deviceId, patch, state.asked]);
   const dismissAsk = useCallback(() => patch({ asked: null }), [patch]);
 
+  /** The screen's UI tree and frame (Inspect); rejects with the server's sentence. */
+  const inspect = useCallback(
+    () =>
+      new Promise<LiveCaptureOut>((resolve, reject) => {
+        const socket = socketRef.current;
+        if (!socket?.connected) return reject(new Error('Connection lost. Reconnecting...'));
+        socket.emit('live.inspect', { deviceId }, (answer) => (answer.ok ? resolve(answer.capture) : reject(new Error(answer.error))));
+      }),
+    [deviceId],
+  );
+
   const controller: LiveController =
     claim && claim.basis === controlledById
       ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) }
       : { id: controlledById, name: controlledByName };
 
-  return { state, controller, canvasRef, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk };
+  return { state, controller, canvasRef, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk, inspect };
 }

@@ -1,6 +1,7 @@
 import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import {
   IconArrowLeft,
+  IconListSearch,
   IconClipboardText,
   IconHandFinger,
   IconHandStop,
@@ -15,7 +16,10 @@ import {
 import type { Device } from '@farm/contracts';
 import type { LiveInput, LiveKey } from '@farm/agent-protocol/live';
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import type { LiveCaptureOut } from '@farm/contracts';
 import { useCurrentUser } from '../../auth/auth.api';
+import { errorToast } from '../../../shared/toast';
+import { InspectPanel } from '../inspect/InspectPanel';
 import {
   fractionAt,
   gestureOf,
@@ -89,6 +93,15 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const typedRef = useRef('');
   const typingTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [pasted, setPasted] = useState('');
+  const [capture, setCapture] = useState<LiveCaptureOut | null>(null);
+  const [inspecting, setInspecting] = useState(false);
+  const inspect = () => {
+    setInspecting(true);
+    live
+      .inspect()
+      .then(setCapture, (error: unknown) => errorToast('Error', error instanceof Error ? error.message : 'The phone could not read its screen'))
+      .finally(() => setInspecting(false));
+  };
 
   const mine = me !== undefined && controller.id === me.id;
   const someoneElse = controller.id !== null && !mine;
@@ -294,6 +307,15 @@ export function LiveScreen({ device }: LiveScreenProps) {
 
         {state.canControl ? (
           <Stack gap="xs" style={{ flex: '0 1 220px' }}>
+            <Button
+              variant="default"
+              leftSection={<IconListSearch size={16} />}
+              onClick={inspect}
+              loading={inspecting}
+              disabled={!connected || !state.streaming}
+            >
+              Inspect
+            </Button>
             {controller.id === null ? (
               <Button leftSection={<IconHandFinger size={16} />} onClick={() => me && live.takeControl(me.id, false)} disabled={!connected}>
                 Take control
@@ -357,6 +379,16 @@ export function LiveScreen({ device }: LiveScreenProps) {
           </Stack>
         ) : null}
       </Group>
+      {capture ? (
+        <InspectPanel
+          deviceId={device.id}
+          deviceName={device.name}
+          capture={capture}
+          onClose={() => setCapture(null)}
+          onRetake={inspect}
+          retaking={inspecting}
+        />
+      ) : null}
     </Stack>
   );
 }
