@@ -22,7 +22,7 @@ import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type 
 import { recipeApps, resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { MediaError } from './media.ts';
 import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
-import { captureTree, type UiCapture } from '../recipes/recipe.inspect.ts';
+import { captureTree, recordTarget, type RecordedTarget, type UiCapture } from '../recipes/recipe.inspect.ts';
 import { parseUiXml } from '../recipes/recipe.ui.ts';
 import type { TaskWork } from '../work.ts';
 import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
@@ -175,6 +175,14 @@ export class DeviceBackend implements PhoneBackend {
       app: { package: packageName, version, locale },
       capturedAt: new Date().toISOString(),
     };
+  }
+
+  /** Record: the element under a point (a share of the screen), read now, before the person's input goes in. */
+  async recordTarget(point: { x: number; y: number }): Promise<RecordedTarget> {
+    const target = recordTarget(parseUiXml(await this.phone.dumpUi()), point);
+    const appVersion = target.package ? await this.phone.appVersion(target.package).catch(() => null) : null;
+    const locale = (await this.phone.locale?.().catch(() => null)) ?? null;
+    return { ...target, appVersion, locale };
   }
 
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */

@@ -23,7 +23,7 @@ import {
 import { LIVE_DEFAULTS, liveStart, liveStop, type AgentFeature, type LiveInput, type LiveVideoStream } from '../live.ts';
 import type { LiveFrameSource, LiveVideoSession, UiReaderInfo } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
-import type { UiCapture } from '../recipes/recipe.inspect.ts';
+import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
 import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
 import { LiveStream } from './live-stream.ts';
@@ -65,6 +65,8 @@ export interface PhoneBackend {
   openVideo?(kind: LiveVideoStream): Promise<LiveVideoSession>;
   /** The screen's UI tree and the frame it belongs to, for the recipe studio's Inspect (absent: it cannot). */
   capture?(): Promise<UiCapture>;
+  /** The element under a point (a share of the screen) read now, for Record (absent: it cannot). */
+  recordTarget?(point: { x: number; y: number }): Promise<RecordedTarget>;
   /** A person's tap, swipe, text or key from the console (absent: this agent cannot be controlled). */
   input?(input: LiveInput): Promise<void>;
   /** Which reader reads the phone's UI, said in the hello (undefined when it cannot be told in a moment). */
@@ -239,10 +241,16 @@ export class PhoneAgent {
       // In the order they came, each once the one before is done.
       this.inputs = this.inputs.then(async () => {
         try {
-          await backend.input!(parsed.data.input);
+          const { input, record } = parsed.data;
+          // Recording: the element under the finger is read before the input changes the screen.
+          const recorded =
+            record && backend.recordTarget && (input.kind === 'tap' || input.kind === 'long_press')
+              ? await backend.recordTarget({ x: input.x, y: input.y }).catch(() => undefined)
+              : undefined;
+          await backend.input!(input);
           this.applied.push({ seq: parsed.data.seq, at: Date.now() });
           if (this.applied.length > 50) this.applied.splice(0, this.applied.length - 50);
-          answer({ ok: true });
+          answer(recorded ? { ok: true, recorded } : { ok: true });
         } catch (error) {
           answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not do that' });
         }
@@ -258,6 +266,7 @@ export class PhoneAgent {
       ...(backend.input ? (['control'] as const) : []),
       ...(backend.openVideo ? (['h264'] as const) : []),
       ...(backend.capture ? (['inspect'] as const) : []),
+      ...(backend.recordTarget ? (['record'] as const) : []),
     ];
   }
 

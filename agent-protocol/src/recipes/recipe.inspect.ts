@@ -9,8 +9,10 @@ import type { Selector } from './recipe.schema.ts';
 
 export type { Selector };
 
+import { selector as selectorSchema } from './recipe.schema.ts';
+
 /** A recipe's selector, as Inspect offers and checks it. */
-export { selector as selectorSchema } from './recipe.schema.ts';
+export { selectorSchema };
 import { centerOf, isVisible, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 /** A capture holds at most this many nodes, this deep, with strings this long; a phone sending more is refused. */
@@ -187,4 +189,34 @@ export function checkSelector(screen: Pick<UiScreen, 'nodes' | 'width' | 'height
   const found = findAll(screen, selector);
   const pick = selector.index === -1 ? found.at(-1) : found[selector.index ?? 0];
   return { matches: found.length, finds: pick !== undefined && (selector.index !== undefined || found.length === 1) };
+}
+
+/**
+ * Record: what a phone answers for a tap or long press made while recording — the element under the finger, read
+ * just before the input went in, as the most stable unique selector that finds it; and the point as a share of the
+ * screen, the step's fallback (and the whole step, marked positional, where no element is there).
+ */
+export const recordedTarget = z.object({
+  selector: selectorSchema.optional(),
+  kind: z.string().max(40).optional(),
+  point: z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) }),
+  package: z.string().max(200).nullable(),
+  /** The app's version and the phone's language, as read with it (a draft records what it was written for). */
+  appVersion: z.string().max(100).nullable().optional(),
+  locale: z.string().max(35).nullable().optional(),
+  /** How the element is named for the person ("ImageView: row_feed_button_like"). */
+  label: z.string().max(200).optional(),
+});
+export type RecordedTarget = z.infer<typeof recordedTarget>;
+
+/** The element under a point (a share of the screen) on a read screen, as a recorded target. */
+export function recordTarget(screen: Pick<UiScreen, 'nodes' | 'width' | 'height' | 'packageName'>, point: { x: number; y: number }): RecordedTarget {
+  const at = nodeAt(screen, point.x * screen.width, point.y * screen.height);
+  const base = { point: { x: Math.round(point.x * 10_000) / 10_000, y: Math.round(point.y * 10_000) / 10_000 }, package: screen.packageName };
+  if (at === null) return base;
+  // The first unique selector is the most stable one offered; a position only when nothing else is unique.
+  const best = selectorsFor(screen, at).find((candidate) => candidate.unique);
+  const node = screen.nodes[at] as UiNode;
+  const label = `${node.className.split('.').at(-1) || 'node'}: ${node.resourceId.split(':id/').at(-1) || node.desc || node.text || 'no name'}`.slice(0, 200);
+  return best ? { ...base, selector: best.selector, kind: best.kind, label } : { ...base, label };
 }

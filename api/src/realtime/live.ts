@@ -26,6 +26,8 @@ import {
   MAX_LIVE_BYTES_PER_SECOND,
   MAX_LIVE_FPS,
   MAX_VIDEO_BYTES_PER_SECOND,
+  recordedTarget,
+  type RecordedTarget,
   uiCaptureSchema,
   type UiCapture,
 } from '@farm/agent-protocol';
@@ -36,6 +38,7 @@ import {
   liveClientMessages,
   type LiveAnswer,
   type LiveCaptureOut,
+  type LiveInputAnswer,
   type LiveWatchAnswer,
   type LiveClientMessageName,
   type LiveClientToServer,
@@ -192,7 +195,7 @@ class LiveScreens implements LiveHub {
   private readonly delivery = new Map<string, { sent: number; dropped: number }>();
   private readonly videos = new Map<string, DeviceVideo>();
   private readonly controls = new Map<string, Control>();
-  private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<{ latencyMs: number }>) => void; sentAt: number; timer: NodeJS.Timeout }>();
+  private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<LiveInputAnswer>) => void; sentAt: number; timer: NodeJS.Timeout }>();
   private readonly pendingCaptures = new Map<string, { answer: (answer: LiveAnswer<{ capture: LiveCaptureOut }>) => void; timer: NodeJS.Timeout }>();
 
   // ── the phones' side ──
@@ -305,19 +308,19 @@ class LiveScreens implements LiveHub {
     return { ok: true };
   }
 
-  private async onInput(socket: LiveSocket, { deviceId, seq, input }: Message<'live.input'>): Promise<LiveAnswer<{ latencyMs: number }>> {
+  private async onInput(socket: LiveSocket, { deviceId, seq, input, record }: Message<'live.input'>): Promise<LiveAnswer<LiveInputAnswer>> {
     const control = this.controls.get(deviceId);
     if (!control || control.socket !== socket) return refuse('Take control of this phone first');
     control.lastUsedAt = Date.now();
     control.prompted = false;
     const reqId = randomUUID();
-    return new Promise<LiveAnswer<{ latencyMs: number }>>((resolve) => {
+    return new Promise<LiveAnswer<LiveInputAnswer>>((resolve) => {
       const timer = setTimeout(() => {
         this.pendingInputs.delete(reqId);
         resolve(refuse('The phone did not answer in time. Is it still connected?'));
       }, INPUT_TIMEOUT_MS);
       this.pendingInputs.set(reqId, { answer: resolve, sentAt: Date.now(), timer });
-      this.bus.signal({ t: 'input', from: this.me, reqId, deviceId, seq, input });
+      this.bus.signal({ t: 'input', from: this.me, reqId, deviceId, seq, input, ...(record ? { record: true } : {}) });
     });
   }
 
@@ -822,17 +825,26 @@ class LiveScreens implements LiveHub {
   private heardInput(message: Signal<'input'>): void {
     const phone = this.held.get(message.deviceId);
     if (!phone) return;
-    const answer = (ok: boolean, error?: string) =>
-      this.bus.signal({ t: 'input.ack', from: this.me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
+    const answer = (ok: boolean, error?: string, recorded?: RecordedTarget) =>
+      this.bus.signal({
+        t: 'input.ack',
+        from: this.me,
+        to: message.from,
+        reqId: message.reqId,
+        ok,
+        ...(error ? { error } : {}),
+        ...(recorded ? { recorded } : {}),
+      });
     if (!phone.phone.features.has('control')) {
       answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
       return;
     }
     // One after another, in the order they came.
     phone.inputs = phone.inputs
-      .then(() => phone.phone.input({ seq: message.seq, input: message.input }, INPUT_TIMEOUT_MS))
+      .then(() => phone.phone.input({ seq: message.seq, input: message.input, ...(message.record ? { record: true } : {}) }, INPUT_TIMEOUT_MS))
       .then(
-        (ack) => answer(ack.ok, ack.ok ? undefined : ack.error),
+        // A recorded element the phone sent is passed on only when it reads as one; otherwise the tap stands alone.
+        (ack) => answer(ack.ok, ack.ok ? undefined : ack.error, ack.ok ? recordedTarget.safeParse(ack.recorded).data : undefined),
         () => answer(false, 'The phone did not answer in time. Is it still connected?'),
       );
   }
@@ -843,7 +855,11 @@ class LiveScreens implements LiveHub {
     if (!pending) return;
     this.pendingInputs.delete(message.reqId);
     clearTimeout(pending.timer);
-    pending.answer(message.ok ? { ok: true, latencyMs: Date.now() - pending.sentAt } : refuse(message.error ?? 'The phone could not do that'));
+    pending.answer(
+      message.ok
+        ? { ok: true, latencyMs: Date.now() - pending.sentAt, ...(message.recorded ? { recorded: message.recorded as RecordedTarget } : {}) }
+        : refuse(message.error ?? 'The phone could not do that'),
+    );
   }
 
   /** Control changed hands somewhere: a controller here who lost it is told; one it was handed to here takes it. */

@@ -3,7 +3,7 @@
  * with it, each frame is acknowledged only once it is on screen (so a slow viewer is sent fewer frames, never
  * late ones), and control moves between people as the server decides.
  */
-import type { LiveAnswer, LiveCaptureOut, LiveFrameOut, LiveVideoOut } from '@farm/contracts';
+import type { LiveAnswer, LiveCaptureOut, LiveFrameOut, LiveInputAnswer, LiveVideoOut } from '@farm/contracts';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -387,6 +387,12 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
     [],
   );
 
+  /** While recording: told each input and the phone's answer (with the element under the finger, where it can). */
+  const recorderRef = useRef<((input: LiveInput, answer: LiveAnswer<LiveInputAnswer>, sentAt: number) => void) | null>(null);
+  const setRecorder = useCallback((recorder: ((input: LiveInput, answer: LiveAnswer<LiveInputAnswer>, sentAt: number) => void) | null) => {
+    recorderRef.current = recorder;
+  }, []);
+
   const sendInput = useCallback(
     (input: LiveInput) => {
       const socket = socketRef.current;
@@ -394,10 +400,13 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       if (!socket?.connected) return;
       seqRef.current += 1;
       const seq = seqRef.current;
-      latencyRef.current.sentAt(seq, Date.now());
-      socket.emit('live.input', { deviceId, seq, input }, (answer) => {
+      const sentAt = Date.now();
+      latencyRef.current.sentAt(seq, sentAt);
+      const recorder = recorderRef.current;
+      socket.emit('live.input', { deviceId, seq, input, ...(recorder ? { record: true } : {}) }, (answer) => {
         // The phone applied it; the figure shown is input → first picture showing it, once that picture is drawn.
         if (!answer.ok) errorToast('Error', answer.error);
+        recorder?.(input, answer, sentAt);
       });
     },
     [deviceId],
@@ -465,5 +474,5 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) }
       : { id: controlledById, name: controlledByName };
 
-  return { state, controller, canvasRef, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk, inspect };
+  return { state, controller, canvasRef, drawn, failed, sendInput, setRecorder, takeControl, release, keep, ask, handOver, dismissAsk, inspect };
 }

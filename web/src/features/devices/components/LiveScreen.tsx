@@ -20,6 +20,7 @@ import type { LiveCaptureOut } from '@farm/contracts';
 import { useCurrentUser } from '../../auth/auth.api';
 import { errorToast } from '../../../shared/toast';
 import { InspectPanel } from '../inspect/InspectPanel';
+import { RecordPanel } from '../inspect/RecordPanel';
 import {
   fractionAt,
   gestureOf,
@@ -95,6 +96,23 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const [pasted, setPasted] = useState('');
   const [capture, setCapture] = useState<LiveCaptureOut | null>(null);
   const [inspecting, setInspecting] = useState(false);
+  /** A small picture of the screen as shown now (the canvas or the JPEG), for a recorded step. */
+  const snapshot = useCallback((): string | null => {
+    const shown = surfaceRef.current?.querySelector<HTMLCanvasElement | HTMLImageElement>(onVideoRef.current ? 'canvas' : 'img');
+    if (!shown) return null;
+    const sourceWidth = shown instanceof HTMLCanvasElement ? shown.width : shown.naturalWidth;
+    const sourceHeight = shown instanceof HTMLCanvasElement ? shown.height : shown.naturalHeight;
+    if (!sourceWidth || !sourceHeight) return null;
+    const small = document.createElement('canvas');
+    small.width = 72;
+    small.height = Math.round((72 * sourceHeight) / sourceWidth);
+    try {
+      small.getContext('2d')?.drawImage(shown, 0, 0, small.width, small.height);
+      return small.toDataURL('image/jpeg', 0.6);
+    } catch {
+      return null;
+    }
+  }, []);
   const inspect = () => {
     setInspecting(true);
     live
@@ -113,6 +131,8 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const width = (onVideo ? state.video?.width : frame?.width) ?? 9;
   const height = (onVideo ? state.video?.height : frame?.height) ?? 16;
   const path = pathLabel(state.path);
+  const onVideoRef = useRef(onVideo);
+  onVideoRef.current = onVideo;
   const sendInput = live.sendInput;
 
   const controlText = mine ? 'You are in control' : someoneElse ? `In use by ${controller.name ?? 'someone else'}` : 'Nobody is in control';
@@ -359,6 +379,7 @@ export function LiveScreen({ device }: LiveScreenProps) {
                     Rotate
                   </Button>
                 </Group>
+                <RecordPanel setRecorder={live.setRecorder} snapshot={snapshot} />
                 <form onSubmit={sendPasted}>
                   <Group gap={6} wrap="nowrap" align="flex-end">
                     <TextInput

@@ -27,3 +27,13 @@ export function frameDataUrl(mime: string, data: ArrayBuffer | Uint8Array): stri
   for (let at = 0; at < bytes.length; at += 0x8000) binary += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
   return `data:${mime};base64,${btoa(binary)}`;
 }
+
+/** A recorded routine saved as the workspace's draft recipe: turned off until an operator turns it on. */
+export function useSaveDraft() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (recipe: Record<string, unknown>) =>
+      apiRequest<{ id: string; recipeId: string }>('/api/recipes', { method: 'POST', body: { recipe, enabled: false } }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
