@@ -74,14 +74,35 @@ async function buildRecipe(operator: Client): Promise<string> {
 
 /** An Inspect capture's body for a phone: a two-node tree and a tiny JPEG (the API checks the type, not the picture). */
 function captureBody(deviceId: string) {
-  const node = { text: '', resourceId: '', className: 'android.widget.FrameLayout', packageName: 'com.instagram.android', desc: '', clickable: false, scrollable: false, selected: false, checked: false, enabled: true, focused: false, index: 0 };
+  const node = {
+    text: '',
+    resourceId: '',
+    className: 'android.widget.FrameLayout',
+    packageName: 'com.instagram.android',
+    desc: '',
+    clickable: false,
+    scrollable: false,
+    selected: false,
+    checked: false,
+    enabled: true,
+    focused: false,
+    index: 0,
+  };
   return {
     deviceId,
     screenName: 'Feed',
     tree: {
       nodes: [
         { ...node, bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, depth: 0, parent: -1 },
-        { ...node, resourceId: 'com.instagram.android:id/row_feed_button_like', desc: 'Like', clickable: true, bounds: { left: 20, top: 1800, right: 110, bottom: 1890 }, depth: 1, parent: 0 },
+        {
+          ...node,
+          resourceId: 'com.instagram.android:id/row_feed_button_like',
+          desc: 'Like',
+          clickable: true,
+          bounds: { left: 20, top: 1800, right: 110, bottom: 1890 },
+          depth: 1,
+          parent: 0,
+        },
       ],
       packageName: 'com.instagram.android',
       width: 1080,
@@ -693,7 +714,10 @@ export const writeRoutes: WriteRoute[] = [
     ok: 200,
     vaMay: true,
     foreign: null,
-    setup: async () => ({ url: '/api/ui-captures/check', body: { package: 'com.instagram.android', screenName: 'Feed', selector: { id: 'row_feed_button_like' } } }),
+    setup: async () => ({
+      url: '/api/ui-captures/check',
+      body: { package: 'com.instagram.android', screenName: 'Feed', selector: { id: 'row_feed_button_like' } },
+    }),
   },
   // Groups and tags of phones (issue #42).
   {

@@ -106,6 +106,7 @@ export function recipeIdFor(name: string, now = Date.now()): string {
     name
       .toLowerCase()
       .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
       .replace(/[^a-z0-9]+/g, '-')
       .replace(/^-+|-+$/g, '')
       .slice(0, 50) || 'recorded';
