@@ -55,6 +55,8 @@ export class FarmHost {
   private readonly control: Socket<ServerToHost, HostToServer>;
   private readonly phones = new Map<string, Attached>();
   private readonly stops: (() => void | Promise<void>)[] = [];
+  /** The host holds its phones' work (around an adb server restart): no phone takes a new task. */
+  private holding = false;
 
   constructor(private readonly options: FarmHostOptions) {
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
@@ -140,16 +142,9 @@ export class FarmHost {
       send: (name, message) => (this.control as unknown as Socket).emit(name, message),
       isIdle: (serial) => this.phones.get(serial)?.backend.state().status !== 'busy',
       gate: {
-        pause: async (waitMs) => {
-          for (const { backend } of this.phones.values()) backend.holding = true;
-          const until = Date.now() + waitMs;
-          while (Date.now() < until && [...this.phones.values()].some(({ backend }) => backend.state().status === 'busy')) await sleep(500);
-          this.log(`restarting the adb server (${[...this.phones.values()].filter(({ backend }) => backend.state().status === 'busy').length} tasks cut off)`);
-        },
+        pause: (waitMs) => this.hold(waitMs),
         // The phones come back through adb's events (ready → attach), each with a new agent, UI reader and stream.
-        resume: async () => {
-          for (const { backend } of this.phones.values()) backend.holding = false;
-        },
+        resume: async () => this.release(),
       },
       restartReader: async (serial) => {
         const server = adb.phone(serial)?.uiServer;
@@ -170,6 +165,36 @@ export class FarmHost {
     });
     this.stops.push(off, () => fleet.stop());
     await fleet.start();
+  }
+
+  /**
+   * Before the adb server restarts: every phone stops taking work (the server is told on each phone's connection, so
+   * it hands none out), running tasks get up to `waitMs` to end, and those still running then are cut off and
+   * reported `device_offline`, which the server tries again once the phones are back. Resolves when each cut-off
+   * result was sent (or written down for the phone's next connection).
+   */
+  async hold(waitMs: number, cutOffMs = 10_000): Promise<void> {
+    this.holding = true;
+    for (const { agent, backend } of this.phones.values()) {
+      backend.holding = true;
+      agent.hold(true);
+    }
+    const busy = () => [...this.phones.values()].filter(({ agent }) => agent.busy);
+    const until = Date.now() + waitMs;
+    while (Date.now() < until && busy().length > 0) await sleep(Math.min(500, Math.max(10, until - Date.now())));
+    const cut = busy();
+    this.log(`restarting the adb server (${cut.length} ${cut.length === 1 ? 'task' : 'tasks'} cut off)`);
+    const message = 'The farm host restarted its adb server while this task ran; it goes out again once the phone is back.';
+    await Promise.race([Promise.all(cut.map(({ agent }) => agent.cutOff('device_offline', message))), sleep(cutOffMs)]);
+  }
+
+  /** After the adb server restart: the phones take work again (those that came back meanwhile were held too). */
+  release(): void {
+    this.holding = false;
+    for (const { agent, backend } of this.phones.values()) {
+      backend.holding = false;
+      agent.hold(false);
+    }
   }
 
   /** Opens the phone's own connection, as a phone of this host. */
@@ -196,6 +221,11 @@ export class FarmHost {
       ...(this.options.screenshotMs ? { screenshotMs: this.options.screenshotMs } : {}),
       log: (line) => this.log(`${phone.serial}: ${line}`),
     });
+    // A phone that comes back while the host still holds the others is held too (its hello says so).
+    if (this.holding) {
+      backend.holding = true;
+      agent.hold(true);
+    }
     this.phones.set(phone.serial, { agent, backend });
   }
 
