@@ -833,6 +833,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/campaigns'),
   read('/api/campaigns/{id}', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}`),
   read('/api/campaigns/{id}/accounts', async ({ operator }) => `/api/campaigns/${(await buildLinkedCampaign(operator)).campaign.id}/accounts`),
+  read('/api/campaigns/{id}/group-accounts', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}/group-accounts`),
   read('/api/routines'),
   read('/api/campaign-sessions'),
   read('/api/accounts'),
