@@ -30,7 +30,12 @@ const isBlue = (colour: { r: number; g: number; b: number } | null) => colour !=
 test('watch a phone as H.264, take control, tap, and see the picture answer', async ({ page, baseURL }) => {
   const json = { 'Content-Type': 'application/json' };
   expect(
-    (await page.request.post('/api/auth/signup', { data: { name: 'Hana H264', email: uniqueEmail('hana'), password: PASSWORD, role: 'operator' }, headers: json })).status(),
+    (
+      await page.request.post('/api/auth/signup', {
+        data: { name: 'Hana H264', email: uniqueEmail('hana'), password: PASSWORD, role: 'operator' },
+        headers: json,
+      })
+    ).status(),
   ).toBe(201);
   const name = unique('Pixel h264');
   const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };

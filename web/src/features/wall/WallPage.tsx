@@ -73,7 +73,8 @@ function GroupFilter({ store, onChange }: { store: WallStore; onChange: (groupId
     <Select
       aria-label="Show the phones of"
       size="xs"
-      w={{ base: 120, sm: 200 }}
+      w={{ base: 140, sm: 200 }}
+      style={{ flexShrink: 0 }}
       allowDeselect={false}
       searchable
       comboboxProps={{ withinPortal: true }}
@@ -239,7 +240,7 @@ export function WallPage() {
             </ActionIcon>
           </Tooltip>
         )}
-        <Title order={1} fz="md" style={{ whiteSpace: 'nowrap' }}>
+        <Title order={1} fz="md" style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', flexShrink: 1, minWidth: 60 }}>
           {workspaceName}
         </Title>
         <div style={{ flex: 1, minWidth: 0 }}>
