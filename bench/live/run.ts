@@ -94,7 +94,17 @@ class BenchVideoPhone {
           frame += 1;
           this.socket.emit(
             'live.video',
-            { stream, seq: ++seq, config: packet.config, keyFrame: packet.keyFrame, ptsUs: packet.ptsUs, data: packet.data, width: 324, height: 720, inputSeq: answered },
+            {
+              stream,
+              seq: ++seq,
+              config: packet.config,
+              keyFrame: packet.keyFrame,
+              ptsUs: packet.ptsUs,
+              data: packet.data,
+              width: 324,
+              height: 720,
+              inputSeq: answered,
+            },
             () => undefined,
           );
           if (!packet.config) return;
