@@ -9,7 +9,14 @@ import { io, type Socket } from 'socket.io-client';
 import { AdbHost } from '../adb/adb.host.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
-import { hostFleetSettings } from '../fleet/fleet.messages.ts';
+import {
+  applySteps,
+  hostFleetSettings,
+  PHONE_SETTINGS_FEATURE,
+  phoneSettingsRequest,
+  settingSteps,
+  type PhoneSettingsAnswer,
+} from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
@@ -67,7 +74,14 @@ export class FarmHost {
     this.control.on('connect', () => {
       this.control.emit(
         'host.hello',
-        { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size },
+        {
+          agentVersion: AGENT_VERSION,
+          hostname: hostname().slice(0, 200),
+          backend: options.backend,
+          phones: this.phones.size,
+          // Settings are adb shell commands: simulated phones have none to set.
+          ...(options.backend === 'adb' ? { features: [PHONE_SETTINGS_FEATURE] } : {}),
+        },
         (answer: Ack) => {
           if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
         },
@@ -163,8 +177,31 @@ export class FarmHost {
       if (parsed.success) void fleet.apply(parsed.data);
       else this.log(`ignored fleet settings the server sent: ${parsed.error.issues[0]?.message ?? 'not valid'}`);
     });
+    this.control.on('host.phone-settings', (raw, ack) => {
+      void this.setPhoneSettings(adb, raw).then((answer) => (typeof ack === 'function' ? ack(answer) : undefined));
+    });
     this.stops.push(off, () => fleet.stop());
     await fleet.start();
+  }
+
+  /** Sets the console's settings on each phone asked for, one phone after another, and answers each one's outcomes. */
+  private async setPhoneSettings(adb: AdbHost, raw: unknown): Promise<PhoneSettingsAnswer> {
+    const parsed = phoneSettingsRequest.safeParse(raw);
+    if (!parsed.success) return { results: [] };
+    const results: PhoneSettingsAnswer['results'] = [];
+    for (const serial of parsed.data.serials) {
+      const phone = adb.phone(serial);
+      if (!phone) {
+        results.push({ serial, outcomes: [], error: 'The host does not see this phone now.' });
+        continue;
+      }
+      const shell = (command: string) => phone.exec(command, 10_000);
+      const sdk = Number.parseInt((await shell('getprop ro.build.version.sdk').catch(() => '')).trim(), 10);
+      const outcomes = await applySteps(settingSteps(parsed.data.settings, Number.isNaN(sdk) ? null : sdk), shell);
+      this.log(`${serial}: settings ${outcomes.map((item) => `${item.setting} ${item.outcome}`).join(', ')}`);
+      results.push({ serial, outcomes, error: null });
+    }
+    return { results };
   }
 
   /**
