@@ -29,12 +29,14 @@ import { importRoutes } from './modules/import/import.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
+import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
     authRoutes,
     usersRoutes,
     devicesRoutes,
+    phoneSettingsRoutes,
     tasksRoutes,
     sessionsRoutes,
     activitiesRoutes,

@@ -644,6 +644,15 @@ export const writeRoutes: WriteRoute[] = [
     foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}/test` }),
   },
+  // Settings in bulk (issue #42): a phone on no host answers 200 with its reason; another workspace's phone is refused.
+  {
+    method: 'POST',
+    path: '/api/devices/settings',
+    ok: 200,
+    vaMay: false,
+    foreign: { status: 400, error: '1 phone was not found in this workspace' },
+    setup: async ({ operator }) => ({ url: '/api/devices/settings', body: { deviceIds: [(await buildDevice(operator)).id], settings: { stayAwake: true } } }),
+  },
   // Groups and tags of phones (issue #42).
   {
     method: 'POST',
