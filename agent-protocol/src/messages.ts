@@ -80,7 +80,15 @@ export const agentMessages = {
     uiReader: uiReaderInfo.optional(),
     /** The versions of the apps recipes drive (Instagram, TikTok) installed on the phone; older agents say nothing. */
     apps: z.array(installedApp).max(20).optional(),
+    /** Its farm host holds its work now (around an adb server restart, see `agent.hold`); older agents say nothing. */
+    holding: z.boolean().optional(),
   }),
+  /**
+   * Its farm host holds (or lets go of) this phone's work: while held the server gives it no new task. Sent at once,
+   * on the phone's own connection, so it reaches the server before any result that follows it; servers that predate
+   * it ignore it.
+   */
+  'agent.hold': z.object({ holding: z.boolean() }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({
     battery,
@@ -171,6 +179,8 @@ export const hostMessages = {
     backend: z.enum(['adb', 'sim']),
     /** Phones it sees now. */
     phones: z.number().int().min(0).max(10_000).optional(),
+    /** What it can do beyond reporting (`phone-settings`); older hosts say nothing, unknown names are kept out. */
+    features: z.array(z.string().max(40)).max(20).optional(),
   }),
   /** Phone health, vitals, recovery and the USB bus (`fleet/fleet.messages.ts`); servers that predate them ignore them. */
   ...fleetHostMessages,

@@ -30,12 +30,14 @@ import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
+import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
     authRoutes,
     usersRoutes,
     devicesRoutes,
+    phoneSettingsRoutes,
     tasksRoutes,
     sessionsRoutes,
     activitiesRoutes,

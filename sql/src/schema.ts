@@ -244,6 +244,8 @@ export interface CampaignsTable {
   createdById: string | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Every account on this group's phones takes the campaign's group routines (0042); null: linked accounts only. */
+  groupId: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccountsTable {
@@ -288,6 +290,8 @@ export interface RoutinesTable {
   isActive: ColumnType<boolean, boolean | undefined, boolean>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Runs for each account on the campaign group's phones, resolved when planned and when due (0042). */
+  forGroup: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface CampaignSessionsTable {

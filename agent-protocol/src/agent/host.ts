@@ -9,7 +9,14 @@ import { io, type Socket } from 'socket.io-client';
 import { AdbHost } from '../adb/adb.host.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
-import { hostFleetSettings } from '../fleet/fleet.messages.ts';
+import {
+  applySteps,
+  hostFleetSettings,
+  PHONE_SETTINGS_FEATURE,
+  phoneSettingsRequest,
+  settingSteps,
+  type PhoneSettingsAnswer,
+} from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
@@ -55,6 +62,8 @@ export class FarmHost {
   private readonly control: Socket<ServerToHost, HostToServer>;
   private readonly phones = new Map<string, Attached>();
   private readonly stops: (() => void | Promise<void>)[] = [];
+  /** The host holds its phones' work (around an adb server restart): no phone takes a new task. */
+  private holding = false;
 
   constructor(private readonly options: FarmHostOptions) {
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
@@ -65,7 +74,14 @@ export class FarmHost {
     this.control.on('connect', () => {
       this.control.emit(
         'host.hello',
-        { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size },
+        {
+          agentVersion: AGENT_VERSION,
+          hostname: hostname().slice(0, 200),
+          backend: options.backend,
+          phones: this.phones.size,
+          // Settings are adb shell commands: simulated phones have none to set.
+          ...(options.backend === 'adb' ? { features: [PHONE_SETTINGS_FEATURE] } : {}),
+        },
         (answer: Ack) => {
           if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
         },
@@ -140,16 +156,9 @@ export class FarmHost {
       send: (name, message) => (this.control as unknown as Socket).emit(name, message),
       isIdle: (serial) => this.phones.get(serial)?.backend.state().status !== 'busy',
       gate: {
-        pause: async (waitMs) => {
-          for (const { backend } of this.phones.values()) backend.holding = true;
-          const until = Date.now() + waitMs;
-          while (Date.now() < until && [...this.phones.values()].some(({ backend }) => backend.state().status === 'busy')) await sleep(500);
-          this.log(`restarting the adb server (${[...this.phones.values()].filter(({ backend }) => backend.state().status === 'busy').length} tasks cut off)`);
-        },
+        pause: (waitMs) => this.hold(waitMs),
         // The phones come back through adb's events (ready → attach), each with a new agent, UI reader and stream.
-        resume: async () => {
-          for (const { backend } of this.phones.values()) backend.holding = false;
-        },
+        resume: async () => this.release(),
       },
       restartReader: async (serial) => {
         const phone = adb.phone(serial);
@@ -171,8 +180,61 @@ export class FarmHost {
       if (parsed.success) void fleet.apply(parsed.data);
       else this.log(`ignored fleet settings the server sent: ${parsed.error.issues[0]?.message ?? 'not valid'}`);
     });
+    this.control.on('host.phone-settings', (raw, ack) => {
+      void this.setPhoneSettings(adb, raw).then((answer) => (typeof ack === 'function' ? ack(answer) : undefined));
+    });
     this.stops.push(off, () => fleet.stop());
     await fleet.start();
+  }
+
+  /** Sets the console's settings on each phone asked for, one phone after another, and answers each one's outcomes. */
+  private async setPhoneSettings(adb: AdbHost, raw: unknown): Promise<PhoneSettingsAnswer> {
+    const parsed = phoneSettingsRequest.safeParse(raw);
+    if (!parsed.success) return { results: [] };
+    const results: PhoneSettingsAnswer['results'] = [];
+    for (const serial of parsed.data.serials) {
+      const phone = adb.phone(serial);
+      if (!phone) {
+        results.push({ serial, outcomes: [], error: 'The host does not see this phone now.' });
+        continue;
+      }
+      const shell = (command: string) => phone.exec(command, 10_000);
+      const sdk = Number.parseInt((await shell('getprop ro.build.version.sdk').catch(() => '')).trim(), 10);
+      const outcomes = await applySteps(settingSteps(parsed.data.settings, Number.isNaN(sdk) ? null : sdk), shell);
+      this.log(`${serial}: settings ${outcomes.map((item) => `${item.setting} ${item.outcome}`).join(', ')}`);
+      results.push({ serial, outcomes, error: null });
+    }
+    return { results };
+  }
+
+  /**
+   * Before the adb server restarts: every phone stops taking work (the server is told on each phone's connection, so
+   * it hands none out), running tasks get up to `waitMs` to end, and those still running then are cut off and
+   * reported `device_offline`, which the server tries again once the phones are back. Resolves when each cut-off
+   * result was sent (or written down for the phone's next connection).
+   */
+  async hold(waitMs: number, cutOffMs = 10_000): Promise<void> {
+    this.holding = true;
+    for (const { agent, backend } of this.phones.values()) {
+      backend.holding = true;
+      agent.hold(true);
+    }
+    const busy = () => [...this.phones.values()].filter(({ agent }) => agent.busy);
+    const until = Date.now() + waitMs;
+    while (Date.now() < until && busy().length > 0) await sleep(Math.min(500, Math.max(10, until - Date.now())));
+    const cut = busy();
+    this.log(`restarting the adb server (${cut.length} ${cut.length === 1 ? 'task' : 'tasks'} cut off)`);
+    const message = 'The farm host restarted its adb server while this task ran; it goes out again once the phone is back.';
+    await Promise.race([Promise.all(cut.map(({ agent }) => agent.cutOff('device_offline', message))), sleep(cutOffMs)]);
+  }
+
+  /** After the adb server restart: the phones take work again (those that came back meanwhile were held too). */
+  release(): void {
+    this.holding = false;
+    for (const { agent, backend } of this.phones.values()) {
+      backend.holding = false;
+      agent.hold(false);
+    }
   }
 
   /** Opens the phone's own connection, as a phone of this host. */
@@ -199,6 +261,11 @@ export class FarmHost {
       ...(this.options.screenshotMs ? { screenshotMs: this.options.screenshotMs } : {}),
       log: (line) => this.log(`${phone.serial}: ${line}`),
     });
+    // A phone that comes back while the host still holds the others is held too (its hello says so).
+    if (this.holding) {
+      backend.holding = true;
+      agent.hold(true);
+    }
     this.phones.set(phone.serial, { agent, backend });
   }
 

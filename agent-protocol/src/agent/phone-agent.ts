@@ -96,6 +96,10 @@ export interface PhoneAgentOptions {
 interface Running {
   attempt: number;
   abort: AbortController;
+  /** Cut off by the host (an adb server restart): reported failed with this, not dropped as a call-off is. */
+  cut?: { code: FailureCode; message: string };
+  /** Settles once the run stopped and its result was written and sent. */
+  ended?: Promise<void>;
 }
 
 export class PhoneAgent {
@@ -111,6 +115,8 @@ export class PhoneAgent {
   private heartbeat: Beating | undefined;
   private ready = false;
   private closed = false;
+  /** Its farm host holds its work (`hold`): said in the hello and at once when it changes. */
+  private holding = false;
   /** The device's name in the console, once the server said hello back. */
   deviceName: string | undefined;
   /** Why the server refused this agent, when it did. */
@@ -289,6 +295,7 @@ export class PhoneAgent {
       ...(features.length > 0 ? { features } : {}),
       ...(uiReader ? { uiReader } : {}),
       ...(apps ? { apps } : {}),
+      ...(this.holding ? { holding: true } : {}),
     });
     const answer = helloAnswer.safeParse(raw);
     if (!answer.success || !answer.data.ok) {
@@ -315,6 +322,38 @@ export class PhoneAgent {
       });
     }
     this.ready = true;
+  }
+
+  /**
+   * The host holds this phone's work (around an adb server restart) or lets go of it: the server is told at once, on
+   * this connection, so a result sent after it finds the phone held and no new task follows it.
+   */
+  hold(holding: boolean): void {
+    if (this.holding === holding) return;
+    this.holding = holding;
+    // Not connected: the next hello says it.
+    if (this.socket.connected) this.socket.emit('agent.hold', { holding });
+  }
+
+  /** A task runs on the phone now. */
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
+
+  /**
+   * The host cuts the running tasks off (it must restart the adb server under them): each is stopped and reported
+   * failed with this code, written to the journal first, so the server tries it again instead of waiting for its
+   * lease to end. Resolves once each run has stopped and its result was sent (or kept for the next connection).
+   */
+  async cutOff(code: FailureCode, message: string): Promise<void> {
+    const ends: Promise<void>[] = [];
+    for (const [taskId, running] of this.running) {
+      this.log(`task ${taskId} cut off: ${message}`);
+      running.cut = { code, message };
+      running.abort.abort();
+      if (running.ended) ends.push(running.ended);
+    }
+    await Promise.all(ends);
   }
 
   private beat(): void {
@@ -349,7 +388,9 @@ export class PhoneAgent {
       this.socket.emit('task.ack', { taskId: dispatch.taskId, attempt: dispatch.attempt });
       return;
     }
-    if (known?.state === 'done' && known.result) {
+    // A failure of an earlier attempt the server has heard of: it decided to try again, so the phone runs it again.
+    const retried = known?.state === 'done' && known.sent && known.result?.status === 'failed' && dispatch.attempt > known.attempt;
+    if (known?.state === 'done' && known.result && !retried) {
       this.log(`task ${dispatch.taskId} was already run: answering from the journal`);
       await this.send(known.result);
       return;
@@ -366,10 +407,16 @@ export class PhoneAgent {
     await this.run(dispatch);
   }
 
-  private async run(dispatch: TaskDispatchV2): Promise<void> {
+  private run(dispatch: TaskDispatchV2): Promise<void> {
     const abort = new AbortController();
     const state: Running = { attempt: dispatch.attempt, abort };
     this.running.set(dispatch.taskId, state);
+    state.ended = this.work(dispatch, state);
+    return state.ended;
+  }
+
+  private async work(dispatch: TaskDispatchV2, state: Running): Promise<void> {
+    const { abort } = state;
     this.journal.started(dispatch.taskId, dispatch.attempt);
     this.log(`task ${dispatch.taskId} (attempt ${dispatch.attempt}): ${dispatch.title}`);
     this.socket.emit('task.ack', { taskId: dispatch.taskId, attempt: dispatch.attempt });
@@ -394,7 +441,9 @@ export class PhoneAgent {
       outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
     }
     this.running.delete(dispatch.taskId);
-    if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
+    // Cut off by the host: what it said, whatever the run made of being stopped.
+    if (state.cut) outcome = { status: 'failed', code: state.cut.code, message: state.cut.message };
+    else if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
     const result: TaskResult =
       outcome.status === 'completed'
         ? {

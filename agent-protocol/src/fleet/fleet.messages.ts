@@ -5,6 +5,9 @@
  */
 import { z } from 'zod';
 import { recoveryRungs } from './fleet.ladder.ts';
+import type { PhoneSettingsAnswer, PhoneSettingsRequest } from './fleet.settings.ts';
+
+export * from './fleet.settings.ts';
 
 const serial = z.string().min(1).max(100);
 const text = z.string().max(1000);
@@ -93,4 +96,6 @@ export const defaultHostFleetSettings: HostFleetSettings = {
 /** What the server sends a host on its control connection. */
 export interface ServerToHost {
   'host.settings': (settings: HostFleetSettings) => void;
+  /** Set these settings on these phones (hosts that named `phone-settings` in their hello); answered per phone. */
+  'host.phone-settings': (request: PhoneSettingsRequest, ack: (answer: PhoneSettingsAnswer) => void) => void;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { phoneCommands } from '@farm/agent-protocol/values';
-import { id, isoTime, nullableTime } from './common.ts';
+import { id, idFilter, isoTime, nullableTime } from './common.ts';
 import { device } from './fleet.contract.ts';
 
 /** The credential a phone agent connects with; shown once, stored hashed. */
@@ -25,9 +25,23 @@ export const wallTile = device.pick({ id: true, name: true, status: true, batter
   vaName: z.string().nullable(),
 });
 export type WallTile = z.infer<typeof wallTile>;
-export const wallSnapshot = z.object({ workspaceName: z.string(), tiles: z.array(wallTile) });
+/** A group or tag the wall may show alone: its name and how many phones it holds. */
+export const wallGroup = z.object({ id, name: z.string(), kind: z.enum(['group', 'tag']), phones: z.number().int() });
+export type WallGroup = z.infer<typeof wallGroup>;
+export const wallSnapshot = z.object({
+  workspaceName: z.string(),
+  tiles: z.array(wallTile),
+  /** The workspace's groups and tags, for the wall's group filter. */
+  groups: z.array(wallGroup),
+  /** The group whose phones these tiles are, or null for every phone. */
+  groupId: id.nullable(),
+});
 export type WallSnapshot = z.infer<typeof wallSnapshot>;
-export const wallQuery = z.object({ token: z.string().max(200).optional() });
+export const wallQuery = z.object({
+  token: z.string().max(200).optional(),
+  /** Only the phones of this group or tag. */
+  groupId: idFilter.optional(),
+});
 
 /** How an attempt ended: settled by its result, its lease expired, withdrawn by a change, or cancelled with its task. */
 export const attemptOutcomeValues = ['completed', 'failed', 'expired', 'withdrawn', 'cancelled'] as const;

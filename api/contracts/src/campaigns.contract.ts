@@ -142,6 +142,8 @@ const campaignFields = z.object({
     .max(1440, { message: messages.cooldown })
     .optional(),
   dailyCaps: dailyCaps.optional(),
+  /** Every account on this group's phones takes the campaign's group routines, kept in step with the group. */
+  groupId: id.nullable().optional(),
 });
 
 const agesInOrder = (body: { autoswipeAgeMin?: number | undefined; autoswipeAgeMax?: number | undefined }) =>
@@ -224,6 +226,11 @@ export const campaign = z.object({
   createdAt: isoTime,
   updatedAt: isoTime,
   accountIds: z.array(id),
+  /**
+   * The group whose phones' accounts run the campaign's group routines, or null. Who is in it is read when the day
+   * is planned and again when each run falls due, so the campaign follows phones joining or leaving the group.
+   */
+  groupId: id.nullable(),
 });
 export type Campaign = z.infer<typeof campaign>;
 export const campaignListQuery = pageQuery.extend({ status: campaignStatus.optional(), platform: campaignPlatform.optional() });
@@ -320,11 +327,13 @@ export function deriveRoutineDuration(type: RoutineType, settings: RoutineSettin
   }
 }
 
-export const createRoutineBody = z.object({
+const routineFields = z.object({
   campaignId: id,
   type: routineType,
   platform: z.string().max(40).optional(),
-  accountId: z.string({ error: messages.routineAccount }).min(1, { message: messages.routineAccount }),
+  accountId: z.string({ error: messages.routineAccount }).min(1, { message: messages.routineAccount }).optional(),
+  /** For every account on the phones of the campaign's group instead of one account (then no accountId). */
+  forGroup: z.boolean().optional(),
   name: shortText.optional(),
   intensity: z.number().int().min(1).max(10).optional(),
   duration: z.number().int().min(0).max(600).optional(),
@@ -332,9 +341,14 @@ export const createRoutineBody = z.object({
   settings: routineSettings.optional(),
   isActive: z.boolean().optional(),
 });
+export const createRoutineBody = routineFields.superRefine((body, ctx) => {
+  if (body.forGroup && body.accountId !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['accountId'], message: "A routine for the group's accounts names no account of its own." });
+  else if (!body.forGroup && body.accountId === undefined) ctx.addIssue({ code: 'custom', path: ['accountId'], message: messages.routineAccount });
+});
 export type CreateRoutineBody = z.input<typeof createRoutineBody>;
-export const updateRoutineBody = createRoutineBody
-  .omit({ campaignId: true })
+export const updateRoutineBody = routineFields
+  .omit({ campaignId: true, forGroup: true })
   .partial()
   .extend({ sequence: z.number().int().min(1).max(100_000).optional() });
 export const routine = z.object({
@@ -343,6 +357,8 @@ export const routine = z.object({
   type: routineType,
   platform: z.string(),
   accountId: id.nullable(),
+  /** Runs for each account on the phones of the campaign's group (accountId is null). */
+  forGroup: z.boolean(),
   name: z.string(),
   intensity: z.number().int(),
   duration: z.number().int(),

@@ -11,6 +11,7 @@ import { account, post } from './content.contract.ts';
 import { activity, device, session, stats, task } from './fleet.contract.ts';
 import { recipeBreaker } from './agents.contract.ts';
 import { deviceGroup } from './groups.contract.ts';
+import { phoneHealth } from './health.contract.ts';
 
 const removed = z.object({ id });
 
@@ -51,6 +52,13 @@ export const serverEvents = {
   'group.created': deviceGroup,
   'group.updated': deviceGroup,
   'group.deleted': removed,
+  /** A phone's health as its host's latest report left it (unresponsive or answering, vitals, its place on the bus). */
+  'device.health': phoneHealth,
+  /**
+   * A host's USB bus, capacity warnings or phones' health changed: Settings → Phone hosts reads it again (only those
+   * who may manage devices read it, so the bus itself does not travel to every browser of the workspace).
+   */
+  'host.fleet': z.object({ hostId: id }),
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

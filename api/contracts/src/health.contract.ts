@@ -3,10 +3,39 @@
  * settings (Settings → Phone hosts). The settings' one schema is the protocol's, as the host validates it too.
  */
 import { z } from 'zod';
-import { batteryHealths, fleetHostMessages, hostFleetSettings } from '@farm/agent-protocol/fleet';
-import { id, nullableTime } from './common.ts';
+import { batteryHealths, fleetHostMessages, hostFleetSettings, phoneSettings, settingOutcome } from '@farm/agent-protocol/fleet';
+import { id, idFilter, nullableTime } from './common.ts';
 
 export { hostFleetSettings, defaultHostFleetSettings, type HostFleetSettings } from '@farm/agent-protocol/fleet';
+export { phoneSettings, settingOutcome, type PhoneSettings, type SettingOutcome } from '@farm/agent-protocol/fleet';
+
+/** Settings for selected phones or a group's, set through their farm hosts (issue #42). */
+export const phoneSettingsBody = z
+  .object({
+    deviceIds: z.array(idFilter).max(1000).optional(),
+    groupId: idFilter.optional(),
+    settings: phoneSettings,
+  })
+  .refine((body) => (body.deviceIds?.length ?? 0) > 0 !== (body.groupId !== undefined), {
+    message: 'Choose some phones or a group, not both',
+    path: ['deviceIds'],
+  });
+export type PhoneSettingsBody = z.input<typeof phoneSettingsBody>;
+
+/** What came of the settings on each phone: per setting, or why the phone could not be reached; a task for a person. */
+export const phoneSettingsResult = z.object({
+  results: z.array(
+    z.object({
+      deviceId: id,
+      name: z.string(),
+      outcomes: z.array(settingOutcome),
+      error: z.string().nullable(),
+      /** The task made for the phone's VA for what adb cannot set, if any. */
+      taskId: id.nullable(),
+    }),
+  ),
+});
+export type PhoneSettingsResult = z.infer<typeof phoneSettingsResult>;
 
 export const phoneHealth = z.object({
   deviceId: id,

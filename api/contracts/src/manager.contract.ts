@@ -34,6 +34,10 @@ export const analyticsWindowQuery = z
   .refine((query) => !(query.range && query.from), { message: 'Give either a Time range or From and To dates, not both', path: ['range'] });
 export type AnalyticsWindowQuery = z.input<typeof analyticsWindowQuery>;
 
+/** Figures of one group's (or tag's) phones only: the stat cards and the phones table. */
+export const analyticsGroupFilter = z.object({ groupId: idFilter.optional() });
+export const statsWindowQuery = z.intersection(analyticsWindowQuery, analyticsGroupFilter);
+
 export const timeseriesMetricValues = ['tasks', 'posts', 'sessions', 'engagement', 'devices'] as const;
 export const timeseriesMetric = z.enum(timeseriesMetricValues);
 export type TimeseriesMetric = z.infer<typeof timeseriesMetric>;
@@ -87,7 +91,7 @@ export const leaderboardColumns = {
   accounts: ['postsPublished', 'postsFailed', 'followers', 'followersGained', 'following', 'name'],
 } as const satisfies Record<LeaderboardTable, readonly string[]>;
 export const leaderboardQuery = z.intersection(
-  analyticsWindowQuery,
+  statsWindowQuery,
   z.object({
     sort: z.string().max(40).optional(),
     order: z.enum(['asc', 'desc']).optional(),

@@ -2,14 +2,18 @@
  * What a host's control connection says of its phones' health (issue #41): unresponsive phones and what failed,
  * vitals and their alerts (an activity and the `device.health` webhook event), each recovery rung as an activity,
  * the replug task for a person, and the host's USB bus with its capacity warnings. Messages are optional: a host
- * that predates them sends none. Each is parsed; a bad one is answered with its error and changes nothing.
+ * that predates them sends none. Each is parsed; a bad one is answered with its error and changes nothing. What is
+ * stored is announced to the console as it commits: `device.health` with the phone's row as it now is, and
+ * `host.fleet` for Settings → Phone hosts. A rung is stored as an activity (and the replug task as a task), which
+ * announce themselves.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { fleetHostMessages, type FleetHostMessage, type FleetHostMessageName, type Ack } from '@farm/agent-protocol';
 import { createTasks, Outboxes, raiseAlert, replugTask } from '@farm/workers';
-import { write, type WriteContext } from '../events/write.ts';
+import { write, type WriteContext, type WriteOutbox } from '../events/write.ts';
+import type { Tx } from '../shared/types.ts';
 import type { AgentHost } from './hosts.queries.ts';
-import { currentHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.queries.ts';
+import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.queries.ts';
 
 const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
   reconnect: 'reconnected its transport',
@@ -20,6 +24,15 @@ const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
   power_cycle: 'power-cycled its USB port',
   replug_task: 'asked a person to replug it',
 };
+
+/** The phone's health as now stored, and its host's panel, announced once the write commits. */
+async function announceHealth(tx: Tx, outbox: WriteOutbox, host: AgentHost, deviceIds: readonly string[]): Promise<void> {
+  for (const deviceId of deviceIds) {
+    const stored = await deviceHealth(tx, host.workspaceId, deviceId);
+    if (stored) outbox.add('device.health', stored);
+  }
+  outbox.add('host.fleet', { hostId: host.id });
+}
 
 type Listener = (raw: unknown, ack?: (answer: Ack) => void) => void;
 
@@ -56,6 +69,7 @@ export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket:
       const was = before?.unresponsiveReason ?? null;
       if (reason && !was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} is not answering: ${reason}`, type: 'warning' });
       if (!reason && was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} answers again`, type: 'success' });
+      await announceHealth(tx, outbox, host, [device.id]);
     });
   });
 
@@ -79,6 +93,7 @@ export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket:
           vitalsAt: at,
         },
       );
+      await announceHealth(tx, outbox, host, [device.id]);
       for (const alert of message.alerts) {
         const text = `${device.name}: ${alert.message}`;
         await outbox.record({ userId: null, deviceId: device.id, action: text, type: alert.kind === 'disk_full' ? 'warning' : 'error' });
@@ -122,7 +137,7 @@ export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket:
   handle('host.usb', async (message) => {
     await write(ctx, host.workspaceId, async (tx, outbox) => {
       const before = new Set(await saveUsb(tx, host.id, message));
-      await placePhones(tx, host, message.phones);
+      await announceHealth(tx, outbox, host, await placePhones(tx, host, message.phones));
       for (const warning of message.warnings) {
         if (!before.has(warning.message))
           await outbox.record({ userId: null, action: `Host "${host.name}": ${warning.message}`.slice(0, 1000), type: 'warning' });

@@ -168,11 +168,18 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         socketId: peer.socketId,
         protocol: peer.protocol,
         heardAt: Date.now(),
+        ...(hello.holding ? { holding: true } : {}),
         send: peer.send,
       });
       // Work is handed over once the phone has its answer (and, speaking protocol 2, has sent what it kept).
       setImmediate(() => void ctx.dispatcher.wake(peer.device.id));
       return { ok: true, protocol: peer.protocol, heartbeatMs: automation().heartbeatMs, deviceId: peer.device.id, deviceName: peer.device.name };
+    },
+
+    async 'agent.hold'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      ctx.dispatcher.hold(peer.device.id, message.holding);
+      return ok;
     },
 
     async 'agent.heartbeat'(peer, beat) {

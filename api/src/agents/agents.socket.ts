@@ -19,6 +19,7 @@ import {
   type ServerMessage,
   type ServerToAgent,
 } from '@farm/agent-protocol';
+import { PHONE_SETTINGS_FEATURE, phoneSettingsAnswer, type PhoneSettingsAnswer, type PhoneSettingsRequest } from '@farm/agent-protocol/fleet';
 import { isUuid, serialize, type TaskRow } from '@farm/sql';
 import { ackTasks, automation, Outbox, Outboxes, type PhoneAck, progressTask, recordActivity } from '@farm/workers';
 import type { ChangeFeed } from '../events/changes.ts';
@@ -36,7 +37,7 @@ import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
-type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host' } & AgentHost);
+type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host'; features?: string[] } & AgentHost);
 
 export type AgentNamespace = Namespace<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
 type AgentSocket = Socket<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
@@ -59,6 +60,11 @@ export interface Agents {
   hostConnected(hostId: string): Promise<boolean>;
   /** Sends a host its fleet settings (Settings → Phone hosts). */
   sendHostSettings(hostId: string, settings: unknown): void;
+  /**
+   * Asks a host to set settings on its phones and waits for its answer: the answer, or why there is none (its control
+   * connection is closed, its farm-agent predates `phone-settings`, or it did not answer in time).
+   */
+  setPhoneSettings(hostId: string, request: PhoneSettingsRequest, timeoutMs: number): Promise<PhoneSettingsAnswer | 'offline' | 'unsupported' | 'no answer'>;
   /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -337,6 +343,8 @@ class AgentSockets implements Agents {
     socket.on('host.hello', (raw: unknown, ack?: Answer) => {
       const parsed = hostMessages['host.hello'].safeParse(raw);
       if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
+      // What it can do is kept with its connection, for whichever instance asks (`setPhoneSettings`).
+      if (socket.data.kind === 'host') socket.data.features = parsed.data.features ?? [];
       this.touch(host);
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
@@ -356,6 +364,24 @@ class AgentSockets implements Agents {
   /** New fleet settings for a host: sent to its control connection wherever it is. */
   sendHostSettings(hostId: string, settings: unknown): void {
     (this.nsp as unknown as Namespace).to(hostControlRoom(hostId)).emit('host.settings', settings);
+  }
+
+  async setPhoneSettings(
+    hostId: string,
+    request: PhoneSettingsRequest,
+    timeoutMs: number,
+  ): Promise<PhoneSettingsAnswer | 'offline' | 'unsupported' | 'no answer'> {
+    const sockets = await this.nsp.in(hostControlRoom(hostId)).fetchSockets();
+    if (sockets.length === 0) return 'offline';
+    const able = sockets.find((socket) => socket.data.kind === 'host' && socket.data.features?.includes(PHONE_SETTINGS_FEATURE));
+    if (!able) return 'unsupported';
+    try {
+      const answers: unknown = await (this.nsp as unknown as Namespace).to(able.id).timeout(timeoutMs).emitWithAck('host.phone-settings', request);
+      const parsed = phoneSettingsAnswer.safeParse(Array.isArray(answers) ? answers[0] : answers);
+      return parsed.success ? parsed.data : 'no answer';
+    } catch {
+      return 'no answer';
+    }
   }
 
   private touch(host: AgentHost): void {

@@ -3,7 +3,7 @@ import type { TaskRow } from '@farm/sql';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Db } from '../shared/types.ts';
 import { createChangeFeed } from '../events/changes.ts';
-import { Dispatcher, SWEEP_MS } from './dispatcher.ts';
+import { Dispatcher, HOLD_MAX_MS, SWEEP_MS } from './dispatcher.ts';
 
 /**
  * Each lease the dispatcher asks for, held open until the test lets it finish; it leases the next of `tasks` if the
@@ -213,5 +213,48 @@ describe('the dispatcher', () => {
     // The first batch's lookup failed: its lease stood and the phone's work was looked up on its own.
     expect(works.lookups.slice(1)).toEqual([['t4'], ['t4'], ['t5']]);
     expect(messages.slice(3).map((message) => message.taskId)).toEqual(['t4', 't5']);
+  });
+
+  it('gives a phone its host holds no new work, on a wake, a result or the sweep, until the host lets go', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'Date'] });
+    const { dispatcher, sent } = await givenT1();
+    // The host restarts its adb server: it holds the phone, whose result for t1 then comes in.
+    dispatcher.hold('phone-1', true);
+    leases.tasks.push(task('t2'));
+    void dispatcher.finished('phone-1');
+    void dispatcher.wake('phone-1');
+    vi.advanceTimersByTime(SWEEP_MS * 3);
+    await finishLeases();
+    expect(sent).toEqual(['t1']);
+    expect(leases.asked).toEqual(['phone-1']);
+
+    // A new socket of the phone while still held (the phone came back before the host let go) stays held.
+    dispatcher.attach({ ...phone('phone-1', sent), holding: true });
+    void dispatcher.wake('phone-1');
+    vi.advanceTimersByTime(SWEEP_MS);
+    await finishLeases();
+    expect(sent).toEqual(['t1']);
+
+    // Letting go wakes it: its next task at once.
+    dispatcher.hold('phone-1', false);
+    await finishLeases();
+    expect(sent).toEqual(['t1', 't2']);
+  });
+
+  it('lets a hold run out after HOLD_MAX_MS, so a host that never lets go does not keep its phone idle', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'Date'] });
+    dispatcher = new Dispatcher({} as Db, changes, log);
+    const sent: string[] = [];
+    dispatcher.attach({ ...phone('phone-1', sent), holding: true });
+    leases.tasks.push(task('t1'));
+    void dispatcher.wake('phone-1');
+    await finishLeases();
+    expect(sent).toEqual([]);
+    vi.advanceTimersByTime(HOLD_MAX_MS);
+    // Heard since (its heartbeats went on through the hold).
+    dispatcher.heard('phone-1');
+    vi.advanceTimersByTime(SWEEP_MS);
+    await finishLeases();
+    expect(sent).toEqual(['t1']);
   });
 });

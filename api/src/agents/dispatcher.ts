@@ -17,6 +17,10 @@
  * protocol 1 agents in the v1 shape, to protocol 2 agents typed. "Connected here and heard" is the device-status rule
  * of @farm/workers devices/status.ts (`silenceMs`).
  *
+ * A phone its farm host holds (around an adb server restart: `agent.hold`, or `holding` in its hello) is given no
+ * new work by any of the four until the host lets go, or HOLD_MAX_MS passed (a host that never lets go does not keep
+ * a phone idle for good); letting go wakes it.
+ *
  * A phone this process gave an attempt is not asked again until that attempt ends: its result (sent here), its
  * withdrawal (announced by any process), a new socket, or the sweep finding it free in the database. A wake in
  * between (a batch of posts falling due while it works) would lease nothing, one statement for each; the result's
@@ -35,6 +39,8 @@ import type { ChangeFeed } from '../events/changes.ts';
 import { Gathered } from './gathered.ts';
 
 export const SWEEP_MS = 2_000;
+/** The longest a host's hold keeps a phone from work: its drain (60 s) and an adb server restart, with room to spare. */
+export const HOLD_MAX_MS = 5 * 60_000;
 
 export interface ConnectedPhone {
   socketId: string;
@@ -43,6 +49,8 @@ export interface ConnectedPhone {
   deviceName: string;
   protocol: ProtocolVersion;
   heardAt: number;
+  /** Its host holds its work (said in its hello). */
+  holding?: boolean;
   send<N extends 'task.dispatch' | 'task.cancel'>(event: N, message: ServerMessage<N>): void;
 }
 
@@ -59,6 +67,8 @@ export class Dispatcher {
   private readonly waiting = new Set<string>();
   /** The attempt each phone was given by this process and has not ended, as far as this process has heard. */
   private readonly out = new Map<string, { taskId: string; attempt: number }>();
+  /** Phones their host holds, each until when at most (see HOLD_MAX_MS). */
+  private readonly held = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -103,6 +113,24 @@ export class Dispatcher {
   attach(phone: ConnectedPhone): void {
     this.phones.set(phone.deviceId, phone);
     this.out.delete(phone.deviceId);
+    if (phone.holding) this.held.set(phone.deviceId, Date.now() + HOLD_MAX_MS);
+    else this.held.delete(phone.deviceId);
+  }
+
+  /** The phone's host holds its work, or lets go of it (and the phone may take its next task at once). */
+  hold(deviceId: string, holding: boolean): void {
+    if (holding) this.held.set(deviceId, Date.now() + HOLD_MAX_MS);
+    // Not awaited: a hand-over logs its own failure (wake never rejects).
+    else if (this.held.delete(deviceId)) void this.wake(deviceId);
+  }
+
+  /** Held by its host, and the hold has not run out. */
+  holds(deviceId: string): boolean {
+    const until = this.held.get(deviceId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.held.delete(deviceId);
+    return false;
   }
 
   /** The phone's socket closed; a newer socket of the same phone stays attached. */
@@ -110,6 +138,7 @@ export class Dispatcher {
     if (this.phones.get(deviceId)?.socketId !== socketId) return;
     this.phones.delete(deviceId);
     this.out.delete(deviceId);
+    this.held.delete(deviceId);
   }
 
   /** The phone sent a result (settling its attempt, or one of an older one): it may take its next task now. */
@@ -154,7 +183,7 @@ export class Dispatcher {
 
   private async handOver(deviceId: string): Promise<void> {
     const phone = this.live(deviceId);
-    if (!phone || this.closed || this.out.has(deviceId)) return;
+    if (!phone || this.closed || this.out.has(deviceId) || this.holds(deviceId)) return;
     const lease = await this.leases.run(deviceId);
     if (!lease) return;
     const { task } = lease;
@@ -172,7 +201,7 @@ export class Dispatcher {
   }
 
   private async sweep(): Promise<void> {
-    const live = [...this.phones.keys()].filter((deviceId) => this.live(deviceId) && !this.queues.has(deviceId));
+    const live = [...this.phones.keys()].filter((deviceId) => this.live(deviceId) && !this.queues.has(deviceId) && !this.holds(deviceId));
     if (live.length === 0) return;
     try {
       // Free in the database, whatever this process last heard.

@@ -62,17 +62,22 @@ export async function saveUsb(tx: Tx, hostId: string, usb: HostUsb): Promise<str
   return warnings.map((warning) => warning.message);
 }
 
-/** Places the host's phones on its bus (their health rows), by serial. */
-export async function placePhones(tx: Tx, host: { id: string; workspaceId: string }, phones: HostUsb['phones']): Promise<void> {
+/** Places the host's phones on its bus (their health rows), by serial; answers the phones whose place changed. */
+export async function placePhones(tx: Tx, host: { id: string; workspaceId: string }, phones: HostUsb['phones']): Promise<string[]> {
+  const moved: string[] = [];
   for (const phone of phones) {
     const device = await findHostDevice(tx, host, phone.serial);
     if (!device) continue;
+    const was = await tx.selectFrom('deviceHealth').select(['usbController', 'usbHub', 'usbPort']).where('deviceId', '=', device.id).executeTakeFirst();
+    if (was?.usbController === phone.controllerId && was.usbHub === phone.hubLocation && was.usbPort === phone.port) continue;
+    moved.push(device.id);
     await upsertHealth(
       tx,
       { id: device.id, workspaceId: host.workspaceId },
       { usbController: phone.controllerId, usbHub: phone.hubLocation, usbPort: phone.port },
     );
   }
+  return moved;
 }
 
 /** An open replug task for the phone already asks the person: no second one. */
@@ -137,7 +142,7 @@ export async function deviceInWorkspace(db: Db, workspaceId: string, deviceId: s
 }
 
 /** One phone's health (null: its host never reported any). */
-export async function deviceHealth(db: Db, workspaceId: string, deviceId: string): Promise<PhoneHealth | null> {
+export async function deviceHealth(db: Db | Tx, workspaceId: string, deviceId: string): Promise<PhoneHealth | null> {
   const row = await db.selectFrom('deviceHealth').selectAll().where('workspaceId', '=', workspaceId).where('deviceId', '=', deviceId).executeTakeFirst();
   return row ? healthOut(row) : null;
 }

@@ -25,7 +25,10 @@ export const rooms = {
   wallLink: (id: string) => `wall-link:${id}`,
 };
 
-/** What a wall screen hears: the phones and their sessions, nothing else of the workspace. */
+/**
+ * What a wall screen hears: the phones and their sessions, and the groups (a wall showing one group follows its phones
+ * joining and leaving it), nothing else of the workspace.
+ */
 const wallEvents: ReadonlySet<string> = new Set([
   'devices.pulse',
   'device.created',
@@ -36,6 +39,9 @@ const wallEvents: ReadonlySet<string> = new Set([
   'session.updated',
   'session.ended',
   'screenshot.added',
+  'group.created',
+  'group.updated',
+  'group.deleted',
 ]);
 
 /** Stats are recomputed at most this often per workspace, however many changes arrive. */

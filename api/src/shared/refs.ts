@@ -7,7 +7,7 @@ import { badRequest } from '../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Db } from './types.ts';
 
-type Owned = 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'routines' | 'sessions';
+type Owned = 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'routines' | 'sessions' | 'deviceGroups';
 
 export async function assertOwned(db: Db, table: Owned, workspaceId: string, id: string, field: string): Promise<void> {
   if (isUuid(id)) {

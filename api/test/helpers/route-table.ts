@@ -719,6 +719,15 @@ export const writeRoutes: WriteRoute[] = [
       body: { package: 'com.instagram.android', screenName: 'Feed', selector: { id: 'row_feed_button_like' } },
     }),
   },
+  // Settings in bulk (issue #42): a phone on no host answers 200 with its reason; another workspace's phone is refused.
+  {
+    method: 'POST',
+    path: '/api/devices/settings',
+    ok: 200,
+    vaMay: false,
+    foreign: { status: 400, error: '1 phone was not found in this workspace' },
+    setup: async ({ operator }) => ({ url: '/api/devices/settings', body: { deviceIds: [(await buildDevice(operator)).id], settings: { stayAwake: true } } }),
+  },
   // Groups and tags of phones (issue #42).
   {
     method: 'POST',
@@ -910,6 +919,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/campaigns'),
   read('/api/campaigns/{id}', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}`),
   read('/api/campaigns/{id}/accounts', async ({ operator }) => `/api/campaigns/${(await buildLinkedCampaign(operator)).campaign.id}/accounts`),
+  read('/api/campaigns/{id}/group-accounts', async ({ operator }) => `/api/campaigns/${(await buildCampaign(operator)).id}/group-accounts`),
   read('/api/routines'),
   read('/api/campaign-sessions'),
   read('/api/accounts'),

@@ -501,3 +501,40 @@ describe('GET /api/analytics/accounts/{id}/growth', () => {
     expectError(await stranger.get(`/api/analytics/accounts/${account.id}/growth`), 404, 'Not found');
   });
 });
+
+describe('analytics of one group of phones', () => {
+  it('counts the stat cards and the phones table over the group’s phones only, and refuses a group not its own', async () => {
+    const operator = await signUp(t.app);
+    const stranger = await signUp(t.app);
+    const inGroup = (await operator.post('/api/devices', { name: 'Rack A 1' })).body as { id: string };
+    const outside = (await operator.post('/api/devices', { name: 'Rack B 1' })).body as { id: string };
+    for (const [deviceId, status] of [
+      [inGroup.id, 'completed'],
+      [inGroup.id, 'failed'],
+      [outside.id, 'completed'],
+      [outside.id, 'completed'],
+      [outside.id, 'pending'],
+    ] as const) {
+      const made = await operator.post('/api/tasks', { title: 'Warm up', type: 'warmup', priority: 'medium', deviceId });
+      expectStatus(made, 201);
+      if (status !== 'pending') await t.db.updateTable('tasks').set({ status }).where('id', '=', made.body.id).execute();
+    }
+    const group = (await operator.post('/api/groups', { name: 'Rack A', deviceIds: [inGroup.id] })).body as { id: string };
+
+    const all = (await operator.get<WindowedStats>('/api/analytics/stats?range=7d')).body;
+    expect(all).toMatchObject({ totalTasks: 5, completedTasks: 3, totalDevices: 2 });
+    const ofGroup = (await operator.get<WindowedStats>(`/api/analytics/stats?range=7d&groupId=${group.id}`)).body;
+    expect(ofGroup).toMatchObject({ totalTasks: 2, completedTasks: 1, successRate: 50, totalDevices: 1, previous: { totalTasks: 0, totalDevices: 0 } });
+    // All time too.
+    expect((await operator.get<WindowedStats>(`/api/analytics/stats?groupId=${group.id}`)).body).toMatchObject({ totalTasks: 2, totalDevices: 1 });
+
+    const table = (await operator.get<Leaderboard>(`/api/analytics/tables/devices?range=7d&groupId=${group.id}`)).body;
+    expect(table.total).toBe(1);
+    expect(table.rows).toEqual([expect.objectContaining({ id: inGroup.id, name: 'Rack A 1', totalTasks: 2, completedTasks: 1, failedTasks: 1 })]);
+    expect((await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d')).body.total).toBe(2);
+
+    expectFieldError(await operator.get(`/api/analytics/tables/vas?groupId=${group.id}`), 'groupId', 'Filter by group applies to the phones table only');
+    expectFieldError(await stranger.get(`/api/analytics/stats?groupId=${group.id}`), 'groupId', "Group must be one of this workspace's groups or tags");
+    expectFieldError(await operator.get('/api/analytics/stats?groupId=rack'), 'groupId', 'Group id must be an id');
+  });
+});

@@ -99,4 +99,33 @@ describe('GET /api/wall', () => {
     expectError(await loner.get('/api/wall'), 401, INVALID);
     expectFieldError(await new Client(t.app).get(`/api/wall?token=${'x'.repeat(201)}`), 'token', 'Token must be at most 200 characters');
   });
+
+  it("shows one group's phones when asked, names the groups for the filter, and refuses a group not its own", async () => {
+    const owner = await signUp(t.app, { name: 'Gail Groups' });
+    const other = await signUp(t.app, { name: 'Otto Other' });
+    const one = await buildDevice(owner, { name: 'Rack A 1' });
+    await buildDevice(owner, { name: 'Rack B 1' });
+    const three = await buildDevice(owner, { name: 'Rack A 2' });
+    const rackA = (await owner.post('/api/groups', { name: 'Rack A', deviceIds: [one.id, three.id] })).body as { id: string };
+    await owner.post('/api/groups', { name: 'vip', kind: 'tag' });
+    const foreign = (await other.post('/api/groups', { name: 'Theirs' })).body as { id: string };
+    const link = (await owner.post('/api/wall-links', {})).body as { token: string };
+    const tv = new Client(t.app);
+
+    const all = await tv.get(`/api/wall?token=${link.token}`);
+    expect(all.body.groupId).toBeNull();
+    expect(all.body.tiles).toHaveLength(3);
+    expect(all.body.groups).toEqual([
+      { id: rackA.id, name: 'Rack A', kind: 'group', phones: 2 },
+      expect.objectContaining({ name: 'vip', kind: 'tag', phones: 0 }),
+    ]);
+    const filtered = await tv.get(`/api/wall?token=${link.token}&groupId=${rackA.id}`);
+    expect(filtered.body.groupId).toBe(rackA.id);
+    expect(filtered.body.tiles.map((tile: { name: string }) => tile.name)).toEqual(['Rack A 1', 'Rack A 2']);
+    // The signed-in member's wall filters the same way.
+    expect((await owner.get(`/api/wall?groupId=${rackA.id}`)).body.tiles).toHaveLength(2);
+
+    expectError(await tv.get(`/api/wall?token=${link.token}&groupId=${foreign.id}`), 404, 'This group does not exist (it may have been removed)');
+    expectFieldError(await tv.get(`/api/wall?token=${link.token}&groupId=rack-a`), 'groupId', 'Group id must be an id');
+  });
 });

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { buildAccount, buildCampaign, buildDevice } from '../helpers/factories.ts';
+import { until } from './phones.ts';
 
 let t: TestApp;
 let operator: Client;
@@ -106,5 +107,105 @@ describe('campaign runs', () => {
     const silly = await operator.patch(`/api/campaigns/${campaign.id}`, { cooldownMinutes: 5000, dailyCaps: { likes: -1 } });
     expect(silly.status).toBe(400);
     expect(silly.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['cooldownMinutes', 'dailyCaps.likes']);
+  });
+
+  it('takes every account on the phones of a group, in step as phones join or leave it (read when planned and when due)', async () => {
+    const [one, two, three] = [await buildDevice(operator), await buildDevice(operator), await buildDevice(operator)];
+    const first = await buildAccount(operator, { deviceId: one.id });
+    const second = await buildAccount(operator, { deviceId: two.id });
+    const third = await buildAccount(operator, { deviceId: three.id });
+    // An account of another platform on a phone of the group is not the campaign's.
+    await buildAccount(operator, { deviceId: one.id, platform: 'tiktok' });
+    const group = (await operator.post('/api/groups', { name: `Client ${Math.random().toString(36).slice(2, 6)}`, deviceIds: [one.id, two.id] })).body;
+
+    // Bad input: a group of no one's, a group routine on a campaign without a group, a group routine naming an account.
+    expect(await operator.post('/api/campaigns', { name: 'G', platform: 'instagram', niche: 'x', keywords: ['k'], groupId: one.id })).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'groupId', message: "Group must be one of this workspace's groups or tags" }] },
+    });
+    const plain = await buildCampaign(operator);
+    expect(await operator.post('/api/routines', { campaignId: plain.id, type: 'warmup', forGroup: true })).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'forGroup' }] },
+    });
+    expect(await operator.post('/api/routines', { campaignId: plain.id, type: 'warmup', forGroup: true, accountId: first.id })).toMatchObject({
+      status: 400,
+      body: { details: [{ field: 'accountId' }] },
+    });
+    expect(await t.db.selectFrom('routines').select('id').where('campaignId', '=', plain.id).execute()).toEqual([]);
+
+    const campaign = await buildCampaign(operator, { activeHoursStart: 0, activeHoursEnd: 24, groupId: group.id, cooldownMinutes: 0 });
+    expect(campaign.groupId).toBe(group.id);
+    const routine = await operator.post('/api/routines', { campaignId: campaign.id, type: 'warmup', forGroup: true, intensity: 10 });
+    expect(routine).toMatchObject({ status: 201, body: { forGroup: true, accountId: null } });
+    const usernames = async () =>
+      ((await operator.get(`/api/campaigns/${campaign.id}/group-accounts`)).body as { username: string }[]).map((row) => row.username).sort();
+    expect(await usernames()).toEqual([first.username, second.username].sort());
+    const accountOf = (run: Run) => (run as Run & { accountId: string }).accountId;
+
+    // Activated: one run per account on the group's phones each round, side by side (each on its own phone); the
+    // round under way goes out at once.
+    await operator.patch(`/api/campaigns/${campaign.id}`, { status: 'active' });
+    const runs = await runsOf(campaign.id);
+    expect(new Set(runs.map(accountOf))).toEqual(new Set([first.id, second.id]));
+    for (const round of new Set(runs.map((run) => run.round))) {
+      const inRound = runs.filter((run) => run.round === round);
+      expect(inRound).toHaveLength(2);
+      expect(new Set(inRound.map((run) => run.scheduledAt)).size).toBe(1);
+    }
+    const current = await until(async () => {
+      const out = (await runsOf(campaign.id)).filter((run) => run.status === 'in-progress');
+      return out.length === 2 ? out : undefined;
+    }, 'the round under way out on both phones');
+
+    // The second phone leaves the group and a third joins; the round under way ends, the next falls due.
+    expect((await operator.post(`/api/groups/${group.id}/devices`, { remove: [two.id], add: [three.id] })).status).toBe(200);
+    await t.db
+      .updateTable('tasks')
+      .set({ status: 'completed', completedAt: new Date() })
+      .where(
+        'campaignSessionId',
+        'in',
+        current.map((run) => run.id),
+      )
+      .execute();
+    await t.db
+      .updateTable('campaignSessions')
+      .set({ status: 'completed', completedAt: new Date() })
+      .where(
+        'id',
+        'in',
+        current.map((run) => run.id),
+      )
+      .execute();
+    // A later round of the day, due now (written as the planner writes it, so the test does not hang on the hour).
+    const next = 99;
+    const { workspaceId } = await t.db.selectFrom('campaigns').select('workspaceId').where('id', '=', campaign.id).executeTakeFirstOrThrow();
+    await t.db
+      .insertInto('campaignSessions')
+      .values(
+        [first, second].map((account) => ({
+          workspaceId,
+          campaignId: campaign.id,
+          routineId: routine.body.id as string,
+          accountId: account.id,
+          planDay: current[0]!.planDay,
+          round: next,
+          scheduledAt: new Date(Date.now() - 1000),
+        })),
+      )
+      .execute();
+    await t.app.ctx.jobs!.runNow('campaigns.due');
+    const after = (await runsOf(campaign.id)).filter((run) => run.round === next);
+    // Read when due: the account whose phone left gets no run; the one still in the group does.
+    expect(after.find((run) => accountOf(run) === second.id)).toMatchObject({
+      status: 'cancelled',
+      note: `@${second.username}'s phone is no longer in the campaign's group`,
+    });
+    expect(after.find((run) => accountOf(run) === first.id)?.status).toBe('in-progress');
+    // Read when planned: the phone that joined gets the campaign's runs from the next planning (each minute).
+    await t.app.ctx.jobs!.runNow('campaigns.plan');
+    expect(await usernames()).toEqual([first.username, third.username].sort());
+    expect((await runsOf(campaign.id)).some((run) => accountOf(run) === third.id && run.status === 'pending')).toBe(true);
   });
 });

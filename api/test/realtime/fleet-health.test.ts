@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
 import { buildWebhook } from '../helpers/factories.ts';
 import { helloV1, send } from './phones.ts';
-import { connected, listen, next } from './sockets.ts';
+import { connect, connected, listen, next, pause, record } from './sockets.ts';
 
 let t: TestApp;
 let url: string;
@@ -187,5 +187,46 @@ describe('fleet health from a host', () => {
     expect(await sent).toEqual(wanted);
     expect((await operator.get(`/api/hosts/${hostId}/fleet`)).body.settings).toEqual(wanted);
     expect((await stranger.get(`/api/hosts/${hostId}/fleet`)).status).toBe(404);
+  });
+
+  it('pushes what it stores to the console: the phone’s health row, and a nudge for the host’s panel', async () => {
+    const { hostId, control, device } = await hostWithPhone('Rack E', 'HEALTH-5');
+    const browser = connect(url, operator);
+    sockets.push(browser);
+    await connected(browser);
+    const stranger_ = connect(url, stranger);
+    sockets.push(stranger_);
+    await connected(stranger_);
+    const strangerSaw = record(stranger_);
+
+    const pushed = next<Record<string, unknown>>(browser, 'device.health');
+    const nudged = next<Record<string, unknown>>(browser, 'host.fleet');
+    await send(control, 'host.vitals', vitals('HEALTH-5', { batteryLevel: 42 }));
+    expect(await pushed).toEqual((await operator.get(`/api/devices/${device.id}/health`)).body);
+    expect(await pushed).toMatchObject({ deviceId: device.id, batteryLevel: 42 });
+    expect(await nudged).toEqual({ hostId });
+
+    const unresponsive = next<Record<string, unknown>>(browser, 'device.health');
+    await send(control, 'host.health', { serial: 'HEALTH-5', ok: false, failed: [{ check: 'frame', error: 'No frame.' }], reason: 'No frame.' });
+    expect(await unresponsive).toMatchObject({ deviceId: device.id, unresponsiveReason: 'No frame.', batteryLevel: 42 });
+
+    const placed = next<Record<string, unknown>>(browser, 'device.health');
+    const usb = {
+      controllers: [{ id: 'usb1', kind: 'xhci', driver: 'xhci_hcd' }],
+      phones: [{ serial: 'HEALTH-5', controllerId: 'usb1', hubLocation: '1-1', port: 2 }],
+      warnings: [],
+      uhubctl: { enabled: false, problem: null },
+    };
+    await send(control, 'host.usb', usb);
+    expect(await placed).toMatchObject({ deviceId: device.id, usbHub: '1-1', usbPort: 2 });
+    // The same bus again moves no phone: only the panel is nudged.
+    const seen = record(browser);
+    await send(control, 'host.usb', usb);
+    await pause(300);
+    expect(seen.get('device.health')).toBeUndefined();
+    expect(seen.get('host.fleet')).toEqual([{ hostId }]);
+    // Another workspace hears nothing of it.
+    expect(strangerSaw.get('device.health')).toBeUndefined();
+    expect(strangerSaw.get('host.fleet')).toBeUndefined();
   });
 });

@@ -101,6 +101,7 @@ export function buildCampaign(overrides: Partial<Campaign> = {}): Campaign {
     createdAt: contentStamp,
     updatedAt: contentStamp,
     accountIds: [],
+    groupId: null,
     ...overrides,
   };
 }
@@ -162,6 +163,7 @@ export function buildRoutine(overrides: Partial<Routine> = {}): Routine {
     type: 'warmup',
     platform: 'instagram',
     accountId: 'a1',
+    forGroup: false,
     name: 'Warmup',
     intensity: 5,
     duration: 5,

@@ -72,15 +72,16 @@ export function planDay(input: PlanInput): PlannedRun[] {
       return Array.from({ length: n }, (_, j) => Math.floor((j * rounds) / n)).includes(round);
     });
     if (members.length === 0) continue;
-    const length = members.reduce((sum, routine) => sum + Math.max(1, routine.duration) * 60_000, 0);
+    const length = members.reduce((sum, routine, index) => (members[index - 1]?.id === routine.id ? sum : sum + Math.max(1, routine.duration) * 60_000), 0);
     const slack = Math.max(0, share - length);
     let at = start.getTime() + round * share + fraction(`${input.campaignId}:${input.day}:${round}`) * slack;
     if (input.startNow && round === current) at = now;
     else if (input.startNow && current >= 0 && round < current) continue;
     else if (at < now - 60_000) continue;
-    for (const routine of members) {
+    // A group routine comes once per account, each on its own phone: its accounts share its slot in the round.
+    for (const [index, routine] of members.entries()) {
       planned.push({ routineId: routine.id, accountId: routine.accountId, round, scheduledAt: new Date(Math.round(at)) });
-      at += Math.max(1, routine.duration) * 60_000;
+      if (members[index + 1]?.id !== routine.id) at += Math.max(1, routine.duration) * 60_000;
     }
   }
   return planned;

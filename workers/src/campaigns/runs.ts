@@ -22,18 +22,20 @@ const stoppedAccounts = ['paused', 'suspended'] as const;
 export async function planCampaign(db: Db, campaignId: string, options: { startNow: boolean; now?: Date }): Promise<number> {
   const campaign = await db
     .selectFrom('campaigns')
-    .select(['id', 'workspaceId', 'status', 'activeHoursStart', 'activeHoursEnd'])
+    .select(['id', 'workspaceId', 'status', 'activeHoursStart', 'activeHoursEnd', 'groupId', 'platform'])
     .where('id', '=', campaignId)
     .executeTakeFirst();
   if (campaign?.status !== 'active') return 0;
-  const routines = await db
+  const own = await db
     .selectFrom('routines as r')
     .innerJoin('accounts as a', 'a.id', 'r.accountId')
     .select(['r.id', 'r.accountId', 'r.intensity', 'r.duration', 'r.sequence'])
     .where('r.campaignId', '=', campaignId)
     .where('r.isActive', '=', true)
+    .where('r.forGroup', '=', false)
     .where('a.status', 'not in', stoppedAccounts)
     .execute();
+  const routines = [...own.map((routine) => ({ ...routine, accountId: routine.accountId! })), ...(await groupRuns(db, campaign))];
   const timeZone = await workspaceTimeZone(db, campaign.workspaceId);
   const now = options.now ?? new Date();
   const day = dayIn(now, timeZone);
@@ -43,7 +45,7 @@ export async function planCampaign(db: Db, campaignId: string, options: { startN
     timeZone,
     activeHoursStart: campaign.activeHoursStart,
     activeHoursEnd: campaign.activeHoursEnd,
-    routines: routines.map((routine) => ({ ...routine, accountId: routine.accountId! })),
+    routines,
     now,
     startNow: options.startNow,
   });
@@ -61,10 +63,41 @@ export async function planCampaign(db: Db, campaignId: string, options: { startN
         scheduledAt: run.scheduledAt,
       })),
     )
-    .onConflict((oc) => oc.columns(['routineId', 'planDay', 'round']).where('planDay', 'is not', null).where('status', '<>', 'cancelled').doNothing())
+    .onConflict((oc) =>
+      oc.columns(['routineId', 'accountId', 'planDay', 'round']).where('planDay', 'is not', null).where('status', '<>', 'cancelled').doNothing(),
+    )
     .returning('id')
     .execute();
   return inserted.length;
+}
+
+/**
+ * The campaign's group routines, once for each account on the group's phones now (of the campaign's platform, its
+ * automation not stopped). Membership is read here and again when each run falls due (`processCampaignsDue`), never
+ * copied: a phone joining the group gets the campaign's runs from the next planning (each minute), one leaving it
+ * gets none after it left.
+ */
+async function groupRuns(db: Db | Tx, campaign: { id: string; workspaceId: string; groupId: string | null; platform: string }) {
+  if (!campaign.groupId) return [];
+  const routines = await db
+    .selectFrom('routines')
+    .select(['id', 'intensity', 'duration', 'sequence'])
+    .where('campaignId', '=', campaign.id)
+    .where('isActive', '=', true)
+    .where('forGroup', '=', true)
+    .execute();
+  if (routines.length === 0) return [];
+  const accounts = await db
+    .selectFrom('accounts as a')
+    .innerJoin('deviceGroupMembers as m', 'm.deviceId', 'a.deviceId')
+    .select('a.id')
+    .where('m.groupId', '=', campaign.groupId)
+    .where('a.workspaceId', '=', campaign.workspaceId)
+    .where('a.platform', '=', campaign.platform as 'instagram')
+    .where('a.status', 'not in', stoppedAccounts)
+    .orderBy('a.id')
+    .execute();
+  return routines.flatMap((routine) => accounts.map((account) => ({ ...routine, accountId: account.id })));
 }
 
 /** `campaigns.plan`: every active campaign has today planned (a new day, new routines, a campaign activated elsewhere). */
@@ -151,6 +184,8 @@ export async function processCampaignsDue(_data: unknown, deps: JobDeps): Promis
         'r.actions',
         'r.settings',
         'r.platform',
+        'r.forGroup',
+        sql<boolean>`exists (select 1 from device_group_members m where m.group_id = c.group_id and m.device_id = a.device_id)`.as('inGroup'),
         'a.id as accountId',
         'a.username',
         'a.platform as accountPlatform',
@@ -195,6 +230,12 @@ export async function processCampaignsDue(_data: unknown, deps: JobDeps): Promis
           outbox,
         );
         counts.failed += 1;
+        continue;
+      }
+      // A group routine's run goes out only while the account's phone is still in the campaign's group (read now).
+      if (run.forGroup && !run.inGroup) {
+        await end(run.id, 'cancelled', 'cancelled', `@${run.username}'s phone is no longer in the campaign's group`);
+        counts.skipped += 1;
         continue;
       }
       if (run.accountStatus === 'paused' || run.accountStatus === 'suspended') {

@@ -17,6 +17,10 @@ export function rangeStart(range: Range | undefined, now = Date.now()): Date | u
 /** Seconds a session has run, counting a running one up to now. */
 const sessionSeconds = sql<number>`(s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end)`;
 
+/** SQL: the phone (a device id column) is in the group; the group's phones only, when a figure is of one group. */
+const inGroup = (groupId: string, deviceId: RawBuilder<unknown>) =>
+  sql<boolean>`exists (select 1 from device_group_members m where m.group_id = ${groupId} and m.device_id = ${deviceId})`;
+
 export function successRate(completed: number, total: number): number {
   return total === 0 ? 0 : Math.round((completed / total) * 1000) / 10;
 }
@@ -27,7 +31,12 @@ function fleetNow(workspaceId: string) {
     from device_tallies where workspace_id = ${workspaceId}`;
 }
 
-export async function computeStats(db: Db, workspaceId: string, range: Range | undefined) {
+export async function computeStats(db: Db, workspaceId: string, range: Range | undefined, groupId?: string) {
+  if (groupId && range === undefined) {
+    // One group's phones of all time: counted from the tasks and sessions themselves (the rollups are per workspace).
+    const { rows } = await sql<FigureRow>`${figuresOver(workspaceId, sql`'-infinity'::timestamptz`, sql`'infinity'::timestamptz`, false, groupId)}`.execute(db);
+    return { ...figuresOf(rows[0]!), range: null };
+  }
   const since = rangeStart(range);
   // One statement, one round trip. Without a range the task totals come from the tallies (migration 0024).
   const taskTotals =
@@ -189,29 +198,36 @@ interface FigureRow {
  * their status history) and sessions open at its end. As on the dashboard, a connected phone is online, busy or idle,
  * and an active session is an open one, running or paused.
  */
-function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuilder<Date>, past: boolean) {
+function figuresOver(workspaceId: string, start: RawBuilder<Date>, end: RawBuilder<Date>, past: boolean, groupId?: string) {
+  // Of one group's phones: its tasks and sessions only, counted from the rows (the rollups are per workspace).
+  const ofGroup = (deviceId: string) => (groupId ? sql`and ${inGroup(groupId, sql.ref(deviceId))}` : sql``);
+  const created = groupId
+    ? sql`select count(*)::int as total, (count(*) filter (where t.status = 'completed'))::int as completed
+          from tasks t where t.workspace_id = ${workspaceId} and t.created_at >= ${start} and t.created_at < ${end} ${ofGroup('t.device_id')}`
+    : sql`select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
+          from tasks_created_between(${workspaceId}, ${start}, ${end})`;
+  const fleet = past
+    ? sql`(select count(*)::int as devices,
+                  (count(*) filter (where (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
+                                           order by h.changed_at desc, h.id desc limit 1) <> 'offline'))::int as online
+           from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end} ${ofGroup('d.id')}) f`
+    : groupId
+      ? sql`(select count(*)::int as devices, (count(*) filter (where d.status <> 'offline'))::int as online
+             from devices d where d.workspace_id = ${workspaceId} ${ofGroup('d.id')}) f`
+      : sql`(${fleetNow(workspaceId)}) f`;
   return sql`
     select
       c.total, c.completed,
       (select coalesce(sum(${sessionSeconds}), 0)::int from sessions s
-         where s.workspace_id = ${workspaceId}
+         where s.workspace_id = ${workspaceId} ${ofGroup('s.device_id')}
            and ((s.started_at >= ${start} and s.started_at < ${end}) ${past ? sql`` : sql`or s.ended_at is null`})) as seconds,
       ${
         past
-          ? sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.started_at < ${end} and (s.ended_at is null or s.ended_at >= ${end}))`
-          : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} and s.ended_at is null)`
+          ? sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} ${ofGroup('s.device_id')} and s.started_at < ${end} and (s.ended_at is null or s.ended_at >= ${end}))`
+          : sql`(select count(*)::int from sessions s where s.workspace_id = ${workspaceId} ${ofGroup('s.device_id')} and s.ended_at is null)`
       } as active,
       f.devices, f.online
-    from (select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
-          from tasks_created_between(${workspaceId}, ${start}, ${end})) c,
-         ${
-           past
-             ? sql`(select count(*)::int as devices,
-                           (count(*) filter (where (select h.status from device_status_history h where h.device_id = d.id and h.changed_at < ${end}
-                                                    order by h.changed_at desc, h.id desc limit 1) <> 'offline'))::int as online
-                    from devices d where d.workspace_id = ${workspaceId} and d.created_at < ${end}) f`
-             : sql`(${fleetNow(workspaceId)}) f`
-         }`;
+    from (${created}) c, ${fleet}`;
 }
 
 function figuresOf(row: FigureRow): Figures {
@@ -231,13 +247,13 @@ function figuresOf(row: FigureRow): Figures {
  * The stat cards: the window's figures and the previous period's, for the "vs last week" change. One statement: the
  * window's bounds, then both periods' figures over them.
  */
-export async function computeWindowedStats(db: Db, workspaceId: string, input: WindowInput) {
+export async function computeWindowedStats(db: Db, workspaceId: string, input: WindowInput, groupId?: string) {
   const { range, bounds } = windowOf(workspaceId, input, '7d');
   const { rows } = await sql<Bounds & FigureRow & { past: boolean }>`
     with w as (${bounds})
-    select w.*, false as past, f.* from w, lateral (${figuresOver(workspaceId, sql`w.start`, sql`w."end"`, false)}) f
+    select w.*, false as past, f.* from w, lateral (${figuresOver(workspaceId, sql`w.start`, sql`w."end"`, false, groupId)}) f
     union all
-    select w.*, true, f.* from w, lateral (${figuresOver(workspaceId, sql`w."previousStart"`, sql`w.start`, true)}) f`.execute(db);
+    select w.*, true, f.* from w, lateral (${figuresOver(workspaceId, sql`w."previousStart"`, sql`w.start`, true, groupId)}) f`.execute(db);
   const current = rows.find((row) => !row.past);
   const previous = rows.find((row) => row.past);
   if (!current || !previous) throw new Error(`workspace ${workspaceId} not found`);
@@ -364,7 +380,7 @@ export async function computeLeaderboard(
   workspaceId: string,
   input: WindowInput,
   table: LeaderboardTable,
-  options: { sort?: string | undefined; order?: 'asc' | 'desc' | undefined; limit: number; offset: number },
+  options: { sort?: string | undefined; order?: 'asc' | 'desc' | undefined; limit: number; offset: number; groupId?: string | undefined },
 ) {
   const columns: readonly string[] = leaderboardColumns[table];
   const sort = options.sort && columns.includes(options.sort) ? options.sort : columns[0]!;
@@ -454,9 +470,12 @@ async function devicesTable(
   workspaceId: string,
   bounds: RawBuilder<Bounds>,
   inWindow: (column: string) => RawBuilder<unknown>,
-  options: { sort: string; order: 'asc' | 'desc'; limit: number; offset: number },
+  options: { sort: string; order: 'asc' | 'desc'; limit: number; offset: number; groupId?: string | undefined },
 ) {
-  const count = sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
+  const { groupId } = options;
+  const count = groupId
+    ? sql`select count(*) from device_group_members m where m.group_id = ${groupId} and m.workspace_id = ${workspaceId}`
+    : sql`select coalesce(sum(n), 0) from device_tallies where workspace_id = ${workspaceId}`;
   const sessionsIn = sql`sessions s where s.workspace_id = ${workspaceId} and ${inWindow('s.started_at')}`;
   const byHours = options.sort === 'hours';
   const keyOf: Record<(typeof leaderboardColumns.devices)[number], RawBuilder<unknown>> = {
@@ -482,7 +501,7 @@ async function devicesTable(
       from devices d
       left join (${tasksPer('device_id', workspaceId, inWindow('created_at'))}) t on t.key = d.id
       ${byHours ? sql`left join (select s.device_id, sum(${seconds}) as seconds from ${sessionsIn} group by s.device_id) s on s.device_id = d.id` : sql``}
-      where d.workspace_id = ${workspaceId}
+      where d.workspace_id = ${workspaceId} ${groupId ? sql`and ${inGroup(groupId, sql.ref('d.id'))}` : sql``}
       order by sort_key ${order}, d.name asc, d.id asc
       limit ${options.limit} offset ${options.offset}
     ) p

@@ -11,6 +11,7 @@ import {
   leaderboardTable,
   performance,
   statsQuery,
+  statsWindowQuery,
   timeseries,
   timeseriesQuery,
   windowedStats,
@@ -28,25 +29,32 @@ import {
   workspaceTimeZone,
 } from './analytics.queries.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
+import { findGroup } from '../groups/groups.queries.ts';
 
 export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
+
+  /** A figure of one group's phones: the group must be the workspace's. */
+  const assertGroup = async (workspaceId: string, groupId: string | undefined) => {
+    if (groupId && !(await findGroup(db, workspaceId, groupId))) throw badRequest('groupId', "Group must be one of this workspace's groups or tags");
+  };
 
   app.get(
     '/analytics/stats',
     {
       config: { access: 'workspace.read' },
-      schema: { tags: ['analytics'], querystring: analyticsWindowQuery, response: { 200: windowedStats, 400: errorBody } },
+      schema: { tags: ['analytics'], querystring: statsWindowQuery, response: { 200: windowedStats, 400: errorBody } },
     },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
-      const query = request.query;
-      return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${JSON.stringify(query)}`, windowedStats, async () => {
+      const { groupId, ...query } = request.query;
+      await assertGroup(workspaceId, groupId);
+      return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${JSON.stringify(request.query)}`, windowedStats, async () => {
         if (!query.range && !query.from) {
-          const [all, zone] = await Promise.all([computeStats(db, workspaceId, undefined), workspaceTimeZone(db, workspaceId)]);
+          const [all, zone] = await Promise.all([computeStats(db, workspaceId, undefined, groupId), workspaceTimeZone(db, workspaceId)]);
           return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone, previous: null } };
         }
-        return { body: await computeWindowedStats(db, workspaceId, query) };
+        return { body: await computeWindowedStats(db, workspaceId, query, groupId) };
       });
     },
   );
@@ -86,15 +94,19 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
-      const { sort, order, limit, offset, ...window } = request.query;
+      const { sort, order, limit, offset, groupId, ...window } = request.query;
       const columns: readonly string[] = leaderboardColumns[request.params.table];
       if (sort !== undefined && !columns.includes(sort)) throw badRequest('sort', `Sort must be one of ${columns.join(', ')}`);
+      // A group is of phones: it narrows the phones table only.
+      if (groupId && request.params.table !== 'devices') throw badRequest('groupId', 'Filter by group applies to the phones table only');
+      await assertGroup(workspaceId, groupId);
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `table ${request.params.table} ${JSON.stringify(request.query)}`, leaderboard, async () => ({
         body: await computeLeaderboard(db, workspaceId, window, request.params.table, {
           sort,
           order,
           limit: limit ?? 5,
           offset: offset ?? 0,
+          groupId,
         }),
       }));
     },

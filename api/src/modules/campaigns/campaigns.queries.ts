@@ -75,3 +75,26 @@ export function deleteCampaignAccount(tx: Tx, workspaceId: string, campaignId: s
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirst();
 }
+
+/** The group, if it is one of the workspace's: what a campaign may take the phones' accounts of. */
+export function findGroupId(db: Db | Tx, workspaceId: string, groupId: string) {
+  return db.selectFrom('deviceGroups').select(['id', 'name']).where('workspaceId', '=', workspaceId).where('id', '=', groupId).executeTakeFirst();
+}
+
+/**
+ * The accounts on the phones of the campaign's group now, of the campaign's platform: those its group routines run
+ * for (the planner in @farm/workers campaigns/runs.ts reads the same rule when it plans and when a run falls due).
+ */
+export function listGroupAccounts(db: Db, workspaceId: string, campaign: { groupId: string | null; platform: string }) {
+  if (!campaign.groupId) return Promise.resolve([]);
+  return db
+    .selectFrom('accounts as a')
+    .innerJoin('deviceGroupMembers as m', 'm.deviceId', 'a.deviceId')
+    .selectAll('a')
+    .where('m.groupId', '=', campaign.groupId)
+    .where('a.workspaceId', '=', workspaceId)
+    .where('a.platform', '=', campaign.platform as 'instagram')
+    .orderBy('a.username')
+    .limit(1000)
+    .execute();
+}

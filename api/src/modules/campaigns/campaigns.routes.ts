@@ -14,7 +14,7 @@ import {
   updateCampaignBody,
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { AppError, conflict, notFound } from '../../errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, page } from '../../shared/paging.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
@@ -22,6 +22,8 @@ import {
   deleteCampaign,
   deleteCampaignAccount,
   findCampaign,
+  findGroupId,
+  listGroupAccounts,
   insertCampaign,
   insertCampaignAccount,
   listCampaignAccounts,
@@ -31,6 +33,12 @@ import {
 } from './campaigns.queries.ts';
 import { cancelCampaignRuns, Outboxes, planCampaign } from '@farm/workers';
 import { write } from '../../events/write.ts';
+
+/** The group a campaign is to take the phones' accounts of: one of the workspace's, else 400 naming the field. */
+async function assertGroup(db: Parameters<typeof findGroupId>[0], workspaceId: string, groupId: string | null | undefined): Promise<void> {
+  if (!groupId) return;
+  if (!(await findGroupId(db, workspaceId, groupId))) throw badRequest('groupId', "Group must be one of this workspace's groups or tags");
+}
 
 const STATUS_VERBS = { active: 'activated', paused: 'paused', completed: 'completed', draft: 'returned to draft' } as const;
 
@@ -67,6 +75,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const { dailyCaps, ...fields } = request.body;
+        await assertGroup(tx, actor.workspaceId, fields.groupId);
         const created = await insertCampaign(tx, actor.workspaceId, actor.userId, {
           ...fields,
           ...(dailyCaps ? { dailyCaps: JSON.stringify(dailyCaps) } : {}),
@@ -108,6 +117,7 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
           throw new AppError(400, messages.activeHoursOrder, [{ field: 'activeHoursEnd', message: messages.activeHoursOrder }]);
         }
         const { dailyCaps, ...fields } = body;
+        await assertGroup(tx, actor.workspaceId, fields.groupId);
         const set = { ...fields, ...(dailyCaps !== undefined ? { dailyCaps: JSON.stringify(dailyCaps) } : {}) };
         if (Object.keys(set).length > 0) await updateCampaign(tx, before.id, set);
         const after = (await findCampaign(tx, actor.workspaceId, before.id))!;
@@ -120,6 +130,10 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
           await planCampaign(tx, before.id, { startNow: true });
         } else if (after.status === 'active' && (after.activeHoursStart !== before.activeHoursStart || after.activeHoursEnd !== before.activeHoursEnd)) {
           await cancelCampaignRuns(tx, { campaignId: before.id, pendingOnly: true }, "The campaign's active hours changed", outboxes);
+          await planCampaign(tx, before.id, { startNow: false });
+        } else if (after.status === 'active' && after.groupId !== before.groupId) {
+          // Another group: the waiting runs are planned again over its phones' accounts.
+          await cancelCampaignRuns(tx, { campaignId: before.id, pendingOnly: true }, "The campaign's group changed", outboxes);
           await planCampaign(tx, before.id, { startNow: false });
         }
         if (body.status && body.status !== before.status) {
@@ -159,6 +173,19 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       const actor = actorOf(request);
       if (!(await findCampaign(db, actor.workspaceId, request.params.id))) throw notFound();
       const rows = await listCampaignAccounts(db, request.params.id);
+      return rows.map(serialize);
+    },
+  );
+
+  app.get(
+    '/campaigns/:id/group-accounts',
+    { config: { access: 'workspace.read' }, schema: { tags: ['campaigns'], params: idParams, response: { 200: z.array(account), 404: errorBody } } },
+    async (request) => {
+      const actor = actorOf(request);
+      const target = await findCampaign(db, actor.workspaceId, request.params.id);
+      if (!target) throw notFound();
+      // Who is on the group's phones now: the accounts its group routines run for (none without a group).
+      const rows = await listGroupAccounts(db, actor.workspaceId, target);
       return rows.map(serialize);
     },
   );

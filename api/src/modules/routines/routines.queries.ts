@@ -16,7 +16,7 @@ export function findCampaignAccountLink(tx: Tx, campaignId: string, accountId: s
 
 /** The campaign a new routine joins, locked so routines added at once get distinct sequences. */
 export function lockCampaignForRoutine(tx: Tx, campaignId: string) {
-  return tx.selectFrom('campaigns').select(['platform', 'name']).where('id', '=', campaignId).forUpdate().executeTakeFirstOrThrow();
+  return tx.selectFrom('campaigns').select(['platform', 'name', 'groupId']).where('id', '=', campaignId).forUpdate().executeTakeFirstOrThrow();
 }
 
 export function countCampaignRoutines(tx: Tx, campaignId: string) {

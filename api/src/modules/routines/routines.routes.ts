@@ -67,16 +67,20 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
       const body = request.body;
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         await assertOwned(tx, 'campaigns', actor.workspaceId, body.campaignId, 'campaignId');
-        await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
-        await assertLinked(tx, body.campaignId, body.accountId);
+        if (body.accountId !== undefined) {
+          await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
+          await assertLinked(tx, body.campaignId, body.accountId);
+        }
         const target = await lockCampaignForRoutine(tx, body.campaignId);
+        if (body.forGroup && !target.groupId) throw badRequest('forGroup', 'The campaign takes no group of phones: choose its group first');
         const settings = settingsFor(body.type, { ...(body.duration ? { duration: body.duration } : {}), ...body.settings });
         const { count } = await countCampaignRoutines(tx, body.campaignId);
         const created = await insertRoutine(tx, actor.workspaceId, {
           campaignId: body.campaignId,
           type: body.type,
           platform: body.platform ?? target.platform,
-          accountId: body.accountId,
+          accountId: body.accountId ?? null,
+          forGroup: body.forGroup ?? false,
           name: body.name || routineTypeLabels[body.type],
           intensity: body.intensity ?? routineDefaults.intensity,
           duration: deriveRoutineDuration(body.type, settings),
@@ -108,6 +112,7 @@ export const routinesRoutes: FastifyPluginAsyncZod = async (app) => {
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const before = await findRoutineForUpdate(tx, actor.workspaceId, request.params.id);
         if (!before) throw notFound();
+        if (body.accountId && before.forGroup) throw badRequest('accountId', "A routine for the group's accounts names no account of its own.");
         if (body.accountId) {
           await assertOwned(tx, 'accounts', actor.workspaceId, body.accountId, 'accountId');
           await assertLinked(tx, before.campaignId, body.accountId);

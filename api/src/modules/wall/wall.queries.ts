@@ -8,8 +8,8 @@ export function findWallLink(db: Db, token: string) {
   return db.selectFrom('wallLinks').select(['id', 'workspaceId']).where('tokenHash', '=', hashToken(token)).where('revokedAt', 'is', null).executeTakeFirst();
 }
 
-/** Every phone of the workspace as a wall tile, in a stable order (oldest first). */
-export async function wallTiles(db: Db, workspaceId: string) {
+/** Every phone of the workspace (or of one of its groups) as a wall tile, in a stable order (oldest first). */
+export async function wallTiles(db: Db, workspaceId: string, groupId?: string) {
   const rows = await db
     .selectFrom('devices as d')
     .leftJoin('users as u', 'u.id', 'd.assignedToId')
@@ -29,6 +29,9 @@ export async function wallTiles(db: Db, workspaceId: string) {
       ),
     ])
     .where('d.workspaceId', '=', workspaceId)
+    .$if(groupId !== undefined, (query) =>
+      query.where(sql<boolean>`exists (select 1 from device_group_members m where m.device_id = d.id and m.group_id = ${groupId})`),
+    )
     .orderBy('d.createdAt')
     .orderBy('d.id')
     .execute();
@@ -76,4 +79,16 @@ export function revokeWallLink(db: Db, workspaceId: string, id: string) {
 
 export function workspaceName(db: Db, workspaceId: string) {
   return db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirstOrThrow();
+}
+
+/** The workspace's groups and tags with their phone counts, for the wall's filter (by name). */
+export async function wallGroups(db: Db, workspaceId: string) {
+  const rows = await db
+    .selectFrom('deviceGroups as g')
+    .select(['g.id', 'g.name', 'g.kind', sql<number>`(select count(*)::int from device_group_members m where m.group_id = g.id)`.as('phones')])
+    .where('g.workspaceId', '=', workspaceId)
+    .orderBy(sql`lower(g.name)`)
+    .limit(1000)
+    .execute();
+  return rows.map((row) => ({ ...row, kind: row.kind === 'tag' ? ('tag' as const) : ('group' as const) }));
 }

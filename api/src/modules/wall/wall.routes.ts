@@ -6,7 +6,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { hashToken } from '../../auth/auth.queries.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { findWallLink, insertWallLink, listWallLinks, revokeWallLink, wallTiles, workspaceName } from './wall.queries.ts';
+import { findWallLink, insertWallLink, listWallLinks, revokeWallLink, wallGroups, wallTiles, workspaceName } from './wall.queries.ts';
 
 export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes } = app.ctx;
@@ -37,17 +37,21 @@ export const wallRoutes: FastifyPluginAsyncZod = async (app) => {
     return reply.code(204).send();
   });
 
-  /** The wall's snapshot: by a wall link's token (a TV, no sign-in), or by a signed-in member. */
+  /** The wall's snapshot: by a wall link's token (a TV, no sign-in), or by a signed-in member; all phones or one group's. */
   app.get(
     '/wall',
-    { config: { access: 'public' }, schema: { tags: ['wall'], querystring: wallQuery, response: { 200: wallSnapshot, 401: errorBody } } },
+    { config: { access: 'public' }, schema: { tags: ['wall'], querystring: wallQuery, response: { 200: wallSnapshot, 401: errorBody, 404: errorBody } } },
     async (request) => {
       let workspaceId: string | null | undefined;
       if (request.query.token) workspaceId = (await findWallLink(db, request.query.token))?.workspaceId;
       else if (request.session && !request.session.deactivatedAt) workspaceId = request.session.workspaceId;
       if (!workspaceId) throw new AppError(401, 'This wall link is invalid or was revoked');
       const workspace = await workspaceName(db, workspaceId);
-      return { workspaceName: workspace.name, tiles: await wallTiles(db, workspaceId) };
+      const groups = await wallGroups(db, workspaceId);
+      const { groupId } = request.query;
+      // A group of another workspace is as unknown as one removed: the wall says so (and shows every phone again).
+      if (groupId && !groups.some((group) => group.id === groupId)) throw new AppError(404, 'This group does not exist (it may have been removed)');
+      return { workspaceName: workspace.name, tiles: await wallTiles(db, workspaceId, groupId), groups, groupId: groupId ?? null };
     },
   );
 };

@@ -1,4 +1,4 @@
-import type { Activity, Device, Session, Stats, Task } from '@farm/contracts';
+import type { Activity, Device, HostFleet, PhoneHealth, Session, Stats, Task } from '@farm/contracts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createQueryClient } from '../../shared/api';
 import { screenshotsKey, type Screenshot } from '../../shared/resources';
@@ -282,6 +282,50 @@ describe('createCacheSync', () => {
     sync.apply('screenshot.added', shot);
 
     expect(client.getQueryData<Screenshot[]>(screenshotsKey('d1'))?.map((row) => row.url)).toEqual(['/api/objects/b', '/api/objects/a']);
+    sync.dispose();
+  });
+  it('writes a pushed phone health into the grid, its details and its host’s panel, and reads a nudged panel again', async () => {
+    const client = createQueryClient();
+    const deviceId = '6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b';
+    const hostId = '7a0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b';
+    const health: PhoneHealth = {
+      deviceId,
+      batteryLevel: 80,
+      temperatureC: 31,
+      batteryHealth: 'good',
+      freeBytes: 9e9,
+      totalBytes: 24e9,
+      uptimeSeconds: 7200,
+      androidVersion: '14',
+      appVersions: {},
+      unresponsiveReason: null,
+      vitalsAt: stamp,
+      healthAt: null,
+      usbController: null,
+      usbHub: null,
+      usbPort: null,
+    };
+    client.setQueryData(['/api/devices/health'], [health]);
+    client.setQueryData([`/api/devices/${deviceId}/health`], health);
+    const fleet: HostFleet = { hostId, settings: undefined as never, usb: null, usbAt: null, phones: [{ ...health, name: 'Pixel 1', serial: 'S1' }] };
+    client.setQueryData([`/api/hosts/${hostId}/fleet`], fleet);
+    const sync = createCacheSync(client, 50);
+
+    const hot = { ...health, temperatureC: 47.5, batteryHealth: 'overheat' as const, unresponsiveReason: 'No frame.' };
+    sync.apply('device.health', hot);
+    expect(client.getQueryData<PhoneHealth[]>(['/api/devices/health'])).toEqual([hot]);
+    expect(client.getQueryData<PhoneHealth>([`/api/devices/${deviceId}/health`])).toEqual(hot);
+    expect(client.getQueryData<HostFleet>([`/api/hosts/${hostId}/fleet`])?.phones).toEqual([{ ...hot, name: 'Pixel 1', serial: 'S1' }]);
+    // A phone the grid had no row for joins it; a phone whose details were never read gets no entry.
+    const other = { ...health, deviceId: '8b0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b' };
+    sync.apply('device.health', other);
+    expect(client.getQueryData<PhoneHealth[]>(['/api/devices/health'])).toHaveLength(2);
+    expect(client.getQueryData([`/api/devices/${other.deviceId}/health`])).toBeUndefined();
+
+    sync.apply('host.fleet', { hostId });
+    expect(client.getQueryState([`/api/hosts/${hostId}/fleet`])?.isInvalidated).toBe(false);
+    await vi.advanceTimersByTimeAsync(60);
+    expect(client.getQueryState([`/api/hosts/${hostId}/fleet`])?.isInvalidated).toBe(true);
     sync.dispose();
   });
 });

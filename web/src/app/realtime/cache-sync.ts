@@ -13,6 +13,7 @@ import { bindUserEvents } from '../../features/auth/users.events';
 import { bindCampaignEvents } from '../../features/campaigns/campaigns.events';
 import { bindPostEvents } from '../../features/content/posts.events';
 import { bindDeviceEvents, PULSE_INTERVAL_MS } from '../../features/devices/devices.events';
+import { bindHealthEvents } from '../../features/devices/health/health.events';
 import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
 import { bindRecipeEvents } from '../../features/settings/recipes.events';
@@ -52,6 +53,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     ...bindAnalyticsEvents(live),
     ...bindRecipeEvents(live),
     ...bindGroupEvents(live),
+    ...bindHealthEvents(live),
   };
 
   const apply = (name: string, payload: unknown) => {

@@ -9,6 +9,8 @@ import { ExportButton } from '../../shared/ui/ExportButton';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { StatCard } from '../../shared/ui/StatCard';
+import { useGroups } from '../groups/groups.api';
+import { ALL_GROUPS } from '../groups/group-filter';
 import { changeOf, useLeaderboard, useTimeseries, useWindowedStats, type AnalyticsWindow } from './analytics.api';
 import type { TrendSeries } from './components/TrendChart';
 import { ScrollX } from '../../shared/ui/ScrollX';
@@ -175,12 +177,12 @@ const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty
   },
 ];
 
-function LeaderboardCard({ window, config }: { window: AnalyticsWindow; config: (typeof tables)[number] }) {
+function LeaderboardCard({ window, config, groupId }: { window: AnalyticsWindow; config: (typeof tables)[number]; groupId: string | null }) {
   const sortable: readonly string[] = leaderboardColumns[config.table];
   const [sort, setSort] = useState<string>(sortable[0]!);
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [all, setAll] = useState(false);
-  const board = useLeaderboard(window, config.table, { sort, order, limit: all ? ALL_ROWS : TOP });
+  const board = useLeaderboard(window, config.table, { sort, order, limit: all ? ALL_ROWS : TOP, groupId });
   const headingId = `${config.table}-performance-title`;
   const sortBy = (key: string) => {
     if (key === sort) setOrder(order === 'desc' ? 'asc' : 'desc');
@@ -248,12 +250,16 @@ function LeaderboardCard({ window, config }: { window: AnalyticsWindow; config: 
 }
 
 export function AnalyticsPage() {
-  const [params, setParams] = useUrlFilters(['range', 'from', 'to'] as const);
+  const [params, setParams] = useUrlFilters(['range', 'from', 'to', 'group'] as const);
+  const groups = useGroups();
+  // A group in the address that no longer exists reads as every phone.
+  const group = groups.data?.find((item) => item.id === params.group) ?? null;
+  const groupId = group?.id ?? null;
   const custom = Boolean(params.from && params.to);
   const range: Range = isRange(params.range) ? params.range : '7d';
   const [choosingCustom, setChoosingCustom] = useState(custom);
   const window: AnalyticsWindow = custom ? { from: params.from, to: params.to } : { range };
-  const stats = useWindowedStats(window);
+  const stats = useWindowedStats(window, groupId);
   const previous = stats.data?.previous ?? undefined;
   const changeLabel = custom ? 'vs previous period' : changeLabels[range];
   const periodLabel = custom ? `${params.from} to ${params.to}` : rangeLabels[range];
@@ -266,6 +272,20 @@ export function AnalyticsPage() {
         subtitle="Performance insights and metrics"
         actions={
           <Group gap="xs" wrap="wrap">
+            {(groups.data?.length ?? 0) > 0 ? (
+              <Select
+                aria-label="Filter by group"
+                data={[
+                  { value: ALL_GROUPS, label: 'All phones' },
+                  ...(groups.data ?? []).map((item) => ({ value: item.id, label: `${item.kind === 'tag' ? '#' : ''}${item.name} (${item.deviceIds.length})` })),
+                ]}
+                value={groupId ?? ALL_GROUPS}
+                allowDeselect={false}
+                searchable
+                onChange={(value) => setParams({ group: value && value !== ALL_GROUPS ? value : null })}
+                w={200}
+              />
+            ) : null}
             <Select
               aria-label="Time range"
               data={rangeOptions}
@@ -348,6 +368,9 @@ export function AnalyticsPage() {
       {stats.data ? (
         <Text size="xs" c="dimmed" mb="md">
           Days are counted in {stats.data.timeZone}.
+          {group
+            ? ` The figures above and the device table count the ${group.deviceIds.length} phones of ${group.name}; the charts and other tables count the whole workspace.`
+            : ''}
         </Text>
       ) : null}
 
@@ -362,7 +385,7 @@ export function AnalyticsPage() {
       <Grid gap="md">
         {tables.map((config) => (
           <Grid.Col key={config.table} span={{ base: 12, lg: 6 }}>
-            <LeaderboardCard window={window} config={config} />
+            <LeaderboardCard window={window} config={config} groupId={groupId} />
           </Grid.Col>
         ))}
       </Grid>

@@ -6,10 +6,12 @@ import { listKey, withQuery } from '../../shared/query';
 /** The window every figure is counted over: a preset range, or whole days from–to. */
 export type AnalyticsWindow = { range: Range } | { from: string; to: string };
 
-export function useWindowedStats(window: AnalyticsWindow) {
+/** The stat cards, of every phone or of one group's (`groupId`). */
+export function useWindowedStats(window: AnalyticsWindow, groupId: string | null = null) {
+  const params = { ...window, ...(groupId ? { groupId } : {}) };
   return useQuery<WindowedStats>({
-    queryKey: listKey('/api/analytics/stats', window),
-    queryFn: ({ signal }) => apiRequest<WindowedStats>(withQuery('/api/analytics/stats', window), { signal }),
+    queryKey: listKey('/api/analytics/stats', params),
+    queryFn: ({ signal }) => apiRequest<WindowedStats>(withQuery('/api/analytics/stats', params), { signal }),
   });
 }
 
@@ -21,8 +23,14 @@ export function useTimeseries(window: AnalyticsWindow, metric: TimeseriesMetric)
   });
 }
 
-export function useLeaderboard(window: AnalyticsWindow, table: LeaderboardTable, options: { sort: string; order: 'asc' | 'desc'; limit: number }) {
-  const params = { ...window, ...options };
+export function useLeaderboard(
+  window: AnalyticsWindow,
+  table: LeaderboardTable,
+  options: { sort: string; order: 'asc' | 'desc'; limit: number; groupId?: string | null },
+) {
+  const { groupId, ...rest } = options;
+  // A group narrows the phones table only (the server refuses it on the others).
+  const params = { ...window, ...rest, ...(groupId && table === 'devices' ? { groupId } : {}) };
   const path = `/api/analytics/tables/${table}`;
   return useQuery<Leaderboard>({
     queryKey: listKey(path, params),

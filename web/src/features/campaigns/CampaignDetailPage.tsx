@@ -21,6 +21,7 @@ import { CampaignFormModal } from './components/CampaignFormModal';
 import { CampaignScheduleCard } from './components/CampaignScheduleCard';
 import { CampaignSessionsCard } from './components/CampaignSessionsCard';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
+import { GroupAccountsCard } from './components/GroupAccountsCard';
 import { LinkedAccountsCard } from './components/LinkedAccountsCard';
 import { RoutinesCard } from './components/RoutinesCard';
 import { ScheduledContentCard } from './components/ScheduledContentCard';
@@ -178,6 +179,8 @@ export function CampaignDetailPage() {
           canManage={canManage}
         />
       </SimpleGrid>
+
+      <GroupAccountsCard campaign={current} />
 
       {hasScheduledContent(current.platform) && <ScheduledContentCard campaign={current} accounts={allAccounts} />}
 

@@ -19,6 +19,7 @@ export const campaignKeys = {
   all: ['/api/campaigns'] as const,
   one: (id: string) => ['/api/campaigns', id] as const,
   accounts: (id: string) => ['/api/campaigns', id, 'accounts'] as const,
+  groupAccounts: (id: string) => ['/api/campaigns', id, 'group-accounts'] as const,
 };
 
 /** Operators manage campaigns, routines and account links; VAs only read them (the server answers them 403). */
@@ -60,6 +61,11 @@ export function resolveLinkedAccounts(items: readonly unknown[], all: readonly A
 
 export function useCampaignAccounts(id: string) {
   return useQuery<unknown[]>({ queryKey: campaignKeys.accounts(id) });
+}
+
+/** The accounts on the phones of the campaign's group now (read again when a group or the campaign changes). */
+export function useCampaignGroupAccounts(id: string, enabled: boolean) {
+  return useQuery<Account[]>({ queryKey: campaignKeys.groupAccounts(id), enabled });
 }
 
 export function useRoutines(campaignId: string) {

@@ -159,6 +159,7 @@ describe('campaignToFormValues', () => {
       createdAt: '2025-01-01T00:00:00.000Z',
       updatedAt: '2025-01-01T00:00:00.000Z',
       accountIds: [],
+      groupId: null,
     };
     const values = campaignToFormValues(campaign);
     expect(values).toMatchObject({

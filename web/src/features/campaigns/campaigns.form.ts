@@ -63,6 +63,8 @@ export interface CampaignFormValues {
   swipeAgeMax: number | string;
   swipeDistance: number | string;
   swipeBioKeywords: string;
+  /** The group whose phones' accounts run the group routines, or none. */
+  groupId: string | null;
 }
 
 export function emptyCampaignForm(): CampaignFormValues {
@@ -94,6 +96,7 @@ export function emptyCampaignForm(): CampaignFormValues {
     swipeAgeMax: swipeLimits.defaultAgeMax,
     swipeDistance: swipeLimits.defaultDistance,
     swipeBioKeywords: '',
+    groupId: null,
   };
 }
 
@@ -131,6 +134,7 @@ export function campaignToFormValues(campaign: Campaign): CampaignFormValues {
     swipeAgeMax: campaign.autoswipeAgeMax,
     swipeDistance: campaign.autoswipeDistanceMax,
     swipeBioKeywords: campaign.autoswipeBioKeywords.join(', '),
+    groupId: campaign.groupId,
   };
 }
 
@@ -172,6 +176,7 @@ export function formToCampaignPayload(values: CampaignFormValues): CreateCampaig
     autoLikeEnabled: values.autoLikeEnabled,
     autoLikeGuidelines: blankToNull(values.autoLikeGuidelines),
     autoLikeReferenceImages: [...values.autoLikeReferenceImages],
+    groupId: values.groupId,
   };
   if (values.platform === 'tinder') {
     body.autoSwipeEnabled = values.autoSwipeEnabled;

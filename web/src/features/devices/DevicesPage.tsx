@@ -2,7 +2,7 @@ import { Button, Group, Menu, SimpleGrid } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
+import { IconAdjustments, IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { bulkTarget, useBulk } from '../../shared/bulk.api';
@@ -27,6 +27,7 @@ import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './component
 import { useGroups } from '../groups/groups.api';
 import { groupFilter } from '../groups/group-filter';
 import { GroupsBulkMenu } from '../groups/GroupsBulkMenu';
+import { PhoneSettingsModal } from './settings/PhoneSettingsModal';
 import { GroupsModal } from '../groups/GroupsModal';
 
 const ALL = 'all';
@@ -55,6 +56,7 @@ export function DevicesPage() {
   const users = useUsers();
   const bulk = useBulk('devices');
   const [bulkDeleting, setBulkDeleting] = useState(false);
+  const [settingPhones, setSettingPhones] = useState(false);
   const userMap = byId(users.data);
   const restart = useRestartSession();
   const [addOpened, addDialog] = useDisclosure(false);
@@ -180,6 +182,9 @@ export function DevicesPage() {
             disabledReason={selection.allMatching && devices.hasNextPage ? 'Load every matching device first, or choose devices one by one' : undefined}
             onDone={selection.clear}
           />
+          <Button size="compact-sm" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setSettingPhones(true)}>
+            Settings
+          </Button>
           <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
             Delete
           </Button>
@@ -215,6 +220,9 @@ export function DevicesPage() {
         </SimpleGrid>
       )}
       <LoadMore hasMore={devices.hasNextPage} loading={devices.isFetchingNextPage} onLoad={() => void devices.fetchNextPage()} />
+      {settingPhones ? (
+        <PhoneSettingsModal opened onClose={() => setSettingPhones(false)} deviceIds={selection.allMatching ? order : [...selection.ids]} />
+      ) : null}
       <ConfirmModal
         opened={bulkDeleting}
         title="Delete the selected devices?"

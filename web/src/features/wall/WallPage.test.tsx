@@ -20,6 +20,8 @@ vi.mock('./wall.socket', () => ({
 const stamp = '2025-01-01T00:00:00.000Z';
 const snapshot: WallSnapshot = {
   workspaceName: 'North Farm',
+  groups: [],
+  groupId: null,
   tiles: [
     {
       id: 'a',

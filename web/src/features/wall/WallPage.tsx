@@ -1,10 +1,11 @@
-import { ActionIcon, Center, Loader, Stack, Text, Title, Tooltip } from '@mantine/core';
+import { ActionIcon, Center, Loader, Select, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { useFullscreenDocument, useViewportSize } from '@mantine/hooks';
 import { IconArrowLeft, IconMaximize, IconMinimize } from '@tabler/icons-react';
 import type { DeviceStatus } from '@farm/contracts';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { useStore } from 'zustand';
+import { ApiError } from '../../shared/api';
 import { deviceStatusLabels } from '../../shared/format';
 import { ConnectionBanner } from '../../shared/ui/ConnectionBanner';
 import { ConnectionIndicator } from '../../shared/ui/ConnectionIndicator';
@@ -61,13 +62,40 @@ function StatusCounts({ store }: { store: WallStore }) {
   );
 }
 
+const ALL_PHONES = 'all';
+
+/** The wall's group filter: every phone, or one group's or tag's (kept in the address, so a TV link can name it). */
+function GroupFilter({ store, onChange }: { store: WallStore; onChange: (groupId: string | null) => void }) {
+  const groups = useStore(store, (state) => state.groups);
+  const groupId = useStore(store, (state) => state.groupId);
+  if (groups.length === 0) return null;
+  return (
+    <Select
+      aria-label="Show the phones of"
+      size="xs"
+      w={{ base: 140, sm: 200 }}
+      style={{ flexShrink: 0 }}
+      allowDeselect={false}
+      searchable
+      comboboxProps={{ withinPortal: true }}
+      data={[
+        { value: ALL_PHONES, label: 'All phones' },
+        ...groups.map((group) => ({ value: group.id, label: `${group.kind === 'tag' ? '#' : ''}${group.name} (${group.phones})` })),
+      ]}
+      value={groupId ?? ALL_PHONES}
+      onChange={(value) => onChange(value && value !== ALL_PHONES ? value : null)}
+    />
+  );
+}
+
 function WallGrid({ store, imageUrl, onOpen }: { store: WallStore; imageUrl: (url: string) => string; onOpen: (id: string) => void }) {
   const order = useStore(store, (state) => state.order);
+  const filtered = useStore(store, (state) => state.groupId !== null);
   const { width, height } = useViewportSize();
   if (order.length === 0) {
     return (
       <Center h={`calc(100dvh - ${WALL_BAR_HEIGHT}px)`}>
-        <Text c="dark.1">No phones in this workspace yet</Text>
+        <Text c="dark.1">{filtered ? 'No phones in this group' : 'No phones in this workspace yet'}</Text>
       </Center>
     );
   }
@@ -107,8 +135,22 @@ function WallGrid({ store, imageUrl, onOpen }: { store: WallStore; imageUrl: (ur
  * signed-in member's view.
  */
 export function WallPage() {
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const token = params.get('token') || null;
+  const groupId = params.get('group') || null;
+  const chooseGroup = useCallback(
+    (next: string | null) =>
+      setParams(
+        (current) => {
+          const copy = new URLSearchParams(current);
+          if (next) copy.set('group', next);
+          else copy.delete('group');
+          return copy;
+        },
+        { replace: true },
+      ),
+    [setParams],
+  );
   const navigate = useNavigate();
   const navigateRef = useRef(navigate);
   const [store] = useState(() => createWallStore());
@@ -128,13 +170,18 @@ export function WallPage() {
     return startWallFeed({
       store,
       socket,
-      fetchSnapshot: (signal) => fetchWallSnapshot(token, signal),
+      fetchSnapshot: (signal) =>
+        fetchWallSnapshot(token, signal, groupId).catch((error: unknown) => {
+          // The group was removed (or the address names another workspace's): every phone again.
+          if (groupId && error instanceof ApiError && error.status === 404) chooseGroup(null);
+          throw error;
+        }),
       // A member whose session ended signs in again; a TV with a revoked link just says so.
       onUnauthorized: () => {
         if (!token) void navigateRef.current('/login', { replace: true });
       },
     });
-  }, [store, token]);
+  }, [store, token, groupId, chooseGroup]);
 
   useEffect(() => {
     if (workspaceName) document.title = `Wall · ${workspaceName}`;
@@ -193,12 +240,13 @@ export function WallPage() {
             </ActionIcon>
           </Tooltip>
         )}
-        <Title order={1} fz="md" style={{ whiteSpace: 'nowrap' }}>
+        <Title order={1} fz="md" style={{ whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis', flexShrink: 1, minWidth: 60 }}>
           {workspaceName}
         </Title>
         <div style={{ flex: 1, minWidth: 0 }}>
           <StatusCounts store={store} />
         </div>
+        <GroupFilter store={store} onChange={chooseGroup} />
         <ConnectionIndicator status={connection.status} />
         <Tooltip label={fullscreen.fullscreen ? 'Leave full screen' : 'Full screen'}>
           <ActionIcon

@@ -114,6 +114,11 @@ export function startWallFeed({ store, socket, fetchSnapshot, onUnauthorized, sn
     'session.started': requestSnapshot,
     'session.ended': requestSnapshot,
     'session.updated': (session) => update((state) => withSession(state, session)),
+    // A group renamed, made or removed, or phones joining or leaving one: the filter's names and the tiles of a
+    // wall showing one group come from the snapshot.
+    'group.created': requestSnapshot,
+    'group.updated': requestSnapshot,
+    'group.deleted': requestSnapshot,
   };
 
   const onEvent = (name: string, payload: unknown) => eachServerEvent(name, payload, onOne);

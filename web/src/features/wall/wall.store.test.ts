@@ -26,7 +26,7 @@ function tile(id: string, overrides: Partial<WallTile> = {}): WallTile {
 const device = (id: string, overrides: Partial<Device> = {}): Device =>
   deviceFixture({ id, name: `Pixel ${id}`, lastActive: stamp, lastSeenAt: stamp, createdAt: stamp, updatedAt: stamp, ...overrides });
 function snapshot(...tiles: WallTile[]): WallSnapshot {
-  return { workspaceName: 'North Farm', tiles };
+  return { workspaceName: 'North Farm', tiles, groups: [], groupId: null };
 }
 function ready(...tiles: WallTile[]): WallState {
   return { ...initialWallState(), ...withSnapshot(initialWallState(), snapshot(...tiles)) };
@@ -73,7 +73,7 @@ describe('wall store transitions', () => {
 
   it('appends a created phone and tells when a device event may have changed the VA', () => {
     const state = ready(tile('a', { vaName: 'Maria' }));
-    expect(withDevice(state, device('n')).order).toEqual(['a', 'n']);
+    expect(withDevice(state, device('n'))?.order).toEqual(['a', 'n']);
     expect(vaMayHaveChanged(state, device('a', { assignedToId: 'u1' }))).toBe(false);
     expect(vaMayHaveChanged(state, device('a', { assignedToId: null }))).toBe(true);
     const known = { ...state, ...withDevice(state, device('a', { assignedToId: 'u1' })) };
@@ -205,5 +205,15 @@ describe('startWallFeed', () => {
     stop();
     expect(socket.listenerCount).toBe(0);
     expect(socket.active).toBe(false);
+  });
+
+  it('on a wall of one group, patches its phones and leaves out phones not in it until a snapshot says they joined', () => {
+    const group = { id: 'g1', name: 'Rack A', kind: 'group' as const, phones: 1 };
+    const state = { ...initialWallState(), ...withSnapshot(initialWallState(), { ...snapshot(tile('a')), groups: [group], groupId: 'g1' }) };
+    expect(state).toMatchObject({ groupId: 'g1', groups: [group] });
+    expect(withDevice(state, device('n'))).toBeNull();
+    expect(withDevice(state, device('a', { name: 'Renamed' }))?.tiles?.a?.name).toBe('Renamed');
+    const joined = { ...state, ...withSnapshot(state, { ...snapshot(tile('a'), tile('n')), groups: [{ ...group, phones: 2 }], groupId: 'g1' }) };
+    expect(joined.order).toEqual(['a', 'n']);
   });
 });

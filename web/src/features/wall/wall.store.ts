@@ -3,7 +3,7 @@
  * the order comes from the first snapshot, later snapshots and new phones only append, and deletions close up.
  * The transitions are pure functions of the state, so they are tested without a socket.
  */
-import type { Device, ServerEventPayload, Session, WallSnapshot, WallTile } from '@farm/contracts';
+import type { Device, ServerEventPayload, Session, WallGroup, WallSnapshot, WallTile } from '@farm/contracts';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ConnectionState } from '../../shared/realtime/connection';
 
@@ -21,12 +21,25 @@ export interface WallState {
   /** Each phone's assignee as last seen in a device event: tells when a tile's VA (a snapshot field) changed. */
   assigned: Readonly<Record<string, string | null>>;
   connection: ConnectionState;
+  /** The workspace's groups and tags, for the filter. */
+  groups: readonly WallGroup[];
+  /** The group the tiles are of (null: every phone): a phone outside it is not added by its events. */
+  groupId: string | null;
 }
 
 export type WallStore = StoreApi<WallState>;
 
 export function initialWallState(): WallState {
-  return { load: 'loading', workspaceName: null, order: [], tiles: {}, assigned: {}, connection: { status: 'connecting', downSince: Date.now() } };
+  return {
+    load: 'loading',
+    workspaceName: null,
+    order: [],
+    tiles: {},
+    assigned: {},
+    connection: { status: 'connecting', downSince: Date.now() },
+    groups: [],
+    groupId: null,
+  };
 }
 
 export function createWallStore(initial: WallState = initialWallState()): WallStore {
@@ -55,7 +68,7 @@ export function withSnapshot(state: WallState, snapshot: WallSnapshot): Partial<
         : tile;
   }
   const assigned = Object.fromEntries(Object.entries(state.assigned).filter(([id]) => incoming.has(id)));
-  return { load: 'ready', workspaceName: snapshot.workspaceName, order, tiles, assigned };
+  return { load: 'ready', workspaceName: snapshot.workspaceName, order, tiles, assigned, groups: snapshot.groups, groupId: snapshot.groupId };
 }
 
 /** Heartbeats: status, battery and last-seen time of the tiles they name. */
@@ -81,9 +94,11 @@ export function vaMayHaveChanged(state: WallState, device: Pick<Device, 'id' | '
   return (device.assignedToId === null) !== (tile.vaName === null);
 }
 
-/** A created or updated phone: patched in place, or appended as a new tile. */
-export function withDevice(state: WallState, device: Device): Partial<WallState> {
+/** A created or updated phone: patched in place, or appended as a new tile (on a wall of every phone). */
+export function withDevice(state: WallState, device: Device): Partial<WallState> | null {
   const tile = state.tiles[device.id];
+  // A wall of one group: a phone not on it joins with the next snapshot, if it joined the group (group.updated).
+  if (!tile && state.groupId !== null) return null;
   const next: WallTileState = tile
     ? { ...tile, name: device.name, status: device.status, battery: device.battery, lastActive: device.lastActive, controlledByName: device.controlledByName }
     : {

@@ -20,6 +20,8 @@ import {
 } from '../routines.form';
 
 export const routineCreateFailure = 'Failed to create routine. Please try again.';
+/** The account choice that stands for every account on the phones of the campaign's group. */
+export const GROUP_ACCOUNTS = 'group';
 
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -41,7 +43,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
   const set = <K extends keyof RoutineFormValues>(key: K, value: RoutineFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
 
   const duration = formDuration(values);
-  const noAccounts = linkedAccounts.length === 0;
+  const noAccounts = linkedAccounts.length === 0 && !campaign.groupId;
 
   function submit(): void {
     const problem = routineFormProblem(values);
@@ -55,7 +57,10 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
       errorToast('Validation Error', settings.error.issues[0]?.message ?? routineCreateFailure);
       return;
     }
-    const body = buildRoutinePayload({ ...values, type: values.type, accountId: values.accountId }, { campaignId: campaign.id, platform: campaign.platform });
+    const built = buildRoutinePayload({ ...values, type: values.type, accountId: values.accountId }, { campaignId: campaign.id, platform: campaign.platform });
+    // For the group: no account of its own, it runs for each account on the group's phones.
+    const { accountId: _one, ...forGroup } = built;
+    const body = values.accountId === GROUP_ACCOUNTS ? { ...forGroup, forGroup: true } : built;
     create.mutate(body, {
       onSuccess: () => {
         toast('Routine Added', `${routineTypeLabels[body.type]} routine added to ${campaign.name}.`);
@@ -189,7 +194,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
         <Stack gap="md">
           {noAccounts && (
             <Alert color="yellow" title="No linked accounts">
-              Link an account to this campaign before adding routines.
+              Link an account to this campaign, or give it a group of phones, before adding routines.
             </Alert>
           )}
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
@@ -206,7 +211,10 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
               placeholder={noAccounts ? 'No linked accounts' : 'Select an account'}
               required
               disabled={noAccounts}
-              data={linkedAccounts.map((account) => ({ value: account.id, label: `@${account.username}` }))}
+              data={[
+                ...(campaign.groupId ? [{ value: GROUP_ACCOUNTS, label: "Every account on the group's phones" }] : []),
+                ...linkedAccounts.map((account) => ({ value: account.id, label: `@${account.username}` })),
+              ]}
               value={values.accountId}
               onChange={(value) => set('accountId', value)}
             />

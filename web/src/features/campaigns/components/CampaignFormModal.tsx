@@ -9,6 +9,7 @@ import { useCurrentUser } from '../../auth/auth.api';
 import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { formatBytes, imageRestrictions, uploadCampaignImage } from '../../../shared/uploads/uploads';
+import { useGroups } from '../../groups/groups.api';
 import { useCreateCampaign, useUpdateCampaign } from '../campaigns.api';
 import {
   campaignToFormValues,
@@ -57,6 +58,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
   const form = useForm<CampaignFormValues>({ initialValues: emptyCampaignForm() });
   const { values } = form;
   const editing = campaign !== undefined;
+  const groups = useGroups();
 
   // The form starts from the campaign each time the dialog opens, so a cancelled edit leaves nothing behind.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the form is reset when the dialog opens or shows another campaign, not on every render of the campaign or the form
@@ -136,6 +138,19 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
               {...form.getInputProps('engagementTarget')}
             />
           </SimpleGrid>
+          <Select
+            label="Group of phones"
+            description="Its group routines run for every account on this group's phones, following phones as they join or leave it."
+            placeholder="No group: linked accounts only"
+            data={(groups.data ?? []).map((group) => ({
+              value: group.id,
+              label: `${group.kind === 'tag' ? '#' : ''}${group.name} (${group.deviceIds.length})`,
+            }))}
+            clearable
+            searchable
+            value={values.groupId}
+            onChange={(value) => form.setFieldValue('groupId', value)}
+          />
           <TextInput label="Keywords" description="Comma-separated" placeholder="fitness, workout, gym" {...form.getInputProps('keywords')} />
           <TextInput
             label="Reference Accounts"

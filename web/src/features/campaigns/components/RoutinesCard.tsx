@@ -75,8 +75,12 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
                           {label}
                         </Text>
                         <Text size="xs" c="dimmed">
-                          {routine.accountId ? `@${usernames.get(routine.accountId) ?? 'unknown'}` : 'No account'} · {routineMinutes(routine)} min · Intensity{' '}
-                          {routine.intensity}
+                          {routine.forGroup
+                            ? "Every account on the group's phones"
+                            : routine.accountId
+                              ? `@${usernames.get(routine.accountId) ?? 'unknown'}`
+                              : 'No account'}{' '}
+                          · {routineMinutes(routine)} min · Intensity {routine.intensity}
                         </Text>
                       </Stack>
                     </Group>
