@@ -25,14 +25,14 @@ const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyl
 function BreakerBadge({ breaker }: { breaker: RecipeHealthRow['breaker'] }) {
   if (breaker.state === 'tripped')
     return (
-      <Badge color="red" variant="light" title={breaker.trippedAt ? `Tripped ${when(breaker.trippedAt)} after ${breaker.phones} phones` : undefined}>
+      <Badge color="red" variant="light" style={{ flexShrink: 0 }} title={breaker.trippedAt ? `Tripped ${when(breaker.trippedAt)} after ${breaker.phones} phones` : undefined}>
         Tripped
       </Badge>
     );
   if (breaker.state === 'resumed')
     return (
-      <Stack gap={0}>
-        <Badge color="yellow" variant="light">
+      <Stack gap={0} style={{ flexShrink: 0 }}>
+        <Badge color="yellow" variant="light" style={{ flexShrink: 0 }}>
           Turned back on
         </Badge>
         <Text size="xs" c="dimmed">
@@ -41,7 +41,7 @@ function BreakerBadge({ breaker }: { breaker: RecipeHealthRow['breaker'] }) {
       </Stack>
     );
   return (
-    <Badge color="green" variant="light">
+    <Badge color="green" variant="light" style={{ flexShrink: 0 }}>
       On
     </Badge>
   );
@@ -81,6 +81,26 @@ function LastFailures({ row }: { row: RecipeHealthRow }) {
         </List.Item>
       ))}
     </List>
+  );
+}
+
+/** The version first (what differs between rows), the package under it. */
+function AppCell({ row }: { row: RecipeHealthRow }) {
+  if (!row.appPackage)
+    return (
+      <Text size="sm" c="dimmed">
+        App not read
+      </Text>
+    );
+  return (
+    <>
+      <Text size="sm" fw={500} style={{ whiteSpace: 'nowrap' }}>
+        {row.appVersion}
+      </Text>
+      <Text size="xs" c="dimmed" style={{ overflowWrap: 'anywhere' }}>
+        {row.appPackage}
+      </Text>
+    </>
   );
 }
 
@@ -129,9 +149,7 @@ function HealthTable({ rows, open, toggle }: { rows: RecipeHealthRow[]; open: Se
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                      {appOf(row)}
-                    </Text>
+                    <AppCell row={row} />
                   </Table.Td>
                   <Table.Td ta="right">{row.runs}</Table.Td>
                   <Table.Td ta="right">{row.runs === 0 ? '—' : `${row.successRate}%`}</Table.Td>
@@ -150,7 +168,7 @@ function HealthTable({ rows, open, toggle }: { rows: RecipeHealthRow[]; open: Se
                   </Table.Td>
                 </Table.Tr>
                 {open.has(key) ? (
-                  <Table.Tr>
+                  <Table.Tr aria-label={`Last failures of ${row.recipeName} on ${appOf(row)}`}>
                     <Table.Td colSpan={9}>
                       <LastFailures row={row} />
                     </Table.Td>
