@@ -50,7 +50,11 @@ export type Failure = z.infer<typeof failure>;
 export const recipeRun = z.object({
   recipe: recipeRef,
   app: appRef.optional(),
-  durationMs: z.number().int().min(0).max(7 * 86_400_000),
+  durationMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400_000),
 });
 export type RecipeRun = z.infer<typeof recipeRun>;
 

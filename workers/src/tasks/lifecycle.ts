@@ -399,8 +399,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   // Counted when this statement recorded the phone's word (the attempt, locked, had none yet: `recorded`'s own
   // condition; the CTE itself cannot be read here without running before the lock). A result sent again counts nothing.
   const firstWord = givenOutcome === null || givenOutcome === 'expired' || givenOutcome === 'withdrawn';
-  if (firstWord && run)
-    await countRecipeRuns(tx, [{ workspaceId: task.workspaceId, deviceId, status: result.status, code: result.failure?.code, run }]);
+  if (firstWord && run) await countRecipeRuns(tx, [{ workspaceId: task.workspaceId, deviceId, status: result.status, code: result.failure?.code, run }]);
   if ((settledStatuses as readonly string[]).includes(task.status)) {
     return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && givenOutcome !== 'completed' };
   }

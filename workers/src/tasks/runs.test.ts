@@ -141,7 +141,13 @@ describe('recipe run counts', () => {
     await one(phone.id, olderResult);
     await one(phone.id, olderResult);
     const locked = await given(ws, phone.id);
-    await one(phone.id, { taskId: locked, attempt: 1, status: 'failed', failure: { code: 'device_locked', retryable: false }, run: { recipe, durationMs: 500 } });
+    await one(phone.id, {
+      taskId: locked,
+      attempt: 1,
+      status: 'failed',
+      failure: { code: 'device_locked', retryable: false },
+      run: { recipe, durationMs: 500 },
+    });
     // A task no recipe ran (a person's, or an agent before recipes) is not counted.
     const plain = await given(ws, phone.id);
     await one(phone.id, { taskId: plain, attempt: 1, status: 'completed' });
@@ -149,7 +155,14 @@ describe('recipe run counts', () => {
     const rows = await days(ws);
     expect(rows).toHaveLength(2);
     expect(rows[0]).toMatchObject({ package: '', appVersion: '', runs: 1, failed: 1, failureCodes: { device_locked: 1 } });
-    expect(rows[1]).toMatchObject({ package: app.package, runs: 2, succeeded: 0, failed: 2, timedRuns: 1, failureCodes: { element_missing: 1, app_changed: 1 } });
+    expect(rows[1]).toMatchObject({
+      package: app.package,
+      runs: 2,
+      succeeded: 0,
+      failed: 2,
+      timedRuns: 1,
+      failureCodes: { element_missing: 1, app_changed: 1 },
+    });
   });
 
   it('estimates the median from the buckets', () => {

@@ -58,7 +58,8 @@ export function uncoveredVersions(
     if (driving.length === 0) return [];
     const offered = new Set(driving.flatMap((recipe) => recipe.routines));
     for (const recipe of driving) {
-      if (coversApp(recipe, { package: app.package, version: app.version }, { verifications }).covered) for (const routine of recipe.routines) offered.delete(routine);
+      if (coversApp(recipe, { package: app.package, version: app.version }, { verifications }).covered)
+        for (const routine of recipe.routines) offered.delete(routine);
     }
     if (offered.size === 0) return [];
     return [
@@ -117,7 +118,14 @@ export async function recipeHealthOf(db: Db, workspaceId: string, range: Range):
     failuresBy.set(key, list);
   }
 
-  const row = (recipeId: string, pkg: string, version: string, counts: Pick<RecipeHealthRow, 'runs' | 'succeeded' | 'failed'>, codes: Record<string, number>, buckets: number[]) => {
+  const row = (
+    recipeId: string,
+    pkg: string,
+    version: string,
+    counts: Pick<RecipeHealthRow, 'runs' | 'succeeded' | 'failed'>,
+    codes: Record<string, number>,
+    buckets: number[],
+  ) => {
     const key = keyOf(recipeId, pkg, version);
     const found = phonesBy.get(key);
     const named = names.get(recipeId);
@@ -149,7 +157,9 @@ export async function recipeHealthOf(db: Db, workspaceId: string, range: Range):
     if (breaker.paused && !listed.has(keyOf(breaker.recipeId, breaker.package, breaker.appVersion)))
       rows.push(row(breaker.recipeId, breaker.package, breaker.appVersion, { runs: 0, succeeded: 0, failed: 0 }, {}, []));
   }
-  rows.sort((a, b) => a.recipeName.localeCompare(b.recipeName) || a.recipeId.localeCompare(b.recipeId) || b.runs - a.runs || a.appVersion.localeCompare(b.appVersion));
+  rows.sort(
+    (a, b) => a.recipeName.localeCompare(b.recipeName) || a.recipeId.localeCompare(b.recipeId) || b.runs - a.runs || a.appVersion.localeCompare(b.appVersion),
+  );
 
   const verifications = verified.map((entry) => ({
     recipeId: entry.recipeId,

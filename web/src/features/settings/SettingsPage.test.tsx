@@ -353,7 +353,14 @@ describe('Settings: recipe health', () => {
         recipeVersion: 1,
       },
     ],
-    breaker: { state: 'resumed', breakerId: 'b1', trippedAt: '2026-01-01T09:00:00.000Z', phones: 3, resumedAt: '2026-01-01T12:00:00.000Z', resumedBy: { id: 'u1', name: 'Olga Operator' } },
+    breaker: {
+      state: 'resumed',
+      breakerId: 'b1',
+      trippedAt: '2026-01-01T09:00:00.000Z',
+      phones: 3,
+      resumedAt: '2026-01-01T12:00:00.000Z',
+      resumedBy: { id: 'u1', name: 'Olga Operator' },
+    },
   };
   const board = (range: string, recipes: unknown[]) => ({
     range,

@@ -19,13 +19,19 @@ export function formatDuration(ms: number): string {
   return minutes % 60 === 0 ? `${hours} h` : `${hours} h ${minutes % 60} min`;
 }
 
-const appOf = (row: { appPackage: string; appVersion: string }) => (row.appPackage ? `${row.appPackage} ${row.appVersion}` : 'App not read (stopped before the pre-flight)');
+const appOf = (row: { appPackage: string; appVersion: string }) =>
+  row.appPackage ? `${row.appPackage} ${row.appVersion}` : 'App not read (stopped before the pre-flight)';
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 function BreakerBadge({ breaker }: { breaker: RecipeHealthRow['breaker'] }) {
   if (breaker.state === 'tripped')
     return (
-      <Badge color="red" variant="light" style={{ flexShrink: 0 }} title={breaker.trippedAt ? `Tripped ${when(breaker.trippedAt)} after ${breaker.phones} phones` : undefined}>
+      <Badge
+        color="red"
+        variant="light"
+        style={{ flexShrink: 0 }}
+        title={breaker.trippedAt ? `Tripped ${when(breaker.trippedAt)} after ${breaker.phones} phones` : undefined}
+      >
         Tripped
       </Badge>
     );
