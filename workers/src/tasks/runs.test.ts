@@ -165,6 +165,16 @@ describe('recipe run counts', () => {
     });
   });
 
+  it('counts a run once when the same result arrives twice at the same moment, one by one and in a batch', async () => {
+    const ws = await workspace(db);
+    const phone = await device(db, ws);
+    const taskId = await given(ws, phone.id);
+    const result: PhoneResult = { taskId, attempt: 1, status: 'completed', run: { recipe, app, durationMs: 5_000 } };
+    await Promise.all([one(phone.id, result), together(ws, [{ deviceId: phone.id, result }]), one(phone.id, result)]);
+    const rows = await days(ws);
+    expect(rows.map((row) => [row.runs, row.succeeded, row.timedRuns])).toEqual([[1, 1, 1]]);
+  });
+
   it('estimates the median from the buckets', () => {
     expect(RUN_MS_BUCKETS).toBe(RUN_MS_BOUNDS.length + 1);
     expect(bucketOf(0)).toBe(0);

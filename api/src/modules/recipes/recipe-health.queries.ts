@@ -102,22 +102,28 @@ export interface FailedRun {
   recipeVersion: number | null;
 }
 
-/** The newest failed runs of each recipe and app version since the window's start (LAST_FAILURES each). */
-export async function lastFailedRuns(db: Db, workspaceId: string, since: Date): Promise<FailedRun[]> {
+/**
+ * The newest failed runs (LAST_FAILURES each) of every recipe and app version that ran in the window, since `since`:
+ * per key, a walk down the failed-attempts index (0043) that stops after LAST_FAILURES rows.
+ */
+export async function lastFailedRuns(db: Db, workspaceId: string, window: HealthWindow): Promise<FailedRun[]> {
   const { rows } = await sql<FailedRun>`
-    select f."recipeId", f.package, f."appVersion", f."taskId", f."taskTitle", f."deviceId", f."deviceName", f.at, f.code, f.message, f."recipeVersion"
-    from (
-      select a.recipe_id as "recipeId", a.app_package as package, a.app_version as "appVersion", a.task_id as "taskId",
-             t.title as "taskTitle", a.device_id as "deviceId", d.name as "deviceName", a.ended_at as at,
-             coalesce(a.failure_code, 'unknown') as code, a.failure_message as message, a.recipe_version as "recipeVersion",
-             row_number() over (partition by a.recipe_id, a.app_package, a.app_version order by a.ended_at desc, a.task_id) as n
+    select k.recipe_id as "recipeId", k.package, k.app_version as "appVersion", f.task_id as "taskId", t.title as "taskTitle",
+           f.device_id as "deviceId", d.name as "deviceName", f.ended_at as at, coalesce(f.failure_code, 'unknown') as code,
+           f.failure_message as message, f.recipe_version as "recipeVersion"
+    from (select distinct recipe_id, package, app_version from recipe_runs_daily
+          where workspace_id = ${workspaceId} and day between ${window.from}::date and ${window.to}::date and failed > 0) k
+    cross join lateral (
+      select a.task_id, a.device_id, a.ended_at, a.failure_code, a.failure_message, a.recipe_version
       from task_attempts a
-      join tasks t on t.id = a.task_id and t.workspace_id = a.workspace_id
-      left join devices d on d.id = a.device_id and d.workspace_id = a.workspace_id
-      where a.workspace_id = ${workspaceId} and a.outcome = 'failed' and a.recipe_id is not null and a.ended_at >= ${since}
+      where a.workspace_id = ${workspaceId} and a.recipe_id = k.recipe_id and a.app_package = k.package and a.app_version = k.app_version
+        and a.outcome = 'failed' and a.ended_at >= ${window.since}
+      order by a.ended_at desc
+      limit ${LAST_FAILURES}::int
     ) f
-    where f.n <= ${LAST_FAILURES}::int
-    order by f.at desc`.execute(db);
+    join tasks t on t.id = f.task_id and t.workspace_id = ${workspaceId}
+    left join devices d on d.id = f.device_id and d.workspace_id = ${workspaceId}
+    order by f.ended_at desc, f.task_id`.execute(db);
   return rows;
 }
 

@@ -82,7 +82,7 @@ export async function recipeHealthOf(db: Db, workspaceId: string, range: Range):
   const [totals, phones, failures, breakers, stored, verified, installed, settings] = await Promise.all([
     runTotals(db, workspaceId, window),
     runPhones(db, workspaceId, window),
-    lastFailedRuns(db, workspaceId, window.since),
+    lastFailedRuns(db, workspaceId, window),
     breakerFacts(db, workspaceId),
     listWorkspaceRecipes(db, workspaceId),
     verificationsOf(db, workspaceId),
