@@ -44,3 +44,5 @@ CREATE TABLE recipe_run_devices (
   PRIMARY KEY (workspace_id, day, recipe_id, package, app_version, device_id)
 );
 CREATE INDEX recipe_run_devices_device_idx ON recipe_run_devices (device_id);
+-- Retention drops days past the board's longest range, across workspaces.
+CREATE INDEX recipe_run_devices_day_idx ON recipe_run_devices (day);
