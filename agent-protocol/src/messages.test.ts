@@ -59,6 +59,20 @@ describe('agent messages', () => {
     ]);
   });
 
+  it('takes a result with or without the recipe run behind it (older agents say nothing of it)', () => {
+    const result = { taskId: 't', attempt: 1, status: 'completed' };
+    expect(agentMessages['task.result'].parse(result).run).toBeUndefined();
+    const run = { recipe: { id: 'instagram.post', version: 3 }, app: { package: 'com.instagram.android', version: '360.0.0.52.192' }, durationMs: 41_250 };
+    expect(agentMessages['task.result'].parse({ ...result, run }).run).toEqual(run);
+    expect(agentMessages['task.result'].parse({ ...result, status: 'failed', run: { recipe: run.recipe, durationMs: 10 } }).run).toEqual({
+      recipe: run.recipe,
+      durationMs: 10,
+    });
+    expect(agentMessages['task.result'].safeParse({ ...result, run: { ...run, durationMs: -1 } }).success).toBe(false);
+    expect(agentMessages['task.result'].safeParse({ ...result, run: { ...run, durationMs: 1.5 } }).success).toBe(false);
+    expect(agentMessages['task.result'].safeParse({ ...result, run: { app: run.app, durationMs: 5 } }).success).toBe(false);
+  });
+
   it('takes a hello with or without the live features (older agents say nothing of them)', () => {
     const hello = { protocol: 2, agentVersion: 'farm-agent/2', battery: 80 };
     expect(agentMessages['agent.hello'].parse(hello).features).toBeUndefined();

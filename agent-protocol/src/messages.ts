@@ -27,16 +27,36 @@ const battery = z.number().int().min(0).max(100);
 /** Screenshots travel as base64 JPEG or PNG of at most this many bytes once decoded. */
 export const MAX_SCREENSHOT_BYTES = 512 * 1024;
 
+/** The recipe a run followed: its id and version. */
+export const recipeRef = z.object({ id: z.string().max(100), version: z.number().int().min(0).max(1_000_000) });
+/** The app a run drove, as the phone's pre-flight read it. */
+export const appRef = z.object({ package: z.string().max(200), version: z.string().max(40) });
+
 /** Why an attempt failed (protocol 2): a code from the closed list, the phone's words, and whether to try again. */
 export const failure = z.object({
   code: failureCode,
   message: z.string().max(2000).optional(),
   retryable: z.boolean().optional(),
   /** The recipe that ran and the app it drove, where the run got that far (the server's breaker counts them). */
-  recipe: z.object({ id: z.string().max(100), version: z.number().int().min(0).max(1_000_000) }).optional(),
-  app: z.object({ package: z.string().max(200), version: z.string().max(40) }).optional(),
+  recipe: recipeRef.optional(),
+  app: appRef.optional(),
 });
 export type Failure = z.infer<typeof failure>;
+
+/**
+ * The recipe run behind a result, completed or failed: which recipe, the app it drove (once the pre-flight read it)
+ * and how long the run took. The server counts it on the recipe health board; older agents say nothing.
+ */
+export const recipeRun = z.object({
+  recipe: recipeRef,
+  app: appRef.optional(),
+  durationMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400_000),
+});
+export type RecipeRun = z.infer<typeof recipeRun>;
 
 /** Which reader reads a phone's UI: the UiAutomator2 server, `uiautomator dump`, or the simulator. */
 export const uiReaderInfo = z.object({
@@ -121,6 +141,8 @@ export const agentMessages = {
     failure: failure.optional(),
     engagement: engagementReport.optional(),
     finishedAt: z.string().max(40).optional(),
+    /** The recipe run this attempt was, when a recipe ran (either status). */
+    run: recipeRun.optional(),
   }),
   /** A frame of the live screen, while the server asks for them; answered with whether watchers are slow. */
   'live.frame': liveFrame,

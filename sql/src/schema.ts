@@ -602,6 +602,40 @@ export interface TaskAttemptsTable {
   outcome: ColumnType<AttemptOutcome | null, AttemptOutcome | null | undefined, AttemptOutcome | null>;
   failureCode: NullableCode;
   failureMessage: NullableText;
+  /** The recipe run the phone said this attempt was (0043); null from agents that say nothing. */
+  recipeId: ColumnType<string | null, string | null | undefined, string | null>;
+  recipeVersion: ColumnType<number | null, number | null | undefined, number | null>;
+  /** '' when the run ended before the pre-flight read the app. */
+  appPackage: ColumnType<string | null, string | null | undefined, string | null>;
+  appVersion: ColumnType<string | null, string | null | undefined, string | null>;
+  runMs: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** A recipe's runs on one app version in one workspace day (0043). */
+export interface RecipeRunsDailyTable {
+  workspaceId: string;
+  day: ColumnType<string, string, string>;
+  recipeId: string;
+  package: string;
+  appVersion: string;
+  runs: ColumnType<number, number | undefined, number>;
+  succeeded: ColumnType<number, number | undefined, number>;
+  failed: ColumnType<number, number | undefined, number>;
+  /** `{code: n}`. */
+  failureCodes: ColumnType<unknown, string | undefined, string>;
+  timedRuns: ColumnType<number, number | undefined, number>;
+  durationMsSum: ColumnType<string, number | string | undefined, number | string>;
+  durationBuckets: ColumnType<number[], number[] | undefined, number[]>;
+}
+
+/** The phones a recipe ran on, per app version and workspace day (0043). */
+export interface RecipeRunDevicesTable {
+  workspaceId: string;
+  day: ColumnType<string, string, string>;
+  recipeId: string;
+  package: string;
+  appVersion: string;
+  deviceId: string;
 }
 
 export interface RecoveryCodesTable {
@@ -746,6 +780,8 @@ export interface DB extends ManagerConsoleTables {
   deviceSoftware: DeviceSoftwareTable;
   recipeVerifications: RecipeVerificationsTable;
   recipeFailures: RecipeFailuresTable;
+  recipeRunsDaily: RecipeRunsDailyTable;
+  recipeRunDevices: RecipeRunDevicesTable;
   recipeBreakers: RecipeBreakersTable;
   deviceGroups: DeviceGroupsTable;
   uiCaptures: UiCapturesTable;

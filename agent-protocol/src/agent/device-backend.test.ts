@@ -76,6 +76,9 @@ describe('the device backend', () => {
     own.steps[0]!.label = 'Copy the media (our checked flow)';
     const { outcome, steps, phone } = await run(work({ recipes: [own] }));
     expect(outcome).toMatchObject({ status: 'completed' });
+    // The run it was goes with the result, for the health board: the recipe chosen, the app read, the time taken.
+    expect(outcome.run).toMatchObject({ recipe: { id: 'instagram.post', version: 5 }, app: { package: 'com.instagram.android' } });
+    expect(outcome.run?.durationMs).toBeGreaterThanOrEqual(0);
     // The pre-flight reports first, then the recipe's own first step.
     expect(steps.slice(0, 2)).toEqual(['Check the phone and the app before the run', 'Copy the media (our checked flow)']);
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Morning routine #glow', media: 'pier.jpg' }]);

@@ -244,6 +244,8 @@ export class DeviceBackend implements PhoneBackend {
     this.working = true;
     try {
       const checks = this.options.preflight ?? 'full';
+      // Timed here, around the run, on this machine's clock: the health board's median duration.
+      const started = performance.now();
       const result = await runRecipe(this.phone, recipe, params, {
         ...this.options.recipeOptions,
         ...(checks === 'off'
@@ -263,7 +265,9 @@ export class DeviceBackend implements PhoneBackend {
         },
       });
       const engagement = { likes: result.actions.like, follows: result.actions.follow, comments: result.actions.comment, posts: result.actions.post };
-      if (result.status === 'completed') return { status: 'completed', engagement };
+      const app = result.package && result.appVersion ? { package: result.package, version: result.appVersion } : undefined;
+      const run = { recipe: result.recipe, ...(app ? { app } : {}), durationMs: Math.max(0, Math.round(performance.now() - started)) };
+      if (result.status === 'completed') return { status: 'completed', engagement, run };
       // What the run left out and missed goes with the reason, so a person reading it sees the whole run.
       const aside = [
         result.skipped.length > 0 ? `left out: ${[...new Set(result.skipped)].join(', ')}` : '',
@@ -282,7 +286,8 @@ export class DeviceBackend implements PhoneBackend {
         engagement,
         ...(result.failure?.retryable === false ? { retryable: false } : {}),
         recipe: result.recipe,
-        ...(result.package && result.appVersion ? { app: { package: result.package, version: result.appVersion } } : {}),
+        ...(app ? { app } : {}),
+        run,
       };
     } finally {
       this.working = false;

@@ -16,6 +16,7 @@ import {
   type Ack,
   type InstalledApp,
   type AgentToServer,
+  type RecipeRun,
   type ServerMessage,
   type ServerToAgent,
   type TaskDispatchV2,
@@ -30,7 +31,7 @@ import { LiveStream } from './live-stream.ts';
 import { LiveVideo } from './live-video.ts';
 
 export type WorkOutcome =
-  | { status: 'completed'; engagement?: EngagementReport }
+  | { status: 'completed'; engagement?: EngagementReport; run?: RecipeRun }
   | {
       status: 'failed';
       code: FailureCode;
@@ -40,6 +41,8 @@ export type WorkOutcome =
       /** The recipe that ran and the app it drove, when the run got that far. */
       recipe?: { id: string; version: number };
       app?: { package: string; version: string };
+      /** The recipe run, with its duration, when a recipe ran (the server's health board counts it). */
+      run?: RecipeRun;
     };
 
 export interface WorkContext {
@@ -452,6 +455,7 @@ export class PhoneAgent {
             status: 'completed',
             finishedAt: new Date().toISOString(),
             ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
+            ...(outcome.run ? { run: outcome.run } : {}),
           }
         : {
             taskId: dispatch.taskId,
@@ -466,6 +470,7 @@ export class PhoneAgent {
             },
             finishedAt: new Date().toISOString(),
             ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
+            ...(outcome.run ? { run: outcome.run } : {}),
           };
     if (result.status === 'completed') this.completed.push(dispatch.taskId);
     await this.finish(dispatch.taskId, result);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { phoneCommands } from '@farm/agent-protocol/values';
-import { id, idFilter, isoTime, nullableTime } from './common.ts';
+import { id, idFilter, isoTime, nullableTime, range } from './common.ts';
 import { device } from './fleet.contract.ts';
 
 /** The credential a phone agent connects with; shown once, stored hashed. */
@@ -151,6 +151,86 @@ export const recipeList = z.object({
   settings: recipeSettings,
 });
 export type RecipeList = z.infer<typeof recipeList>;
+// ── the recipe health board ─────────────────────────────────────────────────────────────────────────────
+
+/** A recipe run that failed, with what the phone said: the evidence under "last failures". */
+export const recipeRunFailure = z.object({
+  taskId: id,
+  taskTitle: z.string(),
+  deviceId: id.nullable(),
+  deviceName: z.string().nullable(),
+  at: isoTime,
+  code: failureCode,
+  message: z.string().nullable(),
+  recipeVersion: z.number().int().nullable(),
+});
+export type RecipeRunFailure = z.infer<typeof recipeRunFailure>;
+
+/**
+ * The breaker of a recipe on one app version: `on` (never tripped), `tripped` (paused; `phones` distinct phones saw
+ * the app change), or `resumed` (an operator turned it back on: who and when).
+ */
+export const recipeBreakerState = z.object({
+  state: z.enum(['on', 'tripped', 'resumed']),
+  breakerId: id.nullable(),
+  trippedAt: nullableTime,
+  phones: z.number().int(),
+  resumedAt: nullableTime,
+  resumedBy: z.object({ id, name: z.string() }).nullable(),
+});
+export type RecipeBreakerState = z.infer<typeof recipeBreakerState>;
+
+/** A recipe's runs on one app version over the window. `appPackage` and `appVersion` are '' for runs that ended before the app was read. */
+export const recipeHealthRow = z.object({
+  recipeId: z.string(),
+  recipeName: z.string(),
+  platform: z.string(),
+  appPackage: z.string(),
+  appVersion: z.string(),
+  runs: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  /** Percent of runs that completed, to one decimal (0 without runs). */
+  successRate: z.number(),
+  /** Failure codes with their counts, the most frequent first. */
+  failureReasons: z.array(z.object({ code: z.string(), label: z.string(), count: z.number().int() })),
+  /** Estimated from the runs' duration buckets; null when no run said how long it took. */
+  medianDurationMs: z.number().int().nullable(),
+  /** The phones it ran on: how many, and the first names in alphabetical order (at most 10). */
+  phones: z.object({ count: z.number().int(), names: z.array(z.string()) }),
+  /** The newest failed runs in the window (at most 5). */
+  lastFailures: z.array(recipeRunFailure),
+  breaker: recipeBreakerState,
+});
+export type RecipeHealthRow = z.infer<typeof recipeHealthRow>;
+
+/** An app version phones of the fleet have that no recipe covers, by the coverage rule, for some routine. */
+export const uncoveredAppVersion = z.object({
+  appPackage: z.string(),
+  appVersion: z.string(),
+  platform: z.string().nullable(),
+  /** The routines recipes do for this app that none covers on this version. */
+  routines: z.array(z.string()),
+  phones: z.object({ count: z.number().int(), names: z.array(z.string()) }),
+  /** This workspace lets shipped templates run on versions no one verified: they will be tried there anyway. */
+  untestedAllowed: z.boolean(),
+});
+export type UncoveredAppVersion = z.infer<typeof uncoveredAppVersion>;
+
+/**
+ * GET /api/recipes/health: the window is whole days in the workspace's time zone, `from` to `to` (both included);
+ * runs are counted per day, so 24h counts yesterday and today.
+ */
+export const recipeHealth = z.object({
+  range: range,
+  timeZone: z.string(),
+  from: z.iso.date(),
+  to: z.iso.date(),
+  recipes: z.array(recipeHealthRow),
+  uncovered: z.array(uncoveredAppVersion),
+});
+export type RecipeHealth = z.infer<typeof recipeHealth>;
+
 export const createRecipeBody = z.object({
   recipe: recipeDocument.refine((value) => JSON.stringify(value).length <= 200_000, { message: 'A recipe is at most 200 KB of JSON' }),
   enabled: z.boolean().optional(),

@@ -238,7 +238,15 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
       const finishedAt = message.finishedAt && !Number.isNaN(Date.parse(message.finishedAt)) ? new Date(message.finishedAt) : undefined;
       const answer = await ctx.results.run({
         device: peer.device,
-        result: { taskId: message.taskId, attempt: message.attempt, status: message.status, failure, engagement: message.engagement, finishedAt },
+        result: {
+          taskId: message.taskId,
+          attempt: message.attempt,
+          status: message.status,
+          failure,
+          engagement: message.engagement,
+          finishedAt,
+          run: message.run,
+        },
       });
       if ('error' in answer) throw answer.error;
       // Its next task, once it has this answer (trigger 2 of the dispatcher's header, dispatcher.ts).

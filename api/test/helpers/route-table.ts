@@ -892,6 +892,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/health'),
   read('/api/devices/{id}/health', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/health`),
   read('/api/recipes', undefined, { vaMay: false }),
+  read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
   read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`, { vaMay: false }),
   // The wall is shown by a wall link's token, to anyone holding it.

@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { storedFiles } from '../files.ts';
 import { device, recorder, workspace } from '../../test/farm.ts';
-import { processRetentionPrune } from './prune.ts';
+import { processRetentionPrune, RECIPE_RUN_DAYS } from './prune.ts';
 
 let t: TestDatabase;
 let db: Db;
@@ -89,7 +89,7 @@ describe('retention', () => {
       .execute();
 
     const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
-    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, skippedScreenshots: false });
+    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, recipeRuns: 0, skippedScreenshots: false });
     expect((await db.selectFrom('deviceUsage').select('userName').orderBy('userName').execute()).map((row) => row.userName)).toEqual(['Lena', 'Olga']);
 
     const kept = (await db.selectFrom('screenshots').select('objectKey').where('deviceId', '=', phone.id).execute()).map((row) => row.objectKey);
@@ -112,8 +112,33 @@ describe('retention', () => {
       activities: 0,
       usage: 0,
       tasks: 0,
+      recipeRuns: 0,
       skippedScreenshots: false,
     });
+  });
+
+  it('drops recipe run counts older than the health board’s longest range', async () => {
+    const ws = await workspace(db);
+    const phone = await device(db, ws);
+    const key = { workspaceId: ws, recipeId: 'instagram.post', package: 'com.instagram.android', appVersion: '447.0.0.55.81' };
+    const day = (ago: number) => new Date(Date.now() - ago * 86_400_000).toISOString().slice(0, 10);
+    await db
+      .insertInto('recipeRunsDaily')
+      .values([
+        { ...key, day: day(RECIPE_RUN_DAYS + 5), runs: 1, succeeded: 1 },
+        { ...key, day: day(10), runs: 2, succeeded: 2 },
+      ])
+      .execute();
+    await db
+      .insertInto('recipeRunDevices')
+      .values([
+        { ...key, day: day(RECIPE_RUN_DAYS + 5), deviceId: phone.id },
+        { ...key, day: day(10), deviceId: phone.id },
+      ])
+      .execute();
+    expect(await processRetentionPrune(undefined, recorder(db).deps)).toMatchObject({ recipeRuns: 2 });
+    expect(await db.selectFrom('recipeRunsDaily').select('runs').where('workspaceId', '=', ws).execute()).toEqual([{ runs: 2 }]);
+    expect(await db.selectFrom('recipeRunDevices').select('deviceId').where('workspaceId', '=', ws).execute()).toHaveLength(1);
   });
 
   it('keeps screenshots where it cannot reach their files', async () => {

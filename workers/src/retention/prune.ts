@@ -1,6 +1,7 @@
 /**
  * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone, its
  * activity (with the phones' usage sessions, kept as long) and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
+ * The recipe health board's day rows go once they are older than its longest range (RECIPE_RUN_DAYS).
  * Rows go first, then files: a crash between the two leaves a file without a row (space, never a broken image).
  */
 import { sql } from 'kysely';
@@ -8,6 +9,8 @@ import type { JobDeps } from '../jobs.types.ts';
 
 /** Rows deleted per statement, so a first prune of a large farm never holds long locks. */
 export const PRUNE_BATCH = 2000;
+/** Days of recipe run counts kept: the health board's longest range (90 days) and room for time zones. */
+export const RECIPE_RUN_DAYS = 100;
 /** How long one run may keep deleting before it leaves the rest to the next run. */
 const RUN_BUDGET_MS = 60_000;
 
@@ -16,6 +19,8 @@ export interface PruneReport {
   activities: number;
   usage: number;
   tasks: number;
+  /** Recipe run day rows and their sets of phones. */
+  recipeRuns: number;
   /** Screenshots left for later because this process cannot reach the files (no DATA_DIR). */
   skippedScreenshots: boolean;
 }
@@ -24,7 +29,7 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
   const { db } = deps;
   const started = Date.now();
   const inBudget = () => Date.now() - started < RUN_BUDGET_MS;
-  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, skippedScreenshots: !deps.files };
+  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, recipeRuns: 0, skippedScreenshots: !deps.files };
 
   /** Runs a batch until one comes back short (nothing more) or the run's time is spent; answers the total. */
   const drain = async (batch: () => Promise<number>) => {
@@ -126,5 +131,15 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
       .executeTakeFirst();
     return Number(gone.numDeletedRows);
   });
+
+  // Neither table has an id: a batch is named by its rows' ctid, read in the same statement.
+  for (const table of ['recipe_runs_daily', 'recipe_run_devices'] as const) {
+    report.recipeRuns += await drain(async () => {
+      const gone = await sql`
+        delete from ${sql.table(table)} where ctid = any(array(
+          select ctid from ${sql.table(table)} where day < current_date - ${RECIPE_RUN_DAYS}::int limit ${PRUNE_BATCH}::int))`.execute(db);
+      return Number(gone.numAffectedRows ?? 0);
+    });
+  }
   return report;
 }

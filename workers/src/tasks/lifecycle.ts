@@ -18,12 +18,14 @@ import type { FailureCode, TaskPriority, TaskRow, TaskStatus, TaskType } from '@
 import { isUuid, serialize } from '@farm/sql';
 import { failureLabels, neverRetriedCodes, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
+import type { RecipeRun } from '@farm/agent-protocol';
 import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
 import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
 import { byHandDescription, recipesCover } from './recipes.ts';
 import { noteAppChanged, noteNewTasksHeld, notHeldByBreaker } from './breaker.ts';
+import { attemptRunColumns, countRecipeRuns, runOf, type CountedRun } from './runs.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
 export const settledStatuses: readonly Settled[] = ['completed', 'failed', 'cancelled'];
@@ -340,6 +342,8 @@ export interface PhoneResult {
   failure?: Failure | undefined;
   engagement?: EngagementReport | undefined;
   finishedAt?: Date | undefined;
+  /** The recipe run the attempt was (protocol 2 agents that say it); counted on the health board. */
+  run?: RecipeRun | undefined;
 }
 
 /** What became of a phone's result. */
@@ -363,6 +367,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   // phone's word recorded on the attempt, since it is what happened on the phone whatever the task has become since.
   // An outcome the server gave (expired, withdrawn) gives way to it; a result already recorded stays. (A WITH's
   // write runs after the query it stands beside, which reads the attempt as it was.)
+  const run = runOf(result);
   const found = await tx
     .with('recorded', (db) =>
       db
@@ -372,6 +377,7 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
           endedAt: result.finishedAt ?? sql<Date>`now()`,
           failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
           failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
+          ...attemptRunColumns(run),
         })
         .where('taskId', '=', result.taskId)
         .where('attempt', '=', result.attempt)
@@ -390,6 +396,10 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
     .executeTakeFirst();
   if (!found) return { kind: 'unknown' };
   const { givenOutcome, ...task } = found;
+  // Counted when this statement recorded the phone's word (the attempt, locked, had none yet: `recorded`'s own
+  // condition; the CTE itself cannot be read here without running before the lock). A result sent again counts nothing.
+  const firstWord = givenOutcome === null || givenOutcome === 'expired' || givenOutcome === 'withdrawn';
+  if (firstWord && run) await countRecipeRuns(tx, [{ workspaceId: task.workspaceId, deviceId, status: result.status, code: result.failure?.code, run }]);
   if ((settledStatuses as readonly string[]).includes(task.status)) {
     return { kind: 'ignored', task, late: result.status === 'completed' && task.status === 'cancelled' && givenOutcome !== 'completed' };
   }
@@ -455,14 +465,32 @@ export async function acceptResults(tx: Tx, given: readonly ResultFrom[], outbox
  * result that is not of that kind changes nothing here. Task and device ids are UUIDs, each task named once.
  */
 async function completeTogether(tx: Tx, given: readonly ResultFrom[], outboxes: Outboxes): Promise<[TaskRow, number][]> {
-  const results = sql<{ i: number; id: string; deviceId: string; attempt: number; finishedAt: Date | null; engagement: string | null }>`(select * from unnest(
+  const runs = given.map(({ result }) => attemptRunColumns(runOf(result)));
+  const results = sql<{
+    i: number;
+    id: string;
+    deviceId: string;
+    attempt: number;
+    finishedAt: Date | null;
+    engagement: string | null;
+    recipeId: string | null;
+    recipeVersion: number | null;
+    appPackage: string | null;
+    appVersion: string | null;
+    runMs: number | null;
+  }>`(select * from unnest(
       ${given.map((_, i) => i)}::int[],
       ${given.map(({ result }) => result.taskId)}::uuid[],
       ${given.map(({ deviceId }) => deviceId)}::uuid[],
       ${given.map(({ result }) => result.attempt)}::int[],
       ${given.map(({ result }) => result.finishedAt?.toISOString() ?? null)}::timestamptz[],
-      ${given.map(({ result }) => (result.engagement ? JSON.stringify(result.engagement) : null))}::jsonb[]
-    ) as g(i, id, device_id, attempt, finished_at, engagement))`;
+      ${given.map(({ result }) => (result.engagement ? JSON.stringify(result.engagement) : null))}::jsonb[],
+      ${runs.map((run) => run.recipeId)}::text[],
+      ${runs.map((run) => run.recipeVersion)}::int[],
+      ${runs.map((run) => run.appPackage)}::text[],
+      ${runs.map((run) => run.appVersion)}::text[],
+      ${runs.map((run) => run.runMs)}::int[]
+    ) as g(i, id, device_id, attempt, finished_at, engagement, recipe_id, recipe_version, app_package, app_version, run_ms))`;
   // One statement: the tasks settled and, after, their attempts recorded (the tasks locked first, as every move of a
   // task does). Each task's row is locked and checked again by the update, so a task another mover settled or took
   // back meanwhile is left to `acceptResult`.
@@ -496,7 +524,17 @@ async function completeTogether(tx: Tx, given: readonly ResultFrom[], outboxes: 
         .updateTable('taskAttempts')
         .from('settled')
         .innerJoin('g', 'g.id', 'settled.id')
-        .set({ outcome: 'completed', endedAt: sql<Date>`coalesce(g.finished_at, now())`, failureCode: null, failureMessage: null })
+        .set({
+          outcome: 'completed',
+          endedAt: sql<Date>`coalesce(g.finished_at, now())`,
+          failureCode: null,
+          failureMessage: null,
+          recipeId: sql<string | null>`g.recipe_id`,
+          recipeVersion: sql<number | null>`g.recipe_version`,
+          appPackage: sql<string | null>`g.app_package`,
+          appVersion: sql<string | null>`g.app_version`,
+          runMs: sql<number | null>`g.run_ms`,
+        })
         .whereRef('taskAttempts.taskId', '=', 'settled.id')
         .whereRef('taskAttempts.attempt', '=', 'settled.attempt')
         .whereRef('taskAttempts.deviceId', '=', 'settled.deviceId')
@@ -505,9 +543,17 @@ async function completeTogether(tx: Tx, given: readonly ResultFrom[], outboxes: 
     )
     .selectFrom('settled')
     .selectAll('settled')
+    .select(sql<boolean>`exists (select 1 from recorded r where r.task_id = settled.id)`.as('firstWord'))
     .orderBy('settled.i')
     .execute();
-  const done = rows.map(({ i, ...task }) => {
+  // Runs are counted with the statement that recorded the phones' words (see runs.ts).
+  const counted = rows.flatMap(({ i, firstWord, workspaceId }): CountedRun[] => {
+    const one = given[i]!;
+    const run = runOf(one.result);
+    return firstWord && run ? [{ workspaceId, deviceId: one.deviceId, status: 'completed', run }] : [];
+  });
+  await countRecipeRuns(tx, counted);
+  const done = rows.map(({ i, firstWord: _counted, ...task }) => {
     const outbox = outboxes.for(task.workspaceId);
     outbox.add('task.updated', serialize(task));
     outbox.internal('device.wake', { deviceId: task.deviceId! });

@@ -10,11 +10,13 @@ import {
   errorBody,
   idParams,
   recipeBreaker,
+  recipeHealth,
   recipeList,
   recipeSentByHand,
   recipeSettings,
   shippedRecipeDetail,
   shippedRecipeParams,
+  statsQuery,
   updateRecipeBody,
   workspaceRecipeDetail,
 } from '@farm/contracts';
@@ -31,6 +33,7 @@ import {
   type WorkspaceRecipeRow,
 } from './recipes.queries.ts';
 import { write } from '../../events/write.ts';
+import { recipeHealthOf } from './recipe-health.service.ts';
 import { listPausedRecipes, Outboxes, resumeRecipe, sendPausedWorkToVAs } from '@farm/workers';
 
 function summary(recipe: Recipe) {
@@ -83,6 +86,23 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     ]);
     return { recipes: rows.map(toWorkspaceRecipe), shipped: shippedRecipes().map(summary), breakers, settings };
   });
+
+  /**
+   * The recipe health board: each recipe by app version over a range (analytics' ranges, 7d by default). VAs may read
+   * it too: it names the workspace's phones and tasks, which they see anyway, and changes nothing.
+   */
+  app.get(
+    '/recipes/health',
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['recipes'], querystring: statsQuery, response: { 200: recipeHealth, 400: errorBody, 404: errorBody } },
+    },
+    async (request) => {
+      const health = await recipeHealthOf(db, actorOf(request).workspaceId, request.query.range ?? '7d');
+      if (!health) throw notFound();
+      return health;
+    },
+  );
 
   /** A shipped recipe's document, to copy, check on the farm's phones, and add back as the workspace's own. */
   app.get(

@@ -326,3 +326,81 @@ describe('Settings: storage', () => {
     expect(await screen.findByText('The storage is full: uploads are refused and new screenshots are dropped.')).toBeTruthy();
   });
 });
+
+describe('Settings: recipe health', () => {
+  const row = {
+    recipeId: 'instagram.post',
+    recipeName: 'Instagram publish a post',
+    platform: 'instagram',
+    appPackage: 'com.instagram.android',
+    appVersion: '360.0.0.52.192',
+    runs: 4,
+    succeeded: 3,
+    failed: 1,
+    successRate: 75,
+    failureReasons: [{ code: 'element_missing', label: 'Element missing', count: 1 }],
+    medianDurationMs: 45_000,
+    phones: { count: 2, names: ['Pixel A', 'Pixel B'] },
+    lastFailures: [
+      {
+        taskId: 't1',
+        taskTitle: 'Publish a reel',
+        deviceId: 'd1',
+        deviceName: 'Pixel B',
+        at: '2026-01-02T10:00:00.000Z',
+        code: 'element_missing',
+        message: 'Share: no element matched',
+        recipeVersion: 1,
+      },
+    ],
+    breaker: {
+      state: 'resumed',
+      breakerId: 'b1',
+      trippedAt: '2026-01-01T09:00:00.000Z',
+      phones: 3,
+      resumedAt: '2026-01-01T12:00:00.000Z',
+      resumedBy: { id: 'u1', name: 'Olga Operator' },
+    },
+  };
+  const board = (range: string, recipes: unknown[]) => ({
+    range,
+    timeZone: 'UTC',
+    from: '2026-01-01',
+    to: '2026-01-07',
+    recipes,
+    uncovered: [
+      {
+        appPackage: 'com.instagram.android',
+        appVersion: '200.0.0.1.1',
+        platform: 'instagram',
+        routines: ['create_post'],
+        phones: { count: 1, names: ['Pixel Old'] },
+        untestedAllowed: false,
+      },
+    ],
+  });
+
+  it('shows each recipe by app version with its failures, breaker and the uncovered versions, over the chosen range', async () => {
+    const calls = api({
+      'GET /api/recipes': { recipes: [], shipped: [], breakers: [], settings: { tryUntestedTemplates: false } },
+      'GET /api/recipes/health?range=7d': board('7d', [row]),
+      'GET /api/recipes/health?range=30d': board('30d', []),
+    });
+    renderRoutes(routes, '/settings');
+    const section = within(await screen.findByRole('region', { name: 'Recipe health' }));
+    const line = within(await section.findByRole('row', { name: 'Instagram publish a post on com.instagram.android 360.0.0.52.192' }));
+    expect(line.getByText('75%')).toBeTruthy();
+    expect(line.getByText('Element missing ×1')).toBeTruthy();
+    expect(line.getByText('45 s')).toBeTruthy();
+    expect(line.getByText('2: Pixel A, Pixel B')).toBeTruthy();
+    expect(line.getByText('Turned back on')).toBeTruthy();
+    expect(line.getByText(/by Olga Operator/)).toBeTruthy();
+    fireEvent.click(line.getByRole('button', { name: 'Last failures (1)' }));
+    expect(await section.findByText(/element_missing · recipe v1 · Share: no element matched/)).toBeTruthy();
+    expect(section.getByText('com.instagram.android 200.0.0.1.1')).toBeTruthy();
+
+    fireEvent.click(section.getByRole('radio', { name: '30 days' }));
+    expect(await section.findByText('No recipe runs in this range yet')).toBeTruthy();
+    expect(calls.some((call) => call.url === '/api/recipes/health?range=30d')).toBe(true);
+  });
+});

@@ -11,6 +11,7 @@ import { NotificationsSection } from './components/NotificationsSection';
 import { PhoneHostsSection } from './components/PhoneHostsSection';
 import { ProfileSection } from './components/ProfileSection';
 import { SessionsSection } from './components/SessionsSection';
+import { RecipeHealthSection } from './components/RecipeHealthSection';
 import { RecipesSection } from './components/RecipesSection';
 import { StorageSection } from './components/StorageSection';
 import { TwoFactorSection } from './components/TwoFactorSection';
@@ -37,6 +38,7 @@ export function SettingsPage() {
             {isOperator ? <InvitationsSection /> : null}
             {isOperator ? <PhoneHostsSection /> : null}
             {isOperator ? <RecipesSection /> : null}
+            <RecipeHealthSection />
             {isOperator ? <WallLinksSection /> : null}
             {isOperator ? <StorageSection /> : null}
             <NotificationsSection />

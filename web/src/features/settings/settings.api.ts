@@ -13,6 +13,8 @@ import type {
   Invitation,
   Me,
   RecipeBreaker,
+  RecipeHealth,
+  Range,
   RecipeList,
   RecipeSettings,
   RetentionSettings,
@@ -27,6 +29,7 @@ import type {
 import type { z } from 'zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
+import { listKey, withQuery } from '../../shared/query';
 import { useInvalidate } from '../../shared/invalidate';
 import { ME_KEY } from '../auth/auth.api';
 import { useAuthStore } from '../auth/auth.store';
@@ -257,6 +260,14 @@ export function useRecipes(enabled: boolean) {
   return useQuery<RecipeList>({ queryKey: ['/api/recipes'], enabled });
 }
 
+/** Settings → Recipes → Recipe health: each recipe by app version over a range of workspace days. */
+export function useRecipeHealth(range: Range) {
+  return useQuery<RecipeHealth>({
+    queryKey: listKey('/api/recipes/health', { range }),
+    queryFn: ({ signal }) => apiRequest<RecipeHealth>(withQuery('/api/recipes/health', { range }), { signal }),
+  });
+}
+
 /** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
 export function fetchRecipeDocument(from: { shipped: string } | { id: string }): Promise<{ body: Record<string, unknown> }> {
   return apiRequest('shipped' in from ? `/api/recipes/shipped/${encodeURIComponent(from.shipped)}` : `/api/recipes/${from.id}`);
@@ -301,7 +312,7 @@ export function useResumeRecipe() {
   const invalidate = useInvalidate();
   return useMutation({
     mutationFn: (id: string) => apiRequest<RecipeBreaker>(`/api/recipes/breakers/${id}/resume`, { method: 'POST' }),
-    onSuccess: () => invalidate('/api/recipes'),
+    onSuccess: () => invalidate('/api/recipes', '/api/recipes/health'),
   });
 }
 
