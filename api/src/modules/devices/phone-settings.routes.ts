@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody, phoneSettingsBody, phoneSettingsResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest } from '../../errors.ts';
-import { phonesByIds, phonesOfGroup } from './phone-settings.queries.ts';
+import { phonesByIds, phonesOfGroup, type SettingsPhone } from './phone-settings.queries.ts';
 import { setPhoneSettings } from './phone-settings.service.ts';
 
 export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,7 +22,7 @@ export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const { deviceIds, groupId, settings } = request.body;
-      let phones;
+      let phones: SettingsPhone[] | undefined;
       if (groupId) {
         phones = await phonesOfGroup(db, actor.workspaceId, groupId);
         if (!phones) throw badRequest('groupId', "Group must be one of this workspace's groups or tags");
@@ -35,7 +35,7 @@ export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
           throw badRequest('deviceIds', `${missing === 1 ? '1 phone was' : `${missing} phones were`} not found in this workspace`);
         }
       }
-      return setPhoneSettings(app.ctx, actor, phones, settings);
+      return setPhoneSettings(app.ctx, actor, phones ?? [], settings);
     },
   );
 };
