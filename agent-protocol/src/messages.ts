@@ -201,7 +201,7 @@ export const hostMessages = {
     backend: z.enum(['adb', 'sim']),
     /** Phones it sees now. */
     phones: z.number().int().min(0).max(10_000).optional(),
-    /** What it can do beyond reporting (`phone-settings`); older hosts say nothing, unknown names are kept out. */
+    /** What it can do beyond reporting (`phone-settings`); older hosts say nothing, names a server does not know are ignored. */
     features: z.array(z.string().max(40)).max(20).optional(),
   }),
   /** Phone health, vitals, recovery and the USB bus (`fleet/fleet.messages.ts`); servers that predate them ignore them. */

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody, phoneSettingsBody, phoneSettingsResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest } from '../../errors.ts';
-import { phonesByIds, phonesOfGroup } from './phone-settings.queries.ts';
+import { phonesByIds, phonesOfGroup, type SettingsPhone } from './phone-settings.queries.ts';
 import { setPhoneSettings } from './phone-settings.service.ts';
 
 export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -22,12 +22,11 @@ export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const { deviceIds, groupId, settings } = request.body;
-      let phones: Awaited<ReturnType<typeof phonesByIds>>;
+      let phones: SettingsPhone[] | undefined;
       if (groupId) {
-        const members = await phonesOfGroup(db, actor.workspaceId, groupId);
-        if (!members) throw badRequest('groupId', "Group must be one of this workspace's groups or tags");
-        if (members.length === 0) throw badRequest('groupId', 'This group has no phones');
-        phones = members;
+        phones = await phonesOfGroup(db, actor.workspaceId, groupId);
+        if (!phones) throw badRequest('groupId', "Group must be one of this workspace's groups or tags");
+        if (phones.length === 0) throw badRequest('groupId', 'This group has no phones');
       } else {
         const ids = [...new Set(deviceIds ?? [])];
         phones = await phonesByIds(db, actor.workspaceId, ids);
@@ -36,7 +35,7 @@ export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
           throw badRequest('deviceIds', `${missing === 1 ? '1 phone was' : `${missing} phones were`} not found in this workspace`);
         }
       }
-      return setPhoneSettings(app.ctx, actor, phones, settings);
+      return setPhoneSettings(app.ctx, actor, phones ?? [], settings);
     },
   );
 };

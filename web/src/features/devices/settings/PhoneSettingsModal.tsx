@@ -70,7 +70,7 @@ export function PhoneSettingsModal({ opened, onClose, deviceIds }: { opened: boo
     <FormModal opened={opened} onClose={close} title="Phone settings" size="lg">
       {result ? (
         <Stack gap="sm">
-          <ScrollX label="What came of the settings, scrollable" minWidth={480}>
+          <ScrollX label="What came of the settings, scrollable" minWidth={320}>
             <Table aria-label="Settings per phone">
               <Table.Thead>
                 <Table.Tr>
