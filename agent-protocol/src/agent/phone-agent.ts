@@ -444,8 +444,9 @@ export class PhoneAgent {
       outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
     }
     this.running.delete(dispatch.taskId);
-    // Cut off by the host: what it said, whatever the run made of being stopped.
-    if (state.cut) outcome = { status: 'failed', code: state.cut.code, message: state.cut.message };
+    // Cut off by the host: what it said, whatever the run made of being stopped — unless the work got done first (sent
+    // as done: tried again, a post could go up twice).
+    if (state.cut && outcome.status !== 'completed') outcome = { status: 'failed', code: state.cut.code, message: state.cut.message };
     else if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
     const result: TaskResult =
       outcome.status === 'completed'
