@@ -29,6 +29,7 @@ import { importRoutes } from './modules/import/import.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
+import { appsRoutes } from './modules/apps/apps.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -61,6 +62,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     alertsRoutes,
     onboardingRoutes,
     groupsRoutes,
+    appsRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -11,6 +11,7 @@ import { account, post } from './content.contract.ts';
 import { activity, device, session, stats, task } from './fleet.contract.ts';
 import { recipeBreaker } from './agents.contract.ts';
 import { deviceGroup } from './groups.contract.ts';
+import { appPin, appRollout, appVersion } from './apps.contract.ts';
 
 const removed = z.object({ id });
 
@@ -51,6 +52,12 @@ export const serverEvents = {
   'group.created': deviceGroup,
   'group.updated': deviceGroup,
   'group.deleted': removed,
+  /** A version added to or removed from the app library; the pins of a workspace as they are now. */
+  'app.created': appVersion,
+  'app.deleted': removed,
+  'app.pins': z.object({ pins: z.array(appPin) }),
+  /** A rollout started, or a phone of it answered, or it moved to its next stage (issue #42). */
+  'app.rollout': appRollout,
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

@@ -15,3 +15,4 @@ export * from './security.contract.ts';
 export * from './manager.contract.ts';
 export * from './live.contract.ts';
 export * from './groups.contract.ts';
+export * from './apps.contract.ts';

@@ -13,6 +13,7 @@ import {
   hostMessages,
   type Ack,
   type AgentMessage,
+  type AppJob,
   type AgentMessageName,
   type AgentToServer,
   type HostToServer,
@@ -46,6 +47,10 @@ export const deviceRoom = (deviceId: string) => `device:${deviceId}`;
 /** Every connection a host opened: its own and its phones'. */
 export const hostRoom = (hostId: string) => `host:${hostId}`;
 const hostControlRoom = (hostId: string) => `host-control:${hostId}`;
+/** A host's control connection that said it installs apps (`features: ['apps']` in its hello). */
+const hostAppsRoom = (hostId: string) => `host-apps:${hostId}`;
+/** How long a host has to say it took an app job (it answers before downloading). */
+const APP_JOB_ACK_MS = 15_000;
 
 export interface Agents {
   dispatcher: Dispatcher;
@@ -59,6 +64,8 @@ export interface Agents {
   hostConnected(hostId: string): Promise<boolean>;
   /** Sends a host its fleet settings (Settings → Phone hosts). */
   sendHostSettings(hostId: string, settings: unknown): void;
+  /** Hands an app job to a host that installs apps: `taken`, or why not (its agent is too old, or it is not connected). */
+  sendAppJob(hostId: string, job: AppJob): Promise<'taken' | 'outdated' | 'offline'>;
   /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -334,6 +341,8 @@ class AgentSockets implements Agents {
       const parsed = hostMessages['host.hello'].safeParse(raw);
       if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
       this.touch(host);
+      // Only a host that says it installs apps is sent app jobs: older ones keep working as they did.
+      if (parsed.data.features?.includes('apps')) void socket.join(hostAppsRoom(host.id));
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
     socket.on('disconnect', () => this.touch(host));
@@ -342,7 +351,7 @@ class AgentSockets implements Agents {
 
   /** Fleet health on the host's connection (`agents.fleet.ts`); its settings are sent as it connects. */
   private connectHostFleet(socket: AgentSocket, host: AgentHost): void {
-    fleetHandlers({ db: this.db, changes: this.changes }, this.log, socket as unknown as Parameters<typeof fleetHandlers>[2], host);
+    fleetHandlers({ db: this.db, changes: this.changes }, this.log, socket as unknown as Parameters<typeof fleetHandlers>[2], host, this);
     void hostSettings(this.db, host.id).then(
       (settings) => (socket as unknown as Socket).emit('host.settings', settings),
       () => undefined,
@@ -352,6 +361,19 @@ class AgentSockets implements Agents {
   /** New fleet settings for a host: sent to its control connection wherever it is. */
   sendHostSettings(hostId: string, settings: unknown): void {
     (this.nsp as unknown as Namespace).to(hostControlRoom(hostId)).emit('host.settings', settings);
+  }
+
+  async sendAppJob(hostId: string, job: AppJob): Promise<'taken' | 'outdated' | 'offline'> {
+    const nsp = this.nsp as unknown as Namespace;
+    let answers: { ok?: unknown }[] = [];
+    try {
+      answers = (await nsp.to(hostAppsRoom(hostId)).timeout(APP_JOB_ACK_MS).emitWithAck('app.run', job)) as { ok?: unknown }[];
+    } catch {
+      return 'offline';
+    }
+    if (answers.some((answer) => answer?.ok === true)) return 'taken';
+    if (answers.length > 0) return 'offline';
+    return (await this.hostConnected(hostId)) ? 'outdated' : 'offline';
   }
 
   private touch(host: AgentHost): void {

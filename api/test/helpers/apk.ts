@@ -10,6 +10,7 @@
  * TYPE_INT_DEC value and the version name a TYPE_STRING one. The ZIP is PKWARE APPNOTE 6.3 (local headers, central
  * directory, end record), with entries stored or deflated.
  */
+import { randomBytes } from 'node:crypto';
 import { crc32, deflateRawSync } from 'node:zlib';
 
 export interface ManifestSpec {
@@ -189,7 +190,8 @@ export function buildZip(files: readonly ZipFile[]): Buffer {
 export function buildApk(spec: ManifestSpec & { abis?: readonly string[]; padding?: number }): Buffer {
   return buildZip([
     { name: 'AndroidManifest.xml', data: buildManifest(spec) },
-    { name: 'classes.dex', data: Buffer.alloc(spec.padding ?? 64, 7) },
+    // Random bytes do not compress: `padding` is about what the APK weighs.
+    { name: 'classes.dex', data: randomBytes(spec.padding ?? 64) },
     ...(spec.abis ?? []).map((abi) => ({ name: `lib/${abi}/libapp.so`, data: Buffer.from(`elf ${abi}`), stored: true })),
   ]);
 }
