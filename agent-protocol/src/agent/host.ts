@@ -17,6 +17,8 @@ import { MediaFetcher } from './media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
+import { HostApps, simulatedPackagePhone } from './host.apps.ts';
+import type { PackagePhone } from '../adb/adb.packages.ts';
 import { Journal } from './journal.ts';
 import { PhoneAgent } from './phone-agent.ts';
 import type { AgentState } from './state.ts';
@@ -55,6 +57,8 @@ export class FarmHost {
   private readonly control: Socket<ServerToHost, HostToServer>;
   private readonly phones = new Map<string, Attached>();
   private readonly stops: (() => void | Promise<void>)[] = [];
+  /** How app jobs reach a phone: adb's phone once adb runs, a simulated package manager for simulated phones. */
+  private packagePhone: (serial: string) => PackagePhone | undefined = (serial) => (this.phones.has(serial) ? simulatedPackagePhone() : undefined);
 
   constructor(private readonly options: FarmHostOptions) {
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
@@ -65,12 +69,21 @@ export class FarmHost {
     this.control.on('connect', () => {
       this.control.emit(
         'host.hello',
-        { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size },
+        { agentVersion: AGENT_VERSION, hostname: hostname().slice(0, 200), backend: options.backend, phones: this.phones.size, features: ['apps'] },
         (answer: Ack) => {
           if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
         },
       );
     });
+    const apps = new HostApps({
+      server: options.server,
+      token: options.token,
+      dir: `${options.state.mediaDir}/apps`,
+      phone: (serial) => this.packagePhone(serial),
+      send: (name, message) => (this.control as unknown as Socket).emit(name, message),
+      log: (line) => this.log(line),
+    });
+    this.control.on('app.run', (job, ack) => apps.take(job, ack));
     this.control.on('connect_error', (error) => {
       this.log(`cannot connect: ${error.message}`);
       if (error.message === 'unauthorized')
@@ -127,6 +140,7 @@ export class FarmHost {
       }
     });
     this.stops.push(off, () => adb.stop());
+    this.packagePhone = (serial) => adb.phone(serial) ?? undefined;
     await adb.start();
     await this.startFleet(adb);
   }
