@@ -63,10 +63,16 @@ async function host(name: string, serials: string[], features: string[] = ['apps
   return { token, control, jobs, devices, result };
 }
 
+/** Uploaded over a real connection, as a browser sends it (the body arrives as a stream, not in one piece). */
 async function uploaded(bytes: Buffer, client = operator): Promise<AppVersion> {
-  const answer = await client.request<AppVersion>('POST', '/api/apps?fileName=app.apk', bytes, { 'content-type': 'application/octet-stream' });
-  expectStatus(answer, 201);
-  return answer.body;
+  const answer = await fetch(`${url}/api/apps?fileName=app.apk`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/octet-stream', cookie: `sid=${client.cookie ?? ''}` },
+    body: bytes,
+  });
+  const body = (await answer.json()) as AppVersion;
+  expect(answer.status, JSON.stringify(body)).toBe(201);
+  return body;
 }
 
 const rollout = async (id: string) => (await operator.get<AppRollout>(`/api/apps/rollouts/${id}`)).body;
