@@ -48,7 +48,7 @@ function harness(phone: PackagePhone | undefined, files: Record<string, Buffer>)
     phone: () => phone,
     send: (_name, message) => sent.push(message),
     fetch: (async (url: URL, init?: RequestInit) => {
-      asked.push(`${url.pathname} ${(init?.headers as Record<string, string>).authorization}`);
+      asked.push(`${url.pathname} ${(init?.headers as Record<string, string> | undefined)?.authorization ?? ''}`);
       const key = url.pathname.split('/').pop() ?? '';
       const bytes = files[key];
       return bytes ? new Response(bytes) : new Response('not found', { status: 404 });

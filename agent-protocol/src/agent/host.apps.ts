@@ -130,7 +130,9 @@ export class HostApps {
     } catch (error) {
       out.destroy();
       await rm(partial, { force: true });
-      throw error instanceof JobError ? error : new JobError('download_failed', `The APK could not be saved: ${error instanceof Error ? error.message : String(error)}`);
+      throw error instanceof JobError
+        ? error
+        : new JobError('download_failed', `The APK could not be saved: ${error instanceof Error ? error.message : String(error)}`);
     }
     await rename(partial, file);
     return file;

@@ -116,9 +116,7 @@ export const appJob = z.object({
   serial,
   action: z.enum(['install', 'remove']),
   package: z.string().min(1).max(255),
-  files: z
-    .array(z.object({ objectKey: z.string().regex(/^[\w-]{1,64}$/), name: z.string().min(1).max(200), size: z.number().int().min(0) }))
-    .max(100),
+  files: z.array(z.object({ objectKey: z.string().regex(/^[\w-]{1,64}$/), name: z.string().min(1).max(200), size: z.number().int().min(0) })).max(100),
   allowDowngrade: z.boolean(),
 });
 export type AppJob = z.infer<typeof appJob>;

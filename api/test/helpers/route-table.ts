@@ -88,7 +88,9 @@ let appCount = 0;
 async function buildAppVersion(operator: Client): Promise<{ id: string; package: string }> {
   appCount += 1;
   const bytes = buildApk({ package: `com.example.table${appCount}`, versionCode: appCount });
-  const answer = await operator.request<{ id: string; package: string }>('POST', '/api/apps?fileName=app.apk', bytes, { 'content-type': 'application/octet-stream' });
+  const answer = await operator.request<{ id: string; package: string }>('POST', '/api/apps?fileName=app.apk', bytes, {
+    'content-type': 'application/octet-stream',
+  });
   return answer.body;
 }
 
@@ -854,7 +856,11 @@ export const readRoutes: ReadRoute[] = [
   read('/api/apps/rollouts'),
   read('/api/apps/rollouts/{id}', async ({ operator }) => {
     const version = await buildAppVersion(operator);
-    const started = await operator.post<{ id: string }>('/api/apps/rollouts', { action: 'install', versionId: version.id, deviceIds: [(await buildDevice(operator)).id] });
+    const started = await operator.post<{ id: string }>('/api/apps/rollouts', {
+      action: 'install',
+      versionId: version.id,
+      deviceIds: [(await buildDevice(operator)).id],
+    });
     return `/api/apps/rollouts/${started.body.id}`;
   }),
   read('/api/wall-links', undefined, { vaMay: false }),

@@ -23,7 +23,9 @@ afterEach(() => {
 });
 
 const upload = (client: Client, bytes: Buffer, fileName = 'app.apk', type = 'application/octet-stream') =>
-  client.request<AppVersion>('POST', `/api/apps?fileName=${encodeURIComponent(fileName)}`, bytes, { 'content-type': type });
+  client.request<AppVersion & { error?: string; details?: unknown }>('POST', `/api/apps?fileName=${encodeURIComponent(fileName)}`, bytes, {
+    'content-type': type,
+  });
 
 async function uploaded(client: Client, bytes: Buffer, fileName = 'app.apk'): Promise<AppVersion> {
   const answer = await upload(client, bytes, fileName);
@@ -91,7 +93,11 @@ describe('the app library', () => {
     const va = await inviteVa(t.app, operator);
     const apk = buildApk({ package: 'com.example.app', versionCode: 1 });
     expectStatus(await upload(va, apk), 403);
-    expectFieldError(await upload(operator, Buffer.from('GIF89a not an app')), 'file', 'app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a zip archive');
+    expectFieldError(
+      await upload(operator, Buffer.from('GIF89a not an app')),
+      'file',
+      'app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a zip archive',
+    );
     expectFieldError(
       await upload(operator, buildZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'notes.zip'),
       'file',
@@ -139,11 +145,17 @@ describe('pinned versions', () => {
     const foreign = (await stranger.post<DeviceGroup>('/api/groups', { name: 'Theirs' })).body;
 
     expectStatus(await va.put('/api/apps/pins', { groupId: group.id, versionId: version.id }), 403);
-    expectFieldError(await operator.put('/api/apps/pins', { groupId: foreign.id, versionId: version.id }), 'groupId', 'The group was not found in this workspace');
+    expectFieldError(
+      await operator.put('/api/apps/pins', { groupId: foreign.id, versionId: version.id }),
+      'groupId',
+      'The group was not found in this workspace',
+    );
     expectFieldError(await operator.put('/api/apps/pins', { groupId: group.id, versionId: 'nope' }), 'versionId', 'Version id must be an id');
     const pinned = await operator.put<{ pins: unknown[] }>('/api/apps/pins', { groupId: group.id, versionId: version.id });
     expectStatus(pinned, 200);
-    expect(pinned.body.pins).toEqual([expect.objectContaining({ groupId: group.id, package: 'com.instagram.android', versionCode: 100, versionName: '445.0.0.1.1' })]);
+    expect(pinned.body.pins).toEqual([
+      expect.objectContaining({ groupId: group.id, package: 'com.instagram.android', versionCode: 100, versionName: '445.0.0.1.1' }),
+    ]);
 
     expectError(await operator.delete(`/api/apps/${version.id}`), 409, appMessages.pinnedVersionInUse('"Client Acme"'));
     expectStatus(await stranger.delete(`/api/apps/pins/${group.id}/com.instagram.android`), 404);

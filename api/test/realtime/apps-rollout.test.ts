@@ -186,7 +186,11 @@ describe('staged rollouts', () => {
       'deviceIds',
       `1 phone was not found in this workspace: ${theirs.id}`,
     );
-    expectFieldError(await operator.post('/api/apps/rollouts', { action: 'install', deviceIds: [rack.devices[0]!.id] }), 'versionId', 'Choose the version to install');
+    expectFieldError(
+      await operator.post('/api/apps/rollouts', { action: 'install', deviceIds: [rack.devices[0]!.id] }),
+      'versionId',
+      'Choose the version to install',
+    );
     expectFieldError(await operator.post('/api/apps/rollouts', { action: 'remove', deviceIds: [rack.devices[0]!.id] }), 'package', 'Choose the app to remove');
     expectFieldError(await operator.post('/api/apps/rollouts', { action: 'install', versionId: newer.id }), 'deviceIds', 'Choose phones or a group');
     expectFieldError(

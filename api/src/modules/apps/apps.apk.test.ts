@@ -26,7 +26,9 @@ async function read(bytes: Buffer, name = 'app.apk') {
 describe('the manifest reader', () => {
   it('reads package, version code and name, split and minimum SDK from UTF-8 and UTF-16 string pools', () => {
     for (const utf8 of [true, false]) {
-      expect(readManifest(buildManifest({ package: 'com.instagram.android', versionCode: 372019234, versionName: '312.0.0.32.119', minSdk: 28, utf8 }))).toEqual({
+      expect(
+        readManifest(buildManifest({ package: 'com.instagram.android', versionCode: 372019234, versionName: '312.0.0.32.119', minSdk: 28, utf8 })),
+      ).toEqual({
         package: 'com.instagram.android',
         versionCode: 372019234,
         versionName: '312.0.0.32.119',
@@ -91,9 +93,9 @@ describe('reading an upload', () => {
     expect(await refusal(buildApk({ package: 'com.example.app', versionCode: 1, split: 'config.en' }))).toBe(
       'app.apk is only the split "config.en" of com.example.app: upload the whole set (.apks, .xapk or .apkm)',
     );
-    expect(await refusal(buildZip([{ name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 1, split: 'config.en' }) }]), 's.apks')).toBe(
-      's.apks has no base APK, only splits: export the whole set again',
-    );
+    expect(
+      await refusal(buildZip([{ name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 1, split: 'config.en' }) }]), 's.apks'),
+    ).toBe('s.apks has no base APK, only splits: export the whole set again');
     const mixed = buildZip([
       { name: 'base.apk', data: buildApk({ package: 'com.a.b', versionCode: 1 }) },
       { name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 2, split: 'config.en' }) },

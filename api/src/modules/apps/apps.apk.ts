@@ -129,12 +129,9 @@ function checkSet(files: ApkFile[], fileName: string): ApkFile[] {
   if (bases.length > 1) throw new ApkError(`${fileName} holds ${bases.length} base APKs; a split set has exactly one`);
   const base = bases[0] as ApkFile;
   for (const file of files) {
-    if (file.manifest.package !== base.manifest.package)
-      throw new ApkError(`${fileName} mixes apps: ${base.manifest.package} and ${file.manifest.package}`);
+    if (file.manifest.package !== base.manifest.package) throw new ApkError(`${fileName} mixes apps: ${base.manifest.package} and ${file.manifest.package}`);
     if (file.manifest.versionCode !== base.manifest.versionCode)
-      throw new ApkError(
-        `${fileName} mixes versions of ${base.manifest.package}: version codes ${base.manifest.versionCode} and ${file.manifest.versionCode}`,
-      );
+      throw new ApkError(`${fileName} mixes versions of ${base.manifest.package}: version codes ${base.manifest.versionCode} and ${file.manifest.versionCode}`);
   }
   const names = files.map((file) => file.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);

@@ -31,11 +31,11 @@ const TYPE_LAST_INT = 0x1f;
 const NO_INDEX = 0xffffffff;
 
 /** android.R.attr ids (public.xml): how aapt2 names these attributes. */
-const ATTR_IDS: Record<number, string> = {
-  0x0101021b: 'versionCode',
-  0x0101021c: 'versionName',
-  0x0101020c: 'minSdkVersion',
-};
+const ATTR_IDS = new Map<number, string>([
+  [0x0101021b, 'versionCode'],
+  [0x0101021c, 'versionName'],
+  [0x0101020c, 'minSdkVersion'],
+]);
 
 interface Attribute {
   name: string;
@@ -113,7 +113,7 @@ function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[
         const rawValue = bytes.readUInt32LE(base + 8);
         const dataType = bytes.readUInt8(base + 15);
         const data = bytes.readUInt32LE(base + 16);
-        const byId = ATTR_IDS[resourceIds[attrName] ?? -1];
+        const byId = ATTR_IDS.get(resourceIds[attrName] ?? -1);
         const name = byId ?? strings[attrName] ?? '';
         let value: string | number | null = null;
         if (dataType === TYPE_STRING) value = strings[data] ?? null;

@@ -3,18 +3,7 @@ import { sql } from 'kysely';
 import type { AppRolloutAction, AppRolloutPhoneStatus, AppRolloutStatus } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
-const versionColumns = [
-  'v.id',
-  'v.package',
-  'v.versionCode',
-  'v.versionName',
-  'v.minSdk',
-  'v.abis',
-  'v.kind',
-  'v.fileName',
-  'v.size',
-  'v.createdAt',
-] as const;
+const versionColumns = ['v.id', 'v.package', 'v.versionCode', 'v.versionName', 'v.minSdk', 'v.abis', 'v.kind', 'v.fileName', 'v.size', 'v.createdAt'] as const;
 
 /** The version's APKs (name and size), the base first. */
 const versionFiles = sql<
@@ -97,7 +86,11 @@ export async function insertVersion(
 }
 
 /** Removes the version with its files' records; answers the stored objects to delete from disk once committed. */
-export async function deleteVersion(tx: Tx, workspaceId: string, id: string): Promise<{ package: string; versionName: string | null; keys: string[] } | undefined> {
+export async function deleteVersion(
+  tx: Tx,
+  workspaceId: string,
+  id: string,
+): Promise<{ package: string; versionName: string | null; keys: string[] } | undefined> {
   const version = await tx
     .selectFrom('appVersions')
     .select(['id', 'package', 'versionName'])
@@ -139,7 +132,9 @@ export async function upsertPin(
     .insertInto('appPins')
     .values({ ...pin, workspaceId })
     .onConflict((oc) =>
-      oc.columns(['groupId', 'package']).doUpdateSet({ versionCode: pin.versionCode, versionName: pin.versionName, pinnedById: pin.pinnedById, createdAt: new Date() }),
+      oc
+        .columns(['groupId', 'package'])
+        .doUpdateSet({ versionCode: pin.versionCode, versionName: pin.versionName, pinnedById: pin.pinnedById, createdAt: new Date() }),
     )
     .execute();
 }

@@ -73,7 +73,10 @@ async function targetPhones(tx: Tx, actor: Actor, body: CreateAppRolloutBody): P
   const known = await devicesOfWorkspace(tx, actor.workspaceId, chosen);
   const missing = chosen.filter((id) => !known.has(id));
   if (missing.length > 0)
-    throw badRequest('deviceIds', `${missing.length === 1 ? '1 phone was' : `${missing.length} phones were`} not found in this workspace: ${missing.slice(0, 3).join(', ')}`);
+    throw badRequest(
+      'deviceIds',
+      `${missing.length === 1 ? '1 phone was' : `${missing.length} phones were`} not found in this workspace: ${missing.slice(0, 3).join(', ')}`,
+    );
   let ids = chosen;
   if (body.groupId) {
     if (!(await lockGroup(tx, actor.workspaceId, body.groupId))) throw badRequest('groupId', 'The group was not found in this workspace');
@@ -111,7 +114,9 @@ export async function startRollout(ctx: WriteContext, hosts: AppHosts | undefine
       const past = pins.find((pin) => pin.versionCode < (target.versionCode ?? 0));
       if (past) {
         const phone = phones.find((item) => item.id === past.deviceId);
-        throw conflict(appMessages.pinnedPast(phone?.name ?? 'A phone', past.groupName, target.package, past.versionName ?? `version code ${past.versionCode}`));
+        throw conflict(
+          appMessages.pinnedPast(phone?.name ?? 'A phone', past.groupName, target.package, past.versionName ?? `version code ${past.versionCode}`),
+        );
       }
     }
     const firstStageSize = body.firstStageSize ?? DEFAULT_FIRST_STAGE;
@@ -206,7 +211,9 @@ export async function recordPhoneResult(
       result.jobId,
       phone.deviceId,
       ['sent'],
-      result.ok ? { status: 'succeeded', code: null, reason: null } : { status: 'failed', code: result.code ?? 'pm_failed', reason: result.reason ?? 'The phone refused.' },
+      result.ok
+        ? { status: 'succeeded', code: null, reason: null }
+        : { status: 'failed', code: result.code ?? 'pm_failed', reason: result.reason ?? 'The phone refused.' },
     );
   });
   if (changed) await settle(ctx, hosts, phone.workspaceId, result.jobId);

@@ -75,17 +75,13 @@ export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  app.delete(
-    '/apps/:id',
-    { config: { access: 'devices.manage' }, schema: { tags: ['apps'], params: idParams, } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const keys = await write(app.ctx, actor.workspaceId, (tx, outbox) => removeVersion(tx, actor, request.params.id, outbox));
-      // The files go once the rows are gone; one left behind by a crash here holds no row and counts for nothing.
-      await app.ctx.storage.remove(keys).catch((error: unknown) => request.log.warn({ err: error }, 'app files not removed'));
-      return reply.code(204).send();
-    },
-  );
+  app.delete('/apps/:id', { config: { access: 'devices.manage' }, schema: { tags: ['apps'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    const keys = await write(app.ctx, actor.workspaceId, (tx, outbox) => removeVersion(tx, actor, request.params.id, outbox));
+    // The files go once the rows are gone; one left behind by a crash here holds no row and counts for nothing.
+    await app.ctx.storage.remove(keys).catch((error: unknown) => request.log.warn({ err: error }, 'app files not removed'));
+    return reply.code(204).send();
+  });
 
   app.put(
     '/apps/pins',

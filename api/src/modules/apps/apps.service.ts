@@ -167,13 +167,9 @@ export async function uploadApp(ctx: WriteContext & { storage: Storage }, actor:
     const uploadPath = join(dir, 'upload');
     const size = await receive(input.body, uploadPath, input.maxBytes);
     if (size === 0) throw badRequest('file', appMessages.emptyFile);
-    let app;
-    try {
-      app = await readUploadedApp(uploadPath, join(dir, 'set'), input.fileName);
-    } catch (error) {
-      if (error instanceof ApkError) throw badRequest('file', error.message);
-      throw error;
-    }
+    const app = await readUploadedApp(uploadPath, join(dir, 'set'), input.fileName).catch((error: unknown) => {
+      throw error instanceof ApkError ? badRequest('file', error.message) : error;
+    });
     const files = app.files.map((file) => ({ key: randomUUID(), name: file.name, size: file.size, path: file.path }));
     const total = files.reduce((sum, file) => sum + file.size, 0);
     const basis = await coverageBasis(ctx.db, actor.workspaceId);

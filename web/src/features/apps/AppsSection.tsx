@@ -123,7 +123,13 @@ function LibraryTable({ library, onRollout }: { library: AppLibrary; onRollout: 
                     <Button size="xs" onClick={() => onRollout(version)} aria-label={`Roll out ${version.package} ${versionLabel(version)}`}>
                       Roll Out
                     </Button>
-                    <Button size="xs" variant="default" color="red" onClick={() => setRemoving(version)} aria-label={`Remove ${version.package} ${versionLabel(version)}`}>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      color="red"
+                      onClick={() => setRemoving(version)}
+                      aria-label={`Remove ${version.package} ${versionLabel(version)}`}
+                    >
                       Remove
                     </Button>
                   </Group>
@@ -296,8 +302,8 @@ export function AppsSection() {
         ) : null}
       </Group>
       <Text size="sm" c="dimmed" mb="md">
-        Upload APKs and split sets, then install or update them on phones a few at a time: the first phones must all succeed before the rest get it.
-        Files count against the workspace's storage.
+        Upload APKs and split sets, then install or update them on phones a few at a time: the first phones must all succeed before the rest get it. Files count
+        against the workspace's storage.
       </Text>
       {library.isPending ? (
         <LoadingState label="Loading the app library..." />

@@ -62,7 +62,7 @@ export function RolloutResults({ rollout }: { rollout: AppRollout }) {
                 {phone.reason ? (
                   <Text size="xs" c="dimmed" mt={2}>
                     {phone.reason}
-                    {phone.code && phone.code.startsWith('INSTALL_') ? ` (${phone.code})` : ''}
+                    {phone.code?.startsWith('INSTALL_') ? ` (${phone.code})` : ''}
                   </Text>
                 ) : null}
               </Table.Td>
