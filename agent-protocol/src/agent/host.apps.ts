@@ -82,7 +82,11 @@ export class HostApps {
   private async execute(job: AppJob): Promise<PackageResult> {
     const phone = this.options.phone(job.serial);
     if (!phone) throw new JobError('phone_missing', 'The host does not see this phone now (unplugged or not answering).');
-    if (job.action === 'remove') return uninstallPackage(phone, job.package);
+    if (job.action === 'remove') {
+      const removed = await uninstallPackage(phone, job.package);
+      // Not there is what a removal wants (also a removal sent again after the first one went through).
+      return !removed.ok && removed.code === 'not_installed' ? { ok: true, output: 'The app was not installed.' } : removed;
+    }
     if (job.files.length === 0) throw new JobError('no_files', 'The console sent no APK for this version.');
     const paths: string[] = [];
     for (const file of job.files) paths.push(await this.fetchApk(file.objectKey, file.size));

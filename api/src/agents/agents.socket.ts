@@ -32,6 +32,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { Gathered } from './gathered.ts';
 import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.queries.ts';
 import { fleetHandlers } from './agents.fleet.ts';
+import { resendAppJobs } from '../modules/apps/apps.rollout.ts';
 import { hostSettings } from './fleet.queries.ts';
 import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
@@ -342,7 +343,11 @@ class AgentSockets implements Agents {
       if (!parsed.success) return ack?.(refused('host.hello', parsed.error));
       this.touch(host);
       // Only a host that says it installs apps is sent app jobs: older ones keep working as they did.
-      if (parsed.data.features?.includes('apps')) void socket.join(hostAppsRoom(host.id));
+      if (parsed.data.features?.includes('apps')) {
+        void Promise.resolve(socket.join(hostAppsRoom(host.id)))
+          .then(() => resendAppJobs(this.db, this, host))
+          .catch((error: unknown) => this.log.warn({ err: error, hostId: host.id }, 'app jobs not sent again'));
+      }
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
     socket.on('disconnect', () => this.touch(host));

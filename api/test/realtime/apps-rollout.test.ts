@@ -150,6 +150,28 @@ describe('staged rollouts', () => {
     expect(rack.jobs).toHaveLength(1);
   });
 
+  it('sends a host that comes back the jobs it took and did not answer', async () => {
+    const rack = await host('Rack R', ['RR-1']);
+    const version = await uploaded(buildApk({ package: 'com.example.again', versionCode: 2 }));
+    const started = await operator.post<AppRollout>('/api/apps/rollouts', { action: 'install', versionId: version.id, deviceIds: [rack.devices[0]!.id] });
+    expectStatus(started, 201);
+    await until(async () => rack.jobs.length === 1, 'the job');
+    // The host goes away before answering (a restart), then its control connection comes back.
+    rack.control.disconnect();
+    const control = open({ hostToken: rack.token });
+    const again: AppJob[] = [];
+    control.on('app.run', (job: AppJob, ack: (answer: { ok: boolean }) => void) => {
+      again.push(job);
+      ack({ ok: true });
+    });
+    await connected(control);
+    await send(control, 'host.hello', { agentVersion: 'test', backend: 'adb', phones: 1, features: ['apps'] });
+    await until(async () => again.length === 1, 'the job sent again');
+    expect(again[0]).toEqual(rack.jobs[0]);
+    await send(control, 'host.app', { jobId: started.body.id, serial: 'RR-1', ok: true, code: null, reason: null, detail: null });
+    await until(async () => (await rollout(started.body.id)).status === 'done', 'the rollout to finish');
+  });
+
   it('fails a phone at once when its host cannot install apps or it has no host, and keeps protocol-1 hosts working', async () => {
     const old = await host('Rack Old', ['OLD-1'], []);
     const loose = await buildDevice(operator, { name: 'Loose phone' });

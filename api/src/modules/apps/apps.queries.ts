@@ -374,3 +374,17 @@ export function hostAppFile(db: Db, host: { id: string; workspaceId: string }, k
     )
     .executeTakeFirst();
 }
+
+/** The phones of this host whose app job was sent and not answered, with what the job was. */
+export function sentJobsOfHost(db: Db, host: { id: string; workspaceId: string }) {
+  return db
+    .selectFrom('appRolloutPhones as p')
+    .innerJoin('appRollouts as r', 'r.id', 'p.rolloutId')
+    .innerJoin('devices as d', 'd.id', 'p.deviceId')
+    .select(['r.id as rolloutId', 'r.action', 'r.package', 'r.versionId', 'r.allowDowngrade', 'd.serial'])
+    .where('p.workspaceId', '=', host.workspaceId)
+    .where('d.hostId', '=', host.id)
+    .where('p.status', '=', 'sent')
+    .orderBy('p.updatedAt')
+    .execute();
+}

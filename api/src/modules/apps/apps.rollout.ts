@@ -19,6 +19,7 @@ import {
   lockRollout,
   phonesOfWorkspace,
   pinsOfPhones,
+  sentJobsOfHost,
   setPhoneResult,
   setRolloutStatus,
   skipWaiting,
@@ -256,6 +257,29 @@ async function recordEnd(rollout: AppRollout, outbox: WriteOutbox): Promise<void
       ? `Rollout of ${what} finished: ${succeeded} of ${rollout.phones.length} phone(s) succeeded`
       : `Rollout of ${what} stopped after its first stage: ${failed} phone(s) failed, the rest were not sent`;
   await outbox.record({ userId: null, action, type: rollout.status === 'done' && failed === 0 ? 'success' : 'warning' });
+}
+
+/**
+ * A host that (re)connects is sent again the jobs it took and did not answer: a host that restarted lost them, and
+ * one that did not answers the second time after the first, which changes nothing (an install of the same version is
+ * the same install).
+ */
+export async function resendAppJobs(db: Db, hosts: AppHosts, host: { id: string; workspaceId: string }): Promise<number> {
+  const jobs = await sentJobsOfHost(db, host);
+  const files = new Map<string, Awaited<ReturnType<typeof versionFileRows>>>();
+  for (const job of jobs) {
+    if (job.serial === null) continue;
+    if (job.versionId && !files.has(job.versionId)) files.set(job.versionId, await versionFileRows(db, job.versionId));
+    await hosts.sendAppJob(host.id, {
+      jobId: job.rolloutId,
+      serial: job.serial,
+      action: job.action === 'remove' ? 'remove' : 'install',
+      package: job.package,
+      files: (job.versionId ? (files.get(job.versionId) ?? []) : []).map((file) => ({ objectKey: file.objectKey, name: file.name, size: Number(file.size) })),
+      allowDowngrade: job.allowDowngrade,
+    });
+  }
+  return jobs.length;
 }
 
 export async function rolloutOf(db: Db, workspaceId: string, id: string): Promise<AppRollout> {
