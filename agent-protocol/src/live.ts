@@ -10,9 +10,11 @@ import { z } from 'zod';
  * What the agent can do beyond protocol 2's tasks, said in its hello: a server streams and controls only agents that
  * can. `ui-server`: the phone's UI is read through the UiAutomator2 server (fast reads, toasts, any Unicode typed).
  * `h264`: the screen can stream as H.264 from scrcpy-server (`live.video`), and input goes over its control socket.
+ * `inspect`: the agent answers `inspect.capture` with the screen's UI tree and its frame (the recipe studio).
+ * `record`: an input sent with `record` is answered with the element under the finger, read just before it went in.
  * A server ignores names it does not know, so an agent may list newer ones.
  */
-export const agentFeatures = ['live', 'control', 'ui-server', 'h264'] as const;
+export const agentFeatures = ['live', 'control', 'ui-server', 'h264', 'inspect', 'record'] as const;
 export type AgentFeature = (typeof agentFeatures)[number];
 
 export function isAgentFeature(name: string): name is AgentFeature {

@@ -46,7 +46,17 @@ describe('agent messages', () => {
     expect(serverMessages['task.dispatch'].parse(v2)).toHaveProperty('work');
     const v1 = { taskId: 't', attempt: 1, type: 'post', title: 'Publish', description: describeWork(work), deadline: null };
     expect(taskDispatchV1.parse(v1).description).toBe('Publish on instagram as @glow.\n\nSpring\n\n#glow');
-    expect(Object.keys(serverMessages).sort()).toEqual(['command', 'live.input', 'live.start', 'live.stop', 'task.cancel', 'task.dispatch']);
+    // live.keyframe and inspect.capture go only to agents that listed `h264` and `inspect`.
+    expect(Object.keys(serverMessages).sort()).toEqual([
+      'command',
+      'inspect.capture',
+      'live.input',
+      'live.keyframe',
+      'live.start',
+      'live.stop',
+      'task.cancel',
+      'task.dispatch',
+    ]);
   });
 
   it('takes a hello with or without the live features (older agents say nothing of them)', () => {

@@ -150,8 +150,13 @@ export const serverMessages = {
   'live.stop': liveStop,
   /** A watcher joined an H.264 stream: send a key frame now (scrcpy's reset video), not at the next interval. */
   'live.keyframe': z.object({ stream: z.enum(liveVideoStreams) }),
-  /** A person's input, in order by seq; the agent answers once it has applied it. */
-  'live.input': z.object({ seq: z.number().int().min(1), input: liveInput }),
+  /**
+   * A person's input, in order by seq; the agent answers once it has applied it. With `record` (agents that listed
+   * `record`), a tap or long press is answered with `recorded`: the element under the finger, read before it went in.
+   */
+  'live.input': z.object({ seq: z.number().int().min(1), input: liveInput, record: z.boolean().optional() }),
+  /** Agents that listed `inspect`: answer with the screen's UI tree and the frame it belongs to (`uiCaptureSchema`). */
+  'inspect.capture': z.object({}),
 } as const;
 
 /**
@@ -199,6 +204,7 @@ export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string; retryAfterMs?: number };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
-export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input'>]: (message: ServerMessage<N>) => void } & {
+export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input' | 'inspect.capture'>]: (message: ServerMessage<N>) => void } & {
   'live.input': (message: ServerMessage<'live.input'>, ack: (answer: Ack) => void) => void;
+  'inspect.capture': (message: ServerMessage<'inspect.capture'>, ack: (answer: Ack) => void) => void;
 };

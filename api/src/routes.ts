@@ -30,6 +30,7 @@ import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { appsRoutes } from './modules/apps/apps.routes.ts';
+import { capturesRoutes } from './modules/captures/captures.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -63,6 +64,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     onboardingRoutes,
     groupsRoutes,
     appsRoutes,
+    capturesRoutes,
   ]) {
     await app.register(plugin);
   }

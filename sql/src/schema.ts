@@ -752,6 +752,24 @@ export interface AppRolloutPhonesTable {
   updatedAt: Timestamp;
 }
 
+/** A saved Inspect capture: a screen's UI tree (here) and its frame (a stored object), named by a person (0044). */
+export interface UiCapturesTable {
+  id: Generated<string>;
+  workspaceId: string;
+  deviceId: string | null;
+  createdById: string | null;
+  screenName: string;
+  package: ColumnType<string, string | undefined, string>;
+  appVersion: ColumnType<string, string | undefined, string>;
+  locale: ColumnType<string, string | undefined, string>;
+  tree: ColumnType<unknown, string, string>;
+  treeBytes: number;
+  frameKey: string;
+  width: number;
+  height: number;
+  createdAt: Timestamp;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -796,6 +814,7 @@ export interface DB extends ManagerConsoleTables {
   recipeFailures: RecipeFailuresTable;
   recipeBreakers: RecipeBreakersTable;
   deviceGroups: DeviceGroupsTable;
+  uiCaptures: UiCapturesTable;
   deviceGroupMembers: DeviceGroupMembersTable;
   appVersions: AppVersionsTable;
   appVersionFiles: AppVersionFilesTable;

@@ -22,6 +22,8 @@ import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type 
 import { recipeApps, resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { MediaError } from './media.ts';
 import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
+import { captureTree, recordTarget, type RecordedTarget, type UiCapture } from '../recipes/recipe.inspect.ts';
+import { parseUiXml } from '../recipes/recipe.ui.ts';
 import type { TaskWork } from '../work.ts';
 import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
 
@@ -155,6 +157,32 @@ export class DeviceBackend implements PhoneBackend {
       if (this.videos.get(kind) === session) this.videos.delete(kind);
     });
     return session;
+  }
+
+  /**
+   * The screen's UI tree and the frame taken right after it, with the app in front, its version and the phone's
+   * language: what the recipe studio's Inspect shows. The tree is cut to the capture's limits.
+   */
+  async capture(): Promise<UiCapture> {
+    const tree = captureTree(parseUiXml(await this.phone.dumpUi()));
+    const shot = await this.phone.screenshot({ maxSide: 1280, quality: 70 });
+    const packageName = tree.packageName ?? (await this.phone.foregroundApp().catch(() => null))?.package ?? null;
+    const version = packageName ? await this.phone.appVersion(packageName).catch(() => null) : null;
+    const locale = (await this.phone.locale?.().catch(() => null)) ?? null;
+    return {
+      tree,
+      frame: { mime: shot.mime, data: new Uint8Array(shot.data), width: shot.width, height: shot.height },
+      app: { package: packageName, version, locale },
+      capturedAt: new Date().toISOString(),
+    };
+  }
+
+  /** Record: the element under a point (a share of the screen), read now, before the person's input goes in. */
+  async recordTarget(point: { x: number; y: number }): Promise<RecordedTarget> {
+    const target = recordTarget(parseUiXml(await this.phone.dumpUi()), point);
+    const appVersion = target.package ? await this.phone.appVersion(target.package).catch(() => null) : null;
+    const locale = (await this.phone.locale?.().catch(() => null)) ?? null;
+    return { ...target, appVersion, locale };
   }
 
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */

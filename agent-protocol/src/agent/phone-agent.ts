@@ -23,6 +23,7 @@ import {
 import { LIVE_DEFAULTS, liveStart, liveStop, type AgentFeature, type LiveInput, type LiveVideoStream } from '../live.ts';
 import type { LiveFrameSource, LiveVideoSession, UiReaderInfo } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
+import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
 import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
 import { LiveStream } from './live-stream.ts';
@@ -62,6 +63,10 @@ export interface PhoneBackend {
   openLive?(settings: { maxSide: number; quality: number }): Promise<LiveFrameSource>;
   /** The screen as H.264 with input over the same session (absent: JPEG only); rejects with the reason it cannot. */
   openVideo?(kind: LiveVideoStream): Promise<LiveVideoSession>;
+  /** The screen's UI tree and the frame it belongs to, for the recipe studio's Inspect (absent: it cannot). */
+  capture?(): Promise<UiCapture>;
+  /** The element under a point (a share of the screen) read now, for Record (absent: it cannot). */
+  recordTarget?(point: { x: number; y: number }): Promise<RecordedTarget>;
   /** A person's tap, swipe, text or key from the console (absent: this agent cannot be controlled). */
   input?(input: LiveInput): Promise<void>;
   /** Which reader reads the phone's UI, said in the hello (undefined when it cannot be told in a moment). */
@@ -220,6 +225,14 @@ export class PhoneAgent {
       void this.live.stop();
       this.video.stop();
     });
+    this.socket.on('inspect.capture', (_raw, ack) => {
+      const answer = typeof ack === 'function' ? ack : () => undefined;
+      if (!backend.capture) return answer({ ok: false, error: 'This phone cannot be inspected from the console' });
+      backend.capture().then(
+        (capture) => answer({ ok: true, capture }),
+        (error: unknown) => answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not read its screen' }),
+      );
+    });
     this.socket.on('live.input', (raw, ack) => {
       const parsed = serverMessages['live.input'].safeParse(raw);
       const answer = typeof ack === 'function' ? ack : () => undefined;
@@ -228,10 +241,16 @@ export class PhoneAgent {
       // In the order they came, each once the one before is done.
       this.inputs = this.inputs.then(async () => {
         try {
-          await backend.input!(parsed.data.input);
+          const { input, record } = parsed.data;
+          // Recording: the element under the finger is read before the input changes the screen.
+          const recorded =
+            record && backend.recordTarget && (input.kind === 'tap' || input.kind === 'long_press')
+              ? await backend.recordTarget({ x: input.x, y: input.y }).catch(() => undefined)
+              : undefined;
+          await backend.input!(input);
           this.applied.push({ seq: parsed.data.seq, at: Date.now() });
           if (this.applied.length > 50) this.applied.splice(0, this.applied.length - 50);
-          answer({ ok: true });
+          answer(recorded ? { ok: true, recorded } : { ok: true });
         } catch (error) {
           answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not do that' });
         }
@@ -246,6 +265,8 @@ export class PhoneAgent {
       ...(backend.openLive ? (['live'] as const) : []),
       ...(backend.input ? (['control'] as const) : []),
       ...(backend.openVideo ? (['h264'] as const) : []),
+      ...(backend.capture ? (['inspect'] as const) : []),
+      ...(backend.recordTarget ? (['record'] as const) : []),
     ];
   }
 

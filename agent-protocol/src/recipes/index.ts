@@ -5,3 +5,20 @@ export { fillTemplate, templateFilters, TemplateError } from './recipe.template.
 export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
 export { parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 export { coversApp, isTestedVersion, recipePackages, testedRange, type Coverage, type CoverageOptions, type CoverageQuery } from './recipe.coverage.ts';
+export {
+  CAPTURE_LIMITS,
+  captureApp,
+  captureTree,
+  checkSelector,
+  findAll,
+  isOnScreen,
+  nodeAt,
+  nodeMatches,
+  selectorsFor,
+  uiCaptureSchema,
+  uiNodeSchema,
+  uiTreeSchema,
+  type SelectorCandidate,
+  type UiCapture,
+  type UiTree,
+} from './recipe.inspect.ts';

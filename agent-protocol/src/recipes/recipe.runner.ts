@@ -33,7 +33,8 @@ import {
   type Target,
 } from './recipe.schema.ts';
 import { fillTemplate, type TemplateValue } from './recipe.template.ts';
-import { centerOf, isVisible, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+import { isOnScreen, nodeMatches } from './recipe.inspect.ts';
 
 export interface StepProgress {
   /** 1, 2, 3… in the order steps ran (repeats count again). */
@@ -886,18 +887,7 @@ class RecipeRun {
   }
 
   private matches(node: UiNode, selector: Omit<Selector, 'index' | 'evidence'> & { checked?: boolean | undefined }, scope: Scope): boolean {
-    const fill = (value: string) => this.fill(value, scope);
-    if (selector.id !== undefined && node.resourceId !== selector.id && !node.resourceId.endsWith(`:id/${selector.id}`)) return false;
-    if (selector.text !== undefined && node.text.trim() !== fill(selector.text).trim()) return false;
-    if (selector.textContains !== undefined && !node.text.toLowerCase().includes(fill(selector.textContains).toLowerCase())) return false;
-    if (selector.desc !== undefined && node.desc.trim() !== fill(selector.desc).trim()) return false;
-    if (selector.descContains !== undefined && !node.desc.toLowerCase().includes(fill(selector.descContains).toLowerCase())) return false;
-    if (selector.textMatches !== undefined && !new RegExp(selector.textMatches, 'i').test(node.text)) return false;
-    if (selector.descMatches !== undefined && !new RegExp(selector.descMatches, 'i').test(node.desc)) return false;
-    if (selector.class !== undefined && node.className !== selector.class && !node.className.endsWith(`.${selector.class}`)) return false;
-    if (selector.selected !== undefined && node.selected !== selector.selected) return false;
-    if (selector.checked !== undefined && node.checked !== selector.checked) return false;
-    return true;
+    return nodeMatches(node, selector, (value) => this.fill(value, scope));
   }
 
   /** The selectors of an element in the order they are tried: its own, then its alternatives. */
@@ -907,17 +897,9 @@ class RecipeRun {
     return [...(hasOwn ? [own] : []), ...(or ?? [])];
   }
 
-  /**
-   * Whether a node can be acted on: it has area and its centre lies on the screen (TikTok preloads the next video
-   * below the screen with a second set of the same buttons).
-   */
+  /** Whether a node can be acted on (the studio's Inspect uses the same rule). */
   private onScreen(screen: UiScreen, node: UiNode): boolean {
-    // A toast is read, never touched: the UI server may give it no bounds.
-    if (/(^|\.)Toast$/.test(node.className)) return true;
-    if (!isVisible(node)) return false;
-    if (screen.width <= 0 || screen.height <= 0) return true;
-    const { x, y } = centerOf(node.bounds);
-    return x >= 0 && y >= 0 && x < screen.width && y < screen.height;
+    return isOnScreen(screen, node);
   }
 
   private find(screen: UiScreen, spec: ElementSpec, scope: Scope, where?: (node: UiNode, selector: Selector) => boolean): UiNode | null {

@@ -16,3 +16,4 @@ export * from './manager.contract.ts';
 export * from './live.contract.ts';
 export * from './groups.contract.ts';
 export * from './apps.contract.ts';
+export * from './captures.contract.ts';

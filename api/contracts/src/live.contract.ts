@@ -4,6 +4,7 @@
  * Who controls a phone is the device's `controlledById` / `controlledByName`, pushed on `/` like any device change.
  */
 import { z } from 'zod';
+import type { RecordedTarget, UiCapture } from '@farm/agent-protocol/inspect';
 import { liveInput } from '@farm/agent-protocol/live';
 import { id, idFilter, isoTime, nullableTime } from './common.ts';
 import { analyticsWindowQuery } from './manager.contract.ts';
@@ -20,14 +21,16 @@ export const liveClientMessages = {
   'live.control': onDevice.extend({ takeOver: z.boolean().optional() }),
   /** Hand the phone back: its tasks run again. */
   'live.release': onDevice,
-  /** A tap, swipe, scroll, text or key, in order by seq. */
-  'live.input': onDevice.extend({ seq: z.number().int().min(1), input: liveInput }),
+  /** A tap, swipe, scroll, text or key, in order by seq; `record`: answer a tap with the element under it (Record). */
+  'live.input': onDevice.extend({ seq: z.number().int().min(1), input: liveInput, record: z.boolean().optional() }),
   /** "Still using it": answers the idle prompt. */
   'live.keep': onDevice,
   /** A watcher asks whoever controls the phone to hand it over. */
   'live.ask': onDevice,
   /** The controller hands the phone to the person who asked. */
   'live.handover': onDevice.extend({ userId: id }),
+  /** The screen's UI tree and the frame it belongs to (the recipe studio's Inspect): whoever may control the phone. */
+  'live.inspect': onDevice,
 } as const;
 export type LiveClientMessageName = keyof typeof liveClientMessages;
 export type LiveClientMessage<N extends LiveClientMessageName> = z.infer<(typeof liveClientMessages)[N]>;
@@ -75,15 +78,25 @@ export interface LiveVideoOut {
   data: ArrayBuffer | Uint8Array;
 }
 
+/** An input applied: how long the phone took, and (recording, agents that can) the element under the finger. */
+export interface LiveInputAnswer {
+  latencyMs: number;
+  recorded?: RecordedTarget;
+}
+
+/** A capture as the browser gets it: `UiCapture`, the frame's bytes binary. */
+export type LiveCaptureOut = Omit<UiCapture, 'frame'> & { frame: Omit<UiCapture['frame'], 'data'> & { data: ArrayBuffer | Uint8Array } };
+
 export type LiveClientToServer = {
   'live.watch': (message: LiveClientMessage<'live.watch'>, ack: (answer: LiveAnswer<LiveWatchAnswer>) => void) => void;
   'live.unwatch': (message: LiveClientMessage<'live.unwatch'>, ack?: (answer: LiveAnswer) => void) => void;
   'live.control': (message: LiveClientMessage<'live.control'>, ack: (answer: LiveAnswer) => void) => void;
   'live.release': (message: LiveClientMessage<'live.release'>, ack?: (answer: LiveAnswer) => void) => void;
-  'live.input': (message: LiveClientMessage<'live.input'>, ack: (answer: LiveAnswer<{ latencyMs: number }>) => void) => void;
+  'live.input': (message: LiveClientMessage<'live.input'>, ack: (answer: LiveAnswer<LiveInputAnswer>) => void) => void;
   'live.keep': (message: LiveClientMessage<'live.keep'>, ack?: (answer: LiveAnswer) => void) => void;
   'live.ask': (message: LiveClientMessage<'live.ask'>, ack: (answer: LiveAnswer) => void) => void;
   'live.handover': (message: LiveClientMessage<'live.handover'>, ack: (answer: LiveAnswer) => void) => void;
+  'live.inspect': (message: LiveClientMessage<'live.inspect'>, ack: (answer: LiveAnswer<{ capture: LiveCaptureOut }>) => void) => void;
 };
 
 export type LiveServerToClient = {

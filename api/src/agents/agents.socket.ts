@@ -329,6 +329,10 @@ class AgentSockets implements Agents {
         new Promise<Ack>((resolve, reject) => {
           socket.timeout(timeoutMs).emit('live.input', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
         }),
+      capture: (timeoutMs) =>
+        new Promise<Ack>((resolve, reject) => {
+          socket.timeout(timeoutMs).emit('inspect.capture', {}, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
+        }),
     };
   }
 

@@ -24,6 +24,8 @@ export const policy = {
   'accounts.stats': ['operator', 'va'],
   'posts.write': ['operator', 'va'],
   'uploads.write': ['operator', 'va'],
+  /** The recipe studio's Inspect captures (a VA: of the phones assigned to them, checked in the service). */
+  'studio.work': ['operator', 'va'],
   /** Settings → Audit log. */
   'audit.read': ['operator'],
   /** Settings → Alerts: webhooks and their delivery log. */

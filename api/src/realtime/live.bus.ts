@@ -29,12 +29,16 @@ export type LiveSignal =
       h264?: number | undefined;
       controlling?: boolean | undefined;
     }
+  /** Someone inspects a phone: its instance asks the agent for the UI tree and frame. */
+  | { t: 'inspect'; from: string; reqId: string; deviceId: string }
+  /** The capture (its frame base64), or why not, for the instance that asked. */
+  | { t: 'inspect.result'; from: string; to: string; reqId: string; ok: boolean; capture?: unknown; error?: string | undefined }
   /** A watcher joined an H.264 stream: the phone is asked for a key frame. */
   | { t: 'keyframe'; from: string; deviceId: string; stream: 'control' | 'watch' }
   /** A controller's input, for the instance holding the phone. */
-  | { t: 'input'; from: string; reqId: string; deviceId: string; seq: number; input: LiveInput }
+  | { t: 'input'; from: string; reqId: string; deviceId: string; seq: number; input: LiveInput; record?: boolean | undefined }
   /** The phone's answer to an input, for the instance that sent it. */
-  | { t: 'input.ack'; from: string; to: string; reqId: string; ok: boolean; error?: string | undefined }
+  | { t: 'input.ack'; from: string; to: string; reqId: string; ok: boolean; error?: string | undefined; recorded?: unknown }
   /** Whether the phone streams (it connected with watchers waiting, left, or cannot stream). */
   | { t: 'status'; from: string; deviceId: string; streaming: boolean; reason?: string | undefined }
   /** The phone's controller changed: every other control session of it is over (`offerTo`: handed to this person). */

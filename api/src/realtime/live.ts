@@ -26,6 +26,10 @@ import {
   MAX_LIVE_BYTES_PER_SECOND,
   MAX_LIVE_FPS,
   MAX_VIDEO_BYTES_PER_SECOND,
+  recordedTarget,
+  type RecordedTarget,
+  uiCaptureSchema,
+  type UiCapture,
 } from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
 import { Outbox, recordActivity } from '@farm/workers';
@@ -33,6 +37,8 @@ import {
   LIVE_NAMESPACE,
   liveClientMessages,
   type LiveAnswer,
+  type LiveCaptureOut,
+  type LiveInputAnswer,
   type LiveWatchAnswer,
   type LiveClientMessageName,
   type LiveClientToServer,
@@ -61,6 +67,8 @@ const WATCHERS_EXPIRE_MS = 3500;
 /** A frame a watcher has not acknowledged within this long no longer holds back the next. */
 const FRAME_ACK_WAIT_MS = 3000;
 const INPUT_TIMEOUT_MS = 5000;
+/** A UI tree read can take seconds (`uiautomator dump` about 2.5 s); the capture waits this long. */
+const CAPTURE_TIMEOUT_MS = 20_000;
 const USAGE_TOUCH_MS = 10_000;
 const USAGE_STALE_MS = 45_000;
 const IDLE_CHECK_MS = 2000;
@@ -187,7 +195,8 @@ class LiveScreens implements LiveHub {
   private readonly delivery = new Map<string, { sent: number; dropped: number }>();
   private readonly videos = new Map<string, DeviceVideo>();
   private readonly controls = new Map<string, Control>();
-  private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<{ latencyMs: number }>) => void; sentAt: number; timer: NodeJS.Timeout }>();
+  private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<LiveInputAnswer>) => void; sentAt: number; timer: NodeJS.Timeout }>();
+  private readonly pendingCaptures = new Map<string, { answer: (answer: LiveAnswer<{ capture: LiveCaptureOut }>) => void; timer: NodeJS.Timeout }>();
 
   // ── the phones' side ──
   private readonly held = new Map<string, HeldPhone>();
@@ -245,6 +254,7 @@ class LiveScreens implements LiveHub {
     on('live.keep', (from, message) => this.onKeep(from, message));
     on('live.ask', (from, message) => this.onAsk(from, message));
     on('live.handover', (from, message) => this.onHandover(from, message));
+    on('live.inspect', (from, message) => this.onInspect(from, message));
     socket.on('disconnect', () => {
       for (const [deviceId, set] of this.watchers) for (const watch of set) if (watch.socket === socket) void this.unwatch(socket, deviceId, 'disconnected');
     });
@@ -298,19 +308,19 @@ class LiveScreens implements LiveHub {
     return { ok: true };
   }
 
-  private async onInput(socket: LiveSocket, { deviceId, seq, input }: Message<'live.input'>): Promise<LiveAnswer<{ latencyMs: number }>> {
+  private async onInput(socket: LiveSocket, { deviceId, seq, input, record }: Message<'live.input'>): Promise<LiveAnswer<LiveInputAnswer>> {
     const control = this.controls.get(deviceId);
     if (!control || control.socket !== socket) return refuse('Take control of this phone first');
     control.lastUsedAt = Date.now();
     control.prompted = false;
     const reqId = randomUUID();
-    return new Promise<LiveAnswer<{ latencyMs: number }>>((resolve) => {
+    return new Promise<LiveAnswer<LiveInputAnswer>>((resolve) => {
       const timer = setTimeout(() => {
         this.pendingInputs.delete(reqId);
         resolve(refuse('The phone did not answer in time. Is it still connected?'));
       }, INPUT_TIMEOUT_MS);
       this.pendingInputs.set(reqId, { answer: resolve, sentAt: Date.now(), timer });
-      this.bus.signal({ t: 'input', from: this.me, reqId, deviceId, seq, input });
+      this.bus.signal({ t: 'input', from: this.me, reqId, deviceId, seq, input, ...(record ? { record: true } : {}) });
     });
   }
 
@@ -354,6 +364,23 @@ class LiveScreens implements LiveHub {
     if (!to) return refuse('That person is not a member of this workspace');
     await this.release(control, `handed over to ${to.name}`, userId);
     return { ok: true };
+  }
+
+  /** The screen's UI tree and frame, for whoever may control the phone (a VA: the phones assigned to them). */
+  private async onInspect(socket: LiveSocket, { deviceId }: Message<'live.inspect'>): Promise<LiveAnswer<{ capture: LiveCaptureOut }>> {
+    if (!this.watchOf(socket, deviceId)) return refuse("Open the phone's live screen before inspecting it");
+    const device = await findLiveDevice(this.db, socket.data.workspaceId, deviceId);
+    if (!device) return refuse('This phone is not in your workspace');
+    if (!mayControl(socket.data, device)) return refuse('Only operators and the VA this phone is assigned to may inspect it');
+    const reqId = randomUUID();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pendingCaptures.delete(reqId);
+        resolve(refuse('The phone did not send its screen in time. Is it still connected?'));
+      }, CAPTURE_TIMEOUT_MS + 1000);
+      this.pendingCaptures.set(reqId, { answer: resolve, timer });
+      this.bus.signal({ t: 'inspect', from: this.me, reqId, deviceId });
+    });
   }
 
   // ── watching and controlling ─────────────────────────────────────────────────────────────────────────────
@@ -704,6 +731,12 @@ class LiveScreens implements LiveHub {
       case 'keyframe':
         this.heardKeyFrame(message);
         return;
+      case 'inspect':
+        this.heardInspect(message);
+        return;
+      case 'inspect.result':
+        this.heardInspectResult(message);
+        return;
       case 'rules':
         // Heard by live.rules.ts, which ends what no longer passes the rules.
         return;
@@ -731,6 +764,48 @@ class LiveScreens implements LiveHub {
     this.reconcile(message.deviceId, message.count > before);
   }
 
+  /** A capture asked of a phone held here: read through its agent, checked, and answered to the asking instance. */
+  private heardInspect(message: Signal<'inspect'>): void {
+    const phone = this.held.get(message.deviceId);
+    if (!phone) return;
+    const answer = (result: { ok: true; capture: unknown } | { ok: false; error: string }) =>
+      this.bus.signal({ t: 'inspect.result', from: this.me, to: message.from, reqId: message.reqId, ...result });
+    if (!phone.phone.features.has('inspect')) {
+      answer({ ok: false, error: "This phone's agent cannot be inspected. Update farm-agent on it to use Inspect." });
+      return;
+    }
+    phone.phone.capture(CAPTURE_TIMEOUT_MS).then(
+      (ack) => {
+        if (!ack.ok) return answer({ ok: false, error: ack.error });
+        const parsed = uiCaptureSchema.safeParse((ack as { capture?: unknown }).capture);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          return answer({
+            ok: false,
+            error: `The phone sent a screen that cannot be read: ${issue?.path.join('.') || 'capture'}: ${issue?.message ?? 'not valid'}`,
+          });
+        }
+        const { frame, ...rest } = parsed.data;
+        answer({ ok: true, capture: { ...rest, frame: { ...frame, data: Buffer.from(frame.data).toString('base64') } } });
+      },
+      () => answer({ ok: false, error: 'The phone did not send its screen in time. Is it still connected?' }),
+    );
+  }
+
+  private heardInspectResult(message: Signal<'inspect.result'>): void {
+    if (message.to !== this.me) return;
+    const pending = this.pendingCaptures.get(message.reqId);
+    if (!pending) return;
+    this.pendingCaptures.delete(message.reqId);
+    clearTimeout(pending.timer);
+    if (!message.ok) {
+      pending.answer(refuse(message.error ?? 'The phone could not read its screen'));
+      return;
+    }
+    const capture = message.capture as Omit<UiCapture, 'frame'> & { frame: Omit<UiCapture['frame'], 'data'> & { data: string } };
+    pending.answer({ ok: true, capture: { ...capture, frame: { ...capture.frame, data: Buffer.from(capture.frame.data, 'base64') } } });
+  }
+
   /** A watcher joined an H.264 stream of a phone held here: a key frame now (at most one per stream each moment). */
   private heardKeyFrame(message: Signal<'keyframe'>): void {
     const phone = this.held.get(message.deviceId);
@@ -750,17 +825,26 @@ class LiveScreens implements LiveHub {
   private heardInput(message: Signal<'input'>): void {
     const phone = this.held.get(message.deviceId);
     if (!phone) return;
-    const answer = (ok: boolean, error?: string) =>
-      this.bus.signal({ t: 'input.ack', from: this.me, to: message.from, reqId: message.reqId, ok, ...(error ? { error } : {}) });
+    const answer = (ok: boolean, error?: string, recorded?: RecordedTarget) =>
+      this.bus.signal({
+        t: 'input.ack',
+        from: this.me,
+        to: message.from,
+        reqId: message.reqId,
+        ok,
+        ...(error ? { error } : {}),
+        ...(recorded ? { recorded } : {}),
+      });
     if (!phone.phone.features.has('control')) {
       answer(false, "This phone's agent cannot take input. Update farm-agent on it to control it from here.");
       return;
     }
     // One after another, in the order they came.
     phone.inputs = phone.inputs
-      .then(() => phone.phone.input({ seq: message.seq, input: message.input }, INPUT_TIMEOUT_MS))
+      .then(() => phone.phone.input({ seq: message.seq, input: message.input, ...(message.record ? { record: true } : {}) }, INPUT_TIMEOUT_MS))
       .then(
-        (ack) => answer(ack.ok, ack.ok ? undefined : ack.error),
+        // A recorded element the phone sent is passed on only when it reads as one; otherwise the tap stands alone.
+        (ack) => answer(ack.ok, ack.ok ? undefined : ack.error, ack.ok ? recordedTarget.safeParse(ack.recorded).data : undefined),
         () => answer(false, 'The phone did not answer in time. Is it still connected?'),
       );
   }
@@ -771,7 +855,11 @@ class LiveScreens implements LiveHub {
     if (!pending) return;
     this.pendingInputs.delete(message.reqId);
     clearTimeout(pending.timer);
-    pending.answer(message.ok ? { ok: true, latencyMs: Date.now() - pending.sentAt } : refuse(message.error ?? 'The phone could not do that'));
+    pending.answer(
+      message.ok
+        ? { ok: true, latencyMs: Date.now() - pending.sentAt, ...(message.recorded ? { recorded: message.recorded as RecordedTarget } : {}) }
+        : refuse(message.error ?? 'The phone could not do that'),
+    );
   }
 
   /** Control changed hands somewhere: a controller here who lost it is told; one it was handed to here takes it. */
@@ -935,6 +1023,7 @@ class LiveScreens implements LiveHub {
     for (const deviceId of this.watchers.keys()) this.bus.signal({ t: 'watchers', from: this.me, deviceId, count: 0, slow: false });
     this.watchers.clear();
     for (const pending of this.pendingInputs.values()) clearTimeout(pending.timer);
+    for (const pending of this.pendingCaptures.values()) clearTimeout(pending.timer);
     await new Promise((resolve) => setTimeout(resolve, 20));
     await this.bus.close();
   }

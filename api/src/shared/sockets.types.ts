@@ -25,7 +25,9 @@ export interface LivePhone {
   stop(stream?: LiveStreamName): void;
   /** Asks an H.264 stream for a key frame now. */
   keyFrame(stream: LiveVideoStream): void;
-  input(message: { seq: number; input: LiveInput }, timeoutMs: number): Promise<Ack>;
+  input(message: { seq: number; input: LiveInput; record?: boolean }, timeoutMs: number): Promise<Ack>;
+  /** The screen's UI tree and frame (agents that listed `inspect`); the answer is checked by the caller. */
+  capture(timeoutMs: number): Promise<Ack>;
 }
 
 export interface LiveHub {

@@ -73,6 +73,52 @@ async function buildRecipe(operator: Client): Promise<string> {
   return (await operator.post<{ id: string }>('/api/recipes', { recipe: await recipeDocument(operator) })).body.id;
 }
 
+/** An Inspect capture's body for a phone: a two-node tree and a tiny JPEG (the API checks the type, not the picture). */
+function captureBody(deviceId: string) {
+  const node = {
+    text: '',
+    resourceId: '',
+    className: 'android.widget.FrameLayout',
+    packageName: 'com.instagram.android',
+    desc: '',
+    clickable: false,
+    scrollable: false,
+    selected: false,
+    checked: false,
+    enabled: true,
+    focused: false,
+    index: 0,
+  };
+  return {
+    deviceId,
+    screenName: 'Feed',
+    tree: {
+      nodes: [
+        { ...node, bounds: { left: 0, top: 0, right: 1080, bottom: 2400 }, depth: 0, parent: -1 },
+        {
+          ...node,
+          resourceId: 'com.instagram.android:id/row_feed_button_like',
+          desc: 'Like',
+          clickable: true,
+          bounds: { left: 20, top: 1800, right: 110, bottom: 1890 },
+          depth: 1,
+          parent: 0,
+        },
+      ],
+      packageName: 'com.instagram.android',
+      width: 1080,
+      height: 2400,
+    },
+    frame: `data:image/jpeg;base64,${Buffer.from([0xff, 0xd8, 0xff, 0xd9]).toString('base64')}`,
+    app: { package: 'com.instagram.android', version: '410.0.0.0.96', locale: 'en-US' },
+  };
+}
+/** A capture the VA saved of a phone assigned to them (so either of the crew may remove it). */
+async function buildCapture(crew: Crew): Promise<string> {
+  const phone = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+  return (await crew.va.post<{ id: string }>('/api/ui-captures', captureBody(phone.id))).body.id;
+}
+
 /** A group of phones with a name no earlier call used (names are unique per workspace). */
 let groupCount = 0;
 function nextGroupName(): string {
@@ -153,6 +199,7 @@ export const writeRoutes: WriteRoute[] = [
     path: '/api/recipes',
     ok: 201,
     vaMay: false,
+    vaRefusal: 'Only operators turn a recipe on for automation: save it as a draft',
     foreign: null,
     setup: async ({ operator }) => ({ url: '/api/recipes', body: { recipe: await recipeDocument(operator) } }),
   },
@@ -656,6 +703,34 @@ export const writeRoutes: WriteRoute[] = [
     foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}/test` }),
   },
+  // The recipe studio's saved Inspect captures (issue #40).
+  {
+    method: 'POST',
+    path: '/api/ui-captures',
+    ok: 201,
+    vaMay: true,
+    foreign: { status: 400, error: 'That phone is not in this workspace' },
+    setup: async (crew) => ({ url: '/api/ui-captures', body: captureBody((await buildDevice(crew.operator, { assignedToId: vaId(crew) })).id) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/ui-captures/{id}',
+    ok: 204,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/ui-captures/${await buildCapture(crew)}` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/ui-captures/check',
+    ok: 200,
+    vaMay: true,
+    foreign: null,
+    setup: async () => ({
+      url: '/api/ui-captures/check',
+      body: { package: 'com.instagram.android', screenName: 'Feed', selector: { id: 'row_feed_button_like' } },
+    }),
+  },
   // Groups and tags of phones (issue #42).
   {
     method: 'POST',
@@ -850,6 +925,8 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/{id}/software', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/software`),
   read('/api/devices/{id}/history', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/history`),
   read('/api/groups'),
+  read('/api/ui-captures'),
+  read('/api/ui-captures/{id}', async (crew) => `/api/ui-captures/${await buildCapture(crew)}`),
   read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),
   read('/api/apps'),
   read('/api/apps/coverage'),

@@ -111,11 +111,14 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/recipes',
     {
-      config: { access: 'routines.manage' },
-      schema: { tags: ['recipes'], body: createRecipeBody, response: { 201: workspaceRecipeDetail, 400: errorBody, 409: errorBody } },
+      // A VA may save a recipe they recorded as a draft (turned off); only operators turn one on for automation.
+      config: { access: 'studio.work' },
+      schema: { tags: ['recipes'], body: createRecipeBody, response: { 201: workspaceRecipeDetail, 400: errorBody, 403: errorBody, 409: errorBody } },
     },
     async (request, reply) => {
       const actor = actorOf(request);
+      if (actor.role !== 'operator' && request.body.enabled !== false)
+        throw new AppError(403, 'Only operators turn a recipe on for automation: save it as a draft');
       const recipe = validRecipe(request.body.recipe);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
         const inserted = await insertWorkspaceRecipe(tx, actor.workspaceId, recipe, request.body.recipe, request.body.enabled ?? true, actor.userId);

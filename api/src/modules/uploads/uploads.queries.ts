@@ -60,14 +60,19 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
   return query.executeTakeFirst();
 }
 
-/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet). */
+/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees. */
 export async function storedBytes(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('storedObjects')
     .select(sql<number>`coalesce(sum(size), 0)::float8`.as('bytes'))
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  return Number(row.bytes);
+  const trees = await db
+    .selectFrom('uiCaptures')
+    .select(sql<number>`coalesce(sum(tree_bytes), 0)::float8`.as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes) + Number(trees.bytes);
 }
 
 /**

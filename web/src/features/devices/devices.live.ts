@@ -3,7 +3,7 @@
  * with it, each frame is acknowledged only once it is on screen (so a slow viewer is sent fewer frames, never
  * late ones), and control moves between people as the server decides.
  */
-import type { LiveAnswer, LiveFrameOut, LiveVideoOut } from '@farm/contracts';
+import type { LiveAnswer, LiveCaptureOut, LiveFrameOut, LiveInputAnswer, LiveVideoOut } from '@farm/contracts';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -387,6 +387,12 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
     [],
   );
 
+  /** While recording: told each input and the phone's answer (with the element under the finger, where it can). */
+  const recorderRef = useRef<((input: LiveInput, answer: LiveAnswer<LiveInputAnswer>, sentAt: number) => void) | null>(null);
+  const setRecorder = useCallback((recorder: ((input: LiveInput, answer: LiveAnswer<LiveInputAnswer>, sentAt: number) => void) | null) => {
+    recorderRef.current = recorder;
+  }, []);
+
   const sendInput = useCallback(
     (input: LiveInput) => {
       const socket = socketRef.current;
@@ -394,10 +400,13 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
       if (!socket?.connected) return;
       seqRef.current += 1;
       const seq = seqRef.current;
-      latencyRef.current.sentAt(seq, Date.now());
-      socket.emit('live.input', { deviceId, seq, input }, (answer) => {
+      const sentAt = Date.now();
+      latencyRef.current.sentAt(seq, sentAt);
+      const recorder = recorderRef.current;
+      socket.emit('live.input', { deviceId, seq, input, ...(recorder ? { record: true } : {}) }, (answer) => {
         // The phone applied it; the figure shown is input → first picture showing it, once that picture is drawn.
         if (!answer.ok) errorToast('Error', answer.error);
+        recorder?.(input, answer, sentAt);
       });
     },
     [deviceId],
@@ -449,10 +458,21 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
   }, [call, deviceId, patch, state.asked]);
   const dismissAsk = useCallback(() => patch({ asked: null }), [patch]);
 
+  /** The screen's UI tree and frame (Inspect); rejects with the server's sentence. */
+  const inspect = useCallback(
+    () =>
+      new Promise<LiveCaptureOut>((resolve, reject) => {
+        const socket = socketRef.current;
+        if (!socket?.connected) return reject(new Error('Connection lost. Reconnecting...'));
+        socket.emit('live.inspect', { deviceId }, (answer) => (answer.ok ? resolve(answer.capture) : reject(new Error(answer.error))));
+      }),
+    [deviceId],
+  );
+
   const controller: LiveController =
     claim && claim.basis === controlledById
       ? { id: claim.id, name: claim.name ?? (claim.id === controlledById ? controlledByName : null) }
       : { id: controlledById, name: controlledByName };
 
-  return { state, controller, canvasRef, drawn, failed, sendInput, takeControl, release, keep, ask, handOver, dismissAsk };
+  return { state, controller, canvasRef, drawn, failed, sendInput, setRecorder, takeControl, release, keep, ask, handOver, dismissAsk, inspect };
 }

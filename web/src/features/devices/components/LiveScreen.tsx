@@ -1,6 +1,7 @@
 import { Alert, Button, Group, Stack, Text, TextInput } from '@mantine/core';
 import {
   IconArrowLeft,
+  IconListSearch,
   IconClipboardText,
   IconHandFinger,
   IconHandStop,
@@ -15,7 +16,11 @@ import {
 import type { Device } from '@farm/contracts';
 import type { LiveInput, LiveKey } from '@farm/agent-protocol/live';
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type MouseEvent as ReactMouseEvent } from 'react';
+import type { LiveCaptureOut } from '@farm/contracts';
 import { useCurrentUser } from '../../auth/auth.api';
+import { errorToast } from '../../../shared/toast';
+import { InspectPanel } from '../inspect/InspectPanel';
+import { RecordPanel } from '../inspect/RecordPanel';
 import {
   fractionAt,
   gestureOf,
@@ -89,6 +94,32 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const typedRef = useRef('');
   const typingTimerRef = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [pasted, setPasted] = useState('');
+  const [capture, setCapture] = useState<LiveCaptureOut | null>(null);
+  const [inspecting, setInspecting] = useState(false);
+  /** A small picture of the screen as shown now (the canvas or the JPEG), for a recorded step. */
+  const snapshot = useCallback((): string | null => {
+    const shown = surfaceRef.current?.querySelector<HTMLCanvasElement | HTMLImageElement>(onVideoRef.current ? 'canvas' : 'img');
+    if (!shown) return null;
+    const sourceWidth = shown instanceof HTMLCanvasElement ? shown.width : shown.naturalWidth;
+    const sourceHeight = shown instanceof HTMLCanvasElement ? shown.height : shown.naturalHeight;
+    if (!sourceWidth || !sourceHeight) return null;
+    const small = document.createElement('canvas');
+    small.width = 72;
+    small.height = Math.round((72 * sourceHeight) / sourceWidth);
+    try {
+      small.getContext('2d')?.drawImage(shown, 0, 0, small.width, small.height);
+      return small.toDataURL('image/jpeg', 0.6);
+    } catch {
+      return null;
+    }
+  }, []);
+  const inspect = () => {
+    setInspecting(true);
+    live
+      .inspect()
+      .then(setCapture, (error: unknown) => errorToast('Error', error instanceof Error ? error.message : 'The phone could not read its screen'))
+      .finally(() => setInspecting(false));
+  };
 
   const mine = me !== undefined && controller.id === me.id;
   const someoneElse = controller.id !== null && !mine;
@@ -100,6 +131,8 @@ export function LiveScreen({ device }: LiveScreenProps) {
   const width = (onVideo ? state.video?.width : frame?.width) ?? 9;
   const height = (onVideo ? state.video?.height : frame?.height) ?? 16;
   const path = pathLabel(state.path);
+  const onVideoRef = useRef(onVideo);
+  onVideoRef.current = onVideo;
   const sendInput = live.sendInput;
 
   const controlText = mine ? 'You are in control' : someoneElse ? `In use by ${controller.name ?? 'someone else'}` : 'Nobody is in control';
@@ -294,6 +327,15 @@ export function LiveScreen({ device }: LiveScreenProps) {
 
         {state.canControl ? (
           <Stack gap="xs" style={{ flex: '0 1 220px' }}>
+            <Button
+              variant="default"
+              leftSection={<IconListSearch size={16} />}
+              onClick={inspect}
+              loading={inspecting}
+              disabled={!connected || !state.streaming}
+            >
+              Inspect
+            </Button>
             {controller.id === null ? (
               <Button leftSection={<IconHandFinger size={16} />} onClick={() => me && live.takeControl(me.id, false)} disabled={!connected}>
                 Take control
@@ -337,6 +379,7 @@ export function LiveScreen({ device }: LiveScreenProps) {
                     Rotate
                   </Button>
                 </Group>
+                <RecordPanel setRecorder={live.setRecorder} snapshot={snapshot} />
                 <form onSubmit={sendPasted}>
                   <Group gap={6} wrap="nowrap" align="flex-end">
                     <TextInput
@@ -357,6 +400,16 @@ export function LiveScreen({ device }: LiveScreenProps) {
           </Stack>
         ) : null}
       </Group>
+      {capture ? (
+        <InspectPanel
+          deviceId={device.id}
+          deviceName={device.name}
+          capture={capture}
+          onClose={() => setCapture(null)}
+          onRetake={inspect}
+          retaking={inspecting}
+        />
+      ) : null}
     </Stack>
   );
 }

@@ -1,0 +1,85 @@
+/**
+ * Record in a real browser, at 1280 and 375 px: the operator takes control of a simulated phone (the real agent),
+ * presses Record, taps the Instagram icon, taps the feed's Like button and types a word; the steps show as they are
+ * made; Stop, a name, and Save draft keep a draft recipe whose taps name selectors (the launcher's tap left out).
+ */
+import { expect, test } from '@playwright/test';
+import { PhoneAgent } from '@farm/agent-protocol';
+import { DeviceBackend } from '@farm/agent-protocol/agent';
+import { parseUiXml } from '@farm/agent-protocol/recipes';
+import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
+import { choose, expectToast, PASSWORD, unique, uniqueEmail } from './support/ui';
+
+for (const width of [1280, 375]) {
+  test(`record taps and text into a draft recipe that names selectors (${width} px)`, async ({ browser, baseURL }) => {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    const json = { 'Content-Type': 'application/json' };
+    expect(
+      (
+        await page.request.post('/api/auth/signup', {
+          data: { name: 'Remy Record', email: uniqueEmail('remy'), password: PASSWORD, role: 'operator' },
+          headers: json,
+        })
+      ).status(),
+    ).toBe(201);
+    const name = unique('Pixel record');
+    const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };
+    const credential = (await (await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json })).json()) as { token: string };
+    const ui = new SimulatedPhoneUi({ serial: `SIM-RECORD-${width}`, width: 1080, height: 2400 });
+    const backend = await new DeviceBackend(ui, { agentVersion: 'e2e/2', preflight: 'no-account' }).start();
+    const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
+    try {
+      await expect.poll(() => agent.connected, { timeout: 10_000 }).toBe(true);
+      await page.goto('/devices');
+      const card = page.getByRole('article', { name });
+      await card.getByRole('button', { name: `Actions for ${name}` }).click();
+      await page.getByRole('menuitem', { name: 'View Details' }).click();
+      const dialog = page.getByRole('dialog', { name: `Device: ${name}` });
+      await dialog.getByRole('tab', { name: 'Live' }).click();
+      const screen = dialog.getByRole('img', { name: `Live screen of ${name}` });
+      await expect(dialog.getByText(/^JPEG \(simulated\)$/)).toBeVisible({ timeout: 15_000 });
+      await dialog.getByRole('button', { name: 'Take control' }).click();
+      await dialog.getByRole('button', { name: 'Record' }).click();
+      const steps = dialog.getByLabel('Recorded steps');
+      await expect(steps.getByText('Recording')).toBeVisible();
+
+      const tapAt = async (x: number, y: number) => {
+        const box = (await screen.boundingBox())!;
+        await screen.click({ position: { x: box.width * (x / 1080), y: box.height * (y / 2400) } });
+      };
+      // The Instagram icon on the launcher, then the first post's Like button where the phone's own tree puts it.
+      await tapAt(250, 1850);
+      await expect(steps.getByText(/^1\. Tap /)).toBeVisible({ timeout: 10_000 });
+      await expect.poll(() => ui.where, { timeout: 5000 }).toBe('instagram/feed');
+      const like = parseUiXml(await ui.dumpUi()).nodes.find((node) => node.resourceId.endsWith(':id/row_feed_button_like'))!;
+      await tapAt((like.bounds.left + like.bounds.right) / 2, (like.bounds.top + like.bounds.bottom) / 2);
+      await expect(steps.getByText(/row_feed_button_like/)).toBeVisible({ timeout: 10_000 });
+      await screen.focus();
+      await page.keyboard.type('hi');
+      await expect(steps.getByText(/Type "hi"/)).toBeVisible({ timeout: 10_000 });
+      await choose(steps, 'Text of step 3', '{{caption}}');
+
+      await dialog.getByRole('button', { name: 'Stop recording' }).click();
+      await dialog.getByRole('textbox', { name: 'Draft name' }).fill('Like the first post');
+      await dialog.getByRole('button', { name: 'Save draft' }).click();
+      await expectToast(page, 'Draft saved');
+
+      const recipes = (await (await page.request.get('/api/recipes')).json()) as { recipes: { name: string; enabled: boolean; body?: unknown; id: string }[] };
+      const draft = recipes.recipes.find((recipe) => recipe.name === 'Like the first post')!;
+      expect(draft.enabled).toBe(false);
+      const detail = (await (await page.request.get(`/api/recipes/${draft.id}`)).json()) as { body: { steps: Record<string, unknown>[]; platform: string } };
+      expect(detail.body.platform).toBe('instagram');
+      const taps = detail.body.steps.filter((step) => step.do === 'tap');
+      expect(taps).toHaveLength(1);
+      expect(taps[0]!.target).toMatchObject({ id: 'row_feed_button_like' });
+      expect(taps[0]!.positional).toBeUndefined();
+      expect(detail.body.steps).toContainEqual({ do: 'type', text: '{{caption}}' });
+      expect(detail.body.steps[0]).toEqual({ do: 'open_app' });
+    } finally {
+      agent.close();
+      await backend.close();
+      await context.close();
+    }
+  });
+}
