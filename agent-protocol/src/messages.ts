@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { failureCode } from './failures.ts';
-import { fleetHostMessages } from './fleet/fleet.messages.ts';
+import { fleetHostMessages, hostFeatures, type HostFeature } from './fleet/fleet.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
 import { phoneCommands, taskTypes } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
@@ -201,8 +201,12 @@ export const hostMessages = {
     backend: z.enum(['adb', 'sim']),
     /** Phones it sees now. */
     phones: z.number().int().min(0).max(10_000).optional(),
-    /** What it can do beyond reporting (`phone-settings`); older hosts say nothing, names a server does not know are ignored. */
-    features: z.array(z.string().max(40)).max(20).optional(),
+    /** What it can do beyond phones and fleet health (`apps`: install apps; `phone-settings`: set phone settings); unknown names are dropped, older hosts say nothing. */
+    features: z
+      .array(z.string().max(40))
+      .max(20)
+      .transform((names) => names.filter((name): name is HostFeature => (hostFeatures as readonly string[]).includes(name)))
+      .optional(),
   }),
   /** Phone health, vitals, recovery and the USB bus (`fleet/fleet.messages.ts`); servers that predate them ignore them. */
   ...fleetHostMessages,

@@ -136,6 +136,13 @@ const envSchema = automationEnv.extend({
   RATE_LIMIT_UPLOADS: rateLimit.optional(),
   RATE_LIMIT_WRITES: rateLimit.optional(),
   UPLOADS_PENDING_MAX: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** The largest APK or split set the app library takes (bytes; 500 MiB by default). */
+  APP_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(2 * 1024 ** 3 - 1)
+    .default(500 * 1024 ** 2),
   METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
@@ -185,6 +192,8 @@ export interface Config {
   rateLimits: Record<LimitName, RateLimit | null>;
   /** Upload URLs a person may hold unused at once. */
   uploadsPendingMax: number;
+  /** The largest APK or split set the app library takes, in bytes (APP_UPLOAD_MAX_BYTES). */
+  appUploadMaxBytes: number;
   /** When set, GET /metrics on the main port asks for `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
   /** Without a token, the internal port that serves /metrics (and /healthz, /readyz); unset: metrics are not served. */
@@ -253,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
     ) as Record<LimitName, RateLimit | null>,
     uploadsPendingMax: e.UPLOADS_PENDING_MAX,
+    appUploadMaxBytes: e.APP_UPLOAD_MAX_BYTES,
     automation: settingsFromEnv(e),
   };
 }

@@ -71,6 +71,8 @@ export function findNul(value: unknown, root: string): AppError | undefined {
       continue;
     }
     if (current === null || typeof current !== 'object' || Buffer.isBuffer(current)) continue;
+    // A body kept as a stream (an APK upload) is bytes still to come, not fields to look through.
+    if (typeof (current as { pipe?: unknown }).pipe === 'function') continue;
     if (depth >= MAX_DEPTH) return badRequest(path || root, `${fieldLabel(path)} is nested too deeply`);
     for (const [key, item] of Object.entries(current)) {
       const at = path ? `${path}.${key}` : key;

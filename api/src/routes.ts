@@ -29,6 +29,7 @@ import { importRoutes } from './modules/import/import.routes.ts';
 import { alertsRoutes } from './modules/alerts/alerts.routes.ts';
 import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
+import { appsRoutes } from './modules/apps/apps.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
 import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
 
@@ -64,6 +65,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     alertsRoutes,
     onboardingRoutes,
     groupsRoutes,
+    appsRoutes,
     capturesRoutes,
   ]) {
     await app.register(plugin);

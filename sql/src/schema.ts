@@ -720,6 +720,76 @@ export interface DeviceGroupMembersTable {
   addedAt: Timestamp;
 }
 
+/** A version of an app uploaded to the workspace's library, as read from its files (0041). */
+export interface AppVersionsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  package: string;
+  versionCode: number;
+  versionName: string | null;
+  minSdk: number | null;
+  abis: ColumnType<string[], string[] | undefined, string[]>;
+  kind: 'apk' | 'split_set';
+  fileName: string;
+  size: number;
+  uploadedById: string | null;
+  createdAt: Timestamp;
+}
+
+/** One APK of an app version: the base (position 0) or a split (0041). */
+export interface AppVersionFilesTable {
+  versionId: string;
+  position: number;
+  name: string;
+  objectKey: string;
+  size: number;
+}
+
+/** The version of an app a group of phones is held at (0041). */
+export interface AppPinsTable {
+  groupId: string;
+  workspaceId: string;
+  package: string;
+  versionCode: number;
+  versionName: string | null;
+  pinnedById: string | null;
+  createdAt: Timestamp;
+}
+
+export type AppRolloutAction = 'install' | 'update' | 'remove';
+export type AppRolloutStatus = 'first_stage' | 'rest' | 'done' | 'stopped';
+export type AppRolloutPhoneStatus = 'waiting' | 'sent' | 'succeeded' | 'failed' | 'skipped';
+
+/** A staged install, update or removal of an app on phones (0041). */
+export interface AppRolloutsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  action: AppRolloutAction;
+  package: string;
+  versionId: string | null;
+  versionCode: number | null;
+  versionName: string | null;
+  firstStageSize: number;
+  allowDowngrade: ColumnType<boolean, boolean | undefined, boolean>;
+  status: AppRolloutStatus;
+  createdById: string | null;
+  createdAt: Timestamp;
+  finishedAt: NullableTimestamp;
+}
+
+/** One phone of a rollout and its result (0041). */
+export interface AppRolloutPhonesTable {
+  rolloutId: string;
+  deviceId: string;
+  workspaceId: string;
+  stage: number;
+  position: number;
+  status: AppRolloutPhoneStatus;
+  code: string | null;
+  reason: string | null;
+  updatedAt: Timestamp;
+}
+
 /** A saved Inspect capture: a screen's UI tree (here) and its frame (a stored object), named by a person (0044). */
 export interface UiCapturesTable {
   id: Generated<string>;
@@ -786,6 +856,11 @@ export interface DB extends ManagerConsoleTables {
   deviceGroups: DeviceGroupsTable;
   uiCaptures: UiCapturesTable;
   deviceGroupMembers: DeviceGroupMembersTable;
+  appVersions: AppVersionsTable;
+  appVersionFiles: AppVersionFilesTable;
+  appPins: AppPinsTable;
+  appRollouts: AppRolloutsTable;
+  appRolloutPhones: AppRolloutPhonesTable;
   deviceHealth: DeviceHealthTable;
 }
 

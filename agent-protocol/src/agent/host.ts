@@ -12,7 +12,6 @@ import type { ServerToHost } from '../fleet/fleet.messages.ts';
 import {
   applySteps,
   hostFleetSettings,
-  PHONE_SETTINGS_FEATURE,
   phoneSettingsRequest,
   settingSteps,
   type PhoneSettingsAnswer,
@@ -24,6 +23,8 @@ import { MediaFetcher } from './media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
+import { HostApps, simulatedPackagePhone } from './host.apps.ts';
+import type { PackagePhone } from '../adb/adb.packages.ts';
 import { Journal } from './journal.ts';
 import { PhoneAgent } from './phone-agent.ts';
 import type { AgentState } from './state.ts';
@@ -64,6 +65,8 @@ export class FarmHost {
   private readonly stops: (() => void | Promise<void>)[] = [];
   /** The host holds its phones' work (around an adb server restart): no phone takes a new task. */
   private holding = false;
+  /** How app jobs reach a phone: adb's phone once adb runs, a simulated package manager for simulated phones. */
+  private packagePhone: (serial: string) => PackagePhone | undefined = (serial) => (this.phones.has(serial) ? simulatedPackagePhone() : undefined);
 
   constructor(private readonly options: FarmHostOptions) {
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
@@ -79,14 +82,23 @@ export class FarmHost {
           hostname: hostname().slice(0, 200),
           backend: options.backend,
           phones: this.phones.size,
-          // Settings are adb shell commands: simulated phones have none to set.
-          ...(options.backend === 'adb' ? { features: [PHONE_SETTINGS_FEATURE] } : {}),
+          // Settings are adb shell commands: simulated phones have none to set. Apps install on either.
+          features: [...(options.backend === 'adb' ? (['phone-settings'] as const) : []), 'apps' as const],
         },
         (answer: Ack) => {
           if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
         },
       );
     });
+    const apps = new HostApps({
+      server: options.server,
+      token: options.token,
+      dir: `${options.state.mediaDir}/apps`,
+      phone: (serial) => this.packagePhone(serial),
+      send: (name, message) => (this.control as unknown as Socket).emit(name, message),
+      log: (line) => this.log(line),
+    });
+    this.control.on('app.run', (job, ack) => apps.take(job, ack));
     this.control.on('connect_error', (error) => {
       this.log(`cannot connect: ${error.message}`);
       if (error.message === 'unauthorized')
@@ -143,6 +155,7 @@ export class FarmHost {
       }
     });
     this.stops.push(off, () => adb.stop());
+    this.packagePhone = (serial) => adb.phone(serial) ?? undefined;
     await adb.start();
     await this.startFleet(adb);
   }

@@ -49,6 +49,18 @@ export const fleetHostMessages = {
     detail: text.nullable(),
     place: usbPlace.nullable(),
   }),
+  /**
+   * How an app job (`app.run`) went on one phone: the package manager's answer read into a code and words
+   * (adb/adb.packages.ts). Sent once per job, after the install or removal ended.
+   */
+  'host.app': z.object({
+    jobId: z.string().min(1).max(64),
+    serial,
+    ok: z.boolean(),
+    code: z.string().max(100).nullable(),
+    reason: text.nullable(),
+    detail: text.nullable(),
+  }),
   /** The host's USB tree, where each phone hangs, and the capacity warnings; sent at start and when phones change. */
   'host.usb': z.object({
     controllers: z.array(z.object({ id: z.string().max(100), kind: z.enum(usbControllerKinds), driver: z.string().max(100).nullable() })).max(64),
@@ -93,9 +105,29 @@ export const defaultHostFleetSettings: HostFleetSettings = {
   scheduledRestart: { enabled: false, hour: 4, minute: 0, idleOnly: true },
 };
 
+/** What a host that advertises it can do beyond phones and fleet health (`host.hello` `features`). */
+export const hostFeatures = ['apps', 'phone-settings'] as const;
+export type HostFeature = (typeof hostFeatures)[number];
+
+/**
+ * An app to install (or update) from the console's stored APKs, or to remove, on one phone of the host: sent only to
+ * hosts whose hello listed the `apps` feature. The host answers at once whether it took the job (ack), then reports
+ * the phone's result with `host.app`. A split set's files go into one install session, the base first.
+ */
+export const appJob = z.object({
+  jobId: z.string().min(1).max(64),
+  serial,
+  action: z.enum(['install', 'remove']),
+  package: z.string().min(1).max(255),
+  files: z.array(z.object({ objectKey: z.string().regex(/^[\w-]{1,64}$/), name: z.string().min(1).max(200), size: z.number().int().min(0) })).max(100),
+  allowDowngrade: z.boolean(),
+});
+export type AppJob = z.infer<typeof appJob>;
+
 /** What the server sends a host on its control connection. */
 export interface ServerToHost {
   'host.settings': (settings: HostFleetSettings) => void;
   /** Set these settings on these phones (hosts that named `phone-settings` in their hello); answered per phone. */
   'host.phone-settings': (request: PhoneSettingsRequest, ack: (answer: PhoneSettingsAnswer) => void) => void;
+  'app.run': (job: AppJob, ack: (answer: { ok: boolean; error?: string }) => void) => void;
 }

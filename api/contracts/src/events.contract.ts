@@ -12,6 +12,7 @@ import { activity, device, session, stats, task } from './fleet.contract.ts';
 import { recipeBreaker } from './agents.contract.ts';
 import { deviceGroup } from './groups.contract.ts';
 import { phoneHealth } from './health.contract.ts';
+import { appPin, appRollout, appVersion } from './apps.contract.ts';
 
 const removed = z.object({ id });
 
@@ -59,6 +60,12 @@ export const serverEvents = {
    * who may manage devices read it, so the bus itself does not travel to every browser of the workspace).
    */
   'host.fleet': z.object({ hostId: id }),
+  /** A version added to or removed from the app library; the pins of a workspace as they are now. */
+  'app.created': appVersion,
+  'app.deleted': removed,
+  'app.pins': z.object({ pins: z.array(appPin) }),
+  /** A rollout started, or a phone of it answered, or it moved to its next stage (issue #42). */
+  'app.rollout': appRollout,
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

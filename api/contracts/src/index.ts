@@ -15,4 +15,5 @@ export * from './security.contract.ts';
 export * from './manager.contract.ts';
 export * from './live.contract.ts';
 export * from './groups.contract.ts';
+export * from './apps.contract.ts';
 export * from './captures.contract.ts';

@@ -12,6 +12,7 @@ import { fleetHostMessages, type FleetHostMessage, type FleetHostMessageName, ty
 import { createTasks, Outboxes, raiseAlert, replugTask } from '@farm/workers';
 import { write, type WriteContext, type WriteOutbox } from '../events/write.ts';
 import type { Tx } from '../shared/types.ts';
+import { recordPhoneResult, type AppHosts } from '../modules/apps/apps.rollout.ts';
 import type { AgentHost } from './hosts.queries.ts';
 import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.queries.ts';
 
@@ -41,7 +42,7 @@ export interface FleetSocket {
 }
 
 /** Registers the fleet messages on a host's control connection. */
-export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket: FleetSocket, host: AgentHost): void {
+export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket: FleetSocket, host: AgentHost, apps?: AppHosts): void {
   const handle = <N extends FleetHostMessageName>(name: N, work: (message: FleetHostMessage<N>) => Promise<void>) => {
     socket.on(name, (raw, ack) => {
       const parsed = fleetHostMessages[name].safeParse(raw);
@@ -132,6 +133,13 @@ export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket:
         Outboxes.of(outbox),
       );
     });
+  });
+
+  /** A phone's result of an app job: the rollout records it and moves on when its stage is settled. */
+  handle('host.app', async (message) => {
+    const device = await findHostDevice(ctx.db, host, message.serial);
+    if (!device) return;
+    await recordPhoneResult(ctx, apps, { workspaceId: host.workspaceId, deviceId: device.id }, message);
   });
 
   handle('host.usb', async (message) => {

@@ -13,6 +13,7 @@ import {
   hostMessages,
   type Ack,
   type AgentMessage,
+  type AppJob,
   type AgentMessageName,
   type AgentToServer,
   type HostToServer,
@@ -32,6 +33,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { Gathered } from './gathered.ts';
 import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.queries.ts';
 import { fleetHandlers } from './agents.fleet.ts';
+import { resendAppJobs } from '../modules/apps/apps.rollout.ts';
 import { hostSettings } from './fleet.queries.ts';
 import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
@@ -47,6 +49,10 @@ export const deviceRoom = (deviceId: string) => `device:${deviceId}`;
 /** Every connection a host opened: its own and its phones'. */
 export const hostRoom = (hostId: string) => `host:${hostId}`;
 const hostControlRoom = (hostId: string) => `host-control:${hostId}`;
+/** A host's control connection that said it installs apps (`features: ['apps']` in its hello). */
+const hostAppsRoom = (hostId: string) => `host-apps:${hostId}`;
+/** How long a host has to say it took an app job (it answers before downloading). */
+const APP_JOB_ACK_MS = 15_000;
 
 export interface Agents {
   dispatcher: Dispatcher;
@@ -65,6 +71,8 @@ export interface Agents {
    * connection is closed, its farm-agent predates `phone-settings`, or it did not answer in time).
    */
   setPhoneSettings(hostId: string, request: PhoneSettingsRequest, timeoutMs: number): Promise<PhoneSettingsAnswer | 'offline' | 'unsupported' | 'no answer'>;
+  /** Hands an app job to a host that installs apps: `taken`, or why not (its agent is too old, or it is not connected). */
+  sendAppJob(hostId: string, job: AppJob): Promise<'taken' | 'outdated' | 'offline'>;
   /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -346,6 +354,12 @@ class AgentSockets implements Agents {
       // What it can do is kept with its connection, for whichever instance asks (`setPhoneSettings`).
       if (socket.data.kind === 'host') socket.data.features = parsed.data.features ?? [];
       this.touch(host);
+      // Only a host that says it installs apps is sent app jobs: older ones keep working as they did.
+      if (parsed.data.features?.includes('apps')) {
+        void Promise.resolve(socket.join(hostAppsRoom(host.id)))
+          .then(() => resendAppJobs(this.db, this, host))
+          .catch((error: unknown) => this.log.warn({ err: error, hostId: host.id }, 'app jobs not sent again'));
+      }
       ack?.({ ok: true, hostId: host.id, hostName: host.name });
     });
     socket.on('disconnect', () => this.touch(host));
@@ -354,7 +368,7 @@ class AgentSockets implements Agents {
 
   /** Fleet health on the host's connection (`agents.fleet.ts`); its settings are sent as it connects. */
   private connectHostFleet(socket: AgentSocket, host: AgentHost): void {
-    fleetHandlers({ db: this.db, changes: this.changes }, this.log, socket as unknown as Parameters<typeof fleetHandlers>[2], host);
+    fleetHandlers({ db: this.db, changes: this.changes }, this.log, socket as unknown as Parameters<typeof fleetHandlers>[2], host, this);
     void hostSettings(this.db, host.id).then(
       (settings) => (socket as unknown as Socket).emit('host.settings', settings),
       () => undefined,
@@ -382,6 +396,19 @@ class AgentSockets implements Agents {
     } catch {
       return 'no answer';
     }
+  }
+
+  async sendAppJob(hostId: string, job: AppJob): Promise<'taken' | 'outdated' | 'offline'> {
+    const nsp = this.nsp as unknown as Namespace;
+    let answers: { ok?: unknown }[] = [];
+    try {
+      answers = (await nsp.to(hostAppsRoom(hostId)).timeout(APP_JOB_ACK_MS).emitWithAck('app.run', job)) as { ok?: unknown }[];
+    } catch {
+      return 'offline';
+    }
+    if (answers.some((answer) => answer?.ok === true)) return 'taken';
+    if (answers.length > 0) return 'offline';
+    return (await this.hostConnected(hostId)) ? 'outdated' : 'offline';
   }
 
   private touch(host: AgentHost): void {

@@ -3,7 +3,8 @@
  * and read back by signed-in members of the owning workspace.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { objectsDir, storedFiles } from '@farm/workers';
@@ -14,7 +15,11 @@ export interface Storage {
   signUpload(id: string, now?: number): string;
   verifyUpload(id: string, expires: string, signature: string, now?: number): boolean;
   write(id: string, bytes: Buffer): Promise<void>;
+  /** Takes a file on this machine as object `id` (moved when it can be, else copied): large files never pass through memory. */
+  writeFrom(id: string, localPath: string): Promise<void>;
   read(id: string): Promise<Buffer>;
+  /** The file as a stream, for large ones (APKs) that should not be held in memory. */
+  stream(id: string): NodeJS.ReadableStream;
   /** Removes files (retention); one already gone is not an error. */
   remove(ids: readonly string[]): Promise<void>;
 }
@@ -58,8 +63,28 @@ export function createStorage(config: Pick<Config, 'dataDir' | 'sessionSecret'>)
       await mkdir(dir, { recursive: true });
       await writeFile(join(dir, id), bytes);
     },
+    async writeFrom(id, localPath) {
+      if (!/^[\w-]+$/.test(id)) throw new Error('not a stored file key');
+      await mkdir(dir, { recursive: true });
+      const partial = join(dir, `${id}.${process.pid}.part`);
+      try {
+        await rename(localPath, partial);
+      } catch {
+        // Another file system (the temporary folder on its own disk): copied instead.
+        await copyFile(localPath, partial);
+      }
+      try {
+        await rename(partial, join(dir, id));
+      } catch (error) {
+        await rm(partial, { force: true });
+        throw error;
+      }
+    },
     read(id) {
       return readFile(join(dir, id));
+    },
+    stream(id) {
+      return createReadStream(join(dir, id));
     },
     remove: (ids) => files.remove(ids),
   };

@@ -29,6 +29,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
     trustProxy: 0,
     rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, writes: null },
     uploadsPendingMax: 50,
+    appUploadMaxBytes: 500 * 1024 ** 2,
     metricsToken: undefined,
     metricsPort: undefined,
     shutdownMs: 10_000,

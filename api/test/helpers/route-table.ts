@@ -5,6 +5,7 @@
  */
 import { messages } from '@farm/contracts';
 import { inviteVa, signUp, type Client } from './app.ts';
+import { buildApk } from './apk.ts';
 import {
   buildAccount,
   buildCampaign,
@@ -126,6 +127,17 @@ function nextGroupName(): string {
 }
 async function buildGroup(operator: Client, deviceIds: string[] = []): Promise<string> {
   return (await operator.post<{ id: string }>('/api/groups', { name: nextGroupName(), deviceIds })).body.id;
+}
+
+/** A version in the app library, of a package no earlier call used (one upload per version). */
+let appCount = 0;
+async function buildAppVersion(operator: Client): Promise<{ id: string; package: string }> {
+  appCount += 1;
+  const bytes = buildApk({ package: `com.example.table${appCount}`, versionCode: appCount });
+  const answer = await operator.request<{ id: string; package: string }>('POST', '/api/apps?fileName=app.apk', bytes, {
+    'content-type': 'application/octet-stream',
+  });
+  return answer.body;
 }
 
 export const writeRoutes: WriteRoute[] = [
@@ -772,6 +784,47 @@ export const writeRoutes: WriteRoute[] = [
       body: { assignedToId: vaId(crew) },
     }),
   },
+  // The app library and staged rollouts (issue #42); the upload itself is a file body (csvWrites).
+  {
+    method: 'DELETE',
+    path: '/api/apps/{id}',
+    ok: 204,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/apps/${(await buildAppVersion(operator)).id}` }),
+  },
+  {
+    method: 'PUT',
+    path: '/api/apps/pins',
+    ok: 200,
+    vaMay: false,
+    foreign: { status: 400, error: 'The group was not found in this workspace' },
+    setup: async ({ operator }) => ({ url: '/api/apps/pins', body: { groupId: await buildGroup(operator), versionId: (await buildAppVersion(operator)).id } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/apps/pins/{groupId}/{package}',
+    ok: 200,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => {
+      const groupId = await buildGroup(operator);
+      const version = await buildAppVersion(operator);
+      await operator.put('/api/apps/pins', { groupId, versionId: version.id });
+      return { url: `/api/apps/pins/${groupId}/${version.package}` };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/apps/rollouts',
+    ok: 201,
+    vaMay: false,
+    foreign: { status: 400, error: 'The version was not found in this workspace’s app library' },
+    setup: async ({ operator }) => ({
+      url: '/api/apps/rollouts',
+      body: { action: 'install', versionId: (await buildAppVersion(operator)).id, deviceIds: [(await buildDevice(operator)).id] },
+    }),
+  },
 ];
 
 /** A second operator of the crew's workspace, through an operator invitation. */
@@ -828,8 +881,9 @@ export const selfWrites: { method: WriteMethod; path: string }[] = [
   { method: 'DELETE', path: '/api/auth/sessions/{id}' },
 ];
 
-/** Writes whose body is a CSV file rather than JSON, with their own permission and bad-input tests. */
+/** Writes whose body is a file (a CSV, an APK) rather than JSON, with their own permission and bad-input tests. */
 export const csvWrites: { method: WriteMethod; path: string; why: string }[] = [
+  { method: 'POST', path: '/api/apps', why: 'an APK or split set as the raw body: apps.test.ts' },
   { method: 'POST', path: '/api/import/posts', why: 'csv.test.ts' },
   { method: 'POST', path: '/api/import/accounts', why: 'csv.test.ts' },
 ];
@@ -883,6 +937,18 @@ export const readRoutes: ReadRoute[] = [
   read('/api/ui-captures'),
   read('/api/ui-captures/{id}', async (crew) => `/api/ui-captures/${await buildCapture(crew)}`),
   read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),
+  read('/api/apps'),
+  read('/api/apps/coverage'),
+  read('/api/apps/rollouts'),
+  read('/api/apps/rollouts/{id}', async ({ operator }) => {
+    const version = await buildAppVersion(operator);
+    const started = await operator.post<{ id: string }>('/api/apps/rollouts', {
+      action: 'install',
+      versionId: version.id,
+      deviceIds: [(await buildDevice(operator)).id],
+    });
+    return `/api/apps/rollouts/${started.body.id}`;
+  }),
   read('/api/wall-links', undefined, { vaMay: false }),
   read('/api/storage', undefined, { vaMay: false }),
   read('/api/hosts', undefined, { vaMay: false }),
@@ -933,6 +999,7 @@ export const readRoutes: ReadRoute[] = [
 /** Reads a phone agent makes with its own credential (no session), each tested in its own file. */
 export const agentReads: { path: string; why: string }[] = [
   { path: '/api/agent/media/{id}', why: 'the phone credential and its task are the authority: recipes.test.ts' },
+  { path: '/api/agent/apps/{id}', why: 'the host credential and a rollout waiting on its phone are the authority: realtime/apps-rollout.test.ts' },
 ];
 
 /** A post of an account on a phone assigned to the crew's VA (what a VA may work: posts.rules.ts). */

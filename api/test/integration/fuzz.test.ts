@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { PG_CODES } from '../../src/errors.ts';
 import { buildTestApp, Client, people, signUp, uniqueEmail, type Answer, type TestApp } from '../helpers/app.ts';
 import { PNG, uploadImage } from '../helpers/factories.ts';
+import { buildApk } from '../helpers/apk.ts';
 import { readRoutes, routeKey, writeRoutes, type Crew } from '../helpers/route-table.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123);
@@ -220,6 +221,8 @@ interface Base {
 }
 
 /** A valid call of each operation, from the route table, or for routes outside its matrix, here. */
+let fuzzApps = 0;
+
 async function baseCall(method: string, path: string): Promise<Base | undefined> {
   const key = routeKey(method, path);
   const write = writeRoutes.find((route) => routeKey(route.method, route.path) === key);
@@ -271,6 +274,17 @@ async function baseCall(method: string, path: string): Promise<Base | undefined>
       const code = await crew.operator.post<{ code: string }>(`/api/devices/${device.body.id}/enrollment`);
       return { client: new Client(t.app), url: '/api/agent/enroll', body: { code: code.body.code, serial: 'FUZZ-1', model: 'Pixel 8' } };
     }
+    case 'GET /api/agent/apps/{id}':
+      // A host's read: without its credential every variation is refused.
+      return { client: new Client(t.app), url: '/api/agent/apps/6f1c0c43-58b1-4b8e-9d1f-0d6f6f0d1a11' };
+    case 'POST /api/apps':
+      fuzzApps += 1;
+      return {
+        client: crew.operator,
+        url: `/api/apps?fileName=fuzz-${fuzzApps}.apk`,
+        body: buildApk({ package: `com.example.fuzz${fuzzApps}`, versionCode: fuzzApps }),
+        contentType: 'application/octet-stream',
+      };
     case 'POST /api/import/posts':
       return { client: crew.operator, url: path, body: Buffer.from('Account,Caption,Scheduled At\n@nobody,Hello,\n'), contentType: 'text/csv' };
     case 'POST /api/import/accounts':

@@ -18,6 +18,7 @@ import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
 import { bindRecipeEvents } from '../../features/settings/recipes.events';
 import { bindGroupEvents } from '../../features/groups/groups.events';
+import { bindAppEvents } from '../../features/apps/apps.events';
 import { bindTaskEvents } from '../../features/tasks/tasks.events';
 import { createLiveCache, REFRESH_DELAY_MS, type LiveHandlers } from '../../shared/realtime/live-cache';
 
@@ -54,6 +55,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     ...bindRecipeEvents(live),
     ...bindGroupEvents(live),
     ...bindHealthEvents(live),
+    ...bindAppEvents(live),
   };
 
   const apply = (name: string, payload: unknown) => {

@@ -3,6 +3,7 @@ import { IconInfoCircle } from '@tabler/icons-react';
 import { messages } from '@farm/contracts';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
+import { AppsSection } from '../apps/AppsSection';
 import { AlertsSection } from './components/AlertsSection';
 import { AuditLogSection } from './components/AuditLogSection';
 import { InvitationsSection } from './components/InvitationsSection';
@@ -37,6 +38,7 @@ export function SettingsPage() {
             <MembersSection me={me} />
             {isOperator ? <InvitationsSection /> : null}
             {isOperator ? <PhoneHostsSection /> : null}
+            {isOperator ? <AppsSection /> : null}
             {isOperator ? <RecipesSection /> : null}
             <RecipeHealthSection />
             {isOperator ? <WallLinksSection /> : null}

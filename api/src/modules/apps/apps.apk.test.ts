@@ -1,0 +1,113 @@
+/** The APK reader on APKs built by the test (see test/helpers/apk.ts for how, and from which AOSP layout). */
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApk, buildManifest, buildSplitSet, buildZip } from '../../../test/helpers/apk.ts';
+import { ApkError, readUploadedApp } from './apps.apk.ts';
+import { ManifestError, readManifest } from './apps.axml.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'apk-test-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+async function read(bytes: Buffer, name = 'app.apk') {
+  n += 1;
+  const path = join(dir, `upload-${n}`);
+  await writeFile(path, bytes);
+  return readUploadedApp(path, join(dir, `work-${n}`), name);
+}
+
+describe('the manifest reader', () => {
+  it('reads package, version code and name, split and minimum SDK from UTF-8 and UTF-16 string pools', () => {
+    for (const utf8 of [true, false]) {
+      expect(
+        readManifest(buildManifest({ package: 'com.instagram.android', versionCode: 372019234, versionName: '312.0.0.32.119', minSdk: 28, utf8 })),
+      ).toEqual({
+        package: 'com.instagram.android',
+        versionCode: 372019234,
+        versionName: '312.0.0.32.119',
+        split: null,
+        minSdk: 28,
+      });
+    }
+    expect(readManifest(buildManifest({ package: 'com.zhiliaoapp.musically', versionCode: 2023805030, split: 'config.arm64_v8a' })).split).toBe(
+      'config.arm64_v8a',
+    );
+  });
+
+  it('leaves a version name given through a resource unknown, and refuses what is not compiled XML', () => {
+    expect(readManifest(buildManifest({ package: 'com.example.app', versionCode: 3, versionName: null })).versionName).toBeNull();
+    expect(() => readManifest(Buffer.from('<manifest package="x"/>'))).toThrow(ManifestError);
+    expect(() => readManifest(buildManifest({ package: 'com.example.app', versionCode: 3 }).subarray(0, 120))).toThrow(ManifestError);
+  });
+});
+
+describe('reading an upload', () => {
+  it('reads a single APK and its ABIs from lib/<abi>/', async () => {
+    const app = await read(buildApk({ package: 'com.example.app', versionCode: 42, versionName: '4.2', abis: ['x86_64', 'arm64-v8a'] }));
+    expect(app).toMatchObject({ kind: 'apk', package: 'com.example.app', versionCode: 42, versionName: '4.2', abis: ['arm64-v8a', 'x86_64'] });
+    expect(app.files.map((file) => file.name)).toEqual(['base']);
+  });
+
+  it('reads a split set: base first, splits by name, ABIs from every file, each APK copied out', async () => {
+    const bytes = buildSplitSet(
+      { package: 'com.zhiliaoapp.musically', versionCode: 2023805030, versionName: '38.5.3' },
+      [{ split: 'config.en' }, { split: 'config.arm64_v8a', abis: ['arm64-v8a'] }],
+      [{ name: 'info.json', data: Buffer.from('{"pname":"com.fake.other","versioncode":"1"}') }],
+    );
+    const app = await read(bytes, 'tiktok.apkm');
+    expect(app).toMatchObject({ kind: 'split_set', package: 'com.zhiliaoapp.musically', versionCode: 2023805030, versionName: '38.5.3', abis: ['arm64-v8a'] });
+    expect(app.files.map((file) => file.name)).toEqual(['base', 'config.arm64_v8a', 'config.en']);
+    expect((await readdir(join(dir, `work-${n}`))).length).toBe(3);
+  });
+
+  it("takes bundletool's splits/ folder and leaves standalones/ out", async () => {
+    const base = { package: 'com.example.bundle', versionCode: 7 };
+    const bytes = buildZip([
+      { name: 'toc.pb', data: Buffer.from([1, 2, 3]) },
+      { name: 'splits/base-master.apk', data: buildApk(base) },
+      { name: 'splits/base-arm64_v8a.apk', data: buildApk({ ...base, split: 'config.arm64_v8a', abis: ['arm64-v8a'] }) },
+      { name: 'standalones/standalone-x86.apk', data: buildApk({ ...base, abis: ['x86'] }) },
+    ]);
+    const app = await read(bytes, 'bundle.apks');
+    expect(app.files.map((file) => file.name)).toEqual(['base', 'config.arm64_v8a']);
+    expect(app.abis).toEqual(['arm64-v8a']);
+  });
+
+  it('refuses, in a sentence, what is not an installable app', async () => {
+    const refusal = async (bytes: Buffer, name = 'app.apk') => {
+      const error = await read(bytes, name).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ApkError);
+      return (error as Error).message;
+    };
+    expect(await refusal(Buffer.from('%PDF-1.7 not a zip at all'), 'notes.pdf')).toMatch(/^notes\.pdf is not an APK or a split set \(\.apks, \.xapk, \.apkm\)/);
+    expect(await refusal(buildZip([{ name: 'photo.jpg', data: Buffer.alloc(10) }]), 'photos.zip')).toBe(
+      'photos.zip is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files',
+    );
+    expect(await refusal(buildApk({ package: 'com.example.app', versionCode: 1, split: 'config.en' }))).toBe(
+      'app.apk is only the split "config.en" of com.example.app: upload the whole set (.apks, .xapk or .apkm)',
+    );
+    expect(
+      await refusal(buildZip([{ name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 1, split: 'config.en' }) }]), 's.apks'),
+    ).toBe('s.apks has no base APK, only splits: export the whole set again');
+    const mixed = buildZip([
+      { name: 'base.apk', data: buildApk({ package: 'com.a.b', versionCode: 1 }) },
+      { name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 2, split: 'config.en' }) },
+    ]);
+    expect(await refusal(mixed, 'm.xapk')).toBe('m.xapk mixes versions of com.a.b: version codes 1 and 2');
+    const twoApps = buildZip([
+      { name: 'base.apk', data: buildApk({ package: 'com.a.b', versionCode: 1 }) },
+      { name: 'other.apk', data: buildApk({ package: 'com.c.d', versionCode: 1, split: 'config.en' }) },
+    ]);
+    expect(await refusal(twoApps, 'x.xapk')).toBe('x.xapk mixes apps: com.a.b and com.c.d');
+    expect(await refusal(buildZip([{ name: 'AndroidManifest.xml', data: Buffer.from('<manifest/>') }]))).toBe(
+      'app.apk: The APK manifest is not compiled Android XML',
+    );
+  });
+});

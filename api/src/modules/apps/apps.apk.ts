@@ -1,0 +1,152 @@
+/**
+ * What an uploaded file is, read from its bytes (never from the form): a single APK, or a split set (.apks, .xapk,
+ * .apkm: a ZIP holding a base APK and config splits). Each APK's compiled manifest gives the package, version and
+ * split name; its `lib/<abi>/` folders give the processor types (ABIs) it carries native code for. A split set's
+ * APKs are copied out to files of their own, the way the farm host installs them (`pm install-create`/`install-write`).
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ManifestError, readManifest, type ApkManifest } from './apps.axml.ts';
+import { extractEntry, openFileSource, readEntry, readZipEntries, ZipError, type ByteSource, type ZipEntry } from './apps.zip.ts';
+
+/** The file is not an APK or a split set this console can install; the message names what is wrong. */
+export class ApkError extends Error {}
+
+export interface ApkFile {
+  /** Where the APK is on disk (the upload itself, or a file copied out of the set). */
+  path: string;
+  /** `base`, or the split's name (`config.arm64_v8a`). */
+  name: string;
+  size: number;
+  manifest: ApkManifest;
+  abis: string[];
+}
+
+export interface ReadApp {
+  kind: 'apk' | 'split_set';
+  package: string;
+  versionCode: number;
+  versionName: string | null;
+  minSdk: number | null;
+  /** Every ABI any of the files carries native code for, sorted; empty for an app without native code. */
+  abis: string[];
+  /** The base first, then the splits by name. */
+  files: ApkFile[];
+}
+
+const MANIFEST = 'AndroidManifest.xml';
+const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+const MAX_SPLITS = 100;
+
+function abisOf(entries: readonly ZipEntry[]): string[] {
+  const found = new Set<string>();
+  for (const entry of entries) {
+    const match = /^lib\/([^/]+)\/[^/]+\.so$/.exec(entry.name);
+    if (match?.[1]) found.add(match[1]);
+  }
+  return [...found].sort();
+}
+
+async function apkFacts(source: ByteSource, entries: readonly ZipEntry[], label: string): Promise<{ manifest: ApkManifest; abis: string[] }> {
+  const manifestEntry = entries.find((entry) => entry.name === MANIFEST);
+  if (!manifestEntry) throw new ApkError(`${label} is not an APK: it has no AndroidManifest.xml`);
+  try {
+    return { manifest: readManifest(await readEntry(source, manifestEntry, MAX_MANIFEST_BYTES)), abis: abisOf(entries) };
+  } catch (error) {
+    if (error instanceof ManifestError || error instanceof ZipError) throw new ApkError(`${label}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Reads one APK file on disk. */
+async function readApkFile(path: string, label: string): Promise<Omit<ApkFile, 'name'>> {
+  const source = await openFileSource(path);
+  try {
+    const entries = await readZipEntries(source).catch((error: unknown) => {
+      throw error instanceof ZipError ? new ApkError(`${label} is not an APK (${error.message.toLowerCase()})`) : error;
+    });
+    return { path, size: source.size, ...(await apkFacts(source, entries, label)) };
+  } finally {
+    await source.close();
+  }
+}
+
+/** The APKs of a split set to install: bundletool's `splits/` when there, else every APK at any depth but `standalones/`. */
+function setApks(entries: readonly ZipEntry[]): ZipEntry[] {
+  const apks = entries.filter((entry) => entry.name.toLowerCase().endsWith('.apk') && !entry.name.endsWith('/'));
+  const splits = apks.filter((entry) => entry.name.startsWith('splits/'));
+  if (splits.length > 0) return splits;
+  return apks.filter((entry) => !entry.name.startsWith('standalones/'));
+}
+
+/**
+ * Reads the uploaded file at `path`: an APK as it is, or a split set whose APKs are copied into `workDir`. Throws
+ * ApkError with a sentence for anything that is not an installable app; the caller removes `workDir`.
+ */
+export async function readUploadedApp(path: string, workDir: string, fileName: string): Promise<ReadApp> {
+  const source = await openFileSource(path);
+  let entries: ZipEntry[];
+  try {
+    try {
+      entries = await readZipEntries(source);
+    } catch (error) {
+      if (error instanceof ZipError) throw new ApkError(`${fileName} is not an APK or a split set (.apks, .xapk, .apkm): ${error.message.toLowerCase()}`);
+      throw error;
+    }
+    if (entries.some((entry) => entry.name === MANIFEST)) {
+      const { manifest, abis } = await apkFacts(source, entries, fileName);
+      if (manifest.split)
+        throw new ApkError(`${fileName} is only the split "${manifest.split}" of ${manifest.package}: upload the whole set (.apks, .xapk or .apkm)`);
+      const file: ApkFile = { path, name: 'base', size: source.size, manifest, abis };
+      return { kind: 'apk', ...summary([file]) };
+    }
+    const apks = setApks(entries);
+    if (apks.length === 0) throw new ApkError(`${fileName} is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files`);
+    if (apks.length > MAX_SPLITS) throw new ApkError(`${fileName} holds more than ${MAX_SPLITS} APKs`);
+    const files: ApkFile[] = [];
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
+    for (const [index, entry] of apks.entries()) {
+      const target = join(workDir, `${index}.apk`);
+      await extractEntry(path, source, entry, target).catch((error: unknown) => {
+        throw error instanceof ZipError ? new ApkError(`${fileName}: ${error.message}`) : error;
+      });
+      const read = await readApkFile(target, `${entry.name} in ${fileName}`);
+      files.push({ ...read, name: read.manifest.split ?? 'base' });
+    }
+    return { kind: 'split_set', ...summary(checkSet(files, fileName)) };
+  } catch (error) {
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    await source.close();
+  }
+}
+
+/** One base, one package and one version code across the set, no split twice; the base first, splits by name. */
+function checkSet(files: ApkFile[], fileName: string): ApkFile[] {
+  const bases = files.filter((file) => file.manifest.split === null);
+  if (bases.length === 0) throw new ApkError(`${fileName} has no base APK, only splits: export the whole set again`);
+  if (bases.length > 1) throw new ApkError(`${fileName} holds ${bases.length} base APKs; a split set has exactly one`);
+  const base = bases[0] as ApkFile;
+  for (const file of files) {
+    if (file.manifest.package !== base.manifest.package) throw new ApkError(`${fileName} mixes apps: ${base.manifest.package} and ${file.manifest.package}`);
+    if (file.manifest.versionCode !== base.manifest.versionCode)
+      throw new ApkError(`${fileName} mixes versions of ${base.manifest.package}: version codes ${base.manifest.versionCode} and ${file.manifest.versionCode}`);
+  }
+  const names = files.map((file) => file.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice) throw new ApkError(`${fileName} holds the split "${twice}" twice`);
+  return [base, ...files.filter((file) => file !== base).sort((a, b) => a.name.localeCompare(b.name))];
+}
+
+function summary(files: ApkFile[]): Omit<ReadApp, 'kind'> {
+  const base = files[0] as ApkFile;
+  return {
+    package: base.manifest.package,
+    versionCode: base.manifest.versionCode,
+    versionName: base.manifest.versionName,
+    minSdk: base.manifest.minSdk,
+    abis: [...new Set(files.flatMap((file) => file.abis))].sort(),
+    files,
+  };
+}
