@@ -9,13 +9,7 @@ import { io, type Socket } from 'socket.io-client';
 import { AdbHost } from '../adb/adb.host.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
-import {
-  applySteps,
-  hostFleetSettings,
-  phoneSettingsRequest,
-  settingSteps,
-  type PhoneSettingsAnswer,
-} from '../fleet/fleet.messages.ts';
+import { applySteps, hostFleetSettings, phoneSettingsRequest, settingSteps, type PhoneSettingsAnswer } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
