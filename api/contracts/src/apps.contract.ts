@@ -140,12 +140,12 @@ export type AppCoverageWarning = z.infer<typeof appCoverageWarning>;
 /** The sentences of the library's refusals, as the API answers them. */
 export const appMessages = {
   versionTaken: (packageName: string, versionName: string | null, versionCode: number) =>
-    `${packageName}${versionName ? ` ${versionName}` : ''} (version code ${versionCode}) is already in this workspace's library`,
+    `This workspace's library already has ${packageName}${versionName ? ` ${versionName}` : ''} (version code ${versionCode})`,
   tooLarge: (limit: string) => `The file is larger than the ${limit} an app upload may be (APP_UPLOAD_MAX_BYTES)`,
   emptyFile: 'The file is empty',
   versionInUse: 'A rollout of this version is still going on: wait for it to finish, then remove the version',
   pinnedVersionInUse: (groups: string) => `This version is pinned for ${groups}: unpin it first`,
   pinnedPast: (device: string, group: string, packageName: string, pinned: string) =>
-    `${device} is in the group "${group}", which pins ${packageName} at ${pinned}: this rollout would update it past that. Leave the phone out or change the pin.`,
+    `The phone ${device} is in the group "${group}", which pins ${packageName} at ${pinned}: this rollout would update it past that. Leave the phone out or change the pin.`,
   noPhones: 'The group has no phones yet',
 } as const;

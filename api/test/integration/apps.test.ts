@@ -96,12 +96,12 @@ describe('the app library', () => {
     expectFieldError(
       await upload(operator, Buffer.from('GIF89a not an app')),
       'file',
-      'app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a zip archive',
+      'The file app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a zip archive',
     );
     expectFieldError(
       await upload(operator, buildZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'notes.zip'),
       'file',
-      'notes.zip is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files',
+      'The file notes.zip is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files',
     );
     expectFieldError(await upload(operator, Buffer.alloc(0)), 'file', appMessages.emptyFile);
     expectFieldError(await operator.request('POST', '/api/apps', apk, { 'content-type': 'application/octet-stream' }), 'fileName', 'File name is required');

@@ -206,7 +206,7 @@ describe('staged rollouts', () => {
     expectFieldError(
       await operator.post('/api/apps/rollouts', { action: 'install', versionId: newer.id, deviceIds: [theirs.id] }),
       'deviceIds',
-      `1 phone was not found in this workspace: ${theirs.id}`,
+      `A phone was not found in this workspace: ${theirs.id}`,
     );
     expectFieldError(
       await operator.post('/api/apps/rollouts', { action: 'install', deviceIds: [rack.devices[0]!.id] }),

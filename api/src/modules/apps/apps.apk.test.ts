@@ -86,28 +86,30 @@ describe('reading an upload', () => {
       expect(error).toBeInstanceOf(ApkError);
       return (error as Error).message;
     };
-    expect(await refusal(Buffer.from('%PDF-1.7 not a zip at all'), 'notes.pdf')).toMatch(/^notes\.pdf is not an APK or a split set \(\.apks, \.xapk, \.apkm\)/);
+    expect(await refusal(Buffer.from('%PDF-1.7 not a zip at all'), 'notes.pdf')).toMatch(
+      /^The file notes\.pdf is not an APK or a split set \(\.apks, \.xapk, \.apkm\)/,
+    );
     expect(await refusal(buildZip([{ name: 'photo.jpg', data: Buffer.alloc(10) }]), 'photos.zip')).toBe(
-      'photos.zip is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files',
+      'The file photos.zip is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files',
     );
     expect(await refusal(buildApk({ package: 'com.example.app', versionCode: 1, split: 'config.en' }))).toBe(
-      'app.apk is only the split "config.en" of com.example.app: upload the whole set (.apks, .xapk or .apkm)',
+      'The file app.apk is only the split "config.en" of com.example.app: upload the whole set (.apks, .xapk or .apkm)',
     );
     expect(
       await refusal(buildZip([{ name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 1, split: 'config.en' }) }]), 's.apks'),
-    ).toBe('s.apks has no base APK, only splits: export the whole set again');
+    ).toBe('The file s.apks has no base APK, only splits: export the whole set again');
     const mixed = buildZip([
       { name: 'base.apk', data: buildApk({ package: 'com.a.b', versionCode: 1 }) },
       { name: 'split_config.en.apk', data: buildApk({ package: 'com.a.b', versionCode: 2, split: 'config.en' }) },
     ]);
-    expect(await refusal(mixed, 'm.xapk')).toBe('m.xapk mixes versions of com.a.b: version codes 1 and 2');
+    expect(await refusal(mixed, 'm.xapk')).toBe('The file m.xapk mixes versions of com.a.b: version codes 1 and 2');
     const twoApps = buildZip([
       { name: 'base.apk', data: buildApk({ package: 'com.a.b', versionCode: 1 }) },
       { name: 'other.apk', data: buildApk({ package: 'com.c.d', versionCode: 1, split: 'config.en' }) },
     ]);
-    expect(await refusal(twoApps, 'x.xapk')).toBe('x.xapk mixes apps: com.a.b and com.c.d');
+    expect(await refusal(twoApps, 'x.xapk')).toBe('The file x.xapk mixes apps: com.a.b and com.c.d');
     expect(await refusal(buildZip([{ name: 'AndroidManifest.xml', data: Buffer.from('<manifest/>') }]))).toBe(
-      'app.apk: The APK manifest is not compiled Android XML',
+      'The file app.apk: the APK manifest is not compiled Android XML',
     );
   });
 });

@@ -38,6 +38,9 @@ const MANIFEST = 'AndroidManifest.xml';
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const MAX_SPLITS = 100;
 
+/** A sentence continued after a colon. */
+const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+
 function abisOf(entries: readonly ZipEntry[]): string[] {
   const found = new Set<string>();
   for (const entry of entries) {
@@ -53,7 +56,7 @@ async function apkFacts(source: ByteSource, entries: readonly ZipEntry[], label:
   try {
     return { manifest: readManifest(await readEntry(source, manifestEntry, MAX_MANIFEST_BYTES)), abis: abisOf(entries) };
   } catch (error) {
-    if (error instanceof ManifestError || error instanceof ZipError) throw new ApkError(`${label}: ${error.message}`);
+    if (error instanceof ManifestError || error instanceof ZipError) throw new ApkError(`${label}: ${lowerFirst(error.message)}`);
     throw error;
   }
 }
@@ -90,27 +93,28 @@ export async function readUploadedApp(path: string, workDir: string, fileName: s
     try {
       entries = await readZipEntries(source);
     } catch (error) {
-      if (error instanceof ZipError) throw new ApkError(`${fileName} is not an APK or a split set (.apks, .xapk, .apkm): ${error.message.toLowerCase()}`);
+      if (error instanceof ZipError)
+        throw new ApkError(`The file ${fileName} is not an APK or a split set (.apks, .xapk, .apkm): ${error.message.toLowerCase()}`);
       throw error;
     }
     if (entries.some((entry) => entry.name === MANIFEST)) {
-      const { manifest, abis } = await apkFacts(source, entries, fileName);
+      const { manifest, abis } = await apkFacts(source, entries, `The file ${fileName}`);
       if (manifest.split)
-        throw new ApkError(`${fileName} is only the split "${manifest.split}" of ${manifest.package}: upload the whole set (.apks, .xapk or .apkm)`);
+        throw new ApkError(`The file ${fileName} is only the split "${manifest.split}" of ${manifest.package}: upload the whole set (.apks, .xapk or .apkm)`);
       const file: ApkFile = { path, name: 'base', size: source.size, manifest, abis };
       return { kind: 'apk', ...summary([file]) };
     }
     const apks = setApks(entries);
-    if (apks.length === 0) throw new ApkError(`${fileName} is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files`);
-    if (apks.length > MAX_SPLITS) throw new ApkError(`${fileName} holds more than ${MAX_SPLITS} APKs`);
+    if (apks.length === 0) throw new ApkError(`The file ${fileName} is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files`);
+    if (apks.length > MAX_SPLITS) throw new ApkError(`The file ${fileName} holds more than ${MAX_SPLITS} APKs`);
     const files: ApkFile[] = [];
     await mkdir(workDir, { recursive: true, mode: 0o700 });
     for (const [index, entry] of apks.entries()) {
       const target = join(workDir, `${index}.apk`);
       await extractEntry(path, source, entry, target).catch((error: unknown) => {
-        throw error instanceof ZipError ? new ApkError(`${fileName}: ${error.message}`) : error;
+        throw error instanceof ZipError ? new ApkError(`The file ${fileName}: ${lowerFirst(error.message)}`) : error;
       });
-      const read = await readApkFile(target, `${entry.name} in ${fileName}`);
+      const read = await readApkFile(target, `The file ${entry.name} in ${fileName}`);
       files.push({ ...read, name: read.manifest.split ?? 'base' });
     }
     return { kind: 'split_set', ...summary(checkSet(files, fileName)) };
@@ -125,17 +129,20 @@ export async function readUploadedApp(path: string, workDir: string, fileName: s
 /** One base, one package and one version code across the set, no split twice; the base first, splits by name. */
 function checkSet(files: ApkFile[], fileName: string): ApkFile[] {
   const bases = files.filter((file) => file.manifest.split === null);
-  if (bases.length === 0) throw new ApkError(`${fileName} has no base APK, only splits: export the whole set again`);
-  if (bases.length > 1) throw new ApkError(`${fileName} holds ${bases.length} base APKs; a split set has exactly one`);
+  if (bases.length === 0) throw new ApkError(`The file ${fileName} has no base APK, only splits: export the whole set again`);
+  if (bases.length > 1) throw new ApkError(`The file ${fileName} holds ${bases.length} base APKs; a split set has exactly one`);
   const base = bases[0] as ApkFile;
   for (const file of files) {
-    if (file.manifest.package !== base.manifest.package) throw new ApkError(`${fileName} mixes apps: ${base.manifest.package} and ${file.manifest.package}`);
+    if (file.manifest.package !== base.manifest.package)
+      throw new ApkError(`The file ${fileName} mixes apps: ${base.manifest.package} and ${file.manifest.package}`);
     if (file.manifest.versionCode !== base.manifest.versionCode)
-      throw new ApkError(`${fileName} mixes versions of ${base.manifest.package}: version codes ${base.manifest.versionCode} and ${file.manifest.versionCode}`);
+      throw new ApkError(
+        `The file ${fileName} mixes versions of ${base.manifest.package}: version codes ${base.manifest.versionCode} and ${file.manifest.versionCode}`,
+      );
   }
   const names = files.map((file) => file.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice) throw new ApkError(`${fileName} holds the split "${twice}" twice`);
+  if (twice) throw new ApkError(`The file ${fileName} holds the split "${twice}" twice`);
   return [base, ...files.filter((file) => file !== base).sort((a, b) => a.name.localeCompare(b.name))];
 }
 

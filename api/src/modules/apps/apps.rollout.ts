@@ -76,7 +76,7 @@ async function targetPhones(tx: Tx, actor: Actor, body: CreateAppRolloutBody): P
   if (missing.length > 0)
     throw badRequest(
       'deviceIds',
-      `${missing.length === 1 ? '1 phone was' : `${missing.length} phones were`} not found in this workspace: ${missing.slice(0, 3).join(', ')}`,
+      `${missing.length === 1 ? 'A phone was' : 'Some phones were'} not found in this workspace: ${missing.slice(0, 3).join(', ')}`,
     );
   let ids = chosen;
   if (body.groupId) {
