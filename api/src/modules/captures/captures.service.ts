@@ -13,6 +13,8 @@ import { objectPath, type Storage } from '../../storage/storage.ts';
 import { assertQuota } from '../uploads/uploads.service.ts';
 import { deleteCapture, deviceOfWorkspace, insertCapture, insertFrameObject, screenTrees, type CaptureRow } from './captures.queries.ts';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export function toSummary(row: CaptureRow): UiCaptureSummary {
   return {
     id: row.id,
@@ -36,7 +38,7 @@ export function toDetail(row: CaptureRow & { tree: unknown }): UiCaptureDetail {
 
 /** A VA keeps captures of the phones assigned to them; an operator of any phone of the workspace. */
 async function assertMayCapture(db: Db, actor: Actor, deviceId: string) {
-  const device = await deviceOfWorkspace(db, actor.workspaceId, deviceId);
+  const device = UUID.test(deviceId) ? await deviceOfWorkspace(db, actor.workspaceId, deviceId) : undefined;
   if (!device) throw badRequest('deviceId', 'That phone is not in this workspace');
   if (actor.role !== 'operator' && device.assignedToId !== actor.userId) throw new AppError(403, 'A VA saves captures of the phones assigned to them only');
   return device;
