@@ -48,7 +48,6 @@ function UploadForm({ maxBytes }: { maxBytes: number }) {
         <FileInput
           label="APK or split set"
           description={`.apk, .apks, .xapk or .apkm, up to ${formatBytes(maxBytes)}`}
-          placeholder="Choose a file"
           accept=".apk,.apks,.xapk,.apkm,application/vnd.android.package-archive,application/zip"
           value={file}
           onChange={setFile}
