@@ -5,56 +5,10 @@
  * banner (Settings → Recipes shows the same). At 1280 px and at 375 px.
  */
 import { join } from 'node:path';
-import { expect, test, type APIRequestContext } from '@playwright/test';
-import { io, type Socket } from 'socket.io-client';
+import { expect, test } from '@playwright/test';
+import { IG, Phone, post } from './support/fake-phone';
 import { SCREENSHOT_DIR } from './support/screenshots';
 import { expectToast, PASSWORD, unique, uniqueEmail } from './support/ui';
-
-const json = { 'Content-Type': 'application/json' };
-const IG = 'com.instagram.android';
-
-interface Dispatch {
-  taskId: string;
-  attempt: number;
-}
-
-/** A protocol 2 phone that says which Instagram it has and reports what the test says. */
-class Phone {
-  readonly dispatches: Dispatch[] = [];
-  private constructor(private readonly socket: Socket) {
-    socket.on('task.dispatch', (message: Dispatch) => this.dispatches.push(message));
-  }
-
-  static async connect(baseURL: string, token: string, version: string): Promise<Phone> {
-    const socket = io(`${baseURL}/agent`, { transports: ['websocket'], auth: { token }, reconnection: false, forceNew: true });
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve);
-      socket.once('connect_error', reject);
-    });
-    const phone = new Phone(socket);
-    expect(await phone.send('agent.hello', { protocol: 2, agentVersion: 'e2e-v2', battery: 88, apps: [{ package: IG, version }] })).toMatchObject({ ok: true });
-    return phone;
-  }
-
-  send(event: string, message: unknown): Promise<{ ok: boolean }> {
-    return new Promise((resolve) => this.socket.emit(event, message, resolve));
-  }
-
-  async dispatched(count: number): Promise<Dispatch> {
-    await expect.poll(() => this.dispatches.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
-    return this.dispatches[count - 1]!;
-  }
-
-  close(): void {
-    this.socket.disconnect();
-  }
-}
-
-async function post<T>(request: APIRequestContext, url: string, data: unknown): Promise<T> {
-  const answer = await request.post(url, { data, headers: json });
-  expect(answer.status(), `${url}: ${await answer.text()}`).toBeLessThan(300);
-  return (await answer.json()) as T;
-}
 
 for (const width of [1280, 375]) {
   test(`a recipe paused for an app version, sent to VAs and turned back on (${width} px)`, async ({ browser, baseURL }) => {
