@@ -3,6 +3,7 @@ export * from './failures.ts';
 export * from './work.ts';
 export * from './live.ts';
 export * from './live.h264.ts';
+export * from './dryrun.ts';
 export { captureTree, recordedTarget, uiCaptureSchema, type RecordedTarget, type UiCapture, type UiTree } from './recipes/recipe.inspect.ts';
 export * from './fleet/fleet.messages.ts';
 export { Journal, type JournalEntry, type TaskResult } from './agent/journal.ts';

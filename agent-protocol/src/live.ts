@@ -12,9 +12,11 @@ import { z } from 'zod';
  * `h264`: the screen can stream as H.264 from scrcpy-server (`live.video`), and input goes over its control socket.
  * `inspect`: the agent answers `inspect.capture` with the screen's UI tree and its frame (the recipe studio).
  * `record`: an input sent with `record` is answered with the element under the finger, read just before it went in.
+ * `dryrun`: the agent runs a recipe as a dry run with a trace of every step (`dryrun.ts`), and a failed task's result
+ * carries its failed step's trace.
  * A server ignores names it does not know, so an agent may list newer ones.
  */
-export const agentFeatures = ['live', 'control', 'ui-server', 'h264', 'inspect', 'record'] as const;
+export const agentFeatures = ['live', 'control', 'ui-server', 'h264', 'inspect', 'record', 'dryrun'] as const;
 export type AgentFeature = (typeof agentFeatures)[number];
 
 export function isAgentFeature(name: string): name is AgentFeature {

@@ -8,6 +8,7 @@
  * heartbeat interval in the hello answer, and must keep a journal (see README.md: exactly once).
  */
 import { z } from 'zod';
+import { dryRunAgentMessages, dryRunServerMessages, failureTrace } from './dryrun.ts';
 import { failureCode } from './failures.ts';
 import { fleetHostMessages, hostFeatures, type HostFeature } from './fleet/fleet.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
@@ -40,6 +41,8 @@ export const failure = z.object({
   /** The recipe that ran and the app it drove, where the run got that far (the server's breaker counts them). */
   recipe: recipeRef.optional(),
   app: appRef.optional(),
+  /** The failed step as the phone saw it: the selector that missed and the tree (agents that listed `dryrun`). */
+  trace: failureTrace.optional(),
 });
 export type Failure = z.infer<typeof failure>;
 
@@ -148,6 +151,8 @@ export const agentMessages = {
   'live.frame': liveFrame,
   /** An H.264 packet of the screen (agents that listed `h264`), answered at once; relayed, never decoded. */
   'live.video': liveVideo,
+  /** A dry run's step traces and its end (agents that listed `dryrun`, see dryrun.ts). */
+  ...dryRunAgentMessages,
 } as const;
 
 /** The v1 dispatch: what protocol 1 agents understand. */
@@ -187,6 +192,8 @@ export const serverMessages = {
   'live.input': z.object({ seq: z.number().int().min(1), input: liveInput, record: z.boolean().optional() }),
   /** Agents that listed `inspect`: answer with the screen's UI tree and the frame it belongs to (`uiCaptureSchema`). */
   'inspect.capture': z.object({}),
+  /** Agents that listed `dryrun`: run a recipe as a dry run, go on step by step, stop (see dryrun.ts). */
+  ...dryRunServerMessages,
 } as const;
 
 /**
@@ -234,7 +241,7 @@ export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string; retryAfterMs?: number };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
-export type ServerToAgent = { [N in Exclude<ServerMessageName, 'live.input' | 'inspect.capture'>]: (message: ServerMessage<N>) => void } & {
-  'live.input': (message: ServerMessage<'live.input'>, ack: (answer: Ack) => void) => void;
-  'inspect.capture': (message: ServerMessage<'inspect.capture'>, ack: (answer: Ack) => void) => void;
+type AnsweredServerMessage = 'live.input' | 'inspect.capture' | 'dryrun.start';
+export type ServerToAgent = { [N in Exclude<ServerMessageName, AnsweredServerMessage>]: (message: ServerMessage<N>) => void } & {
+  [N in AnsweredServerMessage]: (message: ServerMessage<N>, ack: (answer: Ack) => void) => void;
 };

@@ -44,7 +44,7 @@ export interface AgentPeer {
 
 type Handler<N extends AgentMessageName> = (peer: AgentPeer, message: AgentMessage<N>) => Promise<Ack>;
 /** Every message but the live screen's frames and packets, which the live hub takes (see realtime/live.ts). */
-export type AgentHandlers = { [N in Exclude<AgentMessageName, 'live.frame' | 'live.video'>]: Handler<N> };
+export type AgentHandlers = { [N in Exclude<AgentMessageName, 'live.frame' | 'live.video' | 'dryrun.step' | 'dryrun.result'>]: Handler<N> };
 
 const ok: Ack = { ok: true };
 

@@ -238,7 +238,8 @@ class AgentSockets implements Agents {
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
     const order = { last: Promise.resolve() as Promise<unknown> };
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
-      if (name === 'live.frame' || name === 'live.video') continue;
+      // Dry runs' traces are not handled here yet: a phone is never sent a dry run, so it sends none.
+      if (name === 'live.frame' || name === 'live.video' || name === 'dryrun.step' || name === 'dryrun.result') continue;
       socket.on(name, (raw: unknown, ack?: Answer) => this.onMessage(socket, peer, order, name, raw, ack));
     }
     socket.on('disconnect', () => this.onPhoneDisconnect(socket, device));
@@ -271,7 +272,7 @@ class AgentSockets implements Agents {
     socket: AgentSocket,
     peer: AgentPeer,
     order: { last: Promise<unknown> },
-    name: Exclude<AgentMessageName, 'live.frame' | 'live.video'>,
+    name: Exclude<AgentMessageName, 'live.frame' | 'live.video' | 'dryrun.step' | 'dryrun.result'>,
     raw: unknown,
     ack: Answer | undefined,
   ): void {
