@@ -120,10 +120,13 @@ export const dryRunResult = z.object({
 export type DryRunResult = z.infer<typeof dryRunResult>;
 
 /**
- * The failed step of a real run, in its `task.result`'s `failure.trace`: the step, the selector that missed and the
- * tree it missed on (the screenshot goes as before, as the failure's `agent.screenshot`).
+ * The failed step of a real run, in its `task.result`'s `failure.trace`: the step, the selector that missed, the
+ * screen it missed on and its tree. The phone keeps the whole result under Socket.IO's 1 MB message limit: the frame
+ * at most MAX_TRACE_FRAME_BYTES, the tree cut (`MAX_FAILURE_TREE_NODES`) and dropped before the frame if still too big.
  */
-export const failureTrace = traceStep.omit({ frame: true });
+export const failureTrace = traceStep;
+/** A failure trace's tree holds at most this many nodes (a dry run's, the capture limit). */
+export const MAX_FAILURE_TREE_NODES = 1200;
 export type FailureTrace = z.infer<typeof failureTrace>;
 
 /** Server → agent, for agents that listed `dryrun`. */
