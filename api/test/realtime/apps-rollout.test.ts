@@ -12,6 +12,7 @@ import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
 import { buildApk } from '../helpers/apk.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice } from '../helpers/factories.ts';
+import { APP_JOB_TIMEOUT_MS, expireAppJobs, rolloutWords } from '../../src/modules/apps/apps.rollout.ts';
 import { helloV1, send, until } from './phones.ts';
 import { connected, listen } from './sockets.ts';
 
@@ -170,6 +171,33 @@ describe('staged rollouts', () => {
     expect(again[0]).toEqual(rack.jobs[0]);
     await send(control, 'host.app', { jobId: started.body.id, serial: 'RR-1', ok: true, code: null, reason: null, detail: null });
     await until(async () => (await rollout(started.body.id)).status === 'done', 'the rollout to finish');
+  });
+
+  it('fails a phone whose host took the job and never answered, so the rollout stops rather than waiting for ever', async () => {
+    const rack = await host('Rack S', ['RS-1', 'RS-2']);
+    const version = await uploaded(buildApk({ package: 'com.example.silent', versionCode: 4 }));
+    const started = await operator.post<AppRollout>('/api/apps/rollouts', {
+      action: 'install',
+      versionId: version.id,
+      deviceIds: rack.devices.map((device) => device.id),
+      firstStageSize: 1,
+    });
+    expectStatus(started, 201);
+    await until(async () => rack.jobs.length === 1, 'the first job');
+    // Not yet overdue: nothing changes.
+    expect(await expireAppJobs(t.app.ctx, t.app.ctx.agents)).toBe(0);
+    const later = new Date(Date.now() + APP_JOB_TIMEOUT_MS + 1000);
+    // Two instances sweeping at once fail the phone once.
+    const swept = await Promise.all([expireAppJobs(t.app.ctx, t.app.ctx.agents, later), expireAppJobs(t.app.ctx, t.app.ctx.agents, later)]);
+    expect(swept[0] + swept[1]).toBe(1);
+    const stopped = await rollout(started.body.id);
+    expect(stopped.status).toBe('stopped');
+    expect(stopped.phones.map((phone) => `${phone.status}:${phone.code ?? ''}`)).toEqual(['failed:no_answer', 'skipped:stage_failed']);
+    expect(stopped.phones[0]!.reason).toBe(rolloutWords.no_answer);
+    // The host's late answer changes nothing.
+    await rack.result(stopped.phones[0]!.deviceId === rack.devices[0]!.id ? 'RS-1' : 'RS-2', { ok: true }, started.body.id);
+    expect((await rollout(started.body.id)).phones[0]!.status).toBe('failed');
+    expect(rack.jobs).toHaveLength(1);
   });
 
   it('fails a phone at once when its host cannot install apps or it has no host, and keeps protocol-1 hosts working', async () => {

@@ -388,3 +388,15 @@ export function sentJobsOfHost(db: Db, host: { id: string; workspaceId: string }
     .orderBy('p.updatedAt')
     .execute();
 }
+
+/** Phones sent a job before `before` whose host never answered (at most `limit`, oldest first). */
+export function overdueAppJobs(db: Db, before: Date, limit = 100) {
+  return db
+    .selectFrom('appRolloutPhones')
+    .select(['rolloutId', 'deviceId', 'workspaceId'])
+    .where('status', '=', 'sent')
+    .where('updatedAt', '<', before)
+    .orderBy('updatedAt')
+    .limit(limit)
+    .execute();
+}

@@ -19,6 +19,7 @@ import {
   lockRollout,
   phonesOfWorkspace,
   pinsOfPhones,
+  overdueAppJobs,
   sentJobsOfHost,
   setPhoneResult,
   setRolloutStatus,
@@ -40,6 +41,7 @@ export const rolloutWords = {
   not_on_host: 'This phone is not on a farm host: apps are installed through a host’s adb.',
   host_offline: 'The phone’s farm host is not connected.',
   host_outdated: 'The phone’s farm host runs an agent too old to install apps: update it.',
+  no_answer: 'The farm host took the job and did not answer within 30 minutes: check the phone, then roll out again.',
   stage_failed: (failed: number) => `Not sent: ${failed === 1 ? 'a phone' : `${failed} phones`} of the first stage failed.`,
 } as const;
 
@@ -257,6 +259,32 @@ async function recordEnd(rollout: AppRollout, outbox: WriteOutbox): Promise<void
       ? `Rollout of ${what} finished: ${succeeded} of ${rollout.phones.length} phone(s) succeeded`
       : `Rollout of ${what} stopped after its first stage: ${failed} phone(s) failed, the rest were not sent`;
   await outbox.record({ userId: null, action, type: rollout.status === 'done' && failed === 0 ? 'success' : 'warning' });
+}
+
+/**
+ * How long a host may hold a job it took before the phone is failed: downloading 500 MiB over a slow link and
+ * installing it on an old phone takes minutes, not half an hour. A host that reconnects meanwhile is sent the job
+ * again (`resendAppJobs`) without resetting this.
+ */
+export const APP_JOB_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * Fails the phones whose host took a job and never answered (it crashed for good, or lost the phone mid-install), so
+ * no phone stays "Installing" and the rollout moves on or stops. Run by every API instance now and then: the
+ * conditional update lets one of them fail each phone once, and `settle` moves the rollout under its lock.
+ */
+export async function expireAppJobs(ctx: WriteContext, hosts: AppHosts | undefined, now = new Date()): Promise<number> {
+  const overdue = await overdueAppJobs(ctx.db, new Date(now.getTime() - APP_JOB_TIMEOUT_MS));
+  let failed = 0;
+  for (const job of overdue) {
+    const changed = await write(ctx, job.workspaceId, (tx) =>
+      setPhoneResult(tx, job.rolloutId, job.deviceId, ['sent'], { status: 'failed', code: 'no_answer', reason: rolloutWords.no_answer }),
+    );
+    if (!changed) continue;
+    failed += 1;
+    await settle(ctx, hosts, job.workspaceId, job.rolloutId);
+  }
+  return failed;
 }
 
 /**

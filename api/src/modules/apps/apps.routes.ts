@@ -25,7 +25,7 @@ import { AppError, badRequest, notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
 import { findHostByToken } from '../../agents/hosts.queries.ts';
 import { hostAppFile, listRollouts, listVersions } from './apps.queries.ts';
-import { rolloutOf, startRollout, toRollout } from './apps.rollout.ts';
+import { expireAppJobs, rolloutOf, startRollout, toRollout } from './apps.rollout.ts';
 import { coverageBasis, coverageWarnings, pinsOf, pinVersion, removeVersion, toAppVersion, unpin, uploadApp } from './apps.service.ts';
 
 /** What a browser or a script may send an APK or a split set as; the bytes decide what it is. */
@@ -38,8 +38,17 @@ const APP_TYPES = [
   'application/xapk-package-archive',
 ];
 
+/** How often each API instance looks for app jobs a host took and never answered. */
+const APP_JOB_SWEEP_MS = 60_000;
+
 export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
+
+  const sweep = setInterval(() => {
+    expireAppJobs(app.ctx, app.ctx.agents).catch((error: unknown) => app.log.warn({ err: error }, 'overdue app jobs not failed'));
+  }, APP_JOB_SWEEP_MS);
+  sweep.unref();
+  app.addHook('onClose', () => clearInterval(sweep));
 
   // The body stays a stream: a split set may be hundreds of MB, counted against the cap as it arrives.
   app.addContentTypeParser(APP_TYPES, (_request, payload, done) => {
