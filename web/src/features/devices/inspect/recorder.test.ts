@@ -17,7 +17,7 @@ describe('recorded steps', () => {
       {
         step: { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.06, y: 0.77 } } },
         positional: false,
-        summary: 'Tap {"id":"row_feed_button_like"}',
+        summary: 'Tap id row_feed_button_like',
         package: 'com.instagram.android',
       },
     ]);

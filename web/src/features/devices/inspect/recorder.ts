@@ -38,6 +38,18 @@ function pointTarget(point: { x: number; y: number }) {
   return { point: { x: point.x, y: point.y } };
 }
 
+/** A selector as a person reads it in the list of steps: `id row_feed_button_like`, `desc "Instagram"`, `text "Like" (2nd)`. */
+export function selectorPhrase(selector: RecordedTarget['selector'] & object): string {
+  const parts: string[] = [];
+  if (selector.id) parts.push(`id ${selector.id}`);
+  if (selector.desc) parts.push(`desc "${selector.desc}"`);
+  if (selector.text) parts.push(`text "${selector.text}"`);
+  if (selector.class && parts.length === 0) parts.push(`class ${selector.class}`);
+  const phrase = parts.join(' + ') || JSON.stringify(selector);
+  if (selector.index === undefined) return phrase;
+  return `${phrase} (${selector.index === -1 ? 'last' : `no. ${selector.index + 1}`})`;
+}
+
 /** The steps one input makes (a pause first when the person waited), or none for inputs a recipe does not repeat. */
 export function stepsFor(input: LiveInput, recorded: RecordedTarget | undefined, waitedMs: number): Omit<RecordedEntry, 'screenshot'>[] {
   const out: Omit<RecordedEntry, 'screenshot'>[] = [];
@@ -53,7 +65,7 @@ export function stepsFor(input: LiveInput, recorded: RecordedTarget | undefined,
         out.push({
           step: { do: input.kind, target: { ...recorded.selector, fallback: pointTarget(at).point }, ...extra },
           positional: false,
-          summary: `${verb} ${JSON.stringify(recorded.selector)}`,
+          summary: `${verb} ${selectorPhrase(recorded.selector)}`,
           package: app,
         });
       } else {
