@@ -41,7 +41,7 @@ export const statsWindowQuery = z.intersection(analyticsWindowQuery, analyticsGr
 export const timeseriesMetricValues = ['tasks', 'posts', 'sessions', 'engagement', 'devices'] as const;
 export const timeseriesMetric = z.enum(timeseriesMetricValues);
 export type TimeseriesMetric = z.infer<typeof timeseriesMetric>;
-export const timeseriesQuery = z.intersection(analyticsWindowQuery, z.object({ metric: timeseriesMetric }));
+export const timeseriesQuery = z.intersection(statsWindowQuery, z.object({ metric: timeseriesMetric }));
 
 /**
  * One point per hour (24h) or per day, zeros where nothing happened. Values by metric: tasks `completed`,

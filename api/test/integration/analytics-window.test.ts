@@ -503,7 +503,7 @@ describe('GET /api/analytics/accounts/{id}/growth', () => {
 });
 
 describe('analytics of one group of phones', () => {
-  it('counts the stat cards and the phones table over the group’s phones only, and refuses a group not its own', async () => {
+  it('counts the stat cards, the charts and the phones table over the group’s phones only, and refuses a group not its own', async () => {
     const operator = await signUp(t.app);
     const stranger = await signUp(t.app);
     const inGroup = (await operator.post('/api/devices', { name: 'Rack A 1' })).body as { id: string };
@@ -517,7 +517,7 @@ describe('analytics of one group of phones', () => {
     ] as const) {
       const made = await operator.post('/api/tasks', { title: 'Warm up', type: 'warmup', priority: 'medium', deviceId });
       expectStatus(made, 201);
-      if (status !== 'pending') await t.db.updateTable('tasks').set({ status }).where('id', '=', made.body.id).execute();
+      if (status !== 'pending') await t.db.updateTable('tasks').set({ status, completedAt: new Date() }).where('id', '=', made.body.id).execute();
     }
     const group = (await operator.post('/api/groups', { name: 'Rack A', deviceIds: [inGroup.id] })).body as { id: string };
 
@@ -532,6 +532,21 @@ describe('analytics of one group of phones', () => {
     expect(table.total).toBe(1);
     expect(table.rows).toEqual([expect.objectContaining({ id: inGroup.id, name: 'Rack A 1', totalTasks: 2, completedTasks: 1, failedTasks: 1 })]);
     expect((await operator.get<Leaderboard>('/api/analytics/tables/devices?range=7d')).body.total).toBe(2);
+
+    // The charts too: tasks finished by the group's phones only.
+    const finished = async (query: string) => {
+      const series = (await operator.get<Timeseries>(`/api/analytics/timeseries?metric=tasks&range=7d${query}`)).body;
+      return ['completed', 'failed'].map((key) => series.points.reduce((sum, point) => sum + (point[key] ?? 0), 0));
+    };
+    expect(await finished('')).toEqual([3, 1]);
+    expect(await finished(`&groupId=${group.id}`)).toEqual([1, 1]);
+    for (const metric of ['posts', 'sessions', 'engagement', 'devices'])
+      expectStatus(await operator.get(`/api/analytics/timeseries?metric=${metric}&range=30d&groupId=${group.id}`), 200);
+    expectFieldError(
+      await stranger.get(`/api/analytics/timeseries?metric=tasks&groupId=${group.id}`),
+      'groupId',
+      "Group must be one of this workspace's groups or tags",
+    );
 
     expectFieldError(await operator.get(`/api/analytics/tables/vas?groupId=${group.id}`), 'groupId', 'Filter by group applies to the phones table only');
     expectFieldError(await stranger.get(`/api/analytics/stats?groupId=${group.id}`), 'groupId', "Group must be one of this workspace's groups or tags");

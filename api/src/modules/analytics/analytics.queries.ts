@@ -289,9 +289,18 @@ const platformColumns = platforms;
  * One point per bucket, zeros where nothing happened; each metric's values are named in the contract. Tasks and
  * engagement sum the rollup of tasks finished per quarter-hour (migration 0027) instead of counting the tasks.
  */
-export async function computeTimeseries(db: Db, workspaceId: string, input: WindowInput, metric: TimeseriesMetric) {
+export async function computeTimeseries(db: Db, workspaceId: string, input: WindowInput, metric: TimeseriesMetric, groupId?: string) {
   const { bucket, bounds } = windowOf(workspaceId, input, '7d');
   const buckets = bucketsOf(bucket);
+  // Of one group's phones: counted from the rows, as the stat cards do (the rollups are per workspace). A post is of
+  // the group when its account's phone is.
+  const ofGroup = (deviceId: string) => (groupId ? sql`and ${inGroup(groupId, sql.ref(deviceId))}` : sql``);
+  const finished = (bucketRef: string) =>
+    groupId
+      ? sql`(select t.status, t.type, 1::bigint as n from tasks t
+             where t.workspace_id = ${workspaceId} and t.status in ('completed', 'failed')
+               and t.completed_at >= ${sql.ref(`${bucketRef}.at`)} and t.completed_at < ${sql.ref(`${bucketRef}.next`)} ${ofGroup('t.device_id')})`
+      : sql`tasks_finished_between(${workspaceId}, ${sql.ref(`${bucketRef}.at`)}, ${sql.ref(`${bucketRef}.next`)})`;
   let query: RawBuilder<Record<string, unknown>>;
   /** The point's value columns, besides `at`. */
   let values: readonly string[];
@@ -302,7 +311,7 @@ export async function computeTimeseries(db: Db, workspaceId: string, input: Wind
         select b.at, coalesce(sum(f.n) filter (where f.status = 'completed'), 0)::int as completed,
                coalesce(sum(f.n) filter (where f.status = 'failed'), 0)::int as failed
         from buckets b
-        left join lateral tasks_finished_between(${workspaceId}, b.at, b.next) f on true
+        left join lateral ${finished('b')} f on true
         group by b.at order by b.at`;
       break;
     case 'posts':
@@ -310,8 +319,8 @@ export async function computeTimeseries(db: Db, workspaceId: string, input: Wind
       query = sql`
         select b.at, ${sql.join(platformColumns.map((platform) => sql`(count(p.id) filter (where a.platform = ${platform}))::int as ${sql.ref(platform)}`))}
         from buckets b
-        left join posts p on p.workspace_id = ${workspaceId} and p.status = 'published' and p.published_at >= b.at and p.published_at < b.next
-        left join accounts a on a.id = p.account_id
+        left join (posts p join accounts a on a.id = p.account_id ${ofGroup('a.device_id')})
+          on p.workspace_id = ${workspaceId} and p.status = 'published' and p.published_at >= b.at and p.published_at < b.next
         group by b.at order by b.at`;
       break;
     case 'sessions':
@@ -319,7 +328,7 @@ export async function computeTimeseries(db: Db, workspaceId: string, input: Wind
       query = sql`
         select b.at, round(coalesce(sum(${sessionSeconds}), 0) / 3600.0, 2)::float8 as hours
         from buckets b
-        left join sessions s on s.workspace_id = ${workspaceId} and s.started_at >= b.at and s.started_at < b.next
+        left join sessions s on s.workspace_id = ${workspaceId} and s.started_at >= b.at and s.started_at < b.next ${ofGroup('s.device_id')}
         group by b.at order by b.at`;
       break;
     case 'engagement':
@@ -327,7 +336,7 @@ export async function computeTimeseries(db: Db, workspaceId: string, input: Wind
       query = sql`
         select b.at, coalesce(sum(f.n) filter (where f.type = 'engage' and f.status = 'completed'), 0)::int as actions
         from buckets b
-        left join lateral tasks_finished_between(${workspaceId}, b.at, b.next) f on true
+        left join lateral ${finished('b')} f on true
         group by b.at order by b.at`;
       break;
     case 'devices':
@@ -338,7 +347,7 @@ export async function computeTimeseries(db: Db, workspaceId: string, input: Wind
           select h.status, h.changed_at as since,
                  coalesce(lead(h.changed_at) over (partition by h.device_id order by h.changed_at, h.id), now()) as until
           from device_status_history h
-          where h.workspace_id = ${workspaceId} and h.changed_at < ${windowEnd}
+          where h.workspace_id = ${workspaceId} and h.changed_at < ${windowEnd} ${ofGroup('h.device_id')}
         )
         select b.at, round(coalesce(sum(greatest(0, extract(epoch from (least(s.until, b.next, now()) - greatest(s.since, b.at))))) filter (where s.since is not null), 0) / 3600.0, 2)::float8 as hours
         from buckets b

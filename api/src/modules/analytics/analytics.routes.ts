@@ -75,8 +75,10 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['analytics'], querystring: timeseriesQuery, response: { 200: timeseries, 400: errorBody } } },
     async (request, reply) => {
       const { workspaceId } = actorOf(request);
+      const { groupId, ...query } = request.query;
+      await assertGroup(workspaceId, groupId);
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `timeseries ${JSON.stringify(request.query)}`, timeseries, async () => ({
-        body: await computeTimeseries(db, workspaceId, request.query, request.query.metric),
+        body: await computeTimeseries(db, workspaceId, query, query.metric, groupId),
       }));
     },
   );

@@ -77,8 +77,8 @@ const charts: { metric: TimeseriesMetric; title: string; kind: 'bar' | 'area'; s
   },
 ];
 
-function TrendCard({ window, chart }: { window: AnalyticsWindow; chart: (typeof charts)[number] }) {
-  const series = useTimeseries(window, chart.metric);
+function TrendCard({ window, chart, groupId }: { window: AnalyticsWindow; chart: (typeof charts)[number]; groupId: string | null }) {
+  const series = useTimeseries(window, chart.metric, groupId);
   const headingId = `${chart.metric}-trend-title`;
   const points = series.data?.points ?? [];
   const empty = points.every((point) => chart.series.every((entry) => (point[entry.name] ?? 0) === 0));
@@ -369,7 +369,7 @@ export function AnalyticsPage() {
         <Text size="xs" c="dimmed" mb="md">
           Days are counted in {stats.data.timeZone}.
           {group
-            ? ` The figures above and the device table count the ${group.deviceIds.length} phones of ${group.name}; the charts and other tables count the whole workspace.`
+            ? ` The figures, the charts and the device table count the ${group.deviceIds.length} phones of ${group.name} (posts: of the accounts on them); the other tables count the whole workspace.`
             : ''}
         </Text>
       ) : null}
@@ -377,7 +377,7 @@ export function AnalyticsPage() {
       <Grid gap="md" mb="md">
         {charts.map((chart) => (
           <Grid.Col key={chart.metric} span={{ base: 12, md: 6 }}>
-            <TrendCard window={window} chart={chart} />
+            <TrendCard window={window} chart={chart} groupId={groupId} />
           </Grid.Col>
         ))}
       </Grid>

@@ -15,8 +15,9 @@ export function useWindowedStats(window: AnalyticsWindow, groupId: string | null
   });
 }
 
-export function useTimeseries(window: AnalyticsWindow, metric: TimeseriesMetric) {
-  const params = { ...window, metric };
+/** A chart's points, of every phone or of one group's (`groupId`). */
+export function useTimeseries(window: AnalyticsWindow, metric: TimeseriesMetric, groupId: string | null = null) {
+  const params = { ...window, metric, ...(groupId ? { groupId } : {}) };
   return useQuery<Timeseries>({
     queryKey: listKey('/api/analytics/timeseries', params),
     queryFn: ({ signal }) => apiRequest<Timeseries>(withQuery('/api/analytics/timeseries', params), { signal }),
