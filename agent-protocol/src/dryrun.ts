@@ -123,7 +123,10 @@ export type DryRunResult = z.infer<typeof dryRunResult>;
  * The failed step of a real run, in its `task.result`'s `failure.trace`: the step, the selector that missed and the
  * tree it missed on (the screenshot goes as before, as the failure's `agent.screenshot`).
  */
-export const failureTrace = traceStep.omit({ frame: true });
+export const failureTrace = traceStep.omit({ frame: true }).extend({
+  /** A real run is not held to MAX_TRACE_STEPS: its failed step may come after many more (a long warm-up's rounds). */
+  seq: z.number().int().min(1).max(1_000_000),
+});
 export type FailureTrace = z.infer<typeof failureTrace>;
 
 /** Server → agent, for agents that listed `dryrun`. */
