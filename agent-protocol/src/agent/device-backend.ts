@@ -305,6 +305,8 @@ export class DeviceBackend implements PhoneBackend {
   async dryRun(work: DryRunWork): Promise<DryRunOutcome> {
     this.working = true;
     const started = performance.now();
+    // The steps traced (the pre-flight and a step stopped before count): what `dryrun.result` says it sent.
+    let traced = 0;
     try {
       const checks = this.options.preflight ?? 'full';
       const result = await runRecipe(this.phone, work.recipe, work.params, {
@@ -322,7 +324,10 @@ export class DeviceBackend implements PhoneBackend {
         traceScreens: true,
         effects: work.effects,
         beforeStep: work.beforeStep,
-        onTrace: work.onTrace,
+        onTrace: (step) => {
+          traced += 1;
+          return work.onTrace(step);
+        },
         // No separate failure screenshot: the failed step's trace has one.
         screenshotOnFailure: false,
         onProgress: (step) => {
@@ -344,7 +349,7 @@ export class DeviceBackend implements PhoneBackend {
           : {}),
         actions: { ...result.actions },
         ...(packageName ? { app: { package: packageName, version, locale } } : {}),
-        steps: result.steps,
+        steps: traced,
         durationMs: Math.max(0, Math.round(performance.now() - started)),
       };
     } finally {
