@@ -17,6 +17,11 @@ import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { PhoneAgent } from './phone-agent.ts';
 import { SimulatedBackend } from './simulator.ts';
+import { FarmHost } from './host.ts';
+import { AgentState } from './state.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 interface Console {
   url: string;
@@ -44,6 +49,12 @@ async function fakeConsole(): Promise<Console> {
   };
   let socket: ServerSocket | undefined;
   io.of('/agent').on('connection', (connected) => {
+    const auth = connected.handshake.auth as { hostToken?: string; serial?: string };
+    if (auth.hostToken && !auth.serial) {
+      // A farm host's control connection: welcomed, nothing more.
+      connected.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => ack({ ok: true, hostName: 'Desk host' }));
+      return;
+    }
     socket = connected;
     connected.on('agent.hello', (message: Record<string, unknown>, ack: (answer: unknown) => void) => {
       state.hellos.push(message);
@@ -297,5 +308,30 @@ describe('dry runs on a simulated phone', () => {
     const older = failureSchema.omit({ trace: true }).safeParse(sent);
     expect(older.success && 'trace' in older.data).toBe(false);
     expect(older.success).toBe(true);
+  });
+
+  it('reaches a phone behind a farm host, which runs it through the same agent', async () => {
+    const server = await fakeConsole();
+    const dir = mkdtempSync(join(tmpdir(), 'farm-host-dryrun-'));
+    const host = new FarmHost({
+      server: server.url,
+      token: 'host-token',
+      state: new AgentState(dir),
+      backend: 'sim',
+      devices: 1,
+      recipeOptions: { clock: manualClock(Date.now()), pollMs: 500, busyPauseMs: 1 },
+    });
+    closers.push(
+      () => server.close(),
+      () => rmSync(dir, { recursive: true, force: true }),
+      () => host.close(),
+    );
+    await host.start();
+    await until(() => host.agent('SIM-0001')?.connected, 'the host’s phone to connect');
+    expect(server.hellos[0]?.features).toContain('dryrun');
+    expect(await start(server, startMessage({ mode: 'straight', effects: false }))).toEqual({ ok: true });
+    const result = await until(() => server.results[0], 'the result');
+    expect(result).toMatchObject({ outcome: 'stopped', app: { package: 'com.instagram.android', locale: 'en-US' } });
+    expect(server.steps.map(({ step }) => step.verdict)).toEqual(['done', 'done', 'stopped']);
   });
 });
