@@ -13,6 +13,11 @@
  * Before the steps, when asked (`preflight`), the run starts from a known place: the screen on and unlocked, the
  * app installed in one of its packages at a tested version, battery and network, the UI language, the app
  * force-stopped and launched to its home, and the signed-in account checked against the work's.
+ *
+ * A dry run (the recipe studio) traces every step as it ends (`onTrace`: what it looked for, what it matched, where it
+ * touched, with the screen's tree and a screenshot when `traceScreens`), waits before each step at `beforeStep` (step
+ * by step; `StopRun` stops it there), and without effects stops before the first step that would count an
+ * engagement; a stopped run is `stopped`, never a pass. A real run's failure carries its failed step's trace.
  */
 import type { FailureCode } from '../failures.ts';
 import type { AppVerification } from '../work.ts';
