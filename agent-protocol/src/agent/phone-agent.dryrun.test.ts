@@ -36,7 +36,7 @@ interface Console {
 }
 
 /** The console's agent namespace, as far as a phone needs one: hello answered, the rest gathered and answered. */
-async function fakeConsole(): Promise<Console> {
+async function fakeConsole(options: { refuseSteps?: boolean } = {}): Promise<Console> {
   const http: HttpServer = createServer();
   const io = new Server(http);
   const state = {
@@ -71,7 +71,7 @@ async function fakeConsole(): Promise<Console> {
       const parsed = dryRunAgentMessages['dryrun.step'].safeParse(message);
       if (!parsed.success) return ack({ ok: false, error: parsed.error.issues[0]?.message ?? 'not valid' });
       state.steps.push(parsed.data);
-      ack({ ok: true });
+      ack(options.refuseSteps ? { ok: false, error: 'No such dry run.' } : { ok: true });
     });
     connected.on('dryrun.result', (message: Record<string, unknown>, ack: (answer: Ack) => void) => {
       const parsed = dryRunAgentMessages['dryrun.result'].safeParse(message);
@@ -124,22 +124,23 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function simulatedAgent(options: { challenge?: 'login' } = {}) {
-  const server = await fakeConsole();
+async function simulatedAgent(options: { challenge?: 'login'; refuseSteps?: boolean } = {}) {
+  const server = await fakeConsole({ refuseSteps: options.refuseSteps ?? false });
   const ui = new SimulatedPhoneUi({ serial: 'SIM-DRY', ...(options.challenge ? { challenge: options.challenge } : {}) });
   const backend = await new DeviceBackend(ui, {
     agentVersion: 'test/2',
     preflight: 'no-account',
     recipeOptions: { clock: manualClock(Date.now()), pollMs: 500, busyPauseMs: 1 },
   }).start();
-  const agent = new PhoneAgent({ url: server.url, token: 'device-token', backend, reconnectionDelayMs: 100 });
+  const logs: string[] = [];
+  const agent = new PhoneAgent({ url: server.url, token: 'device-token', backend, reconnectionDelayMs: 100, log: (line) => logs.push(line) });
   closers.push(
     () => server.close(),
     () => backend.close(),
     () => agent.close(),
   );
   await until(() => agent.connected, 'the agent to connect');
-  return { server, ui, agent };
+  return { server, ui, agent, logs };
 }
 
 function start(server: Console, message: Record<string, unknown>): Promise<Ack> {
@@ -333,5 +334,23 @@ describe('dry runs on a simulated phone', () => {
     const result = await until(() => server.results[0], 'the result');
     expect(result).toMatchObject({ outcome: 'stopped', app: { package: 'com.instagram.android', locale: 'en-US' } });
     expect(server.steps.map(({ step }) => step.verdict)).toEqual(['done', 'done', 'stopped']);
+  });
+
+  it('logs a refused step and goes on; a run cut from the console stops before its next step and sends its result on reconnect', async () => {
+    const refused = await simulatedAgent({ refuseSteps: true });
+    expect(await start(refused.server, startMessage({ mode: 'straight', effects: false }))).toEqual({ ok: true });
+    expect(await until(() => refused.server.results[0], 'the result')).toMatchObject({ outcome: 'stopped' });
+    expect(refused.logs).toContain('dry run run-1: the console refused step 1: No such dry run.');
+
+    const { server } = await simulatedAgent();
+    expect(await start(server, startMessage())).toEqual({ ok: true });
+    server.phone().emit('dryrun.next', { runId: 'run-1' });
+    await until(() => server.steps.length === 1, 'the pre-flight');
+    const first = server.phone();
+    first.disconnect(true);
+    const result = await until(() => server.results[0], 'the result after reconnecting');
+    expect(server.phone()).not.toBe(first);
+    expect(result).toMatchObject({ runId: 'run-1', outcome: 'stopped' });
+    expect(server.hellos).toHaveLength(2);
   });
 });
