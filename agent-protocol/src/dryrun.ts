@@ -122,11 +122,12 @@ export type DryRunResult = z.infer<typeof dryRunResult>;
 /**
  * The failed step of a real run, in its `task.result`'s `failure.trace`: the step, the selector that missed, the
  * screen it missed on and its tree. The phone keeps the whole result under Socket.IO's 1 MB message limit: the frame
- * at most MAX_TRACE_FRAME_BYTES, the tree cut (`MAX_FAILURE_TREE_NODES`) and dropped before the frame if still too big.
+ * at most MAX_TRACE_FRAME_BYTES, the tree left out when it is too big.
  */
-export const failureTrace = traceStep;
-/** A failure trace's tree holds at most this many nodes (a dry run's, the capture limit). */
-export const MAX_FAILURE_TREE_NODES = 1200;
+export const failureTrace = traceStep.extend({
+  /** A real run is not held to MAX_TRACE_STEPS: its failed step may come after many more (a long warm-up's rounds). */
+  seq: z.number().int().min(1).max(1_000_000),
+});
 export type FailureTrace = z.infer<typeof failureTrace>;
 
 /** Server → agent, for agents that listed `dryrun`. */

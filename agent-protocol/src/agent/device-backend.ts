@@ -25,7 +25,7 @@ import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { captureTree, recordTarget, type RecordedTarget, type UiCapture } from '../recipes/recipe.inspect.ts';
 import { parseUiXml } from '../recipes/recipe.ui.ts';
 import type { TaskWork } from '../work.ts';
-import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
+import type { DryRunOutcome, DryRunWork, PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
 
 export interface DeviceBackendOptions {
   agentVersion: string;
@@ -288,6 +288,69 @@ export class DeviceBackend implements PhoneBackend {
         recipe: result.recipe,
         ...(app ? { app } : {}),
         run,
+        ...(result.failure?.trace ? { trace: result.failure.trace } : {}),
+      };
+    } finally {
+      this.working = false;
+      this.options.onStep?.('');
+    }
+  }
+
+  /**
+   * A dry run (the recipe studio): the recipe a person chose, on this phone, with the pre-flight the console asks for
+   * (as this backend runs it for tasks: a simulated phone checks no account), a trace of every step with its
+   * screenshot and tree, waiting at `beforeStep`, stopping before counted steps when `effects` is false. Its tasks
+   * wait meanwhile (the agent takes none, and this backend says busy).
+   */
+  async dryRun(work: DryRunWork): Promise<DryRunOutcome> {
+    this.working = true;
+    const started = performance.now();
+    // The steps traced (the pre-flight and a step stopped before count): what `dryrun.result` says it sent.
+    let traced = 0;
+    try {
+      const checks = this.options.preflight ?? 'full';
+      const result = await runRecipe(this.phone, work.recipe, work.params, {
+        ...this.options.recipeOptions,
+        ...(checks === 'off'
+          ? {}
+          : {
+              preflight: {
+                account: checks === 'full' ? work.preflight.account : null,
+                allowUntestedApp: work.preflight.allowUntestedApp ?? false,
+                verifiedApps: work.preflight.verifiedApps ?? [],
+              },
+            }),
+        signal: work.signal,
+        traceScreens: true,
+        effects: work.effects,
+        beforeStep: work.beforeStep,
+        onTrace: (step) => {
+          traced += 1;
+          return work.onTrace(step);
+        },
+        // No separate failure screenshot: the failed step's trace has one.
+        screenshotOnFailure: false,
+        onProgress: (step) => {
+          if (step.status === 'started') this.options.onStep?.(step.label);
+        },
+      });
+      const packageName = result.package ?? null;
+      const version = result.appVersion ?? (packageName ? await this.phone.appVersion(packageName).catch(() => null) : null);
+      const locale = (await this.phone.locale?.().catch(() => null)) ?? null;
+      return {
+        outcome: result.status === 'completed' ? 'passed' : result.status === 'failed' ? 'failed' : 'stopped',
+        ...(result.status === 'failed'
+          ? {
+              failure: {
+                code: result.failure?.code ?? 'unknown',
+                message: (result.failure ? `${result.failure.label}: ${result.failure.message}` : 'The recipe stopped').slice(0, 2000),
+              },
+            }
+          : {}),
+        actions: { ...result.actions },
+        ...(packageName ? { app: { package: packageName, version, locale } } : {}),
+        steps: traced,
+        durationMs: Math.max(0, Math.round(performance.now() - started)),
       };
     } finally {
       this.working = false;

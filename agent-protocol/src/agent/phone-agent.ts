@@ -25,6 +25,9 @@ import { LIVE_DEFAULTS, liveStart, liveStop, type AgentFeature, type LiveInput, 
 import type { LiveFrameSource, LiveVideoSession, UiReaderInfo } from '../phone/phone.device.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
 import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
+import { dryRunResult, dryRunServerMessages, MAX_TRACE_STEPS, type DryRunResult, type DryRunStart, type FailureTrace, type TraceStep } from '../dryrun.ts';
+import { parseRecipe, type Recipe, type RecipeParams } from '../recipes/recipe.schema.ts';
+import { DryRunSession, fitFailureTrace, fitTrace } from './dry-run.ts';
 import { beating, type Beating } from './beating.ts';
 import { Journal, type TaskResult } from './journal.ts';
 import { LiveStream } from './live-stream.ts';
@@ -43,7 +46,26 @@ export type WorkOutcome =
       app?: { package: string; version: string };
       /** The recipe run, with its duration, when a recipe ran (the server's health board counts it). */
       run?: RecipeRun;
+      /** The failed step as the run saw it (sent only by agents that list `dryrun`). */
+      trace?: FailureTrace;
     };
+
+/** A dry run the backend runs (see dryrun.ts): the recipe checked, its gate, its traces. */
+export interface DryRunWork {
+  recipe: Recipe;
+  params: RecipeParams;
+  /** False: stop before the first step that counts an engagement. */
+  effects: boolean;
+  preflight: DryRunStart['preflight'];
+  signal: AbortSignal;
+  /** Awaited before each step; throws `StopRun` to stop there. */
+  beforeStep(at: { path: string; label: string; do: string }): Promise<void>;
+  /** Each step's trace, screenshot and tree with it, as it ends; awaited. */
+  onTrace(step: TraceStep): Promise<void>;
+}
+
+/** How a dry run ended, as `dryrun.result` says it (without its id). */
+export type DryRunOutcome = Omit<DryRunResult, 'runId'>;
 
 export interface WorkContext {
   taskId: string;
@@ -76,6 +98,8 @@ export interface PhoneBackend {
   uiReader?(): Promise<UiReaderInfo | undefined>;
   /** The installed versions of the apps recipes drive, said in the hello (undefined when they cannot be read). */
   installedApps?(): Promise<InstalledApp[] | undefined>;
+  /** Runs a recipe as a dry run with a trace of every step (absent: this agent cannot, and does not list `dryrun`). */
+  dryRun?(work: DryRunWork): Promise<DryRunOutcome>;
 }
 
 export interface PhoneAgentOptions {
@@ -94,6 +118,8 @@ export interface PhoneAgentOptions {
   reconnectionDelayMs?: number;
   /** Told when the server will not let this agent in (a revoked credential, a phone of another host). */
   onRefused?: (reason: string) => void;
+  /** How long a step-by-step dry run waits for the next step before it stops (tests shorten it). */
+  dryRunIdleMs?: number;
 }
 
 interface Running {
@@ -131,6 +157,8 @@ export class PhoneAgent {
   /** Inputs applied, newest last (seq and when), for the frames that show them. */
   private readonly applied: { seq: number; at: number }[] = [];
   private inputs: Promise<unknown> = Promise.resolve();
+  /** The dry run under way: no task is taken meanwhile. */
+  private dry: DryRunSession | undefined;
 
   constructor(private readonly options: PhoneAgentOptions) {
     this.journal = options.journal ?? new Journal();
@@ -233,6 +261,8 @@ export class PhoneAgent {
     this.socket.on('disconnect', () => {
       void this.live.stop();
       this.video.stop();
+      // Nobody can ask for the next step or see it: the dry run stops before its next one.
+      this.dry?.stop('The phone lost its connection to the console; the dry run stopped here.');
     });
     this.socket.on('inspect.capture', (_raw, ack) => {
       const answer = typeof ack === 'function' ? ack : () => undefined;
@@ -241,6 +271,18 @@ export class PhoneAgent {
         (capture) => answer({ ok: true, capture }),
         (error: unknown) => answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not read its screen' }),
       );
+    });
+    this.socket.on('dryrun.start', (raw, ack) => {
+      const answer = typeof ack === 'function' ? ack : () => undefined;
+      answer(this.startDryRun(raw));
+    });
+    this.socket.on('dryrun.next', (raw) => {
+      const parsed = dryRunServerMessages['dryrun.next'].safeParse(raw);
+      if (parsed.success && this.dry?.runId === parsed.data.runId) this.dry.next();
+    });
+    this.socket.on('dryrun.stop', (raw) => {
+      const parsed = dryRunServerMessages['dryrun.stop'].safeParse(raw);
+      if (parsed.success && this.dry?.runId === parsed.data.runId) this.dry.stop();
     });
     this.socket.on('live.input', (raw, ack) => {
       const parsed = serverMessages['live.input'].safeParse(raw);
@@ -276,6 +318,7 @@ export class PhoneAgent {
       ...(backend.openVideo ? (['h264'] as const) : []),
       ...(backend.capture ? (['inspect'] as const) : []),
       ...(backend.recordTarget ? (['record'] as const) : []),
+      ...(backend.dryRun ? (['dryrun'] as const) : []),
     ];
   }
 
@@ -338,9 +381,9 @@ export class PhoneAgent {
     if (this.socket.connected) this.socket.emit('agent.hold', { holding });
   }
 
-  /** A task runs on the phone now. */
+  /** A task or a dry run runs on the phone now. */
   get busy(): boolean {
-    return this.running.size > 0;
+    return this.running.size > 0 || this.dry !== undefined;
   }
 
   /**
@@ -350,6 +393,12 @@ export class PhoneAgent {
    */
   async cutOff(code: FailureCode, message: string): Promise<void> {
     const ends: Promise<void>[] = [];
+    if (this.dry) {
+      this.log(`dry run ${this.dry.runId} cut off: ${message}`);
+      this.dry.stop(message);
+      this.dry.abort.abort();
+      ends.push(this.dry.ended);
+    }
     for (const [taskId, running] of this.running) {
       this.log(`task ${taskId} cut off: ${message}`);
       running.cut = { code, message };
@@ -364,7 +413,7 @@ export class PhoneAgent {
     const state = this.options.backend.state();
     this.socket.emit('agent.heartbeat', {
       battery: state.battery,
-      status: this.running.size > 0 ? 'busy' : state.status,
+      status: this.running.size > 0 || this.dry ? 'busy' : state.status,
       charging: state.charging,
       screenOn: state.screenOn,
       ...(state.foregroundApp ? { foregroundApp: state.foregroundApp.slice(0, 200) } : {}),
@@ -405,6 +454,11 @@ export class PhoneAgent {
         status: 'failed',
         failure: { code: 'unknown', message: 'The phone agent stopped in the middle of this task; check the phone before trying again', retryable: false },
       });
+      return;
+    }
+    if (this.dry) {
+      // Left unacknowledged: the server gives it out again once the dry run has ended (as after any lost dispatch).
+      this.log(`task ${dispatch.taskId} waits: a dry run is under way on this phone`);
       return;
     }
     await this.run(dispatch);
@@ -448,6 +502,8 @@ export class PhoneAgent {
     // as done: tried again, a post could go up twice).
     if (state.cut && outcome.status !== 'completed') outcome = { status: 'failed', code: state.cut.code, message: state.cut.message };
     else if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
+    // The failed step's trace goes only from an agent that said `dryrun` (a server that knows the field).
+    const trace = outcome.status === 'failed' && outcome.trace && this.features().includes('dryrun') ? fitFailureTrace(outcome.trace) : undefined;
     const result: TaskResult =
       outcome.status === 'completed'
         ? {
@@ -468,6 +524,7 @@ export class PhoneAgent {
               retryable: outcome.retryable ?? retryableByDefault[outcome.code],
               ...(outcome.recipe ? { recipe: outcome.recipe } : {}),
               ...(outcome.app ? { app: outcome.app } : {}),
+              ...(trace ? { trace } : {}),
             },
             finishedAt: new Date().toISOString(),
             ...(outcome.engagement ? { engagement: outcome.engagement } : {}),
@@ -487,7 +544,9 @@ export class PhoneAgent {
 
   /** Writes the result down, then sends it until the server has it. */
   private async finish(taskId: string, result: TaskResult): Promise<void> {
-    this.journal.finished(taskId, result);
+    // The journal is JSON lines: a failure trace's frame (bytes) is sent from memory now, and left out of what the
+    // journal keeps to send again after a restart (the trace's words, selector and tree still go).
+    this.journal.finished(taskId, withoutTraceFrame(result));
     await this.send(result);
   }
 
@@ -501,6 +560,94 @@ export class PhoneAgent {
       await delay(Math.min(5000, 250 * 2 ** tries));
     }
     // Disconnected: sent on reconnect, before anything else.
+  }
+
+  /**
+   * `dryrun.start`: answered at once — refused with a sentence (this phone cannot, it is busy, the message or the
+   * recipe is not valid, naming the field), or accepted, and then run.
+   */
+  private startDryRun(raw: unknown): Ack {
+    const backend = this.options.backend;
+    if (!backend.dryRun) return { ok: false, error: 'This phone cannot run dry runs.' };
+    const parsed = dryRunServerMessages['dryrun.start'].safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return { ok: false, error: `The dry run cannot be read: ${issue?.path.join('.') || 'message'}: ${issue?.message ?? 'not valid'}.` };
+    }
+    const start = parsed.data;
+    if (this.dry) return { ok: false, error: 'The phone is already running a dry run.' };
+    if (this.running.size > 0) return { ok: false, error: 'The phone is running a task; start the dry run once it is done.' };
+    if (this.holding) return { ok: false, error: 'The phone’s farm host is holding its work (it restarts its adb server); try again in a minute.' };
+    const recipe = parseRecipe(start.recipe);
+    if (!recipe.ok) return { ok: false, error: `The recipe is not valid: ${recipe.errors[0] ?? 'recipe: not valid'}.`.replace(/\.\.$/, '.') };
+    const session = new DryRunSession(start.runId, start.mode, this.options.dryRunIdleMs);
+    this.dry = session;
+    this.log(`dry run ${start.runId} (${start.mode}${start.effects ? '' : ', no effects'}): ${recipe.recipe.id} v${recipe.recipe.version}`);
+    session.ended = this.dryRun(session, start, recipe.recipe);
+    return { ok: true };
+  }
+
+  private async dryRun(session: DryRunSession, start: DryRunStart, recipe: Recipe): Promise<void> {
+    const started = Date.now();
+    let outcome: DryRunOutcome;
+    try {
+      // Not before the start's answer has gone.
+      await Promise.resolve();
+      outcome = await this.options.backend.dryRun!({
+        recipe,
+        params: start.params,
+        effects: start.effects,
+        preflight: start.preflight,
+        signal: session.abort.signal,
+        beforeStep: session.gate,
+        onTrace: (step) => this.sendTrace(session.runId, step),
+      });
+    } catch (error) {
+      outcome = {
+        outcome: 'failed',
+        failure: { code: 'unknown', message: (error instanceof Error ? error.message : 'The dry run stopped with an error').slice(0, 2000) },
+        steps: 0,
+        durationMs: Math.max(0, Date.now() - started),
+      };
+    }
+    // Free for tasks before the console hears the end (it hands the phone its next task as soon as it does).
+    if (this.dry === session) this.dry = undefined;
+    const result: DryRunResult = { ...outcome, runId: session.runId, steps: Math.min(MAX_TRACE_STEPS, outcome.steps) };
+    this.log(`dry run ${session.runId} ${result.outcome}`);
+    await this.sendDryRunResult(
+      dryRunResult.safeParse(result).success ? result : { runId: result.runId, outcome: result.outcome, steps: result.steps, durationMs: result.durationMs },
+    );
+  }
+
+  /** One step's trace, answered before the next goes (order holds); a refusal is logged, never the end of the run. */
+  private async sendTrace(runId: string, step: TraceStep): Promise<void> {
+    if (!this.socket.connected) return this.log(`dry run ${runId}: step ${step.seq} not sent (disconnected)`);
+    const answer = await this.emitWithAnswer('dryrun.step', { runId, step: fitTrace(step) }, 15_000);
+    if (!answer) this.log(`dry run ${runId}: the console did not answer step ${step.seq}`);
+    else if (!answer.ok) this.log(`dry run ${runId}: the console refused step ${step.seq}: ${answer.error}`);
+  }
+
+  /** The dry run's end, sent once it is answered; tried again a few times while the connection is down. */
+  private async sendDryRunResult(result: DryRunResult): Promise<void> {
+    for (let tries = 0; tries < 6 && !this.closed; tries += 1) {
+      if (this.socket.connected) {
+        const answer = await this.emitWithAnswer('dryrun.result', result, 5000);
+        if (answer?.ok) return;
+        if (answer) return this.log(`dry run ${result.runId}: the console refused its result: ${answer.error}`);
+      }
+      await delay(Math.min(5000, 250 * 2 ** tries));
+    }
+    this.log(`dry run ${result.runId}: its result could not be sent`);
+  }
+
+  private emitWithAnswer(event: 'dryrun.step' | 'dryrun.result', message: unknown, timeoutMs: number): Promise<Ack | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), timeoutMs);
+      (this.socket.emit as (event: string, message: unknown, ack: (answer: Ack) => void) => void)(event, message, (answer: Ack) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
   }
 
   private request<N extends 'agent.hello' | 'task.result' | 'live.frame'>(
@@ -522,6 +669,8 @@ export class PhoneAgent {
     this.screenshots?.stop();
     this.heartbeat?.stop();
     for (const running of this.running.values()) running.abort.abort();
+    this.dry?.stop('The phone agent stopped.');
+    this.dry?.abort.abort();
     void this.live.stop();
     this.video.stop();
     this.socket.disconnect();
@@ -533,3 +682,10 @@ export class PhoneAgent {
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A result as the journal keeps it: without a failure trace's frame, which JSON cannot hold as bytes. */
+export function withoutTraceFrame(result: TaskResult): TaskResult {
+  if (result.status !== 'failed' || !result.failure?.trace?.frame) return result;
+  const { frame: _frame, ...trace } = result.failure.trace;
+  return { ...result, failure: { ...result.failure, trace } };
+}

@@ -1,5 +1,14 @@
 export * from './recipe.schema.ts';
-export { runRecipe, describeStep, type RecipeFailure, type RecipeRunOptions, type RecipeRunResult, type StepProgress } from './recipe.runner.ts';
+export {
+  runRecipe,
+  describeStep,
+  StopRun,
+  type RecipeFailure,
+  type RecipeRunOptions,
+  type RecipeRunResult,
+  type RecipeStop,
+  type StepProgress,
+} from './recipe.runner.ts';
 export { resolveRecipe, shippedRecipes, loadRecipeFiles, fitsAppVersion, compareVersions, type RecipeQuery, type ResolvedRecipe } from './recipe.resolver.ts';
 export { fillTemplate, templateFilters, TemplateError } from './recipe.template.ts';
 export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
@@ -9,6 +18,7 @@ export {
   CAPTURE_LIMITS,
   captureApp,
   captureTree,
+  captureTreeIndexed,
   checkSelector,
   findAll,
   isOnScreen,

@@ -75,6 +75,11 @@ export type UiCapture = z.infer<typeof uiCaptureSchema>;
 
 /** Cuts a parsed screen to the capture limits (deepest nodes and the tail go first) and its strings to their length. */
 export function captureTree(screen: UiScreen): UiTree {
+  return captureTreeIndexed(screen).tree;
+}
+
+/** `captureTree`, with where each kept node of the screen went (its position in `screen.nodes` → in `tree.nodes`). */
+export function captureTreeIndexed(screen: UiScreen): { tree: UiTree; index: ReadonlyMap<number, number> } {
   const kept: UiNode[] = [];
   const newIndex = new Map<number, number>();
   screen.nodes.forEach((node, at) => {
@@ -92,7 +97,10 @@ export function captureTree(screen: UiScreen): UiTree {
       parent: node.parent >= 0 ? (newIndex.get(node.parent) as number) : -1,
     });
   });
-  return { nodes: kept, packageName: screen.packageName, width: Math.max(1, screen.width), height: Math.max(1, screen.height) };
+  return {
+    tree: { nodes: kept, packageName: screen.packageName, width: Math.max(1, screen.width), height: Math.max(1, screen.height) },
+    index: newIndex,
+  };
 }
 
 type MatchSelector = Omit<Selector, 'index' | 'evidence'> & { checked?: boolean | undefined };

@@ -13,6 +13,11 @@
  * Before the steps, when asked (`preflight`), the run starts from a known place: the screen on and unlocked, the
  * app installed in one of its packages at a tested version, battery and network, the UI language, the app
  * force-stopped and launched to its home, and the signed-in account checked against the work's.
+ *
+ * A dry run (the recipe studio) traces every step as it ends (`onTrace`: what it looked for, what it matched, where it
+ * touched, with the screen's tree and a screenshot when `traceScreens`), waits before each step at `beforeStep` (step
+ * by step; `StopRun` stops it there), and without effects stops before the first step that would count an
+ * engagement; a stopped run is `stopped`, never a pass. A real run's failure carries its failed step's trace.
  */
 import type { FailureCode } from '../failures.ts';
 import type { AppVerification } from '../work.ts';
@@ -32,9 +37,10 @@ import {
   type Step,
   type Target,
 } from './recipe.schema.ts';
-import { fillTemplate, type TemplateValue } from './recipe.template.ts';
+import { fillTemplate, TEMPLATE_PATTERN, type TemplateValue } from './recipe.template.ts';
 import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
-import { isOnScreen, nodeMatches } from './recipe.inspect.ts';
+import { captureTreeIndexed, isOnScreen, nodeMatches } from './recipe.inspect.ts';
+import { MAX_TRACE_FRAME_BYTES, MAX_TRACE_STEPS, type FailureTrace, type TraceStep, type TraceVerdict } from '../dryrun.ts';
 
 export interface StepProgress {
   /** 1, 2, 3… in the order steps ran (repeats count again). */
@@ -80,6 +86,39 @@ export interface RecipeRunOptions {
   preflight?: RecipePreflight;
   /** Misses in a row that end the run `app_changed`. Default 5. */
   missLimit?: number;
+  /**
+   * Told when each step ends (done, skipped, failed or stopped), the pre-flight as path `start`: what it looked for,
+   * what it matched, where it touched, its time. Awaited, so traces leave in order. A run with traces stops past
+   * MAX_TRACE_STEPS steps.
+   */
+  onTrace?: (step: TraceStep) => void | Promise<void>;
+  /** Traces carry the last UI tree each step read and a screenshot (after the step; before it for a failed or stopped one). */
+  traceScreens?: boolean;
+  /**
+   * Awaited before the pre-flight and before each step that acts or looks (the steps of a `repeat` or `when`, not
+   * the container itself; the pre-flight's own steps go with it). Throw `StopRun` to stop the run there.
+   */
+  beforeStep?: (at: { path: string; label: string; do: string }) => Promise<void>;
+  /** False: "no effects" — the run stops before the first step that would count an engagement. Default true. */
+  effects?: boolean;
+}
+
+/** Thrown by `beforeStep`: the person stopped the run; it ends `stopped` before that step. */
+export class StopRun extends Error {
+  constructor(message = 'Stopped by the person before this step.') {
+    super(message);
+    this.name = 'StopRun';
+  }
+}
+
+/** Why a run stopped before a step without failing. */
+export interface RecipeStop {
+  /** `effects`: no-effects mode reached a step that counts; `person`: `beforeStep` threw StopRun; `limit`: too many steps. */
+  by: 'effects' | 'person' | 'limit';
+  message: string;
+  /** The step it stopped before: its path and label. */
+  step: string;
+  label: string;
 }
 
 export interface RecipeFailure {
@@ -91,10 +130,13 @@ export interface RecipeFailure {
   screenshot?: Screenshot;
   /** False where another attempt would meet the same wall (the work itself lacks what the recipe needs). */
   retryable?: boolean;
+  /** The failed step as the run saw it: the selector that missed and the tree it missed on (no frame). */
+  trace?: FailureTrace;
 }
 
 export interface RecipeRunResult {
-  status: 'completed' | 'failed' | 'cancelled';
+  /** `stopped`: before a step, by no-effects mode, the person (`StopRun`) or the trace limit; never a pass. */
+  status: 'completed' | 'failed' | 'cancelled' | 'stopped';
   recipe: { id: string; version: number };
   /** Engagement performed (and confirmed on screen), for the server's daily counts. */
   actions: Record<EngagementAction, number>;
@@ -109,8 +151,30 @@ export interface RecipeRunResult {
   /** The app's version on the phone, when read. */
   appVersion?: string;
   failure?: RecipeFailure;
+  /** Why it stopped, when it did (`status: 'stopped'`). */
+  stopped?: RecipeStop;
   startedAt: number;
   finishedAt: number;
+}
+
+/** A step under way, gathering what its trace says. */
+interface OpenStep {
+  seq: number;
+  path: string;
+  do: string;
+  label: string;
+  startedAt: number;
+  verdict?: 'done' | 'skipped';
+  detail?: string;
+  /** The last screen the step read. */
+  screen?: UiScreen;
+  /** The selector it looked for (parameters filled): the one that matched, or the first tried. */
+  selector?: Selector;
+  /** The node it found, on the screen it was read from. */
+  node?: UiNode;
+  nodeScreen?: UiScreen;
+  point?: Point;
+  action?: EngagementAction;
 }
 
 class StepFailure extends Error {
@@ -131,6 +195,15 @@ class Miss extends Error {}
 class SkipRound extends Error {}
 
 class Cancelled extends Error {}
+
+/** The run stops before a step (no effects, the person, the trace limit). */
+class RunStopped extends Error {
+  constructor(readonly stop: RecipeStop) {
+    super(stop.message);
+  }
+}
+
+const PREFLIGHT_LABEL = 'Check the phone and the app before the run';
 
 /** Android's own crash and not-responding dialogs, whatever the app: only their ids, never words on screen. */
 const CRASH_DIALOG = (node: UiNode) => node.resourceId.startsWith('android:id/aerr_');
@@ -243,6 +316,12 @@ class RecipeRun {
   private readLast = false;
   /** Whether the phone's UI reader shows toasts (the UI server does, `uiautomator dump` does not). */
   private seesToasts = false;
+  /** Steps under way, innermost last, gathering their traces. */
+  private readonly open: OpenStep[] = [];
+  /** Errors a step already traced (the containers it ends trace nothing more), with that trace. */
+  private readonly traced = new WeakMap<object, TraceStep>();
+  /** The pre-flight runs its own steps without waiting at `beforeStep` (one gate for the whole of it). */
+  private inPreflight = false;
 
   constructor(
     private readonly phone: PhoneDevice,
@@ -288,10 +367,13 @@ class RecipeRun {
         detail: `Unavailable on this phone's UI reader (it cannot see toasts): ${blind.map((guard) => guard.message).join('; ')}`,
       });
     const total = this.recipe.steps.length;
-    const preflightStep: Step = { do: 'pause', for: 0, label: 'Check the phone and the app before the run' };
+    const preflightStep: Step = { do: 'pause', for: 0, label: PREFLIGHT_LABEL };
     let current: { path: string; label: string; step: Step } = { path: 'start', label: preflightStep.label ?? '', step: preflightStep };
     try {
-      if (this.options.preflight) await this.preflight(this.options.preflight, scope);
+      if (this.options.preflight) {
+        await this.gate('start', 'preflight', PREFLIGHT_LABEL, true);
+        await this.preflight(this.options.preflight, scope);
+      }
       current = { path: '0', label: '', step: this.recipe.steps[0] as Step };
       for (const [index, step] of this.recipe.steps.entries()) {
         current = { path: String(index), label: describeStep(step), step };
@@ -303,6 +385,7 @@ class RecipeRun {
       return this.result('completed', startedAt);
     } catch (error) {
       if (error instanceof Cancelled) return this.result('cancelled', startedAt);
+      if (error instanceof RunStopped) return this.result('stopped', startedAt, undefined, error.stop);
       if (error instanceof SkipRound) {
         // Ordinary content outside any repeat (a private profile the whole run was for): nothing more to do here.
         this.report(current.step, current.path, 'skipped', { detail: error.message });
@@ -312,7 +395,20 @@ class RecipeRun {
       this.report(current.step, current.path, 'failed', { detail: failure.message });
       let screenshot: Screenshot | undefined;
       if (this.options.screenshotOnFailure !== false) screenshot = await this.phone.screenshot().catch(() => undefined);
-      return this.result('failed', startedAt, { ...failure, step: current.path, label: current.label, ...(screenshot ? { screenshot } : {}) });
+      const traced = typeof error === 'object' && error !== null ? this.traced.get(error) : undefined;
+      let trace: FailureTrace | undefined = traced ? (({ frame: _frame, ...rest }) => rest)(traced) : undefined;
+      // The screen it failed on goes with the trace, scaled to fit (a dry run's trace has its own already).
+      if (trace && !traced?.frame && this.options.screenshotOnFailure !== false) {
+        const shot = await this.traceFrame();
+        if (shot.frame) trace = { ...trace, frame: shot.frame };
+      } else if (trace && traced?.frame) trace = { ...trace, frame: traced.frame };
+      return this.result('failed', startedAt, {
+        ...failure,
+        step: current.path,
+        label: current.label,
+        ...(screenshot ? { screenshot } : {}),
+        ...(trace ? { trace } : {}),
+      });
     }
   }
 
@@ -328,7 +424,7 @@ class RecipeRun {
     return { code: 'unknown', message: error instanceof Error ? error.message : String(error) };
   }
 
-  private result(status: RecipeRunResult['status'], startedAt: number, failure?: RecipeFailure): RecipeRunResult {
+  private result(status: RecipeRunResult['status'], startedAt: number, failure?: RecipeFailure, stopped?: RecipeStop): RecipeRunResult {
     return {
       status,
       recipe: { id: this.recipe.id, version: this.recipe.version },
@@ -339,6 +435,7 @@ class RecipeRun {
       package: this.packageName,
       ...(this.appVersion ? { appVersion: this.appVersion } : {}),
       ...(failure ? { failure } : {}),
+      ...(stopped ? { stopped } : {}),
       startedAt,
       finishedAt: this.clock.now(),
     };
@@ -346,6 +443,7 @@ class RecipeRun {
 
   private report(step: Step, path: string, status: StepProgress['status'], extra: Partial<StepProgress> = {}): void {
     if (status === 'started') this.seq += 1;
+    this.note(path, status, extra);
     this.options.onProgress?.({ seq: this.seq, path, do: step.do, label: describeStep(step), status, percent: this.percent, ...extra });
   }
 
@@ -380,16 +478,200 @@ class RecipeRun {
     return new Miss(message);
   }
 
+  // ---------------------------------------------------------------- traces
+
+  /**
+   * Before a step: past the trace limit, or stopped by the person at `beforeStep` (when `wait`), the run stops here
+   * with a `stopped` trace of the step it did not run.
+   */
+  private async gate(path: string, kind: string, label: string, wait: boolean): Promise<void> {
+    let stop: RecipeStop | null = null;
+    if (this.options.onTrace && this.seq + 1 >= MAX_TRACE_STEPS)
+      stop = { by: 'limit', message: `Too many steps: a dry run traces at most ${MAX_TRACE_STEPS}.`, step: path, label };
+    else if (wait && this.options.beforeStep) {
+      try {
+        await this.options.beforeStep({ path, label, do: kind });
+      } catch (error) {
+        if (!(error instanceof StopRun)) throw error;
+        stop = { by: 'person', message: error.message, step: path, label };
+      }
+    }
+    if (!stop) return;
+    this.seq += 1;
+    const error = new RunStopped(stop);
+    await this.closeTrace({ seq: this.seq, path, do: kind, label, startedAt: this.clock.now() }, error);
+    throw error;
+  }
+
+  /** Runs a step's body with its trace open (the step reported `started` just before, so it has its seq). */
+  private async traceStep(path: string, kind: string, label: string, body: () => Promise<void>): Promise<void> {
+    const open: OpenStep = { seq: this.seq, path, do: kind, label, startedAt: this.clock.now() };
+    this.open.push(open);
+    const close = () => {
+      const at = this.open.lastIndexOf(open);
+      if (at >= 0) this.open.length = at;
+    };
+    try {
+      await body();
+    } catch (error) {
+      close();
+      await this.closeTrace(open, error);
+      throw error;
+    }
+    close();
+    await this.closeTrace(open);
+  }
+
+  /** What a step's progress says goes into its trace: the verdict, the detail, where it touched, what it counted. */
+  private note(path: string, status: StepProgress['status'], extra: Partial<StepProgress>): void {
+    const open = this.open.at(-1);
+    if (!open || open.path !== path || status === 'started' || status === 'failed') return;
+    open.verdict = status;
+    // The pre-flight says what it found as it goes (an untested version allowed, then the app and account).
+    if (extra.detail !== undefined) open.detail = path === 'start' && open.detail && status === 'done' ? `${open.detail} ${extra.detail}` : extra.detail;
+    if (extra.point) open.point = extra.point;
+    if (extra.action) open.action = extra.action;
+  }
+
+  /** What the step looked for and found (the selector filled, the node), for its trace. */
+  private looked(spec: ElementSpec, found: { node: UiNode; selector: Selector; screen: UiScreen } | null, scope: Scope): void {
+    const open = this.open.at(-1);
+    if (!open) return;
+    const selector = found?.selector ?? this.selectorsOf(spec)[0];
+    if (selector) open.selector = traceSelector(selector, scope);
+    if (found) {
+      open.node = found.node;
+      open.nodeScreen = found.screen;
+    } else {
+      delete open.node;
+      delete open.nodeScreen;
+    }
+  }
+
+  /** Ends a step's trace; an error a step inside already traced leaves the containers it ends without one. */
+  private async closeTrace(open: OpenStep, error?: unknown): Promise<void> {
+    let verdict: TraceVerdict = open.verdict ?? 'done';
+    let detail = open.detail;
+    if (error !== undefined) {
+      if (typeof error === 'object' && error !== null && this.traced.has(error)) return;
+      if (error instanceof RunStopped) {
+        verdict = 'stopped';
+        detail = error.stop.message;
+      } else if (error instanceof Cancelled) {
+        verdict = 'stopped';
+        detail = 'Called off.';
+      } else if (error instanceof SkipRound) {
+        verdict = 'skipped';
+        detail = `Left out: ${error.message}`;
+      } else if (error instanceof Miss && this.rounds > 0) {
+        // Ends the round, not the run.
+        verdict = 'skipped';
+        detail = `Missed: ${error.message}`;
+      } else {
+        verdict = 'failed';
+        detail = this.failureOf(error).message;
+      }
+    }
+    // A run without traces keeps only its failed step's (it goes with the failure).
+    if (!this.options.onTrace && verdict !== 'failed') return;
+    const withTree = verdict === 'failed' || (this.options.traceScreens === true && this.options.onTrace !== undefined);
+    let tree: TraceStep['tree'];
+    let nodeIndex: number | null = null;
+    if (withTree && open.screen && open.screen.nodes.length > 0) {
+      const cut = captureTreeIndexed(open.screen);
+      tree = cut.tree;
+      if (open.node) {
+        const node = open.node;
+        let at = open.screen.nodes.indexOf(node);
+        // Read again since (a toggle reads its state after the tap): the same element on the last screen.
+        if (at < 0)
+          at = open.screen.nodes.findIndex(
+            (other) =>
+              other.resourceId === node.resourceId &&
+              other.className === node.className &&
+              other.bounds.left === node.bounds.left &&
+              other.bounds.top === node.bounds.top &&
+              other.bounds.right === node.bounds.right &&
+              other.bounds.bottom === node.bounds.bottom,
+          );
+        nodeIndex = at >= 0 ? (cut.index.get(at) ?? null) : null;
+      }
+    }
+    const notes: string[] = [];
+    let frame: TraceStep['frame'];
+    if (this.options.traceScreens && this.options.onTrace) {
+      const shot = await this.traceFrame();
+      frame = shot.frame;
+      if (shot.note) notes.push(shot.note);
+    }
+    const said = [detail, ...notes].filter(Boolean).join(' ');
+    const trace: TraceStep = {
+      seq: open.seq,
+      path: open.path.slice(0, 40),
+      do: open.do.slice(0, 40),
+      label: open.label.slice(0, 200),
+      verdict,
+      ...(said ? { detail: said.slice(0, 2000) } : {}),
+      ...(open.selector ? { selector: open.selector } : {}),
+      ...(open.node ? { matched: { node: nodeIndex, bounds: { ...open.node.bounds } } } : {}),
+      ...(open.point ? { point: { x: open.point.x, y: open.point.y } } : {}),
+      ...(open.action ? { action: open.action } : {}),
+      ms: Math.max(0, Math.min(24 * 3_600_000, Math.round(this.clock.now() - open.startedAt))),
+      ...(frame ? { frame } : {}),
+      ...(tree ? { tree } : {}),
+    };
+    if (typeof error === 'object' && error !== null) this.traced.set(error, trace);
+    try {
+      await this.options.onTrace?.(trace);
+    } catch {
+      // A trace that could not be sent does not end the run.
+    }
+  }
+
+  /** A screenshot for a trace, scaled down until it fits MAX_TRACE_FRAME_BYTES; left out (and said) when it cannot. */
+  private async traceFrame(): Promise<{ frame?: NonNullable<TraceStep['frame']>; note?: string }> {
+    for (const size of [
+      { maxSide: 720, quality: 70 },
+      { maxSide: 480, quality: 50 },
+    ]) {
+      let shot: Screenshot;
+      try {
+        shot = await this.phone.screenshot(size);
+      } catch (error) {
+        return { note: `No screenshot: ${error instanceof Error ? error.message : 'the phone could not take one'}.` };
+      }
+      if (shot.data.byteLength > 0 && shot.data.byteLength <= MAX_TRACE_FRAME_BYTES)
+        return {
+          frame: {
+            mime: shot.mime,
+            data: shot.data,
+            width: Math.max(1, Math.min(8192, shot.width)),
+            height: Math.max(1, Math.min(8192, shot.height)),
+          },
+        };
+    }
+    return { note: 'The screenshot was too large for a trace and was left out.' };
+  }
+
   // ---------------------------------------------------------------- pre-flight
 
   private preflightReport(status: StepProgress['status'], detail: string): void {
-    const step: Step = { do: 'pause', for: 0, label: 'Check the phone and the app before the run' };
     if (status === 'started') this.seq += 1;
-    this.options.onProgress?.({ seq: this.seq, path: 'start', do: 'preflight', label: describeStep(step), status, percent: 0, detail });
+    this.note('start', status, { detail });
+    this.options.onProgress?.({ seq: this.seq, path: 'start', do: 'preflight', label: PREFLIGHT_LABEL, status, percent: 0, detail });
   }
 
   private async preflight(checks: RecipePreflight, scope: Scope): Promise<void> {
     this.preflightReport('started', 'Screen, app, version, battery, network, language, account');
+    this.inPreflight = true;
+    try {
+      await this.traceStep('start', 'preflight', PREFLIGHT_LABEL, () => this.preflightChecks(checks, scope));
+    } finally {
+      this.inPreflight = false;
+    }
+  }
+
+  private async preflightChecks(checks: RecipePreflight, scope: Scope): Promise<void> {
     // The screen on and unlocked: a swipe opens a plain keyguard; a PIN, pattern or password needs a person.
     const screen = await this.phone.screen();
     if (!screen.on) await this.phone.wake();
@@ -493,8 +775,15 @@ class RecipeRun {
 
   private async step(step: Step, path: string, scope: Scope, enter: (at: { path: string; label: string; step: Step }) => void): Promise<void> {
     if (this.options.signal?.aborted) throw new Cancelled();
-    enter({ path, label: describeStep(step), step });
+    const label = describeStep(step);
+    // A repeat or a when opens without a wait: each step inside waits (a person's "next" always shows a step).
+    await this.gate(path, step.do, label, step.do !== 'repeat' && step.do !== 'when' && !this.inPreflight);
+    enter({ path, label, step });
     this.report(step, path, 'started');
+    await this.traceStep(path, step.do, label, () => this.act(step, path, scope, enter));
+  }
+
+  private async act(step: Step, path: string, scope: Scope, enter: (at: { path: string; label: string; step: Step }) => void): Promise<void> {
     const skip = (detail: string) => this.report(step, path, 'skipped', { detail });
     const finish = (extra: Partial<StepProgress> = {}) => {
       this.done += 1;
@@ -508,6 +797,10 @@ class RecipeRun {
     if (missing) return skip(`Left out: this work gives no ${missing}.`);
     if ('chance' in step && this.random() >= this.chanceOf(step, scope)) return skip('Left out this time (chance).');
     if ('counts' in step && step.counts && this.spent(step.counts)) return skip(`No ${step.counts}s left for today.`);
+    if (this.options.effects === false) {
+      const effect = effectOf(step);
+      if (effect) throw new RunStopped({ by: 'effects', message: `No effects: stopped before ${effect}.`, step: path, label: describeStep(step) });
+    }
 
     switch (step.do) {
       case 'open_app':
@@ -873,6 +1166,8 @@ class RecipeRun {
         const screen = parseUiXml(await this.phone.dumpUi());
         this.lastScreen = screen;
         this.readLast = true;
+        const open = this.open.at(-1);
+        if (open) open.screen = screen;
         return screen;
       } catch (error) {
         const unreadable = error instanceof UiBusyError || (error instanceof Error && !(error instanceof PhoneError) && /UI tree/.test(error.message));
@@ -903,10 +1198,20 @@ class RecipeRun {
   }
 
   private find(screen: UiScreen, spec: ElementSpec, scope: Scope, where?: (node: UiNode, selector: Selector) => boolean): UiNode | null {
+    return this.findWith(screen, spec, scope, where)?.node ?? null;
+  }
+
+  /** The node an element's selectors find first, with the selector (or alternative) that found it. */
+  private findWith(
+    screen: UiScreen,
+    spec: ElementSpec,
+    scope: Scope,
+    where?: (node: UiNode, selector: Selector) => boolean,
+  ): { node: UiNode; selector: Selector } | null {
     for (const selector of this.selectorsOf(spec)) {
       const found = screen.nodes.filter((node) => this.onScreen(screen, node) && this.matches(node, selector, scope) && (where?.(node, selector) ?? true));
       const pick = selector.index === -1 ? found[found.length - 1] : found[selector.index ?? 0];
-      if (pick) return pick;
+      if (pick) return { node: pick, selector };
     }
     return null;
   }
@@ -999,6 +1304,7 @@ class RecipeRun {
       return { node: null, point: this.scale(target.point) };
     }
     const spec = this.element(target);
+    this.looked(spec, null, scope);
     const fallback = how.positional ? spec.fallback : undefined;
     const deadline = this.clock.now() + timeoutMs;
     let popups = 0;
@@ -1012,7 +1318,9 @@ class RecipeRun {
           popups += 1;
           continue;
         }
-        const node = this.find(screen, spec, scope);
+        const hit = this.findWith(screen, spec, scope);
+        const node = hit?.node ?? null;
+        this.looked(spec, hit ? { ...hit, screen } : null, scope);
         if (how.skips && this.rounds > 0) {
           const reason = this.skipOn(screen, scope, node, target);
           if (reason) throw new SkipRound(reason);
@@ -1056,4 +1364,39 @@ function distance(a: Point, b: Point): number {
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * What a step would do that counts an engagement (the no-effects mode stops before it): any step with `counts` (a tap,
+ * a toggle, a typed comment; a post's publish tap counts `post`), and a double tap, the gesture that likes a post.
+ */
+function effectOf(step: Step): string | null {
+  if ('counts' in step && step.counts) return `a step that counts a ${step.counts}`;
+  if (step.do === 'tap' && step.double) return 'a double tap (a double tap likes a post)';
+  return null;
+}
+
+/**
+ * A selector as a trace shows it: its parameters filled (`{{account}}` → the account), a random pick left as written
+ * (filling it again would draw another item than the run did), and a field that would come out empty kept as written.
+ */
+function traceSelector(selector: Selector, scope: Scope): Selector {
+  const values = Object.fromEntries(scope);
+  const filled: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(selector)) {
+    if (typeof value !== 'string' || key === 'evidence') {
+      filled[key] = value;
+      continue;
+    }
+    const text = value.replace(new RegExp(TEMPLATE_PATTERN.source, 'g'), (whole: string, _name: string, filter: string | undefined) => {
+      if (filter === 'pick') return whole;
+      try {
+        return fillTemplate(whole, values);
+      } catch {
+        return whole;
+      }
+    });
+    filled[key] = text.length > 0 ? text : value;
+  }
+  return filled as Selector;
 }

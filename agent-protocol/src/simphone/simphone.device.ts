@@ -61,6 +61,8 @@ export interface SimulatedPhoneUiOptions {
   uploadFails?: boolean;
   /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */
   fixtures?: Partial<Record<SimulatedFixture, string>>;
+  /** The phone's UI language (its screens are the English fixtures'): `en-US` by default; null, a phone that cannot say. */
+  locale?: string | null;
 }
 
 export interface SimTap {
@@ -325,6 +327,12 @@ export class SimulatedPhoneUi implements PhoneDevice {
   async network(): Promise<NetworkState> {
     this.alive();
     return { connected: true, transport: 'wifi' };
+  }
+
+  /** The UI language, as a real phone's `persist.sys.locale` says it. */
+  async locale(): Promise<string | null> {
+    this.alive();
+    return this.options.locale === undefined ? 'en-US' : this.options.locale;
   }
 
   /** The screen drawn as an SVG, status bar and the step being run included. */
