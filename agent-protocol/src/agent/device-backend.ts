@@ -260,6 +260,7 @@ export class DeviceBackend implements PhoneBackend {
         signal: context.signal,
         onProgress: (step) => {
           if (step.status !== 'started') return;
+          if (step.counts === 'post') context.publishing?.();
           this.options.onStep?.(step.label);
           context.progress(step.percent, step.label);
         },

@@ -2,6 +2,8 @@
  * Dry runs end to end on the agent's side: the real PhoneAgent and DeviceBackend over the simulated phone (its
  * screens the real apps' trees, its frames its renderer's), against an in-process Socket.IO server standing in for the
  * console. The console's side of these messages is built elsewhere; here the phone is checked against the protocol.
+ * Also here, with the same stand-in console: what a post cut off by its farm host reports (its failed step's trace and
+ * whether its share tap had started).
  */
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +17,7 @@ import { SHIPPED_RECIPES_DIR } from '../recipes/recipe.resolver.ts';
 import type { RecipeInput } from '../recipes/recipe.schema.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { DeviceBackend } from './device-backend.ts';
-import { PhoneAgent, withoutTraceFrame } from './phone-agent.ts';
+import { PhoneAgent, withoutTraceFrame, type WorkContext } from './phone-agent.ts';
 import { SimulatedBackend } from './simulator.ts';
 import { FarmHost } from './host.ts';
 import { AgentState } from './state.ts';
@@ -360,4 +362,52 @@ describe('dry runs on a simulated phone', () => {
     expect(result).toMatchObject({ runId: 'run-1', outcome: 'stopped' });
     expect(server.hellos).toHaveLength(2);
   });
+});
+
+describe('a post cut off by its farm host', () => {
+  /** A backend whose post runs until it is stopped, having started its share tap or not. */
+  function stalledPost(startsSharing: boolean) {
+    return {
+      describe: () => ({ model: 'Pixel 7', androidVersion: '14', agentVersion: 'test/2' }),
+      state: () => ({ battery: 80, charging: true, screenOn: true, status: 'online' as const }),
+      screenshot: async () => undefined,
+      run: async (_work: unknown, context: WorkContext) => {
+        if (startsSharing) context.publishing?.();
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
+        return { status: 'failed' as const, code: 'cancelled' as const, message: 'Called off' };
+      },
+    };
+  }
+  const post = (taskId: string) => ({
+    taskId,
+    attempt: 1,
+    type: 'post',
+    title: 'Publish',
+    deadline: null,
+    protocol: 2,
+    work: { kind: 'post.publish', postId: 'p1', account: { id: 'a1', username: 'glow.daily', platform: 'instagram' }, caption: 'Morning', hashtags: [], mediaUrls: [] },
+    ackWithinMs: 10_000,
+  });
+
+  for (const [sharing, code] of [
+    [false, 'device_offline'],
+    [true, 'post_unconfirmed'],
+  ] as const) {
+    it(`${sharing ? 'after' : 'before'} its share tap started is reported ${code}`, async () => {
+      const server = await fakeConsole();
+      const agent = new PhoneAgent({ url: server.url, token: 'device-token', backend: stalledPost(sharing), reconnectionDelayMs: 100 });
+      closers.push(
+        () => server.close(),
+        () => agent.close(),
+      );
+      await until(() => agent.connected, 'the agent to connect');
+      server.phone().emit('task.dispatch', post('task-cut'));
+      await until(() => agent.busy, 'the post running');
+      await agent.cutOff('device_offline', 'The farm host restarted its adb server');
+      const result = await until(() => server.taskResults[0], 'the result');
+      expect(result).toMatchObject({ status: 'failed', failure: { code } });
+      // A post that may be up is never tried again by itself: a person checks it (the console asks the phone's VA).
+      if (sharing) expect(result.failure).toMatchObject({ retryable: false, message: expect.stringContaining('may have gone up') });
+    });
+  }
 });

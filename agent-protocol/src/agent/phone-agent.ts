@@ -73,6 +73,11 @@ export interface WorkContext {
   /** Aborted when the server calls the attempt off: stop as soon as it is safe. */
   signal: AbortSignal;
   progress(percent: number, step?: string): void;
+  /**
+   * The run started the step that publishes a post (its share tap): from here a cut-off may leave the post up, so it
+   * is reported `post_unconfirmed` (a person checks) rather than tried again.
+   */
+  publishing?(): void;
 }
 
 /** What the agent drives: a simulated phone or a real one. */
@@ -127,6 +132,8 @@ interface Running {
   abort: AbortController;
   /** Cut off by the host (an adb server restart): reported failed with this, not dropped as a call-off is. */
   cut?: { code: FailureCode; message: string };
+  /** The run started publishing a post (`WorkContext.publishing`). */
+  publishing?: boolean;
   /** Settles once the run stopped and its result was written and sent. */
   ended?: Promise<void>;
 }
@@ -483,6 +490,9 @@ export class PhoneAgent {
         taskId: dispatch.taskId,
         title: dispatch.title,
         signal: abort.signal,
+        publishing: () => {
+          state.publishing = true;
+        },
         progress: (percent, step) => {
           if (this.socket.connected && !abort.signal.aborted) {
             this.socket.emit('task.progress', {
@@ -500,7 +510,16 @@ export class PhoneAgent {
     this.running.delete(dispatch.taskId);
     // Cut off by the host: what it said, whatever the run made of being stopped — unless the work got done first (sent
     // as done: tried again, a post could go up twice).
-    if (state.cut && outcome.status !== 'completed') outcome = { status: 'failed', code: state.cut.code, message: state.cut.message };
+    if (state.cut && outcome.status !== 'completed')
+      outcome =
+        state.publishing && dispatch.work.kind === 'post.publish'
+          ? {
+              status: 'failed',
+              code: 'post_unconfirmed',
+              message: `Cut off while publishing (${state.cut.message}): the post may have gone up. Check the account before it is tried again.`.slice(0, 2000),
+              retryable: false,
+            }
+          : { status: 'failed', code: state.cut.code, message: state.cut.message };
     else if (abort.signal.aborted) return; // called off: the journal says so, nothing is sent
     // The failed step's trace goes only from an agent that said `dryrun` (a server that knows the field).
     const trace = outcome.status === 'failed' && outcome.trace && this.features().includes('dryrun') ? fitFailureTrace(outcome.trace) : undefined;

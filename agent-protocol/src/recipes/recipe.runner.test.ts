@@ -500,6 +500,8 @@ describe('safe steps on real phones’ screens', () => {
     };
     const posted = await runShipped(done, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
     expect(posted.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+    // The share tap says as it starts that it counts a post: a cut-off from here may leave the post up.
+    expect(posted.progress.filter((event) => event.status === 'started' && event.counts === 'post').map((event) => event.path)).toEqual(['0']);
 
     const failing = new ScreenPhone('caption', files, () => 'failed');
     const failed = await runShipped(failing, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });

@@ -55,6 +55,11 @@ export interface StepProgress {
   percent: number;
   /** The engagement this step performed, when it counts one. */
   action?: EngagementAction;
+  /**
+   * Said as a step starts: the engagement it counts once done. A run cut off after such a step started may have
+   * taken effect (a post's share tap went in), so it must not simply be run again.
+   */
+  counts?: EngagementAction;
   /** Where a tap landed, in screen pixels. */
   point?: Point;
 }
@@ -779,7 +784,7 @@ class RecipeRun {
     // A repeat or a when opens without a wait: each step inside waits (a person's "next" always shows a step).
     await this.gate(path, step.do, label, step.do !== 'repeat' && step.do !== 'when' && !this.inPreflight);
     enter({ path, label, step });
-    this.report(step, path, 'started');
+    this.report(step, path, 'started', 'counts' in step && step.counts ? { counts: step.counts } : {});
     await this.traceStep(path, step.do, label, () => this.act(step, path, scope, enter));
   }
 
