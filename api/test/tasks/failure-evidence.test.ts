@@ -158,7 +158,12 @@ describe('a failed run’s evidence', () => {
     expect(outcomes.filter((outcome) => outcome === 'stored')).toHaveLength(1);
     expect(outcomes.filter((outcome) => outcome === 'exists')).toHaveLength(2);
     expect(await traceRows(given.taskId)).toHaveLength(1);
-    const frames = await t.db.selectFrom('storedObjects').select('key').where('workspaceId', '=', workspaceId).where('contentType', '=', 'image/jpeg').execute();
+    const frames = await t.db
+      .selectFrom('storedObjects')
+      .select('key')
+      .where('workspaceId', '=', workspaceId)
+      .where('contentType', '=', 'image/jpeg')
+      .execute();
     const kept = (await traceRows(given.taskId))[0]!.frameKey;
     expect(frames.map((row) => row.key)).toContain(kept);
     // A phone that was never given the attempt keeps nothing.
@@ -194,7 +199,11 @@ describe('a failed run’s evidence', () => {
 
   it('drops a trace that does not fit the schema and keeps the result', async () => {
     const { socket, given } = await givenWork('Pixel garbage');
-    const answer = await send(socket, 'task.result', failedResult(given, likeTrace({ seq: 0, frame: { mime: 'image/gif', data: 'nope', width: 1, height: 1 } })));
+    const answer = await send(
+      socket,
+      'task.result',
+      failedResult(given, likeTrace({ seq: 0, frame: { mime: 'image/gif', data: 'nope', width: 1, height: 1 } })),
+    );
     expect(answer).toEqual({ ok: true });
     const task = (await operator.get<{ status: string; failureCode: string }>(`/api/tasks/${given.taskId}`)).body;
     expect(task).toMatchObject({ status: 'failed', failureCode: 'element_missing' });

@@ -160,7 +160,9 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
           .where('t.status', 'in', ['completed', 'failed', 'cancelled'])
           .where(sql<boolean>`t.updated_at < now() - make_interval(days => w.keep_finished_tasks_days)`)
           // A task whose evidence keeps a frame goes once that evidence went (above), its file with it.
-          .where((eb) => eb.not(eb.exists(eb.selectFrom('taskFailureTraces as f').select('f.taskId').whereRef('f.taskId', '=', 't.id').where('f.frameKey', 'is not', null))))
+          .where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('taskFailureTraces as f').select('f.taskId').whereRef('f.taskId', '=', 't.id').where('f.frameKey', 'is not', null))),
+          )
           .limit(PRUNE_BATCH),
       )
       .executeTakeFirst();

@@ -19,9 +19,7 @@ export const TRACE_DROPPED = "The screen and its elements were not kept: this wo
 /** `task.result` as the server reads it: the failure's trace is read on its own, after the rest. */
 const serverTaskResult = agentMessages['task.result'].extend({ failure: failure.extend({ trace: z.unknown().optional() }).optional() });
 
-export type ParsedTaskResult =
-  | { success: true; data: AgentMessage<'task.result'>; droppedTrace?: z.ZodError }
-  | { success: false; error: z.ZodError };
+export type ParsedTaskResult = { success: true; data: AgentMessage<'task.result'>; droppedTrace?: z.ZodError } | { success: false; error: z.ZodError };
 
 /** Parses a result; a trace that does not fit its schema is left out (`droppedTrace` says why), never the result. */
 export function parseTaskResult(raw: unknown): ParsedTaskResult {
@@ -109,7 +107,8 @@ export async function storeFailureTrace(db: Db, storage: Storage, given: GivenTr
   }
 }
 
-const asObject = <T>(value: unknown): T | null => (value === null || value === undefined ? null : ((typeof value === 'string' ? JSON.parse(value) : value) as T));
+const asObject = <T>(value: unknown): T | null =>
+  value === null || value === undefined ? null : ((typeof value === 'string' ? JSON.parse(value) : value) as T);
 
 export function toEvidence(row: EvidenceRow): FailureEvidence {
   return {
