@@ -203,8 +203,8 @@ export async function buildPausedRecipe(client: Client, options: { appVersion?: 
  * A failed run's evidence in the client's workspace: a post whose publishing task failed on its phone, with the
  * failed step's trace written as the result's handler writes it (no frame; the tree of one node).
  */
-export async function buildFailureEvidence(client: Client) {
-  const made = await buildUnconfirmedPost(client);
+export async function buildFailureEvidence(client: Client, options: { assignedToId?: string | null } = {}) {
+  const made = await buildUnconfirmedPost(client, options);
   const db = client.app.ctx.db;
   const workspaceId = (await db.selectFrom('devices').select('workspaceId').where('id', '=', made.device.id).executeTakeFirstOrThrow()).workspaceId;
   const node = {

@@ -939,7 +939,7 @@ export const readRoutes: ReadRoute[] = [
   // A failed run's evidence (issue #40).
   read('/api/tasks/{id}/evidence', async ({ operator }) => `/api/tasks/${(await buildFailureEvidence(operator)).taskId}/evidence`),
   read('/api/tasks/{id}/evidence/tree', async ({ operator }) => `/api/tasks/${(await buildFailureEvidence(operator)).taskId}/evidence/tree`),
-  read('/api/posts/{id}/evidence', async ({ operator }) => `/api/posts/${(await buildFailureEvidence(operator)).postId}/evidence`),
+  read('/api/posts/{id}/evidence', async (crew) => `/api/posts/${(await buildFailureEvidence(crew.operator, { assignedToId: vaId(crew) })).postId}/evidence`),
   read('/api/devices/rerecord', async () => '/api/devices/rerecord?package=com.instagram.android&version=312.0.0.34.111'),
   read('/api/ui-captures/{id}', async (crew) => `/api/ui-captures/${await buildCapture(crew)}`),
   read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),

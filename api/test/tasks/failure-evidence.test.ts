@@ -142,6 +142,8 @@ describe('a failed run’s evidence', () => {
     // A VA sees tasks of the workspace, and so their evidence; another workspace sees nothing of it.
     expect((await va.get(`/api/tasks/${given.taskId}/evidence`)).status).toBe(200);
     expect((await va.get(`/api/tasks/${given.taskId}/evidence/tree`)).status).toBe(200);
+    // A post is a VA's to see only when its account is on their phone (posts' own rule).
+    expectError(await va.get(`/api/posts/${post.id}/evidence`), 404, 'Not found');
     expectError(await stranger.get(`/api/tasks/${given.taskId}/evidence`), 404, 'Not found');
     expectError(await stranger.get(`/api/tasks/${given.taskId}/evidence/tree`), 404, 'Not found');
     expectError(await stranger.get(`/api/posts/${post.id}/evidence`), 404, 'Not found');

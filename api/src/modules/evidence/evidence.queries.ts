@@ -129,10 +129,6 @@ export async function findTaskEvidenceTree(db: Db, workspaceId: string, taskId: 
   return row ? row.tree : undefined;
 }
 
-export function postOfWorkspace(db: Db, workspaceId: string, postId: string) {
-  return db.selectFrom('posts').select('id').where('workspaceId', '=', workspaceId).where('id', '=', postId).executeTakeFirst();
-}
-
 /**
  * Phones of the workspace online now whose agent reported `pkg` at `version`; a VA's, the ones assigned to them only.
  * Answers at most 50, by name.

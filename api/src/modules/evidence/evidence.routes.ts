@@ -2,7 +2,8 @@
  * A failed run's evidence: `GET /api/tasks/{id}/evidence` (the latest failed attempt's step, selector, screen, app and
  * phone), `GET /api/tasks/{id}/evidence/tree` (that screen's elements), `GET /api/posts/{id}/evidence` (the same, for
  * the post's publishing task) and `GET /api/devices/rerecord` (the phones the person may re-record on now: online,
- * with that app at that version; a VA's own; the failed phone first). Whoever may see the task may see its evidence.
+ * with that app at that version; a VA's own; the failed phone first). Whoever may see the task (or the post) may see
+ * its evidence.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +12,9 @@ import type { UiTree } from '@farm/agent-protocol/inspect';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { findTask } from '../tasks/tasks.queries.ts';
-import { findPostEvidence, findTaskEvidence, findTaskEvidenceTree, phonesWithApp, postOfWorkspace } from './evidence.queries.ts';
+import { findPost } from '../posts/posts.queries.ts';
+import { postViewer } from '../posts/posts.rules.ts';
+import { findPostEvidence, findTaskEvidence, findTaskEvidenceTree, phonesWithApp } from './evidence.queries.ts';
 import { toEvidence } from './evidence.service.ts';
 
 export const NO_TASK_EVIDENCE = 'This task has no failure evidence';
@@ -59,7 +62,8 @@ export const evidenceRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['posts'], params: idParams, response: { 200: failureEvidence, 404: errorBody } } },
     async (request) => {
       const actor = actorOf(request);
-      const post = UUID.test(request.params.id) ? await postOfWorkspace(db, actor.workspaceId, request.params.id) : undefined;
+      // A post as its reader sees it: a VA, those of the accounts on their phones and their own drafts.
+      const post = UUID.test(request.params.id) ? await findPost(db, actor.workspaceId, request.params.id, postViewer(actor)) : undefined;
       if (!post) throw notFound();
       const row = await findPostEvidence(db, actor.workspaceId, post.id);
       if (!row) throw new AppError(404, NO_POST_EVIDENCE);

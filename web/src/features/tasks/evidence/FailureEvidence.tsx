@@ -74,6 +74,8 @@ function EvidenceElements({ taskId }: { taskId: string }) {
     <Box
       component="ul"
       aria-label="The screen's elements"
+      // Scrolls on its own: reachable from the keyboard.
+      tabIndex={0}
       p="xs"
       m={0}
       style={{ listStyle: 'none', maxHeight: 320, overflowY: 'auto', overflowX: 'hidden', border: '1px solid var(--mantine-color-gray-3)', borderRadius: 4 }}
