@@ -36,13 +36,22 @@ for (const width of [1280, 375]) {
     const failedName = unique('Pixel failed');
     const failed = await post<{ id: string }>(page.request, '/api/devices', { name: failedName });
     const { token } = await post<{ token: string }>(page.request, `/api/devices/${failed.id}/credentials`, {});
-    const username = unique('evi').replace(/[^a-z0-9_.]/gi, '_').toLowerCase();
+    const username = unique('evi')
+      .replace(/[^a-z0-9_.]/gi, '_')
+      .toLowerCase();
     const account = await post<{ id: string }>(page.request, '/api/accounts', { username, platform: 'instagram', status: 'active', deviceId: failed.id });
     const phone = await Phone.connect(baseURL!, token, version);
     let agent: PhoneAgent | undefined;
     let backend: DeviceBackend | undefined;
     try {
-      await post(page.request, '/api/posts', { accountId: account.id, caption: 'Spring drop', hashtags: [], mediaUrls: [], status: 'scheduled', scheduledAt: new Date().toISOString() });
+      await post(page.request, '/api/posts', {
+        accountId: account.id,
+        caption: 'Spring drop',
+        hashtags: [],
+        mediaUrls: [],
+        status: 'scheduled',
+        scheduledAt: new Date().toISOString(),
+      });
       const out = await phone.dispatched(1);
       await phone.send('task.ack', out);
       expect(
