@@ -32,6 +32,7 @@ import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { appsRoutes } from './modules/apps/apps.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
 import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
+import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
   for (const plugin of [
@@ -67,6 +68,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     groupsRoutes,
     appsRoutes,
     capturesRoutes,
+    evidenceRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -808,6 +808,35 @@ export interface UiCapturesTable {
   createdAt: Timestamp;
 }
 
+/** A failed run's evidence: the step it failed on, its missed selector, frame (a stored object) and tree (0047). */
+export interface TaskFailureTracesTable {
+  taskId: string;
+  attempt: number;
+  workspaceId: string;
+  deviceId: string | null;
+  recipeId: NullableText;
+  recipeVersion: ColumnType<number | null, number | null | undefined, number | null>;
+  package: NullableText;
+  appVersion: NullableText;
+  seq: number;
+  stepPath: string;
+  label: string;
+  do: string;
+  detail: NullableText;
+  selector: ColumnType<unknown, string | null | undefined, string | null>;
+  matched: ColumnType<unknown, string | null | undefined, string | null>;
+  point: ColumnType<unknown, string | null | undefined, string | null>;
+  ms: ColumnType<number, number | undefined, number>;
+  frameKey: NullableText;
+  frameSize: ColumnType<number | null, number | null | undefined, number | null>;
+  frameWidth: ColumnType<number | null, number | null | undefined, number | null>;
+  frameHeight: ColumnType<number | null, number | null | undefined, number | null>;
+  tree: NullableText;
+  treeBytes: ColumnType<number, number | undefined, number>;
+  dropped: NullableText;
+  createdAt: Timestamp;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -855,6 +884,7 @@ export interface DB extends ManagerConsoleTables {
   recipeBreakers: RecipeBreakersTable;
   deviceGroups: DeviceGroupsTable;
   uiCaptures: UiCapturesTable;
+  taskFailureTraces: TaskFailureTracesTable;
   deviceGroupMembers: DeviceGroupMembersTable;
   appVersions: AppVersionsTable;
   appVersionFiles: AppVersionFilesTable;

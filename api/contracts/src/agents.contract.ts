@@ -59,6 +59,8 @@ export const deviceHistoryEntry = z.object({
   outcome: z.enum(attemptOutcomeValues).nullable(),
   failureCode: failureCode.nullable(),
   failureMessage: z.string().nullable(),
+  /** The failed step's evidence is kept for this attempt: `GET /api/tasks/{taskId}/evidence`. */
+  evidence: z.boolean(),
 });
 export type DeviceHistoryEntry = z.infer<typeof deviceHistoryEntry>;
 

@@ -17,6 +17,7 @@ import type { Db } from '../shared/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import { objectPath } from '../storage/storage.ts';
 import { toSession } from '../modules/sessions/sessions.service.ts';
+import { storeFailureTrace, TRACE_DROPPED } from '../modules/evidence/evidence.service.ts';
 import { markHello, recordSoftware, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
 
 export interface AgentContext {
@@ -141,6 +142,27 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
     return ok;
   }
 
+  /** The failed step's evidence, once the result is written; a trace that cannot be kept is logged, never the result's loss. */
+  async function keepTrace(peer: AgentPeer, failure: NonNullable<AgentMessage<'task.result'>['failure']>, taskId: string, attempt: number): Promise<void> {
+    if (!failure.trace) return;
+    const given = {
+      workspaceId: peer.device.workspaceId,
+      deviceId: peer.device.id,
+      taskId,
+      attempt,
+      trace: failure.trace,
+      recipe: failure.recipe,
+      app: failure.app,
+    };
+    try {
+      const kept = await storeFailureTrace(db, ctx.storage, given, automation().storageQuotaBytes);
+      if (kept === 'stored-without-screen')
+        ctx.log.warn({ deviceId: peer.device.id, workspaceId: peer.device.workspaceId, taskId }, `failure trace kept without its screen: ${TRACE_DROPPED}`);
+    } catch (error) {
+      ctx.log.warn({ err: error, deviceId: peer.device.id, workspaceId: peer.device.workspaceId, taskId }, 'failure trace not kept');
+    }
+  }
+
   return {
     async 'agent.hello'(peer, hello) {
       if (!(SUPPORTED_PROTOCOLS as readonly number[]).includes(hello.protocol)) {
@@ -249,6 +271,8 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         },
       });
       if ('error' in answer) throw answer.error;
+      if (answer.verdict.kind !== 'unknown' && message.status === 'failed' && message.failure?.trace)
+        await keepTrace(peer, message.failure, message.taskId, message.attempt);
       // Its next task, once it has this answer (trigger 2 of the dispatcher's header, dispatcher.ts).
       setImmediate(() => void ctx.dispatcher.finished(peer.device.id));
       if (answer.verdict.kind === 'unknown') return { ok: false, error: `This phone was not given attempt ${message.attempt} of task ${message.taskId}` };

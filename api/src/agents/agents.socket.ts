@@ -34,6 +34,7 @@ import { Gathered } from './gathered.ts';
 import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.queries.ts';
 import { fleetHandlers } from './agents.fleet.ts';
 import { resendAppJobs } from '../modules/apps/apps.rollout.ts';
+import { parseTaskResult } from '../modules/evidence/evidence.service.ts';
 import { hostSettings } from './fleet.queries.ts';
 import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
@@ -276,7 +277,7 @@ class AgentSockets implements Agents {
     raw: unknown,
     ack: Answer | undefined,
   ): void {
-    const parsed = agentMessages[name].safeParse(raw);
+    const parsed = name === 'task.result' ? this.parseResult(peer.device, raw) : agentMessages[name].safeParse(raw);
     if (!parsed.success) {
       ack?.(refused(name, parsed.error));
       return;
@@ -295,6 +296,19 @@ class AgentSockets implements Agents {
         ack?.({ ok: false, error: 'The server could not take this message; send it again' });
       },
     );
+  }
+
+  /** A result, its failure's trace read on its own: a trace that does not fit is dropped and logged, the result kept. */
+  private parseResult(device: AgentDevice, raw: unknown) {
+    const parsed = parseTaskResult(raw);
+    if (parsed.success && parsed.droppedTrace) {
+      const issue = parsed.droppedTrace.issues[0];
+      this.log.warn(
+        { deviceId: device.id, workspaceId: device.workspaceId, field: ['failure', 'trace', ...(issue?.path ?? [])].join('.'), reason: issue?.message },
+        'failure trace dropped: it does not fit the schema',
+      );
+    }
+    return parsed;
   }
 
   private onPhoneDisconnect(socket: AgentSocket, device: AgentDevice): void {

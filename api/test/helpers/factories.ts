@@ -198,3 +198,50 @@ export async function buildPausedRecipe(client: Client, options: { appVersion?: 
     .returning(['id', 'workspaceId', 'appVersion'])
     .executeTakeFirstOrThrow();
 }
+
+/**
+ * A failed run's evidence in the client's workspace: a post whose publishing task failed on its phone, with the
+ * failed step's trace written as the result's handler writes it (no frame; the tree of one node).
+ */
+export async function buildFailureEvidence(client: Client, options: { assignedToId?: string | null } = {}) {
+  const made = await buildUnconfirmedPost(client, options);
+  const db = client.app.ctx.db;
+  const workspaceId = (await db.selectFrom('devices').select('workspaceId').where('id', '=', made.device.id).executeTakeFirstOrThrow()).workspaceId;
+  const node = {
+    text: '',
+    resourceId: 'com.instagram.android:id/action_bar_root',
+    className: 'android.widget.LinearLayout',
+    packageName: 'com.instagram.android',
+    desc: '',
+    clickable: false,
+    scrollable: false,
+    selected: false,
+    checked: false,
+    enabled: true,
+    focused: false,
+    bounds: { left: 0, top: 0, right: 720, bottom: 1440 },
+    index: 0,
+    depth: 0,
+    parent: -1,
+  };
+  const tree = JSON.stringify({ nodes: [node], packageName: 'com.instagram.android', width: 720, height: 1440 });
+  await db
+    .insertInto('taskFailureTraces')
+    .values({
+      taskId: made.publishTaskId,
+      attempt: 1,
+      workspaceId,
+      deviceId: made.device.id,
+      package: 'com.instagram.android',
+      appVersion: '312.0.0.34.111',
+      seq: 2,
+      stepPath: '1',
+      label: 'Tap the new post button',
+      do: 'tap',
+      selector: JSON.stringify({ desc: 'New post' }),
+      tree,
+      treeBytes: Buffer.byteLength(tree),
+    })
+    .execute();
+  return { taskId: made.publishTaskId, postId: made.post.id, deviceId: made.device.id };
+}

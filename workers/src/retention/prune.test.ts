@@ -89,7 +89,7 @@ describe('retention', () => {
       .execute();
 
     const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
-    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, recipeRuns: 0, skippedScreenshots: false });
+    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, recipeRuns: 0, failureTraces: 0, skippedScreenshots: false });
     expect((await db.selectFrom('deviceUsage').select('userName').orderBy('userName').execute()).map((row) => row.userName)).toEqual(['Lena', 'Olga']);
 
     const kept = (await db.selectFrom('screenshots').select('objectKey').where('deviceId', '=', phone.id).execute()).map((row) => row.objectKey);
@@ -113,6 +113,7 @@ describe('retention', () => {
       usage: 0,
       tasks: 0,
       recipeRuns: 0,
+      failureTraces: 0,
       skippedScreenshots: false,
     });
   });

@@ -1,7 +1,8 @@
 /**
  * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone, its
  * activity (with the phones' usage sessions, kept as long) and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
- * The recipe health board's day rows go once they are older than its longest range (RECIPE_RUN_DAYS).
+ * The recipe health board's day rows go once they are older than its longest range (RECIPE_RUN_DAYS). Failed runs'
+ * evidence goes with the screenshots' age (or before its task goes), its frame's file with it.
  * Rows go first, then files: a crash between the two leaves a file without a row (space, never a broken image).
  */
 import { sql } from 'kysely';
@@ -21,6 +22,8 @@ export interface PruneReport {
   tasks: number;
   /** Recipe run day rows and their sets of phones. */
   recipeRuns: number;
+  /** Failed runs' evidence (0047), with their frames. */
+  failureTraces: number;
   /** Screenshots left for later because this process cannot reach the files (no DATA_DIR). */
   skippedScreenshots: boolean;
 }
@@ -29,7 +32,7 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
   const { db } = deps;
   const started = Date.now();
   const inBudget = () => Date.now() - started < RUN_BUDGET_MS;
-  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, recipeRuns: 0, skippedScreenshots: !deps.files };
+  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, recipeRuns: 0, failureTraces: 0, skippedScreenshots: !deps.files };
 
   /** Runs a batch until one comes back short (nothing more) or the run's time is spent; answers the total. */
   const drain = async (batch: () => Promise<number>) => {
@@ -85,6 +88,36 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
     });
   }
 
+  // Failed runs' evidence: past the workspace's screenshot age, or of a finished task about to go with its age (whose
+  // cascade would leave the frame's file behind). Without the files, traces with a frame wait, and so do their tasks.
+  report.failureTraces = await drain(async () => {
+    let doomed = db
+      .selectFrom('taskFailureTraces as f')
+      .innerJoin('workspaces as w', 'w.id', 'f.workspaceId')
+      .innerJoin('tasks as t', 't.id', 'f.taskId')
+      .select(['f.taskId', 'f.attempt', 'f.frameKey'])
+      .where((eb) =>
+        eb.or([
+          sql<boolean>`f.created_at < now() - make_interval(days => w.keep_screenshots_days)`,
+          eb.and([
+            eb('t.status', 'in', ['completed', 'failed', 'cancelled']),
+            sql<boolean>`t.updated_at < now() - make_interval(days => w.keep_finished_tasks_days)`,
+          ]),
+        ]),
+      );
+    if (!files) doomed = doomed.where('f.frameKey', 'is', null);
+    const rows = await doomed.limit(PRUNE_BATCH).execute();
+    if (rows.length === 0) return 0;
+    await db.transaction().execute(async (tx) => {
+      for (const row of rows) await tx.deleteFrom('taskFailureTraces').where('taskId', '=', row.taskId).where('attempt', '=', row.attempt).execute();
+      const keys = rows.flatMap((row) => (row.frameKey ? [row.frameKey] : []));
+      if (keys.length > 0) await tx.deleteFrom('storedObjects').where('key', 'in', keys).execute();
+    });
+    const keys = rows.flatMap((row) => (row.frameKey ? [row.frameKey] : []));
+    if (files && keys.length > 0) await files.remove(keys);
+    return rows.length;
+  });
+
   report.activities = await drain(async () => {
     const gone = await db
       .deleteFrom('activities')
@@ -126,6 +159,10 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
           .select('t.id')
           .where('t.status', 'in', ['completed', 'failed', 'cancelled'])
           .where(sql<boolean>`t.updated_at < now() - make_interval(days => w.keep_finished_tasks_days)`)
+          // A task whose evidence keeps a frame goes once that evidence went (above), its file with it.
+          .where((eb) =>
+            eb.not(eb.exists(eb.selectFrom('taskFailureTraces as f').select('f.taskId').whereRef('f.taskId', '=', 't.id').where('f.frameKey', 'is not', null))),
+          )
           .limit(PRUNE_BATCH),
       )
       .executeTakeFirst();

@@ -62,7 +62,9 @@ export function deviceHistory(db: Db, workspaceId: string, deviceId: string, lim
   return db
     .selectFrom('taskAttempts as a')
     .innerJoin('tasks as t', 't.id', 'a.taskId')
+    .leftJoin('taskFailureTraces as f', (join) => join.onRef('f.taskId', '=', 'a.taskId').onRef('f.attempt', '=', 'a.attempt'))
     .select(['a.taskId', 't.title', 't.type', 'a.attempt', 'a.dispatchedAt', 'a.ackedAt', 'a.endedAt', 'a.outcome', 'a.failureCode', 'a.failureMessage'])
+    .select(sql<boolean>`f.task_id is not null`.as('evidence'))
     .where('a.workspaceId', '=', workspaceId)
     .where('a.deviceId', '=', deviceId)
     .orderBy('a.dispatchedAt', 'desc')

@@ -5,6 +5,7 @@ import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconAdjustments, IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { bulkTarget, useBulk } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
@@ -18,7 +19,7 @@ import { errorToast, toast } from '../../shared/toast';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
-import { useRestartSession } from './devices.api';
+import { useDevice, useRestartSession } from './devices.api';
 import { ConnectPhoneModal } from './components/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
 import { DeviceCard } from './components/DeviceCard';
@@ -86,7 +87,30 @@ export function DevicesPage() {
       },
     );
   };
-  const detailsDevice = detailsId ? (deviceMap.get(detailsId) ?? null) : null;
+  // A link may open a phone's details, on its Live tab, with Record offered: `?device=<id>&tab=live&record=1`
+  // (Re-record from here, on a failure's evidence). The phone need not be on the list's first page.
+  const [params, setParams] = useSearchParams();
+  const linkedId = params.get('device');
+  const linkedTab = params.get('tab') === 'live' ? 'live' : 'details';
+  const offerRecord = params.get('record') === '1';
+  useEffect(() => {
+    if (linkedId) setDetailsId(linkedId);
+  }, [linkedId]);
+  const linked = useDevice(linkedId && !deviceMap.has(linkedId) ? linkedId : null);
+  const closeDetails = () => {
+    setDetailsId(null);
+    if (linkedId) {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          for (const key of ['device', 'tab', 'record']) next.delete(key);
+          return next;
+        },
+        { replace: true },
+      );
+    }
+  };
+  const detailsDevice = detailsId ? (deviceMap.get(detailsId) ?? (detailsId === linkedId ? (linked.data ?? null) : null)) : null;
   const assignDevice = assignId ? (deviceMap.get(assignId) ?? null) : null;
   const vaName = (id: string | null) => (id ? userMap.get(id)?.name : undefined);
 
@@ -238,7 +262,9 @@ export function DevicesPage() {
         device={detailsDevice}
         vaName={vaName(detailsDevice?.assignedToId ?? null)}
         canManage={isOperator}
-        onClose={() => setDetailsId(null)}
+        initialTab={detailsId === linkedId ? linkedTab : 'details'}
+        offerRecord={detailsId === linkedId && offerRecord}
+        onClose={closeDetails}
       />
       <AssignVaModal device={assignDevice} onClose={() => setAssignId(null)} />
       {isOperator ? <GroupsModal opened={groupsOpened} onClose={groupsDialog.close} /> : null}

@@ -3,6 +3,7 @@ import { IconCalendarOff, IconEdit, IconRefresh, IconSend, IconTrash } from '@ta
 import type { Account, Post } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { PostDeliveryNote } from './PostDeliveryNote';
+import { FailureEvidenceButton } from '../../tasks/evidence/FailureEvidence';
 import { captionPreview, postAccountLabel, postStatusColors, postStatusLabels, postTimeLine } from '../content.form';
 
 export interface PostCardProps {
@@ -90,6 +91,11 @@ export function PostCard({ post, accounts, onPublish, onUnschedule, onDelete, bu
           </Text>
         ) : null}
         <PostDeliveryNote post={post} />
+        {post.status === 'failed' && post.failureCode ? (
+          <Group>
+            <FailureEvidenceButton source={{ kind: 'post', id: post.id }} />
+          </Group>
+        ) : null}
         <Group gap="xs" mt="auto">
           {post.status === 'draft' && (
             <Button size="xs" leftSection={<IconSend size={14} />} onClick={onPublish} disabled={busy}>

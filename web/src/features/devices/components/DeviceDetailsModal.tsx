@@ -35,16 +35,20 @@ export interface DeviceDetailsModalProps {
   vaName?: string;
   canManage: boolean;
   onClose: () => void;
+  /** The tab it opens on (a link may open the Live tab). */
+  initialTab?: DetailsTab;
+  /** Opened to re-record a failed run: the Live tab says how to start Record. */
+  offerRecord?: boolean;
 }
 
-type DetailsTab = 'details' | 'live';
+export type DetailsTab = 'details' | 'live';
 const isDetailsTab = (value: string | null): value is DetailsTab => value === 'details' || value === 'live';
 
 /**
  * A device's details, what its phone reported, its sessions, tasks, work history and hands-on use, and its screen
  * live (watched only while that tab is open); operators may rename or delete it.
  */
-export function DeviceDetailsModal({ device, vaName, canManage, onClose }: DeviceDetailsModalProps) {
+export function DeviceDetailsModal({ device, vaName, canManage, onClose, initialTab = 'details', offerRecord = false }: DeviceDetailsModalProps) {
   const opened = device !== null;
   const deviceId = device?.id ?? '';
   const sessions = useSessions({ deviceId, limit: 10 }, { enabled: opened });
@@ -64,8 +68,8 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
   }, [device]);
 
   // Each phone opens on its details: its screen is watched only when someone asks for it.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: another device opens on its Details tab
-  useEffect(() => setTab('details'), [deviceId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: another device opens on its Details tab (or the tab its link names)
+  useEffect(() => setTab(initialTab), [deviceId, initialTab]);
 
   const changed = device !== null && name.trim() !== device.name;
 
@@ -245,7 +249,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose }: Devic
               </Stack>
             </Tabs.Panel>
             <Tabs.Panel value="live" pt="md">
-              <LiveScreen device={device} />
+              <LiveScreen device={device} offerRecord={offerRecord} />
             </Tabs.Panel>
           </Tabs>
         </Stack>

@@ -3,6 +3,7 @@ import { failureLabels, type DeviceHistoryEntry } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeviceHistory } from '../devices.api';
+import { FailureEvidenceButton } from '../../tasks/evidence/FailureEvidence';
 
 type Outcome = NonNullable<DeviceHistoryEntry['outcome']>;
 const outcomeLabels: Record<Outcome, string> = {
@@ -36,6 +37,15 @@ export function DeviceHistory({ deviceId, enabled }: { deviceId: string; enabled
             {formatDateTime(row.dispatchedAt)}
             {row.failureCode && row.outcome !== 'completed' ? ` · ${row.failureMessage ?? failureLabels[row.failureCode]}` : ''}
           </Text>
+          {row.evidence ? (
+            <Group>
+              <FailureEvidenceButton
+                source={{ kind: 'task', id: row.taskId }}
+                label="Evidence"
+                ariaLabel={`Evidence of ${row.title}, attempt ${row.attempt}`}
+              />
+            </Group>
+          ) : null}
         </Stack>
       ))}
     </Stack>

@@ -47,6 +47,8 @@ const keyButtons: { key: LiveKey; label: string; icon: typeof IconHome }[] = [
 
 export interface LiveScreenProps {
   device: Pick<Device, 'id' | 'name' | 'controlledById' | 'controlledByName'>;
+  /** Opened to re-record a failed run: says how to start Record (it needs control of the phone). */
+  offerRecord?: boolean;
 }
 
 /** What stands in for the screen when there is no live picture: why, in a sentence. */
@@ -84,7 +86,7 @@ function IdlePrompt({ deviceName, releaseAt, onKeep }: { deviceName: string; rel
  * the picture. While the person is in control, a click taps, a drag swipes,
  * the wheel scrolls and typing goes to the phone; the server decides who may take control.
  */
-export function LiveScreen({ device }: LiveScreenProps) {
+export function LiveScreen({ device, offerRecord = false }: LiveScreenProps) {
   const me = useCurrentUser();
   const live = useLiveScreen({ deviceId: device.id, controlledById: device.controlledById, controlledByName: device.controlledByName });
   const { state, controller } = live;
@@ -241,6 +243,15 @@ export function LiveScreen({ device }: LiveScreenProps) {
         </Group>
       </Group>
 
+      {offerRecord ? (
+        <Alert color="red" variant="light" title="Re-record from here">
+          <Text size="sm">
+            {mine
+              ? 'Press Record, then do the routine on the phone the way it should go; Stop saves it as a draft.'
+              : 'Take control of this phone, then press Record and do the routine the way it should go.'}
+          </Text>
+        </Alert>
+      ) : null}
       {showIdle && state.idle ? <IdlePrompt deviceName={state.idle.deviceName} releaseAt={state.idle.releaseAt} onKeep={live.keep} /> : null}
       {mine && state.asked ? (
         <Alert

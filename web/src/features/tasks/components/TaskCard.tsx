@@ -6,6 +6,7 @@ import { formatDeadline } from '../../../shared/format';
 import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
 import { TaskDelivery } from './TaskDelivery';
 import { asksAboutPost, UnconfirmedPostAnswer } from './UnconfirmedPostAnswer';
+import { FailureEvidenceButton } from '../evidence/FailureEvidence';
 
 export interface TaskCardProps {
   task: Task;
@@ -83,6 +84,12 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
           </Group>
           <TaskDelivery task={task} />
           {canChangeStatus && asksAboutPost(task) ? <UnconfirmedPostAnswer task={task} /> : null}
+          {/* A phone's failure (not one the console decided, such as no phone or a cap) may carry its failed step. */}
+          {task.status === 'failed' && task.failureCode && task.attempt > 0 ? (
+            <Group>
+              <FailureEvidenceButton source={{ kind: 'task', id: task.id }} />
+            </Group>
+          ) : null}
           <Group gap="md" wrap="wrap">
             <Group gap={4} wrap="nowrap">
               <IconDeviceMobile size={14} aria-hidden />
