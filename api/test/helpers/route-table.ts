@@ -74,8 +74,12 @@ async function buildRecipe(operator: Client): Promise<string> {
 }
 
 /** A draft recipe (turned off: a VA may save versions of it) and its document, for the editor's routes. */
+let draftCount = 0;
 async function buildDraftRecipe(operator: Client): Promise<{ id: string; body: Record<string, unknown> }> {
-  const created = await operator.post<{ id: string; body: Record<string, unknown> }>('/api/recipes', { recipe: await recipeDocument(operator), enabled: false });
+  // A recipe id of its own: saving versions of it must not take the versions recipeDocument hands out next.
+  draftCount += 1;
+  const recipe = { ...(await recipeDocument(operator)), id: `table.draft${draftCount}`, version: 1 };
+  const created = await operator.post<{ id: string; body: Record<string, unknown> }>('/api/recipes', { recipe, enabled: false });
   return { id: created.body.id, body: created.body.body };
 }
 
