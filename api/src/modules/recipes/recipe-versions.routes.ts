@@ -3,15 +3,7 @@
  * (or a version and the shipped template it came from) line by line, and restore an earlier version as the newest.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  errorBody,
-  idParams,
-  recipeDiff,
-  recipeDiffQuery,
-  recipeVersionList,
-  saveRecipeVersionBody,
-  workspaceRecipeDetail,
-} from '@farm/contracts';
+import { errorBody, idParams, recipeDiff, recipeDiffQuery, recipeVersionList, saveRecipeVersionBody, workspaceRecipeDetail } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
@@ -104,7 +96,10 @@ export const recipeVersionsRoutes: FastifyPluginAsyncZod = async (app) => {
         const sentence = "Compare against one of this workspace's recipe versions";
         throw new AppError(400, sentence, [{ field: 'against', message: sentence }]);
       }
-      return compare({ label: other.recipeId === row.recipeId ? `v${other.version}` : `${other.recipeId} v${other.version}`, id: other.id, body: other.body }, to);
+      return compare(
+        { label: other.recipeId === row.recipeId ? `v${other.version}` : `${other.recipeId} v${other.version}`, id: other.id, body: other.body },
+        to,
+      );
     },
   );
 
@@ -127,7 +122,12 @@ export const recipeVersionsRoutes: FastifyPluginAsyncZod = async (app) => {
             throw new AppError(400, `Version ${from.version} fails the recipe schema, so it cannot be restored as it is: ${error.message}`, error.details);
           }
         };
-        return saveVersion(tx, outbox, { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document: from.body, restore: true }, restore);
+        return saveVersion(
+          tx,
+          outbox,
+          { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document: from.body, restore: true },
+          restore,
+        );
       });
       return reply.code(201).send({ ...toWorkspaceRecipe(row), body: row.body });
     },

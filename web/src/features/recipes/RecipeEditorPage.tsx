@@ -198,8 +198,8 @@ export function RecipeEditorPage({ actions }: RecipeEditorPageProps = {}) {
       </EditorHeader>
 
       <Text size="sm" c="dimmed">
-        Saving adds a new version. It is sent to phones if this one is, and the older versions are turned off: phones get one version of a recipe at
-        a time.{changed ? ' You have changes that are not saved.' : ''}
+        Saving adds a new version. It is sent to phones if this one is, and the older versions are turned off: phones get one version of a recipe at a time.
+        {changed ? ' You have changes that are not saved.' : ''}
       </Text>
       {current.invalid ? (
         <Alert color="red" variant="light" role="alert" title="This version fails the schema">

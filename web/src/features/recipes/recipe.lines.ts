@@ -6,9 +6,7 @@
 
 export type JsonPath = readonly (string | number)[];
 
-export type LocatedJson =
-  | { ok: true; value: unknown; lines: Map<string, number> }
-  | { ok: false; error: { line: number; message: string } };
+export type LocatedJson = { ok: true; value: unknown; lines: Map<string, number> } | { ok: false; error: { line: number; message: string } };
 
 const keyOf = (path: JsonPath) => path.map(String).join('\u0000');
 

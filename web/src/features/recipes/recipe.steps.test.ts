@@ -29,12 +29,12 @@ describe('recipe steps', () => {
   });
 
   it('builds a guard that taps what shows, or goes back', () => {
-    expect(buildStep({ do: 'when', target: { kind: 'text', value: 'Not now' }, then: 'tap' })).toEqual({
+    expect(buildStep({ do: 'when', target: { kind: 'text', value: 'Not now' }, action: 'tap' })).toEqual({
       do: 'when',
       present: { text: 'Not now' },
       steps: [{ do: 'tap', target: { text: 'Not now' } }],
     });
-    expect(buildStep({ do: 'when', target: { kind: 'desc', value: 'Close' }, then: 'back' }).steps).toEqual([{ do: 'key', key: 'back' }]);
+    expect(buildStep({ do: 'when', target: { kind: 'desc', value: 'Close' }, action: 'back' }).steps).toEqual([{ do: 'key', key: 'back' }]);
     expect(buildStep({ do: 'pause', for: ' 2s ' })).toEqual({ do: 'pause', for: '2s' });
   });
 

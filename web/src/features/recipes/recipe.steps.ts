@@ -111,7 +111,7 @@ const selectorOf = ({ kind, value }: NewTarget) => ({ [kind]: value.trim() });
 export type NewStep =
   | { do: 'wait_for'; target: NewTarget; timeout: string }
   | { do: 'expect'; target: NewTarget; timeout: string }
-  | { do: 'when'; target: NewTarget; then: 'tap' | 'back' }
+  | { do: 'when'; target: NewTarget; action: 'tap' | 'back' }
   | { do: 'pause'; for: string };
 
 export function buildStep(input: NewStep): Json {
@@ -123,7 +123,7 @@ export function buildStep(input: NewStep): Json {
       return {
         do: 'when',
         present: selectorOf(input.target),
-        steps: [input.then === 'tap' ? { do: 'tap', target: selectorOf(input.target) } : { do: 'key', key: 'back' }],
+        steps: [input.action === 'tap' ? { do: 'tap', target: selectorOf(input.target) } : { do: 'key', key: 'back' }],
       };
     case 'pause':
       return { do: 'pause', for: input.for.trim() };

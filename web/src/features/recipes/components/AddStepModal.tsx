@@ -49,7 +49,7 @@ export function AddStepModal({ adding, onAdd, onClose }: AddStepModalProps) {
     }
     if (!value.trim()) return setError('Say what to look for: an id, a text or a description');
     const target = { kind, value };
-    if (adding.kind === 'when') return onAdd({ do: 'when', target, then });
+    if (adding.kind === 'when') return onAdd({ do: 'when', target, action: then });
     return onAdd({ do: adding.kind, target, timeout });
   };
 

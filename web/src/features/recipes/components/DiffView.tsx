@@ -37,7 +37,10 @@ export function DiffView({ diff }: { diff: RecipeDiff }) {
   const rows = foldDiff(diff.lines);
   return (
     <div>
-      <Text size="sm" mb="xs">{`${diff.from.label} → ${diff.to.label}: ${diff.added} ${diff.added === 1 ? 'line' : 'lines'} added, ${diff.removed} removed`}</Text>
+      <Text
+        size="sm"
+        mb="xs"
+      >{`${diff.from.label} → ${diff.to.label}: ${diff.added} ${diff.added === 1 ? 'line' : 'lines'} added, ${diff.removed} removed`}</Text>
       {diff.added + diff.removed === 0 ? (
         <Text size="sm" c="dimmed">
           The two documents are the same.
@@ -46,6 +49,8 @@ export function DiffView({ diff }: { diff: RecipeDiff }) {
         <Box
           component="ol"
           aria-label={`Changes from ${diff.from.label} to ${diff.to.label}`}
+          // It scrolls sideways on a phone: focusable, so the keyboard scrolls it too.
+          tabIndex={0}
           m={0}
           p={0}
           style={{
@@ -60,7 +65,10 @@ export function DiffView({ diff }: { diff: RecipeDiff }) {
         >
           {rows.map((row) =>
             'folded' in row ? (
-              <li key={row.key} style={{ padding: '2px 8px', color: 'var(--mantine-color-dimmed)' }}>{`… ${row.folded} ${row.folded === 1 ? 'line' : 'lines'} unchanged`}</li>
+              <li
+                key={row.key}
+                style={{ padding: '2px 8px', color: 'var(--mantine-color-dimmed)' }}
+              >{`… ${row.folded} ${row.folded === 1 ? 'line' : 'lines'} unchanged`}</li>
             ) : (
               <li
                 key={`${row.line.oldLine ?? ''}-${row.line.newLine ?? ''}-${row.line.kind}`}

@@ -52,7 +52,9 @@ export function JsonPane({ text, onChange, problems }: JsonPaneProps) {
           maxWidth: '100%',
         }}
       >
-        <div style={{ display: 'flex', minWidth: 'fit-content', fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13, lineHeight: `${LINE_HEIGHT}px` }}>
+        <div
+          style={{ display: 'flex', minWidth: 'fit-content', fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13, lineHeight: `${LINE_HEIGHT}px` }}
+        >
           <div
             aria-hidden
             style={{
@@ -114,7 +116,14 @@ export function JsonPane({ text, onChange, problems }: JsonPaneProps) {
           <List size="sm" spacing={2}>
             {problems.map((problem) => (
               <List.Item key={`${problem.line}:${problem.path}:${problem.message}`}>
-                <Button variant="subtle" color="red" size="compact-sm" onClick={() => goTo(problem.line)} styles={{ label: { whiteSpace: 'normal', textAlign: 'left' } }} h="auto">
+                <Button
+                  variant="subtle"
+                  color="red"
+                  size="compact-sm"
+                  onClick={() => goTo(problem.line)}
+                  styles={{ label: { whiteSpace: 'normal', textAlign: 'left' } }}
+                  h="auto"
+                >
                   {problemText(problem)}
                 </Button>
               </List.Item>

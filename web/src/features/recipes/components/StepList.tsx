@@ -54,9 +54,7 @@ export function StepList({ steps, onAdd, onMove, onDelete, onCounts }: StepListP
                       <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
                         {describeStep(step)}
                       </Text>
-                      {typeof step.counts === 'string' ? (
-                        <Badge variant="light" color="grape">{`Counts a ${step.counts}`}</Badge>
-                      ) : null}
+                      {typeof step.counts === 'string' ? <Badge variant="light" color="grape">{`Counts a ${step.counts}`}</Badge> : null}
                     </Group>
                     {target ? (
                       <Group gap={6} wrap="wrap">
