@@ -25,8 +25,12 @@ const columns = [
   'basedOnVersion',
   'note',
 ] as const;
-/** The document as written where it was kept (0045), else the stored jsonb (whose keys PostgreSQL reorders). */
-const bodyText = sql<string>`coalesce(source, body::text)`.as('bodyText');
+const bodyText = sql<string>`body::text`.as('bodyText');
+/**
+ * The document as written where it was kept (0045) and still says what the stored jsonb says, else the jsonb (whose
+ * keys PostgreSQL reorders): what the editor shows and compares. Phones and the start-up check read `body`.
+ */
+const documentText = sql<string>`case when source is not null and source::jsonb = body then source else body::text end`.as('bodyText');
 const withBody = <R extends { bodyText: string }>(row: R | undefined): (Omit<R, 'bodyText'> & { body: Record<string, unknown> }) | undefined => {
   if (!row) return undefined;
   const { bodyText: text, ...rest } = row;
@@ -49,7 +53,7 @@ export async function findWorkspaceRecipe(db: Db | Tx, workspaceId: string, id: 
   return withBody(
     await db
       .selectFrom('workspaceRecipes')
-      .select([...columns, bodyText])
+      .select([...columns, documentText])
       .where('workspaceId', '=', workspaceId)
       .where('id', '=', id)
       .executeTakeFirst(),
@@ -88,7 +92,7 @@ export function insertWorkspaceRecipe(
       note: origin.note ?? null,
     })
     .onConflict((oc) => oc.columns(['workspaceId', 'recipeId', 'version']).doNothing())
-    .returning([...columns, bodyText])
+    .returning([...columns, documentText])
     .executeTakeFirst()
     .then(withBody);
 }
