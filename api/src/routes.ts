@@ -18,6 +18,7 @@ import { enrollmentRoutes } from './modules/devices/enrollment.routes.ts';
 import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
 import { fleetRoutes } from './modules/hosts/fleet.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
+import { recipeVersionsRoutes } from './modules/recipes/recipe-versions.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
 import { resetRequestsRoutes } from './auth/reset-requests.routes.ts';
@@ -54,6 +55,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     hostsRoutes,
     fleetRoutes,
     recipesRoutes,
+    recipeVersionsRoutes,
     wallRoutes,
     twoFactorRoutes,
     passwordResetsRoutes,

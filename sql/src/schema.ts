@@ -531,6 +531,14 @@ export interface WorkspaceRecipesTable {
   /** Set when the stored body fails the current schema (0034): the field and the reason; the recipe is off. */
   invalidField: NullableText;
   invalidReason: NullableText;
+  /** The shipped template it came from (0045), kept along its versions. */
+  basedOn: NullableText;
+  /** The version of the same recipe id it was saved from in the editor, or restored from (0045). */
+  basedOnVersion: ColumnType<number | null, number | null | undefined, number | null>;
+  /** What changed, in a person's words (0045; at most 200 characters). */
+  note: NullableText;
+  /** The document as written (JSON text, keys in the writer's order); null for rows saved before 0045. */
+  source: NullableText;
 }
 
 /** App versions a workspace verified a recipe on (0034). `locale` is '' for any. */

@@ -76,6 +76,12 @@ for (const width of [1280, 375]) {
       expect(taps[0]!.positional).toBeUndefined();
       expect(detail.body.steps).toContainEqual({ do: 'type', text: '{{caption}}' });
       expect(detail.body.steps[0]).toEqual({ do: 'open_app' });
+
+      // The operator opens the draft in the recipe editor, to add waits, guards, counts and checks.
+      await dialog.getByRole('link', { name: 'Open "Like the first post" in the recipe editor' }).click();
+      await expect(page.getByRole('heading', { level: 1, name: 'Like the first post' })).toBeVisible();
+      await expect(page.getByText('Off (draft)', { exact: true })).toBeVisible();
+      await expect(page.getByRole('textbox', { name: 'Recipe JSON' })).toHaveValue(/"id": "row_feed_button_like"/);
     } finally {
       agent.close();
       await backend.close();

@@ -114,6 +114,8 @@ export const workspaceRecipe = recipeSummary.extend({
   updatedAt: isoTime,
   /** The stored document fails the current schema: turned off, with where and why (fix it and add it again). */
   invalid: z.object({ field: z.string(), reason: z.string() }).nullable(),
+  /** The shipped template it came from (the editor compares against it), if any. */
+  basedOn: z.string().nullable(),
 });
 export type WorkspaceRecipe = z.infer<typeof workspaceRecipe>;
 /** The recipe document itself, as validated by the agent's recipe schema. */
@@ -241,3 +243,56 @@ export const updateRecipeBody = z.object({ enabled: z.boolean() });
 export const shippedRecipeParams = z.object({
   name: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, { message: 'Recipe id is not one of the shipped recipes' }),
 });
+
+// ── the recipe editor: versions, diff and restore ───────────────────────────────────────────────────────
+
+/** One saved version of a workspace recipe (every save in the editor adds one). */
+export const recipeVersion = z.object({
+  id,
+  version: z.number().int(),
+  name: z.string(),
+  enabled: z.boolean(),
+  createdAt: isoTime,
+  /** Who saved it; null when that member was removed, or for rows saved before versions were kept. */
+  savedBy: z.string().nullable(),
+  note: z.string().nullable(),
+  /** The shipped template it came from, if any. */
+  basedOn: z.string().nullable(),
+  /** The version it was saved or restored from, if any. */
+  basedOnVersion: z.number().int().nullable(),
+  invalid: z.object({ field: z.string(), reason: z.string() }).nullable(),
+});
+export type RecipeVersion = z.infer<typeof recipeVersion>;
+export const recipeVersionList = z.object({ recipeId: z.string(), versions: z.array(recipeVersion) });
+export type RecipeVersionList = z.infer<typeof recipeVersionList>;
+
+export const saveRecipeVersionBody = z.object({
+  recipe: recipeDocument.refine((value) => JSON.stringify(value).length <= 200_000, { message: 'A recipe is at most 200 KB of JSON' }),
+  note: z.string({ error: 'Note must be text' }).trim().max(200, { message: 'Note must be at most 200 characters' }).optional(),
+});
+export type SaveRecipeVersionBody = z.input<typeof saveRecipeVersionBody>;
+
+export const recipeDiffQuery = z.object({
+  against: z
+    .string({ error: 'Say what to compare against: another version\'s id or "shipped"' })
+    .regex(/^(shipped|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i, {
+      message: 'Compare against another version\'s id or "shipped"',
+    }),
+});
+/** A line of the compare: kept, removed from the earlier document, or added in this one; line numbers on each side. */
+export const recipeDiffLine = z.object({
+  kind: z.enum(['same', 'removed', 'added']),
+  text: z.string(),
+  oldLine: z.number().int().nullable(),
+  newLine: z.number().int().nullable(),
+});
+export type RecipeDiffLine = z.infer<typeof recipeDiffLine>;
+/** GET /api/recipes/:id/diff: `from` (the earlier document: a version or the shipped template) to `to` (this version). */
+export const recipeDiff = z.object({
+  from: z.object({ label: z.string(), id: id.nullable() }),
+  to: z.object({ label: z.string(), id }),
+  added: z.number().int(),
+  removed: z.number().int(),
+  lines: z.array(recipeDiffLine),
+});
+export type RecipeDiff = z.infer<typeof recipeDiff>;

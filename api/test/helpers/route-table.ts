@@ -74,6 +74,16 @@ async function buildRecipe(operator: Client): Promise<string> {
   return (await operator.post<{ id: string }>('/api/recipes', { recipe: await recipeDocument(operator) })).body.id;
 }
 
+/** A draft recipe (turned off: a VA may save versions of it) and its document, for the editor's routes. */
+let draftCount = 0;
+async function buildDraftRecipe(operator: Client): Promise<{ id: string; body: Record<string, unknown> }> {
+  // A recipe id of its own: saving versions of it must not take the versions recipeDocument hands out next.
+  draftCount += 1;
+  const recipe = { ...(await recipeDocument(operator)), id: `table.draft${draftCount}`, version: 1 };
+  const created = await operator.post<{ id: string; body: Record<string, unknown> }>('/api/recipes', { recipe, enabled: false });
+  return { id: created.body.id, body: created.body.body };
+}
+
 /** An Inspect capture's body for a phone: a two-node tree and a tiny JPEG (the API checks the type, not the picture). */
 function captureBody(deviceId: string) {
   const node = {
@@ -704,6 +714,26 @@ export const writeRoutes: WriteRoute[] = [
     foreign: notFound,
     setup: async ({ operator }) => ({ url: `/api/webhooks/${(await buildWebhook(operator)).id}/test` }),
   },
+  // The recipe editor's versions (issue #40): a VA saves drafts of draft recipes; only operators restore.
+  {
+    method: 'POST',
+    path: '/api/recipes/{id}/versions',
+    ok: 201,
+    vaMay: true,
+    foreign: notFound,
+    setup: async ({ operator }) => {
+      const draft = await buildDraftRecipe(operator);
+      return { url: `/api/recipes/${draft.id}/versions`, body: { recipe: draft.body, note: 'Waits for the feed' } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/recipes/{id}/restore',
+    ok: 201,
+    vaMay: false,
+    foreign: notFound,
+    setup: async ({ operator }) => ({ url: `/api/recipes/${(await buildDraftRecipe(operator)).id}/restore` }),
+  },
   // The recipe studio's saved Inspect captures (issue #40).
   {
     method: 'POST',
@@ -967,6 +997,8 @@ export const readRoutes: ReadRoute[] = [
   read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
   read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`, { vaMay: false }),
+  read('/api/recipes/{id}/versions', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/versions`),
+  read('/api/recipes/{id}/diff', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/diff?against=shipped`),
   // The wall is shown by a wall link's token, to anyone holding it.
   read('/api/wall', async ({ operator }) => `/api/wall?token=${(await buildWallLink(operator)).token}`, { access: 'public', names: false }),
   read('/api/tasks'),

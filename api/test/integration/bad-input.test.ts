@@ -164,9 +164,12 @@ describe('ids in paths', () => {
         '/api/groups/{id}/devices': { add: ['6f0c1c52-5d43-4c1e-9d3f-0b0b0b0b0b0b'] },
         '/api/groups/{id}/assign': { assignedToId: null },
         '/api/hosts/{id}/fleet-settings': defaultHostFleetSettings,
+        '/api/recipes/{id}/versions': { recipe: { id: 'instagram.post' } },
       };
+      // A valid query, where a read needs one.
+      const queries: Record<string, string> = { '/api/recipes/{id}/diff': '?against=shipped' };
       const body = bodies[path] ?? {};
-      return operator.request(method, url, method === 'GET' || method === 'DELETE' ? undefined : body);
+      return operator.request(method, `${url}${queries[path] ?? ''}`, method === 'GET' || method === 'DELETE' ? undefined : body);
     };
     for (const id of [
       'not-a-uuid',

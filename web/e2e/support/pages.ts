@@ -83,6 +83,12 @@ export const shellScreens: readonly Screen[] = [
     await expect(page.locator('.recharts-surface').first()).toBeVisible();
   }),
   shellScreen('settings', '/settings', 'Settings'),
+  {
+    ...shellScreen('recipe-editor', '', 'Instagram publish a post', async (page) => {
+      await expect(page.getByRole('textbox', { name: 'Recipe JSON' })).toBeVisible();
+    }),
+    path: (farm) => `/recipes/${farm.recipeId}`,
+  },
   shellScreen('content-calendar', '/content/calendar', 'Content Calendar', async (page) => {
     await expect(page.locator('[data-post-id]').first()).toBeVisible();
   }),

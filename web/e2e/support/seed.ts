@@ -14,6 +14,8 @@ export interface SeededFarm {
   campaignId: string;
   accountId: string;
   deviceNames: string[];
+  /** A draft workspace recipe (the shipped post template, turned off), for the recipe editor. */
+  recipeId: string;
 }
 
 interface WithId {
@@ -133,6 +135,9 @@ export async function seedFarm(baseURL: string): Promise<SeededFarm> {
       mediaUrls: [],
     });
 
+    const template = (await (await api.get('/api/recipes/shipped/instagram.post')).json()) as { body: Record<string, unknown> };
+    const recipe = await send<WithId>(api, 'POST', '/api/recipes', { recipe: { ...template.body, version: 1 }, enabled: false });
+
     return {
       operator,
       va,
@@ -140,6 +145,7 @@ export async function seedFarm(baseURL: string): Promise<SeededFarm> {
       campaignId: campaign.id,
       accountId: account.id,
       deviceNames: deviceSpecs.map((spec) => spec.name),
+      recipeId: recipe.id,
     };
   } finally {
     await api.dispose();

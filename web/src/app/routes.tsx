@@ -24,6 +24,7 @@ const ContentPage = lazyNamed(() => import('../features/content/ContentPage'), '
 const CalendarPage = lazyNamed(() => import('../features/content/calendar/CalendarPage'), 'CalendarPage');
 const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage'), 'AccountsPage');
 const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
+const RecipeEditorPage = lazyNamed(() => import('../features/recipes/RecipeEditorPage'), 'RecipeEditorPage');
 const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
 
 /** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
@@ -58,6 +59,7 @@ export function AppRoutes() {
           <Route path="/monitor" element={<MonitorPage />} />
           <Route path="/analytics" element={<AnalyticsPage />} />
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/recipes/:id" element={<RecipeEditorPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

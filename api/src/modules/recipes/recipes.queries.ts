@@ -5,7 +5,7 @@ import type { WorkspaceRecipesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
 /** A row with its document as written: read as text, since the database layer renames JSON keys to camelCase. */
-export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body'> & { body: Record<string, unknown> };
+export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body' | 'source'> & { body: Record<string, unknown> };
 
 const columns = [
   'id',
@@ -21,8 +21,16 @@ const columns = [
   'updatedAt',
   'invalidField',
   'invalidReason',
+  'basedOn',
+  'basedOnVersion',
+  'note',
 ] as const;
 const bodyText = sql<string>`body::text`.as('bodyText');
+/**
+ * The document as written where it was kept (0045) and still says what the stored jsonb says, else the jsonb (whose
+ * keys PostgreSQL reorders): what the editor shows and compares. Phones and the start-up check read `body`.
+ */
+const documentText = sql<string>`case when source is not null and source::jsonb = body then source else body::text end`.as('bodyText');
 const withBody = <R extends { bodyText: string }>(row: R | undefined): (Omit<R, 'bodyText'> & { body: Record<string, unknown> }) | undefined => {
   if (!row) return undefined;
   const { bodyText: text, ...rest } = row;
@@ -45,7 +53,7 @@ export async function findWorkspaceRecipe(db: Db | Tx, workspaceId: string, id: 
   return withBody(
     await db
       .selectFrom('workspaceRecipes')
-      .select([...columns, bodyText])
+      .select([...columns, documentText])
       .where('workspaceId', '=', workspaceId)
       .where('id', '=', id)
       .executeTakeFirst(),
@@ -63,7 +71,9 @@ export function insertWorkspaceRecipe(
   document: Record<string, unknown>,
   enabled: boolean,
   userId: string,
+  origin: { basedOn?: string | null; basedOnVersion?: number | null; note?: string | null } = {},
 ): Promise<WorkspaceRecipeRow | undefined> {
+  const text = JSON.stringify(document);
   return tx
     .insertInto('workspaceRecipes')
     .values({
@@ -73,14 +83,67 @@ export function insertWorkspaceRecipe(
       name: recipe.name,
       platform: recipe.platform,
       routines: recipe.routines,
-      body: JSON.stringify(document),
+      body: text,
+      source: text,
       enabled,
       createdById: userId,
+      basedOn: origin.basedOn ?? null,
+      basedOnVersion: origin.basedOnVersion ?? null,
+      note: origin.note ?? null,
     })
     .onConflict((oc) => oc.columns(['workspaceId', 'recipeId', 'version']).doNothing())
-    .returning([...columns, bodyText])
+    .returning([...columns, documentText])
     .executeTakeFirst()
     .then(withBody);
+}
+
+/**
+ * Locks every version of a recipe id in the workspace (a save or a restore waits for another in flight on the same
+ * recipe) and answers the highest version and whether any version is on. A save racing past the lock (a recipe id
+ * with no row yet) meets the unique (workspace, recipe id, version) instead and is answered 409.
+ */
+export async function lockRecipeVersions(tx: Tx, workspaceId: string, recipeId: string): Promise<{ latest: number; anyEnabled: boolean }> {
+  const versions = tx.selectFrom('workspaceRecipes').select(['version', 'enabled']).where('workspaceId', '=', workspaceId).where('recipeId', '=', recipeId);
+  await versions.forUpdate().execute();
+  // Read again after the lock: a save that held it committed a version this statement's snapshot now sees.
+  const rows = await versions.execute();
+  return { latest: Math.max(0, ...rows.map((row) => row.version)), anyEnabled: rows.some((row) => row.enabled) };
+}
+
+/** Turns off every version of a recipe id but `keepId`: one version of a recipe is sent to phones at a time. */
+export async function turnOffOtherVersions(tx: Tx, workspaceId: string, recipeId: string, keepId: string): Promise<void> {
+  await tx
+    .updateTable('workspaceRecipes')
+    .set({ enabled: false, updatedAt: new Date() })
+    .where('workspaceId', '=', workspaceId)
+    .where('recipeId', '=', recipeId)
+    .where('id', '!=', keepId)
+    .where('enabled', '=', true)
+    .execute();
+}
+
+/** Every version of a recipe id, the newest first, with the name of who saved it. */
+export function listRecipeVersions(db: Db, workspaceId: string, recipeId: string) {
+  return db
+    .selectFrom('workspaceRecipes as r')
+    .leftJoin('users as u', 'u.id', 'r.createdById')
+    .select([
+      'r.id',
+      'r.version',
+      'r.name',
+      'r.enabled',
+      'r.createdAt',
+      'u.name as savedBy',
+      'r.note',
+      'r.basedOn',
+      'r.basedOnVersion',
+      'r.invalidField',
+      'r.invalidReason',
+    ])
+    .where('r.workspaceId', '=', workspaceId)
+    .where('r.recipeId', '=', recipeId)
+    .orderBy('r.version', 'desc')
+    .execute();
 }
 
 export async function setWorkspaceRecipeEnabled(tx: Tx, workspaceId: string, id: string, enabled: boolean): Promise<WorkspaceRecipeRow | undefined> {

@@ -51,7 +51,7 @@ function summary(recipe: Recipe) {
   };
 }
 
-function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
+export function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
   // The document is stored as it was written (and validated); its summary is read through the schema's defaults.
   const parsed = recipeSchema.safeParse(row.body);
   const body = parsed.success ? parsed.data : (row.body as unknown as Recipe);
@@ -62,11 +62,12 @@ function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     invalid: row.invalidReason ? { field: row.invalidField ?? 'the document', reason: row.invalidReason } : null,
+    basedOn: row.basedOn,
   };
 }
 
 /** The agent's recipe schema, with every problem named by where it is in the document. */
-function validRecipe(input: unknown): Recipe {
+export function validRecipe(input: unknown): Recipe {
   const parsed = recipeSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   const details = parsed.error.issues.slice(0, 20).map((issue) => ({ field: ['recipe', ...issue.path.map(String)].join('.'), message: issue.message }));
@@ -141,7 +142,10 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
         throw new AppError(403, 'Only operators turn a recipe on for automation: save it as a draft');
       const recipe = validRecipe(request.body.recipe);
       const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const inserted = await insertWorkspaceRecipe(tx, actor.workspaceId, recipe, request.body.recipe, request.body.enabled ?? true, actor.userId);
+        const template = shippedRecipes().some((item) => item.id === recipe.id) ? recipe.id : null;
+        const inserted = await insertWorkspaceRecipe(tx, actor.workspaceId, recipe, request.body.recipe, request.body.enabled ?? true, actor.userId, {
+          basedOn: template,
+        });
         if (!inserted) throw conflict(`This workspace already has version ${recipe.version} of ${recipe.id}: raise the recipe's version to add a new one`);
         await outbox.record(
           { userId: actor.userId, action: `Recipe "${recipe.name}" (${recipe.id} v${recipe.version}) added`, type: 'info' },

@@ -3,14 +3,16 @@
  * the element under the finger; the steps it makes are listed with the screen they were made on. A typed text may be
  * swapped for a parameter. Stop offers to save the steps as a draft recipe for a platform and routine.
  */
-import { Badge, Button, Group, Image, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Image, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconPlayerRecordFilled, IconPlayerStopFilled } from '@tabler/icons-react';
 import type { RecordedTarget } from '@farm/agent-protocol/inspect';
 import type { LiveInput } from '@farm/agent-protocol/live';
 import { routineTypes } from '@farm/agent-protocol/routines';
 import type { LiveAnswer, LiveInputAnswer } from '@farm/contracts';
 import { useEffect, useRef, useState } from 'react';
+import { Link } from 'react-router';
 import { errorToast, toast } from '../../../shared/toast';
+import { useCurrentUser } from '../../auth/auth.api';
 import { useSaveDraft } from './inspect.api';
 import { draftRecipe, platformOf, stepsFor, textParameters, type RecordedEntry } from './recorder';
 
@@ -32,10 +34,14 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
   const [routine, setRoutine] = useState<string | null>('warmup');
   const lastRef = useRef<number | null>(null);
   const save = useSaveDraft();
+  const isOperator = useCurrentUser()?.role === 'operator';
+  /** The draft just saved: an operator may open it in the recipe editor to add waits, guards, counts and checks. */
+  const [savedDraft, setSavedDraft] = useState<{ id: string; name: string } | null>(null);
 
   useEffect(() => () => setRecorder(null), [setRecorder]);
 
   const start = () => {
+    setSavedDraft(null);
     setEntries([]);
     setTargets([]);
     setStopped(false);
@@ -78,7 +84,8 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
       recorded: targets,
     });
     save.mutate(recipe, {
-      onSuccess: () => {
+      onSuccess: (created) => {
+        setSavedDraft({ id: created.id, name: name.trim() });
         toast('Draft saved', `"${name.trim()}" is in Settings → Recipes, turned off until an operator turns it on.`);
         setStopped(false);
         setEntries([]);
@@ -148,6 +155,11 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
             Save draft
           </Button>
         </Stack>
+      ) : null}
+      {savedDraft && isOperator && !recording ? (
+        <Anchor component={Link} to={`/recipes/${savedDraft.id}`} size="xs">
+          {`Open "${savedDraft.name}" in the recipe editor`}
+        </Anchor>
       ) : null}
     </Stack>
   );

@@ -2,6 +2,7 @@ import { Alert, Badge, Button, Card, FileButton, Group, List, Paper, Stack, Swit
 import { refusalMessage } from '../../../shared/refusal';
 import type { WorkspaceRecipe } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
@@ -172,6 +173,9 @@ export function RecipesSection() {
                         disabled={recipe.invalid !== null && !recipe.enabled}
                         onChange={(event) => toggle(recipe, event.currentTarget.checked)}
                       />
+                      <Button size="xs" variant="light" component={Link} to={`/recipes/${recipe.id}`} aria-label={`Edit ${recipe.name} v${recipe.version}`}>
+                        Edit
+                      </Button>
                       <Button size="xs" variant="default" onClick={() => void download({ id: recipe.id }, `${recipe.recipeId}.v${recipe.version}`)}>
                         Download
                       </Button>
