@@ -996,7 +996,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
-  read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`, { vaMay: false }),
+  read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`),
   read('/api/recipes/{id}/versions', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/versions`),
   read('/api/recipes/{id}/diff', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/diff?against=shipped`),
   // The wall is shown by a wall link's token, to anyone holding it.

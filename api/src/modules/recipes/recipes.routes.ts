@@ -121,7 +121,8 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/recipes/:id',
-    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } },
+    // A VA opens the drafts they recorded in the editor, to add waits, guards, counts and checks (saved as drafts).
+    { config: { access: 'studio.work' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } },
     async (request) => {
       const row = await findWorkspaceRecipe(db, actorOf(request).workspaceId, request.params.id);
       if (!row) throw notFound();

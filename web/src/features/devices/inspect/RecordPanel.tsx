@@ -12,7 +12,6 @@ import type { LiveAnswer, LiveInputAnswer } from '@farm/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { errorToast, toast } from '../../../shared/toast';
-import { useCurrentUser } from '../../auth/auth.api';
 import { useSaveDraft } from './inspect.api';
 import { draftRecipe, platformOf, stepsFor, textParameters, type RecordedEntry } from './recorder';
 
@@ -34,8 +33,7 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
   const [routine, setRoutine] = useState<string | null>('warmup');
   const lastRef = useRef<number | null>(null);
   const save = useSaveDraft();
-  const isOperator = useCurrentUser()?.role === 'operator';
-  /** The draft just saved: an operator may open it in the recipe editor to add waits, guards, counts and checks. */
+  /** The draft just saved: open it in the recipe editor to add waits, guards, counts and checks (a VA saves drafts only). */
   const [savedDraft, setSavedDraft] = useState<{ id: string; name: string } | null>(null);
 
   useEffect(() => () => setRecorder(null), [setRecorder]);
@@ -156,7 +154,7 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
           </Button>
         </Stack>
       ) : null}
-      {savedDraft && isOperator && !recording ? (
+      {savedDraft && !recording ? (
         <Anchor component={Link} to={`/recipes/${savedDraft.id}`} size="xs">
           {`Open "${savedDraft.name}" in the recipe editor`}
         </Anchor>
