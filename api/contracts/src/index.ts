@@ -17,3 +17,4 @@ export * from './live.contract.ts';
 export * from './groups.contract.ts';
 export * from './apps.contract.ts';
 export * from './captures.contract.ts';
+export * from './dryruns.contract.ts';
