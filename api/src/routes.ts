@@ -31,6 +31,7 @@ import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { appsRoutes } from './modules/apps/apps.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
+import { dryRunsRoutes } from './modules/dryruns/dryruns.routes.ts';
 import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
@@ -67,6 +68,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     groupsRoutes,
     appsRoutes,
     capturesRoutes,
+    dryRunsRoutes,
   ]) {
     await app.register(plugin);
   }
