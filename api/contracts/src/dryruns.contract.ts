@@ -97,7 +97,8 @@ export type DryRunDetail = z.infer<typeof dryRunDetail>;
 
 export const dryRunListQuery = z.object({ recipeId: idFilter });
 
-export const traceStepParams = z.object({ id, seq: z.coerce.number().int().min(1).max(100_000) });
+/** A step by its run and its place in the trace (`1`, `2`…); anything else names no step (404). */
+export const traceStepParams = z.object({ id, seq: z.string() });
 export const traceTree = uiTreeSchema;
 
 /** `dryrun.step` on the browser's socket: a step of a run, as soon as the phone sent it. */

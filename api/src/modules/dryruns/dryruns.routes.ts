@@ -74,7 +74,8 @@ export const dryRunsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], params: traceStepParams, response: { 200: traceTree, 404: errorBody } } },
     async (request) => {
       const { workspaceId } = actorOf(request);
-      const tree = isUuid(request.params.id) ? await stepTree(db, workspaceId, request.params.id, request.params.seq) : undefined;
+      const seq = /^\d{1,6}$/.test(request.params.seq) ? Number(request.params.seq) : 0;
+      const tree = isUuid(request.params.id) && seq > 0 ? await stepTree(db, workspaceId, request.params.id, seq) : undefined;
       if (!tree) throw notFound();
       return tree as z.infer<typeof traceTree>;
     },
