@@ -33,9 +33,7 @@ export const dryRunPreflightQuery = z.object({ recipeId: idFilter, deviceId: idF
 export const dryRunPreflight = z.object({
   device: z.object({ id, name: z.string(), online: z.boolean(), canDryRun: z.boolean() }),
   /** The phone's signed-in account for the recipe's platform (from the accounts linked to the phone). */
-  account: z
-    .object({ id, username: z.string(), paused: z.boolean(), pausedMessage: z.string().nullable() })
-    .nullable(),
+  account: z.object({ id, username: z.string(), paused: z.boolean(), pausedMessage: z.string().nullable() }).nullable(),
   /** The app the phone reported in its last hello, and whether the recipe covers it. */
   app: z.object({ package: z.string(), version: z.string().nullable() }),
   coverage: z.object({ covered: z.boolean(), by: z.string().nullable(), reason: z.string().nullable() }).nullable(),

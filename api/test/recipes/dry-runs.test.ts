@@ -174,7 +174,11 @@ describe('starting', () => {
 
     const paused = await dryRunPhone({ name: 'Pixel paused' });
     const account = await buildAccount(operator, { deviceId: paused.device.id, platform: 'instagram', status: 'active', username: 'paused.one' });
-    await t.db.updateTable('accounts').set({ status: 'paused', pausedCode: 'rate_limited', pausedMessage: 'Try again later' }).where('id', '=', account.id).execute();
+    await t.db
+      .updateTable('accounts')
+      .set({ status: 'paused', pausedCode: 'rate_limited', pausedMessage: 'Try again later' })
+      .where('id', '=', account.id)
+      .execute();
     const preflight = await va.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${paused.device.id}`);
     expect(preflight.body.account).toMatchObject({ username: 'paused.one', paused: true });
     const withEffects = await start(va, { recipeId: recipeRowId, deviceId: paused.device.id, mode: 'straight', effects: true });
@@ -295,7 +299,12 @@ describe('a run', () => {
     const after = await operator.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${phone.device.id}`);
     expect(after.body.counted[0]!.left).toBe(leftBefore - 2);
     expect(after.body.coverage).toMatchObject({ covered: true, by: 'verified' });
-    const verification = await t.db.selectFrom('recipeVerifications').selectAll().where('recipeId', '=', 'instagram.warmup').where('appVersion', '=', NEW_IG).execute();
+    const verification = await t.db
+      .selectFrom('recipeVerifications')
+      .selectAll()
+      .where('recipeId', '=', 'instagram.warmup')
+      .where('appVersion', '=', NEW_IG)
+      .execute();
     expect(verification).toHaveLength(1);
     expect(verification[0]).toMatchObject({ source: 'dry_run', locale: 'en-US', verifiedBy: operator.user!.id });
     const audit = await t.db.selectFrom('auditLog').select('action').where('entityId', '=', runId).orderBy('createdAt').execute();
@@ -312,7 +321,13 @@ describe('a run', () => {
     const phone = await dryRunPhone({ name: 'Pixel proves less' });
     const started = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
     const runId = started.body.id;
-    await send(phone.socket, 'dryrun.result', { runId, outcome: 'passed', app: { package: IG, version: '449.0.0.1.1', locale: 'en-US' }, steps: 2, durationMs: 10 });
+    await send(phone.socket, 'dryrun.result', {
+      runId,
+      outcome: 'passed',
+      app: { package: IG, version: '449.0.0.1.1', locale: 'en-US' },
+      steps: 2,
+      durationMs: 10,
+    });
     expect((await operator.get<DryRun>(`/api/dry-runs/${runId}`)).body).toMatchObject({ status: 'passed', verified: false });
     expect(await t.db.selectFrom('recipeVerifications').select('id').where('appVersion', '=', '449.0.0.1.1').execute()).toEqual([]);
   });

@@ -25,6 +25,7 @@ const CalendarPage = lazyNamed(() => import('../features/content/calendar/Calend
 const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage'), 'AccountsPage');
 const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
 const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
+const DryRunPage = lazyNamed(() => import('../features/recipes/dryrun/TraceView'), 'DryRunPage');
 
 /** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
 export function AppRoutes() {
@@ -58,6 +59,7 @@ export function AppRoutes() {
           <Route path="/monitor" element={<MonitorPage />} />
           <Route path="/analytics" element={<AnalyticsPage />} />
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/dry-runs/:id" element={<DryRunPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

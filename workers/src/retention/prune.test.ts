@@ -172,7 +172,10 @@ describe('retention', () => {
         .executeTakeFirstOrThrow();
       const key = randomUUID();
       writeFileSync(join(dataDir, 'objects', key), 'jpeg');
-      await db.insertInto('storedObjects').values({ key, workspaceId: ws, contentType: 'image/jpeg', size: 4, uploadedAt: daysAgo(age) }).execute();
+      await db
+        .insertInto('storedObjects')
+        .values({ key, workspaceId: ws, contentType: 'image/jpeg', size: 4, uploadedAt: daysAgo(age) })
+        .execute();
       await db
         .insertInto('recipeTraceSteps')
         .values({ dryRunId: row.id, workspaceId: ws, seq: 1, path: '0', do: 'tap', verdict: 'done', frameKey: key, frameSize: 4, tree: '{}', treeBytes: 2 })

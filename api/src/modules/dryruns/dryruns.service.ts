@@ -259,7 +259,12 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
         deviceId: device.id,
         type: 'info',
       },
-      { action: 'dryrun.started', entityType: 'dry_run', entityId: inserted, data: { recipeId: row.recipeId, version: row.version, mode: body.mode, effects: body.effects } },
+      {
+        action: 'dryrun.started',
+        entityType: 'dry_run',
+        entityId: inserted,
+        data: { recipeId: row.recipeId, version: row.version, mode: body.mode, effects: body.effects },
+      },
     );
     await announceRun(tx, outbox, actor.workspaceId, inserted);
     return inserted;
@@ -307,7 +312,8 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
 async function runToSteer(db: Db, actor: Actor, id: string, verb: string): Promise<DryRunRow> {
   const row = isUuid(id) ? await findRun(db, actor.workspaceId, id) : undefined;
   if (!row) throw notFound();
-  if (actor.role !== 'operator' && row.startedById !== actor.userId) throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
+  if (actor.role !== 'operator' && row.startedById !== actor.userId)
+    throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
   if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
   return row;
 }
@@ -326,11 +332,20 @@ export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<D
   return write(ctx, actor.workspaceId, async (tx, outbox) => {
     // A phone that hears the stop ends the run with its result; one that is gone cannot, so it ends here.
     if (!heard) {
-      await setRunStatus(tx, row.id, UNDER_WAY, { status: 'stopped', failureCode: 'stopped', failureMessage: 'Stopped by a person; the phone was not connected' });
+      await setRunStatus(tx, row.id, UNDER_WAY, {
+        status: 'stopped',
+        failureCode: 'stopped',
+        failureMessage: 'Stopped by a person; the phone was not connected',
+      });
       if (row.deviceId) outbox.internal('device.wake', { deviceId: row.deviceId });
     }
     await outbox.record(
-      { userId: actor.userId, action: `Dry run of ${row.recipeName} v${row.recipeVersion} stopped on ${row.deviceName ?? 'a phone'}`, deviceId: row.deviceId, type: 'info' },
+      {
+        userId: actor.userId,
+        action: `Dry run of ${row.recipeName} v${row.recipeVersion} stopped on ${row.deviceName ?? 'a phone'}`,
+        deviceId: row.deviceId,
+        type: 'info',
+      },
       { action: 'dryrun.stopped', entityType: 'dry_run', entityId: row.id, data: { heard } },
     );
     return (await announceRun(tx, outbox, actor.workspaceId, row.id))!;
@@ -505,4 +520,3 @@ export function startSweep(ctx: { db: Db; changes: ChangeFeed }, log: FastifyBas
   timer.unref();
   return () => clearInterval(timer);
 }
-

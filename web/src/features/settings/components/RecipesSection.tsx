@@ -8,6 +8,7 @@ import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../settings.api';
 import { PausedRecipesBanner } from './PausedRecipesBanner';
+import { DryRunButton } from '../../recipes/dryrun/DryRunButton';
 
 /** Where a server refusal names problems inside the document ("recipe.steps.3.tap"), as lines to show. */
 function problemsOf(error: unknown): string[] {
@@ -172,6 +173,7 @@ export function RecipesSection() {
                         disabled={recipe.invalid !== null && !recipe.enabled}
                         onChange={(event) => toggle(recipe, event.currentTarget.checked)}
                       />
+                      <DryRunButton recipeId={recipe.id} recipeName={`${recipe.name} v${recipe.version}`} />
                       <Button size="xs" variant="default" onClick={() => void download({ id: recipe.id }, `${recipe.recipeId}.v${recipe.version}`)}>
                         Download
                       </Button>
