@@ -73,7 +73,7 @@ for (const width of [1280, 375]) {
       const dialog = await openDryRun(page, recipeLabel, phoneName, 'Step by step', true);
       const preflight = dialog.getByLabel('Pre-flight');
       await expect(preflight.getByText(`@${username}`)).toBeVisible();
-      await expect(preflight.getByText(`${IG} ${VERSION}`)).toBeVisible();
+      await expect(preflight.getByText(`App: ${IG} ${VERSION}`, { exact: true })).toBeVisible();
       await expect(preflight.getByText('Not covered yet')).toBeVisible();
       await expect(preflight.getByText(/^Likes: \d+ of \d+ left$/)).toBeVisible();
       await page.screenshot({ path: join(SCREENSHOT_DIR, `dry-run-dialog-${width}.png`), fullPage: true });
@@ -84,12 +84,16 @@ for (const width of [1280, 375]) {
       await expect(page.getByLabel('Status: Running')).toBeVisible();
 
       await ui.launchApp(IG);
-      expect(await phone.send('dryrun.step', { runId: run.runId, step: await traceStep(ui, 1, { do: 'launch', label: 'Open Instagram' }) })).toMatchObject({ ok: true });
+      expect(await phone.send('dryrun.step', { runId: run.runId, step: await traceStep(ui, 1, { do: 'launch', label: 'Open Instagram' }) })).toMatchObject({
+        ok: true,
+      });
       const steps = page.getByRole('list', { name: 'Trace steps' });
       await expect(steps.getByRole('listitem')).toHaveCount(1);
       await page.getByRole('button', { name: 'Next step' }).click();
       await expect.poll(() => phone.nexts.length).toBe(1);
-      expect(await phone.send('dryrun.step', { runId: run.runId, step: await traceStep(ui, 2, { do: 'swipe', label: 'Scroll the feed' }) })).toMatchObject({ ok: true });
+      expect(await phone.send('dryrun.step', { runId: run.runId, step: await traceStep(ui, 2, { do: 'swipe', label: 'Scroll the feed' }) })).toMatchObject({
+        ok: true,
+      });
       await page.getByRole('button', { name: 'Next step' }).click();
       await expect.poll(() => phone.nexts.length).toBe(2);
       // The next step likes: with no effects the phone stops before it.
@@ -102,6 +106,7 @@ for (const width of [1280, 375]) {
       expect(await phone.send('dryrun.result', { runId: run.runId, outcome: 'stopped', steps: 3, durationMs: 5200 })).toMatchObject({ ok: true });
       await expect(steps.getByRole('listitem')).toHaveCount(3);
       await expect(page.getByLabel('Status: Stopped')).toBeVisible();
+      await expect(page.getByRole('status').filter({ hasText: 'Stopped: No effects: stopped before a step that likes' })).toBeVisible();
       const stopped = steps.getByRole('listitem', { name: 'Step 3: Like the post' });
       await expect(stopped.getByText('Stopped', { exact: true })).toBeVisible();
       await expect(page.getByRole('button', { name: 'Next step' })).toHaveCount(0);
@@ -125,7 +130,9 @@ for (const width of [1280, 375]) {
       await expect(page).toHaveURL(/\/dry-runs\/[0-9a-f-]{36}$/);
       const straight = await phone.dryRun(2);
       expect(straight).toMatchObject({ mode: 'straight', effects: true });
-      expect(await phone.send('dryrun.step', { runId: straight.runId, step: await traceStep(ui, 1, { do: 'toggle', label: 'Like the post', action: 'like' }) })).toMatchObject({
+      expect(
+        await phone.send('dryrun.step', { runId: straight.runId, step: await traceStep(ui, 1, { do: 'toggle', label: 'Like the post', action: 'like' }) }),
+      ).toMatchObject({
         ok: true,
       });
       expect(

@@ -38,7 +38,13 @@ export class Phone {
     });
     const phone = new Phone(socket);
     expect(
-      await phone.send('agent.hello', { protocol: 2, agentVersion: 'e2e-v2', battery: 88, apps: [{ package: IG, version }], ...(features.length > 0 ? { features } : {}) }),
+      await phone.send('agent.hello', {
+        protocol: 2,
+        agentVersion: 'e2e-v2',
+        battery: 88,
+        apps: [{ package: IG, version }],
+        ...(features.length > 0 ? { features } : {}),
+      }),
     ).toMatchObject({ ok: true });
     return phone;
   }

@@ -37,14 +37,17 @@ export function appText(app: NonNullable<DryRun['app']>): string {
   return `${name} ${app.version}${app.locale ? ` (${app.locale})` : ''}`;
 }
 
-/** How the run ended, in one sentence. */
-export function outcomeText(run: DryRun): string | null {
+/** How the run ended, in one sentence (a stop the phone gave no words for takes its stopped step's). */
+export function outcomeText(run: DryRun, trace: readonly TraceStepOut[] = []): string | null {
   if (run.status === 'passed') {
     if (run.verified && run.app) return `Passed — ${appText(run.app)} is now verified for this recipe`;
     return run.effects ? 'Passed' : 'Passed with no effects: the counted steps were not run, so nothing new is verified';
   }
   if (run.status === 'failed') return `Failed: ${run.failure?.message || run.failure?.code || 'no reason given'}`;
-  if (run.status === 'stopped') return `Stopped${run.failure?.message ? `: ${run.failure.message}` : ''}`;
+  if (run.status === 'stopped') {
+    const why = run.failure?.message || trace.findLast((step) => step.verdict === 'stopped')?.detail;
+    return `Stopped${why ? `: ${why}` : ''}`;
+  }
   return null;
 }
 
@@ -97,6 +100,8 @@ function StepEvidence({ runId, step }: { runId: string; step: TraceStepOut }) {
             gap={0}
             component="ol"
             aria-label={`Tree of step ${step.seq}`}
+            // Scrolls on its own: reachable from the keyboard.
+            tabIndex={0}
             style={{ listStyle: 'none', margin: 0, padding: 0, maxHeight: 360, overflowY: 'auto', flex: '1 1 220px', minWidth: 0 }}
           >
             {tree.data.nodes.map((node, at) => (
@@ -137,7 +142,9 @@ function StepRow({ runId, step }: { runId: string; step: TraceStepOut }) {
             </Text>
           </Group>
           <Group gap="xs">
-            <Badge color={verdict.color}>{verdict.label}</Badge>
+            <Badge color={verdict.color} variant="light">
+              {verdict.label}
+            </Badge>
             <Text size="xs" c="dimmed">
               {seconds(step.ms)}
             </Text>
@@ -158,7 +165,7 @@ export function TraceView({ run }: { run: DryRunDetail }) {
   const steer = useSteerDryRun(run.id);
   const underWay = run.status === 'starting' || run.status === 'running';
   const status = statusBadge[run.status];
-  const outcome = outcomeText(run);
+  const outcome = outcomeText(run, run.trace);
   const act = (action: 'next' | 'stop') =>
     steer.mutate(action, {
       onError: (error) => errorToast('Error', refusalMessage(error, action === 'next' ? 'The phone did not go on' : 'The run did not stop')),
@@ -172,7 +179,7 @@ export function TraceView({ run }: { run: DryRunDetail }) {
             {`${run.deviceName ?? 'A removed phone'} · ${run.mode === 'step' ? 'Step by step' : 'Straight through'} · ${run.effects ? 'With effects' : 'No effects'} · started by ${run.startedByName ?? 'someone'}`}
           </Text>
         </div>
-        <Badge size="lg" color={status.color} aria-label={`Status: ${status.label}`}>
+        <Badge size="lg" color={status.color} variant="light" aria-label={`Status: ${status.label}`}>
           {status.label}
         </Badge>
       </Group>
