@@ -107,7 +107,7 @@ export const dryRunResult = z.object({
   /** The failure's code (`element_missing`, `app_changed`…) and the phone's words, when it failed. */
   failure: z.object({ code: z.string().max(60), message: z.string().max(2000) }).optional(),
   /** Engagement it performed and confirmed on screen (they count against the account's caps for today). */
-  actions: z.record(z.enum(engagementActions), z.number().int().min(0).max(10_000)).optional(),
+  actions: z.partialRecord(z.enum(engagementActions), z.number().int().min(0).max(10_000)).optional(),
   /** The app it drove, with its version and the phone's language, once the pre-flight read them. */
   app: captureApp.optional(),
   steps: z.number().int().min(0).max(MAX_TRACE_STEPS),

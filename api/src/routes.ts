@@ -32,6 +32,7 @@ import { onboardingRoutes } from './modules/onboarding/onboarding.routes.ts';
 import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { appsRoutes } from './modules/apps/apps.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
+import { dryRunsRoutes } from './modules/dryruns/dryruns.routes.ts';
 import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 
@@ -71,6 +72,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     appsRoutes,
     capturesRoutes,
     evidenceRoutes,
+    dryRunsRoutes,
   ]) {
     await app.register(plugin);
   }

@@ -845,6 +845,61 @@ export interface TaskFailureTracesTable {
   createdAt: Timestamp;
 }
 
+export type DryRunMode = 'straight' | 'step';
+export type DryRunStatus = 'starting' | 'running' | 'passed' | 'failed' | 'stopped';
+
+/** A dry run of a workspace recipe on one phone (0046): at most one under way (`starting`, `running`) per phone. */
+export interface RecipeDryRunsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  recipeRowId: string;
+  recipeId: string;
+  recipeVersion: number;
+  recipeName: ColumnType<string, string | undefined, string>;
+  deviceId: string | null;
+  startedById: string | null;
+  accountId: string | null;
+  mode: DryRunMode;
+  effects: boolean;
+  status: ColumnType<DryRunStatus, DryRunStatus | undefined, DryRunStatus>;
+  failureCode: NullableText;
+  failureMessage: NullableText;
+  appPackage: NullableText;
+  appVersion: NullableText;
+  locale: NullableText;
+  actions: Json;
+  steps: ColumnType<number, number | undefined, number>;
+  startedAt: Timestamp;
+  heardAt: Timestamp;
+  finishedAt: NullableTimestamp;
+  verified: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** One step of a dry run's trace (0046): its frame a stored object, its tree kept here (counted in the quota). */
+export interface RecipeTraceStepsTable {
+  dryRunId: string;
+  workspaceId: string;
+  seq: number;
+  path: string;
+  do: string;
+  label: ColumnType<string, string | undefined, string>;
+  verdict: 'done' | 'skipped' | 'failed' | 'stopped';
+  detail: NullableText;
+  selector: ColumnType<unknown, string | null | undefined, string | null>;
+  matched: ColumnType<unknown, string | null | undefined, string | null>;
+  point: ColumnType<unknown, string | null | undefined, string | null>;
+  action: NullableText;
+  ms: ColumnType<number, number | undefined, number>;
+  frameKey: NullableText;
+  frameMime: NullableText;
+  frameSize: ColumnType<number, number | undefined, number>;
+  frameWidth: ColumnType<number | null, number | null | undefined, number | null>;
+  frameHeight: ColumnType<number | null, number | null | undefined, number | null>;
+  tree: ColumnType<unknown, string | null | undefined, string | null>;
+  treeBytes: ColumnType<number, number | undefined, number>;
+  createdAt: Timestamp;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -900,6 +955,8 @@ export interface DB extends ManagerConsoleTables {
   appRollouts: AppRolloutsTable;
   appRolloutPhones: AppRolloutPhonesTable;
   deviceHealth: DeviceHealthTable;
+  recipeDryRuns: RecipeDryRunsTable;
+  recipeTraceSteps: RecipeTraceStepsTable;
 }
 
 /** A device as the code reads it: every column but the stored answer, which only the devices list reads. */

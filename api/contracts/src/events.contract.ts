@@ -13,6 +13,7 @@ import { recipeBreaker } from './agents.contract.ts';
 import { deviceGroup } from './groups.contract.ts';
 import { phoneHealth } from './health.contract.ts';
 import { appPin, appRollout, appVersion } from './apps.contract.ts';
+import { dryRun, dryRunStepEvent } from './dryruns.contract.ts';
 
 const removed = z.object({ id });
 
@@ -66,6 +67,10 @@ export const serverEvents = {
   'app.pins': z.object({ pins: z.array(appPin) }),
   /** A rollout started, or a phone of it answered, or it moved to its next stage (issue #42). */
   'app.rollout': appRollout,
+  /** A dry run started, moved on or ended (the recipe studio's trace view). */
+  'dryrun.updated': dryRun,
+  /** A step of a dry run's trace, as soon as the phone sent it. */
+  'dryrun.step': dryRunStepEvent,
 } as const;
 
 export type ServerEventName = keyof typeof serverEvents;

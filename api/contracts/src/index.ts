@@ -18,3 +18,4 @@ export * from './groups.contract.ts';
 export * from './apps.contract.ts';
 export * from './captures.contract.ts';
 export * from './evidence.contract.ts';
+export * from './dryruns.contract.ts';

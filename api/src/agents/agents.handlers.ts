@@ -18,6 +18,7 @@ import type { Storage } from '../storage/storage.ts';
 import { objectPath } from '../storage/storage.ts';
 import { toSession } from '../modules/sessions/sessions.service.ts';
 import { storeFailureTrace, TRACE_DROPPED } from '../modules/evidence/evidence.service.ts';
+import { acceptDryRunResult, acceptTraceStep } from '../modules/dryruns/dryruns.service.ts';
 import { markHello, recordSoftware, newObjectKey, recordScreenshot, type AgentDevice } from './agents.queries.ts';
 
 export interface AgentContext {
@@ -45,7 +46,7 @@ export interface AgentPeer {
 
 type Handler<N extends AgentMessageName> = (peer: AgentPeer, message: AgentMessage<N>) => Promise<Ack>;
 /** Every message but the live screen's frames and packets, which the live hub takes (see realtime/live.ts). */
-export type AgentHandlers = { [N in Exclude<AgentMessageName, 'live.frame' | 'live.video' | 'dryrun.step' | 'dryrun.result'>]: Handler<N> };
+export type AgentHandlers = { [N in Exclude<AgentMessageName, 'live.frame' | 'live.video'>]: Handler<N> };
 
 const ok: Ack = { ok: true };
 
@@ -249,6 +250,17 @@ export function agentHandlers(ctx: AgentContext): AgentHandlers {
         note: message.step ?? message.note,
       });
       return ok;
+    },
+
+    /** A dry run's step and its end (agents that listed `dryrun`), in order with the phone's other messages. */
+    async 'dryrun.step'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      return acceptTraceStep(ctx, peer.device, message);
+    },
+
+    async 'dryrun.result'(peer, message) {
+      ctx.dispatcher.heard(peer.device.id);
+      return acceptDryRunResult(ctx, peer.device, message);
     },
 
     async 'task.result'(peer, message) {

@@ -14,6 +14,7 @@ import {
   type Ack,
   type AgentMessage,
   type AppJob,
+  type DryRunStart,
   type AgentMessageName,
   type AgentToServer,
   type HostToServer,
@@ -35,12 +36,13 @@ import { type AgentHost, findHostByToken, hostPhone, touchHost } from './hosts.q
 import { fleetHandlers } from './agents.fleet.ts';
 import { resendAppJobs } from '../modules/apps/apps.rollout.ts';
 import { parseTaskResult } from '../modules/evidence/evidence.service.ts';
+import { endRunsOfGonePhone } from '../modules/dryruns/dryruns.service.ts';
 import { hostSettings } from './fleet.queries.ts';
 import { PROGRESS_MS, ProgressGate, type ProgressReport } from './progress.ts';
 import { Pulse } from './pulse.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
-type AgentSocketData = ({ kind: 'phone'; hostId: string | null } & AgentDevice) | ({ kind: 'host'; features?: string[] } & AgentHost);
+type AgentSocketData = ({ kind: 'phone'; hostId: string | null; features?: string[] } & AgentDevice) | ({ kind: 'host'; features?: string[] } & AgentHost);
 
 export type AgentNamespace = Namespace<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
 type AgentSocket = Socket<AgentToServer & HostToServer, ServerToAgent, Record<string, never>, AgentSocketData>;
@@ -74,6 +76,12 @@ export interface Agents {
   setPhoneSettings(hostId: string, request: PhoneSettingsRequest, timeoutMs: number): Promise<PhoneSettingsAnswer | 'offline' | 'unsupported' | 'no answer'>;
   /** Hands an app job to a host that installs apps: `taken`, or why not (its agent is too old, or it is not connected). */
   sendAppJob(hostId: string, job: AppJob): Promise<'taken' | 'outdated' | 'offline'>;
+  /** Whether the device's agent is connected (anywhere) and listed `dryrun` in its hello. */
+  dryRunReady(deviceId: string): Promise<'ready' | 'offline' | 'unsupported'>;
+  /** Hands a dry run to the device's agent and waits for its answer, or says why there is none. */
+  startDryRun(deviceId: string, message: DryRunStart, timeoutMs: number): Promise<Ack | 'offline' | 'unsupported' | 'no answer'>;
+  /** Tells the device's agent to go on with, or stop, a dry run; answers whether an agent was there to hear it. */
+  sendDryRun(deviceId: string, event: 'dryrun.next' | 'dryrun.stop', runId: string): Promise<boolean>;
   /** Waits (at most `timeoutMs`) for the phones' messages this instance is still handling, so what they changed is announced before it stops. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -239,8 +247,7 @@ class AgentSockets implements Agents {
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
     const order = { last: Promise.resolve() as Promise<unknown> };
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
-      // Dry runs' traces are not handled here yet: a phone is never sent a dry run, so it sends none.
-      if (name === 'live.frame' || name === 'live.video' || name === 'dryrun.step' || name === 'dryrun.result') continue;
+      if (name === 'live.frame' || name === 'live.video') continue;
       socket.on(name, (raw: unknown, ack?: Answer) => this.onMessage(socket, peer, order, name, raw, ack));
     }
     socket.on('disconnect', () => this.onPhoneDisconnect(socket, device));
@@ -273,7 +280,7 @@ class AgentSockets implements Agents {
     socket: AgentSocket,
     peer: AgentPeer,
     order: { last: Promise<unknown> },
-    name: Exclude<AgentMessageName, 'live.frame' | 'live.video' | 'dryrun.step' | 'dryrun.result'>,
+    name: Exclude<AgentMessageName, 'live.frame' | 'live.video'>,
     raw: unknown,
     ack: Answer | undefined,
   ): void {
@@ -288,8 +295,12 @@ class AgentSockets implements Agents {
       (answer) => {
         ack?.(answer);
         if (name === 'agent.hello' && !answer.ok) setTimeout(() => socket.disconnect(true), 50);
-        if (name === 'agent.hello' && answer.ok && socket.connected)
-          this.live.phoneReady(this.livePhone(socket, peer.device, (parsed.data as AgentMessage<'agent.hello'>).features ?? []));
+        if (name === 'agent.hello' && answer.ok && socket.connected) {
+          const features = (parsed.data as AgentMessage<'agent.hello'>).features ?? [];
+          // Kept with the connection, for whichever instance asks (`dryRunReady`).
+          if (socket.data.kind === 'phone') socket.data.features = [...features];
+          this.live.phoneReady(this.livePhone(socket, peer.device, features));
+        }
       },
       (error: unknown) => {
         this.log.warn({ err: error, message: name, deviceId: peer.device.id, workspaceId: peer.device.workspaceId }, 'agent message failed');
@@ -322,6 +333,7 @@ class AgentSockets implements Agents {
     if ((await this.connectedCount(device.id)) > 0) return;
     // A last heartbeat still gathering must not bring the phone back online after it left.
     await this.pulse.flush();
+    await endRunsOfGonePhone({ db: this.db, changes: this.changes }, device);
     const outbox = new Outbox(device.workspaceId);
     const row = await markGone(this.db, device);
     if (row) outbox.add('device.updated', serialize(row));
@@ -424,6 +436,33 @@ class AgentSockets implements Agents {
     if (answers.some((answer) => answer?.ok === true)) return 'taken';
     if (answers.length > 0) return 'offline';
     return (await this.hostConnected(hostId)) ? 'outdated' : 'offline';
+  }
+
+  async dryRunReady(deviceId: string): Promise<'ready' | 'offline' | 'unsupported'> {
+    const sockets = await this.nsp.in(deviceRoom(deviceId)).fetchSockets();
+    if (sockets.length === 0) return 'offline';
+    return sockets.some((socket) => socket.data.kind === 'phone' && socket.data.features?.includes('dryrun')) ? 'ready' : 'unsupported';
+  }
+
+  async startDryRun(deviceId: string, message: DryRunStart, timeoutMs: number): Promise<Ack | 'offline' | 'unsupported' | 'no answer'> {
+    const sockets = await this.nsp.in(deviceRoom(deviceId)).fetchSockets();
+    if (sockets.length === 0) return 'offline';
+    const able = sockets.find((socket) => socket.data.kind === 'phone' && socket.data.features?.includes('dryrun'));
+    if (!able) return 'unsupported';
+    try {
+      const answers: unknown = await (this.nsp as unknown as Namespace).to(able.id).timeout(timeoutMs).emitWithAck('dryrun.start', message);
+      const answer = (Array.isArray(answers) ? answers[0] : answers) as Ack | undefined;
+      if (!answer || typeof answer !== 'object' || typeof answer.ok !== 'boolean') return 'no answer';
+      return answer.ok ? { ok: true } : { ok: false, error: String(answer.error).slice(0, 500) };
+    } catch {
+      return 'no answer';
+    }
+  }
+
+  async sendDryRun(deviceId: string, event: 'dryrun.next' | 'dryrun.stop', runId: string): Promise<boolean> {
+    if ((await this.dryRunReady(deviceId)) !== 'ready') return false;
+    this.nsp.to(deviceRoom(deviceId)).emit(event, { runId });
+    return true;
   }
 
   private touch(host: AgentHost): void {

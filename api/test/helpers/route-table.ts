@@ -3,8 +3,11 @@
  * The permission matrix, the bad-input sweep, the tenancy sweep and the OpenAPI check all read this one table,
  * and the OpenAPI check fails when the API gains a route the table does not list.
  */
+import type { AddressInfo } from 'node:net';
 import { messages } from '@farm/contracts';
 import { inviteVa, signUp, type Client } from './app.ts';
+import { bareAgent, send as sendAsPhone } from '../realtime/phones.ts';
+import { connected } from '../realtime/sockets.ts';
 import { buildApk } from './apk.ts';
 import {
   buildAccount,
@@ -124,6 +127,57 @@ function captureBody(deviceId: string) {
     app: { package: 'com.instagram.android', version: '410.0.0.0.96', locale: 'en-US' },
   };
 }
+/**
+ * A phone assigned to the crew's VA whose agent listed `dryrun` and takes every dry run, connected to the app (which
+ * starts listening for it the first time); its connection closes with the app.
+ */
+async function dryRunPhone(crew: Crew): Promise<string> {
+  const app = crew.operator.app;
+  if (!app.server.listening) await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const phone = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
+  const credential = await crew.operator.post<{ token: string }>(`/api/devices/${phone.id}/credentials`);
+  const socket = bareAgent(`http://127.0.0.1:${port}`, credential.body.token);
+  socket.on('dryrun.start', (_message: unknown, ack: (answer: unknown) => void) => ack({ ok: true }));
+  await connected(socket);
+  await sendAsPhone(socket, 'agent.hello', { protocol: 2, agentVersion: 'table', battery: 90, features: ['dryrun'] });
+  return phone.id;
+}
+/** A dry run the VA started step by step on their own phone, under way. */
+async function buildDryRun(crew: Crew): Promise<string> {
+  const body = { recipeId: await buildRecipe(crew.operator), deviceId: await dryRunPhone(crew), mode: 'step', effects: false };
+  return (await crew.va.post<{ id: string }>('/api/dry-runs', body)).body.id;
+}
+/** A dry run with one traced step and its tree, written as the phone's messages would leave it. */
+async function buildTracedRun(crew: Crew): Promise<string> {
+  const { db } = crew.operator.app.ctx;
+  const recipeRowId = await buildRecipe(crew.operator);
+  const { workspaceId } = await db.selectFrom('workspaceRecipes').select('workspaceId').where('id', '=', recipeRowId).executeTakeFirstOrThrow();
+  const run = await db
+    .insertInto('recipeDryRuns')
+    .values({
+      workspaceId,
+      recipeRowId,
+      recipeId: 'instagram.post',
+      recipeVersion: 1,
+      deviceId: null,
+      startedById: null,
+      accountId: null,
+      mode: 'straight',
+      effects: false,
+      status: 'passed',
+      actions: '{}',
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const tree = captureBody(recipeRowId).tree;
+  await db
+    .insertInto('recipeTraceSteps')
+    .values({ dryRunId: run.id, workspaceId, seq: 1, path: '0', do: 'tap', verdict: 'done', tree: JSON.stringify(tree), treeBytes: 10 })
+    .execute();
+  return run.id;
+}
+
 /** A capture the VA saved of a phone assigned to them (so either of the crew may remove it). */
 async function buildCapture(crew: Crew): Promise<string> {
   const phone = await buildDevice(crew.operator, { assignedToId: vaId(crew) });
@@ -762,6 +816,34 @@ export const writeRoutes: WriteRoute[] = [
       body: { package: 'com.instagram.android', screenName: 'Feed', selector: { id: 'row_feed_button_like' } },
     }),
   },
+  // Dry runs (the recipe studio): a VA on the phones assigned to them; steered by whoever started it or an operator.
+  {
+    method: 'POST',
+    path: '/api/dry-runs',
+    ok: 201,
+    vaMay: true,
+    foreign: { status: 400, error: 'That recipe is not in this workspace' },
+    setup: async (crew) => ({
+      url: '/api/dry-runs',
+      body: { recipeId: await buildRecipe(crew.operator), deviceId: await dryRunPhone(crew), mode: 'straight', effects: false },
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/api/dry-runs/{id}/next',
+    ok: 202,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/dry-runs/${await buildDryRun(crew)}/next` }),
+  },
+  {
+    method: 'POST',
+    path: '/api/dry-runs/{id}/stop',
+    ok: 202,
+    vaMay: true,
+    foreign: notFound,
+    setup: async (crew) => ({ url: `/api/dry-runs/${await buildDryRun(crew)}/stop` }),
+  },
   // Settings in bulk (issue #42): a phone on no host answers 200 with its reason; another workspace's phone is refused.
   {
     method: 'POST',
@@ -972,6 +1054,14 @@ export const readRoutes: ReadRoute[] = [
   read('/api/posts/{id}/evidence', async (crew) => `/api/posts/${(await buildFailureEvidence(crew.operator, { assignedToId: vaId(crew) })).postId}/evidence`),
   read('/api/devices/rerecord', async () => '/api/devices/rerecord?package=com.instagram.android&version=312.0.0.34.111'),
   read('/api/ui-captures/{id}', async (crew) => `/api/ui-captures/${await buildCapture(crew)}`),
+  read('/api/dry-runs', async ({ operator }) => `/api/dry-runs?recipeId=${await buildRecipe(operator)}`),
+  read('/api/dry-runs/preflight', async (crew) => {
+    // The VA's phone (a crew signed in by hand, as the demo's, has no VA to give it to).
+    const phone = await buildDevice(crew.operator, crew.va.user ? { assignedToId: vaId(crew) } : {});
+    return `/api/dry-runs/preflight?recipeId=${await buildRecipe(crew.operator)}&deviceId=${phone.id}`;
+  }),
+  read('/api/dry-runs/{id}', async (crew) => `/api/dry-runs/${await buildTracedRun(crew)}`),
+  read('/api/dry-runs/{id}/steps/{seq}/tree', async (crew) => `/api/dry-runs/${await buildTracedRun(crew)}/steps/1/tree`),
   read('/api/groups/{id}', async ({ operator }) => `/api/groups/${await buildGroup(operator)}`),
   read('/api/apps'),
   read('/api/apps/coverage'),

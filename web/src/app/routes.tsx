@@ -26,6 +26,7 @@ const AccountsPage = lazyNamed(() => import('../features/accounts/AccountsPage')
 const AccountDetailPage = lazyNamed(() => import('../features/accounts/AccountDetailPage'), 'AccountDetailPage');
 const RecipeEditorPage = lazyNamed(() => import('../features/recipes/RecipeEditorPage'), 'RecipeEditorPage');
 const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
+const DryRunPage = lazyNamed(() => import('../features/recipes/dryrun/TraceView'), 'DryRunPage');
 
 /** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
 export function AppRoutes() {
@@ -60,6 +61,7 @@ export function AppRoutes() {
           <Route path="/analytics" element={<AnalyticsPage />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="/recipes/:id" element={<RecipeEditorPage />} />
+          <Route path="/dry-runs/:id" element={<DryRunPage />} />
         </Route>
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

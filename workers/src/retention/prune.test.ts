@@ -89,7 +89,7 @@ describe('retention', () => {
       .execute();
 
     const report = await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) });
-    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, recipeRuns: 0, failureTraces: 0, skippedScreenshots: false });
+    expect(report).toEqual({ screenshots: 6, activities: 1, usage: 1, tasks: 2, recipeRuns: 0, failureTraces: 0, dryRuns: 0, skippedScreenshots: false });
     expect((await db.selectFrom('deviceUsage').select('userName').orderBy('userName').execute()).map((row) => row.userName)).toEqual(['Lena', 'Olga']);
 
     const kept = (await db.selectFrom('screenshots').select('objectKey').where('deviceId', '=', phone.id).execute()).map((row) => row.objectKey);
@@ -114,6 +114,7 @@ describe('retention', () => {
       tasks: 0,
       recipeRuns: 0,
       failureTraces: 0,
+      dryRuns: 0,
       skippedScreenshots: false,
     });
   });
@@ -140,6 +141,58 @@ describe('retention', () => {
     expect(await processRetentionPrune(undefined, recorder(db).deps)).toMatchObject({ recipeRuns: 2 });
     expect(await db.selectFrom('recipeRunsDaily').select('runs').where('workspaceId', '=', ws).execute()).toEqual([{ runs: 2 }]);
     expect(await db.selectFrom('recipeRunDevices').select('deviceId').where('workspaceId', '=', ws).execute()).toHaveLength(1);
+  });
+
+  it('removes dry runs older than the screenshots with their steps and screenshots; a run under way stays', async () => {
+    const ws = await workspace(db);
+    await db.updateTable('workspaces').set({ keepScreenshotsDays: 3 }).where('id', '=', ws).execute();
+    const phone = await device(db, ws);
+    const recipe = await db
+      .insertInto('workspaceRecipes')
+      .values({ workspaceId: ws, recipeId: 'instagram.like', version: 1, name: 'Like', platform: 'instagram', routines: ['basic'], body: '{}' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const run = async (status: 'passed' | 'running', age: number) => {
+      const row = await db
+        .insertInto('recipeDryRuns')
+        .values({
+          workspaceId: ws,
+          recipeRowId: recipe.id,
+          recipeId: 'instagram.like',
+          recipeVersion: 1,
+          deviceId: status === 'running' ? phone.id : null,
+          startedById: null,
+          accountId: null,
+          mode: 'straight',
+          effects: false,
+          status,
+          actions: '{}',
+          startedAt: daysAgo(age),
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const key = randomUUID();
+      writeFileSync(join(dataDir, 'objects', key), 'jpeg');
+      await db
+        .insertInto('storedObjects')
+        .values({ key, workspaceId: ws, contentType: 'image/jpeg', size: 4, uploadedAt: daysAgo(age) })
+        .execute();
+      await db
+        .insertInto('recipeTraceSteps')
+        .values({ dryRunId: row.id, workspaceId: ws, seq: 1, path: '0', do: 'tap', verdict: 'done', frameKey: key, frameSize: 4, tree: '{}', treeBytes: 2 })
+        .execute();
+      return { id: row.id, key };
+    };
+    const old = await run('passed', 5);
+    const fresh = await run('passed', 1);
+    const going = await run('running', 5);
+    expect(await processRetentionPrune(undefined, { ...recorder(db).deps, files: storedFiles(dataDir) })).toMatchObject({ dryRuns: 1 });
+    const left = (await db.selectFrom('recipeDryRuns').select('id').where('workspaceId', '=', ws).execute()).map((row) => row.id).sort();
+    expect(left).toEqual([fresh.id, going.id].sort());
+    expect(await db.selectFrom('recipeTraceSteps').select('seq').where('dryRunId', '=', old.id).execute()).toEqual([]);
+    expect(existsSync(join(dataDir, 'objects', old.key))).toBe(false);
+    expect(await db.selectFrom('storedObjects').select('key').where('key', '=', old.key).executeTakeFirst()).toBeUndefined();
+    for (const key of [fresh.key, going.key]) expect(existsSync(join(dataDir, 'objects', key))).toBe(true);
   });
 
   it('keeps screenshots where it cannot reach their files', async () => {

@@ -1,5 +1,6 @@
 /**
- * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone, its
+ * Retention: every hour, each workspace's screenshots older than its setting or beyond its newest N per phone (and
+ * dry runs' traces older than it, with their screenshots), its
  * activity (with the phones' usage sessions, kept as long) and its finished tasks older than their settings are deleted, in batches, with the screenshots' files.
  * The recipe health board's day rows go once they are older than its longest range (RECIPE_RUN_DAYS). Failed runs'
  * evidence goes with the screenshots' age (or before its task goes), its frame's file with it.
@@ -24,6 +25,8 @@ export interface PruneReport {
   recipeRuns: number;
   /** Failed runs' evidence (0047), with their frames. */
   failureTraces: number;
+  /** Dry runs whose traces (steps, screenshots, trees) aged out with the screenshots. */
+  dryRuns: number;
   /** Screenshots left for later because this process cannot reach the files (no DATA_DIR). */
   skippedScreenshots: boolean;
 }
@@ -32,7 +35,16 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
   const { db } = deps;
   const started = Date.now();
   const inBudget = () => Date.now() - started < RUN_BUDGET_MS;
-  const report: PruneReport = { screenshots: 0, activities: 0, usage: 0, tasks: 0, recipeRuns: 0, failureTraces: 0, skippedScreenshots: !deps.files };
+  const report: PruneReport = {
+    screenshots: 0,
+    activities: 0,
+    usage: 0,
+    tasks: 0,
+    recipeRuns: 0,
+    failureTraces: 0,
+    dryRuns: 0,
+    skippedScreenshots: !deps.files,
+  };
 
   /** Runs a batch until one comes back short (nothing more) or the run's time is spent; answers the total. */
   const drain = async (batch: () => Promise<number>) => {
@@ -85,6 +97,26 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
         .execute();
       await files.remove(gone.map((row) => row.key));
       return gone.length;
+    });
+
+    // Dry runs' traces go with the screenshots' age: the run, its steps (ON DELETE CASCADE) and their screenshots.
+    report.dryRuns = await drain(async () => {
+      const doomed = await db
+        .selectFrom('recipeDryRuns as r')
+        .innerJoin('workspaces as w', 'w.id', 'r.workspaceId')
+        .select('r.id')
+        .where('r.status', 'not in', ['starting', 'running'])
+        .where(sql<boolean>`r.started_at < now() - make_interval(days => w.keep_screenshots_days)`)
+        .limit(PRUNE_BATCH)
+        .execute();
+      if (doomed.length === 0) return 0;
+      const ids = doomed.map((row) => row.id);
+      const frames = await db.selectFrom('recipeTraceSteps').select('frameKey').where('dryRunId', 'in', ids).where('frameKey', 'is not', null).execute();
+      const keys = frames.map((row) => row.frameKey!);
+      if (keys.length > 0) await db.deleteFrom('storedObjects').where('key', 'in', keys).execute();
+      await db.deleteFrom('recipeDryRuns').where('id', 'in', ids).execute();
+      await files.remove(keys);
+      return ids.length;
     });
   }
 

@@ -301,8 +301,8 @@ async function publishPostsOf(tx: Tx, done: readonly Pick<Completion, 'task' | '
   }
 }
 
-/** What a settled task adds to its account's actions of the day (nothing, for a task of no account). */
-interface DailyActions {
+/** What a settled task (or a dry run) adds to its account's actions of the day (nothing, for one of no account). */
+export interface DailyActions {
   accountId: string | null;
   workspaceId: string;
   likes: number;
@@ -327,7 +327,7 @@ function dailyActionsOf(task: TaskRow, outcome: 'completed' | 'failed' | 'cancel
  * summed per account first (a row may be changed once per statement), in the accounts' order (so two writers of the
  * same accounts wait for each other rather than deadlock).
  */
-async function countDailyActions(tx: Tx, actions: readonly DailyActions[]): Promise<void> {
+export async function countDailyActions(tx: Tx, actions: readonly DailyActions[]): Promise<void> {
   const byAccount = new Map<string, DailyActions>();
   for (const one of actions) {
     if (!one.accountId || one.likes + one.follows + one.comments + one.posts === 0) continue;

@@ -138,6 +138,37 @@ describe('the task lifecycle', () => {
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, deviceId: phone.id, outcome: 'completed' })]);
   });
 
+  it('hands no task to a phone while a dry run is under way on it, and does once the run ended', async () => {
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    const recipe = await db
+      .insertInto('workspaceRecipes')
+      .values({ workspaceId: ws, recipeId: 'instagram.warmup', version: 1, name: 'Warm-up', platform: 'instagram', routines: ['warmup'], body: '{}' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const run = await db
+      .insertInto('recipeDryRuns')
+      .values({
+        workspaceId: ws,
+        recipeRowId: recipe.id,
+        recipeId: 'instagram.warmup',
+        recipeVersion: 1,
+        deviceId: phone.id,
+        startedById: null,
+        accountId: null,
+        mode: 'step',
+        effects: false,
+        status: 'running',
+        actions: '{}',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(await dispatchNext(db, phone.id)).toBeUndefined();
+    expect((await dispatchMany(db, [phone.id])).size).toBe(0);
+    await db.updateTable('recipeDryRuns').set({ status: 'stopped' }).where('id', '=', run.id).execute();
+    expect(await dispatchNext(db, phone.id)).toMatchObject({ id: created.id, attempt: 1 });
+  });
+
   it("takes many phones' acks in one statement, moving only the attempts out on the phones that sent them", async () => {
     const { ws, phone } = await farm();
     const second = await device(db, ws);

@@ -60,7 +60,7 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
   return query.executeTakeFirst();
 }
 
-/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees (captures' and failures'). */
+/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees (captures, failures' and dry runs' traces). */
 export async function storedBytes(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('storedObjects')
@@ -72,12 +72,17 @@ export async function storedBytes(db: Db, workspaceId: string): Promise<number> 
     .select(sql<number>`coalesce(sum(tree_bytes), 0)::float8`.as('bytes'))
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  const traces = await db
+  const failures = await db
     .selectFrom('taskFailureTraces')
     .select(sql<number>`coalesce(sum(tree_bytes), 0)::float8`.as('bytes'))
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  return Number(row.bytes) + Number(trees.bytes) + Number(traces.bytes);
+  const traces = await db
+    .selectFrom('recipeTraceSteps')
+    .select(sql<number>`coalesce(sum(tree_bytes), 0)::float8`.as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes) + Number(trees.bytes) + Number(failures.bytes) + Number(traces.bytes);
 }
 
 /**

@@ -19,6 +19,7 @@ import { bindSessionEvents } from '../../features/monitor/sessions.events';
 import { bindRecipeEvents } from '../../features/settings/recipes.events';
 import { bindGroupEvents } from '../../features/groups/groups.events';
 import { bindAppEvents } from '../../features/apps/apps.events';
+import { bindDryRunEvents } from '../../features/recipes/dryrun/dryrun.events';
 import { bindTaskEvents } from '../../features/tasks/tasks.events';
 import { createLiveCache, REFRESH_DELAY_MS, type LiveHandlers } from '../../shared/realtime/live-cache';
 
@@ -56,6 +57,7 @@ export function createCacheSync(queryClient: QueryClient, delay = REFRESH_DELAY_
     ...bindGroupEvents(live),
     ...bindHealthEvents(live),
     ...bindAppEvents(live),
+    ...bindDryRunEvents(live),
   };
 
   const apply = (name: string, payload: unknown) => {

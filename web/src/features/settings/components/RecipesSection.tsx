@@ -9,6 +9,7 @@ import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../settings.api';
 import { PausedRecipesBanner } from './PausedRecipesBanner';
+import { DryRunButton } from '../../recipes/dryrun/DryRunButton';
 
 /** Where a server refusal names problems inside the document ("recipe.steps.3.tap"), as lines to show. */
 function problemsOf(error: unknown): string[] {
@@ -176,6 +177,7 @@ export function RecipesSection() {
                       <Button size="xs" variant="light" component={Link} to={`/recipes/${recipe.id}`} aria-label={`Edit ${recipe.name} v${recipe.version}`}>
                         Edit
                       </Button>
+                      <DryRunButton recipeId={recipe.id} recipeName={`${recipe.name} v${recipe.version}`} />
                       <Button size="xs" variant="default" onClick={() => void download({ id: recipe.id }, `${recipe.recipeId}.v${recipe.version}`)}>
                         Download
                       </Button>

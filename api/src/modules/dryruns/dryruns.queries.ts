@@ -1,0 +1,288 @@
+/** Dry runs and their step traces in the database: the run's row, the phone and account it runs on, its steps. */
+import { sql } from 'kysely';
+import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
+import type { DryRunStatus } from '@farm/sql';
+import type { Db, Tx } from '../../shared/types.ts';
+
+/** The statuses of a run still under way: the phone gets no task meanwhile, and no second dry run. */
+export const UNDER_WAY: DryRunStatus[] = ['starting', 'running'];
+
+export function runQuery(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('recipeDryRuns as r')
+    .leftJoin('devices as d', 'd.id', 'r.deviceId')
+    .leftJoin('users as u', 'u.id', 'r.startedById')
+    .select([
+      'r.id',
+      'r.workspaceId',
+      'r.recipeRowId',
+      'r.recipeId',
+      'r.recipeVersion',
+      'r.recipeName',
+      'r.deviceId',
+      'd.name as deviceName',
+      'r.startedById',
+      'u.name as startedByName',
+      'r.accountId',
+      'r.mode',
+      'r.effects',
+      'r.status',
+      'r.failureCode',
+      'r.failureMessage',
+      'r.appPackage',
+      'r.appVersion',
+      'r.locale',
+      sql<string>`r.actions::text`.as('actionsText'),
+      'r.steps',
+      'r.startedAt',
+      'r.finishedAt',
+      'r.verified',
+    ])
+    .where('r.workspaceId', '=', workspaceId);
+}
+
+export type DryRunRow = Awaited<ReturnType<ReturnType<typeof runQuery>['executeTakeFirstOrThrow']>>;
+
+export function findRun(db: Db, workspaceId: string, id: string) {
+  return runQuery(db, workspaceId).where('r.id', '=', id).executeTakeFirst();
+}
+
+export function listRuns(db: Db, workspaceId: string, recipeRowId: string) {
+  return runQuery(db, workspaceId).where('r.recipeRowId', '=', recipeRowId).orderBy('r.startedAt', 'desc').limit(50).execute();
+}
+
+/** A run as the phone's messages find it: by its id, on that phone. */
+export function runOfDevice(db: Db, deviceId: string, runId: string) {
+  return db.selectFrom('recipeDryRuns').selectAll().where('id', '=', runId).where('deviceId', '=', deviceId).executeTakeFirst();
+}
+
+/** The phone as a dry run needs it: its assignee, who controls it, whether it is online. */
+export function deviceForRun(db: Db, workspaceId: string, deviceId: string) {
+  return db
+    .selectFrom('devices')
+    .select(['id', 'name', 'status', 'assignedToId', 'controlledById'])
+    .where('workspaceId', '=', workspaceId)
+    .where('id', '=', deviceId)
+    .executeTakeFirst();
+}
+
+/** The apps the phone reported in its last hello (`[{ package, version }]`). */
+export async function deviceApps(db: Db, deviceId: string): Promise<{ package: string; version: string | null }[]> {
+  const row = await db.selectFrom('deviceSoftware').select(sql<string>`apps::text`.as('apps')).where('deviceId', '=', deviceId).executeTakeFirst();
+  if (!row) return [];
+  const parsed = JSON.parse(row.apps) as unknown;
+  return Array.isArray(parsed) ? (parsed as { package: string; version: string | null }[]) : [];
+}
+
+/** The phone's account on a platform (the one it is signed in to), paused ones included. */
+export function accountOnDevice(db: Db, workspaceId: string, deviceId: string, platform: string) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'username', 'platform', 'status', 'pausedCode', 'pausedMessage'])
+    .where('workspaceId', '=', workspaceId)
+    .where('deviceId', '=', deviceId)
+    .where('platform', '=', platform as never)
+    .orderBy(sql`case status when 'active' then 0 when 'warmup' then 1 else 2 end`)
+    .orderBy('createdAt')
+    .executeTakeFirst();
+}
+
+/** A task out on the phone now (dispatched and not settled), if any. */
+export function taskOut(db: Db, deviceId: string) {
+  return db
+    .selectFrom('tasks')
+    .select(['id', 'title'])
+    .where('deviceId', '=', deviceId)
+    .where('dispatchedAt', 'is not', null)
+    .where('status', 'in', [...unsettledTaskStatuses])
+    .executeTakeFirst();
+}
+
+/** A dry run under way on the phone, if any. */
+export function runUnderWay(db: Db, deviceId: string) {
+  return db.selectFrom('recipeDryRuns').select(['id', 'startedById']).where('deviceId', '=', deviceId).where('status', 'in', UNDER_WAY).executeTakeFirst();
+}
+
+/** The verified app versions of the workspace, newest first (the phone's pre-flight coverage gate reads them). */
+export function verifiedApps(db: Db, workspaceId: string) {
+  return db
+    .selectFrom('recipeVerifications')
+    .select(['recipeId', 'package', 'appVersion', 'locale'])
+    .where('workspaceId', '=', workspaceId)
+    .orderBy('createdAt', 'desc')
+    .limit(200)
+    .execute();
+}
+
+export function tryUntestedTemplates(db: Db, workspaceId: string) {
+  return db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst();
+}
+
+export async function insertRun(
+  tx: Tx,
+  values: {
+    workspaceId: string;
+    recipeRowId: string;
+    recipeId: string;
+    recipeVersion: number;
+    recipeName: string;
+    deviceId: string;
+    startedById: string;
+    accountId: string | null;
+    mode: 'straight' | 'step';
+    effects: boolean;
+  },
+): Promise<string> {
+  const row = await tx.insertInto('recipeDryRuns').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Moves a run on, only from the statuses given; answers whether it moved. */
+export async function setRunStatus(
+  db: Db | Tx,
+  id: string,
+  from: readonly DryRunStatus[],
+  set: {
+    status: DryRunStatus;
+    failureCode?: string | null;
+    failureMessage?: string | null;
+    appPackage?: string | null;
+    appVersion?: string | null;
+    locale?: string | null;
+    actions?: string;
+    steps?: number;
+    verified?: boolean;
+  },
+): Promise<boolean> {
+  const ended = set.status !== 'starting' && set.status !== 'running';
+  const result = await db
+    .updateTable('recipeDryRuns')
+    .set({ ...set, heardAt: sql<Date>`now()`, ...(ended ? { finishedAt: sql<Date>`now()` } : {}) })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function markVerified(tx: Tx, id: string): Promise<void> {
+  await tx.updateTable('recipeDryRuns').set({ verified: true }).where('id', '=', id).execute();
+}
+
+/** Runs under way on the phone, ended as failed with this reason (the phone left); answers their ids and workspaces. */
+export function failRunsOfDevice(db: Db, deviceId: string, code: string, message: string) {
+  return db
+    .updateTable('recipeDryRuns')
+    .set({ status: 'failed', failureCode: code, failureMessage: message, finishedAt: sql<Date>`now()` })
+    .where('deviceId', '=', deviceId)
+    .where('status', 'in', UNDER_WAY)
+    .returning(['id', 'workspaceId'])
+    .execute();
+}
+
+/** Runs under way with no sign of life for too long: straight runs after `straightMs`, step-by-step after `stepMs`. */
+export function failSilentRuns(db: Db, straightMs: number, stepMs: number, message: string) {
+  return db
+    .updateTable('recipeDryRuns')
+    .set({ status: 'failed', failureCode: 'timeout', failureMessage: message, finishedAt: sql<Date>`now()` })
+    .where('status', 'in', UNDER_WAY)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('mode', '=', 'straight'), eb('heardAt', '<', sql<Date>`now() - make_interval(secs => ${straightMs / 1000})`)]),
+        eb.and([eb('mode', '=', 'step'), eb('heardAt', '<', sql<Date>`now() - make_interval(secs => ${stepMs / 1000})`)]),
+      ]),
+    )
+    .returning(['id', 'workspaceId'])
+    .execute();
+}
+
+// ── the trace ───────────────────────────────────────────────────────────────────────────────────────────────
+
+export function stepsOf(db: Db, workspaceId: string, runId: string) {
+  return db
+    .selectFrom('recipeTraceSteps')
+    .select([
+      'seq',
+      'path',
+      'do',
+      'label',
+      'verdict',
+      'detail',
+      sql<string | null>`selector::text`.as('selectorText'),
+      sql<string | null>`matched::text`.as('matchedText'),
+      sql<string | null>`point::text`.as('pointText'),
+      'action',
+      'ms',
+      'frameKey',
+      'frameWidth',
+      'frameHeight',
+      sql<boolean>`tree is not null`.as('hasTree'),
+    ])
+    .where('workspaceId', '=', workspaceId)
+    .where('dryRunId', '=', runId)
+    .orderBy('seq')
+    .execute();
+}
+
+export type TraceStepRow = Awaited<ReturnType<typeof stepsOf>>[number];
+
+export function stepOf(db: Db, workspaceId: string, runId: string, seq: number) {
+  return stepsOf(db, workspaceId, runId).then((rows) => rows.find((row) => row.seq === seq));
+}
+
+export async function stepTree(db: Db, workspaceId: string, runId: string, seq: number): Promise<unknown> {
+  const row = await db
+    .selectFrom('recipeTraceSteps')
+    .select(sql<string | null>`tree::text`.as('tree'))
+    .where('workspaceId', '=', workspaceId)
+    .where('dryRunId', '=', runId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+  return row?.tree ? (JSON.parse(row.tree) as unknown) : undefined;
+}
+
+export async function insertStep(
+  tx: Tx,
+  values: {
+    dryRunId: string;
+    workspaceId: string;
+    seq: number;
+    path: string;
+    do: string;
+    label: string;
+    verdict: 'done' | 'skipped' | 'failed' | 'stopped';
+    detail: string | null;
+    selector: string | null;
+    matched: string | null;
+    point: string | null;
+    action: string | null;
+    ms: number;
+    frameKey: string | null;
+    frameMime: string | null;
+    frameSize: number;
+    frameWidth: number | null;
+    frameHeight: number | null;
+    tree: string | null;
+    treeBytes: number;
+  },
+): Promise<boolean> {
+  const row = await tx
+    .insertInto('recipeTraceSteps')
+    .values(values)
+    .onConflict((oc) => oc.columns(['dryRunId', 'seq']).doNothing())
+    .returning('seq')
+    .executeTakeFirst();
+  if (!row) return false;
+  await tx
+    .updateTable('recipeDryRuns')
+    .set({ steps: sql<number>`greatest(steps, ${values.seq})`, heardAt: sql<Date>`now()`, status: 'running' })
+    .where('id', '=', values.dryRunId)
+    .execute();
+  return true;
+}
+
+export async function insertFrameObject(tx: Tx, values: { key: string; workspaceId: string; contentType: string; size: number }): Promise<void> {
+  await tx
+    .insertInto('storedObjects')
+    .values({ ...values, uploadedAt: new Date() })
+    .execute();
+}

@@ -1,0 +1,522 @@
+/**
+ * Dry runs (the recipe studio): a person runs one workspace recipe on one phone they may control, straight through or
+ * a step at a time, with or without effects, and watches its trace. The pre-flight says what the run would touch
+ * (the phone's account, its app version and whether the recipe covers it, the counted actions and today's caps);
+ * the phone's traces and result come over its socket (`acceptTraceStep`, `acceptDryRunResult`). A run's counted
+ * actions count against the account's caps like a task's; a pass with effects (or of a recipe with nothing counted)
+ * adds the app version to the versions the workspace verified the recipe on. While a run is under way the phone gets
+ * no task (workers' `readyWork`); a phone that leaves ends its runs, and the sweep ends runs gone silent.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Ack, AgentMessage, DryRunStart } from '@farm/agent-protocol';
+import { coversApp, recipe as recipeSchema, recipePackages, type Recipe } from '@farm/agent-protocol/recipes';
+import { platformNames, type Platform } from '@farm/agent-protocol/values';
+import { countedActions, type CountedAction, type CreateDryRunBody, type DryRun, type DryRunPreflight, type TraceStepOut } from '@farm/contracts';
+import { isUuid } from '@farm/sql';
+import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, Outbox } from '@farm/workers';
+import type { FastifyBaseLogger } from 'fastify';
+import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
+import type { ChangeFeed } from '../../events/changes.ts';
+import { write } from '../../events/write.ts';
+import type { Actor, Db, Tx } from '../../shared/types.ts';
+import { objectPath, type Storage } from '../../storage/storage.ts';
+import { lockQuota } from '../uploads/uploads.queries.ts';
+import { storageFullMessage } from '../uploads/uploads.service.ts';
+import { findWorkspaceRecipe, type WorkspaceRecipeRow } from '../recipes/recipes.queries.ts';
+import {
+  accountOnDevice,
+  deviceApps,
+  deviceForRun,
+  failRunsOfDevice,
+  failSilentRuns,
+  findRun,
+  insertFrameObject,
+  insertRun,
+  insertStep,
+  markVerified,
+  runOfDevice,
+  runUnderWay,
+  setRunStatus,
+  stepOf,
+  taskOut,
+  tryUntestedTemplates,
+  UNDER_WAY,
+  verifiedApps,
+  type DryRunRow,
+  type TraceStepRow,
+} from './dryruns.queries.ts';
+
+/** How long the phone has to say it took a dry run. */
+const START_ACK_MS = 15_000;
+/** A straight run with no step for this long ended without a word; a step-by-step one may wait longer for "Next step". */
+export const SILENT_STRAIGHT_MS = 10 * 60_000;
+export const SILENT_STEP_MS = 30 * 60_000;
+/** How often the sweep looks for silent runs. */
+const SWEEP_MS = 60_000;
+
+const plural: Record<CountedAction, 'likes' | 'follows' | 'comments' | 'posts'> = { like: 'likes', follow: 'follows', comment: 'comments', post: 'posts' };
+
+/** What a dry run asks of the phones' sockets (the `Agents` of agents.socket.ts). */
+export interface DryRunPhones {
+  dryRunReady(deviceId: string): Promise<'ready' | 'offline' | 'unsupported'>;
+  startDryRun(deviceId: string, message: DryRunStart, timeoutMs: number): Promise<Ack | 'offline' | 'unsupported' | 'no answer'>;
+  sendDryRun(deviceId: string, event: 'dryrun.next' | 'dryrun.stop', runId: string): Promise<boolean>;
+}
+
+interface Context {
+  db: Db;
+  changes: ChangeFeed;
+  storage: Storage;
+  agents?: DryRunPhones | undefined;
+}
+
+// ── shapes ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+export function toDryRun(row: DryRunRow): DryRun {
+  return {
+    id: row.id,
+    recipeRowId: row.recipeRowId,
+    recipeId: row.recipeId,
+    recipeVersion: row.recipeVersion,
+    recipeName: row.recipeName,
+    deviceId: row.deviceId,
+    deviceName: row.deviceName ?? null,
+    startedById: row.startedById,
+    startedByName: row.startedByName ?? null,
+    mode: row.mode,
+    effects: row.effects,
+    status: row.status,
+    failure: row.failureCode ? { code: row.failureCode, message: row.failureMessage ?? '' } : null,
+    app: row.appPackage && row.appVersion ? { package: row.appPackage, version: row.appVersion, locale: row.locale ?? null } : null,
+    actions: JSON.parse(row.actionsText) as DryRun['actions'],
+    steps: row.steps,
+    startedAt: row.startedAt.toISOString(),
+    finishedAt: row.finishedAt ? row.finishedAt.toISOString() : null,
+    verified: row.verified,
+  };
+}
+
+const json = (text: string | null) => (text ? (JSON.parse(text) as unknown) : null);
+
+export function toStep(row: TraceStepRow): TraceStepOut {
+  return {
+    seq: row.seq,
+    path: row.path,
+    do: row.do,
+    label: row.label,
+    verdict: row.verdict,
+    detail: row.detail,
+    selector: json(row.selectorText) as TraceStepOut['selector'],
+    matched: json(row.matchedText) as TraceStepOut['matched'],
+    point: json(row.pointText) as TraceStepOut['point'],
+    action: (countedActions as readonly string[]).includes(row.action ?? '') ? (row.action as CountedAction) : null,
+    ms: row.ms,
+    frameUrl: row.frameKey ? objectPath(row.frameKey) : null,
+    frameWidth: row.frameWidth,
+    frameHeight: row.frameHeight,
+    hasTree: row.hasTree,
+  };
+}
+
+/** The engagement a recipe's steps count (`counts: like`…), anywhere in its document, in the usual order. */
+export function countedActionsOf(body: unknown): CountedAction[] {
+  const found = new Set<string>();
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key === 'counts' && typeof item === 'string') found.add(item);
+        else stack.push(item);
+      }
+    }
+  }
+  return countedActions.filter((action) => found.has(action));
+}
+
+const appName = (platform: string, app: { package: string; version: string; locale: string | null }) =>
+  `${platformNames[platform as Platform] ?? app.package} ${app.version}${app.locale ? ` (${app.locale})` : ''}`;
+
+// ── the pre-flight ──────────────────────────────────────────────────────────────────────────────────────────
+
+interface Checked {
+  preflight: DryRunPreflight;
+  row: WorkspaceRecipeRow;
+  recipe: Recipe;
+  device: NonNullable<Awaited<ReturnType<typeof deviceForRun>>>;
+  account: Awaited<ReturnType<typeof accountOnDevice>>;
+  paused: boolean;
+}
+
+/** Everything the browser shows before Start, and what Start checks again; refuses a recipe or phone not the person's. */
+export async function preflightOf(ctx: Context, actor: Actor, recipeRowId: string, deviceId: string): Promise<Checked> {
+  const { db } = ctx;
+  const row = isUuid(recipeRowId) ? await findWorkspaceRecipe(db, actor.workspaceId, recipeRowId) : undefined;
+  if (!row) throw badRequest('recipeId', 'That recipe is not in this workspace');
+  const device = isUuid(deviceId) ? await deviceForRun(db, actor.workspaceId, deviceId) : undefined;
+  if (!device) throw badRequest('deviceId', 'That phone is not in this workspace');
+  if (actor.role !== 'operator' && device.assignedToId !== actor.userId)
+    throw new AppError(403, 'A VA dry-runs recipes only on the phones assigned to them', [{ field: 'deviceId', message: 'Not assigned to you' }]);
+  const parsed = recipeSchema.safeParse(row.body);
+  if (!parsed.success) throw badRequest('recipeId', `${row.name} is not valid for the phones' recipe schema; fix it before a dry run`);
+  const recipe = parsed.data;
+
+  const [account, apps, verified, workspace, ready, busy, other] = await Promise.all([
+    accountOnDevice(db, actor.workspaceId, device.id, row.platform),
+    deviceApps(db, device.id),
+    verifiedApps(db, actor.workspaceId),
+    tryUntestedTemplates(db, actor.workspaceId),
+    ctx.agents ? ctx.agents.dryRunReady(device.id) : Promise.resolve('offline' as const),
+    taskOut(db, device.id),
+    runUnderWay(db, device.id),
+  ]);
+  const packages = recipePackages(recipe);
+  const app = apps.find((one) => packages.includes(one.package)) ?? { package: recipe.app.package, version: null };
+  const coverage = app.version
+    ? coversApp(
+        recipe,
+        { package: app.package, version: app.version },
+        {
+          verifications: verified.map((v) => ({ recipeId: v.recipeId, package: v.package, version: v.appVersion, ...(v.locale ? { locale: v.locale } : {}) })),
+          allowUntested: workspace?.tryUntestedTemplates ?? false,
+        },
+      )
+    : null;
+  const caps = capsFor(row.platform);
+  const allowance = account ? await allowanceOf(db, actor.workspaceId, account.id, caps) : null;
+  const counted = countedActionsOf(row.body).map((action) => ({
+    action,
+    cap: caps[plural[action]],
+    left: allowance ? allowance[plural[action]] : null,
+  }));
+  const paused = account ? account.status === 'paused' || account.pausedCode !== null : false;
+
+  let blocked: string | null = null;
+  if (ready === 'offline') blocked = `${device.name} is offline`;
+  else if (ready === 'unsupported') blocked = 'Update farm-agent on this phone to dry-run recipes';
+  else if (other) blocked = `Another dry run is under way on ${device.name}`;
+  else if (busy) blocked = `${device.name} is busy with "${busy.title}"; try again once it finishes`;
+  else if (device.controlledById && device.controlledById !== actor.userId) blocked = `Someone else controls ${device.name}; try again once they release it`;
+
+  return {
+    row,
+    recipe,
+    device,
+    account,
+    paused,
+    preflight: {
+      device: { id: device.id, name: device.name, online: ready !== 'offline', canDryRun: ready === 'ready' },
+      account: account ? { id: account.id, username: account.username, paused, pausedMessage: account.pausedMessage } : null,
+      app: { package: app.package, version: app.version },
+      coverage: coverage ? { covered: coverage.covered, by: coverage.covered ? coverage.by : null, reason: coverage.covered ? null : coverage.reason } : null,
+      counted,
+      blocked,
+    },
+  };
+}
+
+// ── start, next, stop ───────────────────────────────────────────────────────────────────────────────────────
+
+async function announceRun(db: Db | Tx, outbox: Outbox, workspaceId: string, id: string): Promise<DryRun | undefined> {
+  const row = await findRun(db, workspaceId, id);
+  if (!row) return undefined;
+  const run = toDryRun(row);
+  outbox.add('dryrun.updated', run);
+  return run;
+}
+
+export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRunBody): Promise<DryRun> {
+  const checked = await preflightOf(ctx, actor, body.recipeId, body.deviceId);
+  const { preflight, row, device, account } = checked;
+  if (preflight.blocked) {
+    throw new AppError(409, preflight.blocked, [{ field: 'deviceId', message: preflight.blocked }]);
+  }
+  if (checked.paused && body.effects && preflight.counted.length > 0) {
+    const message = `@${account!.username} is paused for safety: start a run with no effects, or resume the account first`;
+    throw new AppError(409, message, [{ field: 'effects', message }]);
+  }
+  const id = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const inserted = await insertRun(tx, {
+      workspaceId: actor.workspaceId,
+      recipeRowId: row.id,
+      recipeId: row.recipeId,
+      recipeVersion: row.version,
+      recipeName: row.name,
+      deviceId: device.id,
+      startedById: actor.userId,
+      accountId: account?.id ?? null,
+      mode: body.mode,
+      effects: body.effects,
+    }).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === '23505') throw conflict(`Another dry run is under way on ${device.name}`);
+      throw error;
+    });
+    await outbox.record(
+      {
+        userId: actor.userId,
+        action: `Dry run of ${row.name} v${row.version} started on ${device.name} (${body.mode === 'step' ? 'step by step' : 'straight through'}, ${body.effects ? 'with effects' : 'no effects'})`,
+        deviceId: device.id,
+        type: 'info',
+      },
+      {
+        action: 'dryrun.started',
+        entityType: 'dry_run',
+        entityId: inserted,
+        data: { recipeId: row.recipeId, version: row.version, mode: body.mode, effects: body.effects },
+      },
+    );
+    await announceRun(tx, outbox, actor.workspaceId, inserted);
+    return inserted;
+  });
+
+  const verified = await verifiedApps(ctx.db, actor.workspaceId);
+  const untested = await tryUntestedTemplates(ctx.db, actor.workspaceId);
+  const message: DryRunStart = {
+    runId: id,
+    recipe: row.body,
+    params: { caption: 'Dry run', ...(account ? { accounts: [account.username] } : {}), ...body.params },
+    mode: body.mode,
+    effects: body.effects,
+    preflight: {
+      account: account?.username ?? null,
+      verifiedApps: verified.map((v) => ({ recipeId: v.recipeId, package: v.package, version: v.appVersion, ...(v.locale ? { locale: v.locale } : {}) })),
+      allowUntestedApp: untested?.tryUntestedTemplates ?? false,
+    },
+  };
+  const answer = ctx.agents ? await ctx.agents.startDryRun(device.id, message, START_ACK_MS) : 'offline';
+  if (typeof answer === 'object' && answer.ok) {
+    await write(ctx, actor.workspaceId, async (tx, outbox) => {
+      await setRunStatus(tx, id, ['starting'], { status: 'running' });
+      await announceRun(tx, outbox, actor.workspaceId, id);
+    });
+    return toDryRun((await findRun(ctx.db, actor.workspaceId, id))!);
+  }
+  const words =
+    typeof answer === 'object' && !answer.ok
+      ? `${device.name} refused the dry run: ${answer.error}`
+      : answer === 'unsupported'
+        ? 'Update farm-agent on this phone to dry-run recipes'
+        : answer === 'no answer'
+          ? `${device.name} did not answer in time; try again`
+          : `${device.name} is offline`;
+  await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    await setRunStatus(tx, id, UNDER_WAY, { status: 'failed', failureCode: 'refused', failureMessage: words });
+    await announceRun(tx, outbox, actor.workspaceId, id);
+    outbox.internal('device.wake', { deviceId: device.id });
+  });
+  throw new AppError(409, words, [{ field: 'deviceId', message: words }]);
+}
+
+/** The run, for the person who started it or an operator, while it is under way. */
+async function runToSteer(db: Db, actor: Actor, id: string, verb: string): Promise<DryRunRow> {
+  const row = isUuid(id) ? await findRun(db, actor.workspaceId, id) : undefined;
+  if (!row) throw notFound();
+  if (actor.role !== 'operator' && row.startedById !== actor.userId)
+    throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
+  if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
+  return row;
+}
+
+export async function nextStep(ctx: Context, actor: Actor, id: string): Promise<DryRun> {
+  const row = await runToSteer(ctx.db, actor, id, 'step through');
+  if (row.mode !== 'step') throw conflict('This dry run goes straight through: there is no next step to wait for');
+  const heard = row.deviceId && ctx.agents ? await ctx.agents.sendDryRun(row.deviceId, 'dryrun.next', row.id) : false;
+  if (!heard) throw conflict(`${row.deviceName ?? 'The phone'} is offline; the dry run will end`);
+  return toDryRun(row);
+}
+
+export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<DryRun> {
+  const row = await runToSteer(ctx.db, actor, id, 'stop');
+  const heard = row.deviceId && ctx.agents ? await ctx.agents.sendDryRun(row.deviceId, 'dryrun.stop', row.id) : false;
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    // A phone that hears the stop ends the run with its result; one that is gone cannot, so it ends here.
+    if (!heard) {
+      await setRunStatus(tx, row.id, UNDER_WAY, {
+        status: 'stopped',
+        failureCode: 'stopped',
+        failureMessage: 'Stopped by a person; the phone was not connected',
+      });
+      if (row.deviceId) outbox.internal('device.wake', { deviceId: row.deviceId });
+    }
+    await outbox.record(
+      {
+        userId: actor.userId,
+        action: `Dry run of ${row.recipeName} v${row.recipeVersion} stopped on ${row.deviceName ?? 'a phone'}`,
+        deviceId: row.deviceId,
+        type: 'info',
+      },
+      { action: 'dryrun.stopped', entityType: 'dry_run', entityId: row.id, data: { heard } },
+    );
+    return (await announceRun(tx, outbox, actor.workspaceId, row.id))!;
+  });
+}
+
+// ── what the phone sends ────────────────────────────────────────────────────────────────────────────────────
+
+const NOT_UNDER_WAY: Ack = { ok: false, error: 'No dry run of this phone is under way with that id' };
+
+/** A step of a run: kept with its frame and tree when they fit the storage quota, and shown at once. */
+export async function acceptTraceStep(
+  ctx: { db: Db; changes: ChangeFeed; storage: Storage },
+  device: { id: string; workspaceId: string },
+  message: AgentMessage<'dryrun.step'>,
+): Promise<Ack> {
+  const run = isUuid(message.runId) ? await runOfDevice(ctx.db, device.id, message.runId) : undefined;
+  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
+  const { step } = message;
+  const frame = step.frame ? Buffer.from(step.frame.data) : null;
+  const tree = step.tree ? JSON.stringify(step.tree) : null;
+  const treeBytes = tree ? Buffer.byteLength(tree) : 0;
+  let frameKey: string | null = null;
+  await write(ctx, run.workspaceId, async (tx, outbox) => {
+    if ((await stepOf(tx, run.workspaceId, run.id, step.seq)) !== undefined) return;
+    const size = (frame?.length ?? 0) + treeBytes;
+    const quota = automation().storageQuotaBytes;
+    const room = size > 0 ? await lockQuota(tx, run.workspaceId, size, quota) : { fits: true, used: 0 };
+    const keep = room.fits;
+    let detail = step.detail ?? null;
+    if (!keep) detail = `${detail ? `${detail} ` : ''}(Screenshot and tree not kept: ${storageFullMessage(room.used, size, quota)})`.slice(0, 2000);
+    if (keep && frame) {
+      frameKey = randomUUID();
+      await insertFrameObject(tx, { key: frameKey, workspaceId: run.workspaceId, contentType: step.frame!.mime, size: frame.length });
+    }
+    await insertStep(tx, {
+      dryRunId: run.id,
+      workspaceId: run.workspaceId,
+      seq: step.seq,
+      path: step.path,
+      do: step.do,
+      label: step.label,
+      verdict: step.verdict,
+      detail,
+      selector: step.selector ? JSON.stringify(step.selector) : null,
+      matched: step.matched ? JSON.stringify(step.matched) : null,
+      point: step.point ? JSON.stringify(step.point) : null,
+      action: step.action ?? null,
+      ms: step.ms,
+      frameKey,
+      frameMime: frameKey ? step.frame!.mime : null,
+      frameSize: frameKey ? frame!.length : 0,
+      frameWidth: keep && step.frame ? step.frame.width : (step.tree?.width ?? null),
+      frameHeight: keep && step.frame ? step.frame.height : (step.tree?.height ?? null),
+      tree: keep ? tree : null,
+      treeBytes: keep ? treeBytes : 0,
+    });
+    // Written while the rows are held: if writing fails, nothing of the step stays and the phone sends it again.
+    if (frameKey && frame) await ctx.storage.write(frameKey, frame);
+    const row = await stepOf(tx, run.workspaceId, run.id, step.seq);
+    if (row) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) });
+    if (run.status === 'starting') await announceRun(tx, outbox, run.workspaceId, run.id);
+  });
+  return { ok: true };
+}
+
+/** The end of a run: its outcome kept, its actions counted, a pass recorded as a verification. */
+export async function acceptDryRunResult(
+  ctx: { db: Db; changes: ChangeFeed },
+  device: { id: string; workspaceId: string; name: string },
+  result: AgentMessage<'dryrun.result'>,
+): Promise<Ack> {
+  const run = isUuid(result.runId) ? await runOfDevice(ctx.db, device.id, result.runId) : undefined;
+  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
+  const recipeRow = await findWorkspaceRecipe(ctx.db, run.workspaceId, run.recipeRowId);
+  const counted = recipeRow ? countedActionsOf(recipeRow.body) : [];
+  const actions = Object.fromEntries(Object.entries(result.actions ?? {}).filter(([, count]) => (count ?? 0) > 0));
+  const app =
+    result.app?.package && result.app.version ? { package: result.app.package, version: result.app.version, locale: result.app.locale ?? null } : null;
+  await write(ctx, run.workspaceId, async (tx, outbox) => {
+    const moved = await setRunStatus(tx, run.id, UNDER_WAY, {
+      status: result.outcome,
+      failureCode: result.failure?.code ?? (result.outcome === 'stopped' ? 'stopped' : null),
+      failureMessage: result.failure?.message ?? null,
+      appPackage: app?.package ?? null,
+      appVersion: app?.version ?? null,
+      locale: app?.locale ?? null,
+      actions: JSON.stringify(actions),
+      steps: result.steps,
+    });
+    if (!moved) return;
+    if (run.effects) {
+      await countDailyActions(tx, [
+        {
+          accountId: run.accountId,
+          workspaceId: run.workspaceId,
+          likes: actions.like ?? 0,
+          follows: actions.follow ?? 0,
+          comments: actions.comment ?? 0,
+          posts: actions.post ?? 0,
+        },
+      ]);
+    }
+    // A no-effects run stopped before its counted steps: it proves the recipe in full only when there are none.
+    const proves = result.outcome === 'passed' && app !== null && (run.effects || counted.length === 0);
+    const platform = recipeRow?.platform ?? '';
+    const what = `Dry run of ${run.recipeName} v${run.recipeVersion} on ${device.name}`;
+    if (proves) {
+      await addRecipeVerification(tx, {
+        workspaceId: run.workspaceId,
+        recipeId: run.recipeId,
+        package: app.package,
+        appVersion: app.version,
+        locale: app.locale,
+        source: 'dry_run',
+        verifiedBy: run.startedById,
+      });
+      await markVerified(tx, run.id);
+    }
+    const sentence =
+      result.outcome === 'passed'
+        ? `${what} passed${proves ? `; ${appName(platform, app)} verified` : ''}`
+        : result.outcome === 'failed'
+          ? `${what} failed: ${result.failure?.message ?? result.failure?.code ?? 'no reason given'}`
+          : `${what} stopped${result.failure?.message ? `: ${result.failure.message}` : ''}`;
+    await outbox.record(
+      { userId: null, action: sentence, deviceId: device.id, type: result.outcome === 'failed' ? 'error' : result.outcome === 'passed' ? 'success' : 'info' },
+      {
+        action: `dryrun.${result.outcome}`,
+        entityType: 'dry_run',
+        entityId: run.id,
+        data: { recipeId: run.recipeId, version: run.recipeVersion, app, actions, verified: proves, failureCode: result.failure?.code ?? null },
+      },
+    );
+    await announceRun(tx, outbox, run.workspaceId, run.id);
+    outbox.internal('device.wake', { deviceId: device.id });
+  });
+  return { ok: true };
+}
+
+// ── ends without the phone's word ───────────────────────────────────────────────────────────────────────────
+
+async function announceEnded(ctx: { db: Db; changes: ChangeFeed }, ended: readonly { id: string; workspaceId: string }[], deviceId?: string) {
+  for (const { id, workspaceId } of ended) {
+    const outbox = new Outbox(workspaceId);
+    await announceRun(ctx.db, outbox, workspaceId, id);
+    const row = await findRun(ctx.db, workspaceId, id);
+    if (row?.deviceId ?? deviceId) outbox.internal('device.wake', { deviceId: (row?.deviceId ?? deviceId)! });
+    outbox.flush(ctx.changes);
+  }
+}
+
+/** The phone left (on every instance): its runs under way end as failed, `device_offline`. */
+export async function endRunsOfGonePhone(ctx: { db: Db; changes: ChangeFeed }, device: { id: string; name: string }): Promise<number> {
+  const ended = await failRunsOfDevice(ctx.db, device.id, 'device_offline', `${device.name} disconnected during the dry run`);
+  await announceEnded(ctx, ended, device.id);
+  return ended.length;
+}
+
+/** Ends runs with no step for too long (10 minutes straight through, 30 waiting step by step). */
+export async function sweepSilentRuns(ctx: { db: Db; changes: ChangeFeed }): Promise<number> {
+  const ended = await failSilentRuns(ctx.db, SILENT_STRAIGHT_MS, SILENT_STEP_MS, 'The phone sent nothing for too long; the dry run was ended');
+  await announceEnded(ctx, ended);
+  return ended.length;
+}
+
+/** Runs the sweep every minute while the app is up. */
+export function startSweep(ctx: { db: Db; changes: ChangeFeed }, log: FastifyBaseLogger): () => void {
+  const timer = setInterval(() => {
+    sweepSilentRuns(ctx).catch((error: unknown) => log.warn({ err: error }, 'dry run sweep failed'));
+  }, SWEEP_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
