@@ -110,4 +110,3 @@ describe('a dry run on the real agent', () => {
     ]);
   });
 });
-
