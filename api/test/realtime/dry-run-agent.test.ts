@@ -4,7 +4,7 @@
  * the runner and sends a trace of every step with its frame and tree, and the console keeps it and acts on the result:
  * no effects stops before the like with nothing counted; step by step waits for each Next; a full pass counts the
  * like against the account's caps and adds the phone's app version and language to the versions the workspace
- * verified. A failed task's trace from the same agent reaches the task's evidence with the screen it failed on.
+ * verified. Removing the recipe removes its runs and their screenshots.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DryRun, DryRunDetail } from '@farm/contracts';
@@ -108,5 +108,21 @@ describe('a dry run on the real agent', () => {
     expect(verifications).toEqual([
       expect.objectContaining({ package: 'com.instagram.android', appVersion: passed.app!.version, locale: 'en-US', source: 'dry_run' }),
     ]);
+
+    // Removing the recipe removes its runs and their screenshots, which no longer count in the storage quota.
+    const frames = await t.db.selectFrom('recipeTraceSteps').select('frameKey').where('frameKey', 'is not', null).execute();
+    expect(frames.length).toBeGreaterThan(3);
+    expect((await operator.delete(`/api/recipes/${recipeRowId}`)).status).toBe(204);
+    const left = await t.db
+      .selectFrom('storedObjects')
+      .select('key')
+      .where(
+        'key',
+        'in',
+        frames.map((row) => row.frameKey!),
+      )
+      .execute();
+    expect(left).toEqual([]);
+    expect(await t.db.selectFrom('recipeDryRuns').select('id').execute()).toEqual([]);
   });
 });

@@ -286,3 +286,21 @@ export async function insertFrameObject(tx: Tx, values: { key: string; workspace
     .values({ ...values, uploadedAt: new Date() })
     .execute();
 }
+
+/**
+ * Removes the stored screenshots of a recipe's dry runs (their rows go with the recipe, ON DELETE CASCADE, which
+ * would leave the files counted in the quota); answers their keys, for the files to go once the write commits.
+ */
+export async function removeRecipeTraceFrames(tx: Tx, workspaceId: string, recipeRowId: string): Promise<string[]> {
+  const frames = await tx
+    .selectFrom('recipeTraceSteps as s')
+    .innerJoin('recipeDryRuns as r', 'r.id', 's.dryRunId')
+    .select('s.frameKey')
+    .where('r.workspaceId', '=', workspaceId)
+    .where('r.recipeRowId', '=', recipeRowId)
+    .where('s.frameKey', 'is not', null)
+    .execute();
+  const keys = frames.map((row) => row.frameKey!);
+  if (keys.length > 0) await tx.deleteFrom('storedObjects').where('workspaceId', '=', workspaceId).where('key', 'in', keys).execute();
+  return keys;
+}

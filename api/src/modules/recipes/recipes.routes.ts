@@ -34,6 +34,7 @@ import {
 } from './recipes.queries.ts';
 import { write } from '../../events/write.ts';
 import { recipeHealthOf } from './recipe-health.service.ts';
+import { removeRecipeTraceFrames } from '../dryruns/dryruns.queries.ts';
 import { listPausedRecipes, Outboxes, resumeRecipe, sendPausedWorkToVAs } from '@farm/workers';
 
 function summary(recipe: Recipe) {
@@ -244,14 +245,18 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.delete('/recipes/:id', { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+    const frames = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
+      // Its dry runs go with it; their screenshots are stored objects, removed here so the quota lets them go too.
+      const keys = await removeRecipeTraceFrames(tx, actor.workspaceId, request.params.id);
       const removed = await deleteWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
       if (!removed) throw notFound();
       await outbox.record(
         { userId: actor.userId, action: `Recipe "${removed.name}" (${removed.recipeId} v${removed.version}) removed`, type: 'warning' },
         { action: 'recipe.deleted', entityType: 'recipe', entityId: removed.id },
       );
+      return keys;
     });
+    await app.ctx.storage.remove(frames);
     return reply.code(204).send();
   });
 };

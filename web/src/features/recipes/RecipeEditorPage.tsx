@@ -18,6 +18,7 @@ import { VersionsDrawer } from './components/VersionsDrawer';
 import { lineOf, locateJson } from './recipe.lines';
 import { buildStep, deleteStep, insertStep, moveStep, pretty, setCounts, stepsOf, type Json, type NewStep } from './recipe.steps';
 import { useRecipe, useRecipeDiff, useRecipeVersions, useRestoreVersion, useSaveVersion, type RecipeDetail } from './recipes.api';
+import { DryRunButton } from './dryrun/DryRunButton';
 
 const MAX_PROBLEMS = 20;
 
@@ -173,7 +174,15 @@ export function RecipeEditorPage({ actions }: RecipeEditorPageProps = {}) {
 
   return (
     <Stack gap="md">
-      <EditorHeader recipe={current} actions={actions}>
+      <EditorHeader
+        recipe={current}
+        actions={
+          actions ?? (
+            // A dry run runs the version saved on the server: save the edit first to try it.
+            <DryRunButton recipeId={current.id} recipeName={`${current.name} v${current.version}`} />
+          )
+        }
+      >
         <Button onClick={() => setSaving(true)} disabled={problems.length > 0 || !changed || !document}>
           Save
         </Button>
