@@ -150,6 +150,12 @@ function StepRow({ runId, step }: { runId: string; step: TraceStepOut }) {
             </Text>
           </Group>
         </Group>
+        {step.detail && step.verdict !== 'done' && !open ? (
+          // Why it was skipped, stopped or failed, without opening it ("Already liked; left alone.").
+          <Text size="xs" style={{ overflowWrap: 'anywhere' }}>
+            {step.detail}
+          </Text>
+        ) : null}
         {step.selector && !open ? (
           <Text size="xs" c="dimmed" ff="monospace" style={{ overflowWrap: 'anywhere' }}>
             {JSON.stringify(step.selector)}
