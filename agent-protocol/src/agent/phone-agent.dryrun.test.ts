@@ -385,7 +385,14 @@ describe('a post cut off by its farm host', () => {
     title: 'Publish',
     deadline: null,
     protocol: 2,
-    work: { kind: 'post.publish', postId: 'p1', account: { id: 'a1', username: 'glow.daily', platform: 'instagram' }, caption: 'Morning', hashtags: [], mediaUrls: [] },
+    work: {
+      kind: 'post.publish',
+      postId: 'p1',
+      account: { id: 'a1', username: 'glow.daily', platform: 'instagram' },
+      caption: 'Morning',
+      hashtags: [],
+      mediaUrls: [],
+    },
     ackWithinMs: 10_000,
   });
 
