@@ -539,6 +539,10 @@ export interface WorkspaceRecipesTable {
   note: NullableText;
   /** The document as written (JSON text, keys in the writer's order); null for rows saved before 0045. */
   source: NullableText;
+  /** Recorded steps' screenshots (0048): `[{ fingerprint, image }]`, read as text; written as JSON text. */
+  stepShots: ColumnType<unknown, string | undefined, string>;
+  /** Their bytes, counted in the workspace's storage quota (0048). */
+  stepShotsBytes: ColumnType<number, number | undefined, number>;
 }
 
 /** App versions a workspace verified a recipe on (0034). `locale` is '' for any. */

@@ -82,6 +82,8 @@ for (const width of [1280, 375]) {
       await expect(page.getByRole('heading', { level: 1, name: 'Like the first post' })).toBeVisible();
       await expect(page.getByText('Off (draft)', { exact: true })).toBeVisible();
       await expect(page.getByRole('textbox', { name: 'Recipe JSON' })).toHaveValue(/"id": "row_feed_button_like"/);
+      // Each recorded step kept the picture of the screen it was made on.
+      await expect(page.getByRole('listitem', { name: /^Step 2: / }).getByRole('img', { name: 'The screen step 2 was recorded on' })).toBeVisible();
     } finally {
       agent.close();
       await backend.close();

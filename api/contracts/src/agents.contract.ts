@@ -120,7 +120,12 @@ export const workspaceRecipe = recipeSummary.extend({
 export type WorkspaceRecipe = z.infer<typeof workspaceRecipe>;
 /** The recipe document itself, as validated by the agent's recipe schema. */
 const recipeDocument = z.record(z.string(), z.unknown());
-export const workspaceRecipeDetail = workspaceRecipe.extend({ body: recipeDocument });
+export const workspaceRecipeDetail = workspaceRecipe.extend({
+  body: recipeDocument,
+  /** Each top-level step's recorded screenshot (a `data:` URL), or null; only where the recipe was recorded. */
+  stepShots: z.array(z.string().nullable()).optional(),
+});
+export type WorkspaceRecipeDetail = z.infer<typeof workspaceRecipeDetail>;
 export const shippedRecipeDetail = recipeSummary.extend({ body: recipeDocument });
 /** The note on a pending task a paused recipe holds back. */
 export const RECIPE_PAUSED_NOTE = 'Recipe paused for this app version';
@@ -235,9 +240,39 @@ export const recipeHealth = z.object({
 });
 export type RecipeHealth = z.infer<typeof recipeHealth>;
 
+/** A recorded step's screenshot: the small picture (a JPEG or PNG `data:` URL) of the screen it was made on. */
+export const recipeStepShot = z.object({
+  /** The step's place among the recipe's top-level steps, 0 first. */
+  step: z.number().int().min(0).max(999),
+  image: z
+    .string()
+    .max(24_000, { message: 'A step screenshot is at most 24 KB' })
+    .regex(/^data:image\/(jpeg|png);base64,[A-Za-z0-9+/]+={0,2}$/, { message: 'A step screenshot is a JPEG or PNG data: URL' }),
+});
+export type RecipeStepShot = z.infer<typeof recipeStepShot>;
+
+/**
+ * What a recipe step does and to what (its kind, target, text, key, direction, app): a recorded step's screenshot
+ * belongs to this, not to the step's place, so a step moved or given a count or a label keeps its picture.
+ */
+export function stepFingerprint(step: unknown): string {
+  if (step === null || typeof step !== 'object') return '';
+  const { do: kind, target, text, key, direction, package: app } = step as Record<string, unknown>;
+  return JSON.stringify([kind ?? null, target ?? null, text ?? null, key ?? null, direction ?? null, app ?? null]);
+}
+
+/** Each of `steps`' picture, from pictures known by fingerprint (two steps alike take one picture each, in order). */
+export function picturesOfSteps(steps: readonly unknown[], known: readonly { fingerprint: string; image: string }[]): (string | null)[] {
+  const byFingerprint = new Map<string, string[]>();
+  for (const shot of known) byFingerprint.set(shot.fingerprint, [...(byFingerprint.get(shot.fingerprint) ?? []), shot.image]);
+  return steps.map((step) => byFingerprint.get(stepFingerprint(step))?.shift() ?? null);
+}
+
 export const createRecipeBody = z.object({
   recipe: recipeDocument.refine((value) => JSON.stringify(value).length <= 200_000, { message: 'A recipe is at most 200 KB of JSON' }),
   enabled: z.boolean().optional(),
+  /** Record's screenshots of its steps, shown beside them in the editor. */
+  stepShots: z.array(recipeStepShot).max(200).optional(),
 });
 export const updateRecipeBody = z.object({ enabled: z.boolean() });
 export const shippedRecipeParams = z.object({

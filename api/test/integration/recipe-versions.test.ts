@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecipeDiff, RecipeVersionList } from '@farm/contracts';
 import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
+import { solidPng } from '@farm/agent-protocol';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -161,6 +162,39 @@ describe('recipe versions', () => {
     const activity = await operator.get<{ action: string }[]>('/api/activities');
     expect(JSON.stringify(activity.body)).toContain('Recipe \\"Instagram publish a post');
     expect(JSON.stringify(activity.body)).toContain('v1 restored as v3');
+  });
+
+  it('keeps a recorded draft’s step screenshots, shown by the steps they were made for through later versions', async () => {
+    const operator = await signUp(t.app, { name: 'Rhea Recorder' });
+    const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.warmup');
+    const tap = { do: 'tap', target: { id: 'row_feed_button_like' } };
+    const draft = { ...template.body.body, id: 'rhea.like', version: 1, steps: [{ do: 'open_app' }, tap] };
+    // A thumbnail as the Live tab makes one: a small picture as a data: URL.
+    const picture = `data:image/png;base64,${solidPng(18, 40, [200, 80, 100]).toString('base64')}`;
+    const used = async () => (await operator.get<{ usedBytes: number }>('/api/storage')).body.usedBytes;
+    const before = await used();
+    const created = await operator.post<Detail>('/api/recipes', { recipe: draft, enabled: false, stepShots: [{ step: 1, image: picture }] });
+    expectStatus(created, 201);
+    expect(await used()).toBe(before + picture.length);
+    const read = await operator.get<Detail & { stepShots?: (string | null)[] }>(`/api/recipes/${created.body.id}`);
+    expect(read.body.stepShots).toEqual([null, picture]);
+
+    // A step put before it, and the tap given a count: the picture stays with the tap.
+    const edited = { ...read.body.body, steps: [{ do: 'open_app' }, { do: 'pause', for: '1s' }, { ...tap, counts: 'like', label: 'Like it' }] };
+    const v2 = await operator.post<Detail>(`/api/recipes/${created.body.id}/versions`, { recipe: edited });
+    expectStatus(v2, 201);
+    const second = await operator.get<Detail & { stepShots?: (string | null)[] }>(`/api/recipes/${v2.body.id}`);
+    expect(second.body.stepShots).toEqual([null, null, picture]);
+
+    // A recipe without pictures says nothing of them; a picture that is not one is refused naming the field.
+    expect(
+      (await operator.get<Detail & { stepShots?: unknown }>(`/api/recipes/${(await addRecipe(operator, 'rhea.plain')).id}`)).body.stepShots,
+    ).toBeUndefined();
+    expectFieldError(
+      await operator.post('/api/recipes', { recipe: { ...draft, version: 9 }, enabled: false, stepShots: [{ step: 1, image: 'javascript:alert(1)' }] }),
+      'stepShots.0.image',
+      'A step screenshot is a JPEG or PNG data: URL',
+    );
   });
 
   it('refuses bad input naming the field, and keeps other workspaces out', async () => {

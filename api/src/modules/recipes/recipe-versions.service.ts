@@ -8,7 +8,7 @@ import { shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
 import { AppError, conflict } from '../../errors.ts';
 import type { WriteOutbox } from '../../events/write.ts';
 import type { Tx } from '../../shared/types.ts';
-import { insertWorkspaceRecipe, lockRecipeVersions, turnOffOtherVersions, type WorkspaceRecipeRow } from './recipes.queries.ts';
+import { copyStepShots, insertWorkspaceRecipe, lockRecipeVersions, turnOffOtherVersions, type WorkspaceRecipeRow } from './recipes.queries.ts';
 import { diffLines, prettyRecipe } from './recipes.diff.ts';
 
 export interface SaveVersion {
@@ -48,6 +48,8 @@ export async function saveVersion(tx: Tx, outbox: WriteOutbox, input: SaveVersio
     note: input.note?.trim() || null,
   });
   if (!row) throw conflict(`Someone saved ${from.recipeId} at the same moment: reload the editor to see version ${version}, then save again`);
+  // Recorded steps keep their screenshots in the versions saved from the draft.
+  await copyStepShots(tx, from.id, row.id);
   if (enabled) await turnOffOtherVersions(tx, workspaceId, from.recipeId, row.id);
   await outbox.record(
     input.restore

@@ -5,7 +5,9 @@ import type { WorkspaceRecipesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
 /** A row with its document as written: read as text, since the database layer renames JSON keys to camelCase. */
-export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body' | 'source'> & { body: Record<string, unknown> };
+export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body' | 'source' | 'stepShots' | 'stepShotsBytes'> & {
+  body: Record<string, unknown>;
+};
 
 const columns = [
   'id',
@@ -201,4 +203,30 @@ export async function setTryUntestedTemplates(tx: Tx, workspaceId: string, on: b
   if (before.tryUntestedTemplates === on) return false;
   await tx.updateTable('workspaces').set({ tryUntestedTemplates: on, updatedAt: new Date() }).where('id', '=', workspaceId).execute();
   return true;
+}
+
+/** Keeps a recorded draft's step screenshots with its row (their bytes count in the quota). */
+export async function setStepShots(tx: Tx, id: string, shots: readonly { fingerprint: string; image: string }[], bytes: number): Promise<void> {
+  await tx
+    .updateTable('workspaceRecipes')
+    .set({ stepShots: JSON.stringify(shots), stepShotsBytes: bytes })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A recipe's step screenshots as stored (`[{ fingerprint, image }]`). */
+export async function stepShotsOf(db: Db | Tx, workspaceId: string, id: string): Promise<unknown> {
+  const row = await db
+    .selectFrom('workspaceRecipes')
+    .select(sql<string>`step_shots::text`.as('shots'))
+    .where('workspaceId', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.shots) as unknown) : [];
+}
+
+/** A new version keeps the screenshots of the version it was saved from. */
+export async function copyStepShots(tx: Tx, fromId: string, toId: string): Promise<void> {
+  await sql`update workspace_recipes t set step_shots = f.step_shots, step_shots_bytes = f.step_shots_bytes
+            from workspace_recipes f where f.id = ${fromId} and t.id = ${toId}`.execute(tx);
 }

@@ -28,14 +28,18 @@ import {
   insertWorkspaceRecipe,
   listWorkspaceRecipes,
   recipeSettingsOf,
+  setStepShots,
   setTryUntestedTemplates,
   setWorkspaceRecipeEnabled,
+  stepShotsOf,
   type WorkspaceRecipeRow,
 } from './recipes.queries.ts';
 import { write } from '../../events/write.ts';
 import { recipeHealthOf } from './recipe-health.service.ts';
 import { removeRecipeTraceFrames } from '../dryruns/dryruns.queries.ts';
-import { listPausedRecipes, Outboxes, resumeRecipe, sendPausedWorkToVAs } from '@farm/workers';
+import { lockQuota } from '../uploads/uploads.queries.ts';
+import { shotsForSteps, shotsOfSteps } from './recipes.shots.ts';
+import { automation, listPausedRecipes, Outboxes, resumeRecipe, sendPausedWorkToVAs } from '@farm/workers';
 
 function summary(recipe: Recipe) {
   return {
@@ -125,9 +129,11 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     // A VA opens the drafts they recorded in the editor, to add waits, guards, counts and checks (saved as drafts).
     { config: { access: 'studio.work' }, schema: { tags: ['recipes'], params: idParams, response: { 200: workspaceRecipeDetail, 404: errorBody } } },
     async (request) => {
-      const row = await findWorkspaceRecipe(db, actorOf(request).workspaceId, request.params.id);
+      const { workspaceId } = actorOf(request);
+      const row = await findWorkspaceRecipe(db, workspaceId, request.params.id);
       if (!row) throw notFound();
-      return { ...toWorkspaceRecipe(row), body: row.body };
+      const shots = shotsForSteps(row.body, await stepShotsOf(db, workspaceId, row.id));
+      return { ...toWorkspaceRecipe(row), body: row.body, ...(shots.some((shot) => shot !== null) ? { stepShots: shots } : {}) };
     },
   );
 
@@ -149,6 +155,12 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
           basedOn: template,
         });
         if (!inserted) throw conflict(`This workspace already has version ${recipe.version} of ${recipe.id}: raise the recipe's version to add a new one`);
+        if (request.body.stepShots?.length) {
+          // Record's pictures of its steps: kept when they fit the storage quota; the draft is kept either way.
+          const { shots, bytes } = shotsOfSteps(request.body.recipe, request.body.stepShots);
+          const { fits } = await lockQuota(tx, actor.workspaceId, bytes, automation().storageQuotaBytes);
+          if (fits && shots.length > 0) await setStepShots(tx, inserted.id, shots, bytes);
+        }
         await outbox.record(
           { userId: actor.userId, action: `Recipe "${recipe.name}" (${recipe.id} v${recipe.version}) added`, type: 'info' },
           { action: 'recipe.created', entityType: 'recipe', entityId: inserted.id },

@@ -60,7 +60,7 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
   return query.executeTakeFirst();
 }
 
-/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees (captures, failures' and dry runs' traces). */
+/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees (captures, failures' and dry runs' traces) and recorded steps' screenshots. */
 export async function storedBytes(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('storedObjects')
@@ -82,7 +82,12 @@ export async function storedBytes(db: Db, workspaceId: string): Promise<number> 
     .select(sql<number>`coalesce(sum(tree_bytes), 0)::float8`.as('bytes'))
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  return Number(row.bytes) + Number(trees.bytes) + Number(failures.bytes) + Number(traces.bytes);
+  const shots = await db
+    .selectFrom('workspaceRecipes')
+    .select(sql<number>`coalesce(sum(step_shots_bytes), 0)::float8`.as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes) + Number(trees.bytes) + Number(failures.bytes) + Number(traces.bytes) + Number(shots.bytes);
 }
 
 /**

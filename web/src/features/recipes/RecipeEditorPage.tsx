@@ -19,6 +19,7 @@ import { lineOf, locateJson } from './recipe.lines';
 import { buildStep, deleteStep, insertStep, moveStep, pretty, setCounts, stepsOf, type Json, type NewStep } from './recipe.steps';
 import { useRecipe, useRecipeDiff, useRecipeVersions, useRestoreVersion, useSaveVersion, type RecipeDetail } from './recipes.api';
 import { DryRunButton } from './dryrun/DryRunButton';
+import { picturesOfSteps, stepFingerprint } from '@farm/contracts';
 
 const MAX_PROBLEMS = 20;
 
@@ -114,6 +115,14 @@ export function RecipeEditorPage({ actions }: RecipeEditorPageProps = {}) {
 
   const { document, problems } = useMemo(() => problemsOf(text), [text]);
   const steps = document ? stepsOf(document) : null;
+  // Recorded steps' pictures follow their steps through the edit (moved, given a count), by what each step does.
+  const pictures = useMemo(() => {
+    const shots = recipe.data?.stepShots;
+    if (!shots || !steps) return [];
+    const saved = Array.isArray(recipe.data?.body.steps) ? (recipe.data.body.steps as unknown[]) : [];
+    const known = saved.flatMap((step, at) => (shots[at] ? [{ fingerprint: stepFingerprint(step), image: shots[at] }] : []));
+    return picturesOfSteps(steps, known);
+  }, [recipe.data, steps]);
   const changed = text !== saved;
   const edit = (change: (document: Json) => Json) => {
     if (document) setText(pretty(change(document)));
@@ -223,6 +232,7 @@ export function RecipeEditorPage({ actions }: RecipeEditorPageProps = {}) {
           onMove={(index, by) => edit((doc) => moveStep(doc, index, by))}
           onDelete={(index) => edit((doc) => deleteStep(doc, index))}
           onCounts={(index, counts) => edit((doc) => setCounts(doc, index, counts))}
+          pictures={pictures}
         />
         <JsonPane text={text} onChange={setText} problems={problems} />
       </SimpleGrid>

@@ -1,10 +1,10 @@
 /** The recipe editor's reads and writes: a recipe's document, its versions, a save, a restore and a compare. */
-import type { RecipeDiff, RecipeVersionList, SaveRecipeVersionBody, WorkspaceRecipe } from '@farm/contracts';
+import type { RecipeDiff, RecipeVersionList, SaveRecipeVersionBody, WorkspaceRecipeDetail } from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
 
-export type RecipeDetail = WorkspaceRecipe & { body: Record<string, unknown> };
+export type RecipeDetail = WorkspaceRecipeDetail;
 
 export function useRecipe(id: string) {
   return useQuery<RecipeDetail>({ queryKey: ['/api/recipes', id] });

@@ -13,7 +13,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { errorToast, toast } from '../../../shared/toast';
 import { useSaveDraft } from './inspect.api';
-import { draftRecipe, platformOf, stepsFor, textParameters, type RecordedEntry } from './recorder';
+import { draftRecipe, draftStepShots, platformOf, stepsFor, textParameters, type RecordedEntry } from './recorder';
 
 type Recorder = (input: LiveInput, answer: LiveAnswer<LiveInputAnswer>, sentAt: number) => void;
 
@@ -75,21 +75,26 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
       errorToast('Error', 'Nothing was recorded: take control, press Record and use the phone');
       return;
     }
+    const chosen = (platform ?? 'instagram') as 'instagram' | 'tiktok';
     const recipe = draftRecipe(entries, {
       name,
-      platform: (platform ?? 'instagram') as 'instagram' | 'tiktok',
+      platform: chosen,
       routine: routine ?? 'warmup',
       recorded: targets,
     });
-    save.mutate(recipe, {
-      onSuccess: (created) => {
-        setSavedDraft({ id: created.id, name: name.trim() });
-        toast('Draft saved', `"${name.trim()}" is in Settings → Recipes, turned off until an operator turns it on.`);
-        setStopped(false);
-        setEntries([]);
+    // Each step keeps the picture of the screen it was made on, shown beside it in the editor.
+    save.mutate(
+      { recipe, stepShots: draftStepShots(entries, chosen) },
+      {
+        onSuccess: (created) => {
+          setSavedDraft({ id: created.id, name: name.trim() });
+          toast('Draft saved', `"${name.trim()}" is in Settings → Recipes, turned off until an operator turns it on.`);
+          setStopped(false);
+          setEntries([]);
+        },
+        onError: (error) => errorToast('Error', error instanceof Error ? error.message : 'The draft could not be saved'),
       },
-      onError: (error) => errorToast('Error', error instanceof Error ? error.message : 'The draft could not be saved'),
-    });
+    );
   };
 
   return (

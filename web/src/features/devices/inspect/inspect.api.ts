@@ -32,8 +32,8 @@ export function frameDataUrl(mime: string, data: ArrayBuffer | Uint8Array): stri
 export function useSaveDraft() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (recipe: Record<string, unknown>) =>
-      apiRequest<{ id: string; recipeId: string }>('/api/recipes', { method: 'POST', body: { recipe, enabled: false } }),
+    mutationFn: ({ recipe, stepShots }: { recipe: Record<string, unknown>; stepShots: { step: number; image: string }[] }) =>
+      apiRequest<{ id: string; recipeId: string }>('/api/recipes', { method: 'POST', body: { recipe, enabled: false, stepShots } }),
     onSuccess: () => invalidate('/api/recipes'),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { draftRecipe, platformOf, recipeIdFor, stepsFor, type RecordedEntry } from './recorder';
+import { draftRecipe, draftStepShots, platformOf, recipeIdFor, stepsFor, type RecordedEntry } from './recorder';
 
 const like = {
   selector: { id: 'row_feed_button_like' },
@@ -59,6 +59,10 @@ describe('the draft', () => {
       verified: false,
     });
     expect(draft.steps).toEqual([{ do: 'open_app' }, entries[1]?.step, { do: 'type', text: '{{caption}}' }]);
+
+    // Each kept step's picture goes with the draft, by its place among the draft's steps (after open_app).
+    const pictured = entries.map((entry, at) => ({ ...entry, screenshot: at === 2 ? null : `data:image/jpeg;base64,${at}` }));
+    expect(draftStepShots(pictured, 'instagram')).toEqual([{ step: 1, image: 'data:image/jpeg;base64,1' }]);
   });
 
   it('knows the platforms of the apps recipes drive, and makes ids the schema takes', () => {

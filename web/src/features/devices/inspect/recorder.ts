@@ -134,6 +134,16 @@ export interface DraftFacts {
 }
 
 /**
+ * The pictures of a draft's steps (`draftRecipe`'s steps: the app opened first, then the steps kept), for the editor to
+ * show beside them: each kept step's thumbnail, by its place in the draft.
+ */
+export function draftStepShots(entries: readonly RecordedEntry[], platform: 'instagram' | 'tiktok'): { step: number; image: string }[] {
+  const firstInApp = entries.findIndex((entry) => platformOf(entry.package) === platform);
+  const kept = firstInApp > 0 ? entries.slice(firstInApp) : entries;
+  return kept.flatMap((entry, at) => (entry.screenshot ? [{ step: at + 1, image: entry.screenshot }] : []));
+}
+
+/**
  * The draft recipe: the app opened first, then the recorded steps from the first one made in the app (what was done
  * to reach it, on the launcher, is left out: the recipe opens the app itself); not verified, saved turned off.
  */

@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Group, Menu, Paper, Select, Stack, Text, Title } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Image, Menu, Paper, Select, Stack, Text, Title } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { canCount, describeStep, describeTarget, engagementActions, targetOf, type EngagementAction, type Json } from '../recipe.steps';
 
@@ -20,10 +20,12 @@ export interface StepListProps {
   onMove: (index: number, by: -1 | 1) => void;
   onDelete: (index: number) => void;
   onCounts: (index: number, counts: EngagementAction | null) => void;
+  /** Each step's recorded screenshot (a `data:` URL), where it was recorded. */
+  pictures?: readonly (string | null)[];
 }
 
 /** The recipe's steps as a list: what each does and looks for, with buttons that edit the same document as the JSON. */
-export function StepList({ steps, onAdd, onMove, onDelete, onCounts }: StepListProps) {
+export function StepList({ steps, onAdd, onMove, onDelete, onCounts, pictures = [] }: StepListProps) {
   return (
     <Stack gap="xs" component="section" aria-labelledby="recipe-steps-title" style={{ minWidth: 0 }}>
       <Title order={2} fz="md" id="recipe-steps-title">
@@ -43,6 +45,9 @@ export function StepList({ steps, onAdd, onMove, onDelete, onCounts }: StepListP
               // biome-ignore lint/suspicious/noArrayIndexKey: steps have no identity but their place in the document
               <Paper key={index} component="li" withBorder p="xs" radius="sm" aria-label={`Step ${number}: ${describeStep(step)}`}>
                 <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
+                  {pictures[index] ? (
+                    <Image src={pictures[index]} alt={`The screen step ${number} was recorded on`} w={36} h={64} fit="contain" radius="xs" />
+                  ) : null}
                   <Stack gap={2} style={{ minWidth: 0, flex: '1 1 12rem' }}>
                     <Group gap={6} wrap="wrap">
                       <Text size="sm" fw={700} c="dimmed" aria-hidden>
