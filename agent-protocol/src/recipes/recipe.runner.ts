@@ -38,6 +38,9 @@ import {
   type Target,
 } from './recipe.schema.ts';
 import { fillTemplate, TEMPLATE_PATTERN, type TemplateValue } from './recipe.template.ts';
+import { describeStep } from './recipe.describe.ts';
+
+export { describeStep };
 import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 import { captureTreeIndexed, isOnScreen, nodeMatches } from './recipe.inspect.ts';
 import { MAX_TRACE_FRAME_BYTES, MAX_TRACE_STEPS, type FailureTrace, type TraceStep, type TraceVerdict } from '../dryrun.ts';
@@ -250,49 +253,6 @@ export function shareMime(files: readonly string[]): string {
 }
 
 type Scope = Map<string, TemplateValue>;
-
-/** Describes a step for people watching it run. */
-export function describeStep(step: Step): string {
-  if (step.label) return step.label;
-  const targetName = (target: Target | undefined) => {
-    if (target === undefined) return '';
-    if (typeof target === 'string') return target.replace(/_/g, ' ');
-    if ('point' in target) return 'a point';
-    return target.id ?? target.text ?? target.textContains ?? target.desc ?? target.descContains ?? target.class ?? 'an element';
-  };
-  switch (step.do) {
-    case 'open_app':
-      return `Open ${step.package ?? 'the app'}`;
-    case 'open_url':
-      return `Open ${step.url}`;
-    case 'wait_for':
-      return `Wait for ${targetName(step.target)}`;
-    case 'expect':
-      return `Check ${targetName(step.target)}`;
-    case 'tap':
-      return `Tap ${targetName(step.target)}`;
-    case 'toggle':
-      return `Turn on ${targetName(step.target)}`;
-    case 'share_media':
-      return 'Share the media to the app';
-    case 'long_press':
-      return `Long-press ${targetName(step.target)}`;
-    case 'type':
-      return 'Type text';
-    case 'swipe':
-      return `Swipe ${step.direction}`;
-    case 'key':
-      return `Press ${step.key}`;
-    case 'push_media':
-      return 'Copy media to the phone';
-    case 'pause':
-      return 'Pause';
-    case 'repeat':
-      return 'Repeat';
-    case 'when':
-      return `If ${targetName(step.present)} shows`;
-  }
-}
 
 export async function runRecipe(phone: PhoneDevice, recipe: Recipe, params: RecipeParams, options: RecipeRunOptions = {}): Promise<RecipeRunResult> {
   return new RecipeRun(phone, recipe, params, options).run();

@@ -4,6 +4,7 @@
  * counts), keeping every other key where the writer put it. The words follow describeStep in agent-protocol's
  * runner, which the browser cannot import (the runner reads the shipped recipes from disk).
  */
+import { describeStep } from '@farm/agent-protocol/recipe-describe';
 import { engagementActions, type EngagementAction } from '@farm/agent-protocol/recipe-schema';
 
 export { engagementActions, type EngagementAction };
@@ -50,53 +51,8 @@ export function targetOf(step: Json): unknown {
   return step.do === 'when' ? step.present : step.target;
 }
 
-const targetName = (target: unknown): string => {
-  if (target === undefined) return '';
-  if (typeof target === 'string') return target.replace(/_/g, ' ');
-  if (!isObject(target)) return 'an element';
-  if ('point' in target) return 'a point';
-  for (const key of ['id', 'text', 'textContains', 'desc', 'descContains', 'class'] as const) if (typeof target[key] === 'string') return target[key];
-  return 'an element';
-};
-
-/** What a step does, in a few words (its own label when it has one). */
-export function describeStep(step: Json): string {
-  if (typeof step.label === 'string' && step.label) return step.label;
-  switch (step.do) {
-    case 'open_app':
-      return `Open ${typeof step.package === 'string' ? step.package : 'the app'}`;
-    case 'open_url':
-      return `Open ${String(step.url)}`;
-    case 'wait_for':
-      return `Wait for ${targetName(step.target)}`;
-    case 'expect':
-      return `Check ${targetName(step.target)}`;
-    case 'tap':
-      return `Tap ${targetName(step.target)}`;
-    case 'toggle':
-      return `Turn on ${targetName(step.target)}`;
-    case 'share_media':
-      return 'Share the media to the app';
-    case 'long_press':
-      return `Long-press ${targetName(step.target)}`;
-    case 'type':
-      return 'Type text';
-    case 'swipe':
-      return `Swipe ${String(step.direction)}`;
-    case 'key':
-      return `Press ${String(step.key)}`;
-    case 'push_media':
-      return 'Copy media to the phone';
-    case 'pause':
-      return 'Pause';
-    case 'repeat':
-      return 'Repeat';
-    case 'when':
-      return `If ${targetName(step.present)} shows`;
-    default:
-      return typeof step.do === 'string' ? step.do : 'A step with no "do"';
-  }
-}
+/** What a step does, in a few words (its own label when it has one): as the runner says it. */
+export { describeStep };
 
 /** Steps that may count an engagement (a like, a follow…) once they took. */
 export const canCount = (step: Json) => step.do === 'tap' || step.do === 'toggle' || step.do === 'type';
