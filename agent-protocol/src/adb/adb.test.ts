@@ -422,7 +422,10 @@ describe("the adb phone's own wall around the media folder", () => {
     } as unknown as AdbDevice;
     const guarded = new AdbPhone('WALL-1', device, { uiServer: false, mediaRoot: media });
     for (const file of [join(outside, 'adbkey'), join(media, 'key.jpg'), '/etc/passwd'])
-      await expect(guarded.pushMedia(file)).rejects.toMatchObject({ code: 'unsupported', message: expect.stringContaining("Only files of the farm host's media folder") });
+      await expect(guarded.pushMedia(file)).rejects.toMatchObject({
+        code: 'unsupported',
+        message: expect.stringContaining("Only files of the farm host's media folder"),
+      });
     expect(pushes).toEqual([]);
     await guarded.close();
   });

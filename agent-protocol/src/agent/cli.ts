@@ -148,11 +148,10 @@ switch (command) {
         ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}),
       });
       const scrcpy = scrcpyServerPath();
-      phone = new AdbPhone(
-        values.serial,
-        client.getDevice(values.serial),
-        { mediaRoot: state.mediaDir, ...(scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) }) },
-      );
+      phone = new AdbPhone(values.serial, client.getDevice(values.serial), {
+        mediaRoot: state.mediaDir,
+        ...(scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) }),
+      });
     } else {
       const ui = new SimulatedPhoneUi({ serial: `SIM-${saved!.deviceId!.slice(0, 8)}` });
       closers.push(simulateLife(ui));

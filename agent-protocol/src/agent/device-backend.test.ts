@@ -180,7 +180,11 @@ describe('the device backend', () => {
       onTrace: async () => undefined,
     });
     await backend.close();
-    expect(outcome).toMatchObject({ outcome: 'failed', failure: { code: 'network', message: 'The post’s media is gone (/api/agent/media/m1 answered 404)' }, steps: 0 });
+    expect(outcome).toMatchObject({
+      outcome: 'failed',
+      failure: { code: 'network', message: 'The post’s media is gone (/api/agent/media/m1 answered 404)' },
+      steps: 0,
+    });
     expect(phone.taps).toEqual([]);
   });
 });

@@ -329,7 +329,12 @@ export class DeviceBackend implements PhoneBackend {
         fetched = await this.fetchAll(work.media);
       } catch (error) {
         if (!(error instanceof MediaError)) throw error;
-        return { outcome: 'failed', failure: { code: 'network', message: error.message.slice(0, 2000) }, steps: 0, durationMs: Math.max(0, Math.round(performance.now() - started)) };
+        return {
+          outcome: 'failed',
+          failure: { code: 'network', message: error.message.slice(0, 2000) },
+          steps: 0,
+          durationMs: Math.max(0, Math.round(performance.now() - started)),
+        };
       }
       const media = this.runMedia(fetched);
       const { media: _sent, ...params } = work.params;

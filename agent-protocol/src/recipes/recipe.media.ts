@@ -36,7 +36,7 @@ export function liesInside(root: string, real: string): boolean {
  * is followed; else MediaRefused with a sentence a person reads on the failed step.
  */
 export async function checkRunFile(media: RunMedia | undefined, file: string, step: string): Promise<string> {
-  if (!media || !media.files.includes(file))
+  if (!media?.files.includes(file))
     throw new MediaRefused(
       `${step} copies only the media the farm host fetched for this run from the console's stored uploads; ${shown(file)} is not one of them.`,
     );

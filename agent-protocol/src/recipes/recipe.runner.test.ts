@@ -678,7 +678,9 @@ describe('a run copies to the phone only the media fetched for it', () => {
     });
     return { dir: realpathSync(dir), files: files.map((file) => realpathSync(file)) };
   }
-  const share = (from?: string): RecipeInput['steps'] => [{ do: 'share_media', activity: 'com.instagram.share.handleractivity.ShareHandlerActivity', ...(from ? { from } : {}) }];
+  const share = (from?: string): RecipeInput['steps'] => [
+    { do: 'share_media', activity: 'com.instagram.share.handleractivity.ShareHandlerActivity', ...(from ? { from } : {}) },
+  ];
 
   it('copies each file the fetcher brought for the run', async () => {
     const media = mediaFolder();

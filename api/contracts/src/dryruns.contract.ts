@@ -29,14 +29,15 @@ export const createDryRunBody = z.object({
    * Values for the recipe's parameters; a caption "Dry run" and the phone's account when left out. Never `media`: a
    * path there would name a file of the farm host (farm hosts not yet upgraded copied it to the phone).
    */
-  params: dryRunStart.shape.params
-    .extend({ media: z.never({ error: DRY_RUN_PARAMS_MEDIA }).optional() })
-    .optional(),
+  params: dryRunStart.shape.params.extend({ media: z.never({ error: DRY_RUN_PARAMS_MEDIA }).optional() }).optional(),
   /**
    * Stored uploads of this workspace for the run's media (at most 10): object ids or `/api/objects/<id>` addresses.
    * The phone fetches them as it fetches a post's media.
    */
-  media: z.array(z.string({ error: must('be stored uploads of this workspace') }).max(300), { error: must('be a list of stored uploads') }).max(10).optional(),
+  media: z
+    .array(z.string({ error: must('be stored uploads of this workspace') }).max(300), { error: must('be a list of stored uploads') })
+    .max(10)
+    .optional(),
 });
 export type CreateDryRunBody = z.infer<typeof createDryRunBody>;
 

@@ -114,7 +114,13 @@ describe('a dry run copies no file of the farm host', () => {
     // Before any run picked it, the phone may not fetch it.
     expect((await fetchAsPhone(phone.token, image)).status).toBe(404);
 
-    const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'step', effects: false, media: [`https://console.example.com${image}`] });
+    const started = await start(va, {
+      recipeId: recipeRowId,
+      deviceId: phone.device.id,
+      mode: 'step',
+      effects: false,
+      media: [`https://console.example.com${image}`],
+    });
     expect(started.status).toBe(201);
     expect(phone.starts).toHaveLength(1);
     expect(phone.starts[0]).toMatchObject({ media: [`/api/objects/${id}`], params: { caption: 'Dry run' } });
@@ -126,7 +132,12 @@ describe('a dry run copies no file of the farm host', () => {
     const other = await dryRunPhone('Pixel other');
     expect((await fetchAsPhone(other.token, image)).status).toBe(404);
 
-    const audit = await t.db.selectFrom('auditLog').select(['data']).where('entityId', '=', started.body.id).where('action', '=', 'dryrun.started').executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('auditLog')
+      .select(['data'])
+      .where('entityId', '=', started.body.id)
+      .where('action', '=', 'dryrun.started')
+      .executeTakeFirstOrThrow();
     expect(audit.data).toMatchObject({ media: [id] });
     expect((await va.post(`/api/dry-runs/${started.body.id}/stop`)).status).toBe(202);
     expect(await send(phone.socket, 'dryrun.result', { runId: started.body.id, outcome: 'stopped', steps: 0, durationMs: 10 })).toEqual({ ok: true });
@@ -148,7 +159,10 @@ describe('a dry run does not outlive its starter’s rights', () => {
     const run = await va.get<DryRun>(`/api/dry-runs/${started.body.id}`);
     expect(run.body).toMatchObject({
       status: 'stopped',
-      failure: { code: 'access_changed', message: 'Stopped: the person who started it may no longer control this phone (it was reassigned, or their role changed)' },
+      failure: {
+        code: 'access_changed',
+        message: 'Stopped: the person who started it may no longer control this phone (it was reassigned, or their role changed)',
+      },
     });
     await until(async () => phone.stops.includes(started.body.id), 'the phone told to stop');
     // Stepping an ended run is refused; its late result is not taken.
@@ -193,12 +207,34 @@ describe('the upgrade', () => {
     const { workspaceId } = await t.db.selectFrom('workspaceRecipes').select('workspaceId').where('id', '=', recipeRowId).executeTakeFirstOrThrow();
     const past = await t.db
       .insertInto('recipeDryRuns')
-      .values({ workspaceId, recipeRowId, recipeId: 'instagram.post', recipeVersion: 9, deviceId: null, startedById: va.user!.id, accountId: null, mode: 'straight', effects: true, status: 'passed', actions: '{}' })
+      .values({
+        workspaceId,
+        recipeRowId,
+        recipeId: 'instagram.post',
+        recipeVersion: 9,
+        deviceId: null,
+        startedById: va.user!.id,
+        accountId: null,
+        mode: 'straight',
+        effects: true,
+        status: 'passed',
+        actions: '{}',
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     await t.db
       .insertInto('recipeTraceSteps')
-      .values({ dryRunId: past.id, workspaceId, seq: 1, path: '0', do: 'push_media', label: 'Push the media', verdict: 'done', detail: '/sdcard/DCIM/Farm/adbkey', ms: 10 })
+      .values({
+        dryRunId: past.id,
+        workspaceId,
+        seq: 1,
+        path: '0',
+        do: 'push_media',
+        label: 'Push the media',
+        verdict: 'done',
+        detail: '/sdcard/DCIM/Farm/adbkey',
+        ms: 10,
+      })
       .execute();
     const { sql } = await import('kysely');
     await sql.raw(insert).execute(t.db);

@@ -359,7 +359,10 @@ async function runToSteer(ctx: Context, actor: Actor, id: string, verb: string):
   if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
   if ((await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0) {
     if (actor.role !== 'operator')
-      throw new AppError(403, `You can ${verb} only dry runs on phones assigned to you; ${row.deviceName ?? 'this phone'} is not any more, and its dry run was ended`);
+      throw new AppError(
+        403,
+        `You can ${verb} only dry runs on phones assigned to you; ${row.deviceName ?? 'this phone'} is not any more, and its dry run was ended`,
+      );
     throw conflict(`This dry run has ended: ${ACCESS_CHANGED}`);
   }
   return row;
