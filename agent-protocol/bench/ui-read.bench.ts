@@ -97,7 +97,7 @@ async function routine(label: string, phone: PhoneDevice): Promise<void> {
     phone,
     resolved.recipe,
     { media: [media], caption: 'Golden hour at the pier', hashtags: ['#sunset', '#travel'] },
-    { clock: manualClock(), random: seededRandom(7), busyPauseMs: 0 },
+    { clock: manualClock(), random: seededRandom(7), busyPauseMs: 0, media: { files: [media], dir } },
   ).catch((error: unknown) => ({ status: `threw: ${error instanceof Error ? error.message : String(error)}`, failure: undefined }));
   const wall = performance.now() - start;
   const outcome = result.failure ? `${result.status} (${result.failure.code}: ${result.failure.message ?? ''})` : result.status;

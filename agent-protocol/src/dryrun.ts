@@ -88,8 +88,17 @@ export const dryRunStart = z.object({
   runId: z.string().min(1).max(64),
   /** The recipe document, as stored (the phone validates it with the same schema). */
   recipe: z.record(z.string(), z.unknown()),
-  /** Values for the recipe's parameters (a caption, a hashtag…), as a dispatched task would carry them. */
+  /**
+   * Values for the recipe's parameters (a caption, a hashtag…), as a dispatched task would carry them. A `media` here
+   * is never a file to copy: the phone copies only what it fetched from `media` below.
+   */
   params: recipeParams,
+  /**
+   * Stored uploads of the workspace the person picked (`/api/objects/<id>`), fetched by the phone as a task's media
+   * are and given to the run as its `media`. Optional: an agent from before it drops the field (zod's objects strip
+   * unknown keys) and runs without media, so nothing it would push can come from here.
+   */
+  media: z.array(z.string().min(1).max(300)).max(10).optional(),
   mode: z.enum(dryRunModes),
   /** False: "no effects" — the run stops before the first step that would count an engagement. */
   effects: z.boolean(),

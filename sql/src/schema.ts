@@ -877,6 +877,8 @@ export interface RecipeDryRunsTable {
   heardAt: Timestamp;
   finishedAt: NullableTimestamp;
   verified: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The stored uploads picked for the run (0051), served to its phone while it is under way. */
+  mediaKeys: TextArray;
 }
 
 /** One step of a dry run's trace (0046): its frame a stored object, its tree kept here (counted in the quota). */

@@ -6,7 +6,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { SERVER_APK_PATH, TEST_APK_PATH, version as uiServerVersion } from 'appium-uiautomator2-server';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { liesInside } from '../recipes/recipe.media.ts';
 import { basename } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { DeviceClient } from '@devicefarmer/adbkit';
@@ -76,6 +77,11 @@ export interface AdbPhoneOptions {
   dumpPath?: string;
   /** Default folder for pushed media. */
   mediaDir?: string;
+  /**
+   * The farm host's media folder (the agent's fetched files): set, `pushMedia` copies nothing that lies outside it once
+   * its links are followed, whatever a recipe run let through.
+   */
+  mediaRoot?: string;
   /** How long minicap has to start streaming before the live screen falls back to screenshots. */
   liveStartTimeoutMs?: number;
   /** The verified scrcpy-server file (`ensureScrcpyServer`); absent: the live screen stays on JPEG. */
@@ -134,7 +140,8 @@ function readAll(stream: Duplex): Promise<Buffer> {
 }
 
 export class AdbPhone implements PhoneDevice {
-  private readonly options: typeof DEFAULTS & Pick<AdbPhoneOptions, 'onHealth' | 'uiServer' | 'uiServerTimeouts' | 'scrcpyServer' | 'videoStartTimeoutMs'>;
+  private readonly options: typeof DEFAULTS &
+    Pick<AdbPhoneOptions, 'onHealth' | 'uiServer' | 'uiServerTimeouts' | 'scrcpyServer' | 'videoStartTimeoutMs' | 'mediaRoot'>;
   /** The phone's UiAutomator2 server, or null when this host reads with the dump only. */
   readonly uiServer: UiServer | null;
   /** Not before this time is the UI server tried again after it could not be started. */
@@ -539,9 +546,17 @@ export class AdbPhone implements PhoneDevice {
   async pushMedia(localPath: string, options: PushMediaOptions = {}): Promise<string> {
     const dir = (options.remoteDir ?? this.options.mediaDir).replace(/\/+$/, '');
     const remote = `${dir}/${options.name ?? basename(localPath)}`;
-    const file = await stat(localPath).catch(() => null);
+    let source = localPath;
+    if (this.options.mediaRoot !== undefined) {
+      // A second wall behind the run's own check: nothing of the host outside its media folder reaches a phone.
+      const [root, real] = await Promise.all([realpath(this.options.mediaRoot).catch(() => null), realpath(localPath).catch(() => null)]);
+      if (!root || !real || !liesInside(root, real))
+        throw new PhoneError('unsupported', `Only files of the farm host's media folder are copied to a phone; ${basename(localPath)} is not one.`);
+      source = real;
+    }
+    const file = await stat(source).catch(() => null);
     if (!file?.isFile()) throw new PhoneError('command_failed', `The media file ${localPath} is not on this farm host.`);
-    await this.upload(localPath, remote, 0o644, this.options.pushTimeoutMs);
+    await this.upload(source, remote, 0o644, this.options.pushTimeoutMs);
     await this.scanMedia([remote]);
     return remote;
   }

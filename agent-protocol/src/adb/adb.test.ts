@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -11,7 +11,7 @@ import { resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { runRecipe } from '../recipes/recipe.runner.ts';
 import { recipe as recipeSchema } from '../recipes/recipe.schema.ts';
 import { AdbHost, type AdbHostEvent } from './adb.host.ts';
-import type { AdbPhone } from './adb.phone.ts';
+import { AdbPhone, type AdbDevice } from './adb.phone.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 
 let png: Buffer;
@@ -318,6 +318,7 @@ describe('a phone over adb', () => {
         clock: manualClock(),
         random: seededRandom(1),
         onProgress: (event) => event.status === 'done' && labels.push(event.label),
+        media: { files: [join(dir, 'pier.jpg')], dir },
       },
     );
     expect(result.failure).toBeUndefined();
@@ -403,5 +404,29 @@ describe('a phone over adb', () => {
         'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
       ),
     );
+  });
+});
+
+describe("the adb phone's own wall around the media folder", () => {
+  it('refuses to push a file outside the media folder, or a link in it leading out, before adb is asked', async () => {
+    const media = mkdtempSync(join(tmpdir(), 'farm-media-root-'));
+    const outside = mkdtempSync(join(tmpdir(), 'farm-host-'));
+    writeFileSync(join(outside, 'adbkey'), 'PRIVATE KEY');
+    symlinkSync(join(outside, 'adbkey'), join(media, 'key.jpg'));
+    const pushes: string[] = [];
+    const device = {
+      push: async (_stream: unknown, remote: string) => {
+        pushes.push(remote);
+        throw new Error('adb was asked to push');
+      },
+    } as unknown as AdbDevice;
+    const guarded = new AdbPhone('WALL-1', device, { uiServer: false, mediaRoot: media });
+    for (const file of [join(outside, 'adbkey'), join(media, 'key.jpg'), '/etc/passwd'])
+      await expect(guarded.pushMedia(file)).rejects.toMatchObject({
+        code: 'unsupported',
+        message: expect.stringContaining("Only files of the farm host's media folder"),
+      });
+    expect(pushes).toEqual([]);
+    await guarded.close();
   });
 });

@@ -148,11 +148,10 @@ switch (command) {
         ...(values['adb-port'] ? { adbPort: Number(values['adb-port']) } : {}),
       });
       const scrcpy = scrcpyServerPath();
-      phone = new AdbPhone(
-        values.serial,
-        client.getDevice(values.serial),
-        scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) },
-      );
+      phone = new AdbPhone(values.serial, client.getDevice(values.serial), {
+        mediaRoot: state.mediaDir,
+        ...(scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) }),
+      });
     } else {
       const ui = new SimulatedPhoneUi({ serial: `SIM-${saved!.deviceId!.slice(0, 8)}` });
       closers.push(simulateLife(ui));
@@ -162,7 +161,7 @@ switch (command) {
     const media = new MediaFetcher({ server: saved!.server, credential: { token: saved!.token }, dir: state.mediaDir });
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
-      fetchMedia: (url) => media.fetch(url),
+      media,
       // A simulated phone holds no account of its own: every other check before a run applies.
       ...(shown ? { onStep: (label: string) => (shown.caption = label), preflight: 'no-account' as const } : {}),
     }).start();
@@ -217,7 +216,7 @@ switch (command) {
       const media = new MediaFetcher({ server: values.server!, credential: { token }, dir: state.mediaDir });
       const backend = await new DeviceBackend(ui, {
         agentVersion: AGENT_VERSION,
-        fetchMedia: (url) => media.fetch(url),
+        media,
         onStep: (label) => (ui.caption = label),
         preflight: 'no-account',
       }).start();

@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { manualClock } from '../recipes/recipe.pacing.ts';
 import { SHIPPED_RECIPES_DIR } from '../recipes/recipe.resolver.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import type { PublishPostWork } from '../work.ts';
 import { DeviceBackend } from './device-backend.ts';
-import { MediaError } from './media.ts';
+import { MediaError, MediaFetcher } from './media.ts';
+import { parseRecipe } from '../recipes/recipe.schema.ts';
 
 const shippedPost = () =>
   JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as {
@@ -30,17 +33,25 @@ function work(extra: Partial<PublishPostWork> = {}): PublishPostWork {
  * Runs the work on a simulated phone (Instagram 447.0.0.55.81 installed, inside the shipped recipe's tested range)
  * and answers the outcome and the steps it showed. The simulated phone holds no account of its own.
  */
+/** The agent's media folder with one fetched picture in it, as a MediaFetcher would leave it. */
+function mediaFolder() {
+  const dir = mkdtempSync(join(tmpdir(), 'farm-backend-media-'));
+  writeFileSync(join(dir, 'pier.jpg'), Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+  return { dir, picture: join(dir, 'pier.jpg') };
+}
+
 async function run(
   payload: PublishPostWork,
-  fetchMedia: (url: string) => Promise<string> = async () => '/srv/farm/media/pier.jpg',
+  fetchMedia?: (url: string) => Promise<string>,
   versions: Record<string, string> = { 'com.instagram.android': '447.0.0.55.81' },
 ) {
   const phone = new SimulatedPhoneUi({ versions });
   const steps: string[] = [];
+  const folder = mediaFolder();
   const backend = await new DeviceBackend(phone, {
     agentVersion: 'test',
     preflight: 'no-account',
-    fetchMedia,
+    media: { dir: folder.dir, fetch: fetchMedia ?? (async () => folder.picture) },
     recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 },
   }).start();
   const outcome = await backend.run(payload, {
@@ -100,6 +111,80 @@ describe('the device backend', () => {
     };
     const { outcome, phone } = await run(work(), gone);
     expect(outcome).toEqual({ status: 'failed', code: 'network', message: 'The post’s media is gone (/api/agent/media/m1 answered 404)', retryable: false });
+    expect(phone.taps).toEqual([]);
+  });
+
+  it('fetches a dry run’s picked uploads from the console and copies those to the phone, never a path it was sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'farm-dry-media-'));
+    const asked: string[] = [];
+    const fetcher = new MediaFetcher({
+      server: 'https://farm.example',
+      credential: { hostToken: 'host-token', serial: 'SIM-1' },
+      dir,
+      fetch: async (input) => {
+        asked.push(String(input));
+        return new Response(new Uint8Array([0xff, 0xd8, 0xff, 0xd9]), { status: 200, headers: { 'content-type': 'image/jpeg' } });
+      },
+    });
+    const phone = new SimulatedPhoneUi({ versions: { 'com.instagram.android': '447.0.0.55.81' } });
+    const backend = await new DeviceBackend(phone, {
+      agentVersion: 'test',
+      preflight: 'no-account',
+      media: fetcher,
+      recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1 },
+    }).start();
+    const recipe = parseRecipe(shippedPost());
+    if (!recipe.ok) throw new Error(recipe.errors.join('; '));
+    const id = '4f7d6c1e-2b1a-4c3d-9e8f-0a1b2c3d4e5f';
+    const outcome = await backend.dryRun({
+      recipe: recipe.recipe,
+      // What a console not yet upgraded (or a forged message) may send: a host path. It is never copied.
+      params: { caption: 'Dry run', hashtags: ['#dry'], media: ['/etc/passwd'] },
+      media: [`/api/objects/${id}`],
+      effects: true,
+      preflight: { account: null },
+      signal: new AbortController().signal,
+      beforeStep: async () => undefined,
+      onTrace: async () => undefined,
+    });
+    await backend.close();
+    expect(outcome, JSON.stringify(outcome.failure)).toMatchObject({ outcome: 'passed' });
+    expect(asked).toEqual([`https://farm.example/api/agent/media/${id}`]);
+    expect(phone.published).toHaveLength(1);
+    expect(phone.published[0]!.media).toMatch(/^[0-9a-f]{32}\.jpg$/);
+    expect(phone.events.some((event) => event.includes('passwd'))).toBe(false);
+  });
+
+  it('fails a dry run whose picked upload cannot be fetched, touching nothing on the phone', async () => {
+    const phone = new SimulatedPhoneUi({});
+    const backend = await new DeviceBackend(phone, {
+      agentVersion: 'test',
+      preflight: 'no-account',
+      media: {
+        dir: mkdtempSync(join(tmpdir(), 'farm-dry-gone-')),
+        fetch: async () => {
+          throw new MediaError('The post’s media is gone (/api/agent/media/m1 answered 404)', false);
+        },
+      },
+    }).start();
+    const recipe = parseRecipe(shippedPost());
+    if (!recipe.ok) throw new Error(recipe.errors.join('; '));
+    const outcome = await backend.dryRun({
+      recipe: recipe.recipe,
+      params: {},
+      media: ['/api/objects/m1'],
+      effects: false,
+      preflight: { account: null },
+      signal: new AbortController().signal,
+      beforeStep: async () => undefined,
+      onTrace: async () => undefined,
+    });
+    await backend.close();
+    expect(outcome).toMatchObject({
+      outcome: 'failed',
+      failure: { code: 'network', message: 'The post’s media is gone (/api/agent/media/m1 answered 404)' },
+      steps: 0,
+    });
     expect(phone.taps).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type 
 import { recipeApps, resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { MediaError } from './media.ts';
 import { runRecipe, type RecipeRunOptions } from '../recipes/recipe.runner.ts';
+import type { RunMedia } from '../recipes/recipe.media.ts';
 import { captureTree, recordTarget, type RecordedTarget, type UiCapture } from '../recipes/recipe.inspect.ts';
 import { parseUiXml } from '../recipes/recipe.ui.ts';
 import type { TaskWork } from '../work.ts';
@@ -33,8 +34,11 @@ export interface DeviceBackendOptions {
   readEveryMs?: number;
   /** Pacing of recipe runs (tests speed them up). */
   recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
-  /** Brings a post's media to a file on the host the phone can be given (a MediaFetcher); none: posts go without media. */
-  fetchMedia?: (url: string) => Promise<string>;
+  /**
+   * Brings stored media (`/api/objects/<id>`) to files on the host the phone can be given, and says the folder it keeps
+   * them in (a MediaFetcher). A run copies to its phone only the files fetched for it; none: runs go without media.
+   */
+  media?: MediaSource;
   /** Told each step as it starts (the simulated phone draws it on its screen). */
   onStep?: (label: string) => void;
   /**
@@ -43,6 +47,12 @@ export interface DeviceBackendOptions {
    * simulated ones of the demo farm), `off` to run the steps on the phone as it is.
    */
   preflight?: 'full' | 'no-account' | 'off';
+}
+
+/** What the backend needs of the agent's media fetcher. */
+export interface MediaSource {
+  fetch(address: string): Promise<string>;
+  readonly dir: string;
 }
 
 interface Cached {
@@ -234,8 +244,10 @@ export class DeviceBackend implements PhoneBackend {
         retryable: false,
       };
     let params: RecipeParams;
+    let media: RunMedia | undefined;
     try {
       params = await this.paramsOf(work);
+      media = this.runMedia(params.media ?? []);
     } catch (error) {
       // The post's media could not be brought here: nothing was done on the phone.
       if (error instanceof MediaError) return { status: 'failed', code: 'network', message: error.message, retryable: error.retryable };
@@ -257,6 +269,7 @@ export class DeviceBackend implements PhoneBackend {
                 verifiedApps: work.verifiedApps ?? [],
               },
             }),
+        ...(media ? { media } : {}),
         signal: context.signal,
         onProgress: (step) => {
           if (step.status !== 'started') return;
@@ -310,8 +323,24 @@ export class DeviceBackend implements PhoneBackend {
     let traced = 0;
     try {
       const checks = this.options.preflight ?? 'full';
-      const result = await runRecipe(this.phone, work.recipe, work.params, {
+      // The picked uploads come as a task's media do: fetched from the console, the only files the run may copy.
+      let fetched: string[];
+      try {
+        fetched = await this.fetchAll(work.media);
+      } catch (error) {
+        if (!(error instanceof MediaError)) throw error;
+        return {
+          outcome: 'failed',
+          failure: { code: 'network', message: error.message.slice(0, 2000) },
+          steps: 0,
+          durationMs: Math.max(0, Math.round(performance.now() - started)),
+        };
+      }
+      const media = this.runMedia(fetched);
+      const { media: _sent, ...params } = work.params;
+      const result = await runRecipe(this.phone, work.recipe, fetched.length > 0 ? { ...params, media: fetched } : params, {
         ...this.options.recipeOptions,
+        ...(media ? { media } : {}),
         ...(checks === 'off'
           ? {}
           : {
@@ -375,9 +404,22 @@ export class DeviceBackend implements PhoneBackend {
     return (resolveRecipe({ routine, platform, appVersion: version }, own) ?? any).recipe;
   }
 
+  /** Stored media brought to the host (at most ten files); none without a fetcher. */
+  private async fetchAll(addresses: readonly string[]): Promise<string[]> {
+    const source = this.options.media;
+    if (!source) return [];
+    return Promise.all(addresses.slice(0, 10).map((address) => source.fetch(address)));
+  }
+
+  /** The run's allow-list: the files fetched for it and the fetcher's folder. */
+  private runMedia(files: readonly string[]): RunMedia | undefined {
+    const source = this.options.media;
+    return source ? { files: [...files], dir: source.dir } : undefined;
+  }
+
   private async paramsOf(work: Exclude<TaskWork, { kind: 'manual' }>): Promise<RecipeParams> {
     if (work.kind === 'post.publish') {
-      const media = this.options.fetchMedia ? await Promise.all(work.mediaUrls.slice(0, 10).map((url) => this.options.fetchMedia!(url))) : [];
+      const media = await this.fetchAll(work.mediaUrls);
       return { caption: work.caption, hashtags: work.hashtags.slice(0, 30), media, count: 1 };
     }
     const settings = work.settings as { targetPosts?: unknown; actionCount?: unknown; engagementRate?: unknown; comments?: unknown };

@@ -120,7 +120,10 @@ export class FarmHost {
     const adb = new AdbHost({
       ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}),
       ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}),
-      ...(scrcpy !== false ? { phone: { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: this.options.state.dir }) } } : {}),
+      phone: {
+        mediaRoot: this.options.state.mediaDir,
+        ...(scrcpy !== false ? { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: this.options.state.dir }) } : {}),
+      },
     });
     const off = adb.on((event) => {
       switch (event.type) {
@@ -254,7 +257,7 @@ export class FarmHost {
     });
     const backend = await new DeviceBackend(phone, {
       agentVersion: AGENT_VERSION,
-      fetchMedia: (url) => media.fetch(url),
+      media,
       ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
       // Only the simulated phones draw their steps; they hold no account of their own to check before a run.
       ...(onStep ? { onStep, preflight: 'no-account' as const } : {}),

@@ -50,6 +50,11 @@ const EXTENSIONS: Record<string, string> = {
 export class MediaFetcher {
   constructor(private readonly options: MediaFetcherOptions) {}
 
+  /** The folder the fetched files are kept in: a run copies to its phone nothing from outside it. */
+  get dir(): string {
+    return this.options.dir;
+  }
+
   /** Downloads the file (or finds it already here) and answers its path on the host. */
   async fetch(address: string): Promise<string> {
     const server = new URL(this.options.server);

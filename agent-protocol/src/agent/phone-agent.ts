@@ -53,7 +53,10 @@ export type WorkOutcome =
 /** A dry run the backend runs (see dryrun.ts): the recipe checked, its gate, its traces. */
 export interface DryRunWork {
   recipe: Recipe;
+  /** Its parameters; a `media` among them is not a file and is never copied (the run's files are `media` below). */
   params: RecipeParams;
+  /** Stored uploads the person picked (`/api/objects/<id>`), fetched as a task's media are before the run. */
+  media: readonly string[];
   /** False: stop before the first step that counts an engagement. */
   effects: boolean;
   preflight: DryRunStart['preflight'];
@@ -615,6 +618,7 @@ export class PhoneAgent {
       outcome = await this.options.backend.dryRun!({
         recipe,
         params: start.params,
+        media: start.media ?? [],
         effects: start.effects,
         preflight: start.preflight,
         signal: session.abort.signal,

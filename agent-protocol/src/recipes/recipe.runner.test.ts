@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../../test/fake-android.ts';
 import { FixturePhone } from '../../test/fixture-phone.ts';
@@ -665,20 +667,83 @@ describe('the pre-flight before a run', () => {
   });
 });
 
-describe('push_media copies only the task media', () => {
+describe('a run copies to the phone only the media fetched for it', () => {
   const steps: RecipeInput['steps'] = [{ do: 'repeat', each: 'media', as: 'file', steps: [{ do: 'push_media', from: '{{file}}', as: 'remote' }] }];
+  /** A media folder as the agent's fetcher leaves it, with two fetched files. */
+  function mediaFolder() {
+    const dir = mkdtempSync(join(tmpdir(), 'farm-media-'));
+    const files = ['a1.jpg', 'b2.jpg'].map((name) => {
+      writeFileSync(join(dir, name), 'jpeg');
+      return join(dir, name);
+    });
+    return { dir: realpathSync(dir), files: files.map((file) => realpathSync(file)) };
+  }
+  const share = (from?: string): RecipeInput['steps'] => [
+    { do: 'share_media', activity: 'com.instagram.share.handleractivity.ShareHandlerActivity', ...(from ? { from } : {}) },
+  ];
 
-  it('copies each downloaded file of the task', async () => {
+  it('copies each file the fetcher brought for the run', async () => {
+    const media = mediaFolder();
     const phone = new FixturePhone('feed');
-    const { result } = await run(phone, steps, { media: ['/var/farm/media/a1.jpg', '/var/farm/media/b2.jpg'] });
+    const { result } = await run(phone, steps, {}, { media });
     expect(result.failure).toBeUndefined();
-    expect(phone.pushed).toEqual(['/var/farm/media/a1.jpg', '/var/farm/media/b2.jpg']);
+    expect(phone.pushed).toEqual(media.files);
+    const sharing = new FixturePhone('feed');
+    expect((await run(sharing, share(), {}, { media })).result.failure).toBeUndefined();
+    expect(sharing.pushed).toEqual(media.files);
   });
 
-  it('refuses at run a file that is not the task media, even one a placeholder filled in', async () => {
+  it("refuses a host path in the work's parameters: params.media is not what the run was given", async () => {
+    const media = mediaFolder();
     const phone = new FixturePhone('feed');
-    const { result } = await run(phone, [{ do: 'push_media', from: '{{caption}}' }], { caption: '/etc/shadow', media: ['/var/farm/media/a1.jpg'] });
-    expect(result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining("only the task's downloaded media"), retryable: false });
+    const { result } = await run(phone, share(), { media: ['/etc/passwd'] }, { media: { dir: media.dir, files: [] } });
+    expect(result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining('The work gives no media to share'), retryable: false });
+    const pushing = new FixturePhone('feed');
+    const pushed = await run(pushing, [{ do: 'push_media', from: '{{caption}}' }], { caption: '/etc/shadow' }, { media });
+    expect(pushed.result.failure).toMatchObject({
+      code: 'unknown',
+      message: 'push_media copies only the media the farm host fetched for this run from the console\'s stored uploads; "/etc/shadow" is not one of them.',
+      retryable: false,
+    });
+    expect([...phone.pushed, ...pushing.pushed]).toEqual([]);
+  });
+
+  it("refuses share_media naming a recipe default or another scope value that holds a host path (the adb key, the agent's credential)", async () => {
+    const media = mediaFolder();
+    const adbKey = join(homedir(), '.android', 'adbkey');
+    // The recipe's own defaults: `media` from them is never the run's media, and any other name is not either.
+    // Set past the schema (which may refuse it): a recipe stored before it did, run by a host not yet upgraded.
+    const byDefault = new FixturePhone('feed');
+    const carrying = { ...recipeOf(share()), defaults: { media: [adbKey] } };
+    const fromDefaults = { result: await runRecipe(byDefault, carrying, {}, { clock: manualClock(), media: { dir: media.dir, files: [] } }) };
+    expect(fromDefaults.result.failure).toMatchObject({ code: 'unknown', message: 'The work gives no media to share.', retryable: false });
+    const byKeywords = new FixturePhone('feed');
+    const fromKeywords = await run(byKeywords, share('keywords'), { keywords: [adbKey] }, { media });
+    expect(fromKeywords.result.failure).toMatchObject({
+      code: 'unknown',
+      message: `share_media copies only the media the farm host fetched for this run from the console's stored uploads; ${JSON.stringify(adbKey)} is not one of them.`,
+      retryable: false,
+    });
+    const byDefaultList = new FixturePhone('feed');
+    const fromDefaultList = await run(byDefaultList, share('hashtags'), {}, { media }, { defaults: { hashtags: ['/home/farm/.farm-agent/host.json'] } });
+    expect(fromDefaultList.result.failure).toMatchObject({ message: expect.stringContaining('is not one of them'), retryable: false });
+    expect([...byDefault.pushed, ...byKeywords.pushed, ...byDefaultList.pushed, ...byDefault.shared]).toEqual([]);
+  });
+
+  it('refuses a file of the media folder that is a symbolic link leading out of it', async () => {
+    const media = mediaFolder();
+    const outside = mkdtempSync(join(tmpdir(), 'farm-secret-'));
+    writeFileSync(join(outside, 'adbkey'), 'PRIVATE KEY');
+    const link = join(media.dir, 'c3.jpg');
+    symlinkSync(join(outside, 'adbkey'), link);
+    const phone = new FixturePhone('feed');
+    const { result } = await run(phone, share(), {}, { media: { dir: media.dir, files: [media.files[0]!, link] } });
+    expect(result.failure).toMatchObject({
+      code: 'unknown',
+      message: `share_media: the media file ${JSON.stringify(link)} leads outside the farm host's media folder and is not copied to a phone.`,
+      retryable: false,
+    });
+    // Checked before any file went: not even the good one was copied.
     expect(phone.pushed).toEqual([]);
   });
 });

@@ -19,6 +19,7 @@
  * by step; `StopRun` stops it there), and without effects stops before the first step that would count an
  * engagement; a stopped run is `stopped`, never a pass. A real run's failure carries its failed step's trace.
  */
+import { basename } from 'node:path';
 import type { FailureCode } from '../failures.ts';
 import type { AppVerification } from '../work.ts';
 import { coversApp, recipePackages } from './recipe.coverage.ts';
@@ -39,6 +40,7 @@ import {
 } from './recipe.schema.ts';
 import { fillTemplate, TEMPLATE_PATTERN, type TemplateValue } from './recipe.template.ts';
 import { describeStep } from './recipe.describe.ts';
+import { checkRunFile, MediaRefused, type RunMedia } from './recipe.media.ts';
 
 export { describeStep };
 import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
@@ -109,6 +111,11 @@ export interface RecipeRunOptions {
   beforeStep?: (at: { path: string; label: string; do: string }) => Promise<void>;
   /** False: "no effects" — the run stops before the first step that would count an engagement. Default true. */
   effects?: boolean;
+  /**
+   * The files the agent's media fetcher brought for this run and its media folder: all that a step may copy to the
+   * phone (`recipe.media.ts`), and the run's `media` parameter. Absent: no step copies any file.
+   */
+  media?: RunMedia;
 }
 
 /** Thrown by `beforeStep`: the person stopped the run; it ends `stopped` before that step. */
@@ -299,17 +306,23 @@ class RecipeRun {
     this.packageName = recipe.app.package;
   }
 
-  /** The files the work brought (its `media` parameter): all a push_media step may copy. */
-  private taskMedia(): Set<string> {
-    const media = this.params.media;
-    return new Set(Array.isArray(media) ? media : typeof media === 'string' ? [media] : []);
+  /** A file a step copies to the phone: only one fetched for this run, inside the media folder (its real path). */
+  private async runFile(file: string, step: string): Promise<string> {
+    try {
+      return await checkRunFile(this.options.media, file, step);
+    } catch (error) {
+      if (error instanceof MediaRefused) throw new StepFailure('unknown', error.message, false);
+      throw error;
+    }
   }
 
   async run(): Promise<RecipeRunResult> {
     const startedAt = this.clock.now();
     const scope: Scope = new Map();
     for (const [key, value] of Object.entries({ ...this.recipe.defaults, ...this.params }))
-      if (key !== 'allowances' && value !== undefined) scope.set(key, value as TemplateValue);
+      if (key !== 'allowances' && key !== 'media' && value !== undefined) scope.set(key, value as TemplateValue);
+    // `media` is the files fetched for this run, never a list from the work's parameters or the recipe's defaults.
+    if (this.options.media && this.options.media.files.length > 0) scope.set('media', [...this.options.media.files]);
     try {
       this.size = (await this.phone.info()).screen;
     } catch {
@@ -842,9 +855,13 @@ class RecipeRun {
         const value = scope.get(step.from ?? 'media');
         const files = Array.isArray(value) ? [...(value as readonly string[])] : typeof value === 'string' && value ? [value] : [];
         if (files.length === 0) throw new StepFailure('unknown', `The work gives no ${step.from ?? 'media'} to share.`, false);
+        // Every file is checked before any goes: whatever scope value `from` names, only this run's fetched media pass.
+        const real: string[] = [];
+        for (const file of files) real.push(await this.runFile(file, 'share_media'));
         // Every file of a carousel goes to the phone, is indexed by the media store, then shared in one intent.
         const remote: string[] = [];
-        for (const file of files) remote.push(await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {}));
+        for (const [index, file] of real.entries())
+          remote.push(await this.phone.pushMedia(file, { ...(step.dir ? { remoteDir: step.dir } : {}), name: basename(files[index]!) }));
         await this.phone.scanMedia(remote);
         await this.clock.sleep(3000);
         const mime = shareMime(files);
@@ -874,10 +891,9 @@ class RecipeRun {
       }
       case 'push_media': {
         const file = this.fill(step.from, scope);
-        // The task's downloaded media only: a recipe never names another file of the farm PC.
-        if (!this.taskMedia().has(file))
-          throw new StepFailure('unknown', "push_media copies only the task's downloaded media; this file is not one of them.", false);
-        const remote = await this.phone.pushMedia(file, step.dir ? { remoteDir: step.dir } : {});
+        // The run's fetched media only: a recipe never names another file of the farm PC.
+        const real = await this.runFile(file, 'push_media');
+        const remote = await this.phone.pushMedia(real, { ...(step.dir ? { remoteDir: step.dir } : {}), name: basename(file) });
         if (step.as) scope.set(step.as, remote);
         return finish({ detail: remote });
       }

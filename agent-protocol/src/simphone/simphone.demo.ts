@@ -4,7 +4,8 @@
  * does without a phone: `tsx src/simphone/simphone.demo.ts --platform instagram --routine create_post --out DIR`.
  * Time is simulated, so a 10-minute warm-up runs in a moment.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { manualClock, seededRandom } from '../recipes/recipe.pacing.ts';
@@ -46,13 +47,17 @@ const onProgress = (event: StepProgress) => {
     shots.push(phone.screenshot({ maxSide: 720 }).then((image) => writeFileSync(file, image.data)));
   }
 };
+// The post's picture as the agent's fetcher would leave it: a run copies only files it was given from its media folder.
+const mediaDir = mkdtempSync(join(tmpdir(), 'farm-demo-media-'));
+const picture = join(mediaDir, 'pier.jpg');
+writeFileSync(picture, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
 const result = await runRecipe(
   phone,
   resolved.recipe,
   {
     caption: 'Golden hour at the pier',
     hashtags: ['#sunset', '#travel'],
-    media: ['/srv/farm/media/pier.jpg'],
+    media: [picture],
     keywords: ['sunset beach'],
     accounts: ['maya_k'],
     comments: ['Love this!'],
@@ -60,7 +65,7 @@ const result = await runRecipe(
     minutes: 2,
   },
   // From a known start, as the agent runs it: the app force-stopped and launched, its version checked.
-  { clock: manualClock(Date.now()), random: seededRandom(Number(values.seed)), onProgress, preflight: {} },
+  { clock: manualClock(Date.now()), random: seededRandom(Number(values.seed)), onProgress, preflight: {}, media: { files: [picture], dir: mediaDir } },
 );
 await Promise.all(shots);
 console.log(`${result.status}: ${JSON.stringify(result.actions)}${result.failure ? ` ${result.failure.code}: ${result.failure.message}` : ''}`);

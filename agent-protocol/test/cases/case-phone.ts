@@ -5,7 +5,7 @@
  * `input tap`, `input text`, key, swipe, launch, link, force-stop and share the host sends moves it, and every
  * `uiautomator dump` reads it. So a recipe run here selects, taps and types on what real phones show.
  */
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import sharp from 'sharp';
 import { AdbHost, type AdbHostEvent } from '../../src/adb/adb.host.ts';
 import type { AdbPhone } from '../../src/adb/adb.phone.ts';
@@ -169,6 +169,8 @@ export async function runCase(
       // From a known start (the app force-stopped and launched); the fake phone's package fixture reports an older
       // Instagram than the recipes were tested on, which these cases are not about.
       preflight: { allowUntestedApp: true },
+      // Files a case hands the run stand where the agent's fetcher would have left them: the run's media.
+      ...(params.media?.[0] ? { media: { files: params.media, dir: dirname(params.media[0]) } } : {}),
       ...options,
     },
   );

@@ -15,6 +15,9 @@ export type DryRunStatus = (typeof dryRunStatuses)[number];
 export const countedActions = ['like', 'follow', 'comment', 'post'] as const;
 export type CountedAction = (typeof countedActions)[number];
 
+/** The refusal of `params.media` in a dry run: files come only as picked stored uploads. */
+export const DRY_RUN_PARAMS_MEDIA = 'Dry runs take no file paths in params.media: pick stored uploads of this workspace in media';
+
 export const createDryRunBody = z.object({
   /** The workspace recipe (its row id in Settings → Recipes). */
   recipeId: z.uuid({ error: must('be a recipe of this workspace') }),
@@ -22,8 +25,19 @@ export const createDryRunBody = z.object({
   mode: z.enum(dryRunModes, { error: must('be straight or step') }),
   /** False: "no effects", the run stops before the first step that likes, follows, comments or posts. */
   effects: z.boolean({ error: must('be true or false') }),
-  /** Values for the recipe's parameters; a caption "Dry run" and the phone's account when left out. */
-  params: dryRunStart.shape.params.optional(),
+  /**
+   * Values for the recipe's parameters; a caption "Dry run" and the phone's account when left out. Never `media`: a
+   * path there would name a file of the farm host (farm hosts not yet upgraded copied it to the phone).
+   */
+  params: dryRunStart.shape.params.extend({ media: z.never({ error: DRY_RUN_PARAMS_MEDIA }).optional() }).optional(),
+  /**
+   * Stored uploads of this workspace for the run's media (at most 10): object ids or `/api/objects/<id>` addresses.
+   * The phone fetches them as it fetches a post's media.
+   */
+  media: z
+    .array(z.string({ error: must('be stored uploads of this workspace') }).max(300), { error: must('be a list of stored uploads') })
+    .max(10)
+    .optional(),
 });
 export type CreateDryRunBody = z.infer<typeof createDryRunBody>;
 
@@ -41,6 +55,8 @@ export const dryRunPreflight = z.object({
   counted: z.array(z.object({ action: z.enum(countedActions), cap: z.number().int().nullable(), left: z.number().int().nullable() })),
   /** Why a run cannot start now (offline, agent too old, busy, controlled by someone else), or null. */
   blocked: z.string().nullable(),
+  /** The recipe copies files to the phone (share_media, push_media): the run wants picked uploads as its media. */
+  needsMedia: z.boolean(),
 });
 export type DryRunPreflight = z.infer<typeof dryRunPreflight>;
 

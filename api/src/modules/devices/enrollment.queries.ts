@@ -120,7 +120,7 @@ export function findHostDevice(db: Db, hostId: string, serial: string) {
   return db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', hostId).where('serial', '=', serial).executeTakeFirst();
 }
 
-/** A stored, uploaded object of the workspace, only when a post of a task on this phone names it at `path`. */
+/** A stored, uploaded object of the workspace, only when a post of a task on this phone names it at `path`, or a dry run under way on it picked it. */
 export function findAgentMedia(db: Db, workspaceId: string, deviceId: string, key: string, path: string) {
   return db
     .selectFrom('storedObjects as o')
@@ -128,14 +128,24 @@ export function findAgentMedia(db: Db, workspaceId: string, deviceId: string, ke
     .where('o.key', '=', key)
     .where('o.workspaceId', '=', workspaceId)
     .where('o.uploadedAt', 'is not', null)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('tasks as t')
-          .innerJoin('posts as p', 'p.id', 't.postId')
-          .select('t.id')
-          .where('t.deviceId', '=', deviceId)
-          .where(sql<boolean>`${path} = any(p.media_urls)`),
-      ),
+    .where(({ exists, or, selectFrom }) =>
+      or([
+        exists(
+          selectFrom('tasks as t')
+            .innerJoin('posts as p', 'p.id', 't.postId')
+            .select('t.id')
+            .where('t.deviceId', '=', deviceId)
+            .where(sql<boolean>`${path} = any(p.media_urls)`),
+        ),
+        // The uploads a person picked for a dry run under way on this phone.
+        exists(
+          selectFrom('recipeDryRuns as r')
+            .select('r.id')
+            .where('r.deviceId', '=', deviceId)
+            .where('r.status', 'in', ['starting', 'running'])
+            .where(sql<boolean>`${key} = any(r.media_keys)`),
+        ),
+      ]),
     )
     .executeTakeFirst();
 }

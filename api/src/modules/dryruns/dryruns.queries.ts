@@ -131,6 +131,7 @@ export async function insertRun(
     accountId: string | null;
     mode: 'straight' | 'step';
     effects: boolean;
+    mediaKeys: string[];
   },
 ): Promise<string> {
   const row = await tx.insertInto('recipeDryRuns').values(values).returning('id').executeTakeFirstOrThrow();
@@ -177,6 +178,29 @@ export function failRunsOfDevice(db: Db, deviceId: string, code: string, message
     .where('status', 'in', UNDER_WAY)
     .returning(['id', 'workspaceId'])
     .execute();
+}
+
+/**
+ * Runs under way whose starter may no longer control the phone: no longer an active member of the workspace, or not
+ * an operator and not the phone's assignee (the phone reassigned or unassigned, the person demoted or removed), or the
+ * phone gone. Of one workspace, or of every one (the sweep); of one run when `runId` is given.
+ */
+export function runsWithoutRights(db: Db | Tx, scope: { workspaceId?: string; runId?: string }) {
+  let query = db
+    .selectFrom('recipeDryRuns as r')
+    .leftJoin('devices as d', 'd.id', 'r.deviceId')
+    .select(['r.id', 'r.workspaceId', 'r.deviceId', 'd.name as deviceName', 'r.recipeName', 'r.recipeVersion', 'r.startedById'])
+    .where('r.status', 'in', UNDER_WAY)
+    .where(
+      sql<boolean>`NOT EXISTS (
+        SELECT 1 FROM workspace_members m
+        WHERE m.workspace_id = r.workspace_id AND m.user_id = r.started_by_id AND m.deactivated_at IS NULL
+          AND d.id IS NOT NULL AND (m.role = 'operator' OR d.assigned_to_id = r.started_by_id)
+      )`,
+    );
+  if (scope.workspaceId !== undefined) query = query.where('r.workspaceId', '=', scope.workspaceId);
+  if (scope.runId !== undefined) query = query.where('r.id', '=', scope.runId);
+  return query.execute();
 }
 
 /** Runs under way with no sign of life for too long: straight runs after `straightMs`, step-by-step after `stepMs`. */

@@ -22,16 +22,22 @@ import { isUuid } from '@farm/sql';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { findRun, listRuns, stepsOf, stepTree } from './dryruns.queries.ts';
-import { nextStep, preflightOf, startDryRun, startSweep, stopRun, toDryRun, toStep } from './dryruns.service.ts';
+import { nextStep, preflightOf, startDryRun, startSweep, stopRun, toDryRun, toStep, watchRights } from './dryruns.service.ts';
 
 export const dryRunsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
   // Runs that went silent end on every instance's sweep (the update is guarded by status, so twice is once).
   let stopSweep: (() => void) | undefined;
+  let stopWatch: (() => void) | undefined;
   app.addHook('onReady', async () => {
     stopSweep = startSweep(app.ctx, app.log);
+    // A phone reassigned or a person demoted or removed ends their runs under way at once, as live control does.
+    stopWatch = watchRights(app.ctx, app.log);
   });
-  app.addHook('onClose', async () => stopSweep?.());
+  app.addHook('onClose', async () => {
+    stopSweep?.();
+    stopWatch?.();
+  });
   const ctx = () => ({ db, changes: app.ctx.changes, storage: app.ctx.storage, agents: app.ctx.agents });
 
   app.get(

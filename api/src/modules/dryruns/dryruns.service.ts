@@ -21,7 +21,7 @@ import { write } from '../../events/write.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
 import { lockQuota } from '../uploads/uploads.queries.ts';
-import { storageFullMessage } from '../uploads/uploads.service.ts';
+import { storageFullMessage, storedObjectId, uploadedObjectsOf } from '../uploads/uploads.service.ts';
 import { findWorkspaceRecipe, type WorkspaceRecipeRow } from '../recipes/recipes.queries.ts';
 import {
   accountOnDevice,
@@ -36,6 +36,7 @@ import {
   markVerified,
   runOfDevice,
   runUnderWay,
+  runsWithoutRights,
   setRunStatus,
   stepOf,
   taskOut,
@@ -135,6 +136,37 @@ export function countedActionsOf(body: unknown): CountedAction[] {
   return countedActions.filter((action) => found.has(action));
 }
 
+/** Whether a recipe's steps copy files to the phone (`share_media`, `push_media`), anywhere in its document. */
+export function copiesFiles(body: unknown): boolean {
+  const stack: unknown[] = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (Array.isArray(value)) stack.push(...value);
+    else if (value && typeof value === 'object') {
+      const record = value as Record<string, unknown>;
+      if (record.do === 'share_media' || record.do === 'push_media') return true;
+      stack.push(...Object.values(record));
+    }
+  }
+  return false;
+}
+
+/**
+ * The picked uploads as object keys: each an object id or `/api/objects/<id>`, stored (with its bytes) in the
+ * caller's workspace. Anything else is refused naming the entry; the phone then fetches them as a post's media.
+ */
+async function pickedMedia(db: Db, workspaceId: string, picked: readonly string[]): Promise<string[]> {
+  const keys = picked.map((item, index) => {
+    const key = isUuid(item.trim()) ? item.trim().toLowerCase() : storedObjectId(item);
+    if (!key) throw badRequest(`media.${index}`, 'Media must be files uploaded to this workspace (an object id or /api/objects/<id>), never a path');
+    return key;
+  });
+  const stored = await uploadedObjectsOf(db, workspaceId, keys);
+  const missing = keys.findIndex((key) => !stored.has(key));
+  if (missing >= 0) throw badRequest(`media.${missing}`, 'Media must be files uploaded to this workspace; this one is not');
+  return keys;
+}
+
 const appName = (platform: string, app: { package: string; version: string; locale: string | null }) =>
   `${platformNames[platform as Platform] ?? app.package} ${app.version}${app.locale ? ` (${app.locale})` : ''}`;
 
@@ -212,6 +244,7 @@ export async function preflightOf(ctx: Context, actor: Actor, recipeRowId: strin
       coverage: coverage ? { covered: coverage.covered, by: coverage.covered ? coverage.by : null, reason: coverage.covered ? null : coverage.reason } : null,
       counted,
       blocked,
+      needsMedia: copiesFiles(row.body),
     },
   };
 }
@@ -236,6 +269,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
     const message = `@${account!.username} is paused for safety: start a run with no effects, or resume the account first`;
     throw new AppError(409, message, [{ field: 'effects', message }]);
   }
+  const mediaKeys = await pickedMedia(ctx.db, actor.workspaceId, body.media ?? []);
   const id = await write(ctx, actor.workspaceId, async (tx, outbox) => {
     const inserted = await insertRun(tx, {
       workspaceId: actor.workspaceId,
@@ -248,6 +282,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
       accountId: account?.id ?? null,
       mode: body.mode,
       effects: body.effects,
+      mediaKeys,
     }).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === '23505') throw conflict(`Another dry run is under way on ${device.name}`);
       throw error;
@@ -263,7 +298,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
         action: 'dryrun.started',
         entityType: 'dry_run',
         entityId: inserted,
-        data: { recipeId: row.recipeId, version: row.version, mode: body.mode, effects: body.effects },
+        data: { recipeId: row.recipeId, version: row.version, mode: body.mode, effects: body.effects, media: mediaKeys },
       },
     );
     await announceRun(tx, outbox, actor.workspaceId, inserted);
@@ -272,10 +307,13 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
 
   const verified = await verifiedApps(ctx.db, actor.workspaceId);
   const untested = await tryUntestedTemplates(ctx.db, actor.workspaceId);
+  // The schema refuses `params.media`; it is left out here as well, so no path ever reaches a phone from a request.
+  const { media: _never, ...params } = body.params ?? {};
   const message: DryRunStart = {
     runId: id,
     recipe: row.body,
-    params: { caption: 'Dry run', ...(account ? { accounts: [account.username] } : {}), ...body.params },
+    params: { caption: 'Dry run', ...(account ? { accounts: [account.username] } : {}), ...params },
+    ...(mediaKeys.length > 0 ? { media: mediaKeys.map(objectPath) } : {}),
     mode: body.mode,
     effects: body.effects,
     preflight: {
@@ -308,18 +346,30 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
   throw new AppError(409, words, [{ field: 'deviceId', message: words }]);
 }
 
-/** The run, for the person who started it or an operator, while it is under way. */
-async function runToSteer(db: Db, actor: Actor, id: string, verb: string): Promise<DryRunRow> {
-  const row = isUuid(id) ? await findRun(db, actor.workspaceId, id) : undefined;
+/**
+ * The run, for the person who started it or an operator, while it is under way and its starter may still control
+ * the phone (as live control: an operator, or the VA the phone is assigned to). A run whose starter lost that right
+ * (the phone reassigned, the person demoted or removed) ends here, and a VA is refused.
+ */
+async function runToSteer(ctx: Context, actor: Actor, id: string, verb: string): Promise<DryRunRow> {
+  const row = isUuid(id) ? await findRun(ctx.db, actor.workspaceId, id) : undefined;
   if (!row) throw notFound();
   if (actor.role !== 'operator' && row.startedById !== actor.userId)
     throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
   if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
+  if ((await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0) {
+    if (actor.role !== 'operator')
+      throw new AppError(
+        403,
+        `You can ${verb} only dry runs on phones assigned to you; ${row.deviceName ?? 'this phone'} is not any more, and its dry run was ended`,
+      );
+    throw conflict(`This dry run has ended: ${ACCESS_CHANGED}`);
+  }
   return row;
 }
 
 export async function nextStep(ctx: Context, actor: Actor, id: string): Promise<DryRun> {
-  const row = await runToSteer(ctx.db, actor, id, 'step through');
+  const row = await runToSteer(ctx, actor, id, 'step through');
   if (row.mode !== 'step') throw conflict('This dry run goes straight through: there is no next step to wait for');
   const heard = row.deviceId && ctx.agents ? await ctx.agents.sendDryRun(row.deviceId, 'dryrun.next', row.id) : false;
   if (!heard) throw conflict(`${row.deviceName ?? 'The phone'} is offline; the dry run will end`);
@@ -327,7 +377,7 @@ export async function nextStep(ctx: Context, actor: Actor, id: string): Promise<
 }
 
 export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<DryRun> {
-  const row = await runToSteer(ctx.db, actor, id, 'stop');
+  const row = await runToSteer(ctx, actor, id, 'stop');
   const heard = row.deviceId && ctx.agents ? await ctx.agents.sendDryRun(row.deviceId, 'dryrun.stop', row.id) : false;
   return write(ctx, actor.workspaceId, async (tx, outbox) => {
     // A phone that hears the stop ends the run with its result; one that is gone cannot, so it ends here.
@@ -505,6 +555,69 @@ export async function endRunsOfGonePhone(ctx: { db: Db; changes: ChangeFeed }, d
   return ended.length;
 }
 
+/** Why a run ended when its starter lost the right to control the phone. */
+export const ACCESS_CHANGED = 'the person who started it may no longer control this phone (it was reassigned, or their role changed)';
+
+/**
+ * Ends the runs under way (of a workspace, one run, or every one) whose starter may no longer control the phone:
+ * stopped with the reason, recorded, announced, and the phone told to stop before its next step. Answers how many.
+ */
+export async function endRunsWithoutRights(
+  ctx: { db: Db; changes: ChangeFeed; agents?: DryRunPhones | undefined },
+  scope: { workspaceId?: string; runId?: string },
+): Promise<number> {
+  const lost = await runsWithoutRights(ctx.db, scope);
+  let ended = 0;
+  for (const run of lost) {
+    const moved = await write(ctx, run.workspaceId, async (tx, outbox) => {
+      // Guarded by status: a run the phone or another instance ended meanwhile is left as it is.
+      if (!(await setRunStatus(tx, run.id, UNDER_WAY, { status: 'stopped', failureCode: 'access_changed', failureMessage: `Stopped: ${ACCESS_CHANGED}` })))
+        return false;
+      await outbox.record(
+        {
+          userId: null,
+          action: `Dry run of ${run.recipeName} v${run.recipeVersion} on ${run.deviceName ?? 'a phone'} stopped: ${ACCESS_CHANGED}`,
+          deviceId: run.deviceId,
+          type: 'warning',
+        },
+        { action: 'dryrun.access_ended', entityType: 'dry_run', entityId: run.id, data: { startedById: run.startedById, deviceId: run.deviceId } },
+      );
+      await announceRun(tx, outbox, run.workspaceId, run.id);
+      if (run.deviceId) outbox.internal('device.wake', { deviceId: run.deviceId });
+      return true;
+    });
+    if (!moved) continue;
+    ended += 1;
+    // The phone stops before its next step; one that is gone has nothing to stop, and its steps are refused anyway.
+    if (run.deviceId && ctx.agents) await ctx.agents.sendDryRun(run.deviceId, 'dryrun.stop', run.id).catch(() => false);
+  }
+  return ended;
+}
+
+/** The changes after which someone may have lost the right to control a phone: a person's role, a phone's assignee. */
+const RIGHTS_EVENTS = new Set(['user.updated', 'device.updated', 'device.deleted', 'auth.revoked']);
+/** Changes of one workspace are gathered this long before its runs are checked. */
+const RIGHTS_DEBOUNCE_MS = 50;
+
+/** Checks a workspace's runs under way again whenever a change may have taken a right away; answers the unsubscribe. */
+export function watchRights(ctx: { db: Db; changes: ChangeFeed; agents?: DryRunPhones | undefined }, log: FastifyBaseLogger): () => void {
+  const pending = new Map<string, NodeJS.Timeout>();
+  const unsubscribe = ctx.changes.subscribe((change) => {
+    if (!RIGHTS_EVENTS.has(change.event) || pending.has(change.workspaceId)) return;
+    const timer = setTimeout(() => {
+      pending.delete(change.workspaceId);
+      endRunsWithoutRights(ctx, { workspaceId: change.workspaceId }).catch((error: unknown) => log.warn({ err: error }, 'dry run rights check failed'));
+    }, RIGHTS_DEBOUNCE_MS);
+    timer.unref();
+    pending.set(change.workspaceId, timer);
+  });
+  return () => {
+    unsubscribe();
+    for (const timer of pending.values()) clearTimeout(timer);
+    pending.clear();
+  };
+}
+
 /** Ends runs with no step for too long (10 minutes straight through, 30 waiting step by step). */
 export async function sweepSilentRuns(ctx: { db: Db; changes: ChangeFeed }): Promise<number> {
   const ended = await failSilentRuns(ctx.db, SILENT_STRAIGHT_MS, SILENT_STEP_MS, 'The phone sent nothing for too long; the dry run was ended');
@@ -512,10 +625,14 @@ export async function sweepSilentRuns(ctx: { db: Db; changes: ChangeFeed }): Pro
   return ended.length;
 }
 
-/** Runs the sweep every minute while the app is up. */
-export function startSweep(ctx: { db: Db; changes: ChangeFeed }, log: FastifyBaseLogger): () => void {
+/**
+ * Runs the sweep every minute while the app is up: silent runs end, and so do runs whose starter lost the right to
+ * control the phone (a change heard on another instance, or lost with Redis, is made good here).
+ */
+export function startSweep(ctx: { db: Db; changes: ChangeFeed; agents?: DryRunPhones | undefined }, log: FastifyBaseLogger): () => void {
   const timer = setInterval(() => {
     sweepSilentRuns(ctx).catch((error: unknown) => log.warn({ err: error }, 'dry run sweep failed'));
+    endRunsWithoutRights(ctx, {}).catch((error: unknown) => log.warn({ err: error }, 'dry run rights sweep failed'));
   }, SWEEP_MS);
   timer.unref();
   return () => clearInterval(timer);

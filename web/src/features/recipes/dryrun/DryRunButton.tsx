@@ -2,16 +2,23 @@
  * "Dry Run" on a workspace recipe: a dialog to choose a phone (online ones; a VA sees the phones assigned to them), the
  * mode and whether the run may have effects, with the pre-flight shown before Start: the phone's account, its app
  * version and whether the recipe covers it, the counted actions with what is left of today's caps, and a paused
- * account. Start opens the run's trace.
+ * account. A recipe that copies files to the phone gets its media as uploads picked here (stored in the workspace,
+ * fetched by the phone as a post's media are). Start opens the run's trace.
  */
 import { Alert, Badge, Button, Checkbox, Group, List, Modal, SegmentedControl, Select, Stack, Text } from '@mantine/core';
-import type { DryRunPreflight } from '@farm/contracts';
+import { uploadLimits, type DryRunPreflight } from '@farm/contracts';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { refusalMessage } from '../../../shared/refusal';
 import { useDevices } from '../../../shared/resources';
 import { useCurrentUser } from '../../auth/auth.api';
+import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
+import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
+import { formatBytes, imageRestrictions, uploadObjectPath } from '../../../shared/uploads/uploads';
 import { useDryRunPreflight, useStartDryRun } from './dryrun.api';
+
+/** Files one dry run may take, as a post does. */
+const MAX_DRY_RUN_MEDIA = 10;
 
 const actionWords: Record<DryRunPreflight['counted'][number]['action'], string> = { like: 'Likes', follow: 'Follows', comment: 'Comments', post: 'Posts' };
 
@@ -103,6 +110,7 @@ function DryRunDialog({ recipeId, recipeName, onClose }: DryRunButtonProps & { o
   const [mode, setMode] = useState<'straight' | 'step'>('step');
   const [noEffects, setNoEffects] = useState(true);
   const [error, setError] = useState<string | null>(null);
+  const [media, setMedia] = useState<string[]>([]);
   const preflight = useDryRunPreflight(recipeId, deviceId);
   const start = useStartDryRun();
   const navigate = useNavigate();
@@ -111,12 +119,13 @@ function DryRunDialog({ recipeId, recipeName, onClose }: DryRunButtonProps & { o
   const paused = preflight.data?.account?.paused ?? false;
   const blocked = preflight.data?.blocked ?? null;
   const effectsRefused = paused && !noEffects && (preflight.data?.counted.length ?? 0) > 0;
+  const needsMedia = preflight.data?.needsMedia ?? false;
 
   const submit = () => {
     if (!deviceId) return;
     setError(null);
     start.mutate(
-      { recipeId, deviceId, mode, effects: !noEffects },
+      { recipeId, deviceId, mode, effects: !noEffects, ...(needsMedia && media.length > 0 ? { media } : {}) },
       {
         onSuccess: (run) => {
           onClose();
@@ -166,6 +175,19 @@ function DryRunDialog({ recipeId, recipeName, onClose }: DryRunButtonProps & { o
           </Alert>
         ) : null}
         {preflight.data ? <Preflight preflight={preflight.data} effects={!noEffects} /> : null}
+        {needsMedia ? (
+          <Stack gap="xs">
+            <ImageDropzone
+              label="Media for the run"
+              restrictions={{ ...imageRestrictions, maxFiles: MAX_DRY_RUN_MEDIA }}
+              held={media.length}
+              upload={uploadObjectPath}
+              onUploaded={(files) => setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_DRY_RUN_MEDIA))}
+              hint={`This recipe copies files to the phone: upload up to ${MAX_DRY_RUN_MEDIA} images, ${formatBytes(uploadLimits.maxFileSize)} each. The phone fetches them from the console.`}
+            />
+            <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />
+          </Stack>
+        ) : null}
         {effectsRefused ? (
           <Text size="sm" c="red" role="alert">
             Turn on No effects, or resume the account first.
