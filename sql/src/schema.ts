@@ -77,6 +77,8 @@ export interface WorkspaceMembersTable {
   userId: string;
   role: Role;
   deactivatedAt: NullableTimestamp;
+  /** When the member last was an operator (0053): set on each demotion; resets count 30 days after it. */
+  lastOperatorAt: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
