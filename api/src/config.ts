@@ -24,7 +24,8 @@ export const limitDefaults = {
   /**
    * Wrong second-factor codes per account, from every address together: then the app's codes are refused for the
    * rest of the window and only a recovery code signs in (a password known elsewhere cannot be paired with guesses
-   * spread over many addresses). The person is told.
+   * spread over many addresses). The person is told. Counted in the database, not Redis: it holds when Redis errors,
+   * and every API instance counts against one budget.
    */
   secondFactorFailures: '10/15m',
   /** Phone enrollments per client address. */

@@ -83,6 +83,13 @@ export interface WorkspaceMembersTable {
   updatedAt: Timestamp;
 }
 
+/** Wrong second-factor codes of a person in the window that started at `windowStart` (0053). */
+export interface SecondFactorFailuresTable {
+  userId: string;
+  windowStart: Timestamp;
+  failures: number;
+}
+
 export interface AuthSessionsTable {
   id: Generated<string>;
   tokenHash: string;
@@ -911,6 +918,7 @@ export interface DB extends ManagerConsoleTables {
   users: UsersTable;
   workspaceMembers: WorkspaceMembersTable;
   authSessions: AuthSessionsTable;
+  secondFactorFailures: SecondFactorFailuresTable;
   invitations: InvitationsTable;
   auditLog: AuditLogTable;
   devices: DevicesTable;

@@ -136,7 +136,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       let secondFactor: 'app' | 'recovery' | 'setup' = 'setup';
       if (user.totpEnabledAt) {
         const used = await checkLoginSecondFactor(
-          { db, limits: app.limits, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
+          { db, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
           user,
           request.body.code,
         );

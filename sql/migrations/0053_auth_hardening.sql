@@ -35,3 +35,12 @@ FROM became b
 WHERE m.role <> 'operator'
   AND b.workspace_id = m.workspace_id
   AND b.entity_id = m.user_id::text;
+
+-- Wrong second-factor codes per account, counted here and not in Redis: a cap that Redis trouble skips, or that each
+-- API instance counts apart without Redis, is no cap against guesses spread over addresses and instances. One row
+-- per person: the failures of the window that started at `window_start`, counted by one guarded upsert.
+CREATE TABLE second_factor_failures (
+  user_id       uuid PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  window_start  timestamptz(3) NOT NULL,
+  failures      integer NOT NULL CHECK (failures >= 0)
+);
