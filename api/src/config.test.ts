@@ -75,4 +75,25 @@ describe('production defaults', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'production' }).secureCookies).toBe(true);
     expect(loadConfig({ ...base }).secureCookies).toBe(false);
   });
+
+  it('stop a demo farm in production without a password of its own, naming the variable', () => {
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', DEMO: '1' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: DEMO_PASSWORD is required when DEMO=1 and NODE_ENV=production (at least 12 characters; the published demo passwords are never used there)',
+      ),
+    );
+    expect(() => loadConfig({ ...base, NODE_ENV: 'production', DEMO: '1', DEMO_PASSWORD: 'short one' })).toThrow(
+      new ConfigError('Invalid configuration: DEMO_PASSWORD must be at least 12 characters'),
+    );
+    for (const published of ['demo-operator', 'demo-assistant']) {
+      expect(() => loadConfig({ ...base, NODE_ENV: 'production', DEMO: '1', DEMO_PASSWORD: published })).toThrow(
+        new ConfigError('Invalid configuration: DEMO_PASSWORD must not be a demo password published with the product'),
+      );
+    }
+    expect(loadConfig({ ...base, NODE_ENV: 'production', DEMO: '1', DEMO_PASSWORD: 'our own demo secret' })).toMatchObject({
+      demo: true,
+      demoPassword: 'our own demo secret',
+    });
+    expect(loadConfig({ ...base, NODE_ENV: 'production' })).toMatchObject({ demo: false, demoPassword: undefined });
+  });
 });

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { automationEnv, settingsFromEnv, type AutomationSettings } from '@farm/workers';
 import { fieldLabel, issueSentence } from '@farm/contracts';
+import { PUBLISHED_DEMO_PASSWORDS } from './shared/demo-credentials.ts';
 
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no', '']).transform((value) => value === '1' || value === 'true' || value === 'yes');
 
@@ -24,7 +25,8 @@ export const limitDefaults = {
   /**
    * Wrong second-factor codes per account, from every address together: then the app's codes are refused for the
    * rest of the window and only a recovery code signs in (a password known elsewhere cannot be paired with guesses
-   * spread over many addresses). The person is told.
+   * spread over many addresses). The person is told. Counted in the database, not Redis: it holds when Redis errors,
+   * and every API instance counts against one budget.
    */
   secondFactorFailures: '10/15m',
   /** Phone enrollments per client address. */
@@ -118,6 +120,12 @@ const envSchema = automationEnv.extend({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   SESSION_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
   DEMO: flag.optional(),
+  /** The demo operator's and VAs' password instead of the published ones; required for DEMO=1 in production. */
+  DEMO_PASSWORD: z
+    .string()
+    .min(12, { message: 'must be at least 12 characters' })
+    .refine((value) => !PUBLISHED_DEMO_PASSWORDS.includes(value), { message: 'must not be a demo password published with the product' })
+    .optional(),
   /** The OpenAPI document at /api/docs for anyone; in production it is behind sign-in unless this is set. */
   PUBLIC_API_DOCS: flag.optional(),
   DEMO_PHONES: z.coerce.number().int().min(0).max(24).optional(),
@@ -172,6 +180,8 @@ export interface Config {
   secureCookies: boolean;
   /** The demo farm and its operator; never on by default in production, and its password is never served there. */
   demo: boolean;
+  /** DEMO_PASSWORD: the demo people's password in place of the published ones (always set for a demo in production). */
+  demoPassword: string | undefined;
   /** /api/docs open to anyone (outside production, or PUBLIC_API_DOCS=1); else only to the signed in. */
   publicApiDocs: boolean;
   /** Simulated agents started for the demo farm's phones (unset: all but three; 0: none). */
@@ -231,6 +241,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && !e.SESSION_SECRET) {
     throw new ConfigError('Invalid configuration: SESSION_SECRET is required when NODE_ENV=production');
   }
+  // The published demo passwords sign anyone in as the demo operator: a demo farm reachable in production has its own.
+  if (e.NODE_ENV === 'production' && e.DEMO === true && !e.DEMO_PASSWORD) {
+    throw new ConfigError(
+      'Invalid configuration: DEMO_PASSWORD is required when DEMO=1 and NODE_ENV=production (at least 12 characters; the published demo passwords are never used there)',
+    );
+  }
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -242,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionSecret: e.SESSION_SECRET ?? persistedSecret(dataDir),
     secureCookies: e.PUBLIC_URL ? new URL(e.PUBLIC_URL).protocol === 'https:' : e.NODE_ENV === 'production',
     demo: e.DEMO ?? (embedded && e.NODE_ENV !== 'production'),
+    demoPassword: e.DEMO_PASSWORD,
     publicApiDocs: e.PUBLIC_API_DOCS ?? e.NODE_ENV !== 'production',
     demoPhones: e.DEMO_PHONES,
     logLevel: e.LOG_LEVEL,

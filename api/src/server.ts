@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openProductDatabase } from './db/database.ts';
 import { startDemoPhones } from './demo/phones.ts';
-import { DEMO_CREDENTIALS } from './demo/credentials.ts';
+import { DEMO_CREDENTIALS } from './shared/demo-credentials.ts';
 import { seedDemo } from './demo/seed.ts';
 import { createStorage } from './storage/storage.ts';
 
@@ -20,7 +20,7 @@ try {
 
 const database = await openProductDatabase(config);
 const storage = createStorage(config);
-if (config.demo) await seedDemo(database.db, storage);
+if (config.demo) await seedDemo(database.db, storage, { password: config.demoPassword });
 const app = await buildApp({ config, database, storage });
 if (config.env === 'production' && !config.publicUrl) {
   app.log.warn(
@@ -63,5 +63,9 @@ if (config.demo && !config.databaseUrl) {
   stopPhones = await startDemoPhones(database.db, { port, dataDir: config.dataDir, count: config.demoPhones, log: app.log });
 }
 const where = `http://localhost:${port}`;
-const demo = config.demo && config.env !== 'production' ? ` — demo operator ${DEMO_CREDENTIALS.email} / ${DEMO_CREDENTIALS.password}` : '';
+// A password of the farm's own (DEMO_PASSWORD) is never written to the log.
+const demo =
+  config.demo && config.env !== 'production'
+    ? ` — demo operator ${DEMO_CREDENTIALS.email} / ${config.demoPassword ? 'the password in DEMO_PASSWORD' : DEMO_CREDENTIALS.password}`
+    : '';
 app.log.info(`Console ready on ${where} (${database.kind === 'pglite' ? 'embedded database' : 'PostgreSQL'}${config.redisUrl ? ' + Redis' : ''})${demo}`);

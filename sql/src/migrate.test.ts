@@ -100,6 +100,50 @@ describe.each(kinds)('migrations on %s', (kind) => {
     expect(changed.updatedAt.getTime()).toBeGreaterThan(old.updatedAt.getTime());
   });
 
+  it('stamps when each member last was an operator from the audit log, and now where the log has no demotion', async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    await migrate(
+      database,
+      all.filter((m) => m.name < '0053'),
+    );
+    const ws = await database.db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow();
+    const person = async (name: string, role: 'operator' | 'va') => {
+      const user = await database.db
+        .insertInto('users')
+        .values({ email: `${name}@example.test`, passwordHash: 'x', name, role })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await database.db.insertInto('workspaceMembers').values({ workspaceId: ws.id, userId: user.id, role }).execute();
+      return user.id;
+    };
+    const boss = await person('boss', 'operator');
+    const demoted = await person('demoted', 'va');
+    const unrecorded = await person('unrecorded', 'va');
+    const alwaysVa = await person('always', 'va');
+    const audit = (entityId: string, action: string, role: string, at: string) =>
+      sql`insert into audit_log (workspace_id, action, entity_type, entity_id, data, created_at)
+          values (${ws.id}, ${action}, 'user', ${entityId}, ${JSON.stringify({ role })}::jsonb, ${at}::timestamptz)`.execute(database.db);
+    // Joined as an operator, demoted, promoted again, demoted again: the last demotion counts.
+    await audit(demoted, 'user.joined', 'operator', '2026-01-01 00:00:00+00');
+    await audit(demoted, 'user.updated', 'va', '2026-01-05 00:00:00+00');
+    await audit(demoted, 'user.updated', 'operator', '2026-02-01 00:00:00+00');
+    await audit(demoted, 'user.updated', 'va', '2026-02-03 00:00:00+00');
+    await audit(demoted, 'user.updated', 'va', '2026-02-09 00:00:00+00');
+    // Promoted once, and the demotion is not in the log: taken as an operator until the upgrade.
+    await audit(unrecorded, 'user.joined', 'va', '2026-01-01 00:00:00+00');
+    await audit(unrecorded, 'user.updated', 'operator', '2026-01-02 00:00:00+00');
+    await audit(alwaysVa, 'user.joined', 'va', '2026-01-01 00:00:00+00');
+    const started = Date.now();
+    await migrate(database, all);
+    const rows = await database.db.selectFrom('workspaceMembers').select(['userId', 'lastOperatorAt']).execute();
+    const at = (id: string) => rows.find((row) => row.userId === id)?.lastOperatorAt;
+    expect(at(demoted)?.toISOString()).toBe('2026-02-03T00:00:00.000Z');
+    expect(at(unrecorded)!.getTime()).toBeGreaterThanOrEqual(started - 1000);
+    expect(at(boss)!.getTime()).toBeGreaterThanOrEqual(started - 1000);
+    expect(at(alwaysVa)).toBeNull();
+  });
+
   it('rolls up the tasks already there for the analytics figures, then follows each change', async () => {
     const database = await fresh(kind);
     const all = await readMigrations();

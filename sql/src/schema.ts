@@ -77,8 +77,17 @@ export interface WorkspaceMembersTable {
   userId: string;
   role: Role;
   deactivatedAt: NullableTimestamp;
+  /** When the member last was an operator (0053): set on each demotion; resets count 30 days after it. */
+  lastOperatorAt: NullableTimestamp;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+}
+
+/** Wrong second-factor codes of a person in the window that started at `windowStart` (0053). */
+export interface SecondFactorFailuresTable {
+  userId: string;
+  windowStart: Timestamp;
+  failures: number;
 }
 
 export interface AuthSessionsTable {
@@ -911,6 +920,7 @@ export interface DB extends ManagerConsoleTables {
   users: UsersTable;
   workspaceMembers: WorkspaceMembersTable;
   authSessions: AuthSessionsTable;
+  secondFactorFailures: SecondFactorFailuresTable;
   invitations: InvitationsTable;
   auditLog: AuditLogTable;
   devices: DevicesTable;

@@ -52,6 +52,9 @@ export const messages = {
   passwordResetOperator: "An operator's password cannot be reset by a link from another operator: they reset it themselves in Settings",
   passwordResetSelf: 'Change your own password in Settings, under Profile',
   passwordResetDeactivated: 'This member is deactivated: reactivate them before resetting their password',
+  /** OPERATOR_RESET_DAYS: one operator could otherwise demote a peer, reset them alone and promote them back. */
+  passwordResetRecentOperator:
+    "This member was an operator in the last 30 days: their reset takes two operators, as an operator's does (one asks, another approves)",
 } as const;
 
 /** Texts that already read as a full sentence to a person; every other validation text gets its field named. */

@@ -57,6 +57,8 @@ export const workspaceTwoFactorBody = z.object({ required: z.boolean({ error: 'R
 export const workspaceTwoFactor = z.object({ required: z.boolean() });
 
 export const PASSWORD_RESET_HOURS = 1;
+/** A member demoted from operator counts as one for password resets this many days after. */
+export const OPERATOR_RESET_DAYS = 30;
 /** A password reset link for a member; only this answer carries its token. */
 export const createdPasswordReset = z.object({ url: z.string(), token: z.string(), expiresAt: isoTime });
 export type CreatedPasswordReset = z.infer<typeof createdPasswordReset>;

@@ -28,7 +28,7 @@ import { LoginThrottle } from './throttle.ts';
 import { auditFailedLogin, auditSignIn, checkLoginSecondFactor } from './security.service.ts';
 import { listNotices, seeNotices } from './notices.service.ts';
 import { perAddress } from './limits.ts';
-import { DEMO_CREDENTIALS } from '../demo/credentials.ts';
+import { DEMO_CREDENTIALS } from '../shared/demo-credentials.ts';
 import { countChallengeAttempt, createChallenge, deleteChallenge, findChallenge, findTwoFactor, setPendingSecret } from './two-factor.queries.ts';
 import { codeStep, enableWithRecoveryCodes, newRecoveryCodes, newSetup, openSecret, sealSecret } from './two-factor.service.ts';
 
@@ -39,8 +39,9 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/config', { config: { access: 'public' }, schema: { tags: ['auth'], response: { 200: appConfig } } }, async () => ({
     demo: config.demo,
-    // A production console never serves the demo operator's published password, even with DEMO=1.
-    demoCredentials: config.demo && config.env !== 'production' ? DEMO_CREDENTIALS : null,
+    // A production console never serves the demo operator's published password, even with DEMO=1; nor does any console
+    // serve a password of the farm's own (DEMO_PASSWORD).
+    demoCredentials: config.demo && config.env !== 'production' && !config.demoPassword ? DEMO_CREDENTIALS : null,
   }));
 
   app.post(
@@ -136,7 +137,7 @@ export const authRoutes: FastifyPluginAsyncZod = async (app) => {
       let secondFactor: 'app' | 'recovery' | 'setup' = 'setup';
       if (user.totpEnabledAt) {
         const used = await checkLoginSecondFactor(
-          { db, limits: app.limits, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
+          { db, changes: app.ctx.changes, limit: config.rateLimits.secondFactorFailures, serverSecret: config.sessionSecret },
           user,
           request.body.code,
         );

@@ -81,7 +81,8 @@ export async function installLimits(app: FastifyInstance, config: Pick<Config, '
 
   const checks = new Map<LimitName, Check>();
   for (const [name, limit] of Object.entries(config.rateLimits) as [LimitName, RateLimit | null][]) {
-    if (!limit) continue;
+    // Wrong second-factor codes are counted in the database (checkLoginSecondFactor), whatever Redis does.
+    if (!limit || name === 'secondFactorFailures') continue;
     const limiter = app.createRateLimit({
       max: limit.max,
       timeWindow: limit.windowMs,

@@ -9,6 +9,7 @@ import { AppError, conflict, notFound } from '../errors.ts';
 import { findMember } from '../modules/users/users.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { perAddress } from './limits.ts';
+import { operatorForResets } from './reset-targets.ts';
 import { hashPassword } from './passwords.ts';
 import { auditSignIn, tellPerson } from './security.service.ts';
 import { createPasswordReset, findPasswordReset, usePasswordReset } from './password-resets.queries.ts';
@@ -33,8 +34,10 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
-        // A link for another operator would let one operator take another's account silently.
+        // A link for another operator would let one operator take another's account silently; one demoted a moment
+        // ago is still one here.
         if (member.role === 'operator') throw conflict(messages.passwordResetOperator);
+        if (operatorForResets(member)) throw conflict(messages.passwordResetRecentOperator);
         const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
         await outbox.record(
           { userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },

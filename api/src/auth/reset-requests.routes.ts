@@ -13,6 +13,7 @@ import { findMember } from '../modules/users/users.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { createPasswordReset } from './password-resets.queries.ts';
 import { approveResetRequest, insertResetRequest, listOpenResetRequests, lockResetRequest } from './reset-requests.queries.ts';
+import { operatorForResets } from './reset-targets.ts';
 import { tellPerson } from './security.service.ts';
 
 export const RESET_REQUEST_MESSAGES = {
@@ -51,7 +52,7 @@ export const resetRequestsRoutes: FastifyPluginAsyncZod = async (app) => {
         const member = await findMember(tx, actor.workspaceId, id);
         if (!member) throw notFound();
         if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
-        if (member.role !== 'operator') throw conflict(RESET_REQUEST_MESSAGES.notOperator);
+        if (!operatorForResets(member)) throw conflict(RESET_REQUEST_MESSAGES.notOperator);
         const expiresAt = new Date(Date.now() + PASSWORD_RESET_REQUEST_HOURS * 3600_000);
         const requestId = await insertResetRequest(tx, { workspaceId: actor.workspaceId, userId: id, requestedById: actor.userId, expiresAt });
         if (!requestId) throw conflict(RESET_REQUEST_MESSAGES.pending(member.name));

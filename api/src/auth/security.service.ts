@@ -8,9 +8,8 @@ import { Outbox, raiseAlert } from '@farm/workers';
 import type { RateLimit } from '../config.ts';
 import { recordActivity, recordAudit } from '../events/write.ts';
 import type { Db } from '../shared/types.ts';
-import type { Limits } from './limits.ts';
 import { insertNotice, memberOfUser, workspaceOfUser } from './security.queries.ts';
-import type { TwoFactorRow } from './two-factor.queries.ts';
+import { forgiveSecondFactorAttempt, takeSecondFactorAttempt, type TwoFactorRow } from './two-factor.queries.ts';
 import { verifySecondFactor } from './two-factor.service.ts';
 
 export type SignInAction =
@@ -85,23 +84,32 @@ function windowText(limit: RateLimit): string {
 
 /**
  * The second factor of a login under the per-account cap on wrong codes (`secondFactorFailures`, counted over every
- * address together): while the cap is spent, the app's codes are refused ('paused') and only a recovery code signs
+ * address together): once the cap is spent, the app's codes are refused ('paused') and only a recovery code signs
  * in. The wrong code that spends it tells the person. Answers which factor signed in, 'paused', or undefined (wrong).
+ * The count is kept in the database, not with the request limits in Redis: a cap that Redis trouble lets through, or
+ * that each API instance counts apart, would let guesses spread over instances past it.
  */
 export async function checkLoginSecondFactor(
-  deps: { db: Db; limits: Limits; changes: ChangeTarget; limit: RateLimit | null; serverSecret: string },
+  deps: { db: Db; changes: ChangeTarget; limit: RateLimit | null; serverSecret: string },
   user: Pick<TwoFactorRow, 'id' | 'totpSecret'>,
   code: string,
 ): Promise<'app' | 'recovery' | 'paused' | undefined> {
-  const key = `user:${user.id}`;
-  if ((await deps.limits.waitFor('secondFactorFailures', key)) > 0) {
-    return (await verifySecondFactor(deps.db, user, code, deps.serverSecret, { appCodes: false })) ?? 'paused';
+  const limit = deps.limit;
+  if (!limit) return verifySecondFactor(deps.db, user, code, deps.serverSecret);
+  // Counted before the code is checked, so codes sent at once cannot all slip in under the cap.
+  const attempt = await takeSecondFactorAttempt(deps.db, user.id, limit.windowMs);
+  if (attempt > limit.max) {
+    const recovery = await verifySecondFactor(deps.db, user, code, deps.serverSecret, { appCodes: false });
+    if (recovery) await forgiveSecondFactorAttempt(deps.db, user.id);
+    return recovery ?? 'paused';
   }
   const used = await verifySecondFactor(deps.db, user, code, deps.serverSecret);
-  if (used) return used;
-  await deps.limits.count('secondFactorFailures', key);
-  const limit = deps.limit;
-  if (limit && (await deps.limits.waitFor('secondFactorFailures', key)) > 0) {
+  if (used) {
+    await forgiveSecondFactorAttempt(deps.db, user.id);
+    return used;
+  }
+  // Exactly one attempt reads the count that spends the cap, however many arrive at once: the person is told once.
+  if (attempt === limit.max) {
     const window = windowText(limit);
     await tellPerson(deps.db, deps.changes, user.id, {
       kind: 'second_factor.paused',

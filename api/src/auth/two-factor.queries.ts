@@ -155,3 +155,32 @@ export async function endSessionsWithoutTwoFactor(db: Db, workspaceId: string): 
     .execute();
   return rows.map((row) => row.id);
 }
+
+/** The window of `windowMs` ending now, as SQL: a row whose window started before it has lapsed. */
+const windowOpenSince = (windowMs: number) => sql<Date>`now() - ${windowMs}::integer * interval '1 millisecond'`;
+
+/**
+ * Counts one second-factor code of the person as wrong before it is checked, and answers the count of the current
+ * window (1 when the last one lapsed); a right code is forgiven after. One upsert: the row's lock orders requests at
+ * once, from any API instance, so each reads its own count and no more codes than the cap are ever checked.
+ */
+export async function takeSecondFactorAttempt(db: Db, userId: string, windowMs: number): Promise<number> {
+  const lapsed = sql<boolean>`second_factor_failures.window_start <= ${windowOpenSince(windowMs)}`;
+  const row = await db
+    .insertInto('secondFactorFailures')
+    .values({ userId, windowStart: sql<Date>`now()`, failures: 1 })
+    .onConflict((oc) =>
+      oc.column('userId').doUpdateSet({
+        failures: sql<number>`case when ${lapsed} then 1 else second_factor_failures.failures + 1 end`,
+        windowStart: sql<Date>`case when ${lapsed} then now() else second_factor_failures.window_start end`,
+      }),
+    )
+    .returning('failures')
+    .executeTakeFirstOrThrow();
+  return row.failures;
+}
+
+/** Takes back an attempt whose code was right. */
+export async function forgiveSecondFactorAttempt(db: Db, userId: string): Promise<void> {
+  await db.updateTable('secondFactorFailures').set({ failures: sql<number>`greatest(failures - 1, 0)` }).where('userId', '=', userId).execute();
+}

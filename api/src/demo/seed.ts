@@ -6,10 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { solidPng } from '@farm/agent-protocol';
 import { deviceColumns, type DeviceStatus, type Platform, type PostStatus, type TaskPriority, type TaskStatus, type TaskType } from '@farm/sql';
 import { deriveRoutineDuration, settingsFor, type RoutineType } from '@farm/contracts';
-import { hashPassword } from '../auth/passwords.ts';
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
 import type { Db } from '../shared/types.ts';
 import { objectPath, type Storage } from '../storage/storage.ts';
-import { DEMO_CREDENTIALS } from './credentials.ts';
+import { DEMO_CREDENTIALS, DEMO_VA_PASSWORD, PUBLISHED_DEMO_PASSWORDS } from '../shared/demo-credentials.ts';
+import { listDemoPeople, setDemoPasswordHash } from './demo.queries.ts';
 
 /** A small deterministic generator, so every demo farm is the same farm. */
 function random(seed: number) {
@@ -23,6 +24,15 @@ function random(seed: number) {
     int: (min: number, max: number) => Math.floor(next() * (max - min + 1)) + min,
     pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T,
   };
+}
+
+/** Gives every demo person still signing in with a published password this one (a password they chose stays). */
+async function replacePublishedPasswords(db: Db, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  for (const person of await listDemoPeople(db, DEMO_CREDENTIALS.email)) {
+    const published = await Promise.all(PUBLISHED_DEMO_PASSWORDS.map((candidate) => verifyPassword(person.passwordHash, candidate)));
+    if (published.some(Boolean)) await setDemoPasswordHash(db, person.id, person.passwordHash, hash);
+  }
 }
 
 /** Phones in the demo farm; all but the last three get simulated agents when the product starts (demo/phones.ts). */
@@ -49,14 +59,22 @@ const ACTIONS = [
   ['Rate limit hit, backing off', 'warning'],
 ] as const;
 
-/** Seeds the demo workspace unless the demo operator already exists. Answers whether it wrote anything. */
-export async function seedDemo(db: Db, storage: Storage, now = new Date()): Promise<boolean> {
+/**
+ * Seeds the demo workspace unless the demo operator already exists. Answers whether it wrote anything. With a
+ * `password` (DEMO_PASSWORD) the demo people get it instead of the published ones, and a farm seeded before with the
+ * published ones is moved to it: those passwords are in this repository for anyone to read.
+ */
+export async function seedDemo(db: Db, storage: Storage, options: { password?: string | undefined; now?: Date } = {}): Promise<boolean> {
+  const { password, now = new Date() } = options;
   const existing = await db.selectFrom('users').select('id').where('email', '=', DEMO_CREDENTIALS.email).executeTakeFirst();
-  if (existing) return false;
+  if (existing) {
+    if (password) await replacePublishedPasswords(db, password);
+    return false;
+  }
   const rnd = random(42);
   const ago = (hours: number) => new Date(now.getTime() - hours * 3600_000);
-  const operatorHash = await hashPassword(DEMO_CREDENTIALS.password);
-  const vaHash = await hashPassword('demo-assistant');
+  const operatorHash = await hashPassword(password ?? DEMO_CREDENTIALS.password);
+  const vaHash = await hashPassword(password ?? DEMO_VA_PASSWORD);
 
   // Images are files on disk: written before the transaction, harmless if it rolls back.
   const imageIds = Array.from({ length: 4 }, () => randomUUID());

@@ -18,6 +18,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
     redisUrl: undefined,
     sessionSecret: randomBytes(32).toString('hex'),
     demo: false,
+    demoPassword: undefined,
     publicApiDocs: true,
     secureCookies: false,
     demoPhones: 0,

@@ -1,10 +1,13 @@
-/** Demo mode: the login form's sample credentials are given out only then, and they sign in to the demo farm. */
+/**
+ * Demo mode: the login form's sample credentials are given out only then, and they sign in to the demo farm. With a
+ * password of the farm's own (DEMO_PASSWORD, required in production) the published ones sign nobody in.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Me } from '@farm/contracts';
-import { DEMO_CREDENTIALS } from '../../src/demo/credentials.ts';
+import { messages, type Me } from '@farm/contracts';
+import { DEMO_CREDENTIALS, DEMO_VA_PASSWORD } from '../../src/shared/demo-credentials.ts';
 import { seedDemo } from '../../src/demo/seed.ts';
 import { buildTestApp, Client, type TestApp } from '../helpers/app.ts';
-import { expectStatus } from '../helpers/assertions.ts';
+import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { readRoutes } from '../helpers/route-table.ts';
 
 let t: TestApp;
@@ -41,5 +44,43 @@ describe('GET /api/config in demo mode', () => {
 
   it('seeds only once', async () => {
     expect(await seedDemo(t.db, t.app.ctx.storage)).toBe(false);
+  });
+});
+
+describe('a demo farm with DEMO_PASSWORD', () => {
+  const OWN = 'our own demo secret';
+  const VA_EMAIL = 'maria@demo.farm';
+  const login = (app: TestApp['app'], email: string, password: string) => new Client(app).post('/api/auth/login', { email, password });
+
+  it('gives its operator and VAs that password in production, and never serves it', async () => {
+    const production = await buildTestApp({ env: 'production', demo: true, demoPassword: OWN });
+    try {
+      expect(await seedDemo(production.db, production.app.ctx.storage, { password: OWN })).toBe(true);
+      // The attack: the passwords published with the product.
+      expectError(await login(production.app, DEMO_CREDENTIALS.email, DEMO_CREDENTIALS.password), 401, messages.invalidCredentials);
+      expectError(await login(production.app, VA_EMAIL, DEMO_VA_PASSWORD), 401, messages.invalidCredentials);
+      expectStatus(await login(production.app, DEMO_CREDENTIALS.email, OWN), 200);
+      expectStatus(await login(production.app, VA_EMAIL, OWN), 200);
+      expect((await new Client(production.app).get('/api/config')).body).toEqual({ demo: true, demoCredentials: null });
+    } finally {
+      await production.close();
+    }
+  });
+
+  it('moves a farm seeded with the published passwords to it, and keeps a password someone chose', async () => {
+    const farm = await buildTestApp({ demo: true, demoPassword: OWN });
+    try {
+      await seedDemo(farm.db, farm.app.ctx.storage);
+      const va = new Client(farm.app);
+      expectStatus(await va.post('/api/auth/login', { email: VA_EMAIL, password: DEMO_VA_PASSWORD }), 200);
+      expectStatus(await va.patch('/api/users/me', { currentPassword: DEMO_VA_PASSWORD, password: 'maria chose this one' }), 200);
+      expect(await seedDemo(farm.db, farm.app.ctx.storage, { password: OWN })).toBe(false);
+      expectError(await login(farm.app, DEMO_CREDENTIALS.email, DEMO_CREDENTIALS.password), 401, messages.invalidCredentials);
+      expectStatus(await login(farm.app, DEMO_CREDENTIALS.email, OWN), 200);
+      expectStatus(await login(farm.app, VA_EMAIL, 'maria chose this one'), 200);
+      expectStatus(await login(farm.app, 'james@demo.farm', OWN), 200);
+    } finally {
+      await farm.close();
+    }
   });
 });

@@ -2,39 +2,40 @@
  * Second-factor codes guessed for one account, from however many addresses: after the cap of wrong codes
  * (RATE_LIMIT_SECOND_FACTOR_FAILURES) the app's codes are refused until the window passes, a recovery code still
  * signs in, and the person is told: a notice at their next sign-in (shown once), an activity, and a `user.security`
- * alert to the workspace's webhooks.
+ * alert to the workspace's webhooks. The count is the database's: Redis down, or two API instances, change nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages, type Activity, type AuditEntry } from '@farm/contracts';
 import { defaultRateLimits } from '../../src/config.ts';
 import { currentCode } from '../../src/auth/two-factor.service.ts';
-import { buildTestApp, Client, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { buildInstance, buildTestApp, Client, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildWebhook } from '../helpers/factories.ts';
+import { redisPort, startRedis, type OwnRedis } from '../helpers/redis-server.ts';
 
 const PASSWORD = 'correct horse battery';
 const CAP = 3;
 let t: TestApp;
 
+const rateLimits = {
+  ...defaultRateLimits(),
+  signup: null,
+  login: null,
+  agentEnroll: null,
+  uploads: null,
+  writes: null,
+  secondFactorFailures: { max: CAP, windowMs: 15 * 60_000 },
+};
+
 beforeAll(async () => {
-  t = await buildTestApp({
-    rateLimits: {
-      ...defaultRateLimits(),
-      signup: null,
-      login: null,
-      agentEnroll: null,
-      uploads: null,
-      writes: null,
-      secondFactorFailures: { max: CAP, windowMs: 15 * 60_000 },
-    },
-  });
+  t = await buildTestApp({ rateLimits });
 });
 afterAll(async () => {
   await t?.close();
 });
 
-async function codeStep(email: string): Promise<{ client: Client; challenge: string }> {
-  const client = new Client(t.app);
+async function codeStep(email: string, app = t.app): Promise<{ client: Client; challenge: string }> {
+  const client = new Client(app);
   const answer = await client.post<{ challenge: string }>('/api/auth/login', { email, password: PASSWORD });
   expectStatus(answer, 200);
   return { client, challenge: answer.body.challenge };
@@ -105,5 +106,66 @@ describe('the per-account cap on wrong second-factor codes', () => {
     expectStatus(await other.post('/api/auth/notices/seen', { ids: [notices[0]!.id] }), 204);
     expect((await person.get('/api/auth/me')).body.notices).toHaveLength(1);
     expectStatus(await new Client(t.app).post('/api/auth/notices/seen', { ids: [notices[0]!.id] }), 401);
+  });
+});
+
+describe('the cap with Redis down and two API instances on one database', () => {
+  let redis: OwnRedis;
+  let a: TestApp;
+  let b: Awaited<ReturnType<typeof buildInstance>>;
+  beforeAll(async () => {
+    redis = await startRedis(redisPort(6));
+    a = await buildTestApp({ redisUrl: redis.url, rateLimits });
+    b = await buildInstance(a.database, a.config);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await redis?.stop();
+  });
+
+  async function personWithCodes(app: TestApp['app']) {
+    const email = uniqueEmail('capped');
+    const person = await signUp(app, { email, password: PASSWORD });
+    const setup = await person.post<{ secret: string }>('/api/auth/two-factor/setup');
+    const enabled = await person.post<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', {
+      code: currentCode(setup.body.secret, Date.now() - 30_000),
+    });
+    expectStatus(enabled, 200);
+    return { email, id: person.user!.id, secret: setup.body.secret, recoveryCodes: enabled.body.recoveryCodes };
+  }
+
+  it('holds while Redis errors, counting wrong codes sent to either instance together', async () => {
+    const person = await personWithCodes(a.app);
+    await redis.stop();
+    // The attack: guesses spread over both instances while the request limits cannot be counted.
+    for (let i = 0; i < CAP; i += 1) {
+      const { client, challenge } = await codeStep(person.email, i % 2 === 0 ? a.app : b);
+      expectError(await client.post('/api/auth/login/two-factor', { challenge, code: '000000' }), 401, messages.twoFactorCodeWrong);
+    }
+    for (const app of [a.app, b]) {
+      const { client, challenge } = await codeStep(person.email, app);
+      expectError(await client.post('/api/auth/login/two-factor', { challenge, code: currentCode(person.secret) }), 429, messages.twoFactorCodesPaused);
+    }
+    const { client, challenge } = await codeStep(person.email, b);
+    expectStatus(await client.post('/api/auth/login/two-factor', { challenge, code: person.recoveryCodes[0] }), 200);
+    redis = await startRedis(redisPort(6));
+  });
+
+  it('checks no more codes than the cap when guesses arrive at once on both instances, and tells the person once', async () => {
+    const person = await personWithCodes(b);
+    const steps = await Promise.all(Array.from({ length: CAP * 2 }, (_, i) => codeStep(person.email, i % 2 === 0 ? a.app : b)));
+    const answers = await Promise.all(steps.map(({ client, challenge }) => client.post('/api/auth/login/two-factor', { challenge, code: '000000' })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([...Array<number>(CAP).fill(401), ...Array<number>(CAP).fill(429)]);
+    const notices = await a.db.selectFrom('userNotices').select('kind').where('userId', '=', person.id).execute();
+    expect(notices).toEqual([{ kind: 'second_factor.paused' }]);
+    // Past the window, app codes are checked again.
+    await a.db
+      .updateTable('secondFactorFailures')
+      .set({ windowStart: new Date(Date.now() - 16 * 60_000) })
+      .where('userId', '=', person.id)
+      .execute();
+    const { client, challenge } = await codeStep(person.email, a.app);
+    expectStatus(await client.post('/api/auth/login/two-factor', { challenge, code: currentCode(person.secret) }), 200);
   });
 });

@@ -68,7 +68,7 @@ describe('checkUrl', () => {
     expect(check.ok).toBe(false);
     if (!check.ok) {
       expect(check.reason).toBe('private');
-      expect(check.message).toMatch(/private or local address; only addresses on the public internet are allowed\.$/);
+      expect(check.message).toMatch(/private or local address, which is not allowed; only addresses on the public internet are allowed\.$/);
     }
   });
 
@@ -83,10 +83,10 @@ describe('checkUrl', () => {
     expect(check).toEqual({
       ok: false,
       reason: 'private',
-      message: 'hooks.example.com leads to 10.0.3.4, which is a private or local address; only addresses on the public internet are allowed.',
+      message: 'hooks.example.com is a private or local address, which is not allowed; only addresses on the public internet are allowed.',
     });
     expect(await checkUrl('http://169.254.169.254/', { allowPrivate: false })).toMatchObject({
-      message: '169.254.169.254 is a private or local address; only addresses on the public internet are allowed.',
+      message: '169.254.169.254 is a private or local address, which is not allowed; only addresses on the public internet are allowed.',
     });
   });
 

@@ -138,11 +138,13 @@ export async function checkUrl(raw: string, policy: OutboundPolicy): Promise<Url
   }
   if (!policy.allowPrivate) {
     const inside = addresses.find((entry) => !isPublicAddress(entry.address));
+    // The message names only what the person typed: where a name leads inside the farm's network (`http://redis`
+    // → 172.18.0.4) is a map of that network, and is never said back.
     if (inside) {
       return {
         ok: false,
         reason: 'private',
-        message: `${isIP(host) ? host : `${host} leads to ${inside.address}, which`} is a private or local address; only addresses on the public internet are allowed.`,
+        message: `${host} is a private or local address, which is not allowed; only addresses on the public internet are allowed.`,
       };
     }
   }

@@ -3,7 +3,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { InvitationsTable, Role, WorkspacesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
-const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt'] as const;
+const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt', 'm.lastOperatorAt'] as const;
 
 /** The workspace's members, operators and VAs alike; never a password hash. */
 export function listMembers(db: Db, workspaceId: string, filter: { role?: Role | undefined; search?: string | undefined } = {}) {
@@ -26,10 +26,19 @@ export function findMember(db: Db, workspaceId: string, userId: string) {
     .executeTakeFirst();
 }
 
+/** Changes a member's role or activity; a demotion from operator stamps `lastOperatorAt` (resets read it). */
 export async function updateMember(db: Db, workspaceId: string, userId: string, changes: { role?: Role; deactivatedAt?: Date | null }): Promise<void> {
   // Nothing to change (an empty body): an UPDATE with no SET is invalid SQL.
   if (Object.keys(changes).length === 0) return;
-  await db.updateTable('workspaceMembers').set(changes).where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
+  // `role` on the right of SET is the row's role before this update, so only a real demotion stamps the time.
+  const demotion =
+    changes.role && changes.role !== 'operator' ? { lastOperatorAt: sql<Date | null>`case when role = 'operator' then now() else last_operator_at end` } : {};
+  await db
+    .updateTable('workspaceMembers')
+    .set({ ...changes, ...demotion })
+    .where('workspaceId', '=', workspaceId)
+    .where('userId', '=', userId)
+    .execute();
 }
 
 /**
