@@ -84,7 +84,9 @@ describe('the recipe schema refuses what cannot run or must not be carried', () 
     });
     const lookahead = parseRecipe(minimal({ elements: { like: { descMatches: '(?=like)' } }, steps: [{ do: 'tap', target: 'like' }] }));
     expect(lookahead.ok).toBe(false);
-    expect(lookahead.ok ? [] : lookahead.errors).toEqual([expect.stringMatching(/^elements\.like\.descMatches: The pattern in descMatches cannot run: invalid or unsupported Perl syntax/)]);
+    expect(lookahead.ok ? [] : lookahead.errors).toEqual([
+      expect.stringMatching(/^elements\.like\.descMatches: The pattern in descMatches cannot run: invalid or unsupported Perl syntax/),
+    ]);
   });
 
   it('refuses media in a recipe’s defaults: a recipe never names a file', () => {

@@ -154,7 +154,9 @@ describe('saving a recipe', () => {
 
     const backreference = await operator.post('/api/recipes', { recipe: recipeDoc({ elements: { like: { descMatches: '(like)\\1' } } }) });
     expectStatus(backreference, 400);
-    expect(backreference.body.error).toMatch(/^The recipe is not valid: elements\.like\.descMatches: The pattern in descMatches cannot run: invalid escape sequence/);
+    expect(backreference.body.error).toMatch(
+      /^The recipe is not valid: elements\.like\.descMatches: The pattern in descMatches cannot run: invalid escape sequence/,
+    );
 
     const media = await va.post('/api/recipes', { enabled: false, recipe: recipeDoc({ defaults: { media: ['/home/farm/.android/adbkey'] } }) });
     expectError(
@@ -219,7 +221,9 @@ describe('stored recipes at start', () => {
     expect(await storedRecipesToCheck(t.db, RECIPE_RULES_REVISION, { workspaceId })).toEqual([]);
     expect(await checkStoredRecipes(t.app.ctx, t.app.log, { workspaceId })).toBe(0);
     expect(await checkStoredRecipes(t.app.ctx, t.app.log, { workspaceId, all: true })).toBe(0);
-    expect(await t.db.selectFrom('auditLog').select('id').where('workspaceId', '=', workspaceId).where('action', '=', 'recipe.invalid').execute()).toHaveLength(1);
+    expect(await t.db.selectFrom('auditLog').select('id').where('workspaceId', '=', workspaceId).where('action', '=', 'recipe.invalid').execute()).toHaveLength(
+      1,
+    );
 
     expectError(
       await operator.patch(`/api/recipes/${bad.body.id}`, { enabled: true }),
