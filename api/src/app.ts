@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(routes, { prefix: '/api' });
   // Stored workspace recipes the current schema refuses are turned off with the reason (Settings → Recipes).
-  await checkStoredRecipes(database.db, app.log);
+  await checkStoredRecipes(ctx, app.log);
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });
   ctx.jobs = await startJobs(app, { redisUrl: config.redisUrl, runWorkers: config.runWorkers });
 

@@ -540,6 +540,8 @@ export interface WorkspaceRecipesTable {
   /** Set when the stored body fails the current schema (0034): the field and the reason; the recipe is off. */
   invalidField: NullableText;
   invalidReason: NullableText;
+  /** The revision of the recipe rules the body was last checked against at start (0050); null: never. */
+  rulesChecked: ColumnType<number | null, number | null | undefined, number | null>;
   /** The shipped template it came from (0045), kept along its versions. */
   basedOn: NullableText;
   /** The version of the same recipe id it was saved from in the editor, or restored from (0045). */

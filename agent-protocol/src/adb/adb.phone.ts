@@ -479,7 +479,8 @@ export class AdbPhone implements PhoneDevice {
    * ACTION_SEND_MULTIPLE (a carousel) cannot be sent from the shell: it is refused as unsupported with that reason.
    */
   async share(intent: ShareIntent): Promise<void> {
-    if (!/^[\w.]+$/.test(intent.package) || !/^[\w.$]+$/.test(intent.activity))
+    // No `$`: the name reaches the phone's shell unquoted, where `$…` expands (the recipe schema refuses it too).
+    if (!/^[\w.]+$/.test(intent.package) || !/^[\w.]+$/.test(intent.activity))
       throw new PhoneError('command_failed', `"${intent.package}/${intent.activity}" is not an activity.`);
     if (!/^[\w.+-]+\/[\w.+*-]+$/.test(intent.mime)) throw new PhoneError('command_failed', `"${intent.mime}" is not a MIME type.`);
     if (intent.files.length === 0) throw new PhoneError('command_failed', 'A share needs at least one file.');

@@ -344,6 +344,12 @@ describe('what a safe run asks of the phone', () => {
         files: [remote, remote],
       }),
     ).rejects.toMatchObject({ code: 'unsupported' });
+    // `$` would expand on the phone's shell: refused before any command, whatever the recipe said.
+    const commands = fake.commands.length;
+    await expect(phone.share({ package: 'com.instagram.android', activity: 'com.instagram.Share$PATH', mime: 'image/jpeg', files: [remote] })).rejects.toThrow(
+      '"com.instagram.android/com.instagram.Share$PATH" is not an activity.',
+    );
+    expect(fake.commands).toHaveLength(commands);
   });
 
   it('uses the media scanner broadcast before Android 10', async () => {

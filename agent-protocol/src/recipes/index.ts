@@ -13,6 +13,7 @@ export { resolveRecipe, shippedRecipes, loadRecipeFiles, fitsAppVersion, compare
 export { fillTemplate, templateFilters, TemplateError } from './recipe.template.ts';
 export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
 export { parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+export { PATTERN_MAX_LENGTH, PATTERN_MAX_PROGRAM, patternFinds, patternProblem } from './recipe.pattern.ts';
 export { coversApp, isTestedVersion, recipePackages, testedRange, type Coverage, type CoverageOptions, type CoverageQuery } from './recipe.coverage.ts';
 export {
   CAPTURE_LIMITS,

@@ -13,6 +13,7 @@ import { selector as selectorSchema } from './recipe.schema.ts';
 
 /** A recipe's selector, as Inspect offers and checks it. */
 export { selectorSchema };
+import { patternFinds } from './recipe.pattern.ts';
 import { centerOf, isVisible, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 /** A capture holds at most this many nodes, this deep, with strings this long; a phone sending more is refused. */
@@ -112,8 +113,9 @@ export function nodeMatches(node: UiNode, selector: MatchSelector, fill: (value:
   if (selector.textContains !== undefined && !node.text.toLowerCase().includes(fill(selector.textContains).toLowerCase())) return false;
   if (selector.desc !== undefined && node.desc.trim() !== fill(selector.desc).trim()) return false;
   if (selector.descContains !== undefined && !node.desc.toLowerCase().includes(fill(selector.descContains).toLowerCase())) return false;
-  if (selector.textMatches !== undefined && !new RegExp(selector.textMatches, 'i').test(node.text)) return false;
-  if (selector.descMatches !== undefined && !new RegExp(selector.descMatches, 'i').test(node.desc)) return false;
+  // RE2, never RegExp: a pattern from a recipe or a request must not backtrack (recipe.pattern.ts).
+  if (selector.textMatches !== undefined && !patternFinds(selector.textMatches, node.text)) return false;
+  if (selector.descMatches !== undefined && !patternFinds(selector.descMatches, node.desc)) return false;
   if (selector.class !== undefined && node.className !== selector.class && !node.className.endsWith(`.${selector.class}`)) return false;
   if (selector.selected !== undefined && node.selected !== selector.selected) return false;
   if (selector.checked !== undefined && node.checked !== selector.checked) return false;
@@ -194,7 +196,11 @@ export function selectorsFor(screen: Pick<UiScreen, 'nodes' | 'width' | 'height'
 
 /** How a selector fares on a saved screen: how many nodes it finds, and the one a run would act on. */
 export function checkSelector(screen: Pick<UiScreen, 'nodes' | 'width' | 'height'>, selector: Selector): { matches: number; finds: boolean } {
-  const found = findAll(screen, selector);
+  return selectorVerdict(findAll(screen, selector), selector);
+}
+
+/** `checkSelector`'s verdict from the nodes the selector found (for a caller that walks the nodes in its own slices). */
+export function selectorVerdict(found: readonly unknown[], selector: Pick<Selector, 'index'>): { matches: number; finds: boolean } {
   const pick = selector.index === -1 ? found.at(-1) : found[selector.index ?? 0];
   return { matches: found.length, finds: pick !== undefined && (selector.index !== undefined || found.length === 1) };
 }

@@ -10,12 +10,20 @@ import { z } from 'zod';
 import { failureCode } from '../failures.ts';
 import { keyNames } from '../phone/phone.device.ts';
 import { COUNT_PATTERN, DURATION_PATTERN } from './recipe.pacing.ts';
+import { patternProblem } from './recipe.pattern.ts';
 import { hasStrayBraces, TEMPLATE_PATTERN, templateFilters, templateNames } from './recipe.template.ts';
 
 import { routineTypes, type RoutineType } from '../routines.ts';
 import { platforms, type Platform } from '../values.ts';
 
 export { routineTypes, type RoutineType };
+
+/**
+ * The revision of these rules. Raise it whenever the schema refuses something it accepted before: the API reads
+ * every stored recipe again at its next start and turns off those now refused. 1: patterns are RE2, a recipe's
+ * defaults carry no media, an activity is a class name.
+ */
+export const RECIPE_RULES_REVISION = 1;
 
 export const recipePlatforms = platforms;
 export type RecipePlatform = Platform;
@@ -86,18 +94,15 @@ function isSingleTemplate(value: string): boolean {
   return new RegExp(`^${TEMPLATE_PATTERN.source}$`).test(value.trim());
 }
 
-const regex = z
-  .string()
-  .min(1)
-  .max(200)
-  .refine((value) => {
-    try {
-      new RegExp(value, 'i');
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'Not a regular expression.');
+/**
+ * A selector's pattern, checked by the engine that will match it (RE2, `recipe.pattern.ts`): one it cannot run is
+ * refused naming the field, so neither the API nor a phone ever holds a pattern that backtracks.
+ */
+const pattern = (field: 'textMatches' | 'descMatches') =>
+  z.string().superRefine((value, context) => {
+    const problem = patternProblem(value);
+    if (problem) context.addIssue({ code: 'custom', message: `The pattern in ${field} cannot run: ${problem}.` });
+  });
 
 export const selector = z
   .strictObject({
@@ -111,8 +116,8 @@ export const selector = z
     desc: z.string().min(1).optional(),
     descContains: z.string().min(1).optional(),
     /** Text matching this regular expression, any case (TikTok's play count "x17.6K"). */
-    textMatches: regex.optional(),
-    descMatches: regex.optional(),
+    textMatches: pattern('textMatches').optional(),
+    descMatches: pattern('descMatches').optional(),
     /** Class name, in full or its last part (`EditText`). */
     class: z.string().min(1).optional(),
     /** Which of the matching nodes, 0 first; -1 the last. */
@@ -186,7 +191,19 @@ const act = {
   positional: z.boolean().optional(),
 };
 
-const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: z.string().min(1).optional() });
+/**
+ * An Android activity: a Java class name, in full or after the package (`.ShareActivity`). Nothing else, `$` included:
+ * the name reaches `am start -n` on the phone's shell.
+ */
+const activityName = z
+  .string()
+  .max(300)
+  .regex(
+    /^\.?[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$/,
+    'An activity is a class name like com.instagram.share.handleractivity.ShareHandlerActivity: letters, digits, _ and dots only.',
+  );
+
+const openApp = z.strictObject({ ...base, do: z.literal('open_app'), package: z.string().min(1).optional(), activity: activityName.optional() });
 const openUrl = z.strictObject({ ...base, do: z.literal('open_url'), url: z.string().min(1), package: z.string().min(1).optional() });
 const waitFor = z.strictObject({
   ...base,
@@ -261,7 +278,7 @@ const shareMedia = z.strictObject({
   do: z.literal('share_media'),
   /** A list parameter of files on the farm host (default `media`). */
   from: z.string().min(1).optional(),
-  activity: z.string().regex(/^[\w.$]+$/),
+  activity: activityName,
   dir: z
     .string()
     .regex(/^\/[\w./-]+$/)
@@ -492,7 +509,14 @@ export const recipe = z
     verified: z.boolean().default(false),
     notes: z.string().max(2000).optional(),
     /** Parameter values used when the work gives none (a warm-up's like rate). */
-    defaults: recipeParams.omit({ allowances: true }).optional(),
+    defaults: recipeParams
+      .omit({ allowances: true })
+      // A recipe never names a file: whatever path it carried would be pushed from the farm host to the phone.
+      .refine((value) => value.media === undefined, {
+        path: ['media'],
+        message: "A recipe carries no media: files come only from the work's own uploads, so remove defaults.media.",
+      })
+      .optional(),
     elements: z.record(name, element).optional(),
     /** Screens that end the run with a reason whenever they appear (login, blocks, limits). */
     guards: z.array(guard).optional(),

@@ -121,8 +121,8 @@ describe('recipe settings and stored recipes', () => {
       .set({ body: JSON.stringify({ ...template, version: 900, steps: 'not a list' }) })
       .where('id', '=', added.body.id)
       .execute();
-    expect(await checkStoredRecipes(t.db, t.app.log)).toBe(1);
-    expect(await checkStoredRecipes(t.db, t.app.log)).toBe(0);
+    expect(await checkStoredRecipes(t.app.ctx, t.app.log)).toBe(1);
+    expect(await checkStoredRecipes(t.app.ctx, t.app.log)).toBe(0);
     const stored = (await recipes()).recipes.find((recipe) => recipe.id === added.body.id);
     expect(stored).toMatchObject({ enabled: false, invalid: { field: 'steps' } });
     expect(stored!.invalid!.reason.length).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
  * against every saved capture of that screen, green where it still finds its node.
  */
 import { randomUUID } from 'node:crypto';
-import { checkSelector, type UiTree } from '@farm/agent-protocol/inspect';
+import { isOnScreen, nodeMatches, selectorVerdict, type checkSelector, type UiTree } from '@farm/agent-protocol/inspect';
 import type { CreateUiCaptureBody, SelectorCheck, UiCaptureDetail, UiCaptureSummary } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { WriteOutbox } from '../../events/write.ts';
@@ -102,15 +102,50 @@ export async function removeCapture(tx: Tx, actor: Actor, id: string, createdByI
   return frameKey;
 }
 
+/** Matching time one check may spend in all, and the longest it holds the event loop before letting other requests in. */
+const CHECK_BUDGET_MS = 2000;
+const SLICE_MS = 10;
+
+/**
+ * The selector over every saved capture of the screen (up to 200 of 3,000 nodes each). Patterns are RE2 (linear in
+ * the text), yet that much text is still seconds of work: the walk gives way to other requests every few
+ * milliseconds, and a selector whose matching passes the budget is refused naming its pattern.
+ */
 export async function checkAcrossCaptures(
   db: Db,
   workspaceId: string,
   body: { package: string; screenName: string; selector: Parameters<typeof checkSelector>[1] },
 ): Promise<SelectorCheck> {
   const rows = await screenTrees(db, workspaceId, body.package, body.screenName);
-  const results: SelectorCheck['results'] = rows.map((row) => {
-    const verdict = checkSelector(row.tree as UiTree, body.selector);
-    return { captureId: row.id, appVersion: row.appVersion, locale: row.locale, createdAt: row.createdAt.toISOString(), ...verdict };
-  });
+  const { selector } = body;
+  let spent = 0;
+  let sliceStart = performance.now();
+  const results: SelectorCheck['results'] = [];
+  for (const row of rows) {
+    const tree = row.tree as UiTree;
+    const found: unknown[] = [];
+    for (const node of tree.nodes) {
+      if (isOnScreen(tree, node) && nodeMatches(node, selector)) found.push(node);
+      const now = performance.now();
+      if (now - sliceStart < SLICE_MS) continue;
+      spent += now - sliceStart;
+      if (spent > CHECK_BUDGET_MS) throw tooLongToMatch(selector);
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    results.push({
+      captureId: row.id,
+      appVersion: row.appVersion,
+      locale: row.locale,
+      createdAt: row.createdAt.toISOString(),
+      ...selectorVerdict(found, selector),
+    });
+  }
   return { results };
+}
+
+function tooLongToMatch(selector: { textMatches?: string | undefined; descMatches?: string | undefined }): AppError {
+  const field = selector.textMatches !== undefined ? 'textMatches' : selector.descMatches !== undefined ? 'descMatches' : undefined;
+  if (!field) return badRequest('selector', 'The selector takes too long to check over the saved captures of this screen.');
+  return badRequest(`selector.${field}`, `The pattern in ${field} takes too long to match over the saved captures of this screen: write a simpler one.`);
 }

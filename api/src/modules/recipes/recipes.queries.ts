@@ -5,7 +5,7 @@ import type { WorkspaceRecipesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
 /** A row with its document as written: read as text, since the database layer renames JSON keys to camelCase. */
-export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body' | 'source' | 'stepShots' | 'stepShotsBytes'> & {
+export type WorkspaceRecipeRow = Omit<Selectable<WorkspaceRecipesTable>, 'body' | 'source' | 'stepShots' | 'stepShotsBytes' | 'rulesChecked'> & {
   body: Record<string, unknown>;
 };
 
@@ -171,26 +171,47 @@ export async function deleteWorkspaceRecipe(tx: Tx, workspaceId: string, id: str
   );
 }
 
-/** Every stored recipe's id and document, across workspaces (the start-up check reads them once). */
-export async function allStoredRecipes(db: Db): Promise<{ id: string; workspaceId: string; name: string; invalidReason: string | null; body: unknown }[]> {
-  const rows = await db.selectFrom('workspaceRecipes').select(['id', 'workspaceId', 'name', 'invalidReason', bodyText]).execute();
+/**
+ * The stored recipes (across workspaces, or of one) that the rules' current revision has not yet passed, with their
+ * documents; `all` reads every one again.
+ */
+export async function storedRecipesToCheck(
+  db: Db,
+  revision: number,
+  scope: { workspaceId?: string | undefined; all?: boolean | undefined } = {},
+): Promise<{ id: string; workspaceId: string; name: string; invalidReason: string | null; body: unknown }[]> {
+  let query = db.selectFrom('workspaceRecipes').select(['id', 'workspaceId', 'name', 'invalidReason', bodyText]);
+  if (scope.workspaceId) query = query.where('workspaceId', '=', scope.workspaceId);
+  if (!scope.all) query = query.where((eb) => eb.or([eb('rulesChecked', 'is', null), eb('rulesChecked', '!=', revision)]));
+  const rows = await query.execute();
   return rows.map(({ bodyText: text, ...row }) => ({ ...row, body: JSON.parse(text) as unknown }));
 }
 
 /** Turns a stored recipe off as invalid, with where and why; answers nothing when it was already marked so. */
-export function markRecipeInvalid(tx: Tx, id: string, field: string, reason: string) {
-  return tx
+export async function markRecipeInvalid(tx: Tx, id: string, revision: number, field: string, reason: string) {
+  const marked = await tx
     .updateTable('workspaceRecipes')
-    .set({ enabled: false, invalidField: field, invalidReason: reason, updatedAt: new Date() })
+    .set({ enabled: false, invalidField: field, invalidReason: reason, rulesChecked: revision, updatedAt: new Date() })
     .where('id', '=', id)
     .where((eb) => eb.or([eb('invalidReason', 'is', null), eb('invalidReason', '!=', reason)]))
     .returning(['id', 'workspaceId', 'name', 'recipeId', 'version'])
     .executeTakeFirst();
+  // Already marked with this very reason: only the revision moves on, so the next start does not read it again.
+  if (!marked) await tx.updateTable('workspaceRecipes').set({ rulesChecked: revision }).where('id', '=', id).execute();
+  return marked;
 }
 
-/** Clears the mark of a stored recipe the current schema accepts again (after an upgrade that relaxed a rule). */
-export function clearRecipeInvalid(tx: Tx, id: string) {
-  return tx.updateTable('workspaceRecipes').set({ invalidField: null, invalidReason: null }).where('id', '=', id).execute();
+/**
+ * Notes that these recipes pass the rules' revision, clearing the mark of any the rules refused before (an upgrade
+ * that relaxed a rule); a recipe turned off stays off until an operator turns it on.
+ */
+export async function markRecipesChecked(tx: Tx, ids: readonly string[], revision: number): Promise<void> {
+  for (let at = 0; at < ids.length; at += 500)
+    await tx
+      .updateTable('workspaceRecipes')
+      .set({ rulesChecked: revision, invalidField: null, invalidReason: null })
+      .where('id', 'in', ids.slice(at, at + 500))
+      .execute();
 }
 
 export async function recipeSettingsOf(db: Db, workspaceId: string): Promise<{ tryUntestedTemplates: boolean }> {

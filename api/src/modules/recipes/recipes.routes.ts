@@ -56,12 +56,32 @@ function summary(recipe: Recipe) {
   };
 }
 
-export function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
-  // The document is stored as it was written (and validated); its summary is read through the schema's defaults.
+/**
+ * A stored recipe's summary, read through the schema's defaults; one the current rules refuse (turned off at start)
+ * is summed up from its row and what of its document reads, so the list still shows it with its reason.
+ */
+function storedSummary(row: WorkspaceRecipeRow): ReturnType<typeof summary> {
   const parsed = recipeSchema.safeParse(row.body);
-  const body = parsed.success ? parsed.data : (row.body as unknown as Recipe);
+  if (parsed.success) return summary(parsed.data);
+  const app = typeof row.body.app === 'object' && row.body.app !== null ? (row.body.app as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
   return {
-    ...summary(body),
+    recipeId: row.recipeId,
+    version: row.version,
+    name: row.name,
+    platform: row.platform,
+    routines: row.routines,
+    appPackage: text(app.package) ?? '',
+    writtenFor: text(app.writtenFor) ?? '',
+    minVersion: text(app.minVersion),
+    belowVersion: text(app.belowVersion),
+    verified: false,
+  };
+}
+
+export function toWorkspaceRecipe(row: WorkspaceRecipeRow) {
+  return {
+    ...storedSummary(row),
     id: row.id,
     enabled: row.enabled,
     createdAt: row.createdAt.toISOString(),

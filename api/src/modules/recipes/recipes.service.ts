@@ -4,10 +4,9 @@
  * it in Settings → Recipes, mends it and adds it again.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { parseRecipe, recipe as recipeSchema } from '@farm/agent-protocol/recipes';
-import { recordActivity } from '@farm/workers';
-import type { Db } from '../../shared/types.ts';
-import { allStoredRecipes, clearRecipeInvalid, markRecipeInvalid } from './recipes.queries.ts';
+import { RECIPE_RULES_REVISION, recipe as recipeSchema } from '@farm/agent-protocol/recipes';
+import { write, writeAcross, type WriteContext } from '../../events/write.ts';
+import { markRecipeInvalid, markRecipesChecked, storedRecipesToCheck } from './recipes.queries.ts';
 
 /** The first problem the schema finds: where (dotted, from the document's root) and why. */
 export function firstRecipeProblem(input: unknown): { field: string; reason: string } | null {
@@ -17,23 +16,33 @@ export function firstRecipeProblem(input: unknown): { field: string; reason: str
   return { field: issue.path.map(String).join('.') || 'the document', reason: issue.message };
 }
 
-/** Reads every stored recipe with the current schema; answers how many were turned off now. */
-export async function checkStoredRecipes(db: Db, log: FastifyBaseLogger): Promise<number> {
-  const stored = await allStoredRecipes(db);
+/**
+ * Reads the stored recipes again with the current schema and turns off, with the field and the reason, each one it
+ * now refuses (a pattern RE2 cannot run, media in defaults, an activity that is not a class name); each turned off
+ * leaves a warning in the feed and a `recipe.invalid` entry in the audit log. Run once at start, and by anything that
+ * tightens the rules at run time. Idempotent: a recipe already marked for the same reason is not written again, and
+ * a recipe the current rules' revision passed is not read again (so a restart with nothing changed reads no
+ * document); `all` reads every one regardless. Answers how many were turned off now.
+ */
+export async function checkStoredRecipes(
+  ctx: WriteContext,
+  log: FastifyBaseLogger,
+  scope: { workspaceId?: string | undefined; all?: boolean | undefined } = {},
+): Promise<number> {
+  const stored = await storedRecipesToCheck(ctx.db, RECIPE_RULES_REVISION, scope);
+  const passed: string[] = [];
   let disabled = 0;
   for (const row of stored) {
-    const problem = parseRecipe(row.body).ok ? null : firstRecipeProblem(row.body);
+    const problem = firstRecipeProblem(row.body);
     if (!problem) {
-      if (row.invalidReason) await db.transaction().execute((tx) => clearRecipeInvalid(tx, row.id));
+      passed.push(row.id);
       continue;
     }
-    const marked = await db.transaction().execute(async (tx) => {
-      const done = await markRecipeInvalid(tx, row.id, problem.field, problem.reason);
+    const marked = await write(ctx, row.workspaceId, async (tx, outbox) => {
+      const done = await markRecipeInvalid(tx, row.id, RECIPE_RULES_REVISION, problem.field, problem.reason);
       if (done)
-        await recordActivity(
-          tx,
+        await outbox.record(
           {
-            workspaceId: done.workspaceId,
             userId: null,
             action: `Recipe "${done.name}" (${done.recipeId} v${done.version}) turned off: this version of the console refuses it at ${problem.field}: ${problem.reason}`,
             type: 'warning',
@@ -47,5 +56,6 @@ export async function checkStoredRecipes(db: Db, log: FastifyBaseLogger): Promis
       log.warn({ recipe: row.id, field: problem.field }, 'stored recipe fails the schema: turned off');
     }
   }
+  if (passed.length > 0) await writeAcross(ctx, (tx) => markRecipesChecked(tx, passed, RECIPE_RULES_REVISION));
   return disabled;
 }
