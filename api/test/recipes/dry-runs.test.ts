@@ -54,7 +54,7 @@ interface FakePhone {
 }
 
 /** A phone assigned to the VA, its agent listing `dryrun` (or not), answering a start as told. */
-async function dryRunPhone(options: { features?: string[]; refuse?: string; name?: string } = {}): Promise<FakePhone> {
+async function dryRunPhone(options: { features?: string[]; refuse?: string; name?: string; version?: string } = {}): Promise<FakePhone> {
   const { device, token } = await enrolledPhone(operator, { name: options.name ?? 'Pixel dry', assignedToId: va.user!.id });
   const socket = bareAgent(url, token);
   closers.push(() => socket.disconnect());
@@ -71,7 +71,7 @@ async function dryRunPhone(options: { features?: string[]; refuse?: string; name
     agentVersion: 'test-dry',
     battery: 80,
     features: options.features ?? ['inspect', 'dryrun'],
-    apps: [{ package: IG, version: NEW_IG }],
+    apps: [{ package: IG, version: options.version ?? NEW_IG }],
   });
   expect(hello.ok).toBe(true);
   return phone;
@@ -330,6 +330,72 @@ describe('a run', () => {
     });
     expect((await operator.get<DryRun>(`/api/dry-runs/${runId}`)).body).toMatchObject({ status: 'passed', verified: false });
     expect(await t.db.selectFrom('recipeVerifications').select('id').where('appVersion', '=', '449.0.0.1.1').execute()).toEqual([]);
+  });
+
+  it("a VA's passing run with effects verifies nothing: only an operator's run verifies an app version", async () => {
+    const vaVersion = '450.0.0.1.1';
+    const phone = await dryRunPhone({ name: 'Pixel VA pass', version: vaVersion });
+    await buildAccount(operator, { deviceId: phone.device.id, platform: 'instagram', status: 'active', username: 'va.pass' });
+    const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: true });
+    expect(started.status).toBe(201);
+    const runId = started.body.id;
+    const result = {
+      runId,
+      outcome: 'passed',
+      actions: { like: 1, follow: 0, comment: 0, post: 0 },
+      app: { package: IG, version: vaVersion, locale: 'en-US' },
+      steps: 1,
+      durationMs: 10,
+    };
+    expect(await send(phone.socket, 'dryrun.result', result)).toEqual({ ok: true });
+    expect((await va.get<DryRun>(`/api/dry-runs/${runId}`)).body).toMatchObject({ status: 'passed', verified: false });
+    expect(await t.db.selectFrom('recipeVerifications').select('id').where('appVersion', '=', vaVersion).execute()).toEqual([]);
+    const preflight = await va.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${phone.device.id}`);
+    expect(preflight.body.coverage).toMatchObject({ covered: false });
+    const feed = await t.db.selectFrom('activities').select('action').where('deviceId', '=', phone.device.id).execute();
+    expect(feed.map((row) => row.action)).toContain(
+      "Dry run of Instagram warm-up: scroll the feed, like a few v7 on Pixel VA pass passed; not verified: only an operator's run verifies an app version",
+    );
+  });
+
+  it("an operator's pass verifies that recipe row only: a new version of the recipe is not covered by it", async () => {
+    const opVersion = '451.0.0.1.1';
+    const phone = await dryRunPhone({ name: 'Pixel versions', version: opVersion });
+    await buildAccount(operator, { deviceId: phone.device.id, platform: 'instagram', status: 'active', username: 'op.pass' });
+    const started = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: true });
+    await send(phone.socket, 'dryrun.result', {
+      runId: started.body.id,
+      outcome: 'passed',
+      actions: { like: 1, follow: 0, comment: 0, post: 0 },
+      app: { package: IG, version: opVersion, locale: 'en-US' },
+      steps: 1,
+      durationMs: 10,
+    });
+    expect((await operator.get<DryRun>(`/api/dry-runs/${started.body.id}`)).body).toMatchObject({ status: 'passed', verified: true });
+    const stored = await t.db.selectFrom('recipeVerifications').selectAll().where('appVersion', '=', opVersion).execute();
+    expect(stored).toEqual([
+      expect.objectContaining({ recipeRowId, recipeId: 'instagram.warmup', recipeVersion: 7, source: 'dry_run', dryRunId: started.body.id }),
+    ]);
+    const covered = await operator.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${phone.device.id}`);
+    expect(covered.body.coverage).toMatchObject({ covered: true, by: 'verified' });
+
+    // Version 8 of the same recipe: its own row, which no one verified on this app version.
+    const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.warmup');
+    const next = await operator.post<{ id: string }>('/api/recipes', { recipe: { ...template.body.body, version: 8 }, enabled: false });
+    expect(next.status).toBe(201);
+    const newer = await operator.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${next.body.id}&deviceId=${phone.device.id}`);
+    expect(newer.body.coverage).toMatchObject({ covered: false });
+    // The phone is sent only the verifications of the row it runs.
+    const run8 = await start(operator, { recipeId: next.body.id, deviceId: phone.device.id, mode: 'straight', effects: false });
+    expect(run8.status).toBe(201);
+    expect(phone.starts.at(-1)).toMatchObject({ preflight: { verifiedApps: [] } });
+    await operator.post(`/api/dry-runs/${run8.body.id}/stop`);
+    await send(phone.socket, 'dryrun.result', { runId: run8.body.id, outcome: 'stopped', steps: 0, durationMs: 1 });
+    const run7 = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
+    expect(run7.status).toBe(201);
+    const sent = (phone.starts.at(-1) as { preflight: { verifiedApps: { recipeId: string; version: string }[] } }).preflight.verifiedApps;
+    expect(sent.map((entry) => entry.version)).toContain(opVersion);
+    expect(sent.every((entry) => entry.recipeId === 'instagram.warmup')).toBe(true);
   });
 
   it('ends as failed when the phone leaves, and when it goes silent', async () => {

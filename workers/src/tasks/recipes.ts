@@ -9,7 +9,7 @@ import { parseRecipe, resolveRecipe, type Recipe, type RecipePlatform, type Rout
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
-import { verificationsForWork, verificationsOfRows, type RowVerification } from './verifications.ts';
+import { verificationsForWork, verificationsOfRows, type CarriedRecipe, type RowVerification } from './verifications.ts';
 
 /** At most this many recipes travel with one task (one per app version range is the use; 20 is plenty). */
 export const MAX_RECIPES_PER_TASK = 20;
@@ -19,12 +19,6 @@ export interface RecipeTarget {
   workspaceId: string;
   platform: string;
   routine: RoutineType;
-}
-
-/** A stored workspace recipe as dispatch carries it: its row and its document. */
-export interface CarriedRecipe {
-  rowId: string;
-  recipe: Recipe;
 }
 
 /**

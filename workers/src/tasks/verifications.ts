@@ -12,6 +12,18 @@ import type { Db } from '../db.ts';
 /** At most this many verified app versions travel with one piece of work (the newest; the protocol's cap). */
 export const MAX_VERIFICATIONS_PER_WORK = 200;
 
+/** A stored workspace recipe as dispatch and coverage weigh it: its row and its document. */
+export interface CarriedRecipe {
+  rowId: string;
+  recipe: Recipe;
+}
+
+/** A recipe whose coverage the server weighs, with the verifications that count for it (none for a shipped one). */
+export interface WeighedRecipe {
+  recipe: Recipe;
+  verifications: AppVerification[];
+}
+
 /** A verification as stored, with the row it belongs to. */
 export interface RowVerification {
   recipeRowId: string;
@@ -58,6 +70,14 @@ export async function addRecipeVerification(
     })
     .onConflict((oc) => oc.columns(['recipeRowId', 'package', 'appVersion', 'locale']).doNothing())
     .execute();
+}
+
+/** The workspace's own rows, each with its own verifications, then the shipped templates with none. */
+export function weighedRecipes(own: readonly CarriedRecipe[], verifications: readonly RowVerification[]): WeighedRecipe[] {
+  return [
+    ...own.map((row) => ({ recipe: row.recipe, verifications: verifications.filter((entry) => entry.recipeRowId === row.rowId).map(toAppVerification) })),
+    ...shippedRecipes().map((recipe) => ({ recipe, verifications: [] })),
+  ];
 }
 
 /** The verifications of these recipe rows of the workspace, newest first. */

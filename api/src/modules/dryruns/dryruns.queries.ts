@@ -103,15 +103,29 @@ export function runUnderWay(db: Db, deviceId: string) {
   return db.selectFrom('recipeDryRuns').select(['id', 'startedById']).where('deviceId', '=', deviceId).where('status', 'in', UNDER_WAY).executeTakeFirst();
 }
 
-/** The verified app versions of the workspace, newest first (the phone's pre-flight coverage gate reads them). */
-export function verifiedApps(db: Db, workspaceId: string) {
+/** The app versions this recipe row was verified on, newest first (the phone's pre-flight coverage gate reads them). */
+export function verificationsOfRow(db: Db, workspaceId: string, recipeRowId: string) {
   return db
     .selectFrom('recipeVerifications')
     .select(['recipeId', 'package', 'appVersion', 'locale'])
     .where('workspaceId', '=', workspaceId)
+    .where('recipeRowId', '=', recipeRowId)
     .orderBy('createdAt', 'desc')
     .limit(200)
     .execute();
+}
+
+/** Whether the person is an active operator of the workspace now (only an operator's run verifies). */
+export async function isOperatorNow(db: Db | Tx, workspaceId: string, userId: string | null): Promise<boolean> {
+  if (!userId) return false;
+  const row = await db
+    .selectFrom('workspaceMembers')
+    .select('role')
+    .where('workspaceId', '=', workspaceId)
+    .where('userId', '=', userId)
+    .where('deactivatedAt', 'is', null)
+    .executeTakeFirst();
+  return row?.role === 'operator';
 }
 
 export function tryUntestedTemplates(db: Db, workspaceId: string) {
