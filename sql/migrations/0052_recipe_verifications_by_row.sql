@@ -69,3 +69,8 @@ WHERE r.verified
   );
 
 DROP TABLE recipe_verifications_before_0052;
+
+-- A stored frame of a phone's screen is read by whoever may control that phone (a VA: the phones assigned to them):
+-- the file route finds the capture or the dry-run step a frame belongs to by its key.
+CREATE INDEX ui_captures_frame_idx ON ui_captures (frame_key);
+CREATE INDEX recipe_trace_steps_frame_idx ON recipe_trace_steps (frame_key) WHERE frame_key IS NOT NULL;

@@ -106,8 +106,9 @@ export async function checkAcrossCaptures(
   db: Db,
   workspaceId: string,
   body: { package: string; screenName: string; selector: Parameters<typeof checkSelector>[1] },
+  viewer?: string,
 ): Promise<SelectorCheck> {
-  const rows = await screenTrees(db, workspaceId, body.package, body.screenName);
+  const rows = await screenTrees(db, workspaceId, body.package, body.screenName, viewer);
   const results: SelectorCheck['results'] = rows.map((row) => {
     const verdict = checkSelector(row.tree as UiTree, body.selector);
     return { captureId: row.id, appVersion: row.appVersion, locale: row.locale, createdAt: row.createdAt.toISOString(), ...verdict };

@@ -21,6 +21,8 @@ export function runQuery(db: Db, workspaceId: string) {
       'r.recipeName',
       'r.deviceId',
       'd.name as deviceName',
+      // Who may see the run's trace: whoever may control its phone (screens.rules.ts).
+      'd.assignedToId as deviceAssignedToId',
       'r.startedById',
       'u.name as startedByName',
       'r.accountId',
@@ -47,8 +49,11 @@ export function findRun(db: Db, workspaceId: string, id: string) {
   return runQuery(db, workspaceId).where('r.id', '=', id).executeTakeFirst();
 }
 
-export function listRuns(db: Db, workspaceId: string, recipeRowId: string) {
-  return runQuery(db, workspaceId).where('r.recipeRowId', '=', recipeRowId).orderBy('r.startedAt', 'desc').limit(50).execute();
+/** A recipe's recent runs; a VA's (`viewer`), those on the phones assigned to them only. */
+export function listRuns(db: Db, workspaceId: string, recipeRowId: string, viewer?: string) {
+  let query = runQuery(db, workspaceId).where('r.recipeRowId', '=', recipeRowId);
+  if (viewer) query = query.where('d.assignedToId', '=', viewer);
+  return query.orderBy('r.startedAt', 'desc').limit(50).execute();
 }
 
 /** A run as the phone's messages find it: by its id, on that phone. */
