@@ -67,7 +67,10 @@ describe("another VA's phone's screens", () => {
     expectStatus(await owner.get(`/api/ui-captures/${saved.body.id}`), 200);
     expectStatus(await owner.get(saved.body.frameUrl), 200);
     expect((await owner.get<UiCaptureSummary[]>('/api/ui-captures')).body.map((row) => row.id)).toContain(saved.body.id);
-    expect((await owner.post<SelectorCheck>('/api/ui-captures/check', { package: 'com.instagram.android', screenName: 'Inbox', selector: { id: 'x' } })).body.results).toHaveLength(1);
+    expect(
+      (await owner.post<SelectorCheck>('/api/ui-captures/check', { package: 'com.instagram.android', screenName: 'Inbox', selector: { id: 'x' } })).body
+        .results,
+    ).toHaveLength(1);
     expectStatus(await operator.get(saved.body.frameUrl), 200);
   });
 

@@ -11,10 +11,10 @@ import { captureTree, parseUiXml } from '@farm/agent-protocol/recipes';
 import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { DryRun, DryRunDetail, DryRunPreflight } from '@farm/contracts';
 import { sweepSilentRuns } from '../../src/modules/dryruns/dryruns.service.ts';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, inviteVa, people, type Client, type TestApp } from '../helpers/app.ts';
 import { buildAccount } from '../helpers/factories.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from '../realtime/phones.ts';
-import { connected, listen } from '../realtime/sockets.ts';
+import { connect, connected, listen, next, pause, record } from '../realtime/sockets.ts';
 
 const IG = 'com.instagram.android';
 /** A version outside the shipped warm-up's tested range: only a verification covers it. */
@@ -419,6 +419,23 @@ describe('a run', () => {
     expect((await va.get<DryRun>(`/api/dry-runs/${run.body.id}`)).body).toMatchObject({ status: 'failed', failure: { code: 'timeout' } });
     // A stop on an ended run is refused.
     expect((await va.post(`/api/dry-runs/${run.body.id}/stop`)).status).toBe(409);
+  });
+
+  it("pushes a step's screen to the operators and the phone's VA only, not to another VA of the workspace", async () => {
+    const other = await inviteVa(t.app, operator, 'Oscar Other');
+    const phone = await dryRunPhone({ name: 'Pixel pushed' });
+    const sockets = [operator, va, other].map((client) => connect(url, client));
+    closers.push(() => sockets.forEach((socket) => socket.disconnect()));
+    await Promise.all(sockets.map(connected));
+    const [toOperator, toVa, toOther] = sockets as [Socket, Socket, Socket];
+    const seenByOther = record(toOther);
+    const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
+    const heard = Promise.all([next<{ runId: string }>(toOperator, 'dryrun.step'), next<{ runId: string }>(toVa, 'dryrun.step')]);
+    expect(await send(phone.socket, 'dryrun.step', { runId: started.body.id, step: await traceStep(1) })).toEqual({ ok: true });
+    expect((await heard).map((event) => event.runId)).toEqual([started.body.id, started.body.id]);
+    await pause(300);
+    expect(seenByOther.get('dryrun.step')).toBeUndefined();
+    await send(phone.socket, 'dryrun.result', { runId: started.body.id, outcome: 'stopped', steps: 1, durationMs: 1 });
   });
 
   it("refuses a trace for another phone's run or a run that is not under way", async () => {

@@ -55,7 +55,10 @@ export function screenTrees(db: Db, workspaceId: string, packageName: string, sc
     .where('workspaceId', '=', workspaceId)
     .where('package', '=', packageName)
     .where(sql<string>`lower(screen_name)`, '=', screenName.trim().toLowerCase());
-  if (viewer) query = query.where('deviceId', 'in', (eb) => eb.selectFrom('devices').select('id').where('workspaceId', '=', workspaceId).where('assignedToId', '=', viewer));
+  if (viewer)
+    query = query.where('deviceId', 'in', (eb) =>
+      eb.selectFrom('devices').select('id').where('workspaceId', '=', workspaceId).where('assignedToId', '=', viewer),
+    );
   return query.orderBy('createdAt', 'desc').limit(200).execute();
 }
 

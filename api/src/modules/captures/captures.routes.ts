@@ -41,7 +41,10 @@ export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/ui-captures/:id',
-    { config: { access: 'workspace.read' }, schema: { tags: ['studio'], params: idParams, response: { 200: uiCaptureDetail, 403: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['studio'], params: idParams, response: { 200: uiCaptureDetail, 403: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const row = await findCapture(db, actor.workspaceId, request.params.id).catch(() => undefined);

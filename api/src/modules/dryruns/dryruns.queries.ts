@@ -133,6 +133,26 @@ export async function isOperatorNow(db: Db | Tx, workspaceId: string, userId: st
   return row?.role === 'operator';
 }
 
+/**
+ * Who may see the phone's screens as they come (screens.rules.ts): the workspace's active operators and the VA the
+ * phone is assigned to.
+ */
+export async function screenViewersOf(db: Db | Tx, workspaceId: string, deviceId: string | null): Promise<string[]> {
+  const [operators, device] = await Promise.all([
+    db
+      .selectFrom('workspaceMembers')
+      .select('userId')
+      .where('workspaceId', '=', workspaceId)
+      .where('role', '=', 'operator')
+      .where('deactivatedAt', 'is', null)
+      .execute(),
+    deviceId
+      ? db.selectFrom('devices').select('assignedToId').where('workspaceId', '=', workspaceId).where('id', '=', deviceId).executeTakeFirst()
+      : Promise.resolve(undefined),
+  ]);
+  return [...new Set([...operators.map((row) => row.userId), ...(device?.assignedToId ? [device.assignedToId] : [])])];
+}
+
 export function tryUntestedTemplates(db: Db, workspaceId: string) {
   return db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst();
 }

@@ -83,7 +83,10 @@ export const dryRunsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/dry-runs/:id/steps/:seq/tree',
-    { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], params: traceStepParams, response: { 200: traceTree, 403: errorBody, 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['recipes'], params: traceStepParams, response: { 200: traceTree, 403: errorBody, 404: errorBody } },
+    },
     async (request) => {
       const actor = actorOf(request);
       const run = await visibleRun(actor, request.params.id);

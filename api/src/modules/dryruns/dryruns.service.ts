@@ -38,6 +38,7 @@ import {
   markVerified,
   runOfDevice,
   runUnderWay,
+  screenViewersOf,
   setRunStatus,
   stepOf,
   taskOut,
@@ -412,7 +413,9 @@ export async function acceptTraceStep(
     // Written while the rows are held: if writing fails, nothing of the step stays and the phone sends it again.
     if (frameKey && frame) await ctx.storage.write(frameKey, frame);
     const row = await stepOf(tx, run.workspaceId, run.id, step.seq);
-    if (row) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) });
+    // A step holds what the screen showed: pushed to those who may see the phone's screens only, as it is read.
+    if (row)
+      for (const userId of await screenViewersOf(tx, run.workspaceId, run.deviceId)) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) }, userId);
     if (run.status === 'starting') await announceRun(tx, outbox, run.workspaceId, run.id);
   });
   return { ok: true };

@@ -2,7 +2,7 @@
  * "Dry Run" on a workspace recipe: a dialog to choose a phone (online ones; a VA sees the phones assigned to them), the
  * mode and whether the run may have effects, with the pre-flight shown before Start: the phone's account, its app
  * version and whether the recipe covers it, the counted actions with what is left of today's caps, and a paused
- * account. Start opens the run's trace.
+ * account. Start opens the run's trace. A VA is told their run verifies nothing: only an operator's run does.
  */
 import { Alert, Badge, Button, Checkbox, Group, List, Modal, SegmentedControl, Select, Stack, Text } from '@mantine/core';
 import type { DryRunPreflight } from '@farm/contracts';
@@ -131,6 +131,11 @@ function DryRunDialog({ recipeId, recipeName, onClose }: DryRunButtonProps & { o
     <Modal opened onClose={onClose} title="Dry run" size="lg">
       <Stack gap="md">
         <Text size="sm" c="dimmed">{`${recipeName}, on one phone: its tasks wait until the run ends.`}</Text>
+        {me?.role === 'operator' ? null : (
+          <Text size="sm" c="dimmed">
+            Your run checks this version of the recipe on your phone; only a passing run an operator starts verifies an app version for it.
+          </Text>
+        )}
         <Select
           label="Phone"
           placeholder={phones.length === 0 ? 'No phone of yours is online' : 'Choose a phone'}
