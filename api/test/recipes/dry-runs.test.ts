@@ -425,7 +425,9 @@ describe('a run', () => {
     const other = await inviteVa(t.app, operator, 'Oscar Other');
     const phone = await dryRunPhone({ name: 'Pixel pushed' });
     const sockets = [operator, va, other].map((client) => connect(url, client));
-    closers.push(() => sockets.forEach((socket) => socket.disconnect()));
+    closers.push(() => {
+      for (const socket of sockets) socket.disconnect();
+    });
     await Promise.all(sockets.map(connected));
     const [toOperator, toVa, toOther] = sockets as [Socket, Socket, Socket];
     const seenByOther = record(toOther);
