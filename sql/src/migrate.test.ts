@@ -274,4 +274,65 @@ describe.each(kinds)('migrations on %s', (kind) => {
     });
     expect(plan).toContain('Index Only Scan using tasks_workspace_idx on tasks');
   });
+  it("keeps on upgrade only the verifications an operator's verified run shows, keyed by that run's recipe row", async () => {
+    const database = await fresh(kind);
+    const all = await readMigrations();
+    await migrate(
+      database,
+      all.filter((m) => m.name < '0052'),
+    );
+    const { db } = database;
+    const ws = (await db.insertInto('workspaces').values({ name: 'W' }).returning('id').executeTakeFirstOrThrow()).id;
+    const person = async (role: 'operator' | 'va') => {
+      const id = (
+        await db
+          .insertInto('users')
+          .values({ email: `${role}-${randomBytes(4).toString('hex')}@farm.test`, passwordHash: 'x', name: role, role })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+      await db.insertInto('workspaceMembers').values({ workspaceId: ws, userId: id, role }).execute();
+      return id;
+    };
+    const operator = await person('operator');
+    const va = await person('va');
+    const row = async (version: number) =>
+      (
+        await db
+          .insertInto('workspaceRecipes')
+          .values({ workspaceId: ws, recipeId: 'instagram.post', version, name: 'Post', platform: 'instagram', routines: ['create_post'], body: '{}' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const v1 = await row(1);
+    const v2 = await row(2);
+    const run = async (recipeRowId: string, version: number, startedById: string, appVersion: string) =>
+      (
+        await sql<{ id: string }>`insert into recipe_dry_runs
+          (workspace_id, recipe_row_id, recipe_id, recipe_version, started_by_id, mode, effects, status, app_package, app_version, locale, verified, finished_at)
+          values (${ws}, ${recipeRowId}, 'instagram.post', ${version}, ${startedById}, 'straight', true, 'passed', 'com.instagram.android', ${appVersion}, 'en-US', true, now())
+          returning id`.execute(db)
+      ).rows[0]!.id;
+    const byOperator = await run(v1, 1, operator, '400.0.0.1');
+    const byVa = await run(v2, 2, va, '401.0.0.1');
+    // Before 0052 a verification named the recipe's id only; one came from no run at all.
+    await sql`insert into recipe_verifications (workspace_id, recipe_id, package, app_version, locale, source, verified_by) values
+      (${ws}, 'instagram.post', 'com.instagram.android', '400.0.0.1', 'en-US', 'dry_run', ${operator}),
+      (${ws}, 'instagram.post', 'com.instagram.android', '401.0.0.1', 'en-US', 'dry_run', ${va}),
+      (${ws}, 'instagram.post', 'com.instagram.android', '402.0.0.1', '', 'person', ${va})`.execute(db);
+
+    await migrate(database, all);
+    const kept = await db
+      .selectFrom('recipeVerifications')
+      .select(['recipeRowId', 'recipeVersion', 'appVersion', 'locale', 'source', 'dryRunId', 'verifiedBy'])
+      .execute();
+    expect(kept).toEqual([
+      { recipeRowId: v1, recipeVersion: 1, appVersion: '400.0.0.1', locale: 'en-US', source: 'dry_run', dryRunId: byOperator, verifiedBy: operator },
+    ]);
+    const runs = await db.selectFrom('recipeDryRuns').select(['id', 'verified']).orderBy('appVersion').execute();
+    expect(runs).toEqual([
+      { id: byOperator, verified: true },
+      { id: byVa, verified: false },
+    ]);
+  });
 });

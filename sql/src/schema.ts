@@ -556,15 +556,22 @@ export interface WorkspaceRecipesTable {
   stepShotsBytes: ColumnType<number, number | undefined, number>;
 }
 
-/** App versions a workspace verified a recipe on (0034). `locale` is '' for any. */
+/**
+ * App versions a workspace verified one recipe row (one version of a workspace recipe) on, by an operator's passing
+ * dry run (0034, keyed by row since 0052). `locale` is '' for any.
+ */
 export interface RecipeVerificationsTable {
   id: Generated<string>;
   workspaceId: string;
+  recipeRowId: string;
   recipeId: string;
+  recipeVersion: number;
   package: string;
   appVersion: string;
   locale: ColumnType<string, string | undefined, string>;
-  source: 'dry_run' | 'person';
+  /** `dry_run`: an operator's own run; `confirmed`: an operator confirmed someone else's passing run. */
+  source: 'dry_run' | 'confirmed';
+  dryRunId: string | null;
   verifiedBy: string | null;
   createdAt: Timestamp;
 }

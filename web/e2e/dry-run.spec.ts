@@ -123,7 +123,7 @@ for (const width of [1280, 375]) {
       await expectNoSeriousViolations(page, `dry run trace (${width} px)`);
       await page.screenshot({ path: join(SCREENSHOT_DIR, `dry-run-trace-${width}.png`), fullPage: true });
 
-      // Straight through with effects: it passes, and the app version is now verified for this recipe.
+      // Straight through with effects: it passes, and the app version is now verified for this version of the recipe.
       const again = await openDryRun(page, recipeLabel, phoneName, 'Straight through', false);
       await expect(again.getByLabel('Pre-flight').getByText(`@${username}`)).toBeVisible();
       await again.getByRole('button', { name: 'Start' }).click();
@@ -145,7 +145,7 @@ for (const width of [1280, 375]) {
           durationMs: 3100,
         }),
       ).toMatchObject({ ok: true });
-      await expect(page.getByText(`Passed — Instagram ${VERSION} (en-US) is now verified for this recipe`)).toBeVisible();
+      await expect(page.getByText(`Passed — Instagram ${VERSION} (en-US) is now verified for this version of the recipe`)).toBeVisible();
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       await page.screenshot({ path: join(SCREENSHOT_DIR, `dry-run-passed-${width}.png`), fullPage: true });
     } finally {

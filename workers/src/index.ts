@@ -10,6 +10,7 @@ export * from './time.ts';
 export * from './transact.ts';
 export * from './tasks/lifecycle.ts';
 export * from './tasks/breaker.ts';
+export * from './tasks/verifications.ts';
 export { medianOf, RUN_MS_BOUNDS } from './tasks/runs.ts';
 export * from './tasks/effects.ts';
 export * from './tasks/work.ts';

@@ -65,6 +65,8 @@ const noSuchText = (field: string, what: string) =>
 const noSuch = (field: string, what: string) => ({ status: 400, error: noSuchText(field, what) });
 
 const vaId = (crew: Crew): string => crew.va.user!.id;
+/** Assigned to the crew's VA (a crew signed in by hand, as the demo's, has no VA to give it to). */
+const vaOwned = (crew: Crew): { assignedToId?: string } => (crew.va.user ? { assignedToId: vaId(crew) } : {});
 
 /** A valid recipe document: the shipped Instagram post recipe at a version no earlier call used. */
 let recipeVersion = 100;
@@ -149,9 +151,13 @@ async function buildDryRun(crew: Crew): Promise<string> {
   return (await crew.va.post<{ id: string }>('/api/dry-runs', body)).body.id;
 }
 /** A dry run with one traced step and its tree, written as the phone's messages would leave it. */
+/** The VA's phone, whose screens (traces, captures, evidence) both of the crew may see. */
+const vaPhone = (crew: Crew) => buildDevice(crew.operator, vaOwned(crew));
+
 async function buildTracedRun(crew: Crew): Promise<string> {
   const { db } = crew.operator.app.ctx;
   const recipeRowId = await buildRecipe(crew.operator);
+  const phone = await vaPhone(crew);
   const { workspaceId } = await db.selectFrom('workspaceRecipes').select('workspaceId').where('id', '=', recipeRowId).executeTakeFirstOrThrow();
   const run = await db
     .insertInto('recipeDryRuns')
@@ -160,7 +166,7 @@ async function buildTracedRun(crew: Crew): Promise<string> {
       recipeRowId,
       recipeId: 'instagram.post',
       recipeVersion: 1,
-      deviceId: null,
+      deviceId: phone.id,
       startedById: null,
       accountId: null,
       mode: 'straight',
@@ -1049,8 +1055,9 @@ export const readRoutes: ReadRoute[] = [
   read('/api/groups'),
   read('/api/ui-captures'),
   // A failed run's evidence (issue #40).
-  read('/api/tasks/{id}/evidence', async ({ operator }) => `/api/tasks/${(await buildFailureEvidence(operator)).taskId}/evidence`),
-  read('/api/tasks/{id}/evidence/tree', async ({ operator }) => `/api/tasks/${(await buildFailureEvidence(operator)).taskId}/evidence/tree`),
+  // Of the VA's phone: a VA sees the screens of their own phones only (screens.rules.ts).
+  read('/api/tasks/{id}/evidence', async (crew) => `/api/tasks/${(await buildFailureEvidence(crew.operator, vaOwned(crew))).taskId}/evidence`),
+  read('/api/tasks/{id}/evidence/tree', async (crew) => `/api/tasks/${(await buildFailureEvidence(crew.operator, vaOwned(crew))).taskId}/evidence/tree`),
   read('/api/posts/{id}/evidence', async (crew) => `/api/posts/${(await buildFailureEvidence(crew.operator, { assignedToId: vaId(crew) })).postId}/evidence`),
   read('/api/devices/rerecord', async () => '/api/devices/rerecord?package=com.instagram.android&version=312.0.0.34.111'),
   read('/api/ui-captures/{id}', async (crew) => `/api/ui-captures/${await buildCapture(crew)}`),

@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { shippedRecipes } from '@farm/agent-protocol/recipes';
 import type { RecipeHealth } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectFieldError, expectStatus } from '../helpers/assertions.ts';
@@ -174,7 +175,7 @@ describe('the recipe health board', () => {
     expect(paused).toMatchObject({ runs: 0, successRate: 0, medianDurationMs: null, breaker: { state: 'tripped', resumedBy: null } });
   });
 
-  it('lists the app versions the fleet has that no recipe covers, until the workspace verifies one', async () => {
+  it('lists the app versions the fleet has that no recipe covers, until an operator verifies a stored recipe on one', async () => {
     const { operator } = await people(t.app);
     const first = await phone(operator, 'Old Instagram 1', old);
     await phone(operator, 'Old Instagram 2', old);
@@ -191,10 +192,34 @@ describe('the recipe health board', () => {
     expect(board.uncovered.find((item) => item.appVersion === current.version)).toBeUndefined();
 
     const workspaceId = (await t.db.selectFrom('devices').select('workspaceId').where('id', '=', first.device.id).executeTakeFirstOrThrow()).workspaceId;
-    await t.db
-      .insertInto('recipeVerifications')
-      .values({ workspaceId, recipeId: 'instagram.post', package: old.package, appVersion: old.version, source: 'person' })
-      .execute();
+    const template = shippedRecipes().find((one) => one.id === 'instagram.post')!;
+    const stored = async (version: number, enabled: boolean) =>
+      (
+        await t.db
+          .insertInto('workspaceRecipes')
+          .values({
+            workspaceId,
+            recipeId: template.id,
+            version,
+            name: template.name,
+            platform: template.platform,
+            routines: [...template.routines],
+            body: JSON.stringify({ ...template, version }),
+            enabled,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const verify = (recipeRowId: string, recipeVersion: number) =>
+      t.db
+        .insertInto('recipeVerifications')
+        .values({ workspaceId, recipeRowId, recipeId: template.id, recipeVersion, package: old.package, appVersion: old.version, source: 'dry_run' })
+        .execute();
+    // A verification of an old version (turned off) covers neither the version on now nor the template of its id.
+    await verify(await stored(3, false), 3);
+    const current4 = await stored(4, true);
+    expect((await health(operator)).uncovered.find((item) => item.appVersion === old.version)?.routines).toContain('create_post');
+    await verify(current4, 4);
     const after = (await health(operator)).uncovered.find((item) => item.appVersion === old.version);
     expect(after?.routines ?? []).not.toContain('create_post');
   });

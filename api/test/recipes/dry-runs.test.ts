@@ -11,10 +11,10 @@ import { captureTree, parseUiXml } from '@farm/agent-protocol/recipes';
 import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { DryRun, DryRunDetail, DryRunPreflight } from '@farm/contracts';
 import { sweepSilentRuns } from '../../src/modules/dryruns/dryruns.service.ts';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { buildTestApp, inviteVa, people, type Client, type TestApp } from '../helpers/app.ts';
 import { buildAccount } from '../helpers/factories.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from '../realtime/phones.ts';
-import { connected, listen } from '../realtime/sockets.ts';
+import { connect, connected, listen, next, pause, record } from '../realtime/sockets.ts';
 
 const IG = 'com.instagram.android';
 /** A version outside the shipped warm-up's tested range: only a verification covers it. */
@@ -54,7 +54,7 @@ interface FakePhone {
 }
 
 /** A phone assigned to the VA, its agent listing `dryrun` (or not), answering a start as told. */
-async function dryRunPhone(options: { features?: string[]; refuse?: string; name?: string } = {}): Promise<FakePhone> {
+async function dryRunPhone(options: { features?: string[]; refuse?: string; name?: string; version?: string } = {}): Promise<FakePhone> {
   const { device, token } = await enrolledPhone(operator, { name: options.name ?? 'Pixel dry', assignedToId: va.user!.id });
   const socket = bareAgent(url, token);
   closers.push(() => socket.disconnect());
@@ -71,7 +71,7 @@ async function dryRunPhone(options: { features?: string[]; refuse?: string; name
     agentVersion: 'test-dry',
     battery: 80,
     features: options.features ?? ['inspect', 'dryrun'],
-    apps: [{ package: IG, version: NEW_IG }],
+    apps: [{ package: IG, version: options.version ?? NEW_IG }],
   });
   expect(hello.ok).toBe(true);
   return phone;
@@ -332,6 +332,72 @@ describe('a run', () => {
     expect(await t.db.selectFrom('recipeVerifications').select('id').where('appVersion', '=', '449.0.0.1.1').execute()).toEqual([]);
   });
 
+  it("a VA's passing run with effects verifies nothing: only an operator's run verifies an app version", async () => {
+    const vaVersion = '450.0.0.1.1';
+    const phone = await dryRunPhone({ name: 'Pixel VA pass', version: vaVersion });
+    await buildAccount(operator, { deviceId: phone.device.id, platform: 'instagram', status: 'active', username: 'va.pass' });
+    const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: true });
+    expect(started.status).toBe(201);
+    const runId = started.body.id;
+    const result = {
+      runId,
+      outcome: 'passed',
+      actions: { like: 1, follow: 0, comment: 0, post: 0 },
+      app: { package: IG, version: vaVersion, locale: 'en-US' },
+      steps: 1,
+      durationMs: 10,
+    };
+    expect(await send(phone.socket, 'dryrun.result', result)).toEqual({ ok: true });
+    expect((await va.get<DryRun>(`/api/dry-runs/${runId}`)).body).toMatchObject({ status: 'passed', verified: false });
+    expect(await t.db.selectFrom('recipeVerifications').select('id').where('appVersion', '=', vaVersion).execute()).toEqual([]);
+    const preflight = await va.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${phone.device.id}`);
+    expect(preflight.body.coverage).toMatchObject({ covered: false });
+    const feed = await t.db.selectFrom('activities').select('action').where('deviceId', '=', phone.device.id).execute();
+    expect(feed.map((row) => row.action)).toContain(
+      "Dry run of Instagram warm-up: scroll the feed, like a few v7 on Pixel VA pass passed; not verified: only an operator's run verifies an app version",
+    );
+  });
+
+  it("an operator's pass verifies that recipe row only: a new version of the recipe is not covered by it", async () => {
+    const opVersion = '451.0.0.1.1';
+    const phone = await dryRunPhone({ name: 'Pixel versions', version: opVersion });
+    await buildAccount(operator, { deviceId: phone.device.id, platform: 'instagram', status: 'active', username: 'op.pass' });
+    const started = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: true });
+    await send(phone.socket, 'dryrun.result', {
+      runId: started.body.id,
+      outcome: 'passed',
+      actions: { like: 1, follow: 0, comment: 0, post: 0 },
+      app: { package: IG, version: opVersion, locale: 'en-US' },
+      steps: 1,
+      durationMs: 10,
+    });
+    expect((await operator.get<DryRun>(`/api/dry-runs/${started.body.id}`)).body).toMatchObject({ status: 'passed', verified: true });
+    const stored = await t.db.selectFrom('recipeVerifications').selectAll().where('appVersion', '=', opVersion).execute();
+    expect(stored).toEqual([
+      expect.objectContaining({ recipeRowId, recipeId: 'instagram.warmup', recipeVersion: 7, source: 'dry_run', dryRunId: started.body.id }),
+    ]);
+    const covered = await operator.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${recipeRowId}&deviceId=${phone.device.id}`);
+    expect(covered.body.coverage).toMatchObject({ covered: true, by: 'verified' });
+
+    // Version 8 of the same recipe: its own row, which no one verified on this app version.
+    const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.warmup');
+    const next = await operator.post<{ id: string }>('/api/recipes', { recipe: { ...template.body.body, version: 8 }, enabled: false });
+    expect(next.status).toBe(201);
+    const newer = await operator.get<DryRunPreflight>(`/api/dry-runs/preflight?recipeId=${next.body.id}&deviceId=${phone.device.id}`);
+    expect(newer.body.coverage).toMatchObject({ covered: false });
+    // The phone is sent only the verifications of the row it runs.
+    const run8 = await start(operator, { recipeId: next.body.id, deviceId: phone.device.id, mode: 'straight', effects: false });
+    expect(run8.status).toBe(201);
+    expect(phone.starts.at(-1)).toMatchObject({ preflight: { verifiedApps: [] } });
+    await operator.post(`/api/dry-runs/${run8.body.id}/stop`);
+    await send(phone.socket, 'dryrun.result', { runId: run8.body.id, outcome: 'stopped', steps: 0, durationMs: 1 });
+    const run7 = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
+    expect(run7.status).toBe(201);
+    const sent = (phone.starts.at(-1) as { preflight: { verifiedApps: { recipeId: string; version: string }[] } }).preflight.verifiedApps;
+    expect(sent.map((entry) => entry.version)).toContain(opVersion);
+    expect(sent.every((entry) => entry.recipeId === 'instagram.warmup')).toBe(true);
+  });
+
   it('ends as failed when the phone leaves, and when it goes silent', async () => {
     const phone = await dryRunPhone({ name: 'Pixel leaves' });
     const started = await start(operator, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
@@ -353,6 +419,25 @@ describe('a run', () => {
     expect((await va.get<DryRun>(`/api/dry-runs/${run.body.id}`)).body).toMatchObject({ status: 'failed', failure: { code: 'timeout' } });
     // A stop on an ended run is refused.
     expect((await va.post(`/api/dry-runs/${run.body.id}/stop`)).status).toBe(409);
+  });
+
+  it("pushes a step's screen to the operators and the phone's VA only, not to another VA of the workspace", async () => {
+    const other = await inviteVa(t.app, operator, 'Oscar Other');
+    const phone = await dryRunPhone({ name: 'Pixel pushed' });
+    const sockets = [operator, va, other].map((client) => connect(url, client));
+    closers.push(() => {
+      for (const socket of sockets) socket.disconnect();
+    });
+    await Promise.all(sockets.map(connected));
+    const [toOperator, toVa, toOther] = sockets as [Socket, Socket, Socket];
+    const seenByOther = record(toOther);
+    const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'straight', effects: false });
+    const heard = Promise.all([next<{ runId: string }>(toOperator, 'dryrun.step'), next<{ runId: string }>(toVa, 'dryrun.step')]);
+    expect(await send(phone.socket, 'dryrun.step', { runId: started.body.id, step: await traceStep(1) })).toEqual({ ok: true });
+    expect((await heard).map((event) => event.runId)).toEqual([started.body.id, started.body.id]);
+    await pause(300);
+    expect(seenByOther.get('dryrun.step')).toBeUndefined();
+    await send(phone.socket, 'dryrun.result', { runId: started.body.id, outcome: 'stopped', steps: 1, durationMs: 1 });
   });
 
   it("refuses a trace for another phone's run or a run that is not under way", async () => {

@@ -13,6 +13,7 @@ import { configureAutomation, defaultSettings, processRetentionPrune } from '@fa
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assertions.ts';
 import { storeFailureTrace } from '../../src/modules/evidence/evidence.service.ts';
+import { SCREENS_NOT_YOURS } from '../../src/modules/usage/screens.rules.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send } from '../realtime/phones.ts';
 import { connected, listen, next } from '../realtime/sockets.ts';
 
@@ -139,9 +140,11 @@ describe('a failed run’s evidence', () => {
     const history = (await operator.get<DeviceHistoryEntry[]>(`/api/devices/${device.id}/history`)).body;
     expect(history.find((row) => row.taskId === given.taskId)).toMatchObject({ outcome: 'failed', evidence: true });
 
-    // A VA sees tasks of the workspace, and so their evidence; another workspace sees nothing of it.
-    expect((await va.get(`/api/tasks/${given.taskId}/evidence`)).status).toBe(200);
-    expect((await va.get(`/api/tasks/${given.taskId}/evidence/tree`)).status).toBe(200);
+    // A VA sees tasks of the workspace, but a failure's screen only of a phone they may control, as live Inspect;
+    // another workspace sees nothing of it.
+    expectError(await va.get(`/api/tasks/${given.taskId}/evidence`), 403, SCREENS_NOT_YOURS);
+    expectError(await va.get(`/api/tasks/${given.taskId}/evidence/tree`), 403, SCREENS_NOT_YOURS);
+    expectError(await va.get(answer.body.frame!.url), 403, SCREENS_NOT_YOURS);
     // A post is a VA's to see only when its account is on their phone (posts' own rule).
     expectError(await va.get(`/api/posts/${post.id}/evidence`), 404, 'Not found');
     expectError(await stranger.get(`/api/tasks/${given.taskId}/evidence`), 404, 'Not found');

@@ -1,9 +1,8 @@
 /**
  * The breaker across the fleet: a recipe that ends `app_changed` on three distinct phones with one app version within
  * six hours is paused for that version, once; its work waits on phones with that version and nowhere else; an
- * operator sends the work to VAs by hand or turns the recipe back on, which starts the count again. And the coverage
- * facts the phone's gate reads travel with the work. PGlite always, PostgreSQL (where results really race) when
- * DATABASE_URL is set.
+ * operator sends the work to VAs by hand or turns the recipe back on, which starts the count again. PGlite always,
+ * PostgreSQL (where results really race) when DATABASE_URL is set.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -12,8 +11,7 @@ import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
 import { account, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
 import { acceptResult, createTasks, dispatchNext } from './lifecycle.ts';
-import { addRecipeVerification, BREAKER_WINDOW_MS, listPausedRecipes, PAUSED_NOTE, resumeRecipe, sendPausedWorkToVAs } from './breaker.ts';
-import { withWorkspaceRecipes } from './recipes.ts';
+import { BREAKER_WINDOW_MS, listPausedRecipes, PAUSED_NOTE, resumeRecipe, sendPausedWorkToVAs } from './breaker.ts';
 
 let t: TestDatabase;
 let db: Db;
@@ -238,41 +236,5 @@ describe('the breaker', () => {
     await Promise.all([reportChanged(ws, phones[2]!, third, '407.0.0.1'), reportChanged(ws, phones[3]!, fourth, '407.0.0.1')]);
     expect(await pausedOf(ws)).toHaveLength(1);
     expect(await activitiesOf(ws, 'recipe.paused')).toHaveLength(1);
-  });
-});
-
-describe('coverage facts with the work', () => {
-  it('carries the workspace’s setting and its verified versions to the phone', async () => {
-    const ws = await workspace(db);
-    const work = {
-      kind: 'post.publish' as const,
-      postId: 'p',
-      account: { id: 'a', username: 'u', platform: 'instagram' },
-      caption: '',
-      hashtags: [],
-      mediaUrls: [],
-    };
-    expect(await withWorkspaceRecipes(db, [{ workspaceId: ws, work }])).toEqual([{ ...work, allowUntestedApp: false }]);
-    await db.updateTable('workspaces').set({ tryUntestedTemplates: true }).where('id', '=', ws).execute();
-    await addRecipeVerification(db, {
-      workspaceId: ws,
-      recipeId: 'instagram.post',
-      package: INSTAGRAM,
-      appVersion: '410.0.0.1',
-      source: 'person',
-      verifiedBy: null,
-    });
-    await addRecipeVerification(db, {
-      workspaceId: ws,
-      recipeId: 'instagram.post',
-      package: INSTAGRAM,
-      appVersion: '410.0.0.1',
-      source: 'person',
-      verifiedBy: null,
-    });
-    const [carried] = await withWorkspaceRecipes(db, [{ workspaceId: ws, work }]);
-    expect(carried).toMatchObject({ allowUntestedApp: true, verifiedApps: [{ recipeId: 'instagram.post', package: INSTAGRAM, version: '410.0.0.1' }] });
-    const manual = { kind: 'manual' as const, description: 'by hand' };
-    expect(await withWorkspaceRecipes(db, [{ workspaceId: ws, work: manual }])).toEqual([manual]);
   });
 });

@@ -362,31 +362,3 @@ export async function sendPausedWorkToVAs(tx: Tx, workspaceId: string, breakerId
   outbox.add('recipe.breaker', toBreaker(found, 0));
   return moved;
 }
-
-/** Records that a workspace verified a recipe on an app version (a passing dry run, or a person's word). */
-export async function addRecipeVerification(
-  db: Db,
-  entry: {
-    workspaceId: string;
-    recipeId: string;
-    package: string;
-    appVersion: string;
-    locale?: string | null;
-    source: 'dry_run' | 'person';
-    verifiedBy: string | null;
-  },
-): Promise<void> {
-  await db
-    .insertInto('recipeVerifications')
-    .values({
-      workspaceId: entry.workspaceId,
-      recipeId: entry.recipeId,
-      package: entry.package,
-      appVersion: entry.appVersion,
-      locale: entry.locale ?? '',
-      source: entry.source,
-      verifiedBy: entry.verifiedBy,
-    })
-    .onConflict((oc) => oc.columns(['workspaceId', 'recipeId', 'package', 'appVersion', 'locale']).doNothing())
-    .execute();
-}

@@ -7,8 +7,9 @@
 import { sql } from 'kysely';
 import { parseRecipe, resolveRecipe, type Recipe, type RecipePlatform, type RoutineType } from '@farm/agent-protocol/recipes';
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
-import { describeWork, type AppVerification, type TaskWork } from '@farm/agent-protocol/work';
+import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { Db } from '../db.ts';
+import { verificationsForWork, verificationsOfRows, type CarriedRecipe, type RowVerification } from './verifications.ts';
 
 /** At most this many recipes travel with one task (one per app version range is the use; 20 is plenty). */
 export const MAX_RECIPES_PER_TASK = 20;
@@ -25,20 +26,25 @@ export interface RecipeTarget {
  * statement for all of them, so a batch of leases asks once rather than once a task.
  */
 export async function workspaceRecipesFor(db: Db, targets: readonly RecipeTarget[]): Promise<Recipe[][]> {
+  return (await workspaceRecipeRowsFor(db, targets)).map((rows) => rows.map((row) => row.recipe));
+}
+
+/** As `workspaceRecipesFor`, with each recipe's row (a verification belongs to a row). */
+export async function workspaceRecipeRowsFor(db: Db, targets: readonly RecipeTarget[]): Promise<CarriedRecipe[][]> {
   if (targets.length === 0) return [];
   // The body as text: the database layer would rename the document's keys to camelCase (element names are snake_case).
-  const { rows } = await sql<{ n: string; body: string }>`
-    select k.n, r.body::text as body
+  const { rows } = await sql<{ n: string; id: string; body: string }>`
+    select k.n, r.id, r.body::text as body
     from unnest(${targets.map((t) => t.workspaceId)}::uuid[], ${targets.map((t) => t.platform)}::text[], ${targets.map((t) => t.routine)}::text[])
       with ordinality as k(workspace_id, platform, routine, n)
     cross join lateral (
-      select body, version from workspace_recipes
+      select id, body, version from workspace_recipes
       where workspace_id = k.workspace_id and platform = k.platform and enabled and k.routine = any(routines)
       order by version desc
       limit ${MAX_RECIPES_PER_TASK}
     ) r
     order by k.n, r.version desc`.execute(db);
-  const recipes: Recipe[][] = targets.map(() => []);
+  const recipes: CarriedRecipe[][] = targets.map(() => []);
   const parsed = new Map<string, Recipe | null>();
   for (const row of rows) {
     // Stored only after validation; a body an older schema accepted and this one does not is left out, not sent.
@@ -48,7 +54,7 @@ export async function workspaceRecipesFor(db: Db, targets: readonly RecipeTarget
       recipe = result.ok ? result.recipe : null;
       parsed.set(row.body, recipe);
     }
-    if (recipe) recipes[Number(row.n) - 1]!.push(recipe);
+    if (recipe) recipes[Number(row.n) - 1]!.push({ rowId: row.id, recipe });
   }
   return recipes;
 }
@@ -63,67 +69,66 @@ export function recipeTarget(work: TaskWork): { routine: RoutineType; platform: 
 /**
  * Each work with its workspace's recipes for it: `recipes` for the phone to choose from by its app version, and
  * `recipe` (routine runs) the one it would pick without knowing the version, for agents that read only that field.
+ * With them go the coverage facts the phone's gate reads: whether the workspace lets shipped templates run on
+ * versions no one verified, and the verifications of the carried rows only (`verificationsForWork`).
  */
 export async function withWorkspaceRecipes(db: Db, works: readonly { workspaceId: string; work: TaskWork }[]): Promise<TaskWork[]> {
   const asked = works.flatMap(({ workspaceId, work }, index) => {
     const target = recipeTarget(work);
     return target ? [{ index, target: { workspaceId, ...target } }] : [];
   });
-  const found = await workspaceRecipesFor(
+  const found = await workspaceRecipeRowsFor(
     db,
     asked.map(({ target }) => target),
   );
   const answer = works.map(({ work }) => work);
+  const carriedBy = new Map<number, { target: RecipeTarget; rows: CarriedRecipe[] }>();
   asked.forEach(({ index, target }, i) => {
-    const own = found[i]!;
+    const rows = found[i]!;
     const work = answer[index]!;
-    if (own.length === 0 || work.kind === 'manual') return;
+    carriedBy.set(index, { target, rows });
+    if (rows.length === 0 || work.kind === 'manual') return;
+    const own = rows.map((row) => row.recipe);
     if (work.kind === 'routine.run') {
       const chosen = resolveRecipe({ routine: target.routine, platform: target.platform as RecipePlatform }, own, []);
       answer[index] = { ...work, recipes: own, recipe: chosen?.recipe ?? work.recipe };
     } else answer[index] = { ...work, recipes: own };
   });
-  return withCoverage(
-    db,
-    works.map(({ workspaceId }, index) => ({ workspaceId, work: answer[index]! })),
-  );
+  return withCoverage(db, works, answer, carriedBy);
 }
 
-/** At most this many verified app versions travel with one task (the newest). */
-const MAX_VERIFICATIONS_PER_TASK = 200;
-
 /**
- * What the phone's gate needs to answer the coverage rule (`coversApp`): the versions the workspace verified its
- * recipes on, and whether it lets shipped templates run on versions no one verified. One statement per workspace.
+ * What the phone's gate needs to answer the coverage rule (`coversApp`): the verifications of the rows the work
+ * carries, and whether the workspace lets shipped templates run on versions no one verified. One statement of each
+ * per workspace.
  */
-async function withCoverage(db: Db, works: readonly { workspaceId: string; work: TaskWork }[]): Promise<TaskWork[]> {
-  const workspaceIds = [...new Set(works.filter(({ work }) => work.kind !== 'manual').map(({ workspaceId }) => workspaceId))];
-  const coverage = new Map<string, { allowUntestedApp: boolean; verifiedApps: AppVerification[] }>();
-  for (const workspaceId of workspaceIds) {
+async function withCoverage(
+  db: Db,
+  works: readonly { workspaceId: string; work: TaskWork }[],
+  answer: TaskWork[],
+  carriedBy: ReadonlyMap<number, { target: RecipeTarget; rows: CarriedRecipe[] }>,
+): Promise<TaskWork[]> {
+  const byWorkspace = new Map<string, Set<string>>();
+  works.forEach(({ workspaceId, work }, index) => {
+    if (work.kind === 'manual') return;
+    const rows = byWorkspace.get(workspaceId) ?? new Set<string>();
+    for (const row of carriedBy.get(index)?.rows ?? []) rows.add(row.rowId);
+    byWorkspace.set(workspaceId, rows);
+  });
+  const coverage = new Map<string, { allowUntestedApp: boolean; verified: RowVerification[] }>();
+  for (const [workspaceId, rowIds] of byWorkspace) {
     const [workspace, verified] = await Promise.all([
       db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst(),
-      db
-        .selectFrom('recipeVerifications')
-        .select(['recipeId', 'package', 'appVersion', 'locale'])
-        .where('workspaceId', '=', workspaceId)
-        .orderBy('createdAt', 'desc')
-        .limit(MAX_VERIFICATIONS_PER_TASK)
-        .execute(),
+      verificationsOfRows(db, workspaceId, [...rowIds]),
     ]);
-    coverage.set(workspaceId, {
-      allowUntestedApp: workspace?.tryUntestedTemplates ?? false,
-      verifiedApps: verified.map((row) => ({
-        recipeId: row.recipeId,
-        package: row.package,
-        version: row.appVersion,
-        ...(row.locale ? { locale: row.locale } : {}),
-      })),
-    });
+    coverage.set(workspaceId, { allowUntestedApp: workspace?.tryUntestedTemplates ?? false, verified });
   }
-  return works.map(({ workspaceId, work }) => {
-    const found = coverage.get(workspaceId);
+  return answer.map((work, index) => {
+    const found = coverage.get(works[index]!.workspaceId);
     if (!found || work.kind === 'manual') return work;
-    return { ...work, allowUntestedApp: found.allowUntestedApp, ...(found.verifiedApps.length > 0 ? { verifiedApps: found.verifiedApps } : {}) };
+    const carried = carriedBy.get(index);
+    const verifiedApps = carried ? verificationsForWork(carried.target, carried.rows, found.verified) : [];
+    return { ...work, allowUntestedApp: found.allowUntestedApp, ...(verifiedApps.length > 0 ? { verifiedApps } : {}) };
   });
 }
 

@@ -340,14 +340,18 @@ export function installedApps(db: Db, workspaceId: string) {
     .execute();
 }
 
-/** The workspace's enabled recipes' bodies and the versions it verified them on (the coverage rule's inputs). */
+/** The workspace's enabled recipe rows' bodies and the versions each row was verified on (the coverage rule's inputs). */
 export async function coverageInputs(db: Db, workspaceId: string) {
   const [recipes, verifications, workspace] = await Promise.all([
-    sql<{ body: string }>`select body::text as body from workspace_recipes where workspace_id = ${workspaceId} and enabled`.execute(db),
-    db.selectFrom('recipeVerifications').select(['recipeId', 'package', 'appVersion', 'locale']).where('workspaceId', '=', workspaceId).execute(),
+    sql<{ id: string; body: string }>`select id, body::text as body from workspace_recipes where workspace_id = ${workspaceId} and enabled`.execute(db),
+    db
+      .selectFrom('recipeVerifications')
+      .select(['recipeRowId', 'recipeId', 'package', 'appVersion', 'locale'])
+      .where('workspaceId', '=', workspaceId)
+      .execute(),
     db.selectFrom('workspaces').select('tryUntestedTemplates').where('id', '=', workspaceId).executeTakeFirst(),
   ]);
-  return { bodies: recipes.rows.map((row) => row.body), verifications, allowUntested: workspace?.tryUntestedTemplates ?? false };
+  return { rows: recipes.rows, verifications, allowUntested: workspace?.tryUntestedTemplates ?? false };
 }
 
 /**

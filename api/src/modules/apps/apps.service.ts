@@ -10,8 +10,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { coversApp, parseRecipe, recipePackages, shippedRecipes, type Coverage, type Recipe } from '@farm/agent-protocol/recipes';
-import type { AppVerification } from '@farm/agent-protocol/work';
+import { coversApp, parseRecipe, recipePackages, type Coverage } from '@farm/agent-protocol/recipes';
+import { weighedRecipes, type WeighedRecipe } from '@farm/workers';
 import { appMessages, type AppCoverageWarning, type AppPin, type AppVersion } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import type { WriteContext, WriteOutbox } from '../../events/write.ts';
@@ -38,29 +38,22 @@ import {
 
 // ── coverage ──────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** What the coverage rule needs of a workspace: its recipes (its own enabled ones, then the shipped) and verifications. */
+/**
+ * What the coverage rule needs of a workspace: its recipes (its own enabled rows, each with its own verifications,
+ * then the shipped templates with none) and whether templates may run on versions no one verified.
+ */
 export interface CoverageBasis {
-  recipes: Recipe[];
-  verifications: AppVerification[];
+  recipes: WeighedRecipe[];
   allowUntested: boolean;
 }
 
 export async function coverageBasis(db: Db, workspaceId: string): Promise<CoverageBasis> {
   const inputs = await coverageInputs(db, workspaceId);
-  const own = inputs.bodies.flatMap((body) => {
-    const parsed = parseRecipe(JSON.parse(body));
-    return parsed.ok ? [parsed.recipe] : [];
+  const own = inputs.rows.flatMap((row) => {
+    const parsed = parseRecipe(JSON.parse(row.body));
+    return parsed.ok ? [{ rowId: row.id, recipe: parsed.recipe }] : [];
   });
-  return {
-    recipes: [...own, ...shippedRecipes()],
-    verifications: inputs.verifications.map((row) => ({
-      recipeId: row.recipeId,
-      package: row.package,
-      version: row.appVersion,
-      ...(row.locale ? { locale: row.locale } : {}),
-    })),
-    allowUntested: inputs.allowUntested,
-  };
+  return { recipes: weighedRecipes(own, inputs.verifications), allowUntested: inputs.allowUntested };
 }
 
 /**
@@ -68,11 +61,11 @@ export async function coverageBasis(db: Db, workspaceId: string): Promise<Covera
  * package (the version or language it falls outside), or that no recipe drives it at all.
  */
 export function appCoverage(basis: CoverageBasis, packageName: string, version: string): { covered: boolean; reason: string | null } {
-  const driving = basis.recipes.filter((recipe) => recipePackages(recipe).includes(packageName));
+  const driving = basis.recipes.filter(({ recipe }) => recipePackages(recipe).includes(packageName));
   if (driving.length === 0) return { covered: false, reason: `No recipe drives ${packageName}: its work goes to VAs by hand.` };
   let refusal: Extract<Coverage, { covered: false }> | null = null;
-  for (const recipe of driving) {
-    const answer = coversApp(recipe, { package: packageName, version }, { verifications: basis.verifications, allowUntested: basis.allowUntested });
+  for (const { recipe, verifications } of driving) {
+    const answer = coversApp(recipe, { package: packageName, version }, { verifications, allowUntested: basis.allowUntested });
     if (answer.covered) return { covered: true, reason: null };
     refusal ??= answer;
   }

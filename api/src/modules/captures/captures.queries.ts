@@ -15,6 +15,8 @@ export function captureQuery(db: Db, workspaceId: string) {
       'c.locale',
       'c.deviceId',
       'd.name as deviceName',
+      // Who may see the capture: whoever may control its phone (screens.rules.ts).
+      'd.assignedToId as deviceAssignedToId',
       'c.createdById',
       'u.name as createdByName',
       'c.createdAt',
@@ -31,8 +33,10 @@ export function listCaptures(
   db: Db,
   workspaceId: string,
   filter: { package?: string | undefined; screenName?: string | undefined; deviceId?: string | undefined },
+  viewer?: string,
 ) {
   let query = captureQuery(db, workspaceId);
+  if (viewer) query = query.where('d.assignedToId', '=', viewer);
   if (filter.package !== undefined) query = query.where('c.package', '=', filter.package);
   if (filter.screenName !== undefined) query = query.where(sql<string>`lower(c.screen_name)`, '=', filter.screenName.trim().toLowerCase());
   if (filter.deviceId !== undefined) query = query.where('c.deviceId', '=', filter.deviceId);
@@ -43,17 +47,19 @@ export function findCapture(db: Db, workspaceId: string, id: string) {
   return captureQuery(db, workspaceId).select('c.tree').where('c.id', '=', id).executeTakeFirst();
 }
 
-/** Every saved tree of one screen of an app (the newest 200), for a selector check. */
-export function screenTrees(db: Db, workspaceId: string, packageName: string, screenName: string) {
-  return db
+/** Every saved tree of one screen of an app (the newest 200), for a selector check; a VA's, of their phones only. */
+export function screenTrees(db: Db, workspaceId: string, packageName: string, screenName: string, viewer?: string) {
+  let query = db
     .selectFrom('uiCaptures')
     .select(['id', 'appVersion', 'locale', 'createdAt', 'tree'])
     .where('workspaceId', '=', workspaceId)
     .where('package', '=', packageName)
-    .where(sql<string>`lower(screen_name)`, '=', screenName.trim().toLowerCase())
-    .orderBy('createdAt', 'desc')
-    .limit(200)
-    .execute();
+    .where(sql<string>`lower(screen_name)`, '=', screenName.trim().toLowerCase());
+  if (viewer)
+    query = query.where('deviceId', 'in', (eb) =>
+      eb.selectFrom('devices').select('id').where('workspaceId', '=', workspaceId).where('assignedToId', '=', viewer),
+    );
+  return query.orderBy('createdAt', 'desc').limit(200).execute();
 }
 
 export function deviceOfWorkspace(db: Db, workspaceId: string, deviceId: string) {

@@ -2,7 +2,8 @@
  * The recipe studio's saved Inspect captures: `GET /api/ui-captures` (filter by package, screen name, phone),
  * `GET /api/ui-captures/{id}` with its tree, `POST /api/ui-captures` (operators; a VA for the phones assigned to
  * them), `DELETE /api/ui-captures/{id}` (operators; a VA their own), and `POST /api/ui-captures/check`: which saved
- * captures of a screen a selector still finds its node on.
+ * captures of a screen a selector still finds its node on. A capture is read by whoever may control its phone, as
+ * live Inspect (screens.rules.ts): a VA lists and checks the captures of their phones only.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -19,6 +20,7 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
+import { assertMaySeeScreens, screensViewer } from '../usage/screens.rules.ts';
 import { findCapture, listCaptures } from './captures.queries.ts';
 import { checkAcrossCaptures, removeCapture, saveCapture, toDetail, toSummary } from './captures.service.ts';
 
@@ -31,15 +33,23 @@ export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'workspace.read' },
       schema: { tags: ['studio'], querystring: uiCaptureListQuery, response: { 200: z.array(uiCaptureSummary), 400: errorBody } },
     },
-    async (request) => (await listCaptures(db, actorOf(request).workspaceId, request.query)).map(toSummary),
+    async (request) => {
+      const actor = actorOf(request);
+      return (await listCaptures(db, actor.workspaceId, request.query, screensViewer(actor))).map(toSummary);
+    },
   );
 
   app.get(
     '/ui-captures/:id',
-    { config: { access: 'workspace.read' }, schema: { tags: ['studio'], params: idParams, response: { 200: uiCaptureDetail, 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['studio'], params: idParams, response: { 200: uiCaptureDetail, 403: errorBody, 404: errorBody } },
+    },
     async (request) => {
-      const row = await findCapture(db, actorOf(request).workspaceId, request.params.id).catch(() => undefined);
+      const actor = actorOf(request);
+      const row = await findCapture(db, actor.workspaceId, request.params.id).catch(() => undefined);
       if (!row) throw notFound();
+      assertMaySeeScreens(actor, row.deviceId ? { assignedToId: row.deviceAssignedToId ?? null } : null);
       return toDetail(row);
     },
   );
@@ -72,6 +82,9 @@ export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/ui-captures/check',
     { config: { access: 'workspace.read' }, schema: { tags: ['studio'], body: checkSelectorBody, response: { 200: selectorCheck, 400: errorBody } } },
-    async (request) => checkAcrossCaptures(db, actorOf(request).workspaceId, request.body),
+    async (request) => {
+      const actor = actorOf(request);
+      return checkAcrossCaptures(db, actor.workspaceId, request.body, screensViewer(actor));
+    },
   );
 };

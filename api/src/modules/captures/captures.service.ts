@@ -115,8 +115,9 @@ export async function checkAcrossCaptures(
   db: Db,
   workspaceId: string,
   body: { package: string; screenName: string; selector: Parameters<typeof checkSelector>[1] },
+  viewer?: string,
 ): Promise<SelectorCheck> {
-  const rows = await screenTrees(db, workspaceId, body.package, body.screenName);
+  const rows = await screenTrees(db, workspaceId, body.package, body.screenName, viewer);
   const { selector } = body;
   let spent = 0;
   let sliceStart = performance.now();

@@ -21,6 +21,8 @@ export function runQuery(db: Db, workspaceId: string) {
       'r.recipeName',
       'r.deviceId',
       'd.name as deviceName',
+      // Who may see the run's trace: whoever may control its phone (screens.rules.ts).
+      'd.assignedToId as deviceAssignedToId',
       'r.startedById',
       'u.name as startedByName',
       'r.accountId',
@@ -47,8 +49,11 @@ export function findRun(db: Db, workspaceId: string, id: string) {
   return runQuery(db, workspaceId).where('r.id', '=', id).executeTakeFirst();
 }
 
-export function listRuns(db: Db, workspaceId: string, recipeRowId: string) {
-  return runQuery(db, workspaceId).where('r.recipeRowId', '=', recipeRowId).orderBy('r.startedAt', 'desc').limit(50).execute();
+/** A recipe's recent runs; a VA's (`viewer`), those on the phones assigned to them only. */
+export function listRuns(db: Db, workspaceId: string, recipeRowId: string, viewer?: string) {
+  let query = runQuery(db, workspaceId).where('r.recipeRowId', '=', recipeRowId);
+  if (viewer) query = query.where('d.assignedToId', '=', viewer);
+  return query.orderBy('r.startedAt', 'desc').limit(50).execute();
 }
 
 /** A run as the phone's messages find it: by its id, on that phone. */
@@ -103,15 +108,49 @@ export function runUnderWay(db: Db, deviceId: string) {
   return db.selectFrom('recipeDryRuns').select(['id', 'startedById']).where('deviceId', '=', deviceId).where('status', 'in', UNDER_WAY).executeTakeFirst();
 }
 
-/** The verified app versions of the workspace, newest first (the phone's pre-flight coverage gate reads them). */
-export function verifiedApps(db: Db, workspaceId: string) {
+/** The app versions this recipe row was verified on, newest first (the phone's pre-flight coverage gate reads them). */
+export function verificationsOfRow(db: Db, workspaceId: string, recipeRowId: string) {
   return db
     .selectFrom('recipeVerifications')
     .select(['recipeId', 'package', 'appVersion', 'locale'])
     .where('workspaceId', '=', workspaceId)
+    .where('recipeRowId', '=', recipeRowId)
     .orderBy('createdAt', 'desc')
     .limit(200)
     .execute();
+}
+
+/** Whether the person is an active operator of the workspace now (only an operator's run verifies). */
+export async function isOperatorNow(db: Db | Tx, workspaceId: string, userId: string | null): Promise<boolean> {
+  if (!userId) return false;
+  const row = await db
+    .selectFrom('workspaceMembers')
+    .select('role')
+    .where('workspaceId', '=', workspaceId)
+    .where('userId', '=', userId)
+    .where('deactivatedAt', 'is', null)
+    .executeTakeFirst();
+  return row?.role === 'operator';
+}
+
+/**
+ * Who may see the phone's screens as they come (screens.rules.ts): the workspace's active operators and the VA the
+ * phone is assigned to.
+ */
+export async function screenViewersOf(db: Db | Tx, workspaceId: string, deviceId: string | null): Promise<string[]> {
+  const [operators, device] = await Promise.all([
+    db
+      .selectFrom('workspaceMembers')
+      .select('userId')
+      .where('workspaceId', '=', workspaceId)
+      .where('role', '=', 'operator')
+      .where('deactivatedAt', 'is', null)
+      .execute(),
+    deviceId
+      ? db.selectFrom('devices').select('assignedToId').where('workspaceId', '=', workspaceId).where('id', '=', deviceId).executeTakeFirst()
+      : Promise.resolve(undefined),
+  ]);
+  return [...new Set([...operators.map((row) => row.userId), ...(device?.assignedToId ? [device.assignedToId] : [])])];
 }
 
 export function tryUntestedTemplates(db: Db, workspaceId: string) {

@@ -2,7 +2,8 @@
  * Dry runs of the recipe studio: `GET /api/dry-runs/preflight` (what a run would touch, before Start),
  * `POST /api/dry-runs` (start one on a phone the person may control), `POST /api/dry-runs/{id}/next` and `/stop`
  * (the person who started it, or an operator), `GET /api/dry-runs/{id}` with its trace, `GET /api/dry-runs?recipeId=`
- * (a recipe's recent runs), and a step's tree (`GET /api/dry-runs/{id}/steps/{seq}/tree`).
+ * (a recipe's recent runs), and a step's tree (`GET /api/dry-runs/{id}/steps/{seq}/tree`). A run's trace is read by
+ * whoever may control its phone, as live Inspect (screens.rules.ts): a VA lists the runs of their phones only.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -21,6 +22,8 @@ import {
 import { isUuid } from '@farm/sql';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
+import type { Actor } from '../../shared/types.ts';
+import { assertMaySeeScreens, screensViewer } from '../usage/screens.rules.ts';
 import { findRun, listRuns, stepsOf, stepTree } from './dryruns.queries.ts';
 import { nextStep, preflightOf, startDryRun, startSweep, stopRun, toDryRun, toStep, watchRights } from './dryruns.service.ts';
 
@@ -39,6 +42,13 @@ export const dryRunsRoutes: FastifyPluginAsyncZod = async (app) => {
     stopWatch?.();
   });
   const ctx = () => ({ db, changes: app.ctx.changes, storage: app.ctx.storage, agents: app.ctx.agents });
+  /** A run whose trace the person may see: an operator, or the VA its phone is assigned to (as live Inspect). */
+  const visibleRun = async (actor: Actor, id: string) => {
+    const row = isUuid(id) ? await findRun(db, actor.workspaceId, id) : undefined;
+    if (!row) throw notFound();
+    assertMaySeeScreens(actor, row.deviceId ? { assignedToId: row.deviceAssignedToId ?? null } : null);
+    return row;
+  };
 
   app.get(
     '/dry-runs/preflight',
@@ -61,27 +71,33 @@ export const dryRunsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/dry-runs',
     { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], querystring: dryRunListQuery, response: { 200: z.array(dryRun), 400: errorBody } } },
-    async (request) => (await listRuns(db, actorOf(request).workspaceId, request.query.recipeId)).map(toDryRun),
+    async (request) => {
+      const actor = actorOf(request);
+      return (await listRuns(db, actor.workspaceId, request.query.recipeId, screensViewer(actor))).map(toDryRun);
+    },
   );
 
   app.get(
     '/dry-runs/:id',
-    { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], params: idParams, response: { 200: dryRunDetail, 404: errorBody } } },
+    { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], params: idParams, response: { 200: dryRunDetail, 403: errorBody, 404: errorBody } } },
     async (request) => {
-      const { workspaceId } = actorOf(request);
-      const row = isUuid(request.params.id) ? await findRun(db, workspaceId, request.params.id) : undefined;
-      if (!row) throw notFound();
-      return { ...toDryRun(row), trace: (await stepsOf(db, workspaceId, row.id)).map(toStep) };
+      const actor = actorOf(request);
+      const row = await visibleRun(actor, request.params.id);
+      return { ...toDryRun(row), trace: (await stepsOf(db, actor.workspaceId, row.id)).map(toStep) };
     },
   );
 
   app.get(
     '/dry-runs/:id/steps/:seq/tree',
-    { config: { access: 'workspace.read' }, schema: { tags: ['recipes'], params: traceStepParams, response: { 200: traceTree, 404: errorBody } } },
+    {
+      config: { access: 'workspace.read' },
+      schema: { tags: ['recipes'], params: traceStepParams, response: { 200: traceTree, 403: errorBody, 404: errorBody } },
+    },
     async (request) => {
-      const { workspaceId } = actorOf(request);
+      const actor = actorOf(request);
+      const run = await visibleRun(actor, request.params.id);
       const seq = /^\d{1,6}$/.test(request.params.seq) ? Number(request.params.seq) : 0;
-      const tree = isUuid(request.params.id) && seq > 0 ? await stepTree(db, workspaceId, request.params.id, seq) : undefined;
+      const tree = seq > 0 ? await stepTree(db, actor.workspaceId, run.id, seq) : undefined;
       if (!tree) throw notFound();
       return tree as z.infer<typeof traceTree>;
     },

@@ -3,9 +3,10 @@
  * a step at a time, with or without effects, and watches its trace. The pre-flight says what the run would touch
  * (the phone's account, its app version and whether the recipe covers it, the counted actions and today's caps);
  * the phone's traces and result come over its socket (`acceptTraceStep`, `acceptDryRunResult`). A run's counted
- * actions count against the account's caps like a task's; a pass with effects (or of a recipe with nothing counted)
- * adds the app version to the versions the workspace verified the recipe on. While a run is under way the phone gets
- * no task (workers' `readyWork`); a phone that leaves ends its runs, and the sweep ends runs gone silent.
+ * actions count against the account's caps like a task's; an operator's pass with effects (or of a recipe with nothing
+ * counted) adds the app version to the versions that recipe row (that one version) is verified on. While a run is
+ * under way the phone gets no task (workers' `readyWork`); a phone that leaves ends its runs, and the sweep ends runs
+ * gone silent.
  */
 import { randomUUID } from 'node:crypto';
 import type { Ack, AgentMessage, DryRunStart } from '@farm/agent-protocol';
@@ -13,7 +14,7 @@ import { coversApp, recipe as recipeSchema, recipePackages, type Recipe } from '
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
 import { countedActions, type CountedAction, type CreateDryRunBody, type DryRun, type DryRunPreflight, type TraceStepOut } from '@farm/contracts';
 import { isUuid } from '@farm/sql';
-import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, Outbox } from '@farm/workers';
+import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, Outbox, toAppVerification } from '@farm/workers';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import type { ChangeFeed } from '../../events/changes.ts';
@@ -33,16 +34,18 @@ import {
   insertFrameObject,
   insertRun,
   insertStep,
+  isOperatorNow,
   markVerified,
   runOfDevice,
   runUnderWay,
   runsWithoutRights,
+  screenViewersOf,
   setRunStatus,
   stepOf,
   taskOut,
   tryUntestedTemplates,
   UNDER_WAY,
-  verifiedApps,
+  verificationsOfRow,
   type DryRunRow,
   type TraceStepRow,
 } from './dryruns.queries.ts';
@@ -197,7 +200,7 @@ export async function preflightOf(ctx: Context, actor: Actor, recipeRowId: strin
   const [account, apps, verified, workspace, ready, busy, other] = await Promise.all([
     accountOnDevice(db, actor.workspaceId, device.id, row.platform),
     deviceApps(db, device.id),
-    verifiedApps(db, actor.workspaceId),
+    verificationsOfRow(db, actor.workspaceId, row.id),
     tryUntestedTemplates(db, actor.workspaceId),
     ctx.agents ? ctx.agents.dryRunReady(device.id) : Promise.resolve('offline' as const),
     taskOut(db, device.id),
@@ -210,7 +213,7 @@ export async function preflightOf(ctx: Context, actor: Actor, recipeRowId: strin
         recipe,
         { package: app.package, version: app.version },
         {
-          verifications: verified.map((v) => ({ recipeId: v.recipeId, package: v.package, version: v.appVersion, ...(v.locale ? { locale: v.locale } : {}) })),
+          verifications: verified.map(toAppVerification),
           allowUntested: workspace?.tryUntestedTemplates ?? false,
         },
       )
@@ -305,7 +308,8 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
     return inserted;
   });
 
-  const verified = await verifiedApps(ctx.db, actor.workspaceId);
+  // This row's verifications only: the phone matches them by the recipe's id, which other versions share.
+  const verified = await verificationsOfRow(ctx.db, actor.workspaceId, row.id);
   const untested = await tryUntestedTemplates(ctx.db, actor.workspaceId);
   // The schema refuses `params.media`; it is left out here as well, so no path ever reaches a phone from a request.
   const { media: _never, ...params } = body.params ?? {};
@@ -318,7 +322,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
     effects: body.effects,
     preflight: {
       account: account?.username ?? null,
-      verifiedApps: verified.map((v) => ({ recipeId: v.recipeId, package: v.package, version: v.appVersion, ...(v.locale ? { locale: v.locale } : {}) })),
+      verifiedApps: verified.map(toAppVerification),
       allowUntestedApp: untested?.tryUntestedTemplates ?? false,
     },
   };
@@ -406,6 +410,9 @@ export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<D
 
 const NOT_UNDER_WAY: Ack = { ok: false, error: 'No dry run of this phone is under way with that id' };
 
+/** Said of a pass that would verify an app version had an operator started it. */
+export const NOT_AN_OPERATOR = "not verified: only an operator's run verifies an app version";
+
 /** A step of a run: kept with its frame and tree when they fit the storage quota, and shown at once. */
 export async function acceptTraceStep(
   ctx: { db: Db; changes: ChangeFeed; storage: Storage },
@@ -456,7 +463,9 @@ export async function acceptTraceStep(
     // Written while the rows are held: if writing fails, nothing of the step stays and the phone sends it again.
     if (frameKey && frame) await ctx.storage.write(frameKey, frame);
     const row = await stepOf(tx, run.workspaceId, run.id, step.seq);
-    if (row) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) });
+    // A step holds what the screen showed: pushed to those who may see the phone's screens only, as it is read.
+    if (row)
+      for (const userId of await screenViewersOf(tx, run.workspaceId, run.deviceId)) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) }, userId);
     if (run.status === 'starting') await announceRun(tx, outbox, run.workspaceId, run.id);
   });
   return { ok: true };
@@ -500,24 +509,30 @@ export async function acceptDryRunResult(
       ]);
     }
     // A no-effects run stopped before its counted steps: it proves the recipe in full only when there are none.
-    const proves = result.outcome === 'passed' && app !== null && (run.effects || counted.length === 0);
+    const provesRecipe = result.outcome === 'passed' && app !== null && recipeRow !== undefined && (run.effects || counted.length === 0);
+    // Only an operator's run verifies (a VA's draft run must not widen what the fleet runs on), and only this row.
+    const byOperator = provesRecipe && (await isOperatorNow(tx, run.workspaceId, run.startedById));
+    const proves = provesRecipe && byOperator;
     const platform = recipeRow?.platform ?? '';
     const what = `Dry run of ${run.recipeName} v${run.recipeVersion} on ${device.name}`;
     if (proves) {
       await addRecipeVerification(tx, {
         workspaceId: run.workspaceId,
+        recipeRowId: run.recipeRowId,
         recipeId: run.recipeId,
+        recipeVersion: run.recipeVersion,
         package: app.package,
         appVersion: app.version,
         locale: app.locale,
         source: 'dry_run',
-        verifiedBy: run.startedById,
+        dryRunId: run.id,
+        verifiedBy: run.startedById!,
       });
       await markVerified(tx, run.id);
     }
     const sentence =
       result.outcome === 'passed'
-        ? `${what} passed${proves ? `; ${appName(platform, app)} verified` : ''}`
+        ? `${what} passed${proves ? `; ${appName(platform, app)} verified` : provesRecipe ? `; ${NOT_AN_OPERATOR}` : ''}`
         : result.outcome === 'failed'
           ? `${what} failed: ${result.failure?.message ?? result.failure?.code ?? 'no reason given'}`
           : `${what} stopped${result.failure?.message ? `: ${result.failure.message}` : ''}`;

@@ -98,6 +98,9 @@ function evidenceQuery(db: Db, workspaceId: string) {
       'f.recipeVersion',
       'f.deviceId',
       'd.name as deviceName',
+      // Who may see it: whoever may control its phone, or see its post (screens.rules.ts).
+      'd.assignedToId as deviceAssignedToId',
+      't.postId',
       'f.createdAt',
     ])
     .where('f.workspaceId', '=', workspaceId)

@@ -165,9 +165,13 @@ export async function breakerFacts(db: Db, workspaceId: string): Promise<Breaker
     .execute();
 }
 
-/** The versions the workspace verified its recipes on. */
+/** The versions the workspace's recipe rows were verified on, each with its row. */
 export function verificationsOf(db: Db, workspaceId: string) {
-  return db.selectFrom('recipeVerifications').select(['recipeId', 'package', 'appVersion', 'locale']).where('workspaceId', '=', workspaceId).execute();
+  return db
+    .selectFrom('recipeVerifications')
+    .select(['recipeRowId', 'recipeId', 'package', 'appVersion', 'locale'])
+    .where('workspaceId', '=', workspaceId)
+    .execute();
 }
 
 export interface InstalledVersion {

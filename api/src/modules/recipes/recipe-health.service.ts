@@ -4,10 +4,9 @@
  * the phones' words, and its breaker — and the app versions the fleet has that no recipe covers. Runs are read from
  * the day rows the workers keep as results arrive (workers/src/tasks/runs.ts), never counted from every attempt.
  */
-import { coversApp, parseRecipe, recipePackages, shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
-import type { AppVerification } from '@farm/agent-protocol/work';
+import { coversApp, parseRecipe, recipePackages, shippedRecipes } from '@farm/agent-protocol/recipes';
 import { failureLabels, type FailureCode, type Range, type RecipeBreakerState, type RecipeHealth, type RecipeHealthRow } from '@farm/contracts';
-import { medianOf } from '@farm/workers';
+import { medianOf, weighedRecipes, type WeighedRecipe } from '@farm/workers';
 import { successRate } from '../analytics/analytics.queries.ts';
 import type { Db } from '../../shared/types.ts';
 import { listWorkspaceRecipes, recipeSettingsOf } from './recipes.queries.ts';
@@ -44,20 +43,19 @@ const label = (code: string) => failureLabels[code as FailureCode] ?? code.repla
 
 /**
  * The app versions phones have that some routine of their app has no covering recipe for (tested range or the
- * workspace's verifications; shipped templates on untested versions do not count as covered, but say whether the
- * workspace lets them be tried).
+ * verifications of that recipe row; shipped templates on untested versions do not count as covered, but say whether
+ * the workspace lets them be tried).
  */
 export function uncoveredVersions(
   installed: readonly InstalledVersion[],
-  recipes: readonly Recipe[],
-  verifications: readonly AppVerification[],
+  recipes: readonly WeighedRecipe[],
   untestedAllowed: boolean,
 ): RecipeHealth['uncovered'] {
   return installed.flatMap((app) => {
-    const driving = recipes.filter((recipe) => recipePackages(recipe).includes(app.package));
+    const driving = recipes.filter(({ recipe }) => recipePackages(recipe).includes(app.package));
     if (driving.length === 0) return [];
-    const offered = new Set(driving.flatMap((recipe) => recipe.routines));
-    for (const recipe of driving) {
+    const offered = new Set(driving.flatMap(({ recipe }) => recipe.routines));
+    for (const { recipe, verifications } of driving) {
       if (coversApp(recipe, { package: app.package, version: app.version }, { verifications }).covered)
         for (const routine of recipe.routines) offered.delete(routine);
     }
@@ -66,7 +64,7 @@ export function uncoveredVersions(
       {
         appPackage: app.package,
         appVersion: app.version,
-        platform: driving[0]!.platform,
+        platform: driving[0]!.recipe.platform,
         routines: [...offered].sort(),
         phones: { count: app.count, names: app.names },
         untestedAllowed,
@@ -91,7 +89,7 @@ export async function recipeHealthOf(db: Db, workspaceId: string, range: Range):
   ]);
   const own = stored.flatMap((row) => {
     const parsed = row.enabled ? parseRecipe(row.body) : null;
-    return parsed?.ok ? [parsed.recipe] : [];
+    return parsed?.ok ? [{ rowId: row.id, recipe: parsed.recipe }] : [];
   });
   // A recipe's name and platform: the workspace's newest version of it, else the shipped one, else a breaker's word.
   const names = new Map<string, { name: string; platform: string }>();
@@ -161,18 +159,12 @@ export async function recipeHealthOf(db: Db, workspaceId: string, range: Range):
     (a, b) => a.recipeName.localeCompare(b.recipeName) || a.recipeId.localeCompare(b.recipeId) || b.runs - a.runs || a.appVersion.localeCompare(b.appVersion),
   );
 
-  const verifications = verified.map((entry) => ({
-    recipeId: entry.recipeId,
-    package: entry.package,
-    version: entry.appVersion,
-    ...(entry.locale ? { locale: entry.locale } : {}),
-  }));
   return {
     range,
     timeZone: window.timeZone,
     from: window.from,
     to: window.to,
     recipes: rows,
-    uncovered: uncoveredVersions(installed, [...own, ...shippedRecipes()], verifications, settings.tryUntestedTemplates),
+    uncovered: uncoveredVersions(installed, weighedRecipes(own, verified), settings.tryUntestedTemplates),
   };
 }

@@ -49,13 +49,49 @@ export async function reservationExists(db: Db, key: string): Promise<boolean> {
 }
 
 /** An uploaded file of the workspace; a wall link reaches screenshots only. */
-export function findUploadedObject(db: Db, key: string, scope: { workspaceId: string; screenshotsOnly: boolean }) {
+/**
+ * A stored file of the workspace, uploaded. For a VA (`viewer`), `hidden` says whether it is a frame of a phone's
+ * screen they may not see (screens.rules.ts): a dry-run step's or a saved capture's of a phone not assigned to them,
+ * or a failure's of such a phone whose post they may not see either.
+ */
+export function findUploadedObject(db: Db, key: string, scope: { workspaceId: string; screenshotsOnly: boolean; viewer?: string | undefined }) {
+  const ws = scope.workspaceId;
+  const va = scope.viewer ?? null;
   let query = db
     .selectFrom('storedObjects')
     .select(['key', 'contentType'])
+    .select(
+      va === null
+        ? sql<boolean>`false`.as('hidden')
+        : sql<boolean>`(
+            exists (
+              select 1 from recipe_trace_steps s
+              join recipe_dry_runs r on r.id = s.dry_run_id
+              left join devices d on d.id = r.device_id
+              where s.frame_key = ${key} and s.workspace_id = ${ws} and d.assigned_to_id is distinct from ${va}::uuid
+            )
+            or exists (
+              select 1 from ui_captures c
+              left join devices d on d.id = c.device_id
+              where c.frame_key = ${key} and c.workspace_id = ${ws} and d.assigned_to_id is distinct from ${va}::uuid
+            )
+            or exists (
+              select 1 from task_failure_traces f
+              join tasks t on t.id = f.task_id
+              left join devices d on d.id = f.device_id
+              where f.frame_key = ${key} and f.workspace_id = ${ws} and d.assigned_to_id is distinct from ${va}::uuid
+                and not exists (
+                  select 1 from posts p
+                  join accounts a on a.id = p.account_id
+                  join devices pd on pd.id = a.device_id
+                  where p.id = t.post_id and p.workspace_id = ${ws} and pd.assigned_to_id = ${va}::uuid
+                )
+            )
+          )`.as('hidden'),
+    )
     .where('key', '=', key)
     .where('uploadedAt', 'is not', null)
-    .where('workspaceId', '=', scope.workspaceId);
+    .where('workspaceId', '=', ws);
   if (scope.screenshotsOnly) query = query.where((eb) => eb.exists(eb.selectFrom('screenshots').select('id').where('objectKey', '=', key)));
   return query.executeTakeFirst();
 }

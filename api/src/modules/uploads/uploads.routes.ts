@@ -17,6 +17,7 @@ import { objectPath, sendStoredFile } from '../../storage/storage.ts';
 import { reserveObject, resolveStoredObject, SAFE_IMAGE, storeUpload } from './uploads.service.ts';
 import { perPerson } from '../../auth/limits.ts';
 import { findWallLink } from '../wall/wall.queries.ts';
+import { SCREENS_NOT_YOURS } from '../usage/screens.rules.ts';
 import { findUploadedObject, storedBytes } from './uploads.queries.ts';
 import { automation } from '@farm/workers';
 
@@ -82,13 +83,16 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
-  /** Members read their workspace's files; a wall link reads only its workspace's screenshots. */
+  /**
+   * Members read their workspace's files (a VA, the frames of the phones they may control only); a wall link reads
+   * only its workspace's screenshots.
+   */
   app.get(
     '/objects/:id',
     { config: { access: 'public' }, schema: { tags: ['uploads'], params: objectParams, querystring: z.object({ wall: z.string().max(200).optional() }) } },
     async (request, reply) => {
       const session = request.session;
-      let scope: { workspaceId: string; screenshotsOnly: boolean };
+      let scope: { workspaceId: string; screenshotsOnly: boolean; viewer?: string | undefined };
       if (request.query.wall) {
         const link = await findWallLink(db, request.query.wall);
         if (!link) throw new AppError(401, 'This wall link is invalid or was revoked');
@@ -96,10 +100,12 @@ export const uploadsRoutes: FastifyPluginAsyncZod = async (app) => {
       } else {
         if (!session) throw new AppError(401, messages.notSignedIn);
         if (!session.workspaceId || session.deactivatedAt) throw new AppError(403, messages.noWorkspace);
-        scope = { workspaceId: session.workspaceId, screenshotsOnly: false };
+        scope = { workspaceId: session.workspaceId, screenshotsOnly: false, viewer: session.role === 'operator' ? undefined : session.id };
       }
       const row = await findUploadedObject(db, request.params.id, scope);
       if (!row) throw notFound();
+      // A frame of a phone's screen: for whoever may control that phone, as live Inspect.
+      if (row.hidden) throw new AppError(403, SCREENS_NOT_YOURS);
       return sendStoredFile(reply, storage, row, 'private, max-age=31536000, immutable');
     },
   );

@@ -3,7 +3,8 @@
  * mode and whether the run may have effects, with the pre-flight shown before Start: the phone's account, its app
  * version and whether the recipe covers it, the counted actions with what is left of today's caps, and a paused
  * account. A recipe that copies files to the phone gets its media as uploads picked here (stored in the workspace,
- * fetched by the phone as a post's media are). Start opens the run's trace.
+ * fetched by the phone as a post's media are). Start opens the run's trace. A VA
+ * is told their run verifies nothing: only an operator's run does.
  */
 import { Alert, Badge, Button, Checkbox, Group, List, Modal, SegmentedControl, Select, Stack, Text } from '@mantine/core';
 import { uploadLimits, type DryRunPreflight } from '@farm/contracts';
@@ -140,6 +141,11 @@ function DryRunDialog({ recipeId, recipeName, onClose }: DryRunButtonProps & { o
     <Modal opened onClose={onClose} title="Dry run" size="lg">
       <Stack gap="md">
         <Text size="sm" c="dimmed">{`${recipeName}, on one phone: its tasks wait until the run ends.`}</Text>
+        {me?.role === 'operator' ? null : (
+          <Text size="sm" c="dimmed">
+            Your run checks this version of the recipe on your phone; only a passing run an operator starts verifies an app version for it.
+          </Text>
+        )}
         <Select
           label="Phone"
           placeholder={phones.length === 0 ? 'No phone of yours is online' : 'Choose a phone'}

@@ -40,8 +40,11 @@ export function appText(app: NonNullable<DryRun['app']>): string {
 /** How the run ended, in one sentence (a stop the phone gave no words for takes its stopped step's). */
 export function outcomeText(run: DryRun, trace: readonly TraceStepOut[] = []): string | null {
   if (run.status === 'passed') {
-    if (run.verified && run.app) return `Passed — ${appText(run.app)} is now verified for this recipe`;
-    return run.effects ? 'Passed' : 'Passed with no effects: the counted steps were not run, so nothing new is verified';
+    // A verification belongs to this version of the recipe only, and only an operator's run makes one.
+    if (run.verified && run.app) return `Passed — ${appText(run.app)} is now verified for this version of the recipe`;
+    return run.effects
+      ? 'Passed — nothing verified: only a passing run an operator starts verifies an app version'
+      : 'Passed with no effects: the counted steps were not run, so nothing new is verified';
   }
   if (run.status === 'failed') return `Failed: ${run.failure?.message || run.failure?.code || 'no reason given'}`;
   if (run.status === 'stopped') {
