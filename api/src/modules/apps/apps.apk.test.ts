@@ -16,11 +16,11 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function read(bytes: Buffer, name = 'app.apk') {
+async function read(bytes: Buffer, name = 'app.apk', maxBytes = 500 * 1024 ** 2) {
   n += 1;
   const path = join(dir, `upload-${n}`);
   await writeFile(path, bytes);
-  return readUploadedApp(path, join(dir, `work-${n}`), name);
+  return readUploadedApp(path, join(dir, `work-${n}`), name, { maxBytes, beforeExtract: async () => undefined });
 }
 
 describe('the manifest reader', () => {
