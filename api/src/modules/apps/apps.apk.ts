@@ -6,6 +6,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sizeText } from '../uploads/uploads.service.ts';
 import { ManifestError, readManifest, type ApkManifest } from './apps.axml.ts';
 import { extractEntry, InflateBudget, openZip, readEntry, ZipError, ZipTooLargeError, type ZipArchive, type ZipEntry } from './apps.zip.ts';
 
@@ -131,7 +132,8 @@ export async function readUploadedApp(path: string, workDir: string, fileName: s
     // Declared sizes first: a set that says it is too large is refused before a byte is inflated or reserved. What
     // comes out is counted again as it inflates (yauzl stops an entry at its declared size, the budget at the cap).
     const declared = apks.reduce((sum, entry) => sum + entry.size, 0);
-    if (declared > limits.maxBytes) throw refusal(new ZipTooLargeError(`Its APKs inflate to more than the largest upload this console takes`), `The file ${fileName}`);
+    if (declared > limits.maxBytes)
+      throw new ApkTooLargeError(`The file ${fileName}: its APKs inflate to more than ${sizeText(limits.maxBytes)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`);
     await limits.beforeExtract(declared);
     const files: ApkFile[] = [];
     await mkdir(workDir, { recursive: true, mode: 0o700 });

@@ -51,7 +51,8 @@ interface Attribute {
 
 /** The most bytes of strings one manifest may decode: every pool entry counts, however many share the same bytes. */
 export const MAX_MANIFEST_STRING_BYTES = 16 * 1024 * 1024;
-const MAX_POOL_STRINGS = 200_000;
+/** Far past any real manifest (a few thousand strings); each entry costs a little even when empty. */
+const MAX_POOL_STRINGS = 262_144;
 
 /**
  * A string pool read lazily: each entry's length is read (and counted against the cap) up front, its text decoded only

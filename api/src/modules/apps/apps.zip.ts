@@ -174,7 +174,7 @@ function assertReadable(entry: ZipEntry): void {
 function limitSentence(entry: ZipEntry, limit: number, budget: InflateBudget): string {
   return limit < budget.total
     ? `${entry.name} inflates to more than ${sizeText(limit)}, more than a file of its kind may hold`
-    : `The archive inflates to more than ${sizeText(budget.total)}, the largest upload this console takes`;
+    : `The archive inflates to more than ${sizeText(budget.total)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`;
 }
 
 async function streamEntry(archive: ZipArchive, entry: ZipEntry, maxBytes: number, budget: InflateBudget, sink: Writable): Promise<void> {
