@@ -118,7 +118,19 @@ function endElement(name: number): Buffer {
 /** A compiled AndroidManifest.xml with `<manifest>` and `<uses-sdk>`. */
 export function buildManifest(spec: ManifestSpec): Buffer {
   // Resource-mapped names first (their index is their place in the map), then the rest.
-  const strings = ['versionCode', 'versionName', 'minSdkVersion', 'versionCodeMajor', 'android', ANDROID_NS, 'manifest', 'package', 'split', 'uses-sdk', spec.package];
+  const strings = [
+    'versionCode',
+    'versionName',
+    'minSdkVersion',
+    'versionCodeMajor',
+    'android',
+    ANDROID_NS,
+    'manifest',
+    'package',
+    'split',
+    'uses-sdk',
+    spec.package,
+  ];
   const index = (text: string) => {
     const at = strings.indexOf(text);
     if (at >= 0) return at;

@@ -133,7 +133,9 @@ export async function readUploadedApp(path: string, workDir: string, fileName: s
     // comes out is counted again as it inflates (yauzl stops an entry at its declared size, the budget at the cap).
     const declared = apks.reduce((sum, entry) => sum + entry.size, 0);
     if (declared > limits.maxBytes)
-      throw new ApkTooLargeError(`The file ${fileName}: its APKs inflate to more than ${sizeText(limits.maxBytes)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`);
+      throw new ApkTooLargeError(
+        `The file ${fileName}: its APKs inflate to more than ${sizeText(limits.maxBytes)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`,
+      );
     await limits.beforeExtract(declared);
     const files: ApkFile[] = [];
     await mkdir(workDir, { recursive: true, mode: 0o700 });

@@ -149,8 +149,7 @@ function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[
       // One pool per manifest: a second would double what the cap allows.
       if (strings) throw new ManifestError('The APK manifest is damaged');
       strings = new StringPool(bytes, at, headerSize, at + size);
-    }
-    else if (type === RES_XML_RESOURCE_MAP_TYPE) {
+    } else if (type === RES_XML_RESOURCE_MAP_TYPE) {
       resourceIds = [];
       for (let offset = at + headerSize; offset + 4 <= at + size; offset += 4) resourceIds.push(bytes.readUInt32LE(offset));
     } else if (type === RES_XML_START_ELEMENT_TYPE) {
@@ -208,12 +207,12 @@ export function readManifest(bytes: Buffer): ApkManifest {
   const major = wholeNumber(attr(manifest, 'versionCodeMajor')) ?? 0;
   // The package manager's long version code: versionCodeMajor in the high 32 bits, versionCode (unsigned) in the low.
   // A major past 2^21 is past what a number holds exactly; no published app comes near it.
-  if (major >= 2 ** 21)
-    throw new ManifestError(`The APK manifest's versionCodeMajor ${major} is larger than this console can store (at most ${2 ** 21 - 1})`);
+  if (major >= 2 ** 21) throw new ManifestError(`The APK manifest's versionCodeMajor ${major} is larger than this console can store (at most ${2 ** 21 - 1})`);
   const versionName = attr(manifest, 'versionName');
   const split = attr(manifest, 'split');
   // Both are stored and shown: a name of megabytes is not a name.
-  if (versionName !== null && String(versionName).length > MAX_NAME) throw new ManifestError(`The APK manifest's version name is longer than ${MAX_NAME} characters`);
+  if (versionName !== null && String(versionName).length > MAX_NAME)
+    throw new ManifestError(`The APK manifest's version name is longer than ${MAX_NAME} characters`);
   if (typeof split === 'string' && split.length > MAX_NAME) throw new ManifestError(`The APK manifest's split name is longer than ${MAX_NAME} characters`);
   const minSdk = attr(
     elements.find((element) => element.name === 'uses-sdk'),

@@ -7,7 +7,18 @@ import type { Db, Tx } from '../../shared/types.ts';
 const longCode = (column: string) => sql<number>`${sql.ref(column)}::float8`.as('versionCode');
 const rolloutCode = sql<number | null>`r.version_code::float8`.as('versionCode');
 
-const versionColumns = ['v.id', 'v.package', longCode('v.versionCode'), 'v.versionName', 'v.minSdk', 'v.abis', 'v.kind', 'v.fileName', 'v.size', 'v.createdAt'] as const;
+const versionColumns = [
+  'v.id',
+  'v.package',
+  longCode('v.versionCode'),
+  'v.versionName',
+  'v.minSdk',
+  'v.abis',
+  'v.kind',
+  'v.fileName',
+  'v.size',
+  'v.createdAt',
+] as const;
 
 /** The version's APKs (name and size), the base first. */
 const versionFiles = sql<

@@ -160,7 +160,7 @@ class Counted extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    if ((this.crc >>> 0) !== (this.entry.crc32 >>> 0)) done(new ZipError(`The ZIP entry ${this.entry.name} is damaged: its checksum does not match`));
+    if (this.crc >>> 0 !== this.entry.crc32 >>> 0) done(new ZipError(`The ZIP entry ${this.entry.name} is damaged: its checksum does not match`));
     else done();
   }
 }
