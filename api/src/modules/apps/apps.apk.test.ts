@@ -180,7 +180,8 @@ describe('what an upload may not do to the reader', () => {
     const apk = buildApk(base);
     // The manifest's bytes changed after its CRC-32 was written: one flipped byte in the stored string pool.
     const damaged = buildZip([{ name: 'AndroidManifest.xml', data: buildManifest(base), stored: true }]);
-    damaged[30 + 'AndroidManifest.xml'.length + 100] ^= 0xff;
+    const at = 30 + 'AndroidManifest.xml'.length + 100;
+    damaged.writeUInt8(damaged.readUInt8(at) ^ 0xff, at);
     await expect(read(damaged)).rejects.toThrow('The file app.apk: the ZIP entry AndroidManifest.xml is damaged: its checksum does not match');
     expect((await read(apk)).package).toBe('com.example.app');
   });
