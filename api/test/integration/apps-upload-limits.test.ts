@@ -11,13 +11,17 @@ import { buildTestApp, signUp, type Answer, type Client, type TestApp } from '..
 import { buildApk, buildManifest, buildZip, overlappingZip } from '../helpers/apk.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { listen } from '../realtime/sockets.ts';
+import { testConfig } from '../helpers/config.ts';
+import { defaultRateLimits } from '../../src/config.ts';
 
 const CAP = 2 * 1024 * 1024;
 
 let t: TestApp;
 let url: string;
 beforeAll(async () => {
-  t = await buildTestApp({ appUploadMaxBytes: CAP });
+  // Tests turn the upload limit off; here it is on, at its production default.
+  const config = testConfig('unused');
+  t = await buildTestApp({ appUploadMaxBytes: CAP, rateLimits: { ...config.rateLimits, appUploads: defaultRateLimits().appUploads } });
   url = await listen(t.app);
 });
 afterAll(async () => {
@@ -55,8 +59,8 @@ describe('an app upload that would fill the disk or the memory', () => {
     const operator = await signUp(t.app);
     const bomb = buildZip([
       { name: 'base.apk', data: buildApk(base), stored: true },
-      // 64 MB of zeros deflate to about 64 KB.
-      { name: 'split_config.en.apk', data: Buffer.alloc(64 * 1024 * 1024) },
+      // 16 MB of zeros deflate to about 16 KB.
+      { name: 'split_config.en.apk', data: Buffer.alloc(16 * 1024 * 1024) },
     ]);
     expect(bomb.length).toBeLessThan(100 * 1024);
     const message = 'The file bomb.apks: its APKs inflate to more than 2 MB, the largest app upload (APP_UPLOAD_MAX_BYTES)';
@@ -68,7 +72,7 @@ describe('an app upload that would fill the disk or the memory', () => {
     // The same entry declaring 1 KB is stopped where its declared size ends.
     const liar = buildZip([
       { name: 'base.apk', data: buildApk(base), stored: true },
-      { name: 'split_config.en.apk', data: Buffer.alloc(64 * 1024 * 1024), declaredSize: 1024 },
+      { name: 'split_config.en.apk', data: Buffer.alloc(16 * 1024 * 1024), declaredSize: 1024 },
     ]);
     const refused = await upload(operator, liar, 'liar.apks');
     expectStatus(refused, 400);
@@ -109,7 +113,7 @@ describe('an app upload that would fill the disk or the memory', () => {
     const operator = await signUp(t.app);
     const bomb = buildZip([
       { name: 'base.apk', data: buildApk(base), stored: true },
-      { name: 'split_config.en.apk', data: Buffer.alloc(64 * 1024 * 1024), declaredSize: CAP - 64 * 1024 },
+      { name: 'split_config.en.apk', data: Buffer.alloc(16 * 1024 * 1024), declaredSize: CAP - 64 * 1024 },
     ]);
     const order: string[] = [];
     const attack = upload(operator, bomb, 'slow.apks').then((answer) => {
