@@ -4,6 +4,10 @@
  * android:minSdkVersion>`. Layout from AOSP frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
  * (ResChunk_header, ResStringPool_header, ResXMLTree_node, ResXMLTree_attrExt, ResXMLTree_attribute, Res_value).
  * Attribute names are matched by text or, as aapt2 writes `android:` ones, by their resource id in the resource map.
+ *
+ * Ours rather than a package's: the maintained readers (@devicefarmer/adbkit-apkreader, app-info-parser) read the
+ * manifest whole with no cap and decode every string-pool entry on its own, which is the attack itself (200,000 entries
+ * pointing at one 32 KB string). Here the caller caps the manifest at 4 MiB and the pool at 16 MiB of strings.
  */
 
 import { appMessages, isAndroidPackageName } from '@farm/contracts';

@@ -59,9 +59,9 @@ export interface ZipArchive {
 
 const MAX_ENTRIES = 20_000;
 
+/** yauzl's handle and entries behind each archive handed out, kept out of the shape callers see. */
 interface OpenZip {
   zip: ZipFile;
-  archive: ZipArchive;
   raw: Map<ZipEntry, Entry>;
 }
 
@@ -99,7 +99,7 @@ export async function openZip(path: string): Promise<ZipArchive> {
     }
     refuseOverlaps(entries);
     const archive: ZipArchive = { size: zip.fileSize, entries, close: () => zip.close() };
-    opened.set(archive, { zip, archive, raw });
+    opened.set(archive, { zip, raw });
     return archive;
   } catch (error) {
     zip.close();
