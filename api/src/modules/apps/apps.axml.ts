@@ -1,7 +1,7 @@
 /**
  * Reads an APK's compiled AndroidManifest.xml (binary XML, "AXML") far enough to know what the file is: the
- * `<manifest>` element's `package`, `split`, `android:versionCode`, `android:versionCodeMajor` and `android:versionName`, and `<uses-sdk
- * android:minSdkVersion>`. Layout from AOSP frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
+ * `<manifest>` element's `package`, `split`, `android:versionCode`, `android:versionCodeMajor` and
+ * `android:versionName`, and `<uses-sdk android:minSdkVersion>`. Layout from AOSP frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
  * (ResChunk_header, ResStringPool_header, ResXMLTree_node, ResXMLTree_attrExt, ResXMLTree_attribute, Res_value).
  * Attribute names are matched by text or, as aapt2 writes `android:` ones, by their resource id in the resource map.
  *
