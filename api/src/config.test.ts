@@ -14,6 +14,7 @@ describe('request limits and proxy trust from the environment', () => {
       secondFactorFailures: { max: 10, windowMs: 900_000 },
       agentEnroll: { max: 120, windowMs: 3_600_000 },
       uploads: { max: 60, windowMs: 60_000 },
+      appUploads: { max: 20, windowMs: 3_600_000 },
       writes: { max: 600, windowMs: 60_000 },
     });
     expect(config.uploadsPendingMax).toBe(50);

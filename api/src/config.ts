@@ -33,6 +33,8 @@ export const limitDefaults = {
   agentEnroll: '120/1h',
   /** Upload URLs reserved per person. */
   uploads: '60/1m',
+  /** APKs and split sets uploaded to the app library per workspace: each is read and inflated, up to APP_UPLOAD_MAX_BYTES. */
+  appUploads: '20/1h',
   /** Writes (any POST, PUT, PATCH or DELETE under /api) per session, or per address when signed out. */
   writes: '600/1m',
 } as const;
@@ -45,6 +47,7 @@ export const limitVariables: Record<LimitName, string> = {
   secondFactorFailures: 'RATE_LIMIT_SECOND_FACTOR_FAILURES',
   agentEnroll: 'RATE_LIMIT_AGENT_ENROLL',
   uploads: 'RATE_LIMIT_UPLOADS',
+  appUploads: 'RATE_LIMIT_APP_UPLOADS',
   writes: 'RATE_LIMIT_WRITES',
 };
 
@@ -142,6 +145,7 @@ const envSchema = automationEnv.extend({
   RATE_LIMIT_SECOND_FACTOR_FAILURES: rateLimit.optional(),
   RATE_LIMIT_AGENT_ENROLL: rateLimit.optional(),
   RATE_LIMIT_UPLOADS: rateLimit.optional(),
+  RATE_LIMIT_APP_UPLOADS: rateLimit.optional(),
   RATE_LIMIT_WRITES: rateLimit.optional(),
   UPLOADS_PENDING_MAX: z.coerce.number().int().min(1).max(100_000).default(50),
   /** The largest APK or split set the app library takes (bytes; 500 MiB by default). */

@@ -750,12 +750,19 @@ export interface DeviceGroupMembersTable {
   addedAt: Timestamp;
 }
 
+/**
+ * A bigint column holding whole numbers below 2^53 (a long version code, 0049): node-postgres answers it as text,
+ * PGlite as a number; read through Number() where it is selected.
+ */
+export type SafeBigint = ColumnType<number | string, number, number>;
+
 /** A version of an app uploaded to the workspace's library, as read from its files (0041). */
 export interface AppVersionsTable {
   id: Generated<string>;
   workspaceId: string;
   package: string;
-  versionCode: number;
+  /** The long version code: (versionCodeMajor << 32) | versionCode (bigint since 0049). */
+  versionCode: SafeBigint;
   versionName: string | null;
   minSdk: number | null;
   abis: ColumnType<string[], string[] | undefined, string[]>;
@@ -780,7 +787,7 @@ export interface AppPinsTable {
   groupId: string;
   workspaceId: string;
   package: string;
-  versionCode: number;
+  versionCode: SafeBigint;
   versionName: string | null;
   pinnedById: string | null;
   createdAt: Timestamp;
@@ -797,7 +804,7 @@ export interface AppRolloutsTable {
   action: AppRolloutAction;
   package: string;
   versionId: string | null;
-  versionCode: number | null;
+  versionCode: ColumnType<number | string | null, number | null, number | null>;
   versionName: string | null;
   firstStageSize: number;
   allowDowngrade: ColumnType<boolean, boolean | undefined, boolean>;
@@ -924,6 +931,14 @@ export interface RecipeTraceStepsTable {
   createdAt: Timestamp;
 }
 
+/** Bytes of a workspace's storage quota held for an upload being received and read (0049). */
+export interface StorageReservationsTable {
+  id: Generated<string>;
+  workspaceId: string;
+  bytes: SafeBigint;
+  expiresAt: ColumnType<Date, Date, Date>;
+}
+
 export interface DB extends ManagerConsoleTables {
   workspaces: WorkspacesTable;
   users: UsersTable;
@@ -943,6 +958,7 @@ export interface DB extends ManagerConsoleTables {
   posts: PostsTable;
   campaignAccounts: CampaignAccountsTable;
   storedObjects: StoredObjectsTable;
+  storageReservations: StorageReservationsTable;
   deviceCredentials: DeviceCredentialsTable;
   screenshots: ScreenshotsTable;
   wallLinks: WallLinksTable;

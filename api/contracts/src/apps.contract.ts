@@ -14,6 +14,22 @@ export type AppRolloutAction = (typeof appRolloutActionValues)[number];
 export type AppRolloutStatus = (typeof appRolloutStatusValues)[number];
 export type AppRolloutPhoneStatus = (typeof appRolloutPhoneStatusValues)[number];
 
+/**
+ * An Android package name by the Java package rules the package manager applies: two or more segments, each a letter
+ * then letters, digits or underscores, 255 characters at most. A name read from an uploaded manifest or sent for a
+ * removal reaches the phone's package manager, so nothing else passes.
+ */
+export const ANDROID_PACKAGE_MAX = 255;
+const ANDROID_PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+export function isAndroidPackageName(text: string): boolean {
+  return text.length <= ANDROID_PACKAGE_MAX && ANDROID_PACKAGE.test(text);
+}
+export const androidPackageName = z
+  .string()
+  .trim()
+  .max(ANDROID_PACKAGE_MAX, { message: `Package must be at most ${ANDROID_PACKAGE_MAX} characters` })
+  .refine(isAndroidPackageName, { message: 'Package must be an Android package name, like com.instagram.android' });
+
 /** Whether the workspace's recipes (shipped and its own) cover a version of an app, by the coverage rule. */
 export const appCoverage = z.object({ covered: z.boolean(), reason: z.string().nullable() });
 
@@ -106,7 +122,7 @@ export const createAppRolloutBody = z
     /** The library's version to install or update to (not for a removal). */
     versionId: idFilter.optional(),
     /** The app to remove (install and update take it from the version). */
-    package: z.string().trim().max(255).optional(),
+    package: androidPackageName.optional(),
     /** Chosen phones, a group's phones, or both together. */
     deviceIds: z.array(idFilter).max(5000).optional(),
     groupId: idFilter.optional(),
@@ -141,6 +157,8 @@ export type AppCoverageWarning = z.infer<typeof appCoverageWarning>;
 export const appMessages = {
   versionTaken: (packageName: string, versionName: string | null, versionCode: number) =>
     `This workspace's library already has ${packageName}${versionName ? ` ${versionName}` : ''} (version code ${versionCode})`,
+  badPackage: (shown: string) =>
+    `The APK manifest names the package "${shown}", which is not an Android package name (segments of letters, digits and underscores, each starting with a letter, at least two, at most 255 characters)`,
   tooLarge: (limit: string) => `The file is larger than the ${limit} an app upload may be (APP_UPLOAD_MAX_BYTES)`,
   emptyFile: 'The file is empty',
   versionInUse: 'A rollout of this version is still going on: wait for it to finish, then remove the version',

@@ -35,6 +35,7 @@ export const messages = {
   tooManySignups: 'Too many sign-ups from this address. Please try again later.',
   tooManyEnrollments: 'Too many phone enrollments from this address. Please try again later.',
   tooManyUploads: 'Too many uploads in a short time. Please wait a moment and try again.',
+  tooManyAppUploads: 'This workspace has uploaded as many apps as it may this hour (RATE_LIMIT_APP_UPLOADS). Try again later.',
   tooManyWrites: 'Too many changes in a short time. Please wait a moment and try again.',
   twoFactorCodeWrong: 'That code is not right. Please try again.',
   loginStepExpired: 'This sign-in step has expired. Please log in again.',

@@ -26,6 +26,7 @@ export const limitMessages: Record<LimitName, string> = {
   secondFactorFailures: messages.twoFactorCodesPaused,
   agentEnroll: messages.tooManyEnrollments,
   uploads: messages.tooManyUploads,
+  appUploads: messages.tooManyAppUploads,
   writes: messages.tooManyWrites,
 };
 
@@ -141,6 +142,14 @@ export function perAddress(name: LimitName) {
 export function perPerson(name: LimitName) {
   return async function limitPerPerson(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (request.session) await request.server.limits.take(name, request.session.id, reply);
+  };
+}
+
+/** A route hook that counts one request against `name` per workspace (after the access rule ran): a budget all its people share. */
+export function perWorkspace(name: LimitName) {
+  return async function limitPerWorkspace(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const workspaceId = request.session?.workspaceId;
+    if (workspaceId) await request.server.limits.take(name, `workspace:${workspaceId}`, reply);
   };
 }
 

@@ -21,6 +21,10 @@ export interface ManifestSpec {
   minSdk?: number;
   /** Write the string pool as UTF-8 (aapt2's default) or UTF-16 (older aapt). */
   utf8?: boolean;
+  /** android:versionCodeMajor, the high 32 bits of the long version code. */
+  versionCodeMajor?: number;
+  /** The attack on a manifest reader: `references` extra pool entries all pointing at one string of `length` characters. */
+  repeatedString?: { length: number; references: number };
 }
 
 const ANDROID_NS = 'http://schemas.android.com/apk/res/android';
@@ -33,16 +37,20 @@ function chunk(type: number, headerSize: number, header: Buffer, body: Buffer): 
   return Buffer.concat([head, header, body]);
 }
 
-function stringPool(strings: readonly string[], utf8: boolean): Buffer {
+/** A UTF-8 pool's length: one byte, or two with the high bit set past 0x7f. */
+const utf8Length = (length: number) => (length > 0x7f ? [0x80 | (length >> 8), length & 0xff] : [length]);
+
+function stringPool(strings: readonly string[], utf8: boolean, repeated?: { length: number; references: number }): Buffer {
   const data: Buffer[] = [];
-  const offsets = Buffer.alloc(strings.length * 4);
+  const count = strings.length + (repeated?.references ?? 0);
+  const offsets = Buffer.alloc(count * 4);
   let offset = 0;
   strings.forEach((text, index) => {
     offsets.writeUInt32LE(offset, index * 4);
     let encoded: Buffer;
     if (utf8) {
       const bytes = Buffer.from(text, 'utf8');
-      encoded = Buffer.concat([Buffer.from([text.length, bytes.length]), bytes, Buffer.from([0])]);
+      encoded = Buffer.concat([Buffer.from([...utf8Length(text.length), ...utf8Length(bytes.length)]), bytes, Buffer.from([0])]);
     } else {
       const length = Buffer.alloc(2);
       length.writeUInt16LE(text.length);
@@ -51,13 +59,22 @@ function stringPool(strings: readonly string[], utf8: boolean): Buffer {
     data.push(encoded);
     offset += encoded.length;
   });
+  if (repeated) {
+    // One long string written once; every extra entry points at it.
+    const text = 'x'.repeat(repeated.length);
+    const encoded = utf8
+      ? Buffer.concat([Buffer.from([...utf8Length(text.length), ...utf8Length(text.length)]), Buffer.from(text), Buffer.from([0])])
+      : Buffer.concat([Buffer.from([text.length & 0xff, text.length >> 8]), Buffer.from(text, 'utf16le'), Buffer.alloc(2)]);
+    for (let index = strings.length; index < count; index += 1) offsets.writeUInt32LE(offset, index * 4);
+    data.push(encoded);
+  }
   let body = Buffer.concat([offsets, ...data]);
   if (body.length % 4) body = Buffer.concat([body, Buffer.alloc(4 - (body.length % 4))]);
   const header = Buffer.alloc(20);
-  header.writeUInt32LE(strings.length, 0);
+  header.writeUInt32LE(count, 0);
   header.writeUInt32LE(0, 4);
   header.writeUInt32LE(utf8 ? 1 << 8 : 0, 8);
-  header.writeUInt32LE(28 + strings.length * 4, 12);
+  header.writeUInt32LE(28 + count * 4, 12);
   header.writeUInt32LE(0, 16);
   return chunk(0x0001, 28, header, body);
 }
@@ -101,7 +118,19 @@ function endElement(name: number): Buffer {
 /** A compiled AndroidManifest.xml with `<manifest>` and `<uses-sdk>`. */
 export function buildManifest(spec: ManifestSpec): Buffer {
   // Resource-mapped names first (their index is their place in the map), then the rest.
-  const strings = ['versionCode', 'versionName', 'minSdkVersion', 'android', ANDROID_NS, 'manifest', 'package', 'split', 'uses-sdk', spec.package];
+  const strings = [
+    'versionCode',
+    'versionName',
+    'minSdkVersion',
+    'versionCodeMajor',
+    'android',
+    ANDROID_NS,
+    'manifest',
+    'package',
+    'split',
+    'uses-sdk',
+    spec.package,
+  ];
   const index = (text: string) => {
     const at = strings.indexOf(text);
     if (at >= 0) return at;
@@ -114,6 +143,7 @@ export function buildManifest(spec: ManifestSpec): Buffer {
     { ns: 0xffffffff, name: index('package'), value: { type: 'string', index: index(spec.package) } },
   ];
   if (spec.versionName !== null) attributes.splice(1, 0, { ns, name: 1, value: { type: 'string', index: index(spec.versionName ?? '1.0') } });
+  if (spec.versionCodeMajor !== undefined) attributes.push({ ns, name: 3, value: { type: 'int', value: spec.versionCodeMajor } });
   if (spec.split) attributes.push({ ns: 0xffffffff, name: index('split'), value: { type: 'string', index: index(spec.split) } });
   const elements = [
     startElement(index('manifest'), attributes),
@@ -124,12 +154,13 @@ export function buildManifest(spec: ManifestSpec): Buffer {
   const nsExt = Buffer.alloc(8);
   nsExt.writeUInt32LE(index('android'), 0);
   nsExt.writeUInt32LE(ns, 4);
-  const resourceMap = Buffer.alloc(12);
+  const resourceMap = Buffer.alloc(16);
   resourceMap.writeUInt32LE(0x0101021b, 0);
   resourceMap.writeUInt32LE(0x0101021c, 4);
   resourceMap.writeUInt32LE(0x0101020c, 8);
+  resourceMap.writeUInt32LE(0x01010576, 12);
   const body = Buffer.concat([
-    stringPool(strings, spec.utf8 ?? true),
+    stringPool(strings, spec.utf8 ?? true, spec.repeatedString),
     chunk(0x0180, 8, Buffer.alloc(0), resourceMap),
     node(0x0100, nsExt),
     ...elements,
@@ -143,6 +174,8 @@ export interface ZipFile {
   data: Buffer;
   /** Deflate it (default) or store it as is (how APKs sit inside .apks sets). */
   stored?: boolean;
+  /** The size the archive claims the entry inflates to, when it lies (default: the truth). */
+  declaredSize?: number;
 }
 
 /** A ZIP archive of these files. */
@@ -160,7 +193,7 @@ export function buildZip(files: readonly ZipFile[]): Buffer {
     local.writeUInt16LE(file.stored ? 0 : 8, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(file.data.length, 22);
+    local.writeUInt32LE(file.declaredSize ?? file.data.length, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -169,7 +202,7 @@ export function buildZip(files: readonly ZipFile[]): Buffer {
     central.writeUInt16LE(file.stored ? 0 : 8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(file.data.length, 24);
+    central.writeUInt32LE(file.declaredSize ?? file.data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, data);
@@ -184,6 +217,21 @@ export function buildZip(files: readonly ZipFile[]): Buffer {
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
+}
+
+/**
+ * The overlapping-entries ZIP bomb: every central directory record points at the first entry's local header, so one
+ * stored kernel would be inflated once per name.
+ */
+export function overlappingZip(files: readonly ZipFile[]): Buffer {
+  const zip = buildZip(files);
+  const end = zip.length - 22;
+  let at = zip.readUInt32LE(end + 16);
+  for (let index = 0; index < files.length; index += 1) {
+    zip.writeUInt32LE(0, at + 42);
+    at += 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return zip;
 }
 
 /** An APK: its manifest, a dex stand-in, and a native library for each ABI. */

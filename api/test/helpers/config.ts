@@ -28,7 +28,7 @@ export function testConfig(dataDir: string, overrides: Partial<Config> = {}): Co
     readCacheMs: 1000,
     runWorkers: !overrides.redisUrl,
     trustProxy: 0,
-    rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, writes: null },
+    rateLimits: { ...defaultRateLimits(), signup: null, login: null, agentEnroll: null, uploads: null, appUploads: null, writes: null },
     uploadsPendingMax: 50,
     appUploadMaxBytes: 500 * 1024 ** 2,
     metricsToken: undefined,

@@ -96,7 +96,7 @@ describe('the app library', () => {
     expectFieldError(
       await upload(operator, Buffer.from('GIF89a not an app')),
       'file',
-      'The file app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a zip archive',
+      'The file app.apk is not an APK or a split set (.apks, .xapk, .apkm): the file is not a ZIP archive',
     );
     expectFieldError(
       await upload(operator, buildZip([{ name: 'notes.txt', data: Buffer.from('hello') }]), 'notes.zip'),

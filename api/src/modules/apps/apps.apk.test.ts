@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApk, buildManifest, buildSplitSet, buildZip } from '../../../test/helpers/apk.ts';
+import { buildApk, buildManifest, buildSplitSet, buildZip, overlappingZip } from '../../../test/helpers/apk.ts';
 import { ApkError, readUploadedApp } from './apps.apk.ts';
 import { ManifestError, readManifest } from './apps.axml.ts';
 
@@ -16,11 +16,11 @@ afterAll(async () => {
 });
 
 let n = 0;
-async function read(bytes: Buffer, name = 'app.apk') {
+async function read(bytes: Buffer, name = 'app.apk', maxBytes = 500 * 1024 ** 2) {
   n += 1;
   const path = join(dir, `upload-${n}`);
   await writeFile(path, bytes);
-  return readUploadedApp(path, join(dir, `work-${n}`), name);
+  return readUploadedApp(path, join(dir, `work-${n}`), name, { maxBytes, beforeExtract: async () => undefined });
 }
 
 describe('the manifest reader', () => {
@@ -111,5 +111,78 @@ describe('reading an upload', () => {
     expect(await refusal(buildZip([{ name: 'AndroidManifest.xml', data: Buffer.from('<manifest/>') }]))).toBe(
       'The file app.apk: the APK manifest is not compiled Android XML',
     );
+  });
+});
+
+describe('what an upload may not do to the reader', () => {
+  const base = { package: 'com.example.app', versionCode: 9 };
+
+  it('refuses a manifest of 200,000 references to one 32 KB string at once, decoding none of them', () => {
+    const manifest = buildManifest({ ...base, repeatedString: { length: 32_000, references: 200_000 } });
+    expect(manifest.length).toBeGreaterThan(800_000);
+    const started = performance.now();
+    const heap = process.memoryUsage().heapUsed;
+    expect(() => readManifest(manifest)).toThrow(new ManifestError('The APK manifest holds more than 16 MB of strings'));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(process.memoryUsage().heapUsed - heap).toBeLessThan(64 * 1024 * 1024);
+    // A few references to a long string are a manifest like any other.
+    expect(readManifest(buildManifest({ ...base, repeatedString: { length: 32_000, references: 10 } })).package).toBe('com.example.app');
+  });
+
+  it('reads versionCodeMajor into the long version code', () => {
+    expect(readManifest(buildManifest({ ...base, versionCode: 5, versionCodeMajor: 3 })).versionCode).toBe(3 * 2 ** 32 + 5);
+    expect(readManifest(buildManifest({ ...base, versionCode: 0xffffffff, versionCodeMajor: 1 })).versionCode).toBe(2 * 2 ** 32 - 1);
+    expect(() => readManifest(buildManifest({ ...base, versionCodeMajor: 2 ** 21 }))).toThrow(
+      new ManifestError(`The APK manifest's versionCodeMajor ${2 ** 21} is larger than this console can store (at most ${2 ** 21 - 1})`),
+    );
+  });
+
+  it('refuses package names the package manager would not take', () => {
+    for (const name of ['example', 'com.example.app; reboot', '1com.example', 'com..example', 'com.example.', 'com.-x.y', `com.${'a'.repeat(252)}`])
+      expect(() => readManifest(buildManifest({ ...base, package: name })), name).toThrow(ManifestError);
+    expect(() => readManifest(buildManifest({ ...base, package: 'com.example app' }))).toThrow(
+      new ManifestError(
+        'The APK manifest names the package "com.example app", which is not an Android package name (segments of letters, digits and underscores, each starting with a letter, at least two, at most 255 characters)',
+      ),
+    );
+    expect(readManifest(buildManifest({ ...base, package: 'com.Example_2.app9' })).package).toBe('com.Example_2.app9');
+  });
+
+  it('refuses a split set whose entry inflates past the upload cap, from what it declares or what comes out', async () => {
+    const zeros = Buffer.alloc(300 * 1024);
+    const honest = buildZip([
+      { name: 'base.apk', data: buildApk(base), stored: true },
+      { name: 'split_config.en.apk', data: zeros },
+    ]);
+    expect(honest.length).toBeLessThan(8 * 1024);
+    await expect(read(honest, 'bomb.apks', 64 * 1024)).rejects.toThrow(
+      'The file bomb.apks: its APKs inflate to more than 64 KB, the largest app upload (APP_UPLOAD_MAX_BYTES)',
+    );
+    // Declaring 1 KB does not buy more: the entry is stopped where its declared size ends.
+    const liar = buildZip([
+      { name: 'base.apk', data: buildApk(base), stored: true },
+      { name: 'split_config.en.apk', data: zeros, declaredSize: 1024 },
+    ]);
+    const refused = await read(liar, 'liar.apks', 64 * 1024).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApkError);
+    expect((refused as Error).message).toMatch(/^The file liar\.apks: the ZIP entry split_config\.en\.apk is damaged: too many bytes in the stream/);
+    expect(await readdir(join(dir, `work-${n}`)).catch(() => 'removed')).toBe('removed');
+  });
+
+  it('refuses entries that share their bytes (the overlapping ZIP bomb) and entries whose checksum is wrong', async () => {
+    const overlapping = overlappingZip([
+      { name: 'base.apk', data: buildApk(base), stored: true },
+      { name: 'split_config.en.apk', data: buildApk(base), stored: true },
+    ]);
+    await expect(read(overlapping, 'o.apks')).rejects.toThrow(
+      'The file o.apks is not an APK or a split set (.apks, .xapk, .apkm): the ZIP entries base.apk and split_config.en.apk overlap; a ZIP archive whose files share bytes is refused',
+    );
+    const apk = buildApk(base);
+    // The manifest's bytes changed after its CRC-32 was written: one flipped byte in the stored string pool.
+    const damaged = buildZip([{ name: 'AndroidManifest.xml', data: buildManifest(base), stored: true }]);
+    const at = 30 + 'AndroidManifest.xml'.length + 100;
+    damaged.writeUInt8(damaged.readUInt8(at) ^ 0xff, at);
+    await expect(read(damaged)).rejects.toThrow('The file app.apk: the ZIP entry AndroidManifest.xml is damaged: its checksum does not match');
+    expect((await read(apk)).package).toBe('com.example.app');
   });
 });

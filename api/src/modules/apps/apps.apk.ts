@@ -6,11 +6,15 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sizeText } from '../uploads/uploads.service.ts';
 import { ManifestError, readManifest, type ApkManifest } from './apps.axml.ts';
-import { extractEntry, openFileSource, readEntry, readZipEntries, ZipError, type ByteSource, type ZipEntry } from './apps.zip.ts';
+import { extractEntry, InflateBudget, openZip, readEntry, ZipError, ZipTooLargeError, type ZipArchive, type ZipEntry } from './apps.zip.ts';
 
 /** The file is not an APK or a split set this console can install; the message names what is wrong. */
 export class ApkError extends Error {}
+
+/** The file inflates past the upload cap: answered 413. */
+export class ApkTooLargeError extends ApkError {}
 
 export interface ApkFile {
   /** Where the APK is on disk (the upload itself, or a file copied out of the set). */
@@ -34,12 +38,30 @@ export interface ReadApp {
   files: ApkFile[];
 }
 
+export interface ReadLimits {
+  /** Bytes the whole upload may inflate to, every entry read together (APP_UPLOAD_MAX_BYTES). */
+  maxBytes: number;
+  /**
+   * Called with the bytes the app will be stored as, before anything is copied out of a set: the caller reserves them
+   * under the storage quota (and throws to refuse).
+   */
+  beforeExtract(bytes: number): Promise<void>;
+}
+
 const MANIFEST = 'AndroidManifest.xml';
-const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
+/** The largest compiled manifest read: real ones are tens of KB, the largest published few hundred. */
+export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
 const MAX_SPLITS = 100;
 
 /** A sentence continued after a colon. */
 const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+
+/** The reader's refusal as the person's sentence about `label`; a cap crossed stays a 413. */
+function refusal(error: unknown, label: string): unknown {
+  if (error instanceof ZipTooLargeError) return new ApkTooLargeError(`${label}: ${lowerFirst(error.message)}`);
+  if (error instanceof ManifestError || error instanceof ZipError) return new ApkError(`${label}: ${lowerFirst(error.message)}`);
+  return error;
+}
 
 function abisOf(entries: readonly ZipEntry[]): string[] {
   const found = new Set<string>();
@@ -50,27 +72,25 @@ function abisOf(entries: readonly ZipEntry[]): string[] {
   return [...found].sort();
 }
 
-async function apkFacts(source: ByteSource, entries: readonly ZipEntry[], label: string): Promise<{ manifest: ApkManifest; abis: string[] }> {
-  const manifestEntry = entries.find((entry) => entry.name === MANIFEST);
+async function apkFacts(archive: ZipArchive, label: string, budget: InflateBudget): Promise<{ manifest: ApkManifest; abis: string[] }> {
+  const manifestEntry = archive.entries.find((entry) => entry.name === MANIFEST);
   if (!manifestEntry) throw new ApkError(`${label} is not an APK: it has no AndroidManifest.xml`);
   try {
-    return { manifest: readManifest(await readEntry(source, manifestEntry, MAX_MANIFEST_BYTES)), abis: abisOf(entries) };
+    return { manifest: readManifest(await readEntry(archive, manifestEntry, MAX_MANIFEST_BYTES, budget)), abis: abisOf(archive.entries) };
   } catch (error) {
-    if (error instanceof ManifestError || error instanceof ZipError) throw new ApkError(`${label}: ${lowerFirst(error.message)}`);
-    throw error;
+    throw refusal(error, label);
   }
 }
 
 /** Reads one APK file on disk. */
-async function readApkFile(path: string, label: string): Promise<Omit<ApkFile, 'name'>> {
-  const source = await openFileSource(path);
+async function readApkFile(path: string, label: string, budget: InflateBudget): Promise<Omit<ApkFile, 'name'>> {
+  const archive = await openZip(path).catch((error: unknown) => {
+    throw error instanceof ZipError ? new ApkError(`${label} is not an APK (${error.message.toLowerCase()})`) : error;
+  });
   try {
-    const entries = await readZipEntries(source).catch((error: unknown) => {
-      throw error instanceof ZipError ? new ApkError(`${label} is not an APK (${error.message.toLowerCase()})`) : error;
-    });
-    return { path, size: source.size, ...(await apkFacts(source, entries, label)) };
+    return { path, size: archive.size, ...(await apkFacts(archive, label, budget)) };
   } finally {
-    await source.close();
+    archive.close();
   }
 }
 
@@ -84,37 +104,47 @@ function setApks(entries: readonly ZipEntry[]): ZipEntry[] {
 
 /**
  * Reads the uploaded file at `path`: an APK as it is, or a split set whose APKs are copied into `workDir`. Throws
- * ApkError with a sentence for anything that is not an installable app; the caller removes `workDir`.
+ * ApkError with a sentence for anything that is not an installable app (ApkTooLargeError past the cap); the caller
+ * removes `workDir`.
  */
-export async function readUploadedApp(path: string, workDir: string, fileName: string): Promise<ReadApp> {
-  const source = await openFileSource(path);
-  let entries: ZipEntry[];
+export async function readUploadedApp(path: string, workDir: string, fileName: string, limits: ReadLimits): Promise<ReadApp> {
+  const budget = new InflateBudget(limits.maxBytes);
+  let archive: ZipArchive;
   try {
-    try {
-      entries = await readZipEntries(source);
-    } catch (error) {
-      if (error instanceof ZipError)
-        throw new ApkError(`The file ${fileName} is not an APK or a split set (.apks, .xapk, .apkm): ${error.message.toLowerCase()}`);
-      throw error;
-    }
+    archive = await openZip(path);
+  } catch (error) {
+    if (error instanceof ZipError) throw new ApkError(`The file ${fileName} is not an APK or a split set (.apks, .xapk, .apkm): ${lowerFirst(error.message)}`);
+    throw error;
+  }
+  try {
+    const entries = archive.entries;
     if (entries.some((entry) => entry.name === MANIFEST)) {
-      const { manifest, abis } = await apkFacts(source, entries, `The file ${fileName}`);
+      const { manifest, abis } = await apkFacts(archive, `The file ${fileName}`, budget);
       if (manifest.split)
         throw new ApkError(`The file ${fileName} is only the split "${manifest.split}" of ${manifest.package}: upload the whole set (.apks, .xapk or .apkm)`);
-      const file: ApkFile = { path, name: 'base', size: source.size, manifest, abis };
+      await limits.beforeExtract(archive.size);
+      const file: ApkFile = { path, name: 'base', size: archive.size, manifest, abis };
       return { kind: 'apk', ...summary([file]) };
     }
     const apks = setApks(entries);
     if (apks.length === 0) throw new ApkError(`The file ${fileName} is not an APK or a split set: it holds no AndroidManifest.xml and no .apk files`);
     if (apks.length > MAX_SPLITS) throw new ApkError(`The file ${fileName} holds more than ${MAX_SPLITS} APKs`);
+    // Declared sizes first: a set that says it is too large is refused before a byte is inflated or reserved. What
+    // comes out is counted again as it inflates (yauzl stops an entry at its declared size, the budget at the cap).
+    const declared = apks.reduce((sum, entry) => sum + entry.size, 0);
+    if (declared > limits.maxBytes)
+      throw new ApkTooLargeError(
+        `The file ${fileName}: its APKs inflate to more than ${sizeText(limits.maxBytes)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`,
+      );
+    await limits.beforeExtract(declared);
     const files: ApkFile[] = [];
     await mkdir(workDir, { recursive: true, mode: 0o700 });
     for (const [index, entry] of apks.entries()) {
       const target = join(workDir, `${index}.apk`);
-      await extractEntry(path, source, entry, target).catch((error: unknown) => {
-        throw error instanceof ZipError ? new ApkError(`The file ${fileName}: ${lowerFirst(error.message)}`) : error;
+      await extractEntry(archive, entry, target, limits.maxBytes, budget).catch((error: unknown) => {
+        throw refusal(error, `The file ${fileName}`);
       });
-      const read = await readApkFile(target, `The file ${entry.name} in ${fileName}`);
+      const read = await readApkFile(target, `The file ${entry.name} in ${fileName}`, budget);
       files.push({ ...read, name: read.manifest.split ?? 'base' });
     }
     return { kind: 'split_set', ...summary(checkSet(files, fileName)) };
@@ -122,7 +152,7 @@ export async function readUploadedApp(path: string, workDir: string, fileName: s
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   } finally {
-    await source.close();
+    archive.close();
   }
 }
 

@@ -1,16 +1,23 @@
 /**
  * Reads an APK's compiled AndroidManifest.xml (binary XML, "AXML") far enough to know what the file is: the
- * `<manifest>` element's `package`, `split`, `android:versionCode` and `android:versionName`, and `<uses-sdk
- * android:minSdkVersion>`. Layout from AOSP frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
+ * `<manifest>` element's `package`, `split`, `android:versionCode`, `android:versionCodeMajor` and
+ * `android:versionName`, and `<uses-sdk android:minSdkVersion>`. Layout from AOSP frameworks/base/libs/androidfw/include/androidfw/ResourceTypes.h
  * (ResChunk_header, ResStringPool_header, ResXMLTree_node, ResXMLTree_attrExt, ResXMLTree_attribute, Res_value).
  * Attribute names are matched by text or, as aapt2 writes `android:` ones, by their resource id in the resource map.
+ *
+ * Ours rather than a package's: the maintained readers (@devicefarmer/adbkit-apkreader, app-info-parser) read the
+ * manifest whole with no cap and decode every string-pool entry on its own, which is the attack itself (200,000 entries
+ * pointing at one 32 KB string). Here the caller caps the manifest at 4 MiB and the pool at 16 MiB of strings.
  */
+
+import { appMessages, isAndroidPackageName } from '@farm/contracts';
 
 /** The manifest cannot be read; the message is for the person who uploaded the file. */
 export class ManifestError extends Error {}
 
 export interface ApkManifest {
   package: string;
+  /** The long version code: (versionCodeMajor << 32) | versionCode, as the package manager compares versions. */
   versionCode: number;
   /** Null when the manifest names it through a resource (`@string/...`) rather than as text. */
   versionName: string | null;
@@ -29,12 +36,15 @@ const TYPE_STRING = 0x03;
 const TYPE_FIRST_INT = 0x10;
 const TYPE_LAST_INT = 0x1f;
 const NO_INDEX = 0xffffffff;
+const TWO_POW_32 = 2 ** 32;
+const MAX_NAME = 255;
 
 /** android.R.attr ids (public.xml): how aapt2 names these attributes. */
 const ATTR_IDS = new Map<number, string>([
   [0x0101021b, 'versionCode'],
   [0x0101021c, 'versionName'],
   [0x0101020c, 'minSdkVersion'],
+  [0x01010576, 'versionCodeMajor'],
 ]);
 
 interface Attribute {
@@ -43,34 +53,76 @@ interface Attribute {
   value: string | number | null;
 }
 
-function readStringPool(bytes: Buffer, start: number, headerSize: number): string[] {
-  const count = bytes.readUInt32LE(start + 8);
-  const flags = bytes.readUInt32LE(start + 16);
-  const stringsStart = start + bytes.readUInt32LE(start + 20);
-  const utf8 = (flags & UTF8_FLAG) !== 0;
-  if (count > 200_000) throw new ManifestError('The manifest string pool is too large');
-  const strings: string[] = [];
-  for (let index = 0; index < count; index += 1) {
-    let at = stringsStart + bytes.readUInt32LE(start + headerSize + index * 4);
-    if (utf8) {
+/** The most bytes of strings one manifest may decode: every pool entry counts, however many share the same bytes. */
+export const MAX_MANIFEST_STRING_BYTES = 16 * 1024 * 1024;
+/** Far past any real manifest (a few thousand strings); each entry costs a little even when empty. */
+const MAX_POOL_STRINGS = 262_144;
+
+/**
+ * A string pool read lazily: each entry's length is read (and counted against the cap) up front, its text decoded only
+ * when an element asks for it, once per distinct offset. A pool of 200,000 entries pointing at one 32 KB string is
+ * 6.5 GB of text if each is decoded on its own: here it is refused before anything is decoded.
+ */
+class StringPool {
+  private readonly spans: { at: number; length: number }[] = [];
+  private readonly decoded = new Map<number, string>();
+
+  constructor(
+    private readonly bytes: Buffer,
+    start: number,
+    headerSize: number,
+    end: number,
+  ) {
+    const count = bytes.readUInt32LE(start + 8);
+    const flags = bytes.readUInt32LE(start + 16);
+    const stringsStart = start + bytes.readUInt32LE(start + 20);
+    this.utf8 = (flags & UTF8_FLAG) !== 0;
+    if (count > MAX_POOL_STRINGS) throw new ManifestError('The manifest string pool is too large');
+    if (start + headerSize + count * 4 > end) throw new ManifestError('The APK manifest is damaged');
+    let total = 0;
+    for (let index = 0; index < count; index += 1) {
+      const span = this.span(stringsStart + bytes.readUInt32LE(start + headerSize + index * 4), end);
+      total += span.length;
+      if (total > MAX_MANIFEST_STRING_BYTES) throw new ManifestError('The APK manifest holds more than 16 MB of strings');
+      this.spans.push(span);
+    }
+  }
+
+  private readonly utf8: boolean;
+
+  /** Where an entry's text is and how many bytes it takes, clipped to the chunk. */
+  private span(offset: number, end: number): { at: number; length: number } {
+    const bytes = this.bytes;
+    let at = offset;
+    let length: number;
+    if (this.utf8) {
       // UTF-16 length then UTF-8 length, each 1 byte or 2 with the high bit set.
-      at += (bytes[at] ?? 0) & 0x80 ? 2 : 1;
-      let length = bytes[at] ?? 0;
+      at += bytes.readUInt8(at) & 0x80 ? 2 : 1;
+      length = bytes.readUInt8(at);
       if (length & 0x80) {
-        length = ((length & 0x7f) << 8) | (bytes[at + 1] ?? 0);
+        length = ((length & 0x7f) << 8) | bytes.readUInt8(at + 1);
         at += 2;
       } else at += 1;
-      strings.push(bytes.toString('utf8', at, at + length));
     } else {
-      let length = bytes.readUInt16LE(at);
+      length = bytes.readUInt16LE(at);
       if (length & 0x8000) {
         length = ((length & 0x7fff) << 16) | bytes.readUInt16LE(at + 2);
         at += 4;
       } else at += 2;
-      strings.push(bytes.toString('utf16le', at, at + length * 2));
+      length *= 2;
     }
+    return { at, length: Math.max(0, Math.min(length, end - at)) };
   }
-  return strings;
+
+  get(index: number): string | undefined {
+    const span = this.spans[index];
+    if (!span) return undefined;
+    const known = this.decoded.get(span.at);
+    if (known !== undefined) return known;
+    const text = this.bytes.toString(this.utf8 ? 'utf8' : 'utf16le', span.at, span.at + span.length);
+    this.decoded.set(span.at, text);
+    return text;
+  }
 }
 
 /** Every start tag with its attributes, in document order (the manifest's first tag is `<manifest>`). */
@@ -87,7 +139,8 @@ export function readAxmlElements(bytes: Buffer): { name: string; attributes: Att
 function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[] {
   if (bytes.length < 8 || bytes.readUInt16LE(0) !== RES_XML_TYPE) throw new ManifestError('The APK manifest is not compiled Android XML');
   const end = Math.min(bytes.length, bytes.readUInt32LE(4));
-  let strings: string[] = [];
+  let strings: StringPool | null = null;
+  const text = (index: number) => strings?.get(index);
   let resourceIds: number[] = [];
   const elements: { name: string; attributes: Attribute[] }[] = [];
   let at = bytes.readUInt16LE(2);
@@ -96,8 +149,11 @@ function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[
     const headerSize = bytes.readUInt16LE(at + 2);
     const size = bytes.readUInt32LE(at + 4);
     if (size < 8 || at + size > end) throw new ManifestError('The APK manifest is damaged');
-    if (type === RES_STRING_POOL_TYPE) strings = readStringPool(bytes, at, headerSize);
-    else if (type === RES_XML_RESOURCE_MAP_TYPE) {
+    if (type === RES_STRING_POOL_TYPE) {
+      // One pool per manifest: a second would double what the cap allows.
+      if (strings) throw new ManifestError('The APK manifest is damaged');
+      strings = new StringPool(bytes, at, headerSize, at + size);
+    } else if (type === RES_XML_RESOURCE_MAP_TYPE) {
       resourceIds = [];
       for (let offset = at + headerSize; offset + 4 <= at + size; offset += 4) resourceIds.push(bytes.readUInt32LE(offset));
     } else if (type === RES_XML_START_ELEMENT_TYPE) {
@@ -106,6 +162,9 @@ function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[
       const attributeStart = bytes.readUInt16LE(ext + 8);
       const attributeSize = bytes.readUInt16LE(ext + 10);
       const attributeCount = bytes.readUInt16LE(ext + 12);
+      // Every attribute inside its own chunk, none of them sharing bytes: a chunk cannot claim 65,535 of them.
+      if (attributeCount > 0 && (attributeSize < 20 || ext + attributeStart + attributeCount * attributeSize > at + size))
+        throw new ManifestError('The APK manifest is damaged');
       const attributes: Attribute[] = [];
       for (let index = 0; index < attributeCount; index += 1) {
         const base = ext + attributeStart + index * attributeSize;
@@ -114,18 +173,25 @@ function readElements(bytes: Buffer): { name: string; attributes: Attribute[] }[
         const dataType = bytes.readUInt8(base + 15);
         const data = bytes.readUInt32LE(base + 16);
         const byId = ATTR_IDS.get(resourceIds[attrName] ?? -1);
-        const name = byId ?? strings[attrName] ?? '';
+        const name = byId ?? text(attrName) ?? '';
         let value: string | number | null = null;
-        if (dataType === TYPE_STRING) value = strings[data] ?? null;
+        if (dataType === TYPE_STRING) value = text(data) ?? null;
         else if (dataType >= TYPE_FIRST_INT && dataType <= TYPE_LAST_INT) value = data;
-        else if (dataType !== TYPE_REFERENCE && rawValue !== NO_INDEX) value = strings[rawValue] ?? null;
+        else if (dataType !== TYPE_REFERENCE && rawValue !== NO_INDEX) value = text(rawValue) ?? null;
         attributes.push({ name, value });
       }
-      elements.push({ name: strings[nameIndex] ?? '', attributes });
+      elements.push({ name: text(nameIndex) ?? '', attributes });
     }
     at += size;
   }
   return elements;
+}
+
+/** An integer attribute, written as a number or (rarely) as decimal text; a text past 32 bits is not one. */
+function wholeNumber(value: string | number | null): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d{1,10}$/.test(value) && Number(value) < TWO_POW_32) return Number(value);
+  return null;
 }
 
 /** The manifest's facts; a manifest without a package or version code is refused. */
@@ -136,20 +202,31 @@ export function readManifest(bytes: Buffer): ApkManifest {
   const attr = (element: { attributes: Attribute[] } | undefined, name: string) => element?.attributes.find((item) => item.name === name)?.value ?? null;
   const packageName = attr(manifest, 'package');
   if (typeof packageName !== 'string' || packageName.length === 0) throw new ManifestError('The APK manifest names no package');
-  const versionCode = attr(manifest, 'versionCode');
-  const code = typeof versionCode === 'number' ? versionCode : typeof versionCode === 'string' && /^\d+$/.test(versionCode) ? Number(versionCode) : null;
+  if (!isAndroidPackageName(packageName)) {
+    const shown = packageName.length > 80 ? `${packageName.slice(0, 80)}…` : packageName;
+    throw new ManifestError(appMessages.badPackage(shown));
+  }
+  const code = wholeNumber(attr(manifest, 'versionCode'));
   if (code === null) throw new ManifestError('The APK manifest has no version code');
+  const major = wholeNumber(attr(manifest, 'versionCodeMajor')) ?? 0;
+  // The package manager's long version code: versionCodeMajor in the high 32 bits, versionCode (unsigned) in the low.
+  // A major past 2^21 is past what a number holds exactly; no published app comes near it.
+  if (major >= 2 ** 21) throw new ManifestError(`The APK manifest's versionCodeMajor ${major} is larger than this console can store (at most ${2 ** 21 - 1})`);
   const versionName = attr(manifest, 'versionName');
   const split = attr(manifest, 'split');
+  // Both are stored and shown: a name of megabytes is not a name.
+  if (versionName !== null && String(versionName).length > MAX_NAME)
+    throw new ManifestError(`The APK manifest's version name is longer than ${MAX_NAME} characters`);
+  if (typeof split === 'string' && split.length > MAX_NAME) throw new ManifestError(`The APK manifest's split name is longer than ${MAX_NAME} characters`);
   const minSdk = attr(
     elements.find((element) => element.name === 'uses-sdk'),
     'minSdkVersion',
   );
   return {
     package: packageName,
-    versionCode: code,
+    versionCode: major * TWO_POW_32 + code,
     versionName: versionName === null ? null : String(versionName),
     split: typeof split === 'string' && split.length > 0 ? split : null,
-    minSdk: typeof minSdk === 'number' ? minSdk : typeof minSdk === 'string' && /^\d+$/.test(minSdk) ? Number(minSdk) : null,
+    minSdk: wholeNumber(minSdk),
   };
 }

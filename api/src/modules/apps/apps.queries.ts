@@ -3,7 +3,22 @@ import { sql } from 'kysely';
 import type { AppRolloutAction, AppRolloutPhoneStatus, AppRolloutStatus } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
-const versionColumns = ['v.id', 'v.package', 'v.versionCode', 'v.versionName', 'v.minSdk', 'v.abis', 'v.kind', 'v.fileName', 'v.size', 'v.createdAt'] as const;
+/** A long version code (bigint, below 2^53) read as a number by either driver. */
+const longCode = (column: string) => sql<number>`${sql.ref(column)}::float8`.as('versionCode');
+const rolloutCode = sql<number | null>`r.version_code::float8`.as('versionCode');
+
+const versionColumns = [
+  'v.id',
+  'v.package',
+  longCode('v.versionCode'),
+  'v.versionName',
+  'v.minSdk',
+  'v.abis',
+  'v.kind',
+  'v.fileName',
+  'v.size',
+  'v.createdAt',
+] as const;
 
 /** The version's APKs (name and size), the base first. */
 const versionFiles = sql<
@@ -116,7 +131,7 @@ export function versionFileRows(db: Db, versionId: string) {
 export function listPins(db: Db, workspaceId: string) {
   return db
     .selectFrom('appPins')
-    .select(['groupId', 'package', 'versionCode', 'versionName', 'createdAt'])
+    .select(['groupId', 'package', longCode('versionCode'), 'versionName', 'createdAt'])
     .where('workspaceId', '=', workspaceId)
     .orderBy('package')
     .orderBy('groupId')
@@ -170,7 +185,7 @@ export async function pinsOfPhones(tx: Tx, workspaceId: string, packageName: str
     .selectFrom('appPins as p')
     .innerJoin('deviceGroupMembers as m', 'm.groupId', 'p.groupId')
     .innerJoin('deviceGroups as g', 'g.id', 'p.groupId')
-    .select(['m.deviceId', 'g.name as groupName', 'p.versionCode', 'p.versionName'])
+    .select(['m.deviceId', 'g.name as groupName', longCode('p.versionCode'), 'p.versionName'])
     .where('p.workspaceId', '=', workspaceId)
     .where('p.package', '=', packageName)
     .where('m.deviceId', 'in', deviceIds)
@@ -186,7 +201,7 @@ const rolloutColumns = [
   'r.action',
   'r.package',
   'r.versionId',
-  'r.versionCode',
+  rolloutCode,
   'r.versionName',
   'r.firstStageSize',
   'r.allowDowngrade',

@@ -1,7 +1,7 @@
 /**
  * The app library and staged rollouts (issue #42): everyone in the workspace reads the library, its pins, its
  * rollouts and the coverage warnings; operators upload, remove, pin and roll out. An upload is the file's raw bytes
- * (`POST /apps?fileName=…`), streamed to disk under APP_UPLOAD_MAX_BYTES; the farm host fetches a rollout's APKs from
+ * (`POST /apps?fileName=…`), streamed to disk under APP_UPLOAD_MAX_BYTES, RATE_LIMIT_APP_UPLOADS a workspace; the farm host fetches a rollout's APKs from
  * `/agent/apps/<key>` with its own credential.
  */
 import type { Readable } from 'node:stream';
@@ -21,6 +21,7 @@ import {
   idParams,
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
+import { perWorkspace } from '../../auth/limits.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
 import { findHostByToken } from '../../agents/hosts.queries.ts';
@@ -65,7 +66,13 @@ export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/apps',
     {
       config: { access: 'devices.manage' },
-      schema: { tags: ['apps'], querystring: appUploadQuery, response: { 201: appVersion, 400: errorBody, 409: errorBody, 413: errorBody, 415: errorBody } },
+      // Each upload is read and inflated up to the cap: a workspace's budget of them, whoever sends them.
+      preHandler: perWorkspace('appUploads'),
+      schema: {
+        tags: ['apps'],
+        querystring: appUploadQuery,
+        response: { 201: appVersion, 400: errorBody, 409: errorBody, 413: errorBody, 415: errorBody, 429: errorBody },
+      },
     },
     async (request, reply) => {
       const body = request.body as Readable | undefined;

@@ -1,6 +1,6 @@
 /**
- * The app library (issue #42): an upload is streamed to a temporary file under the size cap, read for what it is
- * (apps.apk.ts), its APKs stored as the workspace's objects (counted in its storage quota under the workspace lock)
+ * The app library (issue #42): an upload's bytes are reserved under the storage quota, it is streamed to a temporary
+ * file under the size cap, read for what it is (apps.apk.ts) and its APKs stored as the workspace's objects
  * and recorded; a version goes only when no rollout uses it and no group pins it. The coverage rule
  * (`coversApp`) says which versions the workspace's recipes cover, for the library and the phones' warnings.
  */
@@ -19,8 +19,9 @@ import { write } from '../../events/write.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { lockGroup } from '../groups/groups.queries.ts';
 import type { Storage } from '../../storage/storage.ts';
-import { assertQuota, sizeText } from '../uploads/uploads.service.ts';
-import { ApkError, readUploadedApp } from './apps.apk.ts';
+import { deleteStorageReservation } from '../uploads/uploads.queries.ts';
+import { assertQuota, releaseStorage, reserveStorage, resizeStorage, sizeText } from '../uploads/uploads.service.ts';
+import { ApkError, ApkTooLargeError, readUploadedApp } from './apps.apk.ts';
 import {
   activeRolloutOf,
   coverageInputs,
@@ -151,16 +152,27 @@ export interface UploadInput {
 /**
  * Takes an uploaded APK or split set into the library: read from its bytes, refused with a sentence when it is not an
  * app, too large, already there, or past the storage quota; nothing is kept of a refused upload.
+ *
+ * The quota is held before a byte is written: the declared length (or the cap, for a body of unknown length) is
+ * reserved under the quota's lock, then resized to what the app is stored as once its directory is read and before a
+ * split set's APKs are copied out; the stored files replace the reservation in the transaction that records them.
  */
 export async function uploadApp(ctx: WriteContext & { storage: Storage }, actor: Actor, input: UploadInput): Promise<AppVersion> {
   if (input.declaredLength !== null && input.declaredLength > input.maxBytes) throw tooLarge(input.maxBytes);
-  const dir = await mkdtemp(join(tmpdir(), 'farm-app-'));
+  if (input.declaredLength === 0) throw badRequest('file', appMessages.emptyFile);
+  const reservation = await reserveStorage(ctx, actor.workspaceId, input.declaredLength ?? input.maxBytes);
+  let dir: string | null = null;
   const stored: string[] = [];
   try {
+    dir = await mkdtemp(join(tmpdir(), 'farm-app-'));
     const uploadPath = join(dir, 'upload');
     const size = await receive(input.body, uploadPath, input.maxBytes);
     if (size === 0) throw badRequest('file', appMessages.emptyFile);
-    const app = await readUploadedApp(uploadPath, join(dir, 'set'), input.fileName).catch((error: unknown) => {
+    const app = await readUploadedApp(uploadPath, join(dir, 'set'), input.fileName, {
+      maxBytes: input.maxBytes,
+      beforeExtract: (bytes) => resizeStorage(ctx, actor.workspaceId, reservation, bytes),
+    }).catch((error: unknown) => {
+      if (error instanceof ApkTooLargeError) throw new AppError(413, error.message, [{ field: 'file', message: error.message }]);
       throw error instanceof ApkError ? badRequest('file', error.message) : error;
     });
     const files = app.files.map((file) => ({ key: randomUUID(), name: file.name, size: file.size, path: file.path }));
@@ -172,6 +184,8 @@ export async function uploadApp(ctx: WriteContext & { storage: Storage }, actor:
       stored.push(file.key);
     }
     const id = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+      // The files take the reservation's place, counted under the same lock.
+      await deleteStorageReservation(tx, reservation);
       await assertQuota(tx, actor.workspaceId, total);
       if (await versionOfCode(tx, actor.workspaceId, app.package, app.versionCode))
         throw conflict(appMessages.versionTaken(app.package, app.versionName, app.versionCode));
@@ -208,7 +222,9 @@ export async function uploadApp(ctx: WriteContext & { storage: Storage }, actor:
     return toAppVersion(row, basis);
   } finally {
     if (stored.length > 0) await ctx.storage.remove(stored).catch(() => undefined);
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    // Gone already when the version was recorded; otherwise its bytes go back to the workspace.
+    await releaseStorage(ctx, actor.workspaceId, reservation).catch(() => undefined);
   }
 }
 

@@ -1,16 +1,22 @@
 /**
- * Just enough of the ZIP format to read APKs and split sets (.apks, .xapk, .apkm) from disk without holding them in
- * memory: the central directory (end record found in the file's last 64 KiB), each entry's local header, and its
- * bytes stored or deflated. ZIP64 and encrypted entries are refused with a sentence: no APK the console takes needs
- * them. Source: PKWARE APPNOTE.TXT 6.3.x, sections 4.3.7 (local header), 4.3.12 (central header), 4.3.16 (end record).
+ * Reads APKs and split sets (.apks, .xapk, .apkm) from disk with yauzl (ZIP64, checked entry sizes, file names),
+ * adding what an upload from a stranger needs on top of it: a cap on the bytes inflated per entry and per upload,
+ * counted as they come out (a declared size is never trusted), each entry's CRC-32 checked as it streams, and entries
+ * whose bytes overlap refused (a ZIP bomb of overlapping local headers inflates one kernel many times). Entries are
+ * streamed: to a file for an APK inside a set, to memory only for a manifest and only up to its own cap.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createInflateRaw, inflateRawSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import { openPromise, type Entry, type ZipFile } from 'yauzl';
+import { sizeText } from '../uploads/uploads.service.ts';
 
-/** A file that is not a ZIP (so not an APK), or one this reader cannot take; the message is for the person. */
+/** A file that is not a ZIP (so not an APK), or one this reader refuses; the message is for the person. */
 export class ZipError extends Error {}
+
+/** The budget crossed: the archive inflates past a cap. Answered 413 with the sentence. */
+export class ZipTooLargeError extends ZipError {}
 
 export interface ZipEntry {
   name: string;
@@ -18,91 +24,145 @@ export interface ZipEntry {
   method: number;
   compressedSize: number;
   size: number;
-  localHeaderOffset: number;
+  crc32: number;
   encrypted: boolean;
+  /** Where the entry's local header starts and where its bytes start, from the local header itself. */
+  localHeaderOffset: number;
+  dataStart: number;
 }
 
-/** Random access to a file's bytes. */
-export interface ByteSource {
+/**
+ * The bytes one upload may inflate, all its entries together (the APKs copied out of a set and every manifest read):
+ * shared by every read of the upload, counted as bytes come out of the inflater.
+ */
+export class InflateBudget {
+  constructor(
+    readonly total: number,
+    private left = total,
+  ) {}
+
+  get remaining(): number {
+    return this.left;
+  }
+
+  take(bytes: number): boolean {
+    this.left -= bytes;
+    return this.left >= 0;
+  }
+}
+
+export interface ZipArchive {
   size: number;
-  read(offset: number, length: number): Promise<Buffer>;
+  entries: ZipEntry[];
+  close(): void;
 }
 
-export function bufferSource(bytes: Buffer): ByteSource {
-  return { size: bytes.length, read: async (offset, length) => bytes.subarray(offset, offset + length) };
-}
-
-/** A file opened for reading; close it when done. */
-export async function openFileSource(path: string): Promise<ByteSource & { close(): Promise<void> }> {
-  const handle: FileHandle = await open(path, 'r');
-  const { size } = await handle.stat();
-  return {
-    size,
-    async read(offset, length) {
-      const buffer = Buffer.alloc(Math.max(0, Math.min(length, size - offset)));
-      if (buffer.length > 0) await handle.read(buffer, 0, buffer.length, offset);
-      return buffer;
-    },
-    close: () => handle.close(),
-  };
-}
-
-const EOCD_SIGNATURE = 0x06054b50;
-const CENTRAL_SIGNATURE = 0x02014b50;
-const LOCAL_SIGNATURE = 0x04034b50;
 const MAX_ENTRIES = 20_000;
 
-/** The entries of the archive's central directory, in their order there. */
-export async function readZipEntries(source: ByteSource): Promise<ZipEntry[]> {
-  if (source.size < 22) throw new ZipError('The file is not a ZIP archive');
-  const tailLength = Math.min(source.size, 22 + 0xffff);
-  const tail = await source.read(source.size - tailLength, tailLength);
-  let at = -1;
-  for (let index = tail.length - 22; index >= 0; index -= 1) {
-    if (tail.readUInt32LE(index) === EOCD_SIGNATURE) {
-      at = index;
-      break;
-    }
-  }
-  if (at < 0) throw new ZipError('The file is not a ZIP archive');
-  const count = tail.readUInt16LE(at + 10);
-  const directorySize = tail.readUInt32LE(at + 12);
-  const directoryOffset = tail.readUInt32LE(at + 16);
-  if (count === 0xffff || directoryOffset === 0xffffffff) throw new ZipError('ZIP64 archives are not supported');
-  if (count > MAX_ENTRIES) throw new ZipError(`The archive holds more than ${MAX_ENTRIES} files`);
-  if (directoryOffset + directorySize > source.size) throw new ZipError('The ZIP archive is cut short');
-  const directory = await source.read(directoryOffset, directorySize);
-  const entries: ZipEntry[] = [];
-  let offset = 0;
-  for (let index = 0; index < count; index += 1) {
-    if (offset + 46 > directory.length || directory.readUInt32LE(offset) !== CENTRAL_SIGNATURE) throw new ZipError('The ZIP directory is damaged');
-    const flags = directory.readUInt16LE(offset + 8);
-    const nameLength = directory.readUInt16LE(offset + 28);
-    const extraLength = directory.readUInt16LE(offset + 30);
-    const commentLength = directory.readUInt16LE(offset + 32);
-    const entry: ZipEntry = {
-      method: directory.readUInt16LE(offset + 10),
-      compressedSize: directory.readUInt32LE(offset + 20),
-      size: directory.readUInt32LE(offset + 24),
-      localHeaderOffset: directory.readUInt32LE(offset + 42),
-      name: directory.toString('utf8', offset + 46, offset + 46 + nameLength),
-      encrypted: (flags & 1) === 1,
-    };
-    if (entry.size === 0xffffffff || entry.compressedSize === 0xffffffff || entry.localHeaderOffset === 0xffffffff)
-      throw new ZipError('ZIP64 archives are not supported');
-    entries.push(entry);
-    offset += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
+/** yauzl's handle and entries behind each archive handed out, kept out of the shape callers see. */
+interface OpenZip {
+  zip: ZipFile;
+  raw: Map<ZipEntry, Entry>;
 }
 
-/** Where the entry's bytes start: after its local header, whose name and extra field may differ from the directory's. */
-async function dataOffset(source: ByteSource, entry: ZipEntry): Promise<number> {
-  const header = await source.read(entry.localHeaderOffset, 30);
-  if (header.length < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw new ZipError(`The ZIP entry ${entry.name} is damaged`);
-  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-  if (start + entry.compressedSize > source.size) throw new ZipError(`The ZIP entry ${entry.name} is cut short`);
-  return start;
+const opened = new WeakMap<ZipArchive, OpenZip>();
+
+/** Opens the archive at `path` and reads its directory; refuses overlapping entries. Close it when done. */
+export async function openZip(path: string): Promise<ZipArchive> {
+  let zip: ZipFile;
+  try {
+    zip = await openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+  } catch {
+    throw new ZipError('The file is not a ZIP archive');
+  }
+  try {
+    if (zip.entryCount > MAX_ENTRIES) throw new ZipError(`The archive holds more than ${MAX_ENTRIES} files`);
+    const raw = new Map<ZipEntry, Entry>();
+    const entries: ZipEntry[] = [];
+    for (const entry of await listEntries(zip)) {
+      const header = await zip.readLocalFileHeaderPromise(entry, { minimal: true }).catch((error: unknown) => {
+        throw new ZipError(`The ZIP entry ${entry.fileName} is damaged (${error instanceof Error ? error.message : 'unreadable'})`);
+      });
+      const item: ZipEntry = {
+        name: entry.fileName,
+        method: entry.compressionMethod,
+        compressedSize: entry.compressedSize,
+        size: entry.uncompressedSize,
+        crc32: entry.crc32,
+        encrypted: entry.isEncrypted(),
+        localHeaderOffset: entry.relativeOffsetOfLocalHeader,
+        dataStart: header.fileDataStart,
+      };
+      if (item.dataStart + item.compressedSize > zip.fileSize) throw new ZipError(`The ZIP entry ${item.name} is cut short`);
+      raw.set(item, entry);
+      entries.push(item);
+    }
+    refuseOverlaps(entries);
+    const archive: ZipArchive = { size: zip.fileSize, entries, close: () => zip.close() };
+    opened.set(archive, { zip, raw });
+    return archive;
+  } catch (error) {
+    zip.close();
+    if (error instanceof ZipError) throw error;
+    throw new ZipError(`The ZIP archive is damaged (${error instanceof Error ? error.message : 'unreadable'})`);
+  }
+}
+
+function listEntries(zip: ZipFile): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    zip.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(entries));
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+}
+
+/**
+ * Each entry's local header and bytes are its own: sorted by where they start, an entry's bytes end before the next
+ * header begins. Two entries naming the same bytes (or one header inside another's data) are refused.
+ */
+function refuseOverlaps(entries: readonly ZipEntry[]): void {
+  const sorted = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
+  for (let index = 1; index < sorted.length; index += 1) {
+    const before = sorted[index - 1] as ZipEntry;
+    const entry = sorted[index] as ZipEntry;
+    if (entry.localHeaderOffset < before.dataStart + before.compressedSize)
+      throw new ZipError(`The ZIP entries ${before.name} and ${entry.name} overlap; a ZIP archive whose files share bytes is refused`);
+  }
+}
+
+/** Counts the bytes that really come out (never the declared size), refuses past `limit`, and checks the CRC-32. */
+class Counted extends Transform {
+  private count = 0;
+  private crc = 0;
+
+  constructor(
+    private readonly entry: ZipEntry,
+    private readonly limit: number,
+    private readonly budget: InflateBudget,
+    private readonly tooLarge: string,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.count += chunk.length;
+    if (this.count > this.limit || !this.budget.take(chunk.length)) {
+      done(new ZipTooLargeError(this.tooLarge));
+      return;
+    }
+    this.crc = crc32(chunk, this.crc);
+    done(null, chunk);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.crc >>> 0 !== this.entry.crc32 >>> 0) done(new ZipError(`The ZIP entry ${this.entry.name} is damaged: its checksum does not match`));
+    else done();
+  }
 }
 
 function assertReadable(entry: ZipEntry): void {
@@ -110,36 +170,54 @@ function assertReadable(entry: ZipEntry): void {
   if (entry.method !== 0 && entry.method !== 8) throw new ZipError(`${entry.name} uses a ZIP compression this server does not read (method ${entry.method})`);
 }
 
-/** One entry's bytes in memory, for small ones (a manifest); refused past `maxBytes`. */
-export async function readEntry(source: ByteSource, entry: ZipEntry, maxBytes: number): Promise<Buffer> {
+/** What a refusal past a cap says. */
+function limitSentence(entry: ZipEntry, limit: number, budget: InflateBudget): string {
+  return limit < budget.total
+    ? `${entry.name} inflates to more than ${sizeText(limit)}, more than a file of its kind may hold`
+    : `The archive inflates to more than ${sizeText(budget.total)}, the largest app upload (APP_UPLOAD_MAX_BYTES)`;
+}
+
+async function streamEntry(archive: ZipArchive, entry: ZipEntry, maxBytes: number, budget: InflateBudget, sink: Writable): Promise<void> {
   assertReadable(entry);
-  if (entry.size > maxBytes) throw new ZipError(`${entry.name} is larger than ${maxBytes} bytes`);
-  const raw = await source.read(await dataOffset(source, entry), entry.compressedSize);
-  if (entry.method === 0) return raw;
+  const open = opened.get(archive);
+  const raw = open?.raw.get(entry);
+  if (!open || !raw) throw new Error('the entry is not of this archive');
+  const limit = Math.min(maxBytes, budget.remaining);
+  const sentence = limitSentence(entry, Math.min(maxBytes, budget.total), budget);
+  // The declared size is a first, cheap refusal; the count below is the one that holds.
+  if (entry.size > limit) throw new ZipTooLargeError(sentence);
+  let input: NodeJS.ReadableStream;
   try {
-    return inflateRawSync(raw, { maxOutputLength: maxBytes });
+    input = await open.zip.openReadStreamPromise(raw);
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'Z_DATA_ERROR' || (error as { code?: unknown }).code === 'Z_BUF_ERROR')
-      throw new ZipError(`${entry.name} cannot be decompressed`);
+    throw new ZipError(`The ZIP entry ${entry.name} is damaged (${error instanceof Error ? error.message : 'unreadable'})`);
+  }
+  try {
+    await pipeline(input, new Counted(entry, limit, budget, sentence), sink);
+  } catch (error) {
+    if (error instanceof ZipError) throw error;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('Z_')) throw new ZipError(`${entry.name} cannot be decompressed`);
+    // yauzl's own size check: the entry's bytes are not the size it declares.
+    if (error instanceof Error && /too (many|few) bytes/.test(error.message)) throw new ZipError(`The ZIP entry ${entry.name} is damaged: ${error.message}`);
     throw error;
   }
 }
 
-/** Copies one entry of the archive at `path` to its own file, streamed (a split set's APKs may be hundreds of MB). */
-export async function extractEntry(path: string, source: ByteSource, entry: ZipEntry, target: string): Promise<void> {
-  assertReadable(entry);
-  const start = await dataOffset(source, entry);
-  const input = createReadStream(path, { start, end: start + entry.compressedSize - 1 });
-  const output = createWriteStream(target, { mode: 0o600 });
-  try {
-    if (entry.compressedSize === 0) {
-      input.destroy();
-      await new Promise<void>((resolve, reject) => output.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    } else if (entry.method === 0) await pipeline(input, output);
-    else await pipeline(input, createInflateRaw(), output);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'Z_DATA_ERROR' || (error as { code?: unknown }).code === 'Z_BUF_ERROR')
-      throw new ZipError(`${entry.name} cannot be decompressed`);
-    throw error;
-  }
+/** One entry's bytes in memory, for small ones (a manifest): refused past `maxBytes` as they inflate. */
+export async function readEntry(archive: ZipArchive, entry: ZipEntry, maxBytes: number, budget: InflateBudget): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  await streamEntry(archive, entry, maxBytes, budget, sink);
+  return Buffer.concat(chunks);
+}
+
+/** Copies one entry to its own file, streamed; a refusal part way leaves the partial file for the caller's cleanup. */
+export async function extractEntry(archive: ZipArchive, entry: ZipEntry, target: string, maxBytes: number, budget: InflateBudget): Promise<void> {
+  await streamEntry(archive, entry, maxBytes, budget, createWriteStream(target, { mode: 0o600 }));
 }

@@ -96,7 +96,7 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
   return query.executeTakeFirst();
 }
 
-/** Bytes of the workspace's stored files (uploaded ones; reservations hold none yet) and of its saved UI trees (captures, failures' and dry runs' traces) and recorded steps' screenshots. */
+/** Bytes of the workspace's stored files (uploaded ones; an object's reservation holds none yet), the bytes held for uploads being read (storage_reservations) and of its saved UI trees (captures, failures' and dry runs' traces) and recorded steps' screenshots. */
 export async function storedBytes(db: Db, workspaceId: string): Promise<number> {
   const row = await db
     .selectFrom('storedObjects')
@@ -123,7 +123,45 @@ export async function storedBytes(db: Db, workspaceId: string): Promise<number> 
     .select(sql<number>`coalesce(sum(step_shots_bytes), 0)::float8`.as('bytes'))
     .where('workspaceId', '=', workspaceId)
     .executeTakeFirstOrThrow();
-  return Number(row.bytes) + Number(trees.bytes) + Number(failures.bytes) + Number(traces.bytes) + Number(shots.bytes);
+  const held = await db
+    .selectFrom('storageReservations')
+    .select(sql<number>`coalesce(sum(bytes), 0)::float8`.as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .where('expiresAt', '>', new Date())
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes) + Number(trees.bytes) + Number(failures.bytes) + Number(traces.bytes) + Number(shots.bytes) + Number(held.bytes);
+}
+
+/** How long an upload's reservation holds its bytes when nobody releases it (a crash): then it stops counting. */
+export const STORAGE_RESERVATION_MS = 60 * 60_000;
+
+/** Holds `bytes` of the workspace's quota for an upload; call after lockQuota said they fit, in its transaction. */
+export async function insertStorageReservation(tx: Tx, workspaceId: string, bytes: number): Promise<string> {
+  const row = await tx
+    .insertInto('storageReservations')
+    .values({ workspaceId, bytes, expiresAt: new Date(Date.now() + STORAGE_RESERVATION_MS) })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The bytes a reservation holds (0 once released or expired), for resizing it under the quota's lock. */
+export async function reservedBytes(tx: Tx, id: string): Promise<number> {
+  const row = await tx
+    .selectFrom('storageReservations')
+    .select(sql<number>`bytes::float8`.as('bytes'))
+    .where('id', '=', id)
+    .where('expiresAt', '>', new Date())
+    .executeTakeFirst();
+  return row ? Number(row.bytes) : 0;
+}
+
+export async function setReservedBytes(tx: Tx, id: string, bytes: number): Promise<void> {
+  await tx.updateTable('storageReservations').set({ bytes }).where('id', '=', id).execute();
+}
+
+export async function deleteStorageReservation(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('storageReservations').where('id', '=', id).execute();
 }
 
 /**

@@ -5,8 +5,13 @@ import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
 import { automation } from '@farm/workers';
+import { write, type WriteContext } from '../../events/write.ts';
 import {
   claimReservation,
+  deleteStorageReservation,
+  insertStorageReservation,
+  reservedBytes,
+  setReservedBytes,
   insertReservation,
   lockPendingReservations,
   lockQuota,
@@ -43,6 +48,34 @@ export async function assertQuota(tx: Db, workspaceId: string, size: number): Pr
   const quota = automation().storageQuotaBytes;
   const { fits, used } = await lockQuota(tx, workspaceId, size, quota);
   if (!fits) throw new AppError(413, storageFullMessage(used, size, quota));
+}
+
+/**
+ * Holds `bytes` of the workspace's quota for an upload before a byte of it is written, under the quota's lock: two
+ * uploads at once are counted one after the other, so they cannot both pass the edge. Over it, a 413 with a sentence.
+ * Answers the reservation, released with releaseStorage() whatever happens.
+ */
+export async function reserveStorage(ctx: WriteContext, workspaceId: string, bytes: number): Promise<string> {
+  return write(ctx, workspaceId, async (tx) => {
+    await assertQuota(tx, workspaceId, bytes);
+    return insertStorageReservation(tx, workspaceId, bytes);
+  });
+}
+
+/** Makes a reservation hold `bytes` instead (what the upload turned out to need), refusing with a 413 when they do not fit. */
+export async function resizeStorage(ctx: WriteContext, workspaceId: string, id: string, bytes: number): Promise<void> {
+  await write(ctx, workspaceId, async (tx) => {
+    const quota = automation().storageQuotaBytes;
+    const { used } = await lockQuota(tx, workspaceId, 0, quota);
+    const others = used - (await reservedBytes(tx, id));
+    if (others + bytes > quota) throw new AppError(413, storageFullMessage(others, bytes, quota));
+    await setReservedBytes(tx, id, bytes);
+  });
+}
+
+/** Gives a reservation's bytes back (the upload was refused or is stored and counted on its own). */
+export async function releaseStorage(ctx: WriteContext, workspaceId: string, id: string): Promise<void> {
+  await write(ctx, workspaceId, (tx) => deleteStorageReservation(tx, id));
 }
 
 /**
