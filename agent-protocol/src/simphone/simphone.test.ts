@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../recipes/recipe.pacing.ts';
@@ -10,10 +13,15 @@ import { SimulatedPhoneUi, type SimulatedPhoneUiOptions } from './simphone.devic
 import { fixtureXml } from './simphone.fixtures.ts';
 import { simulatedFixtures } from './simphone.fixtures.list.ts';
 
+// A run copies only the media the agent fetched for it, from its media folder: the post's picture is one such file.
+const mediaDir = mkdtempSync(join(tmpdir(), 'farm-simphone-media-'));
+const picture = join(mediaDir, 'pier.jpg');
+writeFileSync(picture, 'jpeg');
+
 const params: RecipeParams = {
   caption: 'Golden hour at the pier',
   hashtags: ['#sunset', '#travel'],
-  media: ['/srv/farm/media/pier.jpg'],
+  media: [picture],
   keywords: ['sunset beach', 'street food'],
   accounts: ['maya_k', 'north.shore.surf'],
   comments: ['Love this!', 'So good'],
@@ -31,7 +39,14 @@ async function run(platform: RecipePlatform, routine: RoutineType, options: Simu
     phone,
     resolved.recipe,
     { ...params, ...extra },
-    { random: seededRandom(7), clock: manualClock(), onProgress: (event) => progress.push(event), screenshotOnFailure: true, preflight: {} },
+    {
+      random: seededRandom(7),
+      clock: manualClock(),
+      onProgress: (event) => progress.push(event),
+      screenshotOnFailure: true,
+      preflight: {},
+      media: { files: [picture], dir: mediaDir },
+    },
   );
   return { phone, result, progress, recipe: resolved.recipe };
 }
