@@ -50,6 +50,11 @@ export const user = z.object({
   role,
   isActive: z.boolean(),
   createdAt: isoTime,
+  /**
+   * In the member list: whether resets treat this person as an operator (one now, or one in the last
+   * OPERATOR_RESET_DAYS), so a reset takes a second operator's approval.
+   */
+  resetsAsOperator: z.boolean().optional(),
 });
 export type User = z.infer<typeof user>;
 

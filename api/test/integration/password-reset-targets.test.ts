@@ -36,6 +36,9 @@ describe('who a reset link may be made for', () => {
 
     // The attack: demoted, then reset by the one who demoted them.
     expectError(await operator.post(`/api/users/${peer.user!.id}/password-reset`), 409, messages.passwordResetRecentOperator);
+    // The member list says so, so the console offers the two-operator request instead of a link.
+    const listed = (await operator.get('/api/users')).body as { id: string; resetsAsOperator?: boolean }[];
+    expect(listed.find((member) => member.id === peer.user!.id)?.resetsAsOperator).toBe(true);
     // Promoting back and forth does not wash the time away.
     expectStatus(await operator.patch(`/api/users/${peer.user!.id}`, { role: 'operator' }), 200);
     expectStatus(await operator.patch(`/api/users/${peer.user!.id}`, { role: 'va' }), 200);
@@ -50,6 +53,8 @@ describe('who a reset link may be made for', () => {
       .set({ lastOperatorAt: new Date(Date.now() - (30 * 24 + 1) * 3600_000) })
       .where('userId', '=', peer.user!.id)
       .execute();
+    const later = (await operator.get('/api/users')).body as { id: string; resetsAsOperator?: boolean }[];
+    expect(later.find((member) => member.id === peer.user!.id)?.resetsAsOperator).toBe(false);
     expectStatus(await operator.post(`/api/users/${peer.user!.id}/password-reset`), 201);
   });
 

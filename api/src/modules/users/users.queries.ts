@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Insertable, Updateable } from 'kysely';
 import type { InvitationsTable, Role, WorkspacesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
+import { operatorForResets } from '../../auth/reset-targets.ts';
 
 const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt', 'm.lastOperatorAt'] as const;
 
@@ -69,6 +70,7 @@ export function toUser(row: MemberRow) {
     role: row.role,
     isActive: row.deactivatedAt === null,
     createdAt: row.createdAt.toISOString(),
+    resetsAsOperator: operatorForResets(row),
   };
 }
 

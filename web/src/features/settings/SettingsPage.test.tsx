@@ -101,6 +101,19 @@ describe('Settings: an operator’s reset takes two operators', () => {
     expect(calls.find((call) => call.url === '/api/users/u3/reset-requests')?.method).toBe('POST');
   });
 
+  it('offers "Request Reset", not a link, for a VA who was an operator in the last 30 days', async () => {
+    const calls = api({
+      'GET /api/users': [{ ...me, isActive: true }, member, { ...second, role: 'va', resetsAsOperator: true }],
+      'POST /api/users/u3/reset-requests': answer(201, pending('u1', 'u3', 'Sol Second')),
+    });
+    renderRoutes(routes, '/settings');
+    const row = within(await screen.findByRole('listitem', { name: 'Sol Second' }));
+    expect(row.queryByRole('button', { name: 'Reset Password' })).toBeNull();
+    fireEvent.click(row.getByRole('button', { name: 'Request Reset' }));
+    expect(await screen.findByText("Another operator must approve the reset of Sol Second's password.")).toBeTruthy();
+    expect(calls.find((call) => call.url === '/api/users/u3/reset-requests')?.method).toBe('POST');
+  });
+
   it('lets a second operator approve a pending request and shows the link; whoever asked only waits', async () => {
     const calls = api({
       'GET /api/users': [{ ...me, isActive: true }, second, third],

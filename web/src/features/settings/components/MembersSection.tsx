@@ -188,12 +188,12 @@ export function MembersSection({ me }: { me: Me }) {
                         {member.isActive ? 'Deactivate' : 'Reactivate'}
                       </Button>
                     ) : null}
-                    {canManage && !self && member.isActive && member.role === 'va' ? (
+                    {canManage && !self && member.isActive && member.role === 'va' && !member.resetsAsOperator ? (
                       <Button size="xs" variant="default" onClick={() => setResetFor(member)}>
                         Reset Password
                       </Button>
                     ) : null}
-                    {canManage && !self && member.isActive && member.role === 'operator' ? (
+                    {canManage && !self && member.isActive && (member.role === 'operator' || member.resetsAsOperator) ? (
                       <Button
                         size="xs"
                         variant="default"
