@@ -38,7 +38,8 @@ export class Preflight {
   }
 
   private report(status: StepProgress['status'], detail: string): void {
-    this.trace.progress('start', 'preflight', PREFLIGHT_LABEL, status, { detail });
+    // Before the first step, whatever a start's own steps do: progress stays at 0.
+    this.trace.progress('start', 'preflight', PREFLIGHT_LABEL, status, { percent: 0, detail });
   }
 
   private async checks(checks: RecipePreflight, scope: Scope): Promise<void> {

@@ -18,6 +18,10 @@
  * touched, with the screen's tree and a screenshot when `traceScreens`), waits before each step at `beforeStep` (step
  * by step; `StopRun` stops it there), and without effects stops before the first step that would count an
  * engagement; a stopped run is `stopped`, never a pass. A real run's failure carries its failed step's trace.
+ *
+ * This file composes the run and owns its answer; the work lives in rooms that change for their own reasons:
+ * `recipe.preflight.ts`, `recipe.actions.ts`, `recipe.confirm.ts`, `recipe.locate.ts`, `recipe.trace.ts`, with the
+ * run's counts in `recipe.state.ts` and its vocabulary in `recipe.outcome.ts`.
  */
 import type { PhoneDevice, Screenshot } from '../phone/phone.device.ts';
 import { StepActions, type Enter } from './recipe.actions.ts';
