@@ -535,130 +535,153 @@ export const recipe = z
 export type Recipe = z.infer<typeof recipe>;
 export type RecipeInput = z.input<typeof recipe>;
 
+type IssuePath = (string | number)[];
+
+/** The checks a recipe's references go through, sharing its element names and the issues they raise. */
+interface ReferenceChecker {
+  issue: (path: IssuePath, message: string) => void;
+  target: (item: Target | undefined, path: IssuePath, scope: Set<string>) => void;
+  text: (text: string, path: IssuePath, scope: Set<string>) => void;
+  confirm: (item: ConfirmSpec | undefined, at: IssuePath, scope: Set<string>) => void;
+  walk: (steps: Step[], path: IssuePath, scope: Set<string>) => void;
+}
+
 /** Every named element used exists; every template names a parameter or a variable in scope. */
 function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementCtx): void {
   const elements = new Set(Object.keys(value.elements ?? {}));
-  const issue = (path: (string | number)[], message: string) => context.addIssue({ code: 'custom', path, message });
-  const checkTarget = (item: Target | undefined, path: (string | number)[], scope: Set<string>) => {
-    if (item === undefined) return;
-    if (typeof item === 'string') {
-      if (!elements.has(item)) issue(path, `No element named "${item}" in this recipe's elements.`);
-      return;
-    }
-    if ('point' in item) return;
-    for (const [field, text] of Object.entries(item)) if (typeof text === 'string') checkText(text, [...path, field], scope);
-    for (const [index, alternative] of (item.or ?? []).entries())
-      for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') checkText(text, [...path, 'or', index, field], scope);
-  };
-  const checkText = (text: string, path: (string | number)[], scope: Set<string>) => {
-    if (hasStrayBraces(text)) issue(path, `"${text}" has a {{ or }} that is not a placeholder like {{caption}}.`);
-    for (const used of templateNames(text)) {
-      if (!scope.has(used.name))
-        issue(path, `"{{${used.name}}}" is not a parameter or a variable here (parameters: ${Object.keys(templateParams).join(', ')}).`);
-      if (used.filter !== null && !(used.filter in templateFilters))
-        issue(path, `"${used.filter}" is not a template filter (use ${Object.keys(templateFilters).join(', ')}).`);
-    }
-  };
-  const walk = (steps: Step[], path: (string | number)[], scope: Set<string>) => {
-    for (const [index, step] of steps.entries()) {
-      const at = [...path, index];
-      for (const needed of step.needs ?? []) if (!scope.has(needed)) issue([...at, 'needs'], `"${needed}" is not a parameter or a variable here.`);
-      switch (step.do) {
-        case 'open_url':
-          checkText(step.url, [...at, 'url'], scope);
-          break;
-        case 'wait_for':
-        case 'expect':
-          checkTarget(step.target, [...at, 'target'], scope);
-          break;
-        case 'tap':
-        case 'long_press':
-          checkTarget(step.target, [...at, 'target'], scope);
-          if (step.do === 'tap') checkConfirm(step.confirm, at, scope);
-          break;
-        case 'toggle':
-          checkTarget(step.target, [...at, 'target'], scope);
-          break;
-        case 'share_media':
-          if (step.from !== undefined && templateParams[step.from] !== 'list' && !scope.has(step.from))
-            issue([...at, 'from'], `"${step.from}" is not a list parameter.`);
-          if (step.text !== undefined) checkText(step.text, [...at, 'text'], scope);
-          break;
-        case 'type':
-          checkText(step.text, [...at, 'text'], scope);
-          checkTarget(step.target, [...at, 'target'], scope);
-          // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
-          scope.add('typed');
-          checkConfirm(step.confirm, at, scope);
-          break;
-        case 'push_media':
-          checkText(step.from, [...at, 'from'], scope);
-          // Only the task's downloaded media may go to the phone, never a path on the farm PC written in the recipe.
-          if (!/^\{\{\s*[A-Za-z_][\w]*\s*\}\}$/.test(step.from))
-            issue(
-              [...at, 'from'],
-              `push_media copies only the task's media: "from" must be one placeholder like {{item}} in a repeat over {{media}}, not a path.`,
-            );
-          if (step.as) scope.add(step.as);
-          break;
-        case 'repeat': {
-          const inner = new Set(scope);
-          if (step.each !== undefined) {
-            if (templateParams[step.each] !== 'list' && !scope.has(step.each))
-              issue(
-                [...at, 'each'],
-                `"${step.each}" is not a list parameter (lists: ${Object.entries(templateParams)
-                  .filter(([, kind]) => kind === 'list')
-                  .map(([key]) => key)
-                  .join(', ')}).`,
-              );
-            inner.add(step.as ?? 'item');
-          }
-          if (typeof step.times === 'string') checkText(step.times, [...at, 'times'], scope);
-          if (typeof step.minutes === 'string') checkText(step.minutes, [...at, 'minutes'], scope);
-          walk(step.steps, [...at, 'steps'], inner);
-          walk(step.after ?? [], [...at, 'after'], new Set(inner));
-          break;
-        }
-        case 'when':
-          checkTarget(step.present, [...at, 'present'], scope);
-          walk(step.steps, [...at, 'steps'], new Set(scope));
-          walk(step.else ?? [], [...at, 'else'], new Set(scope));
-          break;
-        default:
-          break;
-      }
-    }
-  };
-  const checkConfirm = (item: ConfirmSpec | undefined, at: (string | number)[], scope: Set<string>) => {
-    if (!item) return;
-    checkTarget(item.present, [...at, 'confirm', 'present'], scope);
-    checkTarget(item.failed, [...at, 'confirm', 'failed'], scope);
-    checkTarget(item.finished, [...at, 'confirm', 'finished'], scope);
-  };
+  const check = referenceChecker(elements, context);
   const params = new Set(Object.keys(templateParams));
-  for (const [key, spec] of Object.entries(value.elements ?? {})) checkTarget(spec, ['elements', key], params);
+  for (const [key, spec] of Object.entries(value.elements ?? {})) check.target(spec, ['elements', key], params);
   for (const [index, item] of (value.skips ?? []).entries()) {
-    for (const used of item.for ?? []) if (!elements.has(used)) issue(['skips', index, 'for'], `No element named "${used}" in this recipe's elements.`);
-    checkTarget(item.when, ['skips', index, 'when'], params);
-    checkTarget(item.item, ['skips', index, 'item'], params);
+    for (const used of item.for ?? []) if (!elements.has(used)) check.issue(['skips', index, 'for'], `No element named "${used}" in this recipe's elements.`);
+    check.target(item.when, ['skips', index, 'when'], params);
+    check.target(item.item, ['skips', index, 'item'], params);
   }
   if (value.start) {
-    checkTarget(value.start.home, ['start', 'home'], params);
-    checkTarget(value.start.signedOut, ['start', 'signedOut'], params);
-    for (const [index, item] of (value.start.instead ?? []).entries()) checkTarget(item.when, ['start', 'instead', index, 'when'], params);
-    walk(value.start.back ?? [], ['start', 'back'], new Set(params));
+    check.target(value.start.home, ['start', 'home'], params);
+    check.target(value.start.signedOut, ['start', 'signedOut'], params);
+    for (const [index, item] of (value.start.instead ?? []).entries()) check.target(item.when, ['start', 'instead', index, 'when'], params);
+    check.walk(value.start.back ?? [], ['start', 'back'], new Set(params));
     if (value.start.account) {
       const withAccount = new Set([...params, 'account']);
-      walk(value.start.account.open, ['start', 'account', 'open'], new Set(withAccount));
-      checkTarget(value.start.account.read, ['start', 'account', 'read'], withAccount);
-      walk(value.start.account.switch ?? [], ['start', 'account', 'switch'], new Set(withAccount));
-      walk(value.start.account.close ?? [], ['start', 'account', 'close'], new Set(withAccount));
+      check.walk(value.start.account.open, ['start', 'account', 'open'], new Set(withAccount));
+      check.target(value.start.account.read, ['start', 'account', 'read'], withAccount);
+      check.walk(value.start.account.switch ?? [], ['start', 'account', 'switch'], new Set(withAccount));
+      check.walk(value.start.account.close ?? [], ['start', 'account', 'close'], new Set(withAccount));
     }
   }
-  for (const [index, item] of (value.guards ?? []).entries()) checkTarget(item.when, ['guards', index, 'when'], params);
-  for (const [index, item] of (value.dismiss ?? []).entries()) checkTarget(item, ['dismiss', index], params);
-  walk(value.steps, ['steps'], params);
+  for (const [index, item] of (value.guards ?? []).entries()) check.target(item.when, ['guards', index, 'when'], params);
+  for (const [index, item] of (value.dismiss ?? []).entries()) check.target(item, ['dismiss', index], params);
+  check.walk(value.steps, ['steps'], params);
+}
+
+function referenceChecker(elements: Set<string>, context: z.RefinementCtx): ReferenceChecker {
+  const check: ReferenceChecker = {
+    issue: (path, message) => context.addIssue({ code: 'custom', path, message }),
+    target: (item, path, scope) => {
+      if (item === undefined) return;
+      if (typeof item === 'string') {
+        if (!elements.has(item)) check.issue(path, `No element named "${item}" in this recipe's elements.`);
+        return;
+      }
+      if ('point' in item) return;
+      for (const [field, text] of Object.entries(item)) if (typeof text === 'string') check.text(text, [...path, field], scope);
+      for (const [index, alternative] of (item.or ?? []).entries())
+        for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') check.text(text, [...path, 'or', index, field], scope);
+    },
+    text: (text, path, scope) => {
+      if (hasStrayBraces(text)) check.issue(path, `"${text}" has a {{ or }} that is not a placeholder like {{caption}}.`);
+      for (const used of templateNames(text)) {
+        if (!scope.has(used.name))
+          check.issue(path, `"{{${used.name}}}" is not a parameter or a variable here (parameters: ${Object.keys(templateParams).join(', ')}).`);
+        if (used.filter !== null && !(used.filter in templateFilters))
+          check.issue(path, `"${used.filter}" is not a template filter (use ${Object.keys(templateFilters).join(', ')}).`);
+      }
+    },
+    confirm: (item, at, scope) => {
+      if (!item) return;
+      check.target(item.present, [...at, 'confirm', 'present'], scope);
+      check.target(item.failed, [...at, 'confirm', 'failed'], scope);
+      check.target(item.finished, [...at, 'confirm', 'finished'], scope);
+    },
+    walk: (steps, path, scope) => {
+      for (const [index, step] of steps.entries()) {
+        const at = [...path, index];
+        for (const needed of step.needs ?? []) if (!scope.has(needed)) check.issue([...at, 'needs'], `"${needed}" is not a parameter or a variable here.`);
+        checkStep(check, step, at, scope);
+      }
+    },
+  };
+  return check;
+}
+
+/** One step's references; a `type` or `push_media … as` adds its variable to the scope of the steps after it. */
+function checkStep(check: ReferenceChecker, step: Step, at: IssuePath, scope: Set<string>): void {
+  switch (step.do) {
+    case 'open_url':
+      check.text(step.url, [...at, 'url'], scope);
+      break;
+    case 'wait_for':
+    case 'expect':
+      check.target(step.target, [...at, 'target'], scope);
+      break;
+    case 'tap':
+    case 'long_press':
+      check.target(step.target, [...at, 'target'], scope);
+      if (step.do === 'tap') check.confirm(step.confirm, at, scope);
+      break;
+    case 'toggle':
+      check.target(step.target, [...at, 'target'], scope);
+      break;
+    case 'share_media':
+      if (step.from !== undefined && templateParams[step.from] !== 'list' && !scope.has(step.from))
+        check.issue([...at, 'from'], `"${step.from}" is not a list parameter.`);
+      if (step.text !== undefined) check.text(step.text, [...at, 'text'], scope);
+      break;
+    case 'type':
+      check.text(step.text, [...at, 'text'], scope);
+      check.target(step.target, [...at, 'target'], scope);
+      // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
+      scope.add('typed');
+      check.confirm(step.confirm, at, scope);
+      break;
+    case 'push_media':
+      check.text(step.from, [...at, 'from'], scope);
+      // Only the task's downloaded media may go to the phone, never a path on the farm PC written in the recipe.
+      if (!/^\{\{\s*[A-Za-z_][\w]*\s*\}\}$/.test(step.from))
+        check.issue(
+          [...at, 'from'],
+          `push_media copies only the task's media: "from" must be one placeholder like {{item}} in a repeat over {{media}}, not a path.`,
+        );
+      if (step.as) scope.add(step.as);
+      break;
+    case 'repeat': {
+      const inner = new Set(scope);
+      if (step.each !== undefined) {
+        if (templateParams[step.each] !== 'list' && !scope.has(step.each))
+          check.issue(
+            [...at, 'each'],
+            `"${step.each}" is not a list parameter (lists: ${Object.entries(templateParams)
+              .filter(([, kind]) => kind === 'list')
+              .map(([key]) => key)
+              .join(', ')}).`,
+          );
+        inner.add(step.as ?? 'item');
+      }
+      if (typeof step.times === 'string') check.text(step.times, [...at, 'times'], scope);
+      if (typeof step.minutes === 'string') check.text(step.minutes, [...at, 'minutes'], scope);
+      check.walk(step.steps, [...at, 'steps'], inner);
+      check.walk(step.after ?? [], [...at, 'after'], new Set(inner));
+      break;
+    }
+    case 'when':
+      check.target(step.present, [...at, 'present'], scope);
+      check.walk(step.steps, [...at, 'steps'], new Set(scope));
+      check.walk(step.else ?? [], [...at, 'else'], new Set(scope));
+      break;
+    default:
+      break;
+  }
 }
 
 /** Parses a recipe, answering a readable list of what is wrong (`steps.3.target: No element named "like"`). */

@@ -1,0 +1,148 @@
+/**
+ * Whether an action took on the phone: a toggle read before and after its tap, typed text read back from the field,
+ * and a step's confirmation waited for (with its fallbacks for a post and a video, and the toasts some readers cannot
+ * see). Apps change how they confirm more often than how they are tapped, so these checks have their own room.
+ */
+import { PhoneError, type Point } from '../phone/phone.device.ts';
+import { recipePackages } from './recipe.coverage.ts';
+import { describeStep } from './recipe.describe.ts';
+import type { Locator } from './recipe.locate.ts';
+import { Cancelled, StepFailure, type Scope, type StepProgress } from './recipe.outcome.ts';
+import type { ConfirmSpec, ElementState, EngagementAction, Step } from './recipe.schema.ts';
+import type { RunState } from './recipe.state.ts';
+import { centerOf, type UiNode } from './recipe.ui.ts';
+
+const VIDEO_FILE = /\.(mp4|mov|m4v|3gp|webm|mkv)$/i;
+
+/** How a step ends: left out with a reason, or done (with what it says). */
+export interface StepEnd {
+  skip: (detail: string) => void;
+  finish: (extra?: Partial<StepProgress>) => void;
+}
+
+export class Confirmations {
+  constructor(
+    private readonly run: RunState,
+    private readonly locator: Locator,
+  ) {}
+
+  /** Reads the toggle's state first, taps it only when off, and counts it only once it reads on. */
+  async toggle(step: Extract<Step, { do: 'toggle' }>, scope: Scope, { skip, finish }: StepEnd): Promise<void> {
+    const { run, locator } = this;
+    const found = await locator.locate(step.target, run.duration(step.timeout, 5_000), scope, { skips: true });
+    if (!found.node) {
+      if (step.optional) return skip('Not on screen; optional.');
+      throw await locator.absent(step.target);
+    }
+    run.hit();
+    const node = found.node;
+    if (this.inState(node, step.on, scope)) return skip(`Already ${stateWords(step.on)}; left alone.`);
+    if (!this.inState(node, step.off, scope)) throw run.miss(`${describeStep(step)}: it shows neither state ("${node.text || node.desc}").`);
+    const at = centerOf(node.bounds);
+    await run.phone.tap(at.x, at.y);
+    const deadline = run.clock.now() + run.duration(step.within, 3_000);
+    for (;;) {
+      await run.clock.sleep(Math.min(run.options.pollMs ?? 1000, Math.max(1, deadline - run.clock.now())));
+      const read = await locator.read();
+      // A block dialog often answers the tap itself: guards look at every screen read while waiting (a popup tapped
+      // away leaves this look without a screen to judge).
+      const screen = read && (await locator.guard(read, scope)) ? null : read;
+      if (screen) {
+        // The same element: the match nearest where the tap landed (a previous post's button can stay in the tree).
+        const spec = locator.element(step.target);
+        const candidates = locator.findAll(screen, spec, scope);
+        const nearest = candidates.sort((a, b) => distance(centerOf(a.bounds), at) - distance(centerOf(b.bounds), at))[0];
+        if (nearest && this.inState(nearest, step.on, scope)) {
+          if (step.counts) run.actions[step.counts] += 1;
+          return finish({ point: at, ...(step.counts ? { action: step.counts } : {}) });
+        }
+      }
+      if (run.clock.now() >= deadline) throw run.miss(`${describeStep(step)}: tapped, but it never read ${stateWords(step.on)}.`);
+    }
+  }
+
+  /** Replaces the field's text, then checks what landed; once more when it differs, then a miss. */
+  async typeChecked(value: string, at: Point | undefined): Promise<void> {
+    const same = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim();
+    let landed: string | null = null;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        landed = await this.run.phone.setText(value, at);
+      } catch (error) {
+        if (error instanceof PhoneError && error.code === 'unsupported') throw new StepFailure('unknown', error.message);
+        throw error;
+      }
+      if (landed === null) landed = await this.focusedText(at);
+      // Nothing readable to check against: the reader answered what it could.
+      if (landed === null || same(landed, value)) return;
+    }
+    throw this.run.miss(`The field shows "${(landed ?? '').slice(0, 80)}" after typing "${value.slice(0, 80)}".`);
+  }
+
+  /** Waits for the confirmation; `failed` or its absence at the limit end the run when the recipe gives a reason. */
+  async confirm(spec: ConfirmSpec, scope: Scope, counts: EngagementAction | undefined): Promise<boolean> {
+    const { run, locator } = this;
+    if (!run.seesToasts && locator.isToastOnly(spec.present) && !spec.finished) {
+      // Waiting would only run out the clock: say at once that this phone cannot see the confirmation.
+      const message = "The app confirms this only with a toast, which this phone's UI reader cannot see; check it on the phone.";
+      if (spec.reason) throw new StepFailure(spec.reason, message);
+      return false;
+    }
+    const media = scope.get('media');
+    const video = Array.isArray(media) ? media.some((file) => VIDEO_FILE.test(file)) : typeof media === 'string' && VIDEO_FILE.test(media);
+    const fallback = counts === 'post' ? (video ? 10 * 60_000 : 3 * 60_000) : 10_000;
+    const deadline = run.clock.now() + run.duration(spec.timeout, fallback);
+    let pending = false;
+    for (;;) {
+      if (run.options.signal?.aborted) throw new Cancelled();
+      const read = await locator.read();
+      const screen = read && (await locator.guard(read, scope)) ? null : read;
+      if (screen) {
+        if (spec.failed && locator.findTarget(screen, spec.failed, scope))
+          throw new StepFailure(spec.reason ?? 'post_unconfirmed', spec.message ?? 'The app said it could not finish.');
+        if (locator.findTarget(screen, spec.present, scope)) return true;
+        if (spec.finished) {
+          // Seen, then gone from a screen of the app: the work it stood for finished.
+          const shows = locator.findTarget(screen, spec.finished, scope) !== null;
+          if (shows) pending = true;
+          else if (pending && screen.packageName !== null && recipePackages(run.recipe).includes(screen.packageName)) return true;
+        }
+      }
+      if (run.clock.now() >= deadline) {
+        if (spec.reason) throw new StepFailure(spec.reason, spec.message ?? 'The app did not confirm in time.');
+        return false;
+      }
+      await run.clock.sleep(Math.min(Math.max(run.options.pollMs ?? 1000, 2000), Math.max(1, deadline - run.clock.now())));
+    }
+  }
+
+  /** What the focused field (or the field at `at`) holds, read from the screen. */
+  private async focusedText(at: Point | undefined): Promise<string | null> {
+    const screen = await this.locator.read();
+    if (!screen) return null;
+    const fields = screen.nodes.filter((node) => /EditText|AutoCompleteTextView/.test(node.className));
+    const inside = (node: UiNode) => at && at.x >= node.bounds.left && at.x < node.bounds.right && at.y >= node.bounds.top && at.y < node.bounds.bottom;
+    const field = fields.find((node) => node.focused) ?? fields.find(inside) ?? null;
+    return field ? field.text : null;
+  }
+
+  private inState(node: UiNode, states: ElementState[], scope: Scope): boolean {
+    return states.some((state) => this.locator.matches(node, state, scope));
+  }
+}
+
+function stateWords(states: ElementState[]): string {
+  return states
+    .map((state) =>
+      state.selected !== undefined
+        ? state.selected
+          ? 'selected'
+          : 'not selected'
+        : (state.text ?? state.textContains ?? state.desc ?? state.descContains ?? (state.checked ? 'checked' : 'unchecked')),
+    )
+    .join(' or ');
+}
+
+function distance(a: Point, b: Point): number {
+  return Math.hypot(a.x - b.x, a.y - b.y);
+}

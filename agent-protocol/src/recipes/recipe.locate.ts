@@ -1,0 +1,258 @@
+/**
+ * Finding things on the phone's screen for a run: reading it (busy screens retried), matching an element's selectors
+ * and alternatives, the guards and popups that look only inside dialogs, the `skips` of ordinary content, waiting for
+ * an element, and saying why one is missing. The step actions and the pre-flight both look through here, so the rule
+ * "an element not found is a miss, never a tap" has one home.
+ */
+import type { FailureCode } from '../failures.ts';
+import { PhoneError, UiBusyError, type Point } from '../phone/phone.device.ts';
+import { recipePackages } from './recipe.coverage.ts';
+import { isOnScreen, nodeMatches } from './recipe.inspect.ts';
+import { Cancelled, SkipRound, StepFailure, type Scope } from './recipe.outcome.ts';
+import { drawDuration } from './recipe.pacing.ts';
+import type { ElementSpec, RecipePoint, Selector, Target } from './recipe.schema.ts';
+import type { RunState } from './recipe.state.ts';
+import type { TraceRecorder } from './recipe.trace.ts';
+import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+
+/** Android's own crash and not-responding dialogs, whatever the app: only their ids, never words on screen. */
+const CRASH_DIALOG = (node: UiNode) => node.resourceId.startsWith('android:id/aerr_');
+
+/** Android's alert dialog parts: words inside these are the system's or the app's dialog, not content. */
+const ANDROID_ALERT_IDS = new Set([
+  'android:id/parentPanel',
+  'android:id/topPanel',
+  'android:id/contentPanel',
+  'android:id/customPanel',
+  'android:id/buttonPanel',
+  'android:id/alertTitle',
+  'android:id/message',
+]);
+
+export class Locator {
+  constructor(
+    private readonly run: RunState,
+    private readonly trace: TraceRecorder,
+  ) {}
+
+  element(target: Exclude<Target, { point: RecipePoint }>): ElementSpec {
+    if (typeof target !== 'string') return target;
+    const spec = this.run.recipe.elements?.[target];
+    if (!spec) throw new StepFailure('unknown', `The recipe has no element named "${target}".`, false);
+    return spec;
+  }
+
+  /**
+   * Reads the screen; a busy screen or a malformed tree is retried after a pause, and answers null while it stays
+   * so (an unreadable screen: nothing is tapped on it, and nothing waited for passes).
+   */
+  async read(): Promise<UiScreen | null> {
+    const run = this.run;
+    const retries = run.options.busyRetries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const screen = parseUiXml(await run.phone.dumpUi());
+        run.lastScreen = screen;
+        run.readLast = true;
+        this.trace.saw(screen);
+        return screen;
+      } catch (error) {
+        const unreadable = error instanceof UiBusyError || (error instanceof Error && !(error instanceof PhoneError) && /UI tree/.test(error.message));
+        if (!unreadable) throw error;
+        if (attempt >= retries) {
+          run.readLast = false;
+          return null;
+        }
+        await run.clock.sleep(run.options.busyPauseMs ?? 1500);
+      }
+    }
+  }
+
+  matches(node: UiNode, selector: Omit<Selector, 'index' | 'evidence'> & { checked?: boolean | undefined }, scope: Scope): boolean {
+    return nodeMatches(node, selector, (value) => this.run.fill(value, scope));
+  }
+
+  findTarget(screen: UiScreen, target: Target, scope: Scope): UiNode | null {
+    if (typeof target !== 'string' && 'point' in target) return null;
+    return this.find(screen, this.element(target), scope);
+  }
+
+  /** Every visible node any of the element's selectors matches. */
+  findAll(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode[] {
+    return screen.nodes.filter((node) => isOnScreen(screen, node) && selectorsOf(spec).some((selector) => this.matches(node, selector, scope)));
+  }
+
+  /** Whether a target matches only toasts (`class: Toast` on every selector), which some readers never see. */
+  isToastOnly(target: Target): boolean {
+    if (typeof target !== 'string' && 'point' in target) return false;
+    const selectors = selectorsOf(this.element(target));
+    return selectors.length > 0 && selectors.every((selector) => selector.class !== undefined && /(^|\.)Toast$/.test(selector.class));
+  }
+
+  /** Fails the run when a guard's dialog shows; taps popups away. Answers whether the screen changed. */
+  async guard(screen: UiScreen, scope: Scope): Promise<boolean> {
+    if (screen.nodes.some(CRASH_DIALOG)) throw new StepFailure('app_crashed', 'The app crashed or stopped responding (Android showed its dialog).');
+    for (const item of this.run.recipe.guards ?? []) {
+      if (typeof item.when !== 'string' && 'point' in item.when) continue;
+      if (this.findInDialogs(screen, this.element(item.when), scope)) throw new StepFailure(item.reason, item.message);
+    }
+    for (const popup of this.run.recipe.dismiss ?? []) {
+      if (typeof popup !== 'string' && 'point' in popup) continue;
+      const node = this.findInDialogs(screen, this.element(popup), scope);
+      if (node) {
+        const { x, y } = centerOf(node.bounds);
+        await this.run.phone.tap(x, y);
+        await this.run.clock.sleep(drawDuration('600..1200ms', this.run.random));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Where the target is. `node` is the element found on a read screen; `point` where to act (its centre, or for a
+   * positional step its fallback while the screen cannot be read). Neither within the timeout: not found. Inside a
+   * repeat, ordinary content the recipe names (`skips`) ends the round at once when `skips` is set.
+   */
+  async locate(
+    target: Target,
+    timeoutMs: number,
+    scope: Scope,
+    how: { positional?: boolean; skips?: boolean } = {},
+  ): Promise<{ node: UiNode | null; point: Point | null }> {
+    const run = this.run;
+    if (typeof target !== 'string' && 'point' in target) {
+      // A point is a blind tap: older recipes may still give one (they validate), but only a positional step uses it.
+      if (!how.positional)
+        throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.', false);
+      return { node: null, point: run.scale(target.point) };
+    }
+    const spec = this.element(target);
+    this.trace.looked(selectorsOf(spec)[0], null, scope);
+    const fallback = how.positional ? spec.fallback : undefined;
+    const deadline = run.clock.now() + timeoutMs;
+    let popups = 0;
+    for (;;) {
+      if (run.options.signal?.aborted) throw new Cancelled();
+      const screen = await this.read();
+      if (screen === null) {
+        if (fallback) return { node: null, point: run.scale(fallback) };
+      } else {
+        if (popups < 5 && (await this.guard(screen, scope))) {
+          popups += 1;
+          continue;
+        }
+        const hit = this.findWith(screen, spec, scope);
+        const node = hit?.node ?? null;
+        this.trace.looked(hit?.selector ?? selectorsOf(spec)[0], hit ? { node: hit.node, screen } : null, scope);
+        if (how.skips && run.rounds > 0) {
+          const reason = this.skipOn(screen, scope, node, target);
+          if (reason) throw new SkipRound(reason);
+        }
+        if (node) return { node, point: centerOf(node.bounds) };
+      }
+      if (run.clock.now() >= deadline) return { node: null, point: null };
+      await run.clock.sleep(Math.min(run.options.pollMs ?? 1000, Math.max(1, deadline - run.clock.now())));
+    }
+  }
+
+  /** Why an element is missing: the app left the screen (crash to launcher), the screen could not be read, or it never came. */
+  async missing(target: Target, reason?: FailureCode, message?: string): Promise<StepFailure> {
+    const name = typeof target === 'string' ? target.replace(/_/g, ' ') : 'The expected element';
+    const screen = this.run.lastScreen;
+    const packages = recipePackages(this.run.recipe);
+    if (!reason && screen?.packageName && !packages.includes(screen.packageName) && /launcher/i.test(screen.packageName)) {
+      return new StepFailure('app_crashed', `${this.run.packageName} is no longer on screen (the home screen shows).`);
+    }
+    if (!reason && (screen === null || !this.run.readLast))
+      return new StepFailure('element_missing', `${capitalise(name)} could not be found: the screen never went idle long enough to be read.`);
+    return new StepFailure(reason ?? 'element_missing', message ?? `${capitalise(name)} did not appear on screen.`);
+  }
+
+  /**
+   * An acting step's element is absent. On the app's own screen, read, that is a miss (the round ends; five in a
+   * row end the run); a crash, another app or an unreadable screen end the run with their reason.
+   */
+  async absent(target: Target): Promise<Error> {
+    const screen = this.run.lastScreen;
+    const name = typeof target === 'string' ? target.replace(/_/g, ' ') : 'The expected element';
+    if (screen && (screen.packageName === null || recipePackages(this.run.recipe).includes(screen.packageName)) && this.run.readLast)
+      return this.run.miss(`${capitalise(name)} did not appear on screen.`);
+    return this.missing(target);
+  }
+
+  private find(screen: UiScreen, spec: ElementSpec, scope: Scope, where?: (node: UiNode, selector: Selector) => boolean): UiNode | null {
+    return this.findWith(screen, spec, scope, where)?.node ?? null;
+  }
+
+  /** The node an element's selectors find first, with the selector (or alternative) that found it. */
+  private findWith(
+    screen: UiScreen,
+    spec: ElementSpec,
+    scope: Scope,
+    where?: (node: UiNode, selector: Selector) => boolean,
+  ): { node: UiNode; selector: Selector } | null {
+    for (const selector of selectorsOf(spec)) {
+      const found = screen.nodes.filter((node) => isOnScreen(screen, node) && this.matches(node, selector, scope) && (where?.(node, selector) ?? true));
+      const pick = selector.index === -1 ? found[found.length - 1] : found[selector.index ?? 0];
+      if (pick) return { node: pick, selector };
+    }
+    return null;
+  }
+
+  /** Whether a node lies inside a dialog or sheet: the recipe's containers or Android's alert parts. */
+  private inDialog(screen: UiScreen, node: UiNode): boolean {
+    const containers = this.run.recipe.dialogs ?? [];
+    return isWithin(screen, node, (at) => ANDROID_ALERT_IDS.has(at.resourceId) || containers.some((selector) => this.matches(at, selector, new Map())));
+  }
+
+  /**
+   * A guard or popup selector matching words (text or description) looks only inside dialogs and sheets: captions
+   * and comments can say "try again later". One that matches an id alone may look anywhere (ids are not content).
+   */
+  private findInDialogs(screen: UiScreen, spec: ElementSpec, scope: Scope): UiNode | null {
+    return this.find(screen, spec, scope, (node, selector) => {
+      const words =
+        selector.text !== undefined ||
+        selector.textContains !== undefined ||
+        selector.desc !== undefined ||
+        selector.descContains !== undefined ||
+        selector.textMatches !== undefined ||
+        selector.descMatches !== undefined;
+      return !words || this.inDialog(screen, node);
+    });
+  }
+
+  /**
+   * The reason of the first `skips` entry on screen, if any. An entry with `item` counts only for the element about
+   * to be acted on (`near`): its marker must lie between the nearest item header above that element and the element.
+   */
+  private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null, looking: Target): string | null {
+    for (const entry of this.run.recipe.skips ?? []) {
+      if (entry.for && !(typeof looking === 'string' && entry.for.includes(looking))) continue;
+      const markers = this.findAll(screen, this.element(entry.when), scope);
+      if (!entry.item) {
+        if (markers.length > 0) return entry.reason;
+        continue;
+      }
+      if (!near) continue;
+      const top = near.bounds.top;
+      const headers = this.findAll(screen, this.element(entry.item), scope).filter((node) => node.bounds.top <= top);
+      const header = headers.sort((a, b) => b.bounds.top - a.bounds.top)[0];
+      if (!header) continue;
+      if (markers.some((marker) => marker.bounds.top >= header.bounds.top && marker.bounds.top <= top)) return entry.reason;
+    }
+    return null;
+  }
+}
+
+/** The selectors of an element in the order they are tried: its own, then its alternatives. */
+function selectorsOf(spec: ElementSpec): Selector[] {
+  const { or, fallback: _fallback, ...own } = spec;
+  const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.textMatches || own.descMatches || own.class);
+  return [...(hasOwn ? [own] : []), ...(or ?? [])];
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
