@@ -156,7 +156,9 @@ describe('a dry run does not outlive its starter’s rights', () => {
     const next = await va.post(`/api/dry-runs/${started.body.id}/next`);
     expect(next.status).toBe(403);
     expect(next.body.error).toBe('You can step through only dry runs on phones assigned to you; Pixel taken is not any more, and its dry run was ended');
-    const run = await va.get<DryRun>(`/api/dry-runs/${started.body.id}`);
+    // The phone's screens are no longer theirs to see, the run's trace included; an operator reads how it ended.
+    expect((await va.get(`/api/dry-runs/${started.body.id}`)).status).toBe(403);
+    const run = await operator.get<DryRun>(`/api/dry-runs/${started.body.id}`);
     expect(run.body).toMatchObject({
       status: 'stopped',
       failure: {
@@ -177,7 +179,7 @@ describe('a dry run does not outlive its starter’s rights', () => {
     const started = await start(va, { recipeId: recipeRowId, deviceId: phone.device.id, mode: 'step', effects: false });
     expect(started.status).toBe(201);
     expect((await operator.patch(`/api/devices/${phone.device.id}`, { assignedToId: null })).status).toBe(200);
-    await until(async () => (await va.get<DryRun>(`/api/dry-runs/${started.body.id}`)).body.status === 'stopped', 'the run ended');
+    await until(async () => (await operator.get<DryRun>(`/api/dry-runs/${started.body.id}`)).body.status === 'stopped', 'the run ended');
     await until(async () => phone.stops.includes(started.body.id), 'the phone told to stop');
 
     // An operator's own run on that phone goes on: an operator may control any phone.
