@@ -70,7 +70,8 @@ describe('a pattern in a studio check', () => {
   it('matches (a+)+$ over long saved node texts at once, and a read sent meanwhile answers first', async () => {
     const operator = await signUp(t.app);
     const va = await inviteVa(t.app, operator, 'Vic Pattern');
-    const phone = await buildDevice(operator, { name: 'Pixel pattern' });
+    // The VA's own phone: saved screens are read only by those who may control the phone.
+    const phone = await buildDevice(operator, { name: 'Pixel pattern', assignedToId: va.user!.id });
     const saved = await operator.post<UiCaptureDetail>('/api/ui-captures', {
       deviceId: phone.id,
       screenName: 'Feed',
