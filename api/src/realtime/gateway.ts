@@ -49,29 +49,55 @@ const STATS_DEBOUNCE_MS = 1000;
 const RECOVERY_WINDOW_MS = 2 * 60_000;
 
 export async function attachRealtime(app: FastifyInstance, options: { redisUrl?: string | undefined }): Promise<RealtimeServer> {
-  const { db, changes } = app.ctx;
   const io: RealtimeServer = new Server(app.server, {
     serveClient: false,
     connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
   });
+  const redis = options.redisUrl ? await adaptToRedis(app, io, options.redisUrl) : undefined;
+  admitSockets(app, io);
+  const stopRelay = relayChanges(app, io, Boolean(options.redisUrl));
 
-  let redis: { quit(): Promise<unknown> } | undefined;
-  if (options.redisUrl) {
-    const { Redis } = await import('ioredis');
-    const { createAdapter } = await import('@socket.io/redis-streams-adapter');
-    const client = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
-    client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
-    // The adapter keeps a closing socket's session (for connection-state recovery) with a SET and sends its
-    // short-lived messages with a PUBLISH, waiting for neither; its subscriber, a copy of this client, is subscribed
-    // again by ioredis after a reconnect.
-    const dropped = (error: unknown, command: string) => app.log.warn({ err: error, command }, 'redis (socket adapter): a command failed unanswered');
-    logDroppedFailures(client, ['set', 'publish'], dropped);
-    logDroppedFailuresOfCopies(client, ['subscribe'], dropped);
-    await client.connect();
-    redis = client;
-    io.adapter(createAdapter(client, { streamName: 'farm:socket.io', maxLen: 20_000, onlyPlaintext: true }));
-  }
+  const live = await attachLive(app, io, options);
+  app.ctx.agents = attachAgents(app, io, live);
 
+  // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs. Their
+  // connections are closed under them (not a server disconnect), so browsers and phones reconnect at once, through
+  // the load balancer to another instance, and a browser recovers there what it missed meanwhile.
+  app.addHook('preClose', async () => {
+    io.engine.close();
+  });
+
+  app.addHook('onClose', async () => {
+    // What the phones had sent before their connections closed is handled and announced, then the adapter goes.
+    await app.ctx.agents?.drain(3000);
+    await live.close();
+    stopRelay();
+    await io.close();
+    await redis?.quit().catch(() => undefined);
+  });
+  return io;
+}
+
+/** Carries events between API instances through Redis streams; the client is returned to be closed with the server. */
+async function adaptToRedis(app: FastifyInstance, io: RealtimeServer, redisUrl: string): Promise<{ quit(): Promise<unknown> }> {
+  const { Redis } = await import('ioredis');
+  const { createAdapter } = await import('@socket.io/redis-streams-adapter');
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+  client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
+  // The adapter keeps a closing socket's session (for connection-state recovery) with a SET and sends its
+  // short-lived messages with a PUBLISH, waiting for neither; its subscriber, a copy of this client, is subscribed
+  // again by ioredis after a reconnect.
+  const dropped = (error: unknown, command: string) => app.log.warn({ err: error, command }, 'redis (socket adapter): a command failed unanswered');
+  logDroppedFailures(client, ['set', 'publish'], dropped);
+  logDroppedFailuresOfCopies(client, ['subscribe'], dropped);
+  await client.connect();
+  io.adapter(createAdapter(client, { streamName: 'farm:socket.io', maxLen: 20_000, onlyPlaintext: true }));
+  return client;
+}
+
+/** Who may open a browser socket (a person's session, or a wall link), and the rooms each joins. */
+function admitSockets(app: FastifyInstance, io: RealtimeServer): void {
+  const { db } = app.ctx;
   // Every (re)connection is checked against the live session: a logged-out or expired session cannot come back.
   io.use((socket, next) => {
     const refused = crossSite(app, socket.handshake.headers);
@@ -107,7 +133,11 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
         : [rooms.workspace(data.workspaceId), rooms.user(data.userId), rooms.session(data.sessionId)],
     );
   });
+}
 
+/** Relays committed changes to their rooms (and stats after them); returns how to stop, flushing what is queued. */
+function relayChanges(app: FastifyInstance, io: RealtimeServer, clustered: boolean): () => void {
+  const { db, changes } = app.ctx;
   const statsTimers = new Map<string, NodeJS.Timeout>();
   const scheduleStats = (workspaceId: string) => {
     if (statsTimers.has(workspaceId)) return;
@@ -124,7 +154,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
 
   const cutEverywhere = (room: string) => {
     io.local.in(room).disconnectSockets(true);
-    if (options.redisUrl) io.in(room).disconnectSockets(true);
+    if (clustered) io.in(room).disconnectSockets(true);
   };
 
   const outgoing = new Outgoing((local, room, event, payload) => {
@@ -154,26 +184,9 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
     if (statsAffecting.has(event)) scheduleStats(change.workspaceId);
   };
   const unsubscribe = changes.subscribe(relay);
-
-  const live = await attachLive(app, io, options);
-  app.ctx.agents = attachAgents(app, io, live);
-
-  // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs. Their
-  // connections are closed under them (not a server disconnect), so browsers and phones reconnect at once, through
-  // the load balancer to another instance, and a browser recovers there what it missed meanwhile.
-  app.addHook('preClose', async () => {
-    io.engine.close();
-  });
-
-  app.addHook('onClose', async () => {
-    // What the phones had sent before their connections closed is handled and announced, then the adapter goes.
-    await app.ctx.agents?.drain(3000);
-    await live.close();
+  return () => {
     unsubscribe();
     outgoing.flush();
     for (const timer of statsTimers.values()) clearTimeout(timer);
-    await io.close();
-    await redis?.quit().catch(() => undefined);
-  });
-  return io;
+  };
 }
