@@ -26,8 +26,24 @@ describe('GET /api/users', () => {
       const answer = await reader.get<User[]>('/api/users');
       expectStatus(answer, 200);
       expect(answer.body).toEqual([
-        { id: helper.user!.id, email: helper.user!.email, name: 'Adam Helper', role: 'va', isActive: true, createdAt: helper.user!.createdAt },
-        { id: owner.user!.id, email: owner.user!.email, name: 'Zoe Owner', role: 'operator', isActive: true, createdAt: owner.user!.createdAt },
+        {
+          id: helper.user!.id,
+          email: helper.user!.email,
+          name: 'Adam Helper',
+          role: 'va',
+          isActive: true,
+          createdAt: helper.user!.createdAt,
+          resetsAsOperator: false,
+        },
+        {
+          id: owner.user!.id,
+          email: owner.user!.email,
+          name: 'Zoe Owner',
+          role: 'operator',
+          isActive: true,
+          createdAt: owner.user!.createdAt,
+          resetsAsOperator: true,
+        },
       ]);
     }
   });

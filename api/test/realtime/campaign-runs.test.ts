@@ -136,6 +136,12 @@ describe('campaign runs', () => {
 
     const campaign = await buildCampaign(operator, { activeHoursStart: 0, activeHoursEnd: 24, groupId: group.id, cooldownMinutes: 0 });
     expect(campaign.groupId).toBe(group.id);
+    // The workspace's day is put about noon wherever the clock stands, so a later round of today is still ahead
+    // (late in a UTC evening, today's last round has begun and the next planning adds none).
+    const offset = 12 - new Date().getUTCHours();
+    const noonZone = offset === 0 ? 'UTC' : `Etc/GMT${offset > 0 ? '-' : '+'}${Math.abs(offset)}`;
+    const { workspaceId: ownWorkspace } = await t.db.selectFrom('campaigns').select('workspaceId').where('id', '=', campaign.id).executeTakeFirstOrThrow();
+    await t.db.updateTable('workspaces').set({ timeZone: noonZone }).where('id', '=', ownWorkspace).execute();
     const routine = await operator.post('/api/routines', { campaignId: campaign.id, type: 'warmup', forGroup: true, intensity: 10 });
     expect(routine).toMatchObject({ status: 201, body: { forGroup: true, accountId: null } });
     const usernames = async () =>
