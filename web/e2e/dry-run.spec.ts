@@ -124,6 +124,8 @@ for (const width of [1280, 375]) {
       await page.screenshot({ path: join(SCREENSHOT_DIR, `dry-run-trace-${width}.png`), fullPage: true });
 
       // Straight through with effects: it passes, and the app version is now verified for this version of the recipe.
+      // The phone heartbeats as a live one does, so the time spent reading the trace does not leave it silent.
+      expect(await phone.send('agent.heartbeat', { battery: 88, status: 'online' })).toMatchObject({ ok: true });
       const again = await openDryRun(page, recipeLabel, phoneName, 'Straight through', false);
       await expect(again.getByLabel('Pre-flight').getByText(`@${username}`)).toBeVisible();
       await again.getByRole('button', { name: 'Start' }).click();
