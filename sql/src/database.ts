@@ -32,6 +32,9 @@ export interface Database {
 
 const DATE_OID = 1082;
 
+/** The plugins of every Kysely instance on the product database (the compile-only one of the SQL snapshots included). */
+export const kyselyPlugins = () => [new CamelCasePlugin()];
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return target.kind === 'postgres' ? openPostgres(target.url, target.poolSize, target.prepare ?? true) : openPglite(target);
 }
@@ -63,7 +66,7 @@ async function openPostgres(url: string, poolSize = 10, prepare = true): Promise
     client.on('error', () => undefined);
   });
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: prepare ? preparingPool(pool) : pool }), plugins: kyselyPlugins() });
   return {
     db,
     kind: 'postgres',
@@ -96,7 +99,7 @@ async function openPglite(target: { dataDir?: string; loadDataDir?: Blob }): Pro
     parsers: { [DATE_OID]: (value: string) => value },
   });
   await client.waitReady;
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins: kyselyPlugins() });
   let closed = false;
   return {
     db,
