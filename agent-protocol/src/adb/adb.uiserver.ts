@@ -13,7 +13,7 @@
  * Every request has a limit: a server that hangs or answers something that is not its JSON ends the request with a
  * reason (`UiServerError`), never a wait without end.
  */
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
@@ -280,18 +280,7 @@ export class UiServer {
   /** Sends one HTTP request over a fresh `tcp:` stream and answers the parsed JSON body. */
   private async raw(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number): Promise<unknown> {
     const what = `${method} ${path.replace(/\/session\/[^/]+/, '/session/…')}`;
-    let stream: Duplex;
-    const opening = this.transport.openTcp(UI_SERVER_PORT);
-    try {
-      stream = await withLimit(opening, timeoutMs, what);
-    } catch (error) {
-      if (error instanceof UiServerError) {
-        // A stream that opens after the limit is closed at once rather than left open on the phone.
-        opening.then((late) => late.destroy()).catch(() => undefined);
-        throw error;
-      }
-      throw new UiServerError('down', `The UI server does not answer on port ${UI_SERVER_PORT} (${error instanceof Error ? error.message : String(error)}).`);
-    }
+    const stream = await this.connect(what, timeoutMs);
     const payload = body === undefined ? null : Buffer.from(JSON.stringify(body), 'utf8');
     return new Promise<unknown>((resolve, reject) => {
       let settled = false;
@@ -324,41 +313,59 @@ export class UiServer {
           ),
         );
       });
-      req.on('response', (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > this.options.maxAnswerBytes) {
-            finish(new UiServerError('garbage', `The UI server's answer to ${what} is over ${this.options.maxAnswerBytes} bytes.`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('aborted', () => finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`)));
-        response.on('error', () => finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`)));
-        response.on('end', () => {
-          if (!response.complete) return finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`));
-          let json: unknown;
-          try {
-            json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          } catch {
-            return finish(new UiServerError('garbage', `The UI server answered ${what} with something that is not JSON.`));
-          }
-          const status = response.statusCode ?? 0;
-          if (status >= 400) {
-            const value = answer.safeParse(json);
-            const error = value.success ? errorValue.safeParse(value.data.value) : null;
-            const name = error?.success ? error.data.error : null;
-            const message = error?.success ? (error.data.message ?? name) : null;
-            return finish(new UiServerError('refused', `The UI server refused ${what}: ${(message ?? `HTTP ${status}`).split('\n')[0]?.slice(0, 200)}`, name));
-          }
-          finish(null, json);
-        });
-      });
+      req.on('response', (response) => readAnswer(response, what, this.options.maxAnswerBytes, finish));
       req.end(payload ?? undefined);
     });
   }
+
+  /** Opens a fresh `tcp:` stream to the server's port within the limit. */
+  private async connect(what: string, timeoutMs: number): Promise<Duplex> {
+    const opening = this.transport.openTcp(UI_SERVER_PORT);
+    try {
+      return await withLimit(opening, timeoutMs, what);
+    } catch (error) {
+      if (error instanceof UiServerError) {
+        // A stream that opens after the limit is closed at once rather than left open on the phone.
+        opening.then((late) => late.destroy()).catch(() => undefined);
+        throw error;
+      }
+      throw new UiServerError('down', `The UI server does not answer on port ${UI_SERVER_PORT} (${error instanceof Error ? error.message : String(error)}).`);
+    }
+  }
+}
+
+/** Reads one HTTP answer of at most `maxBytes` and settles the request with its JSON body or the reason it has none. */
+function readAnswer(response: IncomingMessage, what: string, maxBytes: number, finish: (error: UiServerError | null, value?: unknown) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > maxBytes) {
+      finish(new UiServerError('garbage', `The UI server's answer to ${what} is over ${maxBytes} bytes.`));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  response.on('aborted', () => finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`)));
+  response.on('error', () => finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`)));
+  response.on('end', () => {
+    if (!response.complete) return finish(new UiServerError('down', `The UI server's answer to ${what} was cut off.`));
+    let json: unknown;
+    try {
+      json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return finish(new UiServerError('garbage', `The UI server answered ${what} with something that is not JSON.`));
+    }
+    const status = response.statusCode ?? 0;
+    if (status >= 400) {
+      const value = answer.safeParse(json);
+      const error = value.success ? errorValue.safeParse(value.data.value) : null;
+      const name = error?.success ? error.data.error : null;
+      const message = error?.success ? (error.data.message ?? name) : null;
+      return finish(new UiServerError('refused', `The UI server refused ${what}: ${(message ?? `HTTP ${status}`).split('\n')[0]?.slice(0, 200)}`, name));
+    }
+    finish(null, json);
+  });
 }
 
 /** Rejects with a UiServerError when `work` takes longer than `ms`. */

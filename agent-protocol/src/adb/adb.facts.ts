@@ -1,0 +1,64 @@
+/**
+ * What the phone says about itself: a ping, its properties and screen size (kept, as the screen size scales recipe
+ * coordinates and the SDK picks how media is scanned), battery, whether the screen is on, the app in front, the
+ * network and the keyguard. Each is one query whose output `adb.parse.ts` reads; a new fact to read lands here.
+ */
+import {
+  PhoneError,
+  type BatteryState,
+  type ForegroundApp,
+  type LockState,
+  type NetworkState,
+  type PhoneInfo,
+  type ScreenState,
+} from '../phone/phone.device.ts';
+import { parseBattery, parseForeground, parseGetprop, parseLockState, parseNetwork, parseScreen, parseWmSize, phoneInfoFrom } from './adb.parse.ts';
+import type { PhoneLink } from './adb.link.ts';
+
+export class PhoneFacts {
+  private cachedInfo: PhoneInfo | null = null;
+
+  constructor(private readonly link: PhoneLink) {}
+
+  /** The last info read, if any. */
+  get known(): PhoneInfo | null {
+    return this.cachedInfo;
+  }
+
+  /** The last info read, or read now when there is none yet. */
+  async knownOrRead(): Promise<PhoneInfo> {
+    return this.cachedInfo ?? (await this.info());
+  }
+
+  /** A cheap round trip: answers when the phone does, fails when it does not. */
+  async ping(): Promise<void> {
+    const output = await this.link.exec('echo farm-ok');
+    if (!output.includes('farm-ok')) throw new PhoneError('command_failed', 'The phone answered the ping with something else.');
+  }
+
+  async info(): Promise<PhoneInfo> {
+    const [properties, size] = await Promise.all([this.link.exec('getprop'), this.link.exec('wm size')]);
+    this.cachedInfo = phoneInfoFrom(parseGetprop(properties), parseWmSize(size), this.link.serial);
+    return this.cachedInfo;
+  }
+
+  async battery(): Promise<BatteryState> {
+    return parseBattery(await this.link.exec('dumpsys battery'));
+  }
+
+  async screen(): Promise<ScreenState> {
+    return parseScreen(await this.link.exec(`dumpsys power | grep -E 'mWakefulness=|Display Power: state='`));
+  }
+
+  async foregroundApp(): Promise<ForegroundApp | null> {
+    return parseForeground(await this.link.exec(`dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'`));
+  }
+
+  async network(): Promise<NetworkState> {
+    return parseNetwork(await this.link.exec(`dumpsys connectivity | grep -E 'Active default network|NetworkAgentInfo'`));
+  }
+
+  async lockState(): Promise<LockState> {
+    return parseLockState(await this.link.exec('dumpsys window policy'));
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The simulated apps' state and where the phone is: which app is in front, each app's stack of screens, and what the
+ * screens read and call back into (`SimApi`): likes (refused past the rate limit), follows, comments, a published
+ * post (its toast, its pending or failed upload), back, and the fields being typed into. Opening, stopping, sharing
+ * to and linking into an app move the stacks here, media pushed to the phone joins the gallery the apps show, and the
+ * screen in front is built here from its app's screens.
+ */
+import { basename } from 'node:path';
+import { PhoneError, type PushMediaOptions, type ShareIntent } from '../phone/phone.device.ts';
+import { instagramScreen } from './simphone.instagram.ts';
+import type { SimNode } from './simphone.render.ts';
+import { INSTAGRAM, LAUNCHER, launcherScreen, TIKTOK, TIKTOK_TRILL, type SimApi, type SimScreen } from './simphone.screens.ts';
+import type { SimState } from './simphone.state.ts';
+import { tiktokScreen } from './simphone.tiktok.ts';
+
+type AppName = 'launcher' | 'instagram' | 'tiktok';
+type Field = NonNullable<SimApi['focused']>;
+
+export class SimApps {
+  app: AppName = 'launcher';
+  private readonly stacks: Record<'instagram' | 'tiktok', SimScreen[]> = { instagram: [], tiktok: [] };
+  readonly api: SimApi;
+  private likes = 0;
+
+  constructor(private readonly state: SimState) {
+    const { options } = state;
+    this.api = {
+      width: options.width ?? 1080,
+      height: options.height ?? 2400,
+      feedIndex: 0,
+      reelIndex: 0,
+      liked: new Set(options.liked ?? []),
+      followed: new Set(),
+      privateAccounts: new Set(options.privateAccounts ?? []),
+      pendingReads: 0,
+      uploadFailed: false,
+      sheet: options.sheet ?? null,
+      fixtures: options.fixtures ?? {},
+      posted: state.comments,
+      media: [...(options.media ?? ['IMG_20240818_191204.jpg', 'IMG_20240817_083311.jpg', 'IMG_20240815_120045.jpg'])],
+      draft: { query: '', caption: '', comment: '' },
+      focused: null,
+      push: (screen) => this.push(screen),
+      replace: (screen) => this.replace(screen),
+      swap: (screen) => this.swap(screen),
+      back: () => this.back(),
+      focus: (field) => this.focus(field),
+      like: (postId) => this.like(postId),
+      follow: (user) => this.follow(user),
+      comment: (postId) => this.comment(postId),
+      publish: () => this.publish(),
+      log: (event) => state.log(event),
+    };
+  }
+
+  /** The stack of the app in front; null on the home screen. */
+  get stack(): SimScreen[] | null {
+    return this.app === 'launcher' ? null : this.stacks[this.app];
+  }
+
+  get current(): SimScreen | null {
+    const stack = this.stack;
+    return stack ? (stack[stack.length - 1] ?? null) : null;
+  }
+
+  /** Where the phone is: `instagram/feed`, `tiktok/search`, `launcher`. */
+  get where(): string {
+    const current = this.current;
+    return current ? `${this.app}/${current.name}` : this.app;
+  }
+
+  get tiktokPackage(): string {
+    return this.state.options.tiktokPackage ?? TIKTOK;
+  }
+
+  packageName(): string {
+    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? this.tiktokPackage : LAUNCHER;
+  }
+
+  private appFor(packageName: string): 'instagram' | 'tiktok' | null {
+    return packageName === INSTAGRAM ? 'instagram' : packageName === this.tiktokPackage ? 'tiktok' : null;
+  }
+
+  /** The screen in front, built from its app's screens with the phone's state laid over it. */
+  tree(): SimNode {
+    const current = this.current;
+    if (!current) return launcherScreen(this.api, (pkg) => void this.launch(pkg), this.state.shownName, this.tiktokPackage);
+    return this.app === 'instagram'
+      ? instagramScreen(this.api, current)
+      : tiktokScreen(this.api, current, this.tiktokPackage === TIKTOK_TRILL ? 'trill' : 'musically');
+  }
+
+  isVideo(): boolean {
+    const current = this.current;
+    return (this.app === 'instagram' && current?.name === 'reels') || (this.app === 'tiktok' && (current?.name === 'feed' || current?.name === 'post'));
+  }
+
+  private push(screen: SimScreen): void {
+    this.stack?.push(screen);
+    this.api.focused = null;
+  }
+
+  /** Switches tab: the screen becomes the only one. */
+  private replace(screen: SimScreen): void {
+    const stack = this.stack;
+    if (!stack) return;
+    stack.length = 0;
+    stack.push(screen);
+    this.api.focused = null;
+  }
+
+  /** The top screen becomes another (a flow's next page). */
+  private swap(screen: SimScreen): void {
+    const stack = this.stack;
+    if (!stack) return;
+    stack.splice(-1, 1, screen);
+    this.api.focused = null;
+  }
+
+  private focus(field: Field): void {
+    this.api.focused = field;
+    // A search box and a comment box start empty; a caption keeps what was typed.
+    if (field === 'comment') this.api.draft.comment = '';
+    if (field === 'search') this.api.draft.query = '';
+  }
+
+  private follow(user: string): void {
+    // A second tap on Following would unfollow; the simulated app keeps the follow.
+    if (this.api.followed.has(user)) return;
+    this.api.followed.add(user);
+    this.state.log(`followed ${user}`);
+  }
+
+  private comment(postId: string): void {
+    const text = this.api.draft.comment.trim();
+    if (!text) return;
+    this.state.comments.push({ postId, text });
+    this.api.draft.comment = '';
+    this.api.focused = null;
+    this.state.log(`commented on ${postId}: ${text}`);
+  }
+
+  private like(postId: string): void {
+    if (this.api.liked.has(postId)) {
+      this.api.liked.delete(postId);
+      this.state.log(`unliked ${postId}`);
+      return;
+    }
+    // Past its limit the platform refuses the like and says so in a dialog over the screen (Instagram's "Try Again
+    // Later", TikTok's "Try again later"): the like does not stick.
+    const limit = this.state.options.rateLimitAfterLikes;
+    if (limit !== undefined && this.likes >= limit) {
+      this.stack?.push({ name: 'limited' });
+      this.state.log(`like refused on ${postId}`);
+      return;
+    }
+    this.api.liked.add(postId);
+    this.likes += 1;
+    this.state.log(`liked ${postId}`);
+  }
+
+  private publish(): void {
+    const { state } = this;
+    const caption = this.api.draft.caption;
+    state.published.push({ app: this.app, caption, media: this.api.media[0] ?? null });
+    state.log(`published on ${this.app}: ${caption}`);
+    this.api.draft.caption = '';
+    this.api.focused = null;
+    // TikTok says so in a toast ("video posted", YallaPapi/geelark-automation .taskmaster/docs/geelark_tiktok_flow.md),
+    // which only a reader that sees toasts reports: here, for the next few reads.
+    if (this.app === 'tiktok') state.toast = { text: 'Video posted', reads: 3 };
+    // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then drops it, or says the
+    // upload failed ("Video can't be posted").
+    if (this.app === 'instagram') this.api.pendingReads = 2;
+    if (this.app === 'instagram' && state.options.uploadFails) {
+      this.api.uploadFailed = true;
+      state.published.pop();
+      state.log('upload failed');
+    }
+    const stack = this.stack;
+    if (stack) {
+      stack.length = 0;
+      stack.push({ name: 'feed' });
+    }
+  }
+
+  back(): void {
+    if (this.api.focused) {
+      // Back first closes the keyboard, as on a phone.
+      this.api.focused = null;
+      return;
+    }
+    const stack = this.stack;
+    if (!stack) return;
+    stack.pop();
+    if (stack.length === 0) this.app = 'launcher';
+  }
+
+  /** The home button: the apps keep their screens behind it. */
+  home(): void {
+    this.app = 'launcher';
+  }
+
+  async launch(packageName: string): Promise<void> {
+    this.open(packageName);
+  }
+
+  /** Brings the app to the front at once (its effects land before the caller's next read, as a fake phone's shell needs). */
+  open(packageName: string): void {
+    this.state.alive();
+    const app = this.appFor(packageName);
+    if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
+    this.app = app;
+    const stack = this.stacks[app];
+    const { challenge } = this.state.options;
+    if (stack.length === 0) stack.push({ name: challenge === 'login' ? 'login' : challenge === 'blocked' ? 'blocked' : 'feed' });
+    this.api.focused = null;
+    this.api.draft.query = '';
+    this.state.log(`opened ${app}`);
+  }
+
+  async forceStop(packageName: string): Promise<void> {
+    this.state.alive();
+    const app = this.appFor(packageName);
+    if (!app) return;
+    this.stacks[app].length = 0;
+    this.api.focused = null;
+    if (this.app === app) this.app = 'launcher';
+    this.state.log(`stopped ${app}`);
+  }
+
+  /**
+   * Hands the files to the app as the share sheet would: Instagram opens its caption screen for them, TikTok its
+   * editor (whose Next leads to the caption screen). An app that is not installed refuses, as Android does.
+   */
+  async share(intent: ShareIntent): Promise<void> {
+    this.state.alive();
+    const app = this.appFor(intent.package);
+    if (!app) throw new PhoneError('not_installed', `No activity ${intent.package}/${intent.activity} takes ${intent.mime} on this phone.`);
+    this.state.shares.push(intent);
+    for (const file of [...intent.files].reverse()) if (!this.api.media.includes(basename(file))) this.api.media.unshift(basename(file));
+    this.open(intent.package);
+    this.api.draft.caption = '';
+    this.stack?.push(app === 'instagram' ? { name: 'caption' } : { name: 'editor' });
+    this.state.log(`shared ${intent.files.map((file) => basename(file)).join(', ')} to ${app}`);
+  }
+
+  async scanMedia(paths: string[]): Promise<void> {
+    this.state.alive();
+    this.state.scanned.push(...paths);
+  }
+
+  async pushMedia(localPath: string, options: PushMediaOptions = {}): Promise<string> {
+    this.state.alive();
+    const name = options.name ?? basename(localPath);
+    this.api.media.unshift(name);
+    this.state.log(`media added ${name}`);
+    return `${(options.remoteDir ?? '/sdcard/DCIM/Farm').replace(/\/+$/, '')}/${name}`;
+  }
+
+  async openUrl(url: string): Promise<void> {
+    this.state.alive();
+    const match = /instagram\.com\/([\w.]+)/.exec(url) ?? /tiktok\.com\/@([\w.]+)/.exec(url);
+    if (!match?.[1]) throw new PhoneError('command_failed', `The phone could not open ${url}.`);
+    this.open(url.includes('tiktok') ? this.tiktokPackage : INSTAGRAM);
+    this.state.log(`opened link ${url}`);
+    this.stack?.push({ name: 'profile', user: match[1] });
+  }
+}
