@@ -14,8 +14,13 @@ const packages = ['sql', 'agent-protocol', 'workers', 'api', 'web'];
 const totals = { passed: 0, failed: 0, skipped: 0 };
 let broken = false;
 
-function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env: process.env });
+const timings = [];
+
+/** Runs one suite and keeps its wall time for the closing table. */
+function run(command, args, cwd, label, env = process.env) {
+  const started = Date.now();
+  const result = spawnSync(command, args, { cwd, stdio: 'inherit', env });
+  timings.push(`${label} ${Math.round((Date.now() - started) / 1000)}s`);
   return result.status ?? 1;
 }
 
@@ -24,7 +29,7 @@ for (const name of packages) {
   if (!existsSync(join(cwd, 'vitest.config.ts'))) continue;
   console.log(`\n== ${name}: vitest`);
   const report = join(out, `${name}.json`);
-  const status = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], cwd);
+  const status = run('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], cwd, name);
   if (existsSync(report)) {
     const json = JSON.parse(readFileSync(report, 'utf8'));
     totals.passed += json.numPassedTests ?? 0;
@@ -49,11 +54,7 @@ const e2e = join(root, 'web', 'playwright.config.ts');
 if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
   console.log('\n== web: browser tests (Playwright, Debian chromium)');
   const report = join(out, 'e2e.json');
-  const status = spawnSync('pnpm', ['exec', 'playwright', 'test'], {
-    cwd: join(root, 'web'),
-    stdio: 'inherit',
-    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report },
-  }).status;
+  const status = run('pnpm', ['exec', 'playwright', 'test'], join(root, 'web'), 'e2e', { ...process.env, PLAYWRIGHT_JSON_OUTPUT_NAME: report });
   if (existsSync(report)) {
     const stats = JSON.parse(readFileSync(report, 'utf8')).stats ?? {};
     totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
@@ -66,5 +67,6 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
   }
 }
 
-console.log(`\ntotal: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+console.log(`\ntimes: ${timings.join(', ')}`);
+console.log(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(broken || totals.failed > 0 ? 1 : 0);
