@@ -26,7 +26,7 @@ import type { RunMedia } from '../recipes/recipe.media.ts';
 import { captureTree, recordTarget, type RecordedTarget, type UiCapture } from '../recipes/recipe.inspect.ts';
 import { parseUiXml } from '../recipes/recipe.ui.ts';
 import type { TaskWork } from '../work.ts';
-import type { DryRunOutcome, DryRunWork, PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.ts';
+import type { DryRunOutcome, DryRunWork, PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.backend.ts';
 
 export interface DeviceBackendOptions {
   agentVersion: string;
