@@ -3,21 +3,25 @@
  * console, and one connection per phone it sees, speaking for that phone with the host's credential and the phone's
  * serial: a phone plugged in appears in the console (registered by serial on first sight), one unplugged (or one that
  * stops answering) goes offline at once. Each phone keeps its own journal in the state folder.
+ *
+ * This file owns the control connection, which phones the host speaks for and holding their work; its simulated
+ * phones are `host.sim.ts`, fleet health `host.fleet.ts`, app jobs `host.apps.ts`, phone settings `host.settings.ts`.
  */
 import { hostname } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
-import { AdbHost } from '../adb/adb.host.ts';
+import { AdbHost, type AdbHostEvent } from '../adb/adb.host.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
-import { applySteps, hostFleetSettings, phoneSettingsRequest, settingSteps, type PhoneSettingsAnswer } from '../fleet/fleet.messages.ts';
+import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
-import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { MediaFetcher } from './media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
 import { HostApps, simulatedPackagePhone } from './host.apps.ts';
+import { setPhoneSettings } from './host.settings.ts';
+import { simulatedPhone, simulateLife } from './host.sim.ts';
 import type { PackagePhone } from '../adb/adb.packages.ts';
 import { Journal } from './journal.ts';
 import { PhoneAgent } from './phone-agent.ts';
@@ -68,22 +72,7 @@ export class FarmHost {
       auth: { hostToken: options.token },
       reconnectionDelayMax: 10_000,
     });
-    this.control.on('connect', () => {
-      this.control.emit(
-        'host.hello',
-        {
-          agentVersion: AGENT_VERSION,
-          hostname: hostname().slice(0, 200),
-          backend: options.backend,
-          phones: this.phones.size,
-          // Settings are adb shell commands: simulated phones have none to set. Apps install on either.
-          features: [...(options.backend === 'adb' ? (['phone-settings'] as const) : []), 'apps' as const],
-        },
-        (answer: Ack) => {
-          if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
-        },
-      );
-    });
+    this.control.on('connect', () => this.hello());
     const apps = new HostApps({
       server: options.server,
       token: options.token,
@@ -100,22 +89,28 @@ export class FarmHost {
     });
   }
 
+  /** Says what the host is and can do on its control connection. */
+  private hello(): void {
+    const { options } = this;
+    this.control.emit(
+      'host.hello',
+      {
+        agentVersion: AGENT_VERSION,
+        hostname: hostname().slice(0, 200),
+        backend: options.backend,
+        phones: this.phones.size,
+        // Settings are adb shell commands: simulated phones have none to set. Apps install on either.
+        features: [...(options.backend === 'adb' ? (['phone-settings'] as const) : []), 'apps' as const],
+      },
+      (answer: Ack) => {
+        if (answer.ok) this.log(`connected to ${options.server} as host ${String(answer.hostName ?? '')}`);
+      },
+    );
+  }
+
   /** Starts seeing phones: the simulated ones at once, or every phone adb lists, as they come and go. */
   async start(): Promise<void> {
-    if (this.options.backend === 'sim') {
-      const count = this.options.devices ?? 5;
-      for (let index = 1; index <= count; index += 1) {
-        const ui = new SimulatedPhoneUi({
-          serial: `SIM-${String(index).padStart(4, '0')}`,
-          model: 'Pixel 8 (simulated)',
-          battery: 55 + Math.floor(Math.random() * 45),
-        });
-        const life = simulateLife(ui);
-        this.stops.push(life);
-        await this.attach(ui, (label) => (ui.caption = label));
-      }
-      return;
-    }
+    if (this.options.backend === 'sim') return this.startSimulated();
     const scrcpy = this.options.scrcpyServer;
     const adb = new AdbHost({
       ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}),
@@ -125,36 +120,48 @@ export class FarmHost {
         ...(scrcpy !== false ? { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: this.options.state.dir }) } : {}),
       },
     });
-    const off = adb.on((event) => {
-      switch (event.type) {
-        case 'ready':
-          this.log(`${event.serial}: ${event.info.manufacturer} ${event.info.model}, Android ${event.info.androidVersion}`);
-          void this.attach(event.phone).catch((error: unknown) => this.log(`${event.serial}: ${error instanceof Error ? error.message : String(error)}`));
-          return;
-        case 'responsive': {
-          const phone = adb.phone(event.serial);
-          if (phone && !this.phones.has(event.serial)) void this.attach(phone).catch(() => undefined);
-          return;
-        }
-        case 'detached':
-        case 'unresponsive':
-          this.log(`${event.serial}: ${event.type === 'detached' ? 'unplugged' : `not answering (${event.reason})`}`);
-          void this.detach(event.serial);
-          return;
-        case 'state':
-          if (event.state === 'unauthorized') this.log(`${event.serial}: waiting for "Allow USB debugging" on the phone`);
-          return;
-        case 'server':
-          this.log(event.connected ? 'adb server connected' : `adb server not reachable${event.error ? `: ${event.error}` : ''}`);
-          return;
-        case 'attached':
-          return;
-      }
-    });
+    const off = adb.on((event) => this.adbEvent(adb, event));
     this.stops.push(off, () => adb.stop());
     this.packagePhone = (serial) => adb.phone(serial) ?? undefined;
     await adb.start();
     await this.startFleet(adb);
+  }
+
+  private async startSimulated(): Promise<void> {
+    const count = this.options.devices ?? 5;
+    for (let index = 1; index <= count; index += 1) {
+      const ui = simulatedPhone(index);
+      this.stops.push(simulateLife(ui));
+      await this.attach(ui, (label) => (ui.caption = label));
+    }
+  }
+
+  /** A phone adb sees comes (it is attached), goes or stops answering (it is let go); the rest is logged. */
+  private adbEvent(adb: AdbHost, event: AdbHostEvent): void {
+    switch (event.type) {
+      case 'ready':
+        this.log(`${event.serial}: ${event.info.manufacturer} ${event.info.model}, Android ${event.info.androidVersion}`);
+        void this.attach(event.phone).catch((error: unknown) => this.log(`${event.serial}: ${error instanceof Error ? error.message : String(error)}`));
+        return;
+      case 'responsive': {
+        const phone = adb.phone(event.serial);
+        if (phone && !this.phones.has(event.serial)) void this.attach(phone).catch(() => undefined);
+        return;
+      }
+      case 'detached':
+      case 'unresponsive':
+        this.log(`${event.serial}: ${event.type === 'detached' ? 'unplugged' : `not answering (${event.reason})`}`);
+        void this.detach(event.serial);
+        return;
+      case 'state':
+        if (event.state === 'unauthorized') this.log(`${event.serial}: waiting for "Allow USB debugging" on the phone`);
+        return;
+      case 'server':
+        this.log(event.connected ? 'adb server connected' : `adb server not reachable${event.error ? `: ${event.error}` : ''}`);
+        return;
+      case 'attached':
+        return;
+    }
   }
 
   /** Health checks, vitals, the recovery ladder and the USB bus for the host's adb phones (`host.fleet.ts`). */
@@ -191,30 +198,10 @@ export class FarmHost {
       else this.log(`ignored fleet settings the server sent: ${parsed.error.issues[0]?.message ?? 'not valid'}`);
     });
     this.control.on('host.phone-settings', (raw, ack) => {
-      void this.setPhoneSettings(adb, raw).then((answer) => (typeof ack === 'function' ? ack(answer) : undefined));
+      void setPhoneSettings(adb, raw, (line) => this.log(line)).then((answer) => (typeof ack === 'function' ? ack(answer) : undefined));
     });
     this.stops.push(off, () => fleet.stop());
     await fleet.start();
-  }
-
-  /** Sets the console's settings on each phone asked for, one phone after another, and answers each one's outcomes. */
-  private async setPhoneSettings(adb: AdbHost, raw: unknown): Promise<PhoneSettingsAnswer> {
-    const parsed = phoneSettingsRequest.safeParse(raw);
-    if (!parsed.success) return { results: [] };
-    const results: PhoneSettingsAnswer['results'] = [];
-    for (const serial of parsed.data.serials) {
-      const phone = adb.phone(serial);
-      if (!phone) {
-        results.push({ serial, outcomes: [], error: 'The host does not see this phone now.' });
-        continue;
-      }
-      const shell = (command: string) => phone.exec(command, 10_000);
-      const sdk = Number.parseInt((await shell('getprop ro.build.version.sdk').catch(() => '')).trim(), 10);
-      const outcomes = await applySteps(settingSteps(parsed.data.settings, Number.isNaN(sdk) ? null : sdk), shell);
-      this.log(`${serial}: settings ${outcomes.map((item) => `${item.setting} ${item.outcome}`).join(', ')}`);
-      results.push({ serial, outcomes, error: null });
-    }
-    return { results };
   }
 
   /**
@@ -309,21 +296,4 @@ export class FarmHost {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * A simulated phone's day: its battery drains (faster while it works) and charges on the hub below a fifth; now and
- * then its screen goes dark for a while, as phones left alone do.
- */
-export function simulateLife(ui: SimulatedPhoneUi, random: () => number = Math.random, everyMs = 20_000): () => void {
-  const timer = setInterval(() => {
-    if (ui.charging) ui.batteryLevel = Math.min(100, ui.batteryLevel + 2);
-    else if (random() < 0.6) ui.batteryLevel = Math.max(1, ui.batteryLevel - 1);
-    if (ui.batteryLevel <= 20) ui.charging = true;
-    if (ui.batteryLevel >= 95) ui.charging = false;
-    if (ui.screenOn && random() < 0.05) ui.screenOn = false;
-    else if (!ui.screenOn && random() < 0.3) ui.screenOn = true;
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -8,7 +8,8 @@ import type { FailureCode } from '../failures.ts';
 import type { ServerMessage } from '../messages.ts';
 import type { EngagementCounts, TaskWork } from '../work.ts';
 import type { Journal } from './journal.ts';
-import { PhoneAgent, type PhoneBackend, type WorkContext, type WorkOutcome } from './phone-agent.ts';
+import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.backend.ts';
+import { PhoneAgent } from './phone-agent.ts';
 
 export interface SimulatorOptions {
   url: string;

@@ -1,0 +1,140 @@
+/**
+ * The phone agent's connection: the hello that says what the phone is and can do (and whether its host holds it),
+ * the server's answer (its name in the console, the heartbeat interval, or a refusal), coming back after the server
+ * let go of the phone on purpose, heartbeats at the interval the server gives, screenshots (on a timer, on command,
+ * within the server's limit per phone), the operator's commands, and telling the server when the host holds its work.
+ */
+import { helloAnswer, PROTOCOL_VERSION, serverMessages, type AgentMessage } from '../messages.ts';
+import type { AgentFeature } from '../live.ts';
+import { beating, type Beating } from './beating.ts';
+import type { PhoneAgentState } from './phone-agent.state.ts';
+
+export class Connection {
+  private heartbeatMs = 5000;
+  private heartbeat: Beating | undefined;
+  private readonly screenshots: Beating | undefined;
+  /** Told by the server to send no screenshot before this time (its limit per phone). */
+  private screenshotsWaitUntil = 0;
+  /** The device's name in the console, once the server said hello back. */
+  deviceName: string | undefined;
+  /** Why the server refused this agent, when it did. */
+  refused: string | undefined;
+
+  /** `replay` sends what was made while disconnected, once the server let the agent in, before it counts as ready. */
+  constructor(
+    private readonly state: PhoneAgentState,
+    private readonly replay: () => Promise<void>,
+  ) {
+    const every = state.options.screenshotMs;
+    if (every) this.screenshots = beating(() => void this.screenshot(), every);
+  }
+
+  /** Connected (again): says hello, and once let in sends what waited, then is ready. */
+  async hello(): Promise<void> {
+    const raw = await this.state.request('agent.hello', await this.helloMessage());
+    const answer = helloAnswer.safeParse(raw);
+    if (!answer.success || !answer.data.ok) {
+      this.refused = answer.success && !answer.data.ok ? answer.data.error : 'no answer';
+      this.state.log(`the server refused this agent: ${this.refused}`);
+      return;
+    }
+    this.deviceName = answer.data.deviceName;
+    this.state.backend.named?.(answer.data.deviceName);
+    this.heartbeatMs = answer.data.heartbeatMs;
+    this.heartbeat?.stop();
+    this.heartbeat = beating(() => this.beat(), this.heartbeatMs);
+    this.state.log(`connected as ${answer.data.deviceName} (protocol ${answer.data.protocol}, heartbeat ${this.heartbeatMs} ms)`);
+    await this.replay();
+    this.state.ready = true;
+  }
+
+  private async helloMessage(): Promise<AgentMessage<'agent.hello'>> {
+    const backend = this.state.backend;
+    const facts = backend.describe();
+    const phone = backend.state();
+    const uiReader = await backend.uiReader?.().catch(() => undefined);
+    const apps = await backend.installedApps?.().catch(() => undefined);
+    const features: AgentFeature[] = [...this.state.features(), ...(uiReader?.kind === 'ui-server' ? (['ui-server'] as const) : [])];
+    return {
+      protocol: PROTOCOL_VERSION,
+      ...facts,
+      battery: phone.battery,
+      charging: phone.charging,
+      screenOn: phone.screenOn,
+      ...(features.length > 0 ? { features } : {}),
+      ...(uiReader ? { uiReader } : {}),
+      ...(apps ? { apps } : {}),
+      ...(this.state.holding ? { holding: true } : {}),
+    };
+  }
+
+  /** The handshake failed (a refused credential says so here). */
+  connectError(error: Error): void {
+    this.state.log(`cannot connect: ${error.message}`);
+    this.state.options.onRefused?.(error.message);
+  }
+
+  disconnected(reason: string): void {
+    const { state } = this;
+    state.ready = false;
+    state.log(`disconnected: ${reason}`);
+    // The server let go of this phone on purpose (an instance stopping, a credential revoked): come back, through
+    // whichever instance answers; a credential that no longer holds is refused at the handshake, and that ends it.
+    if (reason === 'io server disconnect') {
+      setTimeout(() => {
+        if (!state.closed && !state.socket.connected && !state.socket.active) state.socket.connect();
+      }, state.options.reconnectionDelayMs ?? 1000).unref();
+    }
+  }
+
+  /** `command`: an operator's command to the phone. */
+  readonly command = (raw: unknown): void => {
+    const parsed = serverMessages.command.safeParse(raw);
+    if (!parsed.success) return;
+    this.state.log(`command: ${parsed.data.name}`);
+    if (parsed.data.name === 'screenshot') void this.screenshot();
+    this.state.backend.command?.(parsed.data.name);
+  };
+
+  /**
+   * The host holds this phone's work (around an adb server restart) or lets go of it: the server is told at once, on
+   * this connection, so a result sent after it finds the phone held and no new task follows it.
+   */
+  hold(holding: boolean): void {
+    const { state } = this;
+    if (state.holding === holding) return;
+    state.holding = holding;
+    // Not connected: the next hello says it.
+    if (state.socket.connected) state.socket.emit('agent.hold', { holding });
+  }
+
+  private beat(): void {
+    const { socket, backend } = this.state;
+    if (!socket.connected) return;
+    const phone = backend.state();
+    socket.emit('agent.heartbeat', {
+      battery: phone.battery,
+      status: this.state.busy ? 'busy' : phone.status,
+      charging: phone.charging,
+      screenOn: phone.screenOn,
+      ...(phone.foregroundApp ? { foregroundApp: phone.foregroundApp.slice(0, 200) } : {}),
+    });
+  }
+
+  async screenshot(): Promise<void> {
+    const { socket, backend } = this.state;
+    if (!socket.connected || Date.now() < this.screenshotsWaitUntil) return;
+    const shot = await backend.screenshot().catch(() => undefined);
+    if (!shot) return;
+    socket.emit('agent.screenshot', { mime: shot.mime, data: shot.data.toString('base64'), capturedAt: new Date().toISOString() }, (answer) => {
+      // The server's limit per phone: no screenshot is taken (nor sent) until it says the next may go.
+      if (!answer.ok && answer.retryAfterMs) this.screenshotsWaitUntil = Date.now() + answer.retryAfterMs;
+    });
+  }
+
+  /** Stops the heartbeats and the screenshots. */
+  close(): void {
+    this.screenshots?.stop();
+    this.heartbeat?.stop();
+  }
+}
