@@ -236,7 +236,7 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     expect(Math.max(...modern_.map((message) => message.length))).toBeLessThanOrEqual(MAX_PAYLOAD);
     expect(modern.received.filter((message) => message.command.startsWith('error'))).toEqual([]);
     expect(modern.hostBanners[0]).toMatch(/^host::features=/);
-  }, 15_000);
+  }, 45_000);
 
   it('streams H.264 from scrcpy-server through the server and takes a tap on its control socket, on both phones', async () => {
     const serverFile = join(home, 'scrcpy-server-v3.1');

@@ -153,7 +153,7 @@ describe('the device backend', () => {
     expect(phone.published).toHaveLength(1);
     expect(phone.published[0]!.media).toMatch(/^[0-9a-f]{32}\.jpg$/);
     expect(phone.events.some((event) => event.includes('passwd'))).toBe(false);
-  });
+  }, 30_000);
 
   it('fails a dry run whose picked upload cannot be fetched, touching nothing on the phone', async () => {
     const phone = new SimulatedPhoneUi({});
