@@ -3,19 +3,27 @@
  * Property names are camelCase; the CamelCasePlugin maps them to the snake_case columns.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { DryRunMode, TraceVerdict } from '@farm/agent-protocol/dryrun';
 import type { FailureCode } from '@farm/agent-protocol/failures';
 import type { RoutineType } from '@farm/agent-protocol/routines';
 import type { DeviceStatus, Platform, TaskPriority, TaskStatus, TaskType } from '@farm/agent-protocol/values';
 import type {
   accountStatusValues,
   activityTypeValues,
+  appRolloutActionValues,
+  appRolloutPhoneStatusValues,
+  appRolloutStatusValues,
+  appVersionKindValues,
   attemptOutcomeValues,
   campaignPlatformValues,
   campaignStatusValues,
+  deviceGroupKindValues,
+  dryRunStatuses,
   followTypeValues,
   postStatusValues,
   roleValues,
   swipeGenderValues,
+  uiReaderKindValues,
   usageModeValues,
   webhookDeliveryStatusValues,
 } from '@farm/contracts';
@@ -36,6 +44,14 @@ export type CampaignStatus = (typeof campaignStatusValues)[number];
 export type AccountStatus = (typeof accountStatusValues)[number];
 export type PostStatus = (typeof postStatusValues)[number];
 export type { RoutineType };
+export type UiReaderKind = (typeof uiReaderKindValues)[number];
+export type DeviceGroupKind = (typeof deviceGroupKindValues)[number];
+export type AppVersionKind = (typeof appVersionKindValues)[number];
+export type AppRolloutAction = (typeof appRolloutActionValues)[number];
+export type AppRolloutStatus = (typeof appRolloutStatusValues)[number];
+export type AppRolloutPhoneStatus = (typeof appRolloutPhoneStatusValues)[number];
+export type { DryRunMode, TraceVerdict };
+export type DryRunStatus = (typeof dryRunStatuses)[number];
 
 export interface WorkspacesTable {
   id: Generated<string>;
@@ -724,7 +740,7 @@ export interface UserNoticesTable {
 export interface DeviceSoftwareTable {
   deviceId: string;
   workspaceId: string;
-  uiReader: ColumnType<'ui-server' | 'dump' | 'sim' | null, 'ui-server' | 'dump' | 'sim' | null | undefined, 'ui-server' | 'dump' | 'sim' | null>;
+  uiReader: ColumnType<UiReaderKind | null, UiReaderKind | null | undefined, UiReaderKind | null>;
   uiReaderVersion: NullableText;
   /** `[{ package, version }]`: each package the agent looked for, its version or null when it is not installed. */
   apps: ColumnType<unknown, string | undefined, string>;
@@ -737,7 +753,7 @@ export interface DeviceGroupsTable {
   id: Generated<string>;
   workspaceId: string;
   name: string;
-  kind: ColumnType<'group' | 'tag', 'group' | 'tag' | undefined, 'group' | 'tag'>;
+  kind: ColumnType<DeviceGroupKind, DeviceGroupKind | undefined, DeviceGroupKind>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -766,7 +782,7 @@ export interface AppVersionsTable {
   versionName: string | null;
   minSdk: number | null;
   abis: ColumnType<string[], string[] | undefined, string[]>;
-  kind: 'apk' | 'split_set';
+  kind: AppVersionKind;
   fileName: string;
   size: number;
   uploadedById: string | null;
@@ -792,10 +808,6 @@ export interface AppPinsTable {
   pinnedById: string | null;
   createdAt: Timestamp;
 }
-
-export type AppRolloutAction = 'install' | 'update' | 'remove';
-export type AppRolloutStatus = 'first_stage' | 'rest' | 'done' | 'stopped';
-export type AppRolloutPhoneStatus = 'waiting' | 'sent' | 'succeeded' | 'failed' | 'skipped';
 
 /** A staged install, update or removal of an app on phones (0041). */
 export interface AppRolloutsTable {
@@ -874,9 +886,6 @@ export interface TaskFailureTracesTable {
   createdAt: Timestamp;
 }
 
-export type DryRunMode = 'straight' | 'step';
-export type DryRunStatus = 'starting' | 'running' | 'passed' | 'failed' | 'stopped';
-
 /** A dry run of a workspace recipe on one phone (0046): at most one under way (`starting`, `running`) per phone. */
 export interface RecipeDryRunsTable {
   id: Generated<string>;
@@ -914,7 +923,7 @@ export interface RecipeTraceStepsTable {
   path: string;
   do: string;
   label: ColumnType<string, string | undefined, string>;
-  verdict: 'done' | 'skipped' | 'failed' | 'stopped';
+  verdict: TraceVerdict;
   detail: NullableText;
   selector: ColumnType<unknown, string | null | undefined, string | null>;
   matched: ColumnType<unknown, string | null | undefined, string | null>;

@@ -3,6 +3,7 @@ import { failureCode } from '@farm/agent-protocol/failures';
 import { phoneCommands } from '@farm/agent-protocol/values';
 import { id, idFilter, isoTime, nullableTime, range } from './common.ts';
 import { device } from './fleet.contract.ts';
+import { deviceGroupKind } from './groups.contract.ts';
 
 /** The credential a phone agent connects with; shown once, stored hashed. */
 export const deviceCredential = z.object({ deviceId: id, token: z.string(), createdAt: isoTime });
@@ -26,7 +27,7 @@ export const wallTile = device.pick({ id: true, name: true, status: true, batter
 });
 export type WallTile = z.infer<typeof wallTile>;
 /** A group or tag the wall may show alone: its name and how many phones it holds. */
-export const wallGroup = z.object({ id, name: z.string(), kind: z.enum(['group', 'tag']), phones: z.number().int() });
+export const wallGroup = z.object({ id, name: z.string(), kind: deviceGroupKind, phones: z.number().int() });
 export type WallGroup = z.infer<typeof wallGroup>;
 export const wallSnapshot = z.object({
   workspaceName: z.string(),

@@ -163,7 +163,7 @@ export const createCampaignBody = z.preprocess(
 );
 /** What the create form sends: either spelling of the swipe settings. */
 export type CreateCampaignBody = z.input<typeof campaignFields> & {
-  swipeGender?: 'men' | 'women' | 'everyone' | null;
+  swipeGender?: (typeof swipeGenderValues)[number] | null;
   swipeAgeMin?: number;
   swipeAgeMax?: number;
   swipeDistance?: number;

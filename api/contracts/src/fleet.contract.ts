@@ -36,12 +36,19 @@ export const device = z.object({
 export type Device = z.infer<typeof device>;
 
 /**
+ * What reads a phone's UI, as its agent says in its hello (`uiReaderInfo` of agent-protocol's messages): the
+ * UiAutomator2 server, `uiautomator dump`, or the simulator.
+ */
+export const uiReaderKindValues = ['ui-server', 'dump', 'sim'] as const;
+export type UiReaderKind = (typeof uiReaderKindValues)[number];
+
+/**
  * What reads the phone's UI and which versions of the apps recipes drive it has, as its agent last said in its hello.
  * `uiReader` null: the agent does not say (older agents); `reportedAt` null: no agent has said anything yet.
  */
 export const deviceSoftware = z.object({
   deviceId: id,
-  uiReader: z.object({ kind: z.enum(['ui-server', 'dump', 'sim']), version: z.string().nullable() }).nullable(),
+  uiReader: z.object({ kind: z.enum(uiReaderKindValues), version: z.string().nullable() }).nullable(),
   /** Each package the agent looked for, with its installed version, or null when it is not installed. */
   apps: z.array(z.object({ package: z.string(), version: z.string().nullable() })),
   agentVersion: z.string().nullable(),

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { RecordedTarget, UiCapture } from '@farm/agent-protocol/inspect';
-import { liveInput } from '@farm/agent-protocol/live';
+import { liveInput, type liveFrame, type LiveVideoStream } from '@farm/agent-protocol/live';
 import { id, idFilter, isoTime, nullableTime } from './common.ts';
 import { analyticsWindowQuery } from './manager.contract.ts';
 
@@ -53,7 +53,7 @@ export interface LiveFrameOut {
   seq: number;
   width: number;
   height: number;
-  source: 'minicap' | 'screencap' | 'sim';
+  source: z.infer<typeof liveFrame>['source'];
   capturedAt: string;
   inputSeq?: number;
   data: ArrayBuffer | Uint8Array;
@@ -67,7 +67,7 @@ export interface LiveFrameOut {
 export interface LiveVideoOut {
   deviceId: string;
   codec: 'h264';
-  stream: 'control' | 'watch';
+  stream: LiveVideoStream;
   seq: number;
   config: boolean;
   keyFrame: boolean;

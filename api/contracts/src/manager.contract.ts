@@ -48,10 +48,14 @@ export const timeseriesQuery = z.intersection(statsWindowQuery, z.object({ metri
  * `failed`; posts one count per platform; sessions `hours`; engagement `actions`; devices `hours` online.
  */
 export const timeseriesPoint = z.object({ at: isoTime }).catchall(z.number());
+/** How a chart's points are spaced: an hour apart over a day, a day apart over longer ranges. */
+export const timeBucketValues = ['hour', 'day'] as const;
+export const timeBucket = z.enum(timeBucketValues);
+export type TimeBucket = z.infer<typeof timeBucket>;
 export type TimeseriesPoint = z.infer<typeof timeseriesPoint>;
 export const timeseries = z.object({
   metric: timeseriesMetric,
-  bucket: z.enum(['hour', 'day']),
+  bucket: timeBucket,
   timeZone: z.string(),
   from: isoTime,
   to: isoTime,
@@ -105,7 +109,7 @@ export const leaderboard = z.object({ table: leaderboardTable, total: z.number()
 export type Leaderboard = z.infer<typeof leaderboard>;
 
 export const accountGrowth = z.object({
-  bucket: z.enum(['hour', 'day']),
+  bucket: timeBucket,
   points: z.array(z.object({ at: isoTime, followers: z.number().int(), following: z.number().int() })),
 });
 export type AccountGrowth = z.infer<typeof accountGrowth>;

@@ -5,6 +5,7 @@
 import { fieldLabel } from '@farm/contracts';
 import { badRequest } from '../errors.ts';
 import { isUuid } from '@farm/sql';
+import { findMember, type MemberRow } from './members.queries.ts';
 import type { Db } from './types.ts';
 
 type Owned = 'devices' | 'tasks' | 'campaigns' | 'accounts' | 'routines' | 'sessions' | 'deviceGroups';
@@ -18,17 +19,8 @@ export async function assertOwned(db: Db, table: Owned, workspaceId: string, id:
 }
 
 /** An active member of the workspace, answered with their name and role. */
-export async function assertMember(db: Db, workspaceId: string, userId: string, field: string) {
-  if (isUuid(userId)) {
-    const row = await db
-      .selectFrom('workspaceMembers as m')
-      .innerJoin('users as u', 'u.id', 'm.userId')
-      .select(['u.id', 'u.name', 'm.role'])
-      .where('m.workspaceId', '=', workspaceId)
-      .where('m.userId', '=', userId)
-      .where('m.deactivatedAt', 'is', null)
-      .executeTakeFirst();
-    if (row) return row;
-  }
+export async function assertMember(db: Db, workspaceId: string, userId: string, field: string): Promise<MemberRow> {
+  const member = isUuid(userId) ? await findMember(db, workspaceId, userId) : undefined;
+  if (member && member.deactivatedAt === null) return member;
   throw badRequest(field, `${fieldLabel(field)} must be an active member of this workspace`);
 }

@@ -5,11 +5,11 @@
  */
 import type { Server } from 'socket.io';
 import type { Ack, LiveFrame, LiveInput, LiveStart, LiveStreamName, LiveVideo, LiveVideoStream } from '@farm/agent-protocol';
-import type { ServerToClientEvents } from '@farm/contracts';
+import type { Role, ServerToClientEvents } from '@farm/contracts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
 export type SocketData =
-  | { kind: 'person'; userId: string; sessionId: string; workspaceId: string; role: 'operator' | 'va' }
+  | { kind: 'person'; userId: string; sessionId: string; workspaceId: string; role: Role }
   | { kind: 'wall'; wallLinkId: string; workspaceId: string };
 
 export type RealtimeServer = Server<Record<string, never>, ServerToClientEvents, Record<string, never>, SocketData>;

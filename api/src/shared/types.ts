@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '@farm/sql';
+import type { DB, Role } from '@farm/sql';
 
 export type Db = Kysely<DB>;
 export type Tx = Transaction<DB>;
@@ -8,5 +8,5 @@ export type Tx = Transaction<DB>;
 export interface Actor {
   userId: string;
   workspaceId: string;
-  role: 'operator' | 'va';
+  role: Role;
 }

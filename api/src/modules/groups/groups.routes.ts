@@ -17,12 +17,9 @@ import {
   updateDeviceGroupBody,
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { badRequest, notFound } from '../../errors.ts';
-import { runBulk } from '../../events/bulk.ts';
-import { write } from '../../events/write.ts';
-import { changeDevice } from '../devices/devices.routes.ts';
-import { findGroup, listGroups, lockGroup, memberDeviceIds } from './groups.queries.ts';
-import { changeGroup, changeMembers, createGroup, removeGroup, toGroup } from './groups.service.ts';
+import { notFound } from '../../errors.ts';
+import { findGroup, listGroups } from './groups.queries.ts';
+import { assignGroup, changeGroup, changeMembers, createGroup, removeGroup, toGroup } from './groups.service.ts';
 
 export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -47,11 +44,7 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'devices.manage' },
       schema: { tags: ['groups'], body: createDeviceGroupBody, response: { 201: deviceGroup, 400: errorBody, 409: errorBody } },
     },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const group = await write(app.ctx, actor.workspaceId, (tx, outbox) => createGroup(tx, actor, request.body, outbox));
-      return reply.code(201).send(group);
-    },
+    async (request, reply) => reply.code(201).send(await createGroup(app.ctx, actorOf(request), request.body)),
   );
 
   app.patch(
@@ -65,15 +58,11 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: deviceGroup, 400: errorBody, 404: errorBody, 409: errorBody },
       },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      return write(app.ctx, actor.workspaceId, (tx, outbox) => changeGroup(tx, actor, request.params.id, request.body, outbox));
-    },
+    async (request) => changeGroup(app.ctx, actorOf(request), request.params.id, request.body),
   );
 
   app.delete('/groups/:id', { config: { access: 'devices.manage' }, schema: { tags: ['groups'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, (tx, outbox) => removeGroup(tx, actor, request.params.id, outbox));
+    await removeGroup(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 
@@ -84,10 +73,7 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'devices.manage' },
       schema: { tags: ['groups'], params: idParams, body: deviceGroupMembersBody, response: { 200: deviceGroup, 400: errorBody, 404: errorBody } },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      return write(app.ctx, actor.workspaceId, (tx, outbox) => changeMembers(tx, actor, request.params.id, request.body, outbox));
-    },
+    async (request) => changeMembers(app.ctx, actorOf(request), request.params.id, request.body),
   );
 
   /** Every phone of the group to one VA (or unassigned), each through the device's own assignment; all or nothing. */
@@ -103,15 +89,7 @@ export const groupsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const { assignedToId } = request.body;
-      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        // The group is held while its phones change hands, so a phone joining meanwhile waits for this to end.
-        if (!(await lockGroup(tx, actor.workspaceId, request.params.id))) throw notFound();
-        const ids = await memberDeviceIds(tx, request.params.id);
-        if (ids.length === 0) throw badRequest('id', 'This group has no phones yet');
-        return { ids, apply: async (id: string) => void (await changeDevice(tx, actor, id, { assignedToId }, outbox)) };
-      });
+      const answer = await assignGroup(app.ctx, actorOf(request), request.params.id, request.body);
       if (answer.refused) return reply.code(409).send(answer.body);
       return answer.body;
     },

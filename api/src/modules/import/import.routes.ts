@@ -7,14 +7,11 @@ import { z } from 'zod';
 import { errorBody, importEntityValues, importQuery, importResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { assertOperatorFor } from '../posts/posts.rules.ts';
-import { insertAccounts, insertPosts } from './import.queries.ts';
-import { planAccounts, planPosts, readCsv } from './import.service.ts';
-import { write } from '../../events/write.ts';
+import { importCsv } from './import.service.ts';
 
 const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
 
 export const importRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db } = app.ctx;
   // Only this plugin's routes read CSV bodies.
   app.addContentTypeParser(['text/csv', 'text/plain', 'application/csv'], { parseAs: 'string', bodyLimit: IMPORT_BODY_LIMIT }, (_request, body, done) =>
     done(null, body),
@@ -38,22 +35,7 @@ export const importRoutes: FastifyPluginAsyncZod = async (app) => {
         const actor = actorOf(request);
         if (entity === 'posts') assertOperatorFor(actor, 'import');
         const dryRun = request.query.dryRun === '1' || request.query.dryRun === 'true';
-        const records = readCsv(request.body, entity);
-        const plan = entity === 'posts' ? await planPosts(db, actor, records) : await planAccounts(db, actor, records);
-        const valid = plan.verdicts.filter((verdict) => verdict.ok).length;
-        let created = 0;
-        if (!dryRun && plan.rows.length > 0) {
-          created = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-            const count = entity === 'posts' ? await insertPosts(tx, plan.rows as never) : await insertAccounts(tx, plan.rows as never);
-            const [one, many] = entity === 'posts' ? ['post', 'posts'] : ['account', 'accounts'];
-            await outbox.record(
-              { userId: actor.userId, action: `Imported ${count} ${count === 1 ? one : many} from CSV`, type: 'success' },
-              { action: `${one}.imported`, entityType: one!, entityId: null, data: { count, invalid: plan.verdicts.length - valid } },
-            );
-            return count;
-          });
-        }
-        return { dryRun, total: plan.verdicts.length, valid, invalid: plan.verdicts.length - valid, created, rows: plan.verdicts };
+        return importCsv(app.ctx, actor, entity, request.body, dryRun);
       },
     );
   }

@@ -20,12 +20,14 @@ import {
   messages,
   parseHashtags,
   type ImportEntity,
+  type ImportResult,
   type ImportVerdict,
   type Platform,
 } from '@farm/contracts';
 import { AppError } from '../../errors.ts';
+import { write, type WriteContext } from '../../events/write.ts';
 import type { Actor, Db } from '../../shared/types.ts';
-import { accountsNamed, accountsPerDevice, campaignsNamed, devicesNamed } from './import.queries.ts';
+import { accountsNamed, accountsPerDevice, campaignsNamed, devicesNamed, insertAccounts, insertPosts } from './import.queries.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { outsideMediaMessage, storedObjectId, uploadedObjectsOf } from '../uploads/uploads.service.ts';
 
@@ -286,4 +288,24 @@ function dedupe(errors: Issue[]): Issue[] {
     seen.add(key);
     return true;
   });
+}
+
+/** Reads the CSV and checks every row; unless it is a dry run, writes the valid rows in one transaction, in one feed line. */
+export async function importCsv(ctx: WriteContext, actor: Actor, entity: ImportEntity, text: string, dryRun: boolean): Promise<ImportResult> {
+  const records = readCsv(text, entity);
+  const plan = entity === 'posts' ? await planPosts(ctx.db, actor, records) : await planAccounts(ctx.db, actor, records);
+  const valid = plan.verdicts.filter((verdict) => verdict.ok).length;
+  let created = 0;
+  if (!dryRun && plan.rows.length > 0) {
+    created = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+      const count = entity === 'posts' ? await insertPosts(tx, plan.rows as never) : await insertAccounts(tx, plan.rows as never);
+      const [one, many] = entity === 'posts' ? ['post', 'posts'] : ['account', 'accounts'];
+      await outbox.record(
+        { userId: actor.userId, action: `Imported ${count} ${count === 1 ? one : many} from CSV`, type: 'success' },
+        { action: `${one}.imported`, entityType: one!, entityId: null, data: { count, invalid: plan.verdicts.length - valid } },
+      );
+      return count;
+    });
+  }
+  return { dryRun, total: plan.verdicts.length, valid, invalid: plan.verdicts.length - valid, created, rows: plan.verdicts };
 }

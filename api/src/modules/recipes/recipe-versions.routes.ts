@@ -6,10 +6,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody, idParams, recipeDiff, recipeDiffQuery, recipeVersionList, saveRecipeVersionBody, workspaceRecipeDetail } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { AppError, notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { findWorkspaceRecipe, listRecipeVersions } from './recipes.queries.ts';
-import { toWorkspaceRecipe, validRecipe } from './recipes.routes.ts';
-import { compare, saveVersion, templateOf } from './recipe-versions.service.ts';
+import { toRecipeDetail } from './recipes.service.ts';
+import { compare, restoreVersion, saveEdit, templateOf } from './recipe-versions.service.ts';
 
 export const recipeVersionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -55,20 +54,7 @@ export const recipeVersionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 201: workspaceRecipeDetail, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
       },
     },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const { recipe: document, note } = request.body;
-      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const from = await findWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
-        if (!from) throw notFound();
-        if (document.id !== from.recipeId) {
-          const sentence = `The recipe's id must stay ${from.recipeId}: a recipe with another id is a new recipe, added in Settings → Recipes`;
-          throw new AppError(400, sentence, [{ field: 'recipe.id', message: sentence }]);
-        }
-        return saveVersion(tx, outbox, { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document, note }, validRecipe);
-      });
-      return reply.code(201).send({ ...toWorkspaceRecipe(row), body: row.body });
-    },
+    async (request, reply) => reply.code(201).send(toRecipeDetail(await saveEdit(app.ctx, actorOf(request), request.params.id, request.body))),
   );
 
   app.get(
@@ -109,27 +95,6 @@ export const recipeVersionsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'routines.manage' },
       schema: { tags: ['recipes'], params: idParams, response: { 201: workspaceRecipeDetail, 400: errorBody, 404: errorBody, 409: errorBody } },
     },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const from = await findWorkspaceRecipe(tx, actor.workspaceId, request.params.id);
-        if (!from) throw notFound();
-        const restore = (document: unknown) => {
-          try {
-            return validRecipe(document);
-          } catch (error) {
-            if (!(error instanceof AppError)) throw error;
-            throw new AppError(400, `Version ${from.version} fails the recipe schema, so it cannot be restored as it is: ${error.message}`, error.details);
-          }
-        };
-        return saveVersion(
-          tx,
-          outbox,
-          { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document: from.body, restore: true },
-          restore,
-        );
-      });
-      return reply.code(201).send({ ...toWorkspaceRecipe(row), body: row.body });
-    },
+    async (request, reply) => reply.code(201).send(toRecipeDetail(await restoreVersion(app.ctx, actorOf(request), request.params.id))),
   );
 };

@@ -4,12 +4,22 @@
  * the one it was saved from (on or off); when it is on, the other versions go off, so phones get one version of a
  * recipe id at a time. A VA saves drafts only, and only of recipes no version of which is sent to phones.
  */
+import type { z } from 'zod';
 import { shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
-import { AppError, conflict } from '../../errors.ts';
-import type { WriteOutbox } from '../../events/write.ts';
-import type { Tx } from '../../shared/types.ts';
-import { copyStepShots, insertWorkspaceRecipe, lockRecipeVersions, turnOffOtherVersions, type WorkspaceRecipeRow } from './recipes.queries.ts';
+import type { saveRecipeVersionBody } from '@farm/contracts';
+import { AppError, conflict, notFound } from '../../errors.ts';
+import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
+import type { Actor, Tx } from '../../shared/types.ts';
+import {
+  copyStepShots,
+  findWorkspaceRecipe,
+  insertWorkspaceRecipe,
+  lockRecipeVersions,
+  turnOffOtherVersions,
+  type WorkspaceRecipeRow,
+} from './recipes.queries.ts';
 import { diffLines, prettyRecipe } from './recipes.diff.ts';
+import { validRecipe } from './recipes.service.ts';
 
 export interface SaveVersion {
   workspaceId: string;
@@ -32,7 +42,7 @@ export function withVersion(document: Record<string, unknown>, version: number):
 }
 
 /** Saves `document` as the next version of `from`'s recipe id; audited as a save or as a restore. */
-export async function saveVersion(tx: Tx, outbox: WriteOutbox, input: SaveVersion, validate: (document: unknown) => Recipe): Promise<WorkspaceRecipeRow> {
+async function saveVersion(tx: Tx, outbox: WriteOutbox, input: SaveVersion, validate: (document: unknown) => Recipe): Promise<WorkspaceRecipeRow> {
   const { from, workspaceId } = input;
   const lock = await lockRecipeVersions(tx, workspaceId, from.recipeId);
   const operator = input.role === 'operator';
@@ -67,6 +77,42 @@ export async function saveVersion(tx: Tx, outbox: WriteOutbox, input: SaveVersio
     },
   );
   return row;
+}
+
+/** Saves an edit of a recipe as its next version; the recipe's id stays (another id is a new recipe). */
+export function saveEdit(ctx: WriteContext, actor: Actor, id: string, body: z.output<typeof saveRecipeVersionBody>): Promise<WorkspaceRecipeRow> {
+  const { recipe: document, note } = body;
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const from = await findWorkspaceRecipe(tx, actor.workspaceId, id);
+    if (!from) throw notFound();
+    if (document.id !== from.recipeId) {
+      const sentence = `The recipe's id must stay ${from.recipeId}: a recipe with another id is a new recipe, added in Settings → Recipes`;
+      throw new AppError(400, sentence, [{ field: 'recipe.id', message: sentence }]);
+    }
+    return saveVersion(tx, outbox, { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document, note }, validRecipe);
+  });
+}
+
+/** Restores an earlier version as the newest; one the current rules refuse cannot be restored as it is. */
+export function restoreVersion(ctx: WriteContext, actor: Actor, id: string): Promise<WorkspaceRecipeRow> {
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const from = await findWorkspaceRecipe(tx, actor.workspaceId, id);
+    if (!from) throw notFound();
+    const restore = (document: unknown) => {
+      try {
+        return validRecipe(document);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        throw new AppError(400, `Version ${from.version} fails the recipe schema, so it cannot be restored as it is: ${error.message}`, error.details);
+      }
+    };
+    return saveVersion(
+      tx,
+      outbox,
+      { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document: from.body, restore: true },
+      restore,
+    );
+  });
 }
 
 /** The shipped template a recipe came from (or the one of its id), if the console ships one. */

@@ -1,10 +1,10 @@
+/** The workspace's members, its settings and its invitations, in SQL (a member by id: shared/members.queries.ts). */
 import { sql } from 'kysely';
 import type { Insertable, Updateable } from 'kysely';
 import type { InvitationsTable, Role, WorkspacesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
+import { memberColumns, type MemberRow } from '../../shared/members.queries.ts';
 import { operatorForResets } from '../../auth/reset-targets.ts';
-
-const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt', 'm.lastOperatorAt'] as const;
 
 /** The workspace's members, operators and VAs alike; never a password hash. */
 export function listMembers(db: Db, workspaceId: string, filter: { role?: Role | undefined; search?: string | undefined } = {}) {
@@ -15,16 +15,6 @@ export function listMembers(db: Db, workspaceId: string, filter: { role?: Role |
     query = query.where((eb) => eb.or([eb('u.name', 'ilike', like), eb('u.email', 'ilike', like)]));
   }
   return query.orderBy('u.name').orderBy('u.id').execute();
-}
-
-export function findMember(db: Db, workspaceId: string, userId: string) {
-  return db
-    .selectFrom('workspaceMembers as m')
-    .innerJoin('users as u', 'u.id', 'm.userId')
-    .select(memberColumns)
-    .where('m.workspaceId', '=', workspaceId)
-    .where('m.userId', '=', userId)
-    .executeTakeFirst();
 }
 
 /** Changes a member's role or activity; a demotion from operator stamps `lastOperatorAt` (resets read it). */
@@ -59,8 +49,6 @@ export function countActiveOperators(db: Db, workspaceId: string) {
     .where('deactivatedAt', 'is', null)
     .executeTakeFirstOrThrow();
 }
-
-export type MemberRow = Awaited<ReturnType<typeof listMembers>>[number];
 
 export function toUser(row: MemberRow) {
   return {
