@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { issueCode } from '../devices/enrollment.queries.ts';
-import { createHost, findHost, listHosts, revokeHost, countHosts } from './hosts.queries.ts';
+import { issueCode } from './fleet.enrollment.queries.ts';
+import { createHost, findHost, listHosts, revokeHost, countHosts } from './fleet.hosts.queries.ts';
 import { write } from '../../events/write.ts';
 
 export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {

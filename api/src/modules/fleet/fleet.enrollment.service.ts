@@ -3,9 +3,9 @@ import type { z } from 'zod';
 import type { enrollBody } from '@farm/contracts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor, Db } from '../../shared/types.ts';
-import { setHostToken } from '../hosts/hosts.queries.ts';
-import { findDevice } from './devices.queries.ts';
-import { findSerialTwin, issueCode, newToken, redeemCode, setDeviceCredential, setDeviceFacts } from './enrollment.queries.ts';
+import { setHostToken } from './fleet.hosts.queries.ts';
+import { findDevice } from '../devices/devices.queries.ts';
+import { findSerialTwin, issueCode, newToken, redeemCode, setDeviceCredential, setDeviceFacts } from './fleet.enrollment.queries.ts';
 
 /** A one-time code for the workspace's device. Not found: 404. */
 export function issueDeviceCode(db: Db, actor: Actor, deviceId: string) {

@@ -7,8 +7,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { errorBody, phoneSettingsBody, phoneSettingsResult } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest } from '../../errors.ts';
-import { phonesByIds, phonesOfGroup, type SettingsPhone } from './phone-settings.queries.ts';
-import { setPhoneSettings } from './phone-settings.service.ts';
+import { phonesByIds, phonesOfGroup, type SettingsPhone } from './fleet.phone-settings.queries.ts';
+import { setPhoneSettings } from './fleet.phone-settings.service.ts';
 
 export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;

@@ -11,9 +11,9 @@ import { AppError, notFound } from '../../errors.ts';
 import { findHostByToken } from '../../agents/hosts.queries.ts';
 import { sendStoredFile } from '../../storage/storage.ts';
 import { findAgentDevice } from '../../agents/agents.queries.ts';
-import { findDevice } from './devices.queries.ts';
-import { findAgentMedia, findHostDevice, revokeDeviceCredential } from './enrollment.queries.ts';
-import { enroll, issueDeviceCode } from './enrollment.service.ts';
+import { findDevice } from '../devices/devices.queries.ts';
+import { findAgentMedia, findHostDevice, revokeDeviceCredential } from './fleet.enrollment.queries.ts';
+import { enroll, issueDeviceCode } from './fleet.enrollment.service.ts';
 import { write } from '../../events/write.ts';
 
 /** What an agent is told when its code cannot be used. */

@@ -8,9 +8,9 @@ import { hashToken } from '../../auth/auth.queries.ts';
 import { notFound } from '../../errors.ts';
 import { objectPath } from '../../storage/storage.ts';
 import { assertMayWorkDevice } from '../sessions/sessions.service.ts';
-import { deviceHistory, findDevice, listScreenshots, upsertDeviceCredential } from './devices.queries.ts';
+import { deviceHistory, findDevice, listScreenshots, upsertDeviceCredential } from '../devices/devices.queries.ts';
 
-export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
+export const agentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   /** Issues a new credential for the phone's agent; the previous one stops working and its socket is closed. */

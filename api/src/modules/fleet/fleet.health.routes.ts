@@ -11,7 +11,7 @@ import { notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
 import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, saveSettings, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
 
-export const fleetRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetHealthRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   app.get(

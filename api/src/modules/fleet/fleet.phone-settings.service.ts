@@ -8,7 +8,7 @@ import { createTasks, Outboxes } from '@farm/workers';
 import type { Agents } from '../../agents/agents.socket.ts';
 import { write, type WriteContext } from '../../events/write.ts';
 import type { Actor } from '../../shared/types.ts';
-import type { SettingsPhone } from './phone-settings.queries.ts';
+import type { SettingsPhone } from './fleet.phone-settings.queries.ts';
 
 /** How long a host has to set everything on its phones (a few commands each, one phone after another). */
 export const SETTINGS_ANSWER_MS = 60_000;
