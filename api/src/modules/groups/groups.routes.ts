@@ -20,7 +20,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { runBulk } from '../../events/bulk.ts';
 import { write } from '../../events/write.ts';
-import { changeDevice } from '../devices/devices.routes.ts';
+import { changeDevice } from '../devices/devices.service.ts';
 import { findGroup, listGroups, lockGroup, memberDeviceIds } from './groups.queries.ts';
 import { changeGroup, changeMembers, createGroup, removeGroup, toGroup } from './groups.service.ts';
 
