@@ -15,7 +15,7 @@ import { commandDevice, issueCredential, mediaForAgent, revokeCredential } from 
 
 const objectIdParams = z.object({ id: z.string().min(1).max(200) });
 
-export const agentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetAgentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   /** Issues a new credential for the phone's agent; the previous one stops working and its socket is closed. */

@@ -9,7 +9,7 @@ import { enrollLimit } from '../../auth/limits.ts';
 import { write, writeAcross } from '../../events/write.ts';
 import { enroll, issueDeviceCode } from './fleet.enrollment.service.ts';
 
-export const enrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetEnrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/devices/:id/enrollment',
     { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: enrollmentCode, 404: errorBody } } },

@@ -8,7 +8,7 @@ import { issueHostCode } from './fleet.enrollment.service.ts';
 import { listHosts } from './fleet.hosts.queries.ts';
 import { addHost, revokeHost } from './fleet.hosts.service.ts';
 
-export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetHostsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   app.get('/hosts', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], response: { 200: z.array(host) } } }, async (request) => {

@@ -8,7 +8,7 @@ import { errorBody, phoneSettingsBody, phoneSettingsResult } from '@farm/contrac
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { sendPhoneSettings } from './fleet.phone-settings.service.ts';
 
-export const phoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetPhoneSettingsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/devices/settings',
     {
