@@ -12,11 +12,11 @@ import { sessionsRoutes } from './modules/sessions/sessions.routes.ts';
 import { tasksRoutes } from './modules/tasks/tasks.routes.ts';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts';
 import { usersRoutes } from './modules/users/users.routes.ts';
-import { agentsRoutes } from './modules/devices/agents.routes.ts';
+import { fleetAgentLinkRoutes } from './modules/fleet/fleet.agent-link.routes.ts';
 import { wallRoutes } from './modules/wall/wall.routes.ts';
-import { enrollmentRoutes } from './modules/devices/enrollment.routes.ts';
-import { hostsRoutes } from './modules/hosts/hosts.routes.ts';
-import { fleetRoutes } from './modules/hosts/fleet.routes.ts';
+import { fleetEnrollmentRoutes } from './modules/fleet/fleet.enrollment.routes.ts';
+import { fleetHostsRoutes } from './modules/fleet/fleet.hosts.routes.ts';
+import { fleetHealthRoutes } from './modules/fleet/fleet.health.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
 import { recipeVersionsRoutes } from './modules/recipes/recipe-versions.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
@@ -33,7 +33,7 @@ import { groupsRoutes } from './modules/groups/groups.routes.ts';
 import { appsRoutes } from './modules/apps/apps.routes.ts';
 import { capturesRoutes } from './modules/captures/captures.routes.ts';
 import { dryRunsRoutes } from './modules/dryruns/dryruns.routes.ts';
-import { phoneSettingsRoutes } from './modules/devices/phone-settings.routes.ts';
+import { fleetPhoneSettingsRoutes } from './modules/fleet/fleet.phone-settings.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 
 export const routes: FastifyPluginAsync = async (app) => {
@@ -41,7 +41,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     authRoutes,
     usersRoutes,
     devicesRoutes,
-    phoneSettingsRoutes,
+    fleetPhoneSettingsRoutes,
     tasksRoutes,
     sessionsRoutes,
     activitiesRoutes,
@@ -51,10 +51,10 @@ export const routes: FastifyPluginAsync = async (app) => {
     accountsRoutes,
     postsRoutes,
     uploadsRoutes,
-    agentsRoutes,
-    enrollmentRoutes,
-    hostsRoutes,
-    fleetRoutes,
+    fleetAgentLinkRoutes,
+    fleetEnrollmentRoutes,
+    fleetHostsRoutes,
+    fleetHealthRoutes,
     recipesRoutes,
     recipeVersionsRoutes,
     wallRoutes,

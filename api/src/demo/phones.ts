@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
-import { setDeviceCredential } from '../modules/devices/enrollment.queries.ts';
+import { setDeviceCredential } from '../modules/fleet/fleet.agent-link.queries.ts';
 import type { Db } from '../shared/types.ts';
 import { DEMO_PHONE_COUNT, DEMO_PHONES_AWAY } from './seed.ts';
 

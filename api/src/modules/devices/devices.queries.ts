@@ -1,3 +1,4 @@
+/** Device records' SQL: the list and its filters (bulk actions and exports filter the same way), one device, its software, its row's writes. */
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { deviceColumns, type DB, type DeviceStatus } from '@farm/sql';
 import type { CreateDeviceBody, UpdateDeviceBody } from '@farm/contracts';
@@ -57,49 +58,12 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
 }
 
-/** The attempts handed to a device, newest first, with their task's title. */
-export function deviceHistory(db: Db, workspaceId: string, deviceId: string, limit: number) {
-  return db
-    .selectFrom('taskAttempts as a')
-    .innerJoin('tasks as t', 't.id', 'a.taskId')
-    .leftJoin('taskFailureTraces as f', (join) => join.onRef('f.taskId', '=', 'a.taskId').onRef('f.attempt', '=', 'a.attempt'))
-    .select(['a.taskId', 't.title', 't.type', 'a.attempt', 'a.dispatchedAt', 'a.ackedAt', 'a.endedAt', 'a.outcome', 'a.failureCode', 'a.failureMessage'])
-    .select(sql<boolean>`f.task_id is not null`.as('evidence'))
-    .where('a.workspaceId', '=', workspaceId)
-    .where('a.deviceId', '=', deviceId)
-    .orderBy('a.dispatchedAt', 'desc')
-    .orderBy('a.attempt', 'desc')
-    .limit(limit)
-    .execute();
-}
-
 export function updateDevice(tx: Tx, id: string, changes: UpdateDeviceBody) {
   return tx.updateTable('devices').set(changes).where('id', '=', id).returning(deviceColumns).executeTakeFirstOrThrow();
 }
 
 export function deleteDevice(tx: Tx, workspaceId: string, id: string) {
   return tx.deleteFrom('devices').where('id', '=', id).where('workspaceId', '=', workspaceId).returning(['id', 'name']).executeTakeFirst();
-}
-
-/** Issues (or replaces) the phone's agent credential by its token's hash; the previous token stops working. */
-export function upsertDeviceCredential(db: Db, workspaceId: string, deviceId: string, tokenHash: string) {
-  return db
-    .insertInto('deviceCredentials')
-    .values({ deviceId, workspaceId, tokenHash })
-    .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash, createdAt: new Date(), lastUsedAt: null }))
-    .returning(['deviceId', 'createdAt'])
-    .executeTakeFirstOrThrow();
-}
-
-/** The phone's latest screenshots, newest first; the caller has found the phone in its workspace. */
-export function listScreenshots(db: Db, deviceId: string, limit: number) {
-  return db
-    .selectFrom('screenshots')
-    .select(['id', 'deviceId', 'sessionId', 'objectKey', 'capturedAt'])
-    .where('deviceId', '=', deviceId)
-    .orderBy('capturedAt', 'desc')
-    .limit(limit)
-    .execute();
 }
 
 /** The query of the ids a bulk action's filter names (see `selectIds`). */

@@ -15,7 +15,7 @@ import { badRequest, conflict, notFound } from '../../errors.ts';
 import { runBulk } from '../../events/bulk.ts';
 import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { changeDevice } from '../devices/devices.routes.ts';
+import { changeDevice } from '../devices/devices.service.ts';
 import {
   addMembers,
   deleteGroup,

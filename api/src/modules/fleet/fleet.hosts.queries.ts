@@ -35,7 +35,7 @@ export function findHost(db: Db, workspaceId: string, id: string) {
 }
 
 /** Revokes the host: its credential stops working (its phones' connections are closed by the caller). */
-export function revokeHost(tx: Tx, workspaceId: string, id: string) {
+export function markHostRevoked(tx: Tx, workspaceId: string, id: string) {
   return tx
     .updateTable('hosts')
     .set({ revokedAt: sql<Date>`coalesce(revoked_at, now())`, tokenHash: null })

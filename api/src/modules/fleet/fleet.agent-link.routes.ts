@@ -1,16 +1,21 @@
-/** A phone's link to its agent: its credential, commands to it, and the screenshots it sent. */
-import { randomBytes } from 'node:crypto';
+/**
+ * A device's link to its agent: its credential (issued, revoked: either closes the phone's connection), commands to
+ * it, the screenshots it sent, the attempts handed to it, and the media its agent fetches for a task.
+ */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { commandAnswer, commandBody, deviceCredential, deviceHistoryEntry, errorBody, idParams, pageQuery, screenshot } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { hashToken } from '../../auth/auth.queries.ts';
 import { notFound } from '../../errors.ts';
-import { objectPath } from '../../storage/storage.ts';
-import { assertMayWorkDevice } from '../sessions/sessions.service.ts';
-import { deviceHistory, findDevice, listScreenshots, upsertDeviceCredential } from './devices.queries.ts';
+import { write } from '../../events/write.ts';
+import { objectPath, sendStoredFile } from '../../storage/storage.ts';
+import { findDevice } from '../devices/devices.queries.ts';
+import { deviceHistory, listScreenshots } from './fleet.agent-link.queries.ts';
+import { commandDevice, issueCredential, mediaForAgent, revokeCredential } from './fleet.agent-link.service.ts';
 
-export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
+const objectIdParams = z.object({ id: z.string().min(1).max(200) });
+
+export const fleetAgentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   /** Issues a new credential for the phone's agent; the previous one stops working and its socket is closed. */
@@ -19,16 +24,20 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: deviceCredential, 404: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const target = await findDevice(db, actor.workspaceId, request.params.id);
-      if (!target) throw notFound();
-      const token = `dev_${randomBytes(24).toString('base64url')}`;
-      const row = await upsertDeviceCredential(db, actor.workspaceId, target.id, hashToken(token));
+      const row = await write(app.ctx, actor.workspaceId, (tx) => issueCredential(tx, actor, request.params.id));
       // This instance's socket of the phone is cut at once; the others hear of it through the adapter.
-      app.ctx.io?.of('/agent').local.in(`device:${target.id}`).disconnectSockets(true);
-      app.ctx.io?.of('/agent').in(`device:${target.id}`).disconnectSockets(true);
-      return reply.code(201).send({ deviceId: row.deviceId, token, createdAt: row.createdAt.toISOString() });
+      app.ctx.io?.of('/agent').local.in(`device:${row.deviceId}`).disconnectSockets(true);
+      app.ctx.io?.of('/agent').in(`device:${row.deviceId}`).disconnectSockets(true);
+      return reply.code(201).send({ ...row, createdAt: row.createdAt.toISOString() });
     },
   );
+
+  app.delete('/devices/:id/credentials', { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams } }, async (request, reply) => {
+    const actor = actorOf(request);
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => revokeCredential(tx, actor, request.params.id, outbox));
+    app.ctx.agents?.disconnect(request.params.id);
+    return reply.code(204).send();
+  });
 
   app.post(
     '/devices/:id/commands',
@@ -37,11 +46,7 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags: ['agents'], params: idParams, body: commandBody, response: { 202: commandAnswer, 404: errorBody } },
     },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const target = await findDevice(db, actor.workspaceId, request.params.id);
-      if (!target) throw notFound();
-      await assertMayWorkDevice(db, actor, target.id);
-      const delivered = (await app.ctx.agents?.command(target.id, request.body.name)) ?? false;
+      const delivered = await commandDevice(app.ctx, actorOf(request), request.params.id, request.body.name);
       return reply.code(202).send({ delivered });
     },
   );
@@ -84,4 +89,17 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       }));
     },
   );
+
+  /**
+   * The agent's side: a post's media, for the phone whose task publishes it. The phone's credential
+   * (`Authorization: Bearer <token>`), or its host's with the phone's serial in `X-Phone-Serial`; only objects a post
+   * of a task on that phone names are served.
+   */
+  app.get('/agent/media/:id', { config: { access: 'public' }, schema: { tags: ['agents'], params: objectIdParams } }, async (request, reply) => {
+    const bearer = /^Bearer (\S{1,200})$/.exec(request.headers.authorization ?? '')?.[1];
+    const header = request.headers['x-phone-serial'];
+    const serial = typeof header === 'string' && header.length > 0 && header.length <= 100 ? header : undefined;
+    const row = await mediaForAgent(db, { bearer, serial }, request.params.id);
+    return sendStoredFile(reply, app.ctx.storage, row, 'private, no-store');
+  });
 };

@@ -1,8 +1,8 @@
-/** The phones settings in bulk reach: selected ones or a group's, each with the host (and serial) it hangs on. */
+/** The devices settings in bulk reach: selected ones or a group's, each with the host (and serial) its phone hangs on. */
 import { sql } from 'kysely';
 import type { Db } from '../../shared/types.ts';
 
-export interface SettingsPhone {
+export interface SettingsDevice {
   id: string;
   name: string;
   serial: string | null;
@@ -10,8 +10,8 @@ export interface SettingsPhone {
   assignedToId: string | null;
 }
 
-/** These phones of the workspace (those that are not its own are left out: the caller compares). */
-export function phonesByIds(db: Db, workspaceId: string, ids: readonly string[]): Promise<SettingsPhone[]> {
+/** These devices of the workspace (those that are not its own are left out: the caller compares). */
+export function devicesByIds(db: Db, workspaceId: string, ids: readonly string[]): Promise<SettingsDevice[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('devices')
@@ -22,8 +22,8 @@ export function phonesByIds(db: Db, workspaceId: string, ids: readonly string[])
     .execute();
 }
 
-/** The phones of the workspace's group now; undefined when the group is not the workspace's. */
-export async function phonesOfGroup(db: Db, workspaceId: string, groupId: string): Promise<SettingsPhone[] | undefined> {
+/** The devices of the workspace's group now; undefined when the group is not the workspace's. */
+export async function devicesOfGroup(db: Db, workspaceId: string, groupId: string): Promise<SettingsDevice[] | undefined> {
   const group = await db.selectFrom('deviceGroups').select('id').where('workspaceId', '=', workspaceId).where('id', '=', groupId).executeTakeFirst();
   if (!group) return undefined;
   return db

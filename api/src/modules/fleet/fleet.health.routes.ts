@@ -9,9 +9,10 @@ import { errorBody, hostFleet, hostFleetSettings, hostUsb, idParams, phoneHealth
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
-import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, saveSettings, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
+import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
+import { changeFleetSettings } from './fleet.hosts.service.ts';
 
-export const fleetRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetHealthRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   app.get(
@@ -58,14 +59,7 @@ export const fleetRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const actor = actorOf(request);
       const settings = request.body;
-      await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const saved = await saveSettings(tx, actor.workspaceId, request.params.id, settings);
-        if (!saved) throw notFound();
-        await outbox.record(
-          { userId: actor.userId, action: `Fleet settings of phone host "${saved.name}" changed`, type: 'info' },
-          { action: 'host.fleet_settings', entityType: 'host', entityId: saved.id, data: settings },
-        );
-      });
+      await write(app.ctx, actor.workspaceId, (tx, outbox) => changeFleetSettings(tx, actor, request.params.id, settings, outbox));
       app.ctx.agents?.sendHostSettings(request.params.id, settings);
       return settings;
     },

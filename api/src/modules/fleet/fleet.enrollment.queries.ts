@@ -6,7 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { sql } from 'kysely';
 import { ENROLLMENT_MINUTES } from '@farm/contracts';
 import { hashToken } from '../../auth/auth.queries.ts';
-import type { Db, Tx } from '../../shared/types.ts';
+import type { Tx } from '../../shared/types.ts';
 
 /** Letters and digits that cannot be mistaken for one another when read aloud or typed from a screen. */
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -83,22 +83,6 @@ export async function redeemCode(tx: Tx, code: string): Promise<Redemption> {
     : { kind: 'host', workspaceId: row.workspaceId, hostId: row.hostId! };
 }
 
-/** Gives the device a new credential (the old one stops working); answers the token, shown once. */
-export async function setDeviceCredential(db: Db, workspaceId: string, deviceId: string): Promise<{ token: string; createdAt: Date }> {
-  const token = newToken('dev');
-  const row = await db
-    .insertInto('deviceCredentials')
-    .values({ deviceId, workspaceId, tokenHash: hashToken(token) })
-    .onConflict((oc) => oc.column('deviceId').doUpdateSet({ tokenHash: hashToken(token), createdAt: sql<Date>`now()`, lastUsedAt: null }))
-    .returning('createdAt')
-    .executeTakeFirstOrThrow();
-  return { token, createdAt: row.createdAt };
-}
-
-export function revokeDeviceCredential(db: Db, workspaceId: string, deviceId: string) {
-  return db.deleteFrom('deviceCredentials').where('deviceId', '=', deviceId).where('workspaceId', '=', workspaceId).executeTakeFirst();
-}
-
 /** Another device of the workspace with this serial (a phone enrolled twice), if any. */
 export function findSerialTwin(tx: Tx, workspaceId: string, deviceId: string, serial: string) {
   return tx
@@ -113,39 +97,4 @@ export function findSerialTwin(tx: Tx, workspaceId: string, deviceId: string, se
 /** Records what the agent told of its phone (serial, model, Android version); the device was found by its code. */
 export async function setDeviceFacts(tx: Tx, deviceId: string, facts: { serial?: string; model?: string; androidVersion?: string }) {
   await tx.updateTable('devices').set(facts).where('id', '=', deviceId).execute();
-}
-
-/** The phone a farm host's credential names by its serial. */
-export function findHostDevice(db: Db, hostId: string, serial: string) {
-  return db.selectFrom('devices').select(['id', 'workspaceId']).where('hostId', '=', hostId).where('serial', '=', serial).executeTakeFirst();
-}
-
-/** A stored, uploaded object of the workspace, only when a post of a task on this phone names it at `path`, or a dry run under way on it picked it. */
-export function findAgentMedia(db: Db, workspaceId: string, deviceId: string, key: string, path: string) {
-  return db
-    .selectFrom('storedObjects as o')
-    .select(['o.key', 'o.contentType'])
-    .where('o.key', '=', key)
-    .where('o.workspaceId', '=', workspaceId)
-    .where('o.uploadedAt', 'is not', null)
-    .where(({ exists, or, selectFrom }) =>
-      or([
-        exists(
-          selectFrom('tasks as t')
-            .innerJoin('posts as p', 'p.id', 't.postId')
-            .select('t.id')
-            .where('t.deviceId', '=', deviceId)
-            .where(sql<boolean>`${path} = any(p.media_urls)`),
-        ),
-        // The uploads a person picked for a dry run under way on this phone.
-        exists(
-          selectFrom('recipeDryRuns as r')
-            .select('r.id')
-            .where('r.deviceId', '=', deviceId)
-            .where('r.status', 'in', ['starting', 'running'])
-            .where(sql<boolean>`${key} = any(r.media_keys)`),
-        ),
-      ]),
-    )
-    .executeTakeFirst();
 }

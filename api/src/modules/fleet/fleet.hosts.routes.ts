@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { notFound } from '../../errors.ts';
-import { issueCode } from '../devices/enrollment.queries.ts';
-import { createHost, findHost, listHosts, revokeHost, countHosts } from './hosts.queries.ts';
 import { write } from '../../events/write.ts';
+import { issueHostCode } from './fleet.enrollment.service.ts';
+import { listHosts } from './fleet.hosts.queries.ts';
+import { addHost, revokeHost } from './fleet.hosts.service.ts';
 
-export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
+export const fleetHostsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
   app.get('/hosts', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], response: { 200: z.array(host) } } }, async (request) => {
@@ -31,17 +31,8 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], body: createHostBody, response: { 201: createdHost, 400: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const answer = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const count = await countHosts(tx, actor.workspaceId);
-        const created = await createHost(tx, actor.workspaceId, request.body.name ?? `Farm host ${count + 1}`, actor.userId);
-        const code = await issueCode(tx, actor.workspaceId, { hostId: created.id }, actor.userId);
-        await outbox.record(
-          { userId: actor.userId, action: `Phone host "${created.name}" added`, type: 'info' },
-          { action: 'host.created', entityType: 'host', entityId: created.id },
-        );
-        return { host: created, code: code.code, expiresAt: code.expiresAt.toISOString() };
-      });
-      return reply.code(201).send(answer);
+      const answer = await write(app.ctx, actor.workspaceId, (tx, outbox) => addHost(tx, actor, request.body.name, outbox));
+      return reply.code(201).send({ ...answer, expiresAt: answer.expiresAt.toISOString() });
     },
   );
 
@@ -51,25 +42,14 @@ export const hostsRoutes: FastifyPluginAsyncZod = async (app) => {
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams, response: { 201: enrollmentCode, 404: errorBody, 409: errorBody } } },
     async (request, reply) => {
       const actor = actorOf(request);
-      const answer = await write(app.ctx, actor.workspaceId, async (tx) => {
-        const target = await findHost(tx, actor.workspaceId, request.params.id);
-        if (!target || target.revokedAt) throw notFound();
-        return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);
-      });
+      const answer = await write(app.ctx, actor.workspaceId, (tx) => issueHostCode(tx, actor, request.params.id));
       return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
     },
   );
 
   app.delete('/hosts/:id', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams } }, async (request, reply) => {
     const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-      const revoked = await revokeHost(tx, actor.workspaceId, request.params.id);
-      if (!revoked) throw notFound();
-      await outbox.record(
-        { userId: actor.userId, action: `Phone host "${revoked.name}" revoked`, type: 'warning' },
-        { action: 'host.revoked', entityType: 'host', entityId: revoked.id },
-      );
-    });
+    await write(app.ctx, actor.workspaceId, (tx, outbox) => revokeHost(tx, actor, request.params.id, outbox));
     // Its connection and every phone's it opened close now, on whichever instance they are.
     app.ctx.agents?.disconnectHost(request.params.id);
     return reply.code(204).send();
