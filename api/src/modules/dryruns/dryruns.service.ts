@@ -14,7 +14,7 @@ import { coversApp, recipe as recipeSchema, recipePackages, type Recipe } from '
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
 import { countedActions, type CountedAction, type CreateDryRunBody, type DryRun, type DryRunPreflight, type TraceStepOut } from '@farm/contracts';
 import { isUuid } from '@farm/sql';
-import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, Outbox, toAppVerification } from '@farm/workers';
+import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, DRY_RUN_UNDER_WAY, Outbox, toAppVerification } from '@farm/workers';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import type { ChangeFeed } from '../../events/changes.ts';
@@ -44,7 +44,6 @@ import {
   stepOf,
   taskOut,
   tryUntestedTemplates,
-  UNDER_WAY,
   verificationsOfRow,
   type DryRunRow,
   type TraceStepRow,
@@ -343,7 +342,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
           ? `${device.name} did not answer in time; try again`
           : `${device.name} is offline`;
   await write(ctx, actor.workspaceId, async (tx, outbox) => {
-    await setRunStatus(tx, id, UNDER_WAY, { status: 'failed', failureCode: 'refused', failureMessage: words });
+    await setRunStatus(tx, id, DRY_RUN_UNDER_WAY, { status: 'failed', failureCode: 'refused', failureMessage: words });
     await announceRun(tx, outbox, actor.workspaceId, id);
     outbox.internal('device.wake', { deviceId: device.id });
   });
@@ -360,7 +359,7 @@ async function runToSteer(ctx: Context, actor: Actor, id: string, verb: string):
   if (!row) throw notFound();
   if (actor.role !== 'operator' && row.startedById !== actor.userId)
     throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
-  if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
+  if (!DRY_RUN_UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
   if ((await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0) {
     if (actor.role !== 'operator')
       throw new AppError(
@@ -386,7 +385,7 @@ export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<D
   return write(ctx, actor.workspaceId, async (tx, outbox) => {
     // A phone that hears the stop ends the run with its result; one that is gone cannot, so it ends here.
     if (!heard) {
-      await setRunStatus(tx, row.id, UNDER_WAY, {
+      await setRunStatus(tx, row.id, DRY_RUN_UNDER_WAY, {
         status: 'stopped',
         failureCode: 'stopped',
         failureMessage: 'Stopped by a person; the phone was not connected',
@@ -420,7 +419,7 @@ export async function acceptTraceStep(
   message: AgentMessage<'dryrun.step'>,
 ): Promise<Ack> {
   const run = isUuid(message.runId) ? await runOfDevice(ctx.db, device.id, message.runId) : undefined;
-  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
+  if (!run || !DRY_RUN_UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
   const { step } = message;
   const frame = step.frame ? Buffer.from(step.frame.data) : null;
   const tree = step.tree ? JSON.stringify(step.tree) : null;
@@ -478,14 +477,14 @@ export async function acceptDryRunResult(
   result: AgentMessage<'dryrun.result'>,
 ): Promise<Ack> {
   const run = isUuid(result.runId) ? await runOfDevice(ctx.db, device.id, result.runId) : undefined;
-  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
+  if (!run || !DRY_RUN_UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
   const recipeRow = await findWorkspaceRecipe(ctx.db, run.workspaceId, run.recipeRowId);
   const counted = recipeRow ? countedActionsOf(recipeRow.body) : [];
   const actions = Object.fromEntries(Object.entries(result.actions ?? {}).filter(([, count]) => (count ?? 0) > 0));
   const app =
     result.app?.package && result.app.version ? { package: result.app.package, version: result.app.version, locale: result.app.locale ?? null } : null;
   await write(ctx, run.workspaceId, async (tx, outbox) => {
-    const moved = await setRunStatus(tx, run.id, UNDER_WAY, {
+    const moved = await setRunStatus(tx, run.id, DRY_RUN_UNDER_WAY, {
       status: result.outcome,
       failureCode: result.failure?.code ?? (result.outcome === 'stopped' ? 'stopped' : null),
       failureMessage: result.failure?.message ?? null,
@@ -586,7 +585,7 @@ export async function endRunsWithoutRights(
   for (const run of lost) {
     const moved = await write(ctx, run.workspaceId, async (tx, outbox) => {
       // Guarded by status: a run the phone or another instance ended meanwhile is left as it is.
-      if (!(await setRunStatus(tx, run.id, UNDER_WAY, { status: 'stopped', failureCode: 'access_changed', failureMessage: `Stopped: ${ACCESS_CHANGED}` })))
+      if (!(await setRunStatus(tx, run.id, DRY_RUN_UNDER_WAY, { status: 'stopped', failureCode: 'access_changed', failureMessage: `Stopped: ${ACCESS_CHANGED}` })))
         return false;
       await outbox.record(
         {
