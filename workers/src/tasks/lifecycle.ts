@@ -818,6 +818,25 @@ export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Prom
   return again;
 }
 
+/**
+ * A failed task whose work was done after all (a person confirmed that the post went up, posts/confirmations.ts):
+ * completed, so there is no Retry to do it twice, and counted in its account's actions of the day as a completion
+ * finished at `finishedAt`. Answers the task, or nothing when it was no longer failed.
+ */
+export async function completeFailedTask(tx: Tx, task: TaskRow, finishedAt: Date, outboxes: Outboxes): Promise<TaskRow | undefined> {
+  const done = await tx
+    .updateTable('tasks')
+    .set({ status: 'completed', completedAt: sql<Date>`now()`, failureCode: null, failureMessage: null, progress: 100 })
+    .where('id', '=', task.id)
+    .where('status', '=', 'failed')
+    .returningAll()
+    .executeTakeFirst();
+  if (!done) return undefined;
+  outboxes.for(done.workspaceId).add('task.updated', serialize(done));
+  await applyCompletions(tx, [{ task: done, finishedAt }], outboxes);
+  return done;
+}
+
 // ── the watchdog's side ─────────────────────────────────────────────────────────────────────────────────
 
 /**
