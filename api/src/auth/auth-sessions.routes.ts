@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { authSession, idParams } from '@farm/contracts';
 import { notFound } from '../errors.ts';
-import { findMember } from '../modules/users/users.queries.ts';
+import { findMember } from './members.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { deleteSessionsOfUser, SESSION_IDLE_MS } from './auth.queries.ts';
 import { deleteSessionOfUser, listLiveSessions } from './security.queries.ts';

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '@farm/contracts';
 import { AppError, conflict, notFound } from '../errors.ts';
-import { findMember } from '../modules/users/users.queries.ts';
+import { findMember } from './members.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { perAddress } from './limits.ts';
 import { operatorForResets } from './reset-targets.ts';

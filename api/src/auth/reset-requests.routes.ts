@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { createdPasswordReset, errorBody, idParams, messages, PASSWORD_RESET_HOURS, PASSWORD_RESET_REQUEST_HOURS, passwordResetRequest } from '@farm/contracts';
 import { AppError, conflict, notFound } from '../errors.ts';
 import { write } from '../events/write.ts';
-import { findMember } from '../modules/users/users.queries.ts';
+import { findMember } from './members.queries.ts';
 import { actorOf } from './auth.plugin.ts';
 import { createPasswordReset } from './password-resets.queries.ts';
 import { approveResetRequest, insertResetRequest, listOpenResetRequests, lockResetRequest } from './reset-requests.queries.ts';

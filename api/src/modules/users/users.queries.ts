@@ -3,8 +3,10 @@ import type { Insertable, Updateable } from 'kysely';
 import type { InvitationsTable, Role, WorkspacesTable } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 import { operatorForResets } from '../../auth/reset-targets.ts';
+import { memberColumns } from '../../auth/members.queries.ts';
 
-const memberColumns = ['u.id', 'u.email', 'u.name', 'm.role', 'u.createdAt', 'm.deactivatedAt', 'm.lastOperatorAt'] as const;
+// One member is read the same way by the sign-in rooms below (auth/members.queries.ts).
+export { findMember } from '../../auth/members.queries.ts';
 
 /** The workspace's members, operators and VAs alike; never a password hash. */
 export function listMembers(db: Db, workspaceId: string, filter: { role?: Role | undefined; search?: string | undefined } = {}) {
@@ -15,16 +17,6 @@ export function listMembers(db: Db, workspaceId: string, filter: { role?: Role |
     query = query.where((eb) => eb.or([eb('u.name', 'ilike', like), eb('u.email', 'ilike', like)]));
   }
   return query.orderBy('u.name').orderBy('u.id').execute();
-}
-
-export function findMember(db: Db, workspaceId: string, userId: string) {
-  return db
-    .selectFrom('workspaceMembers as m')
-    .innerJoin('users as u', 'u.id', 'm.userId')
-    .select(memberColumns)
-    .where('m.workspaceId', '=', workspaceId)
-    .where('m.userId', '=', userId)
-    .executeTakeFirst();
 }
 
 /** Changes a member's role or activity; a demotion from operator stamps `lastOperatorAt` (resets read it). */
