@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
 import { GONE, helloStatus, readyWork } from '@farm/workers';
-import { hashToken } from '../auth/auth.queries.ts';
+import { hashToken } from '../shared/tokens.ts';
 import type { Db } from '../shared/types.ts';
 
 export interface AgentDevice {
