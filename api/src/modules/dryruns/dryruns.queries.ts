@@ -6,7 +6,6 @@ import type { DryRunStatus } from '@farm/sql';
 import { DRY_RUN_UNDER_WAY, dryRunUnderWay } from '@farm/workers';
 import type { Db, Tx } from '../../shared/types.ts';
 
-
 export function runQuery(db: Db, workspaceId: string) {
   return db
     .selectFrom('recipeDryRuns as r')
