@@ -62,9 +62,9 @@ export async function write<T>(ctx: WriteContext, workspaceId: string, work: (tx
 }
 
 /**
- * As `writeAcross`, for the phones' hot path: a write of one statement (a batch of acks, a progress report) is a
- * transaction of its own, so none is opened around it (its BEGIN and COMMIT would double the round trips of every
- * report); what it changed is announced once it has run.
+ * As `writeAcross`, for the phones' hot path: a write whose statement is a transaction of its own (a batch of acks, a
+ * progress report, a batch of leases, each lease the lifecycle's guarded statement) needs none around it, whose BEGIN
+ * and COMMIT would double the round trips of every report; what it changed is announced once it has run.
  */
 export async function writeStatement<T>(ctx: WriteContext, work: (db: Db, outboxes: Outboxes) => Promise<T>): Promise<T> {
   const outboxes = new Outboxes();
