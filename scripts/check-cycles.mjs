@@ -6,13 +6,19 @@
  * read apart. Fails naming each cycle, and each api import from a lower floor to a higher one.
  *
  * The api's floors, lowest first (a file may import its own floor and those below; the rooms are ARCHITECTURE's):
- *   ground    shared/ db/ storage/ config.ts errors.ts: helpers that know nothing of the product's flow, and the
- *             leaf of server types (shared/sockets.types.ts) the rooms above share
- *   events    events/: the change feed, the outbox, the workers' announcements and their relay (the lowest room)
- *   rooms     agents/ (the /agent namespace), modules/ (REST features), auth/, ops/, demo/ (the demo farm): beside
- *             one another, without cycles
- *   realtime  realtime/: the browser gateway and the live screens, which hold the agents' namespace too
- *   top       app.ts routes.ts server.ts: the wiring
+ *   ground    shared/ db/ storage/ config.ts errors.ts: helpers that know nothing of the product's flow (token hashing
+ *             included), and the leaf of server types (shared/sockets.types.ts) the rooms above share
+ *   events    events/: the change feed, the outbox and write(), the workers' announcements and their relay
+ *   agents    agents/: the /agent transport (socket, dispatcher, pulse, progress), below every feature: it defines
+ *             the answers and hooks features register (agents.features.ts) and calls them, importing none
+ *   auth      auth/: sessions, passwords, the permission policy; it reads what it needs of members itself
+ *   modules   modules/<feature>/: REST features and their answers to phone messages (`<feature>.agent.ts`)
+ *   realtime  realtime/: the browser gateway and the live screens, which open the agents' namespace too
+ *   outer     ops/ (health, metrics, load shedding) and demo/ (the demo farm): what the wiring starts beside the
+ *             product. They may use any room below (demo uses the modules' queries), and no room uses them: only
+ *             app.ts and server.ts import them, so they stand above every room and below the wiring
+ *   top       app.ts routes.ts server.ts phone-messages.ts: the wiring, and the composition of the features' REST
+ *             routes and phone answers
  * Run by `.ci/run` (`pnpm check:cycles`); prints the floors and what it counted.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -24,9 +30,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const floors = [
   { name: 'ground', rooms: ['shared', 'db', 'storage', 'config.ts', 'errors.ts'] },
   { name: 'events', rooms: ['events'] },
-  { name: 'rooms', rooms: ['agents', 'modules', 'auth', 'ops', 'demo'] },
+  { name: 'agents', rooms: ['agents'] },
+  { name: 'auth', rooms: ['auth'] },
+  { name: 'modules', rooms: ['modules'] },
   { name: 'realtime', rooms: ['realtime'] },
-  { name: 'top', rooms: ['app.ts', 'routes.ts', 'server.ts'] },
+  { name: 'outer', rooms: ['ops', 'demo'] },
+  { name: 'top', rooms: ['app.ts', 'routes.ts', 'server.ts', 'phone-messages.ts'] },
 ];
 const apiSrc = join(root, 'api', 'src');
 

@@ -16,6 +16,7 @@ import { installLimits } from './auth/limits.ts';
 import { installAudit } from './modules/audit/audit.plugin.ts';
 import type { Config } from './config.ts';
 import { installErrorHandler, installInputGuards, installNotFound } from './errors.ts';
+import { phoneMessages } from './phone-messages.ts';
 import { routes } from './routes.ts';
 import { createStorage, type Storage } from './storage/storage.ts';
 import { createChangeFeed, type ChangeFeed } from './events/changes.ts';
@@ -135,7 +136,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(routes, { prefix: '/api' });
   // Stored workspace recipes the current schema refuses are turned off with the reason (Settings → Recipes).
   await checkStoredRecipes(ctx, app.log);
-  ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl });
+  // The phones' messages each feature answers (phone-messages.ts), as routes.ts gathers the REST modules.
+  ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl, phoneMessages: phoneMessages(ctx, app.log) });
   ctx.jobs = await startJobs(app, { redisUrl: config.redisUrl, runWorkers: config.runWorkers });
 
   const webDist = config.webDist ?? defaultWebDist;

@@ -2,17 +2,19 @@
  * What a host's control connection says of its phones' health (issue #41): unresponsive phones and what failed,
  * vitals and their alerts (an activity and the `device.health` webhook event), each recovery rung as an activity,
  * the replug task for a person, and the host's USB bus with its capacity warnings. Messages are optional: a host
- * that predates them sends none. Each is parsed; a bad one is answered with its error and changes nothing. What is
- * stored is announced to the console as it commits: `device.health` with the phone's row as it now is, and
- * `host.fleet` for Settings → Phone hosts. A rung is stored as an activity (and the replug task as a task), which
- * announce themselves.
+ * that predates them sends none. Each is parsed by the hosts' side of the socket (agents.hosts.ts), which answers a
+ * bad one with its error and changes nothing. What is stored is announced to the console as it commits:
+ * `device.health` with the phone's row as it now is, and `host.fleet` for Settings → Phone hosts. A rung is stored
+ * as an activity (and the replug task as a task), which announce themselves.
+ *
+ * These are the fleet's answers, composed at the top with the features' (api/src/phone-messages.ts); they are
+ * written as a feature's so the fleet's room can take them as they are.
  */
-import type { FastifyBaseLogger } from 'fastify';
-import { fleetHostMessages, type FleetHostMessage, type FleetHostMessageName, type Ack } from '@farm/agent-protocol';
+import type { FleetHostMessage } from '@farm/agent-protocol';
 import { createTasks, Outboxes, raiseAlert, replugTask } from '@farm/workers';
 import { write, type WriteContext, type WriteOutbox } from '../events/write.ts';
 import type { Tx } from '../shared/types.ts';
-import { recordPhoneResult, type AppHosts } from '../modules/apps/apps.rollout.ts';
+import type { HostMessages } from './agents.features.ts';
 import type { AgentHost } from './hosts.queries.ts';
 import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.queries.ts';
 
@@ -35,121 +37,102 @@ async function announceHealth(tx: Tx, outbox: WriteOutbox, host: AgentHost, devi
   outbox.add('host.fleet', { hostId: host.id });
 }
 
-type Listener = (raw: unknown, ack?: (answer: Ack) => void) => void;
-
-export interface FleetSocket {
-  on(event: string, listener: Listener): unknown;
+/** The fleet's answers to a host's health messages. */
+export function fleetAgent(ctx: WriteContext): Pick<HostMessages, 'host.health' | 'host.vitals' | 'host.recovery' | 'host.usb'> {
+  return {
+    'host.health': (host, message) => storeHealth(ctx, host, message),
+    'host.vitals': (host, message) => storeVitals(ctx, host, message),
+    'host.recovery': (host, message) => storeRung(ctx, host, message),
+    'host.usb': (host, message) => storeUsb(ctx, host, message),
+  };
 }
 
-/** Registers the fleet messages on a host's control connection. */
-export function fleetHandlers(ctx: WriteContext, log: FastifyBaseLogger, socket: FleetSocket, host: AgentHost, apps?: AppHosts): void {
-  const handle = <N extends FleetHostMessageName>(name: N, work: (message: FleetHostMessage<N>) => Promise<void>) => {
-    socket.on(name, (raw, ack) => {
-      const parsed = fleetHostMessages[name].safeParse(raw);
-      if (!parsed.success) {
-        ack?.({ ok: false, error: parsed.error.issues.map((issue) => `${issue.path.join('.') || name}: ${issue.message}`).join('; ') });
-        return;
-      }
-      work(parsed.data as FleetHostMessage<N>).then(
-        () => ack?.({ ok: true }),
-        (error: unknown) => {
-          log.warn({ err: error, hostId: host.id, event: name }, 'fleet report not stored');
-          ack?.({ ok: false, error: 'Not stored; send it again' });
-        },
-      );
-    });
-  };
-
-  handle('host.health', async (message) => {
-    await write(ctx, host.workspaceId, async (tx, outbox) => {
-      const device = await findHostDevice(tx, host, message.serial);
-      if (!device) return;
-      const before = await currentHealth(tx, device.id);
-      const reason = message.ok ? null : (message.reason ?? 'It does not answer.');
-      await upsertHealth(tx, { id: device.id, workspaceId: host.workspaceId }, { unresponsiveReason: reason, healthAt: new Date() });
-      const was = before?.unresponsiveReason ?? null;
-      if (reason && !was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} is not answering: ${reason}`, type: 'warning' });
-      if (!reason && was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} answers again`, type: 'success' });
-      await announceHealth(tx, outbox, host, [device.id]);
-    });
-  });
-
-  handle('host.vitals', async (message) => {
-    await write(ctx, host.workspaceId, async (tx, outbox) => {
-      const device = await findHostDevice(tx, host, message.serial);
-      if (!device) return;
-      const at = new Date();
-      await upsertHealth(
-        tx,
-        { id: device.id, workspaceId: host.workspaceId },
-        {
-          batteryLevel: message.batteryLevel,
-          temperatureC: message.temperatureC,
-          batteryHealth: message.batteryHealth,
-          freeBytes: message.freeBytes,
-          totalBytes: message.totalBytes,
-          uptimeSeconds: message.uptimeSeconds,
-          androidVersion: message.androidVersion,
-          appVersions: JSON.stringify(message.appVersions),
-          vitalsAt: at,
-        },
-      );
-      await announceHealth(tx, outbox, host, [device.id]);
-      for (const alert of message.alerts) {
-        const text = `${device.name}: ${alert.message}`;
-        await outbox.record({ userId: null, deviceId: device.id, action: text, type: alert.kind === 'disk_full' ? 'warning' : 'error' });
-        await raiseAlert(tx, host.workspaceId, 'device.health', { id: device.id, at: at.toISOString(), text, kind: alert.kind, name: device.name });
-      }
-    });
-  });
-
-  handle('host.recovery', async (message) => {
-    await write(ctx, host.workspaceId, async (tx, outbox) => {
-      const device = await findHostDevice(tx, host, message.serial);
-      if (!device) return;
-      const what = rungWords[message.rung];
-      const action =
-        message.outcome === 'done'
-          ? `${device.name}: host "${host.name}" ${what}`
-          : `${device.name}: host "${host.name}" ${message.outcome === 'failed' ? 'could not do it' : 'skipped it'} (${what})${message.detail ? `: ${message.detail}` : ''}`;
-      await outbox.record({ userId: null, deviceId: device.id, action: action.slice(0, 1000), type: message.outcome === 'done' ? 'info' : 'warning' });
-      if (message.rung !== 'replug_task') return;
-      const task = replugTask(device, { hostName: host.name, hubLocation: message.place?.hubLocation ?? null, port: message.place?.port ?? null });
-      if (await openTaskTitled(tx, device.id, task.title)) return;
-      await createTasks(
-        tx,
-        [
-          {
-            workspaceId: host.workspaceId,
-            title: task.title,
-            description: task.description,
-            type: 'monitor',
-            priority: task.priority,
-            deviceId: device.id,
-            assignedToId: device.assignedToId,
-            work: { kind: 'manual', description: task.description },
-          },
-        ],
-        Outboxes.of(outbox),
-      );
-    });
-  });
-
-  /** A phone's result of an app job: the rollout records it and moves on when its stage is settled. */
-  handle('host.app', async (message) => {
-    const device = await findHostDevice(ctx.db, host, message.serial);
+/** A phone stopped answering, or answers again: said once in the feed, at the change. */
+async function storeHealth(ctx: WriteContext, host: AgentHost, message: FleetHostMessage<'host.health'>): Promise<void> {
+  await write(ctx, host.workspaceId, async (tx, outbox) => {
+    const device = await findHostDevice(tx, host, message.serial);
     if (!device) return;
-    await recordPhoneResult(ctx, apps, { workspaceId: host.workspaceId, deviceId: device.id }, message);
+    const before = await currentHealth(tx, device.id);
+    const reason = message.ok ? null : (message.reason ?? 'It does not answer.');
+    await upsertHealth(tx, { id: device.id, workspaceId: host.workspaceId }, { unresponsiveReason: reason, healthAt: new Date() });
+    const was = before?.unresponsiveReason ?? null;
+    if (reason && !was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} is not answering: ${reason}`, type: 'warning' });
+    if (!reason && was) await outbox.record({ userId: null, deviceId: device.id, action: `${device.name} answers again`, type: 'success' });
+    await announceHealth(tx, outbox, host, [device.id]);
   });
+}
 
-  handle('host.usb', async (message) => {
-    await write(ctx, host.workspaceId, async (tx, outbox) => {
-      const before = new Set(await saveUsb(tx, host.id, message));
-      await announceHealth(tx, outbox, host, await placePhones(tx, host, message.phones));
-      for (const warning of message.warnings) {
-        if (!before.has(warning.message))
-          await outbox.record({ userId: null, action: `Host "${host.name}": ${warning.message}`.slice(0, 1000), type: 'warning' });
-      }
-    });
+/** A phone's vitals, and each of its alerts in the feed and to the webhooks. */
+async function storeVitals(ctx: WriteContext, host: AgentHost, message: FleetHostMessage<'host.vitals'>): Promise<void> {
+  await write(ctx, host.workspaceId, async (tx, outbox) => {
+    const device = await findHostDevice(tx, host, message.serial);
+    if (!device) return;
+    const at = new Date();
+    await upsertHealth(
+      tx,
+      { id: device.id, workspaceId: host.workspaceId },
+      {
+        batteryLevel: message.batteryLevel,
+        temperatureC: message.temperatureC,
+        batteryHealth: message.batteryHealth,
+        freeBytes: message.freeBytes,
+        totalBytes: message.totalBytes,
+        uptimeSeconds: message.uptimeSeconds,
+        androidVersion: message.androidVersion,
+        appVersions: JSON.stringify(message.appVersions),
+        vitalsAt: at,
+      },
+    );
+    await announceHealth(tx, outbox, host, [device.id]);
+    for (const alert of message.alerts) {
+      const text = `${device.name}: ${alert.message}`;
+      await outbox.record({ userId: null, deviceId: device.id, action: text, type: alert.kind === 'disk_full' ? 'warning' : 'error' });
+      await raiseAlert(tx, host.workspaceId, 'device.health', { id: device.id, at: at.toISOString(), text, kind: alert.kind, name: device.name });
+    }
+  });
+}
+
+/** A rung of the host's recovery ladder, in the feed; its last rung is a task for the phone's person (once). */
+async function storeRung(ctx: WriteContext, host: AgentHost, message: FleetHostMessage<'host.recovery'>): Promise<void> {
+  await write(ctx, host.workspaceId, async (tx, outbox) => {
+    const device = await findHostDevice(tx, host, message.serial);
+    if (!device) return;
+    const what = rungWords[message.rung];
+    const action =
+      message.outcome === 'done'
+        ? `${device.name}: host "${host.name}" ${what}`
+        : `${device.name}: host "${host.name}" ${message.outcome === 'failed' ? 'could not do it' : 'skipped it'} (${what})${message.detail ? `: ${message.detail}` : ''}`;
+    await outbox.record({ userId: null, deviceId: device.id, action: action.slice(0, 1000), type: message.outcome === 'done' ? 'info' : 'warning' });
+    if (message.rung !== 'replug_task') return;
+    const task = replugTask(device, { hostName: host.name, hubLocation: message.place?.hubLocation ?? null, port: message.place?.port ?? null });
+    if (await openTaskTitled(tx, device.id, task.title)) return;
+    await createTasks(
+      tx,
+      [
+        {
+          workspaceId: host.workspaceId,
+          title: task.title,
+          description: task.description,
+          type: 'monitor',
+          priority: task.priority,
+          deviceId: device.id,
+          assignedToId: device.assignedToId,
+          work: { kind: 'manual', description: task.description },
+        },
+      ],
+      Outboxes.of(outbox),
+    );
+  });
+}
+
+/** The host's USB bus: where its phones are plugged, and each new capacity warning in the feed. */
+async function storeUsb(ctx: WriteContext, host: AgentHost, message: FleetHostMessage<'host.usb'>): Promise<void> {
+  await write(ctx, host.workspaceId, async (tx, outbox) => {
+    const before = new Set(await saveUsb(tx, host.id, message));
+    await announceHealth(tx, outbox, host, await placePhones(tx, host, message.phones));
+    for (const warning of message.warnings) {
+      if (!before.has(warning.message))
+        await outbox.record({ userId: null, action: `Host "${host.name}": ${warning.message}`.slice(0, 1000), type: 'warning' });
+    }
   });
 }

@@ -1,10 +1,8 @@
-/** What the phone side reads and writes about devices: credentials, hellos and goodbyes, screenshots. */
-import { lockQuota } from '../modules/uploads/uploads.queries.ts';
-import { randomUUID } from 'node:crypto';
+/** What the phone side reads and writes about devices: credentials, hellos and goodbyes, and the work ready for them. */
 import { sql } from 'kysely';
-import { deviceColumns, type DeviceRow, type SessionRow } from '@farm/sql';
+import { deviceColumns, type DeviceRow } from '@farm/sql';
 import { GONE, helloStatus, readyWork } from '@farm/workers';
-import { hashToken } from '../auth/auth.queries.ts';
+import { hashToken } from '../shared/tokens.ts';
 import type { Db } from '../shared/types.ts';
 
 export interface AgentDevice {
@@ -94,42 +92,6 @@ export function markGone(db: Db, device: AgentDevice): Promise<DeviceRow | undef
     .returning(deviceColumns)
     .executeTakeFirst();
 }
-
-/**
- * Stores a screenshot's record (its bytes are already in storage under `key`) and counts it on the open session;
- * answers `full` (recording nothing) when it does not fit the workspace's storage quota, counted under the same lock
- * uploads take.
- */
-export async function recordScreenshot(
-  db: Db,
-  device: AgentDevice,
-  shot: { key: string; mime: string; size: number; capturedAt: Date },
-  quotaBytes: number,
-): Promise<{ session: SessionRow | undefined; sessionId: string | null; capturedAt: Date } | { full: true; used: number }> {
-  return db.transaction().execute(async (tx) => {
-    const room = await lockQuota(tx, device.workspaceId, shot.size, quotaBytes);
-    if (!room.fits) return { full: true as const, used: room.used };
-    await tx
-      .insertInto('storedObjects')
-      .values({ key: shot.key, workspaceId: device.workspaceId, contentType: shot.mime, size: shot.size, uploadedAt: new Date() })
-      .execute();
-    const session = await tx
-      .updateTable('sessions')
-      .set({ screenshots: sql<number>`screenshots + 1` })
-      .where('deviceId', '=', device.id)
-      .where('endedAt', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
-    const row = await tx
-      .insertInto('screenshots')
-      .values({ workspaceId: device.workspaceId, deviceId: device.id, sessionId: session?.id ?? null, objectKey: shot.key, capturedAt: shot.capturedAt })
-      .returning(['sessionId', 'capturedAt'])
-      .executeTakeFirstOrThrow();
-    return { session, sessionId: row.sessionId, capturedAt: row.capturedAt };
-  });
-}
-
-export const newObjectKey = () => randomUUID();
 
 /** Devices among `deviceIds` with work ready to hand over now and no attempt out. */
 export async function devicesWithReadyWork(db: Db, deviceIds: string[]): Promise<string[]> {

@@ -31,11 +31,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { ProtocolVersion, ServerMessage, TaskDispatchV1, TaskDispatchV2 } from '@farm/agent-protocol';
 import { describeWork, type TaskWork } from '@farm/agent-protocol/work';
 import type { TaskRow } from '@farm/sql';
-import { automation, dispatchMany, Outboxes, silenceMs, worksForDispatch } from '@farm/workers';
+import { automation, dispatchMany, silenceMs, worksForDispatch } from '@farm/workers';
 import type { InternalEventPayload } from '@farm/contracts';
 import { devicesWithReadyWork } from './agents.queries.ts';
 import type { Db } from '../shared/types.ts';
 import type { ChangeFeed } from '../events/changes.ts';
+import { writeStatement } from '../events/write.ts';
 import { Gathered } from './gathered.ts';
 
 export const SWEEP_MS = 2_000;
@@ -77,9 +78,7 @@ export class Dispatcher {
    * work a protocol 2 phone receives (its recipes looked up once for the whole batch).
    */
   private readonly leases = new Gathered(async (deviceIds: string[]): Promise<(Lease | undefined)[]> => {
-    const outboxes = new Outboxes();
-    const leased = await dispatchMany(this.db, deviceIds, outboxes);
-    outboxes.flush(this.changes);
+    const leased = await writeStatement({ db: this.db, changes: this.changes }, (db, outboxes) => dispatchMany(db, deviceIds, outboxes));
     const typed = [...leased].flatMap(([deviceId, task]) => (this.phones.get(deviceId)?.protocol === 1 ? [] : [task]));
     // Should the batch's lookup fail, the leases stand and each hand-over looks its own work up.
     const works = await (typed.length === 0 ? Promise.resolve([]) : worksForDispatch(this.db, typed)).then(

@@ -1,7 +1,7 @@
 /** A farm host as the /agent namespace sees it: its credential, its presence and the phones it speaks for. */
 import { sql } from 'kysely';
 import { deviceColumns, type DeviceRow } from '@farm/sql';
-import { hashToken } from '../auth/auth.queries.ts';
+import { hashToken } from '../shared/tokens.ts';
 import { automation } from '@farm/workers';
 import type { Db } from '../shared/types.ts';
 

@@ -1,21 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { CompiledQuery, sql } from 'kysely';
 import type { Db } from '../shared/types.ts';
+import { hashToken, newToken } from '../shared/tokens.ts';
 import type { Role } from '@farm/contracts';
+
+// The features hash their tokens as sessions do; the helper is on the ground floor, where the phone side reaches it.
+export { hashToken, newToken } from '../shared/tokens.ts';
 
 export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 3600_000;
 /** last_seen_at is written at most this often, so reads do not each cost a write. */
 const TOUCH_EVERY_MS = 60_000;
-
-export function newToken(): { token: string; tokenHash: string } {
-  const token = randomBytes(32).toString('base64url');
-  return { token, tokenHash: hashToken(token) };
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
 
 export interface SessionUser {
   sessionId: string;

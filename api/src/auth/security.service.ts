@@ -4,9 +4,9 @@
  * of thing happened: never a password, a code or a token. A person without a workspace has no log to write to.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { Outbox, raiseAlert } from '@farm/workers';
+import { raiseAlert } from '@farm/workers';
 import type { RateLimit } from '../config.ts';
-import { recordActivity, recordAudit } from '../events/write.ts';
+import { recordAudit, write, type WriteContext } from '../events/write.ts';
 import type { Db } from '../shared/types.ts';
 import { insertNotice, memberOfUser, workspaceOfUser } from './security.queries.ts';
 import { forgiveSecondFactorAttempt, takeSecondFactorAttempt, type TwoFactorRow } from './two-factor.queries.ts';
@@ -39,7 +39,7 @@ export function auditFailedLogin(db: Db, log: FastifyBaseLogger, userId: string,
 }
 
 /** Where changes are announced after commit (the change feed). */
-type ChangeTarget = Parameters<Outbox['flush']>[0];
+type ChangeTarget = WriteContext['changes'];
 
 /**
  * Tells a person something happened to their sign-in, the three ways this product has: a notice shown once at
@@ -56,15 +56,16 @@ export async function tellPerson(
   const person = await memberOfUser(db, userId);
   if (!person) return;
   const { workspaceId } = person;
-  const outbox = workspaceId ? new Outbox(workspaceId) : undefined;
-  await db.transaction().execute(async (tx) => {
+  // A person without a workspace has no feed and no operators: the notice is all they are told.
+  if (!workspaceId) {
+    await insertNotice(db, userId, told.kind, told.notice, now);
+    return;
+  }
+  await write({ db, changes }, workspaceId, async (tx, outbox) => {
     await insertNotice(tx, userId, told.kind, told.notice, now);
-    if (!workspaceId || !outbox) return;
-    await recordActivity(
-      tx,
-      { workspaceId, userId, action: told.activity(person.name), type: 'warning' },
+    await outbox.record(
+      { userId, action: told.activity(person.name), type: 'warning' },
       told.audit ? { action: told.audit, entityType: 'user', entityId: userId } : undefined,
-      outbox,
     );
     await raiseAlert(tx, workspaceId, 'user.security', {
       id: userId,
@@ -74,7 +75,6 @@ export async function tellPerson(
       name: person.name,
     });
   });
-  outbox?.flush(changes);
 }
 
 function windowText(limit: RateLimit): string {

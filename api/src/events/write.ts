@@ -11,7 +11,8 @@
  *   });
  *
  * The activity feed's writer is reached through the outbox (`record`), or, for the few writes outside a request's
- * workspace (a signup), through `recordActivity` exported here: the one door to it for the api.
+ * workspace (a signup), through `recordActivity` exported here: the one door to it for the api. Writes that span
+ * workspaces go through `writeAcross`, and the phones' one-statement writes through `writeStatement`.
  */
 import { type AuditFact, type NewActivity, Outboxes, recordActivity, retryingTransaction } from '@farm/workers';
 import { Outbox } from './outbox.ts';
@@ -57,6 +58,18 @@ export async function write<T>(ctx: WriteContext, workspaceId: string, work: (tx
     return work(tx, outbox);
   });
   outbox.flush(ctx.changes);
+  return result;
+}
+
+/**
+ * As `writeAcross`, for the phones' hot path: a write whose statement is a transaction of its own (a batch of acks, a
+ * progress report, a batch of leases, each lease the lifecycle's guarded statement) needs none around it, whose BEGIN
+ * and COMMIT would double the round trips of every report; what it changed is announced once it has run.
+ */
+export async function writeStatement<T>(ctx: WriteContext, work: (db: Db, outboxes: Outboxes) => Promise<T>): Promise<T> {
+  const outboxes = new Outboxes();
+  const result = await work(ctx.db, outboxes);
+  outboxes.flush(ctx.changes);
   return result;
 }
 

@@ -9,7 +9,7 @@ import { Server } from 'socket.io';
 import { isInternalEvent, serverEvents, statsAffecting, type ServerEventName } from '@farm/contracts';
 import { computeStats } from '../modules/analytics/analytics.queries.ts';
 import type { Change } from '../events/changes.ts';
-import { attachAgents } from '../agents/agents.socket.ts';
+import { type AgentFeaturesOf, attachAgents } from '../agents/agents.socket.ts';
 import { attachLive } from './live.ts';
 import { crossSite, personOf, unavailable } from './handshake.ts';
 import { findWallLink } from '../modules/wall/wall.queries.ts';
@@ -48,7 +48,10 @@ const wallEvents: ReadonlySet<string> = new Set([
 const STATS_DEBOUNCE_MS = 1000;
 const RECOVERY_WINDOW_MS = 2 * 60_000;
 
-export async function attachRealtime(app: FastifyInstance, options: { redisUrl?: string | undefined }): Promise<RealtimeServer> {
+export async function attachRealtime(
+  app: FastifyInstance,
+  options: { redisUrl?: string | undefined; phoneMessages: AgentFeaturesOf },
+): Promise<RealtimeServer> {
   const io: RealtimeServer = new Server(app.server, {
     serveClient: false,
     connectionStateRecovery: { maxDisconnectionDuration: RECOVERY_WINDOW_MS, skipMiddlewares: false },
@@ -58,7 +61,7 @@ export async function attachRealtime(app: FastifyInstance, options: { redisUrl?:
   const stopRelay = relayChanges(app, io, Boolean(options.redisUrl));
 
   const live = await attachLive(app, io, options);
-  app.ctx.agents = attachAgents(app, io, live);
+  app.ctx.agents = attachAgents(app, io, live, options.phoneMessages);
 
   // The HTTP server closes only once its connections have: sockets are let go first, so a stop never hangs. Their
   // connections are closed under them (not a server disconnect), so browsers and phones reconnect at once, through

@@ -8,12 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordedTarget } from '@farm/agent-protocol';
 import { serialize, type DeviceRow } from '@farm/sql';
-import { Outbox, recordActivity } from '@farm/workers';
 import type { LiveAnswer, LiveInputAnswer } from '@farm/contracts';
 import { closeStaleUsage, releaseControl, takeControl, touchUsage } from '../modules/usage/usage.queries.ts';
 import type { ChangeFeed } from '../events/changes.ts';
-import type { Db } from '../shared/types.ts';
+import type { Outbox } from '../events/outbox.ts';
+import { recordActivity, write, writeAcross, type WriteContext } from '../events/write.ts';
+import type { Db, Tx } from '../shared/types.ts';
 import type { LiveBus } from './live.bus.ts';
+import { activeMember, openControl } from './live.queries.ts';
 import type { LiveWatchers } from './live.watchers.ts';
 import { INPUT_TIMEOUT_MS, refuse, type LiveSocket, type Message, type Signal } from './live.shared.ts';
 
@@ -40,11 +42,12 @@ export class LiveControl {
   private readonly controls = new Map<string, Control>();
   private readonly pendingInputs = new Map<string, { answer: (answer: LiveAnswer<LiveInputAnswer>) => void; sentAt: number; timer: NodeJS.Timeout }>();
   private readonly me: string;
+  private readonly ctx: WriteContext;
 
   constructor(
     private readonly bus: LiveBus,
     private readonly db: Db,
-    private readonly changes: ChangeFeed,
+    changes: ChangeFeed,
     private readonly watchers: LiveWatchers,
     private readonly idle: IdleRule,
     /** The live rules checked again (of one workspace, or all): a right lost ends control here. */
@@ -52,6 +55,7 @@ export class LiveControl {
     private readonly warn: (error: unknown) => void,
   ) {
     this.me = bus.instanceId;
+    this.ctx = { db, changes };
   }
 
   /** The socket controlling the phone from here, if any. */
@@ -103,14 +107,7 @@ export class LiveControl {
 
   async onAsk(socket: LiveSocket, { deviceId }: Message<'live.ask'>): Promise<LiveAnswer> {
     if (!this.watchers.watchOf(socket, deviceId)) return refuse("Open the phone's live screen first");
-    const current = await this.db
-      .selectFrom('deviceUsage')
-      .select(['id'])
-      .where('deviceId', '=', deviceId)
-      .where('workspaceId', '=', socket.data.workspaceId)
-      .where('mode', '=', 'control')
-      .where('endedAt', 'is', null)
-      .executeTakeFirst();
+    const current = await openControl(this.db, socket.data.workspaceId, deviceId);
     if (!current) return refuse('Nobody controls this phone now: take control');
     this.bus.signal({ t: 'ask', from: this.me, deviceId, usageId: current.id, userId: socket.data.userId, name: socket.data.name });
     return { ok: true };
@@ -120,14 +117,7 @@ export class LiveControl {
     const control = this.controls.get(deviceId);
     if (!control || control.socket !== socket) return refuse('You are not in control of this phone');
     // Only to an active member of this workspace: a name from elsewhere never reaches the activity feed.
-    const to = await this.db
-      .selectFrom('workspaceMembers as m')
-      .innerJoin('users as u', 'u.id', 'm.userId')
-      .select('u.name')
-      .where('m.workspaceId', '=', socket.data.workspaceId)
-      .where('m.userId', '=', userId)
-      .where('m.deactivatedAt', 'is', null)
-      .executeTakeFirst();
+    const to = await activeMember(this.db, socket.data.workspaceId, userId);
     if (!to) return refuse('That person is not a member of this workspace');
     await this.release(control, `handed over to ${to.name}`, userId);
     return { ok: true };
@@ -203,10 +193,13 @@ export class LiveControl {
 
   /** Closes the sessions of instances that died, and frees their phones. */
   async closeStale(): Promise<void> {
-    for (const device of await closeStaleUsage(this.db, USAGE_STALE_MS)) {
-      this.announceFreed(device, `${device.name} was released: its controller's connection was lost`, null);
-      this.bus.signal({ t: 'control', from: this.me, deviceId: device.id, usageId: null, reason: 'connection lost' });
-    }
+    const freed = await writeAcross(this.ctx, async (tx, outboxes) => {
+      const devices = await closeStaleUsage(tx, USAGE_STALE_MS);
+      for (const device of devices)
+        await announceFreed(tx, outboxes.for(device.workspaceId), device, `${device.name} was released: its controller's connection was lost`, null);
+      return devices;
+    });
+    for (const device of freed) this.bus.signal({ t: 'control', from: this.me, deviceId: device.id, usageId: null, reason: 'connection lost' });
   }
 
   /** A watcher left the phone's screen: their control of it ends too. */
@@ -232,20 +225,18 @@ export class LiveControl {
     this.controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
     this.watchers.controlMoved(deviceId);
     this.bus.signal({ t: 'control', from: this.me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
-    const outbox = new Outbox(socket.data.workspaceId);
-    outbox.add('device.updated', serialize(result.device));
     const verb = how.handedBy
       ? `was handed ${result.device.name}`
       : result.replaced && result.replaced.userId !== socket.data.userId
         ? `took over ${result.device.name}`
         : `took control of ${result.device.name}`;
-    await recordActivity(
-      this.db,
-      { workspaceId: socket.data.workspaceId, userId: socket.data.userId, action: `${socket.data.name} ${verb}`, deviceId, type: 'info' },
-      { action: 'device.controlled', entityType: 'device', entityId: deviceId, data: { usageId: result.usageId } },
-      outbox,
-    );
-    outbox.flush(this.changes);
+    await write(this.ctx, socket.data.workspaceId, async (_tx, outbox) => {
+      outbox.add('device.updated', serialize(result.device));
+      await outbox.record(
+        { userId: socket.data.userId, action: `${socket.data.name} ${verb}`, deviceId, type: 'info' },
+        { action: 'device.controlled', entityType: 'device', entityId: deviceId, data: { usageId: result.usageId } },
+      );
+    });
     return { ok: true };
   }
 
@@ -255,24 +246,17 @@ export class LiveControl {
       this.controls.delete(control.deviceId);
       this.watchers.controlMoved(control.deviceId);
     }
-    const freed = await releaseControl(this.db, control.usageId, reason);
+    // The phone is freed and said to be in one write: its waiting work may go once it commits.
+    const freed = await write(this.ctx, control.socket.data.workspaceId, async (tx, outbox) => {
+      const released = await releaseControl(tx, control.usageId, reason);
+      if (!released) return false;
+      const { device, userName } = released;
+      const action = `${userName} ${reason === 'idle' ? `was away: ${device.name} was released` : `stopped controlling ${device.name} (${reason})`}`;
+      await announceFreed(tx, outbox, device, action, released.userId);
+      return true;
+    });
     if (!freed) return;
-    this.announceFreed(
-      freed.device,
-      `${freed.userName} ${reason === 'idle' ? `was away: ${freed.device.name} was released` : `stopped controlling ${freed.device.name} (${reason})`}`,
-      freed.userId,
-    );
     this.bus.signal({ t: 'control', from: this.me, deviceId: control.deviceId, usageId: null, reason, ...(offerTo ? { offerTo } : {}) });
-  }
-
-  private announceFreed(device: DeviceRow, action: string, userId: string | null): void {
-    const outbox = new Outbox(device.workspaceId);
-    outbox.add('device.updated', serialize(device));
-    // Its waiting work may go now (a wake: the dispatch triggers are named in agents/dispatcher.ts).
-    outbox.internal('device.wake', { deviceId: device.id });
-    void recordActivity(this.db, { workspaceId: device.workspaceId, userId, action, deviceId: device.id, type: 'info' }, undefined, outbox)
-      .catch(this.warn)
-      .finally(() => outbox.flush(this.changes));
   }
 
   /** The server stops: every control here is released. */
@@ -284,6 +268,14 @@ export class LiveControl {
   clearPending(): void {
     for (const pending of this.pendingInputs.values()) clearTimeout(pending.timer);
   }
+}
+
+/** A phone freed in the write: shown free, woken for its waiting work, and said in the activity feed. */
+async function announceFreed(tx: Tx, outbox: Outbox, device: DeviceRow, action: string, userId: string | null): Promise<void> {
+  outbox.add('device.updated', serialize(device));
+  // Its waiting work may go now (a wake: the dispatch triggers are named in agents/dispatcher.ts).
+  outbox.internal('device.wake', { deviceId: device.id });
+  await recordActivity(tx, { workspaceId: device.workspaceId, userId, action, deviceId: device.id, type: 'info' }, undefined, outbox);
 }
 
 /** 15 minutes, 1 minute, 30 seconds. */

@@ -16,6 +16,7 @@ import type { Change, ChangeFeed } from '../events/changes.ts';
 import { mayControl } from '../modules/usage/usage.queries.ts';
 import type { Db } from '../shared/types.ts';
 import type { LiveBus, LiveSignal } from './live.bus.ts';
+import { rightsOf } from './live.queries.ts';
 import type { SocketPerson } from './handshake.ts';
 
 /** How long the changes of one workspace are gathered before its live screens are checked. */
@@ -72,6 +73,9 @@ export function revocationOf(change: Change): { workspaceId: string; sessionIds:
 export class LiveRules<S extends RuledSocket> {
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly unsubscribe: () => void;
+  /** Checks begun here, counted; and for each socket, the count of the check whose read set its role. */
+  private begun = 0;
+  private readonly roleRead = new WeakMap<S, number>();
 
   constructor(
     private readonly db: Db,
@@ -121,8 +125,9 @@ export class LiveRules<S extends RuledSocket> {
 
   /**
    * Checks the live screens held here (of one workspace, or all) against the database: sockets of people no longer
-   * active members are disconnected, each socket learns its person's current role, and controls and watches that no
-   * longer pass the rules end. Answers how many ended.
+   * active members are disconnected, each socket learns its person's current role (from the latest check that read
+   * it: checks overlap, a keep-alive's with a change's), and controls and watches that no longer pass the rules end.
+   * Answers how many ended.
    */
   async check(workspaceId?: string): Promise<number> {
     const inScope = (socket: S) => workspaceId === undefined || socket.data.workspaceId === workspaceId;
@@ -132,17 +137,9 @@ export class LiveRules<S extends RuledSocket> {
     if (sockets.length === 0 && controls.length === 0 && watches.length === 0) return 0;
     const userIds = [...new Set(sockets.map((socket) => socket.data.userId))];
     const deviceIds = [...new Set([...controls, ...watches].map((held) => held.deviceId))];
-    const [members, devices] = await Promise.all([
-      userIds.length === 0
-        ? []
-        : this.db
-            .selectFrom('workspaceMembers')
-            .select(['workspaceId', 'userId', 'role'])
-            .where('userId', 'in', userIds)
-            .where('deactivatedAt', 'is', null)
-            .execute(),
-      deviceIds.length === 0 ? [] : this.db.selectFrom('devices').select(['id', 'workspaceId', 'assignedToId']).where('id', 'in', deviceIds).execute(),
-    ]);
+    this.begun += 1;
+    const read = this.begun;
+    const { members, devices } = await rightsOf(this.db, userIds, deviceIds);
     const roles = new Map(members.map((member) => [`${member.workspaceId}:${member.userId}`, member.role]));
     const phones = new Map(devices.map((device) => [device.id, device]));
     let ended = 0;
@@ -152,7 +149,12 @@ export class LiveRules<S extends RuledSocket> {
         // No longer a member here: nothing of this workspace is theirs to see.
         socket.disconnect(true);
         ended += 1;
-      } else socket.data.role = role;
+      } else if ((this.roleRead.get(socket) ?? 0) < read) {
+        // A check that began later may have answered first (the keep-alive's read was slow, a demotion came between):
+        // the role it read is the newer, and an older read must not write the old role back.
+        socket.data.role = role;
+        this.roleRead.set(socket, read);
+      }
     }
     for (const control of controls) {
       const device = phones.get(control.deviceId);

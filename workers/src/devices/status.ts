@@ -7,6 +7,10 @@
  *   idle     connected, with the screen off, the agent saying it idles, or nothing done for five minutes
  *   online   connected and heard, otherwise
  *
+ * A dry run under way on a phone (the recipe studio) holds it as a lease does: no task goes to it and no second run
+ * starts until the run ends (`dryRunUnderWay`: the dispatcher's ready work in tasks/lifecycle.ts, and api's dry-run
+ * pre-flight). Its status is still what its agent says.
+ *
  * Written by the heartbeat batch (api agents/pulse.ts), a phone's hello and goodbye (api agents/agents.queries.ts),
  * a person's session on the phone (api modules/sessions/sessions.service.ts) and the silence watchdog
  * (watchdogs/devices.ts); read as "its agent is there" by the dispatcher (api agents/dispatcher.ts) and by the
@@ -14,7 +18,7 @@
  */
 import { type Expression, sql } from 'kysely';
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
-import type { DeviceStatus } from '@farm/sql';
+import type { DeviceStatus, DryRunStatus } from '@farm/sql';
 import { automation } from '../settings.ts';
 
 /** Heartbeat intervals of silence after which a phone is offline. */
@@ -39,6 +43,13 @@ export const leaseOut = (deviceId: Expression<string>) =>
 /** SQL: a person's session runs on the device. */
 export const sessionRuns = (deviceId: Expression<string>) =>
   sql<boolean>`exists (select 1 from sessions s where s.device_id = ${deviceId} and s.ended_at is null and s.is_active)`;
+
+/** The statuses of a dry run still under way: the phone it runs on is taken (see `dryRunUnderWay`). */
+export const DRY_RUN_UNDER_WAY: readonly DryRunStatus[] = ['starting', 'running'];
+
+/** SQL: a dry run is under way on the device: it gets no task and no second run until the run ends. */
+export const dryRunUnderWay = (deviceId: Expression<string>) =>
+  sql<boolean>`exists (select 1 from recipe_dry_runs dr where dr.device_id = ${deviceId} and dr.status in (${sql.join(DRY_RUN_UNDER_WAY.map((status) => sql.lit(status)))}))`;
 
 /** SQL: the phone works: its agent says so, a lease of its own is out, or a person's session runs on it. */
 export const working = (deviceId: Expression<string>, agentStatus: Expression<string>) =>

@@ -4,14 +4,12 @@
  * "It is not" sends it out again through the publishing task's own retry, so its attempts go on counting. The question is settled by the
  * answer, once: of two answers racing, the second finds it settled and changes nothing.
  */
-import { sql } from 'kysely';
 import type { PostRow, TaskRow } from '@farm/sql';
 import { serialize } from '@farm/sql';
 import { recordActivity } from '../activities.ts';
 import type { Tx } from '../db.ts';
 import type { Outboxes } from '../outbox.ts';
-import { applyCompletions } from '../tasks/effects.ts';
-import { retryTask, settleTask } from '../tasks/lifecycle.ts';
+import { completeFailedTask, retryTask, settleTask } from '../tasks/lifecycle.ts';
 
 export type UnconfirmedAnswer = { answer: 'up'; publishedAt?: Date | undefined } | { answer: 'not' };
 
@@ -91,19 +89,8 @@ export async function answerUnconfirmed(tx: Tx, question: TaskRow, given: Unconf
       .returningAll()
       .executeTakeFirstOrThrow();
     outbox.add('post.updated', serialize(published));
-    // The work was done after all: its task completes (no Retry to post it twice), and the post counts in the
-    // account's actions of the day.
-    const done = await tx
-      .updateTable('tasks')
-      .set({ status: 'completed', completedAt: sql<Date>`now()`, failureCode: null, failureMessage: null, progress: 100 })
-      .where('id', '=', publishTask.id)
-      .where('status', '=', 'failed')
-      .returningAll()
-      .executeTakeFirst();
-    if (done) {
-      outbox.add('task.updated', serialize(done));
-      await applyCompletions(tx, [{ task: done, finishedAt: at }], outboxes);
-    }
+    // The work was done after all: its task completes, and the post counts in the account's actions of the day.
+    const done = await completeFailedTask(tx, publishTask, at, outboxes);
     await recordActivity(
       tx,
       {

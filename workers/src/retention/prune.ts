@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import type { JobDeps } from '../jobs.types.ts';
+import { DRY_RUN_UNDER_WAY } from '../devices/status.ts';
 
 /** Rows deleted per statement, so a first prune of a large farm never holds long locks. */
 export const PRUNE_BATCH = 2000;
@@ -105,7 +106,7 @@ export async function processRetentionPrune(_data: unknown, deps: JobDeps): Prom
         .selectFrom('recipeDryRuns as r')
         .innerJoin('workspaces as w', 'w.id', 'r.workspaceId')
         .select('r.id')
-        .where('r.status', 'not in', ['starting', 'running'])
+        .where('r.status', 'not in', DRY_RUN_UNDER_WAY)
         .where(sql<boolean>`r.started_at < now() - make_interval(days => w.keep_screenshots_days)`)
         .limit(PRUNE_BATCH)
         .execute();

@@ -25,6 +25,7 @@ import { automation, backoffMs } from '../settings.ts';
 import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
 import { byHandDescription, recipesCover } from './recipes.ts';
 import { noteAppChanged, noteNewTasksHeld, notHeldByBreaker } from './breaker.ts';
+import { dryRunUnderWay } from '../devices/status.ts';
 import { attemptRunColumns, countRecipeRuns, runOf, type CountedRun } from './runs.ts';
 
 export type Settled = 'completed' | 'failed' | 'cancelled';
@@ -128,7 +129,7 @@ function byHand(input: NewTask): NewTask {
 /**
  * The tasks (`t`) ready to go to their phone now: automation's work (a task a person wrote, or work no recipe can
  * do, is for the phone's VA), waiting, past any backoff, on a phone with no attempt out, no person controlling it
- * from the console and no dry run under way. With a device (an id, or a column of an outer query), only its tasks, so PostgreSQL looks up one
+ * from the console and no dry run under way (`dryRunUnderWay`). With a device (an id, or a column of an outer query), only its tasks, so PostgreSQL looks up one
  * phone's by index.
  */
 export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
@@ -150,10 +151,8 @@ export function readyWork(db: Db, deviceId?: string | RawBuilder<string>) {
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('devices as d').select('d.id').where('d.id', '=', device).where('d.controlledById', 'is not', null))),
     )
-    // A phone running a dry run waits for it to end, as under live control.
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('recipeDryRuns as dr').select('dr.id').where('dr.deviceId', '=', device).where('dr.status', 'in', ['starting', 'running']))),
-    )
+    // A phone running a dry run waits for it to end, as under live control (the rule: devices/status.ts).
+    .where(({ not }) => not(dryRunUnderWay(device)))
     .where(notHeldByBreaker);
   if (deviceId !== undefined) query = query.where('t.deviceId', '=', device);
   return query;
@@ -817,6 +816,25 @@ export async function retryTask(tx: Tx, task: TaskRow, outboxes: Outboxes): Prom
     await cancelTasks(tx, { taskIds: asking.map((row) => row.id) }, { message: 'The post is being published again', cause: 'change' }, outboxes);
   if (again.deviceId) outbox.internal('device.wake', { deviceId: again.deviceId });
   return again;
+}
+
+/**
+ * A failed task whose work was done after all (a person confirmed that the post went up, posts/confirmations.ts):
+ * completed, so there is no Retry to do it twice, and counted in its account's actions of the day as a completion
+ * finished at `finishedAt`. Answers the task, or nothing when it was no longer failed.
+ */
+export async function completeFailedTask(tx: Tx, task: TaskRow, finishedAt: Date, outboxes: Outboxes): Promise<TaskRow | undefined> {
+  const done = await tx
+    .updateTable('tasks')
+    .set({ status: 'completed', completedAt: sql<Date>`now()`, failureCode: null, failureMessage: null, progress: 100 })
+    .where('id', '=', task.id)
+    .where('status', '=', 'failed')
+    .returningAll()
+    .executeTakeFirst();
+  if (!done) return undefined;
+  outboxes.for(done.workspaceId).add('task.updated', serialize(done));
+  await applyCompletions(tx, [{ task: done, finishedAt }], outboxes);
+  return done;
 }
 
 // ── the watchdog's side ─────────────────────────────────────────────────────────────────────────────────

@@ -2,10 +2,9 @@
 import { sql } from 'kysely';
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import type { DryRunStatus } from '@farm/sql';
+// A run under way holds its phone: one rule with the dispatcher's (devices/status.ts there).
+import { DRY_RUN_UNDER_WAY, dryRunUnderWay } from '@farm/workers';
 import type { Db, Tx } from '../../shared/types.ts';
-
-/** The statuses of a run still under way: the phone gets no task meanwhile, and no second dry run. */
-export const UNDER_WAY: DryRunStatus[] = ['starting', 'running'];
 
 export function runQuery(db: Db, workspaceId: string) {
   return db
@@ -103,9 +102,10 @@ export function taskOut(db: Db, deviceId: string) {
     .executeTakeFirst();
 }
 
-/** A dry run under way on the phone, if any. */
-export function runUnderWay(db: Db, deviceId: string) {
-  return db.selectFrom('recipeDryRuns').select(['id', 'startedById']).where('deviceId', '=', deviceId).where('status', 'in', UNDER_WAY).executeTakeFirst();
+/** Whether a dry run is under way on the phone (the rule the dispatcher holds its tasks by). */
+export async function runUnderWay(db: Db, deviceId: string): Promise<boolean> {
+  const row = await db.selectNoFrom(dryRunUnderWay(sql<string>`${deviceId}::uuid`).as('underWay')).executeTakeFirstOrThrow();
+  return row.underWay;
 }
 
 /** The app versions this recipe row was verified on, newest first (the phone's pre-flight coverage gate reads them). */
@@ -194,7 +194,7 @@ export async function setRunStatus(
     verified?: boolean;
   },
 ): Promise<boolean> {
-  const ended = set.status !== 'starting' && set.status !== 'running';
+  const ended = !DRY_RUN_UNDER_WAY.includes(set.status);
   const result = await db
     .updateTable('recipeDryRuns')
     .set({ ...set, heardAt: sql<Date>`now()`, ...(ended ? { finishedAt: sql<Date>`now()` } : {}) })
@@ -214,7 +214,7 @@ export function failRunsOfDevice(db: Db, deviceId: string, code: string, message
     .updateTable('recipeDryRuns')
     .set({ status: 'failed', failureCode: code, failureMessage: message, finishedAt: sql<Date>`now()` })
     .where('deviceId', '=', deviceId)
-    .where('status', 'in', UNDER_WAY)
+    .where('status', 'in', DRY_RUN_UNDER_WAY)
     .returning(['id', 'workspaceId'])
     .execute();
 }
@@ -229,7 +229,7 @@ export function runsWithoutRights(db: Db | Tx, scope: { workspaceId?: string; ru
     .selectFrom('recipeDryRuns as r')
     .leftJoin('devices as d', 'd.id', 'r.deviceId')
     .select(['r.id', 'r.workspaceId', 'r.deviceId', 'd.name as deviceName', 'r.recipeName', 'r.recipeVersion', 'r.startedById'])
-    .where('r.status', 'in', UNDER_WAY)
+    .where('r.status', 'in', DRY_RUN_UNDER_WAY)
     .where(
       sql<boolean>`NOT EXISTS (
         SELECT 1 FROM workspace_members m
@@ -247,7 +247,7 @@ export function failSilentRuns(db: Db, straightMs: number, stepMs: number, messa
   return db
     .updateTable('recipeDryRuns')
     .set({ status: 'failed', failureCode: 'timeout', failureMessage: message, finishedAt: sql<Date>`now()` })
-    .where('status', 'in', UNDER_WAY)
+    .where('status', 'in', DRY_RUN_UNDER_WAY)
     .where((eb) =>
       eb.or([
         eb.and([eb('mode', '=', 'straight'), eb('heardAt', '<', sql<Date>`now() - make_interval(secs => ${straightMs / 1000})`)]),

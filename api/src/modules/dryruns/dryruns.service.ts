@@ -2,49 +2,38 @@
  * Dry runs (the recipe studio): a person runs one workspace recipe on one phone they may control, straight through or
  * a step at a time, with or without effects, and watches its trace. The pre-flight says what the run would touch
  * (the phone's account, its app version and whether the recipe covers it, the counted actions and today's caps);
- * the phone's traces and result come over its socket (`acceptTraceStep`, `acceptDryRunResult`). A run's counted
- * actions count against the account's caps like a task's; an operator's pass with effects (or of a recipe with nothing
- * counted) adds the app version to the versions that recipe row (that one version) is verified on. While a run is
- * under way the phone gets no task (workers' `readyWork`); a phone that leaves ends its runs, and the sweep ends runs
+ * the phone's traces and result come over its socket (dryruns.agent.ts). A run's counted actions count against the
+ * account's caps like a task's; an operator's pass with effects (or of a recipe with nothing counted) adds the app
+ * version to the versions that recipe row (that one version) is verified on. While a run is under way the phone gets
+ * no task (workers' `dryRunUnderWay`, devices/status.ts); a phone that leaves ends its runs, and the sweep ends runs
  * gone silent.
  */
-import { randomUUID } from 'node:crypto';
-import type { Ack, AgentMessage, DryRunStart } from '@farm/agent-protocol';
+import type { Ack, DryRunStart } from '@farm/agent-protocol';
 import { coversApp, recipe as recipeSchema, recipePackages, type Recipe } from '@farm/agent-protocol/recipes';
 import { platformNames, type Platform } from '@farm/agent-protocol/values';
 import { countedActions, type CountedAction, type CreateDryRunBody, type DryRun, type DryRunPreflight, type TraceStepOut } from '@farm/contracts';
 import { isUuid } from '@farm/sql';
-import { addRecipeVerification, allowanceOf, automation, capsFor, countDailyActions, Outbox, toAppVerification } from '@farm/workers';
+import { allowanceOf, capsFor, DRY_RUN_UNDER_WAY, type Outbox, toAppVerification } from '@farm/workers';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import type { ChangeFeed } from '../../events/changes.ts';
-import { write } from '../../events/write.ts';
+import { write, type WriteContext } from '../../events/write.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
-import { lockQuota } from '../uploads/uploads.queries.ts';
-import { storageFullMessage, storedObjectId, uploadedObjectsOf } from '../uploads/uploads.service.ts';
+import { storedObjectId, uploadedObjectsOf } from '../uploads/uploads.service.ts';
 import { findWorkspaceRecipe, type WorkspaceRecipeRow } from '../recipes/recipes.queries.ts';
 import {
   accountOnDevice,
   deviceApps,
   deviceForRun,
-  failRunsOfDevice,
   failSilentRuns,
   findRun,
-  insertFrameObject,
   insertRun,
-  insertStep,
-  isOperatorNow,
-  markVerified,
-  runOfDevice,
   runUnderWay,
   runsWithoutRights,
-  screenViewersOf,
   setRunStatus,
-  stepOf,
   taskOut,
   tryUntestedTemplates,
-  UNDER_WAY,
   verificationsOfRow,
   type DryRunRow,
   type TraceStepRow,
@@ -170,7 +159,8 @@ async function pickedMedia(db: Db, workspaceId: string, picked: readonly string[
   return keys;
 }
 
-const appName = (platform: string, app: { package: string; version: string; locale: string | null }) =>
+/** An app as the activity feed names it: `Instagram 312.0 (en_US)`. */
+export const appName = (platform: string, app: { package: string; version: string; locale: string | null }) =>
   `${platformNames[platform as Platform] ?? app.package} ${app.version}${app.locale ? ` (${app.locale})` : ''}`;
 
 // ── the pre-flight ──────────────────────────────────────────────────────────────────────────────────────────
@@ -254,7 +244,8 @@ export async function preflightOf(ctx: Context, actor: Actor, recipeRowId: strin
 
 // ── start, next, stop ───────────────────────────────────────────────────────────────────────────────────────
 
-async function announceRun(db: Db | Tx, outbox: Outbox, workspaceId: string, id: string): Promise<DryRun | undefined> {
+/** The run as it is now, announced (`dryrun.updated`) once the write commits. */
+export async function announceRun(db: Db | Tx, outbox: Outbox, workspaceId: string, id: string): Promise<DryRun | undefined> {
   const row = await findRun(db, workspaceId, id);
   if (!row) return undefined;
   const run = toDryRun(row);
@@ -343,7 +334,7 @@ export async function startDryRun(ctx: Context, actor: Actor, body: CreateDryRun
           ? `${device.name} did not answer in time; try again`
           : `${device.name} is offline`;
   await write(ctx, actor.workspaceId, async (tx, outbox) => {
-    await setRunStatus(tx, id, UNDER_WAY, { status: 'failed', failureCode: 'refused', failureMessage: words });
+    await setRunStatus(tx, id, DRY_RUN_UNDER_WAY, { status: 'failed', failureCode: 'refused', failureMessage: words });
     await announceRun(tx, outbox, actor.workspaceId, id);
     outbox.internal('device.wake', { deviceId: device.id });
   });
@@ -360,7 +351,7 @@ async function runToSteer(ctx: Context, actor: Actor, id: string, verb: string):
   if (!row) throw notFound();
   if (actor.role !== 'operator' && row.startedById !== actor.userId)
     throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
-  if (!UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
+  if (!DRY_RUN_UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
   if ((await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0) {
     if (actor.role !== 'operator')
       throw new AppError(
@@ -386,7 +377,7 @@ export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<D
   return write(ctx, actor.workspaceId, async (tx, outbox) => {
     // A phone that hears the stop ends the run with its result; one that is gone cannot, so it ends here.
     if (!heard) {
-      await setRunStatus(tx, row.id, UNDER_WAY, {
+      await setRunStatus(tx, row.id, DRY_RUN_UNDER_WAY, {
         status: 'stopped',
         failureCode: 'stopped',
         failureMessage: 'Stopped by a person; the phone was not connected',
@@ -406,168 +397,17 @@ export async function stopRun(ctx: Context, actor: Actor, id: string): Promise<D
   });
 }
 
-// ── what the phone sends ────────────────────────────────────────────────────────────────────────────────────
-
-const NOT_UNDER_WAY: Ack = { ok: false, error: 'No dry run of this phone is under way with that id' };
-
-/** Said of a pass that would verify an app version had an operator started it. */
-export const NOT_AN_OPERATOR = "not verified: only an operator's run verifies an app version";
-
-/** A step of a run: kept with its frame and tree when they fit the storage quota, and shown at once. */
-export async function acceptTraceStep(
-  ctx: { db: Db; changes: ChangeFeed; storage: Storage },
-  device: { id: string; workspaceId: string },
-  message: AgentMessage<'dryrun.step'>,
-): Promise<Ack> {
-  const run = isUuid(message.runId) ? await runOfDevice(ctx.db, device.id, message.runId) : undefined;
-  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
-  const { step } = message;
-  const frame = step.frame ? Buffer.from(step.frame.data) : null;
-  const tree = step.tree ? JSON.stringify(step.tree) : null;
-  const treeBytes = tree ? Buffer.byteLength(tree) : 0;
-  let frameKey: string | null = null;
-  await write(ctx, run.workspaceId, async (tx, outbox) => {
-    if ((await stepOf(tx, run.workspaceId, run.id, step.seq)) !== undefined) return;
-    const size = (frame?.length ?? 0) + treeBytes;
-    const quota = automation().storageQuotaBytes;
-    const room = size > 0 ? await lockQuota(tx, run.workspaceId, size, quota) : { fits: true, used: 0 };
-    const keep = room.fits;
-    let detail = step.detail ?? null;
-    if (!keep) detail = `${detail ? `${detail} ` : ''}(Screenshot and tree not kept: ${storageFullMessage(room.used, size, quota)})`.slice(0, 2000);
-    if (keep && frame) {
-      frameKey = randomUUID();
-      await insertFrameObject(tx, { key: frameKey, workspaceId: run.workspaceId, contentType: step.frame!.mime, size: frame.length });
-    }
-    await insertStep(tx, {
-      dryRunId: run.id,
-      workspaceId: run.workspaceId,
-      seq: step.seq,
-      path: step.path,
-      do: step.do,
-      label: step.label,
-      verdict: step.verdict,
-      detail,
-      selector: step.selector ? JSON.stringify(step.selector) : null,
-      matched: step.matched ? JSON.stringify(step.matched) : null,
-      point: step.point ? JSON.stringify(step.point) : null,
-      action: step.action ?? null,
-      ms: step.ms,
-      frameKey,
-      frameMime: frameKey ? step.frame!.mime : null,
-      frameSize: frameKey ? frame!.length : 0,
-      frameWidth: keep && step.frame ? step.frame.width : (step.tree?.width ?? null),
-      frameHeight: keep && step.frame ? step.frame.height : (step.tree?.height ?? null),
-      tree: keep ? tree : null,
-      treeBytes: keep ? treeBytes : 0,
-    });
-    // Written while the rows are held: if writing fails, nothing of the step stays and the phone sends it again.
-    if (frameKey && frame) await ctx.storage.write(frameKey, frame);
-    const row = await stepOf(tx, run.workspaceId, run.id, step.seq);
-    // A step holds what the screen showed: pushed to those who may see the phone's screens only, as it is read.
-    if (row)
-      for (const userId of await screenViewersOf(tx, run.workspaceId, run.deviceId)) outbox.add('dryrun.step', { runId: run.id, step: toStep(row) }, userId);
-    if (run.status === 'starting') await announceRun(tx, outbox, run.workspaceId, run.id);
-  });
-  return { ok: true };
-}
-
-/** The end of a run: its outcome kept, its actions counted, a pass recorded as a verification. */
-export async function acceptDryRunResult(
-  ctx: { db: Db; changes: ChangeFeed },
-  device: { id: string; workspaceId: string; name: string },
-  result: AgentMessage<'dryrun.result'>,
-): Promise<Ack> {
-  const run = isUuid(result.runId) ? await runOfDevice(ctx.db, device.id, result.runId) : undefined;
-  if (!run || !UNDER_WAY.includes(run.status)) return NOT_UNDER_WAY;
-  const recipeRow = await findWorkspaceRecipe(ctx.db, run.workspaceId, run.recipeRowId);
-  const counted = recipeRow ? countedActionsOf(recipeRow.body) : [];
-  const actions = Object.fromEntries(Object.entries(result.actions ?? {}).filter(([, count]) => (count ?? 0) > 0));
-  const app =
-    result.app?.package && result.app.version ? { package: result.app.package, version: result.app.version, locale: result.app.locale ?? null } : null;
-  await write(ctx, run.workspaceId, async (tx, outbox) => {
-    const moved = await setRunStatus(tx, run.id, UNDER_WAY, {
-      status: result.outcome,
-      failureCode: result.failure?.code ?? (result.outcome === 'stopped' ? 'stopped' : null),
-      failureMessage: result.failure?.message ?? null,
-      appPackage: app?.package ?? null,
-      appVersion: app?.version ?? null,
-      locale: app?.locale ?? null,
-      actions: JSON.stringify(actions),
-      steps: result.steps,
-    });
-    if (!moved) return;
-    if (run.effects) {
-      await countDailyActions(tx, [
-        {
-          accountId: run.accountId,
-          workspaceId: run.workspaceId,
-          likes: actions.like ?? 0,
-          follows: actions.follow ?? 0,
-          comments: actions.comment ?? 0,
-          posts: actions.post ?? 0,
-        },
-      ]);
-    }
-    // A no-effects run stopped before its counted steps: it proves the recipe in full only when there are none.
-    const provesRecipe = result.outcome === 'passed' && app !== null && recipeRow !== undefined && (run.effects || counted.length === 0);
-    // Only an operator's run verifies (a VA's draft run must not widen what the fleet runs on), and only this row.
-    const byOperator = provesRecipe && (await isOperatorNow(tx, run.workspaceId, run.startedById));
-    const proves = provesRecipe && byOperator;
-    const platform = recipeRow?.platform ?? '';
-    const what = `Dry run of ${run.recipeName} v${run.recipeVersion} on ${device.name}`;
-    if (proves) {
-      await addRecipeVerification(tx, {
-        workspaceId: run.workspaceId,
-        recipeRowId: run.recipeRowId,
-        recipeId: run.recipeId,
-        recipeVersion: run.recipeVersion,
-        package: app.package,
-        appVersion: app.version,
-        locale: app.locale,
-        source: 'dry_run',
-        dryRunId: run.id,
-        verifiedBy: run.startedById!,
-      });
-      await markVerified(tx, run.id);
-    }
-    const sentence =
-      result.outcome === 'passed'
-        ? `${what} passed${proves ? `; ${appName(platform, app)} verified` : provesRecipe ? `; ${NOT_AN_OPERATOR}` : ''}`
-        : result.outcome === 'failed'
-          ? `${what} failed: ${result.failure?.message ?? result.failure?.code ?? 'no reason given'}`
-          : `${what} stopped${result.failure?.message ? `: ${result.failure.message}` : ''}`;
-    await outbox.record(
-      { userId: null, action: sentence, deviceId: device.id, type: result.outcome === 'failed' ? 'error' : result.outcome === 'passed' ? 'success' : 'info' },
-      {
-        action: `dryrun.${result.outcome}`,
-        entityType: 'dry_run',
-        entityId: run.id,
-        data: { recipeId: run.recipeId, version: run.recipeVersion, app, actions, verified: proves, failureCode: result.failure?.code ?? null },
-      },
-    );
-    await announceRun(tx, outbox, run.workspaceId, run.id);
-    outbox.internal('device.wake', { deviceId: device.id });
-  });
-  return { ok: true };
-}
-
 // ── ends without the phone's word ───────────────────────────────────────────────────────────────────────────
 
-async function announceEnded(ctx: { db: Db; changes: ChangeFeed }, ended: readonly { id: string; workspaceId: string }[], deviceId?: string) {
+/** Runs ended without the phone's word (it left, or went silent): each shown as it is now, and its phone woken. */
+export async function announceEnded(ctx: WriteContext, ended: readonly { id: string; workspaceId: string }[], deviceId?: string): Promise<void> {
   for (const { id, workspaceId } of ended) {
-    const outbox = new Outbox(workspaceId);
-    await announceRun(ctx.db, outbox, workspaceId, id);
-    const row = await findRun(ctx.db, workspaceId, id);
-    if (row?.deviceId ?? deviceId) outbox.internal('device.wake', { deviceId: (row?.deviceId ?? deviceId)! });
-    outbox.flush(ctx.changes);
+    await write(ctx, workspaceId, async (tx, outbox) => {
+      await announceRun(tx, outbox, workspaceId, id);
+      const row = await findRun(tx, workspaceId, id);
+      if (row?.deviceId ?? deviceId) outbox.internal('device.wake', { deviceId: (row?.deviceId ?? deviceId)! });
+    });
   }
-}
-
-/** The phone left (on every instance): its runs under way end as failed, `device_offline`. */
-export async function endRunsOfGonePhone(ctx: { db: Db; changes: ChangeFeed }, device: { id: string; name: string }): Promise<number> {
-  const ended = await failRunsOfDevice(ctx.db, device.id, 'device_offline', `${device.name} disconnected during the dry run`);
-  await announceEnded(ctx, ended, device.id);
-  return ended.length;
 }
 
 /** Why a run ended when its starter lost the right to control the phone. */
@@ -586,7 +426,9 @@ export async function endRunsWithoutRights(
   for (const run of lost) {
     const moved = await write(ctx, run.workspaceId, async (tx, outbox) => {
       // Guarded by status: a run the phone or another instance ended meanwhile is left as it is.
-      if (!(await setRunStatus(tx, run.id, UNDER_WAY, { status: 'stopped', failureCode: 'access_changed', failureMessage: `Stopped: ${ACCESS_CHANGED}` })))
+      if (
+        !(await setRunStatus(tx, run.id, DRY_RUN_UNDER_WAY, { status: 'stopped', failureCode: 'access_changed', failureMessage: `Stopped: ${ACCESS_CHANGED}` }))
+      )
         return false;
       await outbox.record(
         {

@@ -3,6 +3,7 @@
  * and was handed (task attempts), and the media a post of its task names.
  */
 import { sql } from 'kysely';
+import { DRY_RUN_UNDER_WAY } from '@farm/workers';
 import { hashToken } from '../../auth/auth.queries.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 import { newToken } from './fleet.enrollment.queries.ts';
@@ -72,7 +73,7 @@ export function findAgentMedia(db: Db, workspaceId: string, deviceId: string, ke
           selectFrom('recipeDryRuns as r')
             .select('r.id')
             .where('r.deviceId', '=', deviceId)
-            .where('r.status', 'in', ['starting', 'running'])
+            .where('r.status', 'in', DRY_RUN_UNDER_WAY)
             .where(sql<boolean>`${key} = any(r.media_keys)`),
         ),
       ]),

@@ -118,23 +118,21 @@ export async function takeControl(db: Db, person: Person, deviceId: string, opti
  * (for the console), or nothing when the session had already ended.
  */
 export async function releaseControl(
-  db: Db,
+  tx: Tx,
   usageId: string,
   reason: string,
 ): Promise<{ device: DeviceRow; userId: string | null; userName: string } | undefined> {
-  return db.transaction().execute(async (tx) => {
-    const usage = await tx
-      .updateTable('deviceUsage')
-      .set({ endedAt: sql<Date>`now()`, endReason: reason })
-      .where('id', '=', usageId)
-      .where('mode', '=', 'control')
-      .where('endedAt', 'is', null)
-      .returning(['deviceId', 'userId', 'userName'])
-      .executeTakeFirst();
-    if (!usage) return undefined;
-    const device = await freeDevice(tx, usage.deviceId);
-    return device ? { device, userId: usage.userId, userName: usage.userName } : undefined;
-  });
+  const usage = await tx
+    .updateTable('deviceUsage')
+    .set({ endedAt: sql<Date>`now()`, endReason: reason })
+    .where('id', '=', usageId)
+    .where('mode', '=', 'control')
+    .where('endedAt', 'is', null)
+    .returning(['deviceId', 'userId', 'userName'])
+    .executeTakeFirst();
+  if (!usage) return undefined;
+  const device = await freeDevice(tx, usage.deviceId);
+  return device ? { device, userId: usage.userId, userName: usage.userName } : undefined;
 }
 
 /** Clears the phone's controller unless another control session is open on it. */
@@ -168,22 +166,20 @@ export async function touchUsage(db: Db, ids: string[]): Promise<Set<string>> {
  * Sessions whose instance stopped renewing them (it died) end at their last sight; phones they controlled are freed.
  * Safe to run from every instance at once.
  */
-export async function closeStaleUsage(db: Db, olderThanMs: number): Promise<DeviceRow[]> {
-  return db.transaction().execute(async (tx) => {
-    const ended = await tx
-      .updateTable('deviceUsage')
-      .set({ endedAt: sql<Date>`seen_at`, endReason: 'connection lost' })
-      .where('endedAt', 'is', null)
-      .where('seenAt', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
-      .returning(['deviceId', 'mode'])
-      .execute();
-    const freed: DeviceRow[] = [];
-    for (const deviceId of new Set(ended.filter((row) => row.mode === 'control').map((row) => row.deviceId))) {
-      const device = await freeDevice(tx, deviceId);
-      if (device) freed.push(device);
-    }
-    return freed;
-  });
+export async function closeStaleUsage(tx: Tx, olderThanMs: number): Promise<DeviceRow[]> {
+  const ended = await tx
+    .updateTable('deviceUsage')
+    .set({ endedAt: sql<Date>`seen_at`, endReason: 'connection lost' })
+    .where('endedAt', 'is', null)
+    .where('seenAt', '<', sql<Date>`now() - make_interval(secs => ${olderThanMs / 1000})`)
+    .returning(['deviceId', 'mode'])
+    .execute();
+  const freed: DeviceRow[] = [];
+  for (const deviceId of new Set(ended.filter((row) => row.mode === 'control').map((row) => row.deviceId))) {
+    const device = await freeDevice(tx, deviceId);
+    if (device) freed.push(device);
+  }
+  return freed;
 }
 
 /** A report narrowed to one phone or one person. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairSlots, ScreenshotRate } from './agents.handlers.ts';
+import { FairSlots, ScreenshotRate } from './sessions.agent.ts';
 
 describe('the screenshot slots', () => {
   it('lets a workspace alone use every slot, and holds each to its share once others store too', () => {

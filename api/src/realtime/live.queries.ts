@@ -1,0 +1,51 @@
+/** What the live screens read of the database beside usage (modules/usage): people's rights now, a phone's controller. */
+import type { Db } from '../shared/types.ts';
+
+/**
+ * What the live rules check a screen against, read together: the roles of the people (active members only, in each
+ * of their workspaces) and the workspace and assignee of the phones.
+ */
+export async function rightsOf(db: Db, userIds: readonly string[], deviceIds: readonly string[]) {
+  const [members, devices] = await Promise.all([
+    userIds.length === 0
+      ? []
+      : db
+          .selectFrom('workspaceMembers')
+          .select(['workspaceId', 'userId', 'role'])
+          .where('userId', 'in', [...userIds])
+          .where('deactivatedAt', 'is', null)
+          .execute(),
+    deviceIds.length === 0
+      ? []
+      : db
+          .selectFrom('devices')
+          .select(['id', 'workspaceId', 'assignedToId'])
+          .where('id', 'in', [...deviceIds])
+          .execute(),
+  ]);
+  return { members, devices };
+}
+
+/** The control session open on the phone, if someone controls it. */
+export function openControl(db: Db, workspaceId: string, deviceId: string) {
+  return db
+    .selectFrom('deviceUsage')
+    .select(['id'])
+    .where('deviceId', '=', deviceId)
+    .where('workspaceId', '=', workspaceId)
+    .where('mode', '=', 'control')
+    .where('endedAt', 'is', null)
+    .executeTakeFirst();
+}
+
+/** An active member of the workspace, by name, or undefined. */
+export function activeMember(db: Db, workspaceId: string, userId: string) {
+  return db
+    .selectFrom('workspaceMembers as m')
+    .innerJoin('users as u', 'u.id', 'm.userId')
+    .select('u.name')
+    .where('m.workspaceId', '=', workspaceId)
+    .where('m.userId', '=', userId)
+    .where('m.deactivatedAt', 'is', null)
+    .executeTakeFirst();
+}
