@@ -88,8 +88,6 @@ returning *;
 --   $1 = 'pending'
 --   $2 = 'pending'
 --   $3 = 'in-progress'
---   $4 = 'starting'
---   $5 = 'running'
 select
 from "tasks" as "t"
 where
@@ -114,11 +112,11 @@ where
       and "d"."controlled_by_id" is not null
   )
   and not exists (
-    select "dr"."id"
-    from "recipe_dry_runs" as "dr"
+    select 1
+    from recipe_dry_runs dr
     where
-      "dr"."device_id" = "t"."device_id"
-      and "dr"."status" in ($4, $5)
+      dr.device_id = "t"."device_id"
+      and dr.status in ('starting', 'running')
   )
   and not exists (
     select 1
@@ -143,9 +141,7 @@ where
 --   $4 = 'in-progress'
 --   $5 = '22222222-2222-4222-8222-222222222222'
 --   $6 = '22222222-2222-4222-8222-222222222222'
---   $7 = 'starting'
---   $8 = 'running'
---   $9 = '22222222-2222-4222-8222-222222222222'
+--   $7 = '22222222-2222-4222-8222-222222222222'
 select
 from "tasks" as "t"
 where
@@ -170,11 +166,11 @@ where
       and "d"."controlled_by_id" is not null
   )
   and not exists (
-    select "dr"."id"
-    from "recipe_dry_runs" as "dr"
+    select 1
+    from recipe_dry_runs dr
     where
-      "dr"."device_id" = $6
-      and "dr"."status" in ($7, $8)
+      dr.device_id = $6
+      and dr.status in ('starting', 'running')
   )
   and not exists (
     select 1
@@ -190,7 +186,7 @@ where
           and s.apps @> jsonb_build_array(jsonb_build_object('package', b.package, 'version', b.app_version))
       ))
   )
-  and "t"."device_id" = $9;
+  and "t"."device_id" = $7;
 
 -- dispatchNext(db, '22222222-2222-4222-8222-222222222222')
 --   $1 = 10000
@@ -201,11 +197,9 @@ where
 --   $6 = 'pending'
 --   $7 = 'pending'
 --   $8 = 'in-progress'
---   $9 = 'starting'
---   $10 = 'running'
---   $11 = 1
---   $12 = null
---   $13 = null
+--   $9 = 1
+--   $10 = null
+--   $11 = null
 with
   "leased" as (
     update "tasks"
@@ -245,11 +239,11 @@ with
                   and "d"."controlled_by_id" is not null
               )
               and not exists (
-                select "dr"."id"
-                from "recipe_dry_runs" as "dr"
+                select 1
+                from recipe_dry_runs dr
                 where
-                  "dr"."device_id" = "p"."p"
-                  and "dr"."status" in ($9, $10)
+                  dr.device_id = "p"."p"
+                  and dr.status in ('starting', 'running')
               )
               and not exists (
                 select 1
@@ -270,7 +264,7 @@ with
               case t.priority when 'high' then 0 when 'medium' then 1 else 2 end,
               "t"."created_at",
               "t"."id"
-            limit $11
+            limit $9
             for update skip locked
           ) as "n" on true
       )
@@ -289,8 +283,8 @@ with
   "woken" as (
     update "posts"
     set
-      "waiting_code" = $12,
-      "waiting_message" = $13
+      "waiting_code" = $10,
+      "waiting_message" = $11
     from "leased"
     where
       "posts"."id" = "leased"."post_id"
@@ -317,11 +311,9 @@ from "leased";
 --   $6 = 'pending'
 --   $7 = 'pending'
 --   $8 = 'in-progress'
---   $9 = 'starting'
---   $10 = 'running'
---   $11 = 1
---   $12 = null
---   $13 = null
+--   $9 = 1
+--   $10 = null
+--   $11 = null
 with
   "leased" as (
     update "tasks"
@@ -361,11 +353,11 @@ with
                   and "d"."controlled_by_id" is not null
               )
               and not exists (
-                select "dr"."id"
-                from "recipe_dry_runs" as "dr"
+                select 1
+                from recipe_dry_runs dr
                 where
-                  "dr"."device_id" = "p"."p"
-                  and "dr"."status" in ($9, $10)
+                  dr.device_id = "p"."p"
+                  and dr.status in ('starting', 'running')
               )
               and not exists (
                 select 1
@@ -386,7 +378,7 @@ with
               case t.priority when 'high' then 0 when 'medium' then 1 else 2 end,
               "t"."created_at",
               "t"."id"
-            limit $11
+            limit $9
             for update skip locked
           ) as "n" on true
       )
@@ -405,8 +397,8 @@ with
   "woken" as (
     update "posts"
     set
-      "waiting_code" = $12,
-      "waiting_message" = $13
+      "waiting_code" = $10,
+      "waiting_message" = $11
     from "leased"
     where
       "posts"."id" = "leased"."post_id"
@@ -1215,6 +1207,27 @@ from "tasks"
 where
   "unconfirmed_task_id" = $1
   and "status" in ($2, $3);
+
+-- completeFailedTask(tx, task(failed), Date(2025-01-15T09:04:00.000Z), Outboxes)
+-- the post was seen published after all: the failed task is completed
+-- answered with 1 row
+--   $1 = 'completed'
+--   $2 = null
+--   $3 = null
+--   $4 = 100
+--   $5 = '33333333-3333-4333-8333-333333333333'
+--   $6 = 'failed'
+update "tasks"
+set
+  "status" = $1,
+  "completed_at" = now(),
+  "failure_code" = $2,
+  "failure_message" = $3,
+  "progress" = $4
+where
+  "id" = $5
+  and "status" = $6
+returning *;
 
 -- expireLeases(db, Outboxes, 50)
 -- an attempt not acked in time: ended, and the task tried again later

@@ -182,6 +182,9 @@ export const snapshot = defineSnapshot({
     callInTransaction(lifecycle.moveTaskByPerson, runningHere, 'pending', outbox),
     callInTransaction(lifecycle.moveTaskByPerson, failed, 'pending', outbox),
     callInTransaction(lifecycle.retryTask, failed, outboxes).answering([{ ...failed, status: 'pending', completedAt: null }]),
+    callInTransaction(lifecycle.completeFailedTask, failed, finishedAt, outboxes)
+      .answering([{ ...failed, status: 'completed', completedAt: finishedAt }])
+      .because('the post was seen published after all: the failed task is completed'),
     call(lifecycle.expireLeases, outboxes, 50).answering([out]).because('an attempt not acked in time: ended, and the task tried again later'),
   ],
 });
