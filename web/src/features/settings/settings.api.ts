@@ -42,6 +42,8 @@ type UpdateMeBody = z.input<typeof updateMeBody>;
 type UpdateUserBody = z.input<typeof updateUserBody>;
 type CreateInvitationBody = z.input<typeof createInvitationBody>;
 export type CreatedWallLink = z.infer<typeof createdWallLink>;
+/** A wall link's or a phone host's create body: an optional name. */
+type NamedBody = { name?: string | undefined };
 
 /** The workspace's stored bytes against its quota (operators). */
 export function useStorageUsage(enabled: boolean) {
@@ -123,7 +125,7 @@ export function useWallLinks(enabled: boolean) {
 export function useCreateWallLink() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (name: string | undefined) => apiRequest<CreatedWallLink>('/api/wall-links', { method: 'POST', body: name ? { name } : {} }),
+    mutationFn: ({ name }: NamedBody) => apiRequest<CreatedWallLink>('/api/wall-links', { method: 'POST', body: name ? { name } : {} }),
     onSuccess: () => invalidate('/api/wall-links'),
   });
 }
@@ -144,7 +146,7 @@ export function useHosts(enabled: boolean) {
 export function useCreateHost() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (name: string | undefined) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
+    mutationFn: ({ name }: NamedBody) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
     onSuccess: () => invalidate('/api/hosts'),
   });
 }
