@@ -23,6 +23,7 @@ import { useCurrentUser } from '../auth/auth.api';
 import { useDevice, useRestartSession } from './devices.api';
 import { ConnectPhoneModal } from './components/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
+import { DevicesTabs } from './components/DevicesTabs';
 import { DeviceCard } from './components/DeviceCard';
 import { DeviceDetailsModal } from './components/DeviceDetailsModal';
 import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './components/DeviceFormModal';
@@ -107,6 +108,7 @@ export function DevicesPage() {
 
   return (
     <>
+      <DevicesTabs />
       <PageHeader
         title="Devices"
         subtitle="Manage your device fleet"

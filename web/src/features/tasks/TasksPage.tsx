@@ -23,7 +23,7 @@ import { TaskCard } from './components/TaskCard';
 import { TaskFormModal } from './components/TaskFormModal';
 import { priorityLabels, taskDeviceLabel, taskStatusLabels } from './task.labels';
 import { useDeleteTask, useTaskCounts, useUpdateTask } from './tasks.api';
-import { PausedRecipesBanner } from '../settings/components/PausedRecipesBanner';
+import { PausedRecipesBanner } from '../recipes/components/PausedRecipesBanner';
 
 const ALL = 'all';
 const typeOptions = [{ value: ALL, label: 'All Types' }, ...taskTypeValues.map((value) => ({ value, label: taskTypeLabels[value] }))];
