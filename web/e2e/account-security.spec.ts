@@ -21,7 +21,7 @@ test('an operator turns on two-factor sign-in, then logs in with a code', async 
     (await page.request.post('/api/auth/signup', { data: { name: 'Tess Twofactor', email, password: PASSWORD, role: 'operator' }, headers: json })).status(),
   ).toBe(201);
 
-  await page.goto('/settings');
+  await page.goto('/settings/two-factor');
   const section = page.getByRole('region', { name: 'Two-factor sign-in' });
   await section.getByRole('button', { name: 'Turn On Two-Factor Sign-In' }).click();
   const setup = page.getByRole('dialog', { name: 'Set up two-factor sign-in' });
@@ -75,7 +75,7 @@ test('an operator resets a VA’s password with a one-time link, and the VA sets
   ).toBe(201);
   await vaApi.close();
 
-  await page.goto('/settings');
+  await page.goto('/settings/members');
   await page.getByRole('listitem', { name: 'Vince Forgetful' }).getByRole('button', { name: 'Reset Password' }).click();
   await page.getByRole('dialog', { name: 'Reset password' }).getByRole('button', { name: 'Make Reset Link' }).click();
   const shown = page.getByRole('dialog', { name: 'Password reset link' });
@@ -113,7 +113,7 @@ test('a person sees where they are signed in and ends another session, which is 
   const elsewhere = await other.newPage();
   expect((await elsewhere.request.post('/api/auth/login', { data: { email, password: PASSWORD }, headers: json })).status()).toBe(200);
 
-  await page.goto('/settings');
+  await page.goto('/settings/sessions');
   const section = page.getByRole('region', { name: 'Sessions' });
   await expect(section.getByRole('listitem')).toHaveCount(2);
   await expect(section.getByText('This session')).toHaveCount(1);

@@ -1,5 +1,5 @@
 /**
- * Settings → Apps at 1280 px and 375 px: an operator uploads an APK (the console reads its package and version),
+ * Devices → Apps at 1280 px and 375 px: an operator uploads an APK (the console reads its package and version),
  * rolls it out to a group of three phones with a first stage of two, and follows each phone's result live; the third
  * phone gets the job only once both of the first stage succeeded. The farm host is the test: a socket speaking the
  * host's messages (`app.run` in, `host.app` out) for three phones on the API's /agent namespace.
@@ -91,7 +91,7 @@ for (const width of [1280, 375]) {
 
     const packageName = `com.example.e2e${width}`;
     const apk = buildApk({ package: packageName, versionCode: 41, versionName: '4.1', abis: ['arm64-v8a'] });
-    await page.goto('/settings');
+    await page.goto('/devices/apps');
     const section = page.getByRole('region', { name: 'Apps', exact: true });
     await expect(section.getByText('No apps yet.')).toBeVisible();
     await section.locator('input[type="file"]').setInputFiles({ name: 'anything.apk', mimeType: 'application/vnd.android.package-archive', buffer: apk });

@@ -1,7 +1,7 @@
 /**
  * Dry runs in a real browser, at 1280 and 375 px. A protocol 2 phone that listed `dryrun` (the test speaks for it on
  * the API's agent socket) sends each step with the frame and UI tree the simulated phone draws and dumps from its
- * recorded Instagram screens. From Settings → Recipes the operator starts a step-by-step, no-effects dry run of the
+ * recorded Instagram screens. From Campaigns → Recipes the operator starts a step-by-step, no-effects dry run of the
  * workspace's Instagram warm-up, presses Next step twice, opens a step to see its screenshot and tree, and sees the run
  * stop before the counted step; then a straight run with effects passes and says the app version is now verified.
  */
@@ -38,7 +38,7 @@ async function traceStep(ui: SimulatedPhoneUi, seq: number, extra: Record<string
 }
 
 async function openDryRun(page: Page, recipeLabel: string, phoneName: string, mode: 'Straight through' | 'Step by step', noEffects: boolean) {
-  await page.goto('/settings');
+  await page.goto('/campaigns/recipes');
   const row = page.getByRole('listitem', { name: recipeLabel, exact: true });
   await row.getByRole('button', { name: `Dry run ${recipeLabel}` }).click();
   const dialog = page.getByRole('dialog', { name: 'Dry run' });

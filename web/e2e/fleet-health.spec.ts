@@ -21,7 +21,7 @@ for (const viewport of [
       expect(created.status()).toBe(201);
       const hostId = ((await created.json()) as { host: { id: string } }).host.id;
 
-      await page.goto('/settings');
+      await page.goto('/settings/hosts');
       const host = page.getByRole('listitem', { name });
       await host.getByRole('button', { name: 'Fleet Health' }).click();
       const form = page.getByRole('form', { name: `Fleet settings of ${name}` });

@@ -177,7 +177,7 @@ for (const { label, viewport } of viewports) {
     });
 
     test('filters the audit log by action', async ({ browser }) => {
-      const page = await openAs(browser, farm, viewport, '/settings');
+      const page = await openAs(browser, farm, viewport, '/settings/audit-log');
       const section = page.getByRole('region', { name: 'Audit log' });
       await expect(section.getByRole('table', { name: 'Audit log entries' })).toBeVisible();
       await choose(section, 'Action', 'task.created');

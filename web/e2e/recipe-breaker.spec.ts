@@ -2,7 +2,7 @@
  * The breaker in the console: three phones (protocol 2 agents on the API's socket, driven by the test) with one
  * Instagram version report that the post recipe no longer matches the app; Tasks shows the paused recipe, the fourth
  * phone's post waits, "Send this work to VAs by hand" gives it to the phone's VA, and "Turn it back on" clears the
- * banner (Settings → Recipes shows the same). At 1280 px and at 375 px.
+ * banner (Campaigns → Recipes shows the same). At 1280 px and at 375 px.
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
@@ -83,12 +83,12 @@ for (const width of [1280, 375]) {
       await vaPage.goto('/tasks/mine');
       await expect(vaPage.getByRole('article', { name: new RegExp(`Publish post for @${waiting.username}.*\\(by hand\\)`) })).toBeVisible({ timeout: 10_000 });
 
-      await operator.goto('/settings');
-      const settingsBanner = operator.getByRole('status', { name: `Recipe paused: Instagram publish a post on ${IG} ${version}` });
-      await expect(settingsBanner).toBeVisible();
-      await settingsBanner.getByRole('button', { name: 'Turn it back on' }).click();
+      await operator.goto('/campaigns/recipes');
+      const recipesBanner = operator.getByRole('status', { name: `Recipe paused: Instagram publish a post on ${IG} ${version}` });
+      await expect(recipesBanner).toBeVisible();
+      await recipesBanner.getByRole('button', { name: 'Turn it back on' }).click();
       await expectToast(operator, 'Recipe Turned Back On', `Instagram publish a post on ${IG} ${version} runs on phones again.`);
-      await expect(settingsBanner).toHaveCount(0);
+      await expect(recipesBanner).toHaveCount(0);
       await operator.goto('/tasks');
       await expect(operator.getByRole('heading', { name: 'Tasks' })).toBeVisible();
       await expect(operator.getByRole('status', { name: /Recipe paused/ })).toHaveCount(0);

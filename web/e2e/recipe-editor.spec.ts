@@ -1,6 +1,6 @@
 /**
  * The recipe editor, as an operator uses it: a workspace recipe (the shipped Instagram post template, added through
- * the API) is opened from Settings → Recipes with Edit; a Wait for step is added from the step list and shows in the
+ * the API) is opened from Campaigns → Recipes with Edit; a Wait for step is added from the step list and shows in the
  * JSON; a JSON error and then a schema error are shown at their line ("Line N: …") and mended; Save keeps v2 with a
  * note; Compare shows v1 → v2's added lines; Restore brings v1 back as v3; the audit log has the restore. At 1280 px
  * and 375 px, with axe on the editor in both themes.
@@ -28,8 +28,8 @@ for (const width of [1280, 375]) {
     const seeded = await post<{ id: string; name: string }>(page.request, '/api/recipes', { recipe: { ...template.body, version: 1 } });
 
     try {
-      // Settings → Recipes: Edit on the recipe's row opens the editor.
-      await page.goto('/settings');
+      // Campaigns → Recipes: Edit on the recipe's row opens the editor.
+      await page.goto('/campaigns/recipes');
       await page.getByRole('link', { name: `Edit ${seeded.name} v1` }).click();
       await expect(page.getByRole('heading', { level: 1, name: seeded.name })).toBeVisible();
       await expect(page.getByText('v1', { exact: true })).toBeVisible();
@@ -108,7 +108,7 @@ for (const width of [1280, 375]) {
       await expectNoSeriousViolations(page, `the recipe editor (${width} px, light)`, COLOUR_RULES);
 
       // The audit log has the restore.
-      await page.goto('/settings');
+      await page.goto('/settings/audit-log');
       const audit = page.getByRole('region', { name: 'Audit log' });
       await expect(audit.getByText('recipe.restored').first()).toBeVisible({ timeout: 10_000 });
     } finally {

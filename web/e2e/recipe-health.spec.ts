@@ -1,7 +1,7 @@
 /**
  * The recipe health board after runs: two protocol 2 phones (agents on the API's socket, driven by the test) publish
  * posts with the shipped Instagram recipe and report each run (the recipe, the app read, the time taken); one run
- * fails. Settings → Recipes → Recipe health shows the recipe on that app version with its runs, success rate, failure
+ * fails. Campaigns → Recipes → Recipe health shows the recipe on that app version with its runs, success rate, failure
  * reason, phones and breaker, its last failure when expanded, and a third phone's old Instagram among the uncovered
  * app versions. At 1280 px (a table) and at 375 px (cards).
  */
@@ -72,7 +72,7 @@ for (const width of [1280, 375]) {
         }),
       ).toMatchObject({ ok: true });
 
-      await page.goto('/settings');
+      await page.goto('/campaigns/recipes');
       const section = page.getByRole('region', { name: 'Recipe health', exact: true });
       await expect(section).toBeVisible();
       const row = section.getByRole(width === 1280 ? 'row' : 'listitem', { name: `Instagram publish a post on ${IG} ${version}`, exact: true });

@@ -39,7 +39,7 @@ test.describe('Content-Security-Policy', () => {
 
   test('the two-factor QR code, the reset page and the wall screen render with no violation', async ({ page, farm }) => {
     const violations = await watchViolations(page);
-    await page.goto('/settings');
+    await page.goto('/settings/two-factor');
     await page.getByRole('button', { name: 'Turn On Two-Factor Sign-In' }).click();
     const qr = page.getByRole('img', { name: 'QR code for your authenticator app' });
     await expect(qr).toBeVisible();

@@ -31,6 +31,20 @@ const shellScreen = (name: string, path: string, title: string, extra?: (page: P
   },
 });
 
+const settingsParts = [
+  ['two-factor', 'Two-factor sign-in'],
+  ['sessions', 'Sessions'],
+  ['workspace', 'Workspace'],
+  ['members', 'Members'],
+  ['invitations', 'Invitations'],
+  ['hosts', 'Phone hosts'],
+  ['wall-links', 'Wall screens'],
+  ['storage', 'Storage'],
+  ['notifications', 'Notifications'],
+  ['alerts', 'Alerts'],
+  ['audit-log', 'Audit log'],
+] as const;
+
 export const publicScreens: readonly Screen[] = [
   {
     name: 'landing',
@@ -82,7 +96,21 @@ export const shellScreens: readonly Screen[] = [
   shellScreen('analytics', '/analytics', 'Analytics', async (page) => {
     await expect(page.locator('.recharts-surface').first()).toBeVisible();
   }),
-  shellScreen('settings', '/settings', 'Settings'),
+  shellScreen('settings', '/settings', 'Settings', async (page) => {
+    await expect(page.getByRole('region', { name: 'Profile', exact: true })).toBeVisible();
+  }),
+  // Settings' other parts, each at its own address, and the parts that moved out of it.
+  ...settingsParts.map(([slug, region]) =>
+    shellScreen(`settings-${slug}`, `/settings/${slug}`, 'Settings', async (page) => {
+      await expect(page.getByRole('region', { name: region, exact: true })).toBeVisible();
+    }),
+  ),
+  shellScreen('devices-apps', '/devices/apps', 'Apps', async (page) => {
+    await expect(page.getByRole('region', { name: 'Apps', exact: true })).toBeVisible();
+  }),
+  shellScreen('campaigns-recipes', '/campaigns/recipes', 'Recipes', async (page) => {
+    await expect(page.getByRole('region', { name: 'Recipe health', exact: true })).toBeVisible();
+  }),
   {
     ...shellScreen('recipe-editor', '', 'Instagram publish a post', async (page) => {
       await expect(page.getByRole('textbox', { name: 'Recipe JSON' })).toBeVisible();

@@ -1,7 +1,7 @@
 import { Suspense } from 'react';
 import { Route, Routes } from 'react-router';
 import { ProtectedRoute } from '../features/auth/ProtectedRoute';
-import { lazyNamed } from './lazy';
+import { lazyNamed } from '../shared/lazy';
 
 const LandingPage = lazyNamed(() => import('../features/landing/LandingPage'), 'LandingPage');
 const LoginPage = lazyNamed(() => import('../features/auth/LoginPage'), 'LoginPage');
@@ -12,6 +12,7 @@ const ShellLayout = lazyNamed(() => import('./shell/ShellLayout'), 'ShellLayout'
 
 const DashboardPage = lazyNamed(() => import('../features/dashboard/DashboardPage'), 'DashboardPage');
 const DevicesPage = lazyNamed(() => import('../features/devices/DevicesPage'), 'DevicesPage');
+const AppsPage = lazyNamed(() => import('../features/apps/AppsPage'), 'AppsPage');
 const TasksPage = lazyNamed(() => import('../features/tasks/TasksPage'), 'TasksPage');
 const MyTasksPage = lazyNamed(() => import('../features/tasks/MyTasksPage'), 'MyTasksPage');
 const VasPage = lazyNamed(() => import('../features/vas/VasPage'), 'VasPage');
@@ -19,6 +20,7 @@ const MonitorPage = lazyNamed(() => import('../features/monitor/MonitorPage'), '
 const AnalyticsPage = lazyNamed(() => import('../features/analytics/AnalyticsPage'), 'AnalyticsPage');
 const SettingsPage = lazyNamed(() => import('../features/settings/SettingsPage'), 'SettingsPage');
 const CampaignsPage = lazyNamed(() => import('../features/campaigns/CampaignsPage'), 'CampaignsPage');
+const RecipesPage = lazyNamed(() => import('../features/recipes/RecipesPage'), 'RecipesPage');
 const CampaignDetailPage = lazyNamed(() => import('../features/campaigns/CampaignDetailPage'), 'CampaignDetailPage');
 const ContentPage = lazyNamed(() => import('../features/content/ContentPage'), 'ContentPage');
 const CalendarPage = lazyNamed(() => import('../features/content/calendar/CalendarPage'), 'CalendarPage');
@@ -48,18 +50,20 @@ export function AppRoutes() {
         >
           <Route path="/dashboard" element={<DashboardPage />} />
           <Route path="/campaigns" element={<CampaignsPage />} />
+          <Route path="/campaigns/recipes" element={<RecipesPage />} />
           <Route path="/campaigns/:id" element={<CampaignDetailPage />} />
           <Route path="/content" element={<ContentPage />} />
           <Route path="/content/calendar" element={<CalendarPage />} />
           <Route path="/accounts" element={<AccountsPage />} />
           <Route path="/accounts/:id" element={<AccountDetailPage />} />
           <Route path="/devices" element={<DevicesPage />} />
+          <Route path="/devices/apps" element={<AppsPage />} />
           <Route path="/vas" element={<VasPage />} />
           <Route path="/tasks" element={<TasksPage />} />
           <Route path="/tasks/mine" element={<MyTasksPage />} />
           <Route path="/monitor" element={<MonitorPage />} />
           <Route path="/analytics" element={<AnalyticsPage />} />
-          <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/settings/*" element={<SettingsPage />} />
           <Route path="/recipes/:id" element={<RecipeEditorPage />} />
           <Route path="/dry-runs/:id" element={<DryRunPage />} />
         </Route>

@@ -16,7 +16,7 @@ import { bindDeviceEvents, PULSE_INTERVAL_MS } from '../../features/devices/devi
 import { bindHealthEvents } from '../../features/devices/health/health.events';
 import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
-import { bindRecipeEvents } from '../../features/settings/recipes.events';
+import { bindRecipeEvents } from '../../features/recipes/recipes.events';
 import { bindGroupEvents } from '../../features/groups/groups.events';
 import { bindAppEvents } from '../../features/apps/apps.events';
 import { bindDryRunEvents } from '../../features/recipes/dryrun/dryrun.events';

@@ -17,8 +17,8 @@ import { readSidebarExpanded, writeSidebarExpanded } from './sidebar.state';
 import { Sidebar } from './Sidebar';
 import { ThemeToggle } from './ThemeToggle';
 
-/** Screens a person without a workspace can still use: their own profile. */
-const workspaceFreePaths = new Set(['/settings']);
+/** Screens a person without a workspace can still use: Settings, for their own profile (its parts say the rest). */
+const workspaceFree = (pathname: string) => pathname === '/settings' || pathname.startsWith('/settings/');
 
 /** The signed-in console: header, collapsible sidebar (a drawer below 768 px) and the current screen. */
 export function ShellLayout() {
@@ -48,7 +48,7 @@ export function ShellLayout() {
   const live = Boolean(me?.workspaceId);
 
   const collapsed = !expanded;
-  const withoutWorkspace = me !== undefined && me.workspaceId === null && !workspaceFreePaths.has(pathname);
+  const withoutWorkspace = me !== undefined && me.workspaceId === null && !workspaceFree(pathname);
 
   return (
     <AppShell

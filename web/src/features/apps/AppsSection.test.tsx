@@ -1,8 +1,9 @@
-/** Settings → Apps: the library with recipe coverage, the phones no recipe covers, and a refused rollout's sentence. */
+/** Devices → Apps: the library with recipe coverage, the phones no recipe covers, and a refused rollout's sentence. */
 import { fireEvent, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { AppLibrary } from '@farm/contracts';
 import { answer, renderScreen, stubApi } from '../../test/render';
+import { AppsPage } from './AppsPage';
 import { AppsSection } from './AppsSection';
 
 const library: AppLibrary = {
@@ -29,7 +30,7 @@ const library: AppLibrary = {
   maxUploadBytes: 500 * 1024 * 1024,
 };
 
-describe('Settings → Apps', () => {
+describe('Devices → Apps', () => {
   it('shows the library, what no recipe covers, pins, and a refused rollout in words', async () => {
     const refusal = 'Pixel 1 is in the group "Held", which pins com.instagram.android at 311.0: this rollout would update it past that.';
     const calls = stubApi({
@@ -61,5 +62,23 @@ describe('Settings → Apps', () => {
       versionId: 'v1',
       firstStageSize: 2,
     });
+  });
+});
+
+describe('Devices → Apps, the tab', () => {
+  it('is a tab of Devices for an operator', async () => {
+    stubApi({ 'GET /api/apps': library, 'GET /api/apps/coverage': [], 'GET /api/apps/rollouts': [], 'GET /api/groups': [] });
+    renderScreen(<AppsPage />, { path: '/devices/apps', route: '/devices/apps' });
+    const tabs = within(await screen.findByRole('navigation', { name: 'Devices' }));
+    expect(tabs.getByRole('link', { name: 'Apps' }).getAttribute('aria-current')).toBe('page');
+    expect(tabs.getByRole('link', { name: 'Devices' }).getAttribute('href')).toBe('/devices');
+    expect(await screen.findByRole('region', { name: 'Apps' })).toBeTruthy();
+  });
+
+  it("reads 'Page Not Found' for a VA", async () => {
+    stubApi({});
+    renderScreen(<AppsPage />, { path: '/devices/apps', route: '/devices/apps', role: 'va' });
+    expect(await screen.findByRole('heading', { name: 'Page Not Found' })).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Apps' })).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Settings → Apps (issue #42): the workspace's app library (APKs and split sets, read by the server for package,
+ * Devices → Apps (issue #42): the workspace's app library (APKs and split sets, read by the server for package,
  * version and ABIs), staged rollouts with a result per phone, pinned versions per group, and the phones whose app
- * version no recipe covers. Operators only, as Settings' other workspace sections.
+ * version no recipe covers. Operators only.
  */
 import { Alert, Badge, Button, Card, FileInput, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { IconAlertTriangle, IconUpload } from '@tabler/icons-react';

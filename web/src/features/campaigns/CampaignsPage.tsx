@@ -8,6 +8,7 @@ import { LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCampaigns, useCanManageCampaigns, useUpdateCampaign } from './campaigns.api';
 import { CampaignCard } from './components/CampaignCard';
+import { CampaignsTabs } from './components/CampaignsTabs';
 import { campaignStatusLabels } from './components/CampaignBadges';
 import { CampaignFormModal } from './components/CampaignFormModal';
 
@@ -32,6 +33,7 @@ export function CampaignsPage() {
 
   return (
     <Stack gap={0}>
+      <CampaignsTabs />
       <PageHeader
         title="Campaign Engine"
         subtitle="Automate engagement and content across your social accounts"

@@ -6,7 +6,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconTrash } from '@tabler/icons-react';
 import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
-import { bulkTarget, useBulk } from '../../shared/bulk.api';
+import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
@@ -53,34 +53,16 @@ export function ContentPage() {
   const accounts = useAccountsList();
   const update = useUpdatePost();
   const remove = useDeletePost();
-  const bulk = useBulk('posts');
   // Bulk actions and import are operators' (a VA works the posts of their phones' accounts one by one).
   const isOperator = useCurrentUser()?.role === 'operator';
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
   const [editing, setEditing] = useState<Post | null>(null);
   const [deleting, setDeleting] = useState<Post | null>(null);
-  const [bulkDeleting, setBulkDeleting] = useState(false);
   const shown = posts.rows;
   const order = useMemo(() => shown.map((post) => post.id), [shown]);
   const selection = useSelection(order);
-  const selectionKey = JSON.stringify(listFilters);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
-  useEffect(() => selection.clear(), [selectionKey]);
-
-  const runBulk = (body: Record<string, unknown>, done: string) => {
-    bulk.mutate(
-      { ...bulkTarget(selection, listFilters), ...body },
-      {
-        onSuccess: (answer) => {
-          toast('Posts Updated', `${answer.results.length} ${answer.results.length === 1 ? 'post' : 'posts'} ${done}.`);
-          selection.clear();
-          setBulkDeleting(false);
-        },
-        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update posts')),
-      },
-    );
-  };
+  const bulk = useBulkAction('posts', selection, listFilters);
 
   function changeStatus(post: Post, body: UpdatePostBody): void {
     update.mutate(
@@ -175,22 +157,22 @@ export function ContentPage() {
             <BulkBar selection={selection} pageIds={order} noun="posts" {...(posts.hasNextPage ? { more: true } : { total: shown.length })}>
               <Menu position="bottom-start" withinPortal>
                 <Menu.Target>
-                  <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
+                  <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.pending}>
                     Reschedule
                   </Button>
                 </Menu.Target>
                 <Menu.Dropdown>
                   {offsets.map((offset) => (
-                    <Menu.Item key={offset.minutes} onClick={() => runBulk({ action: 'reschedule', offsetMinutes: offset.minutes }, `moved ${offset.label}`)}>
+                    <Menu.Item key={offset.minutes} onClick={() => bulk.run({ action: 'reschedule', offsetMinutes: offset.minutes }, `moved ${offset.label}`)}>
                       {offset.label}
                     </Menu.Item>
                   ))}
                 </Menu.Dropdown>
               </Menu>
-              <Button size="compact-sm" variant="light" onClick={() => runBulk({ action: 'update', changes: { status: 'draft' } }, 'unscheduled')}>
+              <Button size="compact-sm" variant="light" onClick={() => bulk.run({ action: 'update', changes: { status: 'draft' } }, 'unscheduled')}>
                 Unschedule
               </Button>
-              <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+              <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
                 Delete
               </Button>
             </BulkBar>
@@ -226,13 +208,10 @@ export function ContentPage() {
       <CreatePostModal opened={editing !== null} post={editing} onClose={() => setEditing(null)} />
       <ImportCsvModal entity="posts" opened={importing} onClose={() => setImporting(false)} />
       <ConfirmModal
-        opened={bulkDeleting}
         title="Delete the selected posts?"
         message={`${selection.allMatching ? (posts.hasNextPage ? 'All matching' : shown.length) : selection.ids.size} posts will be removed for good.`}
         confirmLabel="Delete"
-        loading={bulk.isPending}
-        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
-        onClose={() => setBulkDeleting(false)}
+        {...bulk.confirmDelete}
       />
       <ConfirmModal
         opened={deleting !== null}

@@ -1,16 +1,17 @@
-import { Button, Group, Menu, SimpleGrid } from '@mantine/core';
+import { Button, Group, SimpleGrid } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconAdjustments, IconCamera, IconChevronDown, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
+import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { bulkTarget, useBulk } from '../../shared/bulk.api';
+import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
+import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { ExportButton } from '../../shared/ui/ExportButton';
@@ -22,6 +23,7 @@ import { useCurrentUser } from '../auth/auth.api';
 import { useDevice, useRestartSession } from './devices.api';
 import { ConnectPhoneModal } from './components/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
+import { DevicesTabs } from './components/DevicesTabs';
 import { DeviceCard } from './components/DeviceCard';
 import { DeviceDetailsModal } from './components/DeviceDetailsModal';
 import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './components/DeviceFormModal';
@@ -55,8 +57,6 @@ export function DevicesPage() {
   const [groupsOpened, groupsDialog] = useDisclosure(false);
   const devices = usePagedList<Device>('/api/devices', listFilters);
   const users = useUsers();
-  const bulk = useBulk('devices');
-  const [bulkDeleting, setBulkDeleting] = useState(false);
   const [settingPhones, setSettingPhones] = useState(false);
   const userMap = byId(users.data);
   const restart = useRestartSession();
@@ -68,25 +68,10 @@ export function DevicesPage() {
   const list = devices.rows;
   const order = useMemo(() => list.map((device) => device.id), [list]);
   const selection = useSelection(order);
-  const selectionKey = JSON.stringify(listFilters);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
-  useEffect(() => selection.clear(), [selectionKey]);
+  const bulk = useBulkAction('devices', selection, listFilters);
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
   const deviceMap = byId(list);
 
-  const runBulk = (body: Record<string, unknown>, done: string) => {
-    bulk.mutate(
-      { ...bulkTarget(selection, listFilters), ...body },
-      {
-        onSuccess: (answer) => {
-          toast('Devices Updated', `${answer.results.length} ${answer.results.length === 1 ? 'device' : 'devices'} ${done}.`);
-          selection.clear();
-          setBulkDeleting(false);
-        },
-        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update devices')),
-      },
-    );
-  };
   // A link may open a phone's details, on its Live tab, with Record offered: `?device=<id>&tab=live&record=1`
   // (Re-record from here, on a failure's evidence). The phone need not be on the list's first page.
   const [params, setParams] = useSearchParams();
@@ -123,6 +108,7 @@ export function DevicesPage() {
 
   return (
     <>
+      <DevicesTabs />
       <PageHeader
         title="Devices"
         subtitle="Manage your device fleet"
@@ -166,30 +152,16 @@ export function DevicesPage() {
 
       {isOperator && list.length > 0 ? (
         <BulkBar selection={selection} pageIds={order} noun="devices" {...(devices.hasNextPage ? { more: true } : { total: list.length })}>
-          <Menu position="bottom-start" withinPortal>
-            <Menu.Target>
-              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
-                Assign VA
-              </Button>
-            </Menu.Target>
-            <Menu.Dropdown>
-              {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
-              {vaOptions.map((option) => (
-                <Menu.Item
-                  key={option.value}
-                  onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}
-                >
-                  {option.label}
-                </Menu.Item>
-              ))}
-              <Menu.Item onClick={() => runBulk({ action: 'update', changes: { assignedToId: null } }, 'unassigned')}>Nobody</Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <AssignVaMenu
+            vas={vaOptions}
+            loading={bulk.pending}
+            onAssign={(vaId, done) => bulk.run({ action: 'update', changes: { assignedToId: vaId } }, done)}
+          />
           <Button
             size="compact-sm"
             variant="light"
             leftSection={<IconCamera size={14} />}
-            onClick={() => runBulk({ action: 'command', command: 'screenshot' }, 'asked for a screenshot')}
+            onClick={() => bulk.run({ action: 'command', command: 'screenshot' }, 'asked for a screenshot')}
           >
             Screenshot
           </Button>
@@ -197,7 +169,7 @@ export function DevicesPage() {
             size="compact-sm"
             variant="light"
             leftSection={<IconRefresh size={14} />}
-            onClick={() => runBulk({ action: 'command', command: 'restart_session' }, 'restarted')}
+            onClick={() => bulk.run({ action: 'command', command: 'restart_session' }, 'restarted')}
           >
             Restart session
           </Button>
@@ -209,7 +181,7 @@ export function DevicesPage() {
           <Button size="compact-sm" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setSettingPhones(true)}>
             Settings
           </Button>
-          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
             Delete
           </Button>
         </BulkBar>
@@ -248,13 +220,10 @@ export function DevicesPage() {
         <PhoneSettingsModal opened onClose={() => setSettingPhones(false)} deviceIds={selection.allMatching ? order : [...selection.ids]} />
       ) : null}
       <ConfirmModal
-        opened={bulkDeleting}
         title="Delete the selected devices?"
         message={`${selection.allMatching ? (devices.hasNextPage ? 'All matching' : list.length) : selection.ids.size} devices will be removed for good.`}
         confirmLabel="Delete"
-        loading={bulk.isPending}
-        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
-        onClose={() => setBulkDeleting(false)}
+        {...bulk.confirmDelete}
       />
 
       {isOperator ? <AddDeviceModal opened={addOpened} onClose={addDialog.close} onAdded={setConnecting} /> : null}

@@ -51,8 +51,8 @@ export function EditorHeader({ recipe, actions, children }: EditorHeaderProps) {
   return (
     <Group justify="space-between" align="flex-start" wrap="wrap" gap="md" mb="md">
       <Stack gap={4} style={{ minWidth: 0 }}>
-        <Anchor component={Link} to="/settings#recipes-title" size="sm">
-          Settings → Recipes
+        <Anchor component={Link} to="/campaigns/recipes" size="sm">
+          Campaigns → Recipes
         </Anchor>
         <Title order={1} fz={{ base: 22, sm: 28 }} style={{ overflowWrap: 'anywhere' }}>
           {recipe.name}
@@ -133,8 +133,8 @@ export function RecipeEditorPage({ actions }: RecipeEditorPageProps = {}) {
     return (
       <Alert color="red" title="This recipe could not be opened" role="alert">
         {refusalMessage(recipe.error, 'It may have been removed.')}{' '}
-        <Anchor component={Link} to="/settings">
-          Back to Settings
+        <Anchor component={Link} to="/campaigns/recipes">
+          Back to Recipes
         </Anchor>
       </Alert>
     );

@@ -1,8 +1,24 @@
-/** The recipe editor's reads and writes: a recipe's document, its versions, a save, a restore and a compare. */
-import type { RecipeDiff, RecipeVersionList, SaveRecipeVersionBody, WorkspaceRecipeDetail } from '@farm/contracts';
+/**
+ * Recipes' reads and writes: the workspace's list (with the shipped templates and paused recipes), the health board,
+ * adding, turning on and off and removing one; and the editor's: a recipe's document, its versions, a save, a restore
+ * and a compare.
+ */
+import type {
+  Range,
+  RecipeBreaker,
+  RecipeDiff,
+  RecipeHealth,
+  RecipeList,
+  RecipeSettings,
+  RecipeVersionList,
+  SaveRecipeVersionBody,
+  WorkspaceRecipe,
+  WorkspaceRecipeDetail,
+} from '@farm/contracts';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
 import { useInvalidate } from '../../shared/invalidate';
+import { listKey, withQuery } from '../../shared/query';
 
 export type RecipeDetail = WorkspaceRecipeDetail;
 
@@ -35,5 +51,74 @@ export function useRestoreVersion() {
   return useMutation({
     mutationFn: (id: string) => apiRequest<RecipeDetail>(`/api/recipes/${id}/restore`, { method: 'POST' }),
     onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+export function useRecipes(enabled: boolean) {
+  return useQuery<RecipeList>({ queryKey: ['/api/recipes'], enabled });
+}
+
+/** Campaigns → Recipes, the health board: each recipe by app version over a range of workspace days. */
+export function useRecipeHealth(range: Range) {
+  return useQuery<RecipeHealth>({
+    queryKey: listKey('/api/recipes/health', { range }),
+    queryFn: ({ signal }) => apiRequest<RecipeHealth>(withQuery('/api/recipes/health', { range }), { signal }),
+  });
+}
+
+/** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
+export function fetchRecipeDocument(from: { shipped: string } | { id: string }): Promise<{ body: Record<string, unknown> }> {
+  return apiRequest('shipped' in from ? `/api/recipes/shipped/${encodeURIComponent(from.shipped)}` : `/api/recipes/${from.id}`);
+}
+
+export function useAddRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (recipe: Record<string, unknown>) => apiRequest<WorkspaceRecipe>('/api/recipes', { method: 'POST', body: { recipe } }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+export function useSetRecipeEnabled() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
+      apiRequest<WorkspaceRecipe>(`/api/recipes/${id}`, { method: 'PATCH', body: { enabled } }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+export function useRemoveRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<void>(`/api/recipes/${id}`, { method: 'DELETE' }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+/** Whether shipped templates may run on app versions no one verified. */
+export function useSetRecipeSettings() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (settings: RecipeSettings) => apiRequest<RecipeSettings>('/api/recipes/settings', { method: 'PUT', body: settings }),
+    onSuccess: () => invalidate('/api/recipes'),
+  });
+}
+
+/** "Turn it back on": the paused recipe dispatches again on that app version. */
+export function useResumeRecipe() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<RecipeBreaker>(`/api/recipes/breakers/${id}/resume`, { method: 'POST' }),
+    onSuccess: () => invalidate('/api/recipes', '/api/recipes/health'),
+  });
+}
+
+/** "Send this work to VAs by hand": the paused recipe's waiting tasks become their phones' VAs'. */
+export function useSendPausedWorkToVAs() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: (id: string) => apiRequest<{ tasks: number }>(`/api/recipes/breakers/${id}/by-hand`, { method: 'POST' }),
+    onSuccess: () => invalidate('/api/recipes', '/api/tasks'),
   });
 }

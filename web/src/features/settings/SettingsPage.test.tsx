@@ -1,10 +1,10 @@
 import { fireEvent, screen, within } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answer, buildMe, renderRoutes, Route, stubApi } from '../../test/render';
 import { SettingsPage } from './SettingsPage';
 import { useAuthStore } from '../auth/auth.store';
 
-const routes = <Route path="/settings" element={<SettingsPage />} />;
+const routes = <Route path="/settings/*" element={<SettingsPage />} />;
 
 const member = { id: 'u2', email: 'vera@example.com', name: 'Vera Assistant', role: 'va', isActive: true, createdAt: '2025-01-01T00:00:00.000Z' };
 const me = buildMe({ id: 'u1', name: 'Olga Operator' });
@@ -37,7 +37,7 @@ describe('Settings: two-factor sign-in', () => {
       'POST /api/auth/two-factor/setup': { secret: 'JBSWY3DPEHPK3PXP', otpauthUrl: 'otpauth://totp/x', qrCode: 'data:image/png;base64,AAAA' },
       'POST /api/auth/two-factor/enable': { recoveryCodes: ['abcde-fghjk', 'mnpqr-stuvw'] },
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/two-factor');
     const section = within(await screen.findByRole('region', { name: 'Two-factor sign-in' }));
     fireEvent.click(await section.findByRole('button', { name: 'Turn On Two-Factor Sign-In' }));
     expect(await screen.findByAltText('QR code for your authenticator app')).toBeTruthy();
@@ -50,7 +50,7 @@ describe('Settings: two-factor sign-in', () => {
 
   it('lets an operator require it of operators', async () => {
     const calls = api({ 'PUT /api/workspace/two-factor': { required: true } });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/workspace');
     fireEvent.click(await screen.findByRole('switch', { name: /Require two-factor sign-in for operators/ }));
     expect(await screen.findByText('Operators now sign in with a second step.')).toBeTruthy();
     expect(calls.find((call) => call.url === '/api/workspace/two-factor')).toMatchObject({ method: 'PUT', body: { required: true } });
@@ -62,7 +62,7 @@ describe('Settings: resetting a member’s password', () => {
     const calls = api({
       'POST /api/users/u2/password-reset': answer(201, { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' }),
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const row = within(await screen.findByRole('listitem', { name: 'Vera Assistant' }));
     fireEvent.click(row.getByRole('button', { name: 'Reset Password' }));
     expect(await screen.findByText(/Make a one-time link for Vera Assistant to choose a new password\?/)).toBeTruthy();
@@ -93,7 +93,7 @@ describe('Settings: an operator’s reset takes two operators', () => {
       'GET /api/users': [{ ...me, isActive: true }, member, second],
       'POST /api/users/u3/reset-requests': answer(201, pending('u1', 'u3', 'Sol Second')),
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const row = within(await screen.findByRole('listitem', { name: 'Sol Second' }));
     expect(row.queryByRole('button', { name: 'Reset Password' })).toBeNull();
     fireEvent.click(row.getByRole('button', { name: 'Request Reset' }));
@@ -106,7 +106,7 @@ describe('Settings: an operator’s reset takes two operators', () => {
       'GET /api/users': [{ ...me, isActive: true }, member, { ...second, role: 'va', resetsAsOperator: true }],
       'POST /api/users/u3/reset-requests': answer(201, pending('u1', 'u3', 'Sol Second')),
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const row = within(await screen.findByRole('listitem', { name: 'Sol Second' }));
     expect(row.queryByRole('button', { name: 'Reset Password' })).toBeNull();
     fireEvent.click(row.getByRole('button', { name: 'Request Reset' }));
@@ -120,7 +120,7 @@ describe('Settings: an operator’s reset takes two operators', () => {
       'GET /api/reset-requests': [pending('u3')],
       'POST /api/reset-requests/rq1/approve': answer(201, { token: 'tok', url: '/reset-password?token=tok', expiresAt: '2030-01-01T00:00:00.000Z' }),
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const waiting = within(await screen.findByRole('listitem', { name: 'Reset of Tia Third' }));
     expect(waiting.getByText(/Sol Second asked to reset Tia Third's password/)).toBeTruthy();
     fireEvent.click(waiting.getByRole('button', { name: 'Approve' }));
@@ -131,7 +131,7 @@ describe('Settings: an operator’s reset takes two operators', () => {
 
   it('shows no Approve to the operator who asked', async () => {
     api({ 'GET /api/users': [{ ...me, isActive: true }, second, third], 'GET /api/reset-requests': [pending('u1')] });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const waiting = within(await screen.findByRole('listitem', { name: 'Reset of Tia Third' }));
     expect(waiting.getByText(/Waiting for another operator to approve it/)).toBeTruthy();
     expect(waiting.queryByRole('button', { name: 'Approve' })).toBeNull();
@@ -160,7 +160,7 @@ describe('Settings: sessions', () => {
 
   it('lists where the person is signed in and ends another session', async () => {
     const calls = api({ 'GET /api/auth/sessions': sessions, 'DELETE /api/auth/sessions/s2': answer(204, null) });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/sessions');
     const section = within(await screen.findByRole('region', { name: 'Sessions' }));
     const current = within(await section.findByRole('listitem', { name: 'Session: Chrome on Linux' }));
     expect(current.getByText('This session')).toBeTruthy();
@@ -174,124 +174,13 @@ describe('Settings: sessions', () => {
 
   it("lets an operator end a member's sessions after asking", async () => {
     const calls = api({ 'DELETE /api/users/u2/sessions': answer(204, null) });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/members');
     const row = within(await screen.findByRole('listitem', { name: 'Vera Assistant' }));
     fireEvent.click(row.getByRole('button', { name: 'End Sessions' }));
     expect(await screen.findByText(/Sign Vera Assistant out everywhere\?/)).toBeTruthy();
     fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'End Sessions' }));
     expect(await screen.findByText('Vera Assistant is signed out everywhere.')).toBeTruthy();
     expect(calls.find((call) => call.url === '/api/users/u2/sessions')?.method).toBe('DELETE');
-  });
-});
-
-describe('Settings: recipes', () => {
-  const own = {
-    id: 'r1',
-    recipeId: 'instagram.post',
-    version: 3,
-    name: 'Instagram publish a post',
-    platform: 'instagram',
-    routines: ['create_post'],
-    appPackage: 'com.instagram.android',
-    writtenFor: '360.0.0.52.192',
-    minVersion: '360',
-    belowVersion: null,
-    verified: true,
-    enabled: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    invalid: null,
-  };
-  const shipped = { ...own, version: 1, verified: false, minVersion: '300' };
-  const settings = { tryUntestedTemplates: false };
-
-  it('lists the workspace’s recipes, turns one off, and shows where a refused document is wrong', async () => {
-    const calls = api({
-      'GET /api/recipes': { recipes: [own], shipped: [shipped], breakers: [], settings },
-      'PATCH /api/recipes/r1': { ...own, enabled: false, body: {} },
-      'POST /api/recipes': answer(400, {
-        error: 'The recipe is not valid: platform: Invalid option',
-        details: [
-          { field: 'recipe.platform', message: 'Invalid option' },
-          { field: 'recipe.steps', message: 'Required' },
-        ],
-      }),
-    });
-    renderRoutes(routes, '/settings');
-    const section = within(await screen.findByRole('region', { name: 'Recipes' }));
-    const row = within(await section.findByRole('listitem', { name: 'Instagram publish a post v3' }));
-    expect(row.getByText('Checked')).toBeTruthy();
-    fireEvent.click(row.getByRole('switch', { name: 'Sent to phones' }));
-    await vi.waitFor(() => expect(calls.find((call) => call.url === '/api/recipes/r1')).toMatchObject({ method: 'PATCH', body: { enabled: false } }));
-    expect(section.getByRole('listitem', { name: 'Instagram publish a post template' })).toBeTruthy();
-
-    fireEvent.change(section.getByLabelText('Recipe (JSON)'), { target: { value: '{ "id": "instagram.post"' } });
-    fireEvent.click(section.getByRole('button', { name: 'Add Recipe' }));
-    expect(await section.findByText('The recipe is not valid JSON')).toBeTruthy();
-    fireEvent.change(section.getByLabelText('Recipe (JSON)'), { target: { value: '{ "id": "instagram.post", "platform": "myspace" }' } });
-    fireEvent.click(section.getByRole('button', { name: 'Add Recipe' }));
-    expect(await section.findByText('The recipe is not valid: platform: Invalid option')).toBeTruthy();
-    expect(section.getByText('steps: Required')).toBeTruthy();
-    expect(calls.find((call) => call.url === '/api/recipes' && call.method === 'POST')?.body).toEqual({
-      recipe: { id: 'instagram.post', platform: 'myspace' },
-    });
-  });
-});
-
-describe('Settings: recipes that need a person', () => {
-  const base = {
-    recipeId: 'instagram.post',
-    version: 3,
-    name: 'Instagram publish a post',
-    platform: 'instagram',
-    routines: ['create_post'],
-    appPackage: 'com.instagram.android',
-    writtenFor: '360.0.0.52.192',
-    minVersion: '360',
-    belowVersion: null,
-    verified: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-  const broken = { ...base, id: 'r9', enabled: false, invalid: { field: 'steps.2.tap', reason: 'Required' } };
-  const breaker = {
-    id: 'b1',
-    recipeId: 'instagram.post',
-    recipeName: 'Instagram publish a post',
-    platform: 'instagram',
-    routines: ['create_post'],
-    appPackage: 'com.instagram.android',
-    appVersion: '451.0.0.1.1',
-    paused: true,
-    phones: 3,
-    trippedAt: '2026-01-02T00:00:00.000Z',
-    waitingTasks: 4,
-  };
-
-  it('shows a paused recipe with its two ways on, a stored recipe turned off with where it is wrong, and the untested-versions setting', async () => {
-    const calls = api({
-      'GET /api/recipes': { recipes: [broken], shipped: [], breakers: [breaker], settings: { tryUntestedTemplates: false } },
-      'POST /api/recipes/breakers/b1/by-hand': { tasks: 4 },
-      'POST /api/recipes/breakers/b1/resume': { ...breaker, paused: false, waitingTasks: 0 },
-      'PUT /api/recipes/settings': { tryUntestedTemplates: true },
-    });
-    renderRoutes(routes, '/settings');
-    const section = within(await screen.findByRole('region', { name: 'Recipes' }));
-    const banner = within(await section.findByRole('status', { name: 'Recipe paused: Instagram publish a post on com.instagram.android 451.0.0.1.1' }));
-    expect(banner.getByText(/It no longer matched the app on 3 phones, so its work on phones with this version waits \(4 tasks\)/)).toBeTruthy();
-    fireEvent.click(banner.getByRole('button', { name: 'Send this work to VAs by hand' }));
-    await vi.waitFor(() => expect(calls.some((call) => call.method === 'POST' && call.url === '/api/recipes/breakers/b1/by-hand')).toBe(true));
-    fireEvent.click(banner.getByRole('button', { name: 'Turn it back on' }));
-    await vi.waitFor(() => expect(calls.some((call) => call.method === 'POST' && call.url === '/api/recipes/breakers/b1/resume')).toBe(true));
-
-    const row = within(await section.findByRole('listitem', { name: 'Instagram publish a post v3' }));
-    expect(row.getByRole('alert').textContent).toBe('Turned off: this version of the console refuses it at steps.2.tap: Required. Mend it and add it again.');
-    expect((row.getByRole('switch', { name: 'Sent to phones' }) as HTMLInputElement).disabled).toBe(true);
-
-    fireEvent.click(section.getByRole('switch', { name: /Try shipped templates on app versions no one verified/ }));
-    await vi.waitFor(() =>
-      expect(calls.find((call) => call.url === '/api/recipes/settings')).toMatchObject({ method: 'PUT', body: { tryUntestedTemplates: true } }),
-    );
   });
 });
 
@@ -307,7 +196,7 @@ describe('Settings: history', () => {
         retention: { screenshotsDays: 3, screenshotsPerDevice: 1000, activityDays: 180, finishedTasksDays: 180 },
       },
     });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/workspace');
     const form = within(await screen.findByRole('form', { name: 'History' }));
     fireEvent.change(form.getByRole('textbox', { name: /^Screenshots per phone/ }), { target: { value: '5' } });
     fireEvent.click(form.getByRole('button', { name: 'Save History Settings' }));
@@ -326,7 +215,7 @@ describe('Settings: history', () => {
 describe('Settings: storage', () => {
   it('shows operators the files stored against the quota, with a bar', async () => {
     api({ 'GET /api/storage': { usedBytes: Math.round(4.6 * 1024 ** 3), quotaBytes: 5 * 1024 ** 3 } });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/storage');
     const section = within(await screen.findByRole('region', { name: 'Storage' }));
     expect(await section.findByText('4.6 GB of 5 GB used')).toBeTruthy();
     expect(section.getByText('92%')).toBeTruthy();
@@ -335,85 +224,77 @@ describe('Settings: storage', () => {
 
   it('says when the storage is full', async () => {
     api({ 'GET /api/storage': { usedBytes: 5 * 1024 ** 3, quotaBytes: 5 * 1024 ** 3 } });
-    renderRoutes(routes, '/settings');
+    renderRoutes(routes, '/settings/storage');
     expect(await screen.findByText('The storage is full: uploads are refused and new screenshots are dropped.')).toBeTruthy();
   });
 });
 
-describe('Settings: recipe health', () => {
-  const row = {
-    recipeId: 'instagram.post',
-    recipeName: 'Instagram publish a post',
-    platform: 'instagram',
-    appPackage: 'com.instagram.android',
-    appVersion: '360.0.0.52.192',
-    runs: 4,
-    succeeded: 3,
-    failed: 1,
-    successRate: 75,
-    failureReasons: [{ code: 'element_missing', label: 'Element missing', count: 1 }],
-    medianDurationMs: 45_000,
-    phones: { count: 2, names: ['Pixel A', 'Pixel B'] },
-    lastFailures: [
-      {
-        taskId: 't1',
-        taskTitle: 'Publish a reel',
-        deviceId: 'd1',
-        deviceName: 'Pixel B',
-        at: '2026-01-02T10:00:00.000Z',
-        code: 'element_missing',
-        message: 'Share: no element matched',
-        recipeVersion: 1,
-      },
-    ],
-    breaker: {
-      state: 'resumed',
-      breakerId: 'b1',
-      trippedAt: '2026-01-01T09:00:00.000Z',
-      phones: 3,
-      resumedAt: '2026-01-01T12:00:00.000Z',
-      resumedBy: { id: 'u1', name: 'Olga Operator' },
-    },
-  };
-  const board = (range: string, recipes: unknown[]) => ({
-    range,
-    timeZone: 'UTC',
-    from: '2026-01-01',
-    to: '2026-01-07',
-    recipes,
-    uncovered: [
-      {
-        appPackage: 'com.instagram.android',
-        appVersion: '200.0.0.1.1',
-        platform: 'instagram',
-        routines: ['create_post'],
-        phones: { count: 1, names: ['Pixel Old'] },
-        untestedAllowed: false,
-      },
-    ],
+describe('Settings: its own navigation', () => {
+  const elsewhere = (
+    <>
+      {routes}
+      <Route path="/campaigns/recipes" element={<p>Campaigns → Recipes</p>} />
+      <Route path="/devices/apps" element={<p>Devices → Apps</p>} />
+    </>
+  );
+  const navLinks = async () => within(await screen.findByRole('navigation', { name: 'Settings' })).getAllByRole('link');
+
+  it('leads /settings to the profile, and offers an operator every part at its own address', async () => {
+    api();
+    renderRoutes(routes, '/settings');
+    expect(await screen.findByRole('region', { name: 'Profile' })).toBeTruthy();
+    const links = await navLinks();
+    expect(links.map((link) => [link.textContent, link.getAttribute('href')])).toEqual([
+      ['Profile', '/settings/profile'],
+      ['Two-factor sign-in', '/settings/two-factor'],
+      ['Sessions', '/settings/sessions'],
+      ['Workspace', '/settings/workspace'],
+      ['Members', '/settings/members'],
+      ['Invitations', '/settings/invitations'],
+      ['Phone hosts', '/settings/hosts'],
+      ['Wall screens', '/settings/wall-links'],
+      ['Storage', '/settings/storage'],
+      ['Notifications', '/settings/notifications'],
+      ['Alerts', '/settings/alerts'],
+      ['Audit log', '/settings/audit-log'],
+    ]);
+    expect(links[0]?.getAttribute('aria-current')).toBe('page');
+    fireEvent.click(links[5]!);
+    expect(await screen.findByRole('region', { name: 'Invitations' })).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Profile' })).toBeNull();
   });
 
-  it('shows each recipe by app version with its failures, breaker and the uncovered versions, over the chosen range', async () => {
-    const calls = api({
-      'GET /api/recipes': { recipes: [], shipped: [], breakers: [], settings: { tryUntestedTemplates: false } },
-      'GET /api/recipes/health?range=7d': board('7d', [row]),
-      'GET /api/recipes/health?range=30d': board('30d', []),
-    });
-    renderRoutes(routes, '/settings');
-    const section = within(await screen.findByRole('region', { name: 'Recipe health' }));
-    const line = within(await section.findByRole('row', { name: 'Instagram publish a post on com.instagram.android 360.0.0.52.192' }));
-    expect(line.getByText('75%')).toBeTruthy();
-    expect(line.getByText('Element missing ×1')).toBeTruthy();
-    expect(line.getByText('45 s')).toBeTruthy();
-    expect(line.getByText('2: Pixel A, Pixel B')).toBeTruthy();
-    expect(line.getByText('Turned back on')).toBeTruthy();
-    expect(line.getByText(/by Olga Operator/)).toBeTruthy();
-    fireEvent.click(line.getByRole('button', { name: 'Last failures (1)' }));
-    expect(await section.findByText(/element_missing · recipe v1 · Share: no element matched/)).toBeTruthy();
-    expect(section.getByText('com.instagram.android 200.0.0.1.1')).toBeTruthy();
+  it('leads an old one-page link to its part, or to where the section moved', async () => {
+    api();
+    renderRoutes(elsewhere, '/settings#phone-hosts-title');
+    expect(await screen.findByRole('region', { name: 'Phone hosts' })).toBeTruthy();
+  });
 
-    fireEvent.click(section.getByRole('radio', { name: '30 days' }));
-    expect(await section.findByText('No recipe runs in this range yet')).toBeTruthy();
-    expect(calls.some((call) => call.url === '/api/recipes/health?range=30d')).toBe(true);
+  it('leads the old recipes link to Campaigns → Recipes', async () => {
+    api();
+    renderRoutes(elsewhere, '/settings#recipes-title');
+    expect(await screen.findByText('Campaigns → Recipes')).toBeTruthy();
+  });
+
+  it("shows a VA only a VA's parts, and 'Page Not Found' at an operator's part", async () => {
+    const va = buildMe({ id: 'u2', name: 'Vera Assistant', role: 'va' });
+    useAuthStore.getState().setUser(va);
+    stubApi({ 'GET /api/auth/me': { user: va }, 'GET /api/auth/two-factor': { enabled: false, required: false, recoveryCodesLeft: 0 } });
+    const { unmount } = renderRoutes(routes, '/settings/two-factor');
+    expect((await navLinks()).map((link) => link.textContent)).toEqual(['Profile', 'Two-factor sign-in', 'Sessions', 'Workspace', 'Members', 'Notifications']);
+    unmount();
+    renderRoutes(routes, '/settings/audit-log');
+    expect(await screen.findByRole('heading', { name: 'Page Not Found' })).toBeTruthy();
+    expect(screen.queryByRole('navigation', { name: 'Settings' })).toBeNull();
+  });
+
+  it('tells a person without a workspace so, beside their own parts', async () => {
+    const alone = buildMe({ role: 'va', workspaceId: null, workspaceName: null });
+    useAuthStore.getState().setUser(alone);
+    stubApi({ 'GET /api/auth/me': { user: alone } });
+    renderRoutes(routes, '/settings/members');
+    expect(await screen.findByText(/not part of a workspace yet/)).toBeTruthy();
+    expect((await navLinks()).map((link) => link.textContent)).toEqual(['Profile', 'Two-factor sign-in', 'Sessions']);
+    expect(screen.queryByRole('region', { name: 'Members' })).toBeNull();
   });
 });

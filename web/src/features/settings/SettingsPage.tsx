@@ -1,58 +1,72 @@
-import { Alert, Stack } from '@mantine/core';
+/**
+ * Settings (/settings/<part>): its own navigation beside the part that is open (a column on a desktop, a row of
+ * links on a phone). /settings, and the one-page Settings' old `#…-title` links, lead to their part's address.
+ */
+import { Alert, Box, Group, Stack } from '@mantine/core';
 import { IconInfoCircle } from '@tabler/icons-react';
-import { messages } from '@farm/contracts';
+import { messages, type Me } from '@farm/contracts';
+import { Suspense } from 'react';
+import { Navigate, Route, Routes, useLocation } from 'react-router';
+import { LoadingState } from '../../shared/ui/LoadingState';
+import { NotFoundInShell } from '../../shared/ui/NotFound';
 import { PageHeader } from '../../shared/ui/PageHeader';
+import { SubNav } from '../../shared/ui/SubNav';
+import { useIsMobile } from '../../shared/ui/useIsMobile';
 import { useCurrentUser } from '../auth/auth.api';
-import { AppsSection } from '../apps/AppsSection';
-import { AlertsSection } from './components/AlertsSection';
-import { AuditLogSection } from './components/AuditLogSection';
-import { InvitationsSection } from './components/InvitationsSection';
-import { MembersSection } from './components/MembersSection';
-import { NotificationsSection } from './components/NotificationsSection';
-import { PhoneHostsSection } from './components/PhoneHostsSection';
-import { ProfileSection } from './components/ProfileSection';
-import { SessionsSection } from './components/SessionsSection';
-import { RecipeHealthSection } from './components/RecipeHealthSection';
-import { RecipesSection } from './components/RecipesSection';
-import { StorageSection } from './components/StorageSection';
-import { TwoFactorSection } from './components/TwoFactorSection';
-import { WallLinksSection } from './components/WallLinksSection';
-import { WorkspaceSection } from './components/WorkspaceSection';
+import { partPath, partsFor, roleMayOpen, settingsParts, settingsTarget, type SettingsPart } from './settings.parts';
 
 export function SettingsPage() {
   const me = useCurrentUser();
   if (!me) return null;
-  const isOperator = me.role === 'operator';
+  return (
+    <Routes>
+      <Route index element={<SettingsIndex />} />
+      {settingsParts.map((part) => (
+        <Route key={part.slug} path={part.slug} element={roleMayOpen(part, me) ? <SettingsPartPage part={part} me={me} /> : <NotFoundInShell />} />
+      ))}
+      <Route path="*" element={<NotFoundInShell />} />
+    </Routes>
+  );
+}
+
+function SettingsIndex() {
+  const { hash } = useLocation();
+  return <Navigate to={settingsTarget(hash)} replace />;
+}
+
+const noWorkspace = (
+  <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet">
+    {messages.noWorkspace}
+  </Alert>
+);
+
+function SettingsPartPage({ part, me }: { part: SettingsPart; me: Me }) {
+  const isMobile = useIsMobile();
   const inWorkspace = me.workspaceId !== null;
+  const nav = <SubNav label="Settings" items={partsFor(me).map((item) => ({ label: item.label, to: partPath(item), icon: item.icon }))} vertical={!isMobile} />;
+  const content = (
+    <Stack gap="lg" maw={960} style={{ flex: 1, minWidth: 0 }}>
+      {part.access === 'everyone' || inWorkspace ? <Suspense fallback={<LoadingState label="Loading..." />}>{part.render(me)}</Suspense> : null}
+      {inWorkspace ? null : noWorkspace}
+    </Stack>
+  );
 
   return (
     <>
       <PageHeader title="Settings" subtitle="Manage your profile and workspace" />
-      <Stack gap="lg" maw={960}>
-        <ProfileSection me={me} />
-        <TwoFactorSection />
-        <SessionsSection />
-        {inWorkspace ? (
-          <>
-            <WorkspaceSection canManage={isOperator} />
-            <MembersSection me={me} />
-            {isOperator ? <InvitationsSection /> : null}
-            {isOperator ? <PhoneHostsSection /> : null}
-            {isOperator ? <AppsSection /> : null}
-            {isOperator ? <RecipesSection /> : null}
-            <RecipeHealthSection />
-            {isOperator ? <WallLinksSection /> : null}
-            {isOperator ? <StorageSection /> : null}
-            <NotificationsSection />
-            {isOperator ? <AlertsSection /> : null}
-            {isOperator ? <AuditLogSection /> : null}
-          </>
-        ) : (
-          <Alert variant="light" color="blue" icon={<IconInfoCircle />} title="No workspace yet">
-            {messages.noWorkspace}
-          </Alert>
-        )}
-      </Stack>
+      {isMobile ? (
+        <>
+          {nav}
+          {content}
+        </>
+      ) : (
+        <Group align="flex-start" gap="lg" wrap="nowrap">
+          <Box w={220} style={{ flex: 'none', position: 'sticky', top: 'calc(var(--app-shell-header-height, 56px) + var(--mantine-spacing-md))' }}>
+            {nav}
+          </Box>
+          {content}
+        </Group>
+      )}
     </>
   );
 }

@@ -12,11 +12,6 @@ import type {
   createInvitationBody,
   Invitation,
   Me,
-  RecipeBreaker,
-  RecipeHealth,
-  Range,
-  RecipeList,
-  RecipeSettings,
   RetentionSettings,
   StorageUsage,
   updateMeBody,
@@ -24,12 +19,10 @@ import type {
   User,
   WallLink,
   workspace,
-  WorkspaceRecipe,
 } from '@farm/contracts';
 import type { z } from 'zod';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { apiRequest } from '../../shared/api';
-import { listKey, withQuery } from '../../shared/query';
 import { useInvalidate } from '../../shared/invalidate';
 import { ME_KEY } from '../auth/auth.api';
 import { useAuthStore } from '../auth/auth.store';
@@ -42,6 +35,8 @@ type UpdateMeBody = z.input<typeof updateMeBody>;
 type UpdateUserBody = z.input<typeof updateUserBody>;
 type CreateInvitationBody = z.input<typeof createInvitationBody>;
 export type CreatedWallLink = z.infer<typeof createdWallLink>;
+/** A wall link's or a phone host's create body: an optional name. */
+type NamedBody = { name?: string | undefined };
 
 /** The workspace's stored bytes against its quota (operators). */
 export function useStorageUsage(enabled: boolean) {
@@ -123,7 +118,7 @@ export function useWallLinks(enabled: boolean) {
 export function useCreateWallLink() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (name: string | undefined) => apiRequest<CreatedWallLink>('/api/wall-links', { method: 'POST', body: name ? { name } : {} }),
+    mutationFn: ({ name }: NamedBody) => apiRequest<CreatedWallLink>('/api/wall-links', { method: 'POST', body: name ? { name } : {} }),
     onSuccess: () => invalidate('/api/wall-links'),
   });
 }
@@ -144,7 +139,7 @@ export function useHosts(enabled: boolean) {
 export function useCreateHost() {
   const invalidate = useInvalidate();
   return useMutation({
-    mutationFn: (name: string | undefined) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
+    mutationFn: ({ name }: NamedBody) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
     onSuccess: () => invalidate('/api/hosts'),
   });
 }
@@ -253,74 +248,5 @@ export function useEndSession() {
 export function useEndMemberSessions() {
   return useMutation({
     mutationFn: (userId: string) => apiRequest<void>(`/api/users/${userId}/sessions`, { method: 'DELETE' }),
-  });
-}
-
-export function useRecipes(enabled: boolean) {
-  return useQuery<RecipeList>({ queryKey: ['/api/recipes'], enabled });
-}
-
-/** Settings → Recipes → Recipe health: each recipe by app version over a range of workspace days. */
-export function useRecipeHealth(range: Range) {
-  return useQuery<RecipeHealth>({
-    queryKey: listKey('/api/recipes/health', { range }),
-    queryFn: ({ signal }) => apiRequest<RecipeHealth>(withQuery('/api/recipes/health', { range }), { signal }),
-  });
-}
-
-/** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
-export function fetchRecipeDocument(from: { shipped: string } | { id: string }): Promise<{ body: Record<string, unknown> }> {
-  return apiRequest('shipped' in from ? `/api/recipes/shipped/${encodeURIComponent(from.shipped)}` : `/api/recipes/${from.id}`);
-}
-
-export function useAddRecipe() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (recipe: Record<string, unknown>) => apiRequest<WorkspaceRecipe>('/api/recipes', { method: 'POST', body: { recipe } }),
-    onSuccess: () => invalidate('/api/recipes'),
-  });
-}
-
-export function useSetRecipeEnabled() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
-      apiRequest<WorkspaceRecipe>(`/api/recipes/${id}`, { method: 'PATCH', body: { enabled } }),
-    onSuccess: () => invalidate('/api/recipes'),
-  });
-}
-
-export function useRemoveRecipe() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (id: string) => apiRequest<void>(`/api/recipes/${id}`, { method: 'DELETE' }),
-    onSuccess: () => invalidate('/api/recipes'),
-  });
-}
-
-/** Settings → Recipes: whether shipped templates may run on app versions no one verified. */
-export function useSetRecipeSettings() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (settings: RecipeSettings) => apiRequest<RecipeSettings>('/api/recipes/settings', { method: 'PUT', body: settings }),
-    onSuccess: () => invalidate('/api/recipes'),
-  });
-}
-
-/** "Turn it back on": the paused recipe dispatches again on that app version. */
-export function useResumeRecipe() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (id: string) => apiRequest<RecipeBreaker>(`/api/recipes/breakers/${id}/resume`, { method: 'POST' }),
-    onSuccess: () => invalidate('/api/recipes', '/api/recipes/health'),
-  });
-}
-
-/** "Send this work to VAs by hand": the paused recipe's waiting tasks become their phones' VAs'. */
-export function useSendPausedWorkToVAs() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (id: string) => apiRequest<{ tasks: number }>(`/api/recipes/breakers/${id}/by-hand`, { method: 'POST' }),
-    onSuccess: () => invalidate('/api/recipes', '/api/tasks'),
   });
 }

@@ -5,12 +5,13 @@ import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconPlus, IconTrash } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
 import { useEffect, useMemo, useState } from 'react';
-import { bulkTarget, useBulk } from '../../shared/bulk.api';
+import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { useSelection } from '../../shared/selection';
 import { errorToast, toast } from '../../shared/toast';
 import { useUrlFilters } from '../../shared/url-filters';
+import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { ExportButton } from '../../shared/ui/ExportButton';
@@ -22,7 +23,7 @@ import { TaskCard } from './components/TaskCard';
 import { TaskFormModal } from './components/TaskFormModal';
 import { priorityLabels, taskDeviceLabel, taskStatusLabels } from './task.labels';
 import { useDeleteTask, useTaskCounts, useUpdateTask } from './tasks.api';
-import { PausedRecipesBanner } from '../settings/components/PausedRecipesBanner';
+import { PausedRecipesBanner } from '../recipes/components/PausedRecipesBanner';
 
 const ALL = 'all';
 const typeOptions = [{ value: ALL, label: 'All Types' }, ...taskTypeValues.map((value) => ({ value, label: taskTypeLabels[value] }))];
@@ -74,36 +75,18 @@ export function TasksPage() {
   const userMap = byId(users.data);
   const update = useUpdateTask();
   const remove = useDeleteTask();
-  const bulk = useBulk('tasks');
   const [createOpened, createDialog] = useDisclosure(false);
   const [editing, setEditing] = useState<Task | null>(null);
   const [deleting, setDeleting] = useState<Task | null>(null);
-  const [bulkDeleting, setBulkDeleting] = useState(false);
 
   const list = tasks.rows;
   const order = useMemo(() => list.map((task) => task.id), [list]);
   const selection = useSelection(order);
+  const bulk = useBulkAction('tasks', selection, statusFilter);
   const total = counts.data?.[tabs.find((item) => item.value === tab)!.count];
-  const selectionKey = JSON.stringify(statusFilter);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the selection is cleared when the filters change (selectionKey), not when the selection object changes
-  useEffect(() => selection.clear(), [selectionKey]);
 
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
   const deviceOptions = (devices.data ?? []).map((device) => ({ value: device.id, label: device.name }));
-
-  const runBulk = (body: Record<string, unknown>, done: string) => {
-    bulk.mutate(
-      { ...bulkTarget(selection, statusFilter), ...body },
-      {
-        onSuccess: (answer) => {
-          toast('Tasks Updated', `${answer.results.length} ${answer.results.length === 1 ? 'task' : 'tasks'} ${done}.`);
-          selection.clear();
-          setBulkDeleting(false);
-        },
-        onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to update tasks')),
-      },
-    );
-  };
 
   const changeStatus = (task: Task, status: TaskStatus) => {
     update.mutate(
@@ -212,25 +195,11 @@ export function TasksPage() {
 
       {isOperator && list.length > 0 ? (
         <BulkBar selection={selection} pageIds={order} {...(total !== undefined ? { total } : {})} noun="tasks">
-          <Menu position="bottom-start" withinPortal>
-            <Menu.Target>
-              <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.isPending}>
-                Assign VA
-              </Button>
-            </Menu.Target>
-            <Menu.Dropdown>
-              {vaOptions.length === 0 ? <Menu.Item disabled>No VAs yet</Menu.Item> : null}
-              {vaOptions.map((option) => (
-                <Menu.Item
-                  key={option.value}
-                  onClick={() => runBulk({ action: 'update', changes: { assignedToId: option.value } }, `assigned to ${option.label}`)}
-                >
-                  {option.label}
-                </Menu.Item>
-              ))}
-              <Menu.Item onClick={() => runBulk({ action: 'update', changes: { assignedToId: null } }, 'unassigned')}>Nobody</Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <AssignVaMenu
+            vas={vaOptions}
+            loading={bulk.pending}
+            onAssign={(vaId, done) => bulk.run({ action: 'update', changes: { assignedToId: vaId } }, done)}
+          />
           <Menu position="bottom-start" withinPortal>
             <Menu.Target>
               <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />}>
@@ -239,7 +208,7 @@ export function TasksPage() {
             </Menu.Target>
             <Menu.Dropdown mah={300} style={{ overflowY: 'auto' }}>
               {deviceOptions.map((option) => (
-                <Menu.Item key={option.value} onClick={() => runBulk({ action: 'update', changes: { deviceId: option.value } }, `moved to ${option.label}`)}>
+                <Menu.Item key={option.value} onClick={() => bulk.run({ action: 'update', changes: { deviceId: option.value } }, `moved to ${option.label}`)}>
                   {option.label}
                 </Menu.Item>
               ))}
@@ -255,17 +224,17 @@ export function TasksPage() {
               {taskPriorityValues.map((value) => (
                 <Menu.Item
                   key={value}
-                  onClick={() => runBulk({ action: 'update', changes: { priority: value } }, `set to ${priorityLabels[value].toLowerCase()} priority`)}
+                  onClick={() => bulk.run({ action: 'update', changes: { priority: value } }, `set to ${priorityLabels[value].toLowerCase()} priority`)}
                 >
                   {priorityLabels[value]}
                 </Menu.Item>
               ))}
             </Menu.Dropdown>
           </Menu>
-          <Button size="compact-sm" variant="light" color="gray" onClick={() => runBulk({ action: 'cancel' }, 'cancelled')}>
+          <Button size="compact-sm" variant="light" color="gray" onClick={() => bulk.run({ action: 'cancel' }, 'cancelled')}>
             Cancel
           </Button>
-          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setBulkDeleting(true)}>
+          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
             Delete
           </Button>
         </BulkBar>
@@ -310,13 +279,10 @@ export function TasksPage() {
         onClose={() => setDeleting(null)}
       />
       <ConfirmModal
-        opened={bulkDeleting}
         title="Delete the selected tasks?"
         message={`${selection.allMatching ? (total ?? 0) : selection.ids.size} tasks will be removed for good.`}
         confirmLabel="Delete"
-        loading={bulk.isPending}
-        onConfirm={() => runBulk({ action: 'delete' }, 'deleted')}
-        onClose={() => setBulkDeleting(false)}
+        {...bulk.confirmDelete}
       />
     </>
   );

@@ -1,9 +1,8 @@
-import { useEffect, useState } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
-import { Alert, Button, Group, NumberInput, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, NumberInput, Select, SimpleGrid, Text, TextInput } from '@mantine/core';
 import { messages, routineSettings, routineTypeLabels, type Account, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
-import { FormModal } from '../../../shared/ui/FormModal';
+import { ModalForm, useModalForm } from '../../../shared/ui/FormModal';
 import { useCreateRoutine } from '../campaigns.api';
 import {
   addableRoutineTypes,
@@ -34,13 +33,7 @@ export interface AddRoutineModalProps {
 
 export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: AddRoutineModalProps) {
   const create = useCreateRoutine();
-  const [values, setValues] = useState<RoutineFormValues>(emptyRoutineForm);
-
-  useEffect(() => {
-    if (opened) setValues(emptyRoutineForm());
-  }, [opened]);
-
-  const set = <K extends keyof RoutineFormValues>(key: K, value: RoutineFormValues[K]) => setValues((current) => ({ ...current, [key]: value }));
+  const { values, set } = useModalForm<RoutineFormValues>(opened, emptyRoutineForm);
 
   const duration = formDuration(values);
   const noAccounts = linkedAccounts.length === 0 && !campaign.groupId;
@@ -183,66 +176,57 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
   }
 
   return (
-    <FormModal opened={opened} onClose={onClose} title="Add Routine" size="lg">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
-        }}
-        noValidate
-      >
-        <Stack gap="md">
-          {noAccounts && (
-            <Alert color="yellow" title="No linked accounts">
-              Link an account to this campaign, or give it a group of phones, before adding routines.
-            </Alert>
-          )}
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Select
-              label="Routine Type"
-              placeholder="Select a type"
-              required
-              data={addableRoutineTypes.map((value) => ({ value, label: routineTypeLabels[value] }))}
-              value={values.type}
-              onChange={(value) => set('type', addableRoutineTypes.find((option) => option === value) ?? null)}
-            />
-            <Select
-              label="Account"
-              placeholder={noAccounts ? 'No linked accounts' : 'Select an account'}
-              required
-              disabled={noAccounts}
-              data={[
-                ...(campaign.groupId ? [{ value: GROUP_ACCOUNTS, label: "Every account on the group's phones" }] : []),
-                ...linkedAccounts.map((account) => ({ value: account.id, label: `@${account.username}` })),
-              ]}
-              value={values.accountId}
-              onChange={(value) => set('accountId', value)}
-            />
-            {values.type && typeSettings(values.type)}
-            <NumberInput
-              label="Intensity"
-              description="1 (gentle) to 10 (aggressive)"
-              min={routineBounds.intensity.min}
-              max={routineBounds.intensity.max}
-              allowDecimal={false}
-              allowNegative={false}
-              value={values.intensity}
-              onChange={(value) => set('intensity', value)}
-            />
-          </SimpleGrid>
-          <Text size="sm" aria-live="polite">
-            Estimated duration: <b>{duration === null ? '—' : `${duration} min`}</b>
-          </Text>
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={create.isPending}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending} disabled={noAccounts || !values.type}>
-              Add Routine
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </FormModal>
+    <ModalForm
+      opened={opened}
+      onClose={onClose}
+      title="Add Routine"
+      size="lg"
+      onSubmit={submit}
+      busy={create.isPending}
+      submitLabel="Add Routine"
+      submitDisabled={noAccounts || !values.type}
+    >
+      {noAccounts && (
+        <Alert color="yellow" title="No linked accounts">
+          Link an account to this campaign, or give it a group of phones, before adding routines.
+        </Alert>
+      )}
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <Select
+          label="Routine Type"
+          placeholder="Select a type"
+          required
+          data={addableRoutineTypes.map((value) => ({ value, label: routineTypeLabels[value] }))}
+          value={values.type}
+          onChange={(value) => set('type', addableRoutineTypes.find((option) => option === value) ?? null)}
+        />
+        <Select
+          label="Account"
+          placeholder={noAccounts ? 'No linked accounts' : 'Select an account'}
+          required
+          disabled={noAccounts}
+          data={[
+            ...(campaign.groupId ? [{ value: GROUP_ACCOUNTS, label: "Every account on the group's phones" }] : []),
+            ...linkedAccounts.map((account) => ({ value: account.id, label: `@${account.username}` })),
+          ]}
+          value={values.accountId}
+          onChange={(value) => set('accountId', value)}
+        />
+        {values.type && typeSettings(values.type)}
+        <NumberInput
+          label="Intensity"
+          description="1 (gentle) to 10 (aggressive)"
+          min={routineBounds.intensity.min}
+          max={routineBounds.intensity.max}
+          allowDecimal={false}
+          allowNegative={false}
+          value={values.intensity}
+          onChange={(value) => set('intensity', value)}
+        />
+      </SimpleGrid>
+      <Text size="sm" aria-live="polite">
+        Estimated duration: <b>{duration === null ? '—' : `${duration} min`}</b>
+      </Text>
+    </ModalForm>
   );
 }

@@ -1,10 +1,10 @@
 import { useEffect } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
-import { Button, Checkbox, Divider, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
+import { Checkbox, Divider, Group, NumberInput, Radio, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { campaignPlatformValues, messages, uploadLimits, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
-import { FormModal } from '../../../shared/ui/FormModal';
+import { ModalForm } from '../../../shared/ui/FormModal';
 import { useCurrentUser } from '../../auth/auth.api';
 import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
@@ -115,175 +115,159 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
   const images = values.autoLikeReferenceImages;
 
   return (
-    <FormModal opened={opened} onClose={onClose} title={editing ? 'Edit Campaign' : 'New Campaign'} size="xl">
-      <form onSubmit={form.onSubmit(submit)} noValidate>
-        <Stack gap="md">
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <TextInput label="Campaign Name" placeholder="Summer fitness push" required {...form.getInputProps('name')} />
-            <Select
-              label="Platform"
-              data={campaignPlatformValues.map((value) => ({ value, label: platformLabels[value] }))}
-              allowDeselect={false}
-              required
-              {...form.getInputProps('platform')}
-            />
-            <TextInput label="Niche" placeholder="Fitness" required {...form.getInputProps('niche')} />
-            <NumberInput
-              label="Daily Engagement Target"
-              min={1}
-              clampBehavior="none"
-              allowDecimal={false}
-              allowNegative={false}
-              required
-              {...form.getInputProps('engagementTarget')}
-            />
-          </SimpleGrid>
-          <Select
-            label="Group of phones"
-            description="Its group routines run for every account on this group's phones, following phones as they join or leave it."
-            placeholder="No group: linked accounts only"
-            data={(groups.data ?? []).map((group) => ({
-              value: group.id,
-              label: `${group.kind === 'tag' ? '#' : ''}${group.name} (${group.deviceIds.length})`,
-            }))}
-            clearable
-            searchable
-            value={values.groupId}
-            onChange={(value) => form.setFieldValue('groupId', value)}
-          />
-          <TextInput label="Keywords" description="Comma-separated" placeholder="fitness, workout, gym" {...form.getInputProps('keywords')} />
-          <TextInput
-            label="Reference Accounts"
-            description="Comma-separated usernames"
-            placeholder="@coach, @athlete"
-            {...form.getInputProps('referenceAccounts')}
-          />
-          <Textarea label="Custom Lore" autosize minRows={2} maxRows={6} {...form.getInputProps('customLore')} />
-          <Textarea label="Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('guidelines')} />
+    <ModalForm
+      opened={opened}
+      onClose={onClose}
+      title={editing ? 'Edit Campaign' : 'New Campaign'}
+      size="xl"
+      onSubmit={form.onSubmit(submit)}
+      busy={busy}
+      submitLabel={editing ? 'Save Changes' : 'Create Campaign'}
+    >
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <TextInput label="Campaign Name" placeholder="Summer fitness push" required {...form.getInputProps('name')} />
+        <Select
+          label="Platform"
+          data={campaignPlatformValues.map((value) => ({ value, label: platformLabels[value] }))}
+          allowDeselect={false}
+          required
+          {...form.getInputProps('platform')}
+        />
+        <TextInput label="Niche" placeholder="Fitness" required {...form.getInputProps('niche')} />
+        <NumberInput
+          label="Daily Engagement Target"
+          min={1}
+          clampBehavior="none"
+          allowDecimal={false}
+          allowNegative={false}
+          required
+          {...form.getInputProps('engagementTarget')}
+        />
+      </SimpleGrid>
+      <Select
+        label="Group of phones"
+        description="Its group routines run for every account on this group's phones, following phones as they join or leave it."
+        placeholder="No group: linked accounts only"
+        data={(groups.data ?? []).map((group) => ({
+          value: group.id,
+          label: `${group.kind === 'tag' ? '#' : ''}${group.name} (${group.deviceIds.length})`,
+        }))}
+        clearable
+        searchable
+        value={values.groupId}
+        onChange={(value) => form.setFieldValue('groupId', value)}
+      />
+      <TextInput label="Keywords" description="Comma-separated" placeholder="fitness, workout, gym" {...form.getInputProps('keywords')} />
+      <TextInput
+        label="Reference Accounts"
+        description="Comma-separated usernames"
+        placeholder="@coach, @athlete"
+        {...form.getInputProps('referenceAccounts')}
+      />
+      <Textarea label="Custom Lore" autosize minRows={2} maxRows={6} {...form.getInputProps('customLore')} />
+      <Textarea label="Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('guidelines')} />
 
-          {engagement && (
-            <>
-              <Divider label="Engagement" labelPosition="left" />
-              <Switch label="Search and like" {...form.getInputProps('searchAndLike', { type: 'checkbox' })} />
-              {values.searchAndLike && (
-                <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-                  <TextInput label="Search Keywords" description="Comma-separated" {...form.getInputProps('searchKeywords')} />
-                  <Checkbox.Group label="Search and like actions" {...form.getInputProps('searchAndLikeActions')}>
-                    <Group gap="md" mt={4}>
-                      {actionOptions.map((option) => (
-                        <Checkbox key={option.value} value={option.value} label={option.label} />
-                      ))}
-                    </Group>
-                  </Checkbox.Group>
-                </Stack>
-              )}
-              <Switch label="Follow account list" {...form.getInputProps('followAccountList', { type: 'checkbox' })} />
-              {values.followAccountList && (
-                <TextInput
-                  pl={{ base: 0, sm: 'md' }}
-                  label="Accounts to Follow"
-                  description="Comma-separated usernames"
-                  {...form.getInputProps('accountsToFollow')}
-                />
-              )}
-              <Switch label="Follow from account" {...form.getInputProps('followFromAccount', { type: 'checkbox' })} />
-              {values.followFromAccount && (
-                <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-                  <TextInput label="Target Accounts" description="Comma-separated usernames" {...form.getInputProps('followTargetAccounts')} />
-                  <Radio.Group label="Follow their" {...form.getInputProps('followType')}>
-                    <Group gap="md" mt={4}>
-                      <Radio value="followers" label="Followers" />
-                      <Radio value="following" label="Following" />
-                    </Group>
-                  </Radio.Group>
-                </Stack>
-              )}
-              <Switch label="Engage commenters" {...form.getInputProps('engageCommenters', { type: 'checkbox' })} />
-              {values.engageCommenters && (
-                <Checkbox.Group pl={{ base: 0, sm: 'md' }} label="Engage commenters actions" {...form.getInputProps('engageCommentersActions')}>
-                  <Group gap="md" mt={4}>
-                    {actionOptions.map((option) => (
-                      <Checkbox key={option.value} value={option.value} label={option.label} />
-                    ))}
-                  </Group>
-                </Checkbox.Group>
-              )}
-            </>
-          )}
-
-          <Divider label="Auto-like" labelPosition="left" />
-          <Switch label="Enable auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
-          {values.autoLikeEnabled && (
+      {engagement && (
+        <>
+          <Divider label="Engagement" labelPosition="left" />
+          <Switch label="Search and like" {...form.getInputProps('searchAndLike', { type: 'checkbox' })} />
+          {values.searchAndLike && (
             <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
-              <Textarea label="Auto-like Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('autoLikeGuidelines')} />
-              <ImageDropzone
-                label="Reference Images"
-                restrictions={{ ...imageRestrictions, maxFiles: uploadLimits.maxReferenceImages }}
-                held={images.length}
-                upload={uploadCampaignImage}
-                onUploaded={(files) =>
-                  form.setFieldValue('autoLikeReferenceImages', (current) =>
-                    [...current, ...files.map((file) => file.path)].slice(0, uploadLimits.maxReferenceImages),
-                  )
-                }
-                hint={`Up to ${uploadLimits.maxReferenceImages} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
-              />
-              <ImageThumbs
-                paths={images}
-                onRemove={(index) => form.setFieldValue('autoLikeReferenceImages', (current) => current.filter((_, at) => at !== index))}
-              />
+              <TextInput label="Search Keywords" description="Comma-separated" {...form.getInputProps('searchKeywords')} />
+              <Checkbox.Group label="Search and like actions" {...form.getInputProps('searchAndLikeActions')}>
+                <Group gap="md" mt={4}>
+                  {actionOptions.map((option) => (
+                    <Checkbox key={option.value} value={option.value} label={option.label} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
             </Stack>
           )}
-
-          {values.platform === 'tinder' && (
-            <>
-              <Divider label="Auto-swipe" labelPosition="left" />
-              <Switch label="Enable auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
-              {values.autoSwipeEnabled && (
-                <SimpleGrid cols={{ base: 1, sm: 2 }} pl={{ base: 0, sm: 'md' }}>
-                  <Select label="Gender Preference" data={genderOptions} allowDeselect={false} {...form.getInputProps('swipeGender')} />
-                  <NumberInput
-                    label="Distance (km)"
-                    min={swipeLimits.distanceMin}
-                    max={swipeLimits.distanceMax}
-                    allowDecimal={false}
-                    {...form.getInputProps('swipeDistance')}
-                  />
-                  <NumberInput
-                    label="Minimum Age"
-                    min={swipeLimits.ageMin}
-                    max={swipeLimits.ageMax}
-                    allowDecimal={false}
-                    {...form.getInputProps('swipeAgeMin')}
-                  />
-                  <NumberInput
-                    label="Maximum Age"
-                    min={swipeLimits.ageMin}
-                    max={swipeLimits.ageMax}
-                    allowDecimal={false}
-                    {...form.getInputProps('swipeAgeMax')}
-                  />
-                  <TextInput label="Bio Keywords" description="Comma-separated" style={{ gridColumn: '1 / -1' }} {...form.getInputProps('swipeBioKeywords')} />
-                </SimpleGrid>
-              )}
-            </>
+          <Switch label="Follow account list" {...form.getInputProps('followAccountList', { type: 'checkbox' })} />
+          {values.followAccountList && (
+            <TextInput
+              pl={{ base: 0, sm: 'md' }}
+              label="Accounts to Follow"
+              description="Comma-separated usernames"
+              {...form.getInputProps('accountsToFollow')}
+            />
           )}
-
-          {!editing && (
-            <Text size="xs" c="dimmed">
-              New campaigns start as drafts; activate them from the campaign list.
-            </Text>
+          <Switch label="Follow from account" {...form.getInputProps('followFromAccount', { type: 'checkbox' })} />
+          {values.followFromAccount && (
+            <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+              <TextInput label="Target Accounts" description="Comma-separated usernames" {...form.getInputProps('followTargetAccounts')} />
+              <Radio.Group label="Follow their" {...form.getInputProps('followType')}>
+                <Group gap="md" mt={4}>
+                  <Radio value="followers" label="Followers" />
+                  <Radio value="following" label="Following" />
+                </Group>
+              </Radio.Group>
+            </Stack>
           )}
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={busy}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              {editing ? 'Save Changes' : 'Create Campaign'}
-            </Button>
-          </Group>
+          <Switch label="Engage commenters" {...form.getInputProps('engageCommenters', { type: 'checkbox' })} />
+          {values.engageCommenters && (
+            <Checkbox.Group pl={{ base: 0, sm: 'md' }} label="Engage commenters actions" {...form.getInputProps('engageCommentersActions')}>
+              <Group gap="md" mt={4}>
+                {actionOptions.map((option) => (
+                  <Checkbox key={option.value} value={option.value} label={option.label} />
+                ))}
+              </Group>
+            </Checkbox.Group>
+          )}
+        </>
+      )}
+
+      <Divider label="Auto-like" labelPosition="left" />
+      <Switch label="Enable auto-like" {...form.getInputProps('autoLikeEnabled', { type: 'checkbox' })} />
+      {values.autoLikeEnabled && (
+        <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+          <Textarea label="Auto-like Guidelines" autosize minRows={2} maxRows={6} {...form.getInputProps('autoLikeGuidelines')} />
+          <ImageDropzone
+            label="Reference Images"
+            restrictions={{ ...imageRestrictions, maxFiles: uploadLimits.maxReferenceImages }}
+            held={images.length}
+            upload={uploadCampaignImage}
+            onUploaded={(files) =>
+              form.setFieldValue('autoLikeReferenceImages', (current) =>
+                [...current, ...files.map((file) => file.path)].slice(0, uploadLimits.maxReferenceImages),
+              )
+            }
+            hint={`Up to ${uploadLimits.maxReferenceImages} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
+          />
+          <ImageThumbs
+            paths={images}
+            onRemove={(index) => form.setFieldValue('autoLikeReferenceImages', (current) => current.filter((_, at) => at !== index))}
+          />
         </Stack>
-      </form>
-    </FormModal>
+      )}
+
+      {values.platform === 'tinder' && (
+        <>
+          <Divider label="Auto-swipe" labelPosition="left" />
+          <Switch label="Enable auto-swipe" {...form.getInputProps('autoSwipeEnabled', { type: 'checkbox' })} />
+          {values.autoSwipeEnabled && (
+            <SimpleGrid cols={{ base: 1, sm: 2 }} pl={{ base: 0, sm: 'md' }}>
+              <Select label="Gender Preference" data={genderOptions} allowDeselect={false} {...form.getInputProps('swipeGender')} />
+              <NumberInput
+                label="Distance (km)"
+                min={swipeLimits.distanceMin}
+                max={swipeLimits.distanceMax}
+                allowDecimal={false}
+                {...form.getInputProps('swipeDistance')}
+              />
+              <NumberInput label="Minimum Age" min={swipeLimits.ageMin} max={swipeLimits.ageMax} allowDecimal={false} {...form.getInputProps('swipeAgeMin')} />
+              <NumberInput label="Maximum Age" min={swipeLimits.ageMin} max={swipeLimits.ageMax} allowDecimal={false} {...form.getInputProps('swipeAgeMax')} />
+              <TextInput label="Bio Keywords" description="Comma-separated" style={{ gridColumn: '1 / -1' }} {...form.getInputProps('swipeBioKeywords')} />
+            </SimpleGrid>
+          )}
+        </>
+      )}
+
+      {!editing && (
+        <Text size="xs" c="dimmed">
+          New campaigns start as drafts; activate them from the campaign list.
+        </Text>
+      )}
+    </ModalForm>
   );
 }

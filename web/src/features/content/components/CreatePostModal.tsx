@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useCallback } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
 import type { Post, UpdatePostBody } from '@farm/contracts';
-import { Button, Group, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import { Select, TextInput, Textarea } from '@mantine/core';
 import { uploadLimits } from '@farm/contracts';
 import { toDateTimeLocal } from '../../../shared/format';
 import { errorToast, toast } from '../../../shared/toast';
-import { FormModal } from '../../../shared/ui/FormModal';
+import { ModalForm, useModalForm } from '../../../shared/ui/FormModal';
 import { ImageDropzone } from '../../../shared/uploads/ImageDropzone';
 import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { formatBytes, imageRestrictions, uploadObjectPath } from '../../../shared/uploads/uploads';
@@ -19,7 +19,6 @@ import {
   postStatusOptions,
   postableAccounts,
   postableCampaigns,
-  type PostFieldErrors,
   type PostFormValues,
 } from '../content.form';
 
@@ -55,27 +54,18 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
   const campaigns = useCampaignsList();
   const create = useCreatePost();
   const update = useUpdatePost();
-  const [values, setValues] = useState<PostFormValues>(emptyPostForm);
-  const [media, setMedia] = useState<string[]>([]);
-  const [errors, setErrors] = useState<PostFieldErrors>({});
+  const initial = useCallback(
+    (): PostFormValues => (post ? formOf(post) : scheduleAt ? { ...emptyPostForm(), status: 'scheduled' as const, scheduledAt: scheduleAt } : emptyPostForm()),
+    [post, scheduleAt],
+  );
+  const { values, errors, set, setValues, setErrors } = useModalForm(opened, initial);
+  const media = values.mediaUrls;
+  const setMedia = (change: (current: string[]) => string[]) => setValues((current) => ({ ...current, mediaUrls: change(current.mediaUrls) }));
   const editing = post !== null;
   const readOnly = post?.status === 'published';
 
-  useEffect(() => {
-    if (!opened) return;
-    const initial = post ? formOf(post) : scheduleAt ? { ...emptyPostForm(), status: 'scheduled' as const, scheduledAt: scheduleAt } : emptyPostForm();
-    setValues(initial);
-    setMedia(initial.mediaUrls);
-    setErrors({});
-  }, [opened, post, scheduleAt]);
-
-  function set<K extends keyof PostFormValues>(key: K, value: PostFormValues[K]): void {
-    setValues((current) => ({ ...current, [key]: value }));
-    setErrors((current) => ({ ...current, [key]: undefined }));
-  }
-
   function submit(): void {
-    const body = buildPostPayload({ ...values, mediaUrls: media }, me?.id);
+    const body = buildPostPayload(values, me?.id);
     const found = postFieldErrors(body);
     if (Object.keys(found).length > 0) {
       setErrors(found);
@@ -122,95 +112,86 @@ export function CreatePostModal({ opened, onClose, post = null, scheduleAt = nul
   ];
 
   return (
-    <FormModal opened={opened} onClose={onClose} title={editing ? (readOnly ? 'Published Post' : 'Edit Post') : 'Create Post'} size="lg">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          submit();
+    <ModalForm
+      opened={opened}
+      onClose={onClose}
+      title={editing ? (readOnly ? 'Published Post' : 'Edit Post') : 'Create Post'}
+      size="lg"
+      onSubmit={submit}
+      busy={create.isPending || update.isPending}
+      cancelLabel={readOnly ? 'Close' : 'Cancel'}
+      submitLabel={
+        readOnly ? null : editing ? (post?.status === 'failed' && values.status === 'scheduled' ? 'Retry at this time' : 'Save Changes') : 'Create Post'
+      }
+    >
+      <Select
+        label="Account"
+        placeholder={accounts.isPending ? 'Loading accounts...' : 'Select an active account'}
+        required
+        searchable
+        nothingFoundMessage="No active accounts"
+        data={accountOptions}
+        value={values.accountId}
+        onChange={(value) => set('accountId', value)}
+        error={errors.accountId}
+      />
+      <Select
+        label="Campaign"
+        description="Optional"
+        data={campaignOptions}
+        allowDeselect={false}
+        value={values.campaignId}
+        onChange={(value) => set('campaignId', value ?? NO_CAMPAIGN)}
+      />
+      <Textarea
+        label="Caption"
+        placeholder="Write your caption..."
+        required
+        autosize
+        minRows={3}
+        maxRows={10}
+        value={values.caption}
+        onChange={(event) => set('caption', event.currentTarget.value)}
+        error={errors.caption}
+      />
+      <TextInput
+        label="Hashtags"
+        description="Optional, space-separated; only words starting with # are kept"
+        placeholder="#travel #food"
+        value={values.hashtags}
+        onChange={(event) => set('hashtags', event.currentTarget.value)}
+        error={errors.hashtags}
+      />
+      <Select
+        label="Status"
+        data={postStatusOptions}
+        allowDeselect={false}
+        value={values.status}
+        onChange={(value) => {
+          const status = postStatusOptions.find((option) => option.value === value)?.value;
+          if (status) set('status', status);
         }}
-        noValidate
-      >
-        <Stack gap="md">
-          <Select
-            label="Account"
-            placeholder={accounts.isPending ? 'Loading accounts...' : 'Select an active account'}
-            required
-            searchable
-            nothingFoundMessage="No active accounts"
-            data={accountOptions}
-            value={values.accountId}
-            onChange={(value) => set('accountId', value)}
-            error={errors.accountId}
-          />
-          <Select
-            label="Campaign"
-            description="Optional"
-            data={campaignOptions}
-            allowDeselect={false}
-            value={values.campaignId}
-            onChange={(value) => set('campaignId', value ?? NO_CAMPAIGN)}
-          />
-          <Textarea
-            label="Caption"
-            placeholder="Write your caption..."
-            required
-            autosize
-            minRows={3}
-            maxRows={10}
-            value={values.caption}
-            onChange={(event) => set('caption', event.currentTarget.value)}
-            error={errors.caption}
-          />
-          <TextInput
-            label="Hashtags"
-            description="Optional, space-separated; only words starting with # are kept"
-            placeholder="#travel #food"
-            value={values.hashtags}
-            onChange={(event) => set('hashtags', event.currentTarget.value)}
-            error={errors.hashtags}
-          />
-          <Select
-            label="Status"
-            data={postStatusOptions}
-            allowDeselect={false}
-            value={values.status}
-            onChange={(value) => {
-              const status = postStatusOptions.find((option) => option.value === value)?.value;
-              if (status) set('status', status);
-            }}
-          />
-          {values.status === 'scheduled' && (
-            <TextInput
-              type="datetime-local"
-              label="Schedule Date & Time"
-              required
-              min={toDateTimeLocal(new Date().toISOString())}
-              value={values.scheduledAt}
-              onChange={(event) => set('scheduledAt', event.currentTarget.value)}
-              error={errors.scheduledAt}
-            />
-          )}
-          <ImageDropzone
-            label="Media (optional)"
-            restrictions={{ ...imageRestrictions, maxFiles: MAX_POST_MEDIA }}
-            held={media.length}
-            upload={uploadObjectPath}
-            onUploaded={(files) => setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_POST_MEDIA))}
-            hint={`Up to ${MAX_POST_MEDIA} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
-          />
-          <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={create.isPending || update.isPending}>
-              {readOnly ? 'Close' : 'Cancel'}
-            </Button>
-            {readOnly ? null : (
-              <Button type="submit" loading={create.isPending || update.isPending}>
-                {editing ? (post?.status === 'failed' && values.status === 'scheduled' ? 'Retry at this time' : 'Save Changes') : 'Create Post'}
-              </Button>
-            )}
-          </Group>
-        </Stack>
-      </form>
-    </FormModal>
+      />
+      {values.status === 'scheduled' && (
+        <TextInput
+          type="datetime-local"
+          label="Schedule Date & Time"
+          required
+          min={toDateTimeLocal(new Date().toISOString())}
+          value={values.scheduledAt}
+          onChange={(event) => set('scheduledAt', event.currentTarget.value)}
+          error={errors.scheduledAt}
+        />
+      )}
+      <ImageDropzone
+        label="Media (optional)"
+        restrictions={{ ...imageRestrictions, maxFiles: MAX_POST_MEDIA }}
+        held={media.length}
+        upload={uploadObjectPath}
+        onUploaded={(files) => setMedia((current) => [...current, ...files.map((file) => file.path)].slice(0, MAX_POST_MEDIA))}
+        hint={`Up to ${MAX_POST_MEDIA} images, ${formatBytes(uploadLimits.maxFileSize)} each`}
+      />
+      <ImageThumbs paths={media} onRemove={(index) => setMedia((current) => current.filter((_, at) => at !== index))} />
+    </ModalForm>
   );
 }

@@ -1,11 +1,11 @@
-import { Button, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Select, Text, TextInput } from '@mantine/core';
 import { refusalMessage } from '../../../shared/refusal';
 import { createDeviceBody, deviceStatusValues, type Device, type DeviceStatus } from '@farm/contracts';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { deviceStatusLabels } from '../../../shared/format';
 import { useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
-import { FormModal } from '../../../shared/ui/FormModal';
+import { ModalForm } from '../../../shared/ui/FormModal';
 import { useCreateDevice } from '../devices.api';
 
 export const deviceStatusOptions = deviceStatusValues.map((value) => ({ value, label: deviceStatusLabels[value] }));
@@ -34,8 +34,7 @@ export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; 
     [users.data],
   );
 
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     const parsed = createDeviceBody.safeParse({ name, assignedToId });
     if (!parsed.success) {
       setError(parsed.error.issues[0]?.message);
@@ -52,24 +51,12 @@ export function AddDeviceModal({ opened, onClose, onAdded }: { opened: boolean; 
   };
 
   return (
-    <FormModal opened={opened} onClose={onClose} title="Add Device">
-      <form onSubmit={submit}>
-        <Stack gap="md">
-          <TextInput label="Device Name" required value={name} error={error} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Select label="Assigned VA" placeholder="None" data={vaOptions} value={assignedToId} clearable searchable onChange={setAssignedToId} />
-          <Text size="xs" c="dimmed">
-            Its status and battery come from the phone itself, once its agent connects.
-          </Text>
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={create.isPending}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Add Device
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </FormModal>
+    <ModalForm opened={opened} onClose={onClose} title="Add Device" onSubmit={submit} busy={create.isPending} submitLabel="Add Device" noValidate={false}>
+      <TextInput label="Device Name" required value={name} error={error} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <Select label="Assigned VA" placeholder="None" data={vaOptions} value={assignedToId} clearable searchable onChange={setAssignedToId} />
+      <Text size="xs" c="dimmed">
+        Its status and battery come from the phone itself, once its agent connects.
+      </Text>
+    </ModalForm>
   );
 }

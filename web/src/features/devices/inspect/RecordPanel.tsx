@@ -88,7 +88,7 @@ export function RecordPanel({ setRecorder, snapshot }: RecordPanelProps) {
       {
         onSuccess: (created) => {
           setSavedDraft({ id: created.id, name: name.trim() });
-          toast('Draft saved', `"${name.trim()}" is in Settings → Recipes, turned off until an operator turns it on.`);
+          toast('Draft saved', `"${name.trim()}" is in Campaigns → Recipes, turned off until an operator turns it on.`);
           setStopped(false);
           setEntries([]);
         },

@@ -87,7 +87,7 @@ function Preflight({ preflight, effects }: { preflight: DryRunPreflight; effects
 }
 
 export interface DryRunButtonProps {
-  /** The workspace recipe's row id (Settings → Recipes). */
+  /** The workspace recipe's row id (Campaigns → Recipes). */
   recipeId: string;
   recipeName: string;
 }

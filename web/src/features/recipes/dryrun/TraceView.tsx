@@ -234,7 +234,7 @@ export function DryRunPage() {
   return (
     <Stack gap="md" p={{ base: 'sm', sm: 'md' }} style={{ maxWidth: 960, minWidth: 0 }}>
       <Text size="sm">
-        <Link to="/settings">Back to Settings</Link>
+        <Link to="/campaigns/recipes">Back to Recipes</Link>
       </Text>
       {run.isPending ? (
         <Loader aria-label="Loading the dry run" />

@@ -1,11 +1,11 @@
-import { Button, Group, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Group, Select, Textarea, TextInput } from '@mantine/core';
 import { refusalMessage } from '../../../shared/refusal';
 import { createTaskBody, taskPriorityValues, taskTypeLabels, taskTypeValues, type Task } from '@farm/contracts';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { fromDateTimeLocal, toDateTimeLocal } from '../../../shared/format';
 import { useDevices, useUsers } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
-import { FormModal } from '../../../shared/ui/FormModal';
+import { ModalForm } from '../../../shared/ui/FormModal';
 import { useCreateTask, useUpdateTask } from '../tasks.api';
 import { priorityLabels } from '../task.labels';
 
@@ -77,8 +77,7 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
 
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((current) => ({ ...current, [key]: value }));
 
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = () => {
     const body = {
       title: form.title,
       description: form.description.trim() ? form.description : null,
@@ -120,66 +119,56 @@ export function TaskFormModal({ opened, onClose, task }: TaskFormModalProps) {
   };
 
   return (
-    <FormModal opened={opened} onClose={onClose} title={editing ? 'Edit Task' : 'Create Task'} size="lg">
-      <form onSubmit={submit}>
-        <Stack gap="md">
-          <TextInput
-            label="Title"
-            required
-            value={form.title}
-            error={titleError}
-            onChange={(event) => set('title', event.currentTarget.value)}
-            data-autofocus
-          />
-          <Textarea
-            label="Description"
-            autosize
-            minRows={2}
-            maxRows={6}
-            value={form.description}
-            onChange={(event) => set('description', event.currentTarget.value)}
-          />
-          <Group grow align="flex-start" wrap="wrap">
-            <Select label="Type" data={typeOptions} value={form.type} allowDeselect={false} onChange={(value) => isTaskType(value) && set('type', value)} />
-            <Select
-              label="Priority"
-              data={priorityOptions}
-              value={form.priority}
-              allowDeselect={false}
-              onChange={(value) => isPriority(value) && set('priority', value)}
-            />
-          </Group>
-          <Select
-            label="Device"
-            placeholder="Unassigned"
-            data={deviceOptions}
-            value={form.deviceId}
-            searchable
-            clearable
-            nothingFoundMessage="No devices"
-            onChange={(value) => set('deviceId', value)}
-          />
-          <Select
-            label="Virtual Assistant"
-            placeholder="Unassigned"
-            data={vaOptions}
-            value={form.assignedToId}
-            searchable
-            clearable
-            nothingFoundMessage="No virtual assistants"
-            onChange={(value) => set('assignedToId', value)}
-          />
-          <TextInput label="Deadline" type="datetime-local" value={form.deadline} onChange={(event) => set('deadline', event.currentTarget.value)} />
-          <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={onClose} disabled={busy}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              {editing ? 'Save Changes' : 'Create Task'}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </FormModal>
+    <ModalForm
+      opened={opened}
+      onClose={onClose}
+      title={editing ? 'Edit Task' : 'Create Task'}
+      size="lg"
+      onSubmit={submit}
+      busy={busy}
+      submitLabel={editing ? 'Save Changes' : 'Create Task'}
+      noValidate={false}
+    >
+      <TextInput label="Title" required value={form.title} error={titleError} onChange={(event) => set('title', event.currentTarget.value)} data-autofocus />
+      <Textarea
+        label="Description"
+        autosize
+        minRows={2}
+        maxRows={6}
+        value={form.description}
+        onChange={(event) => set('description', event.currentTarget.value)}
+      />
+      <Group grow align="flex-start" wrap="wrap">
+        <Select label="Type" data={typeOptions} value={form.type} allowDeselect={false} onChange={(value) => isTaskType(value) && set('type', value)} />
+        <Select
+          label="Priority"
+          data={priorityOptions}
+          value={form.priority}
+          allowDeselect={false}
+          onChange={(value) => isPriority(value) && set('priority', value)}
+        />
+      </Group>
+      <Select
+        label="Device"
+        placeholder="Unassigned"
+        data={deviceOptions}
+        value={form.deviceId}
+        searchable
+        clearable
+        nothingFoundMessage="No devices"
+        onChange={(value) => set('deviceId', value)}
+      />
+      <Select
+        label="Virtual Assistant"
+        placeholder="Unassigned"
+        data={vaOptions}
+        value={form.assignedToId}
+        searchable
+        clearable
+        nothingFoundMessage="No virtual assistants"
+        onChange={(value) => set('assignedToId', value)}
+      />
+      <TextInput label="Deadline" type="datetime-local" value={form.deadline} onChange={(event) => set('deadline', event.currentTarget.value)} />
+    </ModalForm>
   );
 }

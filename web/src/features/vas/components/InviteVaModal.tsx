@@ -1,44 +1,37 @@
 import { Button, Group, Stack, Text, TextInput } from '@mantine/core';
-import { refusalMessage } from '../../../shared/refusal';
 import { createInvitationBody } from '@farm/contracts';
 import { useEffect, useState, type FormEvent } from 'react';
 import { formatDateTime } from '../../../shared/format';
-import { errorToast, toast } from '../../../shared/toast';
+import { useShowOnce } from '../../../shared/secrets/secrets.hooks';
 import { CopyField } from '../../../shared/ui/CopyField';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { invitationLink, useCreateInvitation } from '../../settings/settings.api';
 
 /** Creates a VA invitation and shows the link to send. */
 export function InviteVaModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
-  const create = useCreateInvitation();
+  const mutation = useCreateInvitation();
   const [email, setEmail] = useState('');
-  const [emailError, setEmailError] = useState<string | undefined>();
-  const [created, setCreated] = useState<{ link: string; expiresAt: string } | null>(null);
-  const resetCreate = create.reset;
+  const create = useShowOnce({
+    create: mutation,
+    reveal: ({ invitation }) => ({ link: invitationLink(invitation.url), expiresAt: invitation.expiresAt }),
+    created: () => ['Invitation Created', 'Send the link to your virtual assistant.'],
+    failure: 'Failed to create invitation',
+  });
+  const created = create.secret;
+  const { setSecret, setFieldError } = create;
+  const resetCreate = mutation.reset;
 
   useEffect(() => {
     if (!opened) return;
     setEmail('');
-    setEmailError(undefined);
-    setCreated(null);
+    setFieldError(undefined);
+    setSecret(null);
     resetCreate();
-  }, [opened, resetCreate]);
+  }, [opened, resetCreate, setSecret, setFieldError]);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const parsed = createInvitationBody.safeParse({ role: 'va', email: email.trim() || undefined });
-    if (!parsed.success) {
-      setEmailError(parsed.error.issues[0]?.message);
-      return;
-    }
-    setEmailError(undefined);
-    create.mutate(parsed.data, {
-      onSuccess: ({ invitation }) => {
-        setCreated({ link: invitationLink(invitation.url), expiresAt: invitation.expiresAt });
-        toast('Invitation Created', 'Send the link to your virtual assistant.');
-      },
-      onError: (error) => errorToast('Error', refusalMessage(error, 'Failed to create invitation')),
-    });
+    create.submit(createInvitationBody.safeParse({ role: 'va', email: email.trim() || undefined }));
   };
 
   return (
@@ -65,15 +58,15 @@ export function InviteVaModal({ opened, onClose }: { opened: boolean; onClose: (
               type="email"
               description="Prefills the sign-up form"
               value={email}
-              error={emailError}
+              error={create.fieldError}
               onChange={(event) => setEmail(event.currentTarget.value)}
               data-autofocus
             />
             <Group justify="flex-end" gap="sm">
-              <Button variant="default" onClick={onClose} disabled={create.isPending}>
+              <Button variant="default" onClick={onClose} disabled={create.submitting}>
                 Cancel
               </Button>
-              <Button type="submit" loading={create.isPending}>
+              <Button type="submit" loading={create.submitting}>
                 Create Invite Link
               </Button>
             </Group>

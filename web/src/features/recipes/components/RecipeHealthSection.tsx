@@ -5,7 +5,7 @@ import { refusalMessage } from '../../../shared/refusal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { ScrollX } from '../../../shared/ui/ScrollX';
 import { useIsMobile } from '../../../shared/ui/useIsMobile';
-import { useRecipeHealth } from '../settings.api';
+import { useRecipeHealth } from '../recipes.api';
 
 const rangeLabels: Record<Range, string> = { '24h': '24h', '7d': '7 days', '30d': '30 days', '90d': '90 days' };
 
@@ -259,7 +259,7 @@ function Uncovered({ items }: { items: UncoveredAppVersion[] }) {
 }
 
 /**
- * Settings → Recipes → Recipe health: each recipe by app version over a range — runs, success rate, failure reasons,
+ * Campaigns → Recipes → Recipe health (VAs read it too): each recipe by app version over a range — runs, success rate, failure reasons,
  * median duration, phones, its last failures and its breaker — and the app versions on the fleet no recipe covers.
  */
 export function RecipeHealthSection() {

@@ -2,7 +2,7 @@ import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import type { RecipeBreaker } from '@farm/contracts';
 import { refusalMessage } from '../../../shared/refusal';
 import { errorToast, toast } from '../../../shared/toast';
-import { useRecipes, useResumeRecipe, useSendPausedWorkToVAs } from '../settings.api';
+import { useRecipes, useResumeRecipe, useSendPausedWorkToVAs } from '../recipes.api';
 
 function what(breaker: RecipeBreaker): string {
   return `${breaker.recipeName} on ${breaker.appPackage} ${breaker.appVersion}`;
@@ -11,7 +11,7 @@ function what(breaker: RecipeBreaker): string {
 /**
  * Recipes the breaker paused for an app version (they stopped matching the app on several phones), with what an
  * operator can do: send the waiting work to the phones' VAs by hand, or turn the recipe back on once it is mended.
- * Shown on Tasks and in Settings → Recipes; operators only (the list is theirs to read).
+ * Shown on Tasks and in Campaigns → Recipes; operators only (the list is theirs to read).
  */
 export function PausedRecipesBanner({ enabled }: { enabled: boolean }) {
   const recipes = useRecipes(enabled);

@@ -7,9 +7,9 @@ import { ApiError } from '../../../shared/api';
 import { errorToast, toast } from '../../../shared/toast';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
-import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../settings.api';
+import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../recipes.api';
 import { PausedRecipesBanner } from './PausedRecipesBanner';
-import { DryRunButton } from '../../recipes/dryrun/DryRunButton';
+import { DryRunButton } from '../dryrun/DryRunButton';
 
 /** Where a server refusal names problems inside the document ("recipe.steps.3.tap"), as lines to show. */
 function problemsOf(error: unknown): string[] {
@@ -43,7 +43,7 @@ const versions = (recipe: { writtenFor: string; minVersion: string | null; below
     .join(', ');
 
 /**
- * Settings → Recipes: the shipped step recipes are templates; the workspace adds the ones it checked on its own
+ * Campaigns → Recipes (operators): the shipped step recipes are templates; the workspace adds the ones it checked on its own
  * phones and app versions, and phones get those first for the routine, platform and app version they serve.
  */
 export function RecipesSection() {
