@@ -207,6 +207,7 @@ export const updateSessionBody = z.object({
   currentTask: shortText.nullable().optional(),
   taskId: id.nullable().optional(),
 });
+export type UpdateSessionBody = z.output<typeof updateSessionBody>;
 
 export const activityTypeValues = ['success', 'warning', 'info', 'error'] as const;
 export const activityType = z.enum(activityTypeValues);

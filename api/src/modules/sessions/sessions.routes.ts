@@ -4,18 +4,7 @@ import { errorBody, idParams, session, sessionListQuery, startSessionBody, updat
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
-import { assertOwned } from '../../shared/refs.ts';
-import {
-  assertMayWorkDevice,
-  findSession,
-  findSessionForUpdate,
-  listSessions,
-  setSessionRunning,
-  setSessionWork,
-  startSession,
-  stopSession,
-  toSession,
-} from './sessions.service.ts';
+import { changeSession, findSession, listSessions, startSession, stopSession, toSession } from './sessions.service.ts';
 import { write } from '../../events/write.ts';
 
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -61,20 +50,8 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const actor = actorOf(request);
-      const { isActive, currentTask, taskId } = request.body;
-      const row = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        let current =
-          isActive === undefined
-            ? await findSessionForUpdate(tx, actor.workspaceId, request.params.id)
-            : await setSessionRunning(tx, actor, request.params.id, isActive, outbox);
-        if (currentTask !== undefined || taskId !== undefined) {
-          await assertMayWorkDevice(tx, actor, current.deviceId);
-          if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
-          current = await setSessionWork(tx, current.id, { currentTask, taskId });
-          outbox.add('session.updated', toSession(current));
-        }
-        return current;
-      });
+      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changeSession(tx, actor, request.params.id, request.body, outbox));
+      const { isActive } = request.body;
       if (isActive !== undefined) void app.ctx.agents?.command(row.deviceId, isActive ? 'resume' : 'pause');
       return toSession(row);
     },

@@ -3,6 +3,7 @@
  * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
  */
 import { sql } from 'kysely';
+import type { UpdateSessionBody } from '@farm/contracts';
 import { deviceColumns, isUuid, type SessionRow } from '@farm/sql';
 // A phone's status follows a person's session only while its agent is connected (the rule: devices/status.ts there).
 import { whileConnected } from '@farm/workers';
@@ -10,6 +11,7 @@ import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { WriteOutbox } from '../../events/write.ts';
+import { assertOwned } from '../../shared/refs.ts';
 import { type decodeCursor, pastCursor } from '../../shared/paging.ts';
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
@@ -161,6 +163,21 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Writ
     { action: 'session.stopped', entityType: 'session', entityId: id, data: { duration } },
   );
   return updated;
+}
+
+/**
+ * A person's change to a session: pause or resume it, and what it works on now (a task of the workspace). Answers the
+ * session as it stands; the route tells the phone to pause or resume after commit.
+ */
+export async function changeSession(tx: Tx, actor: Actor, id: string, body: UpdateSessionBody, outbox: WriteOutbox): Promise<SessionRow> {
+  const { isActive, currentTask, taskId } = body;
+  let current = isActive === undefined ? await findSessionForUpdate(tx, actor.workspaceId, id) : await setSessionRunning(tx, actor, id, isActive, outbox);
+  if (currentTask === undefined && taskId === undefined) return current;
+  await assertMayWorkDevice(tx, actor, current.deviceId);
+  if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
+  current = await setSessionWork(tx, current.id, { currentTask, taskId });
+  outbox.add('session.updated', toSession(current));
+  return current;
 }
 
 export interface SessionFilter {
