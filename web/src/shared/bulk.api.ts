@@ -4,12 +4,12 @@
  */
 import type { BulkResult } from '@farm/contracts';
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { apiRequest } from './api';
 import { useInvalidate } from './invalidate';
 import { cleanParams, type QueryParams } from './query';
 import { refusalMessage } from './refusal';
-import type { Selection } from './selection';
+import { useSelection, type Selection } from './selection';
 import { errorToast, toast } from './toast';
 
 export type BulkEntity = 'tasks' | 'devices' | 'posts';
@@ -41,11 +41,14 @@ export function useBulk(entity: BulkEntity) {
 }
 
 /**
- * A list's bulk actions: `run(body, done)` sends one to the chosen rows (or the filter) and toasts
- * "N devices {done}."; the selection is cleared once it is done and whenever the filter changes. `confirmDelete`
- * is the props of the list's "Delete the selected …?" confirmation.
+ * A list's bulk actions: the selection over its loaded rows (`order` is their ids), and `run(body, done)`, which
+ * sends one action to the chosen rows (or the filter) and toasts "N devices {done}."; the selection is cleared once
+ * it is done and whenever the filter changes. `confirmDelete` is the props of the list's "Delete the selected …?"
+ * confirmation.
  */
-export function useBulkAction(entity: BulkEntity, selection: Selection, filter: QueryParams) {
+export function useBulkAction(entity: BulkEntity, rows: readonly { id: string }[], filter: QueryParams) {
+  const order = useMemo(() => rows.map((row) => row.id), [rows]);
+  const selection = useSelection(order);
   const bulk = useBulk(entity);
   const [deleting, setDeleting] = useState(false);
   const { title, one } = words[entity];
@@ -74,5 +77,5 @@ export function useBulkAction(entity: BulkEntity, selection: Selection, filter: 
     onConfirm: () => run({ action: 'delete' }, 'deleted'),
     onClose: () => setDeleting(false),
   };
-  return { run, pending: bulk.isPending, askDelete: () => setDeleting(true), confirmDelete };
+  return { order, selection, run, pending: bulk.isPending, askDelete: () => setDeleting(true), confirmDelete };
 }

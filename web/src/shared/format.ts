@@ -115,3 +115,15 @@ export function fromDateTimeLocal(value: string): string | null {
   const parsed = dayjs(value);
   return parsed.isValid() ? parsed.toISOString() : null;
 }
+
+/** Stored bytes as a person reads them (binary units, as the quota is set): 512 KB, 3.2 MB, 5 GB (Storage, Apps). */
+export function formatStorageSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
+}

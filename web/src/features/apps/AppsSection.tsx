@@ -12,7 +12,7 @@ import { errorToast, toast } from '../../shared/toast';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { ScrollX } from '../../shared/ui/ScrollX';
-import { formatBytes } from '../settings/components/StorageSection';
+import { formatStorageSize } from '../../shared/format';
 import { useGroups } from '../groups/groups.api';
 import { useAppLibrary, useCoverageWarnings, useDeleteApp, usePinVersion, useRollouts, useUnpin, useUploadApp } from './apps.api';
 import { versionLabel } from './apps.format';
@@ -47,7 +47,7 @@ function UploadForm({ maxBytes }: { maxBytes: number }) {
       <Group align="flex-end" gap="sm" wrap="wrap">
         <FileInput
           label="APK or split set"
-          description={`.apk, .apks, .xapk or .apkm, up to ${formatBytes(maxBytes)}`}
+          description={`.apk, .apks, .xapk or .apkm, up to ${formatStorageSize(maxBytes)}`}
           accept=".apk,.apks,.xapk,.apkm,application/vnd.android.package-archive,application/zip"
           value={file}
           onChange={setFile}
@@ -100,7 +100,7 @@ function LibraryTable({ library, onRollout }: { library: AppLibrary; onRollout: 
                 </Table.Td>
                 <Table.Td>{versionLabel(version)}</Table.Td>
                 <Table.Td>{version.abis.length > 0 ? version.abis.join(', ') : 'any'}</Table.Td>
-                <Table.Td>{formatBytes(version.size)}</Table.Td>
+                <Table.Td>{formatStorageSize(version.size)}</Table.Td>
                 <Table.Td>
                   {version.coverage.covered ? (
                     <Badge color="teal" variant="light">

@@ -1,14 +1,13 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { Alert, Button, Group, Menu, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconCalendar, IconChevronDown, IconFileImport, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconCalendar, IconChevronDown, IconFileImport, IconPlus } from '@tabler/icons-react';
 import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
-import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { useCurrentUser } from '../auth/auth.api';
@@ -60,9 +59,8 @@ export function ContentPage() {
   const [editing, setEditing] = useState<Post | null>(null);
   const [deleting, setDeleting] = useState<Post | null>(null);
   const shown = posts.rows;
-  const order = useMemo(() => shown.map((post) => post.id), [shown]);
-  const selection = useSelection(order);
-  const bulk = useBulkAction('posts', selection, listFilters);
+  const bulk = useBulkAction('posts', shown, listFilters);
+  const { order, selection } = bulk;
 
   function changeStatus(post: Post, body: UpdatePostBody): void {
     update.mutate(
@@ -154,7 +152,13 @@ export function ContentPage() {
             </Tabs.List>
           </Tabs>
           {isOperator && shown.length > 0 ? (
-            <BulkBar selection={selection} pageIds={order} noun="posts" {...(posts.hasNextPage ? { more: true } : { total: shown.length })}>
+            <BulkBar
+              onDelete={bulk.askDelete}
+              selection={selection}
+              pageIds={order}
+              noun="posts"
+              {...(posts.hasNextPage ? { more: true } : { total: shown.length })}
+            >
               <Menu position="bottom-start" withinPortal>
                 <Menu.Target>
                   <Button size="compact-sm" variant="light" rightSection={<IconChevronDown size={14} />} loading={bulk.pending}>
@@ -171,9 +175,6 @@ export function ContentPage() {
               </Menu>
               <Button size="compact-sm" variant="light" onClick={() => bulk.run({ action: 'update', changes: { status: 'draft' } }, 'unscheduled')}>
                 Unschedule
-              </Button>
-              <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
-                Delete
               </Button>
             </BulkBar>
           ) : null}

@@ -2,14 +2,13 @@ import { Button, Group, SimpleGrid } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags, IconTrash } from '@tabler/icons-react';
+import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
-import { useSelection } from '../../shared/selection';
 import { useUrlFilters } from '../../shared/url-filters';
 import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
 import { BulkBar } from '../../shared/ui/BulkBar';
@@ -66,9 +65,8 @@ export function DevicesPage() {
   const [connecting, setConnecting] = useState<Device | null>(null);
 
   const list = devices.rows;
-  const order = useMemo(() => list.map((device) => device.id), [list]);
-  const selection = useSelection(order);
-  const bulk = useBulkAction('devices', selection, listFilters);
+  const bulk = useBulkAction('devices', list, listFilters);
+  const { order, selection } = bulk;
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
   const deviceMap = byId(list);
 
@@ -151,7 +149,13 @@ export function DevicesPage() {
       />
 
       {isOperator && list.length > 0 ? (
-        <BulkBar selection={selection} pageIds={order} noun="devices" {...(devices.hasNextPage ? { more: true } : { total: list.length })}>
+        <BulkBar
+          onDelete={bulk.askDelete}
+          selection={selection}
+          pageIds={order}
+          noun="devices"
+          {...(devices.hasNextPage ? { more: true } : { total: list.length })}
+        >
           <AssignVaMenu
             vas={vaOptions}
             loading={bulk.pending}
@@ -180,9 +184,6 @@ export function DevicesPage() {
           />
           <Button size="compact-sm" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setSettingPhones(true)}>
             Settings
-          </Button>
-          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
-            Delete
           </Button>
         </BulkBar>
       ) : null}

@@ -2,13 +2,12 @@ import { Badge, Button, Group, Menu, Stack, Tabs } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
-import { IconChevronDown, IconPlus, IconTrash } from '@tabler/icons-react';
+import { IconChevronDown, IconPlus } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
-import { useSelection } from '../../shared/selection';
 import { errorToast, toast } from '../../shared/toast';
 import { useUrlFilters } from '../../shared/url-filters';
 import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
@@ -80,9 +79,8 @@ export function TasksPage() {
   const [deleting, setDeleting] = useState<Task | null>(null);
 
   const list = tasks.rows;
-  const order = useMemo(() => list.map((task) => task.id), [list]);
-  const selection = useSelection(order);
-  const bulk = useBulkAction('tasks', selection, statusFilter);
+  const bulk = useBulkAction('tasks', list, statusFilter);
+  const { order, selection } = bulk;
   const total = counts.data?.[tabs.find((item) => item.value === tab)!.count];
 
   const vaOptions = (users.data ?? []).filter((user) => user.role === 'va').map((user) => ({ value: user.id, label: user.name }));
@@ -194,7 +192,7 @@ export function TasksPage() {
       />
 
       {isOperator && list.length > 0 ? (
-        <BulkBar selection={selection} pageIds={order} {...(total !== undefined ? { total } : {})} noun="tasks">
+        <BulkBar onDelete={bulk.askDelete} selection={selection} pageIds={order} {...(total !== undefined ? { total } : {})} noun="tasks">
           <AssignVaMenu
             vas={vaOptions}
             loading={bulk.pending}
@@ -233,9 +231,6 @@ export function TasksPage() {
           </Menu>
           <Button size="compact-sm" variant="light" color="gray" onClick={() => bulk.run({ action: 'cancel' }, 'cancelled')}>
             Cancel
-          </Button>
-          <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={bulk.askDelete}>
-            Delete
           </Button>
         </BulkBar>
       ) : null}

@@ -1,4 +1,5 @@
 import { Button, Checkbox, Group, Paper, Text } from '@mantine/core';
+import { IconTrash } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import type { Selection } from '../selection';
 
@@ -11,11 +12,13 @@ export interface BulkBarProps {
   /** More rows match than are loaded (their number unknown): choosing all of them is still offered. */
   more?: boolean;
   noun: string;
+  /** Offers Delete after the other actions (it asks before it deletes). */
+  onDelete?: () => void;
   children: ReactNode;
 }
 
 /** The checkbox that chooses the whole loaded list, and, once something is chosen, the bulk actions. */
-export function BulkBar({ selection, pageIds, total, more = false, noun, children }: BulkBarProps) {
+export function BulkBar({ selection, pageIds, total, more = false, noun, onDelete, children }: BulkBarProps) {
   const chosen = selection.allMatching ? (total ?? pageIds.length) : selection.ids.size;
   const chosenText = selection.allMatching && total === undefined ? `All matching ${noun} selected` : `${chosen} selected`;
   const allOnPage = pageIds.length > 0 && pageIds.every((id) => selection.has(id));
@@ -45,6 +48,11 @@ export function BulkBar({ selection, pageIds, total, more = false, noun, childre
         {some ? (
           <>
             {children}
+            {onDelete ? (
+              <Button size="compact-sm" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={onDelete}>
+                Delete
+              </Button>
+            ) : null}
             <Button size="compact-sm" variant="default" onClick={selection.clear}>
               Clear
             </Button>

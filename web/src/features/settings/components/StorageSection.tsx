@@ -1,19 +1,8 @@
 import { Alert, Card, Group, Progress, Text, Title } from '@mantine/core';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { refusalMessage } from '../../../shared/refusal';
+import { formatStorageSize } from '../../../shared/format';
 import { useStorageUsage } from '../settings.api';
-
-/** Bytes as a person reads them (binary units, as the quota is set): 512 KB, 3.2 MB, 5 GB. */
-export function formatBytes(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
-}
 
 /** How much of the workspace's storage quota its files take (uploads, screenshots, captures). Operators only. */
 export function StorageSection() {
@@ -41,7 +30,7 @@ export function StorageSection() {
         <>
           <Group justify="space-between" mb={6}>
             <Text fw={600}>
-              {formatBytes(data.usedBytes)} of {formatBytes(data.quotaBytes)} used
+              {formatStorageSize(data.usedBytes)} of {formatStorageSize(data.quotaBytes)} used
             </Text>
             <Text size="sm" c="dimmed">
               {share < 1 && data.usedBytes > 0 ? '<1' : Math.round(share)}%
