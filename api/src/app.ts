@@ -134,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installAudit(app);
 
   await app.register(routes, { prefix: '/api' });
-  // Stored workspace recipes the current schema refuses are turned off with the reason (Settings → Recipes).
+  // Stored workspace recipes the current schema refuses are turned off with the reason (Campaigns → Recipes).
   await checkStoredRecipes(ctx, app.log);
   // The phones' messages each feature answers (phone-messages.ts), as routes.ts gathers the REST modules.
   ctx.io = await attachRealtime(app, { redisUrl: config.redisUrl, phoneMessages: phoneMessages(ctx, app.log) });

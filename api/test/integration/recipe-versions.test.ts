@@ -203,7 +203,7 @@ describe('recipe versions', () => {
     expectFieldError(
       await operator.post(`/api/recipes/${v1.id}/versions`, { recipe: { ...v1.body, id: 'other.like' } }),
       'recipe.id',
-      "The recipe's id must stay bad.like: a recipe with another id is a new recipe, added in Settings → Recipes",
+      "The recipe's id must stay bad.like: a recipe with another id is a new recipe, added in Campaigns → Recipes",
     );
     const broken = await operator.post<{ details: { field: string }[] }>(`/api/recipes/${v1.id}/versions`, {
       recipe: { ...v1.body, steps: [{ do: 'wait_for' }] },

@@ -1,7 +1,7 @@
 /**
  * The breaker end to end, from phones' sockets: three phones with one Instagram version report that a recipe no longer
  * matches the app; the workspace pauses it for that version, the fourth phone's work waits, and an operator turns it
- * back on (its work goes out at once). With the recipe settings of Settings → Recipes and the start-up check of
+ * back on (its work goes out at once). With the recipe settings of Campaigns → Recipes and the start-up check of
  * stored recipes.
  */
 import type { Socket } from 'socket.io-client';

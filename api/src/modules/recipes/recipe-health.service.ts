@@ -1,5 +1,5 @@
 /**
- * The recipe health board (Settings → Recipes, GET /api/recipes/health): each recipe by app version over a window of
+ * The recipe health board (Campaigns → Recipes, GET /api/recipes/health): each recipe by app version over a window of
  * workspace days — runs, success rate, failure reasons, median duration, the phones it ran on, its last failures with
  * the phones' words, and its breaker — and the app versions the fleet has that no recipe covers. Runs are read from
  * the day rows the workers keep as results arrive (workers/src/tasks/runs.ts), never counted from every attempt.

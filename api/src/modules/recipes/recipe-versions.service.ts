@@ -86,7 +86,7 @@ export function saveEdit(ctx: WriteContext, actor: Actor, id: string, body: z.ou
     const from = await findWorkspaceRecipe(tx, actor.workspaceId, id);
     if (!from) throw notFound();
     if (document.id !== from.recipeId) {
-      const sentence = `The recipe's id must stay ${from.recipeId}: a recipe with another id is a new recipe, added in Settings → Recipes`;
+      const sentence = `The recipe's id must stay ${from.recipeId}: a recipe with another id is a new recipe, added in Campaigns → Recipes`;
       throw new AppError(400, sentence, [{ field: 'recipe.id', message: sentence }]);
     }
     return saveVersion(tx, outbox, { workspaceId: actor.workspaceId, userId: actor.userId, role: actor.role, from, document, note }, validRecipe);

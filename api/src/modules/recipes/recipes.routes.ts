@@ -1,5 +1,5 @@
 /**
- * Settings → Recipes: the shipped step recipes are templates; a workspace stores the ones it checked on its own
+ * Campaigns → Recipes: the shipped step recipes are templates; a workspace stores the ones it checked on its own
  * phones and app versions (validated by the agent's recipe schema), turns them on and off, and removes them.
  * Dispatched tasks carry the workspace's enabled recipes for their routine and platform (workers/src/tasks/recipes.ts).
  */
@@ -114,7 +114,7 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => toRecipeDetail(await setRecipeEnabled(app.ctx, actorOf(request), request.params.id, request.body.enabled)),
   );
 
-  /** Settings → Recipes: whether shipped templates may run on app versions no one verified. */
+  /** Campaigns → Recipes: whether shipped templates may run on app versions no one verified. */
   app.put(
     '/recipes/settings',
     { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], body: recipeSettings, response: { 200: recipeSettings, 400: errorBody } } },

@@ -3,7 +3,7 @@
  * removed with their dry runs, the workspace's template setting, and the recipe breakers resumed or their work sent
  * to VAs. Every write is one `write()`, in the feed and the audit log. At start, every stored recipe is read again
  * with the current (stricter) schema, and one that fails is turned off with the field and the reason, never dropped:
- * the farm sees it in Settings → Recipes, mends it and adds it again.
+ * the farm sees it in Campaigns → Recipes, mends it and adds it again.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
@@ -30,7 +30,7 @@ import {
 } from './recipes.queries.ts';
 import { shotsOfSteps } from './recipes.shots.ts';
 
-/** What Settings → Recipes lists of a recipe, shipped or the workspace's. */
+/** What Campaigns → Recipes lists of a recipe, shipped or the workspace's. */
 export function summary(recipe: Recipe) {
   return {
     recipeId: recipe.id,
@@ -146,7 +146,7 @@ export async function setRecipeEnabled(ctx: WriteContext, actor: Actor, id: stri
   });
 }
 
-/** Settings → Recipes: whether shipped templates may run on app versions no one verified; a change is in the feed. */
+/** Campaigns → Recipes: whether shipped templates may run on app versions no one verified; a change is in the feed. */
 export async function setRecipeSettings(ctx: WriteContext, actor: Actor, settings: RecipeSettings): Promise<RecipeSettings> {
   const on = settings.tryUntestedTemplates;
   await write(ctx, actor.workspaceId, async (tx, outbox) => {
