@@ -15,6 +15,8 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 let broken = false;
 
 const timings = [];
+/** Every failed test by name, printed again at the end: a long log's tail then says what broke. */
+const failures = [];
 
 /** Runs one suite and keeps its wall time for the closing table. */
 function run(command, args, cwd, label, env = process.env) {
@@ -37,6 +39,9 @@ for (const name of packages) {
     totals.skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
     if ((json.numTotalTests ?? 0) === 0) broken = true;
     for (const file of json.testResults ?? []) {
+      for (const test of file.assertionResults ?? []) {
+        if (test.status === 'failed') failures.push(`${name}: ${file.name.replace(`${cwd}/`, '')} › ${test.fullName}`);
+      }
       // A file that cannot load counts no failed test, only a failed suite: name it, or the run fails unexplained.
       if (file.status === 'failed' && (file.assertionResults ?? []).every((test) => test.status !== 'failed')) {
         console.log(`${name}: ${file.name} failed outside its tests: ${String(file.message ?? '').split('\n')[0]}`);
@@ -60,6 +65,7 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
     totals.passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
     totals.failed += stats.unexpected ?? 0;
     totals.skipped += stats.skipped ?? 0;
+    collectE2eFailures(JSON.parse(readFileSync(report, 'utf8')).suites ?? [], []);
   } else broken = true;
   if (status !== 0) {
     console.log(`web: playwright exited with ${status}`);
@@ -67,6 +73,20 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
   }
 }
 
+if (failures.length > 0) console.log(`\nfailed:\n  ${failures.join('\n  ')}`);
 console.log(`\ntimes: ${timings.join(', ')}`);
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(broken || totals.failed > 0 ? 1 : 0);
+
+/** Walks Playwright's JSON report and keeps the titles of tests whose final result was unexpected. */
+function collectE2eFailures(suites, path) {
+  for (const suite of suites) {
+    const here = suite.title ? [...path, suite.title] : path;
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests ?? []) {
+        if (test.status === 'unexpected') failures.push(`e2e: ${[...here, spec.title].join(' › ')} (${test.projectName})`);
+      }
+    }
+    collectE2eFailures(suite.suites ?? [], here);
+  }
+}
