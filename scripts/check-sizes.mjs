@@ -22,7 +22,8 @@ const top = option('top', 10);
 const maxClass = option('max-class', Number.POSITIVE_INFINITY);
 const maxFunction = option('max-function', Number.POSITIVE_INFINITY);
 const folders = args.filter((arg) => !arg.startsWith('--'));
-if (folders.length === 0) folders.push('agent-protocol/src/recipes', 'agent-protocol/src/adb', 'agent-protocol/src/agent', 'agent-protocol/src/simphone');
+if (folders.length === 0)
+  folders.push('agent-protocol/src/recipes', 'agent-protocol/src/adb', 'agent-protocol/src/agent', 'agent-protocol/src/host', 'agent-protocol/src/simphone');
 
 /** Source files under a folder, tests left out (a test's `describe` is not a room). */
 function sources(dir) {

@@ -5,12 +5,12 @@
  * message. The hooks run in the order given here.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { fleetAgent } from './agents/agents.fleet.ts';
 import type { AgentFeaturesOf } from './agents/agents.socket.ts';
 import type { ChangeFeed } from './events/changes.ts';
 import { appsAgent } from './modules/apps/apps.agent.ts';
 import { dryRunsAgent } from './modules/dryruns/dryruns.agent.ts';
 import { evidenceAgent } from './modules/evidence/evidence.agent.ts';
+import { fleetHealthAgent } from './modules/fleet/fleet.health.agent.ts';
 import { sessionsAgent } from './modules/sessions/sessions.agent.ts';
 import type { Db } from './shared/types.ts';
 import type { Storage } from './storage/storage.ts';
@@ -21,9 +21,10 @@ export function phoneMessages(ctx: { db: Db; changes: ChangeFeed; storage: Stora
     const dryRuns = dryRunsAgent(ctx);
     const evidence = evidenceAgent({ ...ctx, log });
     const apps = appsAgent(ctx, agents, log);
+    const fleetHealth = fleetHealthAgent(ctx);
     return {
       messages: { ...sessions.messages, ...dryRuns.messages },
-      hostMessages: { ...fleetAgent(ctx), ...apps.hostMessages },
+      hostMessages: { ...fleetHealth.hostMessages, ...apps.hostMessages },
       parseResult: evidence.parseResult,
       // Evidence is kept before the phone is answered; a gone phone's dry runs end before it is marked offline.
       hooks: [evidence, dryRuns, apps],

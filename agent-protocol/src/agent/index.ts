@@ -1,6 +1,7 @@
-/** The reference agent's parts a program embeds: a farm host, a backend over any phone, the state folder. */
-export { AGENT_VERSION, FarmHost, type FarmHostOptions } from './host.ts';
-export { simulateLife } from './host.sim.ts';
+/**
+ * The per-phone agent's parts a program embeds: a backend over any phone, the state folder, media, the heartbeat.
+ * A farm host is `@farm/agent-protocol/host`.
+ */
 export { DeviceBackend, type DeviceBackendOptions } from './device-backend.ts';
 export { AgentState, defaultStateDir, type Credential } from './state.ts';
 export { MediaError, MediaFetcher, MAX_MEDIA_BYTES, type MediaFetcherOptions } from './media.ts';

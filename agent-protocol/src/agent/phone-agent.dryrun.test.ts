@@ -19,7 +19,7 @@ import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { PhoneAgent, withoutTraceFrame, type WorkContext } from './phone-agent.ts';
 import { SimulatedBackend } from './simulator.ts';
-import { FarmHost } from './host.ts';
+import { FarmHost } from '../host/host.ts';
 import { AgentState } from './state.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

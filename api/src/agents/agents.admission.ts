@@ -7,7 +7,7 @@ import { serialize } from '@farm/sql';
 import { write, type WriteContext } from '../events/write.ts';
 import { findAgentDevice } from './agents.queries.ts';
 import type { AgentSocketData } from './agents.namespace.ts';
-import { type AgentHost, findHostByToken, hostPhone } from './hosts.queries.ts';
+import { type AgentHost, findHostByToken, hostPhone } from './agents.hosts.queries.ts';
 
 /** Why a connection was not let in, said to the agent as it is. */
 export class AdmissionRefused extends Error {}

@@ -12,7 +12,7 @@ import type { z } from 'zod';
 import type { Ack, AgentMessage, AgentMessageName, FleetHostMessage, FleetHostMessageName, ProtocolVersion } from '@farm/agent-protocol';
 import type { AgentDevice } from './agents.queries.ts';
 import type { ConnectedPhone } from './dispatcher.ts';
-import type { AgentHost } from './hosts.queries.ts';
+import type { AgentHost } from './agents.hosts.queries.ts';
 
 /** One connected phone as the handlers see it. */
 export interface AgentPeer {

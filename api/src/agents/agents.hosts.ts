@@ -12,8 +12,7 @@ import { PHONE_SETTINGS_FEATURE, phoneSettingsAnswer, type PhoneSettingsAnswer, 
 import type { Db } from '../shared/types.ts';
 import type { AgentFeatures, HostHandler } from './agents.features.ts';
 import { type AgentNamespace, type AgentSocket, type Answer, hostControlRoom, hostFeatureRoom, hostRoom, refused } from './agents.namespace.ts';
-import { hostSettings } from './fleet.queries.ts';
-import { type AgentHost, touchHost } from './hosts.queries.ts';
+import { type AgentHost, hostSettings, touchHost } from './agents.hosts.queries.ts';
 
 /** How long a host has to say it took an app job (it answers before downloading). */
 const APP_JOB_ACK_MS = 15_000;

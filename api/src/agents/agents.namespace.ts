@@ -6,7 +6,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { Ack, AgentToServer, HostToServer, ServerToAgent } from '@farm/agent-protocol';
 import type { AgentDevice } from './agents.queries.ts';
-import type { AgentHost } from './hosts.queries.ts';
+import type { AgentHost } from './agents.hosts.queries.ts';
 
 /** Who a connection speaks for: one phone (with its own credential or through its host), or a host itself. */
 export type AgentSocketData =

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { AgentHooks, HostMessages } from '../../agents/agents.features.ts';
-import { findHostDevice } from '../../agents/fleet.queries.ts';
+import { findHostDevice } from '../fleet/fleet.health.queries.ts';
 import type { WriteContext } from '../../events/write.ts';
 import { type AppHosts, recordPhoneResult, resendAppJobs } from './apps.rollout.ts';
 

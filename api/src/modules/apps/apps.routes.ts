@@ -24,7 +24,7 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { perWorkspace } from '../../auth/limits.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
-import { findHostByToken } from '../../agents/hosts.queries.ts';
+import { findHostByToken } from '../../agents/agents.hosts.queries.ts';
 import { hostAppFile, listRollouts, listVersions } from './apps.queries.ts';
 import { expireAppJobs, rolloutOf, startRollout, toRollout } from './apps.rollout.ts';
 import { coverageBasis, coverageWarnings, pinsOf, pinVersion, removeVersion, toAppVersion, unpin, uploadApp } from './apps.service.ts';

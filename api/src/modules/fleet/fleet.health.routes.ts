@@ -6,10 +6,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorBody, hostFleet, hostFleetSettings, hostUsb, idParams, phoneHealth } from '@farm/contracts';
+import { settingsOf } from '../../agents/agents.hosts.queries.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { write } from '../../events/write.ts';
-import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, settingsOf, workspaceHealth } from '../../agents/fleet.queries.ts';
+import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, workspaceHealth } from './fleet.health.queries.ts';
 import { changeFleetSettings } from './fleet.hosts.service.ts';
 
 export const fleetHealthRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,6 +1,6 @@
 /**
  * Farm hosts: PCs with phones on USB, each speaking with its own credential for the phones it registered. What the
- * console manages is here; what the host's socket reads and writes is in agents/hosts.queries.ts.
+ * console manages is here; what the host's socket reads and writes is in agents/agents.hosts.queries.ts.
  */
 import { sql } from 'kysely';
 import { hashToken } from '../../auth/auth.queries.ts';

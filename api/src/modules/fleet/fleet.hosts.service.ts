@@ -3,7 +3,7 @@
  * settings. Each runs inside the caller's write; telling the host's connection is the caller's, after commit.
  */
 import type { HostFleetSettings } from '@farm/contracts';
-import { saveSettings } from '../../agents/fleet.queries.ts';
+import { saveSettings } from './fleet.health.queries.ts';
 import { notFound } from '../../errors.ts';
 import type { WriteOutbox } from '../../events/write.ts';
 import type { Actor, Tx } from '../../shared/types.ts';

@@ -13,7 +13,7 @@ import { bindUserEvents } from '../../features/auth/users.events';
 import { bindCampaignEvents } from '../../features/campaigns/campaigns.events';
 import { bindPostEvents } from '../../features/content/posts.events';
 import { bindDeviceEvents, PULSE_INTERVAL_MS } from '../../features/devices/devices.events';
-import { bindHealthEvents } from '../../features/devices/health/health.events';
+import { bindHealthEvents } from '../../features/fleet/health/health.events';
 import { bindActivityEvents } from '../../features/monitor/activities.events';
 import { bindSessionEvents } from '../../features/monitor/sessions.events';
 import { bindRecipeEvents } from '../../features/recipes/recipes.events';

@@ -20,7 +20,7 @@ import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCurrentUser } from '../auth/auth.api';
 import { useDevice, useRestartSession } from './devices.api';
-import { ConnectPhoneModal } from './components/ConnectPhoneModal';
+import { ConnectPhoneModal } from '../fleet/enrollment/ConnectPhoneModal';
 import { AssignVaModal } from './components/AssignVaModal';
 import { DevicesTabs } from './components/DevicesTabs';
 import { DeviceCard } from './components/DeviceCard';
@@ -29,7 +29,7 @@ import { AddDeviceModal, deviceStatusOptions, isDeviceStatus } from './component
 import { useGroups } from '../groups/groups.api';
 import { groupFilter } from '../groups/group-filter';
 import { GroupsBulkMenu } from '../groups/GroupsBulkMenu';
-import { PhoneSettingsModal } from './settings/PhoneSettingsModal';
+import { PhoneSettingsModal } from '../fleet/phone-settings/PhoneSettingsModal';
 import { GroupsModal } from '../groups/GroupsModal';
 
 const ALL = 'all';

@@ -5,7 +5,6 @@ import type {
   DeviceSoftware,
   DeviceUsageQuery,
   DeviceUsageReport,
-  EnrollmentCode,
   Session,
   UpdateDeviceBody,
 } from '@farm/contracts';
@@ -17,7 +16,7 @@ import { listKey, withQuery } from '../../shared/query';
 export { useDevices } from '../../shared/resources';
 
 /** Everything a device change can show up in. */
-const deviceReads = ['/api/devices', '/api/analytics/stats', '/api/analytics/performance', '/api/activities'];
+export const deviceReads = ['/api/devices', '/api/analytics/stats', '/api/analytics/performance', '/api/activities'];
 
 export function useDevice(id: string | null) {
   return useQuery<Device>({ queryKey: ['/api/devices', id ?? ''], enabled: Boolean(id) });
@@ -57,22 +56,6 @@ export function useRestartSession() {
   return useMutation({
     mutationFn: (id: string) => apiRequest<Session>(`/api/devices/${id}/restart-session`, { method: 'POST' }),
     onSuccess: () => invalidate(...deviceReads, '/api/sessions'),
-  });
-}
-
-/** A one-time code the phone's agent exchanges for its credential; a new one voids the one before. */
-export function useIssueEnrollment() {
-  return useMutation({
-    mutationFn: (deviceId: string) => apiRequest<EnrollmentCode>(`/api/devices/${deviceId}/enrollment`, { method: 'POST' }),
-  });
-}
-
-/** Revokes the phone's credential: its agent is cut off at once and must enroll again. */
-export function useRevokeCredential() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (deviceId: string) => apiRequest<void>(`/api/devices/${deviceId}/credentials`, { method: 'DELETE' }),
-    onSuccess: () => invalidate(...deviceReads),
   });
 }
 

@@ -1,13 +1,10 @@
 import type {
   AuthSession,
   PasswordResetRequest,
-  createdHost,
   CreatedPasswordReset,
   TwoFactorSetup,
   TwoFactorStatus,
   createdWallLink,
-  EnrollmentCode,
-  Host,
   createdInvitation,
   createInvitationBody,
   Invitation,
@@ -35,7 +32,7 @@ type UpdateMeBody = z.input<typeof updateMeBody>;
 type UpdateUserBody = z.input<typeof updateUserBody>;
 type CreateInvitationBody = z.input<typeof createInvitationBody>;
 export type CreatedWallLink = z.infer<typeof createdWallLink>;
-/** A wall link's or a phone host's create body: an optional name. */
+/** A wall link's create body: an optional name. */
 type NamedBody = { name?: string | undefined };
 
 /** The workspace's stored bytes against its quota (operators). */
@@ -130,34 +127,6 @@ export function useRevokeWallLink() {
     onSuccess: () => invalidate('/api/wall-links'),
   });
 }
-
-export function useHosts(enabled: boolean) {
-  return useQuery<Host[]>({ queryKey: ['/api/hosts'], enabled });
-}
-
-/** Adds a phone host; its one-time code is shown once. */
-export function useCreateHost() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: ({ name }: NamedBody) => apiRequest<CreatedHost>('/api/hosts', { method: 'POST', body: name ? { name } : {} }),
-    onSuccess: () => invalidate('/api/hosts'),
-  });
-}
-
-/** A new code for a host whose last one expired (or whose PC was reinstalled). */
-export function useHostCode() {
-  return useMutation({ mutationFn: (id: string) => apiRequest<EnrollmentCode>(`/api/hosts/${id}/enrollment`, { method: 'POST' }) });
-}
-
-export function useRevokeHost() {
-  const invalidate = useInvalidate();
-  return useMutation({
-    mutationFn: (id: string) => apiRequest<void>(`/api/hosts/${id}`, { method: 'DELETE' }),
-    onSuccess: () => invalidate('/api/hosts', '/api/devices'),
-  });
-}
-
-export type CreatedHost = z.infer<typeof createdHost>;
 
 export const TWO_FACTOR_KEY = ['/api/auth/two-factor'] as const;
 

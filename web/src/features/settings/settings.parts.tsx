@@ -29,7 +29,7 @@ const SessionsSection = lazyNamed(() => import('./components/SessionsSection'), 
 const WorkspaceSection = lazyNamed(() => import('./components/WorkspaceSection'), 'WorkspaceSection');
 const MembersSection = lazyNamed(() => import('./components/MembersSection'), 'MembersSection');
 const InvitationsSection = lazyNamed(() => import('./components/InvitationsSection'), 'InvitationsSection');
-const PhoneHostsSection = lazyNamed(() => import('./components/PhoneHostsSection'), 'PhoneHostsSection');
+const PhoneHostsSection = lazyNamed(() => import('../fleet/hosts/PhoneHostsSection'), 'PhoneHostsSection');
 const WallLinksSection = lazyNamed(() => import('./components/WallLinksSection'), 'WallLinksSection');
 const StorageSection = lazyNamed(() => import('./components/StorageSection'), 'StorageSection');
 const NotificationsSection = lazyNamed(() => import('./components/NotificationsSection'), 'NotificationsSection');

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
-import { DeviceHealthBadge } from '../health/PhoneHealth';
+import { DeviceHealthBadge } from '../../fleet/health/PhoneHealth';
 
 export interface DeviceCardProps {
   device: Device;

@@ -13,7 +13,7 @@ import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
 import { DeviceSoftwareDetails } from './DeviceSoftwareDetails';
-import { PhoneHealthPanel } from '../health/PhoneHealth';
+import { PhoneHealthPanel } from '../../fleet/health/PhoneHealth';
 import { HandsOnUse } from './HandsOnUse';
 import { LiveScreen } from './LiveScreen';
 

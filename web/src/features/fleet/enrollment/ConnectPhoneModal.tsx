@@ -7,7 +7,7 @@ import { errorToast, toast } from '../../../shared/toast';
 import { EnrollmentCode } from '../../../shared/ui/EnrollmentCode';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
-import { useIssueEnrollment, useRevokeCredential } from '../devices.api';
+import { useIssueEnrollment, useRevokeCredential } from './enrollment.api';
 
 export interface ConnectPhoneModalProps {
   /** The phone being connected; null closes the dialog. */

@@ -1,7 +1,10 @@
-/** Fleet health as hosts report it (migration 0039): per-phone health rows, the host's USB report and settings. */
+/**
+ * Fleet health as hosts report it (migration 0039): per-phone health rows, the host's USB report and settings. What a
+ * host's control connection reads of its settings as it connects is the transport's (agents/agents.hosts.queries.ts).
+ */
 import { sql } from 'kysely';
-import { defaultHostFleetSettings, hostFleetSettings, type HostFleetSettings, type HostUsb, type PhoneHealth } from '@farm/contracts';
-import type { Db, Tx } from '../shared/types.ts';
+import type { HostFleetSettings, HostUsb, PhoneHealth } from '@farm/contracts';
+import type { Db, Tx } from '../../shared/types.ts';
 
 export interface HostDeviceRef {
   id: string;
@@ -90,18 +93,6 @@ export async function openTaskTitled(tx: Tx, deviceId: string, title: string): P
     .where('status', 'in', ['pending', 'in-progress'])
     .executeTakeFirst();
   return row !== undefined;
-}
-
-/** A host's settings as stored; the defaults where it has none (or a stored value this version no longer reads). */
-export function settingsOf(stored: Record<string, unknown> | null): HostFleetSettings {
-  if (!stored) return defaultHostFleetSettings;
-  const parsed = hostFleetSettings.safeParse(stored);
-  return parsed.success ? parsed.data : defaultHostFleetSettings;
-}
-
-export async function hostSettings(db: Db, hostId: string): Promise<HostFleetSettings> {
-  const row = await db.selectFrom('hosts').select('fleetSettings').where('id', '=', hostId).executeTakeFirst();
-  return settingsOf(row?.fleetSettings ?? null);
 }
 
 const num = (value: string | number | null) => (value === null ? null : Number(value));

@@ -15,17 +15,17 @@ import type { ServerToHost } from '../fleet/fleet.messages.ts';
 import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { PhoneDevice } from '../phone/phone.device.ts';
-import { MediaFetcher } from './media.ts';
+import { MediaFetcher } from '../agent/media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
-import { DeviceBackend } from './device-backend.ts';
+import { DeviceBackend } from '../agent/device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
 import { HostApps, simulatedPackagePhone } from './host.apps.ts';
 import { setPhoneSettings } from './host.settings.ts';
 import { simulatedPhone, simulateLife } from './host.sim.ts';
 import type { PackagePhone } from '../adb/adb.packages.ts';
-import { Journal } from './journal.ts';
-import { PhoneAgent } from './phone-agent.ts';
-import type { AgentState } from './state.ts';
+import { Journal } from '../agent/journal.ts';
+import { PhoneAgent } from '../agent/phone-agent.ts';
+import type { AgentState } from '../agent/state.ts';
 
 export const AGENT_VERSION = 'farm-agent/2';
 

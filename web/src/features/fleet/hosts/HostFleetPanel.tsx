@@ -9,8 +9,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
 import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
-import { summarizeHealth, healthColors } from '../../devices/health/health';
-import { useHostFleet, useSaveFleetSettings } from '../../devices/health/health.api';
+import { summarizeHealth, healthColors } from '../health/health';
+import { useHostFleet, useSaveFleetSettings } from '../health/health.api';
 
 type Errors = Partial<Record<string, string>>;
 

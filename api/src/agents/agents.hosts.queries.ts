@@ -1,5 +1,9 @@
-/** A farm host as the /agent namespace sees it: its credential, its presence and the phones it speaks for. */
+/**
+ * A farm host as the /agent namespace sees it: its credential, its presence, its fleet settings and the phones it
+ * speaks for.
+ */
 import { sql } from 'kysely';
+import { defaultHostFleetSettings, hostFleetSettings, type HostFleetSettings } from '@farm/contracts';
 import { deviceColumns, type DeviceRow } from '@farm/sql';
 import { hashToken } from '../shared/tokens.ts';
 import { automation } from '@farm/workers';
@@ -23,6 +27,18 @@ export function findHostByToken(db: Db, token: string): Promise<AgentHost | unde
 
 export function touchHost(db: Db, hostId: string) {
   return db.updateTable('hosts').set({ lastSeenAt: sql<Date>`now()` }).where('id', '=', hostId).execute();
+}
+
+/** A host's settings as stored; the defaults where it has none (or a stored value this version no longer reads). */
+export function settingsOf(stored: Record<string, unknown> | null): HostFleetSettings {
+  if (!stored) return defaultHostFleetSettings;
+  const parsed = hostFleetSettings.safeParse(stored);
+  return parsed.success ? parsed.data : defaultHostFleetSettings;
+}
+
+export async function hostSettings(db: Db, hostId: string): Promise<HostFleetSettings> {
+  const row = await db.selectFrom('hosts').select('fleetSettings').where('id', '=', hostId).executeTakeFirst();
+  return settingsOf(row?.fleetSettings ?? null);
 }
 
 export type HostPhone = { device: DeviceRow; created: boolean } | { refused: string };

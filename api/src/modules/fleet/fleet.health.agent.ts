@@ -2,21 +2,19 @@
  * What a host's control connection says of its phones' health (issue #41): unresponsive phones and what failed,
  * vitals and their alerts (an activity and the `device.health` webhook event), each recovery rung as an activity,
  * the replug task for a person, and the host's USB bus with its capacity warnings. Messages are optional: a host
- * that predates them sends none. Each is parsed by the hosts' side of the socket (agents.hosts.ts), which answers a
+ * that predates them sends none. Each is parsed by the hosts' side of the socket (agents/agents.hosts.ts), which answers a
  * bad one with its error and changes nothing. What is stored is announced to the console as it commits:
  * `device.health` with the phone's row as it now is, and `host.fleet` for Settings → Phone hosts. A rung is stored
- * as an activity (and the replug task as a task), which announce themselves.
- *
- * These are the fleet's answers, composed at the top with the features' (api/src/phone-messages.ts); they are
- * written as a feature's so the fleet's room can take them as they are.
+ * as an activity (and the replug task as a task), which announce themselves. Composed at the top with the other
+ * features' answers (api/src/phone-messages.ts).
  */
 import type { FleetHostMessage } from '@farm/agent-protocol';
 import { createTasks, Outboxes, raiseAlert, replugTask } from '@farm/workers';
-import { write, type WriteContext, type WriteOutbox } from '../events/write.ts';
-import type { Tx } from '../shared/types.ts';
-import type { HostMessages } from './agents.features.ts';
-import type { AgentHost } from './hosts.queries.ts';
-import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.queries.ts';
+import type { HostMessages } from '../../agents/agents.features.ts';
+import type { AgentHost } from '../../agents/agents.hosts.queries.ts';
+import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
+import type { Tx } from '../../shared/types.ts';
+import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.health.queries.ts';
 
 const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
   reconnect: 'reconnected its transport',
@@ -38,12 +36,14 @@ async function announceHealth(tx: Tx, outbox: WriteOutbox, host: AgentHost, devi
 }
 
 /** The fleet's answers to a host's health messages. */
-export function fleetAgent(ctx: WriteContext): Pick<HostMessages, 'host.health' | 'host.vitals' | 'host.recovery' | 'host.usb'> {
+export function fleetHealthAgent(ctx: WriteContext): { hostMessages: Pick<HostMessages, 'host.health' | 'host.vitals' | 'host.recovery' | 'host.usb'> } {
   return {
-    'host.health': (host, message) => storeHealth(ctx, host, message),
-    'host.vitals': (host, message) => storeVitals(ctx, host, message),
-    'host.recovery': (host, message) => storeRung(ctx, host, message),
-    'host.usb': (host, message) => storeUsb(ctx, host, message),
+    hostMessages: {
+      'host.health': (host, message) => storeHealth(ctx, host, message),
+      'host.vitals': (host, message) => storeVitals(ctx, host, message),
+      'host.recovery': (host, message) => storeRung(ctx, host, message),
+      'host.usb': (host, message) => storeUsb(ctx, host, message),
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import { useRevoke, useShowOnce } from '../../../shared/secrets/secrets.hooks';
 import { SecretRow, SecretSection } from '../../../shared/secrets/SecretSection';
 import { errorToast } from '../../../shared/toast';
 import { EnrollmentCode as EnrollmentCodeView } from '../../../shared/ui/EnrollmentCode';
-import { useCreateHost, useHostCode, useHosts, useRevokeHost } from '../settings.api';
+import { useCreateHost, useHostCode, useHosts, useRevokeHost } from './hosts.api';
 import { HostFleetPanel } from './HostFleetPanel';
 
 const hostCommand = [
