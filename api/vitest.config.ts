@@ -14,6 +14,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
+    // One migrated PostgreSQL template for the run: each test file's database is a copy of it.
+    globalSetup: ['../sql/src/testing.global.ts'],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
