@@ -5,37 +5,18 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
+import { openLiveTab, operatorWithPhone, simulatedAgent } from './support/live';
 import { SCREENSHOT_DIR } from './support/screenshots';
-import { expectToast, PASSWORD, unique, uniqueEmail } from './support/ui';
+import { expectToast } from './support/ui';
 
 for (const width of [1280, 375]) {
   test(`inspect a phone's screen, find a unique selector, save and check it (${width} px)`, async ({ browser, baseURL }) => {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    const json = { 'Content-Type': 'application/json' };
-    const signup = await page.request.post('/api/auth/signup', {
-      data: { name: 'Ines Inspect', email: uniqueEmail('ines'), password: PASSWORD, role: 'operator' },
-      headers: json,
-    });
-    expect(signup.status()).toBe(201);
-    const name = unique('Pixel inspect');
-    const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };
-    const credential = (await (await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json })).json()) as { token: string };
-
-    const ui = new SimulatedPhoneUi({ serial: `SIM-INSPECT-${width}`, width: 1080, height: 2400 });
-    const backend = await new DeviceBackend(ui, { agentVersion: 'e2e/2', preflight: 'no-account' }).start();
-    const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
+    const { name, token } = await operatorWithPhone(page, 'Ines Inspect', 'Pixel inspect');
+    const { stop } = await simulatedAgent(baseURL!, token, `SIM-INSPECT-${width}`, { preflight: 'no-account' });
     try {
-      await expect.poll(() => agent.connected, { timeout: 10_000 }).toBe(true);
-      await page.goto('/devices');
-      const card = page.getByRole('article', { name });
-      await card.getByRole('button', { name: `Actions for ${name}` }).click();
-      await page.getByRole('menuitem', { name: 'View Details' }).click();
-      const details = page.getByRole('dialog', { name: `Device: ${name}` });
-      await details.getByRole('tab', { name: 'Live' }).click();
+      const details = await openLiveTab(page, name);
       await expect(details.getByText(/^JPEG \(simulated\)$/)).toBeVisible({ timeout: 15_000 });
 
       await details.getByRole('button', { name: 'Inspect' }).click();
@@ -58,8 +39,7 @@ for (const width of [1280, 375]) {
       await selectors.getByRole('button', { name: 'Check saved captures' }).first().click();
       await expect(inspect.getByLabel('Saved captures of this screen').getByText('Finds it')).toBeVisible();
     } finally {
-      agent.close();
-      await backend.close();
+      await stop();
       await context.close();
     }
   });

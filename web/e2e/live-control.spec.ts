@@ -4,41 +4,13 @@
  * phone records the tap at that point of its own 1080 × 2400 screen, the app opens, and the live image shows it.
  */
 import { expect, test } from '@playwright/test';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
-import { PASSWORD, unique, uniqueEmail } from './support/ui';
+import { openLiveTab, operatorWithPhone, simulatedAgent } from './support/live';
 
 test('watch a phone live, take control, and tap it from the browser', async ({ page, baseURL }) => {
-  const json = { 'Content-Type': 'application/json' };
-  expect(
-    (
-      await page.request.post('/api/auth/signup', {
-        data: { name: 'Lior Live', email: uniqueEmail('lior'), password: PASSWORD, role: 'operator' },
-        headers: json,
-      })
-    ).status(),
-  ).toBe(201);
-  const name = unique('Pixel live');
-  const created = await page.request.post('/api/devices', { data: { name }, headers: json });
-  expect(created.status()).toBe(201);
-  const device = (await created.json()) as { id: string };
-  const issued = await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json });
-  expect(issued.status()).toBe(201);
-  const credential = (await issued.json()) as { token: string };
-
-  const ui = new SimulatedPhoneUi({ serial: 'SIM-E2E-LIVE', width: 1080, height: 2400 });
-  const backend = await new DeviceBackend(ui, { agentVersion: 'e2e/2' }).start();
-  const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
+  const { name, token } = await operatorWithPhone(page, 'Lior Live', 'Pixel live');
+  const { ui, agent, stop } = await simulatedAgent(baseURL!, token, 'SIM-E2E-LIVE');
   try {
-    await expect.poll(() => agent.connected, { timeout: 10_000 }).toBe(true);
-
-    await page.goto('/devices');
-    const card = page.getByRole('article', { name });
-    await card.getByRole('button', { name: `Actions for ${name}` }).click();
-    await page.getByRole('menuitem', { name: 'View Details' }).click();
-    const dialog = page.getByRole('dialog', { name: `Device: ${name}` });
-    await dialog.getByRole('tab', { name: 'Live' }).click();
+    const dialog = await openLiveTab(page, name);
 
     const screen = dialog.getByRole('img', { name: `Live screen of ${name}` });
     await expect(screen).toBeVisible({ timeout: 10_000 });
@@ -65,7 +37,6 @@ test('watch a phone live, take control, and tap it from the browser', async ({ p
     await dialog.getByRole('button', { name: 'Hand back' }).click();
     await expect(dialog.getByRole('button', { name: 'Take control' })).toBeVisible();
   } finally {
-    agent.close();
-    await backend.close();
+    await stop();
   }
 });

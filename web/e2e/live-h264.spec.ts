@@ -16,7 +16,7 @@ import { FakeAdbServer } from '../../agent-protocol/test/fake-adb.server';
 import { FakeAndroid, fixture } from '../../agent-protocol/test/fake-android';
 import { colourClips } from '../../agent-protocol/test/video-phone';
 import { SCREENSHOT_DIR } from './support/screenshots';
-import { PASSWORD, unique, uniqueEmail } from './support/ui';
+import { openLiveTab, operatorWithPhone } from './support/live';
 
 /** The colour at the middle of the live canvas, as the page drew it. */
 async function centreColour(page: Page, surface: Locator): Promise<{ r: number; g: number; b: number } | null> {
@@ -33,18 +33,7 @@ const isRed = (colour: { r: number; g: number; b: number } | null) => colour !==
 const isBlue = (colour: { r: number; g: number; b: number } | null) => colour !== null && colour.b > 180 && colour.r < 80 && colour.g < 80;
 
 test('watch a phone as H.264, take control, tap, and see the picture answer', async ({ page, baseURL }) => {
-  const json = { 'Content-Type': 'application/json' };
-  expect(
-    (
-      await page.request.post('/api/auth/signup', {
-        data: { name: 'Hana H264', email: uniqueEmail('hana'), password: PASSWORD, role: 'operator' },
-        headers: json,
-      })
-    ).status(),
-  ).toBe(201);
-  const name = unique('Pixel h264');
-  const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };
-  const credential = (await (await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json })).json()) as { token: string };
+  const { name, token } = await operatorWithPhone(page, 'Hana H264', 'Pixel h264');
 
   // An Android 14 phone on the fake ADB server, with scrcpy-server streaming the clips.
   const adb = new FakeAdbServer();
@@ -61,15 +50,10 @@ test('watch a phone as H.264, take control, tap, and see the picture answer', as
   const running = () => fake.scrcpyServers.filter((server) => server.running).length;
   const touches = () => fake.scrcpyServers.flatMap((server) => server.control).filter((message) => message.type === 'touch').length;
   const backend = await new DeviceBackend(phone, { agentVersion: 'e2e/2', preflight: 'no-account' }).start();
-  const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
+  const agent = new PhoneAgent({ url: baseURL!, token, backend, reconnectionDelayMs: 200 });
   try {
     await expect.poll(() => agent.connected, { timeout: 10_000 }).toBe(true);
-    await page.goto('/devices');
-    const card = page.getByRole('article', { name });
-    await card.getByRole('button', { name: `Actions for ${name}` }).click();
-    await page.getByRole('menuitem', { name: 'View Details' }).click();
-    const dialog = page.getByRole('dialog', { name: `Device: ${name}` });
-    await dialog.getByRole('tab', { name: 'Live' }).click();
+    const dialog = await openLiveTab(page, name);
 
     const screen = dialog.getByRole('img', { name: `Live screen of ${name}` });
     // Decoded here, from the watch stream: the path is named, the picture is the red clip, frames keep coming.

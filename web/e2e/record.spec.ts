@@ -4,39 +4,18 @@
  * made; Stop, a name, and Save draft keep a draft recipe whose taps name selectors (the launcher's tap left out).
  */
 import { expect, test } from '@playwright/test';
-import { PhoneAgent } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
 import { parseUiXml } from '@farm/agent-protocol/recipes';
-import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
-import { choose, expectToast, PASSWORD, unique, uniqueEmail } from './support/ui';
+import { openLiveTab, operatorWithPhone, simulatedAgent } from './support/live';
+import { choose, expectToast } from './support/ui';
 
 for (const width of [1280, 375]) {
   test(`record taps and text into a draft recipe that names selectors (${width} px)`, async ({ browser, baseURL }) => {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    const json = { 'Content-Type': 'application/json' };
-    expect(
-      (
-        await page.request.post('/api/auth/signup', {
-          data: { name: 'Remy Record', email: uniqueEmail('remy'), password: PASSWORD, role: 'operator' },
-          headers: json,
-        })
-      ).status(),
-    ).toBe(201);
-    const name = unique('Pixel record');
-    const device = (await (await page.request.post('/api/devices', { data: { name }, headers: json })).json()) as { id: string };
-    const credential = (await (await page.request.post(`/api/devices/${device.id}/credentials`, { data: {}, headers: json })).json()) as { token: string };
-    const ui = new SimulatedPhoneUi({ serial: `SIM-RECORD-${width}`, width: 1080, height: 2400 });
-    const backend = await new DeviceBackend(ui, { agentVersion: 'e2e/2', preflight: 'no-account' }).start();
-    const agent = new PhoneAgent({ url: baseURL!, token: credential.token, backend, reconnectionDelayMs: 200 });
+    const { name, token } = await operatorWithPhone(page, 'Remy Record', 'Pixel record');
+    const { ui, stop } = await simulatedAgent(baseURL!, token, `SIM-RECORD-${width}`, { preflight: 'no-account' });
     try {
-      await expect.poll(() => agent.connected, { timeout: 10_000 }).toBe(true);
-      await page.goto('/devices');
-      const card = page.getByRole('article', { name });
-      await card.getByRole('button', { name: `Actions for ${name}` }).click();
-      await page.getByRole('menuitem', { name: 'View Details' }).click();
-      const dialog = page.getByRole('dialog', { name: `Device: ${name}` });
-      await dialog.getByRole('tab', { name: 'Live' }).click();
+      const dialog = await openLiveTab(page, name);
       const screen = dialog.getByRole('img', { name: `Live screen of ${name}` });
       await expect(dialog.getByText(/^JPEG \(simulated\)$/)).toBeVisible({ timeout: 15_000 });
       await dialog.getByRole('button', { name: 'Take control' }).click();
@@ -85,8 +64,7 @@ for (const width of [1280, 375]) {
       // Each recorded step kept the picture of the screen it was made on.
       await expect(page.getByRole('listitem', { name: /^Step 2: / }).getByRole('img', { name: 'The screen step 2 was recorded on' })).toBeVisible();
     } finally {
-      agent.close();
-      await backend.close();
+      await stop();
       await context.close();
     }
   });
