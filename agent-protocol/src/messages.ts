@@ -12,7 +12,7 @@ import { dryRunAgentMessages, dryRunServerMessages, failureTrace } from './dryru
 import { failureCode } from './failures.ts';
 import { fleetHostMessages, hostFeatures, type HostFeature } from './fleet/fleet.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
-import { phoneCommands, taskTypes } from './values.ts';
+import { phoneCommands, taskTypes, uiReaderKinds } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
 export const AGENT_NAMESPACE = '/agent';
@@ -63,7 +63,7 @@ export type RecipeRun = z.infer<typeof recipeRun>;
 
 /** Which reader reads a phone's UI: the UiAutomator2 server, `uiautomator dump`, or the simulator. */
 export const uiReaderInfo = z.object({
-  kind: z.enum(['ui-server', 'dump', 'sim']),
+  kind: z.enum(uiReaderKinds),
   version: z.string().max(40).nullable(),
   seesToasts: z.boolean(),
 });

@@ -38,3 +38,7 @@ export const platformNames: Record<Platform, string> = {
 /** What an operator may tell a phone to do. */
 export const phoneCommands = ['screenshot', 'pause', 'resume', 'stop', 'restart_session'] as const;
 export type PhoneCommand = (typeof phoneCommands)[number];
+
+/** Which reader reads a phone's UI: the UiAutomator2 server, `uiautomator dump`, or the simulator. */
+export const uiReaderKinds = ['ui-server', 'dump', 'sim'] as const;
+export type UiReaderKind = (typeof uiReaderKinds)[number];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceStatuses, taskPriorities, taskStatuses, taskTypes } from '@farm/agent-protocol/values';
+import { deviceStatuses, taskPriorities, taskStatuses, taskTypes, uiReaderKinds, type UiReaderKind } from '@farm/agent-protocol/values';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { id, idFilter, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
 
@@ -39,8 +39,8 @@ export type Device = z.infer<typeof device>;
  * What reads a phone's UI, as its agent says in its hello (`uiReaderInfo` of agent-protocol's messages): the
  * UiAutomator2 server, `uiautomator dump`, or the simulator.
  */
-export const uiReaderKindValues = ['ui-server', 'dump', 'sim'] as const;
-export type UiReaderKind = (typeof uiReaderKindValues)[number];
+export const uiReaderKindValues = uiReaderKinds;
+export type { UiReaderKind };
 
 /**
  * What reads the phone's UI and which versions of the apps recipes drive it has, as its agent last said in its hello.

@@ -1,5 +1,6 @@
 /** What the phone side reads and writes about devices: credentials, hellos and goodbyes, and the work ready for them. */
 import { sql } from 'kysely';
+import type { UiReaderKind } from '@farm/agent-protocol/values';
 import { deviceColumns, type DeviceRow } from '@farm/sql';
 import { GONE, helloStatus, readyWork } from '@farm/workers';
 import { hashToken } from '../shared/tokens.ts';
@@ -64,7 +65,7 @@ export async function recordSoftware(
   device: AgentDevice,
   hello: {
     agentVersion: string;
-    uiReader?: { kind: 'ui-server' | 'dump' | 'sim'; version: string | null } | undefined;
+    uiReader?: { kind: UiReaderKind; version: string | null } | undefined;
     apps?: { package: string; version: string | null }[] | undefined;
   },
 ): Promise<void> {

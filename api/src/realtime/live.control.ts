@@ -15,7 +15,8 @@ import type { Outbox } from '../events/outbox.ts';
 import { recordActivity, write, writeAcross, type WriteContext } from '../events/write.ts';
 import type { Db, Tx } from '../shared/types.ts';
 import type { LiveBus } from './live.bus.ts';
-import { activeMember, openControl } from './live.queries.ts';
+import { findMember } from '../shared/members.queries.ts';
+import { openControl } from './live.queries.ts';
 import type { LiveWatchers } from './live.watchers.ts';
 import { INPUT_TIMEOUT_MS, refuse, type LiveSocket, type Message, type Signal } from './live.shared.ts';
 
@@ -117,8 +118,8 @@ export class LiveControl {
     const control = this.controls.get(deviceId);
     if (!control || control.socket !== socket) return refuse('You are not in control of this phone');
     // Only to an active member of this workspace: a name from elsewhere never reaches the activity feed.
-    const to = await activeMember(this.db, socket.data.workspaceId, userId);
-    if (!to) return refuse('That person is not a member of this workspace');
+    const to = await findMember(this.db, socket.data.workspaceId, userId);
+    if (!to || to.deactivatedAt !== null) return refuse('That person is not a member of this workspace');
     await this.release(control, `handed over to ${to.name}`, userId);
     return { ok: true };
   }

@@ -37,15 +37,3 @@ export function openControl(db: Db, workspaceId: string, deviceId: string) {
     .where('endedAt', 'is', null)
     .executeTakeFirst();
 }
-
-/** An active member of the workspace, by name, or undefined. */
-export function activeMember(db: Db, workspaceId: string, userId: string) {
-  return db
-    .selectFrom('workspaceMembers as m')
-    .innerJoin('users as u', 'u.id', 'm.userId')
-    .select('u.name')
-    .where('m.workspaceId', '=', workspaceId)
-    .where('m.userId', '=', userId)
-    .where('m.deactivatedAt', 'is', null)
-    .executeTakeFirst();
-}

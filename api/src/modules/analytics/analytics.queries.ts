@@ -5,7 +5,7 @@
 import { platforms } from '@farm/agent-protocol/values';
 import { NAMED_STATEMENT } from '@farm/sql';
 import { sql, type RawBuilder } from 'kysely';
-import { leaderboardColumns, type LeaderboardTable, type Range, type TimeseriesMetric } from '@farm/contracts';
+import { leaderboardColumns, type LeaderboardTable, type Range, type TimeBucket, type TimeseriesMetric } from '@farm/contracts';
 import type { Db } from '../../shared/types.ts';
 
 const RANGE_HOURS: Record<Range, number> = { '24h': 24, '7d': 24 * 7, '30d': 24 * 30, '90d': 24 * 90 };
@@ -122,7 +122,7 @@ export interface WindowInput {
 export interface AnalyticsWindow {
   range: Range | null;
   timeZone: string;
-  bucket: 'hour' | 'day';
+  bucket: TimeBucket;
   start: Date;
   end: Date;
   previousStart: Date;

@@ -1,9 +1,11 @@
 /** Dry runs and their step traces in the database: the run's row, the phone and account it runs on, its steps. */
 import { sql } from 'kysely';
+import type { TraceVerdict } from '@farm/agent-protocol/dryrun';
 import { unsettledTaskStatuses } from '@farm/agent-protocol/values';
 import type { DryRunStatus } from '@farm/sql';
 // A run under way holds its phone: one rule with the dispatcher's (devices/status.ts there).
 import { DRY_RUN_UNDER_WAY, dryRunUnderWay } from '@farm/workers';
+import { findMember } from '../../shared/members.queries.ts';
 import type { Db, Tx } from '../../shared/types.ts';
 
 export function runQuery(db: Db, workspaceId: string) {
@@ -122,15 +124,8 @@ export function verificationsOfRow(db: Db, workspaceId: string, recipeRowId: str
 
 /** Whether the person is an active operator of the workspace now (only an operator's run verifies). */
 export async function isOperatorNow(db: Db | Tx, workspaceId: string, userId: string | null): Promise<boolean> {
-  if (!userId) return false;
-  const row = await db
-    .selectFrom('workspaceMembers')
-    .select('role')
-    .where('workspaceId', '=', workspaceId)
-    .where('userId', '=', userId)
-    .where('deactivatedAt', 'is', null)
-    .executeTakeFirst();
-  return row?.role === 'operator';
+  const member = userId ? await findMember(db, workspaceId, userId) : undefined;
+  return member?.role === 'operator' && member.deactivatedAt === null;
 }
 
 /**
@@ -312,7 +307,7 @@ export async function insertStep(
     path: string;
     do: string;
     label: string;
-    verdict: 'done' | 'skipped' | 'failed' | 'stopped';
+    verdict: TraceVerdict;
     detail: string | null;
     selector: string | null;
     matched: string | null;
