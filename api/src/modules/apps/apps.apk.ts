@@ -5,6 +5,7 @@
  * APKs are copied out to files of their own, the way the farm host installs them (`pm install-create`/`install-write`).
  */
 import { mkdir, rm } from 'node:fs/promises';
+import type { AppVersionKind } from '@farm/sql';
 import { join } from 'node:path';
 import { sizeText } from '../uploads/uploads.service.ts';
 import { ManifestError, readManifest, type ApkManifest } from './apps.axml.ts';
@@ -27,7 +28,7 @@ export interface ApkFile {
 }
 
 export interface ReadApp {
-  kind: 'apk' | 'split_set';
+  kind: AppVersionKind;
   package: string;
   versionCode: number;
   versionName: string | null;

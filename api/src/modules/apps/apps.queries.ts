@@ -1,6 +1,6 @@
 /** The app library (0041): versions and their APKs, pins per group, rollouts and their phones. */
 import { sql } from 'kysely';
-import type { AppRolloutAction, AppRolloutPhoneStatus, AppRolloutStatus } from '@farm/sql';
+import type { AppRolloutAction, AppRolloutPhoneStatus, AppRolloutStatus, AppVersionKind } from '@farm/sql';
 import type { Db, Tx } from '../../shared/types.ts';
 
 /** A long version code (bigint, below 2^53) read as a number by either driver. */
@@ -62,7 +62,7 @@ export interface NewVersion {
   versionName: string | null;
   minSdk: number | null;
   abis: string[];
-  kind: 'apk' | 'split_set';
+  kind: AppVersionKind;
   fileName: string;
   size: number;
 }
