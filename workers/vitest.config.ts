@@ -7,5 +7,13 @@ const projects = [
 ];
 
 export default defineConfig({
-  test: { include: ['src/**/*.test.ts', 'test/**/*.test.ts'], pool: 'forks', globalSetup: ['../sql/src/testing.global.ts'], maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000, projects },
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    pool: 'forks',
+    globalSetup: ['../sql/src/testing.global.ts'],
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects,
+  },
 });

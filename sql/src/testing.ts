@@ -46,11 +46,7 @@ export interface TestDatabase {
  * A new, empty PostgreSQL database on the server of `url` (its own `url` returned), and a connection to that server's
  * own database (`admin`) to act on it from outside; `drop()` closes both and drops the database.
  */
-export async function createPostgresDatabase(
-  url: string,
-  poolSize: number,
-  template?: string,
-): Promise<TestDatabase & { admin: Database; url: string }> {
+export async function createPostgresDatabase(url: string, poolSize: number, template?: string): Promise<TestDatabase & { admin: Database; url: string }> {
   const name = `farm_test_${randomBytes(6).toString('hex')}`;
   const admin = await openDatabase({ kind: 'postgres', url, poolSize: 1 });
   await admin.exec(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
