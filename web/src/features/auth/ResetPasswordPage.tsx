@@ -60,24 +60,8 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={submit}>
           <Stack gap="md">
-            <AuthInput
-              secret
-              label="New Password"
-              name="password"
-              autoComplete="new-password"
-              value={password}
-              error={errors.password}
-              onValue={setPassword}
-            />
-            <AuthInput
-              secret
-              label="Confirm Password"
-              name="confirm"
-              autoComplete="new-password"
-              value={confirm}
-              error={errors.confirm}
-              onValue={setConfirm}
-            />
+            <AuthInput secret label="New Password" name="password" autoComplete="new-password" value={password} error={errors.password} onValue={setPassword} />
+            <AuthInput secret label="Confirm Password" name="confirm" autoComplete="new-password" value={confirm} error={errors.confirm} onValue={setConfirm} />
             <Text size="sm" c="dimmed">
               Setting a new password signs you out on every device.
             </Text>

@@ -1,4 +1,4 @@
-import { Alert, Button, Select, Stack, Text } from '@mantine/core';
+import { Alert, Button, Select, Stack } from '@mantine/core';
 import { IconArrowLeft, IconMailOpened } from '@tabler/icons-react';
 import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/contracts';
 import { browserTimeZone } from '../../shared/timezone';
@@ -97,15 +97,7 @@ export function SignupPage() {
         <Stack gap="md">
           <AuthInput label="Full Name" name="name" autoComplete="name" value={name} error={errors.name} onValue={setName} />
           <AuthInput label="Email" type="email" name="email" autoComplete="email" value={email} error={errors.email} onValue={setEmail} />
-          <AuthInput
-            secret
-            label="Password"
-            name="password"
-            autoComplete="new-password"
-            value={password}
-            error={errors.password}
-            onValue={setPassword}
-          />
+          <AuthInput secret label="Password" name="password" autoComplete="new-password" value={password} error={errors.password} onValue={setPassword} />
           <Select
             label="I am a..."
             placeholder="Select your role"
