@@ -1,5 +1,5 @@
 import { Alert, Button, Card, Group, ScrollArea, Stack, Text, TextInput, Title } from '@mantine/core';
-import { IconSearch } from '@tabler/icons-react';
+import { IconPlus, IconSearch } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LoadingState } from '../../../shared/ui/LoadingState';
@@ -43,40 +43,54 @@ export function CampaignPanel({ title, actions, children, dialogs }: CampaignPan
   );
 }
 
+/** The "Add …" button beside a panel's title. */
+export function PanelAddButton({ label, onClick, variant }: { label: string; onClick: () => void; variant?: 'default' }) {
+  return (
+    <Button size="xs" variant={variant} leftSection={<IconPlus size={14} />} onClick={onClick}>
+      {label}
+    </Button>
+  );
+}
+
+/** What a panel's list needs of its query (TanStack's result, or the same read off a parent's). */
+interface ListQuery<T> {
+  data: readonly T[] | undefined;
+  isPending: boolean;
+  isError: boolean;
+  error?: Error | null;
+}
+
 interface PanelListProps<T> {
-  items: readonly T[] | undefined;
-  loading: boolean;
-  failed: boolean;
-  loadingLabel: string;
-  failedTitle: string;
-  /** The failure's words under its title, where the panel shows them. */
-  failedMessage?: string | undefined;
-  empty: string;
-  /** The list's accessible name. */
-  label: string;
-  ordered?: boolean;
+  query: ListQuery<T>;
+  /** The loading label, the failure's title, the empty line and the list's accessible name. */
+  texts: { loading: string; failed: string; empty: string; list: string };
+  /** Show the failure's words under its title. */
+  showError?: boolean;
+  /** A numbered list, in this order. */
+  order?: (items: readonly T[]) => readonly T[];
   children: (item: T) => ReactNode;
 }
 
 /** A panel's list, or what stands in its place: loading, the failure, or that there is nothing yet. */
-export function PanelList<T>({ items, loading, failed, loadingLabel, failedTitle, failedMessage, empty, label, ordered = false, children }: PanelListProps<T>) {
-  if (loading) return <LoadingState label={loadingLabel} />;
-  if (failed || !items) {
+export function PanelList<T>({ query, texts, showError = false, order, children }: PanelListProps<T>) {
+  if (query.isPending) return <LoadingState label={texts.loading} />;
+  if (query.isError || !query.data) {
     return (
-      <Alert color="red" title={failedTitle}>
-        {failedMessage}
+      <Alert color="red" title={texts.failed}>
+        {showError ? query.error?.message : undefined}
       </Alert>
     );
   }
-  if (items.length === 0) {
+  if (query.data.length === 0) {
     return (
       <Text size="sm" c="dimmed">
-        {empty}
+        {texts.empty}
       </Text>
     );
   }
+  const items = order ? order(query.data) : query.data;
   return (
-    <Stack gap="xs" component={ordered ? 'ol' : 'ul'} {...plainList} aria-label={label}>
+    <Stack gap="xs" component={order ? 'ol' : 'ul'} {...plainList} aria-label={texts.list}>
       {items.map(children)}
     </Stack>
   );

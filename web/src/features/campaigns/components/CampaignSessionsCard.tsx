@@ -35,13 +35,8 @@ export function CampaignSessionsCard({ campaignId, accounts }: CampaignSessionsC
   return (
     <CampaignPanel title="Campaign Sessions">
       <PanelList
-        items={sessions.data}
-        loading={sessions.isPending}
-        failed={sessions.isError}
-        loadingLabel="Loading sessions..."
-        failedTitle="Failed to fetch campaign sessions"
-        empty="No sessions scheduled yet."
-        label="Campaign sessions"
+        query={sessions}
+        texts={{ loading: 'Loading sessions...', failed: 'Failed to fetch campaign sessions', empty: 'No sessions scheduled yet.', list: 'Campaign sessions' }}
       >
         {(session) => (
           <Group key={session.id} component="li" justify="space-between" wrap="nowrap" gap="sm">

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
-import { ActionIcon, Badge, Button, Group, Text } from '@mantine/core';
-import { IconLinkOff, IconPlus } from '@tabler/icons-react';
+import { ActionIcon, Badge, Group, Text } from '@mantine/core';
+import { IconLinkOff } from '@tabler/icons-react';
 import { accountStatusLabels, type Account, type Campaign } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { useLinkAccount, useUnlinkAccount } from '../campaigns.api';
-import { CampaignPanel, PanelList, PickerModal } from './CampaignPanel';
+import { CampaignPanel, PanelAddButton, PanelList, PickerModal } from './CampaignPanel';
 
 /** Accounts that may still be linked: same platform as the campaign, not linked yet, matching the search. */
 export function linkCandidates(accounts: readonly Account[], campaign: Pick<Campaign, 'platform'>, linkedIds: ReadonlySet<string>, search: string): Account[] {
@@ -91,23 +91,12 @@ export function LinkedAccountsCard({ campaign, linkedAccounts, accounts, loading
   return (
     <CampaignPanel
       title="Linked Accounts"
-      actions={
-        canManage && (
-          <Button size="xs" leftSection={<IconPlus size={14} />} onClick={() => setAdding(true)}>
-            Add Account
-          </Button>
-        )
-      }
+      actions={canManage && <PanelAddButton label="Add Account" onClick={() => setAdding(true)} />}
       dialogs={<LinkAccountModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} accounts={accounts} linkedIds={linkedIds} />}
     >
       <PanelList
-        items={linkedAccounts}
-        loading={loading}
-        failed={failed}
-        loadingLabel="Loading accounts..."
-        failedTitle="Failed to fetch campaign accounts"
-        empty="No accounts linked yet."
-        label="Linked accounts"
+        query={{ data: linkedAccounts, isPending: loading, isError: failed }}
+        texts={{ loading: 'Loading accounts...', failed: 'Failed to fetch campaign accounts', empty: 'No accounts linked yet.', list: 'Linked accounts' }}
       >
         {(account) => (
           <Group key={account.id} component="li" justify="space-between" wrap="nowrap" gap="sm">

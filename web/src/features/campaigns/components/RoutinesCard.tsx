@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
-import { ActionIcon, Badge, Button, Card, Group, Stack, Text } from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Badge, Card, Group, Stack, Text } from '@mantine/core';
+import { IconTrash } from '@tabler/icons-react';
 import { routineTypeLabels, type Account, type Campaign, type Routine } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
 import { useDeleteRoutine, useRoutines } from '../campaigns.api';
 import { bySequence, routineMinutes } from '../routines.form';
 import { AddRoutineModal } from './AddRoutineModal';
-import { CampaignPanel, PanelList } from './CampaignPanel';
+import { CampaignPanel, PanelAddButton, PanelList } from './CampaignPanel';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 
 export interface RoutinesCardProps {
@@ -39,13 +39,7 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
   return (
     <CampaignPanel
       title="Automation Routines"
-      actions={
-        canManage && (
-          <Button size="xs" leftSection={<IconPlus size={14} />} onClick={() => setAdding(true)}>
-            Add Routine
-          </Button>
-        )
-      }
+      actions={canManage && <PanelAddButton label="Add Routine" onClick={() => setAdding(true)} />}
       dialogs={
         <>
           <AddRoutineModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} linkedAccounts={linkedAccounts} />
@@ -62,15 +56,15 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
       }
     >
       <PanelList
-        items={routines.data && bySequence(routines.data)}
-        loading={routines.isPending}
-        failed={routines.isError}
-        loadingLabel="Loading routines..."
-        failedTitle="Failed to fetch routines"
-        failedMessage={routines.error?.message}
-        empty="No routines yet. Add one to automate this campaign."
-        label="Automation routines"
-        ordered
+        query={routines}
+        texts={{
+          loading: 'Loading routines...',
+          failed: 'Failed to fetch routines',
+          empty: 'No routines yet. Add one to automate this campaign.',
+          list: 'Automation routines',
+        }}
+        showError
+        order={bySequence}
       >
         {(routine) => {
           const label = routineTypeLabels[routine.type];

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
 import { Alert, Badge, Button, Group, Stack, Text } from '@mantine/core';
-import { IconPencilPlus, IconPlus } from '@tabler/icons-react';
+import { IconPencilPlus } from '@tabler/icons-react';
 import { useNavigate } from 'react-router';
 import type { Account, Campaign, Post } from '@farm/contracts';
 import { formatDateTime } from '../../../shared/format';
@@ -9,7 +9,7 @@ import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { captionPreview, postAccountLabel, postStatusColors, postStatusLabels, postTimeLine } from '../../content/content.form';
 import { useAttachPost, useCampaignPosts } from '../campaigns.api';
-import { CampaignPanel, PanelList, PickerModal } from './CampaignPanel';
+import { CampaignPanel, PanelAddButton, PanelList, PickerModal } from './CampaignPanel';
 
 /** Posts matching a search over caption and hashtags. */
 export function matchPosts(posts: readonly Post[], search: string): Post[] {
@@ -91,9 +91,7 @@ export function ScheduledContentCard({ campaign, accounts }: ScheduledContentCar
       title="Scheduled Content"
       actions={
         <Group gap="xs">
-          <Button size="xs" variant="default" leftSection={<IconPlus size={14} />} onClick={() => setAdding(true)}>
-            Add Post
-          </Button>
+          <PanelAddButton variant="default" label="Add Post" onClick={() => setAdding(true)} />
           <Button size="xs" leftSection={<IconPencilPlus size={14} />} onClick={() => void navigate('/content')}>
             Create New
           </Button>
@@ -102,13 +100,8 @@ export function ScheduledContentCard({ campaign, accounts }: ScheduledContentCar
       dialogs={<AddPostModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} accounts={accounts} />}
     >
       <PanelList
-        items={posts.data}
-        loading={posts.isPending}
-        failed={posts.isError}
-        loadingLabel="Loading posts..."
-        failedTitle="Failed to fetch posts"
-        empty="No posts in this campaign yet."
-        label="Campaign posts"
+        query={posts}
+        texts={{ loading: 'Loading posts...', failed: 'Failed to fetch posts', empty: 'No posts in this campaign yet.', list: 'Campaign posts' }}
       >
         {(post) => (
           <Group key={post.id} component="li" justify="space-between" wrap="nowrap" gap="sm" align="flex-start">
