@@ -1,5 +1,6 @@
 /** A list's filters kept in the URL's query string, so a filtered view can be shared and survives a reload. */
-import { useCallback, useMemo } from 'react';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 
 export function useUrlFilters<K extends string>(keys: readonly K[]) {
@@ -22,4 +23,17 @@ export function useUrlFilters<K extends string>(keys: readonly K[]) {
     [setParams],
   );
   return [values, set] as const;
+}
+
+/**
+ * A list's search box over the URL's `search` filter: the box follows every key, the URL (and so the query) only once
+ * typing has paused for a quarter second.
+ */
+export function useUrlSearch(current: string, write: (changes: { search: string }) => void) {
+  const [search, setSearch] = useState(current);
+  const [debounced] = useDebouncedValue(search.trim(), 250);
+  useEffect(() => {
+    if (debounced !== current) write({ search: debounced });
+  }, [debounced, current, write]);
+  return [search, setSearch] as const;
 }

@@ -1,15 +1,14 @@
-import { useEffect, useState } from 'react';
-import { ListToolbar } from '../../shared/ui/ListToolbar';
-import { Alert, Button, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { useState } from 'react';
+import { ListToolbar, platformFilter } from '../../shared/ui/ListToolbar';
+import { Alert, Button, Group, SimpleGrid, Stack } from '@mantine/core';
 import { IconFileImport, IconPlus } from '@tabler/icons-react';
 import { accountStatusLabels, accountStatusValues, platformValues, type Account } from '@farm/contracts';
 import { usePagedList } from '../../shared/paged';
-import { useUrlFilters } from '../../shared/url-filters';
+import { useUrlFilters, useUrlSearch } from '../../shared/url-filters';
 import { ExportButton } from '../../shared/ui/ExportButton';
 import { ImportCsvModal } from '../../shared/ui/ImportCsvModal';
 import { LoadMore } from '../../shared/ui/LoadMore';
-import { LoadingState } from '../../shared/ui/LoadingState';
+import { EmptyCard, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { useCanManageAccounts, useDevices } from './accounts.api';
 import { AccountCard } from './components/AccountCard';
@@ -21,11 +20,7 @@ const FILTER_KEYS = ['platform', 'status', 'search'] as const;
 /** Social Media Accounts (/accounts). */
 export function AccountsPage() {
   const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
-  const [search, setSearch] = useState(filters.search);
-  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  useEffect(() => {
-    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
-  }, [debouncedSearch, filters.search, setFilters]);
+  const [search, setSearch] = useUrlSearch(filters.search, setFilters);
   const listFilters = {
     platform: platformValues.find((value) => value === filters.platform),
     status: accountStatusValues.find((value) => value === filters.status),
@@ -64,13 +59,7 @@ export function AccountsPage() {
       <ListToolbar
         search={{ label: 'Search accounts', placeholder: 'Search accounts...', value: search, onChange: setSearch }}
         filters={[
-          {
-            label: 'Filter by platform',
-            data: [{ value: ALL, label: 'All Platforms' }, ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) }))],
-            value: listFilters.platform ?? ALL,
-            onChange: (value) => setFilters({ platform: value === ALL ? null : value }),
-            width: 170,
-          },
+          platformFilter(listFilters.platform, (platform) => setFilters({ platform })),
           {
             label: 'Filter by status',
             data: [{ value: ALL, label: 'All Statuses' }, ...accountStatusValues.map((value) => ({ value, label: accountStatusLabels[value] }))],
@@ -88,16 +77,10 @@ export function AccountsPage() {
           {accounts.error.message}
         </Alert>
       ) : accounts.rows.length === 0 ? (
-        <Paper withBorder radius="md" p="xl">
-          <Stack align="center" gap={4}>
-            <Text fw={600}>{filtered ? 'No accounts match your filters' : 'No accounts yet'}</Text>
-            {canManage && !filtered && (
-              <Text c="dimmed" size="sm" ta="center">
-                Add a social media account and assign it to a device.
-              </Text>
-            )}
-          </Stack>
-        </Paper>
+        <EmptyCard
+          title={filtered ? 'No accounts match your filters' : 'No accounts yet'}
+          hint={canManage && !filtered && 'Add a social media account and assign it to a device.'}
+        />
       ) : (
         <>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }}>

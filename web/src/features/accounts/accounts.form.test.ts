@@ -1,35 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '@farm/contracts';
+import { buildAccount } from '../../test/fixtures';
 import { accountChanges, accountDraft, accountFieldErrors, buildAccountPayload, emptyAccountForm, hasChanges, type AccountFormValues } from './accounts.form';
 
 function form(overrides: Partial<AccountFormValues> = {}): AccountFormValues {
   return { ...emptyAccountForm(), username: 'alpha', ...overrides };
 }
 
-const stored: Account = {
-  id: 'a1',
-  username: 'alpha',
-  platform: 'instagram',
-  status: 'warmup',
-  deviceId: 'd1',
-  profilePicture: null,
-  bio: null,
-  followers: 10,
-  following: 5,
-  warmupStartDate: null,
-  warmupEndDate: null,
-  gender: null,
-  age: null,
-  birthday: null,
-  profileImages: [],
-  interests: [],
-  sexualOrientation: null,
-  relationshipGoal: null,
-  pausedCode: null,
-  pausedMessage: null,
-  createdAt: '2025-01-01T00:00:00.000Z',
-  updatedAt: '2025-01-02T00:00:00.000Z',
-};
+const stored: Account = buildAccount({ status: 'warmup', deviceId: 'd1', followers: 10, following: 5, updatedAt: '2025-01-02T00:00:00.000Z' });
 
 describe('buildAccountPayload', () => {
   it('starts a new account pending creation with no followers', () => {

@@ -1,4 +1,4 @@
-import { Button, Card, Grid, Group, Select, SimpleGrid, Skeleton, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
+import { Button, Card, Grid, Group, Select, Skeleton, Table, Text, TextInput, Title, UnstyledButton } from '@mantine/core';
 import { IconActivity, IconArrowDown, IconArrowUp, IconClock, IconListCheck, IconTargetArrow } from '@tabler/icons-react';
 import { leaderboardColumns, rangeValues, type LeaderboardTable, type Range, type TimeseriesMetric } from '@farm/contracts';
 import dayjs from 'dayjs';
@@ -8,7 +8,7 @@ import { useUrlFilters } from '../../shared/url-filters';
 import { ExportButton } from '../../shared/ui/ExportButton';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
-import { StatCard } from '../../shared/ui/StatCard';
+import { StatGrid } from '../../shared/ui/StatCard';
 import { useGroups } from '../groups/groups.api';
 import { ALL_GROUPS } from '../groups/group-filter';
 import { changeOf, useLeaderboard, useTimeseries, useWindowedStats, type AnalyticsWindow } from './analytics.api';
@@ -119,29 +119,29 @@ interface Column {
 /** Hours with one decimal, e.g. '3.5'. */
 const hoursWithDecimal = (value: number | string | null) => (Number(value ?? 0) || 0).toFixed(1);
 
+/** Name, count, completed, failed and success rate: how the devices, VAs and campaigns tables open. */
+function outcomeColumns(name: string, total: string, totalLabel: string, completed: string, failed: string): Column[] {
+  return [
+    { key: 'name', label: name },
+    { key: total, label: totalLabel },
+    { key: completed, label: 'Completed' },
+    { key: failed, label: 'Failed' },
+    { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
+  ];
+}
+
 const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty: string; minWidth?: number; usageExport?: boolean }[] = [
   {
     table: 'devices',
     title: 'Device Performance',
-    columns: [
-      { key: 'name', label: 'Device' },
-      { key: 'totalTasks', label: 'Tasks' },
-      { key: 'completedTasks', label: 'Completed' },
-      { key: 'failedTasks', label: 'Failed' },
-      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
-      { key: 'hours', label: 'Session h' },
-    ],
+    columns: [...outcomeColumns('Device', 'totalTasks', 'Tasks', 'completedTasks', 'failedTasks'), { key: 'hours', label: 'Session h' }],
     empty: 'No devices yet',
   },
   {
     table: 'vas',
     title: 'VA Performance',
     columns: [
-      { key: 'name', label: 'VA' },
-      { key: 'totalTasks', label: 'Tasks' },
-      { key: 'completedTasks', label: 'Completed' },
-      { key: 'failedTasks', label: 'Failed' },
-      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
+      ...outcomeColumns('VA', 'totalTasks', 'Tasks', 'completedTasks', 'failedTasks'),
       { key: 'hours', label: 'Hours' },
       { key: 'handsOnHours', label: 'Hands-on hours', format: hoursWithDecimal },
     ],
@@ -152,14 +152,7 @@ const tables: { table: LeaderboardTable; title: string; columns: Column[]; empty
   {
     table: 'campaigns',
     title: 'Campaign Performance',
-    columns: [
-      { key: 'name', label: 'Campaign' },
-      { key: 'runs', label: 'Runs' },
-      { key: 'completedRuns', label: 'Completed' },
-      { key: 'failedRuns', label: 'Failed' },
-      { key: 'successRate', label: 'Success', format: (value) => `${value ?? 0}%` },
-      { key: 'postsPublished', label: 'Posts' },
-    ],
+    columns: [...outcomeColumns('Campaign', 'runs', 'Runs', 'completedRuns', 'failedRuns'), { key: 'postsPublished', label: 'Posts' }],
     empty: 'No campaigns yet',
   },
   {
@@ -262,6 +255,8 @@ export function AnalyticsPage() {
   const stats = useWindowedStats(window, groupId);
   const previous = stats.data?.previous ?? undefined;
   const changeLabel = custom ? 'vs previous period' : changeLabels[range];
+  const changeIn = (key: 'totalTasks' | 'successRate' | 'avgSessionTime' | 'activeSessions') =>
+    stats.data ? changeOf(stats.data[key], previous?.[key]) : undefined;
   const periodLabel = custom ? `${params.from} to ${params.to}` : rangeLabels[range];
   const today = dayjs().format('YYYY-MM-DD');
 
@@ -327,44 +322,39 @@ export function AnalyticsPage() {
         }
       />
 
-      <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
-        <StatCard
-          title="Total Tasks"
-          value={stats.data?.totalTasks ?? 0}
-          loading={stats.isPending}
-          icon={<IconListCheck size={22} />}
-          description={periodLabel}
-          change={stats.data ? changeOf(stats.data.totalTasks, previous?.totalTasks) : undefined}
-          changeLabel={changeLabel}
-        />
-        <StatCard
-          title="Success Rate"
-          value={formatPercent(stats.data?.successRate ?? 0)}
-          loading={stats.isPending}
-          icon={<IconTargetArrow size={22} />}
-          description={stats.data ? `${stats.data.completedTasks} completed` : undefined}
-          change={stats.data ? changeOf(stats.data.successRate, previous?.successRate) : undefined}
-          changeLabel={changeLabel}
-        />
-        <StatCard
-          title="Avg Session Time"
-          value={formatDuration(stats.data?.avgSessionTime ?? 0)}
-          loading={stats.isPending}
-          icon={<IconClock size={22} />}
-          description="Session time per task"
-          change={stats.data ? changeOf(stats.data.avgSessionTime, previous?.avgSessionTime) : undefined}
-          changeLabel={changeLabel}
-        />
-        <StatCard
-          title="Active Sessions"
-          value={stats.data?.activeSessions ?? 0}
-          loading={stats.isPending}
-          icon={<IconActivity size={22} />}
-          description="Running now"
-          change={stats.data ? changeOf(stats.data.activeSessions, previous?.activeSessions) : undefined}
-          changeLabel={changeLabel}
-        />
-      </SimpleGrid>
+      <StatGrid
+        loading={stats.isPending}
+        cards={[
+          {
+            title: 'Total Tasks',
+            value: stats.data?.totalTasks ?? 0,
+            icon: <IconListCheck size={22} />,
+            description: periodLabel,
+            change: changeIn('totalTasks'),
+          },
+          {
+            title: 'Success Rate',
+            value: formatPercent(stats.data?.successRate ?? 0),
+            icon: <IconTargetArrow size={22} />,
+            description: stats.data ? `${stats.data.completedTasks} completed` : undefined,
+            change: changeIn('successRate'),
+          },
+          {
+            title: 'Avg Session Time',
+            value: formatDuration(stats.data?.avgSessionTime ?? 0),
+            icon: <IconClock size={22} />,
+            description: 'Session time per task',
+            change: changeIn('avgSessionTime'),
+          },
+          {
+            title: 'Active Sessions',
+            value: stats.data?.activeSessions ?? 0,
+            icon: <IconActivity size={22} />,
+            description: 'Running now',
+            change: changeIn('activeSessions'),
+          },
+        ].map((card) => ({ ...card, changeLabel }))}
+      />
       {stats.data ? (
         <Text size="xs" c="dimmed" mb="md">
           Days are counted in {stats.data.timeZone}.

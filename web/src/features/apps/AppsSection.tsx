@@ -17,6 +17,7 @@ import { useGroups } from '../groups/groups.api';
 import { useAppLibrary, useCoverageWarnings, useDeleteApp, usePinVersion, useRollouts, useUnpin, useUploadApp } from './apps.api';
 import { versionLabel } from './apps.format';
 import { RolloutDialog, RolloutResults } from './RolloutDialog';
+import { TableHead } from '../../shared/ui/TableHead';
 
 function UploadForm({ maxBytes }: { maxBytes: number }) {
   const upload = useUploadApp();
@@ -76,16 +77,7 @@ function LibraryTable({ library, onRollout }: { library: AppLibrary; onRollout: 
     <>
       <ScrollX label="App library" minWidth={720}>
         <Table striped aria-label="App library">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>App</Table.Th>
-              <Table.Th>Version</Table.Th>
-              <Table.Th>ABIs</Table.Th>
-              <Table.Th>Size</Table.Th>
-              <Table.Th>Recipes</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <TableHead columns={['App', 'Version', 'ABIs', 'Size', 'Recipes', 'Actions']} />
           <Table.Tbody>
             {library.versions.map((version) => (
               <Table.Tr key={version.id}>

@@ -13,6 +13,7 @@ import { FormModal } from '../../shared/ui/FormModal';
 import { useGroups } from '../groups/groups.api';
 import { useRollouts, useStartRollout } from './apps.api';
 import { versionLabel } from './apps.format';
+import { TableHead } from '../../shared/ui/TableHead';
 
 const phoneColors: Record<AppRolloutPhoneStatus, string> = { waiting: 'gray', sent: 'blue', succeeded: 'teal', failed: 'red', skipped: 'orange' };
 const phoneWords: Record<AppRolloutPhoneStatus, string> = {
@@ -43,13 +44,7 @@ export function RolloutResults({ rollout }: { rollout: AppRollout }) {
         </Badge>
       </Group>
       <Table striped aria-label={`Phones of the rollout of ${rollout.package}`}>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Phone</Table.Th>
-            <Table.Th>Stage</Table.Th>
-            <Table.Th>Result</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <TableHead columns={['Phone', 'Stage', 'Result']} />
         <Table.Tbody>
           {rollout.phones.map((phone) => (
             <Table.Tr key={phone.deviceId} aria-label={`${phone.deviceName}: ${phoneWords[phone.status]}`}>

@@ -1,13 +1,13 @@
-import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Stack, Text, TextInput } from '@mantine/core';
 import { refusalMessage } from '../../shared/refusal';
-import { IconArrowLeft } from '@tabler/icons-react';
 import { messages, type Me, type TwoFactorSetup } from '@farm/contracts';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import { ApiError } from '../../shared/api';
 import { errorToast, toast } from '../../shared/toast';
 import { useAppConfig, useLogin, useLoginCode, useLoginSetup } from './auth.api';
 import { AuthCard } from './AuthCard';
+import { AuthInput, BackLink, SwitchPrompt } from './AuthFields';
 import { RecoveryCodesList } from './components/RecoveryCodesList';
 import { TwoFactorSetupFields } from './components/TwoFactorSetupFields';
 
@@ -135,10 +135,7 @@ export function LoginPage() {
             <Button type="submit" fullWidth loading={loginCode.isPending} disabled={setup && !step.setup}>
               Verify
             </Button>
-            <Anchor component="button" type="button" size="sm" ta="center" c="dimmed" onClick={startOver}>
-              <IconArrowLeft size={14} style={{ verticalAlign: 'middle', marginRight: 4 }} aria-hidden />
-              Back to Login
-            </Anchor>
+            <BackLink onClick={startOver}>Back to Login</BackLink>
           </Stack>
         </form>
       </AuthCard>
@@ -149,36 +146,13 @@ export function LoginPage() {
     <AuthCard title="Welcome back" subtitle="Sign in to your account">
       <form onSubmit={submitPassword}>
         <Stack gap="md">
-          <TextInput
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
-          />
-          <PasswordInput
-            label="Password"
-            name="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
-          />
+          <AuthInput label="Email" type="email" name="email" autoComplete="email" value={email} onValue={setEmail} />
+          <AuthInput secret label="Password" name="password" autoComplete="current-password" value={password} onValue={setPassword} />
           <Button type="submit" fullWidth loading={login.isPending}>
             Login
           </Button>
-          <Text size="sm" ta="center" c="dimmed">
-            Don&apos;t have an account?{' '}
-            <Anchor component={Link} to="/signup" underline="always">
-              Sign up
-            </Anchor>
-          </Text>
-          <Anchor component={Link} to="/" size="sm" ta="center" c="dimmed">
-            <IconArrowLeft size={14} style={{ verticalAlign: 'middle', marginRight: 4 }} aria-hidden />
-            Back to Home
-          </Anchor>
+          <SwitchPrompt question="Don't have an account?" to="/signup" label="Sign up" />
+          <BackLink to="/">Back to Home</BackLink>
         </Stack>
       </form>
     </AuthCard>

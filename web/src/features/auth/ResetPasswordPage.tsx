@@ -1,13 +1,13 @@
-import { Alert, Anchor, Button, PasswordInput, Stack, Text } from '@mantine/core';
+import { Alert, Button, Stack, Text } from '@mantine/core';
 import { refusalMessage } from '../../shared/refusal';
-import { IconArrowLeft } from '@tabler/icons-react';
 import { messages, passwordResetBody } from '@farm/contracts';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { errorToast, toast } from '../../shared/toast';
 import { LoadingState } from '../../shared/ui/LoadingState';
 import { usePasswordResetPreview, useResetPassword } from './auth.api';
 import { AuthCard } from './AuthCard';
+import { AuthInput, BackLink } from './AuthFields';
 
 /** A member opens the one-time link an operator made for them and chooses a new password. */
 export function ResetPasswordPage() {
@@ -60,24 +60,8 @@ export function ResetPasswordPage() {
       ) : (
         <form onSubmit={submit}>
           <Stack gap="md">
-            <PasswordInput
-              label="New Password"
-              name="password"
-              autoComplete="new-password"
-              required
-              value={password}
-              error={errors.password}
-              onChange={(event) => setPassword(event.currentTarget.value)}
-            />
-            <PasswordInput
-              label="Confirm Password"
-              name="confirm"
-              autoComplete="new-password"
-              required
-              value={confirm}
-              error={errors.confirm}
-              onChange={(event) => setConfirm(event.currentTarget.value)}
-            />
+            <AuthInput secret label="New Password" name="password" autoComplete="new-password" value={password} error={errors.password} onValue={setPassword} />
+            <AuthInput secret label="Confirm Password" name="confirm" autoComplete="new-password" value={confirm} error={errors.confirm} onValue={setConfirm} />
             <Text size="sm" c="dimmed">
               Setting a new password signs you out on every device.
             </Text>
@@ -87,10 +71,9 @@ export function ResetPasswordPage() {
           </Stack>
         </form>
       )}
-      <Anchor component={Link} to="/login" size="sm" ta="center" c="dimmed" display="block" mt="md">
-        <IconArrowLeft size={14} style={{ verticalAlign: 'middle', marginRight: 4 }} aria-hidden />
+      <BackLink to="/login" block>
         Back to Login
-      </Anchor>
+      </BackLink>
     </AuthCard>
   );
 }

@@ -1,13 +1,14 @@
-import { Alert, Anchor, Button, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Select, Stack } from '@mantine/core';
 import { IconArrowLeft, IconMailOpened } from '@tabler/icons-react';
 import { messages, roleLabels, roleValues, signupBody, type Role } from '@farm/contracts';
 import { browserTimeZone } from '../../shared/timezone';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { refusalMessage } from '../../shared/refusal';
 import { errorToast, toast } from '../../shared/toast';
 import { useInvitationPreview, useSignup } from './auth.api';
 import { AuthCard } from './AuthCard';
+import { AuthInput, SwitchPrompt } from './AuthFields';
 
 const roleOptions = roleValues.map((value) => ({ value, label: roleLabels[value] }));
 
@@ -94,34 +95,9 @@ export function SignupPage() {
       ) : null}
       <form onSubmit={submit}>
         <Stack gap="md">
-          <TextInput
-            label="Full Name"
-            name="name"
-            autoComplete="name"
-            required
-            value={name}
-            error={errors.name}
-            onChange={(event) => setName(event.currentTarget.value)}
-          />
-          <TextInput
-            label="Email"
-            type="email"
-            name="email"
-            autoComplete="email"
-            required
-            value={email}
-            error={errors.email}
-            onChange={(event) => setEmail(event.currentTarget.value)}
-          />
-          <PasswordInput
-            label="Password"
-            name="password"
-            autoComplete="new-password"
-            required
-            value={password}
-            error={errors.password}
-            onChange={(event) => setPassword(event.currentTarget.value)}
-          />
+          <AuthInput label="Full Name" name="name" autoComplete="name" value={name} error={errors.name} onValue={setName} />
+          <AuthInput label="Email" type="email" name="email" autoComplete="email" value={email} error={errors.email} onValue={setEmail} />
+          <AuthInput secret label="Password" name="password" autoComplete="new-password" value={password} error={errors.password} onValue={setPassword} />
           <Select
             label="I am a..."
             placeholder="Select your role"
@@ -136,12 +112,7 @@ export function SignupPage() {
           <Button type="submit" fullWidth disabled={busy}>
             {busy ? 'Creating Account...' : 'Create Account'}
           </Button>
-          <Text size="sm" ta="center" c="dimmed">
-            Already have an account?{' '}
-            <Anchor component={Link} to="/login" underline="always">
-              Login
-            </Anchor>
-          </Text>
+          <SwitchPrompt question="Already have an account?" to="/login" label="Login" />
           <Button variant="subtle" color="gray" leftSection={<IconArrowLeft size={14} />} onClick={() => void navigate('/')}>
             Back to Home
           </Button>

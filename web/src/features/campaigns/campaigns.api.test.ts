@@ -1,32 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '@farm/contracts';
+import { buildAccount } from '../../test/fixtures';
 import { resolveLinkedAccounts } from './campaigns.api';
 
 function account(id: string, username: string): Account {
-  return {
-    id,
-    username,
-    platform: 'instagram',
-    status: 'active',
-    deviceId: null,
-    profilePicture: null,
-    bio: null,
-    followers: 0,
-    following: 0,
-    warmupStartDate: null,
-    warmupEndDate: null,
-    gender: null,
-    age: null,
-    birthday: null,
-    profileImages: [],
-    interests: [],
-    sexualOrientation: null,
-    relationshipGoal: null,
-    pausedCode: null,
-    pausedMessage: null,
-    createdAt: '2025-01-01T00:00:00.000Z',
-    updatedAt: '2025-01-01T00:00:00.000Z',
-  };
+  return buildAccount({ id, username });
 }
 
 describe('resolveLinkedAccounts', () => {

@@ -1,21 +1,20 @@
-import { useEffect, useState } from 'react';
-import { ListToolbar } from '../../shared/ui/ListToolbar';
+import { useState } from 'react';
+import { ListToolbar, platformFilter } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
-import { Alert, Button, Group, Menu, Paper, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
+import { Alert, Button, Group, Menu, SimpleGrid, Stack, Tabs, Text } from '@mantine/core';
 import { IconCalendar, IconChevronDown, IconFileImport, IconPlus } from '@tabler/icons-react';
 import { platformValues, postStatusValues, type Post, type PostStatus, type UpdatePostBody } from '@farm/contracts';
 import { Link } from 'react-router';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
-import { useUrlFilters } from '../../shared/url-filters';
+import { useUrlFilters, useUrlSearch } from '../../shared/url-filters';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { useCurrentUser } from '../auth/auth.api';
 import { ExportButton } from '../../shared/ui/ExportButton';
 import { ImportCsvModal } from '../../shared/ui/ImportCsvModal';
 import { LoadMore } from '../../shared/ui/LoadMore';
 import { errorToast, toast } from '../../shared/toast';
-import { LoadingState } from '../../shared/ui/LoadingState';
+import { EmptyCard, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { useAccountsList, useDeletePost, useUpdatePost } from './content.api';
@@ -41,11 +40,7 @@ function asFilter(value: string | null): Filter {
 export function ContentPage() {
   const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
   const filter = asFilter(filters.status);
-  const [search, setSearch] = useState(filters.search);
-  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  useEffect(() => {
-    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
-  }, [debouncedSearch, filters.search, setFilters]);
+  const [search, setSearch] = useUrlSearch(filters.search, setFilters);
   const platform = platformValues.find((value) => value === filters.platform);
   const listFilters = { status: filter === 'all' ? undefined : filter, platform, search: filters.search };
   const posts = usePagedList<Post>('/api/posts', listFilters);
@@ -115,30 +110,12 @@ export function ContentPage() {
           {posts.error.message}
         </Alert>
       ) : empty ? (
-        <Paper withBorder radius="md" p="xl">
-          <Stack align="center" gap={4}>
-            <Text fw={600}>No posts yet</Text>
-            <Text c="dimmed" size="sm" ta="center">
-              Create your first post to get started
-            </Text>
-          </Stack>
-        </Paper>
+        <EmptyCard title="No posts yet" hint="Create your first post to get started" />
       ) : (
         <Stack gap="md">
           <ListToolbar
             search={{ label: 'Search posts', placeholder: 'Search captions...', value: search, onChange: setSearch }}
-            filters={[
-              {
-                label: 'Filter by platform',
-                data: [
-                  { value: 'all', label: 'All Platforms' },
-                  ...platformValues.map((value) => ({ value, label: value[0]!.toUpperCase() + value.slice(1) })),
-                ],
-                value: platform ?? 'all',
-                onChange: (value) => setFilters({ platform: value === 'all' ? null : value }),
-                width: 170,
-              },
-            ]}
+            filters={[platformFilter(platform, (next) => setFilters({ platform: next }))]}
             mb={0}
           />
           <Tabs value={filter} onChange={(value) => setFilters({ status: asFilter(value) === 'all' ? null : value })}>

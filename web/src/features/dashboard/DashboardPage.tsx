@@ -12,7 +12,7 @@ import { DeviceStatusBadge } from '../../shared/ui/DeviceStatusBadge';
 import { LiveDuration } from '../../shared/ui/LiveDuration';
 import { EmptyText, LoadingState } from '../../shared/ui/LoadingState';
 import { PageHeader } from '../../shared/ui/PageHeader';
-import { StatCard } from '../../shared/ui/StatCard';
+import { StatGrid } from '../../shared/ui/StatCard';
 import { useCurrentUser } from '../auth/auth.api';
 import { TaskFormModal } from '../tasks/components/TaskFormModal';
 import { OnboardingChecklist } from './components/OnboardingChecklist';
@@ -28,6 +28,14 @@ function Panel({ title, action, children }: { title: string; action: ReactNode; 
       </Group>
       {children}
     </Card>
+  );
+}
+
+function ViewAll({ to }: { to: string }) {
+  return (
+    <Anchor component={Link} to={to} size="sm">
+      View All
+    </Anchor>
   );
 }
 
@@ -62,47 +70,24 @@ export function DashboardPage() {
 
       {me?.role === 'operator' ? <OnboardingChecklist /> : null}
 
-      <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
-        <StatCard
-          title="Active Sessions"
-          value={stats.data?.activeSessions ?? 0}
-          loading={stats.isPending}
-          icon={<IconActivity size={22} />}
-          description="Sessions running now"
-        />
-        <StatCard
-          title="Total Devices"
-          value={stats.data?.totalDevices ?? 0}
-          loading={stats.isPending}
-          icon={<IconDeviceMobile size={22} />}
-          description="Phones in the fleet"
-        />
-        <StatCard
-          title="Online Devices"
-          value={stats.data?.onlineDevices ?? 0}
-          loading={stats.isPending}
-          icon={<IconWifi size={22} />}
-          description="Reachable right now"
-        />
-        <StatCard
-          title="Tasks Completed"
-          value={stats.data?.completedTasks ?? 0}
-          loading={stats.isPending}
-          icon={<IconCircleCheck size={22} />}
-          description={stats.data ? `of ${stats.data.totalTasks} tasks` : undefined}
-        />
-      </SimpleGrid>
+      <StatGrid
+        loading={stats.isPending}
+        cards={[
+          { title: 'Active Sessions', value: stats.data?.activeSessions ?? 0, icon: <IconActivity size={22} />, description: 'Sessions running now' },
+          { title: 'Total Devices', value: stats.data?.totalDevices ?? 0, icon: <IconDeviceMobile size={22} />, description: 'Phones in the fleet' },
+          { title: 'Online Devices', value: stats.data?.onlineDevices ?? 0, icon: <IconWifi size={22} />, description: 'Reachable right now' },
+          {
+            title: 'Tasks Completed',
+            value: stats.data?.completedTasks ?? 0,
+            icon: <IconCircleCheck size={22} />,
+            description: stats.data ? `of ${stats.data.totalTasks} tasks` : undefined,
+          },
+        ]}
+      />
 
       <Grid gap="md">
         <Grid.Col span={{ base: 12, lg: 7 }}>
-          <Panel
-            title="Active Devices"
-            action={
-              <Anchor component={Link} to="/devices" size="sm">
-                View All
-              </Anchor>
-            }
-          >
+          <Panel title="Active Devices" action={<ViewAll to="/devices" />}>
             {devices.isPending ? (
               <LoadingState label="Loading devices..." />
             ) : activeDevices.length === 0 ? (
@@ -132,14 +117,7 @@ export function DashboardPage() {
           </Panel>
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 5 }}>
-          <Panel
-            title="Recent Activity"
-            action={
-              <Anchor component={Link} to="/monitor" size="sm">
-                View All
-              </Anchor>
-            }
-          >
+          <Panel title="Recent Activity" action={<ViewAll to="/monitor" />}>
             <ScrollArea h={400} type="auto" offsetScrollbars viewportProps={{ tabIndex: 0, 'aria-label': 'Recent activity list' }}>
               {activities.isPending ? (
                 <LoadingState label="Loading activity..." />

@@ -1,7 +1,7 @@
 import { Button, Group, SimpleGrid } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
-import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
+import { useDisclosure } from '@mantine/hooks';
 import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useState } from 'react';
@@ -9,7 +9,7 @@ import { useSearchParams } from 'react-router';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
-import { useUrlFilters } from '../../shared/url-filters';
+import { useUrlFilters, useUrlSearch } from '../../shared/url-filters';
 import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
@@ -40,11 +40,7 @@ export function DevicesPage() {
   const me = useCurrentUser();
   const isOperator = me?.role === 'operator';
   const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
-  const [search, setSearch] = useState(filters.search);
-  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  useEffect(() => {
-    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
-  }, [debouncedSearch, filters.search, setFilters]);
+  const [search, setSearch] = useUrlSearch(filters.search, setFilters);
   const status = isDeviceStatus(filters.status) ? filters.status : ALL;
   const listFilters = {
     search: filters.search,

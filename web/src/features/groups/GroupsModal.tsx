@@ -10,6 +10,7 @@ import { ConfirmModal } from '../../shared/ui/ConfirmModal';
 import { FormModal } from '../../shared/ui/FormModal';
 import { ScrollX } from '../../shared/ui/ScrollX';
 import { useAssignGroup, useCreateGroup, useDeleteGroup, useGroups, useUpdateGroup } from './groups.api';
+import { TableHead } from '../../shared/ui/TableHead';
 
 const NOBODY = 'nobody';
 
@@ -196,14 +197,7 @@ export function GroupsModal({ opened, onClose }: { opened: boolean; onClose: () 
         ) : (
           <ScrollX label="Groups and tags" minWidth={560}>
             <Table verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Phones</Table.Th>
-                  <Table.Th>VA</Table.Th>
-                  <Table.Th />
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Name', 'Phones', 'VA', '']} />
               <Table.Tbody>
                 {list.map((group) => (
                   <GroupRow key={group.id} group={group} vaOptions={vaOptions} onDelete={() => setDeleting(group)} />

@@ -1,5 +1,6 @@
 import { Anchor, Badge, Box, Button, Card, Container, Group, List, SimpleGrid, Stack, Text, ThemeIcon, Title } from '@mantine/core';
 import { IconActivity, IconArrowRight, IconChartBar, IconCheck, IconDeviceMobile, IconListCheck, IconRocket, IconUsers, type Icon } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { Logo } from '../../shared/ui/Logo';
 import { BrandCarousel } from './components/BrandCarousel';
@@ -63,6 +64,78 @@ function SectionTitle({ id, eyebrow, title, text }: { id: string; eyebrow: strin
   );
 }
 
+interface SectionProps {
+  /** The anchor the header's links jump to. */
+  id?: string;
+  titleId: string;
+  eyebrow: string;
+  title: string;
+  text: string;
+  /** On the darker band that sets every other section apart. */
+  dark?: boolean;
+  children: ReactNode;
+}
+
+function Section({ id, titleId, eyebrow, title, text, dark = false, children }: SectionProps) {
+  const content = (
+    <>
+      <SectionTitle id={titleId} eyebrow={eyebrow} title={title} text={text} />
+      {children}
+    </>
+  );
+  if (dark) {
+    return (
+      <Box bg="dark.8" component="section" id={id} aria-labelledby={titleId}>
+        <Container size="lg" py={80}>
+          {content}
+        </Container>
+      </Box>
+    );
+  }
+  return (
+    <Container size="lg" py={80} component="section" id={id} aria-labelledby={titleId}>
+      {content}
+    </Container>
+  );
+}
+
+/** The headings of the page's sections; `id` is where the header's links jump. */
+const sections = {
+  features: {
+    id: 'features',
+    titleId: 'features-title',
+    eyebrow: 'Features',
+    title: 'Everything your phone farm needs',
+    text: 'From the battery of a single phone to the reach of a whole campaign.',
+  },
+  howItWorks: {
+    id: 'how-it-works',
+    titleId: 'how-title',
+    eyebrow: 'Process',
+    title: 'How It Works',
+    text: 'Four steps from a drawer of phones to a measured operation.',
+  },
+  interfaces: {
+    id: 'interfaces',
+    titleId: 'interfaces-title',
+    eyebrow: 'Two interfaces',
+    title: 'One for operators, one for assistants',
+    text: 'Each role sees what it needs to do its job, from the same live data.',
+  },
+  impact: {
+    titleId: 'impact-title',
+    eyebrow: 'Impact',
+    title: 'Results our customers report',
+    text: 'Averages across teams running their farms on the platform.',
+  },
+} as const;
+
+const sectionLinks = [
+  { href: '#features', label: 'Features' },
+  { href: '#how-it-works', label: 'How It Works' },
+  { href: '#interfaces', label: 'Interfaces' },
+] as const;
+
 export function LandingPage() {
   return (
     <Box style={{ overflowX: 'hidden' }}>
@@ -71,15 +144,11 @@ export function LandingPage() {
           <Group justify="space-between" wrap="nowrap">
             <Logo />
             <Group gap="lg" visibleFrom="sm" component="nav" aria-label="Sections">
-              <Anchor href="#features" c="dimmed">
-                Features
-              </Anchor>
-              <Anchor href="#how-it-works" c="dimmed">
-                How It Works
-              </Anchor>
-              <Anchor href="#interfaces" c="dimmed">
-                Interfaces
-              </Anchor>
+              {sectionLinks.map((link) => (
+                <Anchor key={link.href} href={link.href} c="dimmed">
+                  {link.label}
+                </Anchor>
+              ))}
             </Group>
           </Group>
         </Container>
@@ -111,13 +180,7 @@ export function LandingPage() {
           </Container>
         </Box>
 
-        <Container size="lg" py={80} component="section" id="features" aria-labelledby="features-title">
-          <SectionTitle
-            id="features-title"
-            eyebrow="Features"
-            title="Everything your phone farm needs"
-            text="From the battery of a single phone to the reach of a whole campaign."
-          />
+        <Section {...sections.features}>
           <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="lg">
             {features.map(({ icon: FeatureIcon, title, text }) => (
               <Card key={title} withBorder padding="lg" radius="md">
@@ -133,38 +196,29 @@ export function LandingPage() {
               </Card>
             ))}
           </SimpleGrid>
-        </Container>
+        </Section>
 
-        <Box bg="dark.8" component="section" id="how-it-works" aria-labelledby="how-title">
-          <Container size="lg" py={80}>
-            <SectionTitle id="how-title" eyebrow="Process" title="How It Works" text="Four steps from a drawer of phones to a measured operation." />
-            <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }} spacing="lg" component="ol" style={{ listStyle: 'none', padding: 0 }}>
-              {steps.map((step, index) => (
-                <Box component="li" key={step.title}>
-                  <Stack gap="xs" align="center" ta="center">
-                    <ThemeIcon size={48} radius="xl" aria-hidden>
-                      <Text fw={800}>{index + 1}</Text>
-                    </ThemeIcon>
-                    <Title order={3} fz="lg">
-                      {step.title}
-                    </Title>
-                    <Text c="dimmed" size="sm">
-                      {step.text}
-                    </Text>
-                  </Stack>
-                </Box>
-              ))}
-            </SimpleGrid>
-          </Container>
-        </Box>
+        <Section dark {...sections.howItWorks}>
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }} spacing="lg" component="ol" style={{ listStyle: 'none', padding: 0 }}>
+            {steps.map((step, index) => (
+              <Box component="li" key={step.title}>
+                <Stack gap="xs" align="center" ta="center">
+                  <ThemeIcon size={48} radius="xl" aria-hidden>
+                    <Text fw={800}>{index + 1}</Text>
+                  </ThemeIcon>
+                  <Title order={3} fz="lg">
+                    {step.title}
+                  </Title>
+                  <Text c="dimmed" size="sm">
+                    {step.text}
+                  </Text>
+                </Stack>
+              </Box>
+            ))}
+          </SimpleGrid>
+        </Section>
 
-        <Container size="lg" py={80} component="section" id="interfaces" aria-labelledby="interfaces-title">
-          <SectionTitle
-            id="interfaces-title"
-            eyebrow="Two interfaces"
-            title="One for operators, one for assistants"
-            text="Each role sees what it needs to do its job, from the same live data."
-          />
+        <Section {...sections.interfaces}>
           <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
             {interfaces.map((item) => (
               <Card key={item.title} withBorder padding="xl" radius="md">
@@ -189,7 +243,7 @@ export function LandingPage() {
               </Card>
             ))}
           </SimpleGrid>
-        </Container>
+        </Section>
 
         <Container size="lg" pb={80} component="section" aria-labelledby="brands-title">
           <Title order={2} id="brands-title" ta="center" fz="lg" c="dimmed" fw={600} mb="lg">
@@ -198,26 +252,18 @@ export function LandingPage() {
           <BrandCarousel />
         </Container>
 
-        <Box bg="dark.8" component="section" aria-labelledby="impact-title">
-          <Container size="lg" py={80}>
-            <SectionTitle
-              id="impact-title"
-              eyebrow="Impact"
-              title="Results our customers report"
-              text="Averages across teams running their farms on the platform."
-            />
-            <SimpleGrid cols={{ base: 2, md: 4 }} spacing="lg">
-              {impact.map((item) => (
-                <Stack key={item.label} gap={4} align="center" ta="center">
-                  <Text fz={{ base: 36, sm: 48 }} fw={800} c="blue.4" lh={1}>
-                    {item.value}
-                  </Text>
-                  <Text c="dimmed">{item.label}</Text>
-                </Stack>
-              ))}
-            </SimpleGrid>
-          </Container>
-        </Box>
+        <Section dark {...sections.impact}>
+          <SimpleGrid cols={{ base: 2, md: 4 }} spacing="lg">
+            {impact.map((item) => (
+              <Stack key={item.label} gap={4} align="center" ta="center">
+                <Text fz={{ base: 36, sm: 48 }} fw={800} c="blue.4" lh={1}>
+                  {item.value}
+                </Text>
+                <Text c="dimmed">{item.label}</Text>
+              </Stack>
+            ))}
+          </SimpleGrid>
+        </Section>
 
         <Container size="md" py={96} component="section" aria-labelledby="cta-title">
           <Stack align="center" ta="center" gap="md">

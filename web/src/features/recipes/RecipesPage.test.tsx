@@ -13,24 +13,24 @@ function api(extra: Record<string, Parameters<typeof stubApi>[0][string]> = {}) 
   return stubApi({ 'GET /api/auth/me': { user: me }, ...extra });
 }
 
+/** A stored recipe as the list returns it, but for its id, whether it is on and why it was refused. */
+const storedRecipe = {
+  recipeId: 'instagram.post',
+  version: 3,
+  name: 'Instagram publish a post',
+  platform: 'instagram',
+  routines: ['create_post'],
+  appPackage: 'com.instagram.android',
+  writtenFor: '360.0.0.52.192',
+  minVersion: '360',
+  belowVersion: null,
+  verified: true,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
 describe('Campaigns → Recipes', () => {
-  const own = {
-    id: 'r1',
-    recipeId: 'instagram.post',
-    version: 3,
-    name: 'Instagram publish a post',
-    platform: 'instagram',
-    routines: ['create_post'],
-    appPackage: 'com.instagram.android',
-    writtenFor: '360.0.0.52.192',
-    minVersion: '360',
-    belowVersion: null,
-    verified: true,
-    enabled: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    invalid: null,
-  };
+  const own = { ...storedRecipe, id: 'r1', enabled: true, invalid: null };
   const shipped = { ...own, version: 1, verified: false, minVersion: '300' };
   const settings = { tryUntestedTemplates: false };
 
@@ -68,21 +68,7 @@ describe('Campaigns → Recipes', () => {
 });
 
 describe('Campaigns → Recipes: recipes that need a person', () => {
-  const base = {
-    recipeId: 'instagram.post',
-    version: 3,
-    name: 'Instagram publish a post',
-    platform: 'instagram',
-    routines: ['create_post'],
-    appPackage: 'com.instagram.android',
-    writtenFor: '360.0.0.52.192',
-    minVersion: '360',
-    belowVersion: null,
-    verified: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-  };
-  const broken = { ...base, id: 'r9', enabled: false, invalid: { field: 'steps.2.tap', reason: 'Required' } };
+  const broken = { ...storedRecipe, id: 'r9', enabled: false, invalid: { field: 'steps.2.tap', reason: 'Required' } };
   const breaker = {
     id: 'b1',
     recipeId: 'instagram.post',

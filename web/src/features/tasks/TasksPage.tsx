@@ -1,15 +1,15 @@
 import { Badge, Button, Group, Menu, Stack, Tabs } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
-import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
+import { useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconPlus } from '@tabler/icons-react';
 import { taskPriorityValues, taskTypeLabels, taskTypeValues, type Task, type TaskStatus } from '@farm/contracts';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useDevices, useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
-import { useUrlFilters } from '../../shared/url-filters';
+import { useUrlFilters, useUrlSearch } from '../../shared/url-filters';
 import { AssignVaMenu } from '../../shared/ui/AssignVaMenu';
 import { BulkBar } from '../../shared/ui/BulkBar';
 import { ConfirmModal } from '../../shared/ui/ConfirmModal';
@@ -52,11 +52,7 @@ export function TasksPage() {
   const me = useCurrentUser();
   const isOperator = me?.role === 'operator';
   const [filters, setFilters] = useUrlFilters(FILTER_KEYS);
-  const [search, setSearch] = useState(filters.search);
-  const [debouncedSearch] = useDebouncedValue(search.trim(), 250);
-  useEffect(() => {
-    if (debouncedSearch !== filters.search) setFilters({ search: debouncedSearch });
-  }, [debouncedSearch, filters.search, setFilters]);
+  const [search, setSearch] = useUrlSearch(filters.search, setFilters);
   const tab: Tab = isTab(filters.status) ? filters.status : ALL;
   const listFilters = {
     search: filters.search,

@@ -1,6 +1,7 @@
 /** The toolbar over a list page: a search box, then one select per filter, then any actions, wrapping on a phone. */
 import { Group, Select, TextInput, type ComboboxData, type MantineSpacing } from '@mantine/core';
 import { IconSearch } from '@tabler/icons-react';
+import { platformValues, type Platform } from '@farm/contracts';
 import type { ReactNode } from 'react';
 
 export interface ToolbarFilter {
@@ -50,4 +51,18 @@ export function ListToolbar({ search, filters, mb = 'lg', children }: ListToolba
       {children}
     </Group>
   );
+}
+
+/** The "Filter by platform" select of the accounts and posts lists: all platforms, or one. */
+export function platformFilter(value: Platform | undefined, onChange: (platform: string | null) => void): ToolbarFilter {
+  return {
+    label: 'Filter by platform',
+    data: [
+      { value: 'all', label: 'All Platforms' },
+      ...platformValues.map((platform) => ({ value: platform, label: platform[0]!.toUpperCase() + platform.slice(1) })),
+    ],
+    value: value ?? 'all',
+    onChange: (next) => onChange(next === 'all' ? null : next),
+    width: 170,
+  };
 }

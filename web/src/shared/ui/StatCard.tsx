@@ -1,4 +1,4 @@
-import { Card, Group, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Card, Group, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
 import type { ReactNode } from 'react';
 
 export interface StatCardProps {
@@ -48,5 +48,16 @@ export function StatCard({ title, value, icon, change, changeLabel = 'vs last we
         </ThemeIcon>
       </Group>
     </Card>
+  );
+}
+
+/** The row of stat cards that opens a page, all loading together. */
+export function StatGrid({ cards, loading }: { cards: Omit<StatCardProps, 'loading'>[]; loading: boolean }) {
+  return (
+    <SimpleGrid cols={{ base: 1, xs: 2, lg: 4 }} spacing="md" mb="lg">
+      {cards.map((card) => (
+        <StatCard key={card.title} {...card} loading={loading} />
+      ))}
+    </SimpleGrid>
   );
 }

@@ -63,15 +63,33 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
     });
   }
 
-  const minutesInput = (key: 'warmupMinutes' | 'doomScrollMinutes' | 'basicScrollMinutes') => (
+  type CountKey = 'warmupMinutes' | 'warmupActions' | 'doomScrollMinutes' | 'basicScrollMinutes' | 'targetPosts' | 'branchDepth' | 'intensity';
+  /** A whole, non-negative number of the routine's settings, within its bounds. */
+  const countInput = (key: CountKey, label: string, bounds: { min: number; max: number }, description?: string) => (
     <NumberInput
-      label="Duration (minutes)"
-      min={routineBounds.minutes.min}
-      max={routineBounds.minutes.max}
+      label={label}
+      description={description}
+      min={bounds.min}
+      max={bounds.max}
       allowDecimal={false}
       allowNegative={false}
       value={values[key]}
       onChange={(value) => set(key, value)}
+    />
+  );
+  const minutesInput = (key: 'warmupMinutes' | 'doomScrollMinutes' | 'basicScrollMinutes') => countInput(key, 'Duration (minutes)', routineBounds.minutes);
+
+  /** One of a setting's few words, shown capitalised. */
+  const choiceSelect = <K extends 'speed' | 'contentType'>(key: K, label: string, options: readonly RoutineFormValues[K][]) => (
+    <Select
+      label={label}
+      data={options.map((value) => ({ value, label: capitalise(value) }))}
+      allowDeselect={false}
+      value={values[key]}
+      onChange={(value) => {
+        const choice = options.find((option) => option === value);
+        if (choice) set(key, choice);
+      }}
     />
   );
 
@@ -92,48 +110,20 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
         return (
           <>
             {minutesInput('warmupMinutes')}
-            <NumberInput
-              label="Number of Actions"
-              min={routineBounds.actions.min}
-              max={routineBounds.actions.max}
-              allowDecimal={false}
-              allowNegative={false}
-              value={values.warmupActions}
-              onChange={(value) => set('warmupActions', value)}
-            />
+            {countInput('warmupActions', 'Number of Actions', routineBounds.actions)}
           </>
         );
       case 'doom_scroll':
         return (
           <>
             {minutesInput('doomScrollMinutes')}
-            <Select
-              label="Scroll Speed"
-              data={routineSpeeds.map((value) => ({ value, label: capitalise(value) }))}
-              allowDeselect={false}
-              value={values.speed}
-              onChange={(value) => {
-                const speed = routineSpeeds.find((option) => option === value);
-                if (speed) set('speed', speed);
-              }}
-            />
+            {choiceSelect('speed', 'Scroll Speed', routineSpeeds)}
           </>
         );
       case 'basic_scroll':
         return minutesInput('basicScrollMinutes');
       case 'create_post':
-        return (
-          <Select
-            label="Content Type"
-            data={routineContentTypes.map((value) => ({ value, label: capitalise(value) }))}
-            allowDeselect={false}
-            value={values.contentType}
-            onChange={(value) => {
-              const contentType = routineContentTypes.find((option) => option === value);
-              if (contentType) set('contentType', contentType);
-            }}
-          />
-        );
+        return choiceSelect('contentType', 'Content Type', routineContentTypes);
       case 'branch_from_account':
         return (
           <>
@@ -144,31 +134,14 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
               value={values.sourceAccount}
               onChange={(event) => set('sourceAccount', event.currentTarget.value)}
             />
-            <NumberInput
-              label="Branch Depth"
-              description="1 to 5"
-              min={routineBounds.branchDepth.min}
-              max={routineBounds.branchDepth.max}
-              allowDecimal={false}
-              allowNegative={false}
-              value={values.branchDepth}
-              onChange={(value) => set('branchDepth', value)}
-            />
+            {countInput('branchDepth', 'Branch Depth', routineBounds.branchDepth, '1 to 5')}
             {engagementRateInput}
           </>
         );
       case 'engage_comments':
         return (
           <>
-            <NumberInput
-              label="Target Posts"
-              min={routineBounds.targetPosts.min}
-              max={routineBounds.targetPosts.max}
-              allowDecimal={false}
-              allowNegative={false}
-              value={values.targetPosts}
-              onChange={(value) => set('targetPosts', value)}
-            />
+            {countInput('targetPosts', 'Target Posts', routineBounds.targetPosts)}
             {engagementRateInput}
           </>
         );
@@ -213,16 +186,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
           onChange={(value) => set('accountId', value)}
         />
         {values.type && typeSettings(values.type)}
-        <NumberInput
-          label="Intensity"
-          description="1 (gentle) to 10 (aggressive)"
-          min={routineBounds.intensity.min}
-          max={routineBounds.intensity.max}
-          allowDecimal={false}
-          allowNegative={false}
-          value={values.intensity}
-          onChange={(value) => set('intensity', value)}
-        />
+        {countInput('intensity', 'Intensity', routineBounds.intensity, '1 (gentle) to 10 (aggressive)')}
       </SimpleGrid>
       <Text size="sm" aria-live="polite">
         Estimated duration: <b>{duration === null ? '—' : `${duration} min`}</b>

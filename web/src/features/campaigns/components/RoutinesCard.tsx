@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { refusalMessage } from '../../../shared/refusal';
-import { ActionIcon, Alert, Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
-import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Badge, Card, Group, Stack, Text } from '@mantine/core';
+import { IconTrash } from '@tabler/icons-react';
 import { routineTypeLabels, type Account, type Campaign, type Routine } from '@farm/contracts';
 import { errorToast, toast } from '../../../shared/toast';
-import { LoadingState } from '../../../shared/ui/LoadingState';
 import { useDeleteRoutine, useRoutines } from '../campaigns.api';
 import { bySequence, routineMinutes } from '../routines.form';
 import { AddRoutineModal } from './AddRoutineModal';
+import { CampaignPanel, PanelAddButton, PanelList } from './CampaignPanel';
 import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 
 export interface RoutinesCardProps {
@@ -37,75 +37,68 @@ export function RoutinesCard({ campaign, linkedAccounts, accounts, canManage }: 
   }
 
   return (
-    <Card withBorder radius="md" padding="lg">
-      <Stack gap="md">
-        <Group justify="space-between" gap="sm">
-          <Title order={2} fz="lg">
-            Automation Routines
-          </Title>
-          {canManage && (
-            <Button size="xs" leftSection={<IconPlus size={14} />} onClick={() => setAdding(true)}>
-              Add Routine
-            </Button>
-          )}
-        </Group>
-        {routines.isPending ? (
-          <LoadingState label="Loading routines..." />
-        ) : routines.isError ? (
-          <Alert color="red" title="Failed to fetch routines">
-            {routines.error.message}
-          </Alert>
-        ) : routines.data.length === 0 ? (
-          <Text size="sm" c="dimmed">
-            No routines yet. Add one to automate this campaign.
-          </Text>
-        ) : (
-          <Stack gap="xs" component="ol" p={0} m={0} style={{ listStyle: 'none' }} aria-label="Automation routines">
-            {bySequence(routines.data).map((routine) => {
-              const label = routineTypeLabels[routine.type];
-              return (
-                <Card key={routine.id} withBorder radius="sm" padding="sm" component="li">
-                  <Group justify="space-between" wrap="nowrap" gap="sm">
-                    <Group gap="sm" wrap="nowrap" miw={0}>
-                      <Badge variant="light" circle aria-label={`Step ${routine.sequence}`}>
-                        {routine.sequence}
-                      </Badge>
-                      <Stack gap={0} miw={0}>
-                        <Text fw={500} truncate>
-                          {label}
-                        </Text>
-                        <Text size="xs" c="dimmed">
-                          {routine.forGroup
-                            ? "Every account on the group's phones"
-                            : routine.accountId
-                              ? `@${usernames.get(routine.accountId) ?? 'unknown'}`
-                              : 'No account'}{' '}
-                          · {routineMinutes(routine)} min · Intensity {routine.intensity}
-                        </Text>
-                      </Stack>
-                    </Group>
-                    {canManage && (
-                      <ActionIcon variant="subtle" color="red" aria-label={`Delete ${label} routine`} onClick={() => setDeleting(routine)}>
-                        <IconTrash size={16} />
-                      </ActionIcon>
-                    )}
-                  </Group>
-                </Card>
-              );
-            })}
-          </Stack>
-        )}
-      </Stack>
-      <AddRoutineModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} linkedAccounts={linkedAccounts} />
-      <ConfirmModal
-        opened={deleting !== null}
-        title="Delete Routine"
-        message={deleting ? `Delete the ${routineTypeLabels[deleting.type]} routine? This cannot be undone.` : ''}
-        confirmLabel="Delete"
-        loading={remove.isPending}
-        onConfirm={confirmDelete}
-        onClose={() => setDeleting(null)}
-      />
-    </Card>
+    <CampaignPanel
+      title="Automation Routines"
+      actions={canManage && <PanelAddButton label="Add Routine" onClick={() => setAdding(true)} />}
+      dialogs={
+        <>
+          <AddRoutineModal opened={adding} onClose={() => setAdding(false)} campaign={campaign} linkedAccounts={linkedAccounts} />
+          <ConfirmModal
+            opened={deleting !== null}
+            title="Delete Routine"
+            message={deleting ? `Delete the ${routineTypeLabels[deleting.type]} routine? This cannot be undone.` : ''}
+            confirmLabel="Delete"
+            loading={remove.isPending}
+            onConfirm={confirmDelete}
+            onClose={() => setDeleting(null)}
+          />
+        </>
+      }
+    >
+      <PanelList
+        query={routines}
+        texts={{
+          loading: 'Loading routines...',
+          failed: 'Failed to fetch routines',
+          empty: 'No routines yet. Add one to automate this campaign.',
+          list: 'Automation routines',
+        }}
+        showError
+        order={bySequence}
+      >
+        {(routine) => {
+          const label = routineTypeLabels[routine.type];
+          return (
+            <Card key={routine.id} withBorder radius="sm" padding="sm" component="li">
+              <Group justify="space-between" wrap="nowrap" gap="sm">
+                <Group gap="sm" wrap="nowrap" miw={0}>
+                  <Badge variant="light" circle aria-label={`Step ${routine.sequence}`}>
+                    {routine.sequence}
+                  </Badge>
+                  <Stack gap={0} miw={0}>
+                    <Text fw={500} truncate>
+                      {label}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {routine.forGroup
+                        ? "Every account on the group's phones"
+                        : routine.accountId
+                          ? `@${usernames.get(routine.accountId) ?? 'unknown'}`
+                          : 'No account'}{' '}
+                      · {routineMinutes(routine)} min · Intensity {routine.intensity}
+                    </Text>
+                  </Stack>
+                </Group>
+                {canManage && (
+                  <ActionIcon variant="subtle" color="red" aria-label={`Delete ${label} routine`} onClick={() => setDeleting(routine)}>
+                    <IconTrash size={16} />
+                  </ActionIcon>
+                )}
+              </Group>
+            </Card>
+          );
+        }}
+      </PanelList>
+    </CampaignPanel>
   );
 }

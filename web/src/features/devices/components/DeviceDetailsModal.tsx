@@ -6,6 +6,7 @@ import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDurati
 import { useSessions, useTasks } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
 import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
+import { Detail } from '../../../shared/ui/Detail';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
@@ -16,19 +17,6 @@ import { DeviceSoftwareDetails } from './DeviceSoftwareDetails';
 import { PhoneHealthPanel } from '../../fleet/health/PhoneHealth';
 import { HandsOnUse } from './HandsOnUse';
 import { LiveScreen } from './LiveScreen';
-
-function Detail({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 export interface DeviceDetailsModalProps {
   device: Device | null;

@@ -1,6 +1,7 @@
 import type { DeviceSoftware } from '@farm/contracts';
 import { Text } from '@mantine/core';
 import { useDeviceSoftware } from '../devices.api';
+import { Detail } from '../../../shared/ui/Detail';
 
 /** The apps recipes drive, by package, as a person knows them. */
 const appNames: Record<string, string> = {
@@ -29,19 +30,6 @@ export function appVersionLines(software: Pick<DeviceSoftware, 'apps' | 'reporte
   if (!software?.reportedAt) return ['Not reported yet'];
   if (software.apps.length === 0) return ['Unknown (this agent does not say)'];
   return software.apps.map((app) => `${appNames[app.package] ?? app.package}: ${app.version ?? 'not installed'}`);
-}
-
-function Detail({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {children}
-      </Text>
-    </div>
-  );
 }
 
 /** The UI reader and the recipe apps' versions the phone's agent said at its last connection. */

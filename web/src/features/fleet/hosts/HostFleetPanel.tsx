@@ -11,6 +11,7 @@ import { errorToast, toast } from '../../../shared/toast';
 import { LoadingState } from '../../../shared/ui/LoadingState';
 import { summarizeHealth, healthColors } from '../health/health';
 import { useHostFleet, useSaveFleetSettings } from '../health/health.api';
+import { TableHead } from '../../../shared/ui/TableHead';
 
 type Errors = Partial<Record<string, string>>;
 
@@ -72,15 +73,7 @@ export function HostFleetPanel({ hostId, hostName }: { hostId: string; hostName:
       ) : (
         <Table.ScrollContainer minWidth={480}>
           <Table striped withTableBorder fz="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Phone</Table.Th>
-                <Table.Th>Controller</Table.Th>
-                <Table.Th>Hub</Table.Th>
-                <Table.Th>Port</Table.Th>
-                <Table.Th>Health</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['Phone', 'Controller', 'Hub', 'Port', 'Health']} />
             <Table.Tbody>
               {phones.map((phone) => {
                 const summary = summarizeHealth(phone.healthAt || phone.vitalsAt ? phone : null);

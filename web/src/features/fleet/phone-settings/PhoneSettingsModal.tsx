@@ -12,6 +12,7 @@ import { refusalMessage } from '../../../shared/refusal';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { ScrollX } from '../../../shared/ui/ScrollX';
 import { useGroups } from '../../groups/groups.api';
+import { TableHead } from '../../../shared/ui/TableHead';
 import {
   emptyPhoneSettingsForm,
   outcomeColors,
@@ -72,12 +73,7 @@ export function PhoneSettingsModal({ opened, onClose, deviceIds }: { opened: boo
         <Stack gap="sm">
           <ScrollX label="What came of the settings, scrollable" minWidth={320}>
             <Table aria-label="Settings per phone">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Phone</Table.Th>
-                  <Table.Th>Result</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TableHead columns={['Phone', 'Result']} />
               <Table.Tbody>
                 {result.results.map((row) => (
                   <Table.Tr key={row.deviceId}>

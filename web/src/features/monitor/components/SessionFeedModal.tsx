@@ -1,7 +1,8 @@
-import { Badge, Divider, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { Badge, Divider, SimpleGrid, Stack, Tabs, Title } from '@mantine/core';
 import type { Device, Session } from '@farm/contracts';
 import { formatDateTime, statusColors } from '../../../shared/format';
 import { ActivityList } from '../../../shared/ui/ActivityList';
+import { Detail } from '../../../shared/ui/Detail';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { LiveDuration } from '../../../shared/ui/LiveDuration';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
@@ -18,19 +19,6 @@ export interface SessionFeedModalProps {
   /** The person may command the phone (operators, or the VA working it): shows Take Screenshot. */
   canControl: boolean;
   onClose: () => void;
-}
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {children}
-      </Text>
-    </div>
-  );
 }
 
 type FeedTab = 'screenshots' | 'live';
@@ -58,18 +46,18 @@ export function SessionFeedModal({ session, deviceName, vaName, devices, canCont
           <Tabs.Panel value="screenshots" pt="md">
             <Stack gap="lg">
               <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
-                <Field label="Status">
+                <Detail label="Status">
                   <Badge variant="light" color={statusColors[status]}>
                     {status === 'busy' ? 'Busy' : 'Offline'}
                   </Badge>
-                </Field>
-                <Field label="Current task">{session.currentTask ?? 'No current task'}</Field>
-                <Field label="VA">{vaName}</Field>
-                <Field label="Started">{formatDateTime(session.startedAt)}</Field>
-                <Field label="Duration">
+                </Detail>
+                <Detail label="Current task">{session.currentTask ?? 'No current task'}</Detail>
+                <Detail label="VA">{vaName}</Detail>
+                <Detail label="Started">{formatDateTime(session.startedAt)}</Detail>
+                <Detail label="Duration">
                   <LiveDuration session={session} />
-                </Field>
-                <Field label="Screenshots">{session.screenshots}</Field>
+                </Detail>
+                <Detail label="Screenshots">{session.screenshots}</Detail>
               </SimpleGrid>
               <Divider />
               <ScreenshotFeed deviceId={session.deviceId} deviceName={deviceName} canControl={canControl} />

@@ -12,6 +12,7 @@ import { errorToast, toast } from '../../../shared/toast';
 import { CopyField } from '../../../shared/ui/CopyField';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { ScrollX } from '../../../shared/ui/ScrollX';
+import { TableHead } from '../../../shared/ui/TableHead';
 
 const deliveryColors: Record<WebhookDelivery['status'], string> = { pending: 'yellow', delivered: 'green', failed: 'red' };
 
@@ -164,15 +165,7 @@ export function AlertsSection() {
       ) : (
         <ScrollX label="Delivery log, scrollable" minWidth={560}>
           <Table striped aria-label="Delivery log">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Alert</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last answer</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['When', 'Alert', 'Status', 'Attempts', 'Last answer']} />
             <Table.Tbody>
               {(deliveries.data ?? []).slice(0, 50).map((delivery) => (
                 <Table.Tr key={delivery.id}>

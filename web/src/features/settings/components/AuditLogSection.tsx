@@ -9,6 +9,7 @@ import { useUsers } from '../../../shared/resources';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { LoadMore } from '../../../shared/ui/LoadMore';
 import { ScrollX } from '../../../shared/ui/ScrollX';
+import { TableHead } from '../../../shared/ui/TableHead';
 
 const ALL = 'all';
 
@@ -83,15 +84,7 @@ export function AuditLogSection() {
       ) : (
         <ScrollX label="Audit log entries, scrollable" minWidth={640}>
           <Table striped aria-label="Audit log entries">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Who</Table.Th>
-                <Table.Th>Action</Table.Th>
-                <Table.Th>Entity</Table.Th>
-                <Table.Th>Address</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
+            <TableHead columns={['When', 'Who', 'Action', 'Entity', 'Address']} />
             <Table.Tbody>
               {log.rows.map((entry) => (
                 <Table.Tr key={entry.id}>

@@ -10,23 +10,11 @@ import { failureLabels, type FailureEvidence as Evidence } from '@farm/contracts
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { formatDateTime } from '../../../shared/format';
+import { Detail } from '../../../shared/ui/Detail';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { rerecordPhones, useEvidenceTree, useFailureEvidence, type EvidenceSource } from './evidence.api';
 import { appName, appText, nodeText, rerecordHref, selectorFields, stepName } from './evidence.labels';
-
-function Field({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 /** The screen the step failed on, with the node it matched and the point it touched outlined. */
 function EvidenceScreen({ evidence, screen }: { evidence: Evidence; screen: { width: number; height: number } | null }) {
@@ -151,7 +139,7 @@ export function FailureEvidence({ evidence }: { evidence: Evidence }) {
         </Text>
       </div>
       {fields.length > 0 ? (
-        <Field label="The selector that missed">
+        <Detail breakAnywhere label="The selector that missed">
           <Group gap={6} wrap="wrap" mt={2}>
             {fields.map((field) => (
               <Code key={field} style={{ overflowWrap: 'anywhere', whiteSpace: 'normal' }}>
@@ -159,17 +147,29 @@ export function FailureEvidence({ evidence }: { evidence: Evidence }) {
               </Code>
             ))}
           </Group>
-        </Field>
+        </Detail>
       ) : null}
-      {evidence.step.detail ? <Field label="What the phone found">{evidence.step.detail}</Field> : null}
-      {reason ? <Field label="Why the run failed">{reason}</Field> : null}
+      {evidence.step.detail ? (
+        <Detail breakAnywhere label="What the phone found">
+          {evidence.step.detail}
+        </Detail>
+      ) : null}
+      {reason ? (
+        <Detail breakAnywhere label="Why the run failed">
+          {reason}
+        </Detail>
+      ) : null}
       <Group gap="lg" wrap="wrap">
-        <Field label="App">{appText(evidence.app)}</Field>
-        <Field label="Phone">{evidence.device?.name ?? 'Removed from the fleet'}</Field>
+        <Detail breakAnywhere label="App">
+          {appText(evidence.app)}
+        </Detail>
+        <Detail breakAnywhere label="Phone">
+          {evidence.device?.name ?? 'Removed from the fleet'}
+        </Detail>
         {evidence.recipe ? (
-          <Field label="Recipe">{`${evidence.recipe.id}${evidence.recipe.version !== null ? ` v${evidence.recipe.version}` : ''}`}</Field>
+          <Detail breakAnywhere label="Recipe">{`${evidence.recipe.id}${evidence.recipe.version !== null ? ` v${evidence.recipe.version}` : ''}`}</Detail>
         ) : null}
-        <Field label="Step took">{`${(evidence.step.ms / 1000).toFixed(1)} s`}</Field>
+        <Detail breakAnywhere label="Step took">{`${(evidence.step.ms / 1000).toFixed(1)} s`}</Detail>
       </Group>
       {evidence.dropped ? (
         <Alert color="yellow" variant="light">

@@ -1,6 +1,7 @@
 import { Avatar, Badge, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { roleLabels, type Device, type Task, type User } from '@farm/contracts';
 import { deriveVaStatus, formatDateTime, initials, statusColors, vaStatusLabels } from '../../../shared/format';
+import { Detail } from '../../../shared/ui/Detail';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { HandsOnUse } from '../../devices/components/HandsOnUse';
 
@@ -10,19 +11,6 @@ export interface VaProfileModalProps {
   tasks: readonly Task[];
   primaryDevice: Device | undefined;
   onClose: () => void;
-}
-
-function Field({ label, value }: { label: string; value: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" component="div">
-        {value}
-      </Text>
-    </div>
-  );
 }
 
 /** A VA's profile: status, devices, tasks, and the phones they watched or controlled from the console. */
@@ -48,19 +36,16 @@ export function VaProfileModal({ va, devices, tasks, primaryDevice, onClose }: V
             </div>
           </Group>
           <SimpleGrid cols={2} spacing="md">
-            <Field
-              label="Status"
-              value={
-                <Badge variant="light" color={statusColors[status]}>
-                  {vaStatusLabels[status]}
-                </Badge>
-              }
-            />
-            <Field label="Role" value={roleLabels[va.role]} />
-            <Field label="Account" value={va.isActive ? 'Active' : 'Deactivated'} />
-            <Field label="Joined" value={formatDateTime(va.createdAt)} />
-            <Field label="Devices" value={devices.length === 0 ? 'None' : devices.map((device) => device.name).join(', ')} />
-            <Field label="Tasks" value={`${open} open · ${done} completed`} />
+            <Detail label="Status">
+              <Badge variant="light" color={statusColors[status]}>
+                {vaStatusLabels[status]}
+              </Badge>
+            </Detail>
+            <Detail label="Role">{roleLabels[va.role]}</Detail>
+            <Detail label="Account">{va.isActive ? 'Active' : 'Deactivated'}</Detail>
+            <Detail label="Joined">{formatDateTime(va.createdAt)}</Detail>
+            <Detail label="Devices">{devices.length === 0 ? 'None' : devices.map((device) => device.name).join(', ')}</Detail>
+            <Detail label="Tasks">{`${open} open · ${done} completed`}</Detail>
           </SimpleGrid>
           <HandsOnUse userId={va.id} />
         </Stack>
