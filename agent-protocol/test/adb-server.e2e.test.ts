@@ -3,7 +3,7 @@
  * fake phones speaking the device side of adb's protocol over TCP (`fake-adbd.ts`) attached by `adb connect`. The
  * fake adb server of the unit tests is our reading of the host protocol; this is the real one: its transport
  * switching, its stream flow control, its checksums and payload sizes per phone, its authentication, and what it
- * does when a phone goes away.
+ * does when a phone goes away (and when it comes back, to a whole farm host with its console's tap and Inspect).
  *
  * The server runs on a port of its own with a home of its own (its key, `adbkey`, is made there), never on the
  * machine's 5037. It needs /usr/bin/adb: without it the file is skipped, except in CI, where it must run.
@@ -18,9 +18,12 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdbHost, type AdbHostEvent } from '../src/adb/adb.host.ts';
 import { AdbPhone } from '../src/adb/adb.phone.ts';
+import { AgentState } from '../src/agent/state.ts';
+import { FarmHost } from '../src/host/host.ts';
 import { PhoneError } from '../src/phone/phone.device.ts';
 import { A_VERSION_MIN, FakeAdbd, MAX_PAYLOAD, MAX_PAYLOAD_V1 } from './fake-adbd.ts';
 import { FakeAndroid, fixture } from './fake-android.ts';
+import { fakeConsole } from './fake-console.ts';
 import { clipPackets, makeClip } from './fake-scrcpy.ts';
 import type { ScrcpyPacket } from '../src/adb/adb.scrcpy.ts';
 
@@ -436,4 +439,82 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
       await guarded.close();
     }
   }, 10_000);
+  it('keeps a farm host’s phone whole through a 3 s blip and a reconnection under a new transport id', async () => {
+    const blippy = new FakeAdbd(new FakeAndroid({ serial: 'blippy', screen: feed, screencap: () => png }));
+    await blippy.listen();
+    const serial = blippy.serial;
+    const console_ = await fakeConsole();
+    const dir = mkdtempSync(join(tmpdir(), 'farm-host-blip-'));
+    const farm = new FarmHost({
+      server: console_.url,
+      token: 'host-token',
+      state: new AgentState(dir),
+      backend: 'adb',
+      adbHost: '127.0.0.1',
+      adbPort: port,
+      scrcpyServer: false,
+      adb: { adbBin: '/nonexistent/adb', probeMs: 0, reconnectMs: 50 },
+    });
+    const until = (what: string, check: () => unknown, ms = 8000) =>
+      within(
+        ms,
+        what,
+        (async () => {
+          while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+      );
+    /** The transport id `adb devices -l` shows for the phone (adb numbers each new transport). */
+    const transportId = async () => new RegExp(`^${serial.replace(/\./g, '\\.')}\\s.*transport_id:(\\d+)$`, 'm').exec(await adb('devices', '-l'))?.[1];
+    let seq = 0;
+    const tap = () => console_.ask(serial, 'live.input', { seq: ++seq, input: { kind: 'tap', x: 0.5, y: 0.25 } });
+    /** Inspect from the console: read through the UI server (a page source asked of it), never with uiautomator dump. */
+    const inspect = async () => {
+      const sources = () => blippy.phone.uiServerProcess?.requests.filter((request) => request === 'GET /session/:id/source').length ?? 0;
+      const process = blippy.phone.uiServerProcess;
+      const before = sources();
+      expect(await console_.ask(serial, 'inspect.capture', {}, 15_000)).toMatchObject({ ok: true });
+      expect(blippy.phone.commands.some((line) => line.includes('uiautomator dump'))).toBe(false);
+      expect(sources()).toBe(blippy.phone.uiServerProcess === process ? before + 1 : 1);
+    };
+    try {
+      await farm.start();
+      expect(await adb('connect', serial)).toContain(`connected to ${serial}`);
+      await until('the phone’s agent to connect', () => farm.agent(serial)?.connected, 10_000);
+      expect(await tap()).toEqual({ ok: true });
+      await inspect();
+      const id = await transportId();
+      const first = farm.backend(serial)?.phone;
+
+      // Its connection drops and adbd answers again 3 s later: adb lists it offline meanwhile, on the same transport.
+      const blipped = Date.now();
+      blippy.blip(3000);
+      await until('adb to list the phone offline', async () => (await adb('devices')).includes(`${serial}\toffline`), 3000);
+      await until('the backend to drive the phone’s new object', () => farm.backend(serial)?.phone !== first, 8000);
+      expect(Date.now() - blipped).toBeGreaterThanOrEqual(2900);
+      expect(blippy.accepted).toBeGreaterThanOrEqual(2);
+      expect(await transportId()).toBe(id);
+      expect(console_.connections.get(serial)).toHaveLength(1);
+      expect(await tap()).toEqual({ ok: true });
+      expect(blippy.phone.inputs).toEqual(['tap 540 600', 'tap 540 600']);
+      await inspect();
+      await expect(within(2000, 'the released phone', first!.tap(1, 1))).rejects.toMatchObject({ code: 'disconnected' });
+
+      // Gone and connected again: adb makes a new transport with a new id; the host attaches the phone afresh.
+      expect(await adb('disconnect', serial)).toContain(`disconnected ${serial}`);
+      await until('the phone let go', () => farm.agent(serial) === undefined);
+      expect(await adb('connect', serial)).toContain(`connected to ${serial}`);
+      await until('the phone’s new agent to connect', () => farm.agent(serial)?.connected, 10_000);
+      expect(Number(await transportId())).toBeGreaterThan(Number(id));
+      expect(console_.connections.get(serial)).toHaveLength(2);
+      expect(await tap()).toEqual({ ok: true });
+      expect(blippy.phone.inputs).toHaveLength(3);
+      await inspect();
+    } finally {
+      await farm.close();
+      await console_.close();
+      await adb('disconnect', serial).catch(() => undefined);
+      await blippy.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });

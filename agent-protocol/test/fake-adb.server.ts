@@ -6,6 +6,14 @@
  * port a phone process listens on, the UiAutomator2 server's 6790) and `sync:`
  * with SEND/DATA/DONE. Requests are a 4-hex-digit length and the text; answers OKAY or FAIL with a length-prefixed
  * message. Phones behind it are `FakeAndroid`s.
+ *
+ * Each plugged phone gets a transport id as adb numbers its transports (`NextTransportId()` in AOSP's
+ * packages/modules/adb transport.cpp: 1, 2, 3… for the server's life, never reused), shown by `host:devices-l` as
+ * `transport_id:N` and reached with `host:transport-id:N`. Two ways a phone comes back, as that file has them: a
+ * connection that drops and is made again keeps its transport (`transport_destroy` hands a network phone to the
+ * ReconnectHandler: `offline`, then `device` on the same id: `blip`), while a USB phone that re-enumerates is a new
+ * transport (`register_usb_transport`: a new id, listed `offline` until its CNXN, then `device`: `replug`). Every
+ * change to the list is sent whole to each track-devices connection (`update_transports`).
  */
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { FakeAndroid } from './fake-android.ts';
@@ -17,6 +25,8 @@ interface Entry {
   phone: FakeAndroid;
   /** Connections switched to this phone's transport: unplugging ends them, as adb does. */
   sockets: Set<Socket>;
+  /** adb's number for this transport: a phone plugged again gets a new one. */
+  transportId: number;
 }
 
 const encode = (text: string | Buffer) => {
@@ -77,6 +87,7 @@ export class FakeAdbServer {
   reconnectMs = 200;
   /** Times `host:kill` was asked; a killed server drops every connection and answers again at once (restarted). */
   kills = 0;
+  private nextTransportId = 1;
 
   constructor() {
     this.server = createServer((socket) => void this.serve(socket));
@@ -101,8 +112,51 @@ export class FakeAdbServer {
   }
 
   plug(phone: FakeAndroid, state: FakeDeviceState = 'device'): void {
-    this.devices.set(phone.serial, { state, phone, sockets: new Set() });
+    this.devices.set(phone.serial, { state, phone, sockets: new Set(), transportId: this.nextTransportId++ });
     this.announce();
+  }
+
+  /** The transport id adb gave the phone now listed under `serial`, or null when it is not listed. */
+  transportId(serial: string): number | null {
+    return this.devices.get(serial)?.transportId ?? null;
+  }
+
+  /**
+   * The phone's connection drops and is made again on the same transport (a network phone's Wi-Fi, adbd restarting):
+   * every stream to it ends, it is listed `offline` for `offlineMs`, then in its state before. Resolves once it is back.
+   */
+  blip(serial: string, offlineMs: number): Promise<void> {
+    const entry = this.devices.get(serial);
+    if (!entry) throw new Error(`no fake phone ${serial}`);
+    for (const open of entry.sockets) open.destroy();
+    const state = entry.state;
+    this.setState(serial, 'offline');
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        if (this.devices.get(serial) === entry) this.setState(serial, state);
+        resolve();
+      }, offlineMs),
+    );
+  }
+
+  /**
+   * The phone leaves the list (a loose cable, a hub resetting its port) and is enumerated again after `awayMs` as a
+   * new transport with a new id: listed `offline` first, `device` once its CNXN came (`handshakeMs` later). Streams
+   * to it end when it goes. Resolves once it is a device again.
+   */
+  replug(serial: string, awayMs: number, handshakeMs = 20): Promise<void> {
+    const entry = this.devices.get(serial);
+    if (!entry) throw new Error(`no fake phone ${serial}`);
+    this.unplug(serial);
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        this.plug(entry.phone, 'offline');
+        setTimeout(() => {
+          if (this.devices.get(serial)?.phone === entry.phone) this.setState(serial, entry.state);
+          resolve();
+        }, handshakeMs);
+      }, awayMs),
+    );
   }
 
   setState(serial: string, state: FakeDeviceState): void {
@@ -132,9 +186,9 @@ export class FakeAdbServer {
 
   private list(long = false): string {
     return [...this.devices.entries()]
-      .map(([serial, { state, phone }]) =>
+      .map(([serial, { state, phone, transportId }]) =>
         long
-          ? `${serial.padEnd(22)} ${state} product:${phone.product} model:${phone.model.replace(/ /g, '_')} device:${phone.product} transport_id:1`
+          ? `${serial.padEnd(22)} ${state} product:${phone.product} model:${phone.model.replace(/ /g, '_')} device:${phone.product} transport_id:${transportId}`
           : `${serial}\t${state}`,
       )
       .map((line) => `${line}\n`)
@@ -197,10 +251,11 @@ export class FakeAdbServer {
         setTimeout(() => this.devices.has(serial) && this.setState(serial, state), this.reconnectMs).unref();
         return;
       }
-      if (request.startsWith('host:transport:')) {
-        const serial = request.slice('host:transport:'.length);
-        const entry = this.devices.get(serial);
-        if (!entry) return fail(`device '${serial}' not found`);
+      if (request.startsWith('host:transport:') || request.startsWith('host:transport-id:')) {
+        const byId = request.startsWith('host:transport-id:');
+        const wanted = request.slice(byId ? 'host:transport-id:'.length : 'host:transport:'.length);
+        const entry = byId ? [...this.devices.values()].find((item) => String(item.transportId) === wanted) : this.devices.get(wanted);
+        if (!entry) return fail(byId ? `no device with transport id '${wanted}'` : `device '${wanted}' not found`);
         if (entry.state === 'unauthorized') {
           return fail(
             "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.",

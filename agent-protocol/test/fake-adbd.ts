@@ -19,7 +19,9 @@
  * `localabstract:<name>` and `tcp:<port>` (handed to what listens there on the phone). Anything else fails its OPEN.
  * It can ask for authentication as adbd does: AUTH TOKEN (20 random bytes), the host's SIGNATURE checked against the
  * keys it trusts (RSA PKCS#1 v1.5 over the token as a SHA-1 digest), a new TOKEN after a wrong one, and the host's
- * RSAPUBLICKEY held until `allow()` is called, as a person tapping "Allow USB debugging" does.
+ * RSAPUBLICKEY held until `allow()` is called, as a person tapping "Allow USB debugging" does. Its connection can
+ * drop (`drop`: the server connects again at once) or blip (`blip`: the next CNXN is answered late, as by an adbd
+ * starting again, so the server lists the phone `offline` meanwhile on the same transport).
  */
 import { constants, createPublicKey, publicDecrypt, randomBytes, type KeyObject } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -201,6 +203,8 @@ export class FakeAdbd {
   private readonly allowedKeys = new Set<string>();
   /** Connections made since listening (the adb server reconnects to a TCP phone it lost). */
   accepted = 0;
+  /** No CNXN is answered before this time (`blip`: adbd is starting again on the phone). */
+  private answerFrom = 0;
   port = 0;
 
   constructor(
@@ -257,6 +261,22 @@ export class FakeAdbd {
   /** Ends every connection, as pulling a phone's cable (or its Wi-Fi going) does; it still listens. */
   drop(): void {
     for (const connection of this.connections) connection.destroy();
+  }
+
+  /**
+   * The phone's connection blips: every connection ends, and the adb server's next ones get their CNXN answered only
+   * after `offlineMs`, as from an adbd that is starting again. The server keeps the phone's transport meanwhile and
+   * lists it `offline` (transport.cpp: a network phone whose connection failed goes to its ReconnectHandler, which
+   * connects again on the same transport and id), then `device` once the CNXN came.
+   */
+  blip(offlineMs: number): void {
+    this.answerFrom = Date.now() + offlineMs;
+    this.drop();
+  }
+
+  /** How long a CNXN waits before it is answered now (0: at once). */
+  answerDelay(): number {
+    return Math.max(0, this.answerFrom - Date.now());
   }
 
   /** Stops listening and ends every connection: the phone is gone. */
@@ -466,6 +486,12 @@ class Connection {
   }
 
   private accept(): void {
+    const wait = this.adbd.answerDelay();
+    if (wait > 0) {
+      setTimeout(() => this.accept(), wait);
+      return;
+    }
+    if (this.socket.destroyed) return;
     this.authPending = false;
     this.send({ command: A_CNXN, arg0: this.version, arg1: this.adbd.maxPayload, data: Buffer.from(this.adbd.banner) });
     this.connected = true;

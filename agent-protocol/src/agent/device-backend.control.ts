@@ -27,6 +27,13 @@ export class PhoneControl {
     return session;
   }
 
+  /** Ends the H.264 sessions of a phone object let go of (the phone came back on a new one): input goes by shell again. */
+  endVideos(reason: string): void {
+    const sessions = [...this.videos.values()];
+    this.videos.clear();
+    for (const session of sessions) session.end(reason);
+  }
+
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
   async input(input: LiveInput): Promise<void> {
     const video = this.videos.get('control') ?? this.videos.get('watch');

@@ -42,7 +42,8 @@ export class BackendState {
   working = false;
 
   constructor(
-    readonly phone: PhoneDevice,
+    /** The phone object every room drives now: a new one when the phone came back on a new connection. */
+    public phone: PhoneDevice,
     readonly options: DeviceBackendOptions,
   ) {}
 

@@ -4,13 +4,14 @@
  * platform and installed app version); heartbeats read the phone's battery and screen; screenshots are the phone's
  * own, scaled to 720 px and JPEG-encoded.
  *
- * This file composes the backend and owns what the phone is and says (its facts, its status, its screen); the work
+ * This file composes the backend and owns what the phone is and says (its facts, its status, its screen) and which
+ * phone object it drives (a phone that comes back on a new connection is bound again, `rebind`); the work
  * lives in rooms: `device-backend.tasks.ts` (task runs), `device-backend.dryrun.ts` (dry runs) and
  * `device-backend.control.ts` (a person's input, Inspect, Record), sharing `device-backend.state.ts`.
  */
 import type { LiveInput } from '../live.ts';
 import type { InstalledApp, ServerMessage } from '../messages.ts';
-import { withTimeout, type LiveFrameSource, type LiveVideoSession, type PhoneDevice, type UiReaderInfo } from '../phone/phone.device.ts';
+import { withTimeout, type LiveFrameSource, type LiveVideoSession, type PhoneDevice, type PhoneInfo, type UiReaderInfo } from '../phone/phone.device.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
 import { recipeApps } from '../recipes/recipe.resolver.ts';
@@ -38,11 +39,13 @@ export class DeviceBackend implements PhoneBackend {
   private cached: Cached = { battery: 100, charging: false, screenOn: true, foregroundApp: undefined, answered: true };
   private readonly timer: NodeJS.Timeout;
   private paused = false;
+  /** The device's name in the console, told again to a phone object bound later. */
+  private name: string | undefined;
   /** The host holds every phone's work around an adb server restart (`host.fleet.ts`): reported idle, given none. */
   holding = false;
 
   constructor(
-    readonly phone: PhoneDevice,
+    phone: PhoneDevice,
     private readonly options: DeviceBackendOptions,
   ) {
     this.shared = new BackendState(phone, options);
@@ -50,6 +53,27 @@ export class DeviceBackend implements PhoneBackend {
     if (phone.openVideo) this.openVideo = (kind) => this.control.startVideo(kind);
     this.timer = setInterval(() => void this.read(), options.readEveryMs ?? 5000);
     this.timer.unref();
+  }
+
+  /** The phone object the backend drives now. */
+  get phone(): PhoneDevice {
+    return this.shared.phone;
+  }
+
+  /**
+   * The phone came back on a new connection (it went offline and returned, or adb opened a new transport to it): from
+   * now on every room drives `phone`. The H.264 sessions of the old object end (the agent starts its streams again),
+   * what the phone is is read again, and the old object is closed, its shells and UI server with it. A run still
+   * going on the old object fails as the phone left it.
+   */
+  async rebind(phone: PhoneDevice, info?: PhoneInfo): Promise<void> {
+    const old = this.shared.phone;
+    if (old === phone) return;
+    this.shared.phone = phone;
+    if (this.name !== undefined) phone.named?.(this.name);
+    this.control.endVideos('The phone came back on a new connection.');
+    this.shared.info = info ?? (await phone.info().catch(() => undefined));
+    await Promise.all([old.close().catch(() => undefined), this.read()]);
   }
 
   /** Reads what the phone is before it says hello. */
@@ -114,6 +138,7 @@ export class DeviceBackend implements PhoneBackend {
   }
 
   named(name: string): void {
+    this.name = name;
     this.phone.named?.(name);
   }
 

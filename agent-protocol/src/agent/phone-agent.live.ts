@@ -1,9 +1,10 @@
 /**
  * The phone agent's live screen: JPEG frames (`live-stream.ts`) and H.264 streams (`live-video.ts`) started and
- * stopped as the server asks, a key frame when a watcher joins, JPEG again when no H.264 stream can run, and every
- * stream stopped when the connection drops. Frames and packets carry the last input they show (`phone-agent.control.ts`).
+ * stopped as the server asks, a key frame when a watcher joins, JPEG again when no H.264 stream can run, every stream
+ * started again as asked when the phone came back on a new connection, and every stream stopped when the connection
+ * drops. Frames and packets carry the last input they show (`phone-agent.control.ts`).
  */
-import { LIVE_DEFAULTS, liveStart, liveStop } from '../live.ts';
+import { LIVE_DEFAULTS, liveStart, liveStop, type LiveStreamName } from '../live.ts';
 import { serverMessages } from '../messages.ts';
 import { LiveStream, type LiveFrameSender } from './live-stream.ts';
 import { LiveVideo } from './live-video.ts';
@@ -15,6 +16,8 @@ export class LiveScreen {
   readonly stream: LiveStream;
   /** The live screen as H.264, where the phone can (`h264`). */
   readonly video: LiveVideo;
+  /** What the server asked for and has not stopped, by stream: started again as asked when the phone comes back. */
+  private readonly asked = new Map<LiveStreamName, unknown>();
 
   constructor(
     private readonly state: PhoneAgentState,
@@ -67,6 +70,7 @@ export class LiveScreen {
     const parsed = liveStart.safeParse(raw);
     if (!parsed.success) return;
     const { codec, stream, ...settings } = parsed.data;
+    this.asked.set(codec === 'h264' && stream ? stream : 'jpeg', raw);
     if (codec === 'h264' && stream && this.state.backend.openVideo) void this.video.start(stream);
     else if (this.state.backend.openLive) this.stream.start(settings);
   };
@@ -74,9 +78,22 @@ export class LiveScreen {
   /** `live.stop`: nobody watches that stream (or any, when none is named). */
   readonly stop = (raw: unknown): void => {
     const stream = liveStop.safeParse(raw ?? {}).data?.stream;
+    if (stream === undefined) this.asked.clear();
+    else this.asked.delete(stream);
     if (stream === undefined || stream === 'jpeg') void this.stream.stop();
     if (stream !== 'jpeg') this.video.stop(stream);
   };
+
+  /**
+   * The phone came back on a new connection: the streams of the old one (or the JPEG frames that stood in for an
+   * H.264 stream that could not start while it was away) stop, and what the server asked for starts again on the new.
+   */
+  async restart(): Promise<void> {
+    const asked = [...this.asked.values()];
+    this.video.stop();
+    await this.stream.stop();
+    for (const raw of asked) this.start(raw);
+  }
 
   /** `live.keyframe`: a watcher joined an H.264 stream. */
   readonly keyFrame = (raw: unknown): void => {
@@ -86,6 +103,7 @@ export class LiveScreen {
 
   /** Every stream stops (the connection dropped, or the agent closes). */
   close(): void {
+    this.asked.clear();
     void this.stream.stop();
     this.video.stop();
   }

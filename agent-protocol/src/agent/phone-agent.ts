@@ -120,6 +120,14 @@ export class PhoneAgent {
     await Promise.all([...(dry ? [dry] : []), ...this.tasks.cutOff(code, message)]);
   }
 
+  /**
+   * The backend's phone came back on a new connection (the host bound it again): the live streams start again on it.
+   * The connection to the server stays; tasks, dry runs and input use the backend, which drives the new phone already.
+   */
+  phoneReturned(): Promise<void> {
+    return this.screen.restart();
+  }
+
   /** Sends a screenshot now, unless the server's limit says to wait. */
   screenshot(): Promise<void> {
     return this.connection.screenshot();

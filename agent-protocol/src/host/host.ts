@@ -4,27 +4,26 @@
  * serial: a phone plugged in appears in the console (registered by serial on first sight), one unplugged (or one that
  * stops answering) goes offline at once. Each phone keeps its own journal in the state folder.
  *
- * This file owns the control connection, which phones the host speaks for and holding their work; its simulated
- * phones are `host.sim.ts`, fleet health `host.fleet.ts`, app jobs `host.apps.ts`, phone settings `host.settings.ts`.
+ * This file owns the control connection, what adb's events mean for the phones and holding their work; the phones
+ * it speaks for (attached, bound again when one comes back, let go) are `host.phones.ts`, its simulated phones
+ * `host.sim.ts`, fleet health `host.fleet.ts`, app jobs `host.apps.ts`, phone settings `host.settings.ts`.
  */
 import { hostname } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
-import { AdbHost, type AdbHostEvent } from '../adb/adb.host.ts';
+import { AdbHost, type AdbHostEvent, type AdbHostOptions } from '../adb/adb.host.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
 import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
-import type { PhoneDevice } from '../phone/phone.device.ts';
-import { MediaFetcher } from '../agent/media.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
-import { DeviceBackend } from '../agent/device-backend.ts';
+import type { DeviceBackend } from '../agent/device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
+import { HostPhones } from './host.phones.ts';
 import { HostApps, simulatedPackagePhone } from './host.apps.ts';
 import { setPhoneSettings } from './host.settings.ts';
 import { simulatedPhone, simulateLife } from './host.sim.ts';
 import type { PackagePhone } from '../adb/adb.packages.ts';
-import { Journal } from '../agent/journal.ts';
-import { PhoneAgent } from '../agent/phone-agent.ts';
+import type { PhoneAgent } from '../agent/phone-agent.ts';
 import type { AgentState } from '../agent/state.ts';
 
 export const AGENT_VERSION = 'farm-agent/2';
@@ -47,26 +46,30 @@ export interface FarmHostOptions {
   /** A screenshot of each phone this often (0: on command only). */
   screenshotMs?: number;
   recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
+  /** How the host tracks adb (tests shorten the probe and name no adb program to start). */
+  adb?: Pick<AdbHostOptions, 'adbBin' | 'probeMs' | 'reconnectMs'>;
   log?: (line: string) => void;
   /** Told when the console refuses the host (its credential was revoked). */
   onRefused?: (reason: string) => void;
 }
 
-interface Attached {
-  agent: PhoneAgent;
-  backend: DeviceBackend;
-}
-
 export class FarmHost {
   private readonly control: Socket<ServerToHost, HostToServer>;
-  private readonly phones = new Map<string, Attached>();
+  private readonly phones: HostPhones;
   private readonly stops: (() => void | Promise<void>)[] = [];
-  /** The host holds its phones' work (around an adb server restart): no phone takes a new task. */
-  private holding = false;
   /** How app jobs reach a phone: adb's phone once adb runs, a simulated package manager for simulated phones. */
   private packagePhone: (serial: string) => PackagePhone | undefined = (serial) => (this.phones.has(serial) ? simulatedPackagePhone() : undefined);
 
   constructor(private readonly options: FarmHostOptions) {
+    this.phones = new HostPhones({
+      server: options.server,
+      token: options.token,
+      state: options.state,
+      agentVersion: AGENT_VERSION,
+      ...(options.screenshotMs ? { screenshotMs: options.screenshotMs } : {}),
+      ...(options.recipeOptions ? { recipeOptions: options.recipeOptions } : {}),
+      log: (line) => this.log(line),
+    });
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
       transports: ['websocket'],
       auth: { hostToken: options.token },
@@ -113,6 +116,7 @@ export class FarmHost {
     if (this.options.backend === 'sim') return this.startSimulated();
     const scrcpy = this.options.scrcpyServer;
     const adb = new AdbHost({
+      ...this.options.adb,
       ...(this.options.adbHost ? { adbHost: this.options.adbHost } : {}),
       ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}),
       phone: {
@@ -132,29 +136,34 @@ export class FarmHost {
     for (let index = 1; index <= count; index += 1) {
       const ui = simulatedPhone(index);
       this.stops.push(simulateLife(ui));
-      await this.attach(ui, (label) => (ui.caption = label));
+      await this.phones.take(ui, { onStep: (label) => (ui.caption = label) });
     }
   }
 
-  /** A phone adb sees comes (it is attached), goes or stops answering (it is let go); the rest is logged. */
+  /**
+   * A phone adb sees comes (it is attached), comes back on a new phone object (its agent drives that one: adb closed
+   * the old one when it went offline or was reopened), goes or stops answering (it is let go); the rest is logged.
+   */
   private adbEvent(adb: AdbHost, event: AdbHostEvent): void {
+    const failed = (error: unknown) => this.log(`${event.type === 'server' ? 'adb' : event.serial}: ${error instanceof Error ? error.message : String(error)}`);
     switch (event.type) {
       case 'ready':
         this.log(`${event.serial}: ${event.info.manufacturer} ${event.info.model}, Android ${event.info.androidVersion}`);
-        void this.attach(event.phone).catch((error: unknown) => this.log(`${event.serial}: ${error instanceof Error ? error.message : String(error)}`));
+        void this.phones.take(event.phone, { info: event.info }).catch(failed);
         return;
       case 'responsive': {
         const phone = adb.phone(event.serial);
-        if (phone && !this.phones.has(event.serial)) void this.attach(phone).catch(() => undefined);
+        if (phone) void this.phones.take(phone).catch(failed);
         return;
       }
       case 'detached':
       case 'unresponsive':
         this.log(`${event.serial}: ${event.type === 'detached' ? 'unplugged' : `not answering (${event.reason})`}`);
-        void this.detach(event.serial);
+        void this.phones.leave(event.serial);
         return;
       case 'state':
         if (event.state === 'unauthorized') this.log(`${event.serial}: waiting for "Allow USB debugging" on the phone`);
+        if (event.state === 'offline') this.log(`${event.serial}: offline (adb lost its connection); waiting for it to come back`);
         return;
       case 'server':
         this.log(event.connected ? 'adb server connected' : `adb server not reachable${event.error ? `: ${event.error}` : ''}`);
@@ -171,10 +180,10 @@ export class FarmHost {
       adbHost: this.options.adbHost ?? '127.0.0.1',
       adbPort: this.options.adbPort ?? 5037,
       send: (name, message) => (this.control as unknown as Socket).emit(name, message),
-      isIdle: (serial) => this.phones.get(serial)?.backend.state().status !== 'busy',
+      isIdle: (serial) => this.phones.backend(serial)?.state().status !== 'busy',
       gate: {
         pause: (waitMs) => this.hold(waitMs),
-        // The phones come back through adb's events (ready → attach), each with a new agent, UI reader and stream.
+        // The phones come back through adb's events (ready → attached, or bound again with a new UI reader and streams).
         resume: async () => this.release(),
       },
       restartReader: async (serial) => {
@@ -211,81 +220,38 @@ export class FarmHost {
    * result was sent (or written down for the phone's next connection).
    */
   async hold(waitMs: number, cutOffMs = 10_000): Promise<void> {
-    this.holding = true;
-    for (const { agent, backend } of this.phones.values()) {
-      backend.holding = true;
-      agent.hold(true);
-    }
-    const busy = () => [...this.phones.values()].filter(({ agent }) => agent.busy);
+    this.phones.hold(true);
+    const busy = () => this.phones.busy();
     const until = Date.now() + waitMs;
     while (Date.now() < until && busy().length > 0) await sleep(Math.min(500, Math.max(10, until - Date.now())));
     const cut = busy();
     this.log(`restarting the adb server (${cut.length} ${cut.length === 1 ? 'task' : 'tasks'} cut off)`);
     const message = 'The farm host restarted its adb server while this task ran; it goes out again once the phone is back.';
-    await Promise.race([Promise.all(cut.map(({ agent }) => agent.cutOff('device_offline', message))), sleep(cutOffMs)]);
+    await Promise.race([Promise.all(cut.map((agent) => agent.cutOff('device_offline', message))), sleep(cutOffMs)]);
   }
 
   /** After the adb server restart: the phones take work again (those that came back meanwhile were held too). */
   release(): void {
-    this.holding = false;
-    for (const { agent, backend } of this.phones.values()) {
-      backend.holding = false;
-      agent.hold(false);
-    }
-  }
-
-  /** Opens the phone's own connection, as a phone of this host. */
-  private async attach(phone: PhoneDevice, onStep?: (label: string) => void): Promise<void> {
-    if (this.phones.has(phone.serial)) return;
-    const media = new MediaFetcher({
-      server: this.options.server,
-      credential: { hostToken: this.options.token, serial: phone.serial },
-      dir: this.options.state.mediaDir,
-    });
-    const backend = await new DeviceBackend(phone, {
-      agentVersion: AGENT_VERSION,
-      media,
-      ...(this.options.recipeOptions ? { recipeOptions: this.options.recipeOptions } : {}),
-      // Only the simulated phones draw their steps; they hold no account of their own to check before a run.
-      ...(onStep ? { onStep, preflight: 'no-account' as const } : {}),
-    }).start();
-    const facts = backend.describe();
-    const agent = new PhoneAgent({
-      url: this.options.server,
-      auth: { hostToken: this.options.token, serial: phone.serial, model: facts.model, androidVersion: facts.androidVersion },
-      backend,
-      journal: new Journal(this.options.state.journalPath(phone.serial)),
-      ...(this.options.screenshotMs ? { screenshotMs: this.options.screenshotMs } : {}),
-      log: (line) => this.log(`${phone.serial}: ${line}`),
-    });
-    // A phone that comes back while the host still holds the others is held too (its hello says so).
-    if (this.holding) {
-      backend.holding = true;
-      agent.hold(true);
-    }
-    this.phones.set(phone.serial, { agent, backend });
-  }
-
-  private async detach(serial: string): Promise<void> {
-    const attached = this.phones.get(serial);
-    if (!attached) return;
-    this.phones.delete(serial);
-    attached.agent.close();
-    await attached.backend.close().catch(() => undefined);
+    this.phones.hold(false);
   }
 
   /** The phones this host speaks for now. */
   get serials(): string[] {
-    return [...this.phones.keys()];
+    return this.phones.serials;
   }
 
   agent(serial: string): PhoneAgent | undefined {
-    return this.phones.get(serial)?.agent;
+    return this.phones.agent(serial);
+  }
+
+  /** The backend that drives the phone now (its `phone` is the object adb gave for the phone's current connection). */
+  backend(serial: string): DeviceBackend | undefined {
+    return this.phones.backend(serial);
   }
 
   async close(): Promise<void> {
     for (const stop of this.stops.splice(0)) await stop();
-    for (const serial of [...this.phones.keys()]) await this.detach(serial);
+    await this.phones.close();
     this.control.disconnect();
   }
 

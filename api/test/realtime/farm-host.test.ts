@@ -87,13 +87,13 @@ describe('a simulated farm host', () => {
     const downloaded = await readdir(join(stateDir, 'media'));
     expect(downloaded).toHaveLength(1);
     expect(await readFile(join(stateDir, 'media', downloaded[0]!))).toEqual(PNG);
-    const phone = (host as unknown as { phones: Map<string, { backend: { phone: { published: { media: string | null }[] } } }> }).phones.get('SIM-0001')!;
-    expect(phone.backend.phone.published).toEqual([expect.objectContaining({ media: downloaded[0] })]);
+    const phone = host.backend('SIM-0001')!.phone as unknown as { published: { media: string | null }[] };
+    expect(phone.published).toEqual([expect.objectContaining({ media: downloaded[0] })]);
     const history = (await operator.get(`/api/devices/${first.id}/history`)).body as { outcome: string }[];
     expect(history[0]).toMatchObject({ outcome: 'completed' });
 
     // Unplugged: the host closes the phone's connection; the console shows it offline within two seconds.
-    await (host as unknown as { detach(serial: string): Promise<void> }).detach('SIM-0002');
+    await (host as unknown as { phones: { leave(serial: string): Promise<void> } }).phones.leave('SIM-0002');
     const second = devices.find((row) => row.serial === 'SIM-0002')!;
     await until(async () => (await operator.get(`/api/devices/${second.id}`)).body.status === 'offline', 'the unplugged phone offline', 2000);
   });

@@ -1,0 +1,63 @@
+/**
+ * The console's agent namespace as far as a farm host and its phones need one, in process: the host's control
+ * connection is welcomed, each phone's connection is answered hello (as the console's `agents.socket.ts` does) and
+ * kept by serial, so a test can send it what a person at the console sends (`live.input`, `inspect.capture`,
+ * `live.start`) and read what it answers and the live frames it sends.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server, type Socket as ServerSocket } from 'socket.io';
+import type { Ack } from '../src/messages.ts';
+
+export interface FakeConsole {
+  url: string;
+  /** Every phone connection made, by serial, oldest first. */
+  connections: Map<string, ServerSocket[]>;
+  /** Live frames each phone sent (`live.frame`), answered "keep going". */
+  frames: Map<string, { seq: number; source: string }[]>;
+  /** The phone's connection now, if one is open. */
+  phone(serial: string): ServerSocket | undefined;
+  /** Sends a message to the phone's connection and answers its acknowledgement (or the timeout's error). */
+  ask(serial: string, name: string, message: unknown, timeoutMs?: number): Promise<Ack>;
+  close(): Promise<void>;
+}
+
+export async function fakeConsole(): Promise<FakeConsole> {
+  const http = createServer();
+  const io = new Server(http, { maxHttpBufferSize: 16 * 1024 * 1024 });
+  const connections = new Map<string, ServerSocket[]>();
+  const frames = new Map<string, { seq: number; source: string }[]>();
+  io.of('/agent').on('connection', (socket) => {
+    const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
+    if (auth.hostToken && !auth.serial) {
+      socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => ack({ ok: true, hostName: 'Desk host' }));
+      return;
+    }
+    const serial = auth.serial ?? '';
+    connections.set(serial, [...(connections.get(serial) ?? []), socket]);
+    socket.on('agent.hello', (_message: unknown, ack: (answer: unknown) => void) =>
+      ack({ ok: true, protocol: 2, heartbeatMs: 1000, deviceId: `device-${serial}`, deviceName: serial }),
+    );
+    socket.on('live.frame', (frame: { seq: number; source: string }, ack: (answer: Ack) => void) => {
+      frames.set(serial, [...(frames.get(serial) ?? []), { seq: frame.seq, source: frame.source }]);
+      ack({ ok: true, slow: false });
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  const phone = (serial: string) => connections.get(serial)?.findLast((socket) => socket.connected);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    frames,
+    phone,
+    ask: async (serial, name, message, timeoutMs = 8000) => {
+      const socket = phone(serial);
+      if (!socket) throw new Error(`${serial} has no connection to the console`);
+      return (await socket.timeout(timeoutMs).emitWithAck(name, message)) as Ack;
+    },
+    close: async () => {
+      await io.close();
+    },
+  };
+}
