@@ -2,23 +2,14 @@
  * Social accounts: the per-phone limit, tinder profiles and their images, what a VA may change,
  * and the profile picture sent as a data URL.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, type Account } from '@farm/contracts';
-import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
+import { signUp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, PNG, uploadImage } from '../helpers/factories.ts';
+import { appWithTeam } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-beforeAll(async () => {
-  t = await buildTestApp();
-  operator = await signUp(t.app);
-  va = await inviteVa(t.app, operator);
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va } = await appWithTeam();
 
 const create = (body: Record<string, unknown>) => operator.post<Account>('/api/accounts', body);
 const pngDataUrl = `data:image/png;base64,${PNG.toString('base64')}`;

@@ -2,19 +2,14 @@
  * Sessions: a person lists their signed-in browsers (user agent, address, last seen) and ends any; an operator ends
  * every session of a member; nobody ends another's session through their own list.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, type AuthSession } from '@farm/contracts';
-import { buildTestApp, Client, inviteVa, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { Client, inviteVa, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
+import { fileApp } from '../helpers/file-app.ts';
 
 const PASSWORD = 'correct horse battery';
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = await fileApp();
 
 describe('sessions', () => {
   it('lists the person’s sessions and ends one of them', async () => {

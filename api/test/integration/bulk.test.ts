@@ -2,24 +2,13 @@
  * Bulk actions on tasks, phones and posts: one request, one transaction, a result per item, nothing written
  * unless every item is allowed; ids or the list's filter.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { BulkResult, Post, Task } from '@farm/contracts';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildDevice, buildPost, buildSession, buildTask } from '../helpers/factories.ts';
+import { appWithPeople } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-let anonymous: Client;
-beforeAll(async () => {
-  t = await buildTestApp();
-  ({ operator, va, stranger, anonymous } = await people(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va, stranger, anonymous } = await appWithPeople();
 
 const inADay = () => new Date(Date.now() + 86_400_000).toISOString();
 

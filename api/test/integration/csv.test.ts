@@ -2,25 +2,15 @@
  * CSV export of every list (streamed in batches, with the list's filters, escaped for spreadsheets) and CSV
  * import of posts and accounts (a verdict per row with the forms' messages, then one transaction).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
 import { csvColumns, exportEntityValues, messages, type ImportResult } from '@farm/contracts';
-import { buildTestApp, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
+import { signUp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildDevice, buildPost, buildTask, reportFromPhone } from '../helpers/factories.ts';
+import { appWithPeople } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-let anonymous: Client;
-beforeAll(async () => {
-  t = await buildTestApp();
-  ({ operator, va, stranger, anonymous } = await people(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va, stranger, anonymous } = await appWithPeople();
 
 const CSV = { 'content-type': 'text/csv' };
 const rowsOf = (text: string) => parse(text, { columns: true, bom: true }) as Record<string, string>[];

@@ -11,34 +11,23 @@
  * run ends with a reason, the phone is told to stop.
  */
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DRY_RUN_PARAMS_MEDIA, type DryRun, type DryRunPreflight } from '@farm/contracts';
-import { buildTestApp, inviteVa, people, type Client, type TestApp } from '../helpers/app.ts';
+import { inviteVa, type Client } from '../helpers/app.ts';
 import { uploadImage } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, enrolledPhone, send, until } from '../realtime/phones.ts';
-import { connected, listen } from '../realtime/sockets.ts';
+import { connected } from '../realtime/sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
 let recipeRowId: string;
-const closers: (() => unknown)[] = [];
+const { t, url, operator, va, stranger, closers } = await realtimeApp();
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
   // The shipped post recipe: its share_media step copies the run's media to the phone.
   const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.post');
   const saved = await operator.post<{ id: string }>('/api/recipes', { recipe: { ...template.body.body, version: 9 } });
   expect(saved.status).toBe(201);
   recipeRowId = saved.body.id;
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await t?.close();
 });
 
 interface FakePhone {

@@ -1,24 +1,14 @@
 /** Posts: the create form's messages, scheduling, publishing, unscheduling, the allowed moves, and the lists. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages, postTransitions, type Account, type Post, type PostStatus } from '@farm/contracts';
-import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { messages, postTransitions, type Post, type PostStatus } from '@farm/contracts';
+import { signUp, type Client } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, buildCampaign, buildDevice, buildPost, uploadImage } from '../helpers/factories.ts';
+import { appWithTeam } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
+const { t, operator, va } = await appWithTeam();
 /** An account the tests post to: each test reads only the posts it made. */
-let account: Account;
-beforeAll(async () => {
-  t = await buildTestApp();
-  operator = await signUp(t.app);
-  va = await inviteVa(t.app, operator);
-  account = await buildAccount(operator, { username: 'glow.daily' });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const account = await buildAccount(operator, { username: 'glow.daily' });
 
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
 const create = (body: Record<string, unknown>, client: Client = operator) =>

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RecipeList } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectClientError, expectError, expectStatus } from '../helpers/assertions.ts';
-import { buildAccount, buildPost, PNG, uploadImage } from '../helpers/factories.ts';
-import { bareAgent, duePostTask, enrolledPhone, send, until } from '../realtime/phones.ts';
+import { buildAccount, PNG, uploadImage } from '../helpers/factories.ts';
+import { bareAgent, duePost, duePostTask, enrolledPhone, send, until } from '../realtime/phones.ts';
 import { listen } from '../realtime/sockets.ts';
 
 let t: TestApp;
@@ -142,13 +142,7 @@ describe('a post’s media for the phone that publishes it', () => {
     const path = await uploadImage(owner);
     const id = path.split('/').pop()!;
     const account = await buildAccount(owner, { deviceId: mine.device.id, status: 'active' });
-    const post = await buildPost(owner, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), mediaUrls: [path] });
-    await t.db
-      .updateTable('posts')
-      .set({ scheduledAt: new Date(Date.now() - 1000) })
-      .where('id', '=', post.id)
-      .execute();
-    await t.app.ctx.jobs!.runNow('posts.due');
+    await duePost(t, owner, account.id, { mediaUrls: [path] });
 
     const get = (token?: string) => fetch(`${url}/api/agent/media/${id}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
     const served = await get(mine.token);

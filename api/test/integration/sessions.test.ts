@@ -1,24 +1,15 @@
 /** Live sessions on phones: start, pause, resume, stop; one open session per phone; what a VA may work. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, type Device, type Session } from '@farm/contracts';
-import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
+import { inviteVa, signUp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice, buildSession, buildTask, reportFromPhone } from '../helpers/factories.ts';
+import { appWithTeam } from '../helpers/file-app.ts';
 
 const ONE_SESSION = 'This device already has a session; stop it first';
 const NOT_THEIR_PHONE = 'You can only work sessions on the device assigned to you';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-beforeAll(async () => {
-  t = await buildTestApp();
-  operator = await signUp(t.app);
-  va = await inviteVa(t.app, operator);
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va } = await appWithTeam();
 
 const deviceOf = async (id: string) => (await operator.get<Device>(`/api/devices/${id}`)).body;
 

@@ -3,22 +3,16 @@
  * and made anew, password changes and resets. A wrong password for an unknown email answers exactly as one for a
  * known account, and no entry ever holds a password or a code.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, type AuditEntry } from '@farm/contracts';
 import { currentCode } from '../../src/auth/two-factor.service.ts';
-import { buildTestApp, Client, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { Client, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';
+import { fileApp } from '../helpers/file-app.ts';
 
 const PASSWORD = 'correct horse battery';
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = await fileApp();
 
 async function authEntries(operator: Client, userId: string): Promise<AuditEntry[]> {
   const answer = await operator.get<AuditEntry[]>(`/api/audit-log?action=auth.&entityId=${userId}&limit=100`);

@@ -2,29 +2,15 @@
  * The workspace storage quota: every stored file (uploads, profile pictures, screenshots) counts against it; over it,
  * a 413 with a sentence. Files recorded at once are counted one after the other, so racing uploads cannot both pass.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { configureAutomation, defaultSettings } from '@farm/workers';
+import { describe, expect, it } from 'vitest';
+import { configureAutomation } from '@farm/workers';
 import type { Account, StorageUsage } from '@farm/contracts';
-import { buildTestApp, inviteVa, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, PNG, uploadImage } from '../helpers/factories.ts';
+import { appWithTeam } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-let account: Account;
-beforeAll(async () => {
-  t = await buildTestApp();
-  operator = await signUp(t.app);
-  va = await inviteVa(t.app, operator);
-  account = await buildAccount(operator, { username: 'quota.daily' });
-});
-afterEach(() => {
-  configureAutomation({ storageQuotaBytes: defaultSettings.storageQuotaBytes });
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { operator, va } = await appWithTeam();
+const account = await buildAccount(operator, { username: 'quota.daily' });
 
 const usage = async () => {
   const answer = await operator.get<StorageUsage>('/api/storage');

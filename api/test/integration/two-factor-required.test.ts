@@ -3,22 +3,16 @@
  * of such a workspace yields no session until two-factor sign-in is set up, and a promotion to operator ends the
  * person's sessions (they sign in again, through the second factor where the workspace requires it).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages } from '@farm/contracts';
 import { currentCode } from '../../src/auth/two-factor.service.ts';
-import { buildTestApp, Client, inviteVa, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { Client, inviteVa, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';
+import { fileApp } from '../helpers/file-app.ts';
 
 const PASSWORD = 'correct horse battery';
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = await fileApp();
 
 async function requiringWorkspace(): Promise<Client> {
   const operator = await signUp(t.app);

@@ -3,23 +3,17 @@
  * step that asks for a code, recovery codes used once, turning it off, and a workspace that requires it of its
  * operators (who then set it up at their next login).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { messages, type Me } from '@farm/contracts';
 import { currentCode } from '../../src/auth/two-factor.service.ts';
-import { buildTestApp, Client, inviteVa, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
+import { Client, inviteVa, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';
 import { http, serve, statuses } from '../helpers/http.ts';
+import { fileApp } from '../helpers/file-app.ts';
 
 const PASSWORD = 'correct horse battery';
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
+const t = await fileApp();
 
 /** A code of the step before now: still accepted (clocks drift), and not yet used by the caller. */
 const codeAt = (secret: string, offsetSteps: number) => currentCode(secret, Date.now() + offsetSteps * 30_000);

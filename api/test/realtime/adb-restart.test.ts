@@ -11,14 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '@farm/agent-protocol';
 import { AgentState } from '@farm/agent-protocol/agent';
 import { FarmHost } from '@farm/agent-protocol/host';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
-import { buildAccount, buildPost, uploadImage } from '../helpers/factories.ts';
-import { until } from './phones.ts';
-import { listen } from './sockets.ts';
+import { buildAccount, uploadImage } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
+import { duePost, until } from './phones.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
 let host: FarmHost | undefined;
 let stateDir: string;
 
@@ -40,35 +36,21 @@ const clock = (() => {
     },
   };
 })();
+const { t, url, operator, enrollHost } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator } = await people(t.app));
   stateDir = await mkdtemp(join(tmpdir(), 'farm-host-hold-'));
 });
 afterAll(async () => {
   clock.stalled = false;
   await host?.close();
-  await t?.close();
   await rm(stateDir, { recursive: true, force: true });
 });
 
 /** A post with an image of an account on the phone, due now and turned into its task. */
-async function duePost(deviceId: string, caption: string) {
+async function duePostWithImage(deviceId: string, caption: string) {
   const account = await buildAccount(operator, { deviceId, status: 'active' });
-  const post = await buildPost(operator, account.id, {
-    status: 'scheduled',
-    scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-    caption,
-    mediaUrls: [await uploadImage(operator)],
-  });
-  await t.db
-    .updateTable('posts')
-    .set({ scheduledAt: new Date(Date.now() - 1000) })
-    .where('id', '=', post.id)
-    .execute();
-  await t.app.ctx.jobs!.runNow('posts.due');
+  const post = await duePost(t, operator, account.id, { caption, mediaUrls: [await uploadImage(operator)] });
   return t.db.selectFrom('tasks').select('id').where('postId', '=', post.id).executeTakeFirstOrThrow();
 }
 
@@ -81,8 +63,7 @@ const taskRow = (id: string) =>
 
 describe('an adb server restart on a farm host', () => {
   it('holds the phones from new work, cuts the running task off as device_offline, and tries it again after', async () => {
-    const created = await operator.post('/api/hosts', { name: 'Rack hold' });
-    const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+    const { token } = await enrollHost('Rack hold');
     host = new FarmHost({
       server: url,
       token,
@@ -100,9 +81,9 @@ describe('an adb server restart on a farm host', () => {
     await until(async () => agent.connected, 'the agent said hello');
 
     // A post runs on the phone (its clock stands still), and a second one waits behind it.
-    const first = await duePost(device.id, 'First drop');
+    const first = await duePostWithImage(device.id, 'First drop');
     await until(async () => (await taskRow(first.id)).status === 'in-progress' && agent.busy, 'the first post running');
-    const second = await duePost(device.id, 'Second drop');
+    const second = await duePostWithImage(device.id, 'Second drop');
 
     // The host restarts its adb server: a short drain, then the post still running is cut off.
     const holding = host.hold(100, 5_000);

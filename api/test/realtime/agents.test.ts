@@ -1,28 +1,20 @@
 import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Journal, SimulatedPhone, solidPng, type TaskDispatchV1 } from '@farm/agent-protocol';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
-import { buildAccount, buildPost, buildTask } from '../helpers/factories.ts';
-import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
-import { connect, connected, listen, next, pause, record } from './sockets.ts';
+import { Client } from '../helpers/app.ts';
+import { buildAccount, buildTask } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
+import { bareAgent, duePost, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
+import { connect, connected, next, pause, record } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
 const phones: SimulatedPhone[] = [];
-
-beforeAll(async () => {
-  // Short leases so silence shows within a test.
-  t = await buildTestApp({ automation: { ackTimeoutMs: 400, progressWindowMs: 800, heartbeatMs: 1000, backoffBaseMs: 0 } });
-  url = await listen(t.app);
-  ({ operator, stranger } = await people(t.app));
+// Short leases so silence shows within a test.
+const { t, url, operator, stranger, sockets } = await realtimeApp({
+  automation: { ackTimeoutMs: 400, progressWindowMs: 800, heartbeatMs: 1000, backoffBaseMs: 0 },
 });
+
 afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
   for (const phone of phones) phone.close();
-  await t?.close();
 });
 
 function agent(token: string, options?: { reconnection?: boolean }): Socket {
@@ -280,18 +272,7 @@ describe('phone agents', () => {
     await until(async () => phone.connected, 'the simulated phone to say hello', 15_000);
     expect((await operator.get(`/api/devices/${device.id}`)).body.agentProtocol).toBe(2);
 
-    const post = await buildPost(operator, account.id, {
-      status: 'scheduled',
-      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-      caption: 'Spring drop',
-      hashtags: ['#spring'],
-    });
-    await t.db
-      .updateTable('posts')
-      .set({ scheduledAt: new Date(Date.now() - 1000) })
-      .where('id', '=', post.id)
-      .execute();
-    await t.app.ctx.jobs!.runNow('posts.due');
+    const post = await duePost(t, operator, account.id, { caption: 'Spring drop', hashtags: ['#spring'] });
     await until(async () => dispatched.length === 1, 'the post to reach the phone', 15_000);
     expect(dispatched[0]).toMatchObject({
       protocol: 2,

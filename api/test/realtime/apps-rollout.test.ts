@@ -4,45 +4,22 @@
  * install apps, phones on no host, pinned groups and bad input are each answered with a sentence. The host here is
  * the test, speaking the host's messages by hand (`app.run` in, `host.app` out).
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AppJob } from '@farm/agent-protocol';
 import { appMessages, type AppRollout, type AppVersion, type DeviceGroup } from '@farm/contracts';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
 import { buildApk } from '../helpers/apk.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildDevice } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { APP_JOB_TIMEOUT_MS, expireAppJobs, rolloutWords } from '../../src/modules/apps/apps.rollout.ts';
 import { helloV1, send, until } from './phones.ts';
-import { connected, listen } from './sockets.ts';
+import { connected } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
-});
-
-function open(auth: Record<string, string>): Socket {
-  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth, reconnection: false });
-  sockets.push(socket);
-  return socket;
-}
+const { t, url, operator, va, stranger, agentSocket: open, enrollHost } = await realtimeApp();
 
 /** A host with phones of these serials; `features` as its hello says them; the jobs it is sent, in order. */
 async function host(name: string, serials: string[], features: string[] = ['apps']) {
-  const created = await operator.post('/api/hosts', { name });
-  const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+  const { token } = await enrollHost(name);
   const control = open({ hostToken: token });
   const jobs: AppJob[] = [];
   control.on('app.run', (job: AppJob, ack: (answer: { ok: boolean }) => void) => {

@@ -2,22 +2,12 @@
  * Activating a campaign plans its day (rounds of its routines inside its active hours, the round under way at once);
  * each due run becomes a task for its phone; the task settles the run; pausing calls everything off.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { buildAccount, buildCampaign, buildDevice } from '../helpers/factories.ts';
+import { appWithPeople } from '../helpers/file-app.ts';
 import { until } from './phones.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-
-beforeAll(async () => {
-  t = await buildTestApp({ runWorkers: true, redisUrl: undefined });
-  ({ operator, va } = await people(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va } = await appWithPeople({ runWorkers: true, redisUrl: undefined });
 
 /** A campaign working all day (so the test does not depend on the hour), with a warm-up and a post routine. */
 async function campaignWithRoutines(accountDeviceId: string | null, overrides: Record<string, unknown> = {}) {

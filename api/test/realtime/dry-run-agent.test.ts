@@ -6,17 +6,12 @@
  * like against the account's caps and adds the phone's app version and language to the versions the workspace
  * verified. Removing the recipe removes its runs and their screenshots.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { DryRun, DryRunDetail } from '@farm/contracts';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { simulatedPhone, until } from './phones.ts';
-import { listen } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
 let recipeRowId: string;
-const closers: (() => unknown)[] = [];
 
 /** Instagram's shipped warm-up (its elements, start and guards) with the steps of "like the first post". */
 async function likeTheFirstPost(): Promise<Record<string, unknown>> {
@@ -32,18 +27,12 @@ async function likeTheFirstPost(): Promise<Record<string, unknown>> {
     ],
   };
 }
+const { t, url, operator, closers } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator } = await people(t.app));
   const saved = await operator.post<{ id: string }>('/api/recipes', { recipe: await likeTheFirstPost(), enabled: false });
   expect(saved.status).toBe(201);
   recipeRowId = saved.body.id;
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await t?.close();
 });
 
 const run = async (id: string) => (await operator.get<DryRunDetail>(`/api/dry-runs/${id}`)).body;

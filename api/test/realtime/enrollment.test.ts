@@ -2,37 +2,17 @@
  * Phones join: one-time enrollment codes for devices and farm hosts, credentials that speak only for their own
  * phones, revocation that cuts a phone off at once, and device state that only agents can move.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { Client } from '../helpers/app.ts';
 import { configureAutomation } from '@farm/workers';
 import { buildDevice } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { helloV1, send, until } from './phones.ts';
-import { connected, listen, pause } from './sockets.ts';
+import { connected, pause } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 500 } });
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
-});
+const { t, operator, va, stranger, agentSocket: open } = await realtimeApp({ automation: { heartbeatMs: 500 } });
 
 const anonymous = () => new Client(t.app);
-function open(auth: Record<string, string>): Socket {
-  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth, reconnection: false });
-  sockets.push(socket);
-  return socket;
-}
 const device = async (id: string) => (await operator.get(`/api/devices/${id}`)).body;
 
 describe('device enrollment codes', () => {

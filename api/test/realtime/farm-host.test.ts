@@ -10,33 +10,25 @@ import { Journal } from '@farm/agent-protocol';
 import { AgentState } from '@farm/agent-protocol/agent';
 import { FarmHost } from '@farm/agent-protocol/host';
 import { manualClock } from '@farm/agent-protocol/recipes';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
-import { buildAccount, buildPost, PNG, uploadImage } from '../helpers/factories.ts';
-import { until } from './phones.ts';
-import { listen } from './sockets.ts';
+import { buildAccount, PNG, uploadImage } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
+import { duePost, until } from './phones.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
 let host: FarmHost | undefined;
 let stateDir: string;
+const { t, url, operator, enrollHost } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator } = await people(t.app));
   stateDir = await mkdtemp(join(tmpdir(), 'farm-host-'));
 });
 afterAll(async () => {
   await host?.close();
-  await t?.close();
   await rm(stateDir, { recursive: true, force: true });
 });
 
 describe('a simulated farm host', () => {
   it('registers its phones, publishes a due post through the recipe on the phone, and drops an unplugged phone', async () => {
-    const created = await operator.post('/api/hosts', { name: 'Rack sim' });
-    const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+    const { token } = await enrollHost('Rack sim');
     host = new FarmHost({
       server: url,
       token,
@@ -58,19 +50,7 @@ describe('a simulated farm host', () => {
     const first = devices.find((row) => row.serial === 'SIM-0001')!;
     const account = await buildAccount(operator, { deviceId: first.id, status: 'active', username: 'glow.daily' });
     const media = await uploadImage(operator);
-    const post = await buildPost(operator, account.id, {
-      status: 'scheduled',
-      scheduledAt: new Date(Date.now() + 3600_000).toISOString(),
-      caption: 'Morning routine',
-      hashtags: ['#glow'],
-      mediaUrls: [media],
-    });
-    await t.db
-      .updateTable('posts')
-      .set({ scheduledAt: new Date(Date.now() - 1000) })
-      .where('id', '=', post.id)
-      .execute();
-    await t.app.ctx.jobs!.runNow('posts.due');
+    const post = await duePost(t, operator, account.id, { caption: 'Morning routine', hashtags: ['#glow'], mediaUrls: [media] });
     const published = await until(
       async () => {
         const row = (await operator.get(`/api/posts/${post.id}`)).body;

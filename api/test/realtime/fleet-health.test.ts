@@ -2,40 +2,17 @@
  * Fleet health (issue #41) through a host's control connection: unresponsive phones, vitals and their alerts, each
  * recovery rung as an activity, the replug task, the USB bus; and the host's fleet settings in Settings → Phone hosts.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { buildWebhook } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { helloV1, send } from './phones.ts';
-import { connect, connected, listen, next, pause, record } from './sockets.ts';
+import { connect, connected, next, pause, record } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
-});
-
-function open(auth: Record<string, string>): Socket {
-  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth, reconnection: false });
-  sockets.push(socket);
-  return socket;
-}
+const { t, url, operator, va, stranger, sockets, agentSocket: open, enrollHost } = await realtimeApp();
 
 /** A host with one phone registered (serial `serial`), and its control connection. */
 async function hostWithPhone(name: string, serial: string) {
-  const created = await operator.post('/api/hosts', { name });
-  const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+  const { hostId, token } = await enrollHost(name);
   const control = open({ hostToken: token });
   const settings = next<Record<string, unknown>>(control, 'host.settings');
   await connected(control);
@@ -44,7 +21,7 @@ async function hostWithPhone(name: string, serial: string) {
   await connected(phone);
   await send(phone, 'agent.hello', helloV1);
   const device = ((await operator.get('/api/devices')).body as { id: string; serial: string; name: string }[]).find((row) => row.serial === serial)!;
-  return { hostId: created.body.host.id as string, control, device, settings: await settings };
+  return { hostId, control, device, settings: await settings };
 }
 
 const vitals = (serial: string, overrides: Record<string, unknown> = {}) => ({

@@ -4,35 +4,15 @@
  * assigned to them; an agent that cannot is named, and one that sends garbage is refused with the reason and keeps its
  * connection.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
 import { selectorsFor, nodeAt } from '@farm/agent-protocol/inspect';
 import type { LiveCaptureOut } from '@farm/contracts';
-import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, enrolledPhone, helloV1, send, simulatedPhone } from './phones.ts';
-import { connected, listen } from './sockets.ts';
+import { connected } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-const closers: (() => unknown)[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator, va } = await people(t.app));
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await t?.close();
-});
-
-function liveSocket(client: Client): Socket {
-  const socket = io(`${url}/live`, { forceNew: true, transports: ['websocket'], reconnection: false, extraHeaders: { cookie: `sid=${client.cookie}` } });
-  closers.push(() => socket.disconnect());
-  return socket;
-}
+const { url, operator, va, closers, liveSocket } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
 
 type Answer = { ok: true; capture: LiveCaptureOut } | { ok: false; error: string };
 const ask = <T = Answer>(socket: Socket, event: string, message: unknown) => new Promise<T>((resolve) => socket.emit(event, message, resolve));

@@ -6,51 +6,23 @@
  * shell; JPEG stays for browsers without WebCodecs and phones that cannot start scrcpy-server; protocol 1 agents and
  * JPEG agents are untouched.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PhoneAgent, configFacts, nalType, nalUnits } from '@farm/agent-protocol';
-import { DeviceBackend } from '@farm/agent-protocol/agent';
+import type { Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import { configFacts, nalType, nalUnits } from '@farm/agent-protocol';
 import type { LiveFrameOut, LiveVideoOut } from '@farm/contracts';
 import { VideoSimPhone, type VideoPhoneOptions } from '../../../agent-protocol/test/video-phone.ts';
-import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
-import { bareAgent, enrolledPhone, send, until } from './phones.ts';
-import { connected, listen, pause } from './sockets.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
+import { bareAgent, enrolledPhone, send, simulatedPhone, until } from './phones.ts';
+import { connected, pause } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-const closers: (() => unknown)[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp({ liveControlIdleMs: 60_000, automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator } = await people(t.app));
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await t?.close();
-});
-
-function liveSocket(client: Client): Socket {
-  const socket = io(`${url}/live`, { forceNew: true, transports: ['websocket'], reconnection: false, extraHeaders: { cookie: `sid=${client.cookie}` } });
-  closers.push(() => socket.disconnect());
-  return socket;
-}
+const { url, operator, closers, liveSocket } = await realtimeApp({ liveControlIdleMs: 60_000, automation: { heartbeatMs: 1000 } });
 
 type Answer = { ok: true; [key: string]: unknown } | { ok: false; error: string };
 const ask = (socket: Socket, event: string, message: unknown) => new Promise<Answer>((resolve) => socket.emit(event, message, resolve));
 
 async function videoPhone(name: string, options: VideoPhoneOptions = {}) {
-  const { device, token } = await enrolledPhone(operator, { name });
   const ui = new VideoSimPhone({ serial: `SIM-${name}`, width: 1080, height: 2400, ...options });
-  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2', preflight: 'no-account' }).start();
-  const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
-  closers.push(
-    () => agent.close(),
-    () => backend.close(),
-  );
-  await until(async () => agent.connected, `${name} connected`);
-  return { device, ui, agent };
+  return { ...(await simulatedPhone(url, operator, name, closers, ui)), ui };
 }
 
 /** What a watcher gets: packets (acknowledged at once unless `stall`) and JPEG frames. */

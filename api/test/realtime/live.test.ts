@@ -4,35 +4,14 @@
  * may control, one controller at a time, handing over and taking over; inputs reach the phone scaled to its screen;
  * tasks wait while a person controls the phone; idle control is released after a prompt; usage is recorded.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Socket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
 import type { LiveFrameOut } from '@farm/contracts';
-import { buildTestApp, type Client, people, type TestApp } from '../helpers/app.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, simulatedPhone, until } from './phones.ts';
-import { connected, listen, next, pause } from './sockets.ts';
+import { connected, next, pause } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const closers: (() => unknown)[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp({ liveControlIdleMs: 5_000, automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await t?.close();
-});
-
-function liveSocket(client: Client): Socket {
-  const socket = io(`${url}/live`, { forceNew: true, transports: ['websocket'], reconnection: false, extraHeaders: { cookie: `sid=${client.cookie}` } });
-  closers.push(() => socket.disconnect());
-  return socket;
-}
+const { t, url, operator, va, stranger, closers, liveSocket } = await realtimeApp({ liveControlIdleMs: 5_000, automation: { heartbeatMs: 1000 } });
 
 type Answer = { ok: true; [key: string]: unknown } | { ok: false; error: string };
 const ask = (socket: Socket, event: string, message: unknown) => new Promise<Answer>((resolve) => socket.emit(event, message, resolve));

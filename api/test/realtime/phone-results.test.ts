@@ -2,34 +2,24 @@
  * The phone's newer results from its socket to the task, the post and the account; a person's answer to a post the
  * phone could not confirm; and what the phone says of its software in its hello.
  */
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { TaskDispatchV1 } from '@farm/agent-protocol';
 import type { Account, DeviceSoftware, Post, Task, TaskAnswerResult } from '@farm/contracts';
-import { buildTestApp, inviteVa, people, type Client, type TestApp } from '../helpers/app.ts';
+import { inviteVa, type Client } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildUnconfirmedPost } from '../helpers/factories.ts';
 import { statuses, together } from '../helpers/http.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from './phones.ts';
-import { connected, listen, next, pause, record } from './sockets.ts';
+import { connected, next, pause, record } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
 let otherVa: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
+const { t, url, operator, va, stranger, sockets } = await realtimeApp({
+  automation: { ackTimeoutMs: 2000, progressWindowMs: 5000, heartbeatMs: 1000, backoffBaseMs: 0 },
+});
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { ackTimeoutMs: 2000, progressWindowMs: 5000, heartbeatMs: 1000, backoffBaseMs: 0 } });
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
   otherVa = await inviteVa(t.app, operator, 'Otto Other');
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
 });
 
 async function phoneOf(name: string, assignedToId: string | null = null) {

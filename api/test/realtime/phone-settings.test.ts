@@ -3,40 +3,17 @@
  * settings, the host answers per phone and setting, what adb cannot set becomes a task for the phone's VA; hosts
  * whose farm-agent predates `phone-settings` and phones on no connected host say so; bad input is refused whole.
  */
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, Client, people, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { buildDevice } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { helloV1, send } from './phones.ts';
-import { connected, listen } from './sockets.ts';
+import { connected } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
-});
-
-function open(auth: Record<string, string>): Socket {
-  const socket = io(`${url}/agent`, { forceNew: true, transports: ['websocket'], auth, reconnection: false });
-  sockets.push(socket);
-  return socket;
-}
+const { t, operator, va, stranger, agentSocket: open, enrollHost } = await realtimeApp();
 
 /** A host with these phones registered, saying hello with these features. */
 async function host(name: string, serials: string[], features?: string[]) {
-  const created = await operator.post('/api/hosts', { name });
-  const { token } = (await new Client(t.app).post('/api/agent/enroll', { code: created.body.code })).body;
+  const { token } = await enrollHost(name);
   const control = open({ hostToken: token });
   await connected(control);
   await send(control, 'host.hello', { agentVersion: 'test', backend: 'adb', phones: serials.length, ...(features ? { features } : {}) });

@@ -32,12 +32,17 @@ export async function enrolledPhone(operator: Client, overrides: Record<string, 
 }
 
 /**
- * A phone of the operator's workspace running the real agent on the simulated phone UI (1080 × 2400), connected to
- * the instance at `url`; what closes it goes on `closers`.
+ * A phone of the operator's workspace running the real agent on the simulated phone UI (1080 × 2400, or `ui`),
+ * connected to the instance at `url`; what closes it goes on `closers`.
  */
-export async function simulatedPhone(url: string, operator: Client, name: string, closers: (() => unknown)[]) {
+export async function simulatedPhone(
+  url: string,
+  operator: Client,
+  name: string,
+  closers: (() => unknown)[],
+  ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 }),
+) {
   const { device, token } = await enrolledPhone(operator, { name });
-  const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
   const backend = await new DeviceBackend(ui, { agentVersion: 'test/2', preflight: 'no-account' }).start();
   const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
   closers.push(
@@ -59,16 +64,25 @@ export async function until<T>(check: () => Promise<T | undefined | null | false
   }
 }
 
-/** Automation work for a phone: a post of an account on the device, due now and turned into its task. */
-export async function duePostTask(t: TestApp, operator: Client, deviceId: string, caption = 'Spring drop') {
-  const account = await buildAccount(operator, { deviceId, status: 'active' });
-  const post = await buildPost(operator, account.id, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), caption });
+/**
+ * A post of the account scheduled an hour ahead (with `fields`), then made due now and handed to posts.due, which
+ * turns it into its task for the account's phone.
+ */
+export async function duePost(t: TestApp, client: Client, accountId: string, fields: Record<string, unknown> = {}) {
+  const post = await buildPost(client, accountId, { status: 'scheduled', scheduledAt: new Date(Date.now() + 3600_000).toISOString(), ...fields });
   await t.db
     .updateTable('posts')
     .set({ scheduledAt: new Date(Date.now() - 1000) })
     .where('id', '=', post.id)
     .execute();
   await t.app.ctx.jobs!.runNow('posts.due');
+  return post;
+}
+
+/** Automation work for a phone: a post of an account on the device, due now and turned into its task. */
+export async function duePostTask(t: TestApp, operator: Client, deviceId: string, caption = 'Spring drop') {
+  const account = await buildAccount(operator, { deviceId, status: 'active' });
+  const post = await duePost(t, operator, account.id, { caption });
   const task = await t.db.selectFrom('tasks').selectAll().where('postId', '=', post.id).executeTakeFirstOrThrow();
   return { account, post, task };
 }

@@ -1,32 +1,12 @@
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { io } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import type { Client } from '../helpers/app.ts';
 import { BATCH_EVENT } from '@farm/contracts';
 import { buildAccount, buildCampaign, buildDevice, buildTask } from '../helpers/factories.ts';
-import { connect, connected, listen, next, pause, record } from './sockets.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
+import { connect, connected, next, pause, record } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
-});
-
-function open(client?: Client): Socket {
-  const socket = connect(url, client);
-  sockets.push(socket);
-  return socket;
-}
+const { t, url, operator, va, stranger, sockets, browserSocket: open } = await realtimeApp();
 
 describe('browser sockets', () => {
   it('refuses a handshake without a session', async () => {

@@ -4,30 +4,17 @@
  * back on (its work goes out at once). With the recipe settings of Campaigns → Recipes and the start-up check of
  * stored recipes.
  */
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RecipeList, Task } from '@farm/contracts';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assertions.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { checkStoredRecipes } from '../../src/modules/recipes/recipes.service.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send } from './phones.ts';
-import { connected, listen, next, pause, record } from './sockets.ts';
+import { connected, next, pause, record } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-const sockets: Socket[] = [];
 const IG = 'com.instagram.android';
-
-beforeAll(async () => {
-  t = await buildTestApp({ automation: { ackTimeoutMs: 2000, progressWindowMs: 5000, heartbeatMs: 1000, backoffBaseMs: 0 } });
-  url = await listen(t.app);
-  ({ operator, va } = await people(t.app));
-});
-afterAll(async () => {
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
+const { t, url, operator, va, sockets } = await realtimeApp({
+  automation: { ackTimeoutMs: 2000, progressWindowMs: 5000, heartbeatMs: 1000, backoffBaseMs: 0 },
 });
 
 const recipes = async () => (await operator.get<RecipeList>('/api/recipes')).body;

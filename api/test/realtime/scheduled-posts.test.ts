@@ -2,21 +2,11 @@
  * A scheduled post, once due, becomes a task for its phone (its VA when no agent is online); finishing the task
  * settles the post; any change to the post calls off the task that is out, so nothing stale runs.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
 import { buildAccount, buildDevice, buildPost } from '../helpers/factories.ts';
+import { appWithPeople } from '../helpers/file-app.ts';
 
-let t: TestApp;
-let operator: Client;
-let va: Client;
-
-beforeAll(async () => {
-  t = await buildTestApp({ runWorkers: true, redisUrl: undefined });
-  ({ operator, va } = await people(t.app));
-});
-afterAll(async () => {
-  await t?.close();
-});
+const { t, operator, va } = await appWithPeople({ runWorkers: true, redisUrl: undefined });
 
 async function makeDue(postId: string) {
   await t.db

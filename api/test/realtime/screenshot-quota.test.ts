@@ -1,26 +1,14 @@
 /** Screenshots over the workspace's storage quota: acknowledged and dropped, a protocol 2 phone told why. */
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { solidPng } from '@farm/agent-protocol';
 import { configureAutomation, defaultSettings } from '@farm/workers';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, enrolledPhone, helloV1, send } from './phones.ts';
-import { connected, listen } from './sockets.ts';
+import { connected } from './sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-const sockets: Socket[] = [];
-
-beforeAll(async () => {
-  t = await buildTestApp();
-  url = await listen(t.app);
-  ({ operator } = await people(t.app));
-});
+const { url, operator, sockets } = await realtimeApp();
 afterAll(async () => {
   configureAutomation({ storageQuotaBytes: defaultSettings.storageQuotaBytes });
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
 });
 
 describe('screenshots over the storage quota', () => {

@@ -6,43 +6,33 @@
  * verification, the phone leaving, the silent-run sweep, and the dispatcher holding the phone's tasks meanwhile.
  */
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { captureTree, parseUiXml } from '@farm/agent-protocol/recipes';
 import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { DryRun, DryRunDetail, DryRunPreflight } from '@farm/contracts';
 import { sweepSilentRuns } from '../../src/modules/dryruns/dryruns.service.ts';
-import { buildTestApp, inviteVa, people, type Client, type TestApp } from '../helpers/app.ts';
+import { inviteVa, type Client } from '../helpers/app.ts';
 import { buildAccount } from '../helpers/factories.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from '../realtime/phones.ts';
-import { connect, connected, listen, next, pause, record } from '../realtime/sockets.ts';
+import { connect, connected, next, pause, record } from '../realtime/sockets.ts';
 
 const IG = 'com.instagram.android';
 /** A version outside the shipped warm-up's tested range: only a verification covers it. */
 const NEW_IG = '448.0.0.12.90';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
 let recipeRowId: string;
-const closers: (() => unknown)[] = [];
 const ui = new SimulatedPhoneUi({ serial: 'SIM-DRY', width: 1080, height: 2400 });
+const { t, url, operator, va, stranger, closers } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
+// Closed after the phones that run on it.
+closers.push(() => ui.close());
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { heartbeatMs: 1000 } });
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
   const template = await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.warmup');
   const saved = await operator.post<{ id: string }>('/api/recipes', { recipe: { ...template.body.body, version: 7 } });
   expect(saved.status).toBe(201);
   recipeRowId = saved.body.id;
   await ui.launchApp(IG);
-});
-afterAll(async () => {
-  for (const close of closers.reverse()) await close();
-  await ui.close();
-  await t?.close();
 });
 
 interface FakePhone {

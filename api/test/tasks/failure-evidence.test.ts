@@ -3,34 +3,27 @@
  * simulated phone's Instagram feed — its frame and its tree, read from the repository's fixture); the console keeps it
  * once per attempt, within the storage quota, readable by whoever sees the task and nobody else, until retention.
  */
-import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureTree, type UiTree } from '@farm/agent-protocol/inspect';
 import { parseUiXml } from '@farm/agent-protocol/recipes';
 import { INSTAGRAM, SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { DeviceHistoryEntry, FailureEvidence, RerecordPhone } from '@farm/contracts';
 import { configureAutomation, defaultSettings, processRetentionPrune } from '@farm/workers';
-import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assertions.ts';
+import { realtimeApp } from '../helpers/realtime.ts';
 import { storeFailureTrace } from '../../src/modules/evidence/evidence.service.ts';
 import { SCREENS_NOT_YOURS } from '../../src/modules/usage/screens.rules.ts';
 import { bareAgent, duePostTask, enrolledPhone, helloV1, send } from '../realtime/phones.ts';
-import { connected, listen, next } from '../realtime/sockets.ts';
+import { connected, next } from '../realtime/sockets.ts';
 
-let t: TestApp;
-let url: string;
-let operator: Client;
-let va: Client;
-let stranger: Client;
-const sockets: Socket[] = [];
 const VERSION = '312.0.0.34.111';
 let frame: { mime: 'image/jpeg'; data: Buffer; width: number; height: number };
 let tree: UiTree;
+const { t, url, operator, va, stranger, sockets } = await realtimeApp({
+  automation: { ackTimeoutMs: 5000, progressWindowMs: 10_000, heartbeatMs: 1000, backoffBaseMs: 0 },
+});
 
 beforeAll(async () => {
-  t = await buildTestApp({ automation: { ackTimeoutMs: 5000, progressWindowMs: 10_000, heartbeatMs: 1000, backoffBaseMs: 0 } });
-  url = await listen(t.app);
-  ({ operator, va, stranger } = await people(t.app));
   // The screen a run failed on: the simulated phone's Instagram feed (test/fixtures/real/instagram/feed.xml).
   const ui = new SimulatedPhoneUi({ width: 720, height: 1440 });
   await ui.launchApp(INSTAGRAM);
@@ -41,8 +34,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   configureAutomation({ storageQuotaBytes: defaultSettings.storageQuotaBytes });
-  for (const socket of sockets) socket.disconnect();
-  await t?.close();
 });
 
 /** The like step that missed: its selector, the tree and the frame of the screen it missed on. */

@@ -1,25 +1,14 @@
 /** Campaign runs against a real database: planned once, due runs become tasks, daily targets, caps and cooldowns. */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
-import { account, device, quickSettings, recorder, restoreSettings, workspace } from '../../test/farm.ts';
+import { account, device, recorder, useTestDatabase, workspace } from '../../test/farm.ts';
 import { acceptResult, dispatchNext } from '../tasks/lifecycle.ts';
 import { cancelCampaignRuns, planCampaign, processCampaignsDue } from './runs.ts';
 
-let t: TestDatabase;
 let db: Db;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings());
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
+useTestDatabase((opened) => (db = opened), { quick: true });
 
 /** A fixed-offset zone where it is now two in the morning (Etc/GMT-6 is UTC+6). */
 function earlyMorningZone(): string {

@@ -1,17 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import type { TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { device, workspace } from '../../test/farm.ts';
+import { device, useTestDatabase, workspace } from '../../test/farm.ts';
 import { autovacuumRuns, processDatabaseVacuum } from './vacuum.ts';
 
-let t: TestDatabase;
 let db: Db;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
+let kind: TestDatabase['database']['kind'];
+useTestDatabase((opened, database) => {
+  db = opened;
+  kind = database.database.kind;
 });
-afterAll(() => t?.drop());
 
 const deps = () => ({ db, announce: async () => {} });
 
@@ -34,7 +33,7 @@ async function changeAndReport(change: (trx: Db) => Promise<unknown>) {
 describe('database.vacuum', () => {
   it('runs only where the database has no autovacuum of its own', async () => {
     const runs = await autovacuumRuns(db);
-    if (t.database.kind === 'pglite') expect(runs).toBe(false);
+    if (kind === 'pglite') expect(runs).toBe(false);
     else {
       const { rows } = await sql<{ on: boolean }>`select current_setting('autovacuum') = 'on' as on`.execute(db);
       expect(runs).toBe(rows[0]?.on);

@@ -2,86 +2,33 @@
  * The phone's newer results from the phone to the task, the post and the account, and the person's answer to a post
  * the phone could not confirm: PGlite always, PostgreSQL (where two answers really race) when DATABASE_URL is set.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import { describe, expect, it } from 'vitest';
 import type { FailureCode } from '@farm/sql';
 import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
-import { account, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
-import { acceptResult, cancelTasks, createTasks, dispatchNext, retryTask, type PhoneResult } from '../tasks/lifecycle.ts';
+import { account, device, reportResult, scheduledPostTask, useTestDatabase, va, workspace } from '../../test/farm.ts';
+import { cancelTasks, dispatchNext, retryTask, type PhoneResult } from '../tasks/lifecycle.ts';
 import { answerUnconfirmed, lockQuestion, type UnconfirmedAnswer } from './confirmations.ts';
 
-let t: TestDatabase;
 let db: Db;
 const postgres = process.env.TEST_DB === 'postgres';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings());
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
-
-async function va(ws: string, name = 'Vera') {
-  const user = await db
-    .insertInto('users')
-    .values({ email: `${crypto.randomUUID()}@farm.test`, passwordHash: 'x', name, role: 'va' })
-    .returning(['id', 'name'])
-    .executeTakeFirstOrThrow();
-  await db.insertInto('workspaceMembers').values({ workspaceId: ws, userId: user.id, role: 'va' }).execute();
-  return user;
-}
+useTestDatabase((opened) => (db = opened), { quick: true });
 
 /** A farm with a scheduled post whose publishing task is out on its phone (attempt 1). */
 async function postOut(options: { withVa?: boolean } = {}) {
   const ws = await workspace(db);
-  const person = options.withVa === false ? undefined : await va(ws);
+  const person = options.withVa === false ? undefined : await va(db, ws);
   const phone = await device(db, ws);
   if (person) await db.updateTable('devices').set({ assignedToId: person.id }).where('id', '=', phone.id).execute();
   const acct = await account(db, ws, phone.id);
-  const [post] = await scheduledPosts(db, ws, acct.id, 1);
-  const [task] = await db.transaction().execute((tx) =>
-    createTasks(
-      tx,
-      [
-        {
-          workspaceId: ws,
-          title: `Publish for @${acct.username}`,
-          type: 'post',
-          priority: 'medium',
-          deviceId: phone.id,
-          postId: post!.id,
-          accountId: acct.id,
-          sourceKey: `post:${post!.id}:${post!.scheduleVersion}`,
-          work: {
-            kind: 'post.publish',
-            postId: post!.id,
-            account: { id: acct.id, username: acct.username, platform: 'instagram' },
-            caption: post!.caption,
-            hashtags: [],
-            mediaUrls: [],
-          },
-        },
-      ],
-      new Outboxes(),
-    ),
-  );
+  const { post, task } = await scheduledPostTask(db, ws, phone.id, acct);
   const leased = await dispatchNext(db, phone.id);
-  expect(leased?.id).toBe(task!.id);
-  return { ws, person, phone, acct, post: post!, task: task! };
+  expect(leased?.id).toBe(task.id);
+  return { ws, person, phone, acct, post, task };
 }
 
-async function report(deviceId: string, result: PhoneResult) {
-  const outboxes = new Outboxes();
-  return db.transaction().execute(async (tx) => {
-    const task = await tx.selectFrom('tasks').select('workspaceId').where('id', '=', result.taskId).executeTakeFirstOrThrow();
-    return acceptResult(tx, deviceId, result, outboxes.for(task.workspaceId), outboxes);
-  });
-}
+const report = async (deviceId: string, result: PhoneResult) => (await reportResult(db, deviceId, result)).verdict;
 
 const rowOf = {
   task: (id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
@@ -94,7 +41,7 @@ const questionsOf = (ws: string) => db.selectFrom('tasks').selectAll().where('wo
 /** Answers as a person of that workspace (made on first use, named Vera). */
 async function answer(ws: string, questionId: string, given: UnconfirmedAnswer) {
   const member = await db.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', ws).executeTakeFirst();
-  const userId = member?.userId ?? (await va(ws)).id;
+  const userId = member?.userId ?? (await va(db, ws)).id;
   const changes: Change[] = [];
   const outboxes = new Outboxes();
   const verdict = await db.transaction().execute(async (tx) => {

@@ -4,26 +4,20 @@
  * publish is a person's task. With PostgreSQL and Redis, two BullMQ workers race over 1,000 due posts.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { shippedRecipes } from '@farm/agent-protocol/recipes';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { account, device, recorder, scheduledPosts, workspace } from '../../test/farm.ts';
+import { account, device, recorder, scheduledPosts, useTestDatabase, workspace } from '../../test/farm.ts';
 import { Outboxes } from '../outbox.ts';
 import { dispatchMany, settleTask } from '../tasks/lifecycle.ts';
 import { processPostsDue } from './posts.due.ts';
 
-let t: TestDatabase;
 let db: Db;
 const cleanups: (() => Promise<void>)[] = [];
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
+useTestDatabase((opened) => (db = opened));
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
-  await t?.drop();
 });
 
 const tasksOf = (postIds: string[]) => db.selectFrom('tasks').select(['id', 'postId', 'sourceKey', 'status', 'work']).where('postId', 'in', postIds).execute();

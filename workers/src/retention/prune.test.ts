@@ -3,25 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { storedFiles } from '../files.ts';
-import { device, recorder, workspace } from '../../test/farm.ts';
+import { device, recorder, useTestDatabase, workspace } from '../../test/farm.ts';
 import { processRetentionPrune, RECIPE_RUN_DAYS } from './prune.ts';
 
-let t: TestDatabase;
 let db: Db;
 let dataDir: string;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
+useTestDatabase((opened) => (db = opened));
+beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'farm-retention-'));
   mkdirSync(join(dataDir, 'objects'));
 });
-afterAll(async () => {
-  await t?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const daysAgo = (days: number, minutes = 0) => new Date(Date.now() - days * 86_400_000 - minutes * 60_000);
 

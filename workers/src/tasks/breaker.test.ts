@@ -4,78 +4,34 @@
  * operator sends the work to VAs by hand or turns the recipe back on, which starts the count again. PGlite always,
  * PostgreSQL (where results really race) when DATABASE_URL is set.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
-import { account, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
-import { acceptResult, createTasks, dispatchNext } from './lifecycle.ts';
+import { account, device, scheduledPostTask, useTestDatabase, va, workspace } from '../../test/farm.ts';
+import { acceptResult, dispatchNext } from './lifecycle.ts';
 import { BREAKER_WINDOW_MS, listPausedRecipes, PAUSED_NOTE, resumeRecipe, sendPausedWorkToVAs } from './breaker.ts';
 
-let t: TestDatabase;
 let db: Db;
 const postgres = process.env.TEST_DB === 'postgres';
 const INSTAGRAM = 'com.instagram.android';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings());
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
+useTestDatabase((opened) => (db = opened), { quick: true });
 
 /** A phone whose hello said it has Instagram at `version`, with an account, a VA and a publishing task waiting. */
 async function phoneWith(ws: string, version: string) {
   const phone = await device(db, ws);
-  const va = await db
-    .insertInto('users')
-    .values({ email: `${crypto.randomUUID()}@farm.test`, passwordHash: 'x', name: 'Vera', role: 'va' })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await db.insertInto('workspaceMembers').values({ workspaceId: ws, userId: va.id, role: 'va' }).execute();
-  await db.updateTable('devices').set({ assignedToId: va.id }).where('id', '=', phone.id).execute();
+  const person = await va(db, ws);
+  await db.updateTable('devices').set({ assignedToId: person.id }).where('id', '=', phone.id).execute();
   await db
     .insertInto('deviceSoftware')
     .values({ deviceId: phone.id, workspaceId: ws, uiReader: 'ui-server', apps: JSON.stringify([{ package: INSTAGRAM, version }]) })
     .execute();
   const acct = await account(db, ws, phone.id);
-  return { phone, acct, vaId: va.id };
+  return { phone, acct, vaId: person.id };
 }
 
-async function postTask(ws: string, phone: { phone: { id: string }; acct: { id: string; username: string } }) {
-  const [post] = await scheduledPosts(db, ws, phone.acct.id, 1);
-  const [task] = await db.transaction().execute((tx) =>
-    createTasks(
-      tx,
-      [
-        {
-          workspaceId: ws,
-          title: `Publish for @${phone.acct.username}`,
-          type: 'post',
-          priority: 'medium',
-          deviceId: phone.phone.id,
-          postId: post!.id,
-          accountId: phone.acct.id,
-          sourceKey: `post:${post!.id}:${post!.scheduleVersion}`,
-          work: {
-            kind: 'post.publish',
-            postId: post!.id,
-            account: { id: phone.acct.id, username: phone.acct.username, platform: 'instagram' },
-            caption: post!.caption,
-            hashtags: [],
-            mediaUrls: [],
-          },
-        },
-      ],
-      new Outboxes(),
-    ),
-  );
-  return task!;
-}
+const postTask = async (ws: string, phone: { phone: { id: string }; acct: { id: string; username: string } }) =>
+  (await scheduledPostTask(db, ws, phone.phone.id, phone.acct)).task;
 
 /** Leases a new task of the phone's: the attempt out on it. */
 async function leaseOut(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>) {

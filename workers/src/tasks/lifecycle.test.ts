@@ -2,20 +2,17 @@
  * The task lifecycle's moves and races, against a real database: PGlite always, PostgreSQL (where two movers really
  * race) when DATABASE_URL is set.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import { describe, expect, it } from 'vitest';
 import type { TaskRow } from '@farm/sql';
 import type { Db } from '../db.ts';
 import { Outbox, Outboxes } from '../outbox.ts';
 import type { Change } from '../changes.ts';
-import { account, age, device, quickSettings, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
+import { account, age, device, publishTask, quickSettings, reportResult, scheduledPosts, useTestDatabase, workspace } from '../../test/farm.ts';
 import {
-  acceptResult,
   acceptResults,
   ackTask,
   ackTasks,
   cancelTasks,
-  createTasks,
   dispatchMany,
   dispatchNext,
   expireLeases,
@@ -27,19 +24,9 @@ import {
   type ResultFrom,
 } from './lifecycle.ts';
 
-let t: TestDatabase;
 let db: Db;
 const postgres = process.env.TEST_DB === 'postgres';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings());
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
+useTestDatabase((opened) => (db = opened), { quick: true });
 
 async function farm() {
   const ws = await workspace(db);
@@ -48,48 +35,11 @@ async function farm() {
   return { ws, phone, acct };
 }
 
-async function make(ws: string, deviceId: string | null, overrides: Partial<NewTask> = {}) {
-  const outboxes = new Outboxes();
-  const [task] = await db.transaction().execute((tx) =>
-    createTasks(
-      tx,
-      // Automation's work (it has a source, and a shipped recipe does it); only that goes to phones.
-      [
-        {
-          workspaceId: ws,
-          title: 'Publish a reel',
-          type: 'post',
-          priority: 'medium',
-          deviceId,
-          work: {
-            kind: 'post.publish',
-            postId: crypto.randomUUID(),
-            account: { id: crypto.randomUUID(), username: 'reels', platform: 'instagram' },
-            caption: 'A reel',
-            hashtags: [],
-            mediaUrls: [],
-          },
-          sourceKey: `test:${crypto.randomUUID()}`,
-          ...overrides,
-        },
-      ],
-      outboxes,
-    ),
-  );
-  return task!;
-}
+/** Automation's work (it has a source, and a shipped recipe does it); only that goes to phones. */
+const make = (ws: string, deviceId: string | null, overrides: Partial<NewTask> = {}) => publishTask(db, ws, deviceId, overrides);
 
 /** A phone's result, announced changes collected. */
-async function report(deviceId: string, result: PhoneResult) {
-  const changes: Change[] = [];
-  const outboxes = new Outboxes();
-  const verdict = await db.transaction().execute(async (tx) => {
-    const task = await tx.selectFrom('tasks').select('workspaceId').where('id', '=', result.taskId).executeTakeFirstOrThrow();
-    return acceptResult(tx, deviceId, result, outboxes.for(task.workspaceId), outboxes);
-  });
-  outboxes.flush((change) => changes.push(change));
-  return { verdict, changes };
-}
+const report = (deviceId: string, result: PhoneResult) => reportResult(db, deviceId, result);
 
 /** Phones' results written together, announced changes collected. */
 async function reportAll(results: ResultFrom[]) {

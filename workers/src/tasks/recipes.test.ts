@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
 import type { TaskWork } from '@farm/agent-protocol/work';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { workspace } from '../../test/farm.ts';
+import { useTestDatabase, workspace } from '../../test/farm.ts';
 import { byHandDescription, MAX_RECIPES_PER_TASK, recipesCover, withWorkspaceRecipes, workspaceRecipesFor } from './recipes.ts';
 
-let t: TestDatabase;
 let db: Db;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-afterAll(() => t?.drop());
+useTestDatabase((opened) => (db = opened));
 
 const shipped = (platform: string, routine: string): Recipe => {
   const recipe = shippedRecipes().find((r) => r.platform === platform && r.routines.includes(routine as never));

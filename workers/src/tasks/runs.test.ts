@@ -2,68 +2,28 @@
  * The recipe health board's counts, against a real database (PGlite always, PostgreSQL when TEST_DB=postgres): a run
  * is counted once per attempt, whichever way its result is written and however often the phone sends it.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
 import { Outboxes } from '../outbox.ts';
-import { device, quickSettings, restoreSettings, workspace } from '../../test/farm.ts';
-import { acceptResult, acceptResults, createTasks, dispatchNext, type PhoneResult } from './lifecycle.ts';
+import { device, publishTask, reportResult, useTestDatabase, workspace } from '../../test/farm.ts';
+import { acceptResults, dispatchNext, type PhoneResult } from './lifecycle.ts';
 import { bucketOf, medianOf, RUN_MS_BOUNDS, RUN_MS_BUCKETS } from './runs.ts';
 
-let t: TestDatabase;
 let db: Db;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings());
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
+useTestDatabase((opened) => (db = opened), { quick: true });
 
 const recipe = { id: 'instagram.create_post', version: 3 };
 const app = { package: 'com.instagram.android', version: '312.0.0.32.112' };
 
 async function given(ws: string, deviceId: string) {
-  const outboxes = new Outboxes();
-  const [task] = await db.transaction().execute((tx) =>
-    createTasks(
-      tx,
-      [
-        {
-          workspaceId: ws,
-          title: 'Publish a reel',
-          type: 'post',
-          priority: 'medium',
-          deviceId,
-          work: {
-            kind: 'post.publish',
-            postId: crypto.randomUUID(),
-            account: { id: crypto.randomUUID(), username: 'reels', platform: 'instagram' },
-            caption: 'A reel',
-            hashtags: [],
-            mediaUrls: [],
-          },
-          sourceKey: `test:${crypto.randomUUID()}`,
-        },
-      ],
-      outboxes,
-    ),
-  );
+  const task = await publishTask(db, ws, deviceId);
   const leased = await dispatchNext(db, deviceId);
-  expect(leased?.id).toBe(task!.id);
-  return task!.id;
+  expect(leased?.id).toBe(task.id);
+  return task.id;
 }
 
-const one = (deviceId: string, result: PhoneResult) =>
-  db.transaction().execute(async (tx) => {
-    const outboxes = new Outboxes();
-    const task = await tx.selectFrom('tasks').select('workspaceId').where('id', '=', result.taskId).executeTakeFirstOrThrow();
-    return acceptResult(tx, deviceId, result, outboxes.for(task.workspaceId), outboxes);
-  });
+const one = async (deviceId: string, result: PhoneResult) => (await reportResult(db, deviceId, result)).verdict;
 const together = (ws: string, results: { deviceId: string; result: PhoneResult }[]) =>
   db.transaction().execute((tx) =>
     acceptResults(

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { device, workspace } from '../../test/farm.ts';
+import { device, useTestDatabase, workspace } from '../../test/farm.ts';
 import { processTaskTally } from './tally.ts';
 
-let t: TestDatabase;
 let db: Db;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-afterAll(() => t?.drop());
+useTestDatabase((opened) => (db = opened));
 
 const deps = () => ({ db, announce: async () => {} });
 
@@ -34,6 +28,8 @@ async function addTasks(workspaceId: string, deviceId: string, count: number, st
     .execute();
 }
 
+const idsOf = (rows: { id: string }[]) => rows.map((row) => row.id);
+
 describe('task tallies', () => {
   it('follow every insert, status change and delete, and a fold keeps the sums while shrinking the rows', async () => {
     const farm = await workspace(db, 'Tallied');
@@ -47,31 +43,19 @@ describe('task tallies', () => {
     await db
       .updateTable('tasks')
       .set({ status: 'in-progress' })
-      .where(
-        'id',
-        'in',
-        tasks.slice(0, 10).map((task) => task.id),
-      )
+      .where('id', 'in', idsOf(tasks.slice(0, 10)))
       .execute();
     await db
       .updateTable('tasks')
       .set({ status: 'completed' })
-      .where(
-        'id',
-        'in',
-        tasks.slice(0, 4).map((task) => task.id),
-      )
+      .where('id', 'in', idsOf(tasks.slice(0, 4)))
       .execute();
     await db.updateTable('tasks').set({ status: 'failed' }).where('id', '=', tasks[4]!.id).execute();
     // A change that is not a status change adds nothing.
     await db.updateTable('tasks').set({ progress: 50 }).where('workspaceId', '=', farm).execute();
     await db
       .deleteFrom('tasks')
-      .where(
-        'id',
-        'in',
-        tasks.slice(30).map((task) => task.id),
-      )
+      .where('id', 'in', idsOf(tasks.slice(30)))
       .execute();
     await db.updateTable('tasks').set({ status: 'cancelled' }).where('workspaceId', '=', farm).where('status', '=', 'pending').execute();
 
@@ -158,33 +142,27 @@ async function rollups(workspaceId: string) {
     rolled: (await rolled.execute(db)).rows,
     counted: (await counted.execute(db)).rows,
   });
+  // The created and finished rollups come by the quarter-hour (`at`, task_quarter) and by the day (`day`, task_day).
+  const created = (table: string, key: 'at' | 'day', bucket: 'task_quarter' | 'task_day') =>
+    pair(
+      sql`select ${sql.ref(key)}, status, sum(n)::int as n from ${sql.table(table)} where workspace_id = ${workspaceId}
+          group by 1, 2 having sum(n) <> 0 order by 1, 2`,
+      sql`select ${sql.raw(bucket)}(created_at) as ${sql.ref(key)}, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
+          group by 1, 2 order by 1, 2`,
+    );
+  const finished = (table: string, key: 'at' | 'day', bucket: 'task_quarter' | 'task_day') =>
+    pair(
+      sql`select ${sql.ref(key)}, status, type, sum(n)::int as n from ${sql.table(table)} where workspace_id = ${workspaceId}
+          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
+      sql`select ${sql.raw(bucket)}(completed_at) as ${sql.ref(key)}, status, type, count(*)::int as n from tasks
+          where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
+          group by 1, 2, 3 order by 1, 2, 3`,
+    );
   return {
-    created: await pair(
-      sql`select at, status, sum(n)::int as n from task_created_counts where workspace_id = ${workspaceId}
-          group by 1, 2 having sum(n) <> 0 order by 1, 2`,
-      sql`select task_quarter(created_at) as at, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
-          group by 1, 2 order by 1, 2`,
-    ),
-    finished: await pair(
-      sql`select at, status, type, sum(n)::int as n from task_finished_counts where workspace_id = ${workspaceId}
-          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
-      sql`select task_quarter(completed_at) as at, status, type, count(*)::int as n from tasks
-          where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
-          group by 1, 2, 3 order by 1, 2, 3`,
-    ),
-    createdDays: await pair(
-      sql`select day, status, sum(n)::int as n from task_created_days where workspace_id = ${workspaceId}
-          group by 1, 2 having sum(n) <> 0 order by 1, 2`,
-      sql`select task_day(created_at) as day, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
-          group by 1, 2 order by 1, 2`,
-    ),
-    finishedDays: await pair(
-      sql`select day, status, type, sum(n)::int as n from task_finished_days where workspace_id = ${workspaceId}
-          group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
-      sql`select task_day(completed_at) as day, status, type, count(*)::int as n from tasks
-          where workspace_id = ${workspaceId} and status in ('completed', 'failed') and completed_at is not null
-          group by 1, 2, 3 order by 1, 2, 3`,
-    ),
+    created: await created('task_created_counts', 'at', 'task_quarter'),
+    finished: await finished('task_finished_counts', 'at', 'task_quarter'),
+    createdDays: await created('task_created_days', 'day', 'task_day'),
+    finishedDays: await finished('task_finished_days', 'day', 'task_day'),
     workers: await pair(
       sql`select device_id, assigned_to_id, status, sum(n)::int as n from task_worker_counts where workspace_id = ${workspaceId}
           group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
@@ -267,11 +245,7 @@ describe('analytics rollups', () => {
     await db
       .updateTable('tasks')
       .set({ status: 'completed', completedAt: new Date(start + minutes(3000)) })
-      .where(
-        'id',
-        'in',
-        days.slice(0, 6).map((task) => task.id),
-      )
+      .where('id', 'in', idsOf(days.slice(0, 6)))
       .execute();
     // Completed now, retried (back to pending, completion cleared), moved to another phone and VA, retyped, deleted.
     await db

@@ -3,22 +3,16 @@
  * the phone would run that very row on the verified app version. A verification of an old version, of a row not
  * carried, or one the phone would spend on the shipped template of the same id never leaves the server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { coversApp, shippedRecipes, type Recipe } from '@farm/agent-protocol/recipes';
 import type { TaskWork } from '@farm/agent-protocol/work';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
 import type { Db } from '../db.ts';
-import { workspace } from '../../test/farm.ts';
+import { useTestDatabase, workspace } from '../../test/farm.ts';
 import { withWorkspaceRecipes } from './recipes.ts';
 import { addRecipeVerification } from './verifications.ts';
 
-let t: TestDatabase;
 let db: Db;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-afterAll(() => t?.drop());
+useTestDatabase((opened) => (db = opened));
 
 const INSTAGRAM = 'com.instagram.android';
 const template = shippedRecipes().find((recipe) => recipe.id === 'instagram.post')!;

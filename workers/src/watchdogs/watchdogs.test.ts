@@ -1,26 +1,15 @@
 /** The watchdogs and warm-up against a real database. */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@farm/sql/testing';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../db.ts';
-import { account, device, quickSettings, recorder, restoreSettings, scheduledPosts, workspace } from '../../test/farm.ts';
+import { account, device, recorder, scheduledPosts, useTestDatabase, workspace } from '../../test/farm.ts';
 import { processAccountsWarmup, warmupSlots } from '../accounts/warmup.ts';
 import { processPostsDue } from '../posts/posts.due.ts';
 import { processDevicesWatchdog } from './devices.ts';
 import { processStuckPosts } from './posts.ts';
 
-let t: TestDatabase;
 let db: Db;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  db = t.database.db;
-});
-beforeEach(() => quickSettings({ heartbeatMs: 1000, stuckPostMs: 60_000 }));
-afterAll(async () => {
-  restoreSettings();
-  await t?.drop();
-});
+useTestDatabase((opened) => (db = opened), { quick: { heartbeatMs: 1000, stuckPostMs: 60_000 } });
 
 describe('watchdogs', () => {
   it('takes a phone offline after three silent heartbeats, socket or not, and says so once', async () => {
