@@ -23,7 +23,6 @@ import {
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { perWorkspace } from '../../auth/limits.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { findHostByToken } from '../../agents/agents.hosts.queries.ts';
 import { hostAppFile, listRollouts, listVersions } from './apps.queries.ts';
 import { expireAppJobs, rolloutOf, startRollout, toRollout } from './apps.rollout.ts';
@@ -92,10 +91,7 @@ export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.delete('/apps/:id', { config: { access: 'devices.manage' }, schema: { tags: ['apps'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    const keys = await write(app.ctx, actor.workspaceId, (tx, outbox) => removeVersion(tx, actor, request.params.id, outbox));
-    // The files go once the rows are gone; one left behind by a crash here holds no row and counts for nothing.
-    await app.ctx.storage.remove(keys).catch((error: unknown) => request.log.warn({ err: error }, 'app files not removed'));
+    await removeVersion(app.ctx, actorOf(request), request.params.id, request.log);
     return reply.code(204).send();
   });
 
@@ -105,10 +101,7 @@ export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'devices.manage' },
       schema: { tags: ['apps'], body: appPinBody, response: { 200: z.object({ pins: z.array(appPin) }), 400: errorBody } },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      return { pins: await write(app.ctx, actor.workspaceId, (tx, outbox) => pinVersion(tx, actor, request.body, outbox)) };
-    },
+    async (request) => ({ pins: await pinVersion(app.ctx, actorOf(request), request.body) }),
   );
 
   app.delete(
@@ -117,11 +110,7 @@ export const appsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'devices.manage' },
       schema: { tags: ['apps'], params: appPinParams, response: { 200: z.object({ pins: z.array(appPin) }), 404: errorBody } },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      const { groupId, package: packageName } = request.params;
-      return { pins: await write(app.ctx, actor.workspaceId, (tx, outbox) => unpin(tx, actor, groupId, packageName, outbox)) };
-    },
+    async (request) => ({ pins: await unpin(app.ctx, actorOf(request), request.params.groupId, request.params.package) }),
   );
 
   /** Phones whose installed app version no recipe of the workspace covers (the coverage rule). */

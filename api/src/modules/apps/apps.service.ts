@@ -10,12 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
 import { coversApp, parseRecipe, recipePackages, type Coverage } from '@farm/agent-protocol/recipes';
 import { weighedRecipes, type WeighedRecipe } from '@farm/workers';
 import { appMessages, type AppCoverageWarning, type AppPin, type AppVersion } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
-import type { WriteContext, WriteOutbox } from '../../events/write.ts';
-import { write } from '../../events/write.ts';
+import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { lockGroup } from '../groups/groups.queries.ts';
 import type { Storage } from '../../storage/storage.ts';
@@ -233,56 +233,67 @@ async function announceVersion(tx: Tx, workspaceId: string, id: string, outbox: 
   if (row) outbox.add('app.created', toAppVersion(row, basis));
 }
 
-/** Removes a version from the library, unless a rollout of it is under way or a group pins it. Answers the files to delete. */
-export async function removeVersion(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<string[]> {
-  const row = await findVersion(tx, actor.workspaceId, id);
-  if (!row) throw notFound();
-  if (await activeRolloutOf(tx, id)) throw conflict(appMessages.versionInUse);
-  const pinning = await groupsPinning(tx, actor.workspaceId, row.package, row.versionCode);
-  if (pinning.length > 0) throw conflict(appMessages.pinnedVersionInUse(pinning.map((name) => `"${name}"`).join(', ')));
-  const removed = await deleteVersion(tx, actor.workspaceId, id);
-  if (!removed) throw notFound();
-  outbox.add('app.deleted', { id });
-  await outbox.record(
-    { userId: actor.userId, action: `App ${row.package} ${row.versionName ?? row.versionCode} removed from the library`, type: 'warning' },
-    { action: 'app.deleted', entityType: 'app_version', entityId: id, data: { package: row.package, versionCode: row.versionCode } },
-  );
-  return removed.keys;
+/**
+ * Removes a version from the library, unless a rollout of it is under way or a group pins it; its files are deleted
+ * once the rows are gone (a file left behind by a crash then holds no row and counts for nothing).
+ */
+export async function removeVersion(ctx: WriteContext & { storage: Storage }, actor: Actor, id: string, log: Pick<FastifyBaseLogger, 'warn'>): Promise<void> {
+  const keys = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const row = await findVersion(tx, actor.workspaceId, id);
+    if (!row) throw notFound();
+    if (await activeRolloutOf(tx, id)) throw conflict(appMessages.versionInUse);
+    const pinning = await groupsPinning(tx, actor.workspaceId, row.package, row.versionCode);
+    if (pinning.length > 0) throw conflict(appMessages.pinnedVersionInUse(pinning.map((name) => `"${name}"`).join(', ')));
+    const removed = await deleteVersion(tx, actor.workspaceId, id);
+    if (!removed) throw notFound();
+    outbox.add('app.deleted', { id });
+    await outbox.record(
+      { userId: actor.userId, action: `App ${row.package} ${row.versionName ?? row.versionCode} removed from the library`, type: 'warning' },
+      { action: 'app.deleted', entityType: 'app_version', entityId: id, data: { package: row.package, versionCode: row.versionCode } },
+    );
+    return removed.keys;
+  });
+  await ctx.storage.remove(keys).catch((error: unknown) => log.warn({ err: error }, 'app files not removed'));
 }
 
 // ── pins ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** Holds a group at a version of the library (replacing its pin of that app, if any). */
-export async function pinVersion(tx: Tx, actor: Actor, body: { groupId: string; versionId: string }, outbox: WriteOutbox): Promise<AppPin[]> {
-  const group = await lockGroup(tx, actor.workspaceId, body.groupId);
-  if (!group) throw badRequest('groupId', 'The group was not found in this workspace');
-  const version = await findVersion(tx, actor.workspaceId, body.versionId);
-  if (!version) throw badRequest('versionId', 'The version was not found in this workspace’s app library');
-  await upsertPin(tx, actor.workspaceId, {
-    groupId: group.id,
-    package: version.package,
-    versionCode: version.versionCode,
-    versionName: version.versionName,
-    pinnedById: actor.userId,
+/** Holds a group at a version of the library (replacing its pin of that app, if any); answers the workspace's pins. */
+export function pinVersion(ctx: WriteContext, actor: Actor, body: { groupId: string; versionId: string }): Promise<AppPin[]> {
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const group = await lockGroup(tx, actor.workspaceId, body.groupId);
+    if (!group) throw badRequest('groupId', 'The group was not found in this workspace');
+    const version = await findVersion(tx, actor.workspaceId, body.versionId);
+    if (!version) throw badRequest('versionId', 'The version was not found in this workspace’s app library');
+    await upsertPin(tx, actor.workspaceId, {
+      groupId: group.id,
+      package: version.package,
+      versionCode: version.versionCode,
+      versionName: version.versionName,
+      pinnedById: actor.userId,
+    });
+    const label = version.versionName ?? `version code ${version.versionCode}`;
+    await outbox.record(
+      { userId: actor.userId, action: `Group ${group.name} pinned to ${version.package} ${label}`, type: 'info' },
+      { action: 'app.pinned', entityType: 'device_group', entityId: group.id, data: { package: version.package, versionCode: version.versionCode } },
+    );
+    const pins = await pinsOf(tx, actor.workspaceId);
+    outbox.add('app.pins', { pins });
+    return pins;
   });
-  const label = version.versionName ?? `version code ${version.versionCode}`;
-  await outbox.record(
-    { userId: actor.userId, action: `Group ${group.name} pinned to ${version.package} ${label}`, type: 'info' },
-    { action: 'app.pinned', entityType: 'device_group', entityId: group.id, data: { package: version.package, versionCode: version.versionCode } },
-  );
-  const pins = await pinsOf(tx, actor.workspaceId);
-  outbox.add('app.pins', { pins });
-  return pins;
 }
 
-export async function unpin(tx: Tx, actor: Actor, groupId: string, packageName: string, outbox: WriteOutbox): Promise<AppPin[]> {
-  const group = await lockGroup(tx, actor.workspaceId, groupId);
-  if (!group || !(await deletePin(tx, actor.workspaceId, groupId, packageName))) throw notFound();
-  await outbox.record(
-    { userId: actor.userId, action: `Group ${group.name} no longer pins ${packageName}`, type: 'info' },
-    { action: 'app.unpinned', entityType: 'device_group', entityId: group.id, data: { package: packageName } },
-  );
-  const pins = await pinsOf(tx, actor.workspaceId);
-  outbox.add('app.pins', { pins });
-  return pins;
+/** The group no longer holds the app at a version; answers the workspace's pins. */
+export function unpin(ctx: WriteContext, actor: Actor, groupId: string, packageName: string): Promise<AppPin[]> {
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const group = await lockGroup(tx, actor.workspaceId, groupId);
+    if (!group || !(await deletePin(tx, actor.workspaceId, groupId, packageName))) throw notFound();
+    await outbox.record(
+      { userId: actor.userId, action: `Group ${group.name} no longer pins ${packageName}`, type: 'info' },
+      { action: 'app.unpinned', entityType: 'device_group', entityId: group.id, data: { package: packageName } },
+    );
+    const pins = await pinsOf(tx, actor.workspaceId);
+    outbox.add('app.pins', { pins });
+    return pins;
+  });
 }

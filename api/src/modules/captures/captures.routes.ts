@@ -19,13 +19,12 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { assertMaySeeScreens, screensViewer } from '../usage/screens.rules.ts';
 import { findCapture, listCaptures } from './captures.queries.ts';
 import { checkAcrossCaptures, removeCapture, saveCapture, toDetail, toSummary } from './captures.service.ts';
 
 export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
-  const { db, storage } = app.ctx;
+  const { db } = app.ctx;
 
   app.get(
     '/ui-captures',
@@ -61,21 +60,11 @@ export const capturesRoutes: FastifyPluginAsyncZod = async (app) => {
       bodyLimit: 6 * 1024 * 1024,
       schema: { tags: ['studio'], body: createUiCaptureBody, response: { 201: uiCaptureDetail, 400: errorBody, 403: errorBody, 413: errorBody } },
     },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const id = await write(app.ctx, actor.workspaceId, (tx, outbox) => saveCapture(tx, storage, actor, request.body, outbox));
-      const row = await findCapture(db, actor.workspaceId, id);
-      if (!row) throw notFound();
-      return reply.code(201).send(toDetail(row));
-    },
+    async (request, reply) => reply.code(201).send(await saveCapture(app.ctx, actorOf(request), request.body)),
   );
 
   app.delete('/ui-captures/:id', { config: { access: 'studio.work' }, schema: { tags: ['studio'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    const row = await findCapture(db, actor.workspaceId, request.params.id).catch(() => undefined);
-    if (!row) throw notFound();
-    const frameKey = await write(app.ctx, actor.workspaceId, (tx, outbox) => removeCapture(tx, actor, row.id, row.createdById, outbox));
-    await storage.remove([frameKey]);
+    await removeCapture(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 

@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { isOnScreen, nodeMatches, selectorVerdict, type checkSelector, type UiTree } from '@farm/agent-protocol/inspect';
 import type { CreateUiCaptureBody, SelectorCheck, UiCaptureDetail, UiCaptureSummary } from '@farm/contracts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
-import type { WriteOutbox } from '../../events/write.ts';
-import type { Actor, Db, Tx } from '../../shared/types.ts';
+import { write, type WriteContext } from '../../events/write.ts';
+import type { Actor, Db } from '../../shared/types.ts';
 import { objectPath, type Storage } from '../../storage/storage.ts';
 import { assertQuota } from '../uploads/uploads.service.ts';
-import { deleteCapture, deviceOfWorkspace, insertCapture, insertFrameObject, screenTrees, type CaptureRow } from './captures.queries.ts';
+import { deleteCapture, deviceOfWorkspace, findCapture, insertCapture, insertFrameObject, screenTrees, type CaptureRow } from './captures.queries.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -44,62 +44,77 @@ async function assertMayCapture(db: Db, actor: Actor, deviceId: string) {
   return device;
 }
 
-export async function saveCapture(tx: Tx, storage: Storage, actor: Actor, body: CreateUiCaptureBody, outbox: WriteOutbox): Promise<string> {
-  const device = await assertMayCapture(tx, actor, body.deviceId);
-  const match = /^data:(image\/(?:jpeg|png));base64,(.+)$/.exec(body.frame);
-  const bytes = Buffer.from(match?.[2] ?? '', 'base64');
-  if (!match || bytes.length === 0) throw badRequest('frame', 'Frame must be a JPEG or PNG data URL');
-  const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
-  const isPng = bytes.subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
-  if ((match[1] === 'image/jpeg' && !isJpeg) || (match[1] === 'image/png' && !isPng)) throw badRequest('frame', 'Frame is not the image it says it is');
-  const tree = JSON.stringify(body.tree);
-  const treeBytes = Buffer.byteLength(tree);
-  await assertQuota(tx, actor.workspaceId, bytes.length + treeBytes);
-  const frameKey = randomUUID();
-  await insertFrameObject(tx, {
-    key: frameKey,
-    workspaceId: actor.workspaceId,
-    createdById: actor.userId,
-    contentType: match[1] as string,
-    size: bytes.length,
+/**
+ * Keeps a screen a person inspected: its frame stored and its rows written while they are held (if storing fails,
+ * nothing of the capture stays). Answers the capture as saved.
+ */
+export async function saveCapture(ctx: WriteContext & { storage: Storage }, actor: Actor, body: CreateUiCaptureBody): Promise<UiCaptureDetail> {
+  const id = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const device = await assertMayCapture(tx, actor, body.deviceId);
+    const match = /^data:(image\/(?:jpeg|png));base64,(.+)$/.exec(body.frame);
+    const bytes = Buffer.from(match?.[2] ?? '', 'base64');
+    if (!match || bytes.length === 0) throw badRequest('frame', 'Frame must be a JPEG or PNG data URL');
+    const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
+    const isPng = bytes.subarray(0, 4).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    if ((match[1] === 'image/jpeg' && !isJpeg) || (match[1] === 'image/png' && !isPng)) throw badRequest('frame', 'Frame is not the image it says it is');
+    const tree = JSON.stringify(body.tree);
+    const treeBytes = Buffer.byteLength(tree);
+    await assertQuota(tx, actor.workspaceId, bytes.length + treeBytes);
+    const frameKey = randomUUID();
+    await insertFrameObject(tx, {
+      key: frameKey,
+      workspaceId: actor.workspaceId,
+      createdById: actor.userId,
+      contentType: match[1] as string,
+      size: bytes.length,
+    });
+    const captureId = await insertCapture(tx, {
+      workspaceId: actor.workspaceId,
+      deviceId: device.id,
+      createdById: actor.userId,
+      screenName: body.screenName,
+      package: body.app.package ?? '',
+      appVersion: body.app.version ?? '',
+      locale: body.app.locale ?? '',
+      tree,
+      treeBytes,
+      frameKey,
+      width: body.tree.width,
+      height: body.tree.height,
+    });
+    // Written while the rows are held: if writing fails, nothing of the capture stays.
+    await ctx.storage.write(frameKey, bytes);
+    await outbox.record(
+      { userId: actor.userId, action: `Screen "${body.screenName}" of ${device.name} saved for Inspect`, deviceId: device.id, type: 'info' },
+      {
+        action: 'capture.saved',
+        entityType: 'ui_capture',
+        entityId: captureId,
+        data: { screenName: body.screenName, package: body.app.package, appVersion: body.app.version },
+      },
+    );
+    return captureId;
   });
-  const id = await insertCapture(tx, {
-    workspaceId: actor.workspaceId,
-    deviceId: device.id,
-    createdById: actor.userId,
-    screenName: body.screenName,
-    package: body.app.package ?? '',
-    appVersion: body.app.version ?? '',
-    locale: body.app.locale ?? '',
-    tree,
-    treeBytes,
-    frameKey,
-    width: body.tree.width,
-    height: body.tree.height,
-  });
-  // Written while the rows are held: if writing fails, nothing of the capture stays.
-  await storage.write(frameKey, bytes);
-  await outbox.record(
-    { userId: actor.userId, action: `Screen "${body.screenName}" of ${device.name} saved for Inspect`, deviceId: device.id, type: 'info' },
-    {
-      action: 'capture.saved',
-      entityType: 'ui_capture',
-      entityId: id,
-      data: { screenName: body.screenName, package: body.app.package, appVersion: body.app.version },
-    },
-  );
-  return id;
+  const row = await findCapture(ctx.db, actor.workspaceId, id);
+  if (!row) throw notFound();
+  return toDetail(row);
 }
 
-export async function removeCapture(tx: Tx, actor: Actor, id: string, createdById: string | null, outbox: WriteOutbox): Promise<string> {
-  if (actor.role !== 'operator' && createdById !== actor.userId) throw new AppError(403, 'A VA removes only the captures they saved');
-  const frameKey = await deleteCapture(tx, actor.workspaceId, id);
-  if (!frameKey) throw notFound();
-  await outbox.record(
-    { userId: actor.userId, action: 'A saved Inspect capture was removed', type: 'info' },
-    { action: 'capture.removed', entityType: 'ui_capture', entityId: id, data: {} },
-  );
-  return frameKey;
+/** Removes a saved capture (an operator's any, a VA's their own), then its frame's stored object. Not found: 404. */
+export async function removeCapture(ctx: WriteContext & { storage: Storage }, actor: Actor, id: string): Promise<void> {
+  const row = await findCapture(ctx.db, actor.workspaceId, id).catch(() => undefined);
+  if (!row) throw notFound();
+  const frameKey = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    if (actor.role !== 'operator' && row.createdById !== actor.userId) throw new AppError(403, 'A VA removes only the captures they saved');
+    const key = await deleteCapture(tx, actor.workspaceId, row.id);
+    if (!key) throw notFound();
+    await outbox.record(
+      { userId: actor.userId, action: 'A saved Inspect capture was removed', type: 'info' },
+      { action: 'capture.removed', entityType: 'ui_capture', entityId: row.id, data: {} },
+    );
+    return key;
+  });
+  await ctx.storage.remove([frameKey]);
 }
 
 /** Matching time one check may spend in all, and the longest it holds the event loop before letting other requests in. */

@@ -20,7 +20,6 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
@@ -74,11 +73,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/devices',
     { config: { access: 'devices.manage' }, schema: { tags: ['devices'], body: createDeviceBody, response: { 201: device, 400: errorBody } } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => addDevice(tx, actor, request.body, outbox));
-      return reply.code(201).send(serialize(row));
-    },
+    async (request, reply) => reply.code(201).send(serialize(await addDevice(app.ctx, actorOf(request), request.body))),
   );
 
   app.patch(
@@ -87,18 +82,11 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'devices.manage' },
       schema: { tags: ['devices'], params: idParams, body: updateDeviceBody, response: { 200: device, 400: errorBody, 404: errorBody } },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changeDevice(tx, actor, request.params.id, request.body, outbox));
-      return serialize(row);
-    },
+    async (request) => serialize(await changeDevice(app.ctx, actorOf(request), request.params.id, request.body)),
   );
 
   app.delete('/devices/:id', { config: { access: 'devices.manage' }, schema: { tags: ['devices'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, (tx, outbox) => removeDevice(tx, actor, request.params.id, outbox));
-    // Its phone's connection, wherever it is, closes now.
-    app.ctx.agents?.disconnect(request.params.id);
+    await removeDevice(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 
@@ -106,12 +94,7 @@ export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/devices/:id/restart-session',
     { config: { access: 'sessions.work' }, schema: { tags: ['devices'], params: idParams, response: { 201: session, 404: errorBody } } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => restartSession(tx, actor, request.params.id, outbox));
-      void app.ctx.agents?.command(row.deviceId, 'restart_session');
-      return reply.code(201).send(toSession(row));
-    },
+    async (request, reply) => reply.code(201).send(toSession(await restartSession(app.ctx, actorOf(request), request.params.id))),
   );
 
   /** Many phones at once: assign a VA, delete, or send a command (screenshot, restart session); all or nothing. */

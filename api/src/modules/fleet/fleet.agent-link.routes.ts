@@ -7,7 +7,6 @@ import { z } from 'zod';
 import { commandAnswer, commandBody, deviceCredential, deviceHistoryEntry, errorBody, idParams, pageQuery, screenshot } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { objectPath, sendStoredFile } from '../../storage/storage.ts';
 import { findDevice } from '../devices/devices.queries.ts';
 import { deviceHistory, listScreenshots } from './fleet.agent-link.queries.ts';
@@ -23,19 +22,13 @@ export const fleetAgentLinkRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devices/:id/credentials',
     { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: deviceCredential, 404: errorBody } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx) => issueCredential(tx, actor, request.params.id));
-      // This instance's socket of the phone is cut at once; the others hear of it through the adapter.
-      app.ctx.io?.of('/agent').local.in(`device:${row.deviceId}`).disconnectSockets(true);
-      app.ctx.io?.of('/agent').in(`device:${row.deviceId}`).disconnectSockets(true);
+      const row = await issueCredential(app.ctx, actorOf(request), request.params.id);
       return reply.code(201).send({ ...row, createdAt: row.createdAt.toISOString() });
     },
   );
 
   app.delete('/devices/:id/credentials', { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, (tx, outbox) => revokeCredential(tx, actor, request.params.id, outbox));
-    app.ctx.agents?.disconnect(request.params.id);
+    await revokeCredential(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 

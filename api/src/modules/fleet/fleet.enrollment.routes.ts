@@ -6,7 +6,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { enrollAnswer, enrollBody, enrollmentCode, errorBody, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { enrollLimit } from '../../auth/limits.ts';
-import { write, writeAcross } from '../../events/write.ts';
 import { enroll, issueDeviceCode } from './fleet.enrollment.service.ts';
 
 export const fleetEnrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -14,8 +13,7 @@ export const fleetEnrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
     '/devices/:id/enrollment',
     { config: { access: 'devices.manage' }, schema: { tags: ['agents'], params: idParams, response: { 201: enrollmentCode, 404: errorBody } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const answer = await write(app.ctx, actor.workspaceId, (tx) => issueDeviceCode(tx, actor, request.params.id));
+      const answer = await issueDeviceCode(app.ctx, actorOf(request), request.params.id);
       return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
     },
   );
@@ -33,12 +31,6 @@ export const fleetEnrollmentRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: enrollAnswer, 400: errorBody, 404: errorBody, 409: errorBody, 410: errorBody, 429: errorBody },
       },
     },
-    async (request) => {
-      // The code names its workspace only once it is read, so the write is not bound to one up front.
-      const result = await writeAcross(app.ctx, (tx) => enroll(tx, request.body));
-      // A phone enrolled again replaces the connection of its old credential.
-      if (result.deviceId) app.ctx.agents?.disconnect(result.deviceId);
-      return result.answer;
-    },
+    async (request) => enroll(app.ctx, request.body),
   );
 };

@@ -1,10 +1,13 @@
 /**
  * Phones join: a one-time code issued for a device or a farm host, and an agent redeeming one for its credential.
- * Each runs inside the caller's write.
+ * Each is one write: a code's in the operator's workspace, a redemption's across workspaces (the code names its
+ * workspace only once it is read).
  */
 import type { z } from 'zod';
 import type { enrollBody } from '@farm/contracts';
+import type { Agents } from '../../agents/agents.socket.ts';
 import { AppError, notFound } from '../../errors.ts';
+import { write, writeAcross, type WriteContext } from '../../events/write.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
 import { findDevice } from '../devices/devices.queries.ts';
 import { setDeviceCredential } from './fleet.agent-link.queries.ts';
@@ -21,24 +24,36 @@ const refusals = {
 } as const;
 
 /** A one-time code for the workspace's device. Not found: 404. */
-export async function issueDeviceCode(tx: Tx, actor: Actor, deviceId: string) {
-  if (!(await findDevice(tx, actor.workspaceId, deviceId))) throw notFound();
-  return issueCode(tx, actor.workspaceId, { deviceId }, actor.userId);
+export function issueDeviceCode(ctx: WriteContext, actor: Actor, deviceId: string) {
+  return write(ctx, actor.workspaceId, async (tx) => {
+    if (!(await findDevice(tx, actor.workspaceId, deviceId))) throw notFound();
+    return issueCode(tx, actor.workspaceId, { deviceId }, actor.userId);
+  });
 }
 
 /** A new code for the workspace's host (the last one expired, or the PC was reinstalled). Not found or revoked: 404. */
-export async function issueHostCode(tx: Tx, actor: Actor, hostId: string) {
-  const target = await findHost(tx, actor.workspaceId, hostId);
-  if (!target || target.revokedAt) throw notFound();
-  return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);
+export function issueHostCode(ctx: WriteContext, actor: Actor, hostId: string) {
+  return write(ctx, actor.workspaceId, async (tx) => {
+    const target = await findHost(tx, actor.workspaceId, hostId);
+    if (!target || target.revokedAt) throw notFound();
+    return issueCode(tx, actor.workspaceId, { hostId: target.id }, actor.userId);
+  });
 }
 
 /**
  * Redeems an agent's code: a host gets its token; a phone gets its credential, after its serial is checked against
- * the workspace's other devices (409) and its facts recorded. A code that cannot be used is refused (404, 410) with
- * what the agent is told. Answers the device whose old connection should close, if a phone enrolled.
+ * the workspace's other devices (409) and its facts recorded, and the connection of its old credential closes. A code
+ * that cannot be used is refused (404, 410) with what the agent is told. Answers what the agent is given.
  */
-export async function enroll(tx: Tx, body: z.output<typeof enrollBody>) {
+export async function enroll(ctx: WriteContext & { agents?: Agents | undefined }, body: z.output<typeof enrollBody>) {
+  const result = await writeAcross(ctx, (tx) => redeem(tx, body));
+  // A phone enrolled again replaces the connection of its old credential.
+  if (result.deviceId) ctx.agents?.disconnect(result.deviceId);
+  return result.answer;
+}
+
+/** `enroll`'s write: answers the device whose old connection should close, if a phone enrolled. */
+async function redeem(tx: Tx, body: z.output<typeof enrollBody>) {
   const redeemed = await redeemCode(tx, body.code);
   if (redeemed.kind === 'refused') {
     const message = refusals[redeemed.reason];

@@ -9,7 +9,6 @@ import { errorBody, hostFleet, hostFleetSettings, hostUsb, idParams, phoneHealth
 import { settingsOf } from '../../agents/agents.hosts.queries.ts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { write } from '../../events/write.ts';
 import { deviceHealth, deviceInWorkspace, hostPhonesHealth, hostUsbOf, workspaceHealth } from './fleet.health.queries.ts';
 import { changeFleetSettings } from './fleet.hosts.service.ts';
 
@@ -58,11 +57,8 @@ export const fleetHealthRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: { tags: ['hosts'], params: idParams, body: hostFleetSettings, response: { 200: hostFleetSettings, 400: errorBody, 404: errorBody } },
     },
     async (request) => {
-      const actor = actorOf(request);
-      const settings = request.body;
-      await write(app.ctx, actor.workspaceId, (tx, outbox) => changeFleetSettings(tx, actor, request.params.id, settings, outbox));
-      app.ctx.agents?.sendHostSettings(request.params.id, settings);
-      return settings;
+      await changeFleetSettings(app.ctx, actorOf(request), request.params.id, request.body);
+      return request.body;
     },
   );
 };

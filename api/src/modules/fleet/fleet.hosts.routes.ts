@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createdHost, createHostBody, enrollmentCode, errorBody, host, idParams } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
-import { write } from '../../events/write.ts';
 import { issueHostCode } from './fleet.enrollment.service.ts';
 import { listHosts } from './fleet.hosts.queries.ts';
 import { addHost, revokeHost } from './fleet.hosts.service.ts';
@@ -30,8 +29,7 @@ export const fleetHostsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/hosts',
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], body: createHostBody, response: { 201: createdHost, 400: errorBody } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const answer = await write(app.ctx, actor.workspaceId, (tx, outbox) => addHost(tx, actor, request.body.name, outbox));
+      const answer = await addHost(app.ctx, actorOf(request), request.body.name);
       return reply.code(201).send({ ...answer, expiresAt: answer.expiresAt.toISOString() });
     },
   );
@@ -41,17 +39,13 @@ export const fleetHostsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/hosts/:id/enrollment',
     { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams, response: { 201: enrollmentCode, 404: errorBody, 409: errorBody } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const answer = await write(app.ctx, actor.workspaceId, (tx) => issueHostCode(tx, actor, request.params.id));
+      const answer = await issueHostCode(app.ctx, actorOf(request), request.params.id);
       return reply.code(201).send({ code: answer.code, expiresAt: answer.expiresAt.toISOString() });
     },
   );
 
   app.delete('/hosts/:id', { config: { access: 'devices.manage' }, schema: { tags: ['hosts'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, (tx, outbox) => revokeHost(tx, actor, request.params.id, outbox));
-    // Its connection and every phone's it opened close now, on whichever instance they are.
-    app.ctx.agents?.disconnectHost(request.params.id);
+    await revokeHost(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 };

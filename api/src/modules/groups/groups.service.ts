@@ -15,7 +15,7 @@ import { badRequest, conflict, notFound } from '../../errors.ts';
 import { runBulk } from '../../events/bulk.ts';
 import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { changeDevice } from '../devices/devices.service.ts';
+import { changeDeviceIn } from '../devices/devices.service.ts';
 import {
   addMembers,
   deleteGroup,
@@ -156,6 +156,6 @@ export function assignGroup(ctx: WriteContext, actor: Actor, id: string, body: A
     if (!(await lockGroup(tx, actor.workspaceId, id))) throw notFound();
     const ids = await memberDeviceIds(tx, id);
     if (ids.length === 0) throw badRequest('id', 'This group has no phones yet');
-    return { ids, apply: async (deviceId: string) => void (await changeDevice(tx, actor, deviceId, { assignedToId }, outbox)) };
+    return { ids, apply: async (deviceId: string) => void (await changeDeviceIn(tx, actor, deviceId, { assignedToId }, outbox)) };
   });
 }

@@ -5,7 +5,6 @@ import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { DEFAULT_LIMIT, decodeCursor, page } from '../../shared/paging.ts';
 import { changeSession, findSession, listSessions, startSession, stopSession, toSession } from './sessions.service.ts';
-import { write } from '../../events/write.ts';
 
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
@@ -35,11 +34,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/sessions',
     { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], body: startSessionBody, response: { 201: session, 400: errorBody, 409: errorBody } } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => startSession(tx, actor, request.body, outbox));
-      return reply.code(201).send(toSession(row));
-    },
+    async (request, reply) => reply.code(201).send(toSession(await startSession(app.ctx, actorOf(request), request.body))),
   );
 
   app.patch(
@@ -48,23 +43,12 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       config: { access: 'sessions.work' },
       schema: { tags: ['sessions'], params: idParams, body: updateSessionBody, response: { 200: session, 404: errorBody, 409: errorBody } },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => changeSession(tx, actor, request.params.id, request.body, outbox));
-      const { isActive } = request.body;
-      if (isActive !== undefined) void app.ctx.agents?.command(row.deviceId, isActive ? 'resume' : 'pause');
-      return toSession(row);
-    },
+    async (request) => toSession(await changeSession(app.ctx, actorOf(request), request.params.id, request.body)),
   );
 
   app.post(
     '/sessions/:id/stop',
     { config: { access: 'sessions.work' }, schema: { tags: ['sessions'], params: idParams, response: { 200: session, 404: errorBody } } },
-    async (request) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => stopSession(tx, actor, request.params.id, outbox));
-      void app.ctx.agents?.command(row.deviceId, 'stop');
-      return toSession(row);
-    },
+    async (request) => toSession(await stopSession(app.ctx, actorOf(request), request.params.id)),
   );
 };

@@ -1,18 +1,24 @@
 /**
  * A live session on a phone: started, paused (isActive false, not ended), resumed, stopped (ended for good).
- * `duration` counts only running time; while running, the seconds since `activeSince` are added on read.
+ * `duration` counts only running time; while running, the seconds since `activeSince` are added on read. Each change
+ * is one `write()`, and the phone hears its command once it has committed; starting and stopping are also
+ * `…In(tx, …)` inside a caller's write (a device's session restarted).
  */
 import { sql } from 'kysely';
 import type { UpdateSessionBody } from '@farm/contracts';
 import { deviceColumns, isUuid, type SessionRow } from '@farm/sql';
 // A phone's status follows a person's session only while its agent is connected (the rule: devices/status.ts there).
 import { whileConnected } from '@farm/workers';
+import type { Agents } from '../../agents/agents.socket.ts';
 import { AppError, badRequest, notFound } from '../../errors.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { serialize } from '../../shared/serialize.ts';
-import type { WriteOutbox } from '../../events/write.ts';
+import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import { assertOwned } from '../../shared/refs.ts';
 import { type decodeCursor, pastCursor } from '../../shared/paging.ts';
+
+/** What a session starts with: its phone, and the task (or free-text work) it starts on. */
+type SessionStart = { deviceId: string; taskId?: string | null | undefined; currentTask?: string | null | undefined };
 
 export function liveDuration(row: Pick<SessionRow, 'duration' | 'isActive' | 'activeSince'>, now = Date.now()): number {
   if (!row.isActive || !row.activeSince) return row.duration;
@@ -53,12 +59,13 @@ export async function findSessionForUpdate(tx: Tx, workspaceId: string, id: stri
   return row;
 }
 
-export async function startSession(
-  tx: Tx,
-  actor: Actor,
-  input: { deviceId: string; taskId?: string | null | undefined; currentTask?: string | null | undefined },
-  outbox: WriteOutbox,
-): Promise<SessionRow> {
+/** Starts a session on a phone of the workspace (a VA's, on their own phone). Answers the session. */
+export function startSession(ctx: WriteContext, actor: Actor, input: SessionStart): Promise<SessionRow> {
+  return write(ctx, actor.workspaceId, (tx, outbox) => startSessionIn(tx, actor, input, outbox));
+}
+
+/** `startSession` inside the caller's write. */
+export async function startSessionIn(tx: Tx, actor: Actor, input: SessionStart, outbox: WriteOutbox): Promise<SessionRow> {
   // An id that cannot exist is refused like an unknown one, before it reaches the database as a malformed uuid.
   const device = isUuid(input.deviceId)
     ? await tx
@@ -138,7 +145,15 @@ export async function setSessionRunning(tx: Tx, actor: Actor, id: string, runnin
   return updated;
 }
 
-export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<SessionRow> {
+/** Ends a session for good; the phone is told to stop once the write has committed. Answers the session. */
+export async function stopSession(ctx: WriteContext & { agents?: Agents | undefined }, actor: Actor, id: string): Promise<SessionRow> {
+  const row = await write(ctx, actor.workspaceId, (tx, outbox) => stopSessionIn(tx, actor, id, outbox));
+  void ctx.agents?.command(row.deviceId, 'stop');
+  return row;
+}
+
+/** `stopSession` inside the caller's write (which tells the phone what it must after commit); an ended session stays as it is. */
+export async function stopSessionIn(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<SessionRow> {
   const row = await findSessionForUpdate(tx, actor.workspaceId, id);
   await assertMayWorkDevice(tx, actor, row.deviceId);
   if (row.endedAt) return row;
@@ -167,17 +182,27 @@ export async function stopSession(tx: Tx, actor: Actor, id: string, outbox: Writ
 
 /**
  * A person's change to a session: pause or resume it, and what it works on now (a task of the workspace). Answers the
- * session as it stands; the route tells the phone to pause or resume after commit.
+ * session as it stands; the phone is told to pause or resume once the write has committed.
  */
-export async function changeSession(tx: Tx, actor: Actor, id: string, body: UpdateSessionBody, outbox: WriteOutbox): Promise<SessionRow> {
-  const { isActive, currentTask, taskId } = body;
-  let current = isActive === undefined ? await findSessionForUpdate(tx, actor.workspaceId, id) : await setSessionRunning(tx, actor, id, isActive, outbox);
-  if (currentTask === undefined && taskId === undefined) return current;
-  await assertMayWorkDevice(tx, actor, current.deviceId);
-  if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
-  current = await setSessionWork(tx, current.id, { currentTask, taskId });
-  outbox.add('session.updated', toSession(current));
-  return current;
+export async function changeSession(
+  ctx: WriteContext & { agents?: Agents | undefined },
+  actor: Actor,
+  id: string,
+  body: UpdateSessionBody,
+): Promise<SessionRow> {
+  const row = await write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const { isActive, currentTask, taskId } = body;
+    let current = isActive === undefined ? await findSessionForUpdate(tx, actor.workspaceId, id) : await setSessionRunning(tx, actor, id, isActive, outbox);
+    if (currentTask === undefined && taskId === undefined) return current;
+    await assertMayWorkDevice(tx, actor, current.deviceId);
+    if (taskId) await assertOwned(tx, 'tasks', actor.workspaceId, taskId, 'taskId');
+    current = await setSessionWork(tx, current.id, { currentTask, taskId });
+    outbox.add('session.updated', toSession(current));
+    return current;
+  });
+  const { isActive } = body;
+  if (isActive !== undefined) void ctx.agents?.command(row.deviceId, isActive ? 'resume' : 'pause');
+  return row;
 }
 
 export interface SessionFilter {

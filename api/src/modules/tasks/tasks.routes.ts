@@ -17,21 +17,16 @@ import {
 } from '@farm/contracts';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
-import { runBulk, selectIds } from '../../events/bulk.ts';
 import { DEFAULT_LIMIT } from '../../shared/paging.ts';
 import { sendCachedJson, sendCachedText } from '../../shared/read-cache.ts';
 import { serialize } from '../../shared/serialize.ts';
-import { countTasks, findTask, listTasksJson, taskIdsMatching } from './tasks.queries.ts';
-import { answerTask, createTask, deleteTask, updateTask } from './tasks.service.ts';
-import { write } from '../../events/write.ts';
+import { countTasks, findTask, listTasksJson } from './tasks.queries.ts';
+import { answerTask, bulkTasks, createTask, deleteTask, updateTask, withMe } from './tasks.service.ts';
 
 /** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
 
 export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
-
-  const withMe = <T extends { assignedToId?: string | undefined }>(query: T, userId: string): T =>
-    query.assignedToId === 'me' ? { ...query, assignedToId: userId } : query;
 
   app.get(
     '/tasks',
@@ -74,11 +69,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '/tasks',
     { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], body: createTaskBody, response: { 201: task, 400: errorBody } } },
-    async (request, reply) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => createTask(tx, actor, request.body, outbox));
-      return reply.code(201).send(serialize(row));
-    },
+    async (request, reply) => reply.code(201).send(serialize(await createTask(app.ctx, actorOf(request), request.body))),
   );
 
   app.patch(
@@ -92,11 +83,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: task, 400: errorBody, 403: errorBody, 404: errorBody, 409: errorBody },
       },
     },
-    async (request) => {
-      const actor = actorOf(request);
-      const row = await write(app.ctx, actor.workspaceId, (tx, outbox) => updateTask(tx, actor, request.params.id, request.body, outbox));
-      return serialize(row);
-    },
+    async (request) => serialize(await updateTask(app.ctx, actorOf(request), request.params.id, request.body)),
   );
 
   /** The answer to a post its phone could not confirm: "It is up" (published) or "It is not" (sent out again). */
@@ -112,15 +99,13 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const actor = actorOf(request);
-      const { task: answered, post } = await write(app.ctx, actor.workspaceId, (tx, outbox) => answerTask(tx, actor, request.params.id, request.body, outbox));
+      const { task: answered, post } = await answerTask(app.ctx, actorOf(request), request.params.id, request.body);
       return { task: serialize(answered), post: post ? serialize(post) : null };
     },
   );
 
   app.delete('/tasks/:id', { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], params: idParams } }, async (request, reply) => {
-    const actor = actorOf(request);
-    await write(app.ctx, actor.workspaceId, (tx, outbox) => deleteTask(tx, actor, request.params.id, outbox));
+    await deleteTask(app.ctx, actorOf(request), request.params.id);
     return reply.code(204).send();
   });
 
@@ -129,17 +114,7 @@ export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
     '/tasks/bulk',
     { config: { access: 'tasks.manage' }, schema: { tags: ['tasks'], body: taskBulkBody, response: { 200: bulkResult, 400: errorBody, 409: bulkRefused } } },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const body = request.body as TaskBulkBody;
-      const answer = await runBulk(app.ctx, actor.workspaceId, async (tx, outbox) => ({
-        ids: body.ids ?? (await selectIds(taskIdsMatching(tx, actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
-        apply: async (id) => {
-          if (body.action === 'delete') return deleteTask(tx, actor, id, outbox);
-          // Cancelling goes through the lifecycle as one task's would: a phone holding one is told to drop it.
-          if (body.action === 'cancel') return void (await updateTask(tx, actor, id, { status: 'cancelled' }, outbox));
-          await updateTask(tx, actor, id, body.changes, outbox);
-        },
-      }));
+      const answer = await bulkTasks(app.ctx, actorOf(request), request.body as TaskBulkBody);
       if (answer.refused) return reply.code(409).send(answer.body);
       return answer.body;
     },

@@ -2,20 +2,23 @@
  * Tasks as people move them: who they go to, and how their status may move. Work given to a phone goes to the VA
  * assigned to that phone unless someone is named; a VA moves only the status of their own tasks. Every status move
  * goes through the task lifecycle, so a person and a phone never both settle a task, and a phone holding an attempt
- * of a task a person took over, moved or settled is told to drop it.
+ * of a task a person took over, moved or settled is told to drop it. Each write is one `write()` (a bulk action one for
+ * all its tasks, each through the same `…In(tx, …)` as a single task's).
  */
 import type { TaskRow, TaskStatus } from '@farm/sql';
 import { answerUnconfirmed, cancelTasks, createTasks, lockQuestion, moveTaskByPerson, Outboxes, withdrawTask } from '@farm/workers';
-import { taskTransitions, type CreateTaskBody, type TaskAnswerBody, type UpdateTaskBody } from '@farm/contracts';
+import { taskTransitions, type CreateTaskBody, type TaskAnswerBody, type TaskBulkBody, type UpdateTaskBody } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { FUTURE_GRACE_MS, isFuture } from '../../shared/time.ts';
 import { assertMember, assertOwned } from '../../shared/refs.ts';
 import { serialize } from '../../shared/serialize.ts';
 import type { Actor, Tx } from '../../shared/types.ts';
-import { deleteTaskRow, memberName } from './tasks.queries.ts';
-import type { WriteOutbox } from '../../events/write.ts';
+import { deleteTaskRow, memberName, taskIdsMatching } from './tasks.queries.ts';
+import { runBulk, selectIds } from '../../events/bulk.ts';
+import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 
 type TaskInput = Omit<CreateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
+type TaskChanges = Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined };
 
 /** Minutes a task made by a person is expected to take on a phone. */
 const MANUAL_TASK_SECONDS = 10 * 60;
@@ -30,43 +33,51 @@ async function resolveAssignee(tx: Tx, actor: Actor, deviceId: string | null | u
   return null;
 }
 
-const deadlineInPast = () => badRequest('deadline', 'Deadline must be in the future');
-
-export async function createTask(tx: Tx, actor: Actor, body: TaskInput, outbox: WriteOutbox): Promise<TaskRow> {
-  if (body.deadline && !isFuture(body.deadline)) throw deadlineInPast();
-  const assignedToId = await resolveAssignee(tx, actor, body.deviceId, body.assignedToId);
-  const [row] = await createTasks(
-    tx,
-    [
-      {
-        workspaceId: actor.workspaceId,
-        title: body.title,
-        description: body.description ?? null,
-        type: body.type,
-        priority: body.priority,
-        deviceId: body.deviceId ?? null,
-        assignedToId,
-        deadline: body.deadline ?? null,
-        work: { kind: 'manual', description: body.description ?? null },
-        expectedSeconds: MANUAL_TASK_SECONDS,
-      },
-    ],
-    Outboxes.of(outbox),
-  );
-  await outbox.record(
-    { userId: actor.userId, action: `Task "${row!.title}" created`, deviceId: row!.deviceId, type: 'info' },
-    { action: 'task.created', entityType: 'task', entityId: row!.id },
-  );
-  return row!;
+/** A filter's `assignedToId: 'me'` names the person asking. */
+export function withMe<T extends { assignedToId?: string | undefined }>(query: T, userId: string): T {
+  return query.assignedToId === 'me' ? { ...query, assignedToId: userId } : query;
 }
 
-export async function updateTask(
-  tx: Tx,
-  actor: Actor,
-  id: string,
-  body: Omit<UpdateTaskBody, 'deadline'> & { deadline?: string | null | undefined },
-  outbox: WriteOutbox,
-): Promise<TaskRow> {
+const deadlineInPast = () => badRequest('deadline', 'Deadline must be in the future');
+
+/** A task made by a person; it goes to the VA of its phone unless the body names someone. */
+export function createTask(ctx: WriteContext, actor: Actor, body: TaskInput): Promise<TaskRow> {
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    if (body.deadline && !isFuture(body.deadline)) throw deadlineInPast();
+    const assignedToId = await resolveAssignee(tx, actor, body.deviceId, body.assignedToId);
+    const [row] = await createTasks(
+      tx,
+      [
+        {
+          workspaceId: actor.workspaceId,
+          title: body.title,
+          description: body.description ?? null,
+          type: body.type,
+          priority: body.priority,
+          deviceId: body.deviceId ?? null,
+          assignedToId,
+          deadline: body.deadline ?? null,
+          work: { kind: 'manual', description: body.description ?? null },
+          expectedSeconds: MANUAL_TASK_SECONDS,
+        },
+      ],
+      Outboxes.of(outbox),
+    );
+    await outbox.record(
+      { userId: actor.userId, action: `Task "${row!.title}" created`, deviceId: row!.deviceId, type: 'info' },
+      { action: 'task.created', entityType: 'task', entityId: row!.id },
+    );
+    return row!;
+  });
+}
+
+/** A person's change to a task (a VA's: only the status of their own). Answers the task as it stands. */
+export function updateTask(ctx: WriteContext, actor: Actor, id: string, body: TaskChanges): Promise<TaskRow> {
+  return write(ctx, actor.workspaceId, (tx, outbox) => updateTaskIn(tx, actor, id, body, outbox));
+}
+
+/** `updateTask` inside the caller's write, as a bulk action changes each of its tasks. */
+export async function updateTaskIn(tx: Tx, actor: Actor, id: string, body: TaskChanges, outbox: WriteOutbox): Promise<TaskRow> {
   const before = await tx.selectFrom('tasks').selectAll().where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
   if (!before) throw notFound();
   if (actor.role === 'va') {
@@ -118,7 +129,12 @@ export async function updateTask(
 }
 
 /** Deletes a task; an attempt out on a phone is cancelled first (the phone is told), with what that means for its post. */
-export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
+export async function deleteTask(ctx: WriteContext, actor: Actor, id: string): Promise<void> {
+  await write(ctx, actor.workspaceId, (tx, outbox) => deleteTaskIn(tx, actor, id, outbox));
+}
+
+/** `deleteTask` inside the caller's write, as a bulk action deletes each of its tasks. */
+export async function deleteTaskIn(tx: Tx, actor: Actor, id: string, outbox: WriteOutbox): Promise<void> {
   const task = await tx.selectFrom('tasks').select('id').where('id', '=', id).where('workspaceId', '=', actor.workspaceId).forUpdate().executeTakeFirst();
   if (!task) throw notFound();
   await cancelTasks(tx, { taskIds: [id] }, { message: 'The task was deleted', cause: 'person' }, Outboxes.of(outbox));
@@ -129,6 +145,19 @@ export async function deleteTask(tx: Tx, actor: Actor, id: string, outbox: Write
     { userId: actor.userId, action: `Task "${removed.title}" deleted`, deviceId: removed.deviceId, type: 'warning' },
     { action: 'task.deleted', entityType: 'task', entityId: removed.id },
   );
+}
+
+/** Many tasks at once, each through the same rules as one: assign, reprioritise, cancel, delete; all or nothing. */
+export function bulkTasks(ctx: WriteContext, actor: Actor, body: TaskBulkBody): ReturnType<typeof runBulk> {
+  return runBulk(ctx, actor.workspaceId, async (tx, outbox) => ({
+    ids: body.ids ?? (await selectIds(taskIdsMatching(tx, actor.workspaceId, withMe(body.filter ?? {}, actor.userId)))),
+    apply: async (id) => {
+      if (body.action === 'delete') return deleteTaskIn(tx, actor, id, outbox);
+      // Cancelling goes through the lifecycle as one task's would: a phone holding one is told to drop it.
+      if (body.action === 'cancel') return void (await updateTaskIn(tx, actor, id, { status: 'cancelled' }, outbox));
+      await updateTaskIn(tx, actor, id, body.changes, outbox);
+    },
+  }));
 }
 
 function statusAction(title: string, status: TaskStatus): string {
@@ -154,28 +183,30 @@ const inWords = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')
  * task, or an operator. "up" publishes the post (at `publishedAt`, not in the future, not before the phone began
  * publishing it; else now); "not" sends it out again. An answer given already, or racing another, changes nothing.
  */
-export async function answerTask(tx: Tx, actor: Actor, id: string, body: TaskAnswerBody, outbox: WriteOutbox) {
-  const publishedAt = body.publishedAt === undefined ? undefined : new Date(body.publishedAt);
-  if (publishedAt && publishedAt.getTime() > Date.now() + FUTURE_GRACE_MS) throw badRequest('publishedAt', 'The time it went up cannot be in the future');
-  const question = await lockQuestion(tx, actor.workspaceId, id);
-  if (!question) throw notFound();
-  if (actor.role === 'va' && question.assignedToId !== actor.userId) throw new AppError(403, 'You can only answer tasks assigned to you');
-  const given = body.answer === 'up' ? { answer: 'up' as const, publishedAt } : { answer: 'not' as const };
-  const verdict = await answerUnconfirmed(tx, question, given, { userId: actor.userId, name: await memberName(tx, actor.userId) }, Outboxes.of(outbox));
-  switch (verdict.kind) {
-    case 'answered':
-      return { task: verdict.question, post: verdict.post ?? null };
-    case 'not-found':
-      throw notFound();
-    case 'not-a-question':
-      throw conflict('This task asks nothing to answer: only a check of a post its phone could not confirm takes "It is up" or "It is not".');
-    case 'settled':
-      throw conflict(`This question was already answered (the task is ${verdict.question.status}); nothing changed.`);
-    case 'moved-on':
-      throw conflict(
-        `The post changed since its phone reported it${verdict.postStatus ? ` (it is ${verdict.postStatus} now)` : ' (it was deleted)'}; nothing to answer. Mark this task done or cancel it.`,
-      );
-    case 'too-early':
-      throw badRequest('publishedAt', `The time it went up cannot be before the phone began publishing it (${inWords(verdict.earliest)})`);
-  }
+export function answerTask(ctx: WriteContext, actor: Actor, id: string, body: TaskAnswerBody) {
+  return write(ctx, actor.workspaceId, async (tx, outbox) => {
+    const publishedAt = body.publishedAt === undefined ? undefined : new Date(body.publishedAt);
+    if (publishedAt && publishedAt.getTime() > Date.now() + FUTURE_GRACE_MS) throw badRequest('publishedAt', 'The time it went up cannot be in the future');
+    const question = await lockQuestion(tx, actor.workspaceId, id);
+    if (!question) throw notFound();
+    if (actor.role === 'va' && question.assignedToId !== actor.userId) throw new AppError(403, 'You can only answer tasks assigned to you');
+    const given = body.answer === 'up' ? { answer: 'up' as const, publishedAt } : { answer: 'not' as const };
+    const verdict = await answerUnconfirmed(tx, question, given, { userId: actor.userId, name: await memberName(tx, actor.userId) }, Outboxes.of(outbox));
+    switch (verdict.kind) {
+      case 'answered':
+        return { task: verdict.question, post: verdict.post ?? null };
+      case 'not-found':
+        throw notFound();
+      case 'not-a-question':
+        throw conflict('This task asks nothing to answer: only a check of a post its phone could not confirm takes "It is up" or "It is not".');
+      case 'settled':
+        throw conflict(`This question was already answered (the task is ${verdict.question.status}); nothing changed.`);
+      case 'moved-on':
+        throw conflict(
+          `The post changed since its phone reported it${verdict.postStatus ? ` (it is ${verdict.postStatus} now)` : ' (it was deleted)'}; nothing to answer. Mark this task done or cancel it.`,
+        );
+      case 'too-early':
+        throw badRequest('publishedAt', `The time it went up cannot be before the phone began publishing it (${inWords(verdict.earliest)})`);
+    }
+  });
 }
