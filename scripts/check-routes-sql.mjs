@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A route asks the policy, calls one query or service, and maps rows to the response: SQL lives in *.queries.ts
-// (and services). This check fails naming each file and line where a *.routes.ts builds or runs a Kysely statement.
+// (and services), and a write's transaction is opened by its service. This check fails naming each file and line where
+// a *.routes.ts builds or runs a Kysely statement, or opens a write itself (write, writeAcross, writeStatement, runBulk).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
@@ -19,6 +20,9 @@ const KYSELY = [
   /\bsql\.(?:raw|ref|id|table|lit|join)\(/,
   /\.transaction\(/,
   /\.execute(?:TakeFirst(?:OrThrow)?)?\(\)/,
+  // The write ceremony: one service function per write opens it (a CSV writer's `.write(` is not one).
+  /(?<![.\w])write(?:Across|Statement)?\(/,
+  /(?<![.\w])runBulk\(/,
 ];
 
 function* routeFiles(dir) {
@@ -46,7 +50,7 @@ for (const file of routeFiles(join(root, 'api', 'src'))) {
 }
 
 if (found.length > 0) {
-  console.error(`SQL in route files (${found.length} lines); move it into the feature's *.queries.ts or service:`);
+  console.error(`SQL in route files (${found.length} lines); move it into the feature's *.queries.ts or service (a write's transaction too):`);
   for (const line of found) console.error(`  ${line}`);
   process.exit(1);
 }

@@ -4,16 +4,14 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createdPasswordReset, errorBody, idParams, messages, okBody, PASSWORD_RESET_HOURS, passwordResetBody, passwordResetPreview } from '@farm/contracts';
-import { AppError, conflict, notFound } from '../errors.ts';
-import { findMember } from '../shared/members.queries.ts';
+import { createdPasswordReset, errorBody, idParams, messages, okBody, passwordResetBody, passwordResetPreview } from '@farm/contracts';
+import { AppError } from '../errors.ts';
 import { actorOf } from './auth.plugin.ts';
 import { perAddress } from './limits.ts';
-import { operatorForResets } from './reset-targets.ts';
 import { hashPassword } from './passwords.ts';
-import { auditSignIn, tellPerson } from './security.service.ts';
-import { createPasswordReset, findPasswordReset, usePasswordReset } from './password-resets.queries.ts';
-import { write } from '../events/write.ts';
+import { auditSignIn } from './security.service.ts';
+import { findPasswordReset, usePasswordReset } from './password-resets.queries.ts';
+import { makeResetLink } from './password-resets.service.ts';
 
 export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, changes, config } = app.ctx;
@@ -27,30 +25,7 @@ export const passwordResetsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request, reply) => {
       const actor = actorOf(request);
-      const { id } = request.params;
-      if (id === actor.userId) throw conflict(messages.passwordResetSelf);
-      const expiresAt = new Date(Date.now() + PASSWORD_RESET_HOURS * 3600_000);
-      const token = await write(app.ctx, actor.workspaceId, async (tx, outbox) => {
-        const member = await findMember(tx, actor.workspaceId, id);
-        if (!member) throw notFound();
-        if (member.deactivatedAt) throw conflict(messages.passwordResetDeactivated);
-        // A link for another operator would let one operator take another's account silently; one demoted a moment
-        // ago is still one here.
-        if (member.role === 'operator') throw conflict(messages.passwordResetOperator);
-        if (operatorForResets(member)) throw conflict(messages.passwordResetRecentOperator);
-        const created = await createPasswordReset(tx, { userId: id, workspaceId: actor.workspaceId, createdById: actor.userId, expiresAt });
-        await outbox.record(
-          { userId: actor.userId, action: `Sign-in reset link made for ${member.name}`, type: 'info' },
-          { action: 'user.password_reset', entityType: 'user', entityId: id },
-        );
-        return created;
-      });
-      await tellPerson(db, changes, id, {
-        kind: 'password_reset.created',
-        notice: 'An operator made a password reset link for your account. If you did not ask for it, tell another operator.',
-        activity: (name) => `A password reset link was made for ${name}`,
-        alert: (name) => `A password reset link was made for ${name}`,
-      });
+      const { token, expiresAt } = await makeResetLink(app.ctx, actor, request.params.id);
       const path = `/reset-password?token=${token}`;
       return reply.code(201).send({ token, url: config.publicUrl ? new URL(path, config.publicUrl).toString() : path, expiresAt: expiresAt.toISOString() });
     },

@@ -23,8 +23,6 @@ import { serialize } from '../../shared/serialize.ts';
 import { countTasks, findTask, listTasksJson } from './tasks.queries.ts';
 import { answerTask, bulkTasks, createTask, deleteTask, updateTask, withMe } from './tasks.service.ts';
 
-/** A deadline may be set at most a minute in the past (clock skew) when a task is made. */
-
 export const tasksRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db } = app.ctx;
 
