@@ -178,3 +178,15 @@ export function whenMissing(message: string): (issue: RawIssue) => string | unde
 }
 
 z.config({ customError: issueSentence });
+
+/** A byte count as a person reads it: 512 KB, 3.2 MB, 5 GB (binary units, as the quota and limits are set). */
+export function sizeText(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
+}

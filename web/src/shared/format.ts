@@ -1,5 +1,5 @@
 /** Display formatters shared by the console's screens (SPEC §2 and §9). */
-import type { Device, DeviceStatus } from '@farm/contracts';
+import { sizeText, type Device, type DeviceStatus } from '@farm/contracts';
 import dayjs from 'dayjs';
 import relativeTime from 'dayjs/plugin/relativeTime';
 
@@ -116,14 +116,5 @@ export function fromDateTimeLocal(value: string): string | null {
   return parsed.isValid() ? parsed.toISOString() : null;
 }
 
-/** Stored bytes as a person reads them (binary units, as the quota is set): 512 KB, 3.2 MB, 5 GB (Storage, Apps). */
-export function formatStorageSize(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
-}
+/** Stored bytes as a person reads them (Storage, Apps): the contracts' `sizeText`, as the API words its limits. */
+export const formatStorageSize = sizeText;

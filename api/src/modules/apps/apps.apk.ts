@@ -7,7 +7,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type { AppVersionKind } from '@farm/sql';
 import { join } from 'node:path';
-import { sizeText } from '../uploads/uploads.service.ts';
+import { sizeText } from '@farm/contracts';
 import { ManifestError, readManifest, type ApkManifest } from './apps.axml.ts';
 import { extractEntry, InflateBudget, openZip, readEntry, ZipError, ZipTooLargeError, type ZipArchive, type ZipEntry } from './apps.zip.ts';
 

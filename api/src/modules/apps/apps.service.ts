@@ -13,14 +13,14 @@ import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { coversApp, parseRecipe, recipePackages, type Coverage } from '@farm/agent-protocol/recipes';
 import { weighedRecipes, type WeighedRecipe } from '@farm/workers';
-import { appMessages, type AppCoverageWarning, type AppPin, type AppVersion } from '@farm/contracts';
+import { appMessages, sizeText, type AppCoverageWarning, type AppPin, type AppVersion } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import type { Actor, Db, Tx } from '../../shared/types.ts';
 import { lockGroup } from '../groups/groups.queries.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { deleteStorageReservation } from '../uploads/uploads.queries.ts';
-import { assertQuota, releaseStorage, reserveStorage, resizeStorage, sizeText } from '../uploads/uploads.service.ts';
+import { assertQuota, releaseStorage, reserveStorage, resizeStorage } from '../uploads/uploads.service.ts';
 import { ApkError, ApkTooLargeError, readUploadedApp } from './apps.apk.ts';
 import {
   activeRolloutOf,

@@ -10,7 +10,7 @@ import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { openPromise, type Entry, type ZipFile } from 'yauzl';
-import { sizeText } from '../uploads/uploads.service.ts';
+import { sizeText } from '@farm/contracts';
 
 /** A file that is not a ZIP (so not an APK), or one this reader refuses; the message is for the person. */
 export class ZipError extends Error {}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fieldLabel, messages, uploadLimits } from '@farm/contracts';
+import { fieldLabel, messages, sizeText, uploadLimits } from '@farm/contracts';
 import { AppError, badRequest, conflict, notFound } from '../../errors.ts';
 import { isUuid } from '@farm/sql';
 import type { Actor, Db } from '../../shared/types.ts';
@@ -22,18 +22,6 @@ import {
 
 /** Raster images only: an SVG served from this origin could run script. */
 export const SAFE_IMAGE = /^image\/(png|jpeg|gif|webp|avif|bmp)$/;
-
-/** A byte count as a person reads it: 512 KB, 3.2 MB, 5 GB (binary units, as the limits are set). */
-export function sizeText(bytes: number): string {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${unit === 0 ? value : Math.round(value * 10) / 10} ${units[unit]}`;
-}
 
 /** The sentence of a full workspace storage. */
 export function storageFullMessage(used: number, size: number, quota: number): string {
