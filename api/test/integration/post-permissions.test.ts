@@ -2,7 +2,7 @@
  * What a VA may do with posts: the posts of the accounts on their phones, and drafts of their own. Bulk actions and
  * import stay operators'; a VA's lists, lookups and exports show only the posts they may work.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Post } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
@@ -32,6 +32,8 @@ beforeAll(async () => {
   elsewhere = await buildPost(operator, theirs.id, { status: 'scheduled', scheduledAt: soon() });
   myDraft = await buildPost(va, theirs.id, { caption: 'My idea' });
 });
+
+afterAll(() => t.close());
 
 describe('a VA and posts', () => {
   it('lists, reads and exports only the posts of the accounts on their phones and their own drafts', async () => {
