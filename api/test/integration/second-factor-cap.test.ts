@@ -11,6 +11,7 @@ import { currentCode } from '../../src/auth/two-factor.service.ts';
 import { buildInstance, buildTestApp, Client, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildWebhook } from '../helpers/factories.ts';
+import { codeAt } from '../helpers/two-factor.ts';
 import { redisPort, startRedis, type OwnRedis } from '../helpers/redis-server.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -49,7 +50,7 @@ describe('the per-account cap on wrong second-factor codes', () => {
     await buildWebhook(operator, { events: ['user.security'] });
     const setup = await operator.post<{ secret: string }>('/api/auth/two-factor/setup');
     const enabled = await operator.post<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', {
-      code: currentCode(setup.body.secret, Date.now() - 30_000),
+      code: await codeAt(setup.body.secret, -1),
     });
     expectStatus(enabled, 200);
 
@@ -95,7 +96,7 @@ describe('the per-account cap on wrong second-factor codes', () => {
     const email = uniqueEmail('capped');
     const person = await signUp(t.app, { email, password: PASSWORD });
     const setup = await person.post<{ secret: string }>('/api/auth/two-factor/setup');
-    expectStatus(await person.post('/api/auth/two-factor/enable', { code: currentCode(setup.body.secret, Date.now() - 30_000) }), 200);
+    expectStatus(await person.post('/api/auth/two-factor/enable', { code: await codeAt(setup.body.secret, -1) }), 200);
     for (let i = 0; i < CAP; i += 1) {
       const { client, challenge } = await codeStep(email);
       expectStatus(await client.post('/api/auth/login/two-factor', { challenge, code: '000000' }), 401);
@@ -129,7 +130,7 @@ describe('the cap with Redis down and two API instances on one database', () => 
     const person = await signUp(app, { email, password: PASSWORD });
     const setup = await person.post<{ secret: string }>('/api/auth/two-factor/setup');
     const enabled = await person.post<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', {
-      code: currentCode(setup.body.secret, Date.now() - 30_000),
+      code: await codeAt(setup.body.secret, -1),
     });
     expectStatus(enabled, 200);
     return { email, id: person.user!.id, secret: setup.body.secret, recoveryCodes: enabled.body.recoveryCodes };

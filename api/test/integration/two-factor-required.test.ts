@@ -10,6 +10,7 @@ import { Client, inviteVa, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';
 import { fileApp } from '../helpers/file-app.ts';
+import { codeAt } from '../helpers/two-factor.ts';
 
 const PASSWORD = 'correct horse battery';
 const t = await fileApp();
@@ -17,7 +18,7 @@ const t = await fileApp();
 async function requiringWorkspace(): Promise<Client> {
   const operator = await signUp(t.app);
   const setup = await operator.post<{ secret: string }>('/api/auth/two-factor/setup');
-  expectStatus(await operator.post('/api/auth/two-factor/enable', { code: currentCode(setup.body.secret, Date.now() - 30_000) }), 200);
+  expectStatus(await operator.post('/api/auth/two-factor/enable', { code: await codeAt(setup.body.secret, -1) }), 200);
   expectStatus(await operator.put('/api/workspace/two-factor', { required: true }), 200);
   return operator;
 }

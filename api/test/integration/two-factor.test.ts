@@ -11,18 +11,16 @@ import { expectError, expectFieldError, expectStatus } from '../helpers/assertio
 import { buildInvitation } from '../helpers/factories.ts';
 import { http, serve, statuses } from '../helpers/http.ts';
 import { fileApp } from '../helpers/file-app.ts';
+import { codeAt } from '../helpers/two-factor.ts';
 
 const PASSWORD = 'correct horse battery';
 const t = await fileApp();
-
-/** A code of the step before now: still accepted (clocks drift), and not yet used by the caller. */
-const codeAt = (secret: string, offsetSteps: number) => currentCode(secret, Date.now() + offsetSteps * 30_000);
 
 async function withTwoFactor(name = 'Tess Two'): Promise<{ person: Client; email: string; secret: string; recoveryCodes: string[] }> {
   const email = uniqueEmail('two');
   const person = await signUp(t.app, { email, name, password: PASSWORD });
   const setup = await person.post<{ secret: string }>('/api/auth/two-factor/setup');
-  const enabled = await person.post<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', { code: codeAt(setup.body.secret, -1) });
+  const enabled = await person.post<{ recoveryCodes: string[] }>('/api/auth/two-factor/enable', { code: await codeAt(setup.body.secret, -1) });
   expectStatus(enabled, 200);
   return { person, email, secret: setup.body.secret, recoveryCodes: enabled.body.recoveryCodes };
 }
@@ -124,7 +122,7 @@ describe('logging in with two-factor sign-in on', () => {
     const invitation = await buildInvitation(owner, { role: 'operator' });
     const leaver = await signUp(t.app, { role: 'operator', email, password: PASSWORD, inviteToken: invitation.token });
     const setup = await leaver.post<{ secret: string }>('/api/auth/two-factor/setup');
-    expectStatus(await leaver.post('/api/auth/two-factor/enable', { code: codeAt(setup.body.secret, -1) }), 200);
+    expectStatus(await leaver.post('/api/auth/two-factor/enable', { code: await codeAt(setup.body.secret, -1) }), 200);
     const { client, challenge } = await passwordStep(email);
     expectStatus(await owner.patch(`/api/users/${leaver.user!.id}`, { isActive: false }), 200);
     expectError(await client.post('/api/auth/login/two-factor', { challenge, code: currentCode(setup.body.secret) }), 401, messages.loginStepExpired);
