@@ -184,7 +184,9 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
     const source = await phone.dumpUi();
     expect(source).toContain('com.instagram.android:id/title_logo');
     expect(modern.phone.installs).toHaveLength(2);
-    expect(modern.opened).toContain('shell:am instrument -w io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    expect(modern.opened).toContain(
+      'shell:am instrument -w -e disableAnalytics true io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
+    );
     expect(modern.opened.filter((service) => service === 'tcp:6790').length).toBeGreaterThanOrEqual(4);
     expect(modern.phone.uiServerProcess?.requests).toContain('GET /session/:id/source');
     // The older phone refuses installs over USB: the server's APK is refused and the screen is dumped instead.

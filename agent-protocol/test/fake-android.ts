@@ -47,6 +47,11 @@ export interface FakeAndroidOptions {
   uiServerApkVersion?: string;
   /** The phone refuses installs from USB ("Install via USB" off, MIUI). */
   installRefused?: boolean;
+  /**
+   * How long after its install the package manager lists the UI server's instrumentation (`pm list instrumentation`);
+   * until then `am instrument` of it fails. Scaled down in tests; 0 by default.
+   */
+  instrumentationListedAfterMs?: number;
   /** `dumpsys window policy` output (the keyguard's state). */
   windowPolicy?: string;
   /** What a scrcpy-server started with app_process streams (clips made with ffmpeg); none: the class is not found. */
@@ -199,6 +204,13 @@ export class FakeAndroid {
   uiServerProcess: FakeUiServer | null = null;
   private endInstrumentation: ((words: string) => void) | null = null;
   uiServerStarts = 0;
+  /** From when the package manager lists the UI server's instrumentation (null: it is not installed). */
+  instrumentationListedAt: number | null;
+  /** Each `am instrument`, with the packages force-stopped since the one before. */
+  readonly instruments: { args: string[]; forceStoppedBefore: string[] }[] = [];
+  private forceStoppedSinceInstrument: string[] = [];
+  /** `pm install` of the UI server's APKs fails with this reason (`INSTALL_FAILED_INSUFFICIENT_STORAGE`) while set. */
+  uiServerInstallFailure: string | null = null;
   /** What `pm install` was asked, in order. */
   readonly installs: string[] = [];
   /** App installs, updates and removals through pm (fake-pm.ts). */
@@ -239,6 +251,7 @@ export class FakeAndroid {
     this.power = options.power ?? fixture('dumpsys-power.txt');
     this.settings.set('secure default_input_method', options.keyboard ?? 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME');
     this.uiServerVersion = options.uiServerInstalled ?? null;
+    this.instrumentationListedAt = options.uiServerInstalled ? 0 : null;
     this.windowPolicy = options.windowPolicy ?? keyguardPolicy({ showing: false, secure: false });
   }
 
@@ -470,6 +483,7 @@ export class FakeAndroid {
       case 'pm': {
         const app = this.packageManager.handle(args);
         if (app) return app;
+        if (args[0] === 'list' && args[1] === 'instrumentation') return this.text(this.instrumentationList(args[2]));
         if (args[0] === 'list' && args[1] === 'packages') {
           const filter = args[2] ?? '';
           const installed = [...(o.packages ?? []), ...(this.uiServerVersion ? ['io.appium.uiautomator2.server', 'io.appium.uiautomator2.server.test'] : [])];
@@ -482,8 +496,12 @@ export class FakeAndroid {
           // The phone's words when "Install via USB" is off (RikkaApps/Shizuku#252: "Exit code: 1 Out: Failure [...]").
           if (o.installRefused) return this.text('Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user]\n', 1);
           if (!this.files.has(path)) return this.text(`Failure [INSTALL_FAILED_INVALID_URI]\n`, 1);
+          if (this.uiServerInstallFailure) return this.text(`Failure [${this.uiServerInstallFailure}]\n`, 1);
           // Both APKs install; the pair counts once the instrumentation APK is in (AOSP PackageManagerShellCommand prints "Success").
-          if (path.includes('test')) this.uiServerVersion = o.uiServerApkVersion ?? '10.6.6';
+          if (path.includes('test')) {
+            this.uiServerVersion = o.uiServerApkVersion ?? '10.6.6';
+            this.instrumentationListedAt = Date.now() + (o.instrumentationListedAfterMs ?? 0);
+          }
           return this.text('Success\n');
         }
         return this.text('', 1);
@@ -535,18 +553,23 @@ export class FakeAndroid {
         if (args[0] === 'force-stop') {
           const pkg = args[1] ?? '';
           this.forceStopped.push(pkg);
+          this.forceStoppedSinceInstrument.push(pkg);
           // Force-stopping the server's package kills the instrumentation running in it.
           if (pkg === 'io.appium.uiautomator2.server') this.stopUiServer('INSTRUMENTATION_RESULT: shortMsg=Process crashed.\nINSTRUMENTATION_CODE: 0\n');
           return this.text('');
         }
         if (args[0] === 'instrument') {
           const component = args[args.length - 1] ?? '';
-          // AOSP Instrument.java: "INSTRUMENTATION_FAILED: <component>" when no such instrumentation is installed.
-          if (!this.uiServerVersion || component !== 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner')
+          this.instruments.push({ args: args.slice(1), forceStoppedBefore: this.forceStoppedSinceInstrument });
+          this.forceStoppedSinceInstrument = [];
+          // AOSP Instrument.java: "INSTRUMENTATION_FAILED: <component>" when the package manager knows no such
+          // instrumentation (not installed, or not listed yet).
+          const version = this.uiServerVersion;
+          if (!version || !this.instrumentationListed() || component !== 'io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner')
             return this.text(`INSTRUMENTATION_FAILED: ${component}\n`, 1);
           this.stopUiServer('');
           this.uiServerStarts += 1;
-          const server = new FakeUiServer(this, this.uiServerVersion, o.uiServer ?? 'works');
+          const server = new FakeUiServer(this, version, o.uiServer ?? 'works');
           this.uiServerProcess = server;
           const ended = new Promise<Result>((resolve) => {
             this.endInstrumentation = (words) => resolve({ out: Buffer.from(words), code: 0 });
@@ -629,6 +652,19 @@ export class FakeAndroid {
       this.focusedId = hit;
       this.fieldText = '';
     }
+  }
+
+  private instrumentationListed(): boolean {
+    return this.uiServerVersion !== null && this.instrumentationListedAt !== null && Date.now() >= this.instrumentationListedAt;
+  }
+
+  /**
+   * `pm list instrumentation [TARGET]` as AOSP's PackageManagerShellCommand (`runListInstrumentation`) prints it: one
+   * `instrumentation:<package>/<class> (target=<target package>)` line per instrumentation whose target matches.
+   */
+  private instrumentationList(target: string | undefined): string {
+    if (!this.instrumentationListed() || (target && target !== 'io.appium.uiautomator2.server')) return '';
+    return 'instrumentation:io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner (target=io.appium.uiautomator2.server)\n';
   }
 
   /** The UI server's process died (a crash): its instrumentation ends. */

@@ -10,8 +10,17 @@
  * in the last 3.5 s (`NotificationListener.TOAST_CLEAR_TIMEOUT`) is a last `android.widget.Toast` child with package
  * `com.android.settings` (`UiElementSnapshot.addToastMsg`).
  *
+ * `GET /status` answers as the server's `Status` handler (appium/appium-uiautomator2-server, handler/Status.java,
+ * unchanged from 10.6.2 to the pinned 10.6.6 by its changelog): a `ResponseModel` (`value`, then `sessionId`, in
+ * Gson's field order) with the session id `Session.NO_ID` ("None") and a `StatusModel` `{ ready: true, message:
+ * "UiAutomator2 Server is ready to accept commands", build: { version, versionCode } }` (`BuildConfigModel`; 278 is the
+ * versionCode in the manifest of the pinned 10.6.6 server APK).
+ *
  * How it misbehaves is set per phone: `garbage` answers bytes that are not HTTP, `hangs` accepts and never answers,
- * `crashes` ends the instrumentation at the first page source (as UI servers on phones do: GramAddict#360).
+ * `crashes` ends the instrumentation at the first page source (as UI servers on phones do: GramAddict#360). `die()`
+ * ends its HTTP server while the instrumentation stays: the server's Netty thread (`HttpServer.start`) can end on an
+ * exception while the test method (`AppiumUiAutomator2Server.startServer`) still waits on its shutdown latch, so
+ * `am instrument -w` keeps running and nothing listens on 6790.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -97,6 +106,11 @@ export class FakeUiServer {
     this.http.emit('connection', socket);
   }
 
+  /** The HTTP server ended while the instrumentation runs on: nothing listens on the port, open streams close. */
+  die(): void {
+    this.stop();
+  }
+
   /** The instrumentation ended: open streams close. */
   stop(): void {
     this.running = false;
@@ -125,8 +139,8 @@ export class FakeUiServer {
     this.requests.push(`${method} ${this.session ? path.replace(this.session, ':id') : path}`);
     if (method === 'GET' && path === '/status') {
       return this.send(response, 200, {
+        value: { ready: true, message: 'UiAutomator2 Server is ready to accept commands', build: { version: this.version, versionCode: 278 } },
         sessionId: 'None',
-        value: { ready: true, message: 'UiAutomator2 Server is ready to accept commands', build: { version: this.version, versionCode: 249 } },
       });
     }
     if (method === 'POST' && path === '/session') {

@@ -123,6 +123,10 @@ export class AdbPhone implements PhoneDevice {
     return this.facts.lockState();
   }
 
+  /**
+   * Which reader reads the phone's UI. A running UI server is asked its `/status` (the fleet's health check calls
+   * this): one that does not answer is reported down (rejects with the reason) and stopped, so the next read starts it.
+   */
   uiReader(): Promise<UiReaderInfo> {
     return this.ui.reader();
   }

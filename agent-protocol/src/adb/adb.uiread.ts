@@ -1,13 +1,16 @@
 /**
  * How the phone's screen is read: through the UiAutomator2 server (`adb.uiserver.ts`) when the phone runs it,
  * installed and started on demand, or with `uiautomator dump` when it cannot. A phone that refuses the server is
- * read with the dump, and the server is tried again later; a server that dies is started again once. The reason the
- * dump reads a phone is kept for the console.
+ * read with the dump, and the server is tried again later, each time a while longer (`adb.uiserver.retry.ts`); a
+ * server that dies is started again once. The reason the dump reads a phone is kept for the console. Asked which
+ * reader reads the phone (the fleet's health check asks), a running server is asked its `/status`: one that does not
+ * answer is reported down and stopped, so the next read starts it again.
  */
 import { SERVER_APK_PATH, TEST_APK_PATH, version as uiServerVersion } from 'appium-uiautomator2-server';
 import { PhoneError, type UiReaderInfo } from '../phone/phone.device.ts';
 import { dumpFailure, parseUiDump } from './adb.parse.ts';
 import { sleep, type PhoneLink } from './adb.link.ts';
+import { UiServerRetry } from './adb.uiserver.retry.ts';
 import { UI_SERVER_PACKAGE, UiServer, UiServerError, type UiServerApks } from './adb.uiserver.ts';
 
 /** The UiAutomator2 server this host installs: the APKs the `appium-uiautomator2-server` package ships. */
@@ -16,8 +19,8 @@ export const bundledUiServer: UiServerApks = { serverApk: SERVER_APK_PATH, testA
 export class UiReads {
   /** The phone's UiAutomator2 server, or null when this host reads with the dump only. */
   readonly server: UiServer | null;
-  /** Not before this time is the UI server tried again after it could not be started. */
-  private retryAt = 0;
+  /** When the UI server is tried again after it could not be installed or started. */
+  readonly retry: UiServerRetry;
   /** Why the dump reads this phone (the server could not be installed or started), for the console. */
   problem: string | null = null;
   private starting: Promise<boolean> | null = null;
@@ -25,6 +28,7 @@ export class UiReads {
   constructor(private readonly link: PhoneLink) {
     const { options } = link;
     const apks = options.uiServer === undefined ? bundledUiServer : options.uiServer;
+    this.retry = new UiServerRetry(options.uiServerRetryMs);
     this.server = apks
       ? new UiServer(
           {
@@ -47,17 +51,18 @@ export class UiReads {
     const server = this.server;
     if (!server || this.link.closed) return false;
     if (server.ready) return true;
-    if (Date.now() < this.retryAt) return false;
+    if (!this.retry.due()) return false;
     if (!this.starting) {
       this.starting = (async () => {
         try {
           await server.ensure();
           this.problem = null;
+          this.retry.succeeded();
           return true;
         } catch (error) {
           const refused = error instanceof PhoneError && error.code === 'unsupported';
           this.problem = error instanceof Error ? error.message : String(error);
-          this.retryAt = Date.now() + (refused ? this.link.options.uiServerInstallRetryMs : this.link.options.uiServerRetryMs);
+          this.retry.failed(refused ? this.link.options.uiServerInstallRetryMs : 0);
           // A half-started instrumentation would hold the phone's UI automation and make every dump fail.
           await server.stop().catch(() => undefined);
           if (error instanceof PhoneError && error.code === 'disconnected') throw error;
@@ -70,9 +75,24 @@ export class UiReads {
     return this.starting;
   }
 
+  /**
+   * Which reader reads the phone. A running server is asked its `/status` (within its short limit) rather than
+   * trusted: one that hangs or no longer listens is reported down with the reason, and stopped, so the next read (or
+   * the recovery ladder's restart) starts it again.
+   */
   async reader(): Promise<UiReaderInfo> {
-    // The server adds the toasts it hears (its NotificationListener) to the source as android.widget.Toast nodes.
-    if (await this.ready()) return { kind: 'ui-server', version: this.server?.version ?? null, seesToasts: true };
+    const server = this.server;
+    if (server && (await this.ready())) {
+      try {
+        const version = await this.link.serverCall(() => server.status());
+        // The server adds the toasts it hears (its NotificationListener) to the source as android.widget.Toast nodes.
+        return { kind: 'ui-server', version: version ?? server.version, seesToasts: true };
+      } catch (error) {
+        this.problem = error instanceof Error ? error.message : String(error);
+        await server.stop().catch(() => undefined);
+        throw error instanceof PhoneError ? error : new PhoneError('command_failed', this.problem);
+      }
+    }
     // `uiautomator dump` walks the windows' accessibility trees; a toast is no window of the app and is not in it.
     return { kind: 'dump', version: null, seesToasts: false };
   }
@@ -96,7 +116,7 @@ export class UiReads {
         return await this.link.serverCall(() => server.source());
       } catch (error) {
         await server.stop().catch(() => undefined);
-        this.retryAt = Date.now() + this.link.options.uiServerRetryMs;
+        this.retry.failed();
         this.problem = error instanceof Error ? error.message : String(error);
         throw error instanceof PhoneError ? error : new PhoneError('command_failed', this.problem);
       }

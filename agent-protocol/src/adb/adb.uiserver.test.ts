@@ -62,7 +62,7 @@ describe('the UiAutomator2 server on a phone', () => {
     expect(xml).toContain('<android.widget.AutoCompleteTextView index="1" text="Add a caption..."');
     expect(fake.installs).toEqual(['install -r -g /data/local/tmp/farm-uia2-server.apk', 'install -r -g /data/local/tmp/farm-uia2-server-test.apk']);
     expect(fake.pushed.map((file) => file.path)).toEqual(['/data/local/tmp/farm-uia2-server.apk', '/data/local/tmp/farm-uia2-server-test.apk']);
-    expect(fake.commands).toContain('am instrument -w io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
+    expect(fake.commands).toContain('am instrument -w -e disableAnalytics true io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner');
     expect(fake.uiServerProcess?.settings).toEqual({ waitForIdleTimeout: 0 });
     expect(fake.uiServerProcess?.requests).toEqual(['GET /status', 'POST /session', 'POST /session/:id/appium/settings', 'GET /session/:id/source']);
     // No host port: every request went through the transport's tcp: service.

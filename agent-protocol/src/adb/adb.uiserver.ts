@@ -12,17 +12,28 @@
  *
  * Every request has a limit: a server that hangs or answers something that is not its JSON ends the request with a
  * reason (`UiServerError`), never a wait without end.
+ *
+ * It is installed and started as Appium's UiAutomator2 driver does it (appium/appium-uiautomator2-driver 8.1.2,
+ * lib/uiautomator2-server/core.ts at d293dd9): installed, then the package manager asked until it lists the
+ * instrumentation (`adb.uiserver.install.ts`); both packages force-stopped before each start (`cleanupAutomationLeftovers`,
+ * lines 481–486); `am instrument -w -e disableAnalytics true <target>` (`startInstrumentationProcess`, lines 405–433:
+ * "Disable Google analytics to prevent possible fatal exception"); then `GET /status` until it answers.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { z } from 'zod';
 import { PhoneError, timeLimit } from '../phone/phone.device.ts';
-import { parseVersionName } from './adb.parse.ts';
+import {
+  installedUiServerVersion,
+  installUiServer,
+  UI_SERVER_INSTRUMENTATION,
+  UI_SERVER_PACKAGE,
+  UI_SERVER_TEST_PACKAGE,
+  waitForUiServerInstrumentation,
+} from './adb.uiserver.install.ts';
 
-export const UI_SERVER_PACKAGE = 'io.appium.uiautomator2.server';
-export const UI_SERVER_TEST_PACKAGE = 'io.appium.uiautomator2.server.test';
-export const UI_SERVER_INSTRUMENTATION = `${UI_SERVER_TEST_PACKAGE}/androidx.test.runner.AndroidJUnitRunner`;
+export { UI_SERVER_INSTRUMENTATION, UI_SERVER_PACKAGE, UI_SERVER_TEST_PACKAGE } from './adb.uiserver.install.ts';
 /** `ServerConfig.DEFAULT_SERVER_PORT` in the server's source. */
 export const UI_SERVER_PORT = 6790;
 /** The W3C element key the server answers element lookups with (`ElementConstants`). */
@@ -49,7 +60,15 @@ export class UiServerError extends PhoneError {
 
 const answer = z.object({ sessionId: z.string().nullable().optional(), value: z.unknown() });
 const errorValue = z.object({ error: z.string(), message: z.string().optional() });
-const statusValue = z.object({ ready: z.boolean(), build: z.object({ version: z.string().optional() }).optional() });
+/**
+ * `GET /status` as the server's `Status` handler answers it: a `StatusModel` (`ready`, `message`, `build`: a
+ * `BuildConfigModel` of `version` and `versionCode`) in an `AppiumResponse` with the session id "None".
+ */
+const statusValue = z.object({
+  ready: z.boolean(),
+  message: z.string().optional(),
+  build: z.object({ version: z.string().optional(), versionCode: z.number().optional() }).optional(),
+});
 const elementValue = z.object({ [W3C_ELEMENT_KEY]: z.string().optional(), ELEMENT: z.string().optional() });
 
 /** What the UI server needs from the phone's transport. */
@@ -80,8 +99,14 @@ export interface UiServerOptions {
   sourceTimeoutMs?: number;
   /** How long the instrumentation has to answer `/status` once started. */
   startTimeoutMs?: number;
+  /** Limit for `GET /status` when the host checks a running server (the UI reader's health). */
+  statusTimeoutMs?: number;
   /** Limit for installing one APK. */
   installTimeoutMs?: number;
+  /** How long the package manager has to list the instrumentation before a start. */
+  instrumentationTimeoutMs?: number;
+  /** Pause between two `pm list instrumentation`. */
+  instrumentationPollMs?: number;
   /** Largest answer read, so a server spewing bytes cannot fill the host's memory. */
   maxAnswerBytes?: number;
 }
@@ -89,8 +114,14 @@ export interface UiServerOptions {
 const DEFAULTS: Required<UiServerOptions> = {
   requestTimeoutMs: 10_000,
   sourceTimeoutMs: 15_000,
+  // The driver's SERVER_LAUNCH_TIMEOUT_MS.
   startTimeoutMs: 30_000,
+  // A server that is up answers its status at once; one that needs longer is not reading screens either.
+  statusTimeoutMs: 3_000,
   installTimeoutMs: 120_000,
+  // The driver's SERVICES_LAUNCH_TIMEOUT_MS and its once-a-second poll.
+  instrumentationTimeoutMs: 30_000,
+  instrumentationPollMs: 1_000,
   maxAnswerBytes: 16 * 1024 * 1024,
 };
 
@@ -121,55 +152,39 @@ export class UiServer {
   }
 
   /** The server version installed on the phone when both its packages are there, else null. */
-  async installedVersion(): Promise<string | null> {
-    const listed = await this.transport.exec(`pm list packages ${UI_SERVER_PACKAGE}`);
-    const packages = new Set(
-      listed
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line.startsWith('package:'))
-        .map((line) => line.slice('package:'.length)),
-    );
-    if (!packages.has(UI_SERVER_PACKAGE) || !packages.has(UI_SERVER_TEST_PACKAGE)) return null;
-    return parseVersionName(await this.transport.exec(`dumpsys package ${UI_SERVER_PACKAGE} | grep versionName`));
+  installedVersion(): Promise<string | null> {
+    return installedUiServerVersion(this.transport);
+  }
+
+  /** Installs both APKs (replacing another version); see `installUiServer`. */
+  install(): Promise<void> {
+    return installUiServer(this.transport, this.apks, this.options);
   }
 
   /**
-   * Installs both APKs (replacing another version). A phone that refuses installs from USB ("Install via USB" off,
-   * MIUI's `INSTALL_FAILED_USER_RESTRICTED`) throws PhoneError('unsupported') with the phone's words.
+   * Installs when missing or of another version, waits until the package manager lists the instrumentation (as the
+   * driver does after every install check), starts the instrumentation and opens a session.
    */
-  async install(): Promise<void> {
-    for (const [apk, remote] of [
-      [this.apks.serverApk, '/data/local/tmp/farm-uia2-server.apk'],
-      [this.apks.testApk, '/data/local/tmp/farm-uia2-server-test.apk'],
-    ] as const) {
-      await this.transport.upload(apk, remote, 0o644);
-      // -r replaces another version in place; -g grants its runtime permissions so no dialog waits on the phone.
-      const output = await this.transport.exec(`pm install -r -g ${remote}; rm -f ${remote}`, this.options.installTimeoutMs);
-      if (!/^Success/m.test(output)) {
-        const reason = /Failure \[[^\]]*\]/.exec(output)?.[0] ?? (output.trim().split('\n')[0] ?? '').slice(0, 200);
-        throw new PhoneError(
-          /INSTALL_FAILED_USER_RESTRICTED/.test(output) ? 'unsupported' : 'command_failed',
-          `The phone refused to install the UI server: ${reason || 'no answer'}.`,
-        );
-      }
-    }
-  }
-
-  /** Installs when missing or of another version, starts the instrumentation and opens a session. */
   async ensure(): Promise<void> {
     if (this.ready) return;
     const installed = await this.installedVersion();
     if (installed !== this.apks.version) await this.install();
+    await waitForUiServerInstrumentation(this.transport, this.options);
     await this.start();
   }
 
-  /** Starts the instrumentation and waits for `/status` to say ready, then opens a session with the idle wait off. */
+  /**
+   * Starts the instrumentation and waits for `/status` to say ready, then opens a session with the idle wait off.
+   * Both packages are force-stopped first, as the driver does before each start, so no instrumentation left by an
+   * earlier host (or a half-dead one of ours) holds the phone's UI automation or the port.
+   */
   async start(): Promise<void> {
-    await this.stop();
+    this.release();
+    // As in the driver, a force-stop that fails does not stop the start: the instrument command says what is wrong.
+    await this.transport.exec(`am force-stop ${UI_SERVER_PACKAGE}; am force-stop ${UI_SERVER_TEST_PACKAGE}`).catch(() => undefined);
     this.starts += 1;
     this.lastWords = '';
-    const stream = await this.transport.spawn(`am instrument -w ${UI_SERVER_INSTRUMENTATION}`);
+    const stream = await this.transport.spawn(`am instrument -w -e disableAnalytics true ${UI_SERVER_INSTRUMENTATION}`);
     this.instrumentation = stream;
     stream.on('data', (chunk: Buffer | string) => {
       this.lastWords = `${this.lastWords}${chunk.toString()}`.slice(-500);
@@ -219,11 +234,30 @@ export class UiServer {
 
   /** Ends the instrumentation (force-stopping its package ends it), so another UI client can connect. */
   async stop(): Promise<void> {
+    const running = this.release();
+    if (running) await this.transport.exec(`am force-stop ${UI_SERVER_PACKAGE}`).catch(() => undefined);
+  }
+
+  /** Lets go of the instrumentation's shell and session; answers whether one was held. */
+  private release(): boolean {
     const running = this.instrumentation;
     this.instrumentation = null;
     this.session = null;
     running?.destroy();
-    if (running) await this.transport.exec(`am force-stop ${UI_SERVER_PACKAGE}`).catch(() => undefined);
+    return running !== null;
+  }
+
+  /**
+   * Asks the running server `GET /status` within the status limit: answers the version it reports when it says it
+   * is ready; throws UiServerError when it is not running, does not answer in time, answers something else, or says it
+   * is not ready.
+   */
+  async status(timeoutMs = this.options.statusTimeoutMs): Promise<string | null> {
+    if (!this.instrumentation) throw new UiServerError('down', 'The UI server is not running.');
+    const parsed = statusValue.safeParse(await this.call('GET', '/status', undefined, timeoutMs));
+    if (!parsed.success) throw new UiServerError('garbage', 'The UI server answered GET /status with something that is not its status.');
+    if (!parsed.data.ready) throw new UiServerError('down', `The UI server says it is not ready${parsed.data.message ? ` (${parsed.data.message})` : ''}.`);
+    return parsed.data.build?.version ?? null;
   }
 
   private sessionPath(path: string): string {
