@@ -97,9 +97,12 @@ export class HostApps {
     try {
       result = await this.execute(job, progress.stage);
     } catch (error) {
-      const code = error instanceof JobError ? error.code : error instanceof PhoneError && error.code === 'timeout' ? 'install_timeout' : 'host_error';
-      const reason = error instanceof Error ? error.message : String(error);
-      result = { ok: false, code, reason, detail: reason };
+      const late = error instanceof PhoneError && error.code === 'timeout';
+      const code = error instanceof JobError ? error.code : late ? 'install_timeout' : 'host_error';
+      const message = error instanceof Error ? error.message : String(error);
+      // Past its kind's limit the phone counts as not answering; the person is told which command it did not finish.
+      const reason = late ? `The phone did not finish in time, which counts as not answering: ${message}` : message;
+      result = { ok: false, code, reason, detail: message };
     } finally {
       progress.stop();
       work?.appJob(false);
