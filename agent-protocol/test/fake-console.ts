@@ -15,6 +15,10 @@ export interface FakeConsole {
   connections: Map<string, ServerSocket[]>;
   /** Live frames each phone sent (`live.frame`), answered "keep going". */
   frames: Map<string, { seq: number; source: string }[]>;
+  /** What the host said on its control connection (`host.app`, `host.app-progress`, `host.health`, …), in order. */
+  hostSaid: { name: string; message: unknown }[];
+  /** The host's control connection, once it said hello (the console sends it `app.run` there). */
+  host(): ServerSocket | undefined;
   /** The phone's connection now, if one is open. */
   phone(serial: string): ServerSocket | undefined;
   /** Sends a message to the phone's connection and answers its acknowledgement (or the timeout's error). */
@@ -22,15 +26,34 @@ export interface FakeConsole {
   close(): Promise<void>;
 }
 
-export async function fakeConsole(): Promise<FakeConsole> {
-  const http = createServer();
+/**
+ * `appFiles`: the app library's stored APKs by key, served to the host at `/api/agent/apps/<key>` as the console
+ * serves them (the host's credential is not checked here).
+ */
+export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buffer> } = {}): Promise<FakeConsole> {
+  const http = createServer((request, response) => {
+    const key = /^\/api\/agent\/apps\/([\w-]+)$/.exec(request.url ?? '')?.[1];
+    const file = key ? options.appFiles?.get(key) : undefined;
+    if (!file) {
+      // socket.io answers its own path; anything else is not here.
+      if (!request.url?.startsWith('/socket.io')) response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/vnd.android.package-archive', 'content-length': String(file.length) }).end(file);
+  });
+  const hostSaid: { name: string; message: unknown }[] = [];
+  let control: ServerSocket | undefined;
   const io = new Server(http, { maxHttpBufferSize: 16 * 1024 * 1024 });
   const connections = new Map<string, ServerSocket[]>();
   const frames = new Map<string, { seq: number; source: string }[]>();
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
-      socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => ack({ ok: true, hostName: 'Desk host' }));
+      socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => {
+        control = socket;
+        ack({ ok: true, hostName: 'Desk host' });
+      });
+      socket.onAny((name: string, message: unknown) => name !== 'host.hello' && hostSaid.push({ name, message }));
       return;
     }
     const serial = auth.serial ?? '';
@@ -50,6 +73,8 @@ export async function fakeConsole(): Promise<FakeConsole> {
     url: `http://127.0.0.1:${port}`,
     connections,
     frames,
+    hostSaid,
+    host: () => control,
     phone,
     ask: async (serial, name, message, timeoutMs = 8000) => {
       const socket = phone(serial);

@@ -31,6 +31,8 @@ interface Session {
 export interface PmAnswer {
   out: Buffer;
   code: number;
+  /** A command still running (an install being verified and compiled): its answer once it ends. */
+  running?: Promise<PmAnswer>;
 }
 
 const APPS_DIR = '/data/local/tmp/farm-apps/';
@@ -43,6 +45,15 @@ export class FakePackageManager {
   failNext: string | null = null;
   /** Every pm command this handled, in order. */
   readonly calls: string[] = [];
+  /**
+   * How long `pm install` and `pm install-commit` take before they answer: a 100–200 MB app is verified (Play
+   * Protect), dex-compiled and scanned before PackageManagerShellCommand prints its "Success", which takes tens of
+   * seconds on a mid-range phone (25 s in the reproduction of issue 50). The shell stays open meanwhile, printing
+   * nothing, as `adb shell pm install` does. Tests scale it with the host's limits.
+   */
+  installDelayMs = 0;
+  /** Installs and commits answering now (started, not yet answered). */
+  installing = 0;
   private readonly sessions = new Map<number, Session>();
   private nextSession = 1_284_412_201;
 
@@ -55,13 +66,26 @@ export class FakePackageManager {
   handle(args: readonly string[]): PmAnswer | undefined {
     const [verb, ...rest] = args;
     const path = rest[rest.length - 1] ?? '';
-    if (verb === 'install' && path.startsWith(APPS_DIR)) return this.record(args, () => this.install(rest));
+    if (verb === 'install' && path.startsWith(APPS_DIR)) return this.slow(args, () => this.install(rest));
     if (verb === 'install-create') return this.record(args, () => this.create(rest));
     if (verb === 'install-write') return this.record(args, () => this.write(rest));
-    if (verb === 'install-commit') return this.record(args, () => this.commit(rest));
+    if (verb === 'install-commit') return this.slow(args, () => this.commit(rest));
     if (verb === 'install-abandon') return this.record(args, () => this.abandon(rest));
     if (verb === 'uninstall') return this.record(args, () => this.uninstall(rest));
     return undefined;
+  }
+
+  /** An install: answered after `installDelayMs`, the app placed only then (as the package manager commits last). */
+  private slow(args: readonly string[], work: () => PmAnswer): PmAnswer {
+    if (this.installDelayMs <= 0) return this.record(args, work);
+    this.installing += 1;
+    const ended = new Promise<PmAnswer>((resolve) =>
+      setTimeout(() => {
+        this.installing -= 1;
+        resolve(this.record(args, work));
+      }, this.installDelayMs),
+    );
+    return { out: Buffer.alloc(0), code: 0, running: ended };
   }
 
   private record(args: readonly string[], work: () => PmAnswer): PmAnswer {

@@ -42,6 +42,23 @@ export class PhoneFacts {
     return this.cachedInfo;
   }
 
+  /**
+   * The phone's language as a BCP 47 tag (`fr-FR`), or null when it says none: `persist.sys.locale` (set when someone
+   * picks a language; Android 7+ keeps the first of the phone's list there), else the build's `ro.product.locale`
+   * (Android 5+), else the older `persist.sys.language`/`persist.sys.country` pair. Android 13's per-app languages
+   * are not read: this is the phone's own language, which picks the language splits an install needs.
+   */
+  async locale(): Promise<string | null> {
+    const output = await this.link.exec(
+      'getprop persist.sys.locale; echo "|"; getprop ro.product.locale; echo "|"; getprop persist.sys.language; echo "|"; getprop persist.sys.country',
+    );
+    const [chosen, product, language, country] = output.split('|').map((part) => part.trim());
+    if (chosen) return chosen;
+    if (product) return product;
+    if (language) return country ? `${language}-${country}` : language;
+    return null;
+  }
+
   async battery(): Promise<BatteryState> {
     return parseBattery(await this.link.exec('dumpsys battery'));
   }

@@ -2,15 +2,22 @@
  * Installing, updating and removing apps on a phone over adb (issue #42), as the farm host does it: one APK with
  * `pm install`, a split set with `pm install-create` / `install-write` / `install-commit` (abandoned on any failure,
  * so nothing is left half-installed), and `pm uninstall`. What the phone's package manager answers is read into a
- * result a person can act on: the INSTALL_FAILED_* code and its meaning in words. Outputs and codes: see
- * `test/fixtures/EVIDENCE.md`, "Package manager".
+ * result a person can act on: the INSTALL_FAILED_* code and its meaning in words. Each `pm` command runs within
+ * its kind's limit (`commandLimits` in adb.shell.ts): an install may take minutes, a session's commit is waited for
+ * and never abandoned once sent. Outputs and codes: see `test/fixtures/EVIDENCE.md`, "Package manager".
  */
 import { shellQuote } from './adb.parse.ts';
+import { limitsWith, type CommandKind, type CommandLimits } from './adb.shell.ts';
 
-/** What the package code needs of a phone: run a command (its output, stderr folded in), and copy a file onto it. */
+/**
+ * What the package code needs of a phone: run a command within a limit (its output, stderr folded in; each command
+ * in a shell process of its own, so a long install holds up no other command), and copy a file onto it.
+ */
 export interface PackagePhone {
-  exec(command: string): Promise<string>;
+  exec(command: string, timeoutMs?: number): Promise<string>;
   pushFile(localPath: string, remotePath: string): Promise<void>;
+  /** The phone's language as a BCP 47 tag (`fr-FR`), when it can say: picks a split set's language splits. */
+  locale?(): Promise<string | null>;
 }
 
 export type PackageResult =
@@ -38,6 +45,8 @@ export interface InstallOptions {
   allowDowngrade?: boolean;
   /** Where files are copied on the phone before installing (adb's push makes the folder); the shell user may write here. */
   remoteDir?: string;
+  /** The commands' limits, where they differ from `commandLimits` (a test's scaled ones). */
+  limits?: Partial<CommandLimits>;
 }
 
 const REMOTE_DIR = '/data/local/tmp/farm-apps';
@@ -116,9 +125,9 @@ export function isPackageName(value: string): boolean {
   return /^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/.test(value);
 }
 
-/** Runs a pm command and reads its answer with its exit code (the v1 shell gives none: it is printed after). */
-async function pm(phone: PackagePhone, args: string): Promise<PackageResult> {
-  const raw = await phone.exec(`pm ${args} 2>&1; echo ${EXIT_MARK}$?`);
+/** Runs a pm command within its kind's limit and reads its answer with its exit code (the v1 shell prints it after). */
+async function pm(phone: PackagePhone, kind: CommandKind, args: string, limits: CommandLimits): Promise<PackageResult> {
+  const raw = await phone.exec(`pm ${args} 2>&1; echo ${EXIT_MARK}$?`, limits[kind]);
   const at = raw.lastIndexOf(EXIT_MARK);
   const exitCode = at >= 0 ? Number.parseInt(raw.slice(at + EXIT_MARK.length), 10) : 0;
   return readPmOutput(at >= 0 ? raw.slice(0, at) : raw, Number.isNaN(exitCode) ? 1 : exitCode);
@@ -131,53 +140,64 @@ function flags(options: InstallOptions): string {
 /** Copies one APK to the phone, installs (or updates) it, and removes the copy whatever happened. */
 export async function installApk(phone: PackagePhone, localPath: string, fileName: string, options: InstallOptions = {}): Promise<PackageResult> {
   const remote = `${options.remoteDir ?? REMOTE_DIR}/${safeName(fileName)}`;
+  const limits = limitsWith(options.limits);
   await phone.pushFile(localPath, remote);
   try {
-    return await pm(phone, `install ${flags(options)} ${shellQuote(remote)}`);
+    return await pm(phone, 'install', `install ${flags(options)} ${shellQuote(remote)}`, limits);
   } finally {
-    await phone.exec(`rm -f ${shellQuote(remote)}`).catch(() => undefined);
+    await phone.exec(`rm -f ${shellQuote(remote)}`, limits.package).catch(() => undefined);
   }
 }
 
 /**
- * Installs a split set in one session: every file is written into it, then it is committed; a failure at any step
- * abandons the session, so the phone keeps the version it had.
+ * Installs a split set in one session: every file is written into it, then it is committed; a failure before the
+ * commit abandons the session, so the phone keeps the version it had. Once `install-commit` is sent the package
+ * manager owns the session: its answer is waited for within the install limit, and the session is never abandoned
+ * (an abandon racing a commit that is finishing could leave the phone between versions).
  */
 export async function installSplitSet(phone: PackagePhone, files: readonly SplitFile[], options: InstallOptions = {}): Promise<PackageResult> {
   if (files.length === 0)
     return { ok: false, code: 'INSTALL_FAILED_INVALID_APK', reason: packageFailureWords.INSTALL_FAILED_INVALID_APK as string, detail: 'no files' };
   const dir = options.remoteDir ?? REMOTE_DIR;
+  const limits = limitsWith(options.limits);
   const total = files.reduce((sum, file) => sum + file.size, 0);
-  const created = await pm(phone, `install-create ${flags(options)} -S ${total}`);
+  const created = await pm(phone, 'package', `install-create ${flags(options)} -S ${total}`, limits);
   if (!created.ok) return created;
   const session = readSessionId(created.output);
   if (session === null) return { ok: false, code: 'pm_failed', reason: 'The phone did not open an install session.', detail: created.output };
+  const abandon = () => pm(phone, 'package', `install-abandon ${session}`, limits).catch(() => undefined);
   const remotes: string[] = [];
+  let committing = false;
   try {
     for (const [index, file] of files.entries()) {
       const remote = `${dir}/${session}-${index}-${safeName(file.name)}.apk`;
       remotes.push(remote);
       await phone.pushFile(file.localPath, remote);
-      const written = await pm(phone, `install-write -S ${file.size} ${session} ${shellQuote(safeName(file.name))} ${shellQuote(remote)}`);
+      const written = await pm(
+        phone,
+        'installWrite',
+        `install-write -S ${file.size} ${session} ${shellQuote(safeName(file.name))} ${shellQuote(remote)}`,
+        limits,
+      );
       if (!written.ok) {
-        await pm(phone, `install-abandon ${session}`).catch(() => undefined);
+        await abandon();
         return written;
       }
     }
-    const committed = await pm(phone, `install-commit ${session}`);
-    return committed;
+    committing = true;
+    return await pm(phone, 'install', `install-commit ${session}`, limits);
   } catch (error) {
-    await pm(phone, `install-abandon ${session}`).catch(() => undefined);
+    if (!committing) await abandon();
     throw error;
   } finally {
-    for (const remote of remotes) await phone.exec(`rm -f ${shellQuote(remote)}`).catch(() => undefined);
+    for (const remote of remotes) await phone.exec(`rm -f ${shellQuote(remote)}`, limits.package).catch(() => undefined);
   }
 }
 
 /** Removes an app (for every user, its data too). */
-export async function uninstallPackage(phone: PackagePhone, packageName: string): Promise<PackageResult> {
+export async function uninstallPackage(phone: PackagePhone, packageName: string, limits?: Partial<CommandLimits>): Promise<PackageResult> {
   if (!isPackageName(packageName)) return { ok: false, code: 'pm_failed', reason: `"${packageName}" is not a package name.`, detail: packageName };
-  return pm(phone, `uninstall ${packageName}`);
+  return pm(phone, 'package', `uninstall ${packageName}`, limitsWith(limits));
 }
 
 /** A file or split name safe on the phone's shell and file system. */

@@ -103,6 +103,11 @@ export class AdbPhone implements PhoneDevice {
     return this.facts.info();
   }
 
+  /** The phone's language (`fr-FR`), or null: the language splits an install needs, and what recipes read on screen. */
+  locale(): Promise<string | null> {
+    return this.facts.locale();
+  }
+
   battery(): Promise<BatteryState> {
     return this.facts.battery();
   }

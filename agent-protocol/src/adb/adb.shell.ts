@@ -7,6 +7,34 @@
 import type { Duplex } from 'node:stream';
 import { PhoneError } from '../phone/phone.device.ts';
 
+/**
+ * How long each kind of phone command may take before the phone counts as not answering. One table, so a command's
+ * limit is looked up by what it is rather than chosen where it is run: a quick shell command or read answers in
+ * well under a second on a working phone (10 s is a phone in trouble); a `pm install` of a 100–200 MB app is
+ * compiled on the phone and often scanned by Play Protect first, which takes minutes on an older phone. A command
+ * that answers within its kind's limit is an answer (the phone is well); one past it counts toward "unresponsive".
+ */
+export const commandLimits = {
+  /** An echo, a getprop, a small query, an input line. */
+  quick: 10_000,
+  /** `dumpsys` and the like: a few hundred KB printed by a busy system server. */
+  read: 20_000,
+  /** `pm uninstall`, `pm install-create`, `install-abandon`, and removing a copied file. */
+  package: 60_000,
+  /** `pm install-write`: the phone copies one APK of the set into its session. */
+  installWrite: 5 * 60_000,
+  /** `pm install` and `pm install-commit`: verified, compiled and scanned on the phone. */
+  install: 10 * 60_000,
+} as const satisfies Record<string, number>;
+
+export type CommandKind = keyof typeof commandLimits;
+export type CommandLimits = Record<CommandKind, number>;
+
+/** The limits with some replaced (a farm's own, or a test's scaled ones). */
+export function limitsWith(overrides: Partial<CommandLimits> = {}): CommandLimits {
+  return { ...commandLimits, ...overrides };
+}
+
 export interface ShellResult {
   output: string;
   exitCode: number;

@@ -9,8 +9,13 @@ import type { AgentFeature } from '../live.ts';
 import { beating, type Beating } from './beating.ts';
 import type { PhoneAgentState } from './phone-agent.state.ts';
 
+/** A hold for an app job is said again this often: the server lets a hold lapse after five minutes (HOLD_MAX_MS). */
+const HOLD_RENEW_MS = 60_000;
+
 export class Connection {
   private heartbeatMs = 5000;
+  /** Says the hold again while app jobs hold the phone. */
+  private renew: NodeJS.Timeout | undefined;
   private heartbeat: Beating | undefined;
   private readonly screenshots: Beating | undefined;
   /** Told by the server to send no screenshot before this time (its limit per phone). */
@@ -64,7 +69,7 @@ export class Connection {
       ...(features.length > 0 ? { features } : {}),
       ...(uiReader ? { uiReader } : {}),
       ...(apps ? { apps } : {}),
-      ...(this.state.holding ? { holding: true } : {}),
+      ...(this.state.held ? { holding: true } : {}),
     };
   }
 
@@ -101,11 +106,32 @@ export class Connection {
    * this connection, so a result sent after it finds the phone held and no new task follows it.
    */
   hold(holding: boolean): void {
+    this.held(() => (this.state.holding = holding));
+  }
+
+  /**
+   * An app job was queued for the phone (or ran) and holds it from new tasks, or one ended. The server hears a hold
+   * as the host's (`agent.hold`); as it lets a hold lapse after a few minutes, one held for an install is said again
+   * every minute until the last job ended.
+   */
+  appJob(active: boolean): void {
+    this.held(() => (this.state.appJobs = Math.max(0, this.state.appJobs + (active ? 1 : -1))));
+    if (this.state.appJobs > 0 && !this.renew) {
+      this.renew = setInterval(() => this.state.socket.connected && this.state.socket.emit('agent.hold', { holding: true }), HOLD_RENEW_MS);
+      this.renew.unref();
+    } else if (this.state.appJobs === 0 && this.renew) {
+      clearInterval(this.renew);
+      this.renew = undefined;
+    }
+  }
+
+  /** Makes a change to what holds the phone and tells the server when the answer changed. */
+  private held(change: () => void): void {
     const { state } = this;
-    if (state.holding === holding) return;
-    state.holding = holding;
+    const before = state.held;
+    change();
     // Not connected: the next hello says it.
-    if (state.socket.connected) state.socket.emit('agent.hold', { holding });
+    if (state.held !== before && state.socket.connected) state.socket.emit('agent.hold', { holding: state.held });
   }
 
   private beat(): void {
@@ -134,6 +160,7 @@ export class Connection {
 
   /** Stops the heartbeats and the screenshots. */
   close(): void {
+    clearInterval(this.renew);
     this.screenshots?.stop();
     this.heartbeat?.stop();
   }

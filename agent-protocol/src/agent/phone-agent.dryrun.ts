@@ -48,6 +48,7 @@ export class DryRuns {
     if (state.dry) return { ok: false, error: 'The phone is already running a dry run.' };
     if (state.running.size > 0) return { ok: false, error: 'The phone is running a task; start the dry run once it is done.' };
     if (state.holding) return { ok: false, error: 'The phone’s farm host is holding its work (it restarts its adb server); try again in a minute.' };
+    if (state.appJobs > 0) return { ok: false, error: 'An app is being installed on the phone; start the dry run once it is done.' };
     const recipe = parseRecipe(start.recipe);
     if (!recipe.ok) return { ok: false, error: `The recipe is not valid: ${recipe.errors[0] ?? 'recipe: not valid'}.`.replace(/\.\.$/, '.') };
     const session = new DryRunSession(start.runId, start.mode, state.options.dryRunIdleMs);

@@ -66,6 +66,8 @@ export class PhoneAgentState {
   dry: DryRunSession | undefined;
   /** Its farm host holds its work (`hold`): said in the hello and at once when it changes. */
   holding = false;
+  /** App jobs queued or running on the phone (`appJob`): no task is taken while any is, as an install kills the app. */
+  appJobs = 0;
   /** The server let this agent in and what it made while away was sent. */
   ready = false;
   closed = false;
@@ -79,6 +81,11 @@ export class PhoneAgentState {
       reconnectionDelay: options.reconnectionDelayMs ?? 500,
       reconnectionDelayMax: Math.max(options.reconnectionDelayMs ?? 500, 5000),
     });
+  }
+
+  /** The server is to give the phone no new task: its host holds it, or an app job is queued or runs on it. */
+  get held(): boolean {
+    return this.holding || this.appJobs > 0;
   }
 
   /** A task or a dry run runs on the phone now. */

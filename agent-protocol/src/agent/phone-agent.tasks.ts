@@ -67,6 +67,12 @@ export class Tasks {
       state.log(`task ${dispatch.taskId} waits: a dry run is under way on this phone`);
       return;
     }
+    if (state.appJobs > 0) {
+      // An app is being installed or removed (`pm` kills the app): not started, not acknowledged, so the server gives
+      // it out again once its lease ends; the hold said at the job's start keeps it from doing so before.
+      state.log(`task ${dispatch.taskId} waits: an app is being installed on this phone`);
+      return;
+    }
     await this.run(dispatch);
   }
 

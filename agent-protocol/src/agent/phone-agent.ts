@@ -21,7 +21,7 @@ import { Connection } from './phone-agent.connection.ts';
 import { Control } from './phone-agent.control.ts';
 import { DryRuns } from './phone-agent.dryrun.ts';
 import { LiveScreen } from './phone-agent.live.ts';
-import { PhoneAgentState, type MessageHandler, type PhoneAgentOptions } from './phone-agent.state.ts';
+import { delay, PhoneAgentState, type MessageHandler, type PhoneAgentOptions } from './phone-agent.state.ts';
 import { Tasks } from './phone-agent.tasks.ts';
 
 // The agent's vocabulary lives in its rooms; callers keep importing it from here.
@@ -108,6 +108,22 @@ export class PhoneAgent {
    */
   hold(holding: boolean): void {
     this.connection.hold(holding);
+  }
+
+  /**
+   * An app job was queued for this phone or runs on it (true), or one ended (false): while any is, the phone takes no
+   * new task and the server is told to give it none (`pm install -r` kills the app a task drives).
+   */
+  appJob(active: boolean): void {
+    this.connection.appJob(active);
+  }
+
+  /** Resolves once no task or dry run runs on the phone (an app job waits for this before it installs). */
+  async idle(): Promise<void> {
+    while (this.state.busy) {
+      const ended = [...this.state.running.values()].map((running) => running.ended);
+      await Promise.race([Promise.allSettled(ended), delay(250)]);
+    }
   }
 
   /**

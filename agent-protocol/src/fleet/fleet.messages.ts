@@ -16,6 +16,9 @@ export const batteryHealths = ['unknown', 'good', 'overheat', 'dead', 'over_volt
 export const healthChecks = ['shell', 'ui_reader', 'frame'] as const;
 export const vitalsAlertKinds = ['overheat', 'battery_failed', 'disk_full', 'reboot_loop'] as const;
 export const recoveryOutcomes = ['done', 'failed', 'skipped'] as const;
+/** Where an app job on a phone stands while it runs (`host.app-progress`). */
+export const appJobStages = ['waiting_for_task', 'downloading', 'installing'] as const;
+export type AppJobStage = (typeof appJobStages)[number];
 export const usbControllerKinds = ['intel_chipset', 'xhci', 'other'] as const;
 
 const usbPlace = z.object({ hubLocation: z.string().min(1).max(100), port: z.number().int().min(1).max(255) });
@@ -60,6 +63,18 @@ export const fleetHostMessages = {
     code: z.string().max(100).nullable(),
     reason: text.nullable(),
     detail: text.nullable(),
+  }),
+  /**
+   * An app job (`app.run`) still under way on one phone, sent when it moves to another stage and every few seconds
+   * meanwhile: waiting for the phone's running task to end, downloading the APKs, or installing (a big app is
+   * verified and compiled on the phone for minutes). `elapsedMs` is the time in this stage. Hosts before it send
+   * none; a server before it ignores it.
+   */
+  'host.app-progress': z.object({
+    jobId: z.string().min(1).max(64),
+    serial,
+    stage: z.enum(appJobStages),
+    elapsedMs: z.number().int().min(0),
   }),
   /** The host's USB tree, where each phone hangs, and the capacity warnings; sent at start and when phones change. */
   'host.usb': z.object({

@@ -20,7 +20,9 @@ afterAll(async () => {
 });
 
 /** A phone whose `pm` answers from a table of outputs; it records the commands it ran and the files pushed. */
-function fakePhone(answers: { install?: string } = {}): PackagePhone & { commands: string[]; pushed: string[] } {
+function fakePhone(
+  answers: { install?: string; props?: Record<string, string>; locale?: string } = {},
+): PackagePhone & { commands: string[]; pushed: string[] } {
   const sim = simulatedPackagePhone();
   const commands: string[] = [];
   const pushed: string[] = [];
@@ -29,17 +31,21 @@ function fakePhone(answers: { install?: string } = {}): PackagePhone & { command
     pushed,
     async exec(command) {
       commands.push(command);
+      const prop = /^getprop (\S+)$/.exec(command)?.[1];
+      if (prop) return `${answers.props?.[prop] ?? ''}\n`;
       if (answers.install && /^pm (install|install-commit) /.test(command)) return `${answers.install}\n__farm_pm_exit=1\n`;
       return sim.exec(command);
     },
     async pushFile(local) {
       pushed.push(local);
     },
+    ...(answers.locale ? { locale: async () => answers.locale ?? null } : {}),
   };
 }
 
 function harness(phone: PackagePhone | undefined, files: Record<string, Buffer>) {
   const sent: FleetHostMessage<'host.app'>[] = [];
+  const progress: FleetHostMessage<'host.app-progress'>[] = [];
   const asked: string[] = [];
   const apps = new HostApps({
     server: 'http://console.test',
@@ -47,6 +53,7 @@ function harness(phone: PackagePhone | undefined, files: Record<string, Buffer>)
     dir,
     phone: () => phone,
     send: (_name, message) => sent.push(message),
+    progress: (message) => progress.push(message),
     fetch: (async (url: URL, init?: RequestInit) => {
       asked.push(`${url.pathname} ${(init?.headers as Record<string, string> | undefined)?.authorization ?? ''}`);
       const key = url.pathname.split('/').pop() ?? '';
@@ -54,7 +61,7 @@ function harness(phone: PackagePhone | undefined, files: Record<string, Buffer>)
       return bytes ? new Response(bytes) : new Response('not found', { status: 404 });
     }) as typeof fetch,
   });
-  return { apps, sent, asked };
+  return { apps, sent, asked, progress };
 }
 
 const job = (overrides: Partial<AppJob> = {}): AppJob => ({
@@ -91,6 +98,20 @@ describe('app jobs on a host', () => {
     const verbs = phone.commands.filter((command) => command.startsWith('pm ')).map((command) => command.split(' ')[1]);
     expect(verbs).toEqual(['install-create', 'install-write', 'install-write', 'install-commit']);
     expect(sent[0]?.ok).toBe(true);
+  });
+
+  it('fetches and installs only the splits the phone needs, and says where the job stands as it goes', async () => {
+    const phone = fakePhone({ props: { 'ro.product.cpu.abilist': 'arm64-v8a,armeabi-v7a,armeabi', 'ro.sf.lcd_density': '420' }, locale: 'fr-FR' });
+    const names = ['base', 'config.armeabi_v7a', 'config.arm64_v8a', 'config.mdpi', 'config.xxhdpi', 'config.de', 'config.fr'];
+    const files = Object.fromEntries(names.map((name) => [`n-${name.replace(/\W/g, '_')}`, Buffer.from(name)]));
+    const { apps, sent, asked, progress } = harness(phone, files);
+    await apps.run(job({ files: names.map((name) => ({ objectKey: `n-${name.replace(/\W/g, '_')}`, name, size: name.length })) }));
+    expect(sent[0]?.ok).toBe(true);
+    expect(asked.map((line) => line.split(' ')[0]?.split('/').pop())).toEqual(['n-base', 'n-config_arm64_v8a', 'n-config_xxhdpi', 'n-config_fr']);
+    const written = phone.commands.filter((command) => command.startsWith('pm install-write')).map((command) => command.split(' ')[5]);
+    expect(written).toEqual(["'base'", "'config.arm64_v8a'", "'config.xxhdpi'", "'config.fr'"]);
+    expect(progress.map((message) => message.stage)).toEqual(['downloading', 'installing']);
+    expect(progress[0]).toMatchObject({ jobId: 'rollout-1', serial: 'R58M1' });
   });
 
   it('reports the package manager’s refusal in words, and a download cut short', async () => {

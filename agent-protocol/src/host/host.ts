@@ -19,7 +19,7 @@ import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import type { DeviceBackend } from '../agent/device-backend.ts';
 import { FleetHealth } from './host.fleet.ts';
 import { HostPhones } from './host.phones.ts';
-import { HostApps, simulatedPackagePhone } from './host.apps.ts';
+import { HostApps, simulatedPackagePhone, type HostAppsOptions } from './host.apps.ts';
 import { setPhoneSettings } from './host.settings.ts';
 import { simulatedPhone, simulateLife } from './host.sim.ts';
 import type { PackagePhone } from '../adb/adb.packages.ts';
@@ -48,6 +48,8 @@ export interface FarmHostOptions {
   recipeOptions?: Pick<RecipeRunOptions, 'random' | 'clock' | 'pollMs' | 'busyPauseMs'>;
   /** How the host tracks adb (tests shorten the probe and name no adb program to start). */
   adb?: Pick<AdbHostOptions, 'adbBin' | 'probeMs' | 'reconnectMs'>;
+  /** App jobs' limits and how often their progress is sent (tests scale them). */
+  apps?: Pick<HostAppsOptions, 'limits' | 'progressMs'>;
   log?: (line: string) => void;
   /** Told when the console refuses the host (its credential was revoked). */
   onRefused?: (reason: string) => void;
@@ -82,6 +84,10 @@ export class FarmHost {
       dir: `${options.state.mediaDir}/apps`,
       phone: (serial) => this.packagePhone(serial),
       send: (name, message) => (this.control as unknown as Socket).emit(name, message),
+      progress: (message) => (this.control as unknown as Socket).emit('host.app-progress', message),
+      // The phone's agent: an install waits for its running task and holds it from new ones.
+      work: (serial) => this.phones.agent(serial),
+      ...options.apps,
       log: (line) => this.log(line),
     });
     this.control.on('app.run', (job, ack) => apps.take(job, ack));

@@ -90,9 +90,12 @@ export const appRolloutPhone = z.object({
   /** 1: the first stage; 2: the rest, sent once the first all succeeded. */
   stage: z.number().int(),
   status: z.enum(appRolloutPhoneStatusValues),
-  /** The package manager's code (INSTALL_FAILED_…), or the console's own (`host_offline`). */
+  /**
+   * The package manager's code (INSTALL_FAILED_…), or the console's own (`host_offline`); while `sent`, where the
+   * job stands on the phone (`waiting_for_task`, `downloading`, `installing`), or null before the host said.
+   */
   code: z.string().nullable(),
-  /** The result in words. */
+  /** The result in words; while `sent`, the stage and how long it has run ("Installing on the phone… 40 s"). */
   reason: z.string().nullable(),
   updatedAt: isoTime,
 });

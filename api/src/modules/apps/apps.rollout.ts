@@ -5,7 +5,7 @@
  * whose hello listed the `apps` feature); the host reports each phone's result (`host.app`) with the package
  * manager's code and its meaning. A group's pinned version is never passed: such a rollout is refused whole.
  */
-import type { AppJob } from '@farm/agent-protocol';
+import type { AppJob, AppJobStage } from '@farm/agent-protocol';
 import { appMessages, DEFAULT_FIRST_STAGE, type AppRollout, type CreateAppRolloutBody } from '@farm/contracts';
 import { badRequest, conflict, notFound } from '../../errors.ts';
 import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
@@ -44,6 +44,20 @@ export const rolloutWords = {
   no_answer: 'The farm host took the job and did not answer within 30 minutes: check the phone, then roll out again.',
   stage_failed: (failed: number) => `Not sent: ${failed === 1 ? 'a phone' : `${failed} phones`} of the first stage failed.`,
 } as const;
+
+/** A running job's stage on its phone (`host.app-progress`) in words, with the time it has been at it. */
+export const progressWords: Record<AppJobStage, (elapsed: string) => string> = {
+  waiting_for_task: (elapsed) => `Waiting for the phone’s task to end… ${elapsed}`,
+  downloading: (elapsed) => `Downloading the APK to the farm host… ${elapsed}`,
+  installing: (elapsed) => `Installing on the phone… ${elapsed}`,
+};
+
+/** 40 s, 3 min 05 s: how long a stage has run. */
+export function elapsedWords(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
 
 export function toRollout(row: RolloutRow): AppRollout {
   return {
@@ -223,6 +237,25 @@ export async function recordPhoneResult(
 }
 
 /**
+ * A running job's stage on a phone still waiting for its result: shown on the phone's row of the rollout ("Installing
+ * on the phone… 40 s"), and it keeps the job from expiring (`expireAppJobs` counts silence from the last word). A
+ * word for a phone whose result is in (late, out of order) changes nothing.
+ */
+export async function recordPhoneProgress(
+  ctx: WriteContext,
+  phone: { workspaceId: string; deviceId: string },
+  progress: { jobId: string; stage: AppJobStage; elapsedMs: number },
+): Promise<void> {
+  await write(ctx, phone.workspaceId, async (tx, outbox) => {
+    const rollout = await lockRollout(tx, progress.jobId);
+    if (!rollout || rollout.workspaceId !== phone.workspaceId) return;
+    const reason = progressWords[progress.stage](elapsedWords(progress.elapsedMs));
+    if (await setPhoneResult(tx, progress.jobId, phone.deviceId, ['sent'], { status: 'sent', code: progress.stage, reason }))
+      await announce(tx, phone.workspaceId, progress.jobId, outbox);
+  });
+}
+
+/**
  * Moves the rollout on when its stage is settled: the first stage all succeeded → the rest are sent; anything
  * failed → stopped, the rest skipped; the rest settled → done. Under the rollout's lock, so answers arriving
  * together move it once.
@@ -262,9 +295,10 @@ async function recordEnd(rollout: AppRollout, outbox: WriteOutbox): Promise<void
 }
 
 /**
- * How long a host may hold a job it took before the phone is failed: downloading 500 MiB over a slow link and
- * installing it on an old phone takes minutes, not half an hour. A host that reconnects meanwhile is sent the job
- * again (`resendAppJobs`) without resetting this.
+ * How long a host may hold a job it took without a word before the phone is failed: downloading 500 MiB over a slow
+ * link and installing it on an old phone takes minutes, and a host says where its job stands every few seconds
+ * (`recordPhoneProgress`), so half an hour of silence is a host that lost the job. A host that reconnects meanwhile
+ * is sent the job again (`resendAppJobs`) without resetting this.
  */
 export const APP_JOB_TIMEOUT_MS = 30 * 60_000;
 

@@ -5,6 +5,7 @@ import type { AppLibrary } from '@farm/contracts';
 import { answer, renderScreen, stubApi } from '../../test/render';
 import { AppsPage } from './AppsPage';
 import { AppsSection } from './AppsSection';
+import { RolloutResults } from './RolloutDialog';
 
 const library: AppLibrary = {
   versions: [
@@ -62,6 +63,48 @@ describe('Devices → Apps', () => {
       versionId: 'v1',
       firstStageSize: 2,
     });
+  });
+});
+
+describe('a rollout’s phones', () => {
+  it('shows where a long install stands on each phone, with the time so far', () => {
+    const phone = (deviceId: string, deviceName: string, status: 'sent' | 'succeeded', code: string | null, reason: string | null) => ({
+      deviceId,
+      deviceName,
+      stage: 1,
+      status,
+      code,
+      reason,
+      updatedAt: '2026-11-29T08:00:00.000Z',
+    });
+    renderScreen(
+      <RolloutResults
+        rollout={{
+          id: 'r1',
+          action: 'update',
+          package: 'com.instagram.android',
+          versionId: 'v1',
+          versionCode: 372019234,
+          versionName: '312.0.0.32.119',
+          firstStageSize: 2,
+          allowDowngrade: false,
+          status: 'first_stage',
+          createdAt: '2026-11-29T08:00:00.000Z',
+          finishedAt: null,
+          phones: [
+            phone('d1', 'Pixel 1', 'sent', 'installing', 'Installing on the phone… 40 s'),
+            phone('d2', 'Pixel 2', 'sent', 'waiting_for_task', 'Waiting for the phone’s task to end… 12 s'),
+            phone('d3', 'Pixel 3', 'sent', null, null),
+            phone('d4', 'Pixel 4', 'succeeded', null, null),
+          ],
+        }}
+      />,
+    );
+    const row = (name: string) => within(screen.getByRole('row', { name }));
+    expect(row('Pixel 1: Installing').getByText('Installing on the phone… 40 s')).toBeTruthy();
+    expect(row('Pixel 2: Waiting for its task').getByText('Waiting for the phone’s task to end… 12 s')).toBeTruthy();
+    expect(screen.getByRole('row', { name: 'Pixel 3: Installing' })).toBeTruthy();
+    expect(screen.getByRole('row', { name: 'Pixel 4: Succeeded' })).toBeTruthy();
   });
 });
 

@@ -23,6 +23,10 @@ const phoneWords: Record<AppRolloutPhoneStatus, string> = {
   failed: 'Failed',
   skipped: 'Skipped',
 };
+/** A sent phone's badge by where its job stands (`host.app-progress`); its row's line says how long it has been at it. */
+const stageWords: Record<string, string> = { waiting_for_task: 'Waiting for its task', downloading: 'Downloading', installing: 'Installing' };
+const badgeWords = (phone: AppRollout['phones'][number]) =>
+  phone.status === 'sent' && phone.code ? (stageWords[phone.code] ?? phoneWords.sent) : phoneWords[phone.status];
 const statusWords: Record<AppRollout['status'], string> = {
   first_stage: 'First stage',
   rest: 'Rest of the phones',
@@ -47,12 +51,12 @@ export function RolloutResults({ rollout }: { rollout: AppRollout }) {
         <TableHead columns={['Phone', 'Stage', 'Result']} />
         <Table.Tbody>
           {rollout.phones.map((phone) => (
-            <Table.Tr key={phone.deviceId} aria-label={`${phone.deviceName}: ${phoneWords[phone.status]}`}>
+            <Table.Tr key={phone.deviceId} aria-label={`${phone.deviceName}: ${badgeWords(phone)}`}>
               <Table.Td>{phone.deviceName}</Table.Td>
               <Table.Td>{phone.stage === 1 ? 'First' : 'Rest'}</Table.Td>
               <Table.Td>
                 <Badge color={phoneColors[phone.status]} variant="light">
-                  {phoneWords[phone.status]}
+                  {badgeWords(phone)}
                 </Badge>
                 {phone.reason ? (
                   <Text size="xs" c="dimmed" mt={2}>
