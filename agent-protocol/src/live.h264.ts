@@ -186,6 +186,8 @@ export class KeyFrameCache<P extends GopPacket = GopPacket> {
   private groupBytes = 0;
   /** When the cached key frame came (the clock's ms). */
   private keyFrameAt = 0;
+  /** The last packet was a configuration: scrcpy sends one only right before a key frame (start, reset, rotation). */
+  private configLast = false;
 
   constructor(
     private readonly maxBytes = 16 * 1024 * 1024,
@@ -193,6 +195,7 @@ export class KeyFrameCache<P extends GopPacket = GopPacket> {
   ) {}
 
   add(packet: P): void {
+    this.configLast = packet.config;
     if (packet.config) {
       this.config = packet;
       // New parameters (a rotation, a reset) make older pictures undecodable with them.
@@ -229,8 +232,12 @@ export class KeyFrameCache<P extends GopPacket = GopPacket> {
     return this.group.length > 0;
   }
 
-  /** Whether a watcher joining now can start from the cache: a configuration and a key frame at most `maxAgeMs` old. */
+  /**
+   * Whether a watcher joining now is served without asking the encoder: the cache holds a configuration and a key
+   * frame at most `maxAgeMs` old, or a configuration just came and its key frame is the next packet.
+   */
   covers(maxAgeMs = KEY_FRAME_MAX_AGE_MS): boolean {
+    if (this.configLast) return true;
     return this.config !== null && this.group.length > 0 && this.clock() - this.keyFrameAt <= maxAgeMs;
   }
 }

@@ -308,6 +308,13 @@ export class FakeScrcpyServer {
   private clip = 0;
   private nextClip: number | null = null;
   private frame = 0;
+  /**
+   * The configuration last written, and whether one is due. libx264 repeats SPS/PPS before every key frame, but
+   * Android's MediaCodec emits its codec-config buffer once per encoder start, and scrcpy's `Streamer` writes it only
+   * then (its start, a reset-video, a rotation): the clips' repeats are left out unless the parameters changed.
+   */
+  private lastConfig: Buffer | null = null;
+  private configDue = true;
   private video: Duplex | null = null;
   private endWith: (words: string) => void = () => undefined;
   /** Resolves with the server's last words when it stops. */
@@ -359,7 +366,10 @@ export class FakeScrcpyServer {
       this.switches.push({ at: performance.now(), clip: this.nextClip });
     }
     // A reset restarts the encoder: configuration and a key frame come next.
-    if (message.type === 'reset-video') this.frame = 0;
+    if (message.type === 'reset-video') {
+      this.frame = 0;
+      this.configDue = true;
+    }
   }
 
   private startStreaming(): void {
@@ -391,6 +401,14 @@ export class FakeScrcpyServer {
         this.frame = 0;
         packets = this.options.clips[this.clip] as ScrcpyPacket[];
         packet = packets[0] as ScrcpyPacket;
+      }
+      if (packet.config && !this.configDue && this.lastConfig?.equals(packet.data)) {
+        this.frame += 1;
+        continue;
+      }
+      if (packet.config) {
+        this.lastConfig = packet.data;
+        this.configDue = false;
       }
       video.write(encodePacket(packet));
       this.frame += 1;
