@@ -21,7 +21,7 @@ export function canDecodeH264(): boolean {
  * the picture until it came (up to the stream's 2 s key-frame interval) and threw the group away. Instead, every
  * reference picture is decoded, and while the player is behind:
  * - a picture no other refers to (`nal_ref_idc` 0) is not decoded at all;
- * - decoded pictures are drawn at most every `RENDER_EVERY_MS` (20 a second), the newest one, so the page's thread
+ * - decoded pictures are drawn at most every `renderEveryMs` (25 a second), the newest one, so the page's thread
  *   spends its time decoding rather than drawing pictures already late;
  * and only a decoder more than `MAX_LAG_MS` behind (one that cannot follow the stream at all) is flushed to the next
  * key frame. The lag is the age of the oldest picture sent to the decoder and not out yet: what the person sees late.
@@ -29,8 +29,8 @@ export function canDecodeH264(): boolean {
 export const VIDEO_PACE = {
   /** Pictures in the decoder (queued, or being decoded) from which the player counts itself behind. */
   behindPictures: 3,
-  /** While behind, a picture is drawn only this long after the last one (at least 20 a second). */
-  renderEveryMs: 50,
+  /** While behind, a picture is drawn only this long after the last one (25 a second: above the 20 a controller needs). */
+  renderEveryMs: 40,
   /** Behind by more than this, the decoder is flushed and the player waits for the next key frame. */
   maxLagMs: 1000,
 } as const;
