@@ -169,6 +169,13 @@ export interface GopPacket {
 }
 
 /**
+ * How old a cached key frame may be and still serve a watcher who joins: 1.5 times the 2 s key-frame interval the
+ * streams ask the encoder for. An older one means the encoder is not keeping that pace (or the group was cut), and a
+ * joiner would have a long run of pictures to decode before the present: the phone is asked for a fresh one instead.
+ */
+export const KEY_FRAME_MAX_AGE_MS = 3000;
+
+/**
  * The codec configuration and the packets since the last key frame: what a watcher who joins now needs before the
  * next packet. A key frame starts the list again, so it never holds more than one group of pictures (bounded besides
  * by `maxBytes`: past it, only the configuration is kept and the watcher waits for the next key frame).
@@ -177,30 +184,43 @@ export class KeyFrameCache<P extends GopPacket = GopPacket> {
   private config: P | null = null;
   private group: P[] = [];
   private groupBytes = 0;
+  /** When the cached key frame came (the clock's ms). */
+  private keyFrameAt = 0;
+  /** The last packet was a configuration: scrcpy sends one only right before a key frame (start, reset, rotation). */
+  private configLast = false;
 
-  constructor(private readonly maxBytes = 16 * 1024 * 1024) {}
+  constructor(
+    private readonly maxBytes = 16 * 1024 * 1024,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   add(packet: P): void {
+    this.configLast = packet.config;
     if (packet.config) {
       this.config = packet;
       // New parameters (a rotation, a reset) make older pictures undecodable with them.
-      this.group = [];
-      this.groupBytes = 0;
+      this.dropGroup();
       return;
     }
     if (packet.keyFrame) {
       this.group = [packet];
       this.groupBytes = packet.data.byteLength;
+      this.keyFrameAt = this.clock();
       return;
     }
     if (this.group.length === 0) return;
     this.groupBytes += packet.data.byteLength;
     if (this.groupBytes > this.maxBytes) {
-      this.group = [];
-      this.groupBytes = 0;
+      this.dropGroup();
       return;
     }
     this.group.push(packet);
+  }
+
+  /** The group cannot be decoded any more (a packet of it was lost): keep only the configuration until the next key frame. */
+  dropGroup(): void {
+    this.group = [];
+    this.groupBytes = 0;
   }
 
   /** What a new watcher is sent first: the configuration, then the key frame and what followed it. */
@@ -210,5 +230,14 @@ export class KeyFrameCache<P extends GopPacket = GopPacket> {
 
   get hasKeyFrame(): boolean {
     return this.group.length > 0;
+  }
+
+  /**
+   * Whether a watcher joining now is served without asking the encoder: the cache holds a configuration and a key
+   * frame at most `maxAgeMs` old, or a configuration just came and its key frame is the next packet.
+   */
+  covers(maxAgeMs = KEY_FRAME_MAX_AGE_MS): boolean {
+    if (this.configLast) return true;
+    return this.config !== null && this.group.length > 0 && this.clock() - this.keyFrameAt <= maxAgeMs;
   }
 }

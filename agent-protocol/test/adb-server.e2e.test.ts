@@ -244,7 +244,7 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
   }, 45_000);
 
   it('streams H.264 from scrcpy-server through the server and takes a tap on its control socket, on both phones', async () => {
-    const serverFile = join(home, 'scrcpy-server-v3.1');
+    const serverFile = join(home, 'scrcpy-server-v3.3.1');
     writeFileSync(serverFile, randomBytes(70_000));
     for (const [serial, adbd] of [
       [modern.serial, modern],

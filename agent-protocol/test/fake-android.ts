@@ -11,8 +11,7 @@ import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FakeMinicap, type FakeMinicapBehaviour } from './fake-minicap.ts';
-import { SCRCPY_VERSION } from '../src/adb/adb.scrcpy.ts';
-import { FakeScrcpyServer, type FakeScrcpyOptions } from './fake-scrcpy.ts';
+import { FAKE_SCRCPY_VERSION as SCRCPY_VERSION, FakeScrcpyServer, type FakeScrcpyOptions } from './fake-scrcpy.ts';
 import { FakeUiServer, type FakeUiServerBehaviour } from './fake-uiautomator2.ts';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));

@@ -1,13 +1,20 @@
 /**
- * A fake scrcpy-server (3.1 protocol) for tests: H.264 clips made with Debian's ffmpeg (libx264, one slice per
+ * A fake scrcpy-server (3.3.1 protocol) for tests: H.264 clips made with Debian's ffmpeg (libx264, one slice per
  * frame, a short key-frame interval), cut into scrcpy's packets, streamed on the video socket after the dummy byte,
  * device name and codec header. A touch on the control socket switches to the next clip at its next key frame; a
  * reset-video sends the configuration and a key frame at once.
+ *
+ * The control socket is read as scrcpy 3.3.1's server reads it (`readControlMessages` below, ported from
+ * server/src/main/java/com/genymobile/scrcpy/control/ControlMessageReader.java and util/Binary.java at tag v3.3.1),
+ * not with the farm host's own encoder, so a layout the host gets wrong shows here.
  */
 import { execFileSync } from 'node:child_process';
 import { Duplex } from 'node:stream';
-import { readControlMessages, SCRCPY_CODEC_H264, type ControlMessage, type ScrcpyPacket } from '../src/adb/adb.scrcpy.ts';
+import { SCRCPY_CODEC_H264, type ScrcpyPacket } from '../src/adb/adb.scrcpy.ts';
 import type { ScrcpyPhone } from '../src/adb/adb.scrcpy.session.ts';
+
+/** The version this fake is: scrcpy-server refuses a client that names another ("The server version (…) does not match"). */
+export const FAKE_SCRCPY_VERSION = '3.3.1';
 
 /** Makes a clip with ffmpeg's lavfi source (`testsrc`, `color=c=blue`…), as an Annex-B H.264 byte stream. */
 export function makeClip(source: string, options: { width?: number; height?: number; fps?: number; frames?: number; gop?: number } = {}): Buffer {
@@ -75,6 +82,176 @@ export function videoPreamble(name: string, width: number, height: number, dummy
   return Buffer.concat([dummy ? Buffer.from([0]) : Buffer.alloc(0), nameBytes, codec]);
 }
 
+/** A control message as scrcpy 3.3.1's `ControlMessage` holds it (the fields the tests look at). */
+export type ControlMessage =
+  | { type: 'touch'; action: 'down' | 'up' | 'move'; pointerId: bigint; x: number; y: number; width: number; height: number; pressure: number }
+  | { type: 'key'; action: 'down' | 'up'; keycode: number; repeat: number; metaState: number }
+  | { type: 'text'; text: string }
+  | { type: 'clipboard'; paste: boolean; text: string }
+  | { type: 'scroll'; x: number; y: number; width: number; height: number; hScroll: number; vScroll: number; buttons: number }
+  | { type: 'back'; action: 'down' | 'up' }
+  | { type: 'rotate' }
+  | { type: 'reset-video' }
+  | { type: 'other'; code: number };
+
+/** `ControlMessage.TYPE_*` of 3.3.1. */
+const TYPE = {
+  injectKeycode: 0,
+  injectText: 1,
+  injectTouch: 2,
+  injectScroll: 3,
+  backOrScreenOn: 4,
+  getClipboard: 8,
+  setClipboard: 9,
+  setDisplayPower: 10,
+  rotateDevice: 11,
+  uhidCreate: 12,
+  uhidInput: 13,
+  uhidDestroy: 14,
+  startApp: 16,
+  resetVideo: 17,
+} as const;
+/** Types read as `ControlMessage.createEmpty(type)`: expand/collapse panels, rotate, keyboard settings, reset video. */
+const EMPTY_TYPES = new Set([5, 6, 7, 11, 15, 17]);
+
+/** The message is not whole yet (DataInputStream would block). */
+class Incomplete extends Error {}
+
+/** `DataInputStream` over what arrived so far: every read throws Incomplete past the end. */
+class DataInput {
+  at: number;
+  constructor(
+    private readonly buffer: Buffer,
+    start: number,
+  ) {
+    this.at = start;
+  }
+  private need(bytes: number): number {
+    if (this.at + bytes > this.buffer.length) throw new Incomplete();
+    const from = this.at;
+    this.at += bytes;
+    return from;
+  }
+  readUnsignedByte(): number {
+    return this.buffer.readUInt8(this.need(1));
+  }
+  readShort(): number {
+    return this.buffer.readInt16BE(this.need(2));
+  }
+  readUnsignedShort(): number {
+    return this.buffer.readUInt16BE(this.need(2));
+  }
+  readInt(): number {
+    return this.buffer.readInt32BE(this.need(4));
+  }
+  readLong(): bigint {
+    return this.buffer.readBigInt64BE(this.need(8));
+  }
+  readFully(length: number): Buffer {
+    return this.buffer.subarray(this.need(length), this.at);
+  }
+  /** `parseBufferLength(sizeBytes)` then `readFully`: a big-endian length of 1 to 4 bytes, then the bytes. */
+  byteArray(sizeBytes: number): Buffer {
+    let length = 0;
+    for (let i = 0; i < sizeBytes; i++) length = length * 256 + this.readUnsignedByte();
+    return this.readFully(length);
+  }
+  string(sizeBytes = 4): string {
+    return this.byteArray(sizeBytes).toString('utf8');
+  }
+}
+
+/** `Binary.u16FixedPointToFloat`: 0xffff is 1, anything else value / 2^16. */
+const u16FixedPointToFloat = (value: number) => (value === 0xffff ? 1 : value / 0x10000);
+/** `Binary.i16FixedPointToFloat`: 0x7fff is 1, anything else value / 2^15. */
+const i16FixedPointToFloat = (value: number) => (value === 0x7fff ? 1 : value / 0x8000);
+
+/** `ControlMessageReader.read()` of 3.3.1, one message. */
+function readOne(dis: DataInput): ControlMessage {
+  const type = dis.readUnsignedByte();
+  const position = () => ({ x: dis.readInt(), y: dis.readInt(), width: dis.readUnsignedShort(), height: dis.readUnsignedShort() });
+  switch (type) {
+    case TYPE.injectKeycode: {
+      const action = dis.readUnsignedByte();
+      const keycode = dis.readInt();
+      const repeat = dis.readInt();
+      const metaState = dis.readInt();
+      return { type: 'key', action: action === 0 ? 'down' : 'up', keycode, repeat, metaState };
+    }
+    case TYPE.injectText:
+      return { type: 'text', text: dis.string() };
+    case TYPE.injectTouch: {
+      const action = dis.readUnsignedByte();
+      const pointerId = dis.readLong();
+      const at = position();
+      const pressure = u16FixedPointToFloat(dis.readUnsignedShort());
+      dis.readInt(); // actionButton
+      dis.readInt(); // buttons
+      return { type: 'touch', action: (['down', 'up', 'move'] as const)[action] ?? 'move', pointerId, ...at, pressure };
+    }
+    case TYPE.injectScroll: {
+      const at = position();
+      // "Binary.i16FixedPointToFloat() decodes values assuming the full range is [-1, 1], but the actual range is [-16, 16]."
+      const hScroll = i16FixedPointToFloat(dis.readShort()) * 16;
+      const vScroll = i16FixedPointToFloat(dis.readShort()) * 16;
+      const buttons = dis.readInt();
+      return { type: 'scroll', ...at, hScroll, vScroll, buttons };
+    }
+    case TYPE.backOrScreenOn:
+      return { type: 'back', action: dis.readUnsignedByte() === 0 ? 'down' : 'up' };
+    case TYPE.getClipboard:
+      dis.readUnsignedByte(); // copyKey
+      return { type: 'other', code: type };
+    case TYPE.setClipboard: {
+      dis.readLong(); // sequence
+      const paste = dis.readUnsignedByte() !== 0;
+      return { type: 'clipboard', paste, text: dis.string() };
+    }
+    case TYPE.setDisplayPower:
+      dis.readUnsignedByte();
+      return { type: 'other', code: type };
+    case TYPE.uhidCreate:
+      dis.readUnsignedShort(); // id
+      dis.readUnsignedShort(); // vendorId
+      dis.readUnsignedShort(); // productId
+      dis.string(1); // name
+      dis.byteArray(2); // report descriptor
+      return { type: 'other', code: type };
+    case TYPE.uhidInput:
+      dis.readUnsignedShort();
+      dis.byteArray(2);
+      return { type: 'other', code: type };
+    case TYPE.uhidDestroy:
+      dis.readUnsignedShort();
+      return { type: 'other', code: type };
+    case TYPE.startApp:
+      dis.string(1);
+      return { type: 'other', code: type };
+    default:
+      if (!EMPTY_TYPES.has(type)) throw new Error(`Unknown event type: ${type}`);
+      if (type === TYPE.rotateDevice) return { type: 'rotate' };
+      if (type === TYPE.resetVideo) return { type: 'reset-video' };
+      return { type: 'other', code: type };
+  }
+}
+
+/** Reads the whole control messages in `buffer`; an incomplete one at the end is answered as `rest`, to wait for more. */
+export function readControlMessages(buffer: Buffer): { messages: ControlMessage[]; rest: Buffer } {
+  const messages: ControlMessage[] = [];
+  let at = 0;
+  while (at < buffer.length) {
+    const dis = new DataInput(buffer, at);
+    try {
+      messages.push(readOne(dis));
+    } catch (error) {
+      if (error instanceof Incomplete) break;
+      throw error;
+    }
+    at = dis.at;
+  }
+  return { messages, rest: buffer.subarray(at) };
+}
+
 /** One end of an in-memory connection: what it writes, the other end reads; closing one closes both. */
 class End extends Duplex {
   peer: End | null = null;
@@ -131,6 +308,13 @@ export class FakeScrcpyServer {
   private clip = 0;
   private nextClip: number | null = null;
   private frame = 0;
+  /**
+   * The configuration last written, and whether one is due. libx264 repeats SPS/PPS before every key frame, but
+   * Android's MediaCodec emits its codec-config buffer once per encoder start, and scrcpy's `Streamer` writes it only
+   * then (its start, a reset-video, a rotation): the clips' repeats are left out unless the parameters changed.
+   */
+  private lastConfig: Buffer | null = null;
+  private configDue = true;
   private video: Duplex | null = null;
   private endWith: (words: string) => void = () => undefined;
   /** Resolves with the server's last words when it stops. */
@@ -182,7 +366,10 @@ export class FakeScrcpyServer {
       this.switches.push({ at: performance.now(), clip: this.nextClip });
     }
     // A reset restarts the encoder: configuration and a key frame come next.
-    if (message.type === 'reset-video') this.frame = 0;
+    if (message.type === 'reset-video') {
+      this.frame = 0;
+      this.configDue = true;
+    }
   }
 
   private startStreaming(): void {
@@ -214,6 +401,14 @@ export class FakeScrcpyServer {
         this.frame = 0;
         packets = this.options.clips[this.clip] as ScrcpyPacket[];
         packet = packets[0] as ScrcpyPacket;
+      }
+      if (packet.config && !this.configDue && this.lastConfig?.equals(packet.data)) {
+        this.frame += 1;
+        continue;
+      }
+      if (packet.config) {
+        this.lastConfig = packet.data;
+        this.configDue = false;
       }
       video.write(encodePacket(packet));
       this.frame += 1;

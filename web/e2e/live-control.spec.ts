@@ -32,7 +32,7 @@ test('watch a phone live, take control, and tap it from the browser', async ({ p
 
     // The live image shows the app now, and the console says the input's latency.
     await expect.poll(async () => (await screen.screenshot()).equals(home), { timeout: 5000 }).toBe(false);
-    await expect(dialog.getByText(/Input \d+ ms/)).toBeVisible();
+    await expect(dialog.getByText(/Input relay \d+ ms/)).toBeVisible();
 
     await dialog.getByRole('button', { name: 'Hand back' }).click();
     await expect(dialog.getByRole('button', { name: 'Take control' })).toBeVisible();

@@ -1,9 +1,10 @@
 /**
  * The live screen on its H.264 path in Debian's headless Chromium: the real agent drives a phone over the real ADB
- * code (adbkit against the fake ADB server), which runs a fake scrcpy-server speaking v3.1's protocol and playing
+ * code (adbkit against the fake ADB server), which runs a fake scrcpy-server speaking v3.3.1's protocol and playing
  * ffmpeg-made clips (red, then blue after a touch). The device's Live tab decodes it with WebCodecs onto a canvas and
- * says the path, its frame rate and, after a tap, the input latency (input to the first picture showing it); the tap
- * reaches the phone through scrcpy's control socket, not a shell command, and the picture turns blue.
+ * says the path, its frame rate and, after a tap, the input's relay time (input to the first picture the phone sent
+ * after applying it); the tap reaches the phone through scrcpy's control socket, not a shell command, and the picture
+ * turns blue.
  */
 import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
@@ -44,8 +45,8 @@ test('watch a phone as H.264, take control, tap, and see the picture answer', as
   const client = createAdbClient({ adbHost: '127.0.0.1', adbPort: adb.port, adbBin: '/nonexistent/adb' });
   client.on('error', () => undefined);
   // The fake phone runs whatever was pushed as the server; the pinned file's hash is checked by the host's own tests.
-  const serverFile = join(mkdtempSync(join(tmpdir(), 'e2e-scrcpy-')), 'scrcpy-server-v3.1');
-  writeFileSync(serverFile, 'stands in for scrcpy-server v3.1');
+  const serverFile = join(mkdtempSync(join(tmpdir(), 'e2e-scrcpy-')), 'scrcpy-server-v3.3.1');
+  writeFileSync(serverFile, 'stands in for scrcpy-server v3.3.1');
   const phone = new AdbPhone(serial, client.getDevice(serial), { scrcpyServer: async () => serverFile, uiServer: false });
   const running = () => fake.scrcpyServers.filter((server) => server.running).length;
   const touches = () => fake.scrcpyServers.flatMap((server) => server.control).filter((message) => message.type === 'touch').length;
@@ -76,7 +77,7 @@ test('watch a phone as H.264, take control, tap, and see the picture answer', as
     await expect.poll(touches, { timeout: 5000 }).toBeGreaterThanOrEqual(2);
     expect(fake.inputs).toEqual([]);
     await expect.poll(async () => isBlue(await centreColour(page, screen)), { timeout: 10_000 }).toBe(true);
-    await expect(dialog.getByText(/^Input \d+ ms$/)).toBeVisible();
+    await expect(dialog.getByText(/^Input relay \d+ ms$/)).toBeVisible();
     await expect(dialog.getByText('H.264', { exact: true })).toBeVisible();
 
     await dialog.getByRole('button', { name: 'Hand back' }).click();

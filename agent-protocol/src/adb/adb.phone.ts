@@ -220,6 +220,11 @@ export class AdbPhone implements PhoneDevice {
     return this.capture.restart(reason);
   }
 
+  /** Whether this host has a scrcpy-server to start at all (none with `--no-h264`). */
+  get videoAvailable(): boolean {
+    return this.link.options.scrcpyServer !== undefined;
+  }
+
   /** The screen as H.264 from scrcpy-server; rejects (and the agent falls back to JPEG) when it cannot start. */
   openVideo(kind: ScrcpyStreamKind): Promise<LiveVideoSession> {
     return this.capture.openVideo(kind);

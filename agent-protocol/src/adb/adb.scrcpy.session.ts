@@ -4,9 +4,10 @@
  * its watchers without decoding them. "The phone's screen as the browser sees it" (packets) and "an input sent to the
  * phone" (control messages) both go through here.
  *
- * A watcher who joins gets the codec configuration and the packets since the last key frame, and the encoder is asked
- * for a new key frame at once (reset video). A watcher whose backlog passes its limit is skipped until the next key
- * frame instead of queueing. Every failure (a packet that is not the protocol, a server that dies) ends this session
+ * A watcher who joins gets the codec configuration and the packets since the last key frame; the encoder is asked for
+ * a new key frame (reset video, which restarts it for every watcher) only when that cache cannot serve: no key frame
+ * cached, or one too old. A watcher whose backlog passes its limit is skipped until the next key frame instead of
+ * queueing; the configuration always reaches it. Every failure (a packet that is not the protocol, a server that dies) ends this session
  * with a reason and touches no other phone.
  */
 import type { Duplex } from 'node:stream';
@@ -57,6 +58,8 @@ export interface ScrcpySessionOptions {
   watcherBacklogBytes?: number;
   maxPacketBytes?: number;
   log?: (message: string) => void;
+  /** The clock the key-frame cache's age is read on (tests move it). */
+  clock?: () => number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -73,7 +76,7 @@ export class ScrcpySession {
   private shell: Duplex | null = null;
   private video: Duplex | null = null;
   private control: Duplex | null = null;
-  private readonly cache = new KeyFrameCache<ScrcpyPacket>();
+  private readonly cache: KeyFrameCache<ScrcpyPacket>;
   private readonly watchers = new Map<ScrcpyWatcher, WatcherState>();
   private readonly endedListeners = new Set<(reason: string) => void>();
   private serverWords = '';
@@ -82,12 +85,16 @@ export class ScrcpySession {
   size = { width: 0, height: 0 };
   endedWith: string | null = null;
   packets = 0;
+  /** Pictures (not configurations) relayed so far. */
+  pictures = 0;
   bytes = 0;
 
   constructor(
     private readonly phone: ScrcpyPhone,
     private readonly options: ScrcpySessionOptions,
-  ) {}
+  ) {
+    this.cache = new KeyFrameCache<ScrcpyPacket>(undefined, options.clock);
+  }
 
   /** Starts the server and waits for its video header; throws (and cleans up) when it does not come. */
   async start(): Promise<ScrcpyVideoHeader> {
@@ -172,6 +179,7 @@ export class ScrcpySession {
 
   private relay(packet: ScrcpyPacket): void {
     this.packets += 1;
+    if (!packet.config) this.pictures += 1;
     this.bytes += packet.data.length;
     if (packet.config) {
       const facts = configFacts(packet.data);
@@ -197,14 +205,17 @@ export class ScrcpySession {
     }
   }
 
-  /** Adds a watcher: it is sent the configuration and the current group of pictures, and a fresh key frame is asked for. */
+  /**
+   * Adds a watcher: it is sent the configuration and the current group of pictures. A fresh key frame is asked for
+   * only when the cache cannot serve it; before the first picture none is, as the encoder starts with one.
+   */
   watch(watcher: ScrcpyWatcher): () => void {
     if (this.endedWith) throw new ScrcpyStreamError(this.endedWith);
     const cached = this.cache.snapshot();
     const state: WatcherState = { watcher, waitingForKeyFrame: !this.cache.hasKeyFrame, skipped: 0 };
     this.watchers.set(watcher, state);
     if (this.header) for (const packet of cached) watcher.send(packet, this.header);
-    this.sendControl(resetVideoMessage());
+    if (this.pictures > 0 && !this.cache.covers()) this.sendControl(resetVideoMessage());
     return () => {
       this.watchers.delete(watcher);
     };

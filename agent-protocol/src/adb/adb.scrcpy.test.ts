@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clipPackets, encodePacket, FakeScrcpyPhone, makeClip, videoPreamble } from '../../test/fake-scrcpy.ts';
+import { clipPackets, encodePacket, FakeScrcpyPhone, makeClip, readControlMessages, videoPreamble } from '../../test/fake-scrcpy.ts';
 import {
   backOrScreenOnMessage,
   clipboardMessage,
   KeyFrameCache,
   keyMessage,
-  readControlMessages,
+  bundledScrcpyServer,
   resetVideoMessage,
   rotateMessage,
   SCRCPY_PROFILES,
-  SCRCPY_SERVER_URL,
+  SCRCPY_SERVER_SHA256,
   scrcpyCommand,
   scrcpySocketName,
   ScrcpyStreamError,
@@ -144,6 +144,18 @@ describe('control messages (scrcpy 3.1 layouts)', () => {
     expect(messages.map((message) => message.type)).toEqual(['touch', 'key', 'scroll', 'back', 'rotate', 'reset-video']);
   });
 
+  it('encodes scroll as 3.3.1 reads it: wheel notches from -16 to 16, clamped beyond', () => {
+    const read = (horizontal: number, vertical: number) => readControlMessages(scrollMessage(point, horizontal, vertical)).messages[0];
+    expect(read(0, 1)).toEqual({ type: 'scroll', x: 80, y: 160, width: 160, height: 320, hScroll: 0, vScroll: 1, buttons: 0 });
+    expect(read(-2.5, 16)).toMatchObject({ hScroll: -2.5, vScroll: 16 });
+    expect(read(0, -16)).toMatchObject({ vScroll: -16 });
+    expect(read(40, -40)).toMatchObject({ hScroll: 16, vScroll: -16 });
+    // 3.1's encoding (the value itself as the fixed point) would read as 16 notches for one.
+    expect(scrollMessage(point, 0, 1).readInt16BE(15)).toBe(0x0800);
+    // scrcpy's own test: 0x8000 is -16.
+    expect(scrollMessage(point, 0, -16).readUInt16BE(15)).toBe(0x8000);
+  });
+
   it('types ASCII as text and anything else through a clipboard paste', () => {
     expect(readControlMessages(Buffer.concat(typeMessages('hello world'))).messages).toEqual([{ type: 'text', text: 'hello world' }]);
     expect(readControlMessages(Buffer.concat(typeMessages('Olá 🌍 مرحبا'))).messages).toEqual([{ type: 'clipboard', paste: true, text: 'Olá 🌍 مرحبا' }]);
@@ -153,10 +165,10 @@ describe('control messages (scrcpy 3.1 layouts)', () => {
 });
 
 describe('the server file and command line', () => {
-  it('pins the official 3.1 release and starts it forward-tunnelled with a 2 s key-frame interval', () => {
-    expect(SCRCPY_SERVER_URL).toBe('https://github.com/Genymobile/scrcpy/releases/download/v3.1/scrcpy-server-v3.1');
+  it('pins the official 3.3.1 release and starts it forward-tunnelled with a 2 s key-frame interval', () => {
     const command = scrcpyCommand(0x1234abcd, SCRCPY_PROFILES.watch, true);
-    expect(command).toContain('app_process / com.genymobile.scrcpy.Server 3.1 scid=1234abcd');
+    // The server refuses any other client version ("The server version (3.3.1) does not match the client").
+    expect(command).toContain('app_process / com.genymobile.scrcpy.Server 3.3.1 scid=1234abcd');
     expect(command).toContain('tunnel_forward=true');
     expect(command).toContain('max_size=480');
     expect(command).toContain('max_fps=15');
@@ -164,48 +176,37 @@ describe('the server file and command line', () => {
     expect(scrcpySocketName(0x1234abcd)).toBe('localabstract:scrcpy_1234abcd');
   });
 
-  it('refuses and deletes a file whose SHA-256 does not match; keeps one that does', async () => {
+  it('refuses a file whose SHA-256 does not match, and leaves it where it is; answers one that does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'scrcpy-'));
     const file = join(dir, 'scrcpy-server');
     writeFileSync(file, 'not the server');
-    await expect(verifyScrcpyServer(file)).rejects.toThrow(/is not scrcpy-server v3.1: its SHA-256 is .* it was deleted/);
-    expect(existsSync(file)).toBe(false);
+    await expect(verifyScrcpyServer(file)).rejects.toThrow(/is not scrcpy-server v3.3.1: its SHA-256 is .*, expected a0f70b20/);
+    expect(existsSync(file)).toBe(true);
     writeFileSync(file, 'pinned bytes');
     const hash = createHash('sha256').update('pinned bytes').digest('hex');
     await expect(verifyScrcpyServer(file, hash)).resolves.toBe(file);
-    expect(existsSync(file)).toBe(true);
   });
 });
 
 describe('ensureScrcpyServer', () => {
-  const good = Buffer.from('pinned bytes');
-  const goodHash = createHash('sha256').update(good).digest('hex');
-
-  it('downloads once into the state folder, then uses the kept copy', async () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'scrcpy-state-'));
-    const urls: string[] = [];
-    const download = async (url: string) => {
-      urls.push(url);
-      return good;
-    };
-    const path = await ensureScrcpyServer({ stateDir, download, sha256: goodHash });
-    expect(path).toBe(join(stateDir, 'scrcpy-server-v3.1'));
-    expect(await ensureScrcpyServer({ stateDir, download, sha256: goodHash })).toBe(path);
-    expect(urls).toEqual([SCRCPY_SERVER_URL]);
+  it('uses the installed 3.3.1 jar, which has the SHA-256 scrcpy publishes, with nothing downloaded', async () => {
+    const bundled = bundledScrcpyServer();
+    expect(bundled).toMatch(/@u4[/\\]minicap-prebuilt[/\\]prebuilt[/\\]scrcpy[/\\]scrcpy-server-v3\.3\.1\.jar$/);
+    expect(SCRCPY_SERVER_SHA256).toBe('a0f70b20aa4998fbf658c94118cd6c8dab6abbb0647a3bdab344d70bc1ebcbb8');
+    expect(createHash('sha256').update(readFileSync(bundled)).digest('hex')).toBe(SCRCPY_SERVER_SHA256);
+    await expect(ensureScrcpyServer()).resolves.toBe(bundled);
   });
 
-  it('refuses and deletes a download whose hash differs; refuses but keeps an operator file', async () => {
-    const stateDir = mkdtempSync(join(tmpdir(), 'scrcpy-state-'));
-    await expect(ensureScrcpyServer({ stateDir, download: async () => Buffer.from('tampered'), sha256: goodHash })).rejects.toThrow(/SHA-256 is/);
-    expect(existsSync(join(stateDir, 'scrcpy-server-v3.1'))).toBe(false);
-    expect(existsSync(join(stateDir, 'scrcpy-server-v3.1.part'))).toBe(false);
-    const own = join(stateDir, 'mine.jar');
+  it('prefers SCRCPY_SERVER’s file, checked against the pinned hash and refused (not deleted) when it differs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'scrcpy-own-'));
+    const own = join(dir, 'mine.jar');
+    writeFileSync(own, 'pinned bytes');
+    const sha256 = createHash('sha256').update('pinned bytes').digest('hex');
+    await expect(ensureScrcpyServer({ path: own, sha256 })).resolves.toBe(own);
     writeFileSync(own, 'tampered');
-    await expect(ensureScrcpyServer({ stateDir, path: own, sha256: goodHash })).rejects.toThrow(/is not scrcpy-server v3.1/);
+    await expect(ensureScrcpyServer({ path: own, sha256 })).rejects.toThrow(/mine.jar is not scrcpy-server v3.3.1/);
     expect(existsSync(own)).toBe(true);
-    await expect(ensureScrcpyServer({ stateDir, download: async () => Promise.reject(new Error('offline')), sha256: goodHash })).rejects.toThrow(
-      /could not be downloaded .*offline.*set SCRCPY_SERVER/,
-    );
+    await expect(ensureScrcpyServer({ bundled: join(dir, 'missing.jar') })).rejects.toThrow(/missing.jar cannot be read/);
   });
 });
 
@@ -241,6 +242,34 @@ describe('ScrcpySession against the fake scrcpy-server', () => {
     session.watch(late);
     expect(late.packets[0]?.config).toBe(true);
     expect(late.packets[1]?.keyFrame).toBe(true);
+    session.end();
+    phone.stop();
+  });
+
+  it('asks for a reset only when the cached key frame cannot serve a joiner: none yet, or too old', async () => {
+    let now = 1_000_000;
+    const phone = new FakeScrcpyPhone({ clips: [clipA], width: 160, height: 320, frameMs: 5 });
+    const session = new ScrcpySession(phone, { kind: 'watch', serverFile: '/tmp/scrcpy-server', clock: () => now });
+    await session.start();
+    const resets = () => phone.control.filter((message) => message.type === 'reset-video').length;
+    // The first watcher: the encoder's first packets are the configuration and a key frame.
+    const first = new Collecting();
+    session.watch(first);
+    await until(() => first.packets.some((packet) => packet.keyFrame));
+    expect(resets()).toBe(0);
+    // A joiner a moment later starts from the cache: no encoder restart for everyone.
+    now += 1000;
+    await until(() => first.packets.filter((packet) => !packet.config).length > 3);
+    const second = new Collecting();
+    session.watch(second);
+    expect(second.packets[0]?.config).toBe(true);
+    expect(second.packets[1]?.keyFrame).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(resets()).toBe(0);
+    // The cached key frame is older than the limit: the joiner gets what there is, and a fresh one is asked for.
+    now += 10_000;
+    session.watch(new Collecting());
+    await until(() => resets() === 1);
     session.end();
     phone.stop();
   });

@@ -5,29 +5,31 @@
  *
  * Spoken here byte by byte rather than through `@yume-chan/scrcpy`: that client is built around its own adb stack and
  * web streams, while the farm host already holds adbkit streams and needs only a few dozen bytes of framing; each
- * layout below is the one of scrcpy 3.1's `ControlMessageReader`, `Streamer` and `DesktopConnection`
- * (doc/develop.md of the pinned tag).
+ * layout below is the one of scrcpy 3.3.1's `ControlMessageReader`, `Streamer` and `DesktopConnection`
+ * (doc/develop.md of the pinned tag; from 3.1 only the scroll's scaling changed).
  *
  * Nothing here decodes video: packets are relayed as they come, and the host keeps only the codec configuration and
  * the packets since the last key frame, so a late watcher starts at once.
  */
 import { createHash, randomInt } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { getScrcpyJar } from '@u4/minicap-prebuilt';
 
-/** The one scrcpy-server version the farm host speaks. */
-export const SCRCPY_VERSION = '3.1';
-/** Where the official release publishes that file. */
-export const SCRCPY_SERVER_URL = `https://github.com/Genymobile/scrcpy/releases/download/v${SCRCPY_VERSION}/scrcpy-server-v${SCRCPY_VERSION}`;
+/** The one scrcpy-server version the farm host speaks (the server refuses a client of any other version). */
+export const SCRCPY_VERSION = '3.3.1';
 /**
- * SHA-256 of the release asset `scrcpy-server-v3.1` (90,640 bytes). The same value is pinned independently by
- * Homebrew's scrcpy 3.1 formula, Void Linux's scrcpy 3.1 template (which downloads the asset from the release page)
- * and projects that vendor the unmodified asset; a farm can check it with `sha256sum` on the downloaded file.
+ * SHA-256 of scrcpy's release asset `scrcpy-server-v3.3.1`, as scrcpy publishes it beside the release. The file comes
+ * from the `@u4/minicap-prebuilt` package (pinned exactly), which ships the unmodified official jars 1.20 to 3.3.1;
+ * a farm can check it with `sha256sum` on `prebuilt/scrcpy/scrcpy-server-v3.3.1.jar`.
  */
-export const SCRCPY_SERVER_SHA256 = '958f0944a62f23b1f33a16e9eb14844c1a04b882ca175a738c16d23cb22b86c0';
+export const SCRCPY_SERVER_SHA256 = 'a0f70b20aa4998fbf658c94118cd6c8dab6abbb0647a3bdab344d70bc1ebcbb8';
 /** Where the server file goes on the phone (app_process runs it from there). */
 export const SCRCPY_REMOTE_PATH = '/data/local/tmp/farm-scrcpy-server.jar';
+
+/** The scrcpy-server file installed with the farm host: nothing is downloaded at first use (farm PCs are often offline). */
+export function bundledScrcpyServer(): string {
+  return getScrcpyJar(SCRCPY_VERSION);
+}
 
 /** A scrcpy stream that is not the pinned protocol, or broken mid-way; the stream ends with this reason. */
 export class ScrcpyStreamError extends Error {
@@ -45,80 +47,44 @@ export async function fileSha256(path: string): Promise<string> {
 }
 
 /**
- * Checks a scrcpy-server file against the pinned hash. A file that does not match is deleted (when `deleteOnMismatch`)
- * and refused with a reason naming both hashes; a matching file is answered as is.
+ * Checks a scrcpy-server file against the pinned hash: a matching file is answered as is, any other is refused with a
+ * reason naming both hashes (and left where it is: it is the operator's or the installed package's).
  */
-export async function verifyScrcpyServer(path: string, expected = SCRCPY_SERVER_SHA256, deleteOnMismatch = true): Promise<string> {
+export async function verifyScrcpyServer(path: string, expected = SCRCPY_SERVER_SHA256): Promise<string> {
   let actual: string;
   try {
     actual = await fileSha256(path);
   } catch (error) {
     throw new ScrcpyStreamError(`The scrcpy-server file ${path} cannot be read (${error instanceof Error ? error.message : String(error)}).`);
   }
-  if (actual !== expected) {
-    if (deleteOnMismatch) await rm(path, { force: true });
-    throw new ScrcpyStreamError(
-      `The scrcpy-server file ${path} is not scrcpy-server v${SCRCPY_VERSION}: its SHA-256 is ${actual}, expected ${expected}${deleteOnMismatch ? '; it was deleted' : ''}.`,
-    );
-  }
+  if (actual !== expected)
+    throw new ScrcpyStreamError(`The scrcpy-server file ${path} is not scrcpy-server v${SCRCPY_VERSION}: its SHA-256 is ${actual}, expected ${expected}.`);
   return path;
 }
 
 export interface ScrcpyServerSource {
-  /** `SCRCPY_SERVER`: a file the farm host's operator placed; refused (not deleted) when its hash differs. */
+  /** `SCRCPY_SERVER` (or `--scrcpy-server`): a file the farm host's operator placed, used instead of the installed one. */
   path?: string | undefined;
-  /** The host's state folder: the downloaded file is kept there, checked again at every start. */
-  stateDir: string;
-  /** Downloads the release file (global fetch by default). */
-  download?: (url: string) => Promise<Uint8Array>;
-  url?: string;
+  /** The installed file (`@u4/minicap-prebuilt`'s jar by default). */
+  bundled?: string;
   sha256?: string;
-  /** Largest file accepted from the download (the real one is under 100 KiB). */
-  maxBytes?: number;
 }
 
 /**
- * The scrcpy-server file this host runs: `SCRCPY_SERVER` when set, else the copy in the state folder, else downloaded
- * once from the official release. Every file is checked against the pinned SHA-256; a download or kept copy that does
- * not match is deleted and refused with the reason.
+ * The scrcpy-server file this host runs: `SCRCPY_SERVER` when set, else the one installed with the farm host. Either
+ * is checked against the pinned SHA-256 and refused with the reason when it differs.
  */
-export async function ensureScrcpyServer(source: ScrcpyServerSource): Promise<string> {
+export async function ensureScrcpyServer(source: ScrcpyServerSource = {}): Promise<string> {
   const sha256 = source.sha256 ?? SCRCPY_SERVER_SHA256;
-  if (source.path) return verifyScrcpyServer(source.path, sha256, false);
-  const kept = join(source.stateDir, `scrcpy-server-v${SCRCPY_VERSION}`);
-  if (existsSync(kept)) return verifyScrcpyServer(kept, sha256, true);
-  const url = source.url ?? SCRCPY_SERVER_URL;
-  const download =
-    source.download ??
-    (async (from: string) => {
-      const answer = await fetch(from, { redirect: 'follow', signal: AbortSignal.timeout(60_000) });
-      if (!answer.ok) throw new Error(`HTTP ${answer.status}`);
-      return new Uint8Array(await answer.arrayBuffer());
-    });
-  let bytes: Uint8Array;
-  try {
-    bytes = await download(url);
-  } catch (error) {
-    throw new ScrcpyStreamError(
-      `scrcpy-server v${SCRCPY_VERSION} could not be downloaded from ${url} (${error instanceof Error ? error.message : String(error)}); set SCRCPY_SERVER to the file's path.`,
-    );
-  }
-  const maxBytes = source.maxBytes ?? 4 * 1024 * 1024;
-  if (bytes.length > maxBytes) throw new ScrcpyStreamError(`The file downloaded from ${url} is ${bytes.length} bytes, more than scrcpy-server can be.`);
-  await mkdir(source.stateDir, { recursive: true });
-  const partial = `${kept}.part`;
-  await writeFile(partial, bytes);
-  await verifyScrcpyServer(partial, sha256, true);
-  await rename(partial, kept);
-  return kept;
+  return verifyScrcpyServer(source.path || (source.bundled ?? bundledScrcpyServer()), sha256);
 }
 
 /**
- * The scrcpy-server file for every phone of a host, found (or downloaded and checked) once: a success is kept, a
- * failure is answered again for `retryAfterMs` (a watcher opening a phone does not start a download each time), then
- * tried anew.
+ * The scrcpy-server file for every phone of a host, found and checked once: a success is kept, a failure is answered
+ * again for `retryAfterMs` (a watcher opening a phone does not hash the file each time), then tried anew (an operator
+ * may have fixed `SCRCPY_SERVER`'s file meanwhile).
  */
-export function scrcpyServerOnce(source: ScrcpyServerSource, retryAfterMs = 5 * 60_000): () => Promise<string> {
+export function scrcpyServerOnce(source: ScrcpyServerSource = {}, retryAfterMs = 5 * 60_000): () => Promise<string> {
   let found: Promise<string> | null = null;
   let failedAt = 0;
   return () => {
@@ -376,17 +342,32 @@ export function keyMessage(action: keyof typeof KEY_ACTION, keycode: number, rep
   return message;
 }
 
-/** A scroll: 21 bytes (type, x/y i32, width/height u16, horizontal/vertical i16 fixed in -1..1, buttons). */
+/** The largest scroll scrcpy 3.3.1 takes, in Android's `AXIS_VSCROLL` units (one wheel notch is 1). */
+export const SCRCPY_SCROLL_MAX = 16;
+
+/**
+ * One scroll amount as 3.3.1's client writes it (app/src/control_msg.c): divided by 16 to fit `sc_float_to_i16fp`'s
+ * [-1, 1], clamped, times 2^15 truncated, 1.0 written as 0x7fff. The server multiplies by 16 again
+ * (`Binary.i16FixedPointToFloat(dis.readShort()) * 16` in `ControlMessageReader.parseInjectScrollEvent`).
+ */
+function scrollFixed(value: number): number {
+  const normalized = Math.max(-1, Math.min(1, (Number.isFinite(value) ? value : 0) / SCRCPY_SCROLL_MAX));
+  return Math.min(0x7fff, Math.trunc(normalized * 0x8000));
+}
+
+/**
+ * A scroll: 21 bytes (type, x/y i32, width/height u16, horizontal/vertical i16 fixed point, buttons). `horizontal`
+ * and `vertical` are wheel notches (`AXIS_HSCROLL`/`AXIS_VSCROLL`), -16 to 16.
+ */
 export function scrollMessage(point: ScreenPoint, horizontal: number, vertical: number): Buffer {
-  const fixed = (value: number) => Math.max(-0x8000, Math.min(0x7fff, Math.round(Math.max(-1, Math.min(1, value)) * 0x8000)));
   const message = Buffer.alloc(21);
   message.writeUInt8(CONTROL_TYPE.injectScroll, 0);
   message.writeInt32BE(i32(point.x), 1);
   message.writeInt32BE(i32(point.y), 5);
   message.writeUInt16BE(u16(point.width), 9);
   message.writeUInt16BE(u16(point.height), 11);
-  message.writeInt16BE(fixed(horizontal), 13);
-  message.writeInt16BE(fixed(vertical), 15);
+  message.writeInt16BE(scrollFixed(horizontal), 13);
+  message.writeInt16BE(scrollFixed(vertical), 15);
   message.writeUInt32BE(0, 17);
   return message;
 }
@@ -434,69 +415,3 @@ export function rotateMessage(): Buffer {
 export function resetVideoMessage(): Buffer {
   return Buffer.from([CONTROL_TYPE.resetVideo]);
 }
-
-/** The whole length of the control message at `at`, or null while it is incomplete. */
-function controlLength(buffer: Buffer, at: number): number | null {
-  const available = buffer.length - at;
-  const type = buffer[at] as number;
-  const fixed: Record<number, number> = {
-    [CONTROL_TYPE.injectTouch]: 32,
-    [CONTROL_TYPE.injectKeycode]: 14,
-    [CONTROL_TYPE.injectScroll]: 21,
-    [CONTROL_TYPE.backOrScreenOn]: 2,
-    [CONTROL_TYPE.rotateDevice]: 1,
-    [CONTROL_TYPE.resetVideo]: 1,
-  };
-  let length: number | undefined = fixed[type];
-  if (type === CONTROL_TYPE.injectText) length = available >= 5 ? 5 + buffer.readUInt32BE(at + 1) : Number.POSITIVE_INFINITY;
-  if (type === CONTROL_TYPE.setClipboard) length = available >= 14 ? 14 + buffer.readUInt32BE(at + 10) : Number.POSITIVE_INFINITY;
-  if (length === undefined) throw new ScrcpyStreamError(`Control message type ${type} is not one the farm host sends.`);
-  return available >= length ? length : null;
-}
-
-/** Reads the control messages above back (the fake server in the tests, and a check that the layouts agree). */
-export function readControlMessages(buffer: Buffer): { messages: ControlMessage[]; rest: Buffer } {
-  const messages: ControlMessage[] = [];
-  let at = 0;
-  while (at < buffer.length) {
-    const length = controlLength(buffer, at);
-    if (length === null) break;
-    const type = buffer[at] as number;
-    if (type === CONTROL_TYPE.injectTouch) {
-      messages.push({
-        type: 'touch',
-        action: (['down', 'up', 'move'] as const)[buffer.readUInt8(at + 1)] ?? 'move',
-        x: buffer.readInt32BE(at + 10),
-        y: buffer.readInt32BE(at + 14),
-        width: buffer.readUInt16BE(at + 18),
-        height: buffer.readUInt16BE(at + 20),
-      });
-    } else if (type === CONTROL_TYPE.injectKeycode) {
-      messages.push({ type: 'key', action: buffer.readUInt8(at + 1) === 0 ? 'down' : 'up', keycode: buffer.readInt32BE(at + 2) });
-    } else if (type === CONTROL_TYPE.injectText) {
-      messages.push({ type: 'text', text: buffer.subarray(at + 5, at + length).toString('utf8') });
-    } else if (type === CONTROL_TYPE.setClipboard) {
-      messages.push({ type: 'clipboard', paste: buffer.readUInt8(at + 9) === 1, text: buffer.subarray(at + 14, at + length).toString('utf8') });
-    } else if (type === CONTROL_TYPE.injectScroll) {
-      messages.push({ type: 'scroll', x: buffer.readInt32BE(at + 1), y: buffer.readInt32BE(at + 5) });
-    } else if (type === CONTROL_TYPE.backOrScreenOn) {
-      messages.push({ type: 'back', action: buffer.readUInt8(at + 1) === 0 ? 'down' : 'up' });
-    } else if (type === CONTROL_TYPE.rotateDevice) {
-      messages.push({ type: 'rotate' });
-    } else {
-      messages.push({ type: 'reset-video' });
-    }
-    at += length;
-  }
-  return { messages, rest: buffer.subarray(at) };
-}
-
-export type ControlMessage =
-  | { type: 'touch'; action: 'down' | 'up' | 'move'; x: number; y: number; width: number; height: number }
-  | { type: 'key'; action: 'down' | 'up'; keycode: number }
-  | { type: 'text'; text: string }
-  | { type: 'clipboard'; paste: boolean; text: string }
-  | { type: 'scroll'; x: number; y: number }
-  | { type: 'back'; action: 'down' | 'up' }
-  | { type: 'rotate' }
-  | { type: 'reset-video' };

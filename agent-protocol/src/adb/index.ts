@@ -4,7 +4,7 @@ export { AdbLiveScreen, type LiveScreenOptions } from './adb.live.ts';
 export {
   ensureScrcpyServer,
   SCRCPY_SERVER_SHA256,
-  SCRCPY_SERVER_URL,
+  bundledScrcpyServer,
   SCRCPY_VERSION,
   ScrcpyStreamError,
   type ScrcpyPacket,

@@ -25,8 +25,8 @@ Commands:
   host     Run a farm host: every phone adb sees on this PC (or --backend sim simulated ones) joins the console.
            First time: --server URL --code CODE (the host code from Settings → Phone hosts → Add host).
            Options: --backend adb|sim  --devices N (sim)  --adb-host HOST  --adb-port PORT  --screenshot MS
-                    --scrcpy-server PATH (or SCRCPY_SERVER; default: scrcpy-server v3.1 downloaded once and checked)
-                    --no-h264 (live screens as JPEG frames only)
+                    --scrcpy-server PATH (or SCRCPY_SERVER; default: the scrcpy-server v3.3.1 installed with farm-agent; both checked)
+                    --no-h264 (live screens as JPEG frames only; the console is not offered H.264)
   enroll   Exchange a device's one-time code (its menu → Connect phone) for its credential, kept in the state folder.
            --server URL --code CODE [--serial S] [--model M]
   run      Run the enrolled device's agent: a simulated phone, or with --serial S the phone of that serial over adb.
@@ -72,7 +72,7 @@ if (values.help || !command) {
   process.exit(values.help ? 0 : 2);
 }
 const state = new AgentState(values.state ?? defaultStateDir());
-/** The scrcpy-server file named for this host (undefined: downloaded into the state folder), or false for JPEG only. */
+/** The scrcpy-server file named for this host (undefined: the installed one), or false for JPEG only (`h264` not offered). */
 function scrcpyServerPath(): string | undefined | false {
   if (values['no-h264']) return false;
   return values['scrcpy-server'] ?? (process.env.SCRCPY_SERVER || undefined);
@@ -151,7 +151,7 @@ switch (command) {
       const scrcpy = scrcpyServerPath();
       phone = new AdbPhone(values.serial, client.getDevice(values.serial), {
         mediaRoot: state.mediaDir,
-        ...(scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: state.dir }) }),
+        ...(scrcpy === false ? {} : { scrcpyServer: scrcpyServerOnce({ path: scrcpy }) }),
       });
     } else {
       const ui = new SimulatedPhoneUi({ serial: `SIM-${saved!.deviceId!.slice(0, 8)}` });

@@ -50,7 +50,8 @@ export class DeviceBackend implements PhoneBackend {
   ) {
     this.shared = new BackendState(phone, options);
     this.control = new PhoneControl(this.shared);
-    if (phone.openVideo) this.openVideo = (kind) => this.control.startVideo(kind);
+    // A phone that can never start H.264 here (`--no-h264`) is not offered it: the hello then leaves `h264` out.
+    if (phone.openVideo && phone.videoAvailable !== false) this.openVideo = (kind) => this.control.startVideo(kind);
     this.timer = setInterval(() => void this.read(), options.readEveryMs ?? 5000);
     this.timer.unref();
   }

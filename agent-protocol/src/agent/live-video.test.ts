@@ -6,7 +6,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { LiveVideo as LiveVideoMessage } from '../live.ts';
 import type { LiveVideoPacket, LiveVideoSession } from '../phone/phone.device.ts';
+import { createAdbClient } from '../adb/adb.host.ts';
+import { AdbPhone } from '../adb/adb.phone.ts';
+import { DeviceBackend } from './device-backend.ts';
 import { LiveVideo } from './live-video.ts';
+import { PhoneAgentState } from './phone-agent.state.ts';
 
 class StandIn implements LiveVideoSession {
   readonly size = { width: 160, height: 320 };
@@ -116,5 +120,20 @@ describe('the agent’s H.264 streams', () => {
     video.stop();
     expect(sessions.map((session) => session.ended)).toEqual(['Nobody watches this stream any more.', 'Nobody watches this stream any more.']);
     expect(video.running).toEqual([]);
+  });
+});
+
+describe('the h264 feature in the hello', () => {
+  const hello = (phone: AdbPhone) => {
+    // Never connected: the features are read from the backend, not from a server.
+    const state = new PhoneAgentState({ url: 'http://127.0.0.1:9', token: 't', backend: new DeviceBackend(phone, { agentVersion: 'test' }) });
+    state.socket.close();
+    return state.features();
+  };
+  const client = createAdbClient({ adbPort: 9 });
+
+  it('is left out on a host run with --no-h264 (no scrcpy-server), and said where one is', () => {
+    expect(hello(new AdbPhone('NOH264', client.getDevice('NOH264'), { uiServer: false }))).not.toContain('h264');
+    expect(hello(new AdbPhone('H264', client.getDevice('H264'), { uiServer: false, scrcpyServer: async () => '/scrcpy-server' }))).toContain('h264');
   });
 });

@@ -127,7 +127,7 @@ export class FarmHost {
       ...(this.options.adbPort ? { adbPort: this.options.adbPort } : {}),
       phone: {
         mediaRoot: this.options.state.mediaDir,
-        ...(scrcpy !== false ? { scrcpyServer: scrcpyServerOnce({ path: scrcpy, stateDir: this.options.state.dir }) } : {}),
+        ...(scrcpy !== false ? { scrcpyServer: scrcpyServerOnce({ path: scrcpy }) } : {}),
       },
     });
     const off = adb.on((event) => this.adbEvent(adb, event));

@@ -231,6 +231,8 @@ export interface PhoneDevice {
   openLive?(options: ScreenshotOptions): Promise<LiveFrameSource>;
   /** Streams the screen as H.264 where the phone can (scrcpy-server on a real phone); rejects with the reason otherwise. */
   openVideo?(kind: 'control' | 'watch'): Promise<LiveVideoSession>;
+  /** False when `openVideo` can never start here (a farm host run with `--no-h264`): the agent does not offer H.264. */
+  readonly videoAvailable?: boolean;
   /** Turns the screen a quarter turn (auto-rotate off). */
   rotate?(): Promise<void>;
   /** The phone's UI language as a BCP 47 tag ("en-US"), for recipes written for one language; absent: not checked. */

@@ -2,6 +2,11 @@
  * The H.264 relay to this instance's watchers. Packets are passed on, never decoded, so each watcher's place in its
  * stream is kept here: a late or lagging watcher starts again at a key frame instead of being sent pictures it cannot
  * show, and a watcher moves between the controller's and the others' stream as control changes hands.
+ *
+ * Configuration packets (SPS/PPS) always reach a watcher, however far behind: a phone sends them only when a stream
+ * starts or resets, and a player without them can show nothing. A watcher that fell behind resumes, once it caught
+ * up, at the cached key frame with its parameter sets rather than waiting for the encoder's next one (up to 2 s).
+ * The phone is asked for a key frame only when that cache cannot serve: asking restarts the encoder for everyone.
  */
 import { KeyFrameCache, type LiveVideoStream } from '@farm/agent-protocol';
 import type { BusVideo, LiveBus } from './live.bus.ts';
@@ -14,6 +19,8 @@ const VIDEO_BACKLOG_BYTES = 1024 * 1024;
 const VIDEO_ACK_WAIT_MS = 1500;
 /** Unacknowledged this long, a packet's ack is taken as lost (the watcher starts again at a key frame). */
 const VIDEO_ACK_LOST_MS = 10_000;
+/** A caught-up watcher is sent the cached group of pictures only when it is at most this large (else the next key frame). */
+const VIDEO_RESUME_BYTES = VIDEO_BACKLOG_BYTES / 2;
 
 /** A phone's H.264 streams as this instance's watchers receive them: each one's last group of pictures and pace. */
 interface DeviceVideo {
@@ -89,8 +96,9 @@ export class LiveVideoRelay {
   private follow(watch: Watch, stream: LiveVideoStream, video: DeviceVideo): void {
     watch.video.follow = stream;
     watch.video.waitingKey = true;
-    for (const packet of video.caches[stream].snapshot()) this.send(watch, packet);
-    this.bus.signal({ t: 'keyframe', from: this.me, deviceId: watch.deviceId, stream });
+    const cache = video.caches[stream];
+    for (const packet of cache.snapshot()) this.send(watch, packet);
+    if (!cache.covers()) this.bus.signal({ t: 'keyframe', from: this.me, deviceId: watch.deviceId, stream });
   }
 
   /** A packet for this instance's H.264 watchers, in order; a gap in its stream sends them to the next key frame. */
@@ -100,7 +108,10 @@ export class LiveVideoRelay {
     const gap = video.lastSeq[packet.stream] > 0 && packet.seq !== video.lastSeq[packet.stream] + 1;
     video.lastSeq[packet.stream] = packet.seq;
     video.lastAt[packet.stream] = now;
-    video.caches[packet.stream].add(packet);
+    const cache = video.caches[packet.stream];
+    // A lost packet breaks the cached group too: a watcher joining now waits for the next key frame.
+    if (gap) cache.dropGroup();
+    cache.add(packet);
     for (const watch of watches) {
       if (!watch.h264) continue;
       const stream = this.streamFor(watch, video, now);
@@ -112,31 +123,56 @@ export class LiveVideoRelay {
       }
       if (packet.stream !== stream) continue;
       if (gap) watch.video.waitingKey = true;
+      if (watch.video.waitingKey && !packet.keyFrame && !packet.config && this.canResume(watch, cache.snapshot(), now)) {
+        // Caught up again: from the cached key frame (this packet is the snapshot's last) rather than the next one.
+        for (const cached of cache.snapshot()) this.send(watch, cached);
+        continue;
+      }
       this.send(watch, packet);
     }
   }
 
-  /** Sends a packet unless the watcher is behind: then it skips pictures until the next key frame, never queueing them. */
-  private send(watch: Watch, packet: BusVideo): void {
-    const state = watch.video;
-    const now = Date.now();
+  /** Whether a watcher waiting for a key frame can be sent the cached group now: it keeps pace again, and the group is small. */
+  private canResume(watch: Watch, snapshot: BusVideo[], now: number): boolean {
+    if (this.behind(watch.video, now)) return false;
+    if (!snapshot.some((packet) => packet.keyFrame)) return false;
+    return snapshot.reduce((total, packet) => total + packet.data.byteLength, 0) <= VIDEO_RESUME_BYTES;
+  }
+
+  /** Whether the watcher is behind (too much unacknowledged, or for too long); acks taken as lost are forgotten here. */
+  private behind(state: Watch['video'], now: number): boolean {
     const oldest = state.sentAt[0];
-    if (oldest !== undefined && now - oldest > VIDEO_ACK_LOST_MS) {
+    if (oldest === undefined) return false;
+    if (now - oldest > VIDEO_ACK_LOST_MS) {
       state.generation += 1;
       state.unacked = 0;
       state.sentAt = [];
       state.waitingKey = true;
-    } else if (oldest !== undefined && (state.unacked > VIDEO_BACKLOG_BYTES || now - oldest > VIDEO_ACK_WAIT_MS)) {
-      state.waitingKey = true;
-      this.count(watch.deviceId, false);
-      return;
+      return false;
     }
-    if (state.waitingKey && !packet.config) {
-      if (!packet.keyFrame) {
+    return state.unacked > VIDEO_BACKLOG_BYTES || now - oldest > VIDEO_ACK_WAIT_MS;
+  }
+
+  /**
+   * Sends a packet unless the watcher is behind: then it skips pictures until it resumes at a key frame, never queueing
+   * them. A configuration is always sent (a few dozen bytes, and nothing decodes without it).
+   */
+  private send(watch: Watch, packet: BusVideo): void {
+    const state = watch.video;
+    const now = Date.now();
+    if (!packet.config) {
+      if (this.behind(state, now)) {
+        state.waitingKey = true;
         this.count(watch.deviceId, false);
         return;
       }
-      state.waitingKey = false;
+      if (state.waitingKey) {
+        if (!packet.keyFrame) {
+          this.count(watch.deviceId, false);
+          return;
+        }
+        state.waitingKey = false;
+      }
     }
     this.count(watch.deviceId, true);
     const bytes = packet.data.byteLength;

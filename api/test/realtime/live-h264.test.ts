@@ -25,12 +25,23 @@ async function videoPhone(name: string, options: VideoPhoneOptions = {}) {
   return { ...(await simulatedPhone(url, operator, name, closers, ui)), ui };
 }
 
-/** What a watcher gets: packets (acknowledged at once unless `stall`) and JPEG frames. */
+/** What a watcher gets: packets (acknowledged at once unless `stall`, or held while `seen.stalled`) and JPEG frames. */
 function received(socket: Socket, options: { stall?: boolean } = {}) {
-  const seen = { video: [] as (LiveVideoOut & { at: number })[], jpeg: [] as LiveFrameOut[] };
+  const held: (() => void)[] = [];
+  const seen = {
+    video: [] as (LiveVideoOut & { at: number })[],
+    jpeg: [] as LiveFrameOut[],
+    stalled: false,
+    /** Acknowledges what was held, and everything from now on. */
+    resume() {
+      seen.stalled = false;
+      for (const ack of held.splice(0)) ack();
+    },
+  };
   socket.on('live.video', (packet: LiveVideoOut, ack: () => void) => {
     seen.video.push({ ...packet, at: performance.now() });
-    if (!options.stall) ack();
+    if (seen.stalled) held.push(ack);
+    else if (!options.stall) ack();
   });
   socket.on('live.frame', (frame: LiveFrameOut, ack: () => void) => {
     seen.jpeg.push(frame);
@@ -111,6 +122,34 @@ describe('live screen as H.264', () => {
     await until(async () => ui.running().includes('watch') && !ui.running().includes('control'), 'back on the watch stream', 5000);
   });
 
+  it('gives a watcher that is behind when its stream starts the parameter sets, and a picture once it keeps pace', async () => {
+    const { device, ui } = await videoPhone('Pixel late');
+    const watcher = liveSocket(operator);
+    await connected(watcher);
+    const seen = received(watcher);
+    await ask(watcher, 'live.watch', { deviceId: device.id, h264: true });
+    await until(async () => seen.video.length > 5, 'packets', 8000);
+    // A busy tab: nothing acknowledged for 2 s, so the relay counts it behind (1.5 s).
+    seen.stalled = true;
+    await pause(2000);
+    // It takes control while behind: the control stream starts.
+    expect(await ask(watcher, 'live.control', { deviceId: device.id })).toEqual({ ok: true });
+    await until(async () => seen.video.some((packet) => packet.stream === 'control'), 'the control stream’s configuration', 8000);
+    const control = () => seen.video.filter((packet) => packet.stream === 'control');
+    expect(control()[0]?.config).toBe(true);
+    expect(ui.running()).toContain('control');
+    // It catches up: it is sent the control stream's cached key frame, after the parameter sets, and pictures go on.
+    seen.resume();
+    await until(async () => control().filter((packet) => !packet.config).length >= 10, 'control pictures', 8000);
+    const firstPicture = control().findIndex((packet) => !packet.config);
+    expect(control()[firstPicture]?.keyFrame).toBe(true);
+    expect(
+      control()
+        .slice(0, firstPicture)
+        .some((packet) => packet.config),
+    ).toBe(true);
+  });
+
   it('serves JPEG to a browser without WebCodecs beside H.264, and skips a watcher that stops reading to its next key frame', async () => {
     const { device, agent } = await videoPhone('Pixel mixed', { frameMs: 10 });
     const modern = liveSocket(operator);
@@ -127,13 +166,15 @@ describe('live screen as H.264', () => {
     expect(agent.live.active).toBe(true);
     expect(oldSeen.video).toHaveLength(0);
     expect(modernSeen.jpeg).toHaveLength(0);
-    // The stuck watcher is sent nothing more once it is behind, while the others go on.
+    // The stuck watcher is sent no picture once it is behind (only the few bytes of each configuration), while the
+    // others go on.
     await pause(2000);
-    const stuckCount = stuckSeen.video.length;
+    const pictures = (video: LiveVideoOut[]) => video.filter((packet) => !packet.config).length;
+    const stuckCount = pictures(stuckSeen.video);
     const modernCount = modernSeen.video.length;
     // Frames come every 10 ms; a busy machine sends them slower, so wait for thirty more rather than a second.
     await until(async () => modernSeen.video.length > modernCount + 30, 'the modern watcher goes on', 8000);
-    expect(stuckSeen.video.length).toBe(stuckCount);
+    expect(pictures(stuckSeen.video)).toBe(stuckCount);
     expect(modernSeen.video.length).toBeGreaterThan(modernCount + 30);
   });
 

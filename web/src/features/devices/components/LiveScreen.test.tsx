@@ -139,11 +139,11 @@ describe('LiveScreen', () => {
     fireEvent.mouseDown(surface, { button: 0, clientX: 150, clientY: 150 });
     fireEvent.mouseUp(surface, { button: 0, clientX: 150, clientY: 150 });
     expect(live.sent('live.input')).toEqual([{ deviceId: 'd1', seq: 1, input: { kind: 'tap', x: 0.25, y: 0.25 } }]);
-    // The latency shown is from the input to the first picture that shows it.
-    expect(screen.queryByText(/^Input \d+ ms$/)).toBeNull();
+    // The figure shown is the relay's share: from the input to the first picture the phone sent after applying it.
+    expect(screen.queryByText(/^Input relay \d+ ms$/)).toBeNull();
     const after = showFrame(2, { inputSeq: 1 });
     fireEvent.load(after.image);
-    expect(screen.getByText(/^Input \d+ ms$/)).toBeTruthy();
+    expect(screen.getByText(/^Input relay \d+ ms$/).getAttribute('title')).toMatch(/^From your input leaving this browser .* not counted\.$/);
 
     // A drag is a swipe from where it started to where it ended.
     fireEvent.mouseDown(surface, { button: 0, clientX: 200, clientY: 400 });

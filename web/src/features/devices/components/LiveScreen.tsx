@@ -81,8 +81,15 @@ function IdlePrompt({ deviceName, releaseAt, onKeep }: { deviceName: string; rel
 }
 
 /**
- * A phone's screen, live, and its remote control: who is in control, frames per second, the last input's latency
- * (from the input to the first picture showing it) and the path (H.264 decoded here, or JPEG and its source) above
+ * What the input figure measures: the input's way to the phone and the next picture's way back, not the phone's own
+ * time to react and encode the change (each picture says the last input applied when the farm host had it).
+ */
+const INPUT_RELAY_TITLE =
+  "From your input leaving this browser to the first picture drawn here that left the phone after it applied the input: the network, the console's relay and this browser's decoding. The phone's own time to react and encode the change is not counted.";
+
+/**
+ * A phone's screen, live, and its remote control: who is in control, frames per second, the last input's relay time
+ * (from the input to the first picture the phone sent after applying it) and the path (H.264 decoded here, or JPEG and its source) above
  * the picture. While the person is in control, a click taps, a drag swipes,
  * the wheel scrolls and typing goes to the phone; the server decides who may take control.
  */
@@ -234,7 +241,7 @@ export function LiveScreen({ device, offerRecord = false }: LiveScreenProps) {
         </Group>
         <Group gap="md" wrap="wrap">
           <Text size="xs" c="dimmed">{`${state.fps} fps`}</Text>
-          {state.latencyMs !== null ? <Text size="xs" c="dimmed">{`Input ${state.latencyMs} ms`}</Text> : null}
+          {state.latencyMs !== null ? <Text size="xs" c="dimmed" title={INPUT_RELAY_TITLE}>{`Input relay ${state.latencyMs} ms`}</Text> : null}
           {path ? (
             <Text size="xs" c="dimmed" title="How the picture reaches this browser">
               {path}
