@@ -6,8 +6,10 @@
  *
  * A fake APK is a small JSON text, `{"package":"com.instagram.android","versionCode":1,"versionName":"1.0",
  * "split":"config.arm64_v8a"?}`: the fake reads its package and version from it as a phone reads the manifest.
- * Anything else is "not an APK".
+ * A real APK (a ZIP with a compiled manifest, such as the console's app library accepts) is read as the phone reads
+ * it: its manifest's package, version and split (fake-apk.ts). Anything else is "not an APK".
  */
+import { looksLikeZip, readApkManifest } from './fake-apk.ts';
 
 export interface FakeApp {
   versionCode: number;
@@ -96,6 +98,7 @@ export class FakePackageManager {
   private read(path: string): FakeApk | null {
     const data = this.files.get(path);
     if (!data) return null;
+    if (looksLikeZip(data)) return readApkManifest(data);
     try {
       const parsed = JSON.parse(data.toString('utf8')) as Partial<FakeApk>;
       if (typeof parsed.package !== 'string' || typeof parsed.versionCode !== 'number') return null;
