@@ -68,7 +68,12 @@ export class FakePackageManager {
   handle(args: readonly string[]): PmAnswer | undefined {
     const [verb, ...rest] = args;
     const path = rest[rest.length - 1] ?? '';
-    if (verb === 'install' && path.startsWith(APPS_DIR)) return this.slow(args, () => this.install(rest));
+    if (verb === 'install' && path.startsWith(APPS_DIR)) {
+      // PackageManagerShellCommand.runInstall copies the file into a session first (doWriteSplit), then commits and
+      // waits: the long part comes after the file was read, so a copy removed meanwhile is installed all the same.
+      const data = this.files.get(path);
+      return this.slow(args, () => this.install(rest, data));
+    }
     if (verb === 'install-create') return this.record(args, () => this.create(rest));
     if (verb === 'install-write') return this.record(args, () => this.write(rest));
     if (verb === 'install-commit') return this.slow(args, () => this.commit(rest));
@@ -95,8 +100,7 @@ export class FakePackageManager {
     return work();
   }
 
-  private read(path: string): FakeApk | null {
-    const data = this.files.get(path);
+  private read(path: string, data = this.files.get(path)): FakeApk | null {
     if (!data) return null;
     if (looksLikeZip(data)) return readApkManifest(data);
     try {
@@ -142,12 +146,12 @@ export class FakePackageManager {
     return answer('Success\n');
   }
 
-  private install(rest: readonly string[]): PmAnswer {
+  private install(rest: readonly string[], data: Buffer | undefined): PmAnswer {
     const path = rest[rest.length - 1] as string;
-    if (!this.files.has(path)) return answer('Failure [INSTALL_FAILED_INVALID_URI]\n', 1);
+    if (!data) return answer('Failure [INSTALL_FAILED_INVALID_URI]\n', 1);
     const refused = this.refusal();
     if (refused) return refused;
-    const apk = this.read(path);
+    const apk = this.read(path, data);
     if (!apk) return answer(`Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse ${path}: Failed to load asset path ${path}]\n`, 1);
     return this.place([apk], rest.includes('-d'));
   }
