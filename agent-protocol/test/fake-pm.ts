@@ -6,8 +6,10 @@
  *
  * A fake APK is a small JSON text, `{"package":"com.instagram.android","versionCode":1,"versionName":"1.0",
  * "split":"config.arm64_v8a"?}`: the fake reads its package and version from it as a phone reads the manifest.
- * Anything else is "not an APK".
+ * A real APK (a ZIP with a compiled manifest, such as the console's app library accepts) is read as the phone reads
+ * it: its manifest's package, version and split (fake-apk.ts). Anything else is "not an APK".
  */
+import { looksLikeZip, readApkManifest } from './fake-apk.ts';
 
 export interface FakeApp {
   versionCode: number;
@@ -66,7 +68,12 @@ export class FakePackageManager {
   handle(args: readonly string[]): PmAnswer | undefined {
     const [verb, ...rest] = args;
     const path = rest[rest.length - 1] ?? '';
-    if (verb === 'install' && path.startsWith(APPS_DIR)) return this.slow(args, () => this.install(rest));
+    if (verb === 'install' && path.startsWith(APPS_DIR)) {
+      // PackageManagerShellCommand.runInstall copies the file into a session first (doWriteSplit), then commits and
+      // waits: the long part comes after the file was read, so a copy removed meanwhile is installed all the same.
+      const data = this.files.get(path);
+      return this.slow(args, () => this.install(rest, data));
+    }
     if (verb === 'install-create') return this.record(args, () => this.create(rest));
     if (verb === 'install-write') return this.record(args, () => this.write(rest));
     if (verb === 'install-commit') return this.slow(args, () => this.commit(rest));
@@ -93,9 +100,9 @@ export class FakePackageManager {
     return work();
   }
 
-  private read(path: string): FakeApk | null {
-    const data = this.files.get(path);
+  private read(path: string, data = this.files.get(path)): FakeApk | null {
     if (!data) return null;
+    if (looksLikeZip(data)) return readApkManifest(data);
     try {
       const parsed = JSON.parse(data.toString('utf8')) as Partial<FakeApk>;
       if (typeof parsed.package !== 'string' || typeof parsed.versionCode !== 'number') return null;
@@ -139,12 +146,12 @@ export class FakePackageManager {
     return answer('Success\n');
   }
 
-  private install(rest: readonly string[]): PmAnswer {
+  private install(rest: readonly string[], data: Buffer | undefined): PmAnswer {
     const path = rest[rest.length - 1] as string;
-    if (!this.files.has(path)) return answer('Failure [INSTALL_FAILED_INVALID_URI]\n', 1);
+    if (!data) return answer('Failure [INSTALL_FAILED_INVALID_URI]\n', 1);
     const refused = this.refusal();
     if (refused) return refused;
-    const apk = this.read(path);
+    const apk = this.read(path, data);
     if (!apk) return answer(`Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse ${path}: Failed to load asset path ${path}]\n`, 1);
     return this.place([apk], rest.includes('-d'));
   }
