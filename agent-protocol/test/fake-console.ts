@@ -15,6 +15,8 @@ export interface FakeConsole {
   connections: Map<string, ServerSocket[]>;
   /** Live frames each phone sent (`live.frame`), answered "keep going". */
   frames: Map<string, { seq: number; source: string }[]>;
+  /** What each phone's agent said of its transport (`phone.away`, `phone.back`), by serial, in order. */
+  transport: Map<string, { name: 'phone.away' | 'phone.back'; message: Record<string, unknown> }[]>;
   /** The phone's connection now, if one is open. */
   phone(serial: string): ServerSocket | undefined;
   /** Sends a message to the phone's connection and answers its acknowledgement (or the timeout's error). */
@@ -27,6 +29,7 @@ export async function fakeConsole(): Promise<FakeConsole> {
   const io = new Server(http, { maxHttpBufferSize: 16 * 1024 * 1024 });
   const connections = new Map<string, ServerSocket[]>();
   const frames = new Map<string, { seq: number; source: string }[]>();
+  const transport: FakeConsole['transport'] = new Map();
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
@@ -38,6 +41,8 @@ export async function fakeConsole(): Promise<FakeConsole> {
     socket.on('agent.hello', (_message: unknown, ack: (answer: unknown) => void) =>
       ack({ ok: true, protocol: 2, heartbeatMs: 1000, deviceId: `device-${serial}`, deviceName: serial }),
     );
+    for (const name of ['phone.away', 'phone.back'] as const)
+      socket.on(name, (message: Record<string, unknown>) => transport.set(serial, [...(transport.get(serial) ?? []), { name, message }]));
     socket.on('live.frame', (frame: { seq: number; source: string }, ack: (answer: Ack) => void) => {
       frames.set(serial, [...(frames.get(serial) ?? []), { seq: frame.seq, source: frame.source }]);
       ack({ ok: true, slow: false });
@@ -50,6 +55,7 @@ export async function fakeConsole(): Promise<FakeConsole> {
     url: `http://127.0.0.1:${port}`,
     connections,
     frames,
+    transport,
     phone,
     ask: async (serial, name, message, timeoutMs = 8000) => {
       const socket = phone(serial);

@@ -32,7 +32,7 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function farm() {
+  async function farm(options: { returnWaitMs?: number; packages?: string[] } = {}) {
     const console_ = await fakeConsole();
     closers.push(() => console_.close());
     const server = new FakeAdbServer();
@@ -41,7 +41,12 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     const png = await sharp({ create: { width: 108, height: 240, channels: 3, background: '#336699' } })
       .png()
       .toBuffer();
-    const phone = new FakeAndroid({ serial: SERIAL, screen: () => fixture('ui-instagram-feed.xml'), screencap: () => png });
+    const phone = new FakeAndroid({
+      serial: SERIAL,
+      screen: () => fixture('ui-instagram-feed.xml'),
+      screencap: () => png,
+      ...(options.packages ? { packages: options.packages } : {}),
+    });
     server.plug(phone);
     const dir = mkdtempSync(join(tmpdir(), 'farm-host-blip-'));
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,6 +60,7 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
       adbPort: server.port,
       scrcpyServer: false,
       adb: { adbBin: '/nonexistent/adb', probeMs: 0, reconnectMs: 50 },
+      ...(options.returnWaitMs !== undefined ? { returnWaitMs: options.returnWaitMs } : {}),
       log: (line) => logs.push(line),
     });
     closers.push(() => host.close());
@@ -96,6 +102,9 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     // While it is away, input fails with the phone's reason; nothing reaches the phone.
     await until(() => host.backend(SERIAL)?.phone !== before || logs.some((line) => line.includes('offline')), 'the host to hear the phone went offline');
     expect(await tap(console_, 2)).toMatchObject({ ok: false });
+    // The console hears it is away (it shows "Reconnecting"), on the connection that stays.
+    await until(() => console_.transport.get(SERIAL)?.length, 'the console to hear the phone is away');
+    expect(console_.transport.get(SERIAL)).toEqual([{ name: 'phone.away', message: { reason: 'offline' } }]);
     await back;
     await until(() => host.backend(SERIAL)?.phone !== before, 'the backend to drive the phone’s new object', 5000);
     const framesAtReturn = console_.frames.get(SERIAL)?.length ?? 0;
@@ -113,24 +122,52 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     // The live screen streams again from the phone's new object.
     await until(() => (console_.frames.get(SERIAL)?.length ?? 0) >= framesAtReturn + 2, 'live frames after the blip', 5000);
     expect(logs).toContain(`${SERIAL}: back on a new connection; its agent drives the new one`);
+    // …and hears it is back: away about 3 s, on the same transport, not rebooted, with what it runs now.
+    const said = await until(() => console_.transport.get(SERIAL)?.find((item) => item.name === 'phone.back'), 'the console to hear the phone is back');
+    expect(said.message).toMatchObject({ transport: 'same', rebooted: false, uiReader: { kind: 'ui-server' } });
+    expect(said.message.awayMs).toBeGreaterThanOrEqual(2900);
   }, 20_000);
 
-  it('attaches whole a phone enumerated again under a new transport id: a new agent, the tap reaches it, Inspect reads the UI server', async () => {
-    const { console: console_, server, phone, host } = await farm();
+  it('binds the same agent to a phone enumerated again under a new transport id, and says what it runs now', async () => {
+    const packages: string[] = [];
+    const { console: console_, server, phone, host } = await farm({ packages });
     expect(await tap(console_, 1)).toEqual({ ok: true });
     const before = host.backend(SERIAL)?.phone;
+    const agent = host.agent(SERIAL);
     const transport = server.transportId(SERIAL);
     const back = server.replug(SERIAL, 500);
-    await until(() => host.agent(SERIAL) === undefined, 'the unplugged phone let go');
+    await until(() => console_.transport.get(SERIAL)?.length, 'the console to hear the phone is away');
+    // Instagram is installed while the phone is away: the console learns its version as the phone comes back.
+    packages.push('com.instagram.android');
     await back;
-    await until(() => host.agent(SERIAL)?.connected, 'the phone’s new agent to connect');
+    const said = await until(() => console_.transport.get(SERIAL)?.find((item) => item.name === 'phone.back'), 'the console to hear the phone is back');
 
+    expect(console_.transport.get(SERIAL)?.[0]).toEqual({ name: 'phone.away', message: { reason: 'gone' } });
+    expect(said.message).toMatchObject({ transport: 'new', rebooted: false });
+    expect(said.message.apps).toContainEqual({ package: 'com.instagram.android', version: '360.0.0.52.192' });
     expect(server.transportId(SERIAL)).not.toBe(transport);
-    expect(console_.connections.get(SERIAL)).toHaveLength(2);
+    expect(host.agent(SERIAL)).toBe(agent);
+    expect(console_.connections.get(SERIAL)).toHaveLength(1);
     expect(host.backend(SERIAL)?.phone).not.toBe(before);
     await expect(before?.tap(1, 1)).rejects.toMatchObject({ code: 'disconnected' });
     expect(await tap(console_, 2)).toEqual({ ok: true });
     expect(phone.inputs).toEqual(['tap 540 600', 'tap 540 600']);
     expect(await inspect(console_, phone)).toHaveLength(1);
+  }, 20_000);
+
+  it('lets a phone go that is not back within the wait, and its new agent says it rebooted after its hello', async () => {
+    const { console: console_, server, host } = await farm({ returnWaitMs: 300 });
+    const agent = host.agent(SERIAL);
+    server.rebootMs = 1000;
+    server.reboot(SERIAL);
+    await until(() => host.agent(SERIAL) === undefined, 'the phone let go after the wait');
+    expect(console_.connections.get(SERIAL)?.[0]?.connected).toBe(false);
+    await until(() => host.agent(SERIAL)?.connected, 'the phone’s new agent to connect');
+    const said = await until(() => console_.transport.get(SERIAL)?.find((item) => item.name === 'phone.back'), 'the console to hear the phone is back');
+
+    expect(host.agent(SERIAL)).not.toBe(agent);
+    expect(console_.connections.get(SERIAL)).toHaveLength(2);
+    expect(said.message).toMatchObject({ transport: 'new', rebooted: true });
+    expect(said.message.awayMs).toBeGreaterThanOrEqual(900);
   }, 20_000);
 });
