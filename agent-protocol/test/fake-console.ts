@@ -15,6 +15,8 @@ export interface FakeConsole {
   connections: Map<string, ServerSocket[]>;
   /** Live frames each phone sent (`live.frame`), answered "keep going". */
   frames: Map<string, { seq: number; source: string }[]>;
+  /** H.264 packets each phone sent (`live.video`), answered at once; `at` counts every packet the console got. */
+  videos: Map<string, { stream: string; seq: number; config: boolean; keyFrame: boolean; at: number }[]>;
   /** What each phone's agent said of its transport (`phone.away`, `phone.back`), by serial, in order. */
   transport: Map<string, { name: 'phone.away' | 'phone.back'; message: Record<string, unknown> }[]>;
   /** The phone's connection now, if one is open. */
@@ -30,6 +32,8 @@ export async function fakeConsole(): Promise<FakeConsole> {
   const connections = new Map<string, ServerSocket[]>();
   const frames = new Map<string, { seq: number; source: string }[]>();
   const transport: FakeConsole['transport'] = new Map();
+  const videos: FakeConsole['videos'] = new Map();
+  let videoCount = 0;
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
@@ -43,6 +47,11 @@ export async function fakeConsole(): Promise<FakeConsole> {
     );
     for (const name of ['phone.away', 'phone.back'] as const)
       socket.on(name, (message: Record<string, unknown>) => transport.set(serial, [...(transport.get(serial) ?? []), { name, message }]));
+    socket.on('live.video', (packet: { stream: string; seq: number; config: boolean; keyFrame: boolean }, ack: (answer: Ack) => void) => {
+      const { stream, seq, config, keyFrame } = packet;
+      videos.set(serial, [...(videos.get(serial) ?? []), { stream, seq, config, keyFrame, at: videoCount++ }]);
+      ack({ ok: true });
+    });
     socket.on('live.frame', (frame: { seq: number; source: string }, ack: (answer: Ack) => void) => {
       frames.set(serial, [...(frames.get(serial) ?? []), { seq: frame.seq, source: frame.source }]);
       ack({ ok: true, slow: false });
@@ -55,6 +64,7 @@ export async function fakeConsole(): Promise<FakeConsole> {
     url: `http://127.0.0.1:${port}`,
     connections,
     frames,
+    videos,
     transport,
     phone,
     ask: async (serial, name, message, timeoutMs = 8000) => {

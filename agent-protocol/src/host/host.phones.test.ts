@@ -4,17 +4,24 @@
  * transport id. Afterwards the console's tap reaches the phone and Inspect reads it through the UI server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
 import { FakeAndroid, fixture } from '../../test/fake-android.ts';
+import { clipPackets, makeClip } from '../../test/fake-scrcpy.ts';
+import { SCRCPY_VERSION } from '../adb/adb.scrcpy.ts';
 import { fakeConsole } from '../../test/fake-console.ts';
 import { AgentState } from '../agent/state.ts';
 import { FarmHost } from './host.ts';
 
 const SERIAL = 'BLIP0001';
+
+/** The official scrcpy-server the project ships (checked against its pinned SHA-256 as the host does); the fake phone runs its own. */
+const scrcpyJar = () =>
+  join(dirname(createRequire(import.meta.url).resolve('@u4/minicap-prebuilt')), 'prebuilt', 'scrcpy', `scrcpy-server-v${SCRCPY_VERSION}.jar`);
 
 async function until<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 8000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -32,7 +39,7 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     for (const close of closers.splice(0).reverse()) await close();
   });
 
-  async function farm(options: { returnWaitMs?: number; packages?: string[] } = {}) {
+  async function farm(options: { returnWaitMs?: number; packages?: string[]; scrcpy?: boolean } = {}) {
     const console_ = await fakeConsole();
     closers.push(() => console_.close());
     const server = new FakeAdbServer();
@@ -46,6 +53,13 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
       screen: () => fixture('ui-instagram-feed.xml'),
       screencap: () => png,
       ...(options.packages ? { packages: options.packages } : {}),
+      // An Android 14 phone with a scrcpy-server streaming a clip (a key frame every 5 frames).
+      ...(options.scrcpy
+        ? {
+            getprop: fixture('getprop.txt'),
+            scrcpy: { clips: [clipPackets(makeClip('testsrc', { frames: 20, gop: 5 }))], width: 160, height: 320, frameMs: 20 },
+          }
+        : {}),
     });
     server.plug(phone);
     const dir = mkdtempSync(join(tmpdir(), 'farm-host-blip-'));
@@ -58,7 +72,7 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
       backend: 'adb',
       adbHost: '127.0.0.1',
       adbPort: server.port,
-      scrcpyServer: false,
+      scrcpyServer: options.scrcpy ? scrcpyJar() : false,
       adb: { adbBin: '/nonexistent/adb', probeMs: 0, reconnectMs: 50 },
       ...(options.returnWaitMs !== undefined ? { returnWaitMs: options.returnWaitMs } : {}),
       log: (line) => logs.push(line),
@@ -169,5 +183,35 @@ describe('a farm host whose phone goes away for a moment and comes back', () => 
     expect(console_.connections.get(SERIAL)).toHaveLength(2);
     expect(said.message).toMatchObject({ transport: 'new', rebooted: true });
     expect(said.message.awayMs).toBeGreaterThanOrEqual(900);
+  }, 20_000);
+
+  it('starts the H.264 stream again on the phone’s new transport after a blip: the watcher gets the configuration and a key frame', async () => {
+    const { console: console_, server, phone, host } = await farm({ scrcpy: true });
+    const packets = () => console_.videos.get(SERIAL) ?? [];
+    console_.phone(SERIAL)?.emit('live.start', { fps: 15, maxSide: 480, quality: 60, codec: 'h264', stream: 'watch' });
+    await until(() => packets().some((packet) => packet.keyFrame), 'a key frame before the blip');
+    expect(packets()[0]).toMatchObject({ stream: 'watch', config: true });
+    const before = host.backend(SERIAL)?.phone;
+    const started = phone.scrcpyServers.length;
+
+    // Away longer than the stream's own restart waits (a second): that one fails, the return starts it again.
+    await server.blip(SERIAL, 2500);
+    await until(() => host.backend(SERIAL)?.phone !== before, 'the backend to drive the phone’s new object');
+    const back = packets().length;
+    // A scrcpy-server is started again on the phone, over the new phone object, and its stream reaches the watcher.
+    await until(() => phone.scrcpyServers.length > started, 'a new scrcpy-server on the phone', 5000);
+    const after = await until(
+      () => {
+        const sent = packets().slice(back);
+        return sent.some((packet) => packet.keyFrame) ? sent : undefined;
+      },
+      'a key frame after the blip',
+      5000,
+    );
+    const config = after.findIndex((packet) => packet.config);
+    expect(config).toBeGreaterThanOrEqual(0);
+    expect(after.findIndex((packet) => packet.keyFrame)).toBeGreaterThan(config);
+    expect(after.every((packet) => packet.stream === 'watch')).toBe(true);
+    expect(phone.scrcpyServers.filter((item) => item.running)).toHaveLength(1);
   }, 20_000);
 });
