@@ -1,10 +1,12 @@
 /**
  * A phone's timeline in its details (issue #50): its blips (away and back, on which transport, after how long), its
  * farm host's recovery rungs and how each went, and its reboots with the time they took, newest first, 20 at a time.
- * Read again when the phone goes away or comes back.
+ * Read again when the phone goes away or comes back, with its software (a phone that comes back says its UI reader
+ * and app versions again).
  */
 import { Badge, Button, Group, Stack, Text, Title } from '@mantine/core';
 import type { TimelineEntry, TimelineKind } from '@farm/contracts';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { formatDateTime } from '../../../shared/format';
 import { usePagedList } from '../../../shared/paged';
@@ -22,13 +24,15 @@ export function DeviceTimeline({ deviceId, enabled }: { deviceId: string; enable
   const reconnectingSince = useDeviceHealth(deviceId, enabled).data?.reconnectingSince;
   const timeline = usePagedList<TimelineEntry>(`/api/devices/${deviceId}/timeline`, {}, { enabled, pageSize: TIMELINE_PAGE });
   const { refetch } = timeline;
-  // The phone went away or came back: its newest entry is written by then.
+  const queryClient = useQueryClient();
+  // The phone went away or came back: its newest entry (and what it runs now) is written by then.
   const seen = useRef(reconnectingSince);
   useEffect(() => {
     if (seen.current === reconnectingSince) return;
     seen.current = reconnectingSince;
     void refetch();
-  }, [reconnectingSince, refetch]);
+    void queryClient.invalidateQueries({ queryKey: ['/api/devices', deviceId, 'software'] });
+  }, [reconnectingSince, refetch, queryClient, deviceId]);
 
   return (
     <section aria-label="Timeline">
