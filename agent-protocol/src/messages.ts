@@ -78,6 +78,9 @@ export const installedApp = z.object({
 });
 export type InstalledApp = z.infer<typeof installedApp>;
 
+/** Why a phone's host waits for it: adb lists it `offline` (same transport), or it left adb's list (`gone`). */
+export const phoneAwayReasons = ['offline', 'gone'] as const;
+
 export const agentMessages = {
   /** First message after connecting: who the phone is, how it is, and which protocol it speaks. */
   'agent.hello': z.object({
@@ -112,6 +115,28 @@ export const agentMessages = {
    * it ignore it.
    */
   'agent.hold': z.object({ holding: z.boolean() }),
+  /**
+   * Its farm host lost the phone's transport (adb lists it `offline`, or not at all) and waits for it to come back: the
+   * console shows it "Reconnecting" until `phone.back`, or offline once the host gives up and closes this connection.
+   * Servers that predate it ignore it.
+   */
+  'phone.away': z.object({ reason: z.enum(phoneAwayReasons) }),
+  /**
+   * The phone came back: how long it was away, on the same transport or a new one (it left adb's list), whether it
+   * booted meanwhile, and what it runs now (its UI reader and app versions, as a hello says them: they may have
+   * changed). Sent on the connection that waited, or after the hello of a new one when the host had given up.
+   */
+  'phone.back': z.object({
+    awayMs: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 86_400_000),
+    transport: z.enum(['same', 'new']),
+    rebooted: z.boolean(),
+    uiReader: uiReaderInfo.optional(),
+    apps: z.array(installedApp).max(20).optional(),
+  }),
   /** Every few seconds: liveness, battery and what the phone is doing. */
   'agent.heartbeat': z.object({
     battery,

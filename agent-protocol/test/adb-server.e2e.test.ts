@@ -501,13 +501,23 @@ describe.runIf(present)("the farm host through Google's adb server", () => {
       await inspect();
       await expect(within(2000, 'the released phone', first!.tap(1, 1))).rejects.toMatchObject({ code: 'disconnected' });
 
-      // Gone and connected again: adb makes a new transport with a new id; the host attaches the phone afresh.
+      // The console heard it was away ("Reconnecting") and back on the same transport, on the connection that stayed.
+      expect(console_.transport.get(serial)?.map((item) => [item.name, item.message.transport ?? item.message.reason])).toEqual([
+        ['phone.away', 'offline'],
+        ['phone.back', 'same'],
+      ]);
+
+      // Gone and connected again: adb makes a new transport with a new id; the host waited, and binds the same agent.
+      const agent = farm.agent(serial);
+      const second = farm.backend(serial)?.phone;
       expect(await adb('disconnect', serial)).toContain(`disconnected ${serial}`);
-      await until('the phone let go', () => farm.agent(serial) === undefined);
+      await until('the console to hear the phone left adb’s list', () => console_.transport.get(serial)?.some((item) => item.message.reason === 'gone'));
       expect(await adb('connect', serial)).toContain(`connected to ${serial}`);
-      await until('the phone’s new agent to connect', () => farm.agent(serial)?.connected, 10_000);
+      await until('the phone back on a new transport', () => console_.transport.get(serial)?.some((item) => item.message.transport === 'new'), 10_000);
       expect(Number(await transportId())).toBeGreaterThan(Number(id));
-      expect(console_.connections.get(serial)).toHaveLength(2);
+      expect(farm.agent(serial)).toBe(agent);
+      expect(farm.backend(serial)?.phone).not.toBe(second);
+      expect(console_.connections.get(serial)).toHaveLength(1);
       expect(await tap()).toEqual({ ok: true });
       expect(blippy.phone.inputs).toHaveLength(3);
       await inspect();

@@ -19,6 +19,10 @@ export interface FakeConsole {
   hostSaid: { name: string; message: unknown }[];
   /** The host's control connection, once it said hello (the console sends it `app.run` there). */
   host(): ServerSocket | undefined;
+  /** H.264 packets each phone sent (`live.video`), answered at once; `at` counts every packet the console got. */
+  videos: Map<string, { stream: string; seq: number; config: boolean; keyFrame: boolean; at: number }[]>;
+  /** What each phone's agent said of its transport (`phone.away`, `phone.back`), by serial, in order. */
+  transport: Map<string, { name: 'phone.away' | 'phone.back'; message: Record<string, unknown> }[]>;
   /** The phone's connection now, if one is open. */
   phone(serial: string): ServerSocket | undefined;
   /** Sends a message to the phone's connection and answers its acknowledgement (or the timeout's error). */
@@ -46,6 +50,9 @@ export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buff
   const io = new Server(http, { maxHttpBufferSize: 16 * 1024 * 1024 });
   const connections = new Map<string, ServerSocket[]>();
   const frames = new Map<string, { seq: number; source: string }[]>();
+  const transport: FakeConsole['transport'] = new Map();
+  const videos: FakeConsole['videos'] = new Map();
+  let videoCount = 0;
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
@@ -61,6 +68,13 @@ export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buff
     socket.on('agent.hello', (_message: unknown, ack: (answer: unknown) => void) =>
       ack({ ok: true, protocol: 2, heartbeatMs: 1000, deviceId: `device-${serial}`, deviceName: serial }),
     );
+    for (const name of ['phone.away', 'phone.back'] as const)
+      socket.on(name, (message: Record<string, unknown>) => transport.set(serial, [...(transport.get(serial) ?? []), { name, message }]));
+    socket.on('live.video', (packet: { stream: string; seq: number; config: boolean; keyFrame: boolean }, ack: (answer: Ack) => void) => {
+      const { stream, seq, config, keyFrame } = packet;
+      videos.set(serial, [...(videos.get(serial) ?? []), { stream, seq, config, keyFrame, at: videoCount++ }]);
+      ack({ ok: true });
+    });
     socket.on('live.frame', (frame: { seq: number; source: string }, ack: (answer: Ack) => void) => {
       frames.set(serial, [...(frames.get(serial) ?? []), { seq: frame.seq, source: frame.source }]);
       ack({ ok: true, slow: false });
@@ -75,6 +89,8 @@ export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buff
     frames,
     hostSaid,
     host: () => control,
+    videos,
+    transport,
     phone,
     ask: async (serial, name, message, timeoutMs = 8000) => {
       const socket = phone(serial);

@@ -11,6 +11,7 @@ import { appsAgent } from './modules/apps/apps.agent.ts';
 import { dryRunsAgent } from './modules/dryruns/dryruns.agent.ts';
 import { evidenceAgent } from './modules/evidence/evidence.agent.ts';
 import { fleetHealthAgent } from './modules/fleet/fleet.health.agent.ts';
+import { fleetTimelineAgent } from './modules/fleet/fleet.timeline.agent.ts';
 import { sessionsAgent } from './modules/sessions/sessions.agent.ts';
 import type { Db } from './shared/types.ts';
 import type { Storage } from './storage/storage.ts';
@@ -22,12 +23,14 @@ export function phoneMessages(ctx: { db: Db; changes: ChangeFeed; storage: Stora
     const evidence = evidenceAgent({ ...ctx, log });
     const apps = appsAgent(ctx, agents, log);
     const fleetHealth = fleetHealthAgent(ctx);
+    const fleetTimeline = fleetTimelineAgent(ctx);
     return {
-      messages: { ...sessions.messages, ...dryRuns.messages },
+      messages: { ...sessions.messages, ...dryRuns.messages, ...fleetTimeline.messages },
       hostMessages: { ...fleetHealth.hostMessages, ...apps.hostMessages },
       parseResult: evidence.parseResult,
-      // Evidence is kept before the phone is answered; a gone phone's dry runs end before it is marked offline.
-      hooks: [evidence, dryRuns, apps],
+      // Evidence is kept before the phone is answered; a gone phone's dry runs end (and its wait for a transport)
+      // before it is marked offline.
+      hooks: [evidence, dryRuns, apps, fleetTimeline.hooks],
     };
   };
 }

@@ -17,6 +17,7 @@ import { wallRoutes } from './modules/wall/wall.routes.ts';
 import { fleetEnrollmentRoutes } from './modules/fleet/fleet.enrollment.routes.ts';
 import { fleetHostsRoutes } from './modules/fleet/fleet.hosts.routes.ts';
 import { fleetHealthRoutes } from './modules/fleet/fleet.health.routes.ts';
+import { fleetTimelineRoutes } from './modules/fleet/fleet.timeline.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
 import { recipeVersionsRoutes } from './modules/recipes/recipe-versions.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
@@ -55,6 +56,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     fleetEnrollmentRoutes,
     fleetHostsRoutes,
     fleetHealthRoutes,
+    fleetTimelineRoutes,
     recipesRoutes,
     recipeVersionsRoutes,
     wallRoutes,

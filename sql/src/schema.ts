@@ -451,6 +451,8 @@ export interface DeviceHealthTable {
   usbController: NullableText;
   usbHub: NullableText;
   usbPort: number | null;
+  /** Its host lost its transport and waits for it since then: the console shows it "Reconnecting" (0056). */
+  reconnectingSince: NullableTimestamp;
 }
 
 /** Appended net changes of a workspace's task count per status (migration 0024); summed on read, folded by tasks.tally. */

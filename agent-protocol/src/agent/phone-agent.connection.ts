@@ -2,7 +2,8 @@
  * The phone agent's connection: the hello that says what the phone is and can do (and whether its host holds it),
  * the server's answer (its name in the console, the heartbeat interval, or a refusal), coming back after the server
  * let go of the phone on purpose, heartbeats at the interval the server gives, screenshots (on a timer, on command,
- * within the server's limit per phone), the operator's commands, and telling the server when the host holds its work.
+ * within the server's limit per phone), the operator's commands, telling the server when the host holds its work,
+ * and when the phone's transport went and came back (`phone.away`, `phone.back`).
  */
 import { helloAnswer, PROTOCOL_VERSION, serverMessages, type AgentMessage } from '../messages.ts';
 import type { AgentFeature } from '../live.ts';
@@ -24,6 +25,10 @@ export class Connection {
   deviceName: string | undefined;
   /** Why the server refused this agent, when it did. */
   refused: string | undefined;
+  /** The phone's transport went and its host waits for it: said again after each hello until it is back. */
+  private awayReason: AgentMessage<'phone.away'>['reason'] | undefined;
+  /** How the phone came back, kept until a hello was answered (said once, on the first connection that can). */
+  private pendingBack: AgentMessage<'phone.back'> | undefined;
 
   /** `replay` sends what was made while disconnected, once the server let the agent in, before it counts as ready. */
   constructor(
@@ -51,6 +56,31 @@ export class Connection {
     this.state.log(`connected as ${answer.data.deviceName} (protocol ${answer.data.protocol}, heartbeat ${this.heartbeatMs} ms)`);
     await this.replay();
     this.state.ready = true;
+    if (this.awayReason) this.state.socket.emit('phone.away', { reason: this.awayReason });
+    this.sendBack();
+  }
+
+  /** The phone's transport went; its host waits for it (the console shows it reconnecting). */
+  away(reason: AgentMessage<'phone.away'>['reason']): void {
+    this.awayReason = reason;
+    if (this.state.ready && this.state.socket.connected) this.state.socket.emit('phone.away', { reason });
+  }
+
+  /** The phone is back: how, and what it runs now (its UI reader and apps, read again as for a hello). */
+  async back(how: Pick<AgentMessage<'phone.back'>, 'awayMs' | 'transport' | 'rebooted'>): Promise<void> {
+    this.awayReason = undefined;
+    const { backend } = this.state;
+    const uiReader = await backend.uiReader?.().catch(() => undefined);
+    const apps = await backend.installedApps?.().catch(() => undefined);
+    this.pendingBack = { ...how, ...(uiReader ? { uiReader } : {}), ...(apps ? { apps } : {}) };
+    this.sendBack();
+  }
+
+  private sendBack(): void {
+    const back = this.pendingBack;
+    if (!back || !this.state.ready || !this.state.socket.connected) return;
+    this.pendingBack = undefined;
+    this.state.socket.emit('phone.back', back);
   }
 
   private async helloMessage(): Promise<AgentMessage<'agent.hello'>> {

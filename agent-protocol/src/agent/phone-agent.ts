@@ -13,7 +13,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import type { FailureCode } from '../failures.ts';
-import type { AgentToServer, ServerMessageName, ServerToAgent } from '../messages.ts';
+import type { AgentMessage, AgentToServer, ServerMessageName, ServerToAgent } from '../messages.ts';
 import type { Journal } from './journal.ts';
 import type { LiveStream } from './live-stream.ts';
 import type { LiveVideo } from './live-video.ts';
@@ -142,6 +142,16 @@ export class PhoneAgent {
    */
   phoneReturned(): Promise<void> {
     return this.screen.restart();
+  }
+
+  /** The phone's transport went and its host waits for it: the console is told (it shows the phone reconnecting). */
+  phoneAway(reason: AgentMessage<'phone.away'>['reason']): void {
+    this.connection.away(reason);
+  }
+
+  /** The phone is back (bound again, or attached anew after its host gave up): how, and what it runs now. */
+  phoneBack(how: Pick<AgentMessage<'phone.back'>, 'awayMs' | 'transport' | 'rebooted'>): Promise<void> {
+    return this.connection.back(how);
   }
 
   /** Sends a screenshot now, unless the server's limit says to wait. */

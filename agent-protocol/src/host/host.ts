@@ -1,8 +1,9 @@
 /**
  * A farm host: a PC with phones on USB (or a set of simulated phones). It keeps one control connection to the
  * console, and one connection per phone it sees, speaking for that phone with the host's credential and the phone's
- * serial: a phone plugged in appears in the console (registered by serial on first sight), one unplugged (or one that
- * stops answering) goes offline at once. Each phone keeps its own journal in the state folder.
+ * serial: a phone plugged in appears in the console (registered by serial on first sight); one whose transport goes
+ * (offline, or unplugged) shows "Reconnecting" while the host waits for it, then goes offline; one that stops
+ * answering goes offline at once. Each phone keeps its own journal in the state folder.
  *
  * This file owns the control connection, what adb's events mean for the phones and holding their work; the phones
  * it speaks for (attached, bound again when one comes back, let go) are `host.phones.ts`, its simulated phones
@@ -11,6 +12,7 @@
 import { hostname } from 'node:os';
 import { io, type Socket } from 'socket.io-client';
 import { AdbHost, type AdbHostEvent, type AdbHostOptions } from '../adb/adb.host.ts';
+import type { AdbPhone } from '../adb/adb.phone.ts';
 import { scrcpyServerOnce } from '../adb/adb.scrcpy.ts';
 import type { ServerToHost } from '../fleet/fleet.messages.ts';
 import { hostFleetSettings } from '../fleet/fleet.messages.ts';
@@ -50,6 +52,8 @@ export interface FarmHostOptions {
   adb?: Pick<AdbHostOptions, 'adbBin' | 'probeMs' | 'reconnectMs'>;
   /** App jobs' limits and how often their progress is sent (tests scale them). */
   apps?: Pick<HostAppsOptions, 'limits' | 'progressMs'>;
+  /** How long a phone whose transport went is waited for (shown "Reconnecting") before it is let go; 60 s by default. */
+  returnWaitMs?: number;
   log?: (line: string) => void;
   /** Told when the console refuses the host (its credential was revoked). */
   onRefused?: (reason: string) => void;
@@ -70,6 +74,7 @@ export class FarmHost {
       agentVersion: AGENT_VERSION,
       ...(options.screenshotMs ? { screenshotMs: options.screenshotMs } : {}),
       ...(options.recipeOptions ? { recipeOptions: options.recipeOptions } : {}),
+      ...(options.returnWaitMs !== undefined ? { returnWaitMs: options.returnWaitMs } : {}),
       log: (line) => this.log(line),
     });
     this.control = io(new URL(AGENT_NAMESPACE, options.server).toString(), {
@@ -148,14 +153,15 @@ export class FarmHost {
 
   /**
    * A phone adb sees comes (it is attached), comes back on a new phone object (its agent drives that one: adb closed
-   * the old one when it went offline or was reopened), goes or stops answering (it is let go); the rest is logged.
+   * the old one when it went offline or was reopened), goes offline or leaves adb's list (it is waited for), or stops
+   * answering (it is let go); the rest is logged.
    */
   private adbEvent(adb: AdbHost, event: AdbHostEvent): void {
     const failed = (error: unknown) => this.log(`${event.type === 'server' ? 'adb' : event.serial}: ${error instanceof Error ? error.message : String(error)}`);
     switch (event.type) {
       case 'ready':
         this.log(`${event.serial}: ${event.info.manufacturer} ${event.info.model}, Android ${event.info.androidVersion}`);
-        void this.phones.take(event.phone, { info: event.info }).catch(failed);
+        void this.phones.take(event.phone, { info: event.info, uptimeMs: () => uptimeMs(event.phone) }).catch(failed);
         return;
       case 'responsive': {
         const phone = adb.phone(event.serial);
@@ -163,13 +169,18 @@ export class FarmHost {
         return;
       }
       case 'detached':
+        this.log(`${event.serial}: gone from adb's list; waiting for it to come back`);
+        void this.phones.away(event.serial, 'gone');
+        return;
       case 'unresponsive':
-        this.log(`${event.serial}: ${event.type === 'detached' ? 'unplugged' : `not answering (${event.reason})`}`);
+        this.log(`${event.serial}: not answering (${event.reason})`);
         void this.phones.leave(event.serial);
         return;
       case 'state':
         if (event.state === 'unauthorized') this.log(`${event.serial}: waiting for "Allow USB debugging" on the phone`);
         if (event.state === 'offline') this.log(`${event.serial}: offline (adb lost its connection); waiting for it to come back`);
+        // adb closed the phone's object: whatever the state, the host waits for it to be a device again.
+        if (event.state !== 'device') void this.phones.away(event.serial, 'offline');
         return;
       case 'server':
         this.log(event.connected ? 'adb server connected' : `adb server not reachable${event.error ? `: ${event.error}` : ''}`);
@@ -264,6 +275,12 @@ export class FarmHost {
   private log(line: string): void {
     this.options.log?.(line);
   }
+}
+
+/** How long the phone has been up (`/proc/uptime`'s first number), or null when it cannot be read. */
+async function uptimeMs(phone: AdbPhone): Promise<number | null> {
+  const seconds = Number.parseFloat((await phone.exec('cat /proc/uptime', 5000)).trim().split(/\s+/)[0] ?? '');
+  return Number.isFinite(seconds) ? Math.round(seconds * 1000) : null;
 }
 
 function sleep(ms: number): Promise<void> {

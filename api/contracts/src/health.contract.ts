@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { batteryHealths, fleetHostMessages, hostFleetSettings, phoneSettings, settingOutcome } from '@farm/agent-protocol/fleet';
-import { id, idFilter, nullableTime } from './common.ts';
+import { id, idFilter, isoTime, nullableTime, pageQuery } from './common.ts';
 
 export { hostFleetSettings, defaultHostFleetSettings, type HostFleetSettings } from '@farm/agent-protocol/fleet';
 export { phoneSettings, settingOutcome, type PhoneSettings, type SettingOutcome } from '@farm/agent-protocol/fleet';
@@ -54,8 +54,35 @@ export const phoneHealth = z.object({
   usbController: z.string().nullable(),
   usbHub: z.string().nullable(),
   usbPort: z.number().int().nullable(),
+  /**
+   * Since when its host waits for its transport to come back (adb lists it offline, or no more): the console shows
+   * "Reconnecting" beside its status. Null (or absent, from servers that predate it): it is not away.
+   */
+  reconnectingSince: nullableTime.optional(),
 });
 export type PhoneHealth = z.infer<typeof phoneHealth>;
+
+/** What a phone's timeline holds: its blips (away and back), its host's recovery rungs, its reboots. */
+export const timelineKindValues = ['blip', 'rung', 'reboot'] as const;
+export type TimelineKind = (typeof timelineKindValues)[number];
+
+/** One moment of a phone's timeline (its details' Timeline), newest first; the next page's cursor is in `x-next-cursor`. */
+export const timelineEntry = z.object({
+  id: z.string(),
+  at: isoTime,
+  kind: z.enum(timelineKindValues),
+  /** What happened, in words ("Back after 3 s on the same transport"). */
+  text: z.string(),
+  /** A blip or a reboot: how long the phone was away (null: it was not back within its host's wait). */
+  awayMs: z.number().int().nullable(),
+  /** A blip: back on the same transport, or a new one (it left adb's list). */
+  transport: z.enum(['same', 'new']).nullable(),
+  /** A rung: which, and how it went. */
+  rung: fleetHostMessages['host.recovery'].shape.rung.nullable(),
+  outcome: fleetHostMessages['host.recovery'].shape.outcome.nullable(),
+});
+export type TimelineEntry = z.infer<typeof timelineEntry>;
+export const timelineQuery = pageQuery.extend({ limit: z.coerce.number().int().min(1).max(100).optional() });
 
 export const hostUsb = fleetHostMessages['host.usb'];
 export type HostUsb = z.infer<typeof hostUsb>;

@@ -1090,6 +1090,7 @@ export const readRoutes: ReadRoute[] = [
   }),
   read('/api/devices/health'),
   read('/api/devices/{id}/health', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/health`),
+  read('/api/devices/{id}/timeline', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/timeline`),
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),

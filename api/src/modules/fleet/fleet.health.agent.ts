@@ -16,7 +16,8 @@ import { write, type WriteContext, type WriteOutbox } from '../../events/write.t
 import type { Tx } from '../../shared/types.ts';
 import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.health.queries.ts';
 
-const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
+/** Each rung as the feed and a phone's timeline say it, after "its host". */
+export const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
   reconnect: 'reconnected its transport',
   restart_reader: 'restarted its UI reader',
   adb_reconnect: 'ran adb reconnect',
@@ -102,7 +103,11 @@ async function storeRung(ctx: WriteContext, host: AgentHost, message: FleetHostM
       message.outcome === 'done'
         ? `${device.name}: host "${host.name}" ${what}`
         : `${device.name}: host "${host.name}" ${message.outcome === 'failed' ? 'could not do it' : 'skipped it'} (${what})${message.detail ? `: ${message.detail}` : ''}`;
-    await outbox.record({ userId: null, deviceId: device.id, action: action.slice(0, 1000), type: message.outcome === 'done' ? 'info' : 'warning' });
+    // The audit fact is the rung's entry in the phone's timeline (fleet.timeline.ts).
+    await outbox.record(
+      { userId: null, deviceId: device.id, action: action.slice(0, 1000), type: message.outcome === 'done' ? 'info' : 'warning' },
+      { action: 'phone.rung', entityType: 'device', entityId: device.id, data: { rung: message.rung, outcome: message.outcome, detail: message.detail } },
+    );
     if (message.rung !== 'replug_task') return;
     const task = replugTask(device, { hostName: host.name, hubLocation: message.place?.hubLocation ?? null, port: message.place?.port ?? null });
     if (await openTaskTitled(tx, device.id, task.title)) return;

@@ -42,6 +42,7 @@ type HealthColumns = Partial<{
   usbController: string | null;
   usbHub: string | null;
   usbPort: number | null;
+  reconnectingSince: Date | null;
 }>;
 
 /** Writes some of a phone's health columns, creating its row on first report. */
@@ -118,6 +119,7 @@ export async function hostPhonesHealth(db: Db, workspaceId: string, hostId: stri
       'h.usbController',
       'h.usbHub',
       'h.usbPort',
+      'h.reconnectingSince',
     ])
     .where('d.workspaceId', '=', workspaceId)
     .where('d.hostId', '=', hostId)
@@ -160,6 +162,7 @@ type HealthRow = {
   usbController: string | null;
   usbHub: string | null;
   usbPort: number | null;
+  reconnectingSince: Date | null;
 };
 
 function healthOut(row: HealthRow): PhoneHealth {
@@ -179,6 +182,7 @@ function healthOut(row: HealthRow): PhoneHealth {
     usbController: row.usbController,
     usbHub: row.usbHub,
     usbPort: row.usbPort,
+    reconnectingSince: row.reconnectingSince?.toISOString() ?? null,
   };
 }
 

@@ -3,9 +3,9 @@ import { IconBattery2, IconDots, IconEye, IconPlugConnected, IconRefresh, IconUs
 import type { Device } from '@farm/contracts';
 import { Link } from 'react-router';
 import { batteryColor, formatDuration, formatRelative } from '../../../shared/format';
-import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
 import { DeviceHealthBadge } from '../../fleet/health/PhoneHealth';
+import { DeviceStatus } from './DeviceStatus';
 
 export interface DeviceCardProps {
   device: Device;
@@ -51,7 +51,7 @@ export function DeviceCard({
             {device.name}
           </Text>
           <Group gap={6}>
-            <DeviceStatusBadge status={device.status} />
+            <DeviceStatus device={device} />
             <InUseBadge name={device.controlledByName} />
             {device.hostId ? <DeviceHealthBadge deviceId={device.id} /> : null}
           </Group>

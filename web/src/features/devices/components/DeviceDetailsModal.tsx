@@ -5,7 +5,6 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { batteryColor, formatClock, formatDateTime, formatDeadline, formatDuration, formatRelative } from '../../../shared/format';
 import { useSessions, useTasks } from '../../../shared/resources';
 import { errorToast, toast } from '../../../shared/toast';
-import { DeviceStatusBadge } from '../../../shared/ui/DeviceStatusBadge';
 import { Detail } from '../../../shared/ui/Detail';
 import { FormModal } from '../../../shared/ui/FormModal';
 import { InUseBadge } from '../../../shared/ui/InUseBadge';
@@ -13,6 +12,8 @@ import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { taskStatusColors, taskStatusLabels } from '../../tasks/task.labels';
 import { useDeleteDevice, useUpdateDevice } from '../devices.api';
 import { DeviceHistory } from './DeviceHistory';
+import { DeviceDetailsStatus } from './DeviceStatus';
+import { DeviceTimeline } from './DeviceTimeline';
 import { DeviceSoftwareDetails } from './DeviceSoftwareDetails';
 import { PhoneHealthPanel } from '../../fleet/health/PhoneHealth';
 import { HandsOnUse } from './HandsOnUse';
@@ -106,7 +107,7 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose, initial
               <Stack gap="lg">
                 <SimpleGrid cols={{ base: 2, sm: 3 }} spacing="md">
                   <Detail label="Status">
-                    <DeviceStatusBadge status={device.status} />
+                    <DeviceDetailsStatus device={device} enabled={opened} />
                   </Detail>
                   <Detail label="Battery">
                     <Text span c={batteryColor(device.battery)} fw={600}>
@@ -185,6 +186,8 @@ export function DeviceDetailsModal({ device, vaName, canManage, onClose, initial
                 </div>
 
                 <PhoneHealthPanel deviceId={deviceId} enabled={opened} />
+
+                {device.hostId ? <DeviceTimeline deviceId={deviceId} enabled={opened} /> : null}
 
                 <div>
                   <Title order={3} fz="md" mb="xs">
