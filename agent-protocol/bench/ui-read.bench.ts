@@ -3,7 +3,9 @@
  * on the simulator. These are fake-phone figures: they measure what the host's own code and adb's wire cost (the
  * HTTP request over `tcp:6790`, the dump's shell command and file read), not what a phone spends walking its UI tree.
  * What real phones are reported to take is in the README (`uiautomator dump` about 2.5 s a read, the server about
- * 0.2 s). Prints milliseconds per read (median and 90th percentile) and the post routine's wall time with its result.
+ * 0.2 s). A read is what a recipe does to see the screen: the tree fetched and parsed (`parseUiXml`, the one UI-tree
+ * reader). Prints milliseconds per read (median and 90th percentile), the parse alone of the largest real fixture, and
+ * the post routine's wall time with its result.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import type { PhoneDevice } from '../src/phone/phone.device.ts';
 import { manualClock, seededRandom } from '../src/recipes/recipe.pacing.ts';
 import { resolveRecipe } from '../src/recipes/recipe.resolver.ts';
 import { runRecipe } from '../src/recipes/recipe.runner.ts';
+import { parseUiXml } from '../src/recipes/recipe.ui.ts';
 import { SimulatedPhoneUi } from '../src/simphone/index.ts';
 import { FakeAdbServer } from '../test/fake-adb.server.ts';
 import { FakeAndroid, fixture } from '../test/fake-android.ts';
@@ -44,16 +47,33 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 }
 
+function report(label: string, times: number[]): void {
+  times.sort((a, b) => a - b);
+  console.log(`${label.padEnd(34)} median ${percentile(times, 50).toFixed(2)} ms  p90 ${percentile(times, 90).toFixed(2)} ms  (${times.length} reads)`);
+}
+
 async function reads(label: string, phone: PhoneDevice): Promise<void> {
-  for (let i = 0; i < 5; i++) await phone.dumpUi(); // warm-up (the server's install and start are not counted)
+  for (let i = 0; i < 5; i++) parseUiXml(await phone.dumpUi()); // warm-up (the server's install and start are not counted)
   const times: number[] = [];
   for (let i = 0; i < READS; i++) {
     const start = performance.now();
-    await phone.dumpUi();
+    parseUiXml(await phone.dumpUi());
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  console.log(`${label.padEnd(34)} median ${percentile(times, 50).toFixed(2)} ms  p90 ${percentile(times, 90).toFixed(2)} ms  (${READS} reads)`);
+  report(label, times);
+}
+
+/** The parse alone, of the largest real tree in the fixtures (a TikTok feed with a sheet, 55 KB). */
+function parses(): void {
+  const xml = fixture('real/tiktok-musically/feed-add-phone.xml');
+  for (let i = 0; i < 20; i++) parseUiXml(xml);
+  const times: number[] = [];
+  for (let i = 0; i < READS * 5; i++) {
+    const start = performance.now();
+    parseUiXml(xml);
+    times.push(performance.now() - start);
+  }
+  report('parse only, largest real tree', times);
 }
 
 /**
@@ -106,6 +126,7 @@ async function routine(label: string, phone: PhoneDevice): Promise<void> {
 
 const viaServer = new AdbPhone('BENCH-UIA2', client.getDevice(feedPhone('BENCH-UIA2').serial), { uiServer: apks });
 const viaDump = new AdbPhone('BENCH-DUMP', client.getDevice(feedPhone('BENCH-DUMP').serial), { uiServer: false });
+parses();
 await reads('fake phone, UiAutomator2 server', viaServer);
 await reads('fake phone, uiautomator dump', viaDump);
 await reads('simulator', new SimulatedPhoneUi({ serial: 'BENCH-SIM' }));

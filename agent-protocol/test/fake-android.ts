@@ -118,6 +118,22 @@ interface Result {
 /** Output of the processes a command line starts, as they print it (the adb shell's stream). */
 export type ShellWriter = (chunk: Buffer) => void;
 
+/**
+ * A value quoted as Android's serializer writes it (libcore KXmlSerializer.attribute / writeEscaped): in single quotes
+ * when it holds `"` (then `'` is `&apos;`), else in double quotes; `&`, `<`, `>`, newline, return and tab escaped.
+ * Characters beyond the BMP stay as typed, as the UI server's tests read them.
+ */
+function androidQuoted(value: string): string {
+  const quote = value.includes('"') ? "'" : '"';
+  const escaped = value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(quote === '"' ? /"/g : /'/g, quote === '"' ? '&quot;' : '&apos;')
+    .replace(/[\n\r\t]/g, (char) => `&#${char.charCodeAt(0)};`);
+  return `${quote}${escaped}${quote}`;
+}
+
 /** Splits a command line into words and operators, keeping quoting as sh does. */
 function tokenize(line: string): string[] {
   const tokens: string[] = [];
@@ -262,11 +278,7 @@ export class FakeAndroid {
     return xml.replace(new RegExp(`<node\\b[^>]*resource-id="${id.replace(/[.]/g, '\\.')}"[^>]*>`), (tag) => {
       let out = tag.replace('focused="false"', 'focused="true"');
       // An empty field shows its hint, as real EditTexts do in a dump.
-      if (this.fieldText)
-        out = out.replace(
-          /\btext="[^"]*"/,
-          `text="${this.fieldText.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/\n/g, '&#10;')}"`,
-        );
+      if (this.fieldText) out = out.replace(/\btext=("[^"]*"|'[^']*')/, `text=${androidQuoted(this.fieldText)}`);
       return out;
     });
   }

@@ -163,4 +163,15 @@ describe('reading what Android prints', () => {
     expect(focusedText(focused)).toBe('Add a caption...');
     expect(focusedText(focused.replace('text="Add a caption..."', 'text="a &amp; b&#10;c"'))).toBe('a & b\nc');
   });
+
+  it('reads a focused text Android wrote in single quotes (it holds a double quote), entities undone', () => {
+    // real/instagram/comments-quoting.xml: the comment box holds `Love this "golden hour" & the pier`.
+    expect(focusedText(fixture('real/instagram/comments-quoting.xml'))).toBe('Love this "golden hour" & the pier');
+    const caption = fixture('ui-instagram-caption.xml').replace(
+      /text="Add a caption..."([^>]*?)focused="false"/,
+      `text='"Don&apos;t" &lt;3&#10;🌅'$1focused="true"`,
+    );
+    expect(focusedText(caption)).toBe('"Don\'t" <3\n🌅');
+    expect(focusedText('')).toBeNull();
+  });
 });

@@ -12,6 +12,7 @@ import {
   type ScreenSize,
   type ScreenState,
 } from '../phone/phone.device.ts';
+import { readUiTree } from '../phone/phone.uitree.ts';
 
 /** `getprop` prints `[key]: [value]` lines; values may span lines. */
 export function parseGetprop(output: string): Record<string, string> {
@@ -223,19 +224,12 @@ export function mediaUri(id: string, mime: string): string {
   return `content://media/external/file/${id}`;
 }
 
-/** The text of the focused node of a `uiautomator dump` (the field being typed into), or null when none is focused. */
+/**
+ * The text of the focused node of a `uiautomator dump` (the field being typed into), or null when none is focused or
+ * the phone gave no tree. Read with the UI-tree reader: a text holding `"` comes single-quoted.
+ */
 export function focusedText(xml: string): string | null {
-  for (const match of xml.matchAll(/<node\b[^>]*>/g)) {
-    const tag = match[0];
-    if (!/\bfocused="true"/.test(tag)) continue;
-    const text = /\btext="([^"]*)"/.exec(tag)?.[1] ?? '';
-    return text
-      .replace(/&#10;/g, '\n')
-      .replace(/&quot;/g, '"')
-      .replace(/&apos;/g, "'")
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
-  }
+  if (!xml.includes('<hierarchy')) return null;
+  for (const element of readUiTree(xml)) if (element.attributes.focused === 'true') return element.attributes.text ?? '';
   return null;
 }

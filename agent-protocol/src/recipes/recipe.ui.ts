@@ -1,9 +1,11 @@
 /**
  * The phone's screen as `uiautomator dump` describes it (a tree of `<node>` elements) or as the UiAutomator2
  * server's `/source` does (the same attributes on elements named by class, `<android.widget.TextView …>`): text,
- * resource-id, class, content-desc, state flags and bounds. Parsed here without an XML library (both formats are
- * flat and fixed), into a list in document order that selectors search, each node knowing its parent.
+ * resource-id, class, content-desc, state flags and bounds. Read by the one UI-tree reader (`phone.uitree.ts`, an XML
+ * parser: Android quotes a value holding `"` with `'`), into a list in document order that selectors search, each
+ * node knowing its parent.
  */
+import { readUiTree } from '../phone/phone.uitree.ts';
 
 export interface Bounds {
   left: number;
@@ -40,44 +42,24 @@ export interface UiScreen {
   height: number;
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decode(value: string): string {
-  return value.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) => {
-    if (entity.startsWith('#x')) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16));
-    if (entity.startsWith('#')) return String.fromCodePoint(Number.parseInt(entity.slice(1), 10));
-    return ENTITIES[entity] ?? '';
-  });
-}
-
 function parseBounds(value: string): Bounds {
   const match = /\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]/.exec(value);
   if (!match) return { left: 0, top: 0, right: 0, bottom: 0 };
   return { left: Number(match[1]), top: Number(match[2]), right: Number(match[3]), bottom: Number(match[4]) };
 }
 
-/** Parses `uiautomator dump` or UiAutomator2 `/source` XML. Throws when there is no hierarchy in it. */
+/**
+ * Parses `uiautomator dump` or UiAutomator2 `/source` XML. Throws when there is no hierarchy in it, and
+ * `UiTreeError` when it is not XML Android would write (malformed, or carrying a DOCTYPE).
+ */
 export function parseUiXml(xml: string): UiScreen {
   if (!xml.includes('<hierarchy')) throw new Error('This is not a UI tree (no <hierarchy>).');
-  const nodes: UiNode[] = [];
-  // Positions of the open elements, innermost last; the hierarchy element itself is not a node.
-  const open: number[] = [];
-  // Comments go first: a fixture's header may quote "<account>" in words.
-  const body = xml.replace(/<!--[\s\S]*?-->/g, '');
-  for (const match of body.matchAll(/<(\/?)([A-Za-z][\w.$-]*)\b([^>]*?)(\/?)>/g)) {
-    const [, closing, tag = '', attributesText = '', selfClosing] = match;
-    if (tag === 'hierarchy') continue;
-    if (closing) {
-      open.pop();
-      continue;
-    }
-    const attributes: Record<string, string> = {};
-    for (const attribute of attributesText.matchAll(/([\w-]+)="([^"]*)"/g)) attributes[attribute[1] as string] = decode(attribute[2] ?? '');
-    const flag = (name: string) => attributes[name] === 'true';
-    nodes.push({
+  const nodes = readUiTree(xml).map(({ name, attributes, depth, parent }): UiNode => {
+    const flag = (key: string) => attributes[key] === 'true';
+    return {
       text: attributes.text ?? '',
       resourceId: attributes['resource-id'] ?? '',
-      className: attributes.class ?? (tag === 'node' ? '' : tag),
+      className: attributes.class ?? (name === 'node' ? '' : name),
       packageName: attributes.package ?? '',
       desc: attributes['content-desc'] ?? '',
       clickable: flag('clickable'),
@@ -88,11 +70,10 @@ export function parseUiXml(xml: string): UiScreen {
       focused: flag('focused'),
       bounds: parseBounds(attributes.bounds ?? ''),
       index: Number(attributes.index ?? 0),
-      depth: open.length,
-      parent: open.at(-1) ?? -1,
-    });
-    if (!selfClosing) open.push(nodes.length - 1);
-  }
+      depth,
+      parent,
+    };
+  });
   const root = nodes[0]?.bounds;
   return {
     nodes,

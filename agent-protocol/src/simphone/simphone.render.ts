@@ -1,7 +1,9 @@
 /**
  * The simulated phone's screen: a tree of nodes shaped like Android views, written out as `uiautomator dump`
- * XML (what recipes read) and drawn as an SVG for screenshots (what people watching a demo see).
+ * XML (what recipes read) and drawn as an SVG for screenshots (what people watching a demo see). The XML is written
+ * and read as Android's serializer writes it (`phone.uitree.ts`): a value holding `"` in single quotes.
  */
+import { androidAttribute, readUiTree } from '../phone/phone.uitree.ts';
 
 export interface SimNode {
   cls: string;
@@ -33,6 +35,7 @@ export interface SimNode {
   drawOnly?: boolean;
 }
 
+/** Text and attributes of the SVG drawing (not Android's serializer: the drawing is the simulator's own). */
 const escapeXml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 
 function nodeXml(node: SimNode, packageName: string, index: number): string {
@@ -40,29 +43,36 @@ function nodeXml(node: SimNode, packageName: string, index: number): string {
   const pkg = node.pkg ?? packageName;
   const id = node.id ? (node.id.includes(':id/') ? node.id : `${pkg}:id/${node.id}`) : '';
   const [l, t, r, b] = node.bounds;
-  const attributes =
-    `index="${index}" text="${escapeXml(node.text ?? '')}" resource-id="${id}" class="${node.cls}" package="${pkg}" content-desc="${escapeXml(node.desc ?? '')}" ` +
-    `checkable="${flag(node.checkable)}" checked="${flag(node.checked)}" clickable="${flag(node.clickable)}" enabled="${flag(node.enabled ?? true)}" focusable="${flag(node.focusable ?? (node.clickable || node.focused))}" focused="${flag(node.focused)}" ` +
-    `scrollable="${flag(node.scrollable)}" long-clickable="${flag(node.longClickable)}" password="${flag(node.password)}" selected="${flag(node.selected)}" bounds="[${l},${t}][${r},${b}]"`;
+  // Attribute by attribute as AOSP's AccessibilityNodeInfoDumper writes them, each quoted as its serializer does.
+  const attributes: [string, string][] = [
+    ['index', String(index)],
+    ['text', node.text ?? ''],
+    ['resource-id', id],
+    ['class', node.cls],
+    ['package', pkg],
+    ['content-desc', node.desc ?? ''],
+    ['checkable', flag(node.checkable)],
+    ['checked', flag(node.checked)],
+    ['clickable', flag(node.clickable)],
+    ['enabled', flag(node.enabled ?? true)],
+    ['focusable', flag(node.focusable ?? (node.clickable || node.focused))],
+    ['focused', flag(node.focused)],
+    ['scrollable', flag(node.scrollable)],
+    ['long-clickable', flag(node.longClickable)],
+    ['password', flag(node.password)],
+    ['selected', flag(node.selected)],
+    ['bounds', `[${l},${t}][${r},${b}]`],
+  ];
+  const open = `<node${attributes.map(([name, value]) => androidAttribute(name, value)).join('')}`;
   const children = (node.children ?? []).filter((child) => !child.drawOnly);
-  if (children.length === 0) return `<node ${attributes} />`;
-  return `<node ${attributes}>${children.map((child, i) => nodeXml(child, packageName, i)).join('')}</node>`;
+  if (children.length === 0) return `${open} />`;
+  return `${open}>${children.map((child, i) => nodeXml(child, packageName, i)).join('')}</node>`;
 }
 
 /** The screen as `uiautomator dump` writes it (one line). */
 export function toUiXml(root: SimNode, packageName: string): string {
-  return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">${nodeXml(root, packageName, 0)}</hierarchy>`;
+  return `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy${androidAttribute('rotation', '0')}>${nodeXml(root, packageName, 0)}</hierarchy>`;
 }
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-const decode = (value: string) =>
-  value.replace(/&(#x[0-9a-fA-F]+|#\d+|amp|lt|gt|quot|apos);/g, (_, entity: string) =>
-    entity.startsWith('#x')
-      ? String.fromCodePoint(Number.parseInt(entity.slice(2), 16))
-      : entity.startsWith('#')
-        ? String.fromCodePoint(Number.parseInt(entity.slice(1), 10))
-        : (ENTITIES[entity] ?? ''),
-  );
 
 /**
  * Reads a `uiautomator dump` tree (a fixture of a real phone) into nodes the simulator can serve, draw and hit, with
@@ -70,17 +80,10 @@ const decode = (value: string) =>
  */
 export function fromUiXml(xml: string, size: { width: number; height: number }): SimNode {
   const top: SimNode = { cls: 'hierarchy', bounds: [0, 0, size.width, size.height], children: [] };
-  const stack: SimNode[] = [top];
+  // Each element's node by its position in the reader's list, so a child finds its parent.
+  const built: SimNode[] = [];
   let scale: { x: number; y: number } | null = null;
-  const body = xml.replace(/<!--[\s\S]*?-->/g, '');
-  for (const match of body.matchAll(/<(\/?)node\b([^>]*?)(\/?)>/g)) {
-    const [, closing, attrs = '', selfClosing] = match;
-    if (closing) {
-      stack.pop();
-      continue;
-    }
-    const a: Record<string, string> = {};
-    for (const attribute of attrs.matchAll(/([\w-]+)="([^"]*)"/g)) a[attribute[1] as string] = decode(attribute[2] ?? '');
+  for (const { attributes: a, parent } of readUiTree(xml)) {
     const m = /\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]/.exec(a.bounds ?? '');
     const raw = m ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : [0, 0, 0, 0];
     // The first node spans the fixture's screen: its size sets the scale.
@@ -110,8 +113,8 @@ export function fromUiXml(xml: string, size: { width: number; height: number }):
       password: flag('password'),
       children: [],
     };
-    stack[stack.length - 1]?.children?.push(node);
-    if (!selfClosing) stack.push(node);
+    built.push(node);
+    (parent >= 0 ? built[parent] : top)?.children?.push(node);
   }
   const first = top.children?.[0];
   if (!first) throw new Error('The fixture has no <node>.');

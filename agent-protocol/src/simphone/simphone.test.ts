@@ -11,6 +11,7 @@ import { centerOf, parseUiXml, type UiNode } from '../recipes/recipe.ui.ts';
 import { fixture } from '../../test/fake-android.ts';
 import { SimulatedPhoneUi, type SimulatedPhoneUiOptions } from './simphone.device.ts';
 import { fixtureXml } from './simphone.fixtures.ts';
+import { fromUiXml, toUiXml } from './simphone.render.ts';
 import { simulatedFixtures } from './simphone.fixtures.list.ts';
 
 // A run copies only the media the agent fetched for it, from its media folder: the post's picture is one such file.
@@ -254,7 +255,7 @@ describe('the simulated phone', () => {
     await tapOn(failing, id('share_button'));
     await failing.dumpUi();
     await failing.dumpUi();
-    expect(await failing.dumpUi()).toContain('Video can&apos;t be posted');
+    expect(await failing.dumpUi()).toContain(`text="Video can't be posted"`);
     expect(failing.published).toEqual([]);
 
     const tiktok = new SimulatedPhoneUi();
@@ -290,6 +291,29 @@ describe('the simulated phone', () => {
     await phone.key('back');
     await tapOn(tiktok, (node) => node.desc === 'Close');
     expect(await tiktok.dumpUi()).not.toContain('Add phone number');
+  });
+
+  it("writes each value as Android's serializer does: single quotes around a double quote, entities, references", () => {
+    const sheet = fromUiXml(fixture('real/instagram/comments-quoting.xml'), { width: 1080, height: 2400 });
+    const xml = toUiXml(sheet, 'com.instagram.android');
+    expect(xml.startsWith(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)).toBe(true);
+    for (const written of [
+      `text='maya_k She said "hi"'`,
+      `text="alex.rivera It's where we met"`,
+      `text='sam.o "Don&apos;t" was all I said'`,
+      'text="jo.b Fish &amp; chips &lt;3 &gt; pizza"',
+      'text="lee.m First line&#10;second line"',
+      'text="nina.p Sunset &#127749;"',
+      'text="kai.r So good &#128525;"',
+    ])
+      expect(xml).toContain(written);
+    const rows = parseUiXml(xml).nodes.filter((node) => node.resourceId.endsWith(':id/row_comment_textview_comment'));
+    expect(rows.map((node) => node.text)).toEqual(
+      parseUiXml(fixture('real/instagram/comments-quoting.xml'))
+        .nodes.filter((node) => node.resourceId.endsWith(':id/row_comment_textview_comment'))
+        .map((node) => node.text),
+    );
+    expect(rows[0]?.text).toBe('maya_k She said "hi"');
   });
 
   it('embeds the fixtures it serves exactly as test/fixtures/real holds them', () => {

@@ -5,6 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readUiTree } from '../../src/phone/phone.uitree.ts';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
 import { fixture, fixturesDir } from '../fake-android.ts';
 
@@ -66,9 +67,8 @@ describe('the UI fixtures of real phones', () => {
     const screen = parseUiXml(xml);
     expect(screen.nodes.length).toBeGreaterThan(3);
     expect(screen.nodes.every((node) => node.packageName !== '')).toBe(true);
-    for (const tag of xml.match(/<node\b[^>]*>/g) ?? []) {
-      expect([...tag.matchAll(/([\w-]+)="/g)].map((match) => match[1])).toEqual(DUMP_ATTRIBUTES);
-    }
+    // Attribute names in the order written, whichever quote each value took.
+    for (const element of readUiTree(xml)) expect(Object.keys(element.attributes)).toEqual(DUMP_ATTRIBUTES);
     const root = screen.nodes[0]?.bounds;
     expect(root && { width: root.right, height: root.bottom }).toEqual(entry.size);
     expect(screen.nodes.some((node) => node.packageName === entry.package)).toBe(true);
