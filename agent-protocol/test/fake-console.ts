@@ -15,6 +15,10 @@ export interface FakeConsole {
   connections: Map<string, ServerSocket[]>;
   /** Live frames each phone sent (`live.frame`), answered "keep going". */
   frames: Map<string, { seq: number; source: string }[]>;
+  /** What the host's control connection reported (`host.health`, `host.recovery`, `host.vitals`, `host.usb`…), in order. */
+  hostMessages: { name: string; message: unknown }[];
+  /** The host's control connection now, if one is open (to send it `host.settings`). */
+  host(): ServerSocket | undefined;
   /** The phone's connection now, if one is open. */
   phone(serial: string): ServerSocket | undefined;
   /** Sends a message to the phone's connection and answers its acknowledgement (or the timeout's error). */
@@ -27,10 +31,16 @@ export async function fakeConsole(): Promise<FakeConsole> {
   const io = new Server(http, { maxHttpBufferSize: 16 * 1024 * 1024 });
   const connections = new Map<string, ServerSocket[]>();
   const frames = new Map<string, { seq: number; source: string }[]>();
+  const hostMessages: { name: string; message: unknown }[] = [];
+  let control: ServerSocket | undefined;
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
+      control = socket;
       socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => ack({ ok: true, hostName: 'Desk host' }));
+      socket.onAny((name: string, message: unknown) => {
+        if (name.startsWith('host.') && name !== 'host.hello') hostMessages.push({ name, message });
+      });
       return;
     }
     const serial = auth.serial ?? '';
@@ -50,6 +60,8 @@ export async function fakeConsole(): Promise<FakeConsole> {
     url: `http://127.0.0.1:${port}`,
     connections,
     frames,
+    hostMessages,
+    host: () => (control?.connected ? control : undefined),
     phone,
     ask: async (serial, name, message, timeoutMs = 8000) => {
       const socket = phone(serial);

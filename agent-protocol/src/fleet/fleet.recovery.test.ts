@@ -17,11 +17,15 @@ function reporter() {
   };
 }
 
-/** Actions that record what was done; the shell fails while `broken` holds the serial. */
-function recordingActions(broken: Set<string>) {
+/**
+ * Actions that record what was done; the shell fails while `broken` holds the serial. adbd answers a boot-completed
+ * question even for a phone whose framework is stuck, so getprop says 1 unless `booting` holds the serial.
+ */
+function recordingActions(broken: Set<string>, booting = new Set<string>()) {
   const done: string[] = [];
   const actions: RecoveryActions = {
-    shell: async (serial) => {
+    shell: async (serial, command) => {
+      if (command === 'getprop sys.boot_completed') return booting.has(serial) ? '\n' : '1\n';
       if (broken.has(serial)) throw new Error('The shell did not answer within 5 s.');
       return 'farm-ok\n';
     },

@@ -198,11 +198,12 @@ describe('the USB tree', () => {
       { id: '0000:03:00.0', kind: 'xhci', vendorId: '0x1b21', deviceId: '0x2142', driver: 'xhci_hcd', buses: [3] },
     ]);
     expect(tree.devices).toEqual([
-      { serial: '8ABX0Y1Z', path: '1-1', bus: 1, controllerId: '0000:00:14.0', hubLocation: 'usb1', port: 1, hubs: ['usb1'] },
-      { serial: 'R58M12ABCDE', path: '1-2.1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 1, hubs: ['usb1', '1-2'] },
-      { serial: '0A011FDD4002K1', path: '1-2.3', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 3, hubs: ['usb1', '1-2'] },
+      { serial: '8ABX0Y1Z', path: '1-1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1', port: 1, hubs: ['1'] },
+      { serial: 'R58M12ABCDE', path: '1-2.1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 1, hubs: ['1', '1-2'] },
+      { serial: '0A011FDD4002K1', path: '1-2.3', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 3, hubs: ['1', '1-2'] },
     ]);
-    expect(tree.hubs.map((hub) => hub.location)).toEqual(['usb1', 'usb2', 'usb3', '1-2']);
+    // uhubctl names a root hub by its bus number: `uhubctl -l 1 -p 1 -a cycle` for the phone on a motherboard port.
+    expect(tree.hubs.map((hub) => hub.location)).toEqual(['1', '2', '3', '1-2']);
     expect(tree.hubs.find((hub) => hub.location === '1-2')).toMatchObject({ product: 'USB2.0 Hub', vendorId: '05e3', productId: '0608', ports: 4 });
   });
 
