@@ -239,3 +239,47 @@ describe('the adb server restart', () => {
     expect(rungs.find((report) => report.rung === 'restart_adb_server')).toMatchObject({ outcome: 'skipped', detail: remote });
   });
 });
+
+describe('the scheduled restart', () => {
+  it('reboots idle phones at most 4 at a time, each batch waited for until booted', async () => {
+    const down = new Map<string, number>();
+    let most = 0;
+    const order: string[] = [];
+    const actions: RecoveryActions = {
+      shell: async (serial, command) => {
+        if (command !== 'getprop sys.boot_completed') return '';
+        const until = down.get(serial);
+        if (until === undefined || Date.now() >= until) {
+          down.delete(serial);
+          return '1\n';
+        }
+        return '\n';
+      },
+      uiReader: async () => undefined,
+      frame: async () => undefined,
+      reconnect: async () => undefined,
+      restartReader: async () => undefined,
+      adbReconnect: async () => undefined,
+      restartAdbServer: async () => undefined,
+      reboot: async (serial) => {
+        order.push(serial);
+        down.set(serial, Date.now() + 30);
+        most = Math.max(most, down.size);
+      },
+      powerCycle: async () => undefined,
+    };
+    const rungs: RungReport[] = [];
+    const recovery = new FleetRecovery({
+      actions,
+      report: { health: () => undefined, vitals: () => undefined, rung: (report) => rungs.push(report) },
+      boot: { waitMs: 5_000, pollMs: 5, batch: 4 },
+    });
+    const serials = Array.from({ length: 10 }, (_, index) => `P${index}`);
+    const policy = { enabled: true, hour: 4, minute: 0, idleOnly: true };
+    const rebooted = await recovery.scheduledRestart(policy, [...serials, 'BUSY'], (serial) => serial !== 'BUSY', new Date(2026, 10, 26, 4, 1));
+    expect(rebooted.sort()).toEqual([...serials].sort());
+    expect(order).toHaveLength(10);
+    expect(most).toBe(4);
+    expect(rungs.every((report) => report.rung === 'reboot' && report.outcome === 'done' && report.detail === 'Scheduled restart.')).toBe(true);
+  });
+});

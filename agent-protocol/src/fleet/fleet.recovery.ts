@@ -146,6 +146,11 @@ export interface FleetRecoveryOptions {
   adbServerRemote?: string | null;
   /** Where the ladder's memory and the boots seen are kept across host restarts. */
   memory?: FleetMemoryStore;
+  /**
+   * How long one rung may take (2 min by default; restarting a UI reader on a stuck phone can hang): past it, the rung
+   * is reported failed and the next round climbs on, instead of the phone waiting on it for ever.
+   */
+  rungMs?: number;
   now?: () => number;
 }
 
@@ -284,7 +289,7 @@ export class FleetRecovery {
         outcome = 'skipped';
         detail = this.options.adbServerRemote;
       } else {
-        await this.take(serial, rung, place);
+        await within(this.take(serial, rung, place), this.options.rungMs ?? 120_000, 'The rung');
       }
     } catch (error) {
       outcome = 'failed';

@@ -30,6 +30,8 @@ export interface FleetHealthOptions {
   health?: HealthLimits;
   /** A rebooted phone's boot limit and the scheduled restart's batch (5 min, 4 at a time by default). */
   boot?: BootLimits;
+  /** How long one rung may take before it counts failed (2 min by default). */
+  rungMs?: number;
   /** The host's state folder: the ladder's memory is kept there across restarts of the host. */
   stateDir?: string;
   /** Where the memory is kept instead (tests); neither: it lasts as long as the process. */
@@ -116,6 +118,7 @@ export class FleetHealth {
       adbServerRemote: this.remoteAdb(),
       ...(memory ? { memory } : {}),
       ...(this.options.boot ? { boot: this.options.boot } : {}),
+      ...(this.options.rungMs ? { rungMs: this.options.rungMs } : {}),
       ...(this.options.health ? { health: this.options.health } : {}),
       apps: ['com.instagram.android', 'com.zhiliaoapp.musically', 'com.google.android.youtube'],
     });

@@ -49,7 +49,7 @@ export interface FarmHostOptions {
   /** How the host tracks adb (tests shorten the probe and name no adb program to start). */
   adb?: Pick<AdbHostOptions, 'adbBin' | 'probeMs' | 'reconnectMs'>;
   /** Fleet health's rhythm and limits (tests scale them down). */
-  fleet?: Pick<FleetHealthOptions, 'checkMs' | 'vitalsMs' | 'health' | 'boot' | 'sysRoot'>;
+  fleet?: Pick<FleetHealthOptions, 'checkMs' | 'vitalsMs' | 'health' | 'boot' | 'rungMs' | 'sysRoot'>;
   log?: (line: string) => void;
   /** Told when the console refuses the host (its credential was revoked). */
   onRefused?: (reason: string) => void;
