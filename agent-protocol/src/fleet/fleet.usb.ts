@@ -12,9 +12,9 @@
  * Intel) and `driver` a link to its driver (`xhci_hcd`). adb names a USB phone by the same serial string.
  *
  * Hubs are named as uhubctl's `-l` takes them, which is not sysfs's name for a root hub: uhubctl builds a hub's
- * location from libusb's bus number and port numbers (`get_device_description`/`get_hub_location` in mvp/uhubctl's
- * uhubctl.c: `snprintf(..., "%d", bus)` then `-%d` and `.%d` per port), so the root hub of bus 1 is `1`, never
- * `usb1`. A phone on a motherboard port hangs on `1`, port N.
+ * location from libusb's bus number and port numbers (`get_hub_info` in mvp/uhubctl's uhubctl.c: `snprintf(location,
+ * …, "%d", bus)`, then `-%d` for the first port and `.%d` for each further one), so the root hub of bus 1 is `1`,
+ * never `usb1`. A phone on a motherboard port hangs on `1`, port N.
  */
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
