@@ -7,7 +7,12 @@
  * The scheduled restart reboots idle phones a few at a time, each batch waited for, so a rack never has all its
  * phones down at once (and the USB bus does not enumerate them all in the same seconds).
  */
-import type { RecoveryActions, RecoveryOutcome } from './fleet.recovery.ts';
+
+/** The part of the recovery's actions a boot wait uses (`RecoveryActions` in `fleet.recovery.ts` has this shape). */
+export interface BootActions {
+  shell(serial: string, command: string, timeoutMs: number): Promise<string>;
+  reboot(serial: string): Promise<void>;
+}
 
 export interface BootLimits {
   /** How long a rebooted phone may take to finish booting before it counts as not recovered. */
@@ -22,7 +27,7 @@ export interface BootLimits {
 export const defaultBootLimits: BootLimits = { waitMs: 5 * 60_000, pollMs: 5_000, batch: 4 };
 
 /** Whether the phone answers that it finished booting; false while it is away, booting, or does not answer. */
-export async function bootCompleted(actions: Pick<RecoveryActions, 'shell'>, serial: string, timeoutMs: number): Promise<boolean> {
+export async function bootCompleted(actions: Pick<BootActions, 'shell'>, serial: string, timeoutMs: number): Promise<boolean> {
   try {
     return (await actions.shell(serial, 'getprop sys.boot_completed', timeoutMs)).trim() === '1';
   } catch {
@@ -31,7 +36,7 @@ export async function bootCompleted(actions: Pick<RecoveryActions, 'shell'>, ser
 }
 
 /** Waits until the phone finished booting, asking every `pollMs`; false when `waitMs` passed first. */
-export async function waitForBoot(actions: Pick<RecoveryActions, 'shell'>, serial: string, limits: BootLimits, shellMs: number): Promise<boolean> {
+export async function waitForBoot(actions: Pick<BootActions, 'shell'>, serial: string, limits: BootLimits, shellMs: number): Promise<boolean> {
   const until = Date.now() + limits.waitMs;
   for (;;) {
     if (await bootCompleted(actions, serial, Math.min(shellMs, limits.waitMs))) return true;
@@ -48,10 +53,10 @@ export async function waitForBoot(actions: Pick<RecoveryActions, 'shell'>, seria
  */
 export async function staggeredReboots(
   serials: readonly string[],
-  actions: Pick<RecoveryActions, 'shell' | 'reboot'>,
+  actions: BootActions,
   limits: BootLimits,
   shellMs: number,
-  report: (serial: string, outcome: RecoveryOutcome, detail: string) => void,
+  report: (serial: string, outcome: 'done' | 'failed', detail: string) => void,
 ): Promise<string[]> {
   const booted: string[] = [];
   const size = Math.max(1, limits.batch);
