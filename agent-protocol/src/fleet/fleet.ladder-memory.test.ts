@@ -3,8 +3,11 @@
  * adb reconnect and reboot, and coming back still stuck), one that answers for a moment after each rung, a host
  * restarted mid-way, settings changed mid-way, a reboot that never finishes, and the scheduled restart's stagger.
  */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryStore } from './fleet.memory.ts';
+import { fileMemoryStore, fleetMemoryFile, memoryStore } from './fleet.memory.ts';
 import { FleetRecovery, type RecoveryActions, type RungReport, type VitalsReport } from './fleet.recovery.ts';
 import { defaultLadderLimits, type RecoveryRung } from './fleet.ladder.ts';
 
@@ -281,5 +284,31 @@ describe('the scheduled restart', () => {
     expect(order).toHaveLength(10);
     expect(most).toBe(4);
     expect(rungs.every((report) => report.rung === 'reboot' && report.outcome === 'done' && report.detail === 'Scheduled restart.')).toBe(true);
+  });
+});
+
+describe('the memory file', () => {
+  it('is written whole into the state folder, read back, and a damaged one is ignored with a log line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-memory-'));
+    try {
+      const log: string[] = [];
+      const store = fileMemoryStore(fleetMemoryFile(dir), (line) => log.push(line));
+      expect(store.load()).toBeNull();
+      const memory = {
+        version: 1 as const,
+        ladder: { used: { A: { reboot: [1, 2] } }, episodes: { A: { tried: ['reconnect' as const], askedPerson: false } }, adbServerRestarts: [] },
+        boots: { A: [5] },
+      };
+      store.save(memory);
+      expect(store.load()).toEqual(memory);
+      // Nothing half-written is left beside it.
+      expect(readdirSync(dir)).toEqual(['fleet-ladder.json']);
+      writeFileSync(fleetMemoryFile(dir), '{"version":1,"ladder":');
+      expect(store.load()).toBeNull();
+      expect(log[0]).toMatch(/^ignored the recovery memory in .*fleet-ladder\.json: /);
+      expect(existsSync(fleetMemoryFile(dir))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
