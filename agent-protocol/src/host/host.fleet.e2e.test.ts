@@ -111,8 +111,16 @@ describe('a farm host’s recovery ladder, host → fake adb → console', () =>
     expect(recoveries(console_).map((rung) => rung.rung)).toEqual(['reconnect', 'restart_reader', 'adb_reconnect', 'reboot']);
     expect(recoveries(console_)[3]?.outcome).toBe('done');
     expect(recoveries(console_)[3]?.detail).toMatch(/^Booted again in \d+ s\.$/);
-    // Failing, then well: while it booted it was not checked, and no rung came between the reboot and its boot.
-    expect(healths(console_)).toEqual([false, true]);
+    // Failing (each new reason said), then well. While it booted it was not checked: nothing between the reboot's
+    // report (sent once it had booted) and the phone answering again.
+    const said = console_.hostMessages.filter((item) => item.name === 'host.health' || item.name === 'host.recovery');
+    const rebooted = said.findIndex((item) => item.name === 'host.recovery' && (item.message as { rung: string }).rung === 'reboot');
+    expect(said.slice(rebooted + 1).map((item) => [item.name, (item.message as { ok?: boolean }).ok])).toEqual([['host.health', true]]);
+    expect(
+      healths(console_)
+        .slice(0, -1)
+        .every((ok) => !ok),
+    ).toBe(true);
     expect(server.requests.filter((request) => request === 'reboot:')).toHaveLength(1);
     expect(phone.commands.filter((command) => command === 'getprop sys.boot_completed').length).toBeGreaterThanOrEqual(1);
     expect(Date.now() - phone.bootCompletedAt).toBeGreaterThanOrEqual(0);
