@@ -214,7 +214,7 @@ export class FleetHealth {
   private async readAllVitals(): Promise<void> {
     const failing = new Set(this.recovery.unresponsive().map((item) => item.serial));
     for (const device of this.options.adb.list()) {
-      if (device.state !== 'device' || failing.has(device.serial)) continue;
+      if (device.state !== 'device' || failing.has(device.serial) || this.recovery.busy(device.serial)) continue;
       await this.recovery.readVitals(device.serial).catch(() => undefined);
     }
   }
