@@ -90,6 +90,8 @@ export class FakeAdbServer {
   bootCompletedMs = 0;
   /** Phones whose fault outlives a reboot (a stuck framework that comes back stuck): frozen again once listed. */
   readonly stuck = new Set<string>();
+  /** When a rebooted phone says it booted (`/proc/uptime` counts from it): now, or earlier on a scaled clock. */
+  bootTime: () => number = () => Date.now();
   /** How long `host-serial:<serial>:reconnect` leaves a phone offline before it is a device again. */
   reconnectMs = 200;
   /** Times `host:kill` was asked; a killed server drops every connection and answers again at once (restarted). */
@@ -186,7 +188,7 @@ export class FakeAdbServer {
     this.unplug(serial);
     setTimeout(() => {
       entry.phone.frozen = this.stuck.has(serial);
-      entry.phone.bootedAt = Date.now();
+      entry.phone.bootedAt = this.bootTime();
       entry.phone.bootCompletedAt = Date.now() + this.bootCompletedMs;
       this.plug(entry.phone, entry.state);
     }, this.rebootMs).unref();

@@ -126,6 +126,26 @@ describe('a farm host’s recovery ladder, host → fake adb → console', () =>
     expect(Date.now() - phone.bootCompletedAt).toBeGreaterThanOrEqual(0);
   }, 40_000);
 
+  it('a phone rebooting in a loop: each return is seen, and the third boot within the hour raises the alert', async () => {
+    const { server, console_, start } = await setUp('LOOP1');
+    const farm = await start();
+    closers.push(() => farm.close());
+    await until('the phone’s agent to connect', () => farm.agent('LOOP1')?.connected === true);
+    const vitals = () =>
+      console_.hostMessages
+        .filter((item) => item.name === 'host.vitals')
+        .map((item) => item.message as { uptimeSeconds: number; alerts: { kind: string; message: string }[] });
+    // Three reboots that, on the phone's scaled clock, came 30, 20 and 10 minutes ago: boots 10 minutes apart.
+    for (const minutesAgo of [30, 20, 10]) {
+      const seen = vitals().length;
+      server.bootTime = () => Date.now() - minutesAgo * 60_000;
+      server.reboot('LOOP1');
+      await until('the vitals read as it came back', () => vitals().length > seen && Math.abs((vitals().at(-1)?.uptimeSeconds ?? 0) - minutesAgo * 60) < 30);
+    }
+    expect(vitals().map((reading) => reading.alerts.map((alert) => alert.kind))).toEqual([[], [], [], ['reboot_loop']]);
+    expect(vitals().at(-1)?.alerts[0]?.message).toBe('Rebooting in a loop: 3 boots in 60 minutes.');
+  }, 30_000);
+
   it('a phone that never recovers: the rungs once, one replug task naming hub and port, nothing more across a host restart', async () => {
     const { server, phone, console_, dir, start } = await setUp('LADDER2');
     server.stuck.add('LADDER2');
