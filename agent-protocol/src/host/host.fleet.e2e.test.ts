@@ -142,8 +142,11 @@ describe('a farm host’s recovery ladder, host → fake adb → console', () =>
       server.reboot('LOOP1');
       await until('the vitals read as it came back', () => vitals().length > seen && Math.abs((vitals().at(-1)?.uptimeSeconds ?? 0) - minutesAgo * 60) < 30);
     }
-    expect(vitals().map((reading) => reading.alerts.map((alert) => alert.kind))).toEqual([[], [], [], ['reboot_loop']]);
-    expect(vitals().at(-1)?.alerts[0]?.message).toBe('Rebooting in a loop: 3 boots in 60 minutes.');
+    // One alert, raised by the reading of the third return (a phone may be read more than once as it comes back).
+    expect(vitals().flatMap((reading) => reading.alerts.map((alert) => alert.kind))).toEqual(['reboot_loop']);
+    const alerted = vitals().find((reading) => reading.alerts.length > 0);
+    expect(Math.abs((alerted?.uptimeSeconds ?? 0) - 600)).toBeLessThan(30);
+    expect(alerted?.alerts[0]?.message).toBe('Rebooting in a loop: 3 boots in 60 minutes.');
   }, 30_000);
 
   it('a phone that never recovers: the rungs once, one replug task naming hub and port, nothing more across a host restart', async () => {
