@@ -83,6 +83,15 @@ export class FakeAdbServer {
   port = 0;
   /** How long a rebooting phone is gone from the list (adb drops every transport to it meanwhile). */
   rebootMs = 2_000;
+  /**
+   * How long after it is listed again a rebooted phone takes to finish booting: adbd starts early in boot, so adb
+   * lists the phone as a device while `getprop sys.boot_completed` still prints an empty line (0 by default).
+   */
+  bootCompletedMs = 0;
+  /** Phones whose fault outlives a reboot (a stuck framework that comes back stuck): frozen again once listed. */
+  readonly stuck = new Set<string>();
+  /** When a rebooted phone says it booted (`/proc/uptime` counts from it): now, or earlier on a scaled clock. */
+  bootTime: () => number = () => Date.now();
   /** How long `host-serial:<serial>:reconnect` leaves a phone offline before it is a device again. */
   reconnectMs = 200;
   /** Times `host:kill` was asked; a killed server drops every connection and answers again at once (restarted). */
@@ -178,8 +187,9 @@ export class FakeAdbServer {
     if (!entry) return;
     this.unplug(serial);
     setTimeout(() => {
-      entry.phone.frozen = false;
-      entry.phone.bootedAt = Date.now();
+      entry.phone.frozen = this.stuck.has(serial);
+      entry.phone.bootedAt = this.bootTime();
+      entry.phone.bootCompletedAt = Date.now() + this.bootCompletedMs;
       this.plug(entry.phone, entry.state);
     }, this.rebootMs).unref();
   }

@@ -250,6 +250,8 @@ export class FakeAndroid {
   frozen = false;
   /** When the phone last booted (`/proc/uptime` counts from here); a reboot moves it. */
   bootedAt = Date.now() - 3 * 3600_000;
+  /** Until then `getprop sys.boot_completed` prints an empty line, as while Android is still booting. */
+  bootCompletedAt = 0;
   /** What `df` prints (toybox's `df -h` of an Android 14 phone, /data among its rows, by default). */
   df = fixture('df-h-android14.txt');
   battery: string;
@@ -394,6 +396,7 @@ export class FakeAndroid {
       case 'getprop': {
         const all = o.getprop ?? fixture('getprop.txt');
         if (!args[0]) return this.text(all);
+        if (args[0] === 'sys.boot_completed' && Date.now() < this.bootCompletedAt) return this.text('\n');
         // `getprop NAME` prints the value alone (an empty line for a property the phone does not have).
         const value = all.split('\n').find((line) => line.startsWith(`[${args[0]}]: [`));
         return this.text(`${value ? value.slice(args[0].length + 5, -1) : ''}\n`);

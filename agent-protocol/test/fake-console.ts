@@ -17,7 +17,7 @@ export interface FakeConsole {
   frames: Map<string, { seq: number; source: string }[]>;
   /** What the host said on its control connection (`host.app`, `host.app-progress`, `host.health`, …), in order. */
   hostSaid: { name: string; message: unknown }[];
-  /** The host's control connection, once it said hello (the console sends it `app.run` there). */
+  /** The host's control connection now, if one is open (the console sends it `app.run` and `host.settings` there). */
   host(): ServerSocket | undefined;
   /** H.264 packets each phone sent (`live.video`), answered at once; `at` counts every packet the console got. */
   videos: Map<string, { stream: string; seq: number; config: boolean; keyFrame: boolean; at: number }[]>;
@@ -56,10 +56,8 @@ export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buff
   io.of('/agent').on('connection', (socket) => {
     const auth = socket.handshake.auth as { hostToken?: string; serial?: string };
     if (auth.hostToken && !auth.serial) {
-      socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => {
-        control = socket;
-        ack({ ok: true, hostName: 'Desk host' });
-      });
+      control = socket;
+      socket.on('host.hello', (_message: unknown, ack: (answer: Ack) => void) => ack({ ok: true, hostName: 'Desk host' }));
       socket.onAny((name: string, message: unknown) => name !== 'host.hello' && hostSaid.push({ name, message }));
       return;
     }
@@ -88,7 +86,7 @@ export async function fakeConsole(options: { appFiles?: ReadonlyMap<string, Buff
     connections,
     frames,
     hostSaid,
-    host: () => control,
+    host: () => (control?.connected ? control : undefined),
     videos,
     transport,
     phone,

@@ -68,13 +68,14 @@ export type UhubctlCheck = { ok: true } | { ok: false; problem: string };
 export const UHUBCTL_NO_PERMISSION = 'uhubctl: no permission';
 
 /**
- * The start-up check: uhubctl runs, sees the hub at `location`, and may write to it. Listing a hub reads the same
- * device files a power change writes, so a listing without permission problems means a cycle will be allowed.
+ * The start-up check: uhubctl runs, sees the hub at `location` (every hub it can switch when null), and may write to
+ * it. Listing a hub reads the same device files a power change writes, so a listing without permission problems means
+ * a cycle will be allowed.
  */
-export async function checkUhubctl(location: string, program = 'uhubctl'): Promise<UhubctlCheck> {
+export async function checkUhubctl(location: string | null, program = 'uhubctl'): Promise<UhubctlCheck> {
   let output: string;
   try {
-    output = await run(program, ['-l', location], 15_000);
+    output = await run(program, location ? ['-l', location] : [], 15_000);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     if (permissionProblem.test(text)) return { ok: false, problem: UHUBCTL_NO_PERMISSION };
@@ -82,7 +83,8 @@ export async function checkUhubctl(location: string, program = 'uhubctl'): Promi
     return { ok: false, problem: `uhubctl: ${text.split('\n')[0] ?? text}` };
   }
   if (permissionProblem.test(output)) return { ok: false, problem: UHUBCTL_NO_PERMISSION };
-  if (/No compatible devices detected/i.test(output)) return { ok: false, problem: `uhubctl: no hub that can switch power at ${location}.` };
+  if (/No compatible devices detected/i.test(output))
+    return { ok: false, problem: location ? `uhubctl: no hub that can switch power at ${location}.` : 'uhubctl: no hub on this host can switch power.' };
   return { ok: true };
 }
 
@@ -112,7 +114,9 @@ export function adbRecoveryActions(options: AdbActionsOptions): RecoveryActions 
     },
     restartAdbServer: async () => {
       await adbHostService(options.server, 'host:kill');
-      await run(adb, ['-H', options.server.host, '-P', String(options.server.port), 'start-server'], 30_000);
+      // `start-server` forks a server on this machine only (`-H` names where a client connects, it starts nothing
+      // there): the host restarts only a local server (a remote one is reported skipped, `fleet.recovery.ts`).
+      await run(adb, ['-P', String(options.server.port), 'start-server'], 30_000);
     },
     reboot: async (serial) => {
       await rebootThroughServer(options.server, serial);

@@ -3,7 +3,12 @@
  * tried once per episode (from the phone failing to it answering again), no rung more often than its limit, and when
  * the rungs are spent a person is asked to replug the phone — once — and nothing else happens until it answers.
  * A policy only: it says which rung comes next and keeps the counts; the host does the work (`fleet.recovery.ts`).
+ *
+ * Its memory is per serial and outlives the phone object: a reboot, a uhubctl cycle or an adb restart takes the phone
+ * off adb's list for a while, and the counts and the episode must still be there when it comes back, or "a reboot
+ * twice a day" never holds. `snapshot()`/`restore()` carry it across a host restart (`fleet.memory.ts`).
  */
+import { z } from 'zod';
 
 export const recoveryRungs = [
   /** Drop and reopen the phone's adb transport on the host's side. */
@@ -50,6 +55,14 @@ export interface LadderContext {
   canPowerCycle: boolean;
 }
 
+/** The ladder's memory as stored in the host's state folder: times are epoch milliseconds. */
+export const ladderMemory = z.object({
+  used: z.record(z.string(), z.partialRecord(z.enum(recoveryRungs), z.array(z.number()))),
+  episodes: z.record(z.string(), z.object({ tried: z.array(z.enum(recoveryRungs)), askedPerson: z.boolean() })),
+  adbServerRestarts: z.array(z.number()),
+});
+export type LadderMemory = z.infer<typeof ladderMemory>;
+
 const hour = 60 * 60_000;
 const day = 24 * hour;
 /** How long one adb server restart counts for every phone that was failing with it. */
@@ -65,11 +78,18 @@ export class RecoveryLadder {
   /** When each rung was used, per phone: `serial` → rung → times. */
   private readonly used = new Map<string, Map<RecoveryRung, number[]>>();
   private adbServerRestarts: number[] = [];
+  /** Told after every change, so the host can write the memory down. */
+  onChange: () => void = () => undefined;
 
   constructor(
-    private readonly limits: LadderLimits = defaultLadderLimits,
+    private limits: LadderLimits = defaultLadderLimits,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** New limits from the host's settings: the counts and episodes stay, only what they are held against changes. */
+  setLimits(limits: LadderLimits): void {
+    this.limits = limits;
+  }
 
   /**
    * The next rung to try for a phone that still fails, and records it as used; null when nothing is left to do until
@@ -83,6 +103,7 @@ export class RecoveryLadder {
       episode.tried.add(rung);
       if (rung === 'replug_task') episode.askedPerson = true;
       this.record(serial, rung);
+      this.onChange();
       return rung;
     }
     return null;
@@ -95,13 +116,52 @@ export class RecoveryLadder {
 
   /** The phone answers again: its next failure starts a new episode at the bottom rung. The counts stay. */
   recovered(serial: string): void {
-    this.episodes.delete(serial);
+    if (this.episodes.delete(serial)) this.onChange();
   }
 
-  /** The phone left this host (unplugged for good, or another host took it). */
-  forget(serial: string): void {
-    this.episodes.delete(serial);
-    this.used.delete(serial);
+  /** Whether the phone is in an episode now (it failed and has not answered since). */
+  climbing(serial: string): boolean {
+    return this.episodes.has(serial);
+  }
+
+  /**
+   * The memory to write down: the last day of uses (the longest limit looks back a day), and the open episodes of
+   * phones used within that day (an episode older than that is of a phone long gone).
+   */
+  snapshot(): LadderMemory {
+    const since = this.now() - day;
+    const used: LadderMemory['used'] = {};
+    for (const [serial, rungs] of this.used) {
+      const kept: Partial<Record<RecoveryRung, number[]>> = {};
+      for (const [rung, times] of rungs) {
+        const recent = times.filter((at) => at > since);
+        if (recent.length > 0) kept[rung] = recent;
+      }
+      if (Object.keys(kept).length > 0) used[serial] = kept;
+    }
+    const episodes: LadderMemory['episodes'] = {};
+    for (const [serial, episode] of this.episodes) {
+      if (used[serial]) episodes[serial] = { tried: [...episode.tried], askedPerson: episode.askedPerson };
+    }
+    return { used, episodes, adbServerRestarts: this.adbServerRestarts.filter((at) => at > this.now() - hour) };
+  }
+
+  /** Takes back a memory written by `snapshot()` (at start, before any phone is seen). */
+  restore(memory: LadderMemory): void {
+    this.used.clear();
+    this.episodes.clear();
+    for (const [serial, rungs] of Object.entries(memory.used)) {
+      const map = new Map<RecoveryRung, number[]>();
+      for (const rung of recoveryRungs) {
+        const times = rungs[rung];
+        if (times && times.length > 0) map.set(rung, [...times]);
+      }
+      this.used.set(serial, map);
+    }
+    for (const [serial, episode] of Object.entries(memory.episodes)) {
+      this.episodes.set(serial, { tried: new Set(episode.tried), askedPerson: episode.askedPerson });
+    }
+    this.adbServerRestarts = [...memory.adbServerRestarts];
   }
 
   /** How often a rung was used for a phone in the last `windowMs` (for the console and the tests). */
@@ -111,7 +171,8 @@ export class RecoveryLadder {
   }
 
   private allowed(serial: string, rung: RecoveryRung, context: LadderContext): boolean {
-    if (rung === 'replug_task') return true;
+    // The person too is asked at most so often: a phone that answers for a moment after each replug and fails again
+    // would otherwise ask every round (the console keeps one open task per phone; this keeps the feed quiet).
     if (this.count(serial, rung) >= this.limits.perRungPerHour) return false;
     switch (rung) {
       case 'restart_adb_server': {
@@ -128,6 +189,7 @@ export class RecoveryLadder {
       case 'reconnect':
       case 'restart_reader':
       case 'adb_reconnect':
+      case 'replug_task':
         return true;
     }
   }

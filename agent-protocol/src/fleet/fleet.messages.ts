@@ -101,12 +101,16 @@ export const hostFleetSettings = z.object({
       .string()
       .trim()
       .max(100)
-      .regex(/^(\d+-\d+(\.\d+)*|usb\d+)?$/, 'a hub location such as 1-2 or 1-2.4'),
+      // uhubctl's `-l`: a root hub is its bus number (`1`); `usb1` (sysfs's name) is read as `1` for settings saved
+      // before hosts named root hubs as uhubctl does.
+      .regex(/^(\d+(-\d+(\.\d+)*)?|usb\d+)?$/, 'a hub location such as 1, 1-2 or 1-2.4'),
   }),
   ladder: z.object({
     perRungPerHour: z.number().int().min(1).max(20),
     rebootsPerDay: z.number().int().min(0).max(10),
     adbServerRestartPhones: z.number().int().min(2).max(100),
+    /** Restarts of the adb server at most this many times an hour (settings saved before it existed: 3). */
+    adbServerRestartsPerHour: z.number().int().min(0).max(20).default(3),
   }),
   capacity: z.object({ intelChipset: z.number().int().min(1).max(127), xhci: z.number().int().min(1).max(127), host: z.number().int().min(1).max(500) }),
   scheduledRestart: z.object({ enabled: z.boolean(), hour: z.number().int().min(0).max(23), minute: z.number().int().min(0).max(59), idleOnly: z.boolean() }),
@@ -115,7 +119,7 @@ export type HostFleetSettings = z.infer<typeof hostFleetSettings>;
 
 export const defaultHostFleetSettings: HostFleetSettings = {
   uhubctl: { enabled: false, hubLocation: '' },
-  ladder: { perRungPerHour: 3, rebootsPerDay: 2, adbServerRestartPhones: 3 },
+  ladder: { perRungPerHour: 3, rebootsPerDay: 2, adbServerRestartPhones: 3, adbServerRestartsPerHour: 3 },
   capacity: { intelChipset: 10, xhci: 25, host: 28 },
   scheduledRestart: { enabled: false, hour: 4, minute: 0, idleOnly: true },
 };

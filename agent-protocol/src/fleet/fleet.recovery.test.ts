@@ -17,11 +17,15 @@ function reporter() {
   };
 }
 
-/** Actions that record what was done; the shell fails while `broken` holds the serial. */
-function recordingActions(broken: Set<string>) {
+/**
+ * Actions that record what was done; the shell fails while `broken` holds the serial. adbd answers a boot-completed
+ * question even for a phone whose framework is stuck, so getprop says 1 unless `booting` holds the serial.
+ */
+function recordingActions(broken: Set<string>, booting = new Set<string>()) {
   const done: string[] = [];
   const actions: RecoveryActions = {
-    shell: async (serial) => {
+    shell: async (serial, command) => {
+      if (command === 'getprop sys.boot_completed') return booting.has(serial) ? '\n' : '1\n';
       if (broken.has(serial)) throw new Error('The shell did not answer within 5 s.');
       return 'farm-ok\n';
     },
@@ -289,7 +293,10 @@ describe('fleet recovery against the fake adb server', () => {
     process.env.PATH = `${dir}:${oldPath ?? ''}`;
     expect(await checkUhubctl('1-2')).toEqual({ ok: true });
     await actionsFor().powerCycle({ hubLocation: '1-2', port: 3 });
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual(['-l 1-2', '-l 1-2 -p 3 -a cycle']);
+    // A phone on a motherboard port: the root hub of bus 1 is `1` to uhubctl; no hub set: every hub uhubctl can switch.
+    await actionsFor().powerCycle({ hubLocation: '1', port: 4 });
+    expect(await checkUhubctl(null)).toEqual({ ok: true });
+    expect(readFileSync(log, 'utf8').split('\n').slice(0, -1)).toEqual(['-l 1-2', '-l 1-2 -p 3 -a cycle', '-l 1 -p 4 -a cycle', '']);
     writeFileSync(join(dir, 'denied'), '');
     expect(await checkUhubctl('1-2')).toEqual({ ok: false, problem: UHUBCTL_NO_PERMISSION });
     await expect(actionsFor().powerCycle({ hubLocation: '1-2', port: 3 })).rejects.toThrow(/permission problems/);

@@ -4,8 +4,15 @@
  * phone that fails, doing each rung for real through `RecoveryActions` (adb and uhubctl in `fleet.adb.ts`) and
  * reporting every check, reading and rung so the console can show it. Nothing here loops: a phone whose rungs are
  * spent waits for a person (the replug task) and is not touched again until it answers.
+ *
+ * A rebooted phone is waited for: the reboot rung ends when the phone says `sys.boot_completed` is 1 (or, past the
+ * boot limit, it ends failed and the phone counts as not recovered); it is not checked, and gets no other rung, until
+ * then. The ladder's memory and the boots seen are kept per serial across the phone leaving and coming back, and in
+ * the host's state folder across a restart of the host (`fleet.memory.ts`).
  */
 import { defaultLadderLimits, RecoveryLadder, type LadderLimits, type RecoveryRung } from './fleet.ladder.ts';
+import type { FleetMemoryStore } from './fleet.memory.ts';
+import { bootCompleted, staggeredReboots, type BootLimits, defaultBootLimits } from './fleet.boot.ts';
 import {
   BootWatch,
   defaultVitalsLimits,
@@ -130,6 +137,20 @@ export interface FleetRecoveryOptions {
   apps?: readonly string[];
   /** How long the host waits for running tasks before restarting the adb server. */
   drainMs?: number;
+  /** How long a rebooted phone may take to finish booting, how often it is asked, how many reboot at once. */
+  boot?: BootLimits;
+  /**
+   * Set when the adb server runs on another machine (`adb -H`): a restart could stop it but not start it again, so
+   * the rung is reported skipped with this sentence instead of tried.
+   */
+  adbServerRemote?: string | null;
+  /** Where the ladder's memory and the boots seen are kept across host restarts. */
+  memory?: FleetMemoryStore;
+  /**
+   * How long one rung may take (2 min by default; restarting a UI reader on a stuck phone can hang): past it, the rung
+   * is reported failed and the next round climbs on, instead of the phone waiting on it for ever.
+   */
+  rungMs?: number;
   now?: () => number;
 }
 
@@ -143,8 +164,12 @@ const shellCommands = {
 export class FleetRecovery {
   readonly ladder: RecoveryLadder;
   private readonly failing = new Map<string, HealthResult>();
-  /** Phones being worked on right now: one rung at a time per phone. */
+  /** Phones being worked on right now: one rung at a time per phone (and phones the scheduled restart reboots). */
   private readonly climbing = new Set<string>();
+  /** Phones rebooted by the ladder and not yet booted: when, and until when they are waited for. */
+  private readonly booting = new Map<string, { since: number; until: number }>();
+  private readonly bootLimits: BootLimits;
+  private savedMemory = '';
   private readonly boots: BootWatch;
   private readonly now: () => number;
   private readonly limits: HealthLimits;
@@ -158,12 +183,46 @@ export class FleetRecovery {
     this.ladder = new RecoveryLadder(options.ladder ?? defaultLadderLimits, this.now);
     this.limits = options.health ?? defaultHealthLimits;
     this.vitalsLimits = options.vitals ?? defaultVitalsLimits;
+    this.bootLimits = options.boot ?? defaultBootLimits;
     this.boots = new BootWatch(this.vitalsLimits);
+    const stored = options.memory?.load();
+    if (stored) {
+      this.ladder.restore(stored.ladder);
+      this.boots.restore(stored.boots);
+    }
+    this.ladder.onChange = () => this.persist();
+  }
+
+  /** New ladder limits from the host's settings; what the ladder remembers stays. */
+  setLadderLimits(limits: LadderLimits): void {
+    this.ladder.setLimits(limits);
+  }
+
+  /** Writes the ladder's memory and the boots seen, when they changed since last written. */
+  private persist(): void {
+    const store = this.options.memory;
+    if (!store) return;
+    const now = this.now();
+    const memory = { version: 1 as const, ladder: this.ladder.snapshot(), boots: this.boots.snapshot(now) };
+    const text = JSON.stringify(memory);
+    if (text === this.savedMemory) return;
+    this.savedMemory = text;
+    store.save(memory);
+  }
+
+  /** Whether the host is working on the phone now (a rung under way, a reboot not yet booted): not to be checked. */
+  busy(serial: string): boolean {
+    return this.climbing.has(serial) || this.booting.has(serial);
   }
 
   /** The phones failing now, with what failed. */
   unresponsive(): HealthResult[] {
     return [...this.failing.values()];
+  }
+
+  /** The phones the ladder has work for: failing, or rebooted and not yet booted (even while adb does not list them). */
+  waiting(): string[] {
+    return [...new Set([...this.failing.keys(), ...this.booting.keys()])];
   }
 
   /** Runs the three checks on a phone; a phone that fails is remembered as unresponsive until it passes again. */
@@ -199,11 +258,13 @@ export class FleetRecovery {
     return result;
   }
 
-  /** The phone left the host: its failures, ladder and boots are forgotten. */
-  forget(serial: string): void {
-    this.failing.delete(serial);
-    this.ladder.forget(serial);
-    this.boots.forget(serial);
+  /**
+   * The phone left adb's list (a rung's reboot or reconnect, a loose cable, a person unplugging it). It is not
+   * checked while away, but the ladder's counts and episode and its boots stay: it is the same phone when it comes
+   * back. A phone the ladder rebooted stays failing until it finished booting.
+   */
+  left(serial: string): void {
+    if (!this.booting.has(serial)) this.failing.delete(serial);
     this.raised.delete(serial);
   }
 
@@ -212,27 +273,65 @@ export class FleetRecovery {
    * under way for it, or its rungs are spent (the person was asked).
    */
   async recover(serial: string): Promise<RungReport | null> {
-    if (!this.failing.has(serial) || this.climbing.has(serial)) return null;
+    if (this.climbing.has(serial)) return null;
+    if (this.booting.has(serial)) return this.awaitBoot(serial);
+    if (!this.failing.has(serial)) return null;
     const place = this.options.place?.(serial) ?? null;
-    const rung = this.ladder.next(serial, {
-      failingTogether: this.failing.size,
-      canPowerCycle: place !== null && (this.options.powerCycleReady?.() ?? false),
-    });
+    // Phones already waiting for a person are past restarting anything for: they do not make a restart worth it.
+    const failingTogether = [...this.failing.keys()].filter((other) => !this.ladder.askedPerson(other)).length;
+    const rung = this.ladder.next(serial, { failingTogether, canPowerCycle: place !== null && (this.options.powerCycleReady?.() ?? false) });
     if (!rung) return null;
     this.climbing.add(serial);
     let outcome: RecoveryOutcome = 'done';
     let detail: string | null = null;
     try {
-      await this.take(serial, rung, place);
+      if (rung === 'restart_adb_server' && this.options.adbServerRemote) {
+        outcome = 'skipped';
+        detail = this.options.adbServerRemote;
+      } else {
+        await within(this.take(serial, rung, place), this.options.rungMs ?? 120_000, 'The rung');
+      }
     } catch (error) {
       outcome = 'failed';
       detail = describe(error);
     } finally {
       this.climbing.delete(serial);
     }
-    const report: RungReport = { serial, rung, outcome, detail, at: this.now(), place: rung === 'replug_task' || rung === 'power_cycle' ? place : null };
+    // A reboot sent is reported once the phone finished booting (or did not in time): `awaitBoot`.
+    if (rung === 'reboot' && outcome === 'done') {
+      this.booting.set(serial, { since: this.now(), until: this.now() + this.bootLimits.waitMs });
+      return null;
+    }
+    return this.reportRung({ serial, rung, outcome, detail, at: this.now(), place: rung === 'replug_task' || rung === 'power_cycle' ? place : null });
+  }
+
+  private reportRung(report: RungReport): RungReport {
     this.options.report.rung(report);
     return report;
+  }
+
+  /**
+   * A rebooted phone: asks it whether it finished booting. Booted, the reboot is reported done and the next round
+   * checks it; past the limit, the reboot is reported failed and the phone stays failing for the next rung.
+   */
+  private async awaitBoot(serial: string): Promise<RungReport | null> {
+    const boot = this.booting.get(serial);
+    if (!boot) return null;
+    this.climbing.add(serial);
+    try {
+      const booted = await bootCompleted(this.options.actions, serial, this.limits.shellMs);
+      const now = this.now();
+      if (!booted && now < boot.until) return null;
+      this.booting.delete(serial);
+      const seconds = Math.round((now - boot.since) / 1000);
+      if (booted) return this.reportRung({ serial, rung: 'reboot', outcome: 'done', detail: `Booted again in ${seconds} s.`, at: now, place: null });
+      this.failing.set(serial, this.failing.get(serial) ?? { serial, ok: false, failed: [], reason: 'It did not finish booting.' });
+      const wait = this.bootLimits.waitMs;
+      const limit = wait >= 60_000 && wait % 60_000 === 0 ? `${wait / 60_000} min` : formatSeconds(wait);
+      return this.reportRung({ serial, rung: 'reboot', outcome: 'failed', detail: `It did not finish booting within ${limit}.`, at: now, place: null });
+    } finally {
+      this.climbing.delete(serial);
+    }
   }
 
   private async take(serial: string, rung: RecoveryRung, place: UsbPlace | null): Promise<void> {
@@ -301,6 +400,7 @@ export class FleetRecovery {
     for (const kind of [...raised]) if (!alerts.some((alert) => alert.kind === kind)) raised.delete(kind);
     for (const alert of fresh) raised.add(alert.kind);
     if (loop) fresh.push(loop);
+    this.persist();
     const report: VitalsReport = { serial, ...vitals, androidVersion: android, appVersions, alerts: fresh, readAt: now };
     this.options.report.vitals(report);
     return report;
@@ -308,7 +408,8 @@ export class FleetRecovery {
 
   /**
    * The scheduled restart, when its time came today and it did not run yet: reboots each phone `isIdle` says is idle
-   * (all of them when the policy is not idle-only) and answers the serials rebooted. Call it once a minute.
+   * (all of them when the policy is not idle-only), a few at a time (`fleet.boot.ts`), and answers the serials
+   * rebooted. Call it once a minute.
    */
   async scheduledRestart(
     policy: ScheduledRestartPolicy,
@@ -323,21 +424,15 @@ export class FleetRecovery {
     // Within the hour after the set time: a host started at 04:30 still restarts tonight, one started at noon does not.
     if (this.lastScheduledDay === day || minutes < due || minutes >= due + 60) return [];
     this.lastScheduledDay = day;
-    const rebooted: string[] = [];
-    for (const serial of serials) {
-      if (policy.idleOnly && !isIdle(serial)) continue;
-      let outcome: RecoveryOutcome = 'done';
-      let detail: string | null = 'Scheduled restart.';
-      try {
-        await this.options.actions.reboot(serial);
-        rebooted.push(serial);
-      } catch (error) {
-        outcome = 'failed';
-        detail = `Scheduled restart: ${describe(error)}`;
-      }
-      this.options.report.rung({ serial, rung: 'reboot', outcome, detail, at: this.now(), place: null });
+    const chosen = serials.filter((serial) => !this.busy(serial) && (!policy.idleOnly || isIdle(serial)));
+    for (const serial of chosen) this.climbing.add(serial);
+    try {
+      return await staggeredReboots(chosen, this.options.actions, this.bootLimits, this.limits.shellMs, (serial, outcome, detail) =>
+        this.reportRung({ serial, rung: 'reboot', outcome, detail, at: this.now(), place: null }),
+      );
+    } finally {
+      for (const serial of chosen) this.climbing.delete(serial);
     }
-    return rebooted;
   }
 }
 
@@ -354,7 +449,7 @@ export async function within<T>(work: Promise<T>, ms: number, what: string): Pro
   }
 }
 
-function formatSeconds(ms: number): string {
+export function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 

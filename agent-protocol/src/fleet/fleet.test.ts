@@ -2,8 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecoveryLadder, type LadderContext } from './fleet.ladder.ts';
-import { capacityWarnings, readUsbTree } from './fleet.usb.ts';
+import { defaultLadderLimits, RecoveryLadder, type LadderContext } from './fleet.ladder.ts';
+import { defaultHostFleetSettings, hostFleetSettings } from './fleet.messages.ts';
+import { capacityWarnings, readUsbTree, uhubctlLocation } from './fleet.usb.ts';
 import { BootWatch, judgeVitals, parseBatteryHealth, parseDf, parseUptime, type PhoneVitals } from './fleet.vitals.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/${name}`, import.meta.url), 'utf8');
@@ -124,6 +125,28 @@ describe('the recovery ladder', () => {
     expect(ladder.next('A', alone)).toBe('reconnect');
   });
 
+  it('restarts the adb server at most as often an hour as the settings say', () => {
+    let now = 0;
+    const ladder = new RecoveryLadder({ ...defaultLadderLimits, adbServerRestartsPerHour: 1 }, () => now);
+    const together: LadderContext = { failingTogether: 3, canPowerCycle: false };
+    expect(climb(ladder, 'A', together)).toContain('restart_adb_server');
+    now += 10 * 60_000;
+    expect(climb(ladder, 'B', together)).not.toContain('restart_adb_server');
+    ladder.setLimits({ ...defaultLadderLimits, adbServerRestartsPerHour: 2 });
+    expect(climb(ladder, 'C', together)).toContain('restart_adb_server');
+  });
+
+  it('takes a root hub by its bus number in the settings, and reads an old usb1 as 1', () => {
+    const settings = (hubLocation: string) => hostFleetSettings.safeParse({ ...defaultHostFleetSettings, uhubctl: { enabled: true, hubLocation } });
+    for (const location of ['', '1', '3', '1-2', '1-2.4', 'usb1']) expect(settings(location).success).toBe(true);
+    for (const location of ['hub', '1-', '-2', 'usb']) expect(settings(location).success).toBe(false);
+    expect(uhubctlLocation('usb1')).toBe('1');
+    expect(uhubctlLocation(' 1-2.4 ')).toBe('1-2.4');
+    // Settings saved before the cap was a setting still parse, with the cap it had.
+    const { adbServerRestartsPerHour: _cap, ...older } = defaultHostFleetSettings.ladder;
+    expect(hostFleetSettings.parse({ ...defaultHostFleetSettings, ladder: older }).ladder.adbServerRestartsPerHour).toBe(3);
+  });
+
   it('reboots at most twice a day', () => {
     let now = 0;
     const ladder = new RecoveryLadder(undefined, () => now);
@@ -198,11 +221,12 @@ describe('the USB tree', () => {
       { id: '0000:03:00.0', kind: 'xhci', vendorId: '0x1b21', deviceId: '0x2142', driver: 'xhci_hcd', buses: [3] },
     ]);
     expect(tree.devices).toEqual([
-      { serial: '8ABX0Y1Z', path: '1-1', bus: 1, controllerId: '0000:00:14.0', hubLocation: 'usb1', port: 1, hubs: ['usb1'] },
-      { serial: 'R58M12ABCDE', path: '1-2.1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 1, hubs: ['usb1', '1-2'] },
-      { serial: '0A011FDD4002K1', path: '1-2.3', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 3, hubs: ['usb1', '1-2'] },
+      { serial: '8ABX0Y1Z', path: '1-1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1', port: 1, hubs: ['1'] },
+      { serial: 'R58M12ABCDE', path: '1-2.1', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 1, hubs: ['1', '1-2'] },
+      { serial: '0A011FDD4002K1', path: '1-2.3', bus: 1, controllerId: '0000:00:14.0', hubLocation: '1-2', port: 3, hubs: ['1', '1-2'] },
     ]);
-    expect(tree.hubs.map((hub) => hub.location)).toEqual(['usb1', 'usb2', 'usb3', '1-2']);
+    // uhubctl names a root hub by its bus number: `uhubctl -l 1 -p 1 -a cycle` for the phone on a motherboard port.
+    expect(tree.hubs.map((hub) => hub.location)).toEqual(['1', '2', '3', '1-2']);
     expect(tree.hubs.find((hub) => hub.location === '1-2')).toMatchObject({ product: 'USB2.0 Hub', vendorId: '05e3', productId: '0608', ports: 4 });
   });
 

@@ -10,6 +10,11 @@
  * link resolves into its controller's directory (`/sys/devices/pci0000:00/0000:00:14.0/usb1`), whose `class` is the
  * PCI class (`0x0c0330` xHCI, `0x0c0320` EHCI, `0x0c0310` OHCI, `0x0c0300` UHCI), `vendor` the PCI vendor (`0x8086`
  * Intel) and `driver` a link to its driver (`xhci_hcd`). adb names a USB phone by the same serial string.
+ *
+ * Hubs are named as uhubctl's `-l` takes them, which is not sysfs's name for a root hub: uhubctl builds a hub's
+ * location from libusb's bus number and port numbers (`get_hub_info` in mvp/uhubctl's uhubctl.c: `snprintf(location,
+ * …, "%d", bus)`, then `-%d` for the first port and `.%d` for each further one), so the root hub of bus 1 is `1`,
+ * never `usb1`. A phone on a motherboard port hangs on `1`, port N.
  */
 import { readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -32,7 +37,7 @@ export interface UsbController {
 }
 
 export interface UsbHub {
-  /** Port path as uhubctl's `-l` takes it: `1-2`, `1-2.4`; `usb1` for a root hub. */
+  /** Port path as uhubctl's `-l` takes it: `1-2`, `1-2.4`; the bus number (`1`) for a root hub. */
   location: string;
   product: string | null;
   vendorId: string | null;
@@ -46,7 +51,7 @@ export interface UsbPhonePlace {
   path: string;
   bus: number;
   controllerId: string;
-  /** The hub it is plugged into (`1-2`), `usbN` when straight on the controller, and the port there. */
+  /** The hub it is plugged into (`1-2`), the bus number (`1`) when straight on the controller, and the port there. */
   hubLocation: string;
   port: number;
   /** Every hub between it and the controller, the root hub first. */
@@ -74,11 +79,21 @@ function controllerKind(pciClass: string | null, vendorId: string | null, id: st
   return vendorId?.toLowerCase() === '0x8086' && /^[0-9a-f]{4}:00:/i.test(id) ? 'intel_chipset' : 'xhci';
 }
 
-/** The path of the device a port path hangs on: `1-2.3` → `1-2`, `1-2` → `usb1`. */
+/** The hub a port path hangs on, in uhubctl's words: `1-2.3` → `1-2`, `1-2` → `1` (bus 1's root hub). */
 function parentOf(path: string): string {
-  const [bus, ports = ''] = path.split('-');
+  const [bus = '', ports = ''] = path.split('-');
   const dot = ports.lastIndexOf('.');
-  return dot === -1 ? `usb${bus}` : `${bus}-${ports.slice(0, dot)}`;
+  return dot === -1 ? bus : `${bus}-${ports.slice(0, dot)}`;
+}
+
+/**
+ * A hub location as uhubctl takes it: sysfs's `usbN` for a root hub becomes `N` (settings saved before this was
+ * fixed said `usb1`); anything else is kept as given, trimmed.
+ */
+export function uhubctlLocation(location: string): string {
+  const trimmed = location.trim();
+  const root = /^usb(\d+)$/.exec(trimmed);
+  return root ? (root[1] ?? trimmed) : trimmed;
 }
 
 /** Reads the USB tree under `sysRoot` (`/sys`; tests pass a directory laid out the same way). Empty where there is no USB. */
@@ -120,9 +135,9 @@ export async function readUsbTree(sysRoot = '/sys'): Promise<UsbTree> {
         buses: [bus],
       });
     controllerOfBus.set(bus, id);
-    hubNames.add(name);
+    hubNames.add(String(bus));
     hubs.push({
-      location: name,
+      location: String(bus),
       product: await readText(join(devicesDir, name, 'product')),
       vendorId: null,
       productId: null,
@@ -150,7 +165,7 @@ export async function readUsbTree(sysRoot = '/sys'): Promise<UsbTree> {
     const chain: string[] = [];
     for (let at = parentOf(name); ; at = parentOf(at)) {
       chain.unshift(at);
-      if (at.startsWith('usb')) break;
+      if (!at.includes('-')) break;
     }
     const ports = name.split('-')[1] ?? '';
     devices.push({

@@ -160,4 +160,23 @@ export class BootWatch {
   forget(serial: string): void {
     this.boots.delete(serial);
   }
+
+  /**
+   * The boots seen per phone, to write down: a phone that reboots leaves adb's list, and the loop is only seen if its
+   * earlier boots are still known when it comes back (or when the host itself restarted meanwhile).
+   */
+  snapshot(now: number): Record<string, number[]> {
+    const since = now - this.limits.rebootLoopWindowMs;
+    const kept: Record<string, number[]> = {};
+    for (const [serial, boots] of this.boots) {
+      const recent = boots.filter((at) => at >= since);
+      if (recent.length > 0) kept[serial] = recent;
+    }
+    return kept;
+  }
+
+  restore(boots: Record<string, number[]>): void {
+    this.boots.clear();
+    for (const [serial, times] of Object.entries(boots)) this.boots.set(serial, [...times]);
+  }
 }

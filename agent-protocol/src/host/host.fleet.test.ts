@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
 import { FakeAndroid } from '../../test/fake-android.ts';
 import { AdbHost } from '../adb/adb.host.ts';
+import { defaultHostFleetSettings } from '../fleet/fleet.messages.ts';
 import { FleetHealth } from './host.fleet.ts';
 
 describe('a host’s fleet health over the fake adb server', () => {
@@ -54,5 +55,10 @@ describe('a host’s fleet health over the fake adb server', () => {
     expect(health.ok).toBe(false);
     expect(health.failed[0]?.check).toBe('shell');
     expect(sent.find(([name]) => name === 'host.recovery')?.[1]).toMatchObject({ serial: 'HOSTHANG', rung: 'reconnect' });
+    // New settings from the console change the limits, not what the ladder remembers: the next rung is the next one.
+    await fleet.apply({ ...defaultHostFleetSettings, ladder: { ...defaultHostFleetSettings.ladder, perRungPerHour: 5 } });
+    await fleet.round();
+    const rungs = sent.filter(([name]) => name === 'host.recovery').map(([, message]) => (message as { rung: string }).rung);
+    expect(rungs).toEqual(['reconnect', 'restart_reader']);
   });
 });

@@ -2,13 +2,16 @@
  * A farm host's fleet health over adb: checks every listed phone each round (and climbs the recovery ladder for one
  * that fails), reads vitals on a longer interval, reads the USB tree and its capacity warnings, checks that uhubctl
  * may write, runs the scheduled restart, and reports all of it on the host's control connection. Settings come from
- * the server (`host.settings`) and apply at once.
+ * the server (`host.settings`) and apply at once, to the one ladder the host keeps for its life: changing a limit
+ * never clears what the ladder remembers, and that memory is written to the host's state folder.
  */
 import type { AdbHost } from '../adb/adb.host.ts';
 import { adbRecoveryActions, checkUhubctl } from '../fleet/fleet.adb.ts';
 import { defaultHostFleetSettings, type FleetHostMessage, type FleetHostMessageName, type HostFleetSettings } from '../fleet/fleet.messages.ts';
+import type { BootLimits } from '../fleet/fleet.boot.ts';
+import { fileMemoryStore, fleetMemoryFile, type FleetMemoryStore } from '../fleet/fleet.memory.ts';
 import { FleetRecovery, type HealthLimits, type UsbPlace, type WorkGate } from '../fleet/fleet.recovery.ts';
-import { capacityWarnings, readUsbTree, type UsbTree } from '../fleet/fleet.usb.ts';
+import { capacityWarnings, readUsbTree, uhubctlLocation, type UsbTree } from '../fleet/fleet.usb.ts';
 
 export interface FleetHealthOptions {
   adb: AdbHost;
@@ -25,13 +28,24 @@ export interface FleetHealthOptions {
   vitalsMs?: number;
   /** Each check's time limit (5 s shell, 15 s UI reader, 10 s frame by default). */
   health?: HealthLimits;
+  /** A rebooted phone's boot limit and the scheduled restart's batch (5 min, 4 at a time by default). */
+  boot?: BootLimits;
+  /** How long one rung may take before it counts failed (2 min by default). */
+  rungMs?: number;
+  /** The host's state folder: the ladder's memory is kept there across restarts of the host. */
+  stateDir?: string;
+  /** Where the memory is kept instead (tests); neither: it lasts as long as the process. */
+  memory?: FleetMemoryStore;
   sysRoot?: string;
   log?: (line: string) => void;
 }
 
+/** Loopback names: an adb server there is this machine's, which the host can start again after killing it. */
+const loopback = new Set(['127.0.0.1', 'localhost', '::1']);
+
 export class FleetHealth {
   private settings: HostFleetSettings = defaultHostFleetSettings;
-  private recovery: FleetRecovery;
+  private readonly recovery: FleetRecovery;
   private tree: UsbTree | null = null;
   private uhubctlProblem: string | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
@@ -39,6 +53,14 @@ export class FleetHealth {
 
   constructor(private readonly options: FleetHealthOptions) {
     this.recovery = this.build();
+    if (this.remoteAdb()) this.options.log?.(this.remoteAdb() ?? '');
+  }
+
+  /** Why the adb server cannot be restarted from here, or null when it runs on this machine. */
+  private remoteAdb(): string | null {
+    const { adbHost, adbPort } = this.options;
+    if (loopback.has(adbHost)) return null;
+    return `The adb server runs at ${adbHost}:${adbPort}, on another machine: this host cannot start it again after a restart, so it leaves it running. Restart it on that machine if its phones fail together.`;
   }
 
   private build(): FleetRecovery {
@@ -64,7 +86,8 @@ export class FleetHealth {
         await phone.screenshot({ maxSide: 320, quality: 40 });
       },
     });
-    const s = this.settings;
+    const stateDir = this.options.stateDir;
+    const memory = this.options.memory ?? (stateDir ? fileMemoryStore(fleetMemoryFile(stateDir), (line) => this.options.log?.(line)) : undefined);
     return new FleetRecovery({
       actions,
       report: {
@@ -88,9 +111,14 @@ export class FleetHealth {
         },
       },
       place: (serial) => this.place(serial),
-      powerCycleReady: () => s.uhubctl.enabled && this.uhubctlProblem === null,
+      // Read at each use: settings change while the ladder keeps its memory.
+      powerCycleReady: () => this.settings.uhubctl.enabled && this.uhubctlProblem === null,
       gate: this.options.gate,
-      ladder: { ...s.ladder, adbServerRestartsPerHour: 3 },
+      ladder: this.settings.ladder,
+      adbServerRemote: this.remoteAdb(),
+      ...(memory ? { memory } : {}),
+      ...(this.options.boot ? { boot: this.options.boot } : {}),
+      ...(this.options.rungMs ? { rungMs: this.options.rungMs } : {}),
       ...(this.options.health ? { health: this.options.health } : {}),
       apps: ['com.instagram.android', 'com.zhiliaoapp.musically', 'com.google.android.youtube'],
     });
@@ -99,9 +127,9 @@ export class FleetHealth {
   private place(serial: string): UsbPlace | null {
     const device = this.tree?.devices.find((item) => item.serial === serial);
     if (!device) return null;
-    const wanted = this.settings.uhubctl.hubLocation;
+    const wanted = uhubctlLocation(this.settings.uhubctl.hubLocation);
     // With a hub set, only phones on that hub (or hubs below it) are power-cycled.
-    if (wanted && device.hubLocation !== wanted && !device.hubLocation.startsWith(`${wanted}.`)) return null;
+    if (wanted && device.hubLocation !== wanted && !device.hubLocation.startsWith(wanted.includes('-') ? `${wanted}.` : `${wanted}-`)) return null;
     return { hubLocation: device.hubLocation, port: device.port };
   }
 
@@ -117,20 +145,26 @@ export class FleetHealth {
     for (const timer of this.timers.splice(0)) clearInterval(timer);
   }
 
-  /** New settings from the server: the ladder starts over with its limits (counts kept only within a policy). */
+  /** New settings from the server: the ladder's limits change, what it remembers (counts, episodes, boots) stays. */
   async apply(settings: HostFleetSettings): Promise<void> {
     this.settings = settings;
-    this.recovery = this.build();
+    this.recovery.setLadderLimits(settings.ladder);
     await this.refreshUsb();
   }
 
+  /** The phone left adb's list: not checked while away, remembered for when it comes back. */
   phoneLeft(serial: string): void {
-    this.recovery.forget(serial);
+    this.recovery.left(serial);
     void this.refreshUsb();
   }
 
-  phoneArrived(): void {
+  /**
+   * A phone came (or came back): the USB tree is read again, and its uptime at once, so a phone rebooting in a loop
+   * is seen at each boot rather than at the next vitals round, which may come after several.
+   */
+  phoneArrived(serial?: string): void {
     void this.refreshUsb();
+    if (serial) void this.recovery.readVitals(serial).catch(() => undefined);
   }
 
   /** Reads the USB tree, checks uhubctl where it is on, and reports both with the capacity warnings. */
@@ -143,11 +177,14 @@ export class FleetHealth {
     }
     const { uhubctl } = this.settings;
     this.uhubctlProblem = null;
+    const serials = this.options.adb.list().map((device) => device.serial);
     if (uhubctl.enabled) {
-      const check = await checkUhubctl(uhubctl.hubLocation || (this.tree?.hubs[0]?.location ?? '1'));
+      // No hub set: the hub of a phone the host sees (a root hub, `1`, for a phone on a motherboard port), or every
+      // hub uhubctl can switch when no phone is placed yet.
+      const placed = this.tree?.devices.find((device) => serials.includes(device.serial))?.hubLocation ?? null;
+      const check = await checkUhubctl(uhubctlLocation(uhubctl.hubLocation) || placed);
       this.uhubctlProblem = check.ok ? null : check.problem;
     }
-    const serials = this.options.adb.list().map((device) => device.serial);
     const tree = this.tree ?? { controllers: [], hubs: [], devices: [] };
     const listed = new Set(serials);
     this.options.send('host.usb', {
@@ -165,9 +202,10 @@ export class FleetHealth {
     if (this.rounding) return;
     this.rounding = true;
     try {
-      const listed = this.options.adb.list().filter((device) => device.state === 'device');
+      // A phone the host is working on (a rung under way, a reboot not booted yet) is not checked meanwhile.
+      const listed = this.options.adb.list().filter((device) => device.state === 'device' && !this.recovery.busy(device.serial));
       await Promise.all(listed.map((device) => this.recovery.check(device.serial)));
-      for (const failing of this.recovery.unresponsive()) await this.recovery.recover(failing.serial);
+      for (const serial of this.recovery.waiting()) await this.recovery.recover(serial);
     } finally {
       this.rounding = false;
     }
@@ -176,7 +214,7 @@ export class FleetHealth {
   private async readAllVitals(): Promise<void> {
     const failing = new Set(this.recovery.unresponsive().map((item) => item.serial));
     for (const device of this.options.adb.list()) {
-      if (device.state !== 'device' || failing.has(device.serial)) continue;
+      if (device.state !== 'device' || failing.has(device.serial) || this.recovery.busy(device.serial)) continue;
       await this.recovery.readVitals(device.serial).catch(() => undefined);
     }
   }

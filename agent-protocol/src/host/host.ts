@@ -19,7 +19,7 @@ import { hostFleetSettings } from '../fleet/fleet.messages.ts';
 import { AGENT_NAMESPACE, type Ack, type HostToServer } from '../messages.ts';
 import type { RecipeRunOptions } from '../recipes/recipe.runner.ts';
 import type { DeviceBackend } from '../agent/device-backend.ts';
-import { FleetHealth } from './host.fleet.ts';
+import { FleetHealth, type FleetHealthOptions } from './host.fleet.ts';
 import { HostPhones } from './host.phones.ts';
 import { HostApps, simulatedPackagePhone, type HostAppsOptions } from './host.apps.ts';
 import { setPhoneSettings } from './host.settings.ts';
@@ -54,6 +54,8 @@ export interface FarmHostOptions {
   apps?: Pick<HostAppsOptions, 'limits' | 'progressMs'>;
   /** How long a phone whose transport went is waited for (shown "Reconnecting") before it is let go; 60 s by default. */
   returnWaitMs?: number;
+  /** Fleet health's rhythm and limits (tests scale them down). */
+  fleet?: Pick<FleetHealthOptions, 'checkMs' | 'vitalsMs' | 'health' | 'boot' | 'rungMs' | 'sysRoot'>;
   log?: (line: string) => void;
   /** Told when the console refuses the host (its credential was revoked). */
   onRefused?: (reason: string) => void;
@@ -193,7 +195,10 @@ export class FarmHost {
   /** Health checks, vitals, the recovery ladder and the USB bus for the host's adb phones (`host.fleet.ts`). */
   private async startFleet(adb: AdbHost): Promise<void> {
     const fleet = new FleetHealth({
+      ...this.options.fleet,
       adb,
+      // The ladder's memory lives beside the phones' journals, so a restarted host keeps its counts.
+      stateDir: this.options.state.dir,
       adbHost: this.options.adbHost ?? '127.0.0.1',
       adbPort: this.options.adbPort ?? 5037,
       send: (name, message) => (this.control as unknown as Socket).emit(name, message),
@@ -216,7 +221,7 @@ export class FarmHost {
     });
     const off = adb.on((event) => {
       if (event.type === 'detached') fleet.phoneLeft(event.serial);
-      if (event.type === 'ready') fleet.phoneArrived();
+      if (event.type === 'ready') fleet.phoneArrived(event.serial);
     });
     this.control.on('host.settings', (raw) => {
       const parsed = hostFleetSettings.safeParse(raw);

@@ -21,7 +21,7 @@ async function hostWithPhone(name: string, serial: string) {
   await connected(phone);
   await send(phone, 'agent.hello', helloV1);
   const device = ((await operator.get('/api/devices')).body as { id: string; serial: string; name: string }[]).find((row) => row.serial === serial)!;
-  return { hostId, control, device, settings: await settings };
+  return { hostId, token, control, device, settings: await settings };
 }
 
 const vitals = (serial: string, overrides: Record<string, unknown> = {}) => ({
@@ -124,6 +124,43 @@ describe('fleet health from a host', () => {
     expect(tasks[0]!.description).toContain('hub 1-2.4, port 3');
   });
 
+  it('links the replug tasks of one hub: each phone keeps its task, each task lists the hub’s waiting phones', async () => {
+    const { token, control, device: first } = await hostWithPhone('Rack E', 'HUB-1');
+    const others: { id: string; name: string; serial: string }[] = [];
+    for (const serial of ['HUB-2', 'HUB-3']) {
+      const phone = open({ hostToken: token, serial, model: 'Pixel 7' });
+      await connected(phone);
+      await send(phone, 'agent.hello', helloV1);
+      others.push(((await operator.get('/api/devices')).body as { id: string; serial: string; name: string }[]).find((row) => row.serial === serial)!);
+    }
+    const [second, third] = others as [(typeof others)[0], (typeof others)[0]];
+    const replug = (serial: string, hubLocation: string, port: number) =>
+      send(control, 'host.recovery', { serial, rung: 'replug_task', outcome: 'done', detail: null, place: { hubLocation, port } });
+    expect(await replug('HUB-1', '1-3', 4)).toEqual({ ok: true });
+    expect(await replug('HUB-3', '1-4', 1)).toEqual({ ok: true });
+    expect(await replug('HUB-2', '1-3', 2)).toEqual({ ok: true });
+    // Asked again while its task is open: no second task, no second line in the feed.
+    expect(await replug('HUB-1', '1-3', 4)).toEqual({ ok: true });
+    const tasks = await t.db
+      .selectFrom('tasks')
+      .select(['deviceId', 'title', 'description', 'priority'])
+      .where('deviceId', 'in', [first.id, second.id, third.id])
+      .execute();
+    const of = (id: string) => tasks.filter((task) => task.deviceId === id);
+    expect([of(first.id).length, of(second.id).length, of(third.id).length]).toEqual([1, 1, 1]);
+    const hub = `2 phones of hub 1-3 on host "Rack E" wait for a replug: ${second.name} (port 2), ${first.name} (port 4).`;
+    expect(of(first.id)[0]).toMatchObject({ title: `Replug ${first.name}`, priority: 'high' });
+    expect(of(first.id)[0]!.description).toContain('hub 1-3, port 4');
+    expect(of(first.id)[0]!.description).toContain(hub);
+    expect(of(second.id)[0]!.description).toContain('hub 1-3, port 2');
+    expect(of(second.id)[0]!.description).toContain(hub);
+    expect(of(second.id)[0]!.description).toContain('replug the hub itself first');
+    expect(of(third.id)[0]!.description).toContain('hub 1-4, port 1');
+    expect(of(third.id)[0]!.description).not.toContain('wait for a replug');
+    const asked = (await activities()).filter((row) => row.deviceId === first.id && row.action.endsWith('asked a person to replug it'));
+    expect(asked).toHaveLength(1);
+  });
+
   it('stores the USB bus and warnings; an operator edits the settings, which reach the host', async () => {
     const { hostId, control, device } = await hostWithPhone('Rack D', 'HEALTH-4');
     const usb = {
@@ -146,8 +183,9 @@ describe('fleet health from a host', () => {
     expect(fleet.phones).toEqual([expect.objectContaining({ deviceId: device.id, usbController: '0000:00:14.0', usbHub: '1-2', usbPort: 3 })]);
 
     const wanted = {
-      uhubctl: { enabled: true, hubLocation: '1-2' },
-      ladder: { perRungPerHour: 2, rebootsPerDay: 1, adbServerRestartPhones: 4 },
+      // A root hub as uhubctl names it: bus 1 (phones on the motherboard's ports).
+      uhubctl: { enabled: true, hubLocation: '1' },
+      ladder: { perRungPerHour: 2, rebootsPerDay: 1, adbServerRestartPhones: 4, adbServerRestartsPerHour: 2 },
       capacity: { intelChipset: 8, xhci: 20, host: 24 },
       scheduledRestart: { enabled: true, hour: 4, minute: 0, idleOnly: true },
     };
@@ -160,8 +198,13 @@ describe('fleet health from a host', () => {
     const badHub = await operator.put(`/api/hosts/${hostId}/fleet-settings`, { ...wanted, uhubctl: { enabled: true, hubLocation: 'rm -rf' } });
     expect(badHub.status).toBe(400);
     expect(JSON.stringify(badHub.body)).toContain('hub location');
+    // A console from before the adb restart cap was a setting sends none: the cap it had, 3 an hour.
+    const { adbServerRestartsPerHour: _cap, ...olderLadder } = wanted.ladder;
+    expect((await operator.put(`/api/hosts/${hostId}/fleet-settings`, { ...wanted, ladder: olderLadder })).body.ladder.adbServerRestartsPerHour).toBe(3);
+    expect(await sent).toMatchObject({ ladder: { adbServerRestartsPerHour: 3 } });
+    const resent = next<Record<string, unknown>>(control, 'host.settings');
     expect((await operator.put(`/api/hosts/${hostId}/fleet-settings`, wanted)).body).toEqual(wanted);
-    expect(await sent).toEqual(wanted);
+    expect(await resent).toEqual(wanted);
     expect((await operator.get(`/api/hosts/${hostId}/fleet`)).body.settings).toEqual(wanted);
     expect((await stranger.get(`/api/hosts/${hostId}/fleet`)).status).toBe(404);
   });

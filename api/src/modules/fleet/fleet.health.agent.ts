@@ -7,6 +7,11 @@
  * `device.health` with the phone's row as it now is, and `host.fleet` for Settings → Phone hosts. A rung is stored
  * as an activity (and the replug task as a task), which announce themselves. Composed at the top with the other
  * features' answers (api/src/phone-messages.ts).
+ *
+ * Replug tasks stay one per phone (on the phone's page, with its VA, closed when that phone is done) and are linked by
+ * hub: when several phones of one hub wait for a person, each of their tasks lists the hub's waiting phones and ports,
+ * so whoever opens one at the rack sees the whole hub, and is told that several phones of one hub failing together
+ * point at the hub (its power supply, its cable to the PC) more than at the phones.
  */
 import type { FleetHostMessage } from '@farm/agent-protocol';
 import { createTasks, Outboxes, raiseAlert, replugTask } from '@farm/workers';
@@ -14,7 +19,19 @@ import type { HostMessages } from '../../agents/agents.features.ts';
 import type { AgentHost } from '../../agents/agents.hosts.queries.ts';
 import { write, type WriteContext, type WriteOutbox } from '../../events/write.ts';
 import type { Tx } from '../../shared/types.ts';
-import { currentHealth, deviceHealth, findHostDevice, openTaskTitled, placePhones, saveUsb, upsertHealth } from './fleet.health.queries.ts';
+import { serialize } from '@farm/sql';
+import {
+  currentHealth,
+  deviceHealth,
+  findHostDevice,
+  openHubReplugTasks,
+  openTaskTitled,
+  placePhones,
+  replugSourceKey,
+  saveUsb,
+  setTaskDescription,
+  upsertHealth,
+} from './fleet.health.queries.ts';
 
 /** Each rung as the feed and a phone's timeline say it, after "its host". */
 export const rungWords: Record<FleetHostMessage<'host.recovery'>['rung'], string> = {
@@ -93,11 +110,27 @@ async function storeVitals(ctx: WriteContext, host: AgentHost, message: FleetHos
   });
 }
 
+/** The line each replug task of a hub carries when several of its phones wait for a person. */
+export function hubLine(hostName: string, hubLocation: string, phones: readonly { name: string; port: number }[]): string {
+  const listed = [...phones]
+    .sort((a, b) => a.port - b.port)
+    .map((phone) => `${phone.name} (port ${phone.port})`)
+    .join(', ');
+  return (
+    `${phones.length} phones of hub ${hubLocation} on host "${hostName}" wait for a replug: ${listed}. ` +
+    'Several phones of one hub stopping together point at the hub: check its power supply and its cable to the PC, ' +
+    'and replug the hub itself first.'
+  );
+}
+
 /** A rung of the host's recovery ladder, in the feed; its last rung is a task for the phone's person (once). */
 async function storeRung(ctx: WriteContext, host: AgentHost, message: FleetHostMessage<'host.recovery'>): Promise<void> {
   await write(ctx, host.workspaceId, async (tx, outbox) => {
     const device = await findHostDevice(tx, host, message.serial);
     if (!device) return;
+    const task = replugTask(device, { hostName: host.name, hubLocation: message.place?.hubLocation ?? null, port: message.place?.port ?? null });
+    // Asked again while its task is still open: the person already has it, the feed needs no second line.
+    if (message.rung === 'replug_task' && (await openTaskTitled(tx, device.id, task.title))) return;
     const what = rungWords[message.rung];
     const action =
       message.outcome === 'done'
@@ -109,15 +142,24 @@ async function storeRung(ctx: WriteContext, host: AgentHost, message: FleetHostM
       { action: 'phone.rung', entityType: 'device', entityId: device.id, data: { rung: message.rung, outcome: message.outcome, detail: message.detail } },
     );
     if (message.rung !== 'replug_task') return;
-    const task = replugTask(device, { hostName: host.name, hubLocation: message.place?.hubLocation ?? null, port: message.place?.port ?? null });
-    if (await openTaskTitled(tx, device.id, task.title)) return;
+    const place = message.place;
+    const siblings = place ? await openHubReplugTasks(tx, host.workspaceId, host.id, place.hubLocation) : [];
+    const hub = place && siblings.length > 0 ? hubLine(host.name, place.hubLocation, [...siblings, { name: device.name, port: place.port }]) : null;
+    // The hub's other open tasks learn of this phone too: whichever task the person opens lists the whole hub.
+    for (const sibling of siblings) {
+      if (!place) break;
+      const own = replugTask({ name: sibling.name }, { hostName: host.name, hubLocation: place.hubLocation, port: sibling.port });
+      const updated = await setTaskDescription(tx, sibling.id, `${own.description}\n\n${hub}`);
+      outbox.add('task.updated', serialize(updated));
+    }
     await createTasks(
       tx,
       [
         {
           workspaceId: host.workspaceId,
           title: task.title,
-          description: task.description,
+          description: hub ? `${task.description}\n\n${hub}` : task.description,
+          sourceKey: replugSourceKey(host.id, place, device.id, new Date()),
           type: 'monitor',
           priority: task.priority,
           deviceId: device.id,

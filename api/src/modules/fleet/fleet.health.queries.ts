@@ -96,6 +96,40 @@ export async function openTaskTitled(tx: Tx, deviceId: string, title: string): P
   return row !== undefined;
 }
 
+/**
+ * A replug task's source key: host, hub and port first, so the open tasks of one hub are found by prefix; the phone and
+ * the time last, so each ask is its own task (source keys are unique for good, closed tasks included).
+ */
+export function replugSourceKey(hostId: string, place: { hubLocation: string; port: number } | null, deviceId: string, at: Date): string {
+  return `replug:${hostId}:${place ? `${place.hubLocation}:${place.port}` : '-:-'}:${deviceId}:${at.getTime()}`;
+}
+
+/** The open replug tasks of the phones of one hub of a host, each with its phone's name and port, oldest first. */
+export async function openHubReplugTasks(tx: Tx, workspaceId: string, hostId: string, hubLocation: string) {
+  const rows = await tx
+    .selectFrom('tasks')
+    .innerJoin('devices', 'devices.id', 'tasks.deviceId')
+    .select(['tasks.id', 'tasks.sourceKey', 'tasks.deviceId', 'devices.name', 'devices.assignedToId'])
+    .where('tasks.workspaceId', '=', workspaceId)
+    // Hub locations are digits, dashes and dots and host ids uuids: nothing LIKE reads as a wildcard.
+    .where('tasks.sourceKey', 'like', `replug:${hostId}:${hubLocation}:%`)
+    .where('tasks.status', 'in', ['pending', 'in-progress'])
+    .orderBy('tasks.createdAt')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    deviceId: row.deviceId,
+    name: row.name,
+    assignedToId: row.assignedToId,
+    port: Number(row.sourceKey?.split(':')[3]),
+  }));
+}
+
+/** Rewrites an open task's description; answers the task as it now is. */
+export function setTaskDescription(tx: Tx, taskId: string, description: string) {
+  return tx.updateTable('tasks').set({ description }).where('id', '=', taskId).returningAll().executeTakeFirstOrThrow();
+}
+
 const num = (value: string | number | null) => (value === null ? null : Number(value));
 
 /** Every phone of a host with its health, for Settings → Phone hosts. */

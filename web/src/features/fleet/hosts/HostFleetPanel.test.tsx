@@ -61,15 +61,18 @@ describe('HostFleetPanel', () => {
 
     fireEvent.change(screen.getByLabelText('Hub location', { exact: false }), { target: { value: 'not a hub' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save Fleet Settings' }));
-    expect(await screen.findByText('a hub location such as 1-2 or 1-2.4')).toBeTruthy();
+    expect(await screen.findByText('a hub location such as 1, 1-2 or 1-2.4')).toBeTruthy();
     expect(calls.some((call) => call.method === 'PUT')).toBe(false);
 
-    fireEvent.change(screen.getByLabelText('Hub location', { exact: false }), { target: { value: '1-2' } });
+    // A root hub, as uhubctl names the motherboard's ports on bus 1.
+    fireEvent.change(screen.getByLabelText('Hub location', { exact: false }), { target: { value: '1' } });
+    fireEvent.change(screen.getByLabelText('adb restarts an hour'), { target: { value: '1' } });
     fireEvent.click(screen.getByRole('switch', { name: 'Restart phones each night' }));
     fireEvent.click(screen.getByRole('button', { name: 'Save Fleet Settings' }));
     await waitFor(() => expect(calls.find((call) => call.method === 'PUT')).toBeTruthy());
     expect(calls.find((call) => call.method === 'PUT')?.body).toMatchObject({
-      uhubctl: { enabled: false, hubLocation: '1-2' },
+      uhubctl: { enabled: false, hubLocation: '1' },
+      ladder: { adbServerRestartsPerHour: 1 },
       scheduledRestart: { enabled: true, hour: 4 },
     });
   });

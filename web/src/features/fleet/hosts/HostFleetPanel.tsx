@@ -112,7 +112,7 @@ export function HostFleetPanel({ hostId, hostName }: { hostId: string; hostName:
             />
             <TextInput
               label="Hub location"
-              description="As uhubctl -l takes it; empty: any hub a phone is on"
+              description="As uhubctl -l takes it (1 for the motherboard's ports on bus 1); empty: any hub a phone is on"
               placeholder="1-2"
               value={draft.uhubctl.hubLocation}
               error={errors['uhubctl.hubLocation']}
@@ -144,6 +144,14 @@ export function HostFleetPanel({ hostId, hostName }: { hostId: string; hostName:
               value={draft.ladder.adbServerRestartPhones}
               error={errors['ladder.adbServerRestartPhones']}
               onChange={(value) => set('ladder', { adbServerRestartPhones: number(value) })}
+            />
+            <NumberInput
+              label="adb restarts an hour"
+              min={0}
+              max={20}
+              value={draft.ladder.adbServerRestartsPerHour}
+              error={errors['ladder.adbServerRestartsPerHour']}
+              onChange={(value) => set('ladder', { adbServerRestartsPerHour: number(value) })}
             />
             <NumberInput
               label="Phones per Intel chipset controller"
