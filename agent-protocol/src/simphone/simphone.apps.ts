@@ -32,6 +32,7 @@ export class SimApps {
       liked: new Set(options.liked ?? []),
       followed: new Set(),
       privateAccounts: new Set(options.privateAccounts ?? []),
+      account: options.account ?? 'farm.account',
       pendingReads: 0,
       uploadFailed: false,
       sheet: options.sheet ?? null,

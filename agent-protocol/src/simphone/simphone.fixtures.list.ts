@@ -11,6 +11,7 @@ export const simulatedFixtures = [
   'instagram/search-no-results.xml',
   'instagram/profile.xml',
   'instagram/profile-private.xml',
+  'instagram/profile-own.xml',
   'instagram/comments.xml',
   'instagram/gallery.xml',
   'instagram/caption.xml',

@@ -42,6 +42,7 @@ function igTabs(api: SimApi, root: SimNode): void {
     if (id === 'feed_tab') node.onTap = () => api.replace({ name: 'feed' });
     if (id === 'clips_tab') node.onTap = () => api.replace({ name: 'reels' });
     if (id === 'search_tab') node.onTap = () => api.replace({ name: 'search', query: '' });
+    if (id === 'profile_tab') node.onTap = () => api.push({ name: 'profile', user: api.account, own: true });
   }
 }
 
@@ -197,10 +198,10 @@ function igTag(api: SimApi, screen: ScreenOf<'tag'>): SimNode {
   return root;
 }
 
-/** A profile, public or private, with its follow button and grid. */
+/** A profile, public or private, with its follow button and grid; the own one names the account signed in. */
 function igProfile(api: SimApi, screen: ScreenOf<'profile'>): SimNode {
-  const isPrivate = api.privateAccounts.has(screen.user);
-  const root = tree(isPrivate ? 'instagram/profile-private.xml' : 'instagram/profile.xml', api);
+  const isPrivate = !screen.own && api.privateAccounts.has(screen.user);
+  const root = tree(screen.own ? 'instagram/profile-own.xml' : isPrivate ? 'instagram/profile-private.xml' : 'instagram/profile.xml', api);
   rename(root, FIXTURE_AUTHOR.instagramProfile, screen.user);
   rename(root, FIXTURE_AUTHOR.instagramProfileName, screen.user);
   const following = api.followed.has(screen.user);

