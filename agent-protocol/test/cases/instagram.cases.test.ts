@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
-import { casePhone, runCase, type CasePhone, type CasePhoneOptions } from './case-phone.ts';
+import { casePhone, runCase, variant, type CasePhone, type CasePhoneOptions } from './case-phone.ts';
 
 let open: CasePhone | null = null;
 async function phoneFor(options: CasePhoneOptions = {}): Promise<CasePhone> {
@@ -57,5 +57,20 @@ describe.each(READERS)('Instagram cases read through %s', { timeout: 120_000 }, 
     );
     expect(result.failure?.code).toBe('wrong_account');
     expect(result.failure?.message).toContain('@someone.else');
+  });
+});
+
+describe.each(READERS)('a renamed Instagram like id, read through %s', { timeout: 120_000 }, (_reader, reader) => {
+  it('each post without its like counts as a miss, and the fifth in a row ends the run app_changed', async () => {
+    const phone = await phoneFor({ ...reader, fixtures: variant('instagram/feed.xml', 'instagram/feed-like-renamed.xml') });
+    const { result, hits } = await runCase(phone, 'instagram', 'warmup', { engagement: 100, minutes: 5 });
+    expect(result.status).toBe('failed');
+    expect(result.failure?.code).toBe('app_changed');
+    expect(result.failure?.message).toMatch(/^5 misses in a row/);
+    expect(result.misses).toBe(5);
+    // Nothing was tapped in the like's place, and no like counted.
+    expect(hits).not.toContain('row_feed_button_like_icon');
+    expect(result.actions.like).toBe(0);
+    expect(phone.sim.events.filter((event) => event.startsWith('liked '))).toEqual([]);
   });
 });
