@@ -25,8 +25,10 @@ function igPost(api: SimApi, root: SimNode, postId: string): void {
   for (const node of all(root)) {
     const id = idOf(node);
     if (id === 'row_feed_button_like') {
-      // Liked or not is the button's selected state (GramAddict views.py); the fixture's words stay.
-      node.selected = api.liked.has(postId);
+      // Liked: the button is selected (GramAddict views.py) and its words read "Liked" (public notes); a fixture that
+      // already shows it selected keeps what it shows.
+      node.selected = node.selected || api.liked.has(postId);
+      if (api.liked.has(postId) && node.desc === 'Like') node.desc = 'Liked';
       node.onTap = () => api.like(postId);
     } else if (id === 'row_feed_button_comment') node.onTap = () => api.push({ name: 'comments', postId });
     else if (id === 'row_feed_photo_profile_name' && node.text) {

@@ -74,3 +74,20 @@ describe.each(READERS)('a renamed Instagram like id, read through %s', { timeout
     expect(phone.sim.events.filter((event) => event.startsWith('liked '))).toEqual([]);
   });
 });
+
+describe.each(READERS)('an Instagram like whose state and words disagree, read through %s', { timeout: 120_000 }, (_reader, reader) => {
+  it('is never tapped: each such post is skipped as a miss, and five in a row end the run app_changed', async () => {
+    // feed-liked.xml: the like button selected while its words still say "Like".
+    const phone = await phoneFor({ ...reader, fixtures: variant('instagram/feed.xml', 'instagram/feed-liked.xml') });
+    await phone.sim.launchApp('com.instagram.android');
+    const like = parseUiXml(phone.sim.uiXml()).nodes.find((node) => node.resourceId.endsWith(':id/row_feed_button_like'));
+    expect(like).toMatchObject({ selected: true, desc: 'Like' });
+    const { result, hits, progress } = await runCase(phone, 'instagram', 'warmup', { engagement: 100, minutes: 5 });
+    expect(hits).not.toContain('row_feed_button_like');
+    expect(phone.sim.events.filter((event) => event.startsWith('liked ') || event.startsWith('unliked '))).toEqual([]);
+    expect(result.actions.like).toBe(0);
+    expect(progress.some((event) => /reads neither not selected and "Like" nor selected and "Liked"/.test(event.detail ?? ''))).toBe(true);
+    expect(result.failure?.code).toBe('app_changed');
+    expect(result.misses).toBe(5);
+  });
+});
