@@ -91,3 +91,36 @@ describe.each(READERS)('an Instagram like whose state and words disagree, read t
     expect(result.misses).toBe(5);
   });
 });
+
+describe.each(READERS)("Instagram's comment sheet is no dialog, read through %s", { timeout: 120_000 }, (_reader, reader) => {
+  it('a comment in the sheet saying "try again later" does not pause the account', async () => {
+    const phone = await phoneFor({ ...reader, fixtures: variant('instagram/comments.xml', 'instagram/comments-sheet-try-again.xml') });
+    const { result, hits } = await runCase(
+      phone,
+      'instagram',
+      'engage_comments',
+      {
+        // A reference account's posts: the sheet is reached by a link, the same way through either reader.
+        keywords: [],
+        accounts: ['maya_k'],
+        comments: ['Love this!'],
+        allowances: { comment: 1 },
+      },
+      // Every chance drawn low: the comment round (30%) runs.
+      { random: () => 0.1 },
+    );
+    // The sheet was open, its words on screen, and the run went on past it.
+    expect(hits).toContain('layout_comment_thread_edittext');
+    expect(result.failure?.code).not.toBe('rate_limited');
+    expect(result.status).toBe('completed');
+    expect(result.actions.follow).toBe(1);
+  });
+
+  it('a real block dialog still ends the run rate_limited, the refused like not counted', async () => {
+    const phone = await phoneFor({ ...reader, rateLimitAfterLikes: 1 });
+    const { result } = await runCase(phone, 'instagram', 'warmup', { engagement: 100, minutes: 5 });
+    expect(phone.sim.uiXml()).toContain('com.instagram.android:id/dialog_root_view');
+    expect(result.failure?.code).toBe('rate_limited');
+    expect(result.actions.like).toBe(1);
+  });
+});
