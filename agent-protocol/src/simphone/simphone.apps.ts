@@ -191,6 +191,12 @@ export class SimApps {
       this.api.focused = null;
       return;
     }
+    if (this.app === 'instagram' && this.api.sheet === 'promotion') {
+      // Back closes a sheet before it leaves the screen under it.
+      this.api.sheet = null;
+      this.api.log('closed the promotion sheet');
+      return;
+    }
     const stack = this.stack;
     if (!stack) return;
     stack.pop();

@@ -6,6 +6,7 @@ export const simulatedFixtures = [
   'instagram/feed-upload-failed.xml',
   'instagram/reels.xml',
   'instagram/reels-action-blocked.xml',
+  'instagram/reels-promo-sheet.xml',
   'instagram/search.xml',
   'instagram/search-results.xml',
   'instagram/search-no-results.xml',

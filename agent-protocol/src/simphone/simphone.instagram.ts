@@ -68,7 +68,26 @@ function igGrid(api: SimApi, root: SimNode, author?: string): void {
 }
 
 export function instagramScreen(api: SimApi, screen: SimScreen): SimNode {
+  if (api.sheet === 'promotion') return dress(igPromotion(api), 'ig-promotion');
   return dress(instagramTree(api, screen), `ig${api.feedIndex}:${api.reelIndex}`);
+}
+
+/**
+ * The promotion sheet over a playing reel, as a real phone saved it: a tap on the dimmer closes it; a tap inside the
+ * sheet lands on the sheet (it takes the touches over it), which stays.
+ */
+function igPromotion(api: SimApi): SimNode {
+  const root = tree('instagram/reels-promo-sheet.xml', api);
+  for (const node of all(root)) {
+    const id = idOf(node);
+    if (id === 'background_dimmer')
+      node.onTap = () => {
+        api.sheet = null;
+        api.log('closed the promotion sheet');
+      };
+    if (id === 'layout_container_bottom_sheet') node.onTap = () => api.log('tapped inside the promotion sheet');
+  }
+  return root;
 }
 
 function instagramTree(api: SimApi, screen: SimScreen): SimNode {

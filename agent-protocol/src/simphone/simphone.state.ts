@@ -34,8 +34,8 @@ export interface SimulatedPhoneUiOptions {
   versions?: Record<string, string>;
   /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */
   liked?: string[];
-  /** TikTok opens with the add-phone-number sheet over its feed. */
-  sheet?: 'add-phone';
+  /** TikTok opens with the add-phone-number sheet over its feed; Instagram with a promotion sheet over what it shows. */
+  sheet?: 'add-phone' | 'promotion';
   /** Instagram fails the next upload ("Video can't be posted"). */
   uploadFails?: boolean;
   /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */

@@ -124,3 +124,26 @@ describe.each(READERS)("Instagram's comment sheet is no dialog, read through %s"
     expect(result.actions.like).toBe(1);
   });
 });
+
+describe.each(READERS)('dismissing an Instagram sheet, read through %s', { timeout: 120_000 }, (_reader, reader) => {
+  it("taps the dimmer where the sheet does not cover it, not the dimmer's centre inside the sheet", async () => {
+    const phone = await phoneFor({
+      ...reader,
+      sheet: 'promotion',
+      fixtures: variant('instagram/reels-promo-sheet.xml', 'instagram/reels-promo-sheet-tall.xml'),
+    });
+    await phone.sim.launchApp('com.instagram.android');
+    const screen = parseUiXml(phone.sim.uiXml());
+    const dimmer = screen.nodes.find((node) => node.resourceId.endsWith(':id/background_dimmer'));
+    const sheet = screen.nodes.find((node) => node.resourceId.endsWith(':id/layout_container_bottom_sheet'));
+    // The page source this case is about: the dimmer's centre lies inside the sheet.
+    const centreY = ((dimmer?.bounds.top ?? 0) + (dimmer?.bounds.bottom ?? 0)) / 2;
+    expect(centreY).toBeGreaterThan(sheet?.bounds.top ?? Number.POSITIVE_INFINITY);
+    const { result } = await runCase(phone, 'instagram', 'doom_scroll', { minutes: 1 });
+    expect(phone.sim.events).toContain('closed the promotion sheet');
+    expect(phone.sim.events).not.toContain('tapped inside the promotion sheet');
+    const tap = phone.sim.taps.find((item) => item.hit === 'background_dimmer');
+    expect(tap).toBeDefined();
+    expect(result.failure).toBeUndefined();
+  });
+});
