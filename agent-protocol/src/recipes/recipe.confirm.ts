@@ -31,13 +31,23 @@ export class Confirmations {
     const { run, locator } = this;
     const found = await locator.locate(step.target, run.duration(step.timeout, 5_000), scope, { skips: true });
     if (!found.node) {
-      if (step.optional) return skip('Not on screen; optional.');
+      // A toggle that counts (a like, a follow) was expected on this post: its absence is how a renamed id shows, so
+      // it is a miss even when marked optional, and five in a row end the run `app_changed`.
+      if (step.optional && !step.counts) return skip('Not on screen; optional.');
       throw await locator.absent(step.target);
     }
-    run.hit();
     const node = found.node;
-    if (this.inState(node, step.on, scope)) return skip(`Already ${stateWords(step.on)}; left alone.`);
-    if (!this.inState(node, step.off, scope)) throw run.miss(`${describeStep(step)}: it shows neither state ("${node.text || node.desc}").`);
+    if (this.inState(node, step.on, scope)) {
+      run.hit();
+      return skip(`Already ${stateWords(step.on)}; left alone.`);
+    }
+    // Read by its state and its words together: where they disagree (selected, yet "Like") the post is left alone, and
+    // it is a miss (five in a row end the run), never a found element that resets the count.
+    if (!this.inState(node, step.off, scope))
+      throw run.miss(
+        `${describeStep(step)}: it reads neither ${stateWords(step.off)} nor ${stateWords(step.on)} ("${node.text || node.desc}", selected ${node.selected}).`,
+      );
+    run.hit();
     const at = centerOf(node.bounds);
     await run.phone.tap(at.x, at.y);
     const deadline = run.clock.now() + run.duration(step.within, 3_000);
@@ -133,13 +143,20 @@ export class Confirmations {
 
 function stateWords(states: ElementState[]): string {
   return states
-    .map((state) =>
-      state.selected !== undefined
-        ? state.selected
-          ? 'selected'
-          : 'not selected'
-        : (state.text ?? state.textContains ?? state.desc ?? state.descContains ?? (state.checked ? 'checked' : 'unchecked')),
-    )
+    .map((state) => {
+      const flag =
+        state.selected !== undefined
+          ? state.selected
+            ? 'selected'
+            : 'not selected'
+          : state.checked !== undefined
+            ? state.checked
+              ? 'checked'
+              : 'unchecked'
+            : null;
+      const words = state.text ?? state.textContains ?? state.desc ?? state.descContains;
+      return [flag, words === undefined ? null : `"${words}"`].filter(Boolean).join(' and ');
+    })
     .join(' or ');
 }
 

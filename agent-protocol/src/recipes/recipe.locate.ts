@@ -13,7 +13,7 @@ import { drawDuration } from './recipe.pacing.ts';
 import type { ElementSpec, RecipePoint, Selector, Target } from './recipe.schema.ts';
 import type { RunState } from './recipe.state.ts';
 import type { TraceRecorder } from './recipe.trace.ts';
-import { centerOf, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
+import { centerOf, isVisible, isWithin, parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 /** Android's own crash and not-responding dialogs, whatever the app: only their ids, never words on screen. */
 const CRASH_DIALOG = (node: UiNode) => node.resourceId.startsWith('android:id/aerr_');
@@ -100,8 +100,10 @@ export class Locator {
       if (typeof popup !== 'string' && 'point' in popup) continue;
       const node = this.findInDialogs(screen, this.element(popup), scope);
       if (node) {
-        const { x, y } = centerOf(node.bounds);
-        await this.run.phone.tap(x, y);
+        // A sheet's dimmer lies under the sheet: tap where the dimmer shows, or press Back when nothing of it does.
+        const at = uncoveredPoint(screen, node);
+        if (at) await this.run.phone.tap(at.x, at.y);
+        else await this.run.phone.key('back');
         await this.run.clock.sleep(drawDuration('600..1200ms', this.run.random));
         return true;
       }
@@ -244,6 +246,37 @@ export class Locator {
     }
     return null;
   }
+}
+
+/**
+ * A point of `node` that nothing drawn over it covers: its centre when free, else the middle of the free band above,
+ * below, left or right of what covers it. Views later in the tree are drawn over earlier ones (a sheet over its
+ * dimmer), so the covers are the visible nodes after it that are not inside it and overlap it. Null: none is free.
+ */
+export function uncoveredPoint(screen: UiScreen, node: UiNode): Point | null {
+  const start = screen.nodes.indexOf(node);
+  const b = node.bounds;
+  const covers = screen.nodes
+    .slice(start + 1)
+    .filter((other) => isVisible(other) && !isWithin(screen, other, (at) => at === node))
+    .map((other) => other.bounds)
+    .filter((o) => o.left < b.right && o.right > b.left && o.top < b.bottom && o.bottom > b.top);
+  const free = (p: Point) =>
+    p.x >= b.left && p.x < b.right && p.y >= b.top && p.y < b.bottom && !covers.some((o) => p.x >= o.left && p.x < o.right && p.y >= o.top && p.y < o.bottom);
+  const centre = centerOf(b);
+  if (covers.length === 0) return free(centre) ? centre : null;
+  const top = Math.min(...covers.map((o) => o.top));
+  const bottom = Math.max(...covers.map((o) => o.bottom));
+  const left = Math.min(...covers.map((o) => o.left));
+  const right = Math.max(...covers.map((o) => o.right));
+  const candidates: Point[] = [
+    centre,
+    { x: centre.x, y: Math.floor((b.top + top) / 2) },
+    { x: centre.x, y: Math.floor((bottom + b.bottom) / 2) },
+    { x: Math.floor((b.left + left) / 2), y: centre.y },
+    { x: Math.floor((right + b.right) / 2), y: centre.y },
+  ];
+  return candidates.find(free) ?? null;
 }
 
 /** The selectors of an element in the order they are tried: its own, then its alternatives. */

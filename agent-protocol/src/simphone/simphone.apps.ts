@@ -32,6 +32,7 @@ export class SimApps {
       liked: new Set(options.liked ?? []),
       followed: new Set(),
       privateAccounts: new Set(options.privateAccounts ?? []),
+      account: options.account ?? 'farm.account',
       pendingReads: 0,
       uploadFailed: false,
       sheet: options.sheet ?? null,
@@ -188,6 +189,12 @@ export class SimApps {
     if (this.api.focused) {
       // Back first closes the keyboard, as on a phone.
       this.api.focused = null;
+      return;
+    }
+    if (this.app === 'instagram' && this.api.sheet === 'promotion') {
+      // Back closes a sheet before it leaves the screen under it.
+      this.api.sheet = null;
+      this.api.log('closed the promotion sheet');
       return;
     }
     const stack = this.stack;

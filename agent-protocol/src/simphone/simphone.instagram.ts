@@ -25,8 +25,10 @@ function igPost(api: SimApi, root: SimNode, postId: string): void {
   for (const node of all(root)) {
     const id = idOf(node);
     if (id === 'row_feed_button_like') {
-      // Liked or not is the button's selected state (GramAddict views.py); the fixture's words stay.
-      node.selected = api.liked.has(postId);
+      // Liked: the button is selected (GramAddict views.py) and its words read "Liked" (public notes); a fixture that
+      // already shows it selected keeps what it shows.
+      node.selected = node.selected || api.liked.has(postId);
+      if (api.liked.has(postId) && node.desc === 'Like') node.desc = 'Liked';
       node.onTap = () => api.like(postId);
     } else if (id === 'row_feed_button_comment') node.onTap = () => api.push({ name: 'comments', postId });
     else if (id === 'row_feed_photo_profile_name' && node.text) {
@@ -42,6 +44,7 @@ function igTabs(api: SimApi, root: SimNode): void {
     if (id === 'feed_tab') node.onTap = () => api.replace({ name: 'feed' });
     if (id === 'clips_tab') node.onTap = () => api.replace({ name: 'reels' });
     if (id === 'search_tab') node.onTap = () => api.replace({ name: 'search', query: '' });
+    if (id === 'profile_tab') node.onTap = () => api.push({ name: 'profile', user: api.account, own: true });
   }
 }
 
@@ -65,7 +68,26 @@ function igGrid(api: SimApi, root: SimNode, author?: string): void {
 }
 
 export function instagramScreen(api: SimApi, screen: SimScreen): SimNode {
+  if (api.sheet === 'promotion') return dress(igPromotion(api), 'ig-promotion');
   return dress(instagramTree(api, screen), `ig${api.feedIndex}:${api.reelIndex}`);
+}
+
+/**
+ * The promotion sheet over a playing reel, as a real phone saved it: a tap on the dimmer closes it; a tap inside the
+ * sheet lands on the sheet (it takes the touches over it), which stays.
+ */
+function igPromotion(api: SimApi): SimNode {
+  const root = tree('instagram/reels-promo-sheet.xml', api);
+  for (const node of all(root)) {
+    const id = idOf(node);
+    if (id === 'background_dimmer')
+      node.onTap = () => {
+        api.sheet = null;
+        api.log('closed the promotion sheet');
+      };
+    if (id === 'layout_container_bottom_sheet') node.onTap = () => api.log('tapped inside the promotion sheet');
+  }
+  return root;
 }
 
 function instagramTree(api: SimApi, screen: SimScreen): SimNode {
@@ -197,10 +219,10 @@ function igTag(api: SimApi, screen: ScreenOf<'tag'>): SimNode {
   return root;
 }
 
-/** A profile, public or private, with its follow button and grid. */
+/** A profile, public or private, with its follow button and grid; the own one names the account signed in. */
 function igProfile(api: SimApi, screen: ScreenOf<'profile'>): SimNode {
-  const isPrivate = api.privateAccounts.has(screen.user);
-  const root = tree(isPrivate ? 'instagram/profile-private.xml' : 'instagram/profile.xml', api);
+  const isPrivate = !screen.own && api.privateAccounts.has(screen.user);
+  const root = tree(screen.own ? 'instagram/profile-own.xml' : isPrivate ? 'instagram/profile-private.xml' : 'instagram/profile.xml', api);
   rename(root, FIXTURE_AUTHOR.instagramProfile, screen.user);
   rename(root, FIXTURE_AUTHOR.instagramProfileName, screen.user);
   const following = api.followed.has(screen.user);

@@ -25,7 +25,7 @@ export type SimScreen =
   | { name: 'results'; query: string }
   | { name: 'tag'; tag: string }
   | { name: 'post'; author: string; n: number }
-  | { name: 'profile'; user: string }
+  | { name: 'profile'; user: string; own?: boolean }
   | { name: 'comments'; postId: string }
   | { name: 'gallery' }
   | { name: 'editor' }
@@ -47,6 +47,8 @@ export interface SimApi {
   followed: Set<string>;
   /** Accounts whose profiles are private. */
   privateAccounts: Set<string>;
+  /** The account signed in to the apps (its own profile shows it). */
+  account: string;
   media: string[];
   draft: { query: string; caption: string; comment: string };
   focused: 'search' | 'caption' | 'comment' | null;
@@ -54,8 +56,11 @@ export interface SimApi {
   pendingReads: number;
   /** The last upload failed: the feed shows its "can't be posted" row. */
   uploadFailed: boolean;
-  /** A sheet TikTok lays over the feed until it is closed (the add-phone-number sheet has only an X). */
-  sheet: 'add-phone' | null;
+  /**
+   * A sheet laid over the app until it is closed: TikTok's add-phone-number sheet (only an X), Instagram's promotion
+   * sheet (its dimmer or Back).
+   */
+  sheet: 'add-phone' | 'promotion' | null;
   /** Comments this phone posted, shown under their posts as the apps show a new comment. */
   posted: readonly { postId: string; text: string }[];
   /** Trees that replace the embedded ones (a test's variant of a screen: another build's ids, another caption). */

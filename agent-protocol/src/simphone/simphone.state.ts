@@ -28,12 +28,14 @@ export interface SimulatedPhoneUiOptions {
   tiktokPackage?: typeof TIKTOK | typeof TIKTOK_TRILL;
   /** Accounts whose profiles are private. */
   privateAccounts?: string[];
+  /** The account signed in to the apps: `farm.account` by default. */
+  account?: string;
   /** Installed apps' versions by package (Instagram 447.0.0.55.81, TikTok 43.1.4 or trill 46.1.3 by default). */
   versions?: Record<string, string>;
   /** Posts already liked (ids as `events` name them: `sunny.trails#0`, `tt:maya_k#0`). */
   liked?: string[];
-  /** TikTok opens with the add-phone-number sheet over its feed. */
-  sheet?: 'add-phone';
+  /** TikTok opens with the add-phone-number sheet over its feed; Instagram with a promotion sheet over what it shows. */
+  sheet?: 'add-phone' | 'promotion';
   /** Instagram fails the next upload ("Video can't be posted"). */
   uploadFails?: boolean;
   /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */

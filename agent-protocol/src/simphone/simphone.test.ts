@@ -195,12 +195,12 @@ describe('the simulated phone', () => {
     expect(feed.nodes.some((node) => node.resourceId.endsWith(':id/creation_tab'))).toBe(false);
   });
 
-  it("keeps a like in the button's selected state, as Instagram and TikTok show it", async () => {
+  it('keeps a like in the button\'s selected state (Instagram\'s words turning to "Liked"), as Instagram and TikTok show it', async () => {
     const phone = new SimulatedPhoneUi();
     await phone.launchApp('com.instagram.android');
     await tapOn(phone, id('row_feed_button_like'));
     const liked = parseUiXml(await phone.dumpUi()).nodes.find(id('row_feed_button_like'));
-    expect(liked).toMatchObject({ selected: true, desc: 'Like' });
+    expect(liked).toMatchObject({ selected: true, desc: 'Liked' });
     expect(phone.events).toContain('liked sunny.trails#0');
 
     const tiktok = new SimulatedPhoneUi();

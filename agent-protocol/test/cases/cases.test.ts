@@ -35,12 +35,12 @@ const likes = (phone: CasePhone) => phone.sim.events.filter((event) => event.sta
 const unlikes = (phone: CasePhone) => phone.sim.events.filter((event) => event.startsWith('unliked '));
 
 describe('cases from real phones, run by the shipped recipes through the farm host', { timeout: 60_000 }, () => {
-  it('an already-liked post is left liked: read by its selected state, never tapped, never counted', async () => {
+  it('an already-liked post is left liked: read by its selected state and its words, never tapped, never counted', async () => {
     const phone = await phoneFor({ liked: ['sunny.trails#0'] });
-    // The tree the phone serves is the real liked post's: the like button selected, its words unchanged.
+    // A liked post as public notes describe it: the like button selected, its words "Liked".
     await phone.sim.launchApp('com.instagram.android');
     const like = parseUiXml(phone.sim.uiXml()).nodes.find((node) => node.resourceId.endsWith(':id/row_feed_button_like'));
-    expect(like).toMatchObject({ selected: true, desc: 'Like' });
+    expect(like).toMatchObject({ selected: true, desc: 'Liked' });
     const { result, hits } = await runCase(phone, 'instagram', 'warmup', { engagement: 100, minutes: 1 });
     expect(result.failure).toBeUndefined();
     expect(unlikes(phone)).toEqual([]);
