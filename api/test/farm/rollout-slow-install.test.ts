@@ -27,6 +27,11 @@ import { connected, record } from '../realtime/sockets.ts';
 
 const SCALE = 10;
 const INSTALL_MS = 25_000 / SCALE;
+/**
+ * The first case's install, longer than the scaled 2.5 s so that a busy test machine still reads the rollout's row
+ * and the held task while the phone installs: past the quick commands' scaled 1 s, well within the install's 60 s.
+ */
+const HELD_INSTALL_MS = 6_000;
 const scaled = limitsWith(Object.fromEntries(Object.entries(commandLimits).map(([kind, ms]) => [kind, ms / SCALE])));
 
 const { t, url, operator, closers, browserSocket, enrollHost } = await realtimeApp({ automation: { heartbeatMs: 1000 } });
@@ -102,6 +107,7 @@ describe('a rollout through a farm host to a phone with a 25 s install', () => {
   it('completes, shows the install going on, keeps the phone healthy, and holds a task dispatched meanwhile', async () => {
     const serial = 'ROLL-SLOW-1';
     const { host, phone, device, dir, logs } = await farm('Rack slow', serial, scaled);
+    phone.packageManager.installDelayMs = HELD_INSTALL_MS;
     const browser = browserSocket(operator);
     await connected(browser);
     const seen = record(browser);
