@@ -41,6 +41,12 @@ export const failureCodes = [
   'wrong_account',
   /** The phone is locked with a PIN, pattern or password. */
   'device_locked',
+  /** The phone's UI language is one no recipe for the app is written for: its word guards would read nothing. */
+  'language_untested',
+  /** The phone's screen could not be read (no UI server answer, no dump): the run acted on nothing. */
+  'screen_unreadable',
+  /** The work asks for something the phone cannot do at all (a carousel: `am` cannot send several files). */
+  'unsupported',
   /** Anything else; the message says what. */
   'unknown',
 ] as const;
@@ -70,6 +76,10 @@ export const retryableByDefault: Record<FailureCode, boolean> = {
   app_version_untested: false,
   wrong_account: false,
   device_locked: false,
+  language_untested: false,
+  // Tried again once (the server counts it): an unreadable screen is often a UI server between restarts.
+  screen_unreadable: true,
+  unsupported: false,
   unknown: true,
 };
 
@@ -83,6 +93,8 @@ export const neverRetriedCodes: ReadonlySet<FailureCode> = new Set([
   'app_version_untested',
   'wrong_account',
   'device_locked',
+  'language_untested',
+  'unsupported',
 ]);
 
 /** Codes after which the account's automation stops until a person resumes it. */
@@ -114,5 +126,8 @@ export const failureLabels: Record<FailureCode, string> = {
   app_version_untested: "The app's version is not one the recipe was tested on",
   wrong_account: 'Another account is signed in on the phone',
   device_locked: 'The phone is locked with a PIN',
+  language_untested: "The phone's language is not one the recipe was written for",
+  screen_unreadable: "The phone's screen could not be read",
+  unsupported: 'The phone cannot do this kind of work',
   unknown: 'Something went wrong on the phone',
 };
