@@ -40,17 +40,19 @@ describe('Record on a real feed', () => {
     expect(tapOn('row_feed_photo_profile_imageview')).toMatchObject({ selector: { desc: 'Profile picture of sunny.trails' }, kind: 'description' });
     // The like count is a button with no id whose text is unique on this screen.
     const count = realFeed.nodes.find((node) => node.text === '23')!;
-    expect(recordTarget(realFeed, { x: (count.bounds.left + count.bounds.right) / 2 / 720, y: (count.bounds.top + count.bounds.bottom) / 2 / 1440 })).toMatchObject(
-      { selector: { text: '23' }, kind: 'text' },
-    );
+    expect(
+      recordTarget(realFeed, { x: (count.bounds.left + count.bounds.right) / 2 / 720, y: (count.bounds.top + count.bounds.bottom) / 2 / 1440 }),
+    ).toMatchObject({ selector: { text: '23' }, kind: 'text' });
   });
 
   it('makes no selector of an index or a class alone: the tap stays a point, for a positional step', () => {
     // "More actions for this post" repeats, id and description, on both posts: only an index would tell them apart.
     const more = tapOn('media_option_button');
-    expect(selectorsFor(realFeed, nodeAt(realFeed, 684, 527)!).filter((candidate) => candidate.unique).map((candidate) => candidate.kind)).toEqual([
-      'id + index',
-    ]);
+    expect(
+      selectorsFor(realFeed, nodeAt(realFeed, 684, 527)!)
+        .filter((candidate) => candidate.unique)
+        .map((candidate) => candidate.kind),
+    ).toEqual(['id + index']);
     expect(more.selector).toBeUndefined();
     expect(more.kind).toBeUndefined();
     expect(more).toMatchObject({ point: { x: 0.9507, y: 0.3663 }, package: 'com.instagram.android', label: 'ImageView: media_option_button' });

@@ -174,13 +174,16 @@ describe('positional steps', () => {
 
   it('refuses a point on a step that counts, naming the field', () => {
     expect(
-      errorsOf([
-        { do: 'tap', target: { point }, counts: 'like' },
-        { do: 'tap', target: { point }, positional: true, counts: 'follow' },
-        { do: 'tap', target: { id: 'row_feed_button_like', fallback: point }, positional: true, counts: 'like' },
-        { do: 'type', text: 'Nice', target: { point }, positional: true, counts: 'comment' },
-        { do: 'repeat', times: 3, steps: [{ do: 'tap', target: 'like', positional: true, counts: 'like' }] },
-      ], { elements: { like: { id: 'row_feed_button_like', fallback: point } } }),
+      errorsOf(
+        [
+          { do: 'tap', target: { point }, counts: 'like' },
+          { do: 'tap', target: { point }, positional: true, counts: 'follow' },
+          { do: 'tap', target: { id: 'row_feed_button_like', fallback: point }, positional: true, counts: 'like' },
+          { do: 'type', text: 'Nice', target: { point }, positional: true, counts: 'comment' },
+          { do: 'repeat', times: 3, steps: [{ do: 'tap', target: 'like', positional: true, counts: 'like' }] },
+        ],
+        { elements: { like: { id: 'row_feed_button_like', fallback: point } } },
+      ),
     ).toEqual([
       'steps.0.target.point: A step that counts a like cannot tap a point: give it a selector.',
       'steps.1.positional: A step that counts a follow cannot tap a point: give it a selector and leave out "positional".',

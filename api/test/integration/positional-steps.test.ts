@@ -50,7 +50,9 @@ describe('positional steps in stored recipes and drafts', () => {
       `The recipe is not valid: steps.1.positional: ${reason}`,
     );
 
-    const stored = await operator.post<{ id: string }>('/api/recipes', { recipe: recipeDoc('farm.instagram.like', [{ do: 'tap', target: { id: 'row_feed_button_like' }, counts: 'like' }]) });
+    const stored = await operator.post<{ id: string }>('/api/recipes', {
+      recipe: recipeDoc('farm.instagram.like', [{ do: 'tap', target: { id: 'row_feed_button_like' }, counts: 'like' }]),
+    });
     const draft = await va.post<{ id: string }>('/api/recipes', { recipe: recipeDoc('studio.like.draft', [positionalTap]), enabled: false });
     const plain = await va.post<{ id: string }>('/api/recipes', { recipe: recipeDoc('studio.scroll.draft', [positionalTap]), enabled: false });
     expectStatus(stored, 201);

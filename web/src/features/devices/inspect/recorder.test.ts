@@ -28,7 +28,12 @@ describe('recorded steps', () => {
     const [pause, tap] = stepsFor({ kind: 'tap', x: 0.5, y: 0.5 }, undefined, 2300);
     expect(pause?.step).toEqual({ do: 'pause', for: '2.3s' });
     expect(tap).toEqual({
-      step: { do: 'tap', target: { point: { x: 0.5, y: 0.5 } }, positional: true, label: 'No unique selector here: tapped only while the screen cannot be read' },
+      step: {
+        do: 'tap',
+        target: { point: { x: 0.5, y: 0.5 } },
+        positional: true,
+        label: 'No unique selector here: tapped only while the screen cannot be read',
+      },
       positional: true,
       summary: 'Tap at 50%, 50% (positional: only while the screen cannot be read)',
       package: null,
