@@ -52,6 +52,8 @@ for (const width of [1280, 375]) {
       const taps = detail.body.steps.filter((step) => step.do === 'tap');
       expect(taps).toHaveLength(1);
       expect(taps[0]!.target).toMatchObject({ id: 'row_feed_button_like' });
+      // The unique selector is the whole step: no point rides along, and the step is not positional.
+      expect(taps[0]!.target).not.toHaveProperty('fallback');
       expect(taps[0]!.positional).toBeUndefined();
       expect(detail.body.steps).toContainEqual({ do: 'type', text: '{{caption}}' });
       expect(detail.body.steps[0]).toEqual({ do: 'open_app' });

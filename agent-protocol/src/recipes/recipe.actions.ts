@@ -145,7 +145,9 @@ export class StepActions {
 
   private async tap(step: StepOf<'tap' | 'long_press'>, scope: Scope, { skip, finish }: StepEnd): Promise<void> {
     const run = this.run;
-    const found = await this.locator.locate(step.target, run.duration(step.timeout, 5_000), scope, { positional: step.positional === true, skips: true });
+    // A counting step never acts on a point (the schema refuses it; this holds for a recipe that skipped it too).
+    const positional = step.positional === true && !(step.do === 'tap' && step.counts);
+    const found = await this.locator.locate(step.target, run.duration(step.timeout, 5_000), scope, { positional, skips: true });
     if (!found.node && !found.point) {
       if (step.optional) return skip('Not on screen; optional.');
       throw await this.locator.absent(step.target);
@@ -176,7 +178,10 @@ export class StepActions {
     const run = this.run;
     let at: Point | undefined;
     if (step.target) {
-      const found = await this.locator.locate(step.target, run.duration(step.timeout, 5_000), scope, { positional: step.positional === true, skips: true });
+      const found = await this.locator.locate(step.target, run.duration(step.timeout, 5_000), scope, {
+        positional: step.positional === true && !step.counts,
+        skips: true,
+      });
       if (!found.node && !found.point) {
         if (step.optional) return skip('Not on screen; optional.');
         throw await this.locator.absent(step.target);

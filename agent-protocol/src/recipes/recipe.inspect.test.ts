@@ -6,11 +6,61 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CAPTURE_LIMITS, captureTree, checkSelector, nodeAt, selectorsFor, uiTreeSchema } from './recipe.inspect.ts';
+import { CAPTURE_LIMITS, captureTree, checkSelector, nodeAt, recordTarget, selectorsFor, uiTreeSchema } from './recipe.inspect.ts';
 import { parseUiXml } from './recipe.ui.ts';
 
 const feed = parseUiXml(readFileSync(new URL('../../test/fixtures/ui-instagram-feed.xml', import.meta.url), 'utf8'));
 const search = parseUiXml(readFileSync(new URL('../../test/fixtures/ui-instagram-search.xml', import.meta.url), 'utf8'));
+
+/**
+ * A real Instagram feed, rebuilt from a public page source (test/fixtures/real/instagram/feed.xml: YallaPapi/
+ * geelark-automation@8922f15 error_logs/EmptyFuelMatrix_20251222_215402/error_001_page_source.xml; 720 x 1440): an
+ * ordinary post and, below it, a sponsored one, so the header's ids repeat.
+ */
+const realFeed = parseUiXml(readFileSync(new URL('../../test/fixtures/real/instagram/feed.xml', import.meta.url), 'utf8'));
+
+describe('Record on a real feed', () => {
+  /** A tap at the centre of the first node with this id (and text), as a share of the screen. */
+  const tapOn = (id: string, text?: string) => {
+    const node = realFeed.nodes.find((at) => at.resourceId.endsWith(`:id/${id}`) && (text === undefined || at.text === text))!;
+    return recordTarget(realFeed, {
+      x: (node.bounds.left + node.bounds.right) / 2 / realFeed.width,
+      y: (node.bounds.top + node.bounds.bottom) / 2 / realFeed.height,
+    });
+  };
+
+  it('offers the unique selector of the node under the finger: id, id with text, description, text', () => {
+    expect(tapOn('row_feed_button_like')).toMatchObject({ selector: { id: 'row_feed_button_like' }, kind: 'id' });
+    // Both posts' headers carry row_feed_photo_profile_name: the id with the author's name finds this one.
+    expect(tapOn('row_feed_photo_profile_name', 'sunny.trails')).toMatchObject({
+      selector: { id: 'row_feed_photo_profile_name', text: 'sunny.trails' },
+      kind: 'id + text',
+    });
+    // The profile pictures share an id and differ by their description.
+    expect(tapOn('row_feed_photo_profile_imageview')).toMatchObject({ selector: { desc: 'Profile picture of sunny.trails' }, kind: 'description' });
+    // The like count is a button with no id whose text is unique on this screen.
+    const count = realFeed.nodes.find((node) => node.text === '23')!;
+    expect(
+      recordTarget(realFeed, { x: (count.bounds.left + count.bounds.right) / 2 / 720, y: (count.bounds.top + count.bounds.bottom) / 2 / 1440 }),
+    ).toMatchObject({ selector: { text: '23' }, kind: 'text' });
+  });
+
+  it('makes no selector of an index or a class alone: the tap stays a point, for a positional step', () => {
+    // "More actions for this post" repeats, id and description, on both posts: only an index would tell them apart.
+    const more = tapOn('media_option_button');
+    expect(
+      selectorsFor(realFeed, nodeAt(realFeed, 684, 527)!)
+        .filter((candidate) => candidate.unique)
+        .map((candidate) => candidate.kind),
+    ).toEqual(['id + index']);
+    expect(more.selector).toBeUndefined();
+    expect(more.kind).toBeUndefined();
+    expect(more).toMatchObject({ point: { x: 0.9507, y: 0.3663 }, package: 'com.instagram.android', label: 'ImageView: media_option_button' });
+    // The button around the sponsored post's profile picture has neither id, text nor description: only its class and place.
+    const wrapper = recordTarget(realFeed, { x: 10 / 720, y: 1200 / 1440 });
+    expect(wrapper.selector).toBeUndefined();
+  });
+});
 
 describe('Inspect', () => {
   it('finds the smallest node under a point', () => {

@@ -207,8 +207,10 @@ export function selectorVerdict(found: readonly unknown[], selector: Pick<Select
 
 /**
  * Record: what a phone answers for a tap or long press made while recording — the element under the finger, read
- * just before the input went in, as the most stable unique selector that finds it; and the point as a share of the
- * screen, the step's fallback (and the whole step, marked positional, where no element is there).
+ * just before the input went in, as the most stable unique selector that finds it (its id, id and text, description
+ * or text: never an index or a class alone, which shift with the screen's order); and the point as a share of the
+ * screen, which becomes the step only where no such selector is unique: a positional step, acted on only while the
+ * screen cannot be read.
  */
 export const recordedTarget = z.object({
   selector: selectorSchema.optional(),
@@ -223,13 +225,16 @@ export const recordedTarget = z.object({
 });
 export type RecordedTarget = z.infer<typeof recordedTarget>;
 
+/** The selectors Record makes a step of: those that name the node itself, never its place among others. */
+const RECORDABLE: ReadonlySet<SelectorCandidate['kind']> = new Set(['id', 'id + text', 'description', 'text']);
+
 /** The element under a point (a share of the screen) on a read screen, as a recorded target. */
 export function recordTarget(screen: Pick<UiScreen, 'nodes' | 'width' | 'height' | 'packageName'>, point: { x: number; y: number }): RecordedTarget {
   const at = nodeAt(screen, point.x * screen.width, point.y * screen.height);
   const base = { point: { x: Math.round(point.x * 10_000) / 10_000, y: Math.round(point.y * 10_000) / 10_000 }, package: screen.packageName };
   if (at === null) return base;
-  // The first unique selector is the most stable one offered; a position only when nothing else is unique.
-  const best = selectorsFor(screen, at).find((candidate) => candidate.unique);
+  // The first unique selector is the most stable one offered; a position among like nodes is never recorded.
+  const best = selectorsFor(screen, at).find((candidate) => candidate.unique && RECORDABLE.has(candidate.kind));
   const node = screen.nodes[at] as UiNode;
   const label = `${node.className.split('.').at(-1) || 'node'}: ${node.resourceId.split(':id/').at(-1) || node.desc || node.text || 'no name'}`.slice(0, 200);
   return best ? { ...base, selector: best.selector, kind: best.kind, label } : { ...base, label };

@@ -113,8 +113,9 @@ export class Locator {
 
   /**
    * Where the target is. `node` is the element found on a read screen; `point` where to act (its centre, or for a
-   * positional step its fallback while the screen cannot be read). Neither within the timeout: not found. Inside a
-   * repeat, ordinary content the recipe names (`skips`) ends the round at once when `skips` is set.
+   * positional step its fallback or bare point, only while the screen cannot be read: once a read screen lacked the
+   * element, the step is a miss, never a tap). Neither within the timeout: not found. Inside a repeat, ordinary
+   * content the recipe names (`skips`) ends the round at once when `skips` is set.
    */
   async locate(
     target: Target,
@@ -123,27 +124,30 @@ export class Locator {
     how: { positional?: boolean; skips?: boolean } = {},
   ): Promise<{ node: UiNode | null; point: Point | null }> {
     const run = this.run;
-    if (typeof target !== 'string' && 'point' in target) {
-      // A point is a blind tap: older recipes may still give one (they validate), but only a positional step uses it.
-      if (!how.positional)
-        throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.', false);
-      return { node: null, point: run.scale(target.point) };
-    }
-    const spec = this.element(target);
-    this.trace.looked(selectorsOf(spec)[0], null, scope);
-    const fallback = how.positional ? spec.fallback : undefined;
+    const bare = typeof target !== 'string' && 'point' in target ? target.point : null;
+    // A point is a blind tap: older recipes may still give one, but only a positional step uses it.
+    if (bare && !how.positional)
+      throw new StepFailure('unknown', 'This step taps a fixed point without being marked "positional": true; points are blind taps.', false);
+    const spec = bare ? null : this.element(target as Exclude<Target, { point: RecipePoint }>);
+    if (spec) this.trace.looked(selectorsOf(spec)[0], null, scope);
+    const fallback = how.positional ? (bare ?? spec?.fallback) : undefined;
     const deadline = run.clock.now() + timeoutMs;
     let popups = 0;
+    // Whether a screen was read during this look: from then on the point is never used.
+    let read = false;
     for (;;) {
       if (run.options.signal?.aborted) throw new Cancelled();
       const screen = await this.read();
       if (screen === null) {
-        if (fallback) return { node: null, point: run.scale(fallback) };
+        if (fallback && !read) return { node: null, point: run.scale(fallback) };
       } else {
+        read = true;
         if (popups < 5 && (await this.guard(screen, scope))) {
           popups += 1;
           continue;
         }
+        // A bare point on a read screen: nothing to find, and the point is not for a screen that can be read.
+        if (!spec) return { node: null, point: null };
         const hit = this.findWith(screen, spec, scope);
         const node = hit?.node ?? null;
         this.trace.looked(hit?.selector ?? selectorsOf(spec)[0], hit ? { node: hit.node, screen } : null, scope);
@@ -179,7 +183,11 @@ export class Locator {
     const screen = this.run.lastScreen;
     const name = typeof target === 'string' ? target.replace(/_/g, ' ') : 'The expected element';
     if (screen && (screen.packageName === null || recipePackages(this.run.recipe).includes(screen.packageName)) && this.run.readLast)
-      return this.run.miss(`${capitalise(name)} did not appear on screen.`);
+      return this.run.miss(
+        typeof target !== 'string' && 'point' in target
+          ? 'The screen could be read, so the positional point was not tapped: a point is only for a screen that cannot be read.'
+          : `${capitalise(name)} did not appear on screen.`,
+      );
     return this.missing(target);
   }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../../test/fake-android.ts';
 import { FixturePhone } from '../../test/fixture-phone.ts';
-import { PhoneError } from '../phone/phone.device.ts';
+import { PhoneError, UiBusyError } from '../phone/phone.device.ts';
 import { toUiXml } from '../simphone/simphone.render.ts';
 import { manualClock } from './recipe.pacing.ts';
 import { runRecipe, type RecipeRunOptions, type StepProgress } from './recipe.runner.ts';
@@ -117,25 +117,83 @@ describe('running a recipe on recorded screens', () => {
     ]);
   });
 
-  // Changed by issue 36: an element not found on a readable screen is a miss, never a tap at its fallback; points
-  // are for steps marked positional (scaled to the screen as before).
-  it('taps points scaled to the screen size only for positional steps, and never a fallback on a readable screen', async () => {
-    const phone = new FixturePhone('caption', { size: { width: 720, height: 1600 } });
-    const { result } = await run(phone, [
+  // Changed by issue 51: a positional step's point, bare or an element's fallback, is tapped only while the screen
+  // cannot be read (scaled to the screen as before); on a screen that can be read it is a miss, and no tap reaches
+  // the phone.
+  it('taps positional points scaled to the screen size only while the screen cannot be read', async () => {
+    const steps: RecipeInput['steps'] = [
       { do: 'tap', target: { point: { x: 540, y: 1200, of: { width: 1080, height: 2400 } } }, positional: true },
       { do: 'long_press', target: { point: { x: 0.1, y: 0.9 } }, positional: true },
-      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, timeout: '2s' },
-    ]);
-    expect(phone.taps).toEqual([
+      { do: 'type', text: 'hi', target: { point: { x: 0.5, y: 0.5 } }, positional: true },
+    ];
+    const busy = new FixturePhone('caption', { size: { width: 720, height: 1600 } });
+    busy.alwaysBusy = true;
+    const unreadable = await run(busy, steps);
+    expect(unreadable.result.status).toBe('completed');
+    expect(busy.taps).toEqual([
       { x: 360, y: 800 },
       { x: 72, y: 1440 },
+      { x: 360, y: 800 },
     ]);
-    expect(result.failure).toMatchObject({ code: 'element_missing', message: 'The expected element did not appear on screen.', step: '2' });
-    // An older workspace recipe with a point on a plain step still validates, but its run never taps it blind.
-    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(true);
+    expect(busy.typed).toEqual(['hi']);
+
+    for (const step of steps) {
+      const phone = new FixturePhone('caption', { size: { width: 720, height: 1600 } });
+      const { result } = await run(phone, [step]);
+      expect(result.failure).toMatchObject({
+        code: 'element_missing',
+        message: 'The screen could be read, so the positional point was not tapped: a point is only for a screen that cannot be read.',
+        step: '0',
+      });
+      expect(phone.taps).toEqual([]);
+      expect(phone.typed).toEqual([]);
+    }
+  });
+
+  it('never taps a fallback once the screen was read, even when it later cannot be read', async () => {
+    const readable = new FixturePhone('caption');
+    const { result } = await run(readable, [
+      { do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, timeout: '2s' },
+    ]);
+    expect(result.failure).toMatchObject({ code: 'element_missing', message: 'The expected element did not appear on screen.', step: '0' });
+    expect(readable.taps).toEqual([]);
+
+    // Read once (no like button there), then busy for the rest of the wait: still no tap at the fallback.
+    class ReadOnce extends FixturePhone {
+      override async dumpUi(): Promise<string> {
+        const xml = await super.dumpUi();
+        if (this.dumps > 1) throw new UiBusyError();
+        return xml;
+      }
+    }
+    const flaky = new ReadOnce('caption');
+    const later = await run(flaky, [{ do: 'tap', target: 'home_tab', positional: true, timeout: '3s' }]);
+    expect(later.result.status).toBe('failed');
+    expect(flaky.dumps).toBeGreaterThan(1);
+    expect(flaky.taps).toEqual([]);
+  });
+
+  it('never acts at a point for a step that counts, nor for a point outside a positional step', async () => {
+    // A recipe that skipped the schema (the schema refuses both): the runner still never taps the point.
+    const counted = recipeSchema.safeParse(
+      recipeInput([{ do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, counts: 'like' }]),
+    );
+    expect(counted.success).toBe(false);
+    const busy = new FixturePhone('feed');
+    busy.alwaysBusy = true;
+    const clock = manualClock();
+    const unchecked = recipeOf([{ do: 'tap', target: 'like_button' }]);
+    unchecked.steps = [{ do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, counts: 'like', timeout: '2s' }];
+    const { failure } = await runRecipe(busy, unchecked, {}, { random: () => 0.5, clock });
+    expect(failure).toMatchObject({ code: 'element_missing' });
+    expect(busy.taps).toEqual([]);
+
+    expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(false);
     const blind = new FixturePhone('feed');
-    const refused = await run(blind, [{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }]);
-    expect(refused.result.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining('without being marked "positional"') });
+    const bare = recipeOf([{ do: 'tap', target: 'like_button' }]);
+    bare.steps = [{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }];
+    const refused = await runRecipe(blind, bare, {}, { random: () => 0.5, clock: manualClock() });
+    expect(refused.failure).toMatchObject({ code: 'unknown', message: expect.stringContaining('without being marked "positional"') });
     expect(blind.taps).toEqual([]);
   });
 

@@ -4,7 +4,8 @@
  * first step that cannot be done ends the run with its reason code, a message and a screenshot.
  *
  * Safe by default: an element that is not found is a miss, never a tap. A point is used only by a step marked
- * `positional`, and only while the screen cannot be read; a toggle (like, follow) reads its element's state before
+ * `positional` that counts no action, and only while the screen cannot be read (a bare point too: on a read screen
+ * that step is a miss, never a tap); a toggle (like, follow) reads its element's state before
  * and after and never uses a point. A miss ends the current round of a repeat and the run goes on; five misses in a
  * row end it `app_changed`. Ordinary content the recipe names in `skips` (a private profile, comments turned off, no
  * results, an ad) ends the round with its reason and is no miss. Guards and popups that match words look only inside

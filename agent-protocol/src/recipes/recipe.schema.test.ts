@@ -152,6 +152,71 @@ describe('the recipe schema', () => {
   });
 });
 
+describe('positional steps', () => {
+  const errorsOf = (steps: RecipeInput['steps'], extra: Partial<RecipeInput> = {}) => {
+    const parsed = parseRecipe(minimal({ steps, ...extra }));
+    return parsed.ok ? [] : parsed.errors;
+  };
+  const point = { x: 0.5, y: 0.5 };
+
+  it('take a point only on a positional tap, long press or type that counts nothing', () => {
+    expect(
+      errorsOf([
+        { do: 'tap', target: { point }, positional: true },
+        { do: 'long_press', target: { point }, positional: true },
+        { do: 'type', text: 'hi', target: { point }, positional: true },
+        { do: 'tap', target: { id: 'feed_tab', fallback: point }, positional: true },
+        // A fallback on a step that is not positional, or counts, is never used: it is left alone.
+        { do: 'tap', target: { id: 'row_feed_button_like', fallback: point }, counts: 'like' },
+      ]),
+    ).toEqual([]);
+  });
+
+  it('refuses a point on a step that counts, naming the field', () => {
+    expect(
+      errorsOf(
+        [
+          { do: 'tap', target: { point }, counts: 'like' },
+          { do: 'tap', target: { point }, positional: true, counts: 'follow' },
+          { do: 'tap', target: { id: 'row_feed_button_like', fallback: point }, positional: true, counts: 'like' },
+          { do: 'type', text: 'Nice', target: { point }, positional: true, counts: 'comment' },
+          { do: 'repeat', times: 3, steps: [{ do: 'tap', target: 'like', positional: true, counts: 'like' }] },
+        ],
+        { elements: { like: { id: 'row_feed_button_like', fallback: point } } },
+      ),
+    ).toEqual([
+      'steps.0.target.point: A step that counts a like cannot tap a point: give it a selector.',
+      'steps.1.positional: A step that counts a follow cannot tap a point: give it a selector and leave out "positional".',
+      'steps.1.target.point: A step that counts a follow cannot tap a point: give it a selector.',
+      'steps.2.positional: A step that counts a like cannot tap a point: give it a selector and leave out "positional".',
+      'steps.3.positional: A step that counts a comment cannot type at a point: give it a selector and leave out "positional".',
+      'steps.3.target.point: A step that counts a comment cannot type at a point: give it a selector.',
+      'steps.4.steps.0.positional: A step that counts a like cannot tap a point: give it a selector and leave out "positional".',
+    ]);
+  });
+
+  it('refuses a bare point outside a positional step, and wherever something is looked for', () => {
+    expect(
+      errorsOf(
+        [
+          { do: 'tap', target: { point } },
+          { do: 'wait_for', target: { point } },
+          { do: 'when', present: { point }, steps: [{ do: 'key', key: 'back' }] },
+          { do: 'tap', target: { id: 'share' }, confirm: { present: { point } } },
+        ],
+        { guards: [{ when: { point }, reason: 'rate_limited', message: 'Limited.' }], dismiss: [{ point }] },
+      ),
+    ).toEqual([
+      'guards.0.when.point: A point cannot be looked for on screen: give it a selector (id, text or desc).',
+      'dismiss.0.point: A point cannot be looked for on screen: give it a selector (id, text or desc).',
+      'steps.0.target.point: A point is tapped only by a step marked "positional": true, and only while the screen cannot be read: give this step a selector, or mark it positional.',
+      'steps.1.target.point: A point cannot be looked for on screen: give it a selector (id, text or desc).',
+      'steps.2.present.point: A point cannot be looked for on screen: give it a selector (id, text or desc).',
+      'steps.3.confirm.present.point: A point cannot be looked for on screen: give it a selector (id, text or desc).',
+    ]);
+  });
+});
+
 describe('templates', () => {
   it('fills parameters, lists and filters without evaluating anything', () => {
     const scope = { caption: 'Pier', hashtags: ['#sunset', '#travel'], comments: ['Nice', 'Wow', 'Great'], count: 3 };

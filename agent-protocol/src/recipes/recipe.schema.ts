@@ -21,9 +21,10 @@ export { routineTypes, type RoutineType };
 /**
  * The revision of these rules. Raise it whenever the schema refuses something it accepted before: the API reads
  * every stored recipe again at its next start and turns off those now refused. 1: patterns are RE2, a recipe's
- * defaults carry no media, an activity is a class name.
+ * defaults carry no media, an activity is a class name. 2: a point only on a positional tap, long press or type
+ * (used only while the screen cannot be read), never on a step that counts an action; nothing looks for a point.
  */
-export const RECIPE_RULES_REVISION = 1;
+export const RECIPE_RULES_REVISION = 2;
 
 export const recipePlatforms = platforms;
 export type RecipePlatform = Platform;
@@ -149,7 +150,10 @@ export const point = z
   );
 export type RecipePoint = z.infer<typeof point>;
 
-/** A selector with alternatives tried in order and a point to tap when none is on screen. */
+/**
+ * A selector with alternatives tried in order, and a `fallback` point: used only by a step marked `positional`, and
+ * only while the screen cannot be read (on a read screen where no selector finds the element, that step is a miss).
+ */
 export const element = z
   .strictObject({
     ...selector.def.shape,
@@ -173,7 +177,12 @@ export const element = z
   );
 export type ElementSpec = z.infer<typeof element>;
 
-/** Where a step acts: a named element of the recipe, an element, or a point. */
+/**
+ * Where a step acts: a named element of the recipe, an element, or a bare point. A bare point is accepted only as the
+ * target of a `tap`, `long_press` or `type` marked `positional` that counts no action, and is acted on only while the
+ * screen cannot be read; anywhere else (a step without `positional`, a counting step, a wait, a check, a guard, a
+ * popup, a confirmation) the recipe is refused with a sentence naming the field: a point cannot be looked for.
+ */
 export const target = z.union([name, element, z.strictObject({ point })]);
 export type Target = z.infer<typeof target>;
 
@@ -187,7 +196,10 @@ const act = {
   chance: chance.optional(),
   optional: z.boolean().optional(),
   timeout: duration.optional(),
-  /** The step may use its element's `fallback` point, and only while the screen cannot be read (never when it is read and the element is absent). */
+  /**
+   * The step may use its element's `fallback` point (or its bare point), and only while the screen cannot be read:
+   * a screen read without the element is a miss, never a tap. Refused on a step that counts an action.
+   */
   positional: z.boolean().optional(),
 };
 
@@ -540,7 +552,8 @@ type IssuePath = (string | number)[];
 /** The checks a recipe's references go through, sharing its element names and the issues they raise. */
 interface ReferenceChecker {
   issue: (path: IssuePath, message: string) => void;
-  target: (item: Target | undefined, path: IssuePath, scope: Set<string>) => void;
+  /** `point`: what a bare point here gets, a sentence refusing it, or null where a positional step may tap it. */
+  target: (item: Target | undefined, path: IssuePath, scope: Set<string>, point?: string | null) => void;
   text: (text: string, path: IssuePath, scope: Set<string>) => void;
   confirm: (item: ConfirmSpec | undefined, at: IssuePath, scope: Set<string>) => void;
   walk: (steps: Step[], path: IssuePath, scope: Set<string>) => void;
@@ -578,13 +591,16 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
 function referenceChecker(elements: Set<string>, context: z.RefinementCtx): ReferenceChecker {
   const check: ReferenceChecker = {
     issue: (path, message) => context.addIssue({ code: 'custom', path, message }),
-    target: (item, path, scope) => {
+    target: (item, path, scope, point = POINT_LOOKED_FOR) => {
       if (item === undefined) return;
       if (typeof item === 'string') {
         if (!elements.has(item)) check.issue(path, `No element named "${item}" in this recipe's elements.`);
         return;
       }
-      if ('point' in item) return;
+      if ('point' in item) {
+        if (point !== null) check.issue([...path, 'point'], point);
+        return;
+      }
       for (const [field, text] of Object.entries(item)) if (typeof text === 'string') check.text(text, [...path, field], scope);
       for (const [index, alternative] of (item.or ?? []).entries())
         for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') check.text(text, [...path, 'or', index, field], scope);
@@ -627,7 +643,7 @@ function checkStep(check: ReferenceChecker, step: Step, at: IssuePath, scope: Se
       break;
     case 'tap':
     case 'long_press':
-      check.target(step.target, [...at, 'target'], scope);
+      checkPositional(check, step, at, scope);
       if (step.do === 'tap') check.confirm(step.confirm, at, scope);
       break;
     case 'toggle':
@@ -640,7 +656,7 @@ function checkStep(check: ReferenceChecker, step: Step, at: IssuePath, scope: Se
       break;
     case 'type':
       check.text(step.text, [...at, 'text'], scope);
-      check.target(step.target, [...at, 'target'], scope);
+      checkPositional(check, step, at, scope);
       // What was typed is `{{typed}}` afterwards, so a confirmation can look for the very comment typed.
       scope.add('typed');
       check.confirm(step.confirm, at, scope);
@@ -682,6 +698,27 @@ function checkStep(check: ReferenceChecker, step: Step, at: IssuePath, scope: Se
     default:
       break;
   }
+}
+
+/** A point where something is looked for on screen (a wait, a check, a guard, a popup, a confirmation). */
+const POINT_LOOKED_FOR = 'A point cannot be looked for on screen: give it a selector (id, text or desc).';
+
+/**
+ * The positional rule of an acting step (`tap`, `long_press`, `type`): a point, bare or an element's `fallback`, is
+ * used only by a step marked `positional` and only while the screen cannot be read; a step that counts an action
+ * (a like, follow, comment or post) never uses one, so it is refused with a sentence naming the field.
+ */
+function checkPositional(check: ReferenceChecker, step: Extract<Step, { do: 'tap' | 'long_press' | 'type' }>, at: IssuePath, scope: Set<string>): void {
+  const counts = 'counts' in step ? step.counts : undefined;
+  const counted = counts ? `A step that counts a ${counts} cannot ${step.do === 'type' ? 'type at' : 'tap'} a point: give it a selector` : null;
+  if (counted && step.positional) check.issue([...at, 'positional'], `${counted} and leave out "positional".`);
+  const bare =
+    counted !== null
+      ? `${counted}.`
+      : step.positional
+        ? null
+        : `A point is ${step.do === 'type' ? 'typed at' : 'tapped'} only by a step marked "positional": true, and only while the screen cannot be read: give this step a selector, or mark it positional.`;
+  check.target(step.target, [...at, 'target'], scope, bare);
 }
 
 /** Parses a recipe, answering a readable list of what is wrong (`steps.3.target: No element named "like"`). */

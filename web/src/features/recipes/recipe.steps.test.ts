@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildStep, deleteStep, describeStep, describeTarget, insertStep, moveStep, setCounts, stepsOf } from './recipe.steps';
+import { buildStep, canCount, deleteStep, describeStep, describeTarget, insertStep, moveStep, setCounts, stepsOf } from './recipe.steps';
 
 const doc = {
   id: 'instagram.like',
@@ -19,6 +19,15 @@ describe('recipe steps', () => {
     expect(describeTarget(steps[1]!.target)).toEqual({ text: 'id "com.instagram.android:id/row_feed_button_like"', positional: false });
     expect(describeTarget(steps[2]!.target)).toEqual({ text: 'point 0.5, 0.9', positional: true });
     expect(describeTarget('like_button')).toEqual({ text: 'element "like_button"', positional: false });
+  });
+
+  it('offers no count on a positional step (a point is only for a screen that cannot be read)', () => {
+    const steps = stepsOf(doc)!;
+    expect(canCount(steps[1]!)).toBe(true);
+    expect(canCount(steps[2]!)).toBe(false);
+    expect(canCount({ do: 'tap', target: { id: 'feed_tab', fallback: { x: 0.1, y: 0.9 } }, positional: true })).toBe(false);
+    // One that already counts keeps the choice, so the count can be cleared.
+    expect(canCount({ do: 'tap', target: { point: { x: 0.5, y: 0.9 } }, positional: true, counts: 'like' })).toBe(true);
   });
 
   it('adds a Wait for step after a step, keeping the other keys in order', () => {

@@ -54,8 +54,15 @@ export function targetOf(step: Json): unknown {
 /** What a step does, in a few words (its own label when it has one): as the runner says it. */
 export { describeStep };
 
-/** Steps that may count an engagement (a like, a follow…) once they took. */
-export const canCount = (step: Json) => step.do === 'tap' || step.do === 'toggle' || step.do === 'type';
+/** A step that may act on a point (marked positional, or aimed at a bare point): used only while the screen cannot be read. */
+export const isPositional = (step: Json) => step.positional === true || (isObject(step.target) && isObject(step.target.point));
+
+/**
+ * Steps that may count an engagement (a like, a follow…) once they took: never a positional one (the schema refuses a
+ * count there), except to clear a count it already carries.
+ */
+export const canCount = (step: Json) =>
+  (step.do === 'tap' || step.do === 'toggle' || step.do === 'type') && (!isPositional(step) || typeof step.counts === 'string');
 
 export interface NewTarget {
   kind: SelectorKind;

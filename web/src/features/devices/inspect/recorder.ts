@@ -1,8 +1,10 @@
 /**
  * Record: what a person does on a controlled phone, as recipe steps. A tap becomes `tap` on the element the phone
- * found under the finger (its most stable unique selector, the point as its fallback), or on the point alone, marked
- * positional, where no element was there; a drag is a `swipe`, typed text `type` (a parameter may stand in for it),
- * Back and Home `key`, and a wait of more than 1.5 s a `pause`. Stop saves the steps as a draft recipe.
+ * found under the finger, by its most stable unique selector (id, id and text, description or text; never an index or
+ * a class alone). Only where no selector is unique (or the screen could not be read) is it a tap on the point, marked
+ * positional: a run taps that point only while the screen cannot be read, and such a step never counts an action. A
+ * drag is a `swipe`, typed text `type` (a parameter may stand in for it), Back and Home `key`, and a wait of more than
+ * 1.5 s a `pause`. Stop saves the steps as a draft recipe.
  */
 import type { RecordedTarget } from '@farm/agent-protocol/inspect';
 import type { LiveInput } from '@farm/agent-protocol/live';
@@ -19,7 +21,7 @@ export interface RecordedEntry {
   step: RecordedStep;
   /** The frame shown when the input was made (an object URL), kept with the step. */
   screenshot: string | null;
-  /** A tap on a point, with no element there. */
+  /** A tap on a point (no unique selector there), used only while the screen cannot be read. */
   positional: boolean;
   /** How the person sees it in the list. */
   summary: string;
@@ -34,9 +36,8 @@ function direction(dx: number, dy: number): 'up' | 'down' | 'left' | 'right' {
   return dy < 0 ? 'up' : 'down';
 }
 
-function pointTarget(point: { x: number; y: number }) {
-  return { point: { x: point.x, y: point.y } };
-}
+/** The label a recorded positional step carries, so the draft says why it is one and when it acts. */
+export const POSITIONAL_LABEL = 'No unique selector here: tapped only while the screen cannot be read';
 
 /** A selector as a person reads it in the list of steps: `id row_feed_button_like`, `desc "Instagram"`, `text "Like" (2nd)`. */
 export function selectorPhrase(selector: RecordedTarget['selector'] & object): string {
@@ -62,17 +63,18 @@ export function stepsFor(input: LiveInput, recorded: RecordedTarget | undefined,
       const at = recorded?.point ?? { x: input.x, y: input.y };
       const app = recorded?.package ?? null;
       if (recorded?.selector) {
+        // The unique selector is the step: no point rides along, so the run finds the element or misses it.
         out.push({
-          step: { do: input.kind, target: { ...recorded.selector, fallback: pointTarget(at).point }, ...extra },
+          step: { do: input.kind, target: { ...recorded.selector }, ...extra },
           positional: false,
           summary: `${verb} ${selectorPhrase(recorded.selector)}`,
           package: app,
         });
       } else {
         out.push({
-          step: { do: input.kind, target: pointTarget(at), positional: true, label: 'No element under the finger: a point', ...extra },
+          step: { do: input.kind, target: { point: { x: at.x, y: at.y } }, positional: true, label: POSITIONAL_LABEL, ...extra },
           positional: true,
-          summary: `${verb} at ${Math.round(at.x * 100)}%, ${Math.round(at.y * 100)}% (positional)`,
+          summary: `${verb} at ${Math.round(at.x * 100)}%, ${Math.round(at.y * 100)}% (positional: only while the screen cannot be read)`,
           package: app,
         });
       }
