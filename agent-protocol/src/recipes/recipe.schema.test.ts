@@ -56,7 +56,9 @@ describe('shipped recipes', () => {
       // Steps carry `text` (what to type) but are no selectors.
       if (!('do' in record) && selectorKeys.some((key) => key in record)) {
         const evidence = record.evidence;
-        if (typeof evidence !== 'string' || !/(\w[\w.-]*\/[\w.-]+ \S|measured on a phone, app version \S)/.test(evidence)) unproven.push(path);
+        // A repository (at a commit) and a path in it, or a phone; a claim no readable source holds says why instead.
+        const named = typeof evidence === 'string' && /(\w[\w.-]*\/[\w.-]+(@[0-9a-f]{7,40})? \S|measured on a phone, app version \S)/.test(evidence);
+        if (!named && typeof record.unverified !== 'string') unproven.push(path);
       }
       for (const [key, item] of Object.entries(record)) walk(item, `${path}.${key}`);
     };
