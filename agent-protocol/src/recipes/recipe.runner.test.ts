@@ -441,6 +441,12 @@ describe('safe steps on real phones’ screens', () => {
     await runShipped(feed, 'instagram/warmup.json', inRound([igLike]));
     expect(feed.taps).toHaveLength(1);
 
+    // A follow by a plain tap does not read `selected` as followed: Instagram's Follow button is selected while not following.
+    const notFollowed = new ScreenPhone('profile', { profile: 'instagram/profile.xml' });
+    const tapped = await runShipped(notFollowed, 'instagram/engage.json', [{ do: 'tap', target: 'follow_button', counts: 'follow' }]);
+    expect(notFollowed.taps).toHaveLength(1);
+    expect(tapped.result).toMatchObject({ status: 'completed', actions: { follow: 1 } });
+
     const profile = new ScreenPhone('profile', { profile: 'instagram/profile-private.xml' });
     const follow = {
       do: 'toggle',
