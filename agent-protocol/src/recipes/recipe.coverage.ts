@@ -73,7 +73,7 @@ export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageO
   );
   if (verified) return { covered: true, by: 'verified' };
   if (options.allowUntested && !recipe.verified) return { covered: true, by: 'untested_allowed' };
-  if (unverified.length > 0)
+  if (unverified.length > 0 && isTestedVersion(recipe, app.package, app.version))
     return {
       covered: false,
       problem: 'version',

@@ -41,8 +41,8 @@ export function usedElements(recipe: Recipe): Set<string> {
       if (names.has(value)) used.add(value);
       return;
     }
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+    if (Array.isArray(value)) for (const item of value) visit(item);
+    else if (value && typeof value === 'object') for (const item of Object.values(value)) visit(item);
   };
   for (const key of ['dialogs', 'guards', 'dismiss', 'skips', 'start', 'steps'] as const) visit(recipe[key]);
   return used;
@@ -53,7 +53,7 @@ export function recipeEvidence(recipe: Recipe): SelectorEvidence[] {
   const found: SelectorEvidence[] = [];
   const visit = (value: unknown, path: string, element: string | undefined): void => {
     if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, `${path}[${index}]`, element));
+      for (const [index, item] of value.entries()) visit(item, `${path}[${index}]`, element);
       return;
     }
     if (!value || typeof value !== 'object') return;
