@@ -158,9 +158,11 @@ export class StepActions {
       await run.phone.longPress(at.x, at.y, run.duration(step.duration, 800));
       return finish({ point: at });
     }
-    // A like or follow through a plain tap (older recipes): never on an item already liked or followed.
-    if ((step.counts === 'like' || step.counts === 'follow') && found.node?.selected)
-      return skip(`Already ${step.counts === 'like' ? 'liked' : 'followed'}; left alone.`);
+    // A like through a plain tap (older recipes): never on an item already liked, which reads selected (GramAddict's
+    // _is_post_liked; InstaAddict's window.xml line 85). A follow's `selected` tells nothing: Instagram's Follow button
+    // reads selected=true while not following (geelark kingmakerpulse error_001 line 72), so only a toggle's words
+    // (`off` Follow, `on` Following) can say whether an account is followed.
+    if (step.counts === 'like' && found.node?.selected) return skip('Already liked; left alone.');
     await run.phone.tap(at.x, at.y);
     if (step.double) {
       await run.clock.sleep(drawDuration('80..140ms', run.random));

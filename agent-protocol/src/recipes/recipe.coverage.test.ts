@@ -51,4 +51,30 @@ describe('what a recipe covers', () => {
     const old: Recipe = { ...post, app: { ...post.app, tested: undefined } };
     expect(coversApp(old, { package: IG, version: '1.0' })).toEqual({ covered: true, by: 'tested' });
   });
+
+  it('holds back a template acting on an unverified selector on its tested versions, not one whose unverified selectors only watch', () => {
+    const top = Array.isArray(post.app.tested) ? post.app.tested[0]!.max : post.app.tested!.max;
+    const unverified = 'No public page source shows it.';
+    const elements = post.elements ?? {};
+    const [name, spec] = Object.entries(elements).find(([key]) => JSON.stringify(post.steps).includes(`"${key}"`))!;
+    const acting: Recipe = { ...post, elements: { ...elements, [name]: { ...spec, unverified } } };
+    const answer = coversApp(acting, { package: IG, version: top });
+    expect(answer).toMatchObject({ covered: false, problem: 'version' });
+    expect(answer.covered ? '' : answer.reason).toContain(`relies on what no public source shows (${name} (`);
+    expect(coversApp(acting, { package: IG, version: top }, { allowUntested: true })).toEqual({ covered: true, by: 'untested_allowed' });
+    expect(coversApp(acting, { package: IG, version: top }, { verifications: [{ recipeId: post.id, package: IG, version: top }] })).toEqual({
+      covered: true,
+      by: 'verified',
+    });
+    // Outside the range the range is the reason, as for any template.
+    const outside = coversApp(acting, { package: IG, version: '999.0.0.1.1' });
+    expect(outside.covered ? '' : outside.reason).toContain('is outside the versions');
+    // A workspace's own checked copy is not held back by the template's notes.
+    expect(coversApp({ ...acting, verified: true }, { package: IG, version: top })).toEqual({ covered: true, by: 'tested' });
+    // An unverified guard (a marker) leaves the template on.
+    const guards = (post.guards ?? []).map((guard, index) =>
+      index === 0 && typeof guard.when !== 'string' ? { ...guard, when: { ...guard.when, unverified } } : guard,
+    );
+    expect(coversApp({ ...post, guards }, { package: IG, version: top })).toEqual({ covered: true, by: 'tested' });
+  });
 });

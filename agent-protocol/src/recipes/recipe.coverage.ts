@@ -1,10 +1,13 @@
 /**
  * The one rule for what a recipe covers: an app (package, version, UI language) is covered when the recipe drives that
  * package, speaks the app's language, and the version is inside the recipe's tested range or among the versions the
- * workspace verified it on. A workspace may also let shipped templates run on versions no one verified. The phone's
- * pre-flight gate, the console's warnings and the recipe studio's health board all ask this function.
+ * workspace verified it on. A workspace may also let shipped templates run on versions no one verified. A template
+ * holding a selector (or a tested range) whose evidence no public source shows counts as tested nowhere: it runs only
+ * on a version the workspace verified, or where the workspace lets untested templates run (`try_untested_templates`).
+ * The phone's pre-flight gate, the console's warnings and the recipe studio's health board all ask this function.
  */
 import type { AppVerification } from '../work.ts';
+import { unverifiedClaims } from './recipe.evidence.ts';
 import { compareVersions } from './recipe.resolver.ts';
 import type { Recipe } from './recipe.schema.ts';
 
@@ -59,7 +62,8 @@ export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageO
     return { covered: false, problem: 'package', reason: `${recipe.name} drives ${packages.join(' or ')}, not ${app.package}.` };
   if (recipe.app.locale && app.locale && language(recipe.app.locale) !== language(app.locale))
     return { covered: false, problem: 'locale', reason: `The app's language is ${app.locale}; ${recipe.name} reads screens in ${recipe.app.locale}.` };
-  if (isTestedVersion(recipe, app.package, app.version)) return { covered: true, by: 'tested' };
+  const unverified = recipe.verified ? [] : unverifiedClaims(recipe, app.package);
+  if (unverified.length === 0 && isTestedVersion(recipe, app.package, app.version)) return { covered: true, by: 'tested' };
   const verified = (options.verifications ?? []).some(
     (entry) =>
       entry.recipeId === recipe.id &&
@@ -69,6 +73,12 @@ export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageO
   );
   if (verified) return { covered: true, by: 'verified' };
   if (options.allowUntested && !recipe.verified) return { covered: true, by: 'untested_allowed' };
+  if (unverified.length > 0 && isTestedVersion(recipe, app.package, app.version))
+    return {
+      covered: false,
+      problem: 'version',
+      reason: `${recipe.name} relies on what no public source shows (${unverified.slice(0, 3).join('; ')}${unverified.length > 3 ? `; ${unverified.length - 3} more` : ''}): it runs only where this workspace verified ${app.package} ${app.version} or lets untested templates run.`,
+    };
   const range = testedRange(recipe, app.package);
   return {
     covered: false,

@@ -236,10 +236,12 @@ export class Locator {
   /**
    * The reason of the first `skips` entry on screen, if any. An entry with `item` counts only for the element about
    * to be acted on (`near`): its marker must lie between the nearest item header above that element and the element.
+   * One marked `absent` counts only while that element is not on screen.
    */
   private skipOn(screen: UiScreen, scope: Scope, near: UiNode | null, looking: Target): string | null {
     for (const entry of this.run.recipe.skips ?? []) {
       if (entry.for && !(typeof looking === 'string' && entry.for.includes(looking))) continue;
+      if (entry.absent && near) continue;
       const markers = this.findAll(screen, this.element(entry.when), scope);
       if (!entry.item) {
         if (markers.length > 0) return entry.reason;

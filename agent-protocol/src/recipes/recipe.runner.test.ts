@@ -488,7 +488,7 @@ describe('safe steps on real phones’ screens', () => {
     expect(result.actions.like).toBe(1);
   });
 
-  it('leaves out ordinary content with its reason and no miss: an ad, a private profile, comments off, no results', async () => {
+  it('leaves out ordinary content with its reason and no miss: an ad, a private profile, comments off or limited, no results', async () => {
     const ad = new ScreenPhone('feed', { feed: 'instagram/feed-ad.xml' });
     const adRun = await runShipped(ad, 'instagram/warmup.json', inRound([igLike]));
     expect(ad.taps).toEqual([]);
@@ -498,6 +498,12 @@ describe('safe steps on real phones’ screens', () => {
     const feed = new ScreenPhone('feed', { feed: 'instagram/feed.xml' }, () => 'feed');
     await runShipped(feed, 'instagram/warmup.json', inRound([igLike]));
     expect(feed.taps).toHaveLength(1);
+
+    // A follow by a plain tap does not read `selected` as followed: Instagram's Follow button is selected while not following.
+    const notFollowed = new ScreenPhone('profile', { profile: 'instagram/profile.xml' });
+    const tapped = await runShipped(notFollowed, 'instagram/engage.json', [{ do: 'tap', target: 'follow_button', counts: 'follow' }]);
+    expect(notFollowed.taps).toHaveLength(1);
+    expect(tapped.result).toMatchObject({ status: 'completed', actions: { follow: 1 } });
 
     const profile = new ScreenPhone('profile', { profile: 'instagram/profile-private.xml' });
     const follow = {
@@ -511,10 +517,26 @@ describe('safe steps on real phones’ screens', () => {
     expect(profile.taps).toEqual([]);
     expect(privateRun.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['a private profile'] });
 
+    // Comments turned off: the post shows its like button and no comment button (GramAddict's rule), a skip.
+    const post = new ScreenPhone('post', { post: 'instagram/post-comments-off.xml' });
+    const closed = await runShipped(post, 'instagram/engage.json', inRound([{ do: 'tap', target: 'comment_button' }]));
+    expect(post.taps).toEqual([]);
+    expect(closed.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off'] });
+    // A post with its comment button is no such post: the button is tapped.
+    const open = new ScreenPhone('post', { post: 'instagram/post-liked.xml' });
+    const opened = await runShipped(open, 'instagram/engage.json', inRound([{ do: 'tap', target: 'comment_button' }]));
+    expect(open.taps).toEqual([{ x: 134, y: 1222 }]);
+    expect(opened.result).toMatchObject({ status: 'completed', misses: 0, skipped: [] });
+    // A screen with neither (the app elsewhere) is a miss, not a skip.
+    const elsewhere = new ScreenPhone('profile', { profile: 'instagram/profile.xml' });
+    const lost = await runShipped(elsewhere, 'instagram/engage.json', inRound([{ do: 'tap', target: 'comment_button' }]));
+    expect(lost.result).toMatchObject({ misses: 1, skipped: [] });
+
+    // Comments limited: the sheet opens with its rows and no box (GramAddict logs it; the screen shows no words).
     const comments = new ScreenPhone('comments', { comments: 'instagram/comments-off.xml' });
     const off = await runShipped(comments, 'instagram/engage.json', inRound([{ do: 'type', target: 'comment_box', text: 'Lovely light' }]), {});
     expect(comments.typed).toEqual([]);
-    expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off'] });
+    expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments limited'] });
 
     const search = new ScreenPhone('search', { search: 'instagram/search-no-results.xml' });
     const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'keyword_result' }]));

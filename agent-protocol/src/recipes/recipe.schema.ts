@@ -129,6 +129,11 @@ export const selector = z
      * "measured on a phone, app version X". Every selector of a shipped recipe carries one.
      */
     evidence: z.string().min(1).max(500).optional(),
+    /**
+     * Set when the evidence could not be read, or does not show this node on a screen: why, in a sentence. A shipped
+     * recipe holding such a selector runs only where the workspace opts in (see `recipe.evidence.ts`).
+     */
+    unverified: z.string().min(1).max(300).optional(),
   })
   .refine(
     (value) =>
@@ -236,6 +241,8 @@ export const elementState = z
     desc: z.string().min(1).optional(),
     descContains: z.string().min(1).optional(),
     evidence: z.string().min(1).max(500).optional(),
+    /** Set when no readable source shows the node in this state: why, in a sentence (as on a selector). */
+    unverified: z.string().min(1).max(300).optional(),
   })
   .refine(
     (value) => [value.selected, value.checked, value.text, value.textContains, value.desc, value.descContains].some((field) => field !== undefined),
@@ -447,6 +454,11 @@ const skip = z.strictObject({
   item: z.union([name, element]).optional(),
   /** The named elements it stands in for: the skip counts only while one of these is looked for. Absent: any. */
   for: z.array(name).min(1).optional(),
+  /**
+   * The marker counts only while the element looked for is not on screen: a post showing its like button but no
+   * comment button has comments turned off (GramAddict's rule), a skip rather than a miss.
+   */
+  absent: z.literal(true).optional(),
 });
 
 /** How a run reaches a known start, after the app is force-stopped and launched. */
@@ -508,7 +520,18 @@ export const recipe = z
       tested: z
         .union([
           z.strictObject({ min: appVersion, max: appVersion }),
-          z.array(z.strictObject({ package: packageName, min: appVersion, max: appVersion, evidence: z.string().min(1).max(500).optional() })).min(1),
+          z
+            .array(
+              z.strictObject({
+                package: packageName,
+                min: appVersion,
+                max: appVersion,
+                evidence: z.string().min(1).max(500).optional(),
+                /** Set when the range's evidence could not be read: why, in a sentence. */
+                unverified: z.string().min(1).max(300).optional(),
+              }),
+            )
+            .min(1),
         ])
         .optional(),
       /** The UI language the recipe's words are written for ("en"). */

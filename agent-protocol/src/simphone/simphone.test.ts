@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { manualClock, seededRandom } from '../recipes/recipe.pacing.ts';
 import { resolveRecipe, shippedRecipes } from '../recipes/recipe.resolver.ts';
 import { runRecipe, type StepProgress } from '../recipes/recipe.runner.ts';
+import type { RecipeRunOptions } from '../recipes/recipe.outcome.ts';
 import type { RecipeParams, RecipePlatform, RoutineType } from '../recipes/recipe.schema.ts';
 import { centerOf, parseUiXml, type UiNode } from '../recipes/recipe.ui.ts';
 import { fixture } from '../../test/fake-android.ts';
@@ -31,7 +32,13 @@ const params: RecipeParams = {
   engagement: 100,
 };
 
-async function run(platform: RecipePlatform, routine: RoutineType, options: SimulatedPhoneUiOptions = {}, extra: Partial<RecipeParams> = {}) {
+async function run(
+  platform: RecipePlatform,
+  routine: RoutineType,
+  options: SimulatedPhoneUiOptions = {},
+  extra: Partial<RecipeParams> = {},
+  preflight: NonNullable<RecipeRunOptions['preflight']> = {},
+) {
   const phone = new SimulatedPhoneUi(options);
   const resolved = resolveRecipe({ routine, platform });
   if (!resolved) throw new Error(`no recipe for ${platform} ${routine}`);
@@ -45,7 +52,7 @@ async function run(platform: RecipePlatform, routine: RoutineType, options: Simu
       clock: manualClock(),
       onProgress: (event) => progress.push(event),
       screenshotOnFailure: true,
-      preflight: {},
+      preflight,
       media: { files: [picture], dir: mediaDir },
     },
   );
@@ -73,8 +80,12 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(progress.at(-1)).toMatchObject({ status: 'done', percent: expect.any(Number) });
   });
 
-  it('engages on Instagram by keywords and reference accounts within the allowances', async () => {
-    const { phone, result } = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } });
+  it('engages on Instagram by keywords and reference accounts within the allowances, where the workspace opts in', async () => {
+    // The engage template acts on a selector no public source shows: off unless the workspace lets templates run.
+    const held = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } });
+    expect(held.result.failure).toMatchObject({ code: 'app_version_untested' });
+    expect(held.result.failure?.message).toContain('comments_open (id=layout_comment_thread_edittext_multiline)');
+    const { phone, result } = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } }, { allowUntestedApp: true });
     expect(result.failure).toBeUndefined();
     expect(result.actions.like).toBe(4);
     expect(result.actions.follow).toBe(2);

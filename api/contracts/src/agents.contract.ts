@@ -127,7 +127,29 @@ export const workspaceRecipeDetail = workspaceRecipe.extend({
   stepShots: z.array(z.string().nullable()).optional(),
 });
 export type WorkspaceRecipeDetail = z.infer<typeof workspaceRecipeDetail>;
-export const shippedRecipeDetail = recipeSummary.extend({ body: recipeDocument });
+/** One selector of a shipped recipe with where its evidence comes from, or why no readable source holds it. */
+export const selectorEvidence = z.object({
+  /** The element (and alternative) or the part of the recipe: `like_button.or[0]`, `guards[0].when`. */
+  where: z.string(),
+  /** Its matching fields as written (`id=row_feed_button_like, selected=true`). */
+  match: z.string(),
+  /** `acts`: the recipe finds, reads or taps it; `marker`: it only stops, skips or clears a popup. */
+  role: z.enum(['acts', 'marker']),
+  verified: z.boolean(),
+  /** The repository, commit, path and line that hold it, and the fixture carrying the node. */
+  source: z.string().nullable(),
+  /** Why it is unverified; null when verified. */
+  unverified: z.string().nullable(),
+});
+export type SelectorEvidence = z.infer<typeof selectorEvidence>;
+export const shippedRecipeDetail = recipeSummary.extend({
+  body: recipeDocument,
+  /** Each selector the recipe uses, verified or not, and from where. */
+  evidence: z.array(selectorEvidence),
+  /** The unverified selectors it acts on: while any, it runs only where the workspace verified the version or opts in. */
+  heldBack: z.array(z.string()),
+});
+export type ShippedRecipeDetail = z.infer<typeof shippedRecipeDetail>;
 /** The note on a pending task a paused recipe holds back. */
 export const RECIPE_PAUSED_NOTE = 'Recipe paused for this app version';
 

@@ -4,7 +4,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RecipeList } from '@farm/contracts';
+import type { RecipeList, ShippedRecipeDetail } from '@farm/contracts';
 import { buildTestApp, people, type Client, type TestApp } from '../helpers/app.ts';
 import { expectClientError, expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount, PNG, uploadImage } from '../helpers/factories.ts';
@@ -87,6 +87,20 @@ describe('a workspace’s recipes', () => {
     expectClientError(await operator.post('/api/recipes', { recipe: 'not a document' }));
     expectClientError(await operator.post('/api/recipes', {}));
     expectError(await operator.get('/api/recipes/shipped/instagram.nothing'), 404, 'Not found');
+  });
+
+  it('shows per selector of a shipped template whether it is verified and from where, and what holds it back', async () => {
+    const answer = await operator.get<ShippedRecipeDetail>('/api/recipes/shipped/instagram.engage');
+    expectStatus(answer, 200);
+    const like = answer.body.evidence.find((entry) => entry.where === 'like_button');
+    expect(like).toMatchObject({ match: 'id=row_feed_button_like', role: 'acts', verified: true, unverified: null });
+    expect(like?.source).toContain('joeahkim/InstaAddict@3bad771 window.xml line 85');
+    const renamed = answer.body.evidence.find((entry) => entry.where === 'comments_open.or[0]');
+    expect(renamed).toMatchObject({ verified: false, unverified: expect.stringContaining('No citable source') });
+    expect(answer.body.heldBack).toEqual(['comments_open (id=layout_comment_thread_edittext_multiline)']);
+    const scroll = (await operator.get<ShippedRecipeDetail>('/api/recipes/shipped/instagram.scroll')).body;
+    expect(scroll.heldBack).toEqual([]);
+    expect(scroll.evidence.some((entry) => entry.role === 'marker' && !entry.verified)).toBe(true);
   });
 
   it('is the operator’s: a VA may not read or add recipes', async () => {

@@ -4,7 +4,7 @@
  * Dispatched tasks carry the workspace's enabled recipes for their routine and platform (workers/src/tasks/recipes.ts).
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { shippedRecipes } from '@farm/agent-protocol/recipes';
+import { recipeEvidence, shippedRecipes, unverifiedClaims } from '@farm/agent-protocol/recipes';
 import {
   createRecipeBody,
   errorBody,
@@ -78,7 +78,15 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const found = shippedRecipes().find((item) => item.id === request.params.name);
       if (!found) throw notFound();
-      return { ...summary(found), body: found as unknown as Record<string, unknown> };
+      const evidence = recipeEvidence(found).map((entry) => ({
+        where: entry.element ? `${entry.element}${entry.path.slice(`elements.${entry.element}`.length)}` : entry.path,
+        match: entry.match,
+        role: entry.role,
+        verified: entry.unverified === null,
+        source: entry.evidence,
+        unverified: entry.unverified,
+      }));
+      return { ...summary(found), body: found as unknown as Record<string, unknown>, evidence, heldBack: unverifiedClaims(found) };
     },
   );
 

@@ -67,6 +67,58 @@ describe('Campaigns → Recipes', () => {
   });
 });
 
+describe('Campaigns → Recipes: a shipped template’s evidence', () => {
+  const template = { ...storedRecipe, recipeId: 'instagram.engage', name: 'Instagram engage', version: 2, verified: false, minVersion: '300' };
+  const evidence = [
+    {
+      where: 'like_button',
+      match: 'id=row_feed_button_like',
+      role: 'acts',
+      verified: true,
+      source: 'joeahkim/InstaAddict@3bad771 window.xml line 85 (desc Liked, selected true); fixture real/instagram/post-liked.xml',
+      unverified: null,
+    },
+    {
+      where: 'comments_open.or[0]',
+      match: 'id=layout_comment_thread_edittext_multiline',
+      role: 'acts',
+      verified: false,
+      source: 'public code found by a code search names this id',
+      unverified: 'No citable source: no commit of GramAddict/bot holds this id.',
+    },
+    { where: 'dismiss[0]', match: 'text=Not now', role: 'marker', verified: false, source: null, unverified: 'A bot’s marker, not screen text.' },
+  ];
+
+  it('shows per selector whether it is verified and from where, and that the template is off unless the workspace opts in', async () => {
+    api({
+      'GET /api/recipes': { recipes: [], shipped: [template], breakers: [], settings: { tryUntestedTemplates: false } },
+      'GET /api/recipes/shipped/instagram.engage': {
+        ...template,
+        body: {},
+        evidence,
+        heldBack: ['comments_open (id=layout_comment_thread_edittext_multiline)'],
+      },
+    });
+    renderRoutes(routes, '/campaigns/recipes');
+    const section = within(await screen.findByRole('region', { name: 'Recipes' }));
+    const row = within(await section.findByRole('listitem', { name: 'Instagram engage template' }));
+    fireEvent.click(row.getByRole('button', { name: 'Evidence' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'Evidence: Instagram engage' }));
+    const table = within(await dialog.findByRole('table', { name: 'Selector evidence' }));
+    const like = within(table.getByRole('row', { name: 'like_button' }));
+    expect(like.getByText('Verified')).toBeTruthy();
+    expect(like.getByText(/joeahkim\/InstaAddict@3bad771 window.xml line 85/)).toBeTruthy();
+    const renamed = within(table.getByRole('row', { name: 'comments_open.or[0]' }));
+    expect(renamed.getByText('Unverified')).toBeTruthy();
+    expect(renamed.getByText('No citable source: no commit of GramAddict/bot holds this id.')).toBeTruthy();
+    const marker = within(table.getByRole('row', { name: 'dismiss[0]' }));
+    expect(marker.getByText('marker')).toBeTruthy();
+    expect(marker.getByText('No source given')).toBeTruthy();
+    expect(dialog.getByText('Off unless you opt in')).toBeTruthy();
+    expect(dialog.getByText(/comments_open \(id=layout_comment_thread_edittext_multiline\)/)).toBeTruthy();
+  });
+});
+
 describe('Campaigns → Recipes: recipes that need a person', () => {
   const broken = { ...storedRecipe, id: 'r9', enabled: false, invalid: { field: 'steps.2.tap', reason: 'Required' } };
   const breaker = {

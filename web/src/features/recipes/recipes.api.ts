@@ -12,6 +12,7 @@ import type {
   RecipeSettings,
   RecipeVersionList,
   SaveRecipeVersionBody,
+  ShippedRecipeDetail,
   WorkspaceRecipe,
   WorkspaceRecipeDetail,
 } from '@farm/contracts';
@@ -69,6 +70,15 @@ export function useRecipeHealth(range: Range) {
 /** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
 export function fetchRecipeDocument(from: { shipped: string } | { id: string }): Promise<{ body: Record<string, unknown> }> {
   return apiRequest('shipped' in from ? `/api/recipes/shipped/${encodeURIComponent(from.shipped)}` : `/api/recipes/${from.id}`);
+}
+
+/** A shipped template with each selector's evidence (verified or not, and from where), read when it is opened. */
+export function useShippedRecipe(recipeId: string | null) {
+  return useQuery<ShippedRecipeDetail>({
+    queryKey: ['/api/recipes/shipped', recipeId],
+    queryFn: ({ signal }) => apiRequest<ShippedRecipeDetail>(`/api/recipes/shipped/${encodeURIComponent(recipeId ?? '')}`, { signal }),
+    enabled: recipeId !== null,
+  });
 }
 
 export function useAddRecipe() {

@@ -9,6 +9,7 @@ import { ConfirmModal } from '../../../shared/ui/ConfirmModal';
 import { EmptyText, LoadingState } from '../../../shared/ui/LoadingState';
 import { fetchRecipeDocument, useAddRecipe, useRecipes, useRemoveRecipe, useSetRecipeEnabled, useSetRecipeSettings } from '../recipes.api';
 import { PausedRecipesBanner } from './PausedRecipesBanner';
+import { ShippedEvidenceModal } from './ShippedEvidenceModal';
 import { DryRunButton } from '../dryrun/DryRunButton';
 
 /** Where a server refusal names problems inside the document ("recipe.steps.3.tap"), as lines to show. */
@@ -55,6 +56,7 @@ export function RecipesSection() {
   const [text, setText] = useState('');
   const [problems, setProblems] = useState<{ message: string; lines: string[] } | null>(null);
   const [removing, setRemoving] = useState<WorkspaceRecipe | null>(null);
+  const [evidenceOf, setEvidenceOf] = useState<{ recipeId: string; name: string } | null>(null);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -249,6 +251,9 @@ export function RecipesSection() {
                   {recipe.name}{' '}
                   <Text span size="xs" c="dimmed">{`${recipe.recipeId} v${recipe.version} · ${recipe.routines.join(', ')} · ${versions(recipe)}`}</Text>
                 </Text>
+                <Button size="xs" variant="subtle" onClick={() => setEvidenceOf({ recipeId: recipe.recipeId, name: recipe.name })}>
+                  Evidence
+                </Button>
                 <Button size="xs" variant="subtle" onClick={() => void download({ shipped: recipe.recipeId }, `${recipe.recipeId}.v${recipe.version}`)}>
                   Download
                 </Button>
@@ -257,6 +262,7 @@ export function RecipesSection() {
           </Stack>
         </>
       )}
+      <ShippedEvidenceModal recipeId={evidenceOf?.recipeId ?? null} name={evidenceOf?.name ?? ''} onClose={() => setEvidenceOf(null)} />
       <ConfirmModal
         opened={removing !== null}
         title="Remove recipe?"

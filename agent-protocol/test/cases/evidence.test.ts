@@ -1,0 +1,110 @@
+/**
+ * Every verified selector of a shipped recipe is true of a real screen: a fixture under `fixtures/real/` of the
+ * recipe's app carries a node it matches. A selector no fixture carries must be marked `unverified` with why, which
+ * keeps its recipe off unless the workspace opts in. Templates (`{{account}}`, `{{typed}}`) name the run's own words
+ * and are matched with the fixture's words in their place.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { coversApp } from '../../src/recipes/recipe.coverage.ts';
+import { recipeEvidence, type SelectorEvidence, unverifiedClaims } from '../../src/recipes/recipe.evidence.ts';
+import { nodeMatches } from '../../src/recipes/recipe.inspect.ts';
+import { loadRecipeFiles } from '../../src/recipes/recipe.resolver.ts';
+import type { Recipe, Selector } from '../../src/recipes/recipe.schema.ts';
+import { parseUiXml, type UiScreen } from '../../src/recipes/recipe.ui.ts';
+import { fixture, fixturesDir } from '../fake-android.ts';
+
+/** The recipes whose notes this pass reviewed; `post.json` joins when its confirmations are reviewed. */
+const REVIEWED = ['instagram/engage.json', 'instagram/scroll.json', 'instagram/warmup.json', 'tiktok/engage.json', 'tiktok/scroll.json', 'tiktok/warmup.json'];
+/** The comment-typing steps of the engage recipes are being replaced (a person writes comments): not judged here. */
+const TYPING = new Set(['comment_box', 'comment_post', 'comment_send']);
+
+const screensOf = (folders: readonly string[]): { file: string; screen: UiScreen }[] =>
+  folders.flatMap((folder) =>
+    readdirSync(`${fixturesDir}real/${folder}`)
+      .filter((name) => name.endsWith('.xml'))
+      .map((name) => ({ file: `${folder}/${name}`, screen: parseUiXml(fixture(`real/${folder}/${name}`)) })),
+  );
+const screens = { instagram: screensOf(['instagram']), tiktok: screensOf(['tiktok-musically', 'tiktok-trill']) };
+
+/** The selector as the runner matches it, a template standing for any words. */
+function asSelector(entry: SelectorEvidence): Selector | null {
+  const fields = Object.fromEntries(Object.entries(entry.fields).filter(([key]) => key !== 'index' && key !== 'checked'));
+  if (Object.values(fields).some((value) => typeof value === 'string' && value.includes('{{'))) return null;
+  return fields as Selector;
+}
+
+/** The fixtures carrying a node the selector matches (anywhere in the tree: a preloaded button counts as shown). */
+function carriers(entry: SelectorEvidence, app: 'instagram' | 'tiktok'): string[] {
+  const selector = asSelector(entry);
+  if (!selector) return ['(a template: the run fills it)'];
+  return screens[app].filter(({ screen }) => screen.nodes.some((node) => nodeMatches(node, selector))).map(({ file }) => file);
+}
+
+const recipes = loadRecipeFiles().filter(({ file }) => REVIEWED.includes(file));
+
+/** Whether the selector is the typing steps' own (their element, or inside a step acting on one): not judged here. */
+function typing(recipe: Recipe, entry: SelectorEvidence): boolean {
+  if (TYPING.has(entry.element ?? '')) return true;
+  const paths: string[] = [];
+  const walk = (steps: readonly unknown[], at: string) =>
+    steps.forEach((step, index) => {
+      const record = step as Record<string, unknown>;
+      const path = `${at}[${index}]`;
+      if (typeof record.target === 'string' && TYPING.has(record.target)) paths.push(path);
+      for (const key of ['steps', 'after', 'else'] as const) {
+        const inner = record[key];
+        if (Array.isArray(inner)) walk(inner, `${path}.${key}`);
+      }
+    });
+  walk(recipe.steps, 'steps');
+  return paths.some((path) => entry.path.startsWith(`${path}.`));
+}
+
+describe('the evidence of the shipped recipes', () => {
+  it('reviews every recipe but the post flows', () => {
+    expect(recipes.map(({ file }) => file).sort()).toEqual([...REVIEWED].sort());
+  });
+
+  it.each(recipes.map(({ file, recipe }) => [file, recipe] as const))('%s: every selector names its source or says why it is unverified', (_file, recipe) => {
+    const bare = recipeEvidence(recipe).filter((entry) => !entry.evidence && !entry.unverified && !typing(recipe, entry));
+    expect(bare.map((entry) => `${entry.path} (${entry.match})`)).toEqual([]);
+  });
+
+  it.each(recipes.map(({ file, recipe }) => [file, recipe] as const))('%s: a fixture of a real screen carries every verified selector', (_file, recipe) => {
+    const app = recipe.platform === 'instagram' ? 'instagram' : 'tiktok';
+    const missing = recipeEvidence(recipe)
+      .filter((entry) => !entry.unverified && !typing(recipe, entry))
+      .filter((entry) => carriers(entry, app).length === 0)
+      .map((entry) => `${entry.path} (${entry.match})`);
+    expect(missing).toEqual([]);
+  });
+
+  it.each(recipes.map(({ file, recipe }) => [file, recipe] as const))(
+    '%s: cited verified sources name a repository with a commit or a fixture',
+    (_file, recipe) => {
+      const vague = recipeEvidence(recipe)
+        .filter((entry) => !entry.unverified && entry.evidence && !typing(recipe, entry))
+        .filter((entry) => !/@[0-9a-f]{7,40}\b/.test(entry.evidence ?? '') && !/fixture real\//.test(entry.evidence ?? ''))
+        .map((entry) => `${entry.path}: ${entry.evidence}`);
+      expect(vague).toEqual([]);
+    },
+  );
+
+  it('keeps a template holding an unverified selector off unless the workspace opts in', () => {
+    for (const { recipe } of recipes) {
+      const claims = unverifiedClaims(recipe);
+      const range = Array.isArray(recipe.app.tested) ? recipe.app.tested[0] : undefined;
+      if (!range) continue;
+      const app = { package: range.package, version: range.max };
+      const plain = coversApp(recipe, app);
+      if (claims.length === 0) {
+        expect(plain).toEqual({ covered: true, by: 'tested' });
+        continue;
+      }
+      expect(plain.covered).toBe(false);
+      if (!plain.covered) expect(plain.reason).toContain('relies on what no public source shows');
+      expect(coversApp(recipe, app, { allowUntested: true })).toEqual({ covered: true, by: 'untested_allowed' });
+    }
+  });
+});
