@@ -130,6 +130,8 @@ export interface RecipeRunResult {
   package?: string;
   /** The app's version on the phone, when read. */
   appVersion?: string;
+  /** The UI language the app showed (its own on Android 13+, else the phone's), when the pre-flight read it. */
+  appLocale?: string;
   failure?: RecipeFailure;
   /** Why it stopped, when it did (`status: 'stopped'`). */
   stopped?: RecipeStop;

@@ -101,6 +101,7 @@ export class Preflight {
     // in a language the recipe does not read ends `language_untested` here, before it acts: its word guards would
     // read nothing there.
     const uiLocale = recipeLanguage(run.recipe) ? await this.appLanguage(found.name) : null;
+    if (uiLocale) run.appLocale = uiLocale;
     const coverage = coversApp(
       run.recipe,
       { package: found.name, version: found.version, locale: uiLocale },

@@ -38,7 +38,7 @@ export interface Failure {
   retryable?: boolean | undefined;
   /** The recipe that ran and the app it drove, where the phone's run got that far (the breaker counts them). */
   recipe?: { id: string; version: number } | undefined;
-  app?: { package: string; version: string } | undefined;
+  app?: { package: string; version: string; locale?: string | undefined } | undefined;
 }
 
 /** The words of a failure: the phone's own, or the code's label. */
@@ -381,6 +381,8 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
           failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
           failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
           ...attemptRunColumns(run),
+          // The app's UI language where the pre-flight read it: the console names it for a phone held back by it.
+          appLocale: result.run?.app?.locale ?? result.failure?.app?.locale ?? null,
         })
         .where('taskId', '=', result.taskId)
         .where('attempt', '=', result.attempt)
