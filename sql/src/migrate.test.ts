@@ -81,7 +81,7 @@ describe.each(kinds)('migrations on %s', (kind) => {
     expect(updated.updatedAt.getTime()).toBeGreaterThan(device.updatedAt.getTime());
   });
 
-  it("lets a task end with every failure code phones and the server know, and none other", async () => {
+  it('lets a task end with every failure code phones and the server know, and none other', async () => {
     const database = await fresh(kind);
     await migrate(database);
     const { rows } = await sql<{ def: string }>`

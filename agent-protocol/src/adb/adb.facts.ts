@@ -12,7 +12,17 @@ import {
   type PhoneInfo,
   type ScreenState,
 } from '../phone/phone.device.ts';
-import { parseAppLocales, parseBattery, parseForeground, parseGetprop, parseLockState, parseNetwork, parseScreen, parseWmSize, phoneInfoFrom } from './adb.parse.ts';
+import {
+  parseAppLocales,
+  parseBattery,
+  parseForeground,
+  parseGetprop,
+  parseLockState,
+  parseNetwork,
+  parseScreen,
+  parseWmSize,
+  phoneInfoFrom,
+} from './adb.parse.ts';
 import type { PhoneLink } from './adb.link.ts';
 
 /** Android 13 (API 33) brought per-app languages and `cmd locale` (as `fleet.settings.ts` says too). */

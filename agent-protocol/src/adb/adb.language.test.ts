@@ -22,7 +22,14 @@ beforeEach(async () => {
   server = new FakeAdbServer();
   await server.listen();
   started = false;
-  host = new AdbHost({ adbHost: '127.0.0.1', adbPort: server.port, adbBin: '/nonexistent/adb', probeMs: 0, reconnectMs: 20, phone: { uiServer: false, dumpAttempts: 1 } });
+  host = new AdbHost({
+    adbHost: '127.0.0.1',
+    adbPort: server.port,
+    adbBin: '/nonexistent/adb',
+    probeMs: 0,
+    reconnectMs: 20,
+    phone: { uiServer: false, dumpAttempts: 1 },
+  });
 });
 
 afterEach(async () => {
@@ -136,11 +143,16 @@ describe("the pre-flight's language check on a phone over adb", () => {
   it('lets a language through where the workspace verified the recipe on it', async () => {
     const { phone } = await phoneIn('DE-3', { system: 'de-DE' });
     const recipe = recipeWith();
-    const verified = await runRecipe(phone, recipe, {}, {
-      clock: manualClock(),
-      random: () => 0.5,
-      preflight: { verifiedApps: [{ recipeId: recipe.id, package: INSTAGRAM, version: '360.0.0.52.192', locale: 'de' }] },
-    });
+    const verified = await runRecipe(
+      phone,
+      recipe,
+      {},
+      {
+        clock: manualClock(),
+        random: () => 0.5,
+        preflight: { verifiedApps: [{ recipeId: recipe.id, package: INSTAGRAM, version: '360.0.0.52.192', locale: 'de' }] },
+      },
+    );
     expect(verified.failure?.code).not.toBe('language_untested');
   });
 });

@@ -21,7 +21,10 @@ export {
   recipePackages,
   sameLanguage,
   testedRange,
-  type Coverage, type CoverageOptions, type CoverageQuery } from './recipe.coverage.ts';
+  type Coverage,
+  type CoverageOptions,
+  type CoverageQuery,
+} from './recipe.coverage.ts';
 export {
   CAPTURE_LIMITS,
   captureApp,

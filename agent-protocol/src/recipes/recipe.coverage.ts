@@ -55,7 +55,10 @@ export function recipeLanguage(recipe: Recipe): string | null {
     return spec ? [spec, ...(spec.or ?? [])] : [];
   };
   const watched = [...(recipe.guards ?? []).map((guard) => guard.when), ...(recipe.dismiss ?? [])];
-  const latin = watched.flatMap(selectorsOf).flatMap(wordsOf).some((words) => /[A-Za-z]{2}/.test(words));
+  const latin = watched
+    .flatMap(selectorsOf)
+    .flatMap(wordsOf)
+    .some((words) => /[A-Za-z]{2}/.test(words));
   return latin ? 'en' : null;
 }
 
@@ -91,7 +94,8 @@ export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageO
   // Another language is covered where the workspace verified the recipe on it for this package (a dry run on a phone
   // in that language records it); the version is then checked as for any run.
   const verifiedLanguage = (options.verifications ?? []).some(
-    (entry) => entry.recipeId === recipe.id && entry.package === app.package && !!entry.locale && !!app.locale && language(entry.locale) === language(app.locale),
+    (entry) =>
+      entry.recipeId === recipe.id && entry.package === app.package && !!entry.locale && !!app.locale && language(entry.locale) === language(app.locale),
   );
   if (!sameLanguage(written, app.locale) && !verifiedLanguage)
     return { covered: false, problem: 'locale', reason: `The app's language is ${app.locale}; ${recipe.name} reads screens in ${written}.` };

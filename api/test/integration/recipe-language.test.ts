@@ -66,7 +66,9 @@ async function phone(owner: Client, name: string) {
   };
   const completes = async (caption: string) => {
     const given = await work(caption);
-    expect(await send(socket, 'task.result', { ...given, status: 'completed', run: { recipe, app: instagram, durationMs: 30_000 } })).toMatchObject({ ok: true });
+    expect(await send(socket, 'task.result', { ...given, status: 'completed', run: { recipe, app: instagram, durationMs: 30_000 } })).toMatchObject({
+      ok: true,
+    });
   };
   return { device, heldBack, completes };
 }
