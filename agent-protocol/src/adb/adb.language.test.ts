@@ -155,6 +155,14 @@ describe("the pre-flight's language check on a phone over adb", () => {
     );
     expect(verified.failure?.code).not.toBe('language_untested');
   });
+
+  it('lets a dry run try the language (a passing one verifies it), and says which language the app showed', async () => {
+    const { fake, phone } = await phoneIn('DE-4', { system: 'de-DE' });
+    const tried = await runRecipe(phone, recipeWith(), {}, { clock: manualClock(), random: () => 0.5, preflight: { tryUntestedLanguage: true } });
+    expect(tried.failure).toBeUndefined();
+    expect(tried.appLocale).toBe('de-DE');
+    expect(fake.launched).toEqual([INSTAGRAM]);
+  });
 });
 
 describe('`cmd locale get-app-locales` answers', () => {

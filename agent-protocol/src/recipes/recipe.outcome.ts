@@ -42,6 +42,11 @@ export interface RecipePreflight {
   allowUntestedApp?: boolean;
   /** App versions the workspace verified its recipes on (with the tested range, what the recipe covers). */
   verifiedApps?: readonly AppVerification[];
+  /**
+   * A dry run, watched by a person: an app language the recipe does not cover is tried rather than ending the run
+   * `language_untested` (a passing dry run is what verifies the recipe in that language).
+   */
+  tryUntestedLanguage?: boolean;
   /** Below this battery level (and not charging) the run does not start. Default 10. */
   minBattery?: number;
 }

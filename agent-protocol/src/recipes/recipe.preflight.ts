@@ -102,11 +102,13 @@ export class Preflight {
     // read nothing there.
     const uiLocale = recipeLanguage(run.recipe) ? await this.appLanguage(found.name) : null;
     if (uiLocale) run.appLocale = uiLocale;
-    const coverage = coversApp(
-      run.recipe,
-      { package: found.name, version: found.version, locale: uiLocale },
-      { verifications: checks.verifiedApps ?? [], allowUntested: checks.allowUntestedApp ?? false },
-    );
+    const options = { verifications: checks.verifiedApps ?? [], allowUntested: checks.allowUntestedApp ?? false };
+    let coverage = coversApp(run.recipe, { package: found.name, version: found.version, locale: uiLocale }, options);
+    if (!coverage.covered && coverage.problem === 'locale' && checks.tryUntestedLanguage) {
+      // A dry run tries the language; the version is still checked.
+      coverage = coversApp(run.recipe, { package: found.name, version: found.version, locale: null }, options);
+      if (coverage.covered) this.report('done', `Trying ${run.recipe.name} on ${uiLocale}, a language it is not verified in.`);
+    }
     if (!coverage.covered) {
       if (coverage.problem === 'locale') {
         const written = recipeLanguage(run.recipe);
