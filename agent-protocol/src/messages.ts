@@ -30,8 +30,11 @@ export const MAX_SCREENSHOT_BYTES = 512 * 1024;
 
 /** The recipe a run followed: its id and version. */
 export const recipeRef = z.object({ id: z.string().max(100), version: z.number().int().min(0).max(1_000_000) });
-/** The app a run drove, as the phone's pre-flight read it. */
-export const appRef = z.object({ package: z.string().max(200), version: z.string().max(40) });
+/**
+ * The app a run drove, as the phone's pre-flight read it; `locale`, the UI language it showed (its own on Android
+ * 13+, else the phone's), where the pre-flight read one.
+ */
+export const appRef = z.object({ package: z.string().max(200), version: z.string().max(40), locale: z.string().max(35).optional() });
 
 /** Why an attempt failed (protocol 2): a code from the closed list, the phone's words, and whether to try again. */
 export const failure = z.object({

@@ -55,6 +55,8 @@ export interface FakeAndroidOptions {
   windowPolicy?: string;
   /** What a scrcpy-server started with app_process streams (clips made with ffmpeg); none: the class is not found. */
   scrcpy?: FakeScrcpyOptions;
+  /** Android 13 per-app languages `cmd locale get-app-locales` answers (package → comma-separated tags); none picked: `[]`. */
+  appLocales?: Record<string, string>;
 }
 
 /** A file the fake media store indexed: `content query` answers these rows. */
@@ -403,6 +405,15 @@ export class FakeAndroid {
       }
       case 'wm':
         return this.text(o.wmSize ?? fixture('wm-size.txt'));
+      case 'cmd': {
+        // Only `cmd locale get-app-locales <package>`, worded as AOSP's LocaleManagerShellCommand.runGetAppLocales
+        // prints it (aosp-mirror/platform_frameworks_base@47c5ed1, EVIDENCE.md); user 0 is the phone's only user here.
+        const [service, verb, app] = args;
+        if (service !== 'locale' || verb !== 'get-app-locales' || !app) return this.text('', 255);
+        const known = (o.packages ?? []).includes(app) || o.appLocales?.[app] !== undefined;
+        if (!known) return this.text(`Unknown package ${app} for userId 0\n`);
+        return this.text(`Locales for ${app} for user 0 are [${o.appLocales?.[app] ?? ''}]\n`);
+      }
       case 'settings': {
         const [verb, namespace, key, value] = args;
         if (verb === 'get') return this.text(`${this.settings.get(`${namespace} ${key}`) ?? 'null'}\n`);

@@ -525,6 +525,59 @@ returning *;
 --   $7 = null
 --   $8 = null
 --   $9 = null
+--   $10 = null
+--   $11 = '33333333-3333-4333-8333-333333333333'
+--   $12 = 2
+--   $13 = '22222222-2222-4222-8222-222222222222'
+--   $14 = 'expired'
+--   $15 = 'withdrawn'
+--   $16 = '33333333-3333-4333-8333-333333333333'
+--   $17 = 2
+--   $18 = '22222222-2222-4222-8222-222222222222'
+with
+  "recorded" as (
+    update "task_attempts"
+    set
+      "outcome" = $1,
+      "ended_at" = $2,
+      "failure_code" = $3,
+      "failure_message" = $4,
+      "recipe_id" = $5,
+      "recipe_version" = $6,
+      "app_package" = $7,
+      "app_version" = $8,
+      "run_ms" = $9,
+      "app_locale" = $10
+    where
+      "task_id" = $11
+      and "attempt" = $12
+      and "device_id" = $13
+      and ("outcome" is null or "outcome" in ($14, $15))
+    returning "task_id"
+  )
+select
+  "t".*,
+  "a"."outcome" as "given_outcome"
+from "tasks" as "t"
+  inner join "task_attempts" as "a" on "a"."task_id" = "t"."id"
+where
+  "t"."id" = $16
+  and "a"."attempt" = $17
+  and "a"."device_id" = $18
+for update;
+
+-- acceptResult(tx, '22222222-2222-4222-8222-222222222222', { taskId: '33333333-3333-4333-8333-333333333333', attempt: 2, status: 'failed', failure: { code: 'network', message: 'No connection', recipe: { id: 'instagram-like', version: 4 } } }, Outbox, Outboxes)
+-- a retryable failure of the attempt out: the run counted, the task back to waiting
+-- 1 of 5, answered with 1 row
+--   $1 = 'failed'
+--   $2 = 'network'
+--   $3 = 'No connection'
+--   $4 = 'instagram-like'
+--   $5 = 4
+--   $6 = ''
+--   $7 = ''
+--   $8 = null
+--   $9 = null
 --   $10 = '33333333-3333-4333-8333-333333333333'
 --   $11 = 2
 --   $12 = '22222222-2222-4222-8222-222222222222'
@@ -538,14 +591,15 @@ with
     update "task_attempts"
     set
       "outcome" = $1,
-      "ended_at" = $2,
-      "failure_code" = $3,
-      "failure_message" = $4,
-      "recipe_id" = $5,
-      "recipe_version" = $6,
-      "app_package" = $7,
-      "app_version" = $8,
-      "run_ms" = $9
+      "ended_at" = now(),
+      "failure_code" = $2,
+      "failure_message" = $3,
+      "recipe_id" = $4,
+      "recipe_version" = $5,
+      "app_package" = $6,
+      "app_version" = $7,
+      "run_ms" = $8,
+      "app_locale" = $9
     where
       "task_id" = $10
       and "attempt" = $11
@@ -562,56 +616,6 @@ where
   "t"."id" = $15
   and "a"."attempt" = $16
   and "a"."device_id" = $17
-for update;
-
--- acceptResult(tx, '22222222-2222-4222-8222-222222222222', { taskId: '33333333-3333-4333-8333-333333333333', attempt: 2, status: 'failed', failure: { code: 'network', message: 'No connection', recipe: { id: 'instagram-like', version: 4 } } }, Outbox, Outboxes)
--- a retryable failure of the attempt out: the run counted, the task back to waiting
--- 1 of 5, answered with 1 row
---   $1 = 'failed'
---   $2 = 'network'
---   $3 = 'No connection'
---   $4 = 'instagram-like'
---   $5 = 4
---   $6 = ''
---   $7 = ''
---   $8 = null
---   $9 = '33333333-3333-4333-8333-333333333333'
---   $10 = 2
---   $11 = '22222222-2222-4222-8222-222222222222'
---   $12 = 'expired'
---   $13 = 'withdrawn'
---   $14 = '33333333-3333-4333-8333-333333333333'
---   $15 = 2
---   $16 = '22222222-2222-4222-8222-222222222222'
-with
-  "recorded" as (
-    update "task_attempts"
-    set
-      "outcome" = $1,
-      "ended_at" = now(),
-      "failure_code" = $2,
-      "failure_message" = $3,
-      "recipe_id" = $4,
-      "recipe_version" = $5,
-      "app_package" = $6,
-      "app_version" = $7,
-      "run_ms" = $8
-    where
-      "task_id" = $9
-      and "attempt" = $10
-      and "device_id" = $11
-      and ("outcome" is null or "outcome" in ($12, $13))
-    returning "task_id"
-  )
-select
-  "t".*,
-  "a"."outcome" as "given_outcome"
-from "tasks" as "t"
-  inner join "task_attempts" as "a" on "a"."task_id" = "t"."id"
-where
-  "t"."id" = $14
-  and "a"."attempt" = $15
-  and "a"."device_id" = $16
 for update;
 
 -- 2 of 5
@@ -744,6 +748,201 @@ where
   and "status" in ($7, $8)
 returning *;
 
+-- acceptResult(tx, '22222222-2222-4222-8222-222222222222', { taskId: '33333333-3333-4333-8333-333333333333', attempt: 2, status: 'failed', failure: { code: 'screen_unreadable', recipe: { id: 'instagram-like', version: 4 }, app: { package: 'com.instagram.android', version: '447.0.0.55.81', locale: 'en-US' } } }, Outbox, Outboxes)
+-- an unreadable screen: tried again only when no earlier attempt of the task ended so
+-- 1 of 6, answered with 1 row
+--   $1 = 'failed'
+--   $2 = 'screen_unreadable'
+--   $3 = null
+--   $4 = 'instagram-like'
+--   $5 = 4
+--   $6 = 'com.instagram.android'
+--   $7 = '447.0.0.55.81'
+--   $8 = null
+--   $9 = 'en-US'
+--   $10 = '33333333-3333-4333-8333-333333333333'
+--   $11 = 2
+--   $12 = '22222222-2222-4222-8222-222222222222'
+--   $13 = 'expired'
+--   $14 = 'withdrawn'
+--   $15 = '33333333-3333-4333-8333-333333333333'
+--   $16 = 2
+--   $17 = '22222222-2222-4222-8222-222222222222'
+with
+  "recorded" as (
+    update "task_attempts"
+    set
+      "outcome" = $1,
+      "ended_at" = now(),
+      "failure_code" = $2,
+      "failure_message" = $3,
+      "recipe_id" = $4,
+      "recipe_version" = $5,
+      "app_package" = $6,
+      "app_version" = $7,
+      "run_ms" = $8,
+      "app_locale" = $9
+    where
+      "task_id" = $10
+      and "attempt" = $11
+      and "device_id" = $12
+      and ("outcome" is null or "outcome" in ($13, $14))
+    returning "task_id"
+  )
+select
+  "t".*,
+  "a"."outcome" as "given_outcome"
+from "tasks" as "t"
+  inner join "task_attempts" as "a" on "a"."task_id" = "t"."id"
+where
+  "t"."id" = $15
+  and "a"."attempt" = $16
+  and "a"."device_id" = $17
+for update;
+
+-- 2 of 6
+--   $1 = ['11111111-1111-4111-8111-111111111111']
+--   $2 = ['instagram-like']
+--   $3 = ['com.instagram.android']
+--   $4 = ['447.0.0.55.81']
+--   $5 = [1]
+--   $6 = [0]
+--   $7 = [1]
+--   $8 = ['{"screen_unreadable":1}']
+--   $9 = [0]
+--   $10 = [0]
+--   $11 = ['{0,0,0,0,0,0,0,0,0,0,0,0,0,0}']
+insert into recipe_runs_daily as r (workspace_id, day, recipe_id, package, app_version, runs, succeeded, failed, failure_codes, timed_runs, duration_ms_sum, duration_buckets)
+select
+  g.workspace_id,
+  (now() at time zone w.time_zone)::date,
+  g.recipe_id,
+  g.package,
+  g.app_version,
+  g.runs,
+  g.succeeded,
+  g.failed,
+  g.codes::jsonb,
+  g.timed,
+  g.ms,
+  g.buckets::int[]
+from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::int[], $8::text[], $9::int[], $10::bigint[], $11::text[]) with ordinality as g(workspace_id, recipe_id, package, app_version, runs, succeeded, failed, codes, timed, ms, buckets, n)
+  join workspaces w on w.id = g.workspace_id
+order by g.n
+on conflict (workspace_id, day, recipe_id, package, app_version) do update
+set
+  runs = r.runs + excluded.runs,
+  succeeded = r.succeeded + excluded.succeeded,
+  failed = r.failed + excluded.failed,
+  failure_codes = (
+    select coalesce(jsonb_object_agg(e.key, e.n), '{}'::jsonb)
+    from
+      (
+        select
+          key,
+          sum(value::int) as n
+        from
+          (
+            select *
+            from jsonb_each_text(r.failure_codes)
+            union all
+            select *
+            from jsonb_each_text(excluded.failure_codes)
+          ) c
+        group by key
+      ) e
+  ),
+  timed_runs = r.timed_runs + excluded.timed_runs,
+  duration_ms_sum = r.duration_ms_sum + excluded.duration_ms_sum,
+  duration_buckets = array(
+    select coalesce(a, 0) + coalesce(b, 0)
+    from unnest(r.duration_buckets, excluded.duration_buckets) with ordinality as u(a, b, n)
+    order by u.n
+  );
+
+-- 3 of 6
+--   $1 = ['11111111-1111-4111-8111-111111111111']
+--   $2 = ['instagram-like']
+--   $3 = ['com.instagram.android']
+--   $4 = ['447.0.0.55.81']
+--   $5 = ['22222222-2222-4222-8222-222222222222']
+insert into recipe_run_devices (workspace_id, day, recipe_id, package, app_version, device_id)
+select
+  g.workspace_id,
+  (now() at time zone w.time_zone)::date,
+  g.recipe_id,
+  g.package,
+  g.app_version,
+  g.device_id
+from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[]) as g(workspace_id, recipe_id, package, app_version, device_id)
+  join workspaces w on w.id = g.workspace_id
+  join devices d on d.id = g.device_id and d.workspace_id = g.workspace_id
+on conflict do nothing;
+
+-- 4 of 6
+--   $1 = '33333333-3333-4333-8333-333333333333'
+--   $2 = 2
+--   $3 = 'screen_unreadable'
+--   $4 = 1
+select "attempt"
+from "task_attempts"
+where
+  "task_id" = $1
+  and "attempt" < $2
+  and "failure_code" = $3
+limit $4;
+
+-- 5 of 6
+--   $1 = 'pending'
+--   $2 = null
+--   $3 = null
+--   $4 = 15000
+--   $5 = 'screen_unreadable'
+--   $6 = 'The phone\'s screen could not be read'
+--   $7 = null
+--   $8 = null
+--   $9 = '33333333-3333-4333-8333-333333333333'
+--   $10 = 2
+--   $11 = 'pending'
+--   $12 = 'in-progress'
+update "tasks"
+set
+  "status" = $1,
+  "dispatched_at" = $2,
+  "lease_expires_at" = $3,
+  "next_attempt_at" = now() + ($4 * interval '1 millisecond'),
+  "failure_code" = $5,
+  "failure_message" = $6,
+  "progress" = $7,
+  "progress_note" = $8
+where
+  "id" = $9
+  and "attempt" = $10
+  and "status" in ($11, $12)
+returning *;
+
+-- 6 of 6
+--   $1 = 'failed'
+--   $2 = null
+--   $3 = null
+--   $4 = 'screen_unreadable'
+--   $5 = 'The phone\'s screen could not be read'
+--   $6 = '33333333-3333-4333-8333-333333333333'
+--   $7 = 'pending'
+--   $8 = 'in-progress'
+update "tasks"
+set
+  "status" = $1,
+  "completed_at" = now(),
+  "lease_expires_at" = $2,
+  "next_attempt_at" = $3,
+  "failure_code" = $4,
+  "failure_message" = $5
+where
+  "id" = $6
+  and "status" in ($7, $8)
+returning *;
+
 -- acceptResults(tx, [{ deviceId: '22222222-2222-4222-8222-222222222222', workspaceId: '11111111-1111-4111-8111-111111111111', result: { taskId: '33333333-3333-4333-8333-333333333333', attempt: 2, status: 'completed', finishedAt: Date(2025-01-15T09:04:00.000Z), engagement: { likes: 20 } } }, { deviceId: '22222222-2222-4222-8222-000000000002', workspaceId: '11111111-1111-4111-8111-111111111111', result: { taskId: '33333333-3333-4333-8333-000000000002', attempt: 1, status: 'failed', failure: { code: 'app_crashed' } } }, { deviceId: '22222222-2222-4222-8222-000000000002', workspaceId: '11111111-1111-4111-8111-111111111111', result: { taskId: 'not-a-uuid', attempt: 1, status: 'completed' } }], Outboxes)
 -- completions written together, the rest one by one, an id that is no UUID not at all
 -- 1 of 3
@@ -840,14 +1039,15 @@ order by "settled"."i";
 --   $7 = null
 --   $8 = null
 --   $9 = null
---   $10 = '33333333-3333-4333-8333-333333333333'
---   $11 = 2
---   $12 = '22222222-2222-4222-8222-222222222222'
---   $13 = 'expired'
---   $14 = 'withdrawn'
---   $15 = '33333333-3333-4333-8333-333333333333'
---   $16 = 2
---   $17 = '22222222-2222-4222-8222-222222222222'
+--   $10 = null
+--   $11 = '33333333-3333-4333-8333-333333333333'
+--   $12 = 2
+--   $13 = '22222222-2222-4222-8222-222222222222'
+--   $14 = 'expired'
+--   $15 = 'withdrawn'
+--   $16 = '33333333-3333-4333-8333-333333333333'
+--   $17 = 2
+--   $18 = '22222222-2222-4222-8222-222222222222'
 with
   "recorded" as (
     update "task_attempts"
@@ -860,7 +1060,58 @@ with
       "recipe_version" = $6,
       "app_package" = $7,
       "app_version" = $8,
-      "run_ms" = $9
+      "run_ms" = $9,
+      "app_locale" = $10
+    where
+      "task_id" = $11
+      and "attempt" = $12
+      and "device_id" = $13
+      and ("outcome" is null or "outcome" in ($14, $15))
+    returning "task_id"
+  )
+select
+  "t".*,
+  "a"."outcome" as "given_outcome"
+from "tasks" as "t"
+  inner join "task_attempts" as "a" on "a"."task_id" = "t"."id"
+where
+  "t"."id" = $16
+  and "a"."attempt" = $17
+  and "a"."device_id" = $18
+for update;
+
+-- 3 of 3
+--   $1 = 'failed'
+--   $2 = 'app_crashed'
+--   $3 = null
+--   $4 = null
+--   $5 = null
+--   $6 = null
+--   $7 = null
+--   $8 = null
+--   $9 = null
+--   $10 = '33333333-3333-4333-8333-000000000002'
+--   $11 = 1
+--   $12 = '22222222-2222-4222-8222-000000000002'
+--   $13 = 'expired'
+--   $14 = 'withdrawn'
+--   $15 = '33333333-3333-4333-8333-000000000002'
+--   $16 = 1
+--   $17 = '22222222-2222-4222-8222-000000000002'
+with
+  "recorded" as (
+    update "task_attempts"
+    set
+      "outcome" = $1,
+      "ended_at" = now(),
+      "failure_code" = $2,
+      "failure_message" = $3,
+      "recipe_id" = $4,
+      "recipe_version" = $5,
+      "app_package" = $6,
+      "app_version" = $7,
+      "run_ms" = $8,
+      "app_locale" = $9
     where
       "task_id" = $10
       and "attempt" = $11
@@ -877,54 +1128,6 @@ where
   "t"."id" = $15
   and "a"."attempt" = $16
   and "a"."device_id" = $17
-for update;
-
--- 3 of 3
---   $1 = 'failed'
---   $2 = 'app_crashed'
---   $3 = null
---   $4 = null
---   $5 = null
---   $6 = null
---   $7 = null
---   $8 = null
---   $9 = '33333333-3333-4333-8333-000000000002'
---   $10 = 1
---   $11 = '22222222-2222-4222-8222-000000000002'
---   $12 = 'expired'
---   $13 = 'withdrawn'
---   $14 = '33333333-3333-4333-8333-000000000002'
---   $15 = 1
---   $16 = '22222222-2222-4222-8222-000000000002'
-with
-  "recorded" as (
-    update "task_attempts"
-    set
-      "outcome" = $1,
-      "ended_at" = now(),
-      "failure_code" = $2,
-      "failure_message" = $3,
-      "recipe_id" = $4,
-      "recipe_version" = $5,
-      "app_package" = $6,
-      "app_version" = $7,
-      "run_ms" = $8
-    where
-      "task_id" = $9
-      and "attempt" = $10
-      and "device_id" = $11
-      and ("outcome" is null or "outcome" in ($12, $13))
-    returning "task_id"
-  )
-select
-  "t".*,
-  "a"."outcome" as "given_outcome"
-from "tasks" as "t"
-  inner join "task_attempts" as "a" on "a"."task_id" = "t"."id"
-where
-  "t"."id" = $14
-  and "a"."attempt" = $15
-  and "a"."device_id" = $16
 for update;
 
 -- settleTask(tx, task(pending, dispatched, attempt 1 of 3), 'cancelled', { cause: 'person' }, Outboxes)

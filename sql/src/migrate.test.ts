@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { failureCodes } from '@farm/agent-protocol/failures';
 import { openDatabase, type Database, type DatabaseTarget } from './database.ts';
 import { migrate, MigrationChangedError, readMigrations } from './migrate.ts';
 
@@ -78,6 +79,15 @@ describe.each(kinds)('migrations on %s', (kind) => {
     await new Promise((resolve) => setTimeout(resolve, 5));
     const updated = await database.db.updateTable('devices').set({ battery: 40 }).where('id', '=', device.id).returningAll().executeTakeFirstOrThrow();
     expect(updated.updatedAt.getTime()).toBeGreaterThan(device.updatedAt.getTime());
+  });
+
+  it('lets a task end with every failure code phones and the server know, and none other', async () => {
+    const database = await fresh(kind);
+    await migrate(database);
+    const { rows } = await sql<{ def: string }>`
+      select pg_get_constraintdef(oid) as def from pg_constraint where conname = 'tasks_failure_code_check'`.execute(database.db);
+    const listed = [...(rows[0]?.def ?? '').matchAll(/'([a-z_]+)'/g)].map((match) => match[1]);
+    expect([...listed].sort()).toEqual([...failureCodes].sort());
   });
 
   it("keeps each phone's answer in its row, written for phones already there without touching their updated_at", async () => {

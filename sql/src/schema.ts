@@ -657,6 +657,8 @@ export interface TaskAttemptsTable {
   appPackage: ColumnType<string | null, string | null | undefined, string | null>;
   appVersion: ColumnType<string | null, string | null | undefined, string | null>;
   runMs: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The UI language the app showed at the pre-flight (0057); null from agents that do not say. */
+  appLocale: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A recipe's runs on one app version in one workspace day (0043). */

@@ -12,8 +12,21 @@ import {
   type PhoneInfo,
   type ScreenState,
 } from '../phone/phone.device.ts';
-import { parseBattery, parseForeground, parseGetprop, parseLockState, parseNetwork, parseScreen, parseWmSize, phoneInfoFrom } from './adb.parse.ts';
+import {
+  parseAppLocales,
+  parseBattery,
+  parseForeground,
+  parseGetprop,
+  parseLockState,
+  parseNetwork,
+  parseScreen,
+  parseWmSize,
+  phoneInfoFrom,
+} from './adb.parse.ts';
 import type { PhoneLink } from './adb.link.ts';
+
+/** Android 13 (API 33) brought per-app languages and `cmd locale` (as `fleet.settings.ts` says too). */
+const APP_LOCALES_SDK = 33;
 
 export class PhoneFacts {
   private cachedInfo: PhoneInfo | null = null;
@@ -46,7 +59,7 @@ export class PhoneFacts {
    * The phone's language as a BCP 47 tag (`fr-FR`), or null when it says none: `persist.sys.locale` (set when someone
    * picks a language; Android 7+ keeps the first of the phone's list there), else the build's `ro.product.locale`
    * (Android 5+), else the older `persist.sys.language`/`persist.sys.country` pair. Android 13's per-app languages
-   * are not read: this is the phone's own language, which picks the language splits an install needs.
+   * are read apart (`appLocale`): this is the phone's own language, which picks the language splits an install needs.
    */
   async locale(): Promise<string | null> {
     const output = await this.link.exec(
@@ -57,6 +70,19 @@ export class PhoneFacts {
     if (product) return product;
     if (language) return country ? `${language}-${country}` : language;
     return null;
+  }
+
+  /**
+   * The language one app shows on Android 13+ when someone picked one for it (Settings › Apps › the app › Language),
+   * or null: none picked, an older phone (no `cmd locale`), or an answer this does not know. Read with
+   * `cmd locale get-app-locales <package>`, which prints `Locales for <package> for user <id> are [<tags>]`, the tags
+   * comma-separated and `[]` when none was picked (LocaleManagerShellCommand, EVIDENCE.md); the first tag is the one
+   * the app shows.
+   */
+  async appLocale(packageName: string): Promise<string | null> {
+    const info = await this.knownOrRead();
+    if (info.sdk < APP_LOCALES_SDK) return null;
+    return parseAppLocales(await this.link.exec(`cmd locale get-app-locales ${packageName} 2>&1`), packageName);
   }
 
   async battery(): Promise<BatteryState> {

@@ -233,3 +233,11 @@ export function focusedText(xml: string): string | null {
   for (const element of readUiTree(xml)) if (element.attributes.focused === 'true') return element.attributes.text ?? '';
   return null;
 }
+
+/** The first tag of `cmd locale get-app-locales`'s answer for this package, or null for `[]` or any other answer. */
+export function parseAppLocales(output: string, packageName: string): string | null {
+  const escaped = packageName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`^Locales for ${escaped} for user \\d+ are \\[([^\\]]*)\\]`, 'm').exec(output);
+  const first = match?.[1]?.split(',')[0]?.trim();
+  return first ? first : null;
+}

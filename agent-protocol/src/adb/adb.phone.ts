@@ -108,6 +108,11 @@ export class AdbPhone implements PhoneDevice {
     return this.facts.locale();
   }
 
+  /** The language picked for one app on Android 13+ (Settings › Apps › Language), or null: the phone's own then shows. */
+  appLocale(packageName: string): Promise<string | null> {
+    return this.facts.appLocale(packageName);
+  }
+
   battery(): Promise<BatteryState> {
     return this.facts.battery();
   }

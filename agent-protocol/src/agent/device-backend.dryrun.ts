@@ -34,6 +34,8 @@ export function runDryRun(state: BackendState, work: DryRunWork): Promise<DryRun
         account: work.preflight.account,
         allowUntestedApp: work.preflight.allowUntestedApp ?? false,
         verifiedApps: work.preflight.verifiedApps ?? [],
+        // A dry run is how a workspace verifies a recipe on another language: the app's language is tried, not refused.
+        tryUntestedLanguage: true,
       }),
       signal: work.signal,
       traceScreens: true,
@@ -71,6 +73,12 @@ function verdictOf(result: RecipeRunResult): Pick<DryRunOutcome, 'outcome' | 'fa
 async function appOf(state: BackendState, result: RecipeRunResult): Promise<DryRunOutcome['app'] | undefined> {
   const packageName = result.package ?? null;
   const version = result.appVersion ?? (packageName ? await state.phone.appVersion(packageName).catch(() => null) : null);
-  const locale = (await state.phone.locale?.().catch(() => null)) ?? null;
+  // The language the app showed, as the pre-flight reads it (the app's own on Android 13+, else the phone's): the
+  // verification a passing dry run records covers that language.
+  const locale =
+    result.appLocale ??
+    (packageName ? await state.phone.appLocale?.(packageName).catch(() => null) : null) ??
+    (await state.phone.locale?.().catch(() => null)) ??
+    null;
   return packageName ? { package: packageName, version, locale } : undefined;
 }

@@ -75,7 +75,9 @@ export class BackendState {
    * The pre-flight a run is given by the backend's setting: none when `off`; the account checked only when `full`
    * (a phone of the demo farm holds none of its own).
    */
-  preflight(check: Required<Pick<RecipePreflight, 'account' | 'allowUntestedApp' | 'verifiedApps'>>): Pick<RecipeRunOptions, 'preflight'> {
+  preflight(
+    check: Required<Pick<RecipePreflight, 'account' | 'allowUntestedApp' | 'verifiedApps'>> & Pick<RecipePreflight, 'tryUntestedLanguage'>,
+  ): Pick<RecipeRunOptions, 'preflight'> {
     const checks = this.options.preflight ?? 'full';
     if (checks === 'off') return {};
     return { preflight: { ...check, account: checks === 'full' ? check.account : null } };

@@ -64,7 +64,10 @@ export async function runTask(state: BackendState, work: TaskWork, context: Work
 /** How the run ended, as the agent reports it: what it did, the app it drove, and a failure in a person's words. */
 function outcomeOf(result: RecipeRunResult, durationMs: number): WorkOutcome {
   const engagement = { likes: result.actions.like, follows: result.actions.follow, comments: result.actions.comment, posts: result.actions.post };
-  const app = result.package && result.appVersion ? { package: result.package, version: result.appVersion } : undefined;
+  const app =
+    result.package && result.appVersion
+      ? { package: result.package, version: result.appVersion, ...(result.appLocale ? { locale: result.appLocale } : {}) }
+      : undefined;
   const run = { recipe: result.recipe, ...(app ? { app } : {}), durationMs };
   if (result.status === 'completed') return { status: 'completed', engagement, run };
   // What the run left out and missed goes with the reason, so a person reading it sees the whole run.

@@ -237,6 +237,8 @@ export interface PhoneDevice {
   rotate?(): Promise<void>;
   /** The phone's UI language as a BCP 47 tag ("en-US"), for recipes written for one language; absent: not checked. */
   locale?(): Promise<string | null>;
+  /** The language picked for one app where the phone has per-app languages (Android 13+), or null: `locale()` shows. */
+  appLocale?(packageName: string): Promise<string | null>;
   /** The device's name in the console, for phones that can show it (the simulator draws it on its screen). */
   named?(name: string): void;
 }

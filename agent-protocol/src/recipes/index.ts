@@ -14,7 +14,17 @@ export { fillTemplate, templateFilters, TemplateError } from './recipe.template.
 export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
 export { parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';
 export { PATTERN_MAX_LENGTH, PATTERN_MAX_PROGRAM, patternFinds, patternProblem } from './recipe.pattern.ts';
-export { coversApp, isTestedVersion, recipePackages, testedRange, type Coverage, type CoverageOptions, type CoverageQuery } from './recipe.coverage.ts';
+export {
+  coversApp,
+  isTestedVersion,
+  recipeLanguage,
+  recipePackages,
+  sameLanguage,
+  testedRange,
+  type Coverage,
+  type CoverageOptions,
+  type CoverageQuery,
+} from './recipe.coverage.ts';
 export { recipeEvidence, unverifiedClaims, usedElements, type SelectorEvidence } from './recipe.evidence.ts';
 export {
   CAPTURE_LIMITS,

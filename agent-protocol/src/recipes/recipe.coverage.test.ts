@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coversApp } from './recipe.coverage.ts';
+import { coversApp, recipeLanguage } from './recipe.coverage.ts';
 import { shippedRecipes } from './recipe.resolver.ts';
 import type { Recipe } from './recipe.schema.ts';
 
@@ -45,6 +45,25 @@ describe('what a recipe covers', () => {
       problem: 'locale',
       reason: `The app's language is de-DE; ${post.name} reads screens in en.`,
     });
+  });
+
+  it('covers another language where the workspace verified the recipe in it, the version checked as ever', () => {
+    const verifications = [{ recipeId: 'instagram.post', package: IG, version: '447.0.0.55.81', locale: 'de' }];
+    expect(coversApp(post, { package: IG, version: '447.0.0.55.81', locale: 'de-DE' }, { verifications }).covered).toBe(true);
+    expect(coversApp(post, { package: IG, version: '446.0.0.1.1', locale: 'de-AT' }, { verifications })).toEqual({ covered: true, by: 'tested' });
+    expect(coversApp(post, { package: IG, version: '447.0.0.55.81', locale: 'fr-FR' }, { verifications })).toMatchObject({ problem: 'locale' });
+    expect(coversApp(post, { package: IG, version: '999.0.0.1.1', locale: 'de-DE' }, { verifications })).toMatchObject({ problem: 'version' });
+  });
+
+  it('reads a recipe that names no language as English when its guards or popups carry words, else as any', () => {
+    expect(recipeLanguage(post)).toBe('en');
+    const unnamed: Recipe = { ...post, app: { ...post.app, locale: undefined } };
+    expect(recipeLanguage(unnamed)).toBe('en');
+    const idsOnly: Recipe = { ...unnamed, guards: [{ when: { id: 'login_form' }, reason: 'login_required', message: 'Signed out' }], dismiss: [] };
+    expect(recipeLanguage(idsOnly)).toBeNull();
+    expect(coversApp(idsOnly, { package: IG, version: '447.0.0.55.81', locale: 'ja-JP' }).covered).toBe(true);
+    const named: Recipe = { ...idsOnly, elements: { ...idsOnly.elements, not_now: { text: 'Not now' } }, dismiss: ['not_now'] };
+    expect(recipeLanguage(named)).toBe('en');
   });
 
   it('covers every version where a recipe states no tested range (recipes written before ranges)', () => {

@@ -9,7 +9,7 @@
 import type { AppVerification } from '../work.ts';
 import { unverifiedClaims } from './recipe.evidence.ts';
 import { compareVersions } from './recipe.resolver.ts';
-import type { Recipe } from './recipe.schema.ts';
+import type { Recipe, Selector, Target } from './recipe.schema.ts';
 
 /** The recipe's packages, its main one first. */
 export function recipePackages(recipe: Recipe): string[] {
@@ -37,6 +37,39 @@ export function isTestedVersion(recipe: Recipe, packageName: string, version: st
 
 const language = (tag: string) => tag.toLowerCase().split(/[-_]/)[0] ?? '';
 
+/** The words a selector matches on (exact, contained or patterned text and content-desc). */
+const wordsOf = (selector: Selector): string[] =>
+  [selector.text, selector.textContains, selector.desc, selector.descContains, selector.textMatches, selector.descMatches].filter(
+    (value): value is string => value !== undefined,
+  );
+
+/**
+ * The UI language a recipe's words are written for: its `app.locale`, or, when it says none, English if its guards or
+ * popups carry words in Latin letters ("Try Again Later", "Not now"). Every shipped recipe names `en`; a workspace's
+ * own recipe that names nothing was recorded on a phone the studio reads, and a guard in Latin letters that says no
+ * language is taken at its word as English rather than left to read nothing on a German phone. A recipe whose guards
+ * and popups match ids alone (or carry no Latin letters) reads in any language: null, no language is checked.
+ */
+export function recipeLanguage(recipe: Recipe): string | null {
+  if (recipe.app.locale) return recipe.app.locale;
+  const elements = recipe.elements ?? {};
+  const selectorsOf = (target: Target): Selector[] => {
+    const spec = typeof target === 'string' ? elements[target] : 'point' in target ? undefined : target;
+    return spec ? [spec, ...(spec.or ?? [])] : [];
+  };
+  const watched = [...(recipe.guards ?? []).map((guard) => guard.when), ...(recipe.dismiss ?? [])];
+  const latin = watched
+    .flatMap(selectorsOf)
+    .flatMap(wordsOf)
+    .some((words) => /[A-Za-z]{2}/.test(words));
+  return latin ? 'en' : null;
+}
+
+/** Whether a UI language (`de-DE`) is the recipe's (`de`), by its language part; true when either is unknown. */
+export function sameLanguage(a: string | null | undefined, b: string | null | undefined): boolean {
+  return !a || !b || language(a) === language(b);
+}
+
 export interface CoverageQuery {
   package: string;
   version: string;
@@ -60,8 +93,15 @@ export function coversApp(recipe: Recipe, app: CoverageQuery, options: CoverageO
   const packages = recipePackages(recipe);
   if (!packages.includes(app.package))
     return { covered: false, problem: 'package', reason: `${recipe.name} drives ${packages.join(' or ')}, not ${app.package}.` };
-  if (recipe.app.locale && app.locale && language(recipe.app.locale) !== language(app.locale))
-    return { covered: false, problem: 'locale', reason: `The app's language is ${app.locale}; ${recipe.name} reads screens in ${recipe.app.locale}.` };
+  const written = recipeLanguage(recipe);
+  // Another language is covered where the workspace verified the recipe on it for this package (a dry run on a phone
+  // in that language records it); the version is then checked as for any run.
+  const verifiedLanguage = (options.verifications ?? []).some(
+    (entry) =>
+      entry.recipeId === recipe.id && entry.package === app.package && !!entry.locale && !!app.locale && language(entry.locale) === language(app.locale),
+  );
+  if (!sameLanguage(written, app.locale) && !verifiedLanguage)
+    return { covered: false, problem: 'locale', reason: `The app's language is ${app.locale}; ${recipe.name} reads screens in ${written}.` };
   const unverified = recipe.verified ? [] : unverifiedClaims(recipe, app.package);
   if (unverified.length === 0 && isTestedVersion(recipe, app.package, app.version)) return { covered: true, by: 'tested' };
   const verified = (options.verifications ?? []).some(

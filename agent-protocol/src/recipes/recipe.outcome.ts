@@ -42,6 +42,11 @@ export interface RecipePreflight {
   allowUntestedApp?: boolean;
   /** App versions the workspace verified its recipes on (with the tested range, what the recipe covers). */
   verifiedApps?: readonly AppVerification[];
+  /**
+   * A dry run, watched by a person: an app language the recipe does not cover is tried rather than ending the run
+   * `language_untested` (a passing dry run is what verifies the recipe in that language).
+   */
+  tryUntestedLanguage?: boolean;
   /** Below this battery level (and not charging) the run does not start. Default 10. */
   minBattery?: number;
 }
@@ -130,6 +135,8 @@ export interface RecipeRunResult {
   package?: string;
   /** The app's version on the phone, when read. */
   appVersion?: string;
+  /** The UI language the app showed (its own on Android 13+, else the phone's), when the pre-flight read it. */
+  appLocale?: string;
   failure?: RecipeFailure;
   /** Why it stopped, when it did (`status: 'stopped'`). */
   stopped?: RecipeStop;

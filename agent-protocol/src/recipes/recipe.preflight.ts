@@ -4,7 +4,7 @@
  * the signed-in account the work's). These checks change with phones and apps, not with what steps do, so they sit
  * in their own room; the start's own steps (back, account, switch) still run through the step actions.
  */
-import { coversApp, recipePackages } from './recipe.coverage.ts';
+import { coversApp, recipeLanguage, recipePackages } from './recipe.coverage.ts';
 import type { Locator } from './recipe.locate.ts';
 import { Miss, StepFailure, type RecipePreflight, type Scope, type StepProgress } from './recipe.outcome.ts';
 import type { Recipe, Step } from './recipe.schema.ts';
@@ -97,15 +97,40 @@ export class Preflight {
     run.packageName = found.name;
     run.appVersion = found.version;
     // Covered: the package, the UI language the recipe's words are written for (where the phone can say it), and a
-    // version tested or verified by the workspace (or, where the work allows it, a template on any version).
-    const phoneLocale = run.recipe.app.locale && run.phone.locale ? await run.phone.locale() : null;
-    const coverage = coversApp(
-      run.recipe,
-      { package: found.name, version: found.version, locale: phoneLocale },
-      { verifications: checks.verifiedApps ?? [], allowUntested: checks.allowUntestedApp ?? false },
-    );
-    if (!coverage.covered) throw new StepFailure(coverage.problem === 'version' ? 'app_version_untested' : 'unknown', coverage.reason);
+    // version tested or verified by the workspace (or, where the work allows it, a template on any version). A phone
+    // in a language the recipe does not read ends `language_untested` here, before it acts: its word guards would
+    // read nothing there.
+    const uiLocale = recipeLanguage(run.recipe) ? await this.appLanguage(found.name) : null;
+    if (uiLocale) run.appLocale = uiLocale;
+    const options = { verifications: checks.verifiedApps ?? [], allowUntested: checks.allowUntestedApp ?? false };
+    let coverage = coversApp(run.recipe, { package: found.name, version: found.version, locale: uiLocale }, options);
+    if (!coverage.covered && coverage.problem === 'locale' && checks.tryUntestedLanguage) {
+      // A dry run tries the language; the version is still checked.
+      coverage = coversApp(run.recipe, { package: found.name, version: found.version, locale: null }, options);
+      if (coverage.covered) this.report('done', `Trying ${run.recipe.name} on ${uiLocale}, a language it is not verified in.`);
+    }
+    if (!coverage.covered) {
+      if (coverage.problem === 'locale') {
+        const written = recipeLanguage(run.recipe);
+        throw new StepFailure(
+          'language_untested',
+          `${found.name} shows ${uiLocale} on this phone; ${run.recipe.name} is written for ${written}. Set the phone's language (or the app's, Android 13+) to ${written}, or verify the recipe on ${uiLocale} with a dry run.`,
+        );
+      }
+      throw new StepFailure(coverage.problem === 'version' ? 'app_version_untested' : 'unknown', coverage.reason);
+    }
     if (coverage.by === 'untested_allowed') this.report('done', `Running on untested ${found.name} ${found.version}, as the workspace allows.`);
+  }
+
+  /**
+   * The language the app shows: its own on Android 13+ when someone picked one for it (that overrides the phone's),
+   * else the phone's (`persist.sys.locale`, then `ro.product.locale`); null when the phone cannot say.
+   */
+  private async appLanguage(packageName: string): Promise<string | null> {
+    const { phone } = this.run;
+    const own = phone.appLocale ? await phone.appLocale(packageName).catch(() => null) : null;
+    if (own) return own;
+    return phone.locale ? await phone.locale().catch(() => null) : null;
   }
 
   /** The app at its home screen after launch, through the recipe's way back when it opens elsewhere. */

@@ -172,6 +172,7 @@ class RecipeRun {
       skipped: [...state.skipped],
       package: state.packageName,
       ...(state.appVersion ? { appVersion: state.appVersion } : {}),
+      ...(state.appLocale ? { appLocale: state.appLocale } : {}),
       ...(failure ? { failure } : {}),
       ...(stopped ? { stopped } : {}),
       startedAt,

@@ -28,6 +28,8 @@ export class RunState {
   readonly skipped: string[] = [];
   packageName: string;
   appVersion: string | undefined;
+  /** The UI language the app showed when the pre-flight read it, if it did. */
+  appLocale: string | undefined;
   /** Whether the last look at the screen could read it. */
   readLast = false;
   /** Whether the phone's UI reader shows toasts (the UI server does, `uiautomator dump` does not). */

@@ -263,6 +263,28 @@ export const recipeHealth = z.object({
 });
 export type RecipeHealth = z.infer<typeof recipeHealth>;
 
+/** A phone whose latest run of an app in the window ended `language_untested`, and what to do about it. */
+export const languageHeldPhone = z.object({
+  deviceId: id,
+  deviceName: z.string(),
+  /** The UI language the app showed; null from agents that do not say it. */
+  locale: z.string().nullable(),
+  recipeId: z.string(),
+  recipeName: z.string(),
+  appPackage: z.string(),
+  appVersion: z.string(),
+  /** The languages the recipe reads: the one it is written for, then those the workspace verified it in. */
+  covered: z.array(z.string()),
+  at: isoTime,
+  /** What to do, in a sentence: the phone's language set to one the recipe covers, or the recipe verified on it. */
+  whatToDo: z.string(),
+});
+export type LanguageHeldPhone = z.infer<typeof languageHeldPhone>;
+
+/** GET /api/recipes/held-by-language: the phones held back by their language over the last `days` days. */
+export const languageHeldPhones = z.object({ days: z.number().int(), phones: z.array(languageHeldPhone) });
+export type LanguageHeldPhones = z.infer<typeof languageHeldPhones>;
+
 /** A recorded step's screenshot: the small picture (a JPEG or PNG `data:` URL) of the screen it was made on. */
 export const recipeStepShot = z.object({
   /** The step's place among the recipe's top-level steps, 0 first. */

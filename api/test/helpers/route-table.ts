@@ -1093,6 +1093,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/devices/{id}/timeline', async ({ operator }) => `/api/devices/${(await buildDevice(operator)).id}/timeline`),
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
+  read('/api/recipes/held-by-language', undefined, { vaMay: false }),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
   read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`),
   read('/api/recipes/{id}/versions', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/versions`),

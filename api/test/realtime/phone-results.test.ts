@@ -39,6 +39,8 @@ describe('a phone’s newer results, from its socket', () => {
     ['app_version_untested', "The app's version is not one the recipe was tested on", 0],
     ['wrong_account', 'Another account is signed in on the phone', 1],
     ['device_locked', 'The phone is locked with a PIN', 1],
+    ['language_untested', "The phone's language is not one the recipe was written for", 0],
+    ['unsupported', 'The phone cannot do this kind of work', 0],
   ] as const)('%s: the task fails once, the post shows why, the account keeps running', async (code, reason, asked) => {
     const { device, socket } = await phoneOf(`Pixel ${code}`, va.user!.id);
     const dispatched = next<TaskDispatchV1>(socket, 'task.dispatch');

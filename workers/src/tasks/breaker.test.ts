@@ -42,7 +42,13 @@ async function leaseOut(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>
 }
 
 /** The phone reports its attempt ended `app_changed` for instagram.post on `version`. */
-async function reportChanged(ws: string, phone: Awaited<ReturnType<typeof phoneWith>>, leased: { id: string; attempt: number }, version: string) {
+async function reportChanged(
+  ws: string,
+  phone: Awaited<ReturnType<typeof phoneWith>>,
+  leased: { id: string; attempt: number },
+  version: string,
+  code: 'app_changed' | 'screen_unreadable' = 'app_changed',
+) {
   const outboxes = new Outboxes();
   await db.transaction().execute((tx) =>
     acceptResult(
@@ -53,8 +59,8 @@ async function reportChanged(ws: string, phone: Awaited<ReturnType<typeof phoneW
         attempt: leased.attempt,
         status: 'failed',
         failure: {
-          code: 'app_changed',
-          message: 'Five misses in a row',
+          code,
+          message: code === 'app_changed' ? 'Five misses in a row' : 'The screen could not be read',
           recipe: { id: 'instagram.post', version: 1 },
           app: { package: INSTAGRAM, version },
         },
@@ -77,6 +83,23 @@ const activitiesOf = (ws: string, action: string) =>
   db.selectFrom('auditLog').select('id').where('workspaceId', '=', ws).where('action', '=', action).execute();
 
 describe('the breaker', () => {
+  it('counts an unreadable screen once it is final (after its one retry), as it counts a changed app', async () => {
+    const ws = await workspace(db);
+    const [a, b, c] = [await phoneWith(ws, '402.0.0.1'), await phoneWith(ws, '402.0.0.1'), await phoneWith(ws, '402.0.0.1')];
+    await breaks(ws, a, '402.0.0.1');
+    for (const phone of [b, c]) {
+      const leased = await leaseOut(ws, phone);
+      await reportChanged(ws, phone, leased, '402.0.0.1', 'screen_unreadable');
+      // Tried again once: not counted yet.
+      expect(await db.selectFrom('recipeFailures').select('taskId').where('taskId', '=', leased.id).execute()).toEqual([]);
+      await db.updateTable('tasks').set({ nextAttemptAt: null }).where('id', '=', leased.id).execute();
+      const again = await dispatchNext(db, phone.phone.id);
+      expect(again).toMatchObject({ id: leased.id, attempt: 2 });
+      await reportChanged(ws, phone, again!, '402.0.0.1', 'screen_unreadable');
+    }
+    expect(await pausedOf(ws)).toMatchObject([{ recipeId: 'instagram.post', appVersion: '402.0.0.1', phones: 3, paused: true }]);
+  });
+
   it('trips on the third distinct phone with one app version, not on two, and not twice for one phone', async () => {
     const ws = await workspace(db);
     const [a, b, c] = [await phoneWith(ws, '401.0.0.1'), await phoneWith(ws, '401.0.0.1'), await phoneWith(ws, '401.0.0.1')];

@@ -1,13 +1,14 @@
 /**
- * The breaker: when one recipe ends `app_changed` on BREAKER_PHONES distinct phones with the same app version within
- * BREAKER_WINDOW_MS, the workspace stops dispatching that recipe's routines to phones with that version. Its tasks
+ * The breaker: when one recipe ends `app_changed` (or, final after its one retry, `screen_unreadable`: a screen the
+ * recipe cannot read is as much a changed app to the fleet) on BREAKER_PHONES distinct phones with the same app
+ * version within BREAKER_WINDOW_MS, the workspace stops dispatching that recipe's routines to phones with that version. Its tasks
  * stay pending ("Recipe paused for this app version"), an activity and the `recipe.paused` webhook tell the operators,
  * and an operator either sends the waiting work to the phones' VAs by hand or turns the recipe back on (which starts
  * the count again). One app update that breaks a recipe costs three runs, not the whole fleet's.
  *
  * Which recipe a task would run is the phone's to decide; the server pauses by what the recipe drives (its platform
  * and routines) on phones whose hello said they have the paused app version. A phone that never said its versions
- * (agents before 0035) is not held back: its run fails `app_changed` again and stays counted.
+ * (agents before 0035) is not held back: its run fails again and stays counted.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { serialize } from '@farm/sql';
@@ -138,13 +139,21 @@ async function recipeFacts(tx: Tx, workspaceId: string, recipeId: string, work: 
   return { name: recipeId, platform: target?.platform ?? 'unknown', routines: target ? [target.routine] : [] };
 }
 
+/** The final failures the breaker counts: a changed app, and an unreadable screen after its one retry. */
+const countedCodes: ReadonlySet<string> = new Set(['app_changed', 'screen_unreadable']);
+
+/** True when a task that settled failed with this code counts toward its recipe's breaker. */
+export function countsForBreaker(code: string): boolean {
+  return countedCodes.has(code);
+}
+
 /**
- * Counts a run that ended `app_changed` and trips the breaker on the BREAKER_PHONES-th distinct phone within the
- * window: once, however many results arrive together (the count and the trip are serialized per recipe and version).
- * Answers the breaker when this result tripped it.
+ * Counts a run that ended `app_changed` (or finally `screen_unreadable`, counted alike) and trips the breaker on the
+ * BREAKER_PHONES-th distinct phone within the window: once, however many results arrive together (the count and the
+ * trip are serialized per recipe and version). Answers the breaker when this result tripped it.
  */
 export async function noteAppChanged(tx: Tx, task: TaskRow, failure: RunFailure, outbox: Outbox): Promise<RecipeBreaker | null> {
-  if (failure.code !== 'app_changed' || !failure.recipe || !failure.app || !task.deviceId) return null;
+  if (!countsForBreaker(failure.code) || !failure.recipe || !failure.app || !task.deviceId) return null;
   const { recipe, app } = failure;
   await tx
     .insertInto('recipeFailures')

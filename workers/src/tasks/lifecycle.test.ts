@@ -337,6 +337,38 @@ describe('the task lifecycle', () => {
     expect(await task(created.id)).toMatchObject({ status: 'failed', attempt: 3, failureCode: 'network', failureMessage: 'No signal' });
   });
 
+  it('tries an unreadable screen again once, then ends it; never retries an untested language or unsupported work', async () => {
+    quickSettings({ backoffBaseMs: 60_000 });
+    const { ws, phone } = await farm();
+    const created = await make(ws, phone.id);
+    expect((await dispatchNext(db, phone.id))!.attempt).toBe(1);
+    const first = await report(phone.id, { taskId: created.id, attempt: 1, status: 'failed', failure: { code: 'screen_unreadable' } });
+    expect(first.verdict.kind).toBe('retrying');
+    await age(db, 11 * 60_000);
+    expect((await dispatchNext(db, phone.id))!.attempt).toBe(2);
+    const second = await report(phone.id, { taskId: created.id, attempt: 2, status: 'failed', failure: { code: 'screen_unreadable' } });
+    expect(second.verdict.kind).toBe('settled');
+    expect(await task(created.id)).toMatchObject({ status: 'failed', attempt: 2, failureCode: 'screen_unreadable' });
+
+    // Another failure in between does not spend the one retry: the first unreadable screen is still tried again.
+    const other = await make(ws, phone.id, { sourceKey: `run:${crypto.randomUUID()}` });
+    await dispatchNext(db, phone.id);
+    expect((await report(phone.id, { taskId: other.id, attempt: 1, status: 'failed', failure: { code: 'network' } })).verdict.kind).toBe('retrying');
+    await age(db, 11 * 60_000);
+    await dispatchNext(db, phone.id);
+    expect((await report(phone.id, { taskId: other.id, attempt: 2, status: 'failed', failure: { code: 'screen_unreadable' } })).verdict.kind).toBe('retrying');
+
+    for (const code of ['language_untested', 'unsupported'] as const) {
+      const fresh = await farm();
+      const run = await make(fresh.ws, fresh.phone.id);
+      expect((await dispatchNext(db, fresh.phone.id))!.id).toBe(run.id);
+      // Never retried, whatever the phone says.
+      const { verdict } = await report(fresh.phone.id, { taskId: run.id, attempt: 1, status: 'failed', failure: { code, retryable: true } });
+      expect(verdict.kind).toBe('settled');
+      expect(await task(run.id)).toMatchObject({ status: 'failed', attempt: 1, failureCode: code });
+    }
+  });
+
   it('ends a lease the phone never acked, and one whose phone went silent', async () => {
     const { ws, phone } = await farm();
     const created = await make(ws, phone.id);

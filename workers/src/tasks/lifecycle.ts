@@ -24,7 +24,7 @@ import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
 import { applyCompletions, applyOutcome, type OutcomeCause } from './effects.ts';
 import { byHandDescription, recipesCover } from './recipes.ts';
-import { noteAppChanged, noteNewTasksHeld, notHeldByBreaker } from './breaker.ts';
+import { countsForBreaker, noteAppChanged, noteNewTasksHeld, notHeldByBreaker } from './breaker.ts';
 import { dryRunUnderWay } from '../devices/status.ts';
 import { attemptRunColumns, countRecipeRuns, runOf, type CountedRun } from './runs.ts';
 
@@ -38,7 +38,7 @@ export interface Failure {
   retryable?: boolean | undefined;
   /** The recipe that ran and the app it drove, where the phone's run got that far (the breaker counts them). */
   recipe?: { id: string; version: number } | undefined;
-  app?: { package: string; version: string } | undefined;
+  app?: { package: string; version: string; locale?: string | undefined } | undefined;
 }
 
 /** The words of a failure: the phone's own, or the code's label. */
@@ -381,6 +381,8 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
           failureCode: result.status === 'failed' ? (result.failure?.code ?? 'unknown') : null,
           failureMessage: result.status === 'failed' ? (result.failure?.message ?? null) : null,
           ...attemptRunColumns(run),
+          // The app's UI language where the pre-flight read it: the console names it for a phone held back by it.
+          appLocale: result.run?.app?.locale ?? result.failure?.app?.locale ?? null,
         })
         .where('taskId', '=', result.taskId)
         .where('attempt', '=', result.attempt)
@@ -418,14 +420,33 @@ export async function acceptResult(tx: Tx, deviceId: string, result: PhoneResult
   }
   const failure: Failure = result.failure ?? { code: 'unknown' };
   if (result.attempt < task.attempt) return { kind: 'ignored', task, late: false };
-  const retryable = !neverRetriedCodes.has(failure.code) && (failure.retryable ?? retryableByDefault[failure.code]);
+  const retryable =
+    !neverRetriedCodes.has(failure.code) &&
+    (failure.retryable ?? retryableByDefault[failure.code]) &&
+    (failure.code !== 'screen_unreadable' || !(await endedUnreadableBefore(tx, task.id, result.attempt)));
   if (retryable && task.attempt < task.maxAttempts) {
     const again = await retryLater(tx, task, failure, outbox);
     if (again) return { kind: 'retrying', task: again };
   }
   const settled = await settleTask(tx, task, 'failed', { cause: 'phone', attempt: result.attempt, failure, engagement: result.engagement }, outboxes);
-  if (settled && failure.code === 'app_changed') await noteAppChanged(tx, settled, failure, outbox);
+  if (settled && countsForBreaker(failure.code)) await noteAppChanged(tx, settled, failure, outbox);
   return settled ? { kind: 'settled', task: settled } : { kind: 'ignored', task, late: false };
+}
+
+/**
+ * An unreadable screen is tried again once, then final: true when an earlier attempt of the task already ended
+ * `screen_unreadable` (each attempt records the phone's failure code), whatever the phone or the task's attempts left.
+ */
+async function endedUnreadableBefore(tx: Tx, taskId: string, attempt: number): Promise<boolean> {
+  const earlier = await tx
+    .selectFrom('taskAttempts')
+    .select('attempt')
+    .where('taskId', '=', taskId)
+    .where('attempt', '<', attempt)
+    .where('failureCode', '=', 'screen_unreadable')
+    .limit(1)
+    .executeTakeFirst();
+  return earlier !== undefined;
 }
 
 /** A phone's result, with the phone that sent it and the phone's workspace. */

@@ -156,6 +156,24 @@ export const snapshot = defineSnapshot({
       .answering([{ ...running, givenOutcome: null }])
       .because('a retryable failure of the attempt out: the run counted, the task back to waiting'),
     callInTransaction(
+      lifecycle.acceptResult,
+      DEVICE,
+      {
+        taskId: TASK,
+        attempt: 2,
+        status: 'failed',
+        failure: {
+          code: 'screen_unreadable',
+          recipe: { id: 'instagram-like', version: 4 },
+          app: { package: 'com.instagram.android', version: '447.0.0.55.81', locale: 'en-US' },
+        },
+      },
+      outbox,
+      outboxes,
+    )
+      .answering([{ ...running, givenOutcome: null }], [])
+      .because('an unreadable screen: tried again only when no earlier attempt of the task ended so'),
+    callInTransaction(
       lifecycle.acceptResults,
       [
         { deviceId: DEVICE, workspaceId: WORKSPACE, result: { taskId: TASK, attempt: 2, status: 'completed', finishedAt, engagement: { likes: 20 } } },

@@ -9,6 +9,7 @@ import {
   createRecipeBody,
   errorBody,
   idParams,
+  languageHeldPhones,
   recipeBreaker,
   recipeHealth,
   recipeList,
@@ -24,6 +25,7 @@ import { listPausedRecipes } from '@farm/workers';
 import { actorOf } from '../../auth/auth.plugin.ts';
 import { notFound } from '../../errors.ts';
 import { recipeHealthOf } from './recipe-health.service.ts';
+import { languageHeldPhones as heldByLanguage } from './recipe-language.service.ts';
 import { findWorkspaceRecipe, listWorkspaceRecipes, recipeSettingsOf, stepShotsOf } from './recipes.queries.ts';
 import {
   addRecipe,
@@ -66,6 +68,16 @@ export const recipesRoutes: FastifyPluginAsyncZod = async (app) => {
       if (!health) throw notFound();
       return health;
     },
+  );
+
+  /**
+   * The phones held back by their language: their latest run of an app in the last week ended `language_untested`,
+   * each with the recipe, the languages it covers and what to do (set the phone's language, or verify the recipe).
+   */
+  app.get(
+    '/recipes/held-by-language',
+    { config: { access: 'routines.manage' }, schema: { tags: ['recipes'], response: { 200: languageHeldPhones } } },
+    async (request) => heldByLanguage(db, actorOf(request).workspaceId),
   );
 
   /** A shipped recipe's document, to copy, check on the farm's phones, and add back as the workspace's own. */

@@ -4,6 +4,7 @@
  * and a compare.
  */
 import type {
+  LanguageHeldPhones,
   Range,
   RecipeBreaker,
   RecipeDiff,
@@ -65,6 +66,11 @@ export function useRecipeHealth(range: Range) {
     queryKey: listKey('/api/recipes/health', { range }),
     queryFn: ({ signal }) => apiRequest<RecipeHealth>(withQuery('/api/recipes/health', { range }), { signal }),
   });
+}
+
+/** Campaigns → Recipes: the phones held back by their language, with what to do (operators). */
+export function useLanguageHeldPhones(enabled: boolean) {
+  return useQuery<LanguageHeldPhones>({ queryKey: ['/api/recipes/held-by-language'], enabled });
 }
 
 /** A recipe's document: a shipped template (by its recipe id) or one of the workspace's (by its row id). */
