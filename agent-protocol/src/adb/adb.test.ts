@@ -401,7 +401,7 @@ describe('a phone over adb', () => {
     expect(fake.inputs).toEqual(['tap 68 1846']);
     expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
       Array(3).fill(
-        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
+        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
       ),
     );
   });
