@@ -587,7 +587,8 @@ describe('safe steps on real phones’ screens', () => {
     expect(clock.now()).toBeLessThan(60_000);
 
     // Through a reader that sees toasts (the UI server): "Video posted" confirms it; "Couldn't post", which holds
-    // "post" as the old confirmation matched, is a refusal.
+    // "post" as the old confirmation matched, confirms nothing (post_unconfirmed at the limit: its words have no
+    // public source to make it a refusal at once).
     const through = async (toastFile: string) => {
       const phone = new ScreenPhone('caption', { caption: 'tiktok-musically/caption.xml', after: toastFile }, () => 'after');
       phone.uiReader = async () => ({ kind: 'ui-server', version: '10.6.6', seesToasts: true });
@@ -599,7 +600,7 @@ describe('safe steps on real phones’ screens', () => {
     expect(refused.result).toMatchObject({
       status: 'failed',
       actions: { post: 0 },
-      failure: { code: 'post_unconfirmed', message: 'The app said it could not finish: "Couldn\'t post".' },
+      failure: { code: 'post_unconfirmed', message: 'The app did not confirm in time.' },
     });
   });
 
