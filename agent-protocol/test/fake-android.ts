@@ -738,11 +738,14 @@ export class FakeAndroid {
  */
 export function compressedTree(xml: string): string {
   const dropped: boolean[] = [];
-  return xml.replace(/<(\/?)([\w.]+)((?:\s+[\w:-]+=(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g, (tag, closing: string, name: string, attrs: string, selfClosing: string) => {
-    if (name === 'hierarchy' || name === '?xml') return tag;
-    if (closing) return dropped.pop() ? '' : tag;
-    const drop = /\sa11y-important=["']false["']/.test(attrs);
-    if (!selfClosing) dropped.push(drop);
-    return drop ? '' : tag;
-  });
+  return xml.replace(
+    /<(\/?)([\w.]+)((?:\s+[\w:-]+=(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g,
+    (tag, closing: string, name: string, attrs: string, selfClosing: string) => {
+      if (name === 'hierarchy' || name === '?xml') return tag;
+      if (closing) return dropped.pop() ? '' : tag;
+      const drop = /\sa11y-important=["']false["']/.test(attrs);
+      if (!selfClosing) dropped.push(drop);
+      return drop ? '' : tag;
+    },
+  );
 }

@@ -404,9 +404,7 @@ describe('a phone over adb', () => {
     expect(clock.slept).toEqual([1200, 1200]);
     expect(fake.inputs).toEqual(['tap 68 1846']);
     expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
-      Array(3).fill(
-        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
-      ),
+      Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'),
     );
   });
 });

@@ -240,7 +240,9 @@ describe('the dump when the server cannot run', () => {
     for (const id of ['layout_container_bottom_sheet', 'bottom_sheet_container_view', 'background_dimmer'])
       expect(screen.nodes.some((node) => node.resourceId === `com.instagram.android:id/${id}`)).toBe(true);
     // A word inside the sheet still has the sheet among its ancestors, where guards and dismissals look.
-    const inside = screen.nodes.find((node) => node.text === 'Get more from your next reel' && isWithin(screen, node, (at) => at.resourceId.endsWith(':id/layout_container_bottom_sheet')));
+    const inside = screen.nodes.find(
+      (node) => node.text === 'Get more from your next reel' && isWithin(screen, node, (at) => at.resourceId.endsWith(':id/layout_container_bottom_sheet')),
+    );
     expect(inside).toBeDefined();
   });
 

@@ -5,7 +5,9 @@
  *
  * Safe by default: an element that is not found is a miss, never a tap. A point is used only by a step marked
  * `positional`, and only while the screen cannot be read; a toggle (like, follow) reads its element's state before
- * and after and never uses a point. A miss ends the current round of a repeat and the run goes on; five misses in a
+ * and after and never uses a point. Any other step on a screen that cannot be read (busy, no UI server answer, no
+ * dump) ends the run `screen_unreadable` with nothing pressed on it, Back included. A post of several files (a
+ * carousel) ends `unsupported` before the run acts. A miss ends the current round of a repeat and the run goes on; five misses in a
  * row end it `app_changed`. Ordinary content the recipe names in `skips` (a private profile, comments turned off, no
  * results, an ad) ends the round with its reason and is no miss. Guards and popups that match words look only inside
  * dialogs and sheets; the crash check only at Android's `aerr_*` dialogs.
@@ -64,8 +66,7 @@ export async function runRecipe(phone: PhoneDevice, recipe: Recipe, params: Reci
 }
 
 /** What a person reads on a carousel post: why a phone cannot make one. */
-export const CAROUSEL_UNSUPPORTED =
-  "Carousel posts are not supported on phones: Android's am cannot send several files to the app.";
+export const CAROUSEL_UNSUPPORTED = "Carousel posts are not supported on phones: Android's am cannot send several files to the app.";
 
 /**
  * A post of several files (a carousel) on a recipe that shares media: `unsupported`, never retried, before the run

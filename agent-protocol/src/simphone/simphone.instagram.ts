@@ -146,7 +146,7 @@ function igFeed(api: SimApi, screen: ScreenOf<'feed' | 'post'>): SimNode {
     for (const node of all(root))
       if (idOf(node) === 'row_pending_media_discard_button')
         node.onTap = () => {
-          if (api.leftoverFailed === 'stays') return api.log('tapped the failed upload\'s discard: it stays');
+          if (api.leftoverFailed === 'stays') return api.log("tapped the failed upload's discard: it stays");
           api.uploadFailed = false;
           api.log('discarded the failed upload');
         };
