@@ -199,6 +199,30 @@ describe('running a recipe on recorded screens', () => {
     expect(busy.taps).toEqual([]);
   });
 
+  it('counts a reader that gave nothing (no UI server answer, no dump) as an unreadable screen, and a phone gone as offline', async () => {
+    const nothing = new FixturePhone('feed');
+    nothing.dumpUi = async () => {
+      throw new PhoneError('command_failed', 'The phone could not read its screen (uiautomator: not found).');
+    };
+    const unread = await run(nothing, [
+      { do: 'key', key: 'back' },
+      { do: 'tap', target: 'like_button', timeout: '2s' },
+    ]);
+    // The key before it was a step of the recipe; on the unreadable screen nothing more is pressed.
+    expect(nothing.keys).toEqual(['back']);
+    expect(nothing.taps).toEqual([]);
+    expect(unread.result.failure).toMatchObject({
+      code: 'screen_unreadable',
+      message:
+        "The phone's screen could not be read (The phone could not read its screen (uiautomator: not found)) while looking for like button; nothing was done on it.",
+    });
+    const gone = new FixturePhone('feed');
+    gone.dumpUi = async () => {
+      throw new PhoneError('disconnected', 'The phone is no longer connected.');
+    };
+    expect((await run(gone, [{ do: 'tap', target: 'like_button', timeout: '2s' }])).result.failure).toMatchObject({ code: 'device_offline' });
+  });
+
   it('ends the run on a guard with its reason, taps popups away, and knows Android crash dialogs', async () => {
     const guards = [{ when: { textContains: 'try again later' }, reason: 'rate_limited' as const, message: 'Instagram is limiting actions.' }];
     const limited = new FixturePhone('limit', { xml: { limit: dialog('Try Again Later', 'OK') } });
