@@ -78,7 +78,8 @@ function parses(): void {
 
 /**
  * A fake phone serving UI trees of a real Instagram (test/fixtures/real/instagram) for the post routine: the share
- * handler opens the caption screen, Share shows the pending row over the feed, which is gone two reads later.
+ * handler opens a photo post's caption screen, Share (share_footer_button) shows the pending row over the feed, which
+ * reads "Posted!" two reads later.
  */
 function posterPhone(serial: string): FakeAndroid {
   const real = (name: string) => fixture(`real/instagram/${name}.xml`);
@@ -86,8 +87,10 @@ function posterPhone(serial: string): FakeAndroid {
   const phone = new FakeAndroid({
     serial,
     screen: () => {
-      if (state.at === 'pending' && state.pendingReads-- <= 0) state.at = 'feed';
-      return real(state.at === 'caption' ? 'caption' : state.at === 'pending' ? 'feed-upload-pending' : 'feed');
+      if (state.at === 'pending' && state.pendingReads-- <= 0) state.at = 'posted';
+      return real(
+        state.at === 'caption' ? 'caption-photo' : state.at === 'pending' ? 'feed-upload-pending' : state.at === 'posted' ? 'feed-upload-posted' : 'feed',
+      );
     },
     packages: ['com.instagram.android'],
   });
@@ -96,7 +99,8 @@ function posterPhone(serial: string): FakeAndroid {
   };
   phone.onInput = (input) => {
     const tap = /^tap (\d+) (\d+)$/.exec(input);
-    if (tap && state.at === 'caption' && nodeAt(real('caption'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_button')) state.at = 'pending';
+    if (tap && state.at === 'caption' && nodeAt(real('caption-photo'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_footer_button'))
+      state.at = 'pending';
   };
   server.plug(phone);
   return phone;

@@ -502,7 +502,9 @@ export class FakeAndroid {
           return this.text('ERROR: null root node returned by UiTestAutomationBridge.\n', 0);
         }
         const file = args.filter((arg) => !arg.startsWith('-'))[1] ?? '/sdcard/window_dump.xml';
-        this.files.set(file, Buffer.from(this.uiXml()));
+        // `--compressed` leaves out views not important for accessibility (AOSP DumpCommand.java clears
+        // FLAG_INCLUDE_NOT_IMPORTANT_VIEWS); a tree marks them as the UI server's page source does (a11y-important).
+        this.files.set(file, Buffer.from(args.includes('--compressed') ? compressedTree(this.uiXml()) : this.uiXml()));
         return this.text(`UI hierchary dumped to: ${file}\n`);
       }
       case 'pm': {
@@ -739,4 +741,22 @@ export class FakeAndroid {
     this.minicaps.push(minicap);
     return { out: Buffer.concat(early), code: 0, running: minicap.exited.then((last) => ({ out: last, code: minicap.exitCode })) };
   }
+}
+
+/**
+ * The tree `uiautomator dump --compressed` gives: nodes marked `a11y-important="false"` left out, their children
+ * kept under the nearest node that stays (the accessibility tree without FLAG_INCLUDE_NOT_IMPORTANT_VIEWS).
+ */
+export function compressedTree(xml: string): string {
+  const dropped: boolean[] = [];
+  return xml.replace(
+    /<(\/?)([\w.]+)((?:\s+[\w:-]+=(?:"[^"]*"|'[^']*'))*)\s*(\/?)>/g,
+    (tag, closing: string, name: string, attrs: string, selfClosing: string) => {
+      if (name === 'hierarchy' || name === '?xml') return tag;
+      if (closing) return dropped.pop() ? '' : tag;
+      const drop = /\sa11y-important=["']false["']/.test(attrs);
+      if (!selfClosing) dropped.push(drop);
+      return drop ? '' : tag;
+    },
+  );
 }

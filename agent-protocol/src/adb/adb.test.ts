@@ -282,15 +282,17 @@ describe('a phone over adb', () => {
   });
 
   it('runs the shipped Instagram post recipe step by step, with the taps it sends', async () => {
-    // A phone serving UI trees of a real Instagram (test/fixtures/real): the share handler opens the caption screen,
-    // Share puts the pending row over the feed, and the row is gone once the upload finishes.
+    // A phone serving UI trees of a real Instagram (test/fixtures/real): the share handler opens a photo post's caption
+    // screen, Share (share_footer_button) puts the pending row over the feed, and the row then reads "Posted!".
     const real = (name: string) => fixture(`real/instagram/${name}.xml`);
     const state = { at: 'feed', pendingReads: 2 };
     const poster = new FakeAndroid({
       serial: 'POSTER-1',
       screen: () => {
         if (state.at === 'pending' && state.pendingReads-- <= 0) state.at = 'posted';
-        return real(state.at === 'caption' ? 'caption' : state.at === 'pending' ? 'feed-upload-pending' : 'feed');
+        return real(
+          state.at === 'caption' ? 'caption-photo' : state.at === 'pending' ? 'feed-upload-pending' : state.at === 'posted' ? 'feed-upload-posted' : 'feed',
+        );
       },
       screencap: () => png,
       packages: ['com.instagram.android'],
@@ -300,7 +302,7 @@ describe('a phone over adb', () => {
     };
     poster.onInput = (input) => {
       const tap = /^tap (\d+) (\d+)$/.exec(input);
-      if (tap && state.at === 'caption' && nodeAt(real('caption'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_button'))
+      if (tap && state.at === 'caption' && nodeAt(real('caption-photo'), Number(tap[1]), Number(tap[2]))?.resourceId.endsWith(':id/share_footer_button'))
         state.at = 'pending';
     };
     server.plug(poster);
@@ -341,10 +343,12 @@ describe('a phone over adb', () => {
       `keyevent ${Array(32).fill(67).join(' ')}`,
       'text Golden%shour%sat%sthe%spier%s#sunset%s#travel',
       'tap 671 91',
-      'tap 534 1293',
+      'tap 360 1293',
     ]);
     expect(poster.fieldText).toBe('Golden hour at the pier #sunset #travel');
     expect(labels).toEqual([
+      // No leftover failed-upload banner on this feed: nothing dismissed.
+      "A failed upload's banner left from before",
       'Share every file to Instagram',
       'Pause',
       'If caption box shows',
@@ -400,9 +404,7 @@ describe('a phone over adb', () => {
     expect(clock.slept).toEqual([1200, 1200]);
     expect(fake.inputs).toEqual(['tap 68 1846']);
     expect(fake.commands.filter((command) => command.includes('uiautomator dump'))).toEqual(
-      Array(3).fill(
-        'rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
-      ),
+      Array(3).fill('rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null'),
     );
   });
 });

@@ -124,14 +124,19 @@ export class UiReads {
     return this.dumpWithRetries();
   }
 
-  /** `uiautomator dump --compressed`, asked again on "null root node" and "could not get idle state". */
+  /**
+   * `uiautomator dump` (the whole tree), asked again on "null root node" and "could not get idle state". Never
+   * `--compressed`: it clears FLAG_INCLUDE_NOT_IMPORTANT_VIEWS (AOSP DumpCommand.java, UiAutomationShellWrapper.java;
+   * see EVIDENCE.md), which drops views not important for accessibility, and Instagram's sheet containers are such
+   * views: guards would lose the dialog ancestry they look in. The UI server's page source keeps them too.
+   */
   async dumpWithRetries(): Promise<string> {
     const { options } = this.link;
     const file = options.dumpPath;
     // Only one UI automation client runs on a phone: the server's instrumentation is stopped before dumping.
     const stopServer = this.server ? `am force-stop ${UI_SERVER_PACKAGE}; ` : '';
     // The old file is removed first: uiautomator can fail without an exit code and leave a stale dump behind.
-    const command = `${stopServer}rm -f ${file}; uiautomator dump --compressed ${file} 2>&1; cat ${file} 2>/dev/null`;
+    const command = `${stopServer}rm -f ${file}; uiautomator dump ${file} 2>&1; cat ${file} 2>/dev/null`;
     const attempts = Math.max(1, options.dumpAttempts);
     for (let attempt = 1; ; attempt++) {
       const output = await this.link.exec(command, options.dumpTimeoutMs);

@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
-import { FakeAndroid, type FakeAndroidOptions, fixture, keyguardPolicy } from '../../test/fake-android.ts';
+import { compressedTree, FakeAndroid, type FakeAndroidOptions, fixture, keyguardPolicy } from '../../test/fake-android.ts';
 import { PhoneError } from '../phone/phone.device.ts';
+import { isWithin, parseUiXml } from '../recipes/recipe.ui.ts';
 import { createAdbClient } from './adb.host.ts';
 import { AdbPhone, type AdbPhoneOptions, bundledUiServer } from './adb.phone.ts';
 
@@ -203,16 +204,46 @@ describe('the UiAutomator2 server on a phone', () => {
 });
 
 describe('the dump when the server cannot run', () => {
-  it('reads with uiautomator dump --compressed when the phone refuses installs, and says so', async () => {
+  it('reads with uiautomator dump (whole tree) when the phone refuses installs, and says so', async () => {
     const { fake, phone } = setup({ installRefused: true });
     expect(await phone.dumpUi()).toContain('resource-id="com.instagram.android:id/caption_input_text_view"');
     expect(phone.uiServerProblem).toBe('The phone refused to install the UI server: Failure [INSTALL_FAILED_USER_RESTRICTED: Install canceled by user].');
     expect(await phone.uiReader()).toEqual({ kind: 'dump', version: null, seesToasts: false });
     expect(fake.commands).toContain(
-      'am force-stop io.appium.uiautomator2.server; rm -f /data/local/tmp/farm-ui.xml; uiautomator dump --compressed /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
+      'am force-stop io.appium.uiautomator2.server; rm -f /data/local/tmp/farm-ui.xml; uiautomator dump /data/local/tmp/farm-ui.xml 2>&1; cat /data/local/tmp/farm-ui.xml 2>/dev/null',
     );
     // Refused installs are not tried again on every read.
     expect(fake.installs).toHaveLength(1);
+  });
+
+  it("keeps Instagram's sheet containers, which --compressed would leave out (they are not important for accessibility)", async () => {
+    // The promotion sheet as published (YallaPapi/geelark-automation@8922f15
+    // error_logs/micdropchannel_20251222_134426/error_006_page_source.xml lines 149-155): the dimmer, the sheet's
+    // layout_container_bottom_sheet, its inner bottom_sheet_container and bottom_sheet_container_view all carry
+    // a11y-important="false" there, as in every one of the 40 public page sources with those containers.
+    let sheet = fixture('real/instagram/reels-promo-sheet.xml');
+    for (const id of ['background_dimmer', 'layout_container_bottom_sheet', 'bottom_sheet_container_view'])
+      sheet = sheet.replace(`resource-id="com.instagram.android:id/${id}"`, `resource-id="com.instagram.android:id/${id}" a11y-important="false"`);
+    sheet = sheet.replace(
+      'resource-id="com.instagram.android:id/bottom_sheet_container" class="android.view.ViewGroup"',
+      'resource-id="com.instagram.android:id/bottom_sheet_container" class="android.view.ViewGroup" a11y-important="false"',
+    );
+    // What the compressed dump would have read: the sheet's words without the containers that say they are a sheet.
+    const compressed = parseUiXml(compressedTree(sheet));
+    expect(compressed.nodes.some((node) => node.resourceId.endsWith(':id/layout_container_bottom_sheet'))).toBe(false);
+    expect(compressed.nodes.some((node) => node.text === 'Get more from your next reel')).toBe(true);
+
+    const { fake, phone } = setup({ screen: () => sheet }, { uiServer: false });
+    const screen = parseUiXml(await phone.dumpUi());
+    expect(fake.commands.some((command) => command.includes('uiautomator dump /data/local/tmp/farm-ui.xml'))).toBe(true);
+    expect(fake.commands.some((command) => command.includes('--compressed'))).toBe(false);
+    for (const id of ['layout_container_bottom_sheet', 'bottom_sheet_container_view', 'background_dimmer'])
+      expect(screen.nodes.some((node) => node.resourceId === `com.instagram.android:id/${id}`)).toBe(true);
+    // A word inside the sheet still has the sheet among its ancestors, where guards and dismissals look.
+    const inside = screen.nodes.find(
+      (node) => node.text === 'Get more from your next reel' && isWithin(screen, node, (at) => at.resourceId.endsWith(':id/layout_container_bottom_sheet')),
+    );
+    expect(inside).toBeDefined();
   });
 
   it('asks again on "null root node" and "could not get idle state", and says why when it never reads', async () => {

@@ -4,7 +4,7 @@
  * the run with its progress and publishing step told to the agent, and how it ended in the words a person reads.
  */
 import type { RecipeRunResult } from '../recipes/recipe.runner.ts';
-import { runRecipe } from '../recipes/recipe.runner.ts';
+import { CAROUSEL_UNSUPPORTED, runRecipe } from '../recipes/recipe.runner.ts';
 import { resolveRecipe } from '../recipes/recipe.resolver.ts';
 import { parseRecipe, type Recipe, type RecipeParams, type RecipePlatform, type RoutineType } from '../recipes/recipe.schema.ts';
 import type { RunMedia } from '../recipes/recipe.media.ts';
@@ -28,6 +28,9 @@ export async function runTask(state: BackendState, work: TaskWork, context: Work
       message: `No recipe fits ${platform} ${routine.replace(/_/g, ' ')} on this phone's app version`,
       retryable: false,
     };
+  // A carousel ends before its files are fetched: no phone can be handed several files at once (`runRecipe` says so too).
+  if (work.kind === 'post.publish' && work.mediaUrls.length > 1)
+    return { status: 'failed', code: 'unsupported', message: CAROUSEL_UNSUPPORTED, retryable: false };
   let params: RecipeParams;
   let media: RunMedia | undefined;
   try {

@@ -105,6 +105,23 @@ describe('the device backend', () => {
     expect(steps[1]).toBe(shippedPost().steps[0]!.label);
   });
 
+  it('fails a carousel unsupported before its files are fetched, touching nothing on the phone, never to be retried', async () => {
+    const fetched: string[] = [];
+    const { outcome, phone } = await run(work({ mediaUrls: ['/api/objects/m1', '/api/objects/m2'] }), async (url) => {
+      fetched.push(url);
+      throw new Error('fetched');
+    });
+    expect(outcome).toEqual({
+      status: 'failed',
+      code: 'unsupported',
+      message: "Carousel posts are not supported on phones: Android's am cannot send several files to the app.",
+      retryable: false,
+    });
+    expect(fetched).toEqual([]);
+    expect(phone.taps).toEqual([]);
+    expect(phone.shares).toEqual([]);
+  });
+
   it('fails the attempt, touching nothing on the phone, when the media cannot be brought', async () => {
     const gone = async () => {
       throw new MediaError('The post’s media is gone (/api/agent/media/m1 answered 404)', false);

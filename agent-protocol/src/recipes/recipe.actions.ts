@@ -210,6 +210,8 @@ export class StepActions {
     // Every file is checked before any goes: whatever scope value `from` names, only this run's fetched media pass.
     const real: string[] = [];
     for (const file of files) real.push(await this.runFile(file, 'share_media'));
+    // The upload starts here: a failure notice already on screen belongs to an earlier upload, not to this one.
+    await this.confirmations.noteStale(scope);
     // Every file of a carousel goes to the phone, is indexed by the media store, then shared in one intent.
     const remote: string[] = [];
     for (const [index, file] of real.entries())

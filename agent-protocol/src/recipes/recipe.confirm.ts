@@ -4,13 +4,12 @@
  * see). Apps change how they confirm more often than how they are tapped, so these checks have their own room.
  */
 import { PhoneError, type Point } from '../phone/phone.device.ts';
-import { recipePackages } from './recipe.coverage.ts';
 import { describeStep } from './recipe.describe.ts';
 import type { Locator } from './recipe.locate.ts';
 import { Cancelled, StepFailure, type Scope, type StepProgress } from './recipe.outcome.ts';
-import type { ConfirmSpec, ElementState, EngagementAction, Step } from './recipe.schema.ts';
+import type { ConfirmSpec, ElementState, EngagementAction, Step, Target } from './recipe.schema.ts';
 import type { RunState } from './recipe.state.ts';
-import { centerOf, type UiNode } from './recipe.ui.ts';
+import { centerOf, type UiNode, type UiScreen } from './recipe.ui.ts';
 
 const VIDEO_FILE = /\.(mp4|mov|m4v|3gp|webm|mkv)$/i;
 
@@ -21,6 +20,9 @@ export interface StepEnd {
 }
 
 export class Confirmations {
+  /** Failure notices on screen before the upload started, by the `failed` target they match (stale, not this run's). */
+  private readonly stale = new Map<Target, number>();
+
   constructor(
     private readonly run: RunState,
     private readonly locator: Locator,
@@ -67,7 +69,10 @@ export class Confirmations {
           return finish({ point: at, ...(step.counts ? { action: step.counts } : {}) });
         }
       }
-      if (run.clock.now() >= deadline) throw run.miss(`${describeStep(step)}: tapped, but it never read ${stateWords(step.on)}.`);
+      if (run.clock.now() >= deadline) {
+        if (!run.readLast) throw locator.unreadable(step.target);
+        throw run.miss(`${describeStep(step)}: tapped, but it never read ${stateWords(step.on)}.`);
+      }
     }
   }
 
@@ -89,10 +94,31 @@ export class Confirmations {
     throw this.run.miss(`The field shows "${(landed ?? '').slice(0, 80)}" after typing "${value.slice(0, 80)}".`);
   }
 
-  /** Waits for the confirmation; `failed` or its absence at the limit end the run when the recipe gives a reason. */
+  /**
+   * Notes the app's failure notices on screen before an upload starts (the share): a banner left by an earlier failed
+   * upload is stale and must not fail the new one (public code reads Instagram's "Video can't be posted" row as a
+   * leftover, YallaPapi/geelark-automation@8922f15 screen_detector.py lines 261-265). The recipe dismisses such banners
+   * first; one that stays is counted here and only a further one counts against the new upload.
+   */
+  async noteStale(scope: Scope): Promise<void> {
+    const { run, locator } = this;
+    const failed = confirmSpecs(run.recipe.steps).flatMap((spec) => (spec.failed === undefined ? [] : [spec.failed]));
+    this.stale.clear();
+    if (failed.length === 0) return;
+    const screen = await locator.read();
+    if (!screen) return;
+    for (const target of failed) this.stale.set(target, this.shownNodes(screen, target, scope).length);
+  }
+
+  /**
+   * Waits for the confirmation: only `present` confirms (the words or element evidence shows the app gives on success).
+   * `failed` ends the run at once, unless it is a stale notice seen before the upload started; `finished` (the work
+   * under way, such as Instagram's pending row) never confirms: a row that scrolls off or goes says nothing of how it
+   * ended. At the limit the recipe's reason ends the run.
+   */
   async confirm(spec: ConfirmSpec, scope: Scope, counts: EngagementAction | undefined): Promise<boolean> {
     const { run, locator } = this;
-    if (!run.seesToasts && locator.isToastOnly(spec.present) && !spec.finished) {
+    if (!run.seesToasts && locator.isToastOnly(spec.present)) {
       // Waiting would only run out the clock: say at once that this phone cannot see the confirmation.
       const message = "The app confirms this only with a toast, which this phone's UI reader cannot see; check it on the phone.";
       if (spec.reason) throw new StepFailure(spec.reason, message);
@@ -102,28 +128,35 @@ export class Confirmations {
     const video = Array.isArray(media) ? media.some((file) => VIDEO_FILE.test(file)) : typeof media === 'string' && VIDEO_FILE.test(media);
     const fallback = counts === 'post' ? (video ? 10 * 60_000 : 3 * 60_000) : 10_000;
     const deadline = run.clock.now() + run.duration(spec.timeout, fallback);
-    let pending = false;
+    const stale = spec.failed === undefined ? 0 : (this.stale.get(spec.failed) ?? 0);
+    let underway = false;
     for (;;) {
       if (run.options.signal?.aborted) throw new Cancelled();
       const read = await locator.read();
       const screen = read && (await locator.guard(read, scope)) ? null : read;
       if (screen) {
-        if (spec.failed && locator.findTarget(screen, spec.failed, scope))
-          throw new StepFailure(spec.reason ?? 'post_unconfirmed', spec.message ?? 'The app said it could not finish.');
-        if (locator.findTarget(screen, spec.present, scope)) return true;
-        if (spec.finished) {
-          // Seen, then gone from a screen of the app: the work it stood for finished.
-          const shows = locator.findTarget(screen, spec.finished, scope) !== null;
-          if (shows) pending = true;
-          else if (pending && screen.packageName !== null && recipePackages(run.recipe).includes(screen.packageName)) return true;
+        const failed = spec.failed === undefined ? [] : this.shownNodes(screen, spec.failed, scope);
+        if (failed.length > stale) {
+          const said = (failed.at(-1)?.text || failed.at(-1)?.desc || '').slice(0, 120);
+          throw new StepFailure(spec.reason ?? 'post_unconfirmed', `The app said it could not finish${said ? `: "${said}"` : ''}.`);
         }
+        if (locator.findTarget(screen, spec.present, scope)) return true;
+        if (spec.finished && locator.findTarget(screen, spec.finished, scope)) underway = true;
       }
       if (run.clock.now() >= deadline) {
-        if (spec.reason) throw new StepFailure(spec.reason, spec.message ?? 'The app did not confirm in time.');
+        const message = `${spec.message ?? 'The app did not confirm in time.'}${underway ? ' It still showed the work under way.' : ''}`;
+        if (spec.reason) throw new StepFailure(spec.reason, message);
+        if (!run.readLast) throw locator.unreadable();
         return false;
       }
       await run.clock.sleep(Math.min(Math.max(run.options.pollMs ?? 1000, 2000), Math.max(1, deadline - run.clock.now())));
     }
+  }
+
+  /** The target's nodes the screen shows (a point shows none). */
+  private shownNodes(screen: UiScreen, target: Target, scope: Scope): UiNode[] {
+    if (typeof target !== 'string' && 'point' in target) return [];
+    return this.locator.findAll(screen, this.locator.element(target), scope);
   }
 
   /** What the focused field (or the field at `at`) holds, read from the screen. */
@@ -162,4 +195,14 @@ function stateWords(states: ElementState[]): string {
 
 function distance(a: Point, b: Point): number {
   return Math.hypot(a.x - b.x, a.y - b.y);
+}
+
+/** Every confirmation the recipe's steps wait for, however deep in repeats and branches. */
+function confirmSpecs(steps: readonly Step[]): ConfirmSpec[] {
+  return steps.flatMap((step): ConfirmSpec[] => {
+    const own = 'confirm' in step && step.confirm ? [step.confirm] : [];
+    if (step.do === 'repeat') return [...own, ...confirmSpecs(step.steps), ...confirmSpecs(step.after ?? [])];
+    if (step.do === 'when') return [...own, ...confirmSpecs(step.steps), ...confirmSpecs(step.else ?? [])];
+    return own;
+  });
 }

@@ -43,8 +43,9 @@ export class Locator {
   }
 
   /**
-   * Reads the screen; a busy screen or a malformed tree is retried after a pause, and answers null while it stays
-   * so (an unreadable screen: nothing is tapped on it, and nothing waited for passes).
+   * Reads the screen; a busy screen, a reader that gave nothing (no UI server answer, no dump) or a malformed tree is
+   * retried after a pause, and answers null while it stays so (an unreadable screen: nothing is tapped on it, nothing
+   * waited for passes, and a step that needs it ends the run `screen_unreadable`). A phone that is gone still throws.
    */
   async read(): Promise<UiScreen | null> {
     const run = this.run;
@@ -54,18 +55,32 @@ export class Locator {
         const screen = parseUiXml(await run.phone.dumpUi());
         run.lastScreen = screen;
         run.readLast = true;
+        run.unreadableWhy = null;
         this.trace.saw(screen);
         return screen;
       } catch (error) {
-        const unreadable = error instanceof UiBusyError || (error instanceof Error && !(error instanceof PhoneError) && /UI tree/.test(error.message));
-        if (!unreadable) throw error;
+        if (!isUnreadable(error)) throw error;
         if (attempt >= retries) {
           run.readLast = false;
+          run.unreadableWhy = error instanceof Error ? error.message : String(error);
           return null;
         }
         await run.clock.sleep(run.options.busyPauseMs ?? 1500);
       }
     }
+  }
+
+  /**
+   * The screen could not be read: the run ends here without acting on it (pressing Back on a screen nobody can see
+   * may leave the app, and the next look would blame a crash). Tried again once by the server.
+   */
+  unreadable(target?: Target): StepFailure {
+    const name = target === undefined ? null : typeof target === 'string' ? target.replace(/_/g, ' ') : 'the expected element';
+    const why = this.run.unreadableWhy ? ` (${this.run.unreadableWhy.replace(/\.$/, '').slice(0, 200)})` : '';
+    return new StepFailure(
+      'screen_unreadable',
+      `The phone's screen could not be read${why}${name ? ` while looking for ${name}` : ''}; nothing was done on it.`,
+    );
   }
 
   matches(node: UiNode, selector: Omit<Selector, 'index' | 'evidence'> & { checked?: boolean | undefined }, scope: Scope): boolean {
@@ -157,7 +172,11 @@ export class Locator {
         }
         if (node) return { node, point: centerOf(node.bounds) };
       }
-      if (run.clock.now() >= deadline) return { node: null, point: null };
+      if (run.clock.now() >= deadline) {
+        // Not found because nothing could be read: no step acts on (or branches over) a screen it cannot see.
+        if (!run.readLast) throw this.unreadable(target);
+        return { node: null, point: null };
+      }
       await run.clock.sleep(Math.min(run.options.pollMs ?? 1000, Math.max(1, deadline - run.clock.now())));
     }
   }
@@ -170,8 +189,7 @@ export class Locator {
     if (!reason && screen?.packageName && !packages.includes(screen.packageName) && /launcher/i.test(screen.packageName)) {
       return new StepFailure('app_crashed', `${this.run.packageName} is no longer on screen (the home screen shows).`);
     }
-    if (!reason && (screen === null || !this.run.readLast))
-      return new StepFailure('element_missing', `${capitalise(name)} could not be found: the screen never went idle long enough to be read.`);
+    if (!reason && (screen === null || !this.run.readLast)) return this.unreadable(target);
     return new StepFailure(reason ?? 'element_missing', message ?? `${capitalise(name)} did not appear on screen.`);
   }
 
@@ -294,6 +312,17 @@ function selectorsOf(spec: ElementSpec): Selector[] {
   const { or, fallback: _fallback, ...own } = spec;
   const hasOwn = Boolean(own.id || own.text || own.textContains || own.desc || own.descContains || own.textMatches || own.descMatches || own.class);
   return [...(hasOwn ? [own] : []), ...(or ?? [])];
+}
+
+/**
+ * Whether a failed read means the screen could not be read (retried, then `screen_unreadable`): a busy screen, a
+ * reader that answered nothing usable (the UI server's own error, a dump with no tree) or a malformed tree. A phone
+ * gone from adb (`disconnected`, an adb command's `timeout`) is no unreadable screen: it ends the run offline.
+ */
+function isUnreadable(error: unknown): boolean {
+  if (error instanceof UiBusyError) return true;
+  if (error instanceof PhoneError) return error.code === 'ui_busy' || error.code === 'command_failed' || error.name === 'UiServerError';
+  return error instanceof Error && /UI tree/.test(error.message);
 }
 
 function capitalise(text: string): string {

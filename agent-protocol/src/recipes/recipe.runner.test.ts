@@ -234,8 +234,9 @@ describe('running a recipe on recorded screens', () => {
   });
 
   // Changed by issue 36: wait_for no longer passes on a screen that cannot be read; the fallback point is used only
-  // by a positional step while the screen stays unreadable.
-  it('uses the fallback of a positional step on a screen that stays busy, and passes no wait on it', async () => {
+  // by a positional step while the screen stays unreadable. Any other step ends the run screen_unreadable, touching
+  // nothing.
+  it('uses the fallback of a positional step on a screen that stays busy, and ends any other step screen_unreadable', async () => {
     const phone = new FixturePhone('feed');
     phone.alwaysBusy = true;
     const { result } = await run(phone, [{ do: 'tap', target: 'home_tab', positional: true }]);
@@ -245,18 +246,39 @@ describe('running a recipe on recorded screens', () => {
     waiting.alwaysBusy = true;
     const waited = await run(waiting, [{ do: 'wait_for', target: 'home_tab', timeout: '2s' }]);
     expect(waited.result.failure).toMatchObject({
-      code: 'element_missing',
-      message: 'Home tab could not be found: the screen never went idle long enough to be read.',
+      code: 'screen_unreadable',
+      message: expect.stringMatching(/^The phone's screen could not be read \(.*\) while looking for home tab; nothing was done on it\.$/),
     });
     expect(waiting.taps).toEqual([]);
     const busy = new FixturePhone('feed');
     busy.alwaysBusy = true;
     const missing = await run(busy, [{ do: 'tap', target: 'like_button', timeout: '2s' }]);
-    expect(missing.result.failure).toMatchObject({
-      code: 'element_missing',
-      message: 'Like button could not be found: the screen never went idle long enough to be read.',
-    });
+    expect(missing.result.failure).toMatchObject({ code: 'screen_unreadable' });
     expect(busy.taps).toEqual([]);
+  });
+
+  it('counts a reader that gave nothing (no UI server answer, no dump) as an unreadable screen, and a phone gone as offline', async () => {
+    const nothing = new FixturePhone('feed');
+    nothing.dumpUi = async () => {
+      throw new PhoneError('command_failed', 'The phone could not read its screen (uiautomator: not found).');
+    };
+    const unread = await run(nothing, [
+      { do: 'key', key: 'back' },
+      { do: 'tap', target: 'like_button', timeout: '2s' },
+    ]);
+    // The key before it was a step of the recipe; on the unreadable screen nothing more is pressed.
+    expect(nothing.keys).toEqual(['back']);
+    expect(nothing.taps).toEqual([]);
+    expect(unread.result.failure).toMatchObject({
+      code: 'screen_unreadable',
+      message:
+        "The phone's screen could not be read (The phone could not read its screen (uiautomator: not found)) while looking for like button; nothing was done on it.",
+    });
+    const gone = new FixturePhone('feed');
+    gone.dumpUi = async () => {
+      throw new PhoneError('disconnected', 'The phone is no longer connected.');
+    };
+    expect((await run(gone, [{ do: 'tap', target: 'like_button', timeout: '2s' }])).result.failure).toMatchObject({ code: 'device_offline' });
   });
 
   it('ends the run on a guard with its reason, taps popups away, and knows Android crash dialogs', async () => {
@@ -560,45 +582,101 @@ describe('safe steps on real phones’ screens', () => {
     expect(phone.taps).toEqual([{ x: 310, y: 1315 }]);
   });
 
-  it('counts a post only when Instagram says so: the pending row finishing counts, "can’t be posted" is post_unconfirmed', async () => {
+  it('counts a post only when Instagram says "Posted!": a pending row that goes from view is post_unconfirmed, "can’t be posted" too', async () => {
     const share = {
       do: 'tap',
       target: 'share_button',
       counts: 'post',
-      confirm: { present: 'posted', finished: 'pending_row', failed: 'post_failed', reason: 'post_unconfirmed' },
+      confirm: { present: 'posted', failed: 'post_failed', reason: 'post_unconfirmed' },
     } as const;
     const files = {
       caption: 'instagram/caption.xml',
+      photo: 'instagram/caption-photo.xml',
       pending: 'instagram/feed-upload-pending.xml',
+      posted: 'instagram/feed-upload-posted.xml',
       feed: 'instagram/feed.xml',
       failed: 'instagram/feed-upload-failed.xml',
     };
-    let reads = 0;
-    const done = new ScreenPhone('caption', files, () => 'pending');
-    const dump = done.dumpUi.bind(done);
-    done.dumpUi = async () => {
-      if (done.at === 'pending' && ++reads > 2) done.at = 'feed';
-      return dump();
+    /** After the tap: the pending row for two reads, then `then`. */
+    const afterPending = (phone: ScreenPhone, then: string) => {
+      let reads = 0;
+      const dump = phone.dumpUi.bind(phone);
+      phone.dumpUi = async () => {
+        if (phone.at === 'pending' && ++reads > 2) phone.at = then;
+        return dump();
+      };
     };
-    const posted = await runShipped(done, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    const done = new ScreenPhone('caption', files, () => 'pending');
+    afterPending(done, 'posted');
+    const posted = await runShipped(done, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.mp4'] });
     expect(posted.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
     // The share tap says as it starts that it counts a post: a cut-off from here may leave the post up.
     expect(posted.progress.filter((event) => event.status === 'started' && event.counts === 'post').map((event) => event.path)).toEqual(['0']);
 
-    const failing = new ScreenPhone('caption', files, () => 'failed');
-    const failed = await runShipped(failing, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
-    expect(failed.result).toMatchObject({ status: 'failed', actions: { post: 0 }, failure: { code: 'post_unconfirmed' } });
+    // A photo post's Share is share_footer_button (no share_button on its screen): found, tapped, counted on "Posted!".
+    const photo = new ScreenPhone('photo', files, () => 'pending');
+    afterPending(photo, 'posted');
+    const shared = await runShipped(photo, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(shared.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+    expect(photo.taps).toEqual([{ x: 360, y: 1293 }]);
 
-    // Nothing ever says it posted: after the limit for an image (3 minutes), post_unconfirmed.
-    const silent = new ScreenPhone('caption', files, () => 'caption');
+    // The pending row goes (scrolled off, or gone unsaid) and nothing says "Posted!": not a post.
+    const gone = new ScreenPhone('caption', files, () => 'pending');
+    afterPending(gone, 'feed');
     const clock = manualClock();
-    const unconfirmed = await runShipped(silent, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] }, { clock });
-    expect(unconfirmed.result.failure).toMatchObject({ code: 'post_unconfirmed' });
+    const unsaid = await runShipped(gone, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] }, { clock });
+    expect(unsaid.result).toMatchObject({ status: 'failed', actions: { post: 0 }, failure: { code: 'post_unconfirmed' } });
+    // The limit for an image (3 minutes) ran out.
     expect(clock.now()).toBeGreaterThanOrEqual(3 * 60_000);
     expect(clock.now()).toBeLessThan(4 * 60_000);
+
+    const failing = new ScreenPhone('caption', files, () => 'failed');
+    const failed = await runShipped(failing, 'instagram/post.json', [share], { media: ['/srv/farm/media/pier.jpg'] });
+    expect(failed.result).toMatchObject({
+      status: 'failed',
+      actions: { post: 0 },
+      failure: { code: 'post_unconfirmed', message: 'The app said it could not finish: "Video can\'t be posted".' },
+    });
   });
 
-  it('says at once that a TikTok post cannot be confirmed on a reader blind to toasts, and counts it where the toast shows', async () => {
+  it('leaves a failed-upload banner from before the share out of the new upload’s outcome (dismissed first, or left as stale)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'farm-media-'));
+    const file = join(dir, 'pier.jpg');
+    writeFileSync(file, Buffer.from([0xff, 0xd8, 0xff, 0xd9]));
+    const media = { files: [file], dir };
+    const files = {
+      failed: 'instagram/feed-upload-failed.xml',
+      photo: 'instagram/caption-photo.xml',
+      pending: 'instagram/feed-upload-pending.xml',
+      posted: 'instagram/feed-upload-posted.xml',
+    };
+    // The banner stays whatever is tapped: the share opens the caption screen, Share goes back to the feed, where the
+    // old banner still shows between the pending row and "Posted!".
+    const phone = new ScreenPhone('failed', files, (at) => (at === 'photo' ? 'stale' : at));
+    phone.share = async (intent) => {
+      phone.shared.push(intent);
+      phone.at = 'photo';
+    };
+    const order = ['failed', 'pending', 'posted'];
+    let reads = 0;
+    const dump = phone.dumpUi.bind(phone);
+    phone.dumpUi = async () => {
+      if (phone.at === 'stale') phone.at = order[0] as string;
+      else if (order.includes(phone.at) && phone.shared.length > 0 && ++reads % 2 === 0) phone.at = order[Math.min(order.indexOf(phone.at) + 1, 2)] as string;
+      return dump();
+    };
+    const recipe = JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as RecipeInput;
+    const steps = recipe.steps.filter((step) => {
+      const kind = step as { do: string; counts?: string; present?: string };
+      return kind.present === 'post_failed' || kind.do === 'share_media' || kind.counts === 'post';
+    });
+    const { result } = await runShipped(phone, 'instagram/post.json', steps, { media: [file] }, { media });
+    // The dismiss was tried on the old banner (its discard button), and the new upload counted on "Posted!".
+    expect(phone.taps[0]).toEqual({ x: 681, y: 410 });
+    expect(result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+  });
+
+  it('says at once that a TikTok post cannot be confirmed on a reader blind to toasts, and counts only the words evidence shows', async () => {
     const post = {
       do: 'tap',
       target: 'post_button',
@@ -612,21 +690,39 @@ describe('safe steps on real phones’ screens', () => {
     expect(dump.result.failure).toMatchObject({ code: 'post_unconfirmed', message: expect.stringContaining('only with a toast') });
     expect(clock.now()).toBeLessThan(60_000);
 
-    // Through a reader that sees toasts (the UI server), TikTok's success toast confirms it. The toast node is rebuilt
-    // from geelark's TIKTOK_SCREEN_REFERENCE.md ("Toast message about post success"); its words are not recorded.
-    const toast = () =>
-      fixture('real/tiktok-musically/feed.xml').replace(
-        '</hierarchy>',
-        '<node class="android.widget.Toast" text="Your post is posted" bounds="[0,0][0,0]" /></hierarchy>',
-      );
-    const seeing = new FixturePhone('caption', { xml: { caption: () => fixture('real/tiktok-musically/caption.xml'), posted: toast } });
-    seeing.uiReader = async () => ({ kind: 'ui-server', version: '10.6.6', seesToasts: true });
-    seeing.tap = async (x, y) => {
-      seeing.taps.push({ x, y });
-      seeing.at = 'posted';
+    // Through a reader that sees toasts (the UI server): "Video posted" confirms it; "Couldn't post", which holds
+    // "post" as the old confirmation matched, confirms nothing (post_unconfirmed at the limit: its words have no
+    // public source to make it a refusal at once).
+    const through = async (toastFile: string) => {
+      const phone = new ScreenPhone('caption', { caption: 'tiktok-musically/caption.xml', after: toastFile }, () => 'after');
+      phone.uiReader = async () => ({ kind: 'ui-server', version: '10.6.6', seesToasts: true });
+      return runShipped(phone, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] });
     };
-    const server = await runShipped(seeing, 'tiktok/post.json', [post], { media: ['/srv/farm/media/run.mp4'] });
-    expect(server.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+    const posted = await through('tiktok-musically/toast-posted.xml');
+    expect(posted.result).toMatchObject({ status: 'completed', actions: { post: 1 } });
+    const refused = await through('tiktok-musically/toast-couldnt-post.xml');
+    expect(refused.result).toMatchObject({
+      status: 'failed',
+      actions: { post: 0 },
+      failure: { code: 'post_unconfirmed', message: 'The app did not confirm in time.' },
+    });
+  });
+
+  it('ends a carousel unsupported before it acts: no phone can be handed several files at once', async () => {
+    const phone = new ScreenPhone('caption', { caption: 'instagram/caption.xml' });
+    const recipe = JSON.parse(readFileSync(`${SHIPPED_RECIPES_DIR}instagram/post.json`, 'utf8')) as RecipeInput;
+    const { result } = await runShipped(phone, 'instagram/post.json', recipe.steps, { media: ['/srv/farm/media/a.jpg', '/srv/farm/media/b.jpg'] });
+    expect(result).toMatchObject({
+      status: 'failed',
+      failure: {
+        code: 'unsupported',
+        retryable: false,
+        message: "Carousel posts are not supported on phones: Android's am cannot send several files to the app.",
+      },
+    });
+    expect(phone.dumps).toBe(0);
+    expect(phone.taps).toEqual([]);
+    expect(phone.shared).toEqual([]);
   });
 
   it('ends the run app_changed after five misses in a row, never tapping a point', async () => {
@@ -749,10 +845,10 @@ describe('the pre-flight before a run', () => {
 
 describe('a run copies to the phone only the media fetched for it', () => {
   const steps: RecipeInput['steps'] = [{ do: 'repeat', each: 'media', as: 'file', steps: [{ do: 'push_media', from: '{{file}}', as: 'remote' }] }];
-  /** A media folder as the agent's fetcher leaves it, with two fetched files. */
-  function mediaFolder() {
+  /** A media folder as the agent's fetcher leaves it, with two fetched files (one: a post's single file to share). */
+  function mediaFolder(names = ['a1.jpg', 'b2.jpg']) {
     const dir = mkdtempSync(join(tmpdir(), 'farm-media-'));
-    const files = ['a1.jpg', 'b2.jpg'].map((name) => {
+    const files = names.map((name) => {
       writeFileSync(join(dir, name), 'jpeg');
       return join(dir, name);
     });
@@ -768,9 +864,14 @@ describe('a run copies to the phone only the media fetched for it', () => {
     const { result } = await run(phone, steps, {}, { media });
     expect(result.failure).toBeUndefined();
     expect(phone.pushed).toEqual(media.files);
+    const one = mediaFolder(['a1.jpg']);
     const sharing = new FixturePhone('feed');
-    expect((await run(sharing, share(), {}, { media })).result.failure).toBeUndefined();
-    expect(sharing.pushed).toEqual(media.files);
+    expect((await run(sharing, share(), {}, { media: one })).result.failure).toBeUndefined();
+    expect(sharing.pushed).toEqual(one.files);
+    // Two files in one share are a carousel: refused before anything reaches the phone.
+    const carousel = new FixturePhone('feed');
+    expect((await run(carousel, share(), {}, { media })).result.failure).toMatchObject({ code: 'unsupported', retryable: false });
+    expect(carousel.pushed).toEqual([]);
   });
 
   it("refuses a host path in the work's parameters: params.media is not what the run was given", async () => {
@@ -789,7 +890,7 @@ describe('a run copies to the phone only the media fetched for it', () => {
   });
 
   it("refuses share_media naming a recipe default or another scope value that holds a host path (the adb key, the agent's credential)", async () => {
-    const media = mediaFolder();
+    const media = mediaFolder(['a1.jpg']);
     const adbKey = join(homedir(), '.android', 'adbkey');
     // The recipe's own defaults: `media` from them is never the run's media, and any other name is not either.
     // Set past the schema (which may refuse it): a recipe stored before it did, run by a host not yet upgraded.
@@ -817,13 +918,12 @@ describe('a run copies to the phone only the media fetched for it', () => {
     const link = join(media.dir, 'c3.jpg');
     symlinkSync(join(outside, 'adbkey'), link);
     const phone = new FixturePhone('feed');
-    const { result } = await run(phone, share(), {}, { media: { dir: media.dir, files: [media.files[0]!, link] } });
+    const { result } = await run(phone, share(), {}, { media: { dir: media.dir, files: [link] } });
     expect(result.failure).toMatchObject({
       code: 'unknown',
       message: `share_media: the media file ${JSON.stringify(link)} leads outside the farm host's media folder and is not copied to a phone.`,
       retryable: false,
     });
-    // Checked before any file went: not even the good one was copied.
     expect(phone.pushed).toEqual([]);
   });
 });

@@ -5,8 +5,10 @@
  *
  * Safe by default: an element that is not found is a miss, never a tap. A point is used only by a step marked
  * `positional` that counts no action, and only while the screen cannot be read (a bare point too: on a read screen
- * that step is a miss, never a tap); a toggle (like, follow) reads its element's state before
- * and after and never uses a point. A miss ends the current round of a repeat and the run goes on; five misses in a
+ * that step is a miss, never a tap); a toggle (like, follow) reads its element's state before and after and never
+ * uses a point. Any other step on a screen that cannot be read (busy, no UI server answer, no dump) ends the run
+ * `screen_unreadable` with nothing pressed on it, Back included. A post of several files (a carousel) ends
+ * `unsupported` before the run acts. A miss ends the current round of a repeat and the run goes on; five misses in a
  * row end it `app_changed`. Ordinary content the recipe names in `skips` (a private profile, comments turned off, no
  * results, an ad) ends the round with its reason and is no miss. Guards and popups that match words look only inside
  * dialogs and sheets; the crash check only at Android's `aerr_*` dialogs.
@@ -64,6 +66,28 @@ export async function runRecipe(phone: PhoneDevice, recipe: Recipe, params: Reci
   return new RecipeRun(phone, recipe, params, options).run();
 }
 
+/** What a person reads on a carousel post: why a phone cannot make one. */
+export const CAROUSEL_UNSUPPORTED = "Carousel posts are not supported on phones: Android's am cannot send several files to the app.";
+
+/**
+ * A post of several files (a carousel) on a recipe that shares media: `unsupported`, never retried, before the run
+ * acts. `am` carries one URI extra and no list of URIs, so the share sheet's ACTION_SEND_MULTIPLE cannot be sent.
+ */
+function carouselOf(recipe: Recipe, params: RecipeParams, options: RecipeRunOptions): RecipeFailure | null {
+  const files = Math.max(options.media?.files.length ?? 0, params.media?.length ?? 0);
+  if (files < 2 || !sharesMedia(recipe.steps)) return null;
+  return { code: 'unsupported', message: CAROUSEL_UNSUPPORTED, retryable: false, step: 'start', label: `${files} files in one post` };
+}
+
+function sharesMedia(steps: readonly Step[]): boolean {
+  return steps.some(
+    (step) =>
+      step.do === 'share_media' ||
+      (step.do === 'repeat' && (sharesMedia(step.steps) || sharesMedia(step.after ?? []))) ||
+      (step.do === 'when' && (sharesMedia(step.steps) || sharesMedia(step.else ?? []))),
+  );
+}
+
 /** One run from start to result: composes the rooms and turns how the steps ended into the run's answer. */
 class RecipeRun {
   private readonly state: RunState;
@@ -89,6 +113,9 @@ class RecipeRun {
       if (key !== 'allowances' && key !== 'media' && value !== undefined) scope.set(key, value as TemplateValue);
     // `media` is the files fetched for this run, never a list from the work's parameters or the recipe's defaults.
     if (options.media && options.media.files.length > 0) scope.set('media', [...options.media.files]);
+    // A carousel is refused before anything is done on the phone: it could only end half-made in the app.
+    const carousel = carouselOf(recipe, state.params, options);
+    if (carousel) return this.result('failed', startedAt, carousel);
     await this.readPhone();
     const total = recipe.steps.length;
     const preflightStep: Step = { do: 'pause', for: 0, label: PREFLIGHT_LABEL };

@@ -256,7 +256,7 @@ export type ElementState = z.infer<typeof elementState>;
  */
 const confirm = z.strictObject({
   present: target,
-  /** Also confirmed when this shows and then goes (Instagram's pending-upload row finishing). */
+  /** The work under way (Instagram's pending-upload row): never a confirmation, showing or gone; said at the limit. */
   finished: target.optional(),
   failed: target.optional(),
   /** Default: 3 minutes for a post of images, 10 for video, 10 s for anything else. */

@@ -32,6 +32,8 @@ export class RunState {
   appLocale: string | undefined;
   /** Whether the last look at the screen could read it. */
   readLast = false;
+  /** Why the last look could not read the screen (the reader's own words), while it could not. */
+  unreadableWhy: string | null = null;
   /** Whether the phone's UI reader shows toasts (the UI server does, `uiautomator dump` does not). */
   seesToasts = false;
   /** The pre-flight runs its own steps without waiting at `beforeStep` (one gate for the whole of it). */

@@ -34,7 +34,9 @@ export class SimApps {
       privateAccounts: new Set(options.privateAccounts ?? []),
       account: options.account ?? 'farm.account',
       pendingReads: 0,
-      uploadFailed: false,
+      postedReads: 0,
+      uploadFailed: options.leftoverUploadFailed !== undefined,
+      leftoverFailed: options.leftoverUploadFailed ?? 'discards',
       sheet: options.sheet ?? null,
       fixtures: options.fixtures ?? {},
       posted: state.comments,
@@ -169,10 +171,20 @@ export class SimApps {
     this.api.focused = null;
     // TikTok says so in a toast ("video posted", YallaPapi/geelark-automation .taskmaster/docs/geelark_tiktok_flow.md),
     // which only a reader that sees toasts reports: here, for the next few reads.
-    if (this.app === 'tiktok') state.toast = { text: 'Video posted', reads: 3 };
-    // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then drops it, or says the
-    // upload failed ("Video can't be posted").
-    if (this.app === 'instagram') this.api.pendingReads = 2;
+    if (this.app === 'tiktok') {
+      const words = state.options.postToast ?? 'Video posted';
+      state.toast = { text: words, reads: 3 };
+      if (/couldn.t/i.test(words)) {
+        state.published.pop();
+        state.log('post refused');
+      }
+    }
+    // Instagram shows the upload's pending row over the feed for a while ("Posting to …"), then says "Posted!" in it
+    // (or, told so, drops it unsaid), or says the upload failed ("Video can't be posted").
+    if (this.app === 'instagram') {
+      this.api.pendingReads = 2;
+      this.api.postedReads = state.options.uploadFails || state.options.uploadUnconfirmed ? 0 : 3;
+    }
     if (this.app === 'instagram' && state.options.uploadFails) {
       this.api.uploadFailed = true;
       state.published.pop();

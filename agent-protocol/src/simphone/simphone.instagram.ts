@@ -125,13 +125,31 @@ function igFeed(api: SimApi, screen: ScreenOf<'feed' | 'post'>): SimNode {
   const author = screen.name === 'feed' ? authorAt(n) : screen.author;
   const pending = screen.name === 'feed' && api.pendingReads > 0;
   if (pending) api.pendingReads -= 1;
-  const failed = screen.name === 'feed' && !pending && api.uploadFailed;
+  const posted = screen.name === 'feed' && !pending && api.postedReads > 0;
+  if (posted) api.postedReads -= 1;
+  const failed = screen.name === 'feed' && !pending && !posted && api.uploadFailed;
   // Every third post of the feed is an ad, as Instagram mixes sponsored posts into it.
-  const ad = screen.name === 'feed' && !pending && !failed && n % 3 === 2;
+  const ad = screen.name === 'feed' && !pending && !posted && !failed && n % 3 === 2;
   const root = tree(
-    pending ? 'instagram/feed-upload-pending.xml' : failed ? 'instagram/feed-upload-failed.xml' : ad ? 'instagram/feed-ad.xml' : 'instagram/feed.xml',
+    pending
+      ? 'instagram/feed-upload-pending.xml'
+      : posted
+        ? 'instagram/feed-upload-posted.xml'
+        : failed
+          ? 'instagram/feed-upload-failed.xml'
+          : ad
+            ? 'instagram/feed-ad.xml'
+            : 'instagram/feed.xml',
     api,
   );
+  if (failed)
+    for (const node of all(root))
+      if (idOf(node) === 'row_pending_media_discard_button')
+        node.onTap = () => {
+          if (api.leftoverFailed === 'stays') return api.log("tapped the failed upload's discard: it stays");
+          api.uploadFailed = false;
+          api.log('discarded the failed upload');
+        };
   rename(root, FIXTURE_AUTHOR.instagramFeed, author);
   igPost(api, root, ad ? `ad#${n}` : `${author}#${n}`);
   igTabs(api, root);
@@ -286,9 +304,10 @@ function igGallery(api: SimApi): SimNode {
   return root;
 }
 
-/** A new post's caption screen and its Share button. */
+/** A new post's caption screen and its Share button: a reel's for a video, a photo post's for a picture. */
 function igCaption(api: SimApi): SimNode {
-  const root = tree('instagram/caption.xml', api);
+  const photo = /\.(jpe?g|png|webp|heic|gif)$/i.test(api.media[0] ?? '');
+  const root = tree(photo ? 'instagram/caption-photo.xml' : 'instagram/caption.xml', api);
   for (const node of all(root)) {
     const id = idOf(node);
     if (id === 'caption_input_text_view') {
@@ -296,7 +315,7 @@ function igCaption(api: SimApi): SimNode {
       node.focused = api.focused === 'caption';
       node.onTap = () => api.focus('caption');
     }
-    if (id === 'share_button') node.onTap = () => api.publish();
+    if (id === 'share_button' || id === 'share_footer_button') node.onTap = () => api.publish();
   }
   igBack(api, root);
   return root;

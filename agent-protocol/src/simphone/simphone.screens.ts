@@ -54,8 +54,12 @@ export interface SimApi {
   focused: 'search' | 'caption' | 'comment' | null;
   /** Feed reads left that still show the last post's pending-upload row. */
   pendingReads: number;
+  /** Reads left showing the upload's "Posted!" row (after its pending reads). */
+  postedReads: number;
   /** The last upload failed: the feed shows its "can't be posted" row. */
   uploadFailed: boolean;
+  /** What the discard button of a failed upload's row does: takes the row away, or nothing (`stays`). */
+  leftoverFailed: 'discards' | 'stays';
   /**
    * A sheet laid over the app until it is closed: TikTok's add-phone-number sheet (only an X), Instagram's promotion
    * sheet (its dimmer or Back).

@@ -38,6 +38,15 @@ export interface SimulatedPhoneUiOptions {
   sheet?: 'add-phone' | 'promotion';
   /** Instagram fails the next upload ("Video can't be posted"). */
   uploadFails?: boolean;
+  /** Instagram's pending row goes from the feed without ever saying "Posted!" (scrolled off, or gone unsaid). */
+  uploadUnconfirmed?: boolean;
+  /**
+   * Instagram opens with a failed upload's banner left from before ("Video can't be posted"): its discard button
+   * takes it away (`discards`), or it stays whatever is tapped (`stays`).
+   */
+  leftoverUploadFailed?: 'discards' | 'stays';
+  /** The words of TikTok's toast after Post: "Video posted" by default; one saying it couldn't post publishes nothing. */
+  postToast?: string;
   /** Trees of real phones that replace the embedded ones, by fixture name (another build, another caption). */
   fixtures?: Partial<Record<SimulatedFixture, string>>;
   /** The phone's UI language (its screens are the English fixtures'): `en-US` by default; null, a phone that cannot say. */

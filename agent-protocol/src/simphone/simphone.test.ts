@@ -60,7 +60,7 @@ async function run(
 }
 
 describe('the shipped recipes on the simulated phone', () => {
-  it('publishes an Instagram post: media shared to the app, caption with hashtags, confirmed by the pending row finishing', async () => {
+  it('publishes an Instagram post: media shared to the app, caption with hashtags, confirmed when the pending row says "Posted!"', async () => {
     const { phone, result, progress } = await run('instagram', 'create_post');
     expect(result.failure).toBeUndefined();
     expect(result.status).toBe('completed');
@@ -68,7 +68,8 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Golden hour at the pier #sunset #travel', media: 'pier.jpg' }]);
     // Through the share sheet to the caption screen (a real 2025 tab bar has no creation tab), no blind taps.
     expect(phone.shares.map((share) => share.package)).toEqual(['com.instagram.android']);
-    expect(phone.taps.map((tap) => tap.hit)).toContain('share_button');
+    // A photo post's Share is share_footer_button (a reel's is share_button).
+    expect(phone.taps.map((tap) => tap.hit)).toContain('share_footer_button');
     expect(phone.taps.filter((tap) => tap.hit === null)).toEqual([]);
     expect(phone.where).toBe('instagram/feed');
     expect(
@@ -254,10 +255,15 @@ describe('the simulated phone', () => {
     await tapOn(phone, id('caption_input_text_view'));
     await phone.text('draft');
     expect(await phone.setText('Golden hour 🌅\n#sunset')).toBe('Golden hour 🌅\n#sunset');
-    await tapOn(phone, id('share_button'));
+    // A photo: the photo post's caption screen, whose Share is share_footer_button.
+    expect(await phone.dumpUi()).not.toContain(':id/share_button"');
+    await tapOn(phone, id('share_footer_button'));
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Golden hour 🌅\n#sunset', media: 'pier.jpg' }]);
-    // The pending row shows over the feed, then goes: the upload is done.
+    // The pending row shows over the feed, then says "Posted!", then goes.
     expect(await phone.dumpUi()).toContain('Posting to farm.account…');
+    await phone.dumpUi();
+    expect(await phone.dumpUi()).toContain('Posted! Nicely done.');
+    await phone.dumpUi();
     await phone.dumpUi();
     expect(await phone.dumpUi()).not.toContain('row_pending_media');
 

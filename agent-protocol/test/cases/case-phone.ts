@@ -17,6 +17,7 @@ import { SimulatedPhoneUi, type SimulatedPhoneUiOptions } from '../../src/simpho
 import type { SimulatedFixture } from '../../src/simphone/simphone.fixtures.list.ts';
 import { FakeAdbServer } from '../fake-adb.server.ts';
 import { FakeAndroid, fixture } from '../fake-android.ts';
+import type { FakeUiServerBehaviour } from '../fake-uiautomator2.ts';
 
 /** Android's key codes as `input keyevent` sends them, to the simulator's keys. */
 const KEYS: Record<string, 'back' | 'home' | 'enter' | 'delete' | 'power' | 'wakeup'> = {
@@ -48,10 +49,12 @@ export interface CasePhoneOptions extends SimulatedPhoneUiOptions {
    * refused, and the host reads with `uiautomator dump`.
    */
   uiServer?: string;
+  /** How that UI server answers (`crashes`: its instrumentation ends at the first page source, as on phones): `works` by default. */
+  uiServerBehaviour?: FakeUiServerBehaviour;
 }
 
 export async function casePhone(caseOptions: CasePhoneOptions = {}): Promise<CasePhone> {
-  const { uiServer, ...options } = caseOptions;
+  const { uiServer, uiServerBehaviour, ...options } = caseOptions;
   const sim = new SimulatedPhoneUi({ width: 1080, height: 2400, ...options });
   const packages = ['com.instagram.android', options.tiktokPackage ?? 'com.zhiliaoapp.musically'];
   const png = await sharp({ create: { width: 1080, height: 2400, channels: 3, background: '#ffffff' } })
@@ -80,7 +83,7 @@ export async function casePhone(caseOptions: CasePhoneOptions = {}): Promise<Cas
   const android = new FakeAndroid({
     serial: options.serial ?? 'CASE-0001',
     packages,
-    ...(uiServer ? { uiServerInstalled: uiServer } : { installRefused: true }),
+    ...(uiServer ? { uiServerInstalled: uiServer, ...(uiServerBehaviour ? { uiServer: uiServerBehaviour } : {}) } : { installRefused: true }),
     screen: () => {
       sync();
       return sim.uiXml();
