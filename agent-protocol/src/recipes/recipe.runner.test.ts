@@ -185,7 +185,8 @@ describe('running a recipe on recorded screens', () => {
     const unchecked = recipeOf([{ do: 'tap', target: 'like_button' }]);
     unchecked.steps = [{ do: 'tap', target: { id: 'row_feed_button_like', fallback: { x: 0.5, y: 0.25 } }, positional: true, counts: 'like', timeout: '2s' }];
     const { failure } = await runRecipe(busy, unchecked, {}, { random: () => 0.5, clock });
-    expect(failure).toMatchObject({ code: 'element_missing' });
+    // The screen never reads: the run ends there, the point untouched.
+    expect(failure).toMatchObject({ code: 'screen_unreadable' });
     expect(busy.taps).toEqual([]);
 
     expect(recipeSchema.safeParse(recipeInput([{ do: 'tap', target: { point: { x: 0.5, y: 0.5 } } }])).success).toBe(false);
