@@ -50,6 +50,7 @@ export { describeStep };
 export { shareMime } from './recipe.actions.ts';
 export {
   StopRun,
+  type HandOver,
   type RecipeFailure,
   type RecipePreflight,
   type RecipeRunOptions,
@@ -169,6 +170,7 @@ class RecipeRun {
       steps: state.done,
       misses: state.misses,
       skipped: [...state.skipped],
+      handedOver: { ...state.handedOver },
       package: state.packageName,
       ...(state.appVersion ? { appVersion: state.appVersion } : {}),
       ...(failure ? { failure } : {}),
