@@ -118,6 +118,18 @@ export class Tasks {
       publishing: () => {
         running.publishing = true;
       },
+      handOver: async (item) => {
+        // Keyed by task, attempt and index on the server: sent again after a lost answer, it still makes one VA task.
+        const message = { taskId: dispatch.taskId, attempt: running.attempt, ...item };
+        for (let tries = 0; tries < 3 && socket.connected && !signal.aborted; tries += 1) {
+          const answer = await this.state.request('task.handover', message, 5000);
+          if (answer?.ok) return;
+          if (answer && !answer.ok) {
+            this.state.log(`hand-over ${item.index} of task ${dispatch.taskId} refused: ${answer.error}`);
+            return;
+          }
+        }
+      },
       progress: (percent, step) => {
         if (socket.connected && !signal.aborted) {
           socket.emit('task.progress', {

@@ -14,7 +14,7 @@ import { patternProblem } from './recipe.pattern.ts';
 import { hasStrayBraces, TEMPLATE_PATTERN, templateFilters, templateNames } from './recipe.template.ts';
 
 import { routineTypes, type RoutineType } from '../routines.ts';
-import { platforms, type Platform } from '../values.ts';
+import { handOverKinds, platforms, type HandOverKind, type Platform } from '../values.ts';
 
 export { routineTypes, type RoutineType };
 
@@ -326,9 +326,7 @@ const expectStep = z.strictObject({
 });
 const pause = z.strictObject({ ...base, do: z.literal('pause'), for: duration });
 
-/** Work a run hands to a person instead of doing it: a comment is written by a VA, never typed by a recipe. */
-export const handOverKinds = ['comment'] as const;
-export type HandOverKind = (typeof handOverKinds)[number];
+export { handOverKinds, type HandOverKind };
 
 /**
  * Hands a post to a VA (`kind: comment`): the run reads the post's author (the first word of `author`'s text, else
