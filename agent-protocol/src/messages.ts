@@ -91,7 +91,10 @@ export const taskHandOver = z.object({
   index: z.number().int().min(0).max(10_000),
   kind: z.enum(handOverKinds),
   author: socialHandle,
-  link: z.url({ protocol: /^https$/ }).max(500).optional(),
+  link: z
+    .url({ protocol: /^https$/ })
+    .max(500)
+    .optional(),
   frame: traceFrame.optional(),
 });
 export type TaskHandOver = z.infer<typeof taskHandOver>;

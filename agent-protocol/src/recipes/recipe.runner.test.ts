@@ -469,9 +469,15 @@ describe('safe steps on real phones’ screens', () => {
     const handOver = { do: 'hand_over', kind: 'comment', author: 'post_author', near: 'comment_button' } as const;
     const feed = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
     const handed: HandOver[] = [];
-    const { result, progress } = await runShipped(feed, 'instagram/engage.json', [{ do: 'repeat', times: 3, steps: [handOver] }], { allowances: { comment: 2 } }, {
-      onHandOver: (item) => void handed.push(item),
-    });
+    const { result, progress } = await runShipped(
+      feed,
+      'instagram/engage.json',
+      [{ do: 'repeat', times: 3, steps: [handOver] }],
+      { allowances: { comment: 2 } },
+      {
+        onHandOver: (item) => void handed.push(item),
+      },
+    );
     // The first post's comment button, and the author in the header nearest above it (not the ad's below).
     expect(handed.map(({ index, kind, author }) => ({ index, kind, author }))).toEqual([
       { index: 0, kind: 'comment', author: 'sunny.trails' },
@@ -486,9 +492,15 @@ describe('safe steps on real phones’ screens', () => {
     // TikTok's author is its avatar's description ("<name> profile").
     const tiktok = new ScreenPhone('feed', { feed: 'tiktok-musically/feed.xml' });
     const tt: HandOver[] = [];
-    await runShipped(tiktok, 'tiktok/engage.json', [{ do: 'hand_over', kind: 'comment', author: 'video_author', near: 'comments_button' }], {}, {
-      onHandOver: (item) => void tt.push(item),
-    });
+    await runShipped(
+      tiktok,
+      'tiktok/engage.json',
+      [{ do: 'hand_over', kind: 'comment', author: 'video_author', near: 'comments_button' }],
+      {},
+      {
+        onHandOver: (item) => void tt.push(item),
+      },
+    );
     expect(tt.map((item) => item.author)).toEqual(['lena.paints']);
 
     // A reference account's post: the author is the account the round is for.
@@ -505,7 +517,13 @@ describe('safe steps on real phones’ screens', () => {
     // No comment button on screen (comments turned off hide it): nothing handed over, no miss.
     const profile = new ScreenPhone('profile', { profile: 'instagram/profile.xml' });
     const none: HandOver[] = [];
-    const off = await runShipped(profile, 'instagram/engage.json', [{ do: 'repeat', times: 1, steps: [handOver] }], {}, { onHandOver: (item) => void none.push(item) });
+    const off = await runShipped(
+      profile,
+      'instagram/engage.json',
+      [{ do: 'repeat', times: 1, steps: [handOver] }],
+      {},
+      { onHandOver: (item) => void none.push(item) },
+    );
     expect(none).toEqual([]);
     expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off (the post shows no comment button)'] });
   });

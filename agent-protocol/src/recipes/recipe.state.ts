@@ -6,7 +6,15 @@
  */
 import type { PhoneDevice, Point, ScreenSize } from '../phone/phone.device.ts';
 import { drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
-import { engagementActions, handOverKinds, type EngagementAction, type HandOverKind, type Recipe, type RecipeParams, type RecipePoint } from './recipe.schema.ts';
+import {
+  engagementActions,
+  handOverKinds,
+  type EngagementAction,
+  type HandOverKind,
+  type Recipe,
+  type RecipeParams,
+  type RecipePoint,
+} from './recipe.schema.ts';
 import { fillTemplate } from './recipe.template.ts';
 import type { UiScreen } from './recipe.ui.ts';
 import { Miss, StepFailure, type RecipeRunOptions, type Scope } from './recipe.outcome.ts';

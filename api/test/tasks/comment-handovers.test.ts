@@ -43,8 +43,7 @@ async function phoneAtWork(name: string) {
   return { device, socket, given, account: work.account as { id: string; username: string } };
 }
 
-const handOvers = (taskId: string) =>
-  t.db.selectFrom('tasks').selectAll().where('sourceKey', 'like', `handover:${taskId}:%`).orderBy('sourceKey').execute();
+const handOvers = (taskId: string) => t.db.selectFrom('tasks').selectAll().where('sourceKey', 'like', `handover:${taskId}:%`).orderBy('sourceKey').execute();
 
 const commentsToday = async (accountId: string) =>
   (await t.db.selectFrom('accountDailyActions').select('comments').where('accountId', '=', accountId).execute()).reduce((sum, row) => sum + row.comments, 0);

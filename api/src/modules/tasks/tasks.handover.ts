@@ -40,7 +40,7 @@ function describe(record: HandOverRecord, routine: string | null): string {
   return [
     `Write a comment on @${record.author}'s post from @${record.account} (${record.platform}) yourself, on the phone that holds the account.`,
     `${routine ? `The routine "${routine}"` : 'A routine'} reached this post and handed it to you: comments are written by a VA, the phone never types them.`,
-    record.link ? `Post: ${record.link}` : 'The phone could not read the post\'s address: find it by the frame.',
+    record.link ? `Post: ${record.link}` : "The phone could not read the post's address: find it by the frame.",
     record.profileUrl ? `Profile: ${record.profileUrl}` : '',
     `Mark the task done once your comment is up: it counts as one of @${record.account}'s comments today.`,
   ]
@@ -53,7 +53,11 @@ export const handOverKey = (message: Pick<AgentMessage<'task.handover'>, 'taskId
   `handover:${message.taskId}:${message.attempt}:${message.index}`;
 
 /** The account the phone's task works for: its own, else the one its routine names. */
-async function accountOf(db: Db, workspaceId: string, taskId: string): Promise<{ id: string | null; username: string; platform: string; routine: string | null } | null> {
+async function accountOf(
+  db: Db,
+  workspaceId: string,
+  taskId: string,
+): Promise<{ id: string | null; username: string; platform: string; routine: string | null } | null> {
   const task = await db.selectFrom('tasks').select(['accountId', 'work']).where('workspaceId', '=', workspaceId).where('id', '=', taskId).executeTakeFirst();
   if (!task) return null;
   const work = task.work as Partial<RoutineRunWork>;
