@@ -4,13 +4,14 @@
  * profile and the frame. Sent twice, it makes one task; marked done, it counts one comment toward the account's day.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PhoneAgent, type PhoneBackend } from '@farm/agent-protocol';
 import { INSTAGRAM, SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
 import type { Task } from '@farm/contracts';
 import { realtimeApp } from '../helpers/realtime.ts';
-import { bareAgent, duePostTask, enrolledPhone, helloV1, send } from '../realtime/phones.ts';
+import { bareAgent, duePostTask, enrolledPhone, helloV1, send, until } from '../realtime/phones.ts';
 import { connected, next, pause } from '../realtime/sockets.ts';
 
-const { t, url, operator, va, sockets, browserSocket } = await realtimeApp({
+const { t, url, operator, va, sockets, closers, browserSocket } = await realtimeApp({
   automation: { ackTimeoutMs: 5000, progressWindowMs: 10_000, heartbeatMs: 1000, backoffBaseMs: 0 },
 });
 
@@ -116,5 +117,32 @@ describe('a comment handed to a VA', () => {
     expect(await send(socket, 'task.result', { ...given, status: 'completed', engagement: { likes: 2 } })).toEqual({ ok: true });
     await pause(50);
     expect(await handOvers(given.taskId)).toEqual([]);
+  });
+
+  it('goes from the reference agent as its run reaches the post, before the run’s own result', async () => {
+    const { device, token } = await enrolledPhone(operator, { name: 'Pixel agent', assignedToId: va.user!.id });
+    const finished: string[] = [];
+    // A phone whose run hands one post over, then completes (the recipe's side is agent-protocol's tests).
+    const backend: PhoneBackend = {
+      describe: () => ({ model: 'Test', androidVersion: '14', agentVersion: 'test/2' }),
+      state: () => ({ battery: 90, charging: false, screenOn: true, status: 'online' }),
+      screenshot: async () => undefined,
+      run: async (_work, context) => {
+        await context.handOver?.({ index: 0, kind: 'comment', author: 'sunny.trails', frame });
+        finished.push(context.taskId);
+        return { status: 'completed', engagement: { likes: 1 } };
+      },
+    };
+    const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
+    closers.push(() => agent.close());
+    await until(async () => agent.connected, 'agent connected');
+    const { account, task } = await duePostTask(t, operator, device.id);
+    const made = await until(async () => (await handOvers(task.id))[0], 'the hand-over task');
+    expect(made).toMatchObject({ title: `Comment on @sunny.trails's post from @${account.username}`, assignedToId: va.user!.id, status: 'pending' });
+    await until(
+      async () => finished.length > 0 && (await t.db.selectFrom('tasks').select('status').where('id', '=', task.id).executeTakeFirst())?.status === 'completed',
+      'the run’s result',
+    );
+    expect(await handOvers(task.id)).toHaveLength(1);
   });
 });
