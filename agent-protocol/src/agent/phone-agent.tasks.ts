@@ -95,6 +95,8 @@ export class Tasks {
     } catch (error) {
       outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
     }
+    // The posts it handed to a person reach the server before its result does.
+    await Promise.allSettled(running.handOvers ?? []);
     state.running.delete(dispatch.taskId);
     // Cut off by the host: what it said, whatever the run made of being stopped — unless the work got done first (sent
     // as done: tried again, a post could go up twice).
@@ -118,17 +120,22 @@ export class Tasks {
       publishing: () => {
         running.publishing = true;
       },
-      handOver: async (item) => {
-        // Keyed by task, attempt and index on the server: sent again after a lost answer, it still makes one VA task.
+      handOver: (item) => {
+        // Told in the background, so the run goes on: a server that predates the message never answers it. Keyed by
+        // task, attempt and index on the server, a copy sent again after a lost answer still makes one VA task.
         const message = { taskId: dispatch.taskId, attempt: running.attempt, ...item };
-        for (let tries = 0; tries < 3 && socket.connected && !signal.aborted; tries += 1) {
-          const answer = await this.state.request('task.handover', message, 5000);
-          if (answer?.ok) return;
-          if (answer && !answer.ok) {
-            this.state.log(`hand-over ${item.index} of task ${dispatch.taskId} refused: ${answer.error}`);
-            return;
+        const telling = (async () => {
+          for (let tries = 0; tries < 2 && socket.connected && !signal.aborted; tries += 1) {
+            const answer = await this.state.request('task.handover', message, 5000);
+            if (answer?.ok) return;
+            if (answer && !answer.ok) {
+              this.state.log(`hand-over ${item.index} of task ${dispatch.taskId} refused: ${answer.error}`);
+              return;
+            }
           }
-        }
+        })();
+        (running.handOvers ??= []).push(telling);
+        return Promise.resolve();
       },
       progress: (percent, step) => {
         if (socket.connected && !signal.aborted) {
