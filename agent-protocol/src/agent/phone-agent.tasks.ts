@@ -134,7 +134,7 @@ export class Tasks {
             }
           }
         })();
-        (running.handOvers ??= []).push(telling);
+        running.handOvers = [...(running.handOvers ?? []), telling];
         return Promise.resolve();
       },
       progress: (percent, step) => {
