@@ -29,7 +29,8 @@ export type DryRunMode = (typeof dryRunModes)[number];
 export const traceVerdicts = ['done', 'skipped', 'failed', 'stopped'] as const;
 export type TraceVerdict = (typeof traceVerdicts)[number];
 
-const frame = z.object({
+/** A screenshot a trace (or a post handed to a VA) carries: JPEG or PNG bytes within MAX_TRACE_FRAME_BYTES. */
+export const traceFrame = z.object({
   mime: z.enum(['image/jpeg', 'image/png']),
   data: z.custom<Uint8Array>((value) => value instanceof Uint8Array && value.byteLength > 0 && value.byteLength <= MAX_TRACE_FRAME_BYTES, {
     message: `must be 1 to ${MAX_TRACE_FRAME_BYTES} bytes of image`,
@@ -70,7 +71,7 @@ export const traceStep = z.object({
     .min(0)
     .max(24 * 3_600_000),
   /** The screen after the step (before it, for a failed or stopped one). */
-  frame: frame.optional(),
+  frame: traceFrame.optional(),
   /** The UI tree the step read (the last one, for a step that looked several times). */
   tree: uiTreeSchema.optional(),
 });

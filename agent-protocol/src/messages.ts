@@ -8,11 +8,11 @@
  * heartbeat interval in the hello answer, and must keep a journal (see README.md: exactly once).
  */
 import { z } from 'zod';
-import { dryRunAgentMessages, dryRunServerMessages, failureTrace } from './dryrun.ts';
+import { dryRunAgentMessages, dryRunServerMessages, failureTrace, traceFrame } from './dryrun.ts';
 import { failureCode } from './failures.ts';
 import { fleetHostMessages, hostFeatures, type HostFeature } from './fleet/fleet.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
-import { phoneCommands, taskTypes, uiReaderKinds } from './values.ts';
+import { handOverKinds, phoneCommands, taskTypes, uiReaderKinds } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
 
 export const AGENT_NAMESPACE = '/agent';
@@ -83,6 +83,24 @@ export type InstalledApp = z.infer<typeof installedApp>;
 
 /** Why a phone's host waits for it: adb lists it `offline` (same transport), or it left adb's list (`gone`). */
 export const phoneAwayReasons = ['offline', 'gone'] as const;
+
+/** A handle as Instagram and TikTok allow them: letters, digits, "." and "_", at most 30, without @. */
+export const socialHandle = z.string().regex(/^[A-Za-z0-9._]{1,30}$/, 'A handle: letters, digits, . and _ (at most 30), without @.');
+
+/** See `task.handover`. */
+export const taskHandOver = z.object({
+  taskId: id,
+  attempt,
+  index: z.number().int().min(0).max(10_000),
+  kind: z.enum(handOverKinds),
+  author: socialHandle,
+  link: z
+    .url({ protocol: /^https$/ })
+    .max(500)
+    .optional(),
+  frame: traceFrame.optional(),
+});
+export type TaskHandOver = z.infer<typeof taskHandOver>;
 
 export const agentMessages = {
   /** First message after connecting: who the phone is, how it is, and which protocol it speaks. */
@@ -175,6 +193,12 @@ export const agentMessages = {
     /** The recipe run this attempt was, when a recipe ran (either status). */
     run: recipeRun.optional(),
   }),
+  /**
+   * A post the run handed to a person (a comment a VA writes), sent as the run reaches it: the author's handle, the
+   * post's address when the phone knows it, and the frame. One per `index` of the attempt: sent twice, it makes one VA
+   * task. Additive: older agents never send it, and a server that predates it ignores it.
+   */
+  'task.handover': taskHandOver,
   /** A frame of the live screen, while the server asks for them; answered with whether watchers are slow. */
   'live.frame': liveFrame,
   /** An H.264 packet of the screen (agents that listed `h264`), answered at once; relayed, never decoded. */

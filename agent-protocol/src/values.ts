@@ -17,6 +17,10 @@ export const unsettledTaskStatuses = ['pending', 'in-progress'] as const satisfi
 export const taskPriorities = ['high', 'medium', 'low'] as const;
 export type TaskPriority = (typeof taskPriorities)[number];
 
+/** Work a phone's run hands to a person instead of doing it: a comment is written by a VA, never typed by a recipe. */
+export const handOverKinds = ['comment'] as const;
+export type HandOverKind = (typeof handOverKinds)[number];
+
 /** A device's state as the console shows it (derived from what its agent reports). */
 export const deviceStatuses = ['online', 'offline', 'busy', 'idle'] as const;
 export type DeviceStatus = (typeof deviceStatuses)[number];

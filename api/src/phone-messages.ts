@@ -13,6 +13,7 @@ import { evidenceAgent } from './modules/evidence/evidence.agent.ts';
 import { fleetHealthAgent } from './modules/fleet/fleet.health.agent.ts';
 import { fleetTimelineAgent } from './modules/fleet/fleet.timeline.agent.ts';
 import { sessionsAgent } from './modules/sessions/sessions.agent.ts';
+import { tasksAgent } from './modules/tasks/tasks.agent.ts';
 import type { Db } from './shared/types.ts';
 import type { Storage } from './storage/storage.ts';
 
@@ -24,8 +25,9 @@ export function phoneMessages(ctx: { db: Db; changes: ChangeFeed; storage: Stora
     const apps = appsAgent(ctx, agents, log);
     const fleetHealth = fleetHealthAgent(ctx);
     const fleetTimeline = fleetTimelineAgent(ctx);
+    const tasks = tasksAgent({ ...ctx, log });
     return {
-      messages: { ...sessions.messages, ...dryRuns.messages, ...fleetTimeline.messages },
+      messages: { ...sessions.messages, ...dryRuns.messages, ...fleetTimeline.messages, ...tasks.messages },
       hostMessages: { ...fleetHealth.hostMessages, ...apps.hostMessages },
       parseResult: evidence.parseResult,
       // Evidence is kept before the phone is answered; a gone phone's dry runs end (and its wait for a transport)

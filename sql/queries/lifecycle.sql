@@ -25,9 +25,10 @@
 --   $13 = null
 --   $14 = null
 --   $15 = null
---   $16 = 3
-insert into "tasks" ("workspace_id", "title", "description", "type", "priority", "device_id", "assigned_to_id", "deadline", "work", "expected_seconds", "source_key", "post_id", "campaign_session_id", "account_id", "unconfirmed_task_id", "max_attempts")
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+--   $16 = null
+--   $17 = 3
+insert into "tasks" ("workspace_id", "title", "description", "type", "priority", "device_id", "assigned_to_id", "deadline", "work", "expected_seconds", "source_key", "post_id", "campaign_session_id", "account_id", "unconfirmed_task_id", "hand_over", "max_attempts")
+values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 on conflict ("source_key") do nothing
 returning *;
 
@@ -77,9 +78,10 @@ order by
 --   $13 = null
 --   $14 = null
 --   $15 = null
---   $16 = 3
-insert into "tasks" ("workspace_id", "title", "description", "type", "priority", "device_id", "assigned_to_id", "deadline", "work", "expected_seconds", "source_key", "post_id", "campaign_session_id", "account_id", "unconfirmed_task_id", "max_attempts")
-values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+--   $16 = null
+--   $17 = 3
+insert into "tasks" ("workspace_id", "title", "description", "type", "priority", "device_id", "assigned_to_id", "deadline", "work", "expected_seconds", "source_key", "post_id", "campaign_session_id", "account_id", "unconfirmed_task_id", "hand_over", "max_attempts")
+values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
 on conflict ("source_key") do nothing
 returning *;
 

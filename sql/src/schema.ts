@@ -26,6 +26,7 @@ import type {
   uiReaderKindValues,
   usageModeValues,
   webhookDeliveryStatusValues,
+  HandOverRecord,
 } from '@farm/contracts';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -202,6 +203,8 @@ export interface TasksTable {
   engagement: Json;
   /** A person's question about a post its phone could not confirm: the publishing task it asks about (0035). */
   unconfirmedTaskId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** A post a phone's run handed to a person (a comment a VA writes): author, account, link, frame (0058). */
+  handOver: ColumnType<HandOverRecord | null, string | null | undefined, string | null>;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

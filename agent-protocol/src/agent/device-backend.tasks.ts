@@ -53,6 +53,8 @@ export async function runTask(state: BackendState, work: TaskWork, context: Work
       }),
       ...(media ? { media } : {}),
       signal: context.signal,
+      // Each post the run hands to a VA goes to the server as the run reaches it.
+      ...(context.handOver ? { onHandOver: context.handOver } : {}),
       onProgress: (step) => {
         if (step.status !== 'started') return;
         if (step.counts === 'post') context.publishing?.();
@@ -116,11 +118,8 @@ async function paramsOf(state: BackendState, work: PhoneWork): Promise<RecipePar
     const media = await state.fetchAll(work.mediaUrls);
     return { caption: work.caption, hashtags: work.hashtags.slice(0, 30), media, count: 1 };
   }
-  const settings = work.settings as { targetPosts?: unknown; actionCount?: unknown; engagementRate?: unknown; comments?: unknown };
+  const settings = work.settings as { targetPosts?: unknown; actionCount?: unknown; engagementRate?: unknown };
   const count = typeof settings.targetPosts === 'number' ? settings.targetPosts : typeof settings.actionCount === 'number' ? settings.actionCount : undefined;
-  const comments = Array.isArray(settings.comments)
-    ? settings.comments.filter((item): item is string => typeof item === 'string' && item.length > 0).slice(0, 100)
-    : undefined;
   return {
     keywords: work.keywords
       .filter(Boolean)
@@ -133,7 +132,6 @@ async function paramsOf(state: BackendState, work: PhoneWork): Promise<RecipePar
     minutes: Math.min(600, work.durationMinutes),
     ...(count !== undefined ? { count: Math.min(1000, Math.max(0, Math.round(count))) } : {}),
     ...(typeof settings.engagementRate === 'number' ? { engagement: Math.min(100, Math.max(0, settings.engagementRate)) } : {}),
-    ...(comments && comments.length > 0 ? { comments } : {}),
     allowances: { like: work.allowance.likes, follow: work.allowance.follows, comment: work.allowance.comments, post: work.allowance.posts },
   };
 }

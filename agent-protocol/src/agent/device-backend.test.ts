@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { manualClock } from '../recipes/recipe.pacing.ts';
 import { SHIPPED_RECIPES_DIR } from '../recipes/recipe.resolver.ts';
 import { SimulatedPhoneUi } from '../simphone/simphone.device.ts';
-import type { PublishPostWork } from '../work.ts';
+import type { HandOver } from '../recipes/recipe.outcome.ts';
+import type { PublishPostWork, RoutineRunWork } from '../work.ts';
 import { DeviceBackend } from './device-backend.ts';
 import { MediaError, MediaFetcher } from './media.ts';
 import { parseRecipe } from '../recipes/recipe.schema.ts';
@@ -93,6 +94,46 @@ describe('the device backend', () => {
     // The pre-flight reports first, then the recipe's own first step.
     expect(steps.slice(0, 2)).toEqual(['Check the phone and the app before the run', 'Copy the media (our checked flow)']);
     expect(phone.published).toEqual([{ app: 'instagram', caption: 'Morning routine #glow', media: 'pier.jpg' }]);
+  });
+
+  it('hands each post of an engage_comments routine to the agent for a VA, and types no comment', { timeout: 60_000 }, async () => {
+    const phone = new SimulatedPhoneUi({});
+    const backend = await new DeviceBackend(phone, {
+      agentVersion: 'test',
+      preflight: 'no-account',
+      recipeOptions: { clock: manualClock(Date.now()), pollMs: 1, busyPauseMs: 1, random: () => 0.1 },
+    }).start();
+    const handed: HandOver[] = [];
+    const routine: RoutineRunWork = {
+      kind: 'routine.run',
+      routineType: 'engage_comments',
+      routineName: 'Morning comments',
+      platform: 'instagram',
+      account: { id: 'a1', username: 'glow.daily', platform: 'instagram' },
+      durationMinutes: 10,
+      intensity: 5,
+      actions: ['like', 'comment'],
+      keywords: ['sunset beach'],
+      referenceAccounts: [],
+      // Comment texts a work may still carry are never used: a recipe types none.
+      settings: { targetPosts: 2, engagementRate: 100, comments: ['Love this!'] },
+      allowance: { likes: 10, follows: 0, comments: 2, posts: 0 },
+      campaign: null,
+      recipe: null,
+    };
+    const outcome = await backend.run(routine, {
+      taskId: 't1',
+      title: 'Morning comments',
+      signal: new AbortController().signal,
+      progress: () => undefined,
+      handOver: async (item) => void handed.push(item),
+    });
+    await backend.close();
+    expect(outcome).toMatchObject({ status: 'completed', engagement: { comments: 0 } });
+    expect(handed.map((item) => item.index)).toEqual([0, 1]);
+    expect(handed.every((item) => item.kind === 'comment' && /^[a-z0-9._]+$/.test(item.author) && item.frame !== undefined)).toBe(true);
+    expect(phone.typed).not.toContain('Love this!');
+    expect(phone.comments).toEqual([]);
   });
 
   it('keeps to the shipped recipe when the workspace’s is for other app versions', async () => {

@@ -9,6 +9,7 @@ import type { LiveInput, LiveVideoStream } from '../live.ts';
 import type { InstalledApp, RecipeRun, ServerMessage } from '../messages.ts';
 import type { LiveFrameSource, LiveVideoSession, UiReaderInfo } from '../phone/phone.device.ts';
 import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
+import type { HandOver } from '../recipes/recipe.outcome.ts';
 import type { Recipe, RecipeParams } from '../recipes/recipe.schema.ts';
 import type { EngagementReport, TaskWork } from '../work.ts';
 
@@ -60,6 +61,8 @@ export interface WorkContext {
    * is reported `post_unconfirmed` (a person checks) rather than tried again.
    */
   publishing?(): void;
+  /** The run handed a post to a person (a comment a VA writes): the agent tells the server (`task.handover`). */
+  handOver?(item: HandOver): Promise<void>;
 }
 
 /** What the agent drives: a simulated phone or a real one. */

@@ -42,6 +42,8 @@ export interface Running {
   publishing?: boolean;
   /** Settles once the run stopped and its result was written and sent. */
   ended?: Promise<void>;
+  /** Posts handed to a person being told to the server (`task.handover`); the result waits for them. */
+  handOvers?: Promise<void>[];
 }
 
 /**

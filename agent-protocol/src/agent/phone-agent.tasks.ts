@@ -95,6 +95,8 @@ export class Tasks {
     } catch (error) {
       outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
     }
+    // The posts it handed to a person reach the server before its result does.
+    await Promise.allSettled(running.handOvers ?? []);
     state.running.delete(dispatch.taskId);
     // Cut off by the host: what it said, whatever the run made of being stopped — unless the work got done first (sent
     // as done: tried again, a post could go up twice).
@@ -117,6 +119,23 @@ export class Tasks {
       signal,
       publishing: () => {
         running.publishing = true;
+      },
+      handOver: (item) => {
+        // Told in the background, so the run goes on: a server that predates the message never answers it. Keyed by
+        // task, attempt and index on the server, a copy sent again after a lost answer still makes one VA task.
+        const message = { taskId: dispatch.taskId, attempt: running.attempt, ...item };
+        const telling = (async () => {
+          for (let tries = 0; tries < 2 && socket.connected && !signal.aborted; tries += 1) {
+            const answer = await this.state.request('task.handover', message, 5000);
+            if (answer?.ok) return;
+            if (answer && !answer.ok) {
+              this.state.log(`hand-over ${item.index} of task ${dispatch.taskId} refused: ${answer.error}`);
+              return;
+            }
+          }
+        })();
+        running.handOvers = [...(running.handOvers ?? []), telling];
+        return Promise.resolve();
       },
       progress: (percent, step) => {
         if (socket.connected && !signal.aborted) {

@@ -14,6 +14,7 @@ import { drawCount, drawDuration } from './recipe.pacing.ts';
 import type { Step } from './recipe.schema.ts';
 import type { RunState } from './recipe.state.ts';
 import type { TraceRecorder } from './recipe.trace.ts';
+import type { UiNode, UiScreen } from './recipe.ui.ts';
 
 /** Told which step the run is at (its path, label and step), for the failure it may end with. */
 export type Enter = (at: { path: string; label: string; step: Step }) => void;
@@ -118,6 +119,8 @@ export class StepActions {
       case 'pause':
         await run.clock.sleep(run.duration(step.for, 1000));
         return end.finish();
+      case 'hand_over':
+        return this.handOver(step, scope, end);
       case 'when': {
         const found = await this.locator.locate(step.present, run.duration(step.timeout, 0), scope);
         const shown = found.node !== null;
@@ -200,6 +203,46 @@ export class StepActions {
     }
     if (step.counts) run.actions[step.counts] += 1;
     return finish(step.counts ? { action: step.counts } : {});
+  }
+
+  /**
+   * Hands the post on screen to a VA: reads its author (nearest above the post's comment button), takes the frame and
+   * tells `onHandOver`. Types nothing and counts nothing; no comment button (comments off) or no readable author is a
+   * skip, never a miss.
+   */
+  private async handOver(step: StepOf<'hand_over'>, scope: Scope, { skip, finish }: StepEnd): Promise<void> {
+    const run = this.run;
+    const allowance = step.kind === 'comment' ? run.params.allowances?.comment : undefined;
+    if (allowance !== undefined && run.handedOver[step.kind] >= allowance) return skip(`No ${step.kind}s left for today.`);
+    let near: UiNode | null = null;
+    let screen: UiScreen | null;
+    if (step.near) {
+      const found = await this.locator.locate(step.near, run.duration(step.timeout, 3_000), scope, { skips: true });
+      // A post with comments turned off shows no comment button: ordinary content, left out with its reason.
+      if (!found.node) throw new SkipRound('comments turned off (the post shows no comment button)');
+      run.hit();
+      near = found.node;
+      screen = run.lastScreen;
+    } else screen = step.author ? await this.locator.read() : null;
+    let author: string | null = null;
+    if (step.authorIs !== undefined) author = handleOf(run.fill(step.authorIs, scope));
+    else if (step.author && screen) {
+      const nodes = this.locator.findAll(screen, this.locator.element(step.author), scope);
+      const above = near ? nodes.filter((node) => node.bounds.top <= (near as UiNode).bounds.top).sort((a, b) => b.bounds.top - a.bounds.top) : nodes;
+      const node = above[0];
+      if (node) author = handleOf(node.text.trim() || node.desc.trim());
+    }
+    if (!author) return skip("The post's author could not be read: nothing handed over.");
+    const shot = await this.trace.traceFrame();
+    const index = Object.values(run.handedOver).reduce((sum, value) => sum + value, 0);
+    run.handedOver[step.kind] += 1;
+    const link = step.link === undefined ? undefined : run.fill(step.link, scope);
+    try {
+      await run.options.onHandOver?.({ index, kind: step.kind, author, ...(link ? { link } : {}), ...(shot.frame ? { frame: shot.frame } : {}) });
+    } catch {
+      // Telling the server is the agent's business (it keeps what it could not send); the run goes on.
+    }
+    return finish({ detail: `Handed to a VA: a comment on @${author}'s post` });
   }
 
   private async shareMedia(step: StepOf<'share_media'>, scope: Scope, { finish }: StepEnd): Promise<void> {
@@ -319,4 +362,14 @@ function effectOf(step: Step): string | null {
   if ('counts' in step && step.counts) return `a step that counts a ${step.counts}`;
   if (step.do === 'tap' && step.double) return 'a double tap (a double tap likes a post)';
   return null;
+}
+
+/**
+ * A handle from the words a post shows for its author: the first word, without "@" (Instagram writes "name and 5
+ * others" for a shared post, TikTok's avatar "name profile"). Null unless it is a handle as both apps allow them
+ * (letters, digits, "." and "_", at most 30).
+ */
+export function handleOf(words: string): string | null {
+  const first = words.trim().split(/\s+/)[0]?.replace(/^@/, '') ?? '';
+  return /^[A-Za-z0-9._]{1,30}$/.test(first) ? first : null;
 }

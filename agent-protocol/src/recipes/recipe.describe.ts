@@ -50,6 +50,8 @@ export function describeStep(step: Step | Loose): string {
       return 'Copy media to the phone';
     case 'pause':
       return 'Pause';
+    case 'hand_over':
+      return 'Hand the comment to a VA';
     case 'repeat':
       return 'Repeat';
     case 'when':

@@ -7,7 +7,7 @@ import type { FailureCode } from '../failures.ts';
 import type { FailureTrace, TraceStep } from '../dryrun.ts';
 import { PhoneError, type Point, type Screenshot } from '../phone/phone.device.ts';
 import type { Clock } from './recipe.pacing.ts';
-import type { EngagementAction, Step } from './recipe.schema.ts';
+import type { EngagementAction, HandOverKind, Step } from './recipe.schema.ts';
 import type { RunMedia } from './recipe.media.ts';
 import type { TemplateValue } from './recipe.template.ts';
 import type { AppVerification } from '../work.ts';
@@ -86,6 +86,21 @@ export interface RecipeRunOptions {
    * phone (`recipe.media.ts`), and the run's `media` parameter. Absent: no step copies any file.
    */
   media?: RunMedia;
+  /**
+   * Told of each post a `hand_over` step hands to a person (a comment for a VA to write), in order, `index` from 0.
+   * Awaited; a hand-over that could not be told does not end the run.
+   */
+  onHandOver?: (item: HandOver) => void | Promise<void>;
+}
+
+/** A post handed to a person: who wrote it, its address when known, and the screen as the run saw it. */
+export interface HandOver {
+  index: number;
+  kind: HandOverKind;
+  /** The post's author's handle, without @. */
+  author: string;
+  link?: string;
+  frame?: { mime: 'image/jpeg' | 'image/png'; data: Uint8Array; width: number; height: number };
 }
 
 /** Thrown by `beforeStep`: the person stopped the run; it ends `stopped` before that step. */
@@ -131,6 +146,8 @@ export interface RecipeRunResult {
   misses: number;
   /** Rounds left out for ordinary content, with their reasons. */
   skipped: string[];
+  /** Posts handed to a person (`hand_over`), by kind: comments a VA writes. */
+  handedOver: Record<HandOverKind, number>;
   /** The package the run drove (one of the recipe's packages), once known. */
   package?: string;
   /** The app's version on the phone, when read. */

@@ -7,6 +7,7 @@ import { FixturePhone } from '../../test/fixture-phone.ts';
 import { PhoneError, UiBusyError } from '../phone/phone.device.ts';
 import { toUiXml } from '../simphone/simphone.render.ts';
 import { manualClock } from './recipe.pacing.ts';
+import type { HandOver } from './recipe.outcome.ts';
 import { runRecipe, type RecipeRunOptions, type StepProgress } from './recipe.runner.ts';
 import { SHIPPED_RECIPES_DIR } from './recipe.resolver.ts';
 import { recipe as recipeSchema, type RecipeInput, type RecipeParams } from './recipe.schema.ts';
@@ -320,7 +321,7 @@ describe('running a recipe on recorded screens', () => {
       [
         { do: 'repeat', times: 4, steps: [{ do: 'tap', target: 'like_button', counts: 'like' }] },
         { do: 'repeat', until_spent: ['like'], steps: [{ do: 'tap', target: 'like_button', counts: 'like' }] },
-        { do: 'repeat', times: 1, needs: ['comments'], steps: [{ do: 'type', text: '{{comments|pick}}', counts: 'comment' }] },
+        { do: 'repeat', times: 1, needs: ['keywords'], steps: [{ do: 'type', text: '{{keywords|first}}' }] },
       ],
       { allowances: { like: 2 } },
     );
@@ -329,7 +330,7 @@ describe('running a recipe on recorded screens', () => {
     expect(progress.filter((event) => event.status === 'skipped').map((event) => event.detail)).toEqual([
       'No likes left for today.',
       'No likes left for today.',
-      'Left out: this work gives no comments.',
+      'Left out: this work gives no keywords.',
     ]);
   });
 
@@ -565,6 +566,69 @@ describe('safe steps on real phones’ screens', () => {
     const none = await runShipped(search, 'instagram/engage.json', inRound([{ do: 'tap', target: 'keyword_result' }]));
     expect(search.taps).toEqual([]);
     expect(none.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['no search results'] });
+  });
+
+  it('hands a post to a VA with its author and frame, typing and tapping nothing; within the allowance; not where the post has no comment button', async () => {
+    const handOver = { do: 'hand_over', kind: 'comment', author: 'post_author', near: 'comment_button' } as const;
+    const feed = new ScreenPhone('feed', { feed: 'instagram/feed.xml' });
+    const handed: HandOver[] = [];
+    const { result, progress } = await runShipped(
+      feed,
+      'instagram/engage.json',
+      [{ do: 'repeat', times: 3, steps: [handOver] }],
+      { allowances: { comment: 2 } },
+      {
+        onHandOver: (item) => void handed.push(item),
+      },
+    );
+    // The first post's comment button, and the author in the header nearest above it (not the ad's below).
+    expect(handed.map(({ index, kind, author }) => ({ index, kind, author }))).toEqual([
+      { index: 0, kind: 'comment', author: 'sunny.trails' },
+      { index: 1, kind: 'comment', author: 'sunny.trails' },
+    ]);
+    expect(handed[0]?.frame?.data.byteLength).toBeGreaterThan(0);
+    expect(feed.taps).toEqual([]);
+    expect(feed.typed).toEqual([]);
+    expect(result).toMatchObject({ status: 'completed', misses: 0, actions: { comment: 0 }, handedOver: { comment: 2 } });
+    expect(progress.filter((event) => event.status === 'skipped').map((event) => event.detail)).toEqual(['No comments left for today.']);
+
+    // TikTok's author is its avatar's description ("<name> profile").
+    const tiktok = new ScreenPhone('feed', { feed: 'tiktok-musically/feed.xml' });
+    const tt: HandOver[] = [];
+    await runShipped(
+      tiktok,
+      'tiktok/engage.json',
+      [{ do: 'hand_over', kind: 'comment', author: 'video_author', near: 'comments_button' }],
+      {},
+      {
+        onHandOver: (item) => void tt.push(item),
+      },
+    );
+    expect(tt.map((item) => item.author)).toEqual(['lena.paints']);
+
+    // A reference account's post: the author is the account the round is for.
+    const known: HandOver[] = [];
+    await runShipped(
+      new ScreenPhone('feed', { feed: 'instagram/feed.xml' }),
+      'instagram/engage.json',
+      [{ do: 'repeat', each: 'accounts', as: 'account', steps: [{ do: 'hand_over', kind: 'comment', authorIs: '{{account}}', near: 'comment_button' }] }],
+      { accounts: ['maya_k'] },
+      { onHandOver: (item) => void known.push(item) },
+    );
+    expect(known.map((item) => item.author)).toEqual(['maya_k']);
+
+    // No comment button on screen (comments turned off hide it): nothing handed over, no miss.
+    const profile = new ScreenPhone('profile', { profile: 'instagram/profile.xml' });
+    const none: HandOver[] = [];
+    const off = await runShipped(
+      profile,
+      'instagram/engage.json',
+      [{ do: 'repeat', times: 1, steps: [handOver] }],
+      {},
+      { onHandOver: (item) => void none.push(item) },
+    );
+    expect(none).toEqual([]);
+    expect(off.result).toMatchObject({ status: 'completed', misses: 0, skipped: ['comments turned off (the post shows no comment button)'] });
   });
 
   it('still runs a round’s `after` steps (the swipe on) when a skip or a miss ended the round early', async () => {

@@ -53,6 +53,7 @@ export { describeStep };
 export { shareMime } from './recipe.actions.ts';
 export {
   StopRun,
+  type HandOver,
   type RecipeFailure,
   type RecipePreflight,
   type RecipeRunOptions,
@@ -197,6 +198,7 @@ class RecipeRun {
       steps: state.done,
       misses: state.misses,
       skipped: [...state.skipped],
+      handedOver: { ...state.handedOver },
       package: state.packageName,
       ...(state.appVersion ? { appVersion: state.appVersion } : {}),
       ...(state.appLocale ? { appLocale: state.appLocale } : {}),

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRecipeFiles, resolveRecipe, compareVersions } from './recipe.resolver.ts';
 import { recipePackages, testedRange } from './recipe.runner.ts';
 import { compatibilityTable, evidenceTables, RECIPES_README, withTable } from './recipe.table.ts';
-import { parseRecipe, recipe as recipeSchema, routineTypes, type Recipe, type RecipeInput } from './recipe.schema.ts';
+import { COMMENTS_REFUSED, parseRecipe, recipe as recipeSchema, routineTypes, type Recipe, type RecipeInput } from './recipe.schema.ts';
 import { fillTemplate } from './recipe.template.ts';
 import { seededRandom } from './recipe.pacing.ts';
 
@@ -107,6 +107,27 @@ describe('the recipe schema', () => {
     expect(parsed).toMatchObject({ ok: true, recipe: { verified: false } });
   });
 
+  it('refuses a recipe that would type comment text, and takes a hand-over in its place', () => {
+    const typing = parseRecipe(
+      minimal({
+        steps: [{ do: 'repeat', times: 1, needs: ['comments'], steps: [{ do: 'type', text: '{{comments|pick}}', counts: 'comment' }] }],
+      }),
+    );
+    expect(typing).toEqual({ ok: false, errors: [`steps.0.needs: ${COMMENTS_REFUSED}`, `steps.0.steps.0.text: ${COMMENTS_REFUSED}`] });
+    expect(parseRecipe(minimal({ steps: [{ do: 'hand_over', kind: 'comment', authorIs: '{{accounts|first}}' }] })).ok).toBe(true);
+    expect(parseRecipe(minimal({ steps: [{ do: 'hand_over', kind: 'comment' }] }))).toEqual({
+      ok: false,
+      errors: ['steps.0: A hand_over needs author (an element to read) or authorIs.'],
+    });
+    expect(parseRecipe(minimal({ steps: [{ do: 'hand_over', kind: 'like', authorIs: 'x' } as never] })).ok).toBe(false);
+    // The shipped engage recipes hand comments over and type none.
+    for (const { file, recipe } of loadRecipeFiles()) {
+      const text = JSON.stringify(recipe);
+      expect(text, file).not.toContain('{{comments');
+      if (file.endsWith('engage.json')) expect(text, file).toContain('"do":"hand_over"');
+    }
+  });
+
   it('refuses unknown elements, parameters, filters and stray braces with readable paths', () => {
     const parsed = parseRecipe(
       minimal({
@@ -123,11 +144,11 @@ describe('the recipe schema', () => {
     if (parsed.ok) return;
     expect(parsed.errors).toEqual([
       'steps.0.target: No element named "like_buton" in this recipe\'s elements.',
-      'steps.1.text: "{{captoin}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
+      'steps.1.text: "{{captoin}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, count, minutes, engagement).',
       'steps.1.text: "shout" is not a template filter (use join, lines, first, pick, count).',
       'steps.2.text: "{{ caption }" has a {{ or }} that is not a placeholder like {{caption}}.',
-      'steps.3.steps.0.text: "{{account}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
-      'steps.4.text: "{{keyword}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, comments, count, minutes, engagement).',
+      'steps.3.steps.0.text: "{{account}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, count, minutes, engagement).',
+      'steps.4.text: "{{keyword}}" is not a parameter or a variable here (parameters: caption, hashtags, media, keywords, accounts, count, minutes, engagement).',
     ]);
   });
 

@@ -14,7 +14,7 @@ import { patternProblem } from './recipe.pattern.ts';
 import { hasStrayBraces, TEMPLATE_PATTERN, templateFilters, templateNames } from './recipe.template.ts';
 
 import { routineTypes, type RoutineType } from '../routines.ts';
-import { platforms, type Platform } from '../values.ts';
+import { handOverKinds, platforms, type HandOverKind, type Platform } from '../values.ts';
 
 export { routineTypes, type RoutineType };
 
@@ -22,7 +22,8 @@ export { routineTypes, type RoutineType };
  * The revision of these rules. Raise it whenever the schema refuses something it accepted before: the API reads
  * every stored recipe again at its next start and turns off those now refused. 1: patterns are RE2, a recipe's
  * defaults carry no media, an activity is a class name. 2: a point only on a positional tap, long press or type
- * (used only while the screen cannot be read), never on a step that counts an action; nothing looks for a point.
+ * (used only while the screen cannot be read), never on a step that counts an action; nothing looks for a point; no
+ * recipe types comment text (`{{comments}}` is gone; a `hand_over` step hands each comment to a VA).
  */
 export const RECIPE_RULES_REVISION = 2;
 
@@ -54,7 +55,6 @@ export const recipeParams = z.object({
   keywords: z.array(z.string().min(1).max(100)).max(50).optional(),
   /** Reference accounts (usernames without @). */
   accounts: z.array(z.string().min(1).max(100)).max(100).optional(),
-  comments: z.array(z.string().min(1).max(500)).max(100).optional(),
   /** How many posts or actions the routine aims at. */
   count: z.number().int().min(0).max(1000).optional(),
   /** How long the routine runs. */
@@ -73,7 +73,6 @@ export const templateParams: Record<string, 'text' | 'list' | 'number'> = {
   media: 'list',
   keywords: 'list',
   accounts: 'list',
-  comments: 'list',
   count: 'number',
   minutes: 'number',
   engagement: 'number',
@@ -193,7 +192,7 @@ export type Target = z.infer<typeof target>;
 
 const base = {
   label: z.string().max(120).optional(),
-  /** Parameters the step needs; it is left out when any is missing or empty (no comments given: no commenting). */
+  /** Parameters the step needs; it is left out when any is missing or empty (no keywords given: no searching). */
   needs: z.array(z.string().min(1)).optional(),
 };
 const act = {
@@ -346,6 +345,32 @@ const expectStep = z.strictObject({
 });
 const pause = z.strictObject({ ...base, do: z.literal('pause'), for: duration });
 
+export { handOverKinds, type HandOverKind };
+
+/**
+ * Hands a post to a VA (`kind: comment`): the run reads the post's author (the first word of `author`'s text, else
+ * its description, nearest above `near`), takes the frame and reports them; it types nothing and counts nothing (the
+ * VA's done task counts the comment). `near` is the post's own comment button: when it is absent (comments turned
+ * off, an ad the recipe skips) nothing is handed over. The round goes on either way.
+ */
+const handOver = z
+  .strictObject({
+    ...base,
+    do: z.literal('hand_over'),
+    kind: z.enum(handOverKinds),
+    /** The element whose words start with the author's handle (Instagram's post header, TikTok's avatar). */
+    author: z.union([name, element]).optional(),
+    /** The author when the recipe already knows it: `{{account}}` in a round over reference accounts. */
+    authorIs: z.string().min(1).max(200).optional(),
+    /** The element the post is commented through; the author is read nearest above it. */
+    near: z.union([name, element]).optional(),
+    /** The post's address, when the recipe knows it (none of the apps shows it on screen). */
+    link: z.string().min(1).max(500).optional(),
+    chance: chance.optional(),
+    timeout: duration.optional(),
+  })
+  .refine((step) => step.author !== undefined || step.authorIs !== undefined, 'A hand_over needs author (an element to read) or authorIs.');
+
 export type Step =
   | z.infer<typeof openApp>
   | z.infer<typeof openUrl>
@@ -360,6 +385,7 @@ export type Step =
   | z.infer<typeof pushMedia>
   | z.infer<typeof expectStep>
   | z.infer<typeof pause>
+  | z.infer<typeof handOver>
   | RepeatStep
   | WhenStep;
 
@@ -411,6 +437,7 @@ export const recipeStep: z.ZodType<Step> = z.lazy(() =>
     pushMedia,
     expectStep,
     pause,
+    handOver,
     z
       .strictObject({
         ...base,
@@ -611,6 +638,10 @@ function checkReferences(value: Omit<Recipe, 'verified'>, context: z.RefinementC
   check.walk(value.steps, ['steps'], params);
 }
 
+/** Comment text is a person's work: a recipe that would type it is refused, naming what to do instead. */
+export const COMMENTS_REFUSED =
+  'Comments are written by a VA: a recipe never types comment text ({{comments}} is not a parameter). Use a "hand_over" step with kind "comment", which hands the post to a VA as a task.';
+
 function referenceChecker(elements: Set<string>, context: z.RefinementCtx): ReferenceChecker {
   const check: ReferenceChecker = {
     issue: (path, message) => context.addIssue({ code: 'custom', path, message }),
@@ -629,6 +660,10 @@ function referenceChecker(elements: Set<string>, context: z.RefinementCtx): Refe
         for (const [field, text] of Object.entries(alternative)) if (typeof text === 'string') check.text(text, [...path, 'or', index, field], scope);
     },
     text: (text, path, scope) => {
+      if (templateNames(text).some((used) => used.name === 'comments')) {
+        check.issue(path, COMMENTS_REFUSED);
+        return;
+      }
       if (hasStrayBraces(text)) check.issue(path, `"${text}" has a {{ or }} that is not a placeholder like {{caption}}.`);
       for (const used of templateNames(text)) {
         if (!scope.has(used.name))
@@ -646,7 +681,9 @@ function referenceChecker(elements: Set<string>, context: z.RefinementCtx): Refe
     walk: (steps, path, scope) => {
       for (const [index, step] of steps.entries()) {
         const at = [...path, index];
-        for (const needed of step.needs ?? []) if (!scope.has(needed)) check.issue([...at, 'needs'], `"${needed}" is not a parameter or a variable here.`);
+        for (const needed of step.needs ?? [])
+          if (needed === 'comments') check.issue([...at, 'needs'], COMMENTS_REFUSED);
+          else if (!scope.has(needed)) check.issue([...at, 'needs'], `"${needed}" is not a parameter or a variable here.`);
         checkStep(check, step, at, scope);
       }
     },
@@ -713,6 +750,12 @@ function checkStep(check: ReferenceChecker, step: Step, at: IssuePath, scope: Se
       check.walk(step.after ?? [], [...at, 'after'], new Set(inner));
       break;
     }
+    case 'hand_over':
+      check.target(step.author, [...at, 'author'], scope);
+      check.target(step.near, [...at, 'near'], scope);
+      if (step.authorIs !== undefined) check.text(step.authorIs, [...at, 'authorIs'], scope);
+      if (step.link !== undefined) check.text(step.link, [...at, 'link'], scope);
+      break;
     case 'when':
       check.target(step.present, [...at, 'present'], scope);
       check.walk(step.steps, [...at, 'steps'], new Set(scope));

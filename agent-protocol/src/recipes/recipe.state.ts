@@ -6,7 +6,15 @@
  */
 import type { PhoneDevice, Point, ScreenSize } from '../phone/phone.device.ts';
 import { drawDuration, systemClock, type Clock } from './recipe.pacing.ts';
-import { engagementActions, type EngagementAction, type Recipe, type RecipeParams, type RecipePoint } from './recipe.schema.ts';
+import {
+  engagementActions,
+  handOverKinds,
+  type EngagementAction,
+  type HandOverKind,
+  type Recipe,
+  type RecipeParams,
+  type RecipePoint,
+} from './recipe.schema.ts';
 import { fillTemplate } from './recipe.template.ts';
 import type { UiScreen } from './recipe.ui.ts';
 import { Miss, StepFailure, type RecipeRunOptions, type Scope } from './recipe.outcome.ts';
@@ -26,6 +34,8 @@ export class RunState {
   missesInARow = 0;
   misses = 0;
   readonly skipped: string[] = [];
+  /** Posts handed to a person so far, by kind (a comment counts toward its allowance only once the VA has done it). */
+  readonly handedOver = Object.fromEntries(handOverKinds.map((kind) => [kind, 0])) as Record<HandOverKind, number>;
   packageName: string;
   appVersion: string | undefined;
   /** The UI language the app showed when the pre-flight read it, if it did. */

@@ -1,5 +1,5 @@
 /**
- * Recipes are templates filled from the work's parameters: `{{caption}}`, `{{hashtags}}`, `{{comments|pick}}`.
+ * Recipes are templates filled from the work's parameters: `{{caption}}`, `{{hashtags}}`, `{{keywords|first}}`.
  * The grammar is a name and at most one filter from a fixed table; nothing is evaluated. A name the scope does
  * not have is an error, caught when the recipe is validated (see `templateNames`) and again when it runs.
  */
@@ -16,7 +16,7 @@ export const templateFilters = {
   /** A list one item a line. */
   lines: (value: TemplateValue) => (Array.isArray(value) ? value.join('\n') : String(value)),
   first: (value: TemplateValue) => (Array.isArray(value) ? (value[0] ?? '') : String(value)),
-  /** One item of a list at random (comments from a list). */
+  /** One item of a list at random. */
   pick: (value: TemplateValue, random: () => number) => (Array.isArray(value) ? (value[Math.floor(random() * value.length)] ?? '') : String(value)),
   count: (value: TemplateValue) => String(Array.isArray(value) ? value.length : String(value).length),
 } as const;

@@ -196,8 +196,8 @@ export class TraceRecorder {
     }
   }
 
-  /** A screenshot for a trace, scaled down until it fits MAX_TRACE_FRAME_BYTES; left out (and said) when it cannot. */
-  private async traceFrame(): Promise<{ frame?: NonNullable<TraceStep['frame']>; note?: string }> {
+  /** A screenshot for a trace or a hand-over, scaled down until it fits MAX_TRACE_FRAME_BYTES; left out (and said) when it cannot. */
+  async traceFrame(): Promise<{ frame?: NonNullable<TraceStep['frame']>; note?: string }> {
     for (const size of [
       { maxSide: 720, quality: 70 },
       { maxSide: 480, quality: 50 },

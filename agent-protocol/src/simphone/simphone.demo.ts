@@ -60,7 +60,6 @@ const result = await runRecipe(
     media: [picture],
     keywords: ['sunset beach'],
     accounts: ['maya_k'],
-    comments: ['Love this!'],
     count: 2,
     minutes: 2,
   },

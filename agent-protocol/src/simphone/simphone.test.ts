@@ -26,7 +26,6 @@ const params: RecipeParams = {
   media: [picture],
   keywords: ['sunset beach', 'street food'],
   accounts: ['maya_k', 'north.shore.surf'],
-  comments: ['Love this!', 'So good'],
   count: 3,
   minutes: 2,
   engagement: 100,

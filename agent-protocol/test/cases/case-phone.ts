@@ -132,7 +132,6 @@ export const caseParams: RecipeParams = {
   media: ['/srv/farm/media/pier.jpg'],
   keywords: ['sunset beach'],
   accounts: ['maya_k'],
-  comments: ['Love this!'],
   count: 3,
   minutes: 2,
   engagement: 100,

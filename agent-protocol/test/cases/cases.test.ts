@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HandOver } from '../../src/recipes/recipe.outcome.ts';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
 import { casePhone, runCase, variant, type CasePhone } from './case-phone.ts';
 
@@ -79,7 +80,7 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
 
   it('a private profile is skipped with its reason and the next account is worked', async () => {
     const phone = await phoneFor({ privateAccounts: ['kai_outdoors'] });
-    const { result } = await runCase(phone, 'instagram', 'engage_comments', { keywords: [], accounts: ['kai_outdoors', 'maya_k'], comments: [] });
+    const { result } = await runCase(phone, 'instagram', 'engage_comments', { keywords: [], accounts: ['kai_outdoors', 'maya_k'] });
     expect(result.status).toBe('completed');
     expect(result.failure).toBeUndefined();
     expect(result.skipped.join(' ')).toMatch(/private/i);
@@ -89,7 +90,7 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
 
   it('comments turned off: nothing is typed, the post is skipped with its reason, no comment is counted', async () => {
     const phone = await phoneFor({ fixtures: variant('instagram/comments.xml', 'instagram/comments-off.xml') });
-    const { result, typed } = await runCase(phone, 'instagram', 'engage_comments', { accounts: [], comments: ['Love this!'], allowances: { comment: 3 } });
+    const { result, typed } = await runCase(phone, 'instagram', 'engage_comments', { accounts: [], allowances: { comment: 3 } });
     expect(result.status).toBe('completed');
     expect(typed).not.toContain('Love this!');
     expect(result.actions.comment).toBe(0);
@@ -102,7 +103,6 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     const { result, typed } = await runCase(phone, 'instagram', 'engage_comments', {
       keywords: ['zzqxv sunset 000', 'sunset beach'],
       accounts: [],
-      comments: [],
     });
     expect(result.status).toBe('completed');
     expect(result.skipped.join(' ')).toMatch(/result/i);
@@ -158,21 +158,36 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     else expect(result.actions.like).toBeGreaterThan(0);
   });
 
-  it("a renamed id after an app update (Instagram's comment box _multiline) is found by its other id; each comment is confirmed under the post", async () => {
+  it("comments are a VA's: each post is handed over with its author and frame, nothing is typed or counted; a renamed comment box still reads as open", async () => {
     const phone = await phoneFor({ fixtures: variant('instagram/comments.xml', 'instagram/comments-renamed.xml') });
-    const { result, hits, typed } = await runCase(phone, 'instagram', 'engage_comments', {
-      accounts: [],
-      keywords: ['sunset beach'],
-      comments: ['Love this!'],
-      allowances: { comment: 3 },
-    });
+    const handed: HandOver[] = [];
+    const { result, typed, progress } = await runCase(
+      phone,
+      'instagram',
+      'engage_comments',
+      { accounts: [], keywords: ['sunset beach'], allowances: { comment: 2 } },
+      // Every chance drawn low: each post's comment round runs.
+      { random: () => 0.1, onHandOver: (item) => void handed.push(item) },
+    );
     expect(result.failure).toBeUndefined();
-    expect(hits).toContain('layout_comment_thread_edittext_multiline');
-    expect(typed.filter((text) => text === 'Love this!').length).toBe(phone.sim.comments.length);
-    // Counted only once the comment shows in the thread (row_comment_textview_comment "<user> <text>").
-    expect(result.actions.comment).toBe(phone.sim.comments.length);
-    expect(result.actions.comment).toBeGreaterThan(0);
-    expect(result.misses).toBe(0);
+    expect(result.status).toBe('completed');
+    // Only the keyword was typed: no comment text, nothing posted, nothing counted.
+    expect(typed).toEqual(['sunset beach']);
+    expect(phone.sim.comments).toEqual([]);
+    expect(result.actions.comment).toBe(0);
+    // Two posts handed over (the allowance), each with the author read from the post's header and the screen.
+    expect(handed.map((item) => item.index)).toEqual([0, 1]);
+    expect(result.handedOver.comment).toBe(2);
+    for (const item of handed) {
+      expect(item.kind).toBe('comment');
+      expect(item.author).toMatch(/^[a-z0-9._]+$/);
+      expect(item.frame?.data.byteLength).toBeGreaterThan(0);
+    }
+    // The comment sheet opened (the renamed box found by its other id) and was closed before the hand-over.
+    expect(progress.some((event) => event.label === 'See whether comments are open' && event.status === 'done')).toBe(true);
+    expect(progress.filter((event) => event.do === 'hand_over' && event.status === 'done').map((event) => event.detail)).toEqual(
+      handed.map((item) => `Handed to a VA: a comment on @${item.author}'s post`),
+    );
   });
 
   it('an ad is skipped with its reason: not liked, not counted', async () => {
@@ -188,7 +203,6 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
     const { result, hits, typed } = await runCase(phone, 'tiktok', 'engage_comments', {
       keywords: ['sunset beach'],
       accounts: [],
-      comments: [],
       allowances: { like: 3 },
     });
     expect(result.failure).toBeUndefined();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceStatuses, taskPriorities, taskStatuses, taskTypes, uiReaderKinds, type UiReaderKind } from '@farm/agent-protocol/values';
+import { deviceStatuses, handOverKinds, taskPriorities, taskStatuses, taskTypes, uiReaderKinds, type UiReaderKind } from '@farm/agent-protocol/values';
 import { failureCode } from '@farm/agent-protocol/failures';
 import { id, idFilter, isoTime, nullableTime, pageQuery, range, shortText, timeInput } from './common.ts';
 
@@ -95,6 +95,22 @@ export const taskTransitions: Record<TaskStatus, readonly TaskStatus[]> = {
   cancelled: ['pending'],
 };
 
+/**
+ * A post a phone's run handed to a person (issue #51): comment text is a person's work, so the VA's task carries the
+ * post's author, the account to comment from, the post's address when the phone knew it, the author's profile address
+ * and the frame the phone saw. Marked done, the task counts one comment toward the account's daily cap.
+ */
+export const handOverRecord = z.object({
+  kind: z.enum(handOverKinds),
+  author: z.string(),
+  account: z.string(),
+  platform: z.string(),
+  link: z.string().nullable(),
+  profileUrl: z.string().nullable(),
+  frame: z.object({ url: z.string(), width: z.number().int(), height: z.number().int() }).nullable(),
+});
+export type HandOverRecord = z.infer<typeof handOverRecord>;
+
 export const task = z.object({
   id,
   title: z.string(),
@@ -126,6 +142,8 @@ export const task = z.object({
    * "It is up" or "It is not" through `POST /api/tasks/{id}/answer`.
    */
   unconfirmedTaskId: id.nullable(),
+  /** A post a phone handed to a VA (a comment to write), else null. */
+  handOver: handOverRecord.nullable(),
   createdAt: isoTime,
   updatedAt: isoTime,
 });

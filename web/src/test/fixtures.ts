@@ -53,6 +53,7 @@ export function taskFixture(overrides: Partial<Task> = {}): Task {
     campaignSessionId: null,
     unconfirmedTaskId: null,
     accountId: null,
+    handOver: null,
     createdAt: stamp,
     updatedAt: stamp,
     ...overrides,

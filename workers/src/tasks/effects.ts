@@ -317,7 +317,8 @@ function dailyActionsOf(task: TaskRow, outcome: 'completed' | 'failed' | 'cancel
     workspaceId: task.workspaceId,
     likes: engagement?.likes ?? 0,
     follows: engagement?.follows ?? 0,
-    comments: engagement?.comments ?? 0,
+    // A comment handed to a VA counts once the VA marks its task done, as a post counts once it is up.
+    comments: (engagement?.comments ?? 0) || (outcome === 'completed' && task.handOver?.kind === 'comment' ? 1 : 0),
     posts: (engagement?.posts ?? 0) || (outcome === 'completed' && task.postId ? 1 : 0),
   };
 }

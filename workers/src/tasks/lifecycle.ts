@@ -19,6 +19,7 @@ import { isUuid, serialize } from '@farm/sql';
 import { failureLabels, neverRetriedCodes, retryableByDefault } from '@farm/agent-protocol/failures';
 import type { EngagementReport, TaskWork } from '@farm/agent-protocol/work';
 import type { RecipeRun } from '@farm/agent-protocol';
+import type { HandOverRecord } from '@farm/contracts';
 import type { Db, Tx } from '../db.ts';
 import { type Outbox, Outboxes } from '../outbox.ts';
 import { automation, backoffMs } from '../settings.ts';
@@ -71,6 +72,8 @@ export interface NewTask {
   notifyAssignee?: boolean | undefined;
   /** A person's question about the post of this publishing task, which its phone could not confirm. */
   unconfirmedTaskId?: string | null | undefined;
+  /** A post a phone's run handed to a person: what the VA's task view shows (a comment counts once it is done). */
+  handOver?: HandOverRecord | null | undefined;
 }
 
 /**
@@ -101,6 +104,7 @@ export async function createTasks(tx: Tx, given: NewTask[], outboxes: Outboxes):
         campaignSessionId: input.campaignSessionId ?? null,
         accountId: input.accountId ?? null,
         unconfirmedTaskId: input.unconfirmedTaskId ?? null,
+        handOver: input.handOver ? JSON.stringify(input.handOver) : null,
         maxAttempts: automation().maxAttempts,
       })),
     )

@@ -41,7 +41,7 @@ export function capsFor(platform: string, overrides: DailyCaps | Record<string, 
   return { likes: pick('likes'), follows: pick('follows'), comments: pick('comments'), posts: pick('posts') };
 }
 
-/** What the account may still do today: its caps less what its phones reported today. */
+/** What the account may still do today: its caps less what its phones reported today and the comments VAs have yet to write. */
 export async function allowanceOf(db: Db, workspaceId: string, accountId: string, caps: EngagementCounts): Promise<EngagementCounts> {
   const used = await db
     .selectFrom('accountDailyActions')
@@ -49,10 +49,21 @@ export async function allowanceOf(db: Db, workspaceId: string, accountId: string
     .where('accountId', '=', accountId)
     .where('day', '=', localDaySql(workspaceId))
     .executeTakeFirst();
+  // Comments handed to a VA and not yet done count now: they count toward the day once done, and a phone that
+  // handed over the whole allowance should not hand over more meanwhile.
+  const handedOver = await db
+    .selectFrom('tasks')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('accountId', '=', accountId)
+    .where('completedAt', 'is', null)
+    .where('workspaceId', '=', workspaceId)
+    .where('status', 'in', ['pending', 'in-progress'])
+    .where(sql<boolean>`hand_over ->> 'kind' = 'comment'`)
+    .executeTakeFirstOrThrow();
   return {
     likes: Math.max(0, caps.likes - (used?.likes ?? 0)),
     follows: Math.max(0, caps.follows - (used?.follows ?? 0)),
-    comments: Math.max(0, caps.comments - (used?.comments ?? 0)),
+    comments: Math.max(0, caps.comments - (used?.comments ?? 0) - handedOver.n),
     posts: Math.max(0, caps.posts - (used?.posts ?? 0)),
   };
 }

@@ -80,6 +80,7 @@ function task(label: string, overrides: Partial<TaskRow> = {}): TaskRow {
     accountId: ACCOUNT,
     engagement: {},
     unconfirmedTaskId: null,
+    handOver: null,
     createdAt: at,
     updatedAt: at,
     ...overrides,

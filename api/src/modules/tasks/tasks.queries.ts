@@ -73,6 +73,7 @@ const taskJson = jsonObject<Task>('tasks', {
   campaignSessionId: 'value',
   accountId: 'value',
   unconfirmedTaskId: 'value',
+  handOver: 'value',
   createdAt: 'time',
   updatedAt: 'time',
 });

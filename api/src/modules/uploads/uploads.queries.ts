@@ -1,6 +1,7 @@
 /** Stored objects in SQL: reservations, and the one upload a reservation takes. */
 import { sql } from 'kysely';
 import type { Db, Tx } from '../../shared/types.ts';
+import { objectPath } from '../../storage/storage.ts';
 
 /** Unused reservations older than this have expired with their signed URL, and no longer count. */
 export const RESERVATION_MS = 15 * 60_000;
@@ -52,7 +53,7 @@ export async function reservationExists(db: Db, key: string): Promise<boolean> {
 /**
  * A stored file of the workspace, uploaded. For a VA (`viewer`), `hidden` says whether it is a frame of a phone's
  * screen they may not see (screens.rules.ts): a dry-run step's or a saved capture's of a phone not assigned to them,
- * or a failure's of such a phone whose post they may not see either.
+ * or a failure's of such a phone whose post they may not see either, or a post handed to another VA to comment on.
  */
 export function findUploadedObject(db: Db, key: string, scope: { workspaceId: string; screenshotsOnly: boolean; viewer?: string | undefined }) {
   const ws = scope.workspaceId;
@@ -86,6 +87,12 @@ export function findUploadedObject(db: Db, key: string, scope: { workspaceId: st
                   join devices pd on pd.id = a.device_id
                   where p.id = t.post_id and p.workspace_id = ${ws} and pd.assigned_to_id = ${va}::uuid
                 )
+            )
+            or exists (
+              select 1 from tasks h
+              left join devices d on d.id = h.device_id
+              where h.workspace_id = ${ws} and h.hand_over -> 'frame' ->> 'url' = ${objectPath(key)}
+                and h.assigned_to_id is distinct from ${va}::uuid and d.assigned_to_id is distinct from ${va}::uuid
             )
           )`.as('hidden'),
     )

@@ -1,3 +1,4 @@
+import { COMMENTS_BY_VA } from './components/CommentsByVaNote';
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -77,6 +78,9 @@ describe('CampaignDetailPage', { timeout: 20_000 }, () => {
     await user.click(dialog.getByRole('combobox', { name: /^Routine Type/ }));
     await user.click(await screen.findByRole('option', { name: 'Engage Comments' }));
     expect(dialog.getByText('10 min')).toBeTruthy();
+    // Comment text is a person's work: the form says so and offers nothing to type one.
+    expect(dialog.getByText(COMMENTS_BY_VA)).toBeTruthy();
+    expect(dialog.queryByLabelText(/comment/i)).toBeNull();
     const posts = dialog.getByLabelText('Target Posts');
     await user.clear(posts);
     await user.type(posts, '7');

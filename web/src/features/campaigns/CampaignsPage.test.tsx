@@ -1,3 +1,4 @@
+import { COMMENTS_BY_VA } from './components/CommentsByVaNote';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +85,23 @@ describe('CampaignsPage', { timeout: 20_000 }, () => {
       engagementTarget: 150,
     });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'New Campaign' })).toBeNull());
+  });
+
+  it('says that comments are written by a VA wherever a campaign offers them, and only there', async () => {
+    stubApi({ 'GET /api/campaigns': [] });
+    const user = userEvent.setup();
+    renderScreen(<CampaignsPage />);
+    await user.click(await screen.findByRole('button', { name: 'Create First Campaign' }));
+    const dialog = within(await screen.findByRole('dialog', { name: 'New Campaign' }));
+    await user.click(dialog.getByRole('switch', { name: 'Search and like' }));
+    expect(dialog.queryByText(COMMENTS_BY_VA)).toBeNull();
+    await user.click(dialog.getByRole('checkbox', { name: 'Comment' }));
+    expect(dialog.getAllByText(COMMENTS_BY_VA)).toHaveLength(1);
+    await user.click(dialog.getByRole('switch', { name: 'Engage commenters' }));
+    await user.click(dialog.getAllByRole('checkbox', { name: 'Comment' })[1]!);
+    expect(dialog.getAllByText(COMMENTS_BY_VA)).toHaveLength(2);
+    // Nothing asks for comment text.
+    expect(dialog.queryByRole('textbox', { name: /comment/i })).toBeNull();
   });
 
   it("shows the spec's sentence when creating fails", async () => {

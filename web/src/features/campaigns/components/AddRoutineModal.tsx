@@ -4,6 +4,7 @@ import { messages, routineSettings, routineTypeLabels, type Account, type Campai
 import { errorToast, toast } from '../../../shared/toast';
 import { ModalForm, useModalForm } from '../../../shared/ui/FormModal';
 import { useCreateRoutine } from '../campaigns.api';
+import { CommentsByVaNote } from './CommentsByVaNote';
 import {
   addableRoutineTypes,
   buildRoutinePayload,
@@ -143,6 +144,7 @@ export function AddRoutineModal({ opened, onClose, campaign, linkedAccounts }: A
           <>
             {countInput('targetPosts', 'Target Posts', routineBounds.targetPosts)}
             {engagementRateInput}
+            <CommentsByVaNote />
           </>
         );
     }

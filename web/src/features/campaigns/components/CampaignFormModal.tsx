@@ -11,6 +11,7 @@ import { ImageThumbs } from '../../../shared/uploads/ImageThumbs';
 import { formatBytes, imageRestrictions, uploadCampaignImage } from '../../../shared/uploads/uploads';
 import { useGroups } from '../../groups/groups.api';
 import { useCreateCampaign, useUpdateCampaign } from '../campaigns.api';
+import { CommentsByVaNote } from './CommentsByVaNote';
 import {
   campaignToFormValues,
   campaignValidationMessage,
@@ -181,6 +182,7 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
                   ))}
                 </Group>
               </Checkbox.Group>
+              {values.searchAndLikeActions.includes('comment') ? <CommentsByVaNote /> : null}
             </Stack>
           )}
           <Switch label="Follow account list" {...form.getInputProps('followAccountList', { type: 'checkbox' })} />
@@ -206,13 +208,16 @@ export function CampaignFormModal({ opened, onClose, campaign, onCreated }: Camp
           )}
           <Switch label="Engage commenters" {...form.getInputProps('engageCommenters', { type: 'checkbox' })} />
           {values.engageCommenters && (
-            <Checkbox.Group pl={{ base: 0, sm: 'md' }} label="Engage commenters actions" {...form.getInputProps('engageCommentersActions')}>
-              <Group gap="md" mt={4}>
-                {actionOptions.map((option) => (
-                  <Checkbox key={option.value} value={option.value} label={option.label} />
-                ))}
-              </Group>
-            </Checkbox.Group>
+            <Stack gap="xs" pl={{ base: 0, sm: 'md' }}>
+              <Checkbox.Group label="Engage commenters actions" {...form.getInputProps('engageCommentersActions')}>
+                <Group gap="md" mt={4}>
+                  {actionOptions.map((option) => (
+                    <Checkbox key={option.value} value={option.value} label={option.label} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
+              {values.engageCommentersActions.includes('comment') ? <CommentsByVaNote /> : null}
+            </Stack>
           )}
         </>
       )}

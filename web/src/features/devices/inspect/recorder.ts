@@ -13,7 +13,7 @@ import type { LiveInput } from '@farm/agent-protocol/live';
 export const PAUSE_AFTER_MS = 1500;
 
 /** Parameters a recorded text may be replaced with ("As typed" keeps the words). */
-export const textParameters = ['{{caption}}', '{{comments|pick}}', '{{keywords|pick}}'] as const;
+export const textParameters = ['{{caption}}', '{{keywords|pick}}'] as const;
 
 export type RecordedStep = Record<string, unknown> & { do: string };
 

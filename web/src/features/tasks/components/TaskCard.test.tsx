@@ -50,6 +50,24 @@ describe('TaskCard', () => {
     expect(screen.queryAllByRole('button', { name: /Show (more|less)/ })).toHaveLength(1);
   });
 
+  it("shows a VA the post a phone handed over: its link, the author's profile and the frame", () => {
+    const handOver = {
+      kind: 'comment',
+      author: 'sunny.trails',
+      account: 'acme',
+      platform: 'instagram',
+      link: 'https://www.instagram.com/p/C0ffee/',
+      profileUrl: 'https://www.instagram.com/sunny.trails/',
+      frame: { url: '/api/objects/f1', width: 720, height: 1440 },
+    } as const;
+    renderCard({ task: buildTask({ title: "Comment on @sunny.trails's post from @acme", type: 'engage', handOver }) });
+    expect(screen.getByRole('link', { name: 'Open the post' }).getAttribute('href')).toBe('https://www.instagram.com/p/C0ffee/');
+    expect(screen.getByRole('link', { name: "@sunny.trails's profile" }).getAttribute('href')).toBe('https://www.instagram.com/sunny.trails/');
+    expect(screen.getByRole('img', { name: "@sunny.trails's post as the phone saw it" }).getAttribute('src')).toBe('/api/objects/f1');
+    renderCard({ task: buildTask({ handOver: { ...handOver, link: null, frame: null } }) });
+    expect(screen.getByText("The phone could not read the post's address: find it by the frame.")).toBeTruthy();
+  });
+
   it('offers the moves taskTransitions allows from pending', () => {
     const { onStatus } = renderCard();
     expect(button('Start')).toBeTruthy();

@@ -4,6 +4,7 @@ import { IconCircleCheck, IconCircleMinus, IconCircleX, IconClock, IconDeviceMob
 import { taskTransitions, taskTypeLabels, type Task, type TaskStatus } from '@farm/contracts';
 import { formatDeadline } from '../../../shared/format';
 import { priorityColors, priorityLabels, taskStatusColors, taskStatusLabels } from '../task.labels';
+import { HandOverPost } from './HandOverPost';
 import { TaskDelivery } from './TaskDelivery';
 import { asksAboutPost, UnconfirmedPostAnswer } from './UnconfirmedPostAnswer';
 import { FailureEvidenceButton } from '../evidence/FailureEvidence';
@@ -68,6 +69,7 @@ export function TaskCard({ task, deviceLabel, vaName, canChangeStatus, canManage
             </Text>
           </Group>
           {task.description ? <Description text={task.description} /> : null}
+          {task.handOver ? <HandOverPost handOver={task.handOver} /> : null}
           <Group gap={6} wrap="wrap">
             <Badge variant="outline">{taskTypeLabels[task.type]}</Badge>
             <Badge variant="light" color={priorityColors[task.priority]}>
