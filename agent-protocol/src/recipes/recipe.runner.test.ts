@@ -639,14 +639,6 @@ describe('safe steps on real phones’ screens', () => {
     expect(phone.taps).toEqual([]);
   });
 
-  it('types into a comment box whose id an update renamed, through the recorded alternative', async () => {
-    const phone = new ScreenPhone('comments', { comments: 'instagram/comments-renamed.xml' });
-    const { result } = await runShipped(phone, 'instagram/engage.json', [{ do: 'type', target: 'comment_box', text: 'Lovely light ✨' }]);
-    expect(result.status).toBe('completed');
-    expect(phone.typed).toEqual(['Lovely light ✨']);
-    expect(phone.taps).toEqual([{ x: 310, y: 1315 }]);
-  });
-
   it('counts a post only when Instagram says "Posted!": a pending row that goes from view is post_unconfirmed, "can’t be posted" too', async () => {
     const share = {
       do: 'tap',

@@ -260,7 +260,6 @@ function igComments(api: SimApi, screen: ScreenOf<'comments'>): SimNode {
   const root = tree('instagram/comments.xml', api);
   for (const node of all(root)) {
     const id = idOf(node);
-    // One build renamed the box layout_comment_thread_edittext_multiline (GramAddict resources.py lists both).
     if (id.startsWith('layout_comment_thread_edittext')) {
       node.text = api.draft.comment || node.text;
       node.focused = api.focused === 'comment';

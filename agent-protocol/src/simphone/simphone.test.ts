@@ -80,12 +80,8 @@ describe('the shipped recipes on the simulated phone', () => {
     expect(progress.at(-1)).toMatchObject({ status: 'done', percent: expect.any(Number) });
   });
 
-  it('engages on Instagram by keywords and reference accounts within the allowances, where the workspace opts in', async () => {
-    // The engage template acts on a selector no public source shows: off unless the workspace lets templates run.
-    const held = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } });
-    expect(held.result.failure).toMatchObject({ code: 'app_version_untested' });
-    expect(held.result.failure?.message).toContain('comments_open (id=layout_comment_thread_edittext_multiline)');
-    const { phone, result } = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } }, { allowUntestedApp: true });
+  it('engages on Instagram by keywords and reference accounts within the allowances', async () => {
+    const { phone, result } = await run('instagram', 'engage_comments', {}, { allowances: { like: 4, follow: 5, comment: 1 } });
     expect(result.failure).toBeUndefined();
     expect(result.actions.like).toBe(4);
     expect(result.actions.follow).toBe(2);
