@@ -18,11 +18,15 @@ const timings = [];
 /** Every failed test by name, printed again at the end: a long log's tail then says what broke. */
 const failures = [];
 
-/** Runs one suite and keeps its wall time for the closing table. */
+const runStarted = Date.now();
+
+/** Runs one suite, says its wall time when it ends, and keeps it for the closing table. */
 function run(command, args, cwd, label, env = process.env) {
   const started = Date.now();
   const result = spawnSync(command, args, { cwd, stdio: 'inherit', env });
-  timings.push(`${label} ${Math.round((Date.now() - started) / 1000)}s`);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  timings.push(`${label} ${seconds}s`);
+  console.log(`== ${label}: ${seconds}s (${Math.round((Date.now() - runStarted) / 1000)}s since the tests began)`);
   return result.status ?? 1;
 }
 
@@ -74,7 +78,7 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
 }
 
 if (failures.length > 0) console.log(`\nfailed:\n  ${failures.join('\n  ')}`);
-console.log(`\ntimes: ${timings.join(', ')}`);
+console.log(`\ntimes: ${timings.join(', ')} (${Math.round((Date.now() - runStarted) / 1000)}s in all)`);
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(broken || totals.failed > 0 ? 1 : 0);
 
