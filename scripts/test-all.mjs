@@ -42,6 +42,10 @@ for (const name of packages) {
     totals.failed += json.numFailedTests ?? 0;
     totals.skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
     if ((json.numTotalTests ?? 0) === 0) broken = true;
+    printSlowest(
+      name,
+      (json.testResults ?? []).map((file) => [file.name.replace(`${cwd}/`, ''), (file.endTime ?? 0) - (file.startTime ?? 0)]),
+    );
     for (const file of json.testResults ?? []) {
       for (const test of file.assertionResults ?? []) {
         if (test.status === 'failed') failures.push(`${name}: ${file.name.replace(`${cwd}/`, '')} › ${test.fullName}`);
@@ -70,6 +74,9 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
     totals.failed += stats.unexpected ?? 0;
     totals.skipped += stats.skipped ?? 0;
     collectE2eFailures(JSON.parse(readFileSync(report, 'utf8')).suites ?? [], []);
+    const perFile = new Map();
+    collectE2eDurations(JSON.parse(readFileSync(report, 'utf8')).suites ?? [], perFile);
+    printSlowest('e2e', [...perFile]);
   } else broken = true;
   if (status !== 0) {
     console.log(`web: playwright exited with ${status}`);
@@ -92,5 +99,30 @@ function collectE2eFailures(suites, path) {
       }
     }
     collectE2eFailures(suite.suites ?? [], here);
+  }
+}
+
+/**
+ * The slowest files of a suite (a file of two vitest projects counts once each), so that the next cut of the run's
+ * time starts from a measure.
+ */
+function printSlowest(label, files) {
+  const slowest = files
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15);
+  if (slowest.length === 0) return;
+  console.log(`\n== ${label}: slowest files`);
+  for (const [file, ms] of slowest) console.log(`${(ms / 1000).toFixed(1).padStart(7)}s  ${file}`);
+}
+
+/** Adds up the time of every test's attempts, by spec file, from Playwright's JSON report. */
+function collectE2eDurations(suites, perFile) {
+  for (const suite of suites) {
+    for (const spec of suite.specs ?? []) {
+      const ms = (spec.tests ?? []).flatMap((test) => test.results ?? []).reduce((sum, result) => sum + (result.duration ?? 0), 0);
+      perFile.set(spec.file, (perFile.get(spec.file) ?? 0) + ms);
+    }
+    collectE2eDurations(suite.suites ?? [], perFile);
   }
 }
