@@ -16,8 +16,6 @@ export default defineConfig({
     pool: 'forks',
     // One migrated PostgreSQL template for the run: each test file's database is a copy of it.
     globalSetup: ['../sql/src/testing.global.ts'],
-    // Passwords hashed at argon2id's lowest cost in the test processes (test/setup/password-cost.ts).
-    setupFiles: ['test/setup/password-cost.ts'],
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
