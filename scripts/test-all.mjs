@@ -18,11 +18,15 @@ const timings = [];
 /** Every failed test by name, printed again at the end: a long log's tail then says what broke. */
 const failures = [];
 
-/** Runs one suite and keeps its wall time for the closing table. */
+const runStarted = Date.now();
+
+/** Runs one suite, says its wall time when it ends, and keeps it for the closing table. */
 function run(command, args, cwd, label, env = process.env) {
   const started = Date.now();
   const result = spawnSync(command, args, { cwd, stdio: 'inherit', env });
-  timings.push(`${label} ${Math.round((Date.now() - started) / 1000)}s`);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  timings.push(`${label} ${seconds}s`);
+  console.log(`== ${label}: ${seconds}s (${Math.round((Date.now() - runStarted) / 1000)}s since the tests began)`);
   return result.status ?? 1;
 }
 
@@ -38,6 +42,10 @@ for (const name of packages) {
     totals.failed += json.numFailedTests ?? 0;
     totals.skipped += (json.numPendingTests ?? 0) + (json.numTodoTests ?? 0);
     if ((json.numTotalTests ?? 0) === 0) broken = true;
+    printSlowest(
+      name,
+      (json.testResults ?? []).map((file) => [file.name.replace(`${cwd}/`, ''), (file.endTime ?? 0) - (file.startTime ?? 0)]),
+    );
     for (const file of json.testResults ?? []) {
       for (const test of file.assertionResults ?? []) {
         if (test.status === 'failed') failures.push(`${name}: ${file.name.replace(`${cwd}/`, '')} › ${test.fullName}`);
@@ -66,6 +74,9 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
     totals.failed += stats.unexpected ?? 0;
     totals.skipped += stats.skipped ?? 0;
     collectE2eFailures(JSON.parse(readFileSync(report, 'utf8')).suites ?? [], []);
+    const perFile = new Map();
+    collectE2eDurations(JSON.parse(readFileSync(report, 'utf8')).suites ?? [], perFile);
+    printSlowest('e2e', [...perFile]);
   } else broken = true;
   if (status !== 0) {
     console.log(`web: playwright exited with ${status}`);
@@ -74,7 +85,7 @@ if (existsSync(e2e) && process.env.SKIP_E2E !== '1') {
 }
 
 if (failures.length > 0) console.log(`\nfailed:\n  ${failures.join('\n  ')}`);
-console.log(`\ntimes: ${timings.join(', ')}`);
+console.log(`\ntimes: ${timings.join(', ')} (${Math.round((Date.now() - runStarted) / 1000)}s in all)`);
 console.log(`total: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(broken || totals.failed > 0 ? 1 : 0);
 
@@ -88,5 +99,30 @@ function collectE2eFailures(suites, path) {
       }
     }
     collectE2eFailures(suite.suites ?? [], here);
+  }
+}
+
+/**
+ * The slowest files of a suite (a file of two vitest projects counts once each), so that the next cut of the run's
+ * time starts from a measure.
+ */
+function printSlowest(label, files) {
+  const slowest = files
+    .filter(([, ms]) => ms > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 15);
+  if (slowest.length === 0) return;
+  console.log(`\n== ${label}: slowest files`);
+  for (const [file, ms] of slowest) console.log(`${(ms / 1000).toFixed(1).padStart(7)}s  ${file}`);
+}
+
+/** Adds up the time of every test's attempts, by spec file, from Playwright's JSON report. */
+function collectE2eDurations(suites, perFile) {
+  for (const suite of suites) {
+    for (const spec of suite.specs ?? []) {
+      const ms = (spec.tests ?? []).flatMap((test) => test.results ?? []).reduce((sum, result) => sum + (result.duration ?? 0), 0);
+      perFile.set(spec.file, (perFile.get(spec.file) ?? 0) + ms);
+    }
+    collectE2eDurations(suite.suites ?? [], perFile);
   }
 }

@@ -1,17 +1,30 @@
 /**
  * Accessibility: axe on every screen, as a visitor for the public pages and as an operator with a seeded farm
  * for the console. Every rule runs in the default dark theme; the colour rules run again in the light theme.
- * No serious or critical violation is allowed.
+ * No serious or critical violation is allowed. The screens are swept on one page, which moves from screen to screen
+ * inside the console (support/sweep.ts).
  */
 import { expect } from '@playwright/test';
 import { COLOUR_RULES, expectNoSeriousViolations } from './support/axe';
 import { publicScreens, shellScreens, type Screen } from './support/pages';
 import { test } from './support/seed';
+import { openSweepPage, type SweepPage } from './support/sweep';
 import { setScheme } from './support/ui';
 
+let sweep: SweepPage;
+test.beforeAll(async ({ browser, farm }, testInfo) => {
+  sweep = await openSweepPage(browser, farm, testInfo, { viewport: { width: 1280, height: 800 } });
+});
+test.afterAll(async () => {
+  await sweep?.close();
+});
+
 function checkScreen(screen: Screen): void {
-  test(`${screen.name} has no serious or critical axe violations`, async ({ page, farm }) => {
-    await page.goto(screen.path(farm));
+  test(`${screen.name} has no serious or critical axe violations`, async ({ farm }) => {
+    const { page } = sweep;
+    await sweep.open(screen.path(farm), { signedIn: screen.shell });
+    // Every rule in the dark theme, which a screen left in light by the one before is put back in.
+    await setScheme(page, 'dark', { withToggle: screen.shell });
     await screen.ready(page, farm);
     await expectNoSeriousViolations(page, `${screen.name} (dark)`);
     // Landing, login and signup are always dark.
@@ -23,7 +36,6 @@ function checkScreen(screen: Screen): void {
 }
 
 test.describe('signed out', () => {
-  test.use({ storageState: { cookies: [], origins: [] } });
   for (const screen of publicScreens) checkScreen(screen);
 });
 

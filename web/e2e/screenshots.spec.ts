@@ -1,13 +1,15 @@
 /**
  * Screenshots of every screen in the dark and the light theme at 1280×800 and on a 375×812 phone, into
  * e2e/screenshots/ (the run prints the folder at the end). Each one also checks that the page does not
- * scroll sideways. Landing, login and signup must stay dark whatever the stored theme.
+ * scroll sideways. Landing, login and signup must stay dark whatever the stored theme. The sweep runs once per
+ * size, on one page that moves from screen to screen inside the console (support/sweep.ts).
  */
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { allScreens, type Screen } from './support/pages';
 import { SCREENSHOT_DIR } from './support/screenshots';
 import { expect, test, type SeededFarm } from './support/seed';
+import { openSweepPage, type SweepPage } from './support/sweep';
 import { setScheme, type Scheme } from './support/ui';
 
 const sizes = [
@@ -20,12 +22,18 @@ const forcedDark = new Set(['landing', 'login', 'signup']);
 
 for (const size of sizes) {
   test.describe(`${size.viewport.width}x${size.viewport.height}`, () => {
-    test.use({ viewport: size.viewport, isMobile: size.phone, hasTouch: size.phone });
+    let sweep: SweepPage;
+    test.beforeAll(async ({ browser, farm }, testInfo) => {
+      sweep = await openSweepPage(browser, farm, testInfo, { viewport: size.viewport, isMobile: size.phone, hasTouch: size.phone });
+    });
+    test.afterAll(async () => {
+      await sweep?.close();
+    });
 
     for (const screen of allScreens) {
-      test(`${screen.name}`, async ({ page, farm, context }) => {
-        if (!screen.shell) await context.clearCookies();
-        await page.goto(screen.path(farm));
+      test(`${screen.name}`, async ({ farm }) => {
+        const { page } = sweep;
+        await sweep.open(screen.path(farm), { signedIn: screen.shell });
         await screen.ready(page, farm);
         for (const scheme of schemes) {
           await shoot(page, screen, scheme, size.viewport, farm);
@@ -34,7 +42,6 @@ for (const size of sizes) {
     }
   });
 }
-
 async function shoot(page: Page, screen: Screen, scheme: Scheme, viewport: { width: number; height: number }, farm: SeededFarm): Promise<void> {
   await setScheme(page, scheme, { withToggle: screen.shell });
   await screen.ready(page, farm);

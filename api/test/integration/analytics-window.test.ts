@@ -3,11 +3,12 @@
  * bucket, the performance tables and account growth, each checked against figures worked out by hand from
  * fixtures placed on and around the windows' boundaries.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountGrowth, Leaderboard, Timeseries, WindowedStats } from '@farm/contracts';
 import { buildTestApp, inviteVa, people, signUp, type Client, type TestApp } from '../helpers/app.ts';
 import { expectError, expectFieldError, expectStatus } from '../helpers/assertions.ts';
 import { buildAccount } from '../helpers/factories.ts';
+import { clearOfHourEdge } from '../helpers/clock.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,6 +17,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
+
+// The windows are drawn by the database's clock: a test starts clear of an hour's (and so a day's) edge.
+beforeEach(() => clearOfHourEdge());
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { PG_CODES } from '../../src/errors.ts';
 import { buildTestApp, Client, people, signUp, uniqueEmail, type Answer, type TestApp } from '../helpers/app.ts';
 import { PNG, uploadImage } from '../helpers/factories.ts';
@@ -166,29 +166,33 @@ const encode = (text: string): string => [...Buffer.from(text, 'utf8')].map((byt
 /**
  * The product's rows, except what a refusal rightly moves: a session's last-seen time, a login step's tries, and the
  * audit log's record of a failed sign-in (written without holding the answer, so it may land a moment later).
+ * A row is read as its version, where it lies and the transaction that wrote it (ctid, xmin): every insert, update
+ * and delete makes or removes one, even one that writes the same values, and reading it costs nothing, where the
+ * rows' text (a recipe's steps are tens of kilobytes) cost most of each request. The two tables whose rows a refusal
+ * may touch are read by their columns that must not move.
  */
 async function digest(): Promise<string> {
+  digestQuery ??= await digestStatement();
+  const { rows } = await digestQuery.execute(t.db);
+  return rows.map((row) => `${row.name}:${row.hash ?? ''}`).join(';');
+}
+
+/** The digest in one statement, a row a table (listed once: no request makes a table), one round trip a check. */
+let digestQuery: RawBuilder<{ name: string; hash: string | null }> | undefined;
+async function digestStatement(): Promise<RawBuilder<{ name: string; hash: string | null }>> {
   const { rows } = await sql<{
     name: string;
   }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(t.db);
-  const parts: string[] = [];
-  for (const { name } of rows) {
-    if (name === 'schema_migrations') continue;
-    const projection =
-      name === 'auth_sessions'
-        ? sql`(t.id, t.token_hash, t.user_id, t.expires_at)::text`
-        : name === 'login_challenges'
-          ? sql`(t.id, t.token_hash, t.user_id, t.expires_at)::text`
-          : sql`t::text`;
-    const counted = name === 'audit_log' ? sql`t.action <> 'auth.login_failed'` : sql`true`;
-    const result = await sql<{
-      hash: string | null;
-    }>`SELECT md5(coalesce(string_agg(${projection}, '|' ORDER BY ${projection}) FILTER (WHERE ${counted}), '')) AS hash FROM ${sql.table(name)} t`.execute(
-      t.db,
-    );
-    parts.push(`${name}:${result.rows[0]?.hash ?? ''}`);
-  }
-  return parts.join(';');
+  const parts = rows
+    .filter(({ name }) => name !== 'schema_migrations')
+    .map(({ name }, index) => {
+      const projection =
+        name === 'auth_sessions' || name === 'login_challenges' ? sql`(t.id, t.token_hash, t.user_id, t.expires_at)::text` : sql`(t.ctid, t.xmin)::text`;
+      const order = name === 'auth_sessions' || name === 'login_challenges' ? projection : sql`t.ctid`;
+      const counted = name === 'audit_log' ? sql`t.action <> 'auth.login_failed'` : sql`true`;
+      return sql`SELECT ${sql.lit(index)} AS position, ${sql.lit(name)} AS name, md5(coalesce(string_agg(${projection}, '|' ORDER BY ${order}) FILTER (WHERE ${counted}), '')) AS hash FROM ${sql.table(name)} t`;
+    });
+  return sql<{ name: string; hash: string | null }>`SELECT name, hash FROM (${sql.join(parts, sql` UNION ALL `)}) digest ORDER BY position`;
 }
 
 const backstops = new Set(Object.values(PG_CODES).map((code) => code.message));

@@ -11,10 +11,12 @@ import { currentCode } from '../../src/auth/two-factor.service.ts';
 import { buildInstance, buildTestApp, Client, signUp, uniqueEmail, type TestApp } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildWebhook } from '../helpers/factories.ts';
-import { codeAt } from '../helpers/two-factor.ts';
+import { codeAt, fixedClock } from '../helpers/two-factor.ts';
 import { redisPort, startRedis, type OwnRedis } from '../helpers/redis-server.ts';
 
 const PASSWORD = 'correct horse battery';
+// Codes and their checks read one instant: none turns stale during a request.
+fixedClock();
 const CAP = 3;
 let t: TestApp;
 

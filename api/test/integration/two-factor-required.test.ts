@@ -10,9 +10,11 @@ import { Client, inviteVa, signUp, uniqueEmail } from '../helpers/app.ts';
 import { expectError, expectStatus } from '../helpers/assertions.ts';
 import { buildInvitation } from '../helpers/factories.ts';
 import { fileApp } from '../helpers/file-app.ts';
-import { codeAt } from '../helpers/two-factor.ts';
+import { codeAt, fixedClock } from '../helpers/two-factor.ts';
 
 const PASSWORD = 'correct horse battery';
+// Codes and their checks read one instant: none turns stale during a request.
+fixedClock();
 const t = await fileApp();
 
 async function requiringWorkspace(): Promise<Client> {

@@ -11,9 +11,11 @@ import { expectError, expectFieldError, expectStatus } from '../helpers/assertio
 import { buildInvitation } from '../helpers/factories.ts';
 import { http, serve, statuses } from '../helpers/http.ts';
 import { fileApp } from '../helpers/file-app.ts';
-import { codeAt } from '../helpers/two-factor.ts';
+import { codeAt, fixedClock } from '../helpers/two-factor.ts';
 
 const PASSWORD = 'correct horse battery';
+// Codes and their checks read one instant: none turns stale during a request.
+fixedClock();
 const t = await fileApp();
 
 async function withTwoFactor(name = 'Tess Two'): Promise<{ person: Client; email: string; secret: string; recoveryCodes: string[] }> {
