@@ -22,16 +22,19 @@ export interface HandOverContext extends WriteContext {
   storage: Storage;
 }
 
-/** The VA task's title: the spec of issue #51, with the real handles. */
+/** The VA task's title as the console words it, with the real handles. */
 export const handOverTitle = (author: string, account: string): string => `Comment on @${author}'s post from @${account}`;
 
 /** Minutes a VA is expected to take over one comment. */
 const COMMENT_SECONDS = 5 * 60;
 
-/** The author's profile, where a VA finds the post when its address is unknown. */
+/**
+ * The author's profile, where a VA finds the post when its address is unknown. Instagram's post header names the
+ * handle; the name TikTok shows over a video is the profile's own name (geelark's TikTok 43.1.4 page source shows
+ * "sleepyshayshay🕷️ ."), which may differ from its @handle, so no TikTok address is built from it: the frame shows the post.
+ */
 function profileUrl(platform: string, author: string): string | null {
   if (platform === 'instagram') return `https://www.instagram.com/${author}/`;
-  if (platform === 'tiktok') return `https://www.tiktok.com/@${author}`;
   return null;
 }
 
