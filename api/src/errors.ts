@@ -59,8 +59,15 @@ export const CONFLICT_MESSAGE = 'Others were changing the same items at that mom
 const MAX_DEPTH = 32;
 
 /**
- * PostgreSQL refuses NUL (U+0000) in text and JSON, so a string carrying one would fail in the database:
- * refused here instead, for every body, query and path value, naming the field. Also refuses absurd nesting.
+ * A UTF-16 surrogate without its pair: JSON can carry one (`"\udfff"`), but it is no character, and PostgreSQL's
+ * jsonb refuses its escape ("Unicode low surrogate must follow a high surrogate").
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * PostgreSQL refuses NUL (U+0000) in text and JSON, and a lone surrogate in JSON, so a string carrying one would fail
+ * in the database: refused here instead, for every body, query and path value, naming the field. Also refuses absurd
+ * nesting.
  */
 export function findNul(value: unknown, root: string): AppError | undefined {
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
@@ -68,6 +75,8 @@ export function findNul(value: unknown, root: string): AppError | undefined {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
       if (current.includes('\u0000')) return badRequest(path || root, `${fieldLabel(path)} must not contain null (U+0000) characters`);
+      if (LONE_SURROGATE.test(current))
+        return badRequest(path || root, `${fieldLabel(path)} has a broken character (half of a surrogate pair): send it as UTF-8 text`);
       continue;
     }
     if (current === null || typeof current !== 'object' || Buffer.isBuffer(current)) continue;
@@ -77,6 +86,7 @@ export function findNul(value: unknown, root: string): AppError | undefined {
     for (const [key, item] of Object.entries(current)) {
       const at = path ? `${path}.${key}` : key;
       if (key.includes('\u0000')) return badRequest(path || root, `${fieldLabel(path)} has a field name with a null (U+0000) character`);
+      if (LONE_SURROGATE.test(key)) return badRequest(path || root, `${fieldLabel(path)} has a field name with a broken character`);
       stack.push({ value: item, path: at, depth: depth + 1 });
     }
   }

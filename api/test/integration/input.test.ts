@@ -120,6 +120,25 @@ describe('NUL characters', () => {
   });
 });
 
+describe('lone surrogates', () => {
+  const broken = 'has a broken character (half of a surrogate pair): send it as UTF-8 text';
+  it.each([
+    ['a device name', () => operator.post('/api/devices', { name: 'Pixel \udfff\ud800' }), 'name', `Name ${broken}`],
+    ['a task title', () => operator.post('/api/tasks', { title: 'Post \ud83d', type: 'post', priority: 'high' }), 'title', `Title ${broken}`],
+    ['a search term', () => operator.get(`/api/tasks?search=${encodeURIComponent('a')}%ED%A0%80`), null, null],
+  ])('in %s are refused by name, and nothing is written', async (_what, call, field, message) => {
+    if (field && message) await refusedWithoutWrites(call, field, message);
+    // A query string cannot carry a lone surrogate (its bytes decode to U+FFFD): the read answers, no 5xx.
+    else expect((await call()).status).toBeLessThan(500);
+  });
+
+  it('leave whole characters alone: an emoji of two code units is a name like any other', async () => {
+    const answer = await operator.post<{ name: string }>('/api/devices', { name: 'Pixel 🕷️' });
+    expect(answer.status).toBe(201);
+    expect(answer.body.name).toBe('Pixel 🕷️');
+  });
+});
+
 describe('dates', () => {
   const deadlineRange = 'Deadline must be between the years 1970 and 9999';
   const deadlineFormat = 'Deadline must be a date and time, like 2026-05-01T09:30:00Z';
