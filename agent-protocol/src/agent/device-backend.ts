@@ -17,6 +17,8 @@ import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
 import { recipeApps } from '../recipes/recipe.resolver.ts';
 import type { TaskWork } from '../work.ts';
 import { PhoneControl } from './device-backend.control.ts';
+import { actOnPhone } from '../group/group.act.ts';
+import type { GroupActMessage, GroupActResult } from '../group/group.messages.ts';
 import { runDryRun } from './device-backend.dryrun.ts';
 import { BackendState, type DeviceBackendOptions } from './device-backend.state.ts';
 import { runTask } from './device-backend.tasks.ts';
@@ -168,6 +170,24 @@ export class DeviceBackend implements PhoneBackend {
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
   input(input: LiveInput): Promise<void> {
     return this.control.input(input);
+  }
+
+  /**
+   * Group control on this phone: the screen read once, matched, resolved and checked against the rules, then the
+   * input through the same path as a person's live input (scrcpy's control socket while a session runs).
+   */
+  groupAct(message: GroupActMessage): Promise<GroupActResult> {
+    return actOnPhone(
+      {
+        dumpUi: () => this.phone.dumpUi(),
+        input: (input) => this.control.input(input),
+        startIntent: (action, data) => {
+          if (!this.phone.startIntent) return Promise.reject(new Error('This phone cannot open Settings pages.'));
+          return this.phone.startIntent(action, data);
+        },
+      },
+      message,
+    );
   }
 
   run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {

@@ -223,6 +223,11 @@ export interface PhoneDevice {
   launchApp(packageName: string, activity?: string): Promise<void>;
   /** Opens a web address or deep link, in the given app when named. */
   openUrl(url: string, packageName?: string): Promise<void>;
+  /**
+   * Starts an activity by action and data only (no component, no extras): group control's Settings pages and Play
+   * Store pages, checked against its closed list before. Absent: the phone cannot.
+   */
+  startIntent?(action: string, data?: string): Promise<void>;
   close(): Promise<void>;
   /**
    * Streams the screen faster than one screenshot after another, where the phone can (minicap on a real phone, the
