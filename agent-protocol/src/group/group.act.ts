@@ -1,6 +1,7 @@
 /**
- * `group.act` on one phone: read the screen once, check it shows the leader's screen, resolve the action in this
- * phone's own tree, check the rules against that same read, then act through the phone's live input path (scrcpy's
+ * `group.act` on one phone: read the screen once, check the rules against it (a refused app in front is named), check
+ * it shows the leader's screen, resolve the action in this phone's own tree and check the element it lands on against
+ * the same read, then act through the phone's live input path (scrcpy's
  * control socket while a session runs, else the persistent input shell: `PhoneControl.input`), scaled to this
  * phone's screen. A follower that misses acts on nothing.
  */
@@ -42,9 +43,14 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
     screen = parseUiXml(await phone.dumpUi());
   } catch (error) {
     if (isOffline(error)) return groupResult(actionId, 'offline', { reason: error instanceof Error ? error.message : undefined });
-    return groupResult(actionId, 'refused', { reason: `The screen could not be read, so nothing was done (${error instanceof Error ? error.message : String(error)}).` });
+    return groupResult(actionId, 'refused', {
+      reason: `The screen could not be read, so nothing was done (${error instanceof Error ? error.message : String(error)}).`,
+    });
   }
   const read = readScreen(screen);
+  // The rules first, on this read: a phone with a refused app in front says so rather than "Different screen".
+  const before = checkGroupRules(action, read, lists);
+  if (!before.ok) return groupResult(actionId, 'refused', { reason: before.reason });
   if (leader && !sameScreen(leader, read.signature)) {
     return withFrame(phone, groupResult(actionId, 'different_screen', { reason: 'This phone does not show the leader’s screen.' }));
   }
@@ -55,7 +61,8 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
     case 'selector': {
       const found = findAll(screen, action.selector);
       if (found.length === 0) return withFrame(phone, groupResult(actionId, 'not_found', { reason: 'No element here matches the leader’s.' }));
-      if (found.length > 1) return withFrame(phone, groupResult(actionId, 'matches', { matches: found.length, reason: 'More than one element here matches the leader’s.' }));
+      if (found.length > 1)
+        return withFrame(phone, groupResult(actionId, 'matches', { matches: found.length, reason: 'More than one element here matches the leader’s.' }));
       const node = found[0]!;
       target = node.packageName || null;
       const at = centerOf(node.bounds);
@@ -82,7 +89,8 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
     case 'intent':
       break;
   }
-  const verdict = checkGroupRules(action, read, lists, target);
+  // Again with the element the action lands on, from the same read.
+  const verdict = target ? checkGroupRules(action, read, lists, target) : before;
   if (!verdict.ok) return groupResult(actionId, 'refused', { reason: verdict.reason });
   try {
     if (action.kind === 'intent') await phone.startIntent(action.action, action.data);

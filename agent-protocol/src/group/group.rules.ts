@@ -16,7 +16,10 @@ interface Named {
 
 /** Home screens. */
 export const LAUNCHERS: Record<string, Named> = {
-  'com.android.launcher3': { name: 'the launcher', source: 'AOSP packages/apps/Launcher3; Kqramazov/fdroid_utg output/tw.qtlin.mac.airunlocker.apk/utg.js (package of the Launcher state)' },
+  'com.android.launcher3': {
+    name: 'the launcher',
+    source: 'AOSP packages/apps/Launcher3; Kqramazov/fdroid_utg output/tw.qtlin.mac.airunlocker.apk/utg.js (package of the Launcher state)',
+  },
   'com.google.android.apps.nexuslauncher': { name: 'the Pixel launcher', source: 'unverified' },
   'com.sec.android.app.launcher': { name: 'the Samsung launcher', source: 'unverified' },
   'com.miui.home': { name: 'the Xiaomi launcher', source: 'unverified' },
@@ -28,7 +31,8 @@ export const LAUNCHERS: Record<string, Named> = {
 export const SETTINGS: Record<string, Named> = {
   'com.android.settings': {
     name: 'Settings',
-    source: 'AOSP packages/apps/Settings (AndroidManifest package); used with `.MiuiSettings` by public Xiaomi test scripts (find_string "com.android.settings:id/dashboard_container")',
+    source:
+      'AOSP packages/apps/Settings (AndroidManifest package); used with `.MiuiSettings` by public Xiaomi test scripts (find_string "com.android.settings:id/dashboard_container")',
   },
   'com.android.settings.intelligence': { name: 'Settings search', source: 'AOSP packages/apps/SettingsIntelligence; unverified' },
 };
@@ -54,7 +58,8 @@ export const SETUP_WIZARDS: Record<string, Named> = {
 
 /** The Play Store: taps, keys and scrolls only. */
 export const PLAY_STORE = 'com.android.vending';
-const PLAY_STORE_SOURCE = 'public test scripts starting it by package (find_string \'package="com.android.vending"\'); aconetwork/Website content/posts/2025/09-gplay-updates.en.md';
+const PLAY_STORE_SOURCE =
+  'public test scripts starting it by package (find_string \'package="com.android.vending"\'); aconetwork/Website content/posts/2025/09-gplay-updates.en.md';
 
 /** The allowlist: launchers, Settings, the permission controller, the package installer, system dialogs, the setup wizard, the Play Store. */
 export const GROUP_ALLOWLIST: Record<string, Named> = {
@@ -84,7 +89,10 @@ export const GROUP_DENYLIST: Record<string, Named> = {
   'com.facebook.orca': { name: 'Messenger', source: 'unverified' },
   'com.twitter.android': { name: 'X', source: 'unverified' },
   'com.snapchat.android': { name: 'Snapchat', source: 'unverified' },
-  'com.google.android.youtube': { name: 'YouTube', source: 'public test script starting com.google.android.youtube/…WatchWhileActivity (find_string "Auto-update apps")' },
+  'com.google.android.youtube': {
+    name: 'YouTube',
+    source: 'public test script starting com.google.android.youtube/…WatchWhileActivity (find_string "Auto-update apps")',
+  },
   'com.tinder': { name: 'Tinder', source: 'unverified' },
   'com.bumble.app': { name: 'Bumble', source: 'unverified' },
   'co.hinge.app': { name: 'Hinge', source: 'unverified' },
@@ -168,10 +176,21 @@ export function checkIntent(action: Extract<GroupAction, { kind: 'intent' }>, ap
  * Checks one action against one read of a phone's screen and the workspace's lists: rules 1–4 of group control.
  * `target` is the package of the node the action lands on, when it lands on one.
  */
-export function checkGroupRules(action: GroupAction, screen: Pick<ScreenRead, 'front' | 'packages' | 'shade' | 'split' | 'pip'>, lists: GroupLists, target?: string | null): RuleVerdict {
+export function checkGroupRules(
+  action: GroupAction,
+  screen: Pick<ScreenRead, 'front' | 'packages' | 'shade' | 'split' | 'pip'>,
+  lists: GroupLists,
+  target?: string | null,
+): RuleVerdict {
   const backOrHome = action.kind === 'key' && (action.key === 'back' || action.key === 'home');
   // Rule 4: while an overlay shows, only Back and Home.
-  const overlay = screen.shade ? 'the notification shade is showing' : screen.split ? 'a split screen is showing' : screen.pip ? 'a picture-in-picture window is showing' : null;
+  const overlay = screen.shade
+    ? 'the notification shade is showing'
+    : screen.split
+      ? 'a split screen is showing'
+      : screen.pip
+        ? 'a picture-in-picture window is showing'
+        : null;
   if (overlay && !backOrHome) return refuse(`${overlay} (only Back and Home go through).`);
   // Rule 1: the app in front, every visible window and the target are on the allowlist.
   const allowed = allowedPackages(lists);

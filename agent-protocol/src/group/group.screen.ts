@@ -76,9 +76,13 @@ export function readScreen(screen: UiScreen): ScreenRead {
 
 /** Dialogs the system draws over an app (a permission prompt, an installer's confirmation) are not PiP windows. */
 function isDialogPackage(packageName: string): boolean {
-  return ['android', 'com.android.permissioncontroller', 'com.google.android.permissioncontroller', 'com.android.packageinstaller', 'com.google.android.packageinstaller'].includes(
-    packageName,
-  );
+  return [
+    'android',
+    'com.android.permissioncontroller',
+    'com.google.android.permissioncontroller',
+    'com.android.packageinstaller',
+    'com.google.android.packageinstaller',
+  ].includes(packageName);
 }
 
 /** The screen's signature: the front package and the sorted, distinct resource ids of its nodes on the screen. */

@@ -3,11 +3,12 @@
  * the leader's tree — Record's choice (`recordableSelector`: id, id with text, description or text, never an index
  * or a class alone). The node is the smallest clickable one containing the point; when that one has no such
  * selector (a Settings row is often a clickable layout with no id or text of its own), the smallest node under the
- * point (the row's title) is tried, whose centre lies inside the same row. Null when neither has one: the person is
- * offered a tap by point.
+ * point is tried, then the nodes inside the clickable one in document order (the row's title), whose centre lies
+ * inside the same row, so a follower's tap on it lands on its own row. Null when none has one: the person is offered
+ * a tap by point.
  */
 import { isOnScreen, recordableSelector } from '../recipes/recipe.inspect.ts';
-import type { UiScreen } from '../recipes/recipe.ui.ts';
+import { isWithin, type UiScreen } from '../recipes/recipe.ui.ts';
 import type { GroupSelector } from './group.messages.ts';
 
 export interface LeaderTarget {
@@ -40,7 +41,11 @@ export function selectorAt(screen: UiScreen, point: { x: number; y: number }): L
   const y = point.y * screen.height;
   const clickable = smallestAt(screen, x, y, (at) => screen.nodes[at]?.clickable === true);
   const smallest = smallestAt(screen, x, y, () => true);
-  for (const at of [clickable, smallest]) {
+  const row = clickable === null ? undefined : screen.nodes[clickable];
+  const inside = row
+    ? screen.nodes.flatMap((node, at) => (at !== clickable && isWithin(screen, node, (parent) => parent === row) && isOnScreen(screen, node) ? [at] : []))
+    : [];
+  for (const at of [clickable, smallest, ...inside]) {
     if (at === null) continue;
     const best = recordableSelector(screen, at);
     if (!best) continue;
