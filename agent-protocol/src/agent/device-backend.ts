@@ -180,7 +180,7 @@ export class DeviceBackend implements PhoneBackend {
     return actOnPhone(
       {
         dumpUi: () => this.phone.dumpUi(),
-        input: (input) => this.control.input(input),
+        input: (input) => (input.kind === 'text' ? this.control.typeAndClear(input.text) : this.control.input(input)),
         startIntent: (action, data) => {
           if (!this.phone.startIntent) return Promise.reject(new Error('This phone cannot open Settings pages.'));
           return this.phone.startIntent(action, data);

@@ -3,10 +3,13 @@
  * input through the persistent `input` shell). Screens: test/fixtures/real/settings and play-store (rebuilt from named
  * facts, index.json names the sources) and a real Instagram feed (instagram/feed.xml).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
-import { FakeAndroid, fixture } from '../../test/fake-android.ts';
+import { FakeAndroid, fixture, type FakeAndroidOptions } from '../../test/fake-android.ts';
+import { clipPackets, makeClip } from '../../test/fake-scrcpy.ts';
 import { createAdbClient } from '../adb/adb.host.ts';
 import { AdbPhone } from '../adb/adb.phone.ts';
 import { DeviceBackend } from '../agent/device-backend.ts';
@@ -19,6 +22,21 @@ import { selectorAt } from './group.selector.ts';
 const xml = (file: string) => readFileSync(new URL(`../../test/fixtures/real/${file}`, import.meta.url), 'utf8');
 
 let server: FakeAdbServer;
+
+/** Stands in for the scrcpy-server jar: the fake phone runs what was pushed to the CLASSPATH. */
+function scrcpyFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'scrcpy-file-')), 'scrcpy-server-v3.1');
+  writeFileSync(file, Buffer.from('stands in for the jar'));
+  return file;
+}
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
 let backends: DeviceBackend[];
 
 beforeEach(async () => {
@@ -39,12 +57,19 @@ interface Follower {
 }
 
 /** A phone of this size showing this screen, driven as the agent drives it. */
-function plug(serial: string, screen: string, size: string): Follower {
-  const fake = new FakeAndroid({ serial, getprop: fixture('getprop.txt'), wmSize: `Physical size: ${size}\n`, screen: () => xml(screen) });
+function plug(serial: string, screen: string, size: string, scrcpy?: FakeAndroidOptions['scrcpy']): Follower {
+  const fake = new FakeAndroid({
+    serial,
+    getprop: fixture('getprop.txt'),
+    wmSize: `Physical size: ${size}\n`,
+    screen: () => xml(screen),
+    ...(scrcpy ? { scrcpy } : {}),
+  });
   server.plug(fake);
   const client = createAdbClient({ adbHost: '127.0.0.1', adbPort: server.port, adbBin: '/nonexistent/adb' });
   client.on('error', () => undefined);
-  const backend = new DeviceBackend(new AdbPhone(serial, client.getDevice(serial)), { agentVersion: 'test', readEveryMs: 60_000 });
+  const options = scrcpy ? { uiServer: false as const, scrcpyServer: async () => scrcpyFile() } : {};
+  const backend = new DeviceBackend(new AdbPhone(serial, client.getDevice(serial), options), { agentVersion: 'test', readEveryMs: 60_000 });
   backends.push(backend);
   return { fake, backend, screen };
 }
@@ -181,5 +206,25 @@ describe('group.act over adb', () => {
     ]);
     expect(taps(phones[0]!.fake)).toEqual([[360, 360]]);
     expect(taps(phones[1]!.fake)).toEqual([[720, 800]]);
+  });
+
+  it('types any Unicode through the control socket while scrcpy runs, and empties the clipboard after the paste', async () => {
+    const phone = plug('H264', 'settings/network.xml', '1080x2400', {
+      clips: [clipPackets(makeClip('testsrc', { frames: 6, gop: 3 }))],
+      width: 160,
+      height: 320,
+      frameMs: 10,
+    });
+    await phone.backend.openVideo!('control');
+    const [typed] = await act([phone], { kind: 'text', text: 'Café Wi‑Fi ☕' });
+    expect(typed!.label).toBe('Done');
+    const running = phone.fake.scrcpyServers[0];
+    await until(() => (running?.control.length ?? 0) >= 2);
+    expect(running?.control).toEqual([
+      { type: 'clipboard', paste: true, text: 'Café Wi‑Fi ☕' },
+      { type: 'clipboard', paste: false, text: '' },
+    ]);
+    // No shell `input` for it.
+    expect(phone.fake.inputs).toEqual([]);
   });
 });

@@ -152,6 +152,8 @@ export interface LiveVideoSession {
   back(): void;
   /** Any Unicode: as text where scrcpy injects it, else through the clipboard. */
   type(text: string): void;
+  /** Empties the clipboard when the last `type` went in by a paste; answers whether it did (absent: it never pastes). */
+  clearPasted?(): boolean;
   rotate(): void;
   /** The picture's size as last configured (it changes when the phone turns). */
   readonly size: { width: number; height: number };
