@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
 import { FakeAndroid, fixture, type FakeAndroidOptions } from '../../test/fake-android.ts';
@@ -57,13 +58,14 @@ interface Follower {
 }
 
 /** A phone of this size showing this screen, driven as the agent drives it. */
-function plug(serial: string, screen: string, size: string, scrcpy?: FakeAndroidOptions['scrcpy']): Follower {
+function plug(serial: string, screen: string, size: string, scrcpy?: FakeAndroidOptions['scrcpy'], screencap?: () => Buffer): Follower {
   const fake = new FakeAndroid({
     serial,
     getprop: fixture('getprop.txt'),
     wmSize: `Physical size: ${size}\n`,
     screen: () => xml(screen),
     ...(scrcpy ? { scrcpy } : {}),
+    ...(screencap ? { screencap } : {}),
   });
   server.plug(fake);
   const client = createAdbClient({ adbHost: '127.0.0.1', adbPort: server.port, adbBin: '/nonexistent/adb' });
@@ -101,15 +103,17 @@ describe('group.act over adb', () => {
     const leaderFile = 'settings/home-1080.xml';
     const leaderTree = parseUiXml(xml(leaderFile));
     const title = leaderTree.nodes.find((node) => node.text === 'Network & internet')!;
-    const target = selectorAt(leaderTree, { x: (title.bounds.left + 20) / 1080, y: (title.bounds.top + 10) / 2400 });
-    expect(target?.selector).toEqual({ id: 'title', text: 'Network & internet' });
-    const phones = [
-      plug('SMALL', 'settings/home-720.xml', '720x1440'),
-      plug('MEDIUM', leaderFile, '1080x2400'),
-      plug('LARGE', 'settings/home-1440.xml', '1440x3200'),
-    ];
-    const results = await act(phones, { kind: 'selector', selector: target!.selector }, leaderFile);
-    expect(results.map((result) => result.label)).toEqual(['Done', 'Done', 'Done']);
+    const finger = { x: (title.bounds.left + 20) / 1080, y: (title.bounds.top + 10) / 2400 };
+    expect(selectorAt(leaderTree, finger)?.selector).toEqual({ id: 'title', text: 'Network & internet' });
+    const leader = plug('MEDIUM', leaderFile, '1080x2400');
+    const followers = [plug('SMALL', 'settings/home-720.xml', '720x1440'), plug('LARGE', 'settings/home-1440.xml', '1440x3200')];
+    // The leader's agent names the element under the finger and acts on it; its answer goes to the followers.
+    const [led] = await act([leader], { kind: 'finger', ...finger });
+    expect(led).toMatchObject({ label: 'Done', selector: { id: 'title', text: 'Network & internet' }, screen: { package: 'com.android.settings' } });
+    const message = serverMessages['group.act'].parse({ actionId: 'a2', action: { kind: 'selector', selector: led!.selector }, leader: led!.screen });
+    const results = await Promise.all(followers.map((phone) => phone.backend.groupAct(message)));
+    expect(results.map((result) => result.label)).toEqual(['Done', 'Done']);
+    const phones = [followers[0]!, leader, followers[1]!];
     for (const phone of phones) {
       const [tap] = taps(phone.fake);
       expect(taps(phone.fake)).toHaveLength(1);
@@ -226,5 +230,22 @@ describe('group.act over adb', () => {
     ]);
     // No shell `input` for it.
     expect(phone.fake.inputs).toEqual([]);
+  });
+
+  it('offers a tap by point where nothing under the leader’s finger names itself, acting on nothing', async () => {
+    const leader = plug('LEADER', 'play-store/settings-network-1080.xml', '1080x2400');
+    const [led] = await act([leader], { kind: 'finger', x: 0.95, y: 0.05 });
+    expect(led).toMatchObject({ kind: 'not_found', offerPoint: true });
+    expect(leader.fake.inputs).toEqual([]);
+  });
+
+  it('sends the frame of a phone that missed', async () => {
+    const png = await sharp({ create: { width: 108, height: 240, channels: 3, background: '#ffffff' } })
+      .png()
+      .toBuffer();
+    const phone = plug('SCROLLED', 'settings/home-scrolled.xml', '1080x2400', undefined, () => png);
+    const [missed] = await act([phone], { kind: 'selector', selector: { id: 'title', text: 'Network & internet' } }, 'settings/home-1080.xml');
+    expect(missed).toMatchObject({ label: 'Not found', frame: { mime: 'image/jpeg' } });
+    expect(missed!.frame!.data.byteLength).toBeGreaterThan(0);
   });
 });

@@ -12,6 +12,7 @@ import { centerOf, parseUiXml, type UiScreen } from '../recipes/recipe.ui.ts';
 import { groupResult, type GroupActMessage, type GroupActResult } from './group.messages.ts';
 import { checkGroupRules } from './group.rules.ts';
 import { readScreen, sameScreen } from './group.screen.ts';
+import { selectorAt } from './group.selector.ts';
 
 /** What acting needs of a phone; the agent's device backend gives it. */
 export interface GroupPhone {
@@ -54,12 +55,26 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
   if (leader && !sameScreen(leader, read.signature)) {
     return withFrame(phone, groupResult(actionId, 'different_screen', { reason: 'This phone does not show the leader’s screen.' }));
   }
-  // Resolve a selector in this phone's own tree: exactly one node, or nothing is done.
+  // Resolve a selector in this phone's own tree: exactly one node, or nothing is done. The leader's finger is first
+  // named by its selector on this (the leader's) screen, then resolved the same way.
   let input: LiveInput | null = null;
   let target: string | null = null;
+  let named: Pick<GroupActResult, 'selector' | 'screen'> = {};
+  if (action.kind === 'finger') {
+    const found = selectorAt(screen, action);
+    if (!found)
+      return groupResult(actionId, 'not_found', {
+        offerPoint: true,
+        screen: read.signature,
+        reason: 'Nothing under the finger names itself: tap by point instead?',
+      });
+    named = { selector: found.selector, screen: read.signature };
+  }
   switch (action.kind) {
+    case 'finger':
     case 'selector': {
-      const found = findAll(screen, action.selector);
+      const selector = action.kind === 'selector' ? action.selector : named.selector!;
+      const found = findAll(screen, selector);
       if (found.length === 0) return withFrame(phone, groupResult(actionId, 'not_found', { reason: 'No element here matches the leader’s.' }));
       if (found.length > 1)
         return withFrame(phone, groupResult(actionId, 'matches', { matches: found.length, reason: 'More than one element here matches the leader’s.' }));
@@ -99,5 +114,5 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
     if (isOffline(error)) return groupResult(actionId, 'offline', { reason: error instanceof Error ? error.message : undefined });
     return groupResult(actionId, 'refused', { reason: `The phone could not do it: ${error instanceof Error ? error.message : String(error)}` });
   }
-  return groupResult(actionId, 'done', action.kind === 'point' ? { byPoint: true } : {});
+  return groupResult(actionId, 'done', action.kind === 'point' ? { byPoint: true } : named);
 }

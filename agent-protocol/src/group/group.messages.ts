@@ -27,6 +27,12 @@ const press = z.enum(['tap', 'long_press']).default('tap');
 
 /** One action of a person on the leader, as every phone of the group receives it. */
 export const groupAction = z.discriminatedUnion('kind', [
+  /**
+   * The leader's finger (sent to the leader only): its agent finds the element under the point in its own tree, acts on
+   * it, and answers with the selector naming it and its screen's signature, which go to the followers as `selector`
+   * and `leader`. Where nothing under the finger names itself it acts on nothing and answers `offerPoint`.
+   */
+  z.object({ kind: z.literal('finger'), x: fraction, y: fraction, press }).strict(),
   /** A tap or long press on the element the selector names, found in each phone's own tree (the default). */
   z.object({ kind: z.literal('selector'), selector: groupSelector, press }).strict(),
   /** A tap or long press by point (a share of the screen), only when the person switched to it for this tap. */
@@ -88,6 +94,11 @@ export const groupActResult = z.object({
   matches: z.number().int().min(2).max(10_000).optional(),
   /** The action went by point (the person chose it, or no element-naming selector existed). */
   byPoint: z.boolean().optional(),
+  /** The leader's answer to `finger`: the selector naming the element it acted on, and its screen's signature. */
+  selector: groupSelector.optional(),
+  screen: screenSignature.optional(),
+  /** The leader's answer to `finger` when nothing under it names itself: the person is offered a tap by point. */
+  offerPoint: z.boolean().optional(),
   /** The phone's screen after (or instead of) acting, where it was cheap to take. */
   frame: traceFrame.optional(),
 });
@@ -107,7 +118,7 @@ const LABELS: Record<Exclude<GroupResultKind, 'matches'>, string> = {
 export function groupResult(
   actionId: string,
   kind: GroupResultKind,
-  extra: { reason?: string; matches?: number; byPoint?: boolean; frame?: GroupActResult['frame'] } = {},
+  extra: Partial<Pick<GroupActResult, 'reason' | 'matches' | 'byPoint' | 'frame' | 'selector' | 'screen' | 'offerPoint'>> = {},
 ): GroupActResult {
   const label = kind === 'matches' ? `${extra.matches ?? 2} matches` : LABELS[kind];
   return { actionId, kind, label, ...extra };
