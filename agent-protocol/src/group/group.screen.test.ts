@@ -42,6 +42,34 @@ describe('the screen a phone shows', () => {
   });
 });
 
+/** A made-up two-window tree (not a phone's: only the window roots the read looks at). */
+const windows = (...roots: [string, string][]) =>
+  parseUiXml(
+    `<hierarchy>${roots.map(([pkg, bounds]) => `<node class="android.widget.FrameLayout" package="${pkg}" bounds="${bounds}"><node class="android.widget.TextView" package="${pkg}" text="x" bounds="${bounds}"/></node>`).join('')}</hierarchy>`,
+  );
+
+describe('overlays', () => {
+  it('reads two apps side by side as a split screen and a small window of another app as PiP', () => {
+    // The screen's size is read from the first root, so the System UI's full-screen window comes first here.
+    const split = windows(
+      ['com.android.systemui', '[0,0][1080,2400]'],
+      ['com.android.settings', '[0,0][1080,1200]'],
+      ['com.android.vending', '[0,1200][1080,2400]'],
+    );
+    expect(readScreen(split)).toMatchObject({ split: true });
+    expect(readScreen(windows(['com.android.settings', '[0,0][1080,2400]'], ['com.google.android.youtube', '[600,1800][1040,2100]']))).toMatchObject({
+      front: 'com.android.settings',
+      pip: true,
+      packages: ['com.android.settings', 'com.google.android.youtube'],
+    });
+  });
+
+  it('does not take a permission prompt over an app for a split screen or PiP', () => {
+    const prompt = readScreen(windows(['com.android.settings', '[0,0][1080,2400]'], ['com.android.permissioncontroller', '[0,0][1080,2400]']));
+    expect(prompt).toMatchObject({ front: 'com.android.settings', split: false, pip: false });
+  });
+});
+
 describe("the leader's finger as a selector", () => {
   it('names a Settings row by its title wherever on the row the finger is, unique on the leader', () => {
     const leader = real('settings/home-1080.xml');

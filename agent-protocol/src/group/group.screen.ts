@@ -67,7 +67,8 @@ export function readScreen(screen: UiScreen): ScreenRead {
   const systemIds = visible.filter((node) => node.packageName === SYSTEM_UI).map((node) => shortId(node.resourceId));
   const shade = systemIds.some((id) => SHADE_IDS.includes(id));
   // A split screen: a divider, or two app windows of other packages each covering a large part of the screen.
-  const large = new Set(apps.filter((node) => area(node) >= screenArea * 0.25).map((node) => node.packageName));
+  // A system dialog over an app (a permission prompt's translucent activity fills the screen) is not a second app.
+  const large = new Set(apps.filter((node) => area(node) >= screenArea * 0.25 && !isDialogPackage(node.packageName)).map((node) => node.packageName));
   const split = systemIds.some((id) => SPLIT_IDS.includes(id)) || large.size >= 2;
   // A picture-in-picture window: a small window of another app over the front one.
   const pip = apps.some((node) => node.packageName !== front && area(node) < screenArea * 0.25 && !isDialogPackage(node.packageName));
