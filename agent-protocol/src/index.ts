@@ -10,3 +10,4 @@ export { Journal, type JournalEntry, type TaskResult } from './agent/journal.ts'
 export { PhoneAgent, type PhoneAgentOptions, type PhoneBackend, type WorkContext, type WorkOutcome } from './agent/phone-agent.ts';
 export { SimulatedBackend, SimulatedPhone, solidPng, type SimulatorOptions } from './agent/simulator.ts';
 export * from './enroll.ts';
+export * from './group/index.ts';

@@ -14,9 +14,10 @@ import { z } from 'zod';
  * `record`: an input sent with `record` is answered with the element under the finger, read just before it went in.
  * `dryrun`: the agent runs a recipe as a dry run with a trace of every step (`dryrun.ts`), and a failed task's result
  * carries its failed step's trace.
+ * `group`: the agent takes `group.act` (group control: one person's input on many phones, group/group.messages.ts).
  * A server ignores names it does not know, so an agent may list newer ones.
  */
-export const agentFeatures = ['live', 'control', 'ui-server', 'h264', 'inspect', 'record', 'dryrun'] as const;
+export const agentFeatures = ['live', 'control', 'ui-server', 'h264', 'inspect', 'record', 'dryrun', 'group'] as const;
 export type AgentFeature = (typeof agentFeatures)[number];
 
 export function isAgentFeature(name: string): name is AgentFeature {

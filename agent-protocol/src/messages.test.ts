@@ -46,12 +46,13 @@ describe('agent messages', () => {
     expect(serverMessages['task.dispatch'].parse(v2)).toHaveProperty('work');
     const v1 = { taskId: 't', attempt: 1, type: 'post', title: 'Publish', description: describeWork(work), deadline: null };
     expect(taskDispatchV1.parse(v1).description).toBe('Publish on instagram as @glow.\n\nSpring\n\n#glow');
-    // live.keyframe, inspect.capture and dryrun.* go only to agents that listed `h264`, `inspect` and `dryrun`.
+    // live.keyframe, inspect.capture, dryrun.* and group.act go only to agents that listed `h264`, `inspect`, `dryrun` and `group`.
     expect(Object.keys(serverMessages).sort()).toEqual([
       'command',
       'dryrun.next',
       'dryrun.start',
       'dryrun.stop',
+      'group.act',
       'inspect.capture',
       'live.input',
       'live.keyframe',

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { dryRunAgentMessages, dryRunServerMessages, failureTrace, traceFrame } from './dryrun.ts';
 import { failureCode } from './failures.ts';
 import { fleetHostMessages, hostFeatures, type HostFeature } from './fleet/fleet.messages.ts';
+import { groupActMessage } from './group/group.messages.ts';
 import { isAgentFeature, liveFrame, liveInput, liveStart, liveStop, liveVideo, liveVideoStreams } from './live.ts';
 import { handOverKinds, phoneCommands, taskTypes, uiReaderKinds } from './values.ts';
 import { engagementReport, taskWork } from './work.ts';
@@ -246,6 +247,11 @@ export const serverMessages = {
   'inspect.capture': z.object({}),
   /** Agents that listed `dryrun`: run a recipe as a dry run, go on step by step, stop (see dryrun.ts). */
   ...dryRunServerMessages,
+  /**
+   * Agents that listed `group`: one action of group control (group/group.messages.ts), answered with this phone's
+   * result (`{ ok: true, result: GroupActResult }`). Others are never sent it: the server shows them "Not supported".
+   */
+  'group.act': groupActMessage,
 } as const;
 
 /**
@@ -293,7 +299,7 @@ export type TaskDispatchV2 = z.infer<typeof taskDispatchV2>;
 export type Ack = { ok: true; [extra: string]: unknown } | { ok: false; error: string; retryAfterMs?: number };
 
 export type AgentToServer = { [N in AgentMessageName]: (message: AgentMessage<N>, ack?: (answer: Ack) => void) => void };
-type AnsweredServerMessage = 'live.input' | 'inspect.capture' | 'dryrun.start';
+type AnsweredServerMessage = 'live.input' | 'inspect.capture' | 'dryrun.start' | 'group.act';
 export type ServerToAgent = { [N in Exclude<ServerMessageName, AnsweredServerMessage>]: (message: ServerMessage<N>) => void } & {
   [N in AnsweredServerMessage]: (message: ServerMessage<N>, ack: (answer: Ack) => void) => void;
 };

@@ -29,6 +29,13 @@ export class PhoneApps {
     if (/Error:|unable to resolve/i.test(output)) throw new PhoneError('command_failed', `The phone could not open ${url}: ${output.trim().slice(0, 200)}`);
   }
 
+  /** `am start -a ACTION [-d DATA]`: an action and its data, nothing else. */
+  async startIntent(action: string, data?: string): Promise<void> {
+    if (!/^[\w.]+$/.test(action)) throw new PhoneError('command_failed', `"${action}" is not an intent action.`);
+    const output = await this.link.exec(`am start -a ${action}${data !== undefined ? ` -d ${shellQuote(data)}` : ''}`);
+    if (/Error:|unable to resolve/i.test(output)) throw new PhoneError('command_failed', `The phone could not open ${action}: ${output.trim().slice(0, 200)}`);
+  }
+
   async forceStop(packageName: string): Promise<void> {
     if (!/^[\w.]+$/.test(packageName)) throw new PhoneError('command_failed', `"${packageName}" is not a package name.`);
     const output = await this.link.exec(`am force-stop ${packageName}`);

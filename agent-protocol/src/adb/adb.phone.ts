@@ -185,6 +185,10 @@ export class AdbPhone implements PhoneDevice {
     return this.apps.openUrl(url, packageName);
   }
 
+  startIntent(action: string, data?: string): Promise<void> {
+    return this.apps.startIntent(action, data);
+  }
+
   forceStop(packageName: string): Promise<void> {
     return this.apps.forceStop(packageName);
   }

@@ -15,6 +15,8 @@ import { configFacts } from '../live.h264.ts';
 import type { LiveVideoSession } from '../phone/phone.device.ts';
 import {
   backOrScreenOnMessage,
+  clipboardMessage,
+  CONTROL_TYPE,
   KeyFrameCache,
   keyMessage,
   newScid,
@@ -255,7 +257,20 @@ export class ScrcpySession {
   }
 
   type(text: string): void {
-    for (const message of typeMessages(text)) this.sendControl(message);
+    const messages = typeMessages(text);
+    this.pasted = messages.some((message) => message[0] === CONTROL_TYPE.setClipboard);
+    for (const message of messages) this.sendControl(message);
+  }
+
+  /** The last text typed went in by a paste (set the clipboard, then KEYCODE_PASTE), so the clipboard holds it. */
+  private pasted = false;
+
+  /** Empties the phone's clipboard when the last text typed was pasted; answers whether it did. */
+  clearPasted(): boolean {
+    if (!this.pasted) return false;
+    this.pasted = false;
+    this.sendControl(clipboardMessage('', false));
+    return true;
   }
 
   back(): void {
@@ -313,6 +328,7 @@ export function asLiveVideoSession(session: ScrcpySession): LiveVideoSession {
     key: (keycode) => session.key(keycode),
     back: () => session.back(),
     type: (text) => session.type(text),
+    clearPasted: () => session.clearPasted(),
     rotate: () => session.rotate(),
     onEnded: (listener) => session.onEnded(listener),
     end: (reason) => session.end(reason),

@@ -69,6 +69,19 @@ export class PhoneControl {
   }
 
   /**
+   * Group control's text: typed as a person's live text is (through the control socket while a session runs), and
+   * when it went in by a paste, the clipboard emptied once the paste has had `settleMs` to land, so it is not left
+   * holding what was typed.
+   */
+  async typeAndClear(text: string, settleMs = PASTE_SETTLE_MS): Promise<void> {
+    const video = this.videos.get('control') ?? this.videos.get('watch');
+    await this.input({ kind: 'text', text });
+    if (!video?.clearPasted) return;
+    await pause(settleMs);
+    video.clearPasted();
+  }
+
+  /**
    * The screen's UI tree and the frame taken right after it, with the app in front, its version and the phone's
    * language: what the recipe studio's Inspect shows. The tree is cut to the capture's limits.
    */
@@ -103,6 +116,9 @@ function scrolledTo(input: Extract<LiveInput, { kind: 'scroll' }>): { x: number;
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long a paste is given to land in the focused field before the clipboard is emptied. */
+const PASTE_SETTLE_MS = 300;
 
 /** A finger moved from one point to another over `durationMs`, one touch move about every 16 ms (a display frame). */
 async function drag(video: LiveVideoSession, from: { x: number; y: number }, to: { x: number; y: number }, durationMs: number): Promise<void> {

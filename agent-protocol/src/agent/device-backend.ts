@@ -17,6 +17,9 @@ import type { RecordedTarget, UiCapture } from '../recipes/recipe.inspect.ts';
 import { recipeApps } from '../recipes/recipe.resolver.ts';
 import type { TaskWork } from '../work.ts';
 import { PhoneControl } from './device-backend.control.ts';
+import { MAX_TRACE_FRAME_BYTES } from '../dryrun.ts';
+import { actOnPhone } from '../group/group.act.ts';
+import type { GroupActMessage, GroupActResult } from '../group/group.messages.ts';
 import { runDryRun } from './device-backend.dryrun.ts';
 import { BackendState, type DeviceBackendOptions } from './device-backend.state.ts';
 import { runTask } from './device-backend.tasks.ts';
@@ -168,6 +171,30 @@ export class DeviceBackend implements PhoneBackend {
   /** A person's input from the console, at the point they touched scaled to this phone's screen as it is turned now. */
   input(input: LiveInput): Promise<void> {
     return this.control.input(input);
+  }
+
+  /**
+   * Group control on this phone: the screen read once, matched, resolved and checked against the rules, then the
+   * input through the same path as a person's live input (scrcpy's control socket while a session runs).
+   */
+  groupAct(message: GroupActMessage): Promise<GroupActResult> {
+    return actOnPhone(
+      {
+        dumpUi: () => this.phone.dumpUi(),
+        input: (input) => (input.kind === 'text' ? this.control.typeAndClear(input.text) : this.control.input(input)),
+        // A frame of a phone that missed, for the grid: a small screenshot, left out when it is too large to send.
+        frame: async () => {
+          const shot = await this.phone.screenshot({ maxSide: 480, quality: 60 });
+          if (shot.data.byteLength > MAX_TRACE_FRAME_BYTES) return undefined;
+          return { mime: shot.mime, data: new Uint8Array(shot.data), width: shot.width, height: shot.height };
+        },
+        startIntent: (action, data) => {
+          if (!this.phone.startIntent) return Promise.reject(new Error('This phone cannot open Settings pages.'));
+          return this.phone.startIntent(action, data);
+        },
+      },
+      message,
+    );
   }
 
   run(work: TaskWork, context: WorkContext): Promise<WorkOutcome> {

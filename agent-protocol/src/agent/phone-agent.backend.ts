@@ -4,6 +4,7 @@
  * and every backend import these from here, so none of them needs the agent itself.
  */
 import type { FailureCode } from '../failures.ts';
+import type { GroupActMessage, GroupActResult } from '../group/group.messages.ts';
 import type { DryRunResult, DryRunStart, FailureTrace, TraceStep } from '../dryrun.ts';
 import type { LiveInput, LiveVideoStream } from '../live.ts';
 import type { InstalledApp, RecipeRun, ServerMessage } from '../messages.ts';
@@ -88,6 +89,8 @@ export interface PhoneBackend {
   uiReader?(): Promise<UiReaderInfo | undefined>;
   /** The installed versions of the apps recipes drive, said in the hello (undefined when they cannot be read). */
   installedApps?(): Promise<InstalledApp[] | undefined>;
+  /** One action of group control on this phone, with its result (absent: this agent does not list `group`). */
+  groupAct?(message: GroupActMessage): Promise<GroupActResult>;
   /** Runs a recipe as a dry run with a trace of every step (absent: this agent cannot, and does not list `dryrun`). */
   dryRun?(work: DryRunWork): Promise<DryRunOutcome>;
 }

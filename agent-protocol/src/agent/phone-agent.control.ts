@@ -3,6 +3,7 @@
  * each answered once it is done (with the element under the finger, read first, while they record a recipe), the
  * inputs applied remembered so the frames that show them can say so, and Inspect's capture of the screen's UI tree.
  */
+import { groupResult } from '../group/group.messages.ts';
 import { serverMessages } from '../messages.ts';
 import { answerOf, type PhoneAgentState } from './phone-agent.state.ts';
 
@@ -42,6 +43,36 @@ export class Control {
         this.applied.push({ seq, at: Date.now() });
         if (this.applied.length > APPLIED_KEPT) this.applied.splice(0, this.applied.length - APPLIED_KEPT);
         answer(recorded ? { ok: true, recorded } : { ok: true });
+      } catch (error) {
+        answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not do that' });
+      }
+    });
+  };
+
+  /**
+   * `group.act`: one action of group control, answered with this phone's result. A phone running a task or a dry run
+   * is Busy and never interrupted; the action goes in the order of a person's other input.
+   */
+  readonly groupAct = (raw: unknown, ack?: unknown): void => {
+    const backend = this.state.backend;
+    const parsed = serverMessages['group.act'].safeParse(raw);
+    const answer = answerOf(ack);
+    if (!parsed.success) {
+      answer({ ok: false, error: parsed.error.issues[0]?.message ?? 'This action cannot be read' });
+      return;
+    }
+    const { actionId } = parsed.data;
+    if (!backend.groupAct) {
+      answer({ ok: true, result: groupResult(actionId, 'not_supported') });
+      return;
+    }
+    if (this.state.busy) {
+      answer({ ok: true, result: groupResult(actionId, 'busy', { reason: 'A task or a dry run is running on this phone.' }) });
+      return;
+    }
+    this.inputs = this.inputs.then(async () => {
+      try {
+        answer({ ok: true, result: await backend.groupAct!(parsed.data) });
       } catch (error) {
         answer({ ok: false, error: error instanceof Error ? error.message : 'The phone could not do that' });
       }

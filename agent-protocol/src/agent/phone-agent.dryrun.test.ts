@@ -418,3 +418,39 @@ describe('a post cut off by its farm host', () => {
     });
   }
 });
+
+describe('group control on the agent (same stand-in console)', () => {
+  it('lists group in its hello and answers group.act with the phone’s result; the quick simulator answers Not supported', async () => {
+    const { server } = await simulatedAgent();
+    expect(server.hellos[0]?.features).toContain('group');
+    // The simulated phone starts on its launcher (the Pixel launcher's package), which group control acts in.
+    const answer = (await server
+      .phone()
+      .timeout(5000)
+      .emitWithAck('group.act', { actionId: 'g1', action: { kind: 'key', key: 'back' } })) as Ack & { result?: unknown };
+    expect(answer).toEqual({ ok: true, result: { actionId: 'g1', kind: 'done', label: 'Done' } });
+    // An intent with a component cannot even be said.
+    const bad = (await server
+      .phone()
+      .timeout(5000)
+      .emitWithAck('group.act', {
+        actionId: 'g3',
+        action: { kind: 'intent', action: 'android.settings.WIFI_SETTINGS', component: 'com.android.settings/.Settings' },
+      })) as Ack;
+    expect(bad.ok).toBe(false);
+
+    const other = await fakeConsole();
+    const simple = new PhoneAgent({ url: other.url, token: 't', backend: new SimulatedBackend() });
+    closers.push(
+      () => other.close(),
+      () => simple.close(),
+    );
+    await until(() => simple.connected, 'the simple agent to connect');
+    expect(other.hellos[0]?.features ?? []).not.toContain('group');
+    const unsupported = (await other
+      .phone()
+      .timeout(5000)
+      .emitWithAck('group.act', { actionId: 'g2', action: { kind: 'key', key: 'home' } })) as Ack & { result?: { label: string } };
+    expect(unsupported.ok && unsupported.result?.label).toBe('Not supported');
+  });
+});

@@ -105,6 +105,7 @@ export class PhoneAgentState {
       ...(backend.capture ? (['inspect'] as const) : []),
       ...(backend.recordTarget ? (['record'] as const) : []),
       ...(backend.dryRun ? (['dryrun'] as const) : []),
+      ...(backend.groupAct ? (['group'] as const) : []),
     ];
   }
 

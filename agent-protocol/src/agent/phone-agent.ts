@@ -78,6 +78,7 @@ export class PhoneAgent {
       'dryrun.start': this.dryRuns.started,
       'dryrun.next': this.dryRuns.next,
       'dryrun.stop': this.dryRuns.stopped,
+      'group.act': control.groupAct,
     };
     state.listen(handlers);
   }

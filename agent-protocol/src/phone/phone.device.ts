@@ -152,6 +152,8 @@ export interface LiveVideoSession {
   back(): void;
   /** Any Unicode: as text where scrcpy injects it, else through the clipboard. */
   type(text: string): void;
+  /** Empties the clipboard when the last `type` went in by a paste; answers whether it did (absent: it never pastes). */
+  clearPasted?(): boolean;
   rotate(): void;
   /** The picture's size as last configured (it changes when the phone turns). */
   readonly size: { width: number; height: number };
@@ -223,6 +225,11 @@ export interface PhoneDevice {
   launchApp(packageName: string, activity?: string): Promise<void>;
   /** Opens a web address or deep link, in the given app when named. */
   openUrl(url: string, packageName?: string): Promise<void>;
+  /**
+   * Starts an activity by action and data only (no component, no extras): group control's Settings pages and Play
+   * Store pages, checked against its closed list before. Absent: the phone cannot.
+   */
+  startIntent?(action: string, data?: string): Promise<void>;
   close(): Promise<void>;
   /**
    * Streams the screen faster than one screenshot after another, where the phone can (minicap on a real phone, the

@@ -233,9 +233,16 @@ export function recordTarget(screen: Pick<UiScreen, 'nodes' | 'width' | 'height'
   const at = nodeAt(screen, point.x * screen.width, point.y * screen.height);
   const base = { point: { x: Math.round(point.x * 10_000) / 10_000, y: Math.round(point.y * 10_000) / 10_000 }, package: screen.packageName };
   if (at === null) return base;
-  // The first unique selector is the most stable one offered; a position among like nodes is never recorded.
-  const best = selectorsFor(screen, at).find((candidate) => candidate.unique && RECORDABLE.has(candidate.kind));
+  const best = recordableSelector(screen, at);
   const node = screen.nodes[at] as UiNode;
   const label = `${node.className.split('.').at(-1) || 'node'}: ${node.resourceId.split(':id/').at(-1) || node.desc || node.text || 'no name'}`.slice(0, 200);
   return best ? { ...base, selector: best.selector, kind: best.kind, label } : { ...base, label };
+}
+
+/**
+ * The most stable unique selector that names a node itself (its id, id and text, description or text), as Record
+ * makes a step of it; undefined when none is unique. A position among like nodes is never offered.
+ */
+export function recordableSelector(screen: Pick<UiScreen, 'nodes' | 'width' | 'height'>, nodeIndex: number): SelectorCandidate | undefined {
+  return selectorsFor(screen, nodeIndex).find((candidate) => candidate.unique && RECORDABLE.has(candidate.kind));
 }

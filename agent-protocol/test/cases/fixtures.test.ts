@@ -22,7 +22,8 @@ interface IndexEntry {
 }
 
 const index = JSON.parse(fixture('real/index.json')) as IndexEntry[];
-const files = ['instagram', 'tiktok-musically', 'tiktok-trill'].flatMap((app) =>
+const apps = ['instagram', 'tiktok-musically', 'tiktok-trill', 'settings', 'play-store'];
+const files = apps.flatMap((app) =>
   readdirSync(`${fixturesDir}real/${app}`)
     .filter((name) => name.endsWith('.xml'))
     .map((name) => `${app}/${name}`),
@@ -51,7 +52,7 @@ const DUMP_ATTRIBUTES = [
 describe('the UI fixtures of real phones', () => {
   it('are all in the index, and the index names nothing else', () => {
     expect(index.map((entry) => entry.file).sort()).toEqual([...files].sort());
-    expect(new Set(index.map((entry) => entry.app))).toEqual(new Set(['instagram', 'tiktok-musically', 'tiktok-trill']));
+    expect(new Set(index.map((entry) => entry.app))).toEqual(new Set(apps));
   });
 
   it.each(index.map((entry) => [entry.file, entry] as const))('%s names its source, version, licence and case, and reads as a dump', (file, entry) => {
