@@ -5,8 +5,11 @@
  * `input tap`, `input text`, key, swipe, launch, link, force-stop and share the host sends moves it, and every
  * `uiautomator dump` reads it. So a recipe run here selects, taps and types on what real phones show.
  */
-import { basename, dirname } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import sharp from 'sharp';
+import { afterEach } from 'vitest';
 import { AdbHost, type AdbHostEvent } from '../../src/adb/adb.host.ts';
 import type { AdbPhone } from '../../src/adb/adb.phone.ts';
 import { manualClock, seededRandom } from '../../src/recipes/recipe.pacing.ts';
@@ -186,3 +189,29 @@ export async function runCase(
 
 /** Media the phone has as files, by name (what a share handed the app). */
 export const sharedNames = (casePhone: CasePhone) => casePhone.sim.shares.flatMap((share) => share.files.map((file) => basename(file)));
+
+/**
+ * One case phone at a time for a test file: the function stops the last phone before it starts the next, and every
+ * test's phone is stopped after it. Call once at the top of the file.
+ */
+export function phonePerTest(): (options?: CasePhoneOptions) => Promise<CasePhone> {
+  let open: CasePhone | null = null;
+  afterEach(async () => {
+    await open?.stop();
+    open = null;
+  });
+  return async (options = {}) => {
+    await open?.stop();
+    open = await casePhone(options);
+    return open;
+  };
+}
+
+/** A photo on the farm host, as the media fetcher leaves it. */
+export async function mediaFile(name: string): Promise<string> {
+  const path = join(mkdtempSync(join(tmpdir(), 'case-media-')), name);
+  await sharp({ create: { width: 1080, height: 1350, channels: 3, background: '#d9825b' } })
+    .jpeg()
+    .toFile(path);
+  return path;
+}

@@ -1,35 +1,9 @@
-/**
- * The cases real phones show that the shipped recipes must get right, one test each, through the real agent code:
- * the farm host's AdbPhone → the fake adb server → a phone serving UI trees of real phones (test/fixtures/real,
- * EVIDENCE.md says where each comes from). Each test says what was tapped, typed, counted and reported.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { HandOver } from '../../src/recipes/recipe.outcome.ts';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
-import { casePhone, runCase, variant, type CasePhone } from './case-phone.ts';
+import { mediaFile, phonePerTest, runCase, variant, type CasePhone } from './case-phone.ts';
 
-let open: CasePhone | null = null;
-async function phoneFor(options: Parameters<typeof casePhone>[0] = {}): Promise<CasePhone> {
-  open = await casePhone(options);
-  return open;
-}
-afterEach(async () => {
-  await open?.stop();
-  open = null;
-});
-
-/** A photo on the farm host, as the media fetcher leaves it. */
-async function mediaFile(name: string): Promise<string> {
-  const path = join(mkdtempSync(join(tmpdir(), 'case-media-')), name);
-  await sharp({ create: { width: 1080, height: 1350, channels: 3, background: '#d9825b' } })
-    .jpeg()
-    .toFile(path);
-  return path;
-}
+const phoneFor = phonePerTest();
 
 /** Likes the phone saw happen, and likes taken back. */
 const likes = (phone: CasePhone) => phone.sim.events.filter((event) => event.startsWith('liked '));
@@ -63,8 +37,6 @@ describe('cases from real phones, run by the shipped recipes through the farm ho
       expect(unlikes(phone)).toEqual([]);
       expect(phone.sim.liked.has('tt:alex.rivera#0')).toBe(true);
       expect(result.actions.like).toBe(likes(phone).length);
-      await phone.stop();
-      open = null;
     }
   });
 

@@ -5,20 +5,11 @@
  * farm host, the fake adb server and the simulated phone serving real trees (test/fixtures/real, EVIDENCE.md), once
  * through the UI server and once through the `uiautomator dump` fallback.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
-import { casePhone, runCase, variant, type CasePhone, type CasePhoneOptions } from './case-phone.ts';
+import { phonePerTest, runCase, variant } from './case-phone.ts';
 
-let open: CasePhone | null = null;
-async function phoneFor(options: CasePhoneOptions = {}): Promise<CasePhone> {
-  await open?.stop();
-  open = await casePhone(options);
-  return open;
-}
-afterEach(async () => {
-  await open?.stop();
-  open = null;
-});
+const phoneFor = phonePerTest();
 
 /** Both ways a farm host reads a screen: the UI server's page source, and `uiautomator dump` where it is refused. */
 const READERS = [

@@ -1,38 +1,9 @@
-/**
- * Posts and unreadable screens as real phones show them, run by the shipped recipes through the farm host, the fake
- * adb server and the simulated phone serving real trees (test/fixtures/real, EVIDENCE.md "Posts, toasts and unreadable
- * screens"), once through the UI server and once through the `uiautomator dump` fallback: a photo post's Share
- * (share_footer_button), "Posted!" as the only confirmation, a pending row that goes unsaid, a failed-upload banner
- * left from before, TikTok's success and refusal toasts, a carousel, and a screen nothing can read.
- */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseUiXml } from '../../src/recipes/recipe.ui.ts';
 import { fixture } from '../fake-android.ts';
-import { casePhone, runCase, type CasePhone, type CasePhoneOptions } from './case-phone.ts';
+import { mediaFile, phonePerTest, runCase } from './case-phone.ts';
 
-let open: CasePhone | null = null;
-async function phoneFor(options: CasePhoneOptions = {}): Promise<CasePhone> {
-  await open?.stop();
-  open = await casePhone(options);
-  return open;
-}
-afterEach(async () => {
-  await open?.stop();
-  open = null;
-});
-
-/** A file on the farm host, as the media fetcher leaves it. */
-async function mediaFile(name: string): Promise<string> {
-  const path = join(mkdtempSync(join(tmpdir(), 'case-media-')), name);
-  await sharp({ create: { width: 1080, height: 1350, channels: 3, background: '#d9825b' } })
-    .jpeg()
-    .toFile(path);
-  return path;
-}
+const phoneFor = phonePerTest();
 
 /** The words of a fixture's toast (the last android.widget.Toast node). */
 const toastOf = (file: string) => parseUiXml(fixture(`real/${file}`)).nodes.find((node) => node.className === 'android.widget.Toast')?.text ?? '';
