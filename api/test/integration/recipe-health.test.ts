@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const recipe = { id: 'instagram.post', version: 1 };
 // Versions as `dumpsys package com.instagram.android` reports versionName. The current one is the top of the shipped
-// Instagram recipes' tested range (their evidence: InstaAddict pull request #28, Instagram 447.0.0.55.81).
+// Instagram recipes' tested range (their evidence: fdanobey/InstaAddict@1f82235 CHANGELOG.md, Instagram 447.0.0.55.81).
 const current = { package: 'com.instagram.android', version: '447.0.0.55.81' };
 const old = { package: 'com.instagram.android', version: '1.0.0.0.1' };
 
