@@ -352,7 +352,12 @@ async function runToSteer(ctx: Context, actor: Actor, id: string, verb: string):
   if (actor.role !== 'operator' && row.startedById !== actor.userId)
     throw new AppError(403, `Only the person who started this dry run or an operator can ${verb} it`);
   if (!DRY_RUN_UNDER_WAY.includes(row.status)) throw conflict(`This dry run has ended (${row.status})`);
-  if ((await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0) {
+  // Ended here, or by the rights watcher a moment before (the change that took the right away also wakes it): the
+  // second of the two finds nothing to end, so the run is read again rather than taken as still under way.
+  const endedHere = (await endRunsWithoutRights(ctx, { workspaceId: actor.workspaceId, runId: row.id })) > 0;
+  const now = endedHere ? undefined : await findRun(ctx.db, actor.workspaceId, row.id);
+  if (now && !DRY_RUN_UNDER_WAY.includes(now.status) && now.failureCode !== 'access_changed') throw conflict(`This dry run has ended (${now.status})`);
+  if (endedHere || (now && !DRY_RUN_UNDER_WAY.includes(now.status))) {
     if (actor.role !== 'operator')
       throw new AppError(
         403,
