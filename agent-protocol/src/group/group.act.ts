@@ -114,5 +114,6 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
     if (isOffline(error)) return groupResult(actionId, 'offline', { reason: error instanceof Error ? error.message : undefined });
     return groupResult(actionId, 'refused', { reason: `The phone could not do it: ${error instanceof Error ? error.message : String(error)}` });
   }
-  return groupResult(actionId, 'done', action.kind === 'point' ? { byPoint: true } : named);
+  // The screen it acted on goes with the result: the leader's, for its followers to match.
+  return groupResult(actionId, 'done', { screen: read.signature, ...(action.kind === 'point' ? { byPoint: true } : named) });
 }

@@ -94,8 +94,9 @@ export const groupActResult = z.object({
   matches: z.number().int().min(2).max(10_000).optional(),
   /** The action went by point (the person chose it, or no element-naming selector existed). */
   byPoint: z.boolean().optional(),
-  /** The leader's answer to `finger`: the selector naming the element it acted on, and its screen's signature. */
+  /** The leader's answer to `finger`: the selector naming the element it acted on. */
   selector: groupSelector.optional(),
+  /** The screen the phone acted on (its signature, read before acting): the leader's is what its followers match. */
   screen: screenSignature.optional(),
   /** The leader's answer to `finger` when nothing under it names itself: the person is offered a tap by point. */
   offerPoint: z.boolean().optional(),

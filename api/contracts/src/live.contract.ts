@@ -6,12 +6,16 @@
 import { z } from 'zod';
 import type { RecordedTarget, UiCapture } from '@farm/agent-protocol/inspect';
 import { liveInput, type liveFrame, type LiveVideoStream } from '@farm/agent-protocol/live';
+import { groupAction, type GroupActResult } from '@farm/agent-protocol/group';
 import { id, idFilter, isoTime, nullableTime } from './common.ts';
 import { analyticsWindowQuery } from './manager.contract.ts';
 
 export const LIVE_NAMESPACE = '/live';
 
 const onDevice = z.object({ deviceId: id });
+
+/** The most phones a group control session holds. */
+export const GROUP_MAX_PHONES = 30;
 
 export const liveClientMessages = {
   /** Start watching a phone's screen; `h264`: this browser decodes H.264 (WebCodecs), so it is sent packets, not JPEGs. */
@@ -31,7 +35,61 @@ export const liveClientMessages = {
   'live.handover': onDevice.extend({ userId: id }),
   /** The screen's UI tree and the frame it belongs to (the recipe studio's Inspect): whoever may control the phone. */
   'live.inspect': onDevice,
+  /**
+   * Group control (operators): hold these phones with live control's rules (watch each first), one of them the leader.
+   * Answered with each phone's state: held, or why not (busy with a task, controlled by someone else, offline).
+   */
+  'live.group.start': z
+    .object({ deviceIds: z.array(id).min(1).max(GROUP_MAX_PHONES), leaderId: id })
+    .refine((body) => new Set(body.deviceIds).size === body.deviceIds.length, { message: 'Each phone is listed once', path: ['deviceIds'] })
+    .refine((body) => body.deviceIds.includes(body.leaderId), { message: 'The leader is one of the group’s phones', path: ['leaderId'] }),
+  /** Another phone of the group leads (its screen is the large one; its finger is resolved to each follower). */
+  'live.group.leader': z.object({ leaderId: id }),
+  /** A phone joins the group (held as at the start), or leaves it (released). */
+  'live.group.add': onDevice,
+  'live.group.drop': onDevice,
+  /**
+   * One action of the person on the leader, for every phone of the group (or `only` these: "Retry on the ones that
+   * missed"). At most 2 a second; each phone's result comes as `live.group.result` as it is known, and the answer
+   * carries them all with the action's summary line.
+   */
+  'live.group.act': z.object({ action: groupAction, only: z.array(id).min(1).max(GROUP_MAX_PHONES).optional() }),
+  /** Stop all: every phone of the group is released. */
+  'live.group.stop': z.object({}).strict(),
 } as const;
+
+/** One phone of a group control session. */
+export interface LiveGroupPhone {
+  deviceId: string;
+  name: string;
+  /** Held for the session (this person controls it now). */
+  held: boolean;
+  leader: boolean;
+  /** Why it is not held: "Busy", "Offline", someone else controls it… in a sentence. */
+  reason?: string;
+}
+
+/** The session as the page draws it. */
+export interface LiveGroupAnswer {
+  leaderId: string;
+  phones: LiveGroupPhone[];
+}
+
+/** One phone's result of one action. */
+export interface LiveGroupResult {
+  actionId: string;
+  deviceId: string;
+  result: GroupActResult;
+}
+
+/** One action's results: every phone's, and the summary line ("Back: Done on 12, Not found on 2"). */
+export interface LiveGroupActAnswer {
+  actionId: string;
+  summary: string;
+  results: LiveGroupResult[];
+  /** The leader found nothing under the finger that names itself: the person may tap by point instead. */
+  offerPoint?: boolean;
+}
 export type LiveClientMessageName = keyof typeof liveClientMessages;
 export type LiveClientMessage<N extends LiveClientMessageName> = z.infer<(typeof liveClientMessages)[N]>;
 
@@ -97,6 +155,12 @@ export type LiveClientToServer = {
   'live.ask': (message: LiveClientMessage<'live.ask'>, ack: (answer: LiveAnswer) => void) => void;
   'live.handover': (message: LiveClientMessage<'live.handover'>, ack: (answer: LiveAnswer) => void) => void;
   'live.inspect': (message: LiveClientMessage<'live.inspect'>, ack: (answer: LiveAnswer<{ capture: LiveCaptureOut }>) => void) => void;
+  'live.group.start': (message: LiveClientMessage<'live.group.start'>, ack: (answer: LiveAnswer<LiveGroupAnswer>) => void) => void;
+  'live.group.leader': (message: LiveClientMessage<'live.group.leader'>, ack: (answer: LiveAnswer<LiveGroupAnswer>) => void) => void;
+  'live.group.add': (message: LiveClientMessage<'live.group.add'>, ack: (answer: LiveAnswer<LiveGroupAnswer>) => void) => void;
+  'live.group.drop': (message: LiveClientMessage<'live.group.drop'>, ack: (answer: LiveAnswer<LiveGroupAnswer>) => void) => void;
+  'live.group.act': (message: LiveClientMessage<'live.group.act'>, ack: (answer: LiveAnswer<LiveGroupActAnswer>) => void) => void;
+  'live.group.stop': (message: LiveClientMessage<'live.group.stop'>, ack?: (answer: LiveAnswer) => void) => void;
 };
 
 export type LiveServerToClient = {
@@ -112,6 +176,10 @@ export type LiveServerToClient = {
   'live.asked': (ask: { deviceId: string; userId: string; name: string }) => void;
   /** This person's control ended (released for idleness, taken over, handed on). */
   'live.released': (released: { deviceId: string; reason: string }) => void;
+  /** One phone's result of a group action, as soon as it is known. */
+  'live.group.result': (result: LiveGroupResult) => void;
+  /** The group control session changed without being asked (a phone released, went offline): its state now. */
+  'live.group.state': (state: LiveGroupAnswer & { reason?: string }) => void;
 };
 
 // ---- Device usage: who watched or controlled which phone, for how long ------------------------------------------
