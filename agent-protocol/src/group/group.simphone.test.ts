@@ -1,8 +1,10 @@
 /**
- * Group control on the demo farm's simulated phones of three widths, through the agent's device backend (the same
- * path as a real phone's: the screen read, the rules, the selector resolved in each phone's own tree, the live input):
+ * Group control on simulated phones of three widths, as a demo farm may mix them, through the agent's device backend
+ * (the same path as a real phone's: the screen read, the rules, the selector resolved in each phone's own tree, the
+ * live input):
  * Home brings the home screen, the leader's finger on Settings names it and each follower opens its own, a follower
- * left in Instagram refuses, and the Play Store's auto-update choice flips on every phone.
+ * left in Instagram refuses, a scroll moves every Settings list, and the Play Store's auto-update choice flips on
+ * every phone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeviceBackend } from '../agent/device-backend.ts';
@@ -126,6 +128,20 @@ describe('group control on simulated phones', () => {
       expect(phone.uiXml()).toContain('text="Don\'t auto-update apps"');
       expect(phone.where).toBe('playstore/preferences');
     }
+  });
+
+  it('scrolls every phone’s Settings list to its later rows, and back', async () => {
+    const phones = await farm();
+    await act(phones, { kind: 'intent', action: 'android.settings.SETTINGS' });
+    const titles = (phone: SimulatedPhoneUi) => parseUiXml(phone.uiXml()).nodes.map((node) => node.text);
+    const up = await act(phones, { kind: 'scroll', x: 0.5, y: 0.6, dy: 0.5 });
+    expect(up.map((result) => result.label)).toEqual(['Done', 'Done', 'Done']);
+    for (const { phone } of phones) {
+      expect(titles(phone)).toContain('System');
+      expect(titles(phone)).not.toContain('Network & internet');
+    }
+    await act(phones, { kind: 'scroll', x: 0.5, y: 0.6, dy: -0.5 });
+    for (const { phone } of phones) expect(titles(phone)).toContain('Network & internet');
   });
 
   it('opens Settings pages by intent, and refuses a Play Store page the simulated phone does not have', async () => {

@@ -73,6 +73,13 @@ export class SimApps {
     return this.app === 'settings' || this.app === 'playstore' ? this.systemStacks[this.app] : null;
   }
 
+  /** A vertical swipe in Settings: its home's list scrolls (up: to its later rows), other pages hold still. */
+  scrollSystem(step: 1 | -1): void {
+    const pages = this.systemStack;
+    const top = pages?.at(-1);
+    if (pages && top?.name === 'home') pages[pages.length - 1] = { name: 'home', scrolled: step > 0 };
+  }
+
   /** The stack of the app in front; null on the home screen. */
   get stack(): SimScreen[] | null {
     return this.app === 'instagram' || this.app === 'tiktok' ? this.stacks[this.app] : null;

@@ -33,6 +33,7 @@ export const simulatedFixtures = [
   'settings/home-720.xml',
   'settings/home-1080.xml',
   'settings/home-1440.xml',
+  'settings/home-scrolled.xml',
   'settings/network.xml',
   'play-store/settings-network-720.xml',
   'play-store/settings-network-1080.xml',

@@ -16,7 +16,7 @@ export const SETTINGS = 'com.android.settings';
 export const PLAY_STORE = 'com.android.vending';
 
 /** Settings' pages and the Play Store's, as far as the fixtures go. */
-export type SystemScreen = { name: 'home' } | { name: 'network' } | { name: 'preferences' } | { name: 'auto-update' };
+export type SystemScreen = { name: 'home'; scrolled?: boolean } | { name: 'network' } | { name: 'preferences' } | { name: 'auto-update' };
 
 /** The Auto-update apps choice, in the words the Play Store shows (play-store/auto-update-1080.xml). */
 export const AUTO_UPDATE_CHOICES = [
@@ -75,7 +75,8 @@ function rows(root: SimNode): { row: SimNode; title: string; texts: SimNode[] }[
 export function systemScreen(api: SimApi, screen: SystemScreen, settings: SystemSettings, nav: SystemNav): SimNode {
   switch (screen.name) {
     case 'home': {
-      const root = tree(nearest(SETTINGS_HOME, api.width), api);
+      // Scrolled, the list as home-scrolled.xml shows it (a 1080 px phone's, scaled): its first rows off the screen.
+      const root = tree(screen.scrolled ? 'settings/home-scrolled.xml' : nearest(SETTINGS_HOME, api.width), api);
       for (const { row, title } of rows(root)) if (title === 'Network & internet') row.onTap = () => nav.push({ name: 'network' });
       return root;
     }
