@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { centerOf, parseUiXml, type UiNode, type UiScreen } from '../recipes/recipe.ui.ts';
 import { SimulatedPhoneUi } from './simphone.device.ts';
+import { simScreenSize } from './simphone.state.ts';
 
 const read = (phone: SimulatedPhoneUi) => parseUiXml(phone.uiXml());
 const byText = (screen: UiScreen, text: string) => screen.nodes.find((node) => node.text === text);
@@ -48,6 +49,10 @@ describe('the simulated phone’s home screen, Settings and Play Store', () => {
     await phone.key('home');
     await tapOn(phone, byText(read(phone), 'Instagram'));
     expect(phone.where).toBe('instagram/feed');
+  });
+
+  it('mixes three screen sizes across a farm, phone by phone', () => {
+    expect([1, 2, 3, 4].map((index) => simScreenSize(index).width)).toEqual([1080, 1440, 720, 1080]);
   });
 
   it('serves the fixture of the nearest width to a phone of another size', async () => {
