@@ -224,7 +224,9 @@ export function toSvg(
     if (label) {
       const shown = label.length > 60 ? `${label.slice(0, 57)}…` : label;
       // Fits the label in its box: narrow buttons (tab bars, icon rows) get smaller, centred text.
-      const size = Math.max(16, Math.min(44, Math.floor(h * 0.45), Math.floor((w - 16) / (shown.length * 0.56))));
+      // A radio button's words stop short of its ring at the row's end.
+      const room = node.checkable ? w - Math.min(h, 80) - 48 : w;
+      const size = Math.max(16, Math.min(44, Math.floor(h * 0.45), Math.floor((room - 16) / (shown.length * 0.56))));
       const colour = node.look === 'button' || node.look === 'media' ? '#ffffff' : node.selected ? '#e1306c' : fg;
       const centred = node.clickable && w < 400;
       const x = centred ? l + w / 2 : l + Math.min(24, w / 2);
