@@ -80,13 +80,7 @@ export class LiveControl {
       this.watchers.controlMoved(deviceId);
       return { ok: true };
     }
-    const answer = await this.take(socket, deviceId, { takeOver: false });
-    const taken = this.controls.get(deviceId);
-    if (answer.ok && taken?.socket === socket) {
-      taken.follower = follower;
-      this.watchers.controlMoved(deviceId);
-    }
-    return answer;
+    return this.take(socket, deviceId, { takeOver: false, follower });
   }
 
   /** Whether this socket holds the phone now. */
@@ -268,7 +262,7 @@ export class LiveControl {
     control.socket.emit('live.released', { deviceId, reason });
   }
 
-  private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string }): Promise<LiveAnswer> {
+  private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string; follower?: boolean }): Promise<LiveAnswer> {
     const result = await takeControl(this.db, socket.data, deviceId, how);
     if (!result.ok) return result;
     const previous = this.controls.get(deviceId);
@@ -276,7 +270,15 @@ export class LiveControl {
       previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
       this.ended(previous.socket, deviceId, `${socket.data.name} took over ${result.device.name}`);
     }
-    this.controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
+    this.controls.set(deviceId, {
+      usageId: result.usageId,
+      deviceId,
+      deviceName: result.device.name,
+      socket,
+      lastUsedAt: Date.now(),
+      prompted: false,
+      ...(how.follower ? { follower: true } : {}),
+    });
     this.watchers.controlMoved(deviceId);
     this.bus.signal({ t: 'control', from: this.me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
     const verb = how.handedBy

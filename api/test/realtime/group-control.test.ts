@@ -34,6 +34,8 @@ interface GroupTestPhone {
   /** Every `group.act` the phone received. */
   received: unknown[];
   shows: string;
+  /** The streams the phone was asked to start (`live.start`). */
+  streams: unknown[];
 }
 
 /**
@@ -44,8 +46,8 @@ async function groupPhone(name: string, shows: string, options: { group?: boolea
   const { device, token } = await enrolledPhone(operator, { name });
   const socket = bareAgent(url, token);
   closers.push(() => socket.disconnect());
-  const phone: GroupTestPhone = { device, socket, inputs: [], received: [], shows };
-  socket.on('live.start', () => undefined);
+  const phone: GroupTestPhone = { device, socket, inputs: [], received: [], shows, streams: [] };
+  socket.on('live.start', (settings: { stream?: string }) => phone.streams.push(settings.stream ?? 'jpeg'));
   socket.on('live.stop', () => undefined);
   socket.on('group.act', (raw: unknown, ack: (answer: unknown) => void) => {
     phone.received.push(raw);
@@ -62,7 +64,7 @@ async function groupPhone(name: string, shows: string, options: { group?: boolea
     ).then((result) => ack({ ok: true, result }));
   });
   await connected(socket);
-  const features = options.group === false ? ['live', 'control'] : ['live', 'control', 'group'];
+  const features = options.group === false ? ['live', 'control', 'h264'] : ['live', 'control', 'h264', 'group'];
   expect((await send(socket, 'agent.hello', { protocol: 2, agentVersion: 'test-group', battery: 80, features })).ok).toBe(true);
   await send(socket, 'agent.heartbeat', {
     battery: 80,
@@ -112,6 +114,10 @@ describe('group control', () => {
       )
       .execute();
     expect(rows.every((row) => row.controlledById !== null)).toBe(true);
+    // The leader streams the controller's picture; the followers only the small one the grid shows.
+    await until(async () => leader.streams.includes('control') && small.streams.includes('watch'), 'the streams');
+    expect(small.streams).not.toContain('control');
+    expect(large.streams).not.toContain('control');
 
     // The finger on the leader's "Network & internet" row (where it lies on the 1080 px screen).
     const heard = record(socket);
