@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import type { LiveAnswer, LiveGroupActAnswer, LiveGroupAnswer, LiveGroupResult, LiveInputAnswer } from '@farm/contracts';
-import { benchDatabase, pause, percentile, startApi } from '../lib.ts';
+import { benchDatabase, pause, percentile, processUsage, startApi } from '../lib.ts';
 import { adbSerial, leaderFinger, simLeaderFinger } from './screens.ts';
 
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 30);
@@ -58,6 +58,11 @@ interface Figures {
   /** Live frames the browser got per phone per second while it tapped (every phone stays watched). */
   fpsSingle: number;
   fpsGroup: number;
+  /** CPU ms per measured action (the streams' share included) of the API and of the phones' process. */
+  cpuSingle?: { api: number; host: number };
+  cpuGroup?: { api: number; host: number };
+  /** Per action: its last follower's result less its first's. */
+  spread: number[];
   kinds: Map<string, number>;
   /** What the leader's finger lands on, and the selector its agent named it by. */
   finger?: string;
@@ -120,7 +125,7 @@ async function deviceIds(origin: string, cookie: string, serials: string[]): Pro
 }
 
 /** One kind of phones: one phone's live input, then the group's, on the same watched phones. */
-async function measure(kind: Kind, origin: string, cookie: string): Promise<Figures> {
+async function measure(kind: Kind, origin: string, cookie: string, apiPid: number): Promise<Figures> {
   const figures: Figures = {
     single: [],
     singleLatency: [],
@@ -128,6 +133,7 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
     leader: [],
     follower: [],
     last: [],
+    spread: [],
     answer: [],
     complete: [],
     fpsSingle: Number.NaN,
@@ -168,6 +174,11 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
       lastSent = performance.now();
       return { began: lastSent, answer: await ask<T>(browser, event, message) };
     };
+    /** CPU milliseconds per measured action of the API and of the farm host's process (its phones included). */
+    const cpuSince = (from: { api: number; host: number }) => {
+      const now = cpu();
+      return { api: ((now.api - from.api) * 1000) / ACTIONS, host: ((now.host - from.host) * 1000) / ACTIONS };
+    };
     const framesSince = (from: { at: number; frames: number }) => (frames - from.frames) / ((performance.now() - from.at) / 1000) / group.length;
 
     // ── one phone's live input (the baseline) ──
@@ -179,9 +190,10 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
       if (kind === 'sim') await paced('live.input', { deviceId: leaderId, seq: ++seq, input: { kind: 'key', key: 'home' } });
     };
     await home();
-    let measuredFrom = { at: performance.now(), frames };
+    const cpu = () => ({ api: processUsage(apiPid).cpu, host: processUsage(child.pid!).cpu });
+    let measuredFrom = { at: performance.now(), frames, cpu: cpu() };
     for (let i = -WARMUP; i < ACTIONS; i += 1) {
-      if (i === 0) measuredFrom = { at: performance.now(), frames };
+      if (i === 0) measuredFrom = { at: performance.now(), frames, cpu: cpu() };
       const { began, answer } = await paced<LiveInputAnswer>('live.input', {
         deviceId: leaderId,
         seq: ++seq,
@@ -195,6 +207,7 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
       await home();
     }
     figures.fpsSingle = framesSince(measuredFrom);
+    figures.cpuSingle = cpuSince(measuredFrom.cpu);
     await ask(browser, 'live.release', { deviceId: leaderId });
 
     // ── the group ──
@@ -215,7 +228,7 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
     };
     await groupHome();
     for (let i = -WARMUP; i < ACTIONS; i += 1) {
-      if (i === 0) measuredFrom = { at: performance.now(), frames };
+      if (i === 0) measuredFrom = { at: performance.now(), frames, cpu: cpu() };
       const { began, answer } = await paced<LiveGroupActAnswer>('live.group.act', { action: { kind: 'finger', x: finger.x, y: finger.y, press: 'tap' } });
       const answeredAt = performance.now();
       if (!answer.ok) {
@@ -232,6 +245,7 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
         const followers = heard.filter((item) => item.deviceId !== leaderId);
         if (leader) figures.leader.push(leader.at - began);
         for (const follower of followers) figures.follower.push(follower.at - began);
+        if (followers.length > 0) figures.spread.push(Math.max(...followers.map((f) => f.at)) - Math.min(...followers.map((f) => f.at)));
         figures.complete.push(followers.length);
         const named = answer.results.find((result) => result.deviceId === leaderId)?.result.selector;
         if (named) figures.selector = JSON.stringify(named);
@@ -243,6 +257,7 @@ async function measure(kind: Kind, origin: string, cookie: string): Promise<Figu
       if (answer.results.some((result) => result.deviceId === leaderId && result.result.kind === 'done')) await groupHome();
     }
     figures.fpsGroup = framesSince(measuredFrom);
+    figures.cpuGroup = cpuSince(measuredFrom.cpu);
     await ask(browser, 'live.group.stop', {});
     return figures;
   } finally {
@@ -266,27 +281,32 @@ function report(kind: Kind, figures: Figures): void {
   const row = (label: string, values: number[]) => console.log(`| ${label} | ${fmt(p(values, 50))} | ${fmt(p(values, 99))} | ${values.length} |`);
   row('one phone: live.input tap → answer (baseline)', figures.single);
   row('one phone: the phone’s own latencyMs', figures.singleLatency);
+  if (!figures.groupError) {
+    row('group: finger → the leader’s result', figures.leader);
+    row('group: finger → each follower’s result', figures.follower);
+    row('group: finger → the last result (every phone)', figures.last);
+    row('group: last follower’s result − first follower’s', figures.spread);
+    row('group: finger → live.group.act answer', figures.answer);
+  }
   console.log(
     `every phone watched: live frames per phone per second at the browser ${figures.fpsSingle.toFixed(1)} during one phone's taps, ${figures.fpsGroup.toFixed(1)} during the group's`,
   );
+  const cpuLine = (label: string, usage: Figures['cpuSingle']) =>
+    usage ? `${label}: API ${fmt(usage.api)} ms, phones' process ${fmt(usage.host)} ms` : `${label}: —`;
+  console.log(`CPU per action, the live streams' share included: ${cpuLine('one phone', figures.cpuSingle)}; ${cpuLine('group', figures.cpuGroup)}`);
   if (figures.singleFailed.length > 0) console.log(`one phone: ${figures.singleFailed.length} taps failed (first: ${figures.singleFailed[0]})`);
   if (figures.groupError) {
     console.log(`group: not measured, live.group.start answered: ${figures.groupError}`);
     return;
   }
-  row('group: finger → the leader’s result', figures.leader);
-  row('group: finger → each follower’s result', figures.follower);
-  row('group: finger → the last result (every phone)', figures.last);
-  row('group: finger → live.group.act answer', figures.answer);
   const complete = figures.complete.filter((count) => count === FOLLOWERS).length;
   console.log(`held ${figures.held ?? '—'} of ${FOLLOWERS + 1} phones; actions with every follower's result: ${complete} of ${figures.complete.length}`);
   console.log(
     `results: ${[...figures.kinds].map(([label, count]) => `${label} ${count}`).join(', ') || 'none'}${figures.summary ? ` (last summary: "${figures.summary}")` : ''}`,
   );
-  const refused = figures.kinds.get('Refused') ?? 0;
-  if (kind === 'sim' && refused > 0) {
+  if (kind === 'sim' && (figures.kinds.get('Refused') ?? 0) > 0) {
     console.log(
-      'note: these simulated phones show an app group control refuses (Instagram, not Settings): their results are "Refused", measuring the path (leader → API → every phone → browser) without a tap',
+      'note: simulated phones showing an app group control refuses (no Settings to show) answer "Refused": the figures measure the path (browser → API → leader → API → every follower → browser) without a tap',
     );
   }
   const group = p(figures.last, 50);
@@ -294,7 +314,7 @@ function report(kind: Kind, figures: Figures): void {
   if (Number.isFinite(group) && Number.isFinite(single)) {
     const gap = group - single;
     console.log(
-      `group ÷ one phone (p50, last result vs. answer): ${(group / single).toFixed(1)}×, +${fmt(gap)} ms; p99 ${(p(figures.last, 99) / p(figures.single, 99)).toFixed(1)}×; aim: within ${AIM_MS} ms at p50: ${gap <= AIM_MS ? 'yes' : 'no'}`,
+      `group ÷ one phone (p50, last result vs. tap → answer): ${(group / single).toFixed(1)}×, +${fmt(gap)} ms; p99 ${(p(figures.last, 99) / p(figures.single, 99)).toFixed(1)}×; aim: within ${AIM_MS} ms at p50: ${gap <= AIM_MS ? 'yes' : 'no'}`,
     );
   }
 }
@@ -312,7 +332,7 @@ try {
   });
   const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
   if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  for (const kind of KINDS) report(kind, await measure(kind, origin, cookie));
+  for (const kind of KINDS) report(kind, await measure(kind, origin, cookie, api.pid!));
 } finally {
   api?.kill('SIGTERM');
   await pause(1000);
