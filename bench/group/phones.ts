@@ -74,6 +74,11 @@ if (kind === 'adb') {
     'scrcpy',
     `scrcpy-server-v${SCRCPY_VERSION}.jar`,
   );
+  // Settings in front, as its heartbeat tells the console (the fixture's dump names Instagram's activity).
+  const window = fixture('dumpsys-window.txt').replaceAll(
+    'com.instagram.android/com.instagram.mainactivity.InstagramMainActivity',
+    'com.android.settings/.Settings',
+  );
   for (let index = 0; index < count; index += 1) {
     const screen = SETTINGS_SCREENS[index % SETTINGS_SCREENS.length]!;
     const xml = settingsXml(screen.file);
@@ -82,6 +87,7 @@ if (kind === 'adb') {
         serial: adbSerial(index),
         getprop: fixture('getprop.txt'),
         wmSize: `Physical size: ${screen.size}\n`,
+        window,
         screen: () => xml,
         screencap: () => png,
         packages: ['com.android.settings'],

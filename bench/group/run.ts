@@ -1,5 +1,6 @@
 /**
- * Group control: an operator's tap on a leader phone, carried to FOLLOWERS phones (default 30) through one API process
+ * Group control: an operator's tap on a leader phone, carried to FOLLOWERS phones (default 29: a session holds 30
+ * phones, the leader one of them) through one API process
  * on PostgreSQL. The browser watches every phone (`live.watch`), starts a session (`live.group.start`) and sends ACTIONS
  * finger taps (default 40) at most 2 a second (the server's limit), each after the last one's answer; the leader's
  * agent names the element under the finger, each follower finds it in its own screen and taps it. Per action: the
@@ -10,7 +11,7 @@
  * Two kinds of phones, one after the other: fake phones on a fake adb server (the real adb protocol) showing Android's
  * Settings home at three widths, driven by a real FarmHost; then simulated phones (a FarmHost's `--backend sim`).
  *
- * BENCH_FOLLOWERS (30), BENCH_ACTIONS (40), BENCH_KINDS (adb,sim). The phones, the API, PostgreSQL and the bench share
+ * BENCH_FOLLOWERS (29), BENCH_ACTIONS (40), BENCH_KINDS (adb,sim). The phones, the API, PostgreSQL and the bench share
  * this machine's cores; the phones run in a process of their own, as a farm host is a PC of its own.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -19,11 +20,12 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
-import type { LiveAnswer, LiveGroupActAnswer, LiveGroupAnswer, LiveGroupResult, LiveInputAnswer } from '@farm/contracts';
+import { GROUP_MAX_PHONES, type LiveAnswer, type LiveGroupActAnswer, type LiveGroupAnswer, type LiveGroupResult, type LiveInputAnswer } from '@farm/contracts';
 import { benchDatabase, pause, percentile, processUsage, startApi } from '../lib.ts';
 import { adbSerial, leaderFinger, simLeaderFinger } from './screens.ts';
 
-const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 30);
+/** A session holds at most GROUP_MAX_PHONES phones, the leader one of them: 29 followers by default. */
+const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? GROUP_MAX_PHONES - 1);
 const ACTIONS = Number(process.env.BENCH_ACTIONS ?? 40);
 const KINDS = (process.env.BENCH_KINDS ?? 'adb,sim').split(',').filter((kind): kind is Kind => kind === 'adb' || kind === 'sim');
 /** The server takes at most 2 group actions a second; a little over 500 ms between them keeps timer jitter under it. */
@@ -64,6 +66,8 @@ interface Figures {
   /** Per action: its last follower's result less its first's. */
   spread: number[];
   kinds: Map<string, number>;
+  /** The first reason given for each label other than Done. */
+  reasons: Map<string, string>;
   /** What the leader's finger lands on, and the selector its agent named it by. */
   finger?: string;
   selector?: string;
@@ -139,6 +143,7 @@ async function measure(kind: Kind, origin: string, cookie: string, apiPid: numbe
     fpsSingle: Number.NaN,
     fpsGroup: Number.NaN,
     kinds: new Map(),
+    reasons: new Map(),
   };
   const { child, serials } = await startPhones(kind, origin, cookie);
   const browser = io(`${origin}/live`, { forceNew: true, transports: ['websocket'], extraHeaders: { cookie } });
@@ -240,7 +245,10 @@ async function measure(kind: Kind, origin: string, cookie: string, apiPid: numbe
       if (i >= 0) {
         figures.answer.push(answeredAt - began);
         figures.summary = answer.summary;
-        for (const result of answer.results) figures.kinds.set(result.result.label, (figures.kinds.get(result.result.label) ?? 0) + 1);
+        for (const { result } of answer.results) {
+          figures.kinds.set(result.label, (figures.kinds.get(result.label) ?? 0) + 1);
+          if (result.kind !== 'done' && result.reason && !figures.reasons.has(result.label)) figures.reasons.set(result.label, result.reason);
+        }
         const leader = heard.find((item) => item.deviceId === leaderId);
         const followers = heard.filter((item) => item.deviceId !== leaderId);
         if (leader) figures.leader.push(leader.at - began);
@@ -304,6 +312,7 @@ function report(kind: Kind, figures: Figures): void {
   console.log(
     `results: ${[...figures.kinds].map(([label, count]) => `${label} ${count}`).join(', ') || 'none'}${figures.summary ? ` (last summary: "${figures.summary}")` : ''}`,
   );
+  for (const [label, reason] of figures.reasons) console.log(`"${label}", for instance: ${reason}`);
   if (kind === 'sim' && (figures.kinds.get('Refused') ?? 0) > 0) {
     console.log(
       'note: simulated phones showing an app group control refuses (no Settings to show) answer "Refused": the figures measure the path (browser → API → leader → API → every follower → browser) without a tap',
