@@ -65,7 +65,9 @@ for (const { label, viewport } of [
       const leader = page.getByRole('region', { name: first });
       await expect(leader.getByText(/^(Done|Not found|Different screen|Refused|Busy|Offline|Not supported|\d+ matches)/).first()).toBeVisible();
       for (const name of [second, third]) {
-        await expect(page.getByRole('article', { name }).getByText(/^(Done|Not found|Different screen|Refused|Busy|Offline|Not supported|\d+ matches)/)).toBeVisible();
+        await expect(
+          page.getByRole('article', { name }).getByText(/^(Done|Not found|Different screen|Refused|Busy|Offline|Not supported|\d+ matches)/),
+        ).toBeVisible();
       }
       await page.screenshot({ path: join(SCREENSHOT_DIR, `group-control-${label}.png`), fullPage: true });
       await expectNoSeriousViolations(page, `group control (${label})`);

@@ -96,9 +96,7 @@ function ResultsPanel({ group, enabled, onRetry, onPoint }: { group: GroupState;
             {group.lines.map((line) => (
               <Text component="li" key={line.actionId} size="sm">
                 {line.summary}
-                {line.only ? (
-                  <Text span size="xs" c="dimmed">{` (retry on ${line.only.length})`}</Text>
-                ) : null}
+                {line.only ? <Text span size="xs" c="dimmed">{` (retry on ${line.only.length})`}</Text> : null}
                 {line.action.kind === 'point' ? (
                   <Text span size="xs" c="dimmed">
                     {' '}
@@ -127,7 +125,7 @@ export function GroupControlPage() {
   const me = useCurrentUser();
   const isOperator = me?.role === 'operator';
   const linked = useLinkedPhones();
-  const [, setParams] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   // The session opens with the phones the address named when the page opened; its own answers change them after.
   const [opened, setOpened] = useState<{ deviceIds: string[]; leaderId: string | null } | null>(null);
   useEffect(() => {
@@ -145,13 +143,18 @@ export function GroupControlPage() {
   const enabled = running && connected && session !== null;
 
   // The address follows the session (its phones and leader), so a reload opens the same one.
-  const phonesKey = group && running ? `${group.phones.map((phone) => phone.deviceId).join(',')}|${group.leaderId}` : null;
+  const sessionPath =
+    group && running && group.phones.length > 0
+      ? groupControlPath(
+          group.phones.map((phone) => phone.deviceId),
+          group.leaderId,
+        )
+      : null;
   useEffect(() => {
-    if (!phonesKey || !group || group.phones.length === 0) return;
-    const next = new URLSearchParams(groupControlPath(group.phones.map((phone) => phone.deviceId), group.leaderId).split('?')[1]);
-    setParams(next, { replace: true });
-    // biome-ignore lint/correctness/useExhaustiveDependencies: follows the phones and leader only (their key).
-  }, [phonesKey]);
+    const query = sessionPath?.split('?')[1];
+    // Written only when it differs: writing the same address again would be a navigation of its own, and again.
+    if (query && new URLSearchParams(query).toString() !== params.toString()) setParams(new URLSearchParams(query), { replace: true });
+  }, [sessionPath, params, setParams]);
 
   const act = useMemo(
     () => (action: GroupAction) => {

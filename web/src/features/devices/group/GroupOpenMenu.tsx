@@ -38,7 +38,13 @@ export function GroupOpenMenu({ disabled, act }: { disabled: boolean; act: (acti
     <>
       <Menu position="bottom-start" withinPortal>
         <Menu.Target>
-          <Button size="compact-sm" variant="default" rightSection={<IconChevronDown size={14} />} leftSection={<IconExternalLink size={14} />} disabled={disabled}>
+          <Button
+            size="compact-sm"
+            variant="default"
+            rightSection={<IconChevronDown size={14} />}
+            leftSection={<IconExternalLink size={14} />}
+            disabled={disabled}
+          >
             Open
           </Button>
         </Menu.Target>
@@ -63,7 +69,14 @@ export function GroupOpenMenu({ disabled, act }: { disabled: boolean; act: (acti
                   The app library has no apps yet: add one in Devices → Apps to open its Play Store page.
                 </Text>
               ) : (
-                <Select label="App of the library" placeholder="Choose a package" data={packages} value={pkg || null} onChange={(value) => setPkg(value ?? '')} searchable />
+                <Select
+                  label="App of the library"
+                  placeholder="Choose a package"
+                  data={packages}
+                  value={pkg || null}
+                  onChange={(value) => setPkg(value ?? '')}
+                  searchable
+                />
               )
             ) : (
               <Autocomplete

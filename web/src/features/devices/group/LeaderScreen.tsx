@@ -28,7 +28,12 @@ export interface LeaderScreenProps {
 }
 
 /** What a press and release on the leader's screen send: the finger (or a point), a long press, or a swipe. */
-export function actionOfGesture(rect: Pick<DOMRect, 'left' | 'top' | 'width' | 'height'>, press: PointerPress, release: PointerPress, byPoint: boolean): GroupAction {
+export function actionOfGesture(
+  rect: Pick<DOMRect, 'left' | 'top' | 'width' | 'height'>,
+  press: PointerPress,
+  release: PointerPress,
+  byPoint: boolean,
+): GroupAction {
   const gesture = gestureOf(rect, press, release);
   if (gesture.kind === 'swipe') return { kind: 'swipe', from: gesture.from, to: gesture.to, durationMs: gesture.durationMs };
   const kind = byPoint ? 'point' : 'finger';

@@ -21,7 +21,13 @@ function open(ids = ['a', 'b', 'c'], { refuseWatch = [] as string[] } = {}) {
   });
   const views: GroupSessionView[] = [];
   const refused = vi.fn();
-  const session = new GroupSession(socket as unknown as GroupSocket, { deviceIds: ids, leaderId: ids[0]!, h264: true, changed: (view) => views.push(view), refused });
+  const session = new GroupSession(socket as unknown as GroupSocket, {
+    deviceIds: ids,
+    leaderId: ids[0]!,
+    h264: true,
+    changed: (view) => views.push(view),
+    refused,
+  });
   return { socket, session, views, refused };
 }
 

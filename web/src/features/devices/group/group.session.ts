@@ -187,9 +187,7 @@ export class GroupSession {
   };
 
   private readonly onReleased = (released: { deviceId: string; reason: string }): void => {
-    const phones = this.view.group.phones.map((phone) =>
-      phone.deviceId === released.deviceId ? { ...phone, held: false, reason: released.reason } : phone,
-    );
+    const phones = this.view.group.phones.map((phone) => (phone.deviceId === released.deviceId ? { ...phone, held: false, reason: released.reason } : phone));
     const idle = this.view.idle ? this.withoutIdle(released.deviceId) : null;
     this.set({ group: { ...this.view.group, phones }, idle });
   };

@@ -15,7 +15,13 @@ import {
   type GroupState,
 } from './group.state';
 
-const phone = (deviceId: string, extra: Partial<LiveGroupPhone> = {}): LiveGroupPhone => ({ deviceId, name: `Pixel ${deviceId}`, held: true, leader: false, ...extra });
+const phone = (deviceId: string, extra: Partial<LiveGroupPhone> = {}): LiveGroupPhone => ({
+  deviceId,
+  name: `Pixel ${deviceId}`,
+  held: true,
+  leader: false,
+  ...extra,
+});
 const answer = (leaderId: string, ids: string[]): LiveGroupAnswer => ({ leaderId, phones: ids.map((id) => phone(id, { leader: id === leaderId })) });
 const home: GroupAction = { kind: 'key', key: 'home' };
 
@@ -88,7 +94,8 @@ describe('group control state', () => {
 
   it('keeps at most the set number of lines', () => {
     let state = running();
-    for (let index = 0; index < MAX_ACTION_LINES + 5; index += 1) state = applyActAnswer(state, { actionId: `x${index}`, summary: `${index}`, results: [] }, home);
+    for (let index = 0; index < MAX_ACTION_LINES + 5; index += 1)
+      state = applyActAnswer(state, { actionId: `x${index}`, summary: `${index}`, results: [] }, home);
     expect(state.lines).toHaveLength(MAX_ACTION_LINES);
     expect(state.lines[0]?.summary).toBe(`${MAX_ACTION_LINES + 4}`);
   });
@@ -113,10 +120,12 @@ describe('group control state', () => {
     state = applyGroupAnswer(state, answer('a', ['a', 'b', 'd']));
     expect(retryTargets(state)).toEqual(['b', 'd']);
     // The retry went to b and d; b did it now: only d is left.
-    state = applyActAnswer(state, { actionId: 'x2', summary: 'Tap (retry)', results: [{ actionId: 'x2', deviceId: 'b', result: groupResult('x2', 'done') }] }, home, [
-      'b',
-      'd',
-    ]);
+    state = applyActAnswer(
+      state,
+      { actionId: 'x2', summary: 'Tap (retry)', results: [{ actionId: 'x2', deviceId: 'b', result: groupResult('x2', 'done') }] },
+      home,
+      ['b', 'd'],
+    );
     expect(retryTargets(state)).toEqual(['d']);
   });
 

@@ -168,7 +168,14 @@ export interface GroupLink {
 
 /** Reads `?ids=a,b,c&leader=a` or `?group=<id>`: each phone once, at most 30, the leader one of them (else the first). */
 export function readGroupLink(params: URLSearchParams): GroupLink {
-  const named = [...new Set((params.get('ids') ?? '').split(',').map((id) => id.trim()).filter((id) => id.length > 0))];
+  const named = [
+    ...new Set(
+      (params.get('ids') ?? '')
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id.length > 0),
+    ),
+  ];
   const deviceIds = named.slice(0, GROUP_MAX_PHONES);
   const leader = params.get('leader');
   return {
