@@ -52,6 +52,8 @@ for (const { label, viewport } of [
       await expect(page.getByRole('heading', { level: 1, name: 'Group control' })).toBeVisible();
       await expect(page).toHaveURL(/\/devices\/group-control\?ids=/);
       await expect(page.getByText('Drive phones together for setup and navigation', { exact: false })).toBeVisible();
+      await expect(page.getByRole('img', { name: /^Live screen of / }).first()).toBeVisible();
+      await expectNoSeriousViolations(page, `group control opening (${label})`);
       await expect(page.getByText('3 of 3 phones held')).toBeVisible({ timeout: 15_000 });
       await expect(page.getByRole('heading', { level: 2, name: first })).toBeVisible();
       const followers = page.getByRole('article');

@@ -165,4 +165,19 @@ describe('group control session', () => {
     expect(video).toHaveBeenCalledTimes(1);
     expect(ack).toHaveBeenCalledTimes(2);
   });
+
+  it('gives a tile that starts mid-stream (a new leader) the stream’s configuration first, and counts pictures as streaming', async () => {
+    const { socket, session } = open();
+    socket.answer('live.watch', () => ({ ok: true, streaming: false, reason: 'Starting the stream', canControl: true }));
+    socket.serverConnects();
+    await flush();
+    expect(session.state.watch.a).toEqual({ kind: 'watching', streaming: false, reason: 'Starting the stream' });
+    const config = { deviceId: 'a', seq: 1, config: true };
+    socket.push('live.video', config, () => undefined);
+    socket.push('live.video', { deviceId: 'a', seq: 2, config: false }, () => undefined);
+    expect(session.state.watch.a).toEqual({ kind: 'watching', streaming: true });
+    const video = vi.fn();
+    session.attach('a', { video, frame: vi.fn() });
+    expect(video).toHaveBeenCalledWith(config);
+  });
 });

@@ -61,6 +61,8 @@ export interface GroupSessionOptions {
 export class GroupSession {
   private view: GroupSessionView;
   private readonly sinks = new Map<string, PictureSink>();
+  /** Each phone's last stream configuration: a tile that starts drawing mid-stream (a new leader) needs it first. */
+  private readonly configs = new Map<string, LiveVideoOut>();
   private readonly watched = new Set<string>();
   private started = false;
   private closed = false;
@@ -158,10 +160,19 @@ export class GroupSession {
   private readonly onVideo = (packet: LiveVideoOut, ack: () => void): void => {
     // Acknowledged on arrival, as the live screen does: the tile's player keeps its own pace.
     ack();
+    if (packet.config) this.configs.set(packet.deviceId, packet);
+    this.pictureCame(packet.deviceId);
     this.sinks.get(packet.deviceId)?.video(packet);
   };
 
+  /** Pictures come: the phone streams, whatever its watch answer said before. */
+  private pictureCame(deviceId: string): void {
+    const watch = this.view.watch[deviceId];
+    if (watch?.kind === 'watching' && !watch.streaming) this.set({ watch: { ...this.view.watch, [deviceId]: { kind: 'watching', streaming: true } } });
+  }
+
   private readonly onFrame = (frame: LiveFrameOut, ack: () => void): void => {
+    this.pictureCame(frame.deviceId);
     const sink = this.sinks.get(frame.deviceId);
     if (sink) sink.frame(frame, ack);
     else ack();
@@ -216,8 +227,13 @@ export class GroupSession {
 
   /** A tile draws this phone's pictures from now on (null: it stopped). */
   attach(deviceId: string, sink: PictureSink | null): void {
-    if (sink) this.sinks.set(deviceId, sink);
-    else this.sinks.delete(deviceId);
+    if (!sink) {
+      this.sinks.delete(deviceId);
+      return;
+    }
+    this.sinks.set(deviceId, sink);
+    const config = this.configs.get(deviceId);
+    if (config) sink.video(config);
   }
 
   private call<T extends object>(send: (done: (answer: LiveAnswer<T>) => void) => void, ok: (answer: { ok: true } & T) => void): boolean {
@@ -320,6 +336,7 @@ export class GroupSession {
     if (this.view.group.status !== 'stopped') this.stop();
     this.closed = true;
     this.sinks.clear();
+    this.configs.clear();
     this.socket.off('connect', this.onConnect);
     this.socket.off('live.video', this.onVideo);
     this.socket.off('live.frame', this.onFrame);
