@@ -64,7 +64,19 @@ function IdlePrompt({ count, releaseAt, onKeep }: { count: number; releaseAt: nu
   );
 }
 
-function ResultsPanel({ group, enabled, onRetry, onPoint }: { group: GroupState; enabled: boolean; onRetry: () => void; onPoint: () => void }) {
+function ResultsPanel({
+  group,
+  enabled,
+  sending,
+  onRetry,
+  onPoint,
+}: {
+  group: GroupState;
+  enabled: boolean;
+  sending: boolean;
+  onRetry: () => void;
+  onPoint: () => void;
+}) {
   const missed = retryTargets(group);
   return (
     <Paper withBorder radius="md" p="sm" component="section" aria-labelledby="group-results-title" style={{ flex: '1 1 280px', minWidth: 0 }}>
@@ -73,6 +85,9 @@ function ResultsPanel({ group, enabled, onRetry, onPoint }: { group: GroupState;
           <Title order={2} fz="md" id="group-results-title">
             Results
           </Title>
+          <Text size="xs" c="dimmed" aria-live="polite" style={{ flex: 1 }}>
+            {sending ? 'Sending...' : ''}
+          </Text>
           <Button size="compact-sm" variant="light" leftSection={<IconRefresh size={14} />} onClick={onRetry} disabled={!enabled || missed.length === 0}>
             {missed.length > 0 ? `Retry on the ones that missed (${missed.length})` : 'Retry on the ones that missed'}
           </Button>
@@ -324,7 +339,7 @@ export function GroupControlPage() {
                   </form>
                 </Stack>
               </Paper>
-              <ResultsPanel group={group} enabled={enabled} onRetry={() => session?.retry()} onPoint={() => session?.tapByPoint()} />
+              <ResultsPanel group={group} enabled={enabled} sending={view.sending} onRetry={() => session?.retry()} onPoint={() => session?.tapByPoint()} />
             </Group>
 
             <section aria-labelledby="group-followers-title">

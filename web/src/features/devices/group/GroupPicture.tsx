@@ -49,6 +49,8 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
   const [jpeg, setJpeg] = useState<string | null>(null);
   const [shown, setShown] = useState<'none' | 'video' | 'jpeg'>('none');
   const sizeRef = useRef(onSize);
+  /** Called once the JPEG on screen is drawn (or could not be): the next frame may come. */
+  const drawnRef = useRef<() => void>(() => undefined);
   sizeRef.current = onSize;
 
   useEffect(() => {
@@ -72,9 +74,10 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
           unsupported: () => undefined,
         })
       : null;
-    let pending: { url: string; ack: () => void } | null = null;
+    let pending: { url: string; ack: () => void; raw: () => void } | null = null;
     let lastAck = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    /** Frames drawn whose acknowledgement waits for the tile's pace: let go at once when the tile goes. */
+    const waiting = new Map<ReturnType<typeof setTimeout>, () => void>();
     const onVideo = (packet: LiveVideoOut) => {
       // Off screen, only the stream's configuration is kept: the player waits for a key frame once the tile is back.
       if (!visibleRef.current && !packet.config) return;
@@ -93,13 +96,14 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
       // The next frame is asked for once this one is drawn, and no sooner than the tile's pace allows.
       const paced = () => {
         const wait = Math.max(0, lastAck + 1000 / MAX_TILE_FPS - Date.now());
-        clearTimeout(timer);
-        timer = setTimeout(() => {
+        const timer = setTimeout(() => {
+          waiting.delete(timer);
           lastAck = Date.now();
           ack();
         }, wait);
+        waiting.set(timer, ack);
       };
-      pending = { url, ack: paced };
+      pending = { url, ack: paced, raw: ack };
       sized(frame.width, frame.height);
       setJpeg((previous) => {
         if (previous) URL.revokeObjectURL(previous);
@@ -116,7 +120,16 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
     drawnRef.current = settle;
     return () => {
       active = false;
-      clearTimeout(timer);
+      // The stream waits for these acknowledgements: a tile that goes (a new leader, a dropped phone) gives them back.
+      for (const [timer, ack] of waiting) {
+        clearTimeout(timer);
+        ack();
+      }
+      if (pending) {
+        URL.revokeObjectURL(pending.url);
+        pending.raw();
+        pending = null;
+      }
       session.attach(deviceId, null);
       player?.close();
       drawnRef.current = () => undefined;
@@ -126,7 +139,6 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
       });
     };
   }, [session, deviceId, h264]);
-  const drawnRef = useRef<() => void>(() => undefined);
 
   return (
     <div ref={setBox} data-on-screen={visible ? 'yes' : 'no'} style={{ position: 'absolute', inset: 0, pointerEvents: 'none' }}>

@@ -6,12 +6,17 @@
 import { Text } from '@mantine/core';
 import type { GroupAction } from '@farm/agent-protocol/group';
 import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
-import { fractionAt, gestureOf, TYPING_BATCH_MS, WHEEL_THROTTLE_MS, wheelStep, type PointerPress } from '../devices.live';
+import { fractionAt, gestureOf, wheelStep, type PointerPress } from '../devices.live';
 import type { GroupSession } from './group.session';
 import { GroupPicture } from './GroupPicture';
 
 /** The longest text one action carries. */
 const MAX_TEXT = 1000;
+/**
+ * The server takes at most 2 actions a second from a group: a wheel turn is sent at most this often, and keystrokes
+ * closer together than this go as one piece of text (live control's own pace is quicker: one phone, no such limit).
+ */
+export const GROUP_INPUT_PACE_MS = 600;
 
 export interface LeaderScreenProps {
   session: GroupSession | null;
@@ -71,7 +76,7 @@ export function LeaderScreen({ session, deviceId, name, h264, enabled, notice, b
       event.preventDefault();
       if (event.deltaY === 0) return;
       const now = Date.now();
-      if (now - lastWheelRef.current < WHEEL_THROTTLE_MS) return;
+      if (now - lastWheelRef.current < GROUP_INPUT_PACE_MS) return;
       lastWheelRef.current = now;
       const at = fractionAt(surface.getBoundingClientRect(), event.clientX, event.clientY);
       actRef.current({ kind: 'scroll', ...at, dy: wheelStep(event.deltaY) });
@@ -108,7 +113,7 @@ export function LeaderScreen({ session, deviceId, name, h264, enabled, notice, b
     event.preventDefault();
     typedRef.current += event.key;
     if (typedRef.current.length >= MAX_TEXT) flushTyped();
-    else typingTimerRef.current ??= setTimeout(flushTyped, TYPING_BATCH_MS);
+    else typingTimerRef.current ??= setTimeout(flushTyped, GROUP_INPUT_PACE_MS);
   };
 
   return (
