@@ -134,9 +134,11 @@ export class GroupSession {
   private readonly onConnect = (): void => {
     if (this.closed || this.view.group.status === 'stopped') return;
     this.watched.clear();
+    this.started = false;
     const ids = this.phoneIds();
     const leaderId = this.view.group.leaderId;
-    this.set({ group: { ...this.view.group, status: 'starting' } });
+    // An answer lost with the old connection never comes: nothing is on its way any more.
+    this.set({ group: { ...this.view.group, status: 'starting' }, sending: false });
     void Promise.all(ids.map((deviceId) => this.watch(deviceId))).then((watched) => {
       if (this.closed) return;
       const deviceIds = ids.filter((_, index) => watched[index]);
