@@ -180,4 +180,18 @@ describe('group control session', () => {
     session.attach('a', { video, frame: vi.fn() });
     expect(video).toHaveBeenCalledWith(config);
   });
+
+  it('watches and holds the phones again after a reconnect, with the leader of the moment', async () => {
+    const { socket, session } = open();
+    socket.serverConnects();
+    await flush();
+    socket.answer('live.group.leader', () => ({ ok: true, ...group('b', ['a', 'b', 'c']) }));
+    session.makeLeader('b');
+    socket.drops();
+    socket.serverConnects();
+    await flush();
+    expect(socket.sent('live.watch')).toHaveLength(6);
+    expect(socket.sent('live.group.start')[1]).toEqual({ deviceIds: ['a', 'b', 'c'], leaderId: 'b' });
+    expect(session.state.group.status).toBe('running');
+  });
 });
