@@ -129,6 +129,20 @@ describe('group control state', () => {
     expect(retryTargets(state)).toEqual(['d']);
   });
 
+  it('retries on every phone when the leader missed (its followers were sent nothing), even those done before', () => {
+    let state = applyActAnswer(
+      running(['a', 'b']),
+      { actionId: 'x1', summary: 'Home: Done on 2', results: ['a', 'b'].map((deviceId) => ({ actionId: 'x1', deviceId, result: groupResult('x1', 'done') })) },
+      home,
+    );
+    state = applyActAnswer(
+      state,
+      { actionId: 'x2', summary: 'Tap: Not found on 1', results: [{ actionId: 'x2', deviceId: 'a', result: groupResult('x2', 'not_found') }] },
+      { kind: 'finger', x: 0.5, y: 0.5, press: 'tap' },
+    );
+    expect(retryTargets(state)).toEqual(['a', 'b']);
+  });
+
   it('has nothing to retry when every phone did it, or nothing was sent', () => {
     expect(retryTargets(running())).toEqual([]);
     const done = applyActAnswer(

@@ -118,15 +118,14 @@ export function lastLine(state: GroupState): GroupActionLine | null {
 
 /**
  * "Retry on the ones that missed": the phones still in the group whose result of the last action was not Done
- * (a phone that gave none counts as missed). Empty when every phone did it.
+ * (a phone that gave none counts as missed: when the leader misses, the server sends its followers nothing, and
+ * a Done from an earlier action is not this one's). Empty when every phone did it.
  */
 export function retryTargets(state: GroupState): string[] {
   const line = lastLine(state);
   if (!line) return [];
   const sentTo = new Set(line.only ?? state.phones.map((phone) => phone.deviceId));
-  return state.phones
-    .map((phone) => phone.deviceId)
-    .filter((deviceId) => sentTo.has(deviceId) && line.results[deviceId]?.kind !== 'done' && state.last[deviceId]?.result.kind !== 'done');
+  return state.phones.map((phone) => phone.deviceId).filter((deviceId) => sentTo.has(deviceId) && line.results[deviceId]?.kind !== 'done');
 }
 
 export type SameScreen = 'same' | 'different' | 'unknown';
