@@ -280,7 +280,9 @@ export function GroupControlPage() {
                 <Stack gap="xs">
                   <Group justify="space-between" gap="xs" wrap="wrap">
                     <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
-                      <Badge variant="filled">Leader</Badge>
+                      <Badge variant="filled" style={{ flexShrink: 0 }}>
+                        Leader
+                      </Badge>
                       <Title order={2} fz="md" id="group-leader-title" style={{ overflowWrap: 'anywhere' }}>
                         {leaderName}
                       </Title>

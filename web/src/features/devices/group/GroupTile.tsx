@@ -127,15 +127,15 @@ export function GroupTile({ session, phone, watch, same, result, h264, compact, 
             <GroupPicture session={session} deviceId={phone.deviceId} h264={h264} onSize={setSize} />
           </div>
         )}
-        <Group justify="space-between" gap={4} wrap="nowrap">
-          <Text size="sm" fw={600} truncate>
-            {name}
+        <Text size="sm" fw={600} truncate title={name}>
+          {name}
+        </Text>
+        <Group justify="space-between" gap={4} wrap="wrap">
+          <Text size="xs" c={same === 'different' ? undefined : 'dimmed'} fw={same === 'different' ? 600 : undefined}>
+            {sameScreenLabel(same)}
           </Text>
           <ResultBadge result={result} />
         </Group>
-        <Text size="xs" c={same === 'different' ? 'yellow.8' : 'dimmed'} fw={same === 'different' ? 600 : undefined}>
-          {sameScreenLabel(same)}
-        </Text>
         {notice ? (
           <Text size="xs" c="dimmed" lineClamp={2} title={notice}>
             {notice}
