@@ -72,6 +72,10 @@ for (const { label, viewport } of [
           page.getByRole('article', { name }).getByText(/^(Done|Not found|Different screen|Refused|Busy|Offline|Not supported|\d+ matches)/),
         ).toBeVisible();
       }
+      // The page's decoding load, measured: every picture on screen is drawn (the phone-width list draws the leader only).
+      const load = page.getByText(/\d+ pictures a second over \d+ on screen/);
+      await expect(load).toHaveText(new RegExp(`over ${label === 'desktop' ? 3 : 1} on screen`));
+      test.info().annotations.push({ type: 'drawing load', description: (await load.textContent()) ?? '' });
       await page.screenshot({ path: join(SCREENSHOT_DIR, `group-control-${label}.png`), fullPage: true });
       await expectNoSeriousViolations(page, `group control (${label})`);
 

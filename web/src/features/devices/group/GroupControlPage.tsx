@@ -19,6 +19,7 @@ import { useGroupSession } from './group.hooks';
 import type { GroupSessionView } from './group.session';
 import { groupControlPath, readGroupLink, retryTargets, sameScreen, type GroupState } from './group.state';
 import { GroupOpenMenu } from './GroupOpenMenu';
+import { drawingLoad } from './GroupPicture';
 import { GroupTile, ResultBadge } from './GroupTile';
 import { LeaderScreen } from './LeaderScreen';
 
@@ -43,6 +44,20 @@ function useLinkedPhones(): { deviceIds: string[] | null; leaderId: string | nul
   if (!group) return { deviceIds: [], leaderId: null, capped: false, missing: 'This group no longer exists.' };
   const deviceIds = group.deviceIds.slice(0, GROUP_MAX_PHONES);
   return { deviceIds, leaderId: deviceIds[0] ?? null, capped: group.deviceIds.length > GROUP_MAX_PHONES, missing: null };
+}
+
+/** The page's decoding load, measured (for whoever checks that thirty tiles stay within a browser's budget). */
+function DrawingLoad() {
+  const [load, setLoad] = useState(() => drawingLoad());
+  useEffect(() => {
+    const timer = setInterval(() => setLoad(drawingLoad()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <Text size="xs" c="dimmed" title="Pictures drawn on this page over the last two seconds, and the pictures on screen (those off screen are not decoded)">
+      {`${load.perSecond} pictures a second over ${load.tiles} on screen`}
+    </Text>
+  );
 }
 
 function IdlePrompt({ count, releaseAt, onKeep }: { count: number; releaseAt: number; onKeep: () => void }) {
@@ -272,9 +287,12 @@ export function GroupControlPage() {
 
         {group.status === 'stopped' ? null : (
           <>
-            <Text size="sm" c="dimmed" aria-live="polite">
-              {group.status === 'running' ? `${held} of ${group.phones.length} phones held` : 'Holding the phones...'}
-            </Text>
+            <Group justify="space-between" gap="xs" wrap="wrap">
+              <Text size="sm" c="dimmed" aria-live="polite">
+                {group.status === 'running' ? `${held} of ${group.phones.length} phones held` : 'Holding the phones...'}
+              </Text>
+              <DrawingLoad />
+            </Group>
             <Group align="flex-start" gap="md" wrap="wrap">
               <Paper withBorder radius="md" p="sm" component="section" aria-labelledby="group-leader-title" style={{ flex: '2 1 320px', minWidth: 0 }}>
                 <Stack gap="xs">

@@ -4,12 +4,22 @@
  * thirty phones on one page stay within what a browser can decode.
  */
 import type { LiveFrameOut, LiveVideoOut } from '@farm/contracts';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { FrameRate } from '../devices.live';
 import { H264Player } from '../devices.video';
 import type { GroupSession } from './group.session';
 
 /** The most pictures a second a tile asks for: the server's `watch` stream sends no more than this. */
 export const MAX_TILE_FPS = 15;
+
+/** Pictures drawn by every tile of the page, and the tiles on screen: the page's decoding load, measured. */
+const drawnRate = new FrameRate();
+const onScreen = new Set<string>();
+
+/** What the page draws now: pictures a second over all tiles, and how many tiles are on screen. */
+export function drawingLoad(now = Date.now()): { perSecond: number; tiles: number } {
+  return { perSecond: drawnRate.perSecond(now), tiles: onScreen.size };
+}
 
 function toBlobPart(data: ArrayBuffer | Uint8Array): ArrayBuffer | Uint8Array<ArrayBuffer> {
   return data instanceof Uint8Array ? new Uint8Array(data) : data;
@@ -46,6 +56,14 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
   const visible = useOnScreen(box);
   const visibleRef = useRef(visible);
   visibleRef.current = visible;
+  const id = useId();
+  useEffect(() => {
+    if (!visible) return;
+    onScreen.add(id);
+    return () => {
+      onScreen.delete(id);
+    };
+  }, [visible, id]);
   const [jpeg, setJpeg] = useState<string | null>(null);
   const [shown, setShown] = useState<'none' | 'video' | 'jpeg'>('none');
   const sizeRef = useRef(onSize);
@@ -68,6 +86,7 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
           canvas: () => canvasRef.current,
           drawn: (picture) => {
             if (!active) return;
+            drawnRate.add(Date.now());
             setShown('video');
             sized(picture.width, picture.height);
           },
@@ -115,6 +134,7 @@ export function GroupPicture({ session, deviceId, h264, onSize }: GroupPicturePr
     const settle = () => {
       const done = pending;
       pending = null;
+      if (done) drawnRate.add(Date.now());
       done?.ack();
     };
     drawnRef.current = settle;
