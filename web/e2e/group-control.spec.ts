@@ -47,6 +47,8 @@ for (const { label, viewport } of [
       const [first, second, third] = phones.map((phone) => phone.name) as [string, string, string];
 
       await page.goto('/devices');
+      // The list can take a while on a loaded machine (three agents streaming): wait for the phones before choosing.
+      await expect(page.getByRole('checkbox', { name: `Select ${third}` })).toBeVisible({ timeout: 30_000 });
       for (const name of [first, second, third]) await page.getByRole('checkbox', { name: `Select ${name}` }).click();
       await page.getByRole('region', { name: 'Bulk actions' }).getByRole('button', { name: 'Group control' }).click();
 
