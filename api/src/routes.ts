@@ -19,6 +19,7 @@ import { fleetHostsRoutes } from './modules/fleet/fleet.hosts.routes.ts';
 import { fleetHealthRoutes } from './modules/fleet/fleet.health.routes.ts';
 import { fleetTimelineRoutes } from './modules/fleet/fleet.timeline.routes.ts';
 import { recipesRoutes } from './modules/recipes/recipes.routes.ts';
+import { groupControlRoutes } from './modules/group-control/group-control.routes.ts';
 import { recipeVersionsRoutes } from './modules/recipes/recipe-versions.routes.ts';
 import { twoFactorRoutes } from './auth/two-factor.routes.ts';
 import { passwordResetsRoutes } from './auth/password-resets.routes.ts';
@@ -58,6 +59,7 @@ export const routes: FastifyPluginAsync = async (app) => {
     fleetHealthRoutes,
     fleetTimelineRoutes,
     recipesRoutes,
+    groupControlRoutes,
     recipeVersionsRoutes,
     wallRoutes,
     twoFactorRoutes,

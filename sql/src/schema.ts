@@ -70,6 +70,8 @@ export interface WorkspacesTable {
   keepFinishedTasksDays: ColumnType<number, number | undefined, number>;
   /** Settings → Recipes (0034): shipped templates may run on app versions no one verified. */
   tryUntestedTemplates: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Packages operators added to group control's allowlist (0059). */
+  groupControlPackages: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface UsersTable {

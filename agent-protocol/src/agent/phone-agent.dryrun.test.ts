@@ -423,12 +423,12 @@ describe('group control on the agent (same stand-in console)', () => {
   it('lists group in its hello and answers group.act with the phone’s result; the quick simulator answers Not supported', async () => {
     const { server } = await simulatedAgent();
     expect(server.hellos[0]?.features).toContain('group');
-    // The simulated phone starts on its launcher (the Pixel launcher's package), which group control acts in.
+    // The simulated phone starts on its launcher, which group control acts in; the result says the screen it acted on.
     const answer = (await server
       .phone()
       .timeout(5000)
       .emitWithAck('group.act', { actionId: 'g1', action: { kind: 'key', key: 'back' } })) as Ack & { result?: unknown };
-    expect(answer).toEqual({ ok: true, result: { actionId: 'g1', kind: 'done', label: 'Done' } });
+    expect(answer).toEqual({ ok: true, result: { actionId: 'g1', kind: 'done', label: 'Done', screen: expect.objectContaining({ ids: expect.any(Array) }) } });
     // An intent with a component cannot even be said.
     const bad = (await server
       .phone()

@@ -35,6 +35,12 @@ describe('group control rules', () => {
     });
   });
 
+  it('lets Home through whatever is in front: it leaves the app and acts in none', () => {
+    const instagram = { ...settings, front: 'com.instagram.android', packages: ['com.instagram.android'] };
+    expect(checkGroupRules(action({ kind: 'key', key: 'home' }), instagram, lists)).toEqual({ ok: true });
+    expect(checkGroupRules(action({ kind: 'key', key: 'recents' }), instagram, lists)).toMatchObject({ ok: false });
+  });
+
   it('names both TikTok packages, Chrome, Firefox and Samsung Internet on the deny list, which operators can never add', () => {
     for (const name of ['com.zhiliaoapp.musically', 'com.ss.android.ugc.trill', 'com.android.chrome', 'org.mozilla.firefox', 'com.sec.android.app.sbrowser'])
       expect(GROUP_DENYLIST[name]).toBeDefined();

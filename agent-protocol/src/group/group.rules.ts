@@ -182,6 +182,9 @@ export function checkGroupRules(
   lists: GroupLists,
   target?: string | null,
 ): RuleVerdict {
+  // Home leaves whatever is in front and acts in no app: it goes through everywhere, so a group sitting in an app
+  // group control refuses can be brought to the launcher (and from there to Settings).
+  if (action.kind === 'key' && action.key === 'home') return { ok: true };
   const backOrHome = action.kind === 'key' && (action.key === 'back' || action.key === 'home');
   // Rule 4: while an overlay shows, only Back and Home.
   const overlay = screen.shade

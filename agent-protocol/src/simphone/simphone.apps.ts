@@ -3,22 +3,29 @@
  * screens read and call back into (`SimApi`): likes (refused past the rate limit), follows, comments, a published
  * post (its toast, its pending or failed upload), back, and the fields being typed into. Opening, stopping, sharing
  * to and linking into an app move the stacks here, media pushed to the phone joins the gallery the apps show, and the
- * screen in front is built here from its app's screens.
+ * screen in front is built here from its app's screens. Settings and the Play Store keep their own stacks of pages
+ * (`simphone.system.ts`), opened from the home screen's icons or by an intent (`startIntent`).
  */
 import { basename } from 'node:path';
 import { PhoneError, type PushMediaOptions, type ShareIntent } from '../phone/phone.device.ts';
 import { instagramScreen } from './simphone.instagram.ts';
 import type { SimNode } from './simphone.render.ts';
-import { INSTAGRAM, LAUNCHER, launcherScreen, TIKTOK, TIKTOK_TRILL, type SimApi, type SimScreen } from './simphone.screens.ts';
+import { INSTAGRAM, TIKTOK, TIKTOK_TRILL, type SimApi, type SimScreen } from './simphone.screens.ts';
 import type { SimState } from './simphone.state.ts';
+import { LAUNCHER, launcherScreen, PLAY_STORE, SETTINGS, systemScreen, type SystemNav, type SystemScreen, type SystemSettings } from './simphone.system.ts';
 import { tiktokScreen } from './simphone.tiktok.ts';
 
-type AppName = 'launcher' | 'instagram' | 'tiktok';
+type AppName = 'launcher' | 'instagram' | 'tiktok' | SystemApp;
+type SystemApp = 'settings' | 'playstore';
 type Field = NonNullable<SimApi['focused']>;
 
 export class SimApps {
   app: AppName = 'launcher';
   private readonly stacks: Record<'instagram' | 'tiktok', SimScreen[]> = { instagram: [], tiktok: [] };
+  private readonly systemStacks: Record<SystemApp, SystemScreen[]> = { settings: [], playstore: [] };
+  /** What Settings and the Play Store hold (Airplane mode, the auto-update choice). */
+  readonly settings: SystemSettings = { airplane: false, autoUpdate: 'Update over Wi-Fi only' };
+  private readonly nav: SystemNav;
   readonly api: SimApi;
   private likes = 0;
 
@@ -54,11 +61,28 @@ export class SimApps {
       publish: () => this.publish(),
       log: (event) => state.log(event),
     };
+    this.nav = {
+      push: (screen) => this.systemStack?.push(screen),
+      back: () => this.back(),
+      log: (event) => state.log(event),
+    };
+  }
+
+  /** The pages of Settings or the Play Store when one is in front, else null. */
+  get systemStack(): SystemScreen[] | null {
+    return this.app === 'settings' || this.app === 'playstore' ? this.systemStacks[this.app] : null;
+  }
+
+  /** A vertical swipe in Settings: its home's list scrolls (up: to its later rows), other pages hold still. */
+  scrollSystem(step: 1 | -1): void {
+    const pages = this.systemStack;
+    const top = pages?.at(-1);
+    if (pages && top?.name === 'home') pages[pages.length - 1] = { name: 'home', scrolled: step > 0 };
   }
 
   /** The stack of the app in front; null on the home screen. */
   get stack(): SimScreen[] | null {
-    return this.app === 'launcher' ? null : this.stacks[this.app];
+    return this.app === 'instagram' || this.app === 'tiktok' ? this.stacks[this.app] : null;
   }
 
   get current(): SimScreen | null {
@@ -68,6 +92,8 @@ export class SimApps {
 
   /** Where the phone is: `instagram/feed`, `tiktok/search`, `launcher`. */
   get where(): string {
+    const page = this.systemStack?.at(-1);
+    if (page) return `${this.app}/${page.name}`;
     const current = this.current;
     return current ? `${this.app}/${current.name}` : this.app;
   }
@@ -77,15 +103,28 @@ export class SimApps {
   }
 
   packageName(): string {
-    return this.app === 'instagram' ? INSTAGRAM : this.app === 'tiktok' ? this.tiktokPackage : LAUNCHER;
+    const packages: Record<AppName, string> = {
+      instagram: INSTAGRAM,
+      tiktok: this.tiktokPackage,
+      settings: SETTINGS,
+      playstore: PLAY_STORE,
+      launcher: LAUNCHER,
+    };
+    return packages[this.app];
   }
 
   private appFor(packageName: string): 'instagram' | 'tiktok' | null {
     return packageName === INSTAGRAM ? 'instagram' : packageName === this.tiktokPackage ? 'tiktok' : null;
   }
 
+  private systemAppFor(packageName: string): SystemApp | null {
+    return packageName === SETTINGS ? 'settings' : packageName === PLAY_STORE ? 'playstore' : null;
+  }
+
   /** The screen in front, built from its app's screens with the phone's state laid over it. */
   tree(): SimNode {
+    const page = this.systemStack?.at(-1);
+    if (page) return systemScreen(this.api, page, this.settings, this.nav);
     const current = this.current;
     if (!current) return launcherScreen(this.api, (pkg) => void this.launch(pkg), this.state.shownName, this.tiktokPackage);
     return this.app === 'instagram'
@@ -209,6 +248,12 @@ export class SimApps {
       this.api.log('closed the promotion sheet');
       return;
     }
+    const pages = this.systemStack;
+    if (pages) {
+      pages.pop();
+      if (pages.length === 0) this.app = 'launcher';
+      return;
+    }
     const stack = this.stack;
     if (!stack) return;
     stack.pop();
@@ -227,6 +272,12 @@ export class SimApps {
   /** Brings the app to the front at once (its effects land before the caller's next read, as a fake phone's shell needs). */
   open(packageName: string): void {
     this.state.alive();
+    const system = this.systemAppFor(packageName);
+    if (system) {
+      // From its icon at its first page, not where it was left: every phone of a group lands on the same screen.
+      this.openSystem(system, [system === 'settings' ? { name: 'home' } : { name: 'preferences' }]);
+      return;
+    }
     const app = this.appFor(packageName);
     if (!app) throw new PhoneError('not_installed', `The app ${packageName} could not be opened on this phone (is it installed?).`);
     this.app = app;
@@ -238,8 +289,43 @@ export class SimApps {
     this.state.log(`opened ${app}`);
   }
 
+  /**
+   * Settings or the Play Store in front on these pages: Settings' home or an intent's page; the Play Store's settings,
+   * the only screen of it the fixtures have.
+   */
+  private openSystem(app: SystemApp, pages: SystemScreen[]): void {
+    this.app = app;
+    this.systemStacks[app].splice(0, this.systemStacks[app].length, ...pages);
+    this.api.focused = null;
+    this.state.log(`opened ${app}`);
+  }
+
+  /**
+   * An intent from group control's closed list (checked before it gets here): Settings' home, its Network & internet
+   * page for the Wi-Fi and wireless actions. The simulated Play Store has no app pages, and nothing else opens.
+   */
+  async startIntent(action: string, data?: string): Promise<void> {
+    this.state.alive();
+    if (data === undefined && action === 'android.settings.SETTINGS') return this.openSystem('settings', [{ name: 'home' }]);
+    if (data === undefined && (action === 'android.settings.WIFI_SETTINGS' || action === 'android.settings.WIRELESS_SETTINGS'))
+      return this.openSystem('settings', [{ name: 'network' }]);
+    if (action === 'android.intent.action.VIEW' && data?.startsWith('market://details?id='))
+      throw new PhoneError(
+        'command_failed',
+        `The simulated Play Store has no page for ${data.slice('market://details?id='.length)}: it shows only its settings.`,
+      );
+    throw new PhoneError('command_failed', `The simulated phone cannot open ${action}${data !== undefined ? ` with ${data}` : ''}.`);
+  }
+
   async forceStop(packageName: string): Promise<void> {
     this.state.alive();
+    const system = this.systemAppFor(packageName);
+    if (system) {
+      this.systemStacks[system].length = 0;
+      if (this.app === system) this.app = 'launcher';
+      this.state.log(`stopped ${system}`);
+      return;
+    }
     const app = this.appFor(packageName);
     if (!app) return;
     this.stacks[app].length = 0;

@@ -2,7 +2,7 @@
 /**
  * Runs a shipped recipe on the simulated phone and writes a screenshot after every step, to see what a routine
  * does without a phone: `tsx src/simphone/simphone.demo.ts --platform instagram --routine create_post --out DIR`.
- * Time is simulated, so a 10-minute warm-up runs in a moment.
+ * Time is simulated, so a 10-minute warm-up runs in a moment. `--size 720x1440` plays it on a phone of that screen.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
     challenge: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    size: { type: 'string', default: '1080x2400' },
   },
 });
 if (!recipePlatforms.includes(values.platform as RecipePlatform) || !routineTypes.includes(values.routine as RoutineType)) {
@@ -32,7 +33,16 @@ if (!resolved) {
   console.error(`No recipe for ${values.routine} on ${values.platform}.`);
   process.exit(1);
 }
-const phone = new SimulatedPhoneUi(values.challenge === 'login' || values.challenge === 'blocked' ? { challenge: values.challenge } : {});
+const size = /^(\d{3,4})x(\d{3,4})$/.exec(values.size);
+if (!size) {
+  console.error('--size is WIDTHxHEIGHT in pixels (720x1440, 1080x2400, 1440x3200)');
+  process.exit(2);
+}
+const phone = new SimulatedPhoneUi({
+  width: Number(size[1]),
+  height: Number(size[2]),
+  ...(values.challenge === 'login' || values.challenge === 'blocked' ? { challenge: values.challenge } : {}),
+});
 if (values.out) mkdirSync(values.out, { recursive: true });
 const shots: Promise<void>[] = [];
 let shot = 0;

@@ -1,6 +1,7 @@
 /**
  * A simulated phone with a UI: Instagram's and TikTok's screens as real phones dump them (the fixtures of
- * `test/fixtures/real/`, see `simphone.screens.ts`), reacting to taps on their real ids, keys, swipes and typing,
+ * `test/fixtures/real/`, see `simphone.screens.ts`), with a home screen, Settings and the Play Store's settings for
+ * group control (`simphone.system.ts`), reacting to taps on their real ids, keys, swipes and typing,
  * read as `uiautomator dump` XML and drawn for screenshots. It implements `PhoneDevice`, so the shipped recipes
  * run on it unchanged and demo routines show their steps. It records every tap with its coordinates and what it
  * hit, and can play a login challenge, a suspended account, a rate limit, a private account or a busy video screen.
@@ -274,6 +275,16 @@ export class SimulatedPhoneUi implements PhoneDevice {
 
   openUrl(url: string): Promise<void> {
     return this.apps.openUrl(url);
+  }
+
+  /** Group control's intents: Settings' home and its Network & internet page; anything else is refused in a sentence. */
+  startIntent(action: string, data?: string): Promise<void> {
+    return this.apps.startIntent(action, data);
+  }
+
+  /** What Settings and the Play Store hold (Airplane mode, the auto-update choice), for tests to read. */
+  get settings(): Readonly<SimApps['settings']> {
+    return this.apps.settings;
   }
 
   named(name: string): void {

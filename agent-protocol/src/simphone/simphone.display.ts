@@ -10,6 +10,9 @@ import type { SimApps } from './simphone.apps.ts';
 import { toSvg, toUiXml, walk, type SimNode } from './simphone.render.ts';
 import type { SimState } from './simphone.state.ts';
 
+/** What the status bar names the screen by. */
+const TITLES: Record<SimApps['app'], string> = { launcher: 'Home', instagram: 'Instagram', tiktok: 'TikTok', settings: 'Settings', playstore: 'Play Store' };
+
 export class SimDisplay {
   constructor(
     private readonly state: SimState,
@@ -26,7 +29,7 @@ export class SimDisplay {
       time: `${String(now.getHours()).padStart(2, '0')}:${String(now.getMinutes()).padStart(2, '0')}`,
       battery: state.batteryLevel,
       charging: state.charging,
-      title: `${apps.app === 'launcher' ? 'Home' : apps.app === 'instagram' ? 'Instagram' : 'TikTok'} · ${state.shownName}`,
+      title: `${TITLES[apps.app]} · ${state.shownName}`,
       dark: apps.isVideo() || apps.app === 'launcher',
       ...(state.caption ? { caption: state.caption } : {}),
     });

@@ -5,7 +5,8 @@
  */
 import type { BatteryState, ForegroundApp, LockState, NetworkState, PhoneInfo, ScreenState } from '../phone/phone.device.ts';
 import type { SimApps } from './simphone.apps.ts';
-import { INSTAGRAM, LAUNCHER, TIKTOK, TIKTOK_TRILL } from './simphone.screens.ts';
+import { INSTAGRAM, TIKTOK, TIKTOK_TRILL } from './simphone.screens.ts';
+import { LAUNCHER } from './simphone.system.ts';
 import type { SimState } from './simphone.state.ts';
 
 export class SimFacts {
@@ -47,15 +48,15 @@ export class SimFacts {
     this.state.alive();
     const { app } = this.apps;
     const pkg = this.apps.packageName();
-    return {
-      package: pkg,
-      activity:
-        app === 'instagram'
-          ? 'com.instagram.mainactivity.InstagramMainActivity'
-          : app === 'tiktok'
-            ? 'com.ss.android.ugc.aweme.splash.SplashActivity'
-            : `${LAUNCHER}.NexusLauncherActivity`,
+    // Settings' is AOSP's homepage activity, the Play Store's its main one (unverified); Launcher3's as Quickstep names it.
+    const activities: Record<typeof app, string> = {
+      instagram: 'com.instagram.mainactivity.InstagramMainActivity',
+      tiktok: 'com.ss.android.ugc.aweme.splash.SplashActivity',
+      settings: 'com.android.settings.homepage.SettingsHomepageActivity',
+      playstore: 'com.google.android.finsky.activities.MainActivity',
+      launcher: `${LAUNCHER}.uioverrides.QuickstepLauncher`,
     };
+    return { package: pkg, activity: activities[app] };
   }
 
   async network(): Promise<NetworkState> {

@@ -1,4 +1,4 @@
-/** The fixtures of `test/fixtures/real/` the simulated apps show (see EVIDENCE.md there for where each comes from). */
+/** The fixtures of `test/fixtures/real/` the simulated apps, Settings and the Play Store show (see EVIDENCE.md there for where each comes from). */
 export const simulatedFixtures = [
   'instagram/feed.xml',
   'instagram/feed-ad.xml',
@@ -30,6 +30,15 @@ export const simulatedFixtures = [
   'tiktok-trill/feed.xml',
   'tiktok-trill/search-results.xml',
   'tiktok-trill/comments.xml',
+  'settings/home-720.xml',
+  'settings/home-1080.xml',
+  'settings/home-1440.xml',
+  'settings/home-scrolled.xml',
+  'settings/network.xml',
+  'play-store/settings-network-720.xml',
+  'play-store/settings-network-1080.xml',
+  'play-store/settings-network-1440.xml',
+  'play-store/auto-update-1080.xml',
 ] as const;
 
 export type SimulatedFixture = (typeof simulatedFixtures)[number];

@@ -37,6 +37,7 @@ export class SimInput {
     const vertical = Math.abs(to.y - from.y) >= Math.abs(to.x - from.x);
     if (!vertical) return;
     const step = to.y < from.y ? 1 : -1;
+    if (this.apps.systemStack) return this.apps.scrollSystem(step);
     const { api } = this.apps;
     const current = this.apps.current;
     if (!current) return;

@@ -188,7 +188,7 @@ export function toSvg(
       parts.push(
         `<rect x="${x}" y="${t}" width="${side}" height="${side}" rx="${side / 4}" fill="${node.colour ?? '#888'}"/>`,
         `<text x="${l + w / 2}" y="${t + side * 0.68}" font-family="sans-serif" font-size="${Math.floor(side * 0.5)}" font-weight="bold" fill="#ffffff" text-anchor="middle">${escapeXml((node.text ?? '?').slice(0, 1))}</text>`,
-        `<text x="${l + w / 2}" y="${t + side + 60}" font-family="sans-serif" font-size="40" fill="#ffffff" text-anchor="middle">${escapeXml(node.text ?? '')}</text>`,
+        `<text x="${l + w / 2}" y="${t + side + 60}" font-family="sans-serif" font-size="${Math.max(16, Math.min(40, Math.floor((w - 8) / ((node.text ?? '').length * 0.56))))}" fill="#ffffff" text-anchor="middle">${escapeXml(node.text ?? '')}</text>`,
       );
       continue;
     }
@@ -196,6 +196,22 @@ export function toSvg(
     if (node.look === 'bar') parts.push(`<rect x="${l}" y="${t}" width="${w}" height="${h}" fill="${options.dark ? '#111' : '#f2f2f2'}"/>`);
     if (node.look === 'button')
       parts.push(`<rect x="${l + 6}" y="${t + 6}" width="${w - 12}" height="${h - 12}" rx="18" fill="${node.selected ? '#e1306c' : '#0095f6'}"/>`);
+    // A switch or a radio button shows whether it is checked: a pill or a ring at the row's end, filled when on.
+    if (node.checkable) {
+      const r = Math.max(8, Math.min(h, 80) / 2 - 10);
+      const cy = t + h / 2;
+      const on = node.checked ? '#1a73e8' : 'none';
+      if (/Switch$/.test(node.cls))
+        parts.push(
+          `<rect x="${l + w / 2 - r * 1.6}" y="${cy - r}" width="${r * 3.2}" height="${r * 2}" rx="${r}" fill="${node.checked ? '#1a73e8' : '#bbb'}"/>`,
+          `<circle cx="${node.checked ? l + w / 2 + r * 0.6 : l + w / 2 - r * 0.6}" cy="${cy}" r="${r * 0.8}" fill="#fff"/>`,
+        );
+      else
+        parts.push(
+          `<circle cx="${node.bounds[2] - r - 24}" cy="${cy}" r="${r}" fill="none" stroke="#1a73e8" stroke-width="4"/>`,
+          `<circle cx="${node.bounds[2] - r - 24}" cy="${cy}" r="${r * 0.55}" fill="${on}"/>`,
+        );
+    }
     if (node.look === 'field')
       parts.push(`<rect x="${l + 4}" y="${t + 4}" width="${w - 8}" height="${h - 8}" rx="14" fill="none" stroke="#999" stroke-width="3"/>`);
     // Icon buttons (like, comment, tabs' icons) as rings, filled when selected (a liked heart).
@@ -208,7 +224,9 @@ export function toSvg(
     if (label) {
       const shown = label.length > 60 ? `${label.slice(0, 57)}…` : label;
       // Fits the label in its box: narrow buttons (tab bars, icon rows) get smaller, centred text.
-      const size = Math.max(16, Math.min(44, Math.floor(h * 0.45), Math.floor((w - 16) / (shown.length * 0.56))));
+      // A radio button's words stop short of its ring at the row's end.
+      const room = node.checkable ? w - Math.min(h, 80) - 48 : w;
+      const size = Math.max(16, Math.min(44, Math.floor(h * 0.45), Math.floor((room - 16) / (shown.length * 0.56))));
       const colour = node.look === 'button' || node.look === 'media' ? '#ffffff' : node.selected ? '#e1306c' : fg;
       const centred = node.clickable && w < 400;
       const x = centred ? l + w / 2 : l + Math.min(24, w / 2);

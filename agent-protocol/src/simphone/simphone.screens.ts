@@ -6,8 +6,8 @@
  *
  * This file owns what every app's screens share: the screens' names, what they read from the phone (`SimApi`), the
  * fixtures' trees and the helpers that lay state over them, how a screenshot dresses a tree, and the screens drawn in
- * code (log-in, suspension, the home screen). Each app's screens are its own file: `simphone.instagram.ts`,
- * `simphone.tiktok.ts`.
+ * code (log-in, suspension). Each app's screens are its own file: `simphone.instagram.ts`, `simphone.tiktok.ts`;
+ * the home screen, Settings and the Play Store are `simphone.system.ts`.
  */
 import { fixtureXml } from './simphone.fixtures.ts';
 import type { SimulatedFixture } from './simphone.fixtures.list.ts';
@@ -16,7 +16,6 @@ import { fromUiXml, walk, type SimNode } from './simphone.render.ts';
 export const INSTAGRAM = 'com.instagram.android';
 export const TIKTOK = 'com.zhiliaoapp.musically';
 export const TIKTOK_TRILL = 'com.ss.android.ugc.trill';
-export const LAUNCHER = 'com.google.android.apps.nexuslauncher';
 
 export type SimScreen =
   | { name: 'feed' }
@@ -212,38 +211,6 @@ export function challengeScreen(api: SimApi, pkg: string, kind: 'login' | 'block
           },
           { cls: 'android.widget.Button', text: words[1], look: 'button', clickable: true, bounds: [60, 1300, w - 60, 1420] },
         ],
-      },
-    ],
-  };
-}
-
-/** The home screen: a wallpaper, the phone's name as a widget, and the apps' icons in the dock row. */
-export function launcherScreen(api: SimApi, open: (pkg: string) => void, name = 'Simulated Pixel', tiktokPackage = TIKTOK): SimNode {
-  return {
-    cls: 'android.widget.FrameLayout',
-    look: 'wallpaper',
-    bounds: [0, 0, api.width, api.height],
-    children: [
-      { cls: 'android.widget.TextView', text: name, bounds: [60, 520, api.width - 60, 640] },
-      {
-        cls: 'android.widget.TextView',
-        look: 'icon',
-        colour: '#d6249f',
-        text: 'Instagram',
-        desc: 'Instagram',
-        clickable: true,
-        bounds: [100, 1700, 400, 2000],
-        onTap: () => open(INSTAGRAM),
-      },
-      {
-        cls: 'android.widget.TextView',
-        look: 'icon',
-        colour: '#25f4ee',
-        text: 'TikTok',
-        desc: 'TikTok',
-        clickable: true,
-        bounds: [680, 1700, 980, 2000],
-        onTap: () => open(tiktokPackage),
       },
     ],
   };

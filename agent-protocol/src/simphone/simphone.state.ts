@@ -8,6 +8,21 @@ import { PhoneError, type KeyName, type LockState, type Point, type ShareIntent 
 import type { SimulatedFixture } from './simphone.fixtures.list.ts';
 import type { TIKTOK, TIKTOK_TRILL } from './simphone.screens.ts';
 
+/**
+ * Screen sizes a farm of simulated phones can mix, phone by phone (the widths of the Settings and Play Store
+ * fixtures): group control then finds each phone's own element where its screen puts it.
+ */
+export const SIM_SCREEN_SIZES = [
+  { width: 720, height: 1440 },
+  { width: 1080, height: 2400 },
+  { width: 1440, height: 3200 },
+] as const;
+
+/** The size of the farm's simulated phone number `index` (1, 2, …): 1080, 1440, 720, 1080, … px wide. */
+export function simScreenSize(index: number): { width: number; height: number } {
+  return SIM_SCREEN_SIZES[index % SIM_SCREEN_SIZES.length] as { width: number; height: number };
+}
+
 export interface SimulatedPhoneUiOptions {
   serial?: string;
   model?: string;

@@ -58,6 +58,27 @@ export const liveClientMessages = {
   'live.group.stop': z.object({}).strict(),
 } as const;
 
+/** Group control's apps: the built-in allowlist (each with why it is there) and the packages operators added. */
+export const groupControlApps = z.object({
+  builtIn: z.array(z.object({ package: z.string(), name: z.string() })),
+  added: z.array(z.string()),
+});
+export type GroupControlApps = z.infer<typeof groupControlApps>;
+
+/** The packages operators add to group control's allowlist (the whole list; each checked against the refused ones). */
+export const groupControlAppsBody = z.object({
+  added: z
+    .array(
+      z
+        .string()
+        .trim()
+        .max(200)
+        .regex(/^[A-Za-z][\w]*(\.[A-Za-z_][\w]*)+$/, 'Write a package name, such as com.example.app'),
+    )
+    .max(200, 'At most 200 packages'),
+});
+export type GroupControlAppsBody = z.infer<typeof groupControlAppsBody>;
+
 /** One phone of a group control session. */
 export interface LiveGroupPhone {
   deviceId: string;

@@ -262,6 +262,10 @@ class AgentSockets implements Agents {
         new Promise<Ack>((resolve, reject) => {
           socket.timeout(timeoutMs).emit('inspect.capture', {}, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
         }),
+      group: (message, timeoutMs) =>
+        new Promise<Ack>((resolve, reject) => {
+          socket.timeout(timeoutMs).emit('group.act', message, (error: Error | null, answer: Ack) => (error ? reject(error) : resolve(answer)));
+        }),
     };
   }
 

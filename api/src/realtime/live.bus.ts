@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { LiveInput } from '@farm/agent-protocol/live';
+import type { GroupActMessage } from '@farm/agent-protocol/group';
 import type { LiveFrameOut, LiveVideoOut } from '@farm/contracts';
 import { logDroppedFailures } from '../shared/redis.ts';
 
@@ -45,6 +46,10 @@ export type LiveSignal =
   | { t: 'control'; from: string; deviceId: string; usageId: string | null; reason: string; offerTo?: string | undefined }
   /** A watcher asks the controller (the session `usageId`) to hand the phone over. */
   | { t: 'ask'; from: string; deviceId: string; usageId: string; userId: string; name: string }
+  /** A group control action for the instance holding the phone (group.act, answered with the phone's result). */
+  | { t: 'group'; from: string; reqId: string; deviceId: string; message: GroupActMessage }
+  /** The phone's result (a frame's bytes base64), or why it has none, for the instance that asked. */
+  | { t: 'group.result'; from: string; to: string; reqId: string; ok: boolean; result?: unknown; error?: string | undefined }
   /** Someone's rights in the workspace may have shrunk (`sessionIds`: sessions ended): every instance checks its live screens (live.rules.ts). */
   | { t: 'rules'; from: string; workspaceId: string; sessionIds: string[] };
 

@@ -30,6 +30,8 @@ interface Control {
   socket: LiveSocket;
   lastUsedAt: number;
   prompted: boolean;
+  /** Held as a follower of group control: watched in the small stream, not the controller's. */
+  follower?: boolean;
 }
 
 /** How long control may go unused, and how long before its release the controller is asked whether they are there. */
@@ -54,9 +56,50 @@ export class LiveControl {
     /** The live rules checked again (of one workspace, or all): a right lost ends control here. */
     private readonly checkRules: (workspaceId?: string) => Promise<unknown>,
     private readonly warn: (error: unknown) => void,
+    /** A control held here ended (released, taken over, lost): group control hears it for its sessions. */
+    private readonly ended: (socket: LiveSocket, deviceId: string, reason: string) => void = () => undefined,
   ) {
     this.me = bus.instanceId;
     this.ctx = { db, changes };
+  }
+
+  /** The socket whose watch of the phone gets the controller's stream: its controller, unless a group follower. */
+  streamController(deviceId: string): LiveSocket | undefined {
+    const control = this.controls.get(deviceId);
+    return control && !control.follower ? control.socket : undefined;
+  }
+
+  /**
+   * Group control holds a phone as live control does (the same session, usage and rules); `follower`: its stream
+   * stays the small one. A phone this socket already controls is kept, with the new role.
+   */
+  async hold(socket: LiveSocket, deviceId: string, follower: boolean): Promise<LiveAnswer> {
+    const own = this.controls.get(deviceId);
+    if (own?.socket === socket) {
+      own.follower = follower;
+      this.watchers.controlMoved(deviceId);
+      return { ok: true };
+    }
+    return this.take(socket, deviceId, { takeOver: false, follower });
+  }
+
+  /** Whether this socket holds the phone now. */
+  holds(socket: LiveSocket, deviceId: string): boolean {
+    return this.controls.get(deviceId)?.socket === socket;
+  }
+
+  /** A group action counts as use of each phone it went to: no idle prompt, no release. */
+  touch(socket: LiveSocket, deviceId: string): void {
+    const control = this.controls.get(deviceId);
+    if (control?.socket !== socket) return;
+    control.lastUsedAt = Date.now();
+    control.prompted = false;
+  }
+
+  /** Group control lets one phone go (dropped, or the session stopped). */
+  async letGo(socket: LiveSocket, deviceId: string, reason: string): Promise<void> {
+    const control = this.controls.get(deviceId);
+    if (control?.socket === socket) await this.release(control, reason);
   }
 
   /** The socket controlling the phone from here, if any. */
@@ -143,6 +186,7 @@ export class LiveControl {
     if (control && control.usageId !== message.usageId && message.from !== this.me) {
       this.controls.delete(message.deviceId);
       control.socket.emit('live.released', { deviceId: message.deviceId, reason: message.reason });
+      this.ended(control.socket, message.deviceId, message.reason);
     }
     const offerTo = message.offerTo;
     if (message.usageId === null && offerTo) {
@@ -189,6 +233,7 @@ export class LiveControl {
       if (open.has(control.usageId)) continue;
       this.controls.delete(control.deviceId);
       control.socket.emit('live.released', { deviceId: control.deviceId, reason: `Your control of ${control.deviceName} ended` });
+      this.ended(control.socket, control.deviceId, `Your control of ${control.deviceName} ended`);
     }
   }
 
@@ -217,13 +262,23 @@ export class LiveControl {
     control.socket.emit('live.released', { deviceId, reason });
   }
 
-  private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string }): Promise<LiveAnswer> {
+  private async take(socket: LiveSocket, deviceId: string, how: { takeOver: boolean; handedBy?: string; follower?: boolean }): Promise<LiveAnswer> {
     const result = await takeControl(this.db, socket.data, deviceId, how);
     if (!result.ok) return result;
     const previous = this.controls.get(deviceId);
-    if (previous && previous.usageId !== result.usageId && previous.socket !== socket)
+    if (previous && previous.usageId !== result.usageId && previous.socket !== socket) {
       previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
-    this.controls.set(deviceId, { usageId: result.usageId, deviceId, deviceName: result.device.name, socket, lastUsedAt: Date.now(), prompted: false });
+      this.ended(previous.socket, deviceId, `${socket.data.name} took over ${result.device.name}`);
+    }
+    this.controls.set(deviceId, {
+      usageId: result.usageId,
+      deviceId,
+      deviceName: result.device.name,
+      socket,
+      lastUsedAt: Date.now(),
+      prompted: false,
+      ...(how.follower ? { follower: true } : {}),
+    });
     this.watchers.controlMoved(deviceId);
     this.bus.signal({ t: 'control', from: this.me, deviceId, usageId: result.usageId, reason: `${socket.data.name} took over ${result.device.name}` });
     const verb = how.handedBy
@@ -246,6 +301,7 @@ export class LiveControl {
     if (this.controls.get(control.deviceId) === control) {
       this.controls.delete(control.deviceId);
       this.watchers.controlMoved(control.deviceId);
+      this.ended(control.socket, control.deviceId, reason);
     }
     // The phone is freed and said to be in one write: its waiting work may go once it commits.
     const freed = await write(this.ctx, control.socket.data.workspaceId, async (tx, outbox) => {

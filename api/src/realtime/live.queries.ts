@@ -37,3 +37,14 @@ export function openControl(db: Db, workspaceId: string, deviceId: string) {
     .where('endedAt', 'is', null)
     .executeTakeFirst();
 }
+
+/** The phones of a group control session as its checks read them: name, whether online, the app in front. */
+export function groupDevices(db: Db, workspaceId: string, deviceIds: readonly string[]) {
+  if (deviceIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('devices')
+    .select(['id', 'name', 'status', 'foregroundApp'])
+    .where('workspaceId', '=', workspaceId)
+    .where('id', 'in', [...deviceIds])
+    .execute();
+}

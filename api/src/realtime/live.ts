@@ -23,9 +23,10 @@ import { LiveRules, type LiveHoldings } from './live.rules.ts';
 import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types.ts';
 import { crossSite, personOf, unavailable } from './handshake.ts';
 import { LiveControl, USAGE_STALE_MS } from './live.control.ts';
+import { LiveGroup } from './live.group.ts';
 import { LiveHeld } from './live.held.ts';
 import { LiveInspect } from './live.inspect.ts';
-import { refuse, type LiveNamespace, type LiveSocket, type Message } from './live.shared.ts';
+import { NOT_STREAMING, refuse, type LiveNamespace, type LiveSocket, type Message } from './live.shared.ts';
 import { LiveWatchers } from './live.watchers.ts';
 
 /** How often an instance repeats who watches here (the phone's instance forgets a count it has not heard again). */
@@ -69,6 +70,7 @@ class LiveScreens implements LiveHub {
   private readonly control: LiveControl;
   private readonly held: LiveHeld;
   private readonly inspect: LiveInspect;
+  private readonly group: LiveGroup;
 
   constructor(
     nsp: LiveNamespace,
@@ -83,12 +85,26 @@ class LiveScreens implements LiveHub {
     this.watchers = new LiveWatchers(
       bus,
       db,
-      { controllerOf: (deviceId) => this.control.controllerOf(deviceId), leave: (socket, deviceId, reason) => this.control.leave(socket, deviceId, reason) },
+      // A group's followers are held but watched in the small stream: only the controller's own watch gets the large one.
+      {
+        controllerOf: (deviceId) => this.control.streamController(deviceId),
+        leave: (socket, deviceId, reason) => this.control.leave(socket, deviceId, reason),
+      },
       this.warn,
     );
-    this.control = new LiveControl(bus, db, changes, this.watchers, { idleMs, promptBeforeMs }, (workspaceId) => this.rules.check(workspaceId), this.warn);
+    this.control = new LiveControl(
+      bus,
+      db,
+      changes,
+      this.watchers,
+      { idleMs, promptBeforeMs },
+      (workspaceId) => this.rules.check(workspaceId),
+      this.warn,
+      (socket, deviceId, reason) => this.group.controlEnded(socket, deviceId, reason),
+    );
     this.held = new LiveHeld(bus);
     this.inspect = new LiveInspect(bus, db, this.watchers, this.held);
+    this.group = new LiveGroup(bus, db, this.control, this.watchers, this.held, this.warn);
     nsp.on('connection', (socket: LiveSocket) => this.connect(socket, log));
     bus.onSignal((message) => this.heard(message));
     this.timers = [
@@ -131,7 +147,16 @@ class LiveScreens implements LiveHub {
     on('live.ask', (from, message) => this.control.onAsk(from, message));
     on('live.handover', (from, message) => this.control.onHandover(from, message));
     on('live.inspect', (from, message) => this.inspect.onInspect(from, message));
-    socket.on('disconnect', () => this.watchers.disconnected(socket));
+    on('live.group.start', (from, message) => this.group.onStart(from, message));
+    on('live.group.leader', (from, message) => this.group.onLeader(from, message));
+    on('live.group.add', (from, message) => this.group.onAdd(from, message));
+    on('live.group.drop', (from, message) => this.group.onDrop(from, message));
+    on('live.group.act', (from, message) => this.group.onAct(from, message));
+    on('live.group.stop', (from) => this.group.onStop(from));
+    socket.on('disconnect', () => {
+      this.group.forget(socket);
+      this.watchers.disconnected(socket);
+    });
   }
 
   // ── what the other instances say on the live bus ─────────────────────────────────────────────────────────
@@ -143,6 +168,8 @@ class LiveScreens implements LiveHub {
         return;
       case 'status':
         this.watchers.heardStatus(message);
+        // A group's phone that disconnected leaves the group (live control keeps a single phone across a blip).
+        if (!message.streaming && message.reason === NOT_STREAMING.gone) void this.group.phoneGone(message.deviceId).catch(this.warn);
         return;
       case 'input':
         this.held.heardInput(message);
@@ -164,6 +191,12 @@ class LiveScreens implements LiveHub {
         return;
       case 'inspect.result':
         this.inspect.heardInspectResult(message);
+        return;
+      case 'group':
+        this.group.heardGroup(message);
+        return;
+      case 'group.result':
+        this.group.heardGroupResult(message);
         return;
       case 'rules':
         // Heard by live.rules.ts, which ends what no longer passes the rules.
@@ -217,6 +250,7 @@ class LiveScreens implements LiveHub {
     await this.watchers.close();
     this.control.clearPending();
     this.inspect.clearPending();
+    this.group.clearPending();
     await new Promise((resolve) => setTimeout(resolve, 20));
     await this.bus.close();
   }

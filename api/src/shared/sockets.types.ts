@@ -4,7 +4,7 @@
  * the room that builds them.
  */
 import type { Server } from 'socket.io';
-import type { Ack, LiveFrame, LiveInput, LiveStart, LiveStreamName, LiveVideo, LiveVideoStream } from '@farm/agent-protocol';
+import type { Ack, GroupActMessage, LiveFrame, LiveInput, LiveStart, LiveStreamName, LiveVideo, LiveVideoStream } from '@farm/agent-protocol';
 import type { Role, ServerToClientEvents } from '@farm/contracts';
 
 /** A signed-in person's socket, or a wall screen's (read-only, through a revocable link). */
@@ -28,6 +28,8 @@ export interface LivePhone {
   input(message: { seq: number; input: LiveInput; record?: boolean }, timeoutMs: number): Promise<Ack>;
   /** The screen's UI tree and frame (agents that listed `inspect`); the answer is checked by the caller. */
   capture(timeoutMs: number): Promise<Ack>;
+  /** One group control action (agents that listed `group`); the answer is checked by the caller. */
+  group(message: GroupActMessage, timeoutMs: number): Promise<Ack>;
 }
 
 export interface LiveHub {

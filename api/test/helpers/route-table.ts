@@ -299,6 +299,14 @@ export const writeRoutes: WriteRoute[] = [
     setup: async () => ({ url: '/api/recipes/settings', body: { tryUntestedTemplates: false } }),
   },
   {
+    method: 'PUT',
+    path: '/api/group-control/apps',
+    ok: 200,
+    vaMay: false,
+    foreign: null,
+    setup: async () => ({ url: '/api/group-control/apps', body: { added: [] } }),
+  },
+  {
     method: 'POST',
     path: '/api/recipes/breakers/{id}/resume',
     ok: 200,
@@ -1094,6 +1102,7 @@ export const readRoutes: ReadRoute[] = [
   read('/api/recipes', undefined, { vaMay: false }),
   read('/api/recipes/health', async () => '/api/recipes/health?range=90d'),
   read('/api/recipes/held-by-language', undefined, { vaMay: false }),
+  read('/api/group-control/apps', undefined, { vaMay: false }),
   read('/api/recipes/shipped/{name}', async () => '/api/recipes/shipped/tiktok.warmup', { vaMay: false, names: false }),
   read('/api/recipes/{id}', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}`),
   read('/api/recipes/{id}/versions', async ({ operator }) => `/api/recipes/${await buildRecipe(operator)}/versions`),
