@@ -5,6 +5,8 @@
 import { Autocomplete, Button, Group, Menu, Modal, Select, Stack, Text } from '@mantine/core';
 import { IconChevronDown, IconExternalLink } from '@tabler/icons-react';
 import type { GroupAction } from '@farm/agent-protocol/group';
+import type { GroupControlApps } from '@farm/contracts';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAppLibrary } from '../../apps/apps.api';
 
@@ -24,7 +26,10 @@ export function GroupOpenMenu({ disabled, act }: { disabled: boolean; act: (acti
   const [asking, setAsking] = useState<Asking>(null);
   const [pkg, setPkg] = useState('');
   const library = useAppLibrary();
+  // The Play Store opens only the library's apps; an app's details page, any package (the allowlist's are offered too).
+  const allowed = useQuery<GroupControlApps>({ queryKey: ['/api/group-control/apps'] });
   const packages = [...new Set((library.data?.versions ?? []).map((version) => version.package))].sort();
+  const detailsPackages = [...new Set([...packages, ...(allowed.data?.added ?? []), ...(allowed.data?.builtIn ?? []).map((app) => app.package)])].sort();
   const valid = asking === 'store' ? packages.includes(pkg) : PACKAGE.test(pkg.trim());
 
   const open = () => {
@@ -82,7 +87,7 @@ export function GroupOpenMenu({ disabled, act }: { disabled: boolean; act: (acti
               <Autocomplete
                 label="Package"
                 placeholder="com.example.app"
-                data={packages}
+                data={detailsPackages}
                 value={pkg}
                 onChange={setPkg}
                 error={pkg.trim() && !valid ? 'A package name (com.example.app)' : undefined}
