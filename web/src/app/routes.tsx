@@ -12,6 +12,7 @@ const ShellLayout = lazyNamed(() => import('./shell/ShellLayout'), 'ShellLayout'
 
 const DashboardPage = lazyNamed(() => import('../features/dashboard/DashboardPage'), 'DashboardPage');
 const DevicesPage = lazyNamed(() => import('../features/devices/DevicesPage'), 'DevicesPage');
+const GroupControlPage = lazyNamed(() => import('../features/devices/group/GroupControlPage'), 'GroupControlPage');
 const AppsPage = lazyNamed(() => import('../features/apps/AppsPage'), 'AppsPage');
 const TasksPage = lazyNamed(() => import('../features/tasks/TasksPage'), 'TasksPage');
 const MyTasksPage = lazyNamed(() => import('../features/tasks/MyTasksPage'), 'MyTasksPage');
@@ -58,6 +59,7 @@ export function AppRoutes() {
           <Route path="/accounts/:id" element={<AccountDetailPage />} />
           <Route path="/devices" element={<DevicesPage />} />
           <Route path="/devices/apps" element={<AppsPage />} />
+          <Route path="/devices/group-control" element={<GroupControlPage />} />
           <Route path="/vas" element={<VasPage />} />
           <Route path="/tasks" element={<TasksPage />} />
           <Route path="/tasks/mine" element={<MyTasksPage />} />

@@ -1,11 +1,11 @@
-import { Button, Group, SimpleGrid } from '@mantine/core';
+import { Button, Group, SimpleGrid, Tooltip } from '@mantine/core';
 import { ListToolbar } from '../../shared/ui/ListToolbar';
 import { refusalMessage } from '../../shared/refusal';
 import { useDisclosure } from '@mantine/hooks';
-import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags } from '@tabler/icons-react';
+import { IconAdjustments, IconCamera, IconPlus, IconRefresh, IconTags, IconUsersGroup } from '@tabler/icons-react';
 import type { Device } from '@farm/contracts';
 import { useEffect, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { useBulkAction } from '../../shared/bulk.api';
 import { usePagedList } from '../../shared/paged';
 import { byId, useUsers } from '../../shared/resources';
@@ -31,6 +31,7 @@ import { groupFilter } from '../groups/group-filter';
 import { GroupsBulkMenu } from '../groups/GroupsBulkMenu';
 import { PhoneSettingsModal } from '../fleet/phone-settings/PhoneSettingsModal';
 import { GroupsModal } from '../groups/GroupsModal';
+import { groupControlPath, groupSizeRefusal } from './group/group.state';
 
 const ALL = 'all';
 const statusFilterOptions = [{ value: ALL, label: 'All Status' }, ...deviceStatusOptions];
@@ -69,6 +70,11 @@ export function DevicesPage() {
   // A link may open a phone's details, on its Live tab, with Record offered: `?device=<id>&tab=live&record=1`
   // (Re-record from here, on a failure's evidence). The phone need not be on the list's first page.
   const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  // Group control takes the chosen phones (all matching counts only once every one is loaded).
+  const chosenIds = selection.allMatching ? order : [...selection.ids];
+  const groupControlRefusal =
+    selection.allMatching && devices.hasNextPage ? 'Group control drives at most 30 phones at once: select 30 or fewer' : groupSizeRefusal(chosenIds.length);
   const linkedId = params.get('device');
   const linkedTab = params.get('tab') === 'live' ? 'live' : 'details';
   const offerRecord = params.get('record') === '1';
@@ -181,6 +187,24 @@ export function DevicesPage() {
           <Button size="compact-sm" variant="light" leftSection={<IconAdjustments size={14} />} onClick={() => setSettingPhones(true)}>
             Settings
           </Button>
+          <Tooltip label={groupControlRefusal ?? 'Drive the selected phones together'} withArrow events={{ hover: true, focus: true, touch: true }}>
+            <Button
+              size="compact-sm"
+              variant="light"
+              leftSection={<IconUsersGroup size={14} />}
+              data-disabled={groupControlRefusal ? true : undefined}
+              aria-disabled={groupControlRefusal ? true : undefined}
+              onClick={(event) => {
+                if (groupControlRefusal) {
+                  event.preventDefault();
+                  return;
+                }
+                void navigate(groupControlPath(chosenIds));
+              }}
+            >
+              Group control
+            </Button>
+          </Tooltip>
         </BulkBar>
       ) : null}
 

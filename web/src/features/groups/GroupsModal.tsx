@@ -1,8 +1,10 @@
 /** Devices → Groups: make, rename and remove groups and tags, and give a group's phones to a VA at once (operators). */
-import { ActionIcon, Badge, Button, Group, SegmentedControl, Select, Stack, Table, Text, TextInput } from '@mantine/core';
-import { IconCheck, IconPencil, IconTrash, IconX } from '@tabler/icons-react';
+import { ActionIcon, Badge, Button, Group, SegmentedControl, Select, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
+import { IconCheck, IconPencil, IconTrash, IconUsersGroup, IconX } from '@tabler/icons-react';
 import type { DeviceGroup, DeviceGroupKind } from '@farm/contracts';
 import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { groupControlPathForGroup } from '../devices/group/group.state';
 import { refusalMessage } from '../../shared/refusal';
 import { useUsers } from '../../shared/resources';
 import { errorToast, toast } from '../../shared/toast';
@@ -73,6 +75,7 @@ function GroupRow({ group, vaOptions, onDelete }: { group: DeviceGroup; vaOption
   const [name, setName] = useState(group.name);
   const [error, setError] = useState<string | null>(null);
   const [va, setVa] = useState<string | null>(null);
+  const navigate = useNavigate();
 
   const rename = () =>
     update.mutate(
@@ -156,6 +159,16 @@ function GroupRow({ group, vaOptions, onDelete }: { group: DeviceGroup; vaOption
       </Table.Td>
       <Table.Td>
         <Group gap={2} wrap="nowrap" justify="flex-end">
+          <Tooltip label={group.deviceIds.length > 30 ? 'Group control: the first 30 phones' : 'Group control'} withArrow>
+            <ActionIcon
+              variant="subtle"
+              aria-label={`Group control: ${group.name}`}
+              disabled={group.deviceIds.length === 0}
+              onClick={() => void navigate(groupControlPathForGroup(group.id))}
+            >
+              <IconUsersGroup size={16} />
+            </ActionIcon>
+          </Tooltip>
           <ActionIcon
             variant="subtle"
             aria-label={`Rename ${group.name}`}
