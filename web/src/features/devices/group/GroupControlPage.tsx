@@ -18,6 +18,7 @@ import { DevicesTabs } from '../components/DevicesTabs';
 import { useGroupSession } from './group.hooks';
 import type { GroupSessionView } from './group.session';
 import { groupControlPath, readGroupLink, retryTargets, sameScreen, type GroupState } from './group.state';
+import { GroupControlApps } from './GroupControlApps';
 import { GroupOpenMenu } from './GroupOpenMenu';
 import { drawingLoad } from './GroupPicture';
 import { GroupTile, ResultBadge } from './GroupTile';
@@ -416,6 +417,8 @@ export function GroupControlPage() {
                 </Stack>
               </section>
             ) : null}
+
+            <GroupControlApps />
           </>
         )}
       </Stack>
