@@ -21,6 +21,8 @@ async function expectNoSidewaysScroll(page: Page) {
 
 for (const width of [1280, 375]) {
   test(`an operator edits a recipe, saves, compares and restores a version (${width} px)`, async ({ browser }) => {
+    // A long journey with three axe runs on a large page: two minutes, as a busy 2-core machine needs.
+    test.setTimeout(120_000);
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
     await post(page.request, '/api/auth/signup', { name: 'Edie Editor', email: uniqueEmail('edie'), password: PASSWORD, role: 'operator' });

@@ -8,8 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { expect, type Page } from '@playwright/test';
 import { allScreens } from './support/pages';
 import { test } from './support/seed';
+import { openSweepPage, type SweepPage } from './support/sweep';
 
-/** Collects every CSP violation the page reports, from the DOM event and from the console. */
+/** Collects every CSP violation the page reports, from the DOM event and from the console: each call answers those since the last. */
 async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
   const fromConsole: string[] = [];
   page.on('console', (message) => {
@@ -23,16 +24,30 @@ async function watchViolations(page: Page): Promise<() => Promise<string[]>> {
       seen.push(`${event.violatedDirective} ${event.blockedURI}`);
     });
   });
-  return async () => [...fromConsole, ...(await page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []))];
+  return async () => [
+    ...fromConsole.splice(0),
+    ...(await page.evaluate(() => ((window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []).splice(0))),
+  ];
 }
 
 test.describe('Content-Security-Policy', () => {
+  // Every screen on one page, as a11y.spec.ts sweeps them: a full load for the public screens and the first console
+  // screen (whose response carries the policy), then the console's own navigation, under the same document's policy.
+  let sweep: SweepPage;
+  let violations: () => Promise<string[]>;
+  test.beforeAll(async ({ browser, farm }, testInfo) => {
+    sweep = await openSweepPage(browser, farm, testInfo, { viewport: { width: 1280, height: 800 } });
+    violations = await watchViolations(sweep.page);
+  });
+  test.afterAll(async () => {
+    await sweep?.close();
+  });
+
   for (const screen of allScreens) {
-    test(`${screen.name} renders with no violation`, async ({ page, farm }) => {
-      const violations = await watchViolations(page);
-      const response = await page.goto(screen.path(farm));
-      expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
-      await screen.ready(page, farm);
+    test(`${screen.name} renders with no violation`, async ({ farm }) => {
+      const response = await sweep.open(screen.path(farm), { signedIn: screen.shell });
+      if (response) expect(response.headers()['content-security-policy']).toContain("script-src 'self'");
+      await screen.ready(sweep.page, farm);
       expect(await violations()).toEqual([]);
     });
   }

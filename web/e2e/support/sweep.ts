@@ -5,13 +5,16 @@
  * and a full load of the console. A public screen is opened signed out with a full load, as a visitor arrives.
  * After a failed test Playwright starts a new worker, whose `beforeAll` opens a fresh page.
  */
-import type { Browser, Page, TestInfo } from '@playwright/test';
+import type { Browser, Page, Response, TestInfo } from '@playwright/test';
 import type { SeededFarm } from './seed';
 
 export interface SweepPage {
   page: Page;
-  /** Shows `path`: signed out (cookies cleared) with a full load when `signedIn` is false, else inside the console. */
-  open(path: string, options: { signedIn: boolean }): Promise<void>;
+  /**
+   * Shows `path`: signed out (cookies cleared) with a full load when `signedIn` is false, else inside the console.
+   * Answers the document's response when it was a full load, null when the console moved without one.
+   */
+  open(path: string, options: { signedIn: boolean }): Promise<Response | null>;
   close(): Promise<void>;
 }
 
@@ -44,19 +47,19 @@ export async function openSweepPage(browser: Browser, farm: SeededFarm, testInfo
       if (!signedIn) {
         await context.clearCookies();
         inConsole = false;
-        await page.goto(path);
-        return;
+        return page.goto(path);
       }
       if (!inConsole) {
         await context.addCookies(farm.storageState.cookies);
-        await page.goto(path);
+        const response = await page.goto(path);
         inConsole = true;
-        return;
+        return response;
       }
       await page.evaluate((to) => {
         window.history.pushState(null, '', to);
         window.dispatchEvent(new PopStateEvent('popstate'));
       }, path);
+      return null;
     },
     close: () => context.close(),
   };
