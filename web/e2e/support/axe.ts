@@ -34,7 +34,8 @@ async function violationsOf(page: Page, rules?: readonly string[]): Promise<Viol
   if (!loaded) await page.evaluate(axeSource);
   const options: RunOptions = { resultTypes: ['violations'], ...(rules ? { runOnly: { type: 'rule', values: [...rules] } } : {}) };
   return page.evaluate(
-    async (given) => (await (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe.run(document, given)).violations,
+    async (given) =>
+      (await (window as unknown as { axe: { run(context: Document, options: RunOptions): Promise<AxeResults> } }).axe.run(document, given)).violations,
     options,
   );
 }
