@@ -9,7 +9,7 @@
 import { expect, type Page } from '@playwright/test';
 import { expectNoSeriousViolations } from './support/axe';
 import { test } from './support/seed';
-import { PASSWORD } from './support/ui';
+import { openInConsole, PASSWORD } from './support/ui';
 
 /** Every part of Settings an operator has, with its section's name. */
 const parts = [
@@ -46,8 +46,9 @@ for (const width of [1280, 375]) {
       await expect(nav.getByRole('link', { name: 'Profile' })).toHaveAttribute('aria-current', 'page');
       await shoot(page, `operator-profile-${width}`);
 
+      // Each address in turn inside the console (the router resolves it as on a full load; the first load was above).
       for (const [slug, region] of parts) {
-        await page.goto(`/settings/${slug}`);
+        await openInConsole(page, `/settings/${slug}`);
         await expect(page.getByRole('region', { name: region, exact: true })).toBeVisible();
         if (slug !== 'profile') await expect(page.getByRole('region', { name: 'Profile', exact: true })).toHaveCount(0);
         await expect(nav.getByRole('link', { name: region, exact: true })).toHaveAttribute('aria-current', 'page');
@@ -68,7 +69,7 @@ for (const width of [1280, 375]) {
         ['recipe-health-title', /\/campaigns\/recipes$/, 'Recipe health'],
       ] as const;
       for (const [anchor, url, region] of moved) {
-        await page.goto(`/settings#${anchor}`);
+        await openInConsole(page, `/settings#${anchor}`);
         await expect(page).toHaveURL(url);
         await expect(page.getByRole('region', { name: region, exact: true })).toBeVisible();
       }
@@ -77,7 +78,7 @@ for (const width of [1280, 375]) {
       await shoot(page, `operator-campaigns-recipes-${width}`);
       await page.getByRole('navigation', { name: 'Campaigns' }).getByRole('link', { name: 'Campaigns' }).click();
       await expect(page.getByRole('heading', { level: 1, name: 'Campaign Engine' })).toBeVisible();
-      await page.goto('/devices');
+      await openInConsole(page, '/devices');
       await page.getByRole('navigation', { name: 'Devices' }).getByRole('link', { name: 'Apps' }).click();
       await expect(page).toHaveURL(/\/devices\/apps$/);
       await expect(page.getByRole('region', { name: 'Apps', exact: true })).toBeVisible();
@@ -106,19 +107,19 @@ for (const width of [1280, 375]) {
         await expect(va).toHaveURL(/\/settings\/profile$/);
         await expect(va.getByRole('navigation', { name: 'Settings' }).getByRole('link')).toHaveText(vaParts);
         await shoot(va, `va-profile-${width}`);
-        await va.goto('/settings/invitations');
+        await openInConsole(va, '/settings/invitations');
         await expect(va.getByRole('heading', { level: 1, name: 'Page Not Found' })).toBeVisible();
-        await va.goto('/settings#audit-title');
+        await openInConsole(va, '/settings#audit-title');
         await expect(va).toHaveURL(/\/settings\/audit-log$/);
         await expect(va.getByRole('heading', { level: 1, name: 'Page Not Found' })).toBeVisible();
-        await va.goto('/devices/apps');
+        await openInConsole(va, '/devices/apps');
         await expect(va.getByRole('heading', { level: 1, name: 'Page Not Found' })).toBeVisible();
 
-        await va.goto('/campaigns/recipes');
+        await openInConsole(va, '/campaigns/recipes');
         await expect(va.getByRole('region', { name: 'Recipe health', exact: true })).toBeVisible();
         await expect(va.getByRole('region', { name: 'Recipes', exact: true })).toHaveCount(0);
 
-        await va.goto(`/recipes/${draft.id}`);
+        await openInConsole(va, `/recipes/${draft.id}`);
         await expect(va.getByRole('heading', { level: 1, name: draft.name })).toBeVisible();
         await expect(va.getByText('Off (draft)')).toBeVisible();
         await shoot(va, `va-draft-${width}`);

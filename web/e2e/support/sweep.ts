@@ -7,6 +7,7 @@
  */
 import type { Browser, Page, Response, TestInfo } from '@playwright/test';
 import type { SeededFarm } from './seed';
+import { openInConsole } from './ui';
 
 export interface SweepPage {
   page: Page;
@@ -55,10 +56,7 @@ export async function openSweepPage(browser: Browser, farm: SeededFarm, testInfo
         inConsole = true;
         return response;
       }
-      await page.evaluate((to) => {
-        window.history.pushState(null, '', to);
-        window.dispatchEvent(new PopStateEvent('popstate'));
-      }, path);
+      await openInConsole(page, path);
       return null;
     },
     close: () => context.close(),

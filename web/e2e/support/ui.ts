@@ -47,6 +47,17 @@ export async function navigate(page: Page, entry: string, title: string): Promis
   await expect(page.getByRole('heading', { level: 1, name: title, exact: true })).toBeVisible();
 }
 
+/**
+ * Opens `path` inside the console already on the page, as its own links do (the History API and the router's
+ * popstate): the router resolves the address as on a full load, without loading and starting the console again.
+ */
+export async function openInConsole(page: Page, path: string): Promise<void> {
+  await page.evaluate((to) => {
+    window.history.pushState(null, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, path);
+}
+
 export function dialog(page: Page, name: string): Locator {
   return page.getByRole('dialog', { name });
 }
