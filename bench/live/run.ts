@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -378,6 +378,7 @@ try {
   console.log(
     `\nproduct ÷ bare: FPS ${ratio(product.fpsMean, baseline.fpsMean)}, input → answer p99 ${ratio(product.inputAckP99, baseline.inputAckP99)}, input → frame p99 ${ratio(product.inputToFrameP99, baseline.inputToFrameP99)}, CPU ${ratio(product.cpuPercent, baseline.cpuPercent)}`,
   );
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ codec: CODEC, phones: PHONES, watchers: WATCHERS, baseline, product }));
 } finally {
   api?.kill('SIGTERM');
   await pause(1000);

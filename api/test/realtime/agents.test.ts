@@ -163,7 +163,11 @@ describe('phone agents', () => {
     expect((await taskOf(task.id)).status).toBe('in-progress');
     // This file's lease window is 800 ms so that silence shows quickly; a drop and a reconnect take longer than that on
     // a busy machine. The lease runs for a minute here, as a real window (two minutes by default) would.
-    await t.db.updateTable('tasks').set({ leaseExpiresAt: new Date(Date.now() + 60_000) }).where('id', '=', task.id).execute();
+    await t.db
+      .updateTable('tasks')
+      .set({ leaseExpiresAt: new Date(Date.now() + 60_000) })
+      .where('id', '=', task.id)
+      .execute();
 
     // The phone drops mid-task: the device is offline at once; the attempt keeps its lease for a while.
     phone.disconnect();
