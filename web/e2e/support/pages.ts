@@ -53,6 +53,9 @@ export const publicScreens: readonly Screen[] = [
     ready: async (page) => {
       await heading('Social media automation on a fleet of real phones')(page);
       await expect(page.getByText('250%', { exact: true })).toBeVisible();
+      // The hero's animation (with its pause button) and the brand carousel arrive just after the first paint.
+      await expect(page.getByRole('button', { name: 'Pause animation' })).toBeVisible();
+      await expect(page.getByLabel('Customer brands')).toBeVisible();
     },
   },
   { name: 'login', path: () => '/login', shell: false, ready: heading('Welcome back') },

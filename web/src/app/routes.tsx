@@ -3,7 +3,6 @@ import { Route, Routes } from 'react-router';
 import { ProtectedRoute } from '../features/auth/ProtectedRoute';
 import { lazyNamed } from '../shared/lazy';
 
-const LandingPage = lazyNamed(() => import('../features/landing/LandingPage'), 'LandingPage');
 const LoginPage = lazyNamed(() => import('../features/auth/LoginPage'), 'LoginPage');
 const SignupPage = lazyNamed(() => import('../features/auth/SignupPage'), 'SignupPage');
 const ResetPasswordPage = lazyNamed(() => import('../features/auth/ResetPasswordPage'), 'ResetPasswordPage');
@@ -31,12 +30,14 @@ const RecipeEditorPage = lazyNamed(() => import('../features/recipes/RecipeEdito
 const WallPage = lazyNamed(() => import('../features/wall/WallPage'), 'WallPage');
 const DryRunPage = lazyNamed(() => import('../features/recipes/dryrun/TraceView'), 'DryRunPage');
 
-/** Every screen of the console. Unknown paths, inside or outside the shell, read 'Page Not Found'. */
+/**
+ * Every screen past the landing page (App.tsx shows that one). Unknown paths, inside or outside the shell, read
+ * 'Page Not Found'.
+ */
 export function AppRoutes() {
   return (
     <Suspense fallback={null}>
       <Routes>
-        <Route path="/" element={<LandingPage />} />
         <Route path="/login" element={<LoginPage />} />
         <Route path="/signup" element={<SignupPage />} />
         <Route path="/reset-password" element={<ResetPasswordPage />} />

@@ -2,9 +2,15 @@ import { Anchor, Badge, Box, Button, Card, Container, Group, List, SimpleGrid, S
 import { IconActivity, IconArrowRight, IconChartBar, IconCheck, IconDeviceMobile, IconListCheck, IconRocket, IconUsers, type Icon } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import { lazyNamed } from '../../shared/lazy';
 import { Logo } from '../../shared/ui/Logo';
-import { BrandCarousel } from './components/BrandCarousel';
-import { ParticleField } from './components/ParticleField';
+import { AfterFirstPaint } from './components/AfterFirstPaint';
+import { BRAND_TILE_HEIGHT } from './components/brands';
+
+// The hero's moving backdrop and the brand logos below the fold arrive just after the first paint (AfterFirstPaint):
+// the headline and the call to action do not wait for their scripts (the carousel, the pause button's tooltip).
+const ParticleField = lazyNamed(() => import('./components/ParticleField'), 'ParticleField');
+const BrandCarousel = lazyNamed(() => import('./components/BrandCarousel'), 'BrandCarousel');
 
 interface Feature {
   icon: Icon;
@@ -156,7 +162,9 @@ export function LandingPage() {
 
       <main>
         <Box component="section" pos="relative" aria-labelledby="hero-title" style={{ overflow: 'hidden' }}>
-          <ParticleField count={100} />
+          <AfterFirstPaint>
+            <ParticleField count={100} />
+          </AfterFirstPaint>
           <Container size="lg" py={{ base: 80, sm: 128 }} pos="relative" style={{ zIndex: 1 }}>
             <Stack align="center" ta="center" gap="lg">
               <Badge variant="dot" size="lg" h="auto" py={4} maw="100%" styles={{ label: { whiteSpace: 'normal', textAlign: 'center' } }}>
@@ -249,7 +257,9 @@ export function LandingPage() {
           <Title order={2} id="brands-title" ta="center" fz="lg" c="dimmed" fw={600} mb="lg">
             Trusted by growth teams at
           </Title>
-          <BrandCarousel />
+          <AfterFirstPaint placeholder={<Box h={BRAND_TILE_HEIGHT} />}>
+            <BrandCarousel />
+          </AfterFirstPaint>
         </Container>
 
         <Section dark {...sections.impact}>

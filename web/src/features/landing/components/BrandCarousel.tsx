@@ -3,7 +3,7 @@ import { Carousel } from '@mantine/carousel';
 import { Group, Text } from '@mantine/core';
 import Autoplay from 'embla-carousel-autoplay';
 import { useRef } from 'react';
-import { brands } from './brands';
+import { BRAND_TILE_HEIGHT, brands } from './brands';
 
 /** SPEC §9: the logo carousel moves every 2000 ms and loops. */
 export const CAROUSEL_DELAY = 2000;
@@ -30,7 +30,7 @@ export function BrandCarousel() {
             gap={8}
             justify="center"
             wrap="nowrap"
-            h={64}
+            h={BRAND_TILE_HEIGHT}
             c="gray.5"
             role="img"
             aria-label={`${brand.name} logo`}

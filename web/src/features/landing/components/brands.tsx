@@ -7,6 +7,9 @@ export interface Brand {
 
 const stroke = { fill: 'none', stroke: 'currentColor', strokeWidth: 2.5 } as const;
 
+/** The height of a brand's tile in the carousel, which is the carousel's height. */
+export const BRAND_TILE_HEIGHT = 64;
+
 /** Ten customer marks: simple shapes beside each wordmark, drawn in the current text colour. */
 export const brands: readonly Brand[] = [
   { name: 'Nimbus', mark: <path d="M6 20a6 6 0 0 1 1-12 8 8 0 0 1 15 2 5 5 0 0 1 0 10z" {...stroke} /> },
