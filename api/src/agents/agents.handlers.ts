@@ -69,17 +69,6 @@ export type TransportHandlers = { [N in TransportMessageName]: PhoneHandler<N> }
 
 const ok: Ack = { ok: true };
 
-/**
- * A heartbeat is gathered into the pulse and answered at once: nothing in it waits. A phone with no message still
- * being handled has its heartbeat taken here directly (agents.socket.ts), without the queue's promises, which at
- * 5,000 heartbeats a second were a good part of what each one cost.
- */
-export function heartbeat(ctx: Pick<AgentContext, 'pulse'>, peer: AgentPeer, beat: AgentMessage<'agent.heartbeat'>): Ack {
-  const { status, battery, screenOn, foregroundApp } = beat;
-  ctx.pulse.beat(peer.device.workspaceId, { id: peer.device.id, status, battery, screenOn, foregroundApp });
-  return ok;
-}
-
 export function transportHandlers(ctx: AgentContext): TransportHandlers {
   return {
     'agent.hello': (peer, hello) => sayHello(ctx, peer, hello),
@@ -90,7 +79,9 @@ export function transportHandlers(ctx: AgentContext): TransportHandlers {
     },
 
     async 'agent.heartbeat'(peer, beat) {
-      return heartbeat(ctx, peer, beat);
+      const { status, battery, screenOn, foregroundApp } = beat;
+      ctx.pulse.beat(peer.device.workspaceId, { id: peer.device.id, status, battery, screenOn, foregroundApp });
+      return ok;
     },
 
     async 'task.ack'(peer, message) {

@@ -26,7 +26,7 @@ import type { LiveHub, LivePhone, RealtimeServer } from '../shared/sockets.types
 import type { Db } from '../shared/types.ts';
 import { AdmissionRefused, admit } from './agents.admission.ts';
 import type { AgentFeatures, AgentPeer, LiveMessageName, PhoneHandler } from './agents.features.ts';
-import { type AgentContext, closeAgentContext, heartbeat, openAgentContext, transportHandlers } from './agents.handlers.ts';
+import { type AgentContext, closeAgentContext, openAgentContext, transportHandlers } from './agents.handlers.ts';
 import { HostLinks } from './agents.hosts.ts';
 import { type AgentNamespace, type AgentSocket, type AgentSocketData, type Answer, deviceRoom, hostRoom, refused } from './agents.namespace.ts';
 import { type AgentDevice, markGone } from './agents.queries.ts';
@@ -70,11 +70,6 @@ export type AgentFeaturesOf = (agents: Agents) => AgentFeatures;
 /** The messages a phone's connection queues: all but the live screen's. */
 type QueuedMessageName = Exclude<AgentMessageName, LiveMessageName>;
 type AnyHandler = (peer: AgentPeer, message: unknown) => Promise<Ack>;
-/** A phone connection's queue: its last message's handling, and how many are queued or being handled. */
-interface Order {
-  last: Promise<unknown>;
-  pending: number;
-}
 
 export function attachAgents(app: FastifyInstance, io: RealtimeServer, live: LiveHub, featuresOf: AgentFeaturesOf): Agents {
   const agents = new AgentSockets(io.of(AGENT_NAMESPACE) as unknown as AgentNamespace, app.ctx, live, app.log, featuresOf);
@@ -143,7 +138,7 @@ class AgentSockets implements Agents {
     socket.on('live.frame', (raw: unknown, ack?: Answer) => this.onLiveFrame(device, raw, ack));
     socket.on('live.video', (raw: unknown, ack?: Answer) => this.onLiveVideo(device, raw, ack));
     // A phone's messages are handled one after another, in the order it sent them (an ack before its result).
-    const order: Order = { last: Promise.resolve(), pending: 0 };
+    const order = { last: Promise.resolve() as Promise<unknown> };
     for (const name of Object.keys(agentMessages) as AgentMessageName[]) {
       if (name === 'live.frame' || name === 'live.video') continue;
       socket.on(name, (raw: unknown, ack?: Answer) => this.onMessage(socket, peer, order, name, raw, ack));
@@ -174,20 +169,20 @@ class AgentSockets implements Agents {
   }
 
   /** A message parsed with its schema, handled after the phone's previous ones, and answered. */
-  private onMessage(socket: AgentSocket, peer: AgentPeer, order: Order, name: QueuedMessageName, raw: unknown, ack: Answer | undefined): void {
+  private onMessage(
+    socket: AgentSocket,
+    peer: AgentPeer,
+    order: { last: Promise<unknown> },
+    name: QueuedMessageName,
+    raw: unknown,
+    ack: Answer | undefined,
+  ): void {
     const parsed = this.parse(peer, name, raw);
     if (!parsed.success) {
       ack?.(refused(name, parsed.error));
       return;
     }
-    // A heartbeat with nothing of the phone's before it still being handled is taken at once: its turn has come.
-    if (name === 'agent.heartbeat' && order.pending === 0) {
-      this.dispatcher.heard(peer.device.id);
-      ack?.(heartbeat(this.ctx, peer, parsed.data as AgentMessage<'agent.heartbeat'>));
-      return;
-    }
     const handler = this.handlers[name] as AnyHandler;
-    order.pending += 1;
     const handled = this.track(
       order.last.then(() => {
         // Whatever it says, a phone that speaks is there (its hello is heard as it attaches).
@@ -195,11 +190,7 @@ class AgentSockets implements Agents {
         return handler(peer, parsed.data);
       }),
     );
-    order.last = handled
-      .catch(() => undefined)
-      .finally(() => {
-        order.pending -= 1;
-      });
+    order.last = handled.catch(() => undefined);
     handled.then(
       (answer) => {
         ack?.(answer);
