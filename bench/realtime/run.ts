@@ -7,16 +7,13 @@
  * announces only the heartbeats that change what a screen shows, and latency is measured on those; the bare relay
  * still relays every heartbeat.
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { randomBytes, createHash } from 'node:crypto';
 import { cpus } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { io, type Socket } from 'socket.io-client';
-import { beating } from '@farm/agent-protocol/agent';
-import { eachServerEvent } from '@farm/contracts';
 import { benchDatabase, percentile, productNodeFlags } from '../lib.ts';
+import type { LoadPhase, LoadResult } from './load.ts';
 
 const phones = Number(process.env.BENCH_PHONES ?? 2000);
 const browsers = Number(process.env.BENCH_BROWSERS ?? 200);
@@ -47,101 +44,83 @@ await new Promise<void>((resolve, reject) => {
 });
 
 const origin = `http://127.0.0.1:${port}`;
-const sockets: Socket[] = [];
 
-async function waitConnected(list: Socket[]) {
-  await Promise.all(
-    list.map(
-      (s) =>
-        new Promise<void>((resolve, reject) => {
-          if (s.connected) return resolve();
-          s.once('connect', () => resolve());
-          s.once('connect_error', reject);
-        }),
-    ),
-  );
+/**
+ * The simulated phones and browsers run in BENCH_LOAD_PROCESSES processes of their own (default 2, load.ts), not in
+ * this one: 10,000 phone sockets and 500 browser sockets in one process kept its event loop over a second late (its
+ * "load" column), so the run measured itself rather than the server.
+ */
+const shares = Math.max(1, Number(process.env.BENCH_LOAD_PROCESSES ?? 2));
+type Reply = { type: 'ready' | 'connected' | 'closed' } | { type: 'failed'; error: string } | { type: 'stopped'; result: LoadResult };
+const loaders = await Promise.all(
+  Array.from({ length: shares }, async () => {
+    const loader = fork(fileURLToPath(new URL('./load.ts', import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    await answer(loader, 'ready');
+    return loader;
+  }),
+);
+
+/** The next reply of the given type from a share (a failure is thrown). */
+function answer<T extends Reply['type']>(loader: ChildProcess, type: T): Promise<Extract<Reply, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const listen = (message: Reply) => {
+      if (message.type === 'failed') {
+        loader.off('message', listen);
+        reject(new Error(message.error));
+      } else if (message.type === type) {
+        loader.off('message', listen);
+        resolve(message as Extract<Reply, { type: T }>);
+      }
+    };
+    loader.on('message', listen);
+  });
 }
 
-/** Runs one traffic pattern: phones send, browsers receive; answers latency figures. */
-async function drive(
-  label: string,
-  makePhone: (i: number) => Socket,
-  makeBrowser: () => Socket,
-  /** Sends one heartbeat; answers whether a browser should see it. */
-  beat: (phone: Socket, i: number, n: number) => boolean,
-  event: string,
-  idsOf: (payload: unknown) => string[],
-) {
-  const sent = new Map<string, number>();
-  const latencies: number[] = [];
-  let received = 0;
-  const browserSockets = Array.from({ length: browsers }, makeBrowser);
-  sockets.push(...browserSockets);
-  await waitConnected(browserSockets);
-  let measureFrom = Number.POSITIVE_INFINITY;
-  for (const socket of browserSockets) {
-    // Events the server sends together arrive as one batch.
-    socket.onAny((name: string, message: unknown) =>
-      eachServerEvent(name, message, (each, payload) => {
-        if (each !== event) return;
-        const now = performance.now();
-        if (now < measureFrom) return;
-        for (const id of idsOf(payload)) {
-          received += 1;
-          const at = sent.get(id);
-          if (at !== undefined) latencies.push(now - at);
-        }
-      }),
-    );
-  }
-  const phoneSockets: Socket[] = [];
-  for (let i = 0; i < phones; i += 100) {
-    const batch = Array.from({ length: Math.min(100, phones - i) }, (_, k) => makePhone(i + k));
-    phoneSockets.push(...batch);
-    await waitConnected(batch);
-  }
-  sockets.push(...phoneSockets);
-  const ids = phoneSockets.map((_, i) => i);
-  // Spread the phones evenly over the period, as real heartbeats are.
-  const started = performance.now();
-  measureFrom = started + warmupMs;
-  const ownLoop = monitorEventLoopDelay({ resolution: 10 });
-  setTimeout(() => {
-    ownLoop.enable();
-    child.send('loop.reset');
-  }, warmupMs);
-  // Each phone keeps its own clock, as the phone agent does (its n-th heartbeat due at its offset + n periods): a
-  // setInterval per phone re-arms from when its list was run, so every stall of this process would gather the phones
-  // it delayed into one burst for good (after a minute, half of 10,000 phones beat in the same second).
-  const beats = ids.map((i) => {
-    let n = 0;
-    return beating(
-      () => {
-        const at = performance.now();
-        if (beat(phoneSockets[i]!, i, n++)) sent.set(String(i), at);
-      },
-      periodMs,
-      { now: () => performance.now(), random: () => i / phones },
-    );
-  });
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000 + warmupMs));
-  for (const each of beats) each.stop();
-  const elapsed = (performance.now() - measureFrom) / 1000;
-  ownLoop.disable();
-  const serverLoopP99 = await new Promise<number | null>((resolve) => {
-    child.once('message', (message) => resolve((message as { loopP99: number | null }).loopP99));
+/** Runs one traffic pattern over the load processes: phones send, browsers receive; answers latency figures. */
+async function drive(label: string, phase: Omit<LoadPhase, 'share' | 'shares' | 'phones' | 'browsers' | 'periodMs' | 'changeEvery'>) {
+  await Promise.all(
+    loaders.map((loader, share) => {
+      const connected = answer(loader, 'connected');
+      loader.send({ type: 'connect', phase: { ...phase, share, shares, phones, browsers, periodMs, changeEvery } satisfies LoadPhase });
+      return connected;
+    }),
+  );
+  // Spread the phones evenly over the period, as real heartbeats are, from the same instant in every process.
+  const startAt = performance.timeOrigin + performance.now() + 200;
+  for (const loader of loaders) loader.send({ type: 'start', startAt, warmupMs });
+  setTimeout(() => child.send('loop.reset'), 200 + warmupMs);
+  await new Promise((resolve) => setTimeout(resolve, 200 + seconds * 1000 + warmupMs));
+  const results = await Promise.all(
+    loaders.map((loader) => {
+      const stopped = answer(loader, 'stopped');
+      loader.send({ type: 'stop' });
+      return stopped;
+    }),
+  );
+  const server = await new Promise<{ loopP99: number | null; cpuMs: number }>((resolve) => {
+    child.once('message', (message) => resolve(message as { loopP99: number | null; cpuMs: number }));
     child.send('loop.read');
   });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  for (const socket of [...phoneSockets, ...browserSockets]) socket.disconnect();
+  await Promise.all(
+    loaders.map((loader) => {
+      const closed = answer(loader, 'closed');
+      loader.send({ type: 'close' });
+      return closed;
+    }),
+  );
+  const latencies = results.flatMap((r) => r.result.latencies);
+  const received = results.reduce((sum, r) => sum + r.result.received, 0);
+  const beats = results.reduce((sum, r) => sum + r.result.beats, 0);
   return {
     label,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
-    eventsPerSecond: received / elapsed,
+    eventsPerSecond: received / seconds,
     samples: latencies.length,
-    loadLoopP99: ownLoop.percentile(99) / 1e6,
-    serverLoopP99,
+    loadLoopP99: Math.max(...results.map((r) => r.result.loopP99)),
+    serverLoopP99: server.loopP99,
+    /** The server process's CPU per heartbeat sent, in microseconds. */
+    cpuPerBeatUs: beats > 0 ? (server.cpuMs * 1000) / beats : Number.NaN,
   };
 }
 
@@ -164,33 +143,21 @@ try {
     .insertInto('deviceCredentials')
     .values(devices.map((d, i) => ({ deviceId: d.id, workspaceId: user.workspaceId, tokenHash: createHash('sha256').update(tokens[i]!).digest('hex') })))
     .execute();
-  const deviceIndex = new Map(devices.map((d, i) => [d.id, String(i)]));
 
-  const baseline = await drive(
-    'bare Socket.IO relay (baseline)',
-    () => io(`http://127.0.0.1:${barePort}/phones`, { forceNew: true, transports: ['websocket'] }),
-    () => io(`http://127.0.0.1:${barePort}`, { forceNew: true, transports: ['websocket'] }),
-    (phone, i) => {
-      phone.emit('beat', { id: String(i), battery: 50 });
-      return true;
-    },
-    'device.updated',
-    (payload) => [(payload as { id: string }).id],
-  );
-  const product = await drive(
-    'product: /agent heartbeat → DB → devices.pulse',
-    (i) => io(`${origin}/agent`, { forceNew: true, transports: ['websocket'], auth: { token: tokens[i] } }),
-    () => io(origin, { forceNew: true, transports: ['websocket'], extraHeaders: { cookie } }),
-    (phone, i, n) => {
-      // A point less every heartbeat by default (each one shown); with BENCH_CHANGE_EVERY, every Nth heartbeat, the
-      // phones' changes spread over the N heartbeats.
-      const step = n + (i % changeEvery);
-      phone.emit('agent.heartbeat', { battery: 99 - (Math.floor(step / changeEvery) % 50), status: 'online' });
-      return step % changeEvery === 0;
-    },
-    'devices.pulse',
-    (payload) => (payload as { devices: { id: string }[] }).devices.map((d) => deviceIndex.get(d.id) ?? ''),
-  );
+  const baseline = await drive('bare Socket.IO relay (baseline)', {
+    kind: 'bare',
+    origin: `http://127.0.0.1:${barePort}`,
+    cookie: '',
+    tokens: [],
+    deviceIds: Array.from({ length: phones }, (_, i) => String(i)),
+  });
+  const product = await drive('product: /agent heartbeat → DB → devices.pulse', {
+    kind: 'product',
+    origin,
+    cookie,
+    tokens,
+    deviceIds: devices.map((d) => d.id),
+  });
 
   console.log(
     `\n${phones} phones every ${periodMs} ms, ${browsers} browsers, ${seconds} s, ${cpus().length} cores (phones, browsers, server and PostgreSQL share them)${changeEvery > 1 ? `; battery changes every ${changeEvery} heartbeats` : ''}${warmupMs > 0 ? `; figures after the first ${warmupMs / 1000} s` : ''}`,
@@ -203,6 +170,7 @@ try {
     'p99 ÷ bare'.padStart(11),
     'loop p99 ms: server'.padStart(20),
     'load'.padStart(6),
+    'server CPU µs/beat'.padStart(19),
   );
   for (const row of [baseline, product]) {
     console.log(
@@ -213,11 +181,12 @@ try {
       `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
       (row.serverLoopP99 === null ? '-' : row.serverLoopP99.toFixed(0)).padStart(20),
       row.loadLoopP99.toFixed(0).padStart(6),
+      row.cpuPerBeatUs.toFixed(0).padStart(19),
     );
   }
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ phones, browsers, periodMs, changeEvery, baseline, product }));
 } finally {
-  for (const socket of sockets) socket.disconnect();
+  for (const loader of loaders) loader.kill('SIGTERM');
   child.kill('SIGTERM');
   await drop();
 }
