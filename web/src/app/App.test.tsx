@@ -7,7 +7,8 @@ import { App } from './App';
 afterEach(() => window.history.pushState({}, '', '/'));
 
 describe('App', () => {
-  it('shows the landing page without calling the API, and its call to action opens sign-up', async () => {
+  // Sign-up loads the console's chunks on demand, which a busy machine takes a while to import into jsdom.
+  it('shows the landing page without calling the API, and its call to action opens sign-up', { timeout: 40_000 }, async () => {
     const calls = stubApi({ 'GET /api/config': { demo: false, demoCredentials: null } });
     // jsdom draws nothing: the hero's animation finds no canvas context and stays still.
     vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null);
@@ -19,14 +20,14 @@ describe('App', () => {
     expect(await screen.findByLabelText('Customer brands')).toBeTruthy();
 
     await userEvent.click(cta);
-    expect(await screen.findByRole('heading', { name: 'Get Started' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Get Started' }, { timeout: 30_000 })).toBeTruthy();
     expect(window.location.pathname).toBe('/signup');
   });
 
-  it('opens a console page at its own address', async () => {
+  it('opens a console page at its own address', { timeout: 40_000 }, async () => {
     stubApi({ 'GET /api/config': { demo: false, demoCredentials: null } });
     window.history.pushState({}, '', '/login');
     render(<App />);
-    expect(await screen.findByRole('heading', { name: 'Welcome back' })).toBeTruthy();
+    expect(await screen.findByRole('heading', { name: 'Welcome back' }, { timeout: 30_000 })).toBeTruthy();
   });
 });
