@@ -3,7 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { migrate, openDatabase } from '@farm/sql';
+import { sql, type Kysely } from 'kysely';
+import { migrate, openDatabase, type Database, type DB } from '@farm/sql';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -66,21 +67,46 @@ export function postgresCpuSince(before: Map<number, number>): number {
   return total;
 }
 
-/** A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it, unless BENCH_KEEP=1 asks to keep it for a closer look. */
-export async function benchDatabase(base: string, name: string, poolSize = 2) {
+/**
+ * A migrated PostgreSQL database of the bench's own (dropped first if a run left one); `drop()` removes it, unless
+ * BENCH_KEEP=1 asks to keep it for a closer look. With `reuse`, a database a run kept is opened as it is (migrated to
+ * the newest migrations) when `reuse` answers true of it, else made afresh, and kept after the run either way:
+ * `existed` says which, so a bench seeds only a new one.
+ */
+export async function benchDatabase(base: string, name: string, poolSize = 2, options: { reuse?: (db: Kysely<DB>) => Promise<boolean> } = {}) {
   const admin = await openDatabase({ kind: 'postgres', url: base, poolSize: 1 });
-  await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.exec(`CREATE DATABASE ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize });
-  await migrate(database);
+  const open = async () => {
+    const database = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize });
+    await migrate(database);
+    return database;
+  };
+  let database: Database | undefined;
+  if (options.reuse) {
+    const { rows } = await sql<{ found: number }>`select count(*)::int as found from pg_database where datname = ${name}`.execute(admin.db);
+    if (rows[0]!.found > 0) {
+      database = await open();
+      if (!(await options.reuse(database.db))) {
+        await database.close();
+        database = undefined;
+      }
+    }
+  }
+  const existed = database !== undefined;
+  if (!database) {
+    await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.exec(`CREATE DATABASE ${name}`);
+    database = await open();
+  }
+  const opened = database;
   return {
-    database,
+    database: opened,
     url: url.toString(),
+    existed,
     async drop() {
-      await database.close();
-      if (process.env.BENCH_KEEP !== '1') await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      await opened.close();
+      if (process.env.BENCH_KEEP !== '1' && !options.reuse) await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
       await admin.close();
     },
   };

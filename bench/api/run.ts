@@ -9,16 +9,21 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchDatabase, postgresCpu, postgresCpuSince, processUsage, productNodeFlags } from '../lib.ts';
-import { FARM, seedFarm } from './seed.ts';
+import { reads } from './reads.ts';
+import { FARM, farmSeeded, seedFarm } from './seed.ts';
 
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = 'farm_bench_api';
+const dbName = process.env.BENCH_DB ?? 'farm_bench_api';
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const only = process.env.BENCH_ONLY;
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const port = Number(process.env.BENCH_PORT ?? 3950);
+/** BENCH_CACHE=on or off measures one of the two rounds only (both by default). */
+const rounds = process.env.BENCH_CACHE ?? 'both';
+/** BENCH_REUSE=1 keeps the seeded farm after the run and measures it again next time instead of seeding anew. */
+const reuse = process.env.BENCH_REUSE === '1';
 
-const { database, url, drop } = await benchDatabase(base, dbName, 10);
+const { database, url, drop, existed } = await benchDatabase(base, dbName, 10, reuse ? { reuse: farmSeeded } : {});
 
 /** BENCH_PROFILE=DIR writes a CPU profile (.cpuprofile) of the server without the cache into DIR. */
 const profileDir = process.env.BENCH_PROFILE;
@@ -40,16 +45,7 @@ const origin = `http://127.0.0.1:${port}`;
 const targets: [string, string][] = [
   ['bare Fastify route (baseline)', '/bench/bare'],
   ['trivial signed-in route', '/api/bench/signed-in'],
-  ['GET /api/devices', '/api/devices'],
-  ['GET /api/tasks?limit=50&status=pending', '/api/tasks?limit=50&status=pending'],
-  ['GET /api/analytics/stats', '/api/analytics/stats'],
-  ['GET /api/activities', '/api/activities'],
-  ['GET /api/tasks/counts', '/api/tasks/counts'],
-  // The analytics page's reads: they aggregate the window's tasks rather than page through rows.
-  ['GET /api/analytics/stats?range=7d', '/api/analytics/stats?range=7d'],
-  ['GET /api/analytics/performance', '/api/analytics/performance'],
-  ['GET /api/analytics/timeseries?metric=tasks&range=7d', '/api/analytics/timeseries?metric=tasks&range=7d'],
-  ['GET /api/analytics/tables/devices', '/api/analytics/tables/devices'],
+  ...reads.map(({ name, path }): [string, string] => [name, path]),
 ];
 
 interface Row {
@@ -133,22 +129,27 @@ async function login(): Promise<string> {
   return (answer.headers.get('set-cookie') ?? '').split(';')[0]!;
 }
 
-let child = await startServer({});
+let child = await startServer(rounds === 'off' ? { READ_CACHE_MS: '0' } : {}, rounds === 'off');
 try {
-  const signup = await fetch(`${origin}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'bench@bench.farm', password: 'bench-password', name: 'Bench Operator', role: 'operator' }),
-  });
-  const { user } = (await signup.json()) as { user: { workspaceId: string } };
-  const started = Date.now();
-  await seedFarm(database.db, user.workspaceId);
-  console.log(`seeded ${FARM.devices} devices, ${FARM.tasks} tasks, ${FARM.activities} activities in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (existed) console.log(`measuring the farm seeded in ${dbName} by an earlier run (BENCH_REUSE=1)`);
+  else {
+    const signup = await fetch(`${origin}/api/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@bench.farm', password: 'bench-password', name: 'Bench Operator', role: 'operator' }),
+    });
+    const { user } = (await signup.json()) as { user: { workspaceId: string } };
+    const started = Date.now();
+    await seedFarm(database.db, user.workspaceId);
+    console.log(`seeded ${FARM.devices} devices, ${FARM.tasks} tasks, ${FARM.activities} activities in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
 
-  const cached = await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login(), child.pid!);
-  child.kill('SIGTERM');
-  child = await startServer({ READ_CACHE_MS: '0' }, true);
-  const uncached = await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login(), child.pid!);
+  const cached = rounds === 'off' ? [] : await measure('As shipped (read cache on, READ_CACHE_MS=1000)', await login(), child.pid!);
+  if (rounds === 'both') {
+    child.kill('SIGTERM');
+    child = await startServer({ READ_CACHE_MS: '0' }, true);
+  }
+  const uncached = rounds === 'on' ? [] : await measure('Every read from PostgreSQL (READ_CACHE_MS=0)', await login(), child.pid!);
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ cached, uncached }));
 } finally {
   const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -52,3 +52,15 @@ export async function seedFarm(db: Kysely<DB>, workspaceId: string): Promise<voi
   await jobs['tasks.tally'](undefined, { db, announce: () => {} });
   await sql`vacuum (analyze)`.execute(db);
 }
+
+/** The bench operator's farm is whole in this database: seeded to the end by an earlier run (BENCH_REUSE=1). */
+export async function farmSeeded(db: Kysely<DB>): Promise<boolean> {
+  const { rows } = await sql<{ devices: number; tasks: number; activities: number }>`
+    select (select count(*) from devices d where d.workspace_id = w.workspace_id)::int as devices,
+           (select count(*) from tasks t where t.workspace_id = w.workspace_id)::int as tasks,
+           (select count(*) from activities a where a.workspace_id = w.workspace_id and a.action like 'Event %')::int as activities
+    from users u join workspace_members w on w.user_id = u.id
+    where u.email = 'bench@bench.farm'`.execute(db);
+  const farm = rows[0];
+  return farm !== undefined && farm.devices === FARM.devices && farm.tasks === FARM.tasks && farm.activities === FARM.activities;
+}

@@ -12,12 +12,12 @@
 --   $2 = '11111111-1111-4111-8111-111111111111'
 --   $3 = '11111111-1111-4111-8111-111111111111'
 select
-  d.devices,
-  d.online,
-  t.total as tasks,
+  t.total,
   t.completed,
+  s.seconds,
   s.active,
-  s.seconds
+  d.devices,
+  d.online
 from
   (
     select
@@ -50,12 +50,12 @@ from
 --   $4 = '11111111-1111-4111-8111-111111111111'
 --   $5 = Date(2025-01-08T12:00:00.000Z)
 select
-  d.devices,
-  d.online,
-  t.total as tasks,
+  t.total,
   t.completed,
+  s.seconds,
   s.active,
-  s.seconds
+  d.devices,
+  d.online
 from
   (
     select
@@ -161,142 +161,302 @@ from
       )
   ) f;
 
--- computePerformance(db, '11111111-1111-4111-8111-111111111111', undefined)
--- of all time: the rollup per phone and VA
--- 1 of 2
---   $1 = '11111111-1111-4111-8111-111111111111'
---   $2 = '11111111-1111-4111-8111-111111111111'
---   $3 = 5
-select
-  d.id as "deviceId",
-  d.name,
-  coalesce(c.total, 0) as "totalTasks",
-  coalesce(c.completed, 0) as "completedTasks"
-from devices d
-  left join (
-    select
-      "device_id" as key,
-      sum(n)::int as total,
-      (sum(n) filter (where status = 'completed'))::int as completed
-    from task_worker_counts
-    where workspace_id = $1
-    group by "device_id"
-  ) c on c.key = d.id
-where d.workspace_id = $2
-order by
-  coalesce(c.total, 0) desc,
-  d.name
-limit $3;
-
--- 2 of 2
+-- computeStatsOfAllTime(db, '11111111-1111-4111-8111-111111111111')
+-- the stats read of all time: the figures and the workspace's time zone in one statement
+-- answered with 1 row
 --   $1 = '11111111-1111-4111-8111-111111111111'
 --   $2 = '11111111-1111-4111-8111-111111111111'
 --   $3 = '11111111-1111-4111-8111-111111111111'
---   $4 = 5
+--   $4 = '11111111-1111-4111-8111-111111111111'
 select
-  m.user_id as "userId",
-  u.name,
-  coalesce(c.total, 0) as "totalTasks",
-  coalesce(c.completed, 0) as "completedTasks",
-  coalesce((
-    select sum(d.session_time)
-    from devices d
-    where
-      d.assigned_to_id = m.user_id
-      and d.workspace_id = $1
-  ), 0)::int as seconds
-from workspace_members m
-  join users u on u.id = m.user_id
-  left join (
+  f.total,
+  f.completed,
+  f.seconds,
+  f.active,
+  f.devices,
+  f.online,
+  w.time_zone as "timeZone"
+from
+  workspaces w,
+  (
     select
-      "assigned_to_id" as key,
-      sum(n)::int as total,
-      (sum(n) filter (where status = 'completed'))::int as completed
-    from task_worker_counts
-    where workspace_id = $2
-    group by "assigned_to_id"
-  ) c on c.key = m.user_id
-where
-  m.workspace_id = $3
-  and m.role = 'va'
-order by
-  coalesce(c.total, 0) desc,
-  u.name
-limit $4;
+      t.total,
+      t.completed,
+      s.seconds,
+      s.active,
+      d.devices,
+      d.online
+    from
+      (
+        select
+          coalesce(sum(n), 0)::int as devices,
+          coalesce(sum(n) filter (where status <> 'offline'), 0)::int as online
+        from device_tallies
+        where workspace_id = $1
+      ) d,
+      (
+        select
+          coalesce(sum(n), 0)::int as total,
+          coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
+        from task_tallies
+        where workspace_id = $2
+      ) t,
+      (
+        select
+          (count(*) filter (where s.ended_at is null))::int as active,
+          coalesce(sum((s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end)), 0)::int as seconds
+        from sessions s
+        where s.workspace_id = $3
+      ) s
+  ) f
+where w.id = $4;
+
+-- computeStatsOfAllTime(db, '11111111-1111-4111-8111-111111111111', '88888888-8888-4888-8888-888888888888')
+-- one group of all time
+-- answered with 1 row
+--   $1 = '11111111-1111-4111-8111-111111111111'
+--   $2 = '88888888-8888-4888-8888-888888888888'
+--   $3 = '11111111-1111-4111-8111-111111111111'
+--   $4 = '88888888-8888-4888-8888-888888888888'
+--   $5 = '11111111-1111-4111-8111-111111111111'
+--   $6 = '88888888-8888-4888-8888-888888888888'
+--   $7 = '11111111-1111-4111-8111-111111111111'
+--   $8 = '88888888-8888-4888-8888-888888888888'
+--   $9 = '11111111-1111-4111-8111-111111111111'
+select
+  f.total,
+  f.completed,
+  f.seconds,
+  f.active,
+  f.devices,
+  f.online,
+  w.time_zone as "timeZone"
+from
+  workspaces w,
+  (
+    select
+      c.total,
+      c.completed,
+      (
+        select coalesce(sum((s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end)), 0)::int
+        from sessions s
+        where
+          s.workspace_id = $1
+          and exists (
+            select 1
+            from device_group_members m
+            where
+              m.group_id = $2
+              and m.device_id = "s"."device_id"
+          )
+          and ((s.started_at >= '-infinity'::timestamptz and s.started_at < 'infinity'::timestamptz) or s.ended_at is null)
+      ) as seconds,
+      (
+        select count(*)::int
+        from sessions s
+        where
+          s.workspace_id = $3
+          and exists (
+            select 1
+            from device_group_members m
+            where
+              m.group_id = $4
+              and m.device_id = "s"."device_id"
+          )
+          and s.ended_at is null
+      ) as active,
+      f.devices,
+      f.online
+    from
+      (
+        select
+          count(*)::int as total,
+          (count(*) filter (where t.status = 'completed'))::int as completed
+        from tasks t
+        where
+          t.workspace_id = $5
+          and t.created_at >= '-infinity'::timestamptz
+          and t.created_at < 'infinity'::timestamptz
+          and exists (
+            select 1
+            from device_group_members m
+            where
+              m.group_id = $6
+              and m.device_id = "t"."device_id"
+          )
+      ) c,
+      (
+        select
+          count(*)::int as devices,
+          (count(*) filter (where d.status <> 'offline'))::int as online
+        from devices d
+        where
+          d.workspace_id = $7
+          and exists (
+            select 1
+            from device_group_members m
+            where
+              m.group_id = $8
+              and m.device_id = "d"."id"
+          )
+      ) f
+  ) f
+where w.id = $9;
+
+-- computePerformance(db, '11111111-1111-4111-8111-111111111111', undefined)
+-- of all time: the rollup per phone and VA
+-- answered with 1 row
+--   $1 = '11111111-1111-4111-8111-111111111111'
+--   $2 = '11111111-1111-4111-8111-111111111111'
+--   $3 = '11111111-1111-4111-8111-111111111111'
+--   $4 = '11111111-1111-4111-8111-111111111111'
+--   $5 = '11111111-1111-4111-8111-111111111111'
+select
+  (
+    select json_agg(p order by p."totalTasks" desc, p.name)
+    from
+      (
+        select
+          d.id as "deviceId",
+          d.name,
+          coalesce(c.total, 0) as "totalTasks",
+          coalesce(c.completed, 0) as "completedTasks"
+        from devices d
+          left join (
+            select
+              "device_id" as key,
+              sum(n)::int as total,
+              (sum(n) filter (where status = 'completed'))::int as completed
+            from task_worker_counts
+            where workspace_id = $1
+            group by "device_id"
+          ) c on c.key = d.id
+        where d.workspace_id = $2
+        order by
+          coalesce(c.total, 0) desc,
+          d.name
+        limit 5
+      ) p
+  ) as devices,
+  (
+    select json_agg(p order by p."totalTasks" desc, p.name)
+    from
+      (
+        select
+          m.user_id as "userId",
+          u.name,
+          coalesce(c.total, 0) as "totalTasks",
+          coalesce(c.completed, 0) as "completedTasks",
+          coalesce((
+            select sum(d.session_time)
+            from devices d
+            where
+              d.assigned_to_id = m.user_id
+              and d.workspace_id = $3
+          ), 0)::int as seconds
+        from workspace_members m
+          join users u on u.id = m.user_id
+          left join (
+            select
+              "assigned_to_id" as key,
+              sum(n)::int as total,
+              (sum(n) filter (where status = 'completed'))::int as completed
+            from task_worker_counts
+            where workspace_id = $4
+            group by "assigned_to_id"
+          ) c on c.key = m.user_id
+        where
+          m.workspace_id = $5
+          and m.role = 'va'
+        order by
+          coalesce(c.total, 0) desc,
+          u.name
+        limit 5
+      ) p
+  ) as vas;
 
 -- computePerformance(db, '11111111-1111-4111-8111-111111111111', '30d')
 -- over a range: the tasks created in it
--- 1 of 2
+-- answered with 1 row
 --   $1 = '11111111-1111-4111-8111-111111111111'
 --   $2 = Date(2024-12-16T12:00:00.000Z)
 --   $3 = '11111111-1111-4111-8111-111111111111'
---   $4 = 5
+--   $4 = '11111111-1111-4111-8111-111111111111'
+--   $5 = Date(2024-12-16T12:00:00.000Z)
+--   $6 = '11111111-1111-4111-8111-111111111111'
+--   $7 = Date(2024-12-16T12:00:00.000Z)
+--   $8 = '11111111-1111-4111-8111-111111111111'
 select
-  d.id as "deviceId",
-  d.name,
-  coalesce(c.total, 0) as "totalTasks",
-  coalesce(c.completed, 0) as "completedTasks"
-from devices d
-  left join (
-    select
-      "device_id" as key,
-      count(*)::int as total,
-      (count(*) filter (where status = 'completed'))::int as completed,
-      (count(*) filter (where status = 'failed'))::int as failed
-    from tasks
-    where
-      workspace_id = $1
-      and created_at >= $2
-    group by "device_id"
-  ) c on c.key = d.id
-where d.workspace_id = $3
-order by
-  coalesce(c.total, 0) desc,
-  d.name
-limit $4;
-
--- 2 of 2
---   $1 = '11111111-1111-4111-8111-111111111111'
---   $2 = Date(2024-12-16T12:00:00.000Z)
---   $3 = '11111111-1111-4111-8111-111111111111'
---   $4 = Date(2024-12-16T12:00:00.000Z)
---   $5 = '11111111-1111-4111-8111-111111111111'
---   $6 = 5
-select
-  m.user_id as "userId",
-  u.name,
-  coalesce(c.total, 0) as "totalTasks",
-  coalesce(c.completed, 0) as "completedTasks",
-  coalesce((
-    select sum((s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end))
-    from sessions s
-      join devices d on d.id = s.device_id
-    where
-      d.assigned_to_id = m.user_id
-      and d.workspace_id = $1
-      and s.started_at >= $2
-  ), 0)::int as seconds
-from workspace_members m
-  join users u on u.id = m.user_id
-  left join (
-    select
-      "assigned_to_id" as key,
-      count(*)::int as total,
-      (count(*) filter (where status = 'completed'))::int as completed,
-      (count(*) filter (where status = 'failed'))::int as failed
-    from tasks
-    where
-      workspace_id = $3
-      and created_at >= $4
-    group by "assigned_to_id"
-  ) c on c.key = m.user_id
-where
-  m.workspace_id = $5
-  and m.role = 'va'
-order by
-  coalesce(c.total, 0) desc,
-  u.name
-limit $6;
+  (
+    select json_agg(p order by p."totalTasks" desc, p.name)
+    from
+      (
+        select
+          d.id as "deviceId",
+          d.name,
+          coalesce(c.total, 0) as "totalTasks",
+          coalesce(c.completed, 0) as "completedTasks"
+        from devices d
+          left join (
+            select
+              "device_id" as key,
+              count(*)::int as total,
+              (count(*) filter (where status = 'completed'))::int as completed,
+              (count(*) filter (where status = 'failed'))::int as failed
+            from tasks
+            where
+              workspace_id = $1
+              and created_at >= $2
+            group by "device_id"
+          ) c on c.key = d.id
+        where d.workspace_id = $3
+        order by
+          coalesce(c.total, 0) desc,
+          d.name
+        limit 5
+      ) p
+  ) as devices,
+  (
+    select json_agg(p order by p."totalTasks" desc, p.name)
+    from
+      (
+        select
+          m.user_id as "userId",
+          u.name,
+          coalesce(c.total, 0) as "totalTasks",
+          coalesce(c.completed, 0) as "completedTasks",
+          coalesce((
+            select sum((s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end))
+            from sessions s
+              join devices d on d.id = s.device_id
+            where
+              d.assigned_to_id = m.user_id
+              and d.workspace_id = $4
+              and s.started_at >= $5
+          ), 0)::int as seconds
+        from workspace_members m
+          join users u on u.id = m.user_id
+          left join (
+            select
+              "assigned_to_id" as key,
+              count(*)::int as total,
+              (count(*) filter (where status = 'completed'))::int as completed,
+              (count(*) filter (where status = 'failed'))::int as failed
+            from tasks
+            where
+              workspace_id = $6
+              and created_at >= $7
+            group by "assigned_to_id"
+          ) c on c.key = m.user_id
+        where
+          m.workspace_id = $8
+          and m.role = 'va'
+        order by
+          coalesce(c.total, 0) desc,
+          u.name
+        limit 5
+      ) p
+  ) as vas;
 
 -- resolveWindow(db, '11111111-1111-4111-8111-111111111111', { range: '24h' })
 -- answered with 1 row
@@ -1113,9 +1273,7 @@ order by points.at;
 --   $4 = '11111111-1111-4111-8111-111111111111'
 --   $5 = '11111111-1111-4111-8111-111111111111'
 --   $6 = '11111111-1111-4111-8111-111111111111'
---   $7 = 25
---   $8 = 0
---   $9 = '11111111-1111-4111-8111-111111111111'
+--   $7 = '11111111-1111-4111-8111-111111111111'
 /* named */
 with
   win as (
@@ -1185,14 +1343,14 @@ from
       sort_key desc nulls last,
       d.name asc,
       d.id asc
-    limit $7
-    offset $8
+    limit 25
+    offset 0
   ) p
   left join lateral (
     select sum((s.duration + case when s.is_active and s.active_since is not null then floor(extract(epoch from (now() - s.active_since)))::int else 0 end)) as seconds
     from sessions s
     where
-      s.workspace_id = $9
+      s.workspace_id = $7
       and "s"."started_at" >= (
         select win.start
         from win
@@ -1220,8 +1378,7 @@ order by
 --   $7 = '11111111-1111-4111-8111-111111111111'
 --   $8 = '11111111-1111-4111-8111-111111111111'
 --   $9 = '88888888-8888-4888-8888-888888888888'
---   $10 = 25
---   $11 = 50
+--   $10 = 50
 /* named */
 with
   win as (
@@ -1319,8 +1476,8 @@ from
       sort_key asc nulls last,
       d.name asc,
       d.id asc
-    limit $10
-    offset $11
+    limit 25
+    offset $10
   ) p
 order by
   p.sort_key asc nulls last,
@@ -1348,8 +1505,6 @@ select
 --   $6 = '11111111-1111-4111-8111-111111111111'
 --   $7 = '11111111-1111-4111-8111-111111111111'
 --   $8 = '11111111-1111-4111-8111-111111111111'
---   $9 = 25
---   $10 = 0
 with
   win as (
     select
@@ -1455,8 +1610,8 @@ order by
   "handsOnHours" desc nulls last,
   name asc,
   id asc
-limit $9
-offset $10;
+limit 25
+offset 0;
 
 -- computeLeaderboard(db, '11111111-1111-4111-8111-111111111111', { range: '90d' }, 'campaigns', { sort: 'name', limit: 25, offset: 0 })
 --   $1 = null
@@ -1464,8 +1619,6 @@ offset $10;
 --   $3 = '11111111-1111-4111-8111-111111111111'
 --   $4 = '11111111-1111-4111-8111-111111111111'
 --   $5 = '11111111-1111-4111-8111-111111111111'
---   $6 = 25
---   $7 = 0
 with
   win as (
     select
@@ -1537,8 +1690,8 @@ order by
   "name" asc nulls last,
   name asc,
   id asc
-limit $6
-offset $7;
+limit 25
+offset 0;
 
 -- computeLeaderboard(db, '11111111-1111-4111-8111-111111111111', { range: '7d' }, 'accounts', { sort: 'followersGained', order: 'desc', limit: 25, offset: 0 })
 --   $1 = null
@@ -1546,8 +1699,6 @@ offset $7;
 --   $3 = '11111111-1111-4111-8111-111111111111'
 --   $4 = '11111111-1111-4111-8111-111111111111'
 --   $5 = '11111111-1111-4111-8111-111111111111'
---   $6 = 25
---   $7 = 0
 with
   win as (
     select
@@ -1655,8 +1806,8 @@ order by
   "followersGained" desc nulls last,
   name asc,
   id asc
-limit $6
-offset $7;
+limit 25
+offset 0;
 
 -- computeAccountGrowth(db, '11111111-1111-4111-8111-111111111111', '55555555-5555-4555-8555-555555555555', { range: '30d' })
 --   $1 = null
@@ -1721,13 +1872,6 @@ select
   ), 0)::int as following
 from buckets b
 order by b.at;
-
--- workspaceTimeZone(db, '11111111-1111-4111-8111-111111111111')
--- answered with 1 row
---   $1 = '11111111-1111-4111-8111-111111111111'
-select "time_zone"
-from "workspaces"
-where "id" = $1;
 
 -- findAccountId(db, '11111111-1111-4111-8111-111111111111', '55555555-5555-4555-8555-555555555555')
 --   $1 = '55555555-5555-4555-8555-555555555555'

@@ -6,7 +6,7 @@
  */
 import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '@farm/sql';
-import { encodeCursor } from './paging.ts';
+import { encodeCursor, pageNumber } from './paging.ts';
 import type { Db } from './types.ts';
 
 /** How a field is written: as the column's JSON value, or (a timestamp) as `toISOString()` writes it. */
@@ -54,6 +54,9 @@ export async function jsonPage<TB extends keyof DB>(
   options: { json: RawBuilder<string>; order: 'oldest' | 'newest'; limit: number },
 ): Promise<JsonPage> {
   const direction = options.order === 'newest' ? sql`desc` : sql`asc`;
+  const { limit } = options;
+  // The page's size as the statement's own text where it is a usual one, so PostgreSQL keeps one plan (paging.ts).
+  const last = pageNumber(limit, limit);
   const page = rows
     .select([
       options.json.as('json'),
@@ -62,15 +65,14 @@ export async function jsonPage<TB extends keyof DB>(
       sql<number>`row_number() over (order by created_at ${direction}, id ${direction})`.as('n'),
     ])
     .orderBy(sql`created_at ${direction}, id ${direction}`)
-    .limit(options.limit + 1);
-  const { limit } = options;
+    .limit(pageNumber(limit + 1, limit));
   const answer = await db
     .selectFrom(page.as('page'))
     .select([
-      sql<string | null>`string_agg(page.json, ',' order by page.n) filter (where page.n <= ${limit})`.as('json'),
+      sql<string | null>`string_agg(page.json, ',' order by page.n) filter (where page.n <= ${last})`.as('json'),
       // Only the cursor's row is written as text: formatting every row's time cost a 200-row page a quarter of its time.
-      sql<string | null>`to_char((max(page.at) filter (where page.n = ${limit})) at time zone 'UTC', ${sql.raw(ISO_PATTERN)})`.as('at'),
-      sql<string | null>`max(page.id::text) filter (where page.n = ${limit})`.as('id'),
+      sql<string | null>`to_char((max(page.at) filter (where page.n = ${last})) at time zone 'UTC', ${sql.raw(ISO_PATTERN)})`.as('at'),
+      sql<string | null>`max(page.id::text) filter (where page.n = ${last})`.as('id'),
       sql<number>`count(*)::int`.as('rows'),
     ])
     .executeTakeFirstOrThrow();

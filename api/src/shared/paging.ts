@@ -59,6 +59,25 @@ export function pageOf<T extends { id: string }>(rows: T[], limit: number, timeO
 export const DEFAULT_LIMIT = 200;
 
 /**
+ * Whether a page of this size is written into its statement's text (see `pageNumber`): the sizes pages are asked in,
+ * which are few (1 to 10, and multiples of 5 up to 200), so the statements they make are few as well.
+ */
+function writtenSize(limit: number): boolean {
+  return Number.isSafeInteger(limit) && limit >= 1 && (limit <= 10 || (limit <= DEFAULT_LIMIT && limit % 5 === 0));
+}
+
+/**
+ * A number that follows from a page's size (the size, one more to learn whether a next page exists, the first
+ * page's offset) as SQL: written into the statement when the page is of a usual size, a parameter otherwise. A named
+ * statement with its page size as a parameter was planned anew on every call: PostgreSQL prices a plan for an unknown
+ * number of rows above one for the number at hand, and so never kept the one plan it could reuse. Planning was a third
+ * of the task list's database time (bench/plans/tasks.txt).
+ */
+export function pageNumber(value: number, limit: number): RawBuilder<number> {
+  return writtenSize(limit) && Number.isSafeInteger(value) && value >= 0 ? sql.lit(value) : sql<number>`${value}`;
+}
+
+/**
  * The keyset condition of the page after `cursor`: rows past (time, id) in the list's order, as one row
  * comparison that the (…, time, id) indexes answer directly.
  */

@@ -18,6 +18,8 @@ const figures = { total: 40, completed: 31, seconds: 7200, active: 2, devices: 1
 /** A series' answer with no points: the window alone. */
 const noPoints = [{ windowZone: 'UTC', windowStart: start, windowEnd: end, at: null }];
 const page = { limit: 25, offset: 0 };
+/** The performance lists' answer when nothing is counted yet. */
+const noLists = [{ devices: null, vas: null }];
 
 export const snapshot = defineSnapshot({
   source: 'api/src/modules/analytics/analytics.queries.ts',
@@ -38,8 +40,14 @@ export const snapshot = defineSnapshot({
       .answering([{ devices: 12, online: 9, tasks: 40, completed: 31, active: 2, seconds: 7200 }])
       .because('over a range: the tasks created in it'),
     call(analytics.computeStats, WORKSPACE, undefined, GROUP).answering([figures]).because('one group of all time: counted from the rows'),
-    call(analytics.computePerformance, WORKSPACE, undefined).because('of all time: the rollup per phone and VA'),
-    call(analytics.computePerformance, WORKSPACE, '30d').because('over a range: the tasks created in it'),
+    call(analytics.computeStatsOfAllTime, WORKSPACE)
+      .answering([{ ...figures, timeZone: 'Europe/Paris' }])
+      .because("the stats read of all time: the figures and the workspace's time zone in one statement"),
+    call(analytics.computeStatsOfAllTime, WORKSPACE, GROUP)
+      .answering([{ ...figures, timeZone: 'Europe/Paris' }])
+      .because('one group of all time'),
+    call(analytics.computePerformance, WORKSPACE, undefined).answering(noLists).because('of all time: the rollup per phone and VA'),
+    call(analytics.computePerformance, WORKSPACE, '30d').answering(noLists).because('over a range: the tasks created in it'),
     call(analytics.resolveWindow, WORKSPACE, { range: '24h' }).answering([bounds]),
     call(analytics.resolveWindow, WORKSPACE, { from: '2025-01-01', to: '2025-01-07', tz: 'Europe/Paris' }).answering([bounds]),
     call(analytics.computeWindowedStats, WORKSPACE, { range: '7d' }).answering([
@@ -65,7 +73,6 @@ export const snapshot = defineSnapshot({
     call(analytics.computeLeaderboard, WORKSPACE, { range: '90d' }, 'campaigns', { sort: 'name', ...page }),
     call(analytics.computeLeaderboard, WORKSPACE, { range: '7d' }, 'accounts', { sort: 'followersGained', order: 'desc', ...page }),
     call(analytics.computeAccountGrowth, WORKSPACE, ACCOUNT, { range: '30d' }),
-    call(analytics.workspaceTimeZone, WORKSPACE).answering([{ timeZone: 'Europe/Paris' }]),
     call(analytics.findAccountId, WORKSPACE, ACCOUNT),
   ],
 });

@@ -7,6 +7,7 @@ import { NAMED_STATEMENT } from '@farm/sql';
 import { sql, type RawBuilder } from 'kysely';
 import { leaderboardColumns, type LeaderboardTable, type Range, type TimeBucket, type TimeseriesMetric } from '@farm/contracts';
 import type { Db } from '../../shared/types.ts';
+import { pageNumber } from '../../shared/paging.ts';
 
 const RANGE_HOURS: Record<Range, number> = { '24h': 24, '7d': 24 * 7, '30d': 24 * 30, '90d': 24 * 90 };
 
@@ -32,46 +33,56 @@ function fleetNow(workspaceId: string) {
 }
 
 export async function computeStats(db: Db, workspaceId: string, range: Range | undefined, groupId?: string) {
-  if (groupId && range === undefined) {
-    // One group's phones of all time: counted from the tasks and sessions themselves (the rollups are per workspace).
-    const { rows } = await sql<FigureRow>`${figuresOver(workspaceId, sql`'-infinity'::timestamptz`, sql`'infinity'::timestamptz`, false, groupId)}`.execute(db);
-    return { ...figuresOf(rows[0]!), range: null };
+  const { rows } = await sql<FigureRow>`${statsStatement(workspaceId, rangeStart(range), range === undefined ? groupId : undefined)}`.execute(db);
+  return { ...figuresOf(rows[0]!), range: range ?? null };
+}
+
+/**
+ * The stat cards of all time (of one group's phones, when given) with the workspace's time zone, which the answer
+ * names: one statement, where the figures and the zone were two read side by side, each a round trip and a
+ * statement of the database's.
+ */
+export async function computeStatsOfAllTime(db: Db, workspaceId: string, groupId?: string) {
+  // The figures' columns are named, not `f.*`: a statement with a star is planned on every call (sql/src/prepared.ts).
+  const { rows } = await sql<FigureRow & { timeZone: string }>`
+    select f.total, f.completed, f.seconds, f.active, f.devices, f.online, w.time_zone as "timeZone"
+    from workspaces w, (${statsStatement(workspaceId, undefined, groupId)}) f
+    where w.id = ${workspaceId}`.execute(db);
+  const row = rows[0];
+  if (!row) throw new Error(`workspace ${workspaceId} not found`);
+  return { ...figuresOf(row), range: null, timeZone: row.timeZone };
+}
+
+/**
+ * The stat cards' counts as one statement (see FigureRow), of all time or since a range's start. Of all time the task
+ * totals come from the tallies (migration 0024); one group's phones of all time are counted from the tasks and
+ * sessions themselves (the rollups are per workspace).
+ */
+function statsStatement(workspaceId: string, since: Date | undefined, groupId: string | undefined): RawBuilder<FigureRow> {
+  if (groupId && since === undefined) {
+    return sql<FigureRow>`${figuresOver(workspaceId, sql`'-infinity'::timestamptz`, sql`'infinity'::timestamptz`, false, groupId)}`;
   }
-  const since = rangeStart(range);
-  // One statement, one round trip. Without a range the task totals come from the tallies (migration 0024).
   const taskTotals =
     since === undefined
       ? sql`select coalesce(sum(n), 0)::int as total, coalesce(sum(n) filter (where status = 'completed'), 0)::int as completed
             from task_tallies where workspace_id = ${workspaceId}`
       : sql`select count(*)::int as total, (count(*) filter (where status = 'completed'))::int as completed
             from tasks where workspace_id = ${workspaceId} and created_at >= ${since}`;
-  const row = await sql<{ devices: number; online: number; tasks: number; completed: number; active: number; seconds: number }>`
-    select d.devices, d.online, t.total as tasks, t.completed, s.active, s.seconds
+  return sql<FigureRow>`
+    select t.total, t.completed, s.seconds, s.active, d.devices, d.online
     from (${fleetNow(workspaceId)}) d,
          (${taskTotals}) t,
          (select (count(*) filter (where s.ended_at is null))::int as active, coalesce(sum(${sessionSeconds}), 0)::int as seconds
           from sessions s
-          where s.workspace_id = ${workspaceId} ${since ? sql`and (s.started_at >= ${since} or s.ended_at is null)` : sql``}) s`
-    .execute(db)
-    .then((result) => result.rows[0]!);
-  return {
-    activeSessions: row.active,
-    totalDevices: row.devices,
-    onlineDevices: row.online,
-    completedTasks: row.completed,
-    totalTasks: row.tasks,
-    totalSessionTime: row.seconds,
-    successRate: successRate(row.completed, row.tasks),
-    avgSessionTime: row.tasks === 0 ? 0 : Math.floor(row.seconds / row.tasks),
-    range: range ?? null,
-  };
+          where s.workspace_id = ${workspaceId} ${since ? sql`and (s.started_at >= ${since} or s.ended_at is null)` : sql``}) s`;
 }
 
 const TOP = 5;
 
 /**
  * The five busiest phones and VAs of the range, with their share of tasks completed. Of all time, the counts are
- * the rollup per phone and VA (migration 0027), a few rows per phone; over a range, the tasks created in it.
+ * the rollup per phone and VA (migration 0027), a few rows per phone; over a range, the tasks created in it. Both
+ * lists come in one statement, each as a JSON array in its order: they were two statements one after the other.
  */
 export async function computePerformance(db: Db, workspaceId: string, range: Range | undefined) {
   const since = rangeStart(range);
@@ -82,30 +93,38 @@ export async function computePerformance(db: Db, workspaceId: string, range: Ran
       : sql`select ${sql.ref(column)} as key, sum(n)::int as total, (sum(n) filter (where status = 'completed'))::int as completed
             from task_worker_counts where workspace_id = ${workspaceId}
             group by ${sql.ref(column)}`;
-  const devices = await sql<{ deviceId: string; name: string; totalTasks: number; completedTasks: number }>`
-    select d.id as "deviceId", d.name, coalesce(c.total, 0) as "totalTasks", coalesce(c.completed, 0) as "completedTasks"
-    from devices d left join (${countsBy('device_id')}) c on c.key = d.id
-    where d.workspace_id = ${workspaceId}
-    order by coalesce(c.total, 0) desc, d.name
-    limit ${TOP}`.execute(db);
-  const vas = await sql<{ userId: string; name: string; totalTasks: number; completedTasks: number; seconds: number }>`
-    select m.user_id as "userId", u.name, coalesce(c.total, 0) as "totalTasks", coalesce(c.completed, 0) as "completedTasks",
-           ${
-             since
-               ? sql`coalesce((select sum(${sessionSeconds}) from sessions s join devices d on d.id = s.device_id
-                      where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and s.started_at >= ${since}), 0)::int`
-               : sql`coalesce((select sum(d.session_time) from devices d where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId}), 0)::int`
-           } as seconds
-    from workspace_members m
-    join users u on u.id = m.user_id
-    left join (${countsBy('assigned_to_id')}) c on c.key = m.user_id
-    where m.workspace_id = ${workspaceId} and m.role = 'va'
-    order by coalesce(c.total, 0) desc, u.name
-    limit ${TOP}`.execute(db);
+  // The list's length is written into the statement, so PostgreSQL keeps one plan for it (shared/paging.ts).
+  const top = sql.lit(TOP);
+  const { rows } = await sql<{
+    devices: { deviceId: string; name: string; totalTasks: number; completedTasks: number }[] | null;
+    vas: { userId: string; name: string; totalTasks: number; completedTasks: number; seconds: number }[] | null;
+  }>`
+    select
+      (select json_agg(p order by p."totalTasks" desc, p.name) from (
+        select d.id as "deviceId", d.name, coalesce(c.total, 0) as "totalTasks", coalesce(c.completed, 0) as "completedTasks"
+        from devices d left join (${countsBy('device_id')}) c on c.key = d.id
+        where d.workspace_id = ${workspaceId}
+        order by coalesce(c.total, 0) desc, d.name
+        limit ${top}) p) as devices,
+      (select json_agg(p order by p."totalTasks" desc, p.name) from (
+        select m.user_id as "userId", u.name, coalesce(c.total, 0) as "totalTasks", coalesce(c.completed, 0) as "completedTasks",
+               ${
+                 since
+                   ? sql`coalesce((select sum(${sessionSeconds}) from sessions s join devices d on d.id = s.device_id
+                          where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId} and s.started_at >= ${since}), 0)::int`
+                   : sql`coalesce((select sum(d.session_time) from devices d where d.assigned_to_id = m.user_id and d.workspace_id = ${workspaceId}), 0)::int`
+               } as seconds
+        from workspace_members m
+        join users u on u.id = m.user_id
+        left join (${countsBy('assigned_to_id')}) c on c.key = m.user_id
+        where m.workspace_id = ${workspaceId} and m.role = 'va'
+        order by coalesce(c.total, 0) desc, u.name
+        limit ${top}) p) as vas`.execute(db);
+  const { devices, vas } = rows[0]!;
   const share = (completed: number, total: number) => (total === 0 ? 0 : Math.round((completed / total) * 100));
   return {
-    devices: devices.rows.map((row) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks) })),
-    vas: vas.rows.map(({ seconds, ...row }) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks), hours: Math.round(seconds / 3600) })),
+    devices: (devices ?? []).map((row) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks) })),
+    vas: (vas ?? []).map(({ seconds, ...row }) => ({ ...row, successRate: share(row.completedTasks, row.totalTasks), hours: Math.round(seconds / 3600) })),
   };
 }
 
@@ -454,9 +473,17 @@ export async function computeLeaderboard(
     select ranked.*, (${count})::int as total
     from (${base}) ranked
     order by ${sql.raw(`"${sort}"`)} ${order === 'asc' ? sql`asc` : sql`desc`} nulls last, name asc, id asc
-    limit ${options.limit} offset ${options.offset}`.execute(db);
+    limit ${pageLimit(options)} offset ${pageOffset(options)}`.execute(db);
   return pageOf(db, table, count, rows, options.offset);
 }
+
+/**
+ * A table page's size and offset as SQL: written into the statement for the first page of a usual size, so PostgreSQL
+ * keeps one plan for it instead of planning the statement on every call (shared/paging.ts); further pages pass their
+ * offset as a parameter, so paging does not make a statement per page.
+ */
+const pageLimit = ({ limit }: { limit: number }) => pageNumber(limit, limit);
+const pageOffset = ({ limit, offset }: { limit: number; offset: number }) => (offset === 0 ? pageNumber(0, limit) : sql<number>`${offset}`);
 
 /** The page with the table's total, which a page past the last row counts on its own. */
 async function pageOf<Row extends { total: number }>(db: Db, table: LeaderboardTable, count: RawBuilder<unknown>, rows: Row[], offset: number) {
@@ -512,7 +539,7 @@ async function devicesTable(
       ${byHours ? sql`left join (select s.device_id, sum(${seconds}) as seconds from ${sessionsIn} group by s.device_id) s on s.device_id = d.id` : sql``}
       where d.workspace_id = ${workspaceId} ${groupId ? sql`and ${inGroup(groupId, sql.ref('d.id'))}` : sql``}
       order by sort_key ${order}, d.name asc, d.id asc
-      limit ${options.limit} offset ${options.offset}
+      limit ${pageLimit(options)} offset ${pageOffset(options)}
     ) p
     ${byHours ? sql`` : sql`left join lateral (select sum(${seconds}) as seconds from ${sessionsIn} and s.device_id = p.id) s on true`}
     order by p.sort_key ${order}, p.name asc, p.id asc`.execute(db);
@@ -558,12 +585,6 @@ export async function computeAccountGrowth(db: Db, workspaceId: string, accountI
       coalesce((select h.following from account_stats_history h where h.account_id = ${accountId} and h.workspace_id = ${workspaceId} and h.recorded_at < b.next order by h.recorded_at desc, h.id desc limit 1), 0)::int as following
     from buckets b order by b.at`.execute(db);
   return { bucket, points: rows.map((row) => ({ ...row, at: row.at.toISOString() })) };
-}
-
-/** The workspace's time zone, which an unwindowed stats answer names. */
-export async function workspaceTimeZone(db: Db, workspaceId: string): Promise<string> {
-  const row = await db.selectFrom('workspaces').select('timeZone').where('id', '=', workspaceId).executeTakeFirstOrThrow();
-  return row.timeZone;
 }
 
 /** The account, if it is the workspace's: what a growth chart is drawn for. */

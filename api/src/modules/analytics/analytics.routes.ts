@@ -22,11 +22,10 @@ import {
   computeAccountGrowth,
   computeLeaderboard,
   computePerformance,
-  computeStats,
+  computeStatsOfAllTime,
   computeTimeseries,
   computeWindowedStats,
   findAccountId,
-  workspaceTimeZone,
 } from './analytics.queries.ts';
 import { sendCachedJson } from '../../shared/read-cache.ts';
 import { findGroup } from '../groups/groups.queries.ts';
@@ -51,8 +50,8 @@ export const analyticsRoutes: FastifyPluginAsyncZod = async (app) => {
       await assertGroup(workspaceId, groupId);
       return sendCachedJson(reply, app.ctx.reads, workspaceId, `stats ${JSON.stringify(request.query)}`, windowedStats, async () => {
         if (!query.range && !query.from) {
-          const [all, zone] = await Promise.all([computeStats(db, workspaceId, undefined, groupId), workspaceTimeZone(db, workspaceId)]);
-          return { body: { ...all, from: null, to: null, timeZone: query.tz ?? zone, previous: null } };
+          const { timeZone, ...all } = await computeStatsOfAllTime(db, workspaceId, groupId);
+          return { body: { ...all, from: null, to: null, timeZone: query.tz ?? timeZone, previous: null } };
         }
         return { body: await computeWindowedStats(db, workspaceId, query, groupId) };
       });
