@@ -69,13 +69,14 @@ export async function jsonPage<TB extends keyof DB>(
   const answer = await db
     .selectFrom(page.as('page'))
     .select([
-      sql<string | null>`string_agg(page.json, ',' order by page.n) filter (where page.n <= ${last})`.as('json'),
+      // The whole array, brackets and all: joined in JavaScript, the page's text was copied once more before sending.
+      sql<string>`'[' || coalesce(string_agg(page.json, ',' order by page.n) filter (where page.n <= ${last}), '') || ']'`.as('json'),
       // Only the cursor's row is written as text: formatting every row's time cost a 200-row page a quarter of its time.
       sql<string | null>`to_char((max(page.at) filter (where page.n = ${last})) at time zone 'UTC', ${sql.raw(ISO_PATTERN)})`.as('at'),
       sql<string | null>`max(page.id::text) filter (where page.n = ${last})`.as('id'),
       sql<number>`count(*)::int`.as('rows'),
     ])
     .executeTakeFirstOrThrow();
-  const json = `[${answer.json ?? ''}]`;
+  const { json } = answer;
   return answer.rows > limit && answer.at && answer.id ? { json, next: encodeCursor(answer.at, answer.id) } : { json };
 }
