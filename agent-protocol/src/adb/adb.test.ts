@@ -24,7 +24,9 @@ let events: AdbHostEvent[];
 beforeAll(async () => {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1080" height="2400"><rect width="1080" height="2400" fill="#fff"/><rect y="703" width="1080" height="1080" fill="#d9825b"/><text x="40" y="640" font-size="48" font-family="sans-serif">sunny.trails</text></svg>`;
   png = await sharp(Buffer.from(svg)).png().toBuffer();
-  elsewhere = await sharp(Buffer.from(svg.replace('#d9825b', '#3b6ea5'))).png().toBuffer();
+  elsewhere = await sharp(Buffer.from(svg.replace('#d9825b', '#3b6ea5')))
+    .png()
+    .toBuffer();
 });
 
 /** A phone on the fake adb server showing the recorded Instagram screens; taps move between them. */
