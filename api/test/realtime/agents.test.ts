@@ -243,8 +243,9 @@ describe('phone agents', () => {
 
     // After a quiet interval, the first report is written before its answer; the next wait, and the newest is written
     // when the interval ends. (Which are skipped is the gate's own test; a slow machine may let the interval end
-    // between two of them.)
-    await pause(800);
+    // between two of them.) Twice the 200 ms interval, well inside the 800 ms lease the last write renewed: a pause of
+    // the whole window let a slow machine end the lease first.
+    await pause(400);
     expect(await progress(50, 'Editing the photo')).toEqual({ ok: true });
     expect(await taskOf(task.id)).toMatchObject({ progress: 50, progressNote: 'Editing the photo' });
     await progress(60, 'Writing the caption');
