@@ -11,6 +11,9 @@ const point = z.object({ x: fraction, y: fraction }).strict();
 const name = z.string().trim().min(1).max(300);
 
 /** A selector that names the element itself: its id, text, description, or id with text; never an index or a class. */
+/** One text action types at most this many characters (UTF-16 units, as the page's field counts them). */
+export const GROUP_TEXT_MAX = 1000;
+
 export const groupSelector = z
   .object({ id: name.optional(), text: name.optional(), desc: name.optional() })
   .strict()
@@ -42,7 +45,7 @@ export const groupAction = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('scroll'), x: fraction, y: fraction, dy: z.number().min(-1).max(1) }).strict(),
   z.object({ kind: z.literal('key'), key: z.enum(groupKeys) }).strict(),
   /** Typed into each phone's focused field (any Unicode). Audits say "text, N characters", never the text. */
-  z.object({ kind: z.literal('text'), text: z.string().min(1).max(1000) }).strict(),
+  z.object({ kind: z.literal('text'), text: z.string().min(1).max(GROUP_TEXT_MAX) }).strict(),
   /** Opening something from the closed list (group.rules.ts): an action and its data, nothing else. */
   z.object({ kind: z.literal('intent'), action: z.string().min(1).max(200), data: z.string().min(1).max(300).optional() }).strict(),
 ]);

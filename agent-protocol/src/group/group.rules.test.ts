@@ -65,6 +65,15 @@ describe('group control rules', () => {
       ok: false,
       reason: 'Group control is for setup: in the Play Store only taps, keys and scrolls go through.',
     });
+    for (const press of [
+      action({ kind: 'selector', selector: { text: 'Auto-update apps' }, press: 'long_press' }),
+      action({ kind: 'finger', x: 0.5, y: 0.5, press: 'long_press' }),
+    ])
+      expect(checkGroupRules(press, play, lists)).toEqual({
+        ok: false,
+        reason: 'Group control is for setup: in the Play Store only taps, keys and scrolls go through.',
+      });
+    expect(checkGroupRules(action({ kind: 'selector', selector: { text: 'Network preferences' }, press: 'long_press' }), settings, lists).ok).toBe(true);
     const launcher = { ...settings, front: 'com.android.launcher3', packages: ['com.android.launcher3'] };
     expect(checkGroupRules(action({ kind: 'text', text: 'x' }), launcher, lists)).toEqual({
       ok: false,

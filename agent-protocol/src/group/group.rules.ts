@@ -172,6 +172,10 @@ export function checkIntent(action: Extract<GroupAction, { kind: 'intent' }>, ap
   return refuse(`${action.action} is not on the closed list (Settings actions, an app’s details page, Play Store pages of the app library).`);
 }
 
+function isLongPress(action: GroupAction): boolean {
+  return (action.kind === 'finger' || action.kind === 'selector' || action.kind === 'point') && action.press === 'long_press';
+}
+
 /**
  * Checks one action against one read of a phone's screen and the workspace's lists: rules 1–4 of group control.
  * `target` is the package of the node the action lands on, when it lands on one.
@@ -201,8 +205,10 @@ export function checkGroupRules(
   if (front !== null && !allowed.has(front)) return refuse(`${nameOf(front)} is in front.`);
   for (const visible of screen.packages) if (!allowed.has(visible)) return refuse(`${nameOf(visible)} shows on the screen.`);
   if (target && !allowed.has(target)) return refuse(`the element belongs to ${nameOf(target)}.`);
-  // The Play Store: taps, keys and scrolls only.
-  if (front === PLAY_STORE && (action.kind === 'text' || action.kind === 'intent')) return refuse('in the Play Store only taps, keys and scrolls go through.');
+  // The Play Store: taps, keys and scrolls only (a swipe is how a finger scrolls; a long press opens nothing needed for
+  // setup there).
+  if (front === PLAY_STORE && (action.kind === 'text' || action.kind === 'intent' || isLongPress(action)))
+    return refuse('in the Play Store only taps, keys and scrolls go through.');
   // Rule 2: text only into Settings, the setup wizard and system dialogs.
   if (action.kind === 'text' && (front === null || !TEXT_PACKAGES.has(front)))
     return refuse(`text goes only into Settings, the setup wizard and system dialogs${front ? `, not ${nameOf(front)}` : ''}.`);

@@ -9,7 +9,16 @@ export {
   type RecipeStop,
   type StepProgress,
 } from './recipe.runner.ts';
-export { resolveRecipe, shippedRecipes, loadRecipeFiles, fitsAppVersion, compareVersions, type RecipeQuery, type ResolvedRecipe } from './recipe.resolver.ts';
+export {
+  resolveRecipe,
+  shippedRecipes,
+  recipeApps,
+  loadRecipeFiles,
+  fitsAppVersion,
+  compareVersions,
+  type RecipeQuery,
+  type ResolvedRecipe,
+} from './recipe.resolver.ts';
 export { fillTemplate, templateFilters, TemplateError } from './recipe.template.ts';
 export { manualClock, seededRandom, systemClock, drawCount, drawDuration, type Clock } from './recipe.pacing.ts';
 export { parseUiXml, type UiNode, type UiScreen } from './recipe.ui.ts';

@@ -88,6 +88,8 @@ export interface LiveGroupPhone {
   leader: boolean;
   /** Why it is not held: "Busy", "Offline", someone else controls it… in a sentence. */
   reason?: string;
+  /** Not held because this person controls it: the page offers to ask them for it (live control's handover). */
+  controlledBy?: string;
 }
 
 /** The session as the page draws it. */

@@ -40,6 +40,18 @@ export interface IdleRule {
   promptBeforeMs: number;
 }
 
+/** What live control tells group control of the phones its sessions hold. */
+export interface GroupHooks {
+  /** A control held here ended (released, taken over, lost). */
+  ended(socket: LiveSocket, deviceId: string, reason: string): void;
+  /** Whether this page's group session holds the phone as a follower (so a handed phone gets the small stream). */
+  followerOf(socket: LiveSocket, deviceId: string): boolean;
+  /** The phone was handed to this page (live control's handover): its group session holds it again. */
+  handed(socket: LiveSocket, deviceId: string): void;
+}
+
+const NO_GROUP: GroupHooks = { ended: () => undefined, followerOf: () => false, handed: () => undefined };
+
 /** This instance's controllers, per phone, and their inputs waiting for the phone's answer. */
 export class LiveControl {
   private readonly controls = new Map<string, Control>();
@@ -56,8 +68,8 @@ export class LiveControl {
     /** The live rules checked again (of one workspace, or all): a right lost ends control here. */
     private readonly checkRules: (workspaceId?: string) => Promise<unknown>,
     private readonly warn: (error: unknown) => void,
-    /** A control held here ended (released, taken over, lost): group control hears it for its sessions. */
-    private readonly ended: (socket: LiveSocket, deviceId: string, reason: string) => void = () => undefined,
+    /** Group control hears of its sessions' phones: a control held here ended, or one was handed to its page. */
+    private readonly group: GroupHooks = NO_GROUP,
   ) {
     this.me = bus.instanceId;
     this.ctx = { db, changes };
@@ -186,15 +198,18 @@ export class LiveControl {
     if (control && control.usageId !== message.usageId && message.from !== this.me) {
       this.controls.delete(message.deviceId);
       control.socket.emit('live.released', { deviceId: message.deviceId, reason: message.reason });
-      this.ended(control.socket, message.deviceId, message.reason);
+      this.group.ended(control.socket, message.deviceId, message.reason);
     }
     const offerTo = message.offerTo;
     if (message.usageId === null && offerTo) {
       // Handed to someone watching here: they have it now.
       const watch = [...this.watchers.of(message.deviceId)].find((candidate) => candidate.socket.data.userId === offerTo);
       if (watch) {
-        void this.take(watch.socket, message.deviceId, { takeOver: false, handedBy: offerTo }).then((answer) => {
+        // Handed to a group control page: held as its session holds the phone (a follower in the small stream).
+        const follower = this.group.followerOf(watch.socket, message.deviceId);
+        void this.take(watch.socket, message.deviceId, { takeOver: false, handedBy: offerTo, ...(follower ? { follower } : {}) }).then((answer) => {
           if (!answer.ok) watch.socket.emit('live.released', { deviceId: message.deviceId, reason: answer.error });
+          else this.group.handed(watch.socket, message.deviceId);
         }, this.warn);
       }
     }
@@ -233,7 +248,7 @@ export class LiveControl {
       if (open.has(control.usageId)) continue;
       this.controls.delete(control.deviceId);
       control.socket.emit('live.released', { deviceId: control.deviceId, reason: `Your control of ${control.deviceName} ended` });
-      this.ended(control.socket, control.deviceId, `Your control of ${control.deviceName} ended`);
+      this.group.ended(control.socket, control.deviceId, `Your control of ${control.deviceName} ended`);
     }
   }
 
@@ -268,7 +283,7 @@ export class LiveControl {
     const previous = this.controls.get(deviceId);
     if (previous && previous.usageId !== result.usageId && previous.socket !== socket) {
       previous.socket.emit('live.released', { deviceId, reason: `${socket.data.name} took over ${result.device.name}` });
-      this.ended(previous.socket, deviceId, `${socket.data.name} took over ${result.device.name}`);
+      this.group.ended(previous.socket, deviceId, `${socket.data.name} took over ${result.device.name}`);
     }
     this.controls.set(deviceId, {
       usageId: result.usageId,
@@ -301,7 +316,7 @@ export class LiveControl {
     if (this.controls.get(control.deviceId) === control) {
       this.controls.delete(control.deviceId);
       this.watchers.controlMoved(control.deviceId);
-      this.ended(control.socket, control.deviceId, reason);
+      this.group.ended(control.socket, control.deviceId, reason);
     }
     // The phone is freed and said to be in one write: its waiting work may go once it commits.
     const freed = await write(this.ctx, control.socket.data.workspaceId, async (tx, outbox) => {

@@ -50,6 +50,8 @@ interface SessionPhone {
   name: string;
   held: boolean;
   reason?: string | undefined;
+  /** Someone else controls it: the page may ask them for it. */
+  controlledBy?: string | undefined;
 }
 
 interface Session {
@@ -217,6 +219,23 @@ export class LiveGroup {
     socket.emit('live.group.state', { ...stateOf(session), reason: `${phone.name}: ${reason}` });
   }
 
+  /** Whether this page's session holds the phone as a follower (not its leader). */
+  followerOf(socket: LiveSocket, deviceId: string): boolean {
+    const session = this.sessions.get(socket);
+    return (session?.phones.has(deviceId) ?? false) && session?.leaderId !== deviceId;
+  }
+
+  /** Its controller handed a phone of the session to this page (live control's handover): it is held again. */
+  controlHanded(socket: LiveSocket, deviceId: string): void {
+    const session = this.sessions.get(socket);
+    const phone = session?.phones.get(deviceId);
+    if (!session || !phone || phone.held) return;
+    phone.held = true;
+    phone.reason = undefined;
+    phone.controlledBy = undefined;
+    socket.emit('live.group.state', { ...stateOf(session), reason: `${phone.name} was handed to you` });
+  }
+
   // ── the phones' side: an action for a phone held here, and its result for the asking instance ─────────────
 
   heardGroup(message: Signal<'group'>): void {
@@ -267,7 +286,9 @@ export class LiveGroup {
     if (!this.watchers.watchOf(socket, device.id)) return { ...phone, held: false, reason: "Open the phone's live screen first" };
     if (device.status === 'offline') return { ...phone, held: false, reason: 'Offline' };
     const answer = await this.control.hold(socket, device.id, follower);
-    return answer.ok ? { ...phone, held: true } : { ...phone, held: false, reason: answer.error };
+    if (answer.ok) return { ...phone, held: true };
+    const other = device.controlledById !== null && device.controlledById !== socket.data.userId ? device.controlledByName : null;
+    return { ...phone, held: false, reason: answer.error, ...(other ? { controlledBy: other } : {}) };
   }
 
   /** One phone's result: checked here, then sent to the instance that holds it and waited for. */
@@ -328,6 +349,7 @@ function stateOf(session: Session): LiveGroupAnswer {
       held: phone.held,
       leader: phone.deviceId === session.leaderId,
       ...(phone.reason && !phone.held ? { reason: phone.reason } : {}),
+      ...(phone.controlledBy && !phone.held ? { controlledBy: phone.controlledBy } : {}),
     })),
   };
 }

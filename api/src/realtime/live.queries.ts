@@ -43,7 +43,7 @@ export function groupDevices(db: Db, workspaceId: string, deviceIds: readonly st
   if (deviceIds.length === 0) return Promise.resolve([]);
   return db
     .selectFrom('devices')
-    .select(['id', 'name', 'status', 'foregroundApp'])
+    .select(['id', 'name', 'status', 'foregroundApp', 'controlledById', 'controlledByName'])
     .where('workspaceId', '=', workspaceId)
     .where('id', 'in', [...deviceIds])
     .execute();

@@ -92,16 +92,11 @@ class LiveScreens implements LiveHub {
       },
       this.warn,
     );
-    this.control = new LiveControl(
-      bus,
-      db,
-      changes,
-      this.watchers,
-      { idleMs, promptBeforeMs },
-      (workspaceId) => this.rules.check(workspaceId),
-      this.warn,
-      (socket, deviceId, reason) => this.group.controlEnded(socket, deviceId, reason),
-    );
+    this.control = new LiveControl(bus, db, changes, this.watchers, { idleMs, promptBeforeMs }, (workspaceId) => this.rules.check(workspaceId), this.warn, {
+      ended: (socket, deviceId, reason) => this.group.controlEnded(socket, deviceId, reason),
+      followerOf: (socket, deviceId) => this.group.followerOf(socket, deviceId),
+      handed: (socket, deviceId) => this.group.controlHanded(socket, deviceId),
+    });
     this.held = new LiveHeld(bus);
     this.inspect = new LiveInspect(bus, db, this.watchers, this.held);
     this.group = new LiveGroup(bus, db, this.control, this.watchers, this.held, this.warn);

@@ -208,7 +208,7 @@ describe('group control', () => {
     expect(third).toEqual({ ok: false, error: 'At most 2 group actions a second: wait a moment' });
   });
 
-  it('refuses a VA, names a phone someone else controls, and marks a phone that went offline', async () => {
+  it('refuses a VA, names a phone someone else controls and holds it once handed over, and marks a phone that went offline', async () => {
     const leader = await groupPhone('Hold lead', SETTINGS[1080]);
     const follower = await groupPhone('Hold follower', SETTINGS[720]);
     const taken = await groupPhone('Hold taken', SETTINGS[1440]);
@@ -229,7 +229,25 @@ describe('group control', () => {
     expect(started.ok && started.phones.find((phone) => phone.deviceId === taken.device.id)).toMatchObject({
       held: false,
       reason: expect.stringContaining('is in control of Hold taken'),
+      controlledBy: va.user!.name,
     });
+    // Live control's handover: the page asks, the VA hands the phone over, and the group holds it as a follower.
+    const asked = new Promise<{ deviceId: string; name: string }>((resolve) => vaPage.once('live.asked', resolve));
+    expect(await ask(socket, 'live.ask', { deviceId: taken.device.id })).toEqual({ ok: true });
+    expect(await asked).toMatchObject({ deviceId: taken.device.id });
+    const handed = new Promise<LiveGroupAnswer & { reason?: string }>((resolve) => socket.once('live.group.state', resolve));
+    expect(await ask(vaPage, 'live.handover', { deviceId: taken.device.id, userId: operator.user!.id })).toEqual({ ok: true });
+    const afterHandover = await handed;
+    expect(afterHandover.reason).toBe('Hold taken was handed to you');
+    expect(afterHandover.phones.find((phone) => phone.deviceId === taken.device.id)).toEqual({
+      deviceId: taken.device.id,
+      name: 'Hold taken',
+      held: true,
+      leader: false,
+    });
+    const handedBack = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'home' } });
+    expect(resultOf(handedBack, taken)).toMatchObject({ kind: 'done' });
+    expect(taken.streams).not.toContain('control');
 
     // The follower's agent goes away mid-session: the page is told, and the next action marks it and goes on.
     const state = new Promise<LiveGroupAnswer & { reason?: string }>((resolve) => socket.once('live.group.state', resolve));

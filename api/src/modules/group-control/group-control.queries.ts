@@ -1,9 +1,10 @@
 /**
- * What group control's rules read of a workspace: the packages operators added, those its recipes drive, and those of
- * its app library (the only Play Store pages a group may open).
+ * What group control's rules read of a workspace: the packages operators added, those its recipes and the shipped
+ * templates drive, and those of its app library (the only Play Store pages a group may open).
  */
 import { sql } from 'kysely';
 import type { GroupLists } from '@farm/agent-protocol';
+import { recipeApps } from '@farm/agent-protocol/recipes';
 import type { Db, Tx } from '../../shared/types.ts';
 
 export async function groupListsOf(db: Db, workspaceId: string): Promise<GroupLists> {
@@ -17,7 +18,8 @@ export async function groupListsOf(db: Db, workspaceId: string): Promise<GroupLi
       .execute(),
     db.selectFrom('appVersions').select('package').distinct().where('workspaceId', '=', workspaceId).execute(),
   ]);
-  const recipePackages = new Set<string>();
+  // The shipped templates' apps count even where no workspace recipe copies them: any workspace may run them.
+  const recipePackages = new Set<string>(recipeApps());
   for (const row of recipes) {
     if (row.package) recipePackages.add(row.package);
     for (const name of row.packages ?? []) recipePackages.add(name);

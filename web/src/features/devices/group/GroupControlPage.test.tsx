@@ -72,9 +72,18 @@ describe('Group control page', () => {
     expect(within(tileC).getByText(': It shows another app.')).toBeTruthy();
     expect(within(screen.getByRole('article', { name: 'Pixel B' })).getByText('Done')).toBeTruthy();
 
-    // Retry goes to the one that missed.
+    // Retry goes to the one that missed; a refusal names its phone and says why.
+    const why = 'Group control is for setup: Instagram is in front.';
+    socket.answer('live.group.act', () => ({
+      ok: true,
+      actionId: 'x2',
+      summary: 'Home: Refused on 1',
+      results: [{ actionId: 'x2', deviceId: 'c', result: groupResult('x2', 'refused', { reason: why }) }],
+    }));
     fireEvent.click(screen.getByRole('button', { name: 'Retry on the ones that missed (1)' }));
     expect(socket.sent('live.group.act')[1]).toEqual({ action: { kind: 'key', key: 'home' }, only: ['c'] });
+    expect(await within(lines).findByText(`Pixel C: ${why}`)).toBeTruthy();
+    expect(within(screen.getByRole('article', { name: 'Pixel C' })).getByText('Screen not compared yet')).toBeTruthy();
 
     // Drop moves a phone to Dropped; Stop all hands every phone back.
     socket.answer('live.group.drop', () => ({ ok: true, ...phones('a', ['a', 'b']) }));

@@ -6,7 +6,7 @@
 import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconArrowLeft, IconCornerDownLeft, IconHome, IconPlayerStop, IconRefresh, IconSquare } from '@tabler/icons-react';
-import type { GroupAction, GroupKey } from '@farm/agent-protocol/group';
+import { GROUP_TEXT_MAX, type GroupAction, type GroupKey } from '@farm/agent-protocol/group';
 import { GROUP_MAX_PHONES } from '@farm/contracts';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
@@ -134,6 +134,7 @@ function ResultsPanel({
                     · by point
                   </Text>
                 ) : null}
+                <Refusals group={group} results={line.results} />
               </Text>
             ))}
           </Stack>
@@ -142,6 +143,29 @@ function ResultsPanel({
     </Paper>
   );
 }
+
+/** Each refusal of one action, naming its phone and why ("Pixel 7: Group control is for setup: Instagram is in front"). */
+function Refusals({ group, results }: { group: GroupState; results: GroupState['lines'][number]['results'] }) {
+  const refused = group.phones.flatMap((phone) => {
+    const result = results[phone.deviceId];
+    return result?.kind === 'refused' && result.reason ? [{ deviceId: phone.deviceId, line: `${phone.name}: ${result.reason}` }] : [];
+  });
+  if (refused.length === 0) return null;
+  const shown = refused.slice(0, REFUSALS_SHOWN);
+  return (
+    <Stack component="ul" gap={0} pl="md" style={{ margin: 0 }}>
+      {shown.map((item) => (
+        <Text component="li" key={item.deviceId} size="xs" c="dimmed">
+          {item.line}
+        </Text>
+      ))}
+      {refused.length > shown.length ? <Text component="li" size="xs" c="dimmed">{`and ${refused.length - shown.length} more refused`}</Text> : null}
+    </Stack>
+  );
+}
+
+/** A line lists at most this many refusals by name; each tile shows its own. */
+const REFUSALS_SHOWN = 5;
 
 function leaderNotice(view: GroupSessionView, connected: boolean, leaderId: string): string | null {
   if (!connected) return 'Connection lost. Reconnecting...';
@@ -233,7 +257,8 @@ export function GroupControlPage() {
   const sendTyped = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!typed) return;
-    for (let at = 0; at < typed.length; at += 1000) act({ kind: 'text', text: typed.slice(at, at + 1000) });
+    // One input event, one action: the field holds no more than one action types.
+    act({ kind: 'text', text: typed.slice(0, GROUP_TEXT_MAX) });
     setTyped('');
   };
 
@@ -351,6 +376,7 @@ export function GroupControlPage() {
                         placeholder="Text for every phone"
                         value={typed}
                         onChange={(event) => setTyped(event.currentTarget.value)}
+                        maxLength={GROUP_TEXT_MAX}
                         style={{ flex: 1, minWidth: 0 }}
                       />
                       <Button type="submit" size="xs" variant="light" disabled={!enabled || !typed}>

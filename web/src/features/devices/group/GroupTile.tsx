@@ -149,6 +149,17 @@ export function GroupTile({ session, phone, watch, same, result, h264, compact, 
           <Button size="compact-xs" variant="default" onClick={onDrop} disabled={!enabled} aria-label={`Drop ${name}`}>
             Drop
           </Button>
+          {!phone.held && phone.controlledBy ? (
+            <Button
+              size="compact-xs"
+              variant="subtle"
+              onClick={() => session?.askFor(phone.deviceId)}
+              disabled={!enabled}
+              aria-label={`Ask to take over ${name}`}
+            >
+              Ask to take over
+            </Button>
+          ) : null}
         </Group>
       </Stack>
     </Paper>

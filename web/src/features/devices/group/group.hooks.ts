@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'react';
 import { openLiveSocket } from '../../../app/realtime/socket';
 import { watchConnection, type ConnectionStatus } from '../../../shared/realtime/connection';
-import { errorToast } from '../../../shared/toast';
+import { errorToast, toast } from '../../../shared/toast';
 import { canDecodeH264 } from '../devices.video';
 import { GroupSession, type GroupSessionView, type GroupSocket } from './group.session';
 
@@ -34,6 +34,7 @@ export function useGroupSession(deviceIds: readonly string[] | null, leaderId: s
       h264,
       changed: setView,
       refused: (error) => errorToast('Error', error),
+      asked: (controllerName) => toast('Request sent', `${controllerName ?? 'The person in control'} is asked to hand the phone over.`),
     });
     const stopWatching = watchConnection(socket, ({ status }) => setConnection(status));
     setSession(opened);

@@ -140,6 +140,40 @@ describe('group control session', () => {
     expect(session.state.group.phones.find((phone) => phone.deviceId === 'b')).toMatchObject({ held: false, reason: 'Taken over by Ola' });
   });
 
+  it('asks the person controlling a phone for it, and shows it held once they hand it over', async () => {
+    const socket = new FakeSocket();
+    socket.answer('live.watch', () => ({ ok: true, streaming: true, canControl: true }));
+    socket.answer('live.group.start', () => ({
+      ok: true,
+      leaderId: 'a',
+      phones: [
+        { deviceId: 'a', name: 'Pixel a', held: true, leader: true },
+        { deviceId: 'b', name: 'Pixel b', held: false, leader: false, reason: 'Ola is in control of Pixel b. Ask to take over.', controlledBy: 'Ola' },
+      ],
+    }));
+    socket.answer('live.ask', () => ({ ok: true }));
+    const asked = vi.fn();
+    const session = new GroupSession(socket as unknown as GroupSocket, {
+      deviceIds: ['a', 'b'],
+      leaderId: 'a',
+      h264: true,
+      changed: () => undefined,
+      refused: vi.fn(),
+      asked,
+    });
+    socket.serverConnects();
+    await flush();
+    expect(session.state.group.phones[1]).toMatchObject({ held: false, controlledBy: 'Ola' });
+    expect(session.askFor('b')).toBe(true);
+    await flush();
+    expect(socket.sent('live.ask')).toEqual([{ deviceId: 'b' }]);
+    expect(asked).toHaveBeenCalledWith('Ola');
+    socket.push('live.group.state', { ...group('a', ['a', 'b']), reason: 'Pixel b was handed to you' });
+    expect(session.state.group.phones[1]).toMatchObject({ held: true });
+    expect(session.state.group.phones[1]?.controlledBy).toBeUndefined();
+    expect(session.state.group.notice).toBe('Pixel b was handed to you');
+  });
+
   it('hands every phone back on Stop all and lets the socket go on close', async () => {
     const { socket, session } = open();
     socket.serverConnects();

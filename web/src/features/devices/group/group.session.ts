@@ -55,6 +55,8 @@ export interface GroupSessionOptions {
   changed: (view: GroupSessionView) => void;
   /** A refusal worded by the server, to show the person. */
   refused: (error: string) => void;
+  /** The person controlling a phone was asked to hand it over (their name, as the phone's entry said). */
+  asked?: (controllerName: string | null) => void;
   now?: () => number;
 }
 
@@ -280,6 +282,15 @@ export class GroupSession {
     if (!offer) return;
     this.setGroup({ ...this.view.group, offerPoint: null });
     this.act({ kind: 'point', ...offer });
+  }
+
+  /** Asks the person controlling a phone of the group to hand it over (live control's ask). */
+  askFor(deviceId: string): boolean {
+    const controllerName = this.view.group.phones.find((phone) => phone.deviceId === deviceId)?.controlledBy ?? null;
+    return this.call<object>(
+      (done) => this.socket.emit('live.ask', { deviceId }, done),
+      () => this.options.asked?.(controllerName),
+    );
   }
 
   makeLeader(deviceId: string): void {

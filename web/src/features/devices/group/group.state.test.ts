@@ -80,6 +80,12 @@ describe('group control state', () => {
     expect(Object.keys(state.lines[0]?.results ?? {}).sort()).toEqual(['a', 'b', 'c']);
     expect(sameScreen(state, 'c')).toBe('different');
     expect(sameScreen(state, 'b')).toBe('same');
+    state = mergeResult(state, {
+      actionId: 'x1',
+      deviceId: 'b',
+      result: groupResult('x1', 'refused', { reason: 'Group control is for setup: Instagram is in front.' }),
+    });
+    expect(sameScreen(state, 'b')).toBe('unknown');
     state = applyActAnswer(state, { actionId: 'x2', summary: 'Back: Done on 3', results: [] }, { kind: 'key', key: 'back' });
     expect(state.lines.map((line) => line.summary)).toEqual(['Back: Done on 3', 'Home: Done on 2, Different screen on 1']);
   });

@@ -130,7 +130,7 @@ export function retryTargets(state: GroupState): string[] {
 
 export type SameScreen = 'same' | 'different' | 'unknown';
 
-/** Whether the phone showed the leader's screen at its last action: a result that acted on it (or missed on it) says so. */
+/** Whether the phone showed the leader's screen at its last action: a result that acted on it (or missed on it) says so; a refusal does not. */
 export function sameScreen(state: GroupState, deviceId: string): SameScreen {
   const last = state.last[deviceId];
   if (!last) return 'unknown';
@@ -140,8 +140,9 @@ export function sameScreen(state: GroupState, deviceId: string): SameScreen {
     case 'done':
     case 'not_found':
     case 'matches':
-    case 'refused':
       return 'same';
+    // The rules are checked before the screens are compared: a refusal says nothing of the screen.
+    case 'refused':
     case 'busy':
     case 'offline':
     case 'not_supported':
