@@ -4,6 +4,7 @@
  * socket), which stream over connections of their own, and turning the screen. A phone has one live screen and at most
  * one scrcpy session of each kind; restarting the screen sources (a rung of the recovery ladder) ends them all.
  */
+import { createHash } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { PhoneError, withTimeout, type LiveVideoSession, type Screenshot, type ScreenshotOptions } from '../phone/phone.device.ts';
 import { encodeScreenshot } from '../phone/phone.screenshot.ts';
@@ -24,7 +25,27 @@ export class PhoneCapture {
     private readonly facts: PhoneFacts,
   ) {}
 
+  /**
+   * When the last screenshot was taken and how long it took (the phone sending it, the host encoding it); null before
+   * the first and after one that failed, so a screen that stopped giving pictures is not vouched for by an older one.
+   */
+  lastShot: { at: number; tookMs: number } | null = null;
+  /** The last screenshot encoded at each size and quality asked, with the digest of the PNG it was made from. */
+  private readonly encoded = new Map<string, { digest: string; shot: Screenshot }>();
+
   async screenshot(options: ScreenshotOptions = {}): Promise<Screenshot> {
+    const started = performance.now();
+    try {
+      const shot = await this.takeScreenshot(options);
+      this.lastShot = { at: Date.now(), tookMs: performance.now() - started };
+      return shot;
+    } catch (error) {
+      this.lastShot = null;
+      throw error;
+    }
+  }
+
+  private async takeScreenshot(options: ScreenshotOptions): Promise<Screenshot> {
     const { device } = this.link;
     const png = await this.link.tracked(() => {
       const held: { stream?: Duplex; late?: boolean } = {};
@@ -40,7 +61,16 @@ export class PhoneCapture {
       });
     });
     if (png.length === 0) throw new PhoneError('command_failed', 'The phone sent an empty screenshot (is the screen secure or off?).');
-    return encodeScreenshot(png, options);
+    // A screen that held still since the last screenshot at this size (a home screen, a lock screen, one turned off)
+    // gives the same PNG: its JPEG is the one made last time, not decoded and encoded again. Hashing the PNG costs a
+    // few milliseconds; decoding and encoding it, tens, every 15 s on every phone of a farm.
+    const size = `${options.maxSide ?? ''}/${options.quality ?? ''}`;
+    const digest = createHash('sha256').update(png).digest('base64');
+    const last = this.encoded.get(size);
+    if (last?.digest === digest) return { ...last.shot, capturedAt: new Date().toISOString() };
+    const shot = await encodeScreenshot(png, options);
+    this.encoded.set(size, { digest, shot });
+    return shot;
   }
 
   private refuseClosed(): void {

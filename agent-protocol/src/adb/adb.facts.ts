@@ -1,7 +1,8 @@
 /**
  * What the phone says about itself: a ping, its properties and screen size (kept, as the screen size scales recipe
  * coordinates and the SDK picks how media is scanned), battery, whether the screen is on, the app in front, the
- * network and the keyguard. Each is one query whose output `adb.parse.ts` reads; a new fact to read lands here.
+ * network and the keyguard. Each is one query whose output `adb.parse.ts` reads (a heartbeat's four go together in one,
+ * `readings`); a new fact to read lands here.
  */
 import {
   PhoneError,
@@ -10,6 +11,7 @@ import {
   type LockState,
   type NetworkState,
   type PhoneInfo,
+  type PhoneReadings,
   type ScreenState,
 } from '../phone/phone.device.ts';
 import {
@@ -27,6 +29,16 @@ import type { PhoneLink } from './adb.link.ts';
 
 /** Android 13 (API 33) brought per-app languages and `cmd locale` (as `fleet.settings.ts` says too). */
 const APP_LOCALES_SDK = 33;
+
+/** What a heartbeat reads of the phone, one command each. */
+const READ = {
+  battery: 'dumpsys battery',
+  screen: `dumpsys power | grep -E 'mWakefulness=|Display Power: state='`,
+  foreground: `dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'`,
+  network: `dumpsys connectivity | grep -E 'Active default network|NetworkAgentInfo'`,
+} as const;
+/** Printed after each of them when they run in one shell, so each output is read apart. */
+const READING_END = 'farm-reading-end';
 
 export class PhoneFacts {
   private cachedInfo: PhoneInfo | null = null;
@@ -86,19 +98,44 @@ export class PhoneFacts {
   }
 
   async battery(): Promise<BatteryState> {
-    return parseBattery(await this.link.exec('dumpsys battery'));
+    return parseBattery(await this.link.exec(READ.battery));
   }
 
   async screen(): Promise<ScreenState> {
-    return parseScreen(await this.link.exec(`dumpsys power | grep -E 'mWakefulness=|Display Power: state='`));
+    return parseScreen(await this.link.exec(READ.screen));
   }
 
   async foregroundApp(): Promise<ForegroundApp | null> {
-    return parseForeground(await this.link.exec(`dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'`));
+    return parseForeground(await this.link.exec(READ.foreground));
   }
 
   async network(): Promise<NetworkState> {
-    return parseNetwork(await this.link.exec(`dumpsys connectivity | grep -E 'Active default network|NetworkAgentInfo'`));
+    return parseNetwork(await this.link.exec(READ.network));
+  }
+
+  /**
+   * The four readings of a heartbeat in one shell: a heartbeat every few seconds on every phone of a farm, where each
+   * adb shell costs a connection to the adb server, a transport switch and a process on the phone. A reading whose
+   * output cannot be read is null; the whole fails when the phone does not answer.
+   */
+  async readings(): Promise<PhoneReadings> {
+    const output = await this.link.exec(
+      [READ.battery, READ.screen, READ.foreground, READ.network].map((command) => `${command}; echo ${READING_END}`).join('; '),
+    );
+    const [battery = '', screen = '', foreground = '', network = ''] = output.split(READING_END);
+    const read = <T>(parse: () => T): T | null => {
+      try {
+        return parse();
+      } catch {
+        return null;
+      }
+    };
+    return {
+      battery: read(() => parseBattery(battery)),
+      screen: read(() => parseScreen(screen)),
+      foreground: read(() => parseForeground(foreground)),
+      network: read(() => parseNetwork(network)),
+    };
   }
 
   async lockState(): Promise<LockState> {

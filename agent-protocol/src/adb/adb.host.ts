@@ -307,15 +307,20 @@ export class AdbHost {
     if (!this.devices.get(serial)?.info) throw new Error(`${serial} did not answer on a new transport.`);
   }
 
-  /** One round of probes; answers when every ready phone answered or timed out. */
+  /**
+   * One round of probes; answers when every ready phone answered or timed out. A phone that answered something else
+   * within the last probe interval (its heartbeat's reading every 5 s, a task's steps) is not pinged: it is not silent,
+   * and the ping would be one more adb connection and shell process a phone every few seconds.
+   */
   async probe(): Promise<void> {
     await this.reconcile();
+    const probeMs = this.options.probeMs ?? 5000;
     await Promise.all(
       [...this.devices.values()].map(async (device) => {
         const phone = device.phone;
         if (!phone) return;
         try {
-          await phone.ping();
+          if (!(probeMs > 0 && phone.answeredWithin(probeMs))) await phone.ping();
           // A phone whose first reading failed gets its info read now that it answers.
           if (!device.info) await this.retryInfo(device.serial, phone);
         } catch (error) {

@@ -96,6 +96,8 @@ export class PhoneLink {
   health: PhoneHealth = 'responsive';
   /** Set once the phone is let go: nothing new is started on it. */
   closed = false;
+  /** When the phone last answered a command or its UI server a request (performance.now()), or null before that. */
+  answeredAt: number | null = null;
 
   constructor(
     readonly serial: string,
@@ -106,6 +108,7 @@ export class PhoneLink {
   }
 
   private succeeded(): void {
+    this.answeredAt = performance.now();
     this.failures = 0;
     if (this.health === 'unresponsive') {
       this.health = 'responsive';

@@ -18,6 +18,7 @@ import type {
   NetworkState,
   PhoneDevice,
   PhoneInfo,
+  PhoneReadings,
   Point,
   PushMediaOptions,
   ScreenState,
@@ -84,6 +85,11 @@ export class AdbPhone implements PhoneDevice {
     return this.input.shellsOpened;
   }
 
+  /** When the phone last gave a screenshot and how long it took, or null before the first and after one that failed. */
+  get lastScreenshot(): { at: number; tookMs: number } | null {
+    return this.capture.lastShot;
+  }
+
   /** The last info read, if any (its screen size scales recipe coordinates). */
   get knownInfo(): PhoneInfo | null {
     return this.facts.known;
@@ -97,6 +103,12 @@ export class AdbPhone implements PhoneDevice {
   /** A cheap round trip: answers when the phone does, fails when it does not. */
   ping(): Promise<void> {
     return this.facts.ping();
+  }
+
+  /** Whether the phone answered anything (a command, its UI server) within the last `ms`. */
+  answeredWithin(ms: number): boolean {
+    const at = this.link.answeredAt;
+    return at !== null && performance.now() - at < ms;
   }
 
   info(): Promise<PhoneInfo> {
@@ -127,6 +139,11 @@ export class AdbPhone implements PhoneDevice {
 
   network(): Promise<NetworkState> {
     return this.facts.network();
+  }
+
+  /** Battery, screen, app in front and network in one shell (a heartbeat's reading). */
+  readings(): Promise<PhoneReadings> {
+    return this.facts.readings();
   }
 
   lockState(): Promise<LockState> {

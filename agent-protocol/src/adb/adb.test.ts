@@ -2,7 +2,7 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FakeAdbServer } from '../../test/fake-adb.server.ts';
 import { FakeAndroid, fixture } from '../../test/fake-android.ts';
 import { follow, instagramFlow, nodeAt, screens } from '../../test/fixture-phone.ts';
@@ -15,6 +15,8 @@ import { AdbPhone, type AdbDevice } from './adb.phone.ts';
 import { readPhoneStatus } from '../phone/phone.status.ts';
 
 let png: Buffer;
+/** What the phone's screen shows off the feed (another picture, so a screenshot of it is another PNG). */
+let elsewhere: Buffer;
 let server: FakeAdbServer;
 let host: AdbHost;
 let events: AdbHostEvent[];
@@ -22,6 +24,9 @@ let events: AdbHostEvent[];
 beforeAll(async () => {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1080" height="2400"><rect width="1080" height="2400" fill="#fff"/><rect y="703" width="1080" height="1080" fill="#d9825b"/><text x="40" y="640" font-size="48" font-family="sans-serif">sunny.trails</text></svg>`;
   png = await sharp(Buffer.from(svg)).png().toBuffer();
+  elsewhere = await sharp(Buffer.from(svg.replace('#d9825b', '#3b6ea5')))
+    .png()
+    .toBuffer();
 });
 
 /** A phone on the fake adb server showing the recorded Instagram screens; taps move between them. */
@@ -30,7 +35,7 @@ function instagramPhone(serial: string): FakeAndroid & { at: string } {
   const phone = new FakeAndroid({
     serial,
     screen: () => (screens[state.at] as () => string)(),
-    screencap: () => png,
+    screencap: () => (state.at === 'feed' ? png : elsewhere),
     packages: ['com.instagram.android'],
   }) as FakeAndroid & { at: string };
   Object.defineProperty(phone, 'at', { get: () => state.at, set: (value: string) => (state.at = value) });
@@ -160,6 +165,28 @@ describe('the farm host over adb', () => {
     expect(await back).toEqual({ type: 'responsive', serial: 'FROZEN-1' });
   });
 
+  it('pings only a phone that answered nothing within the probe interval', async () => {
+    const fake = instagramPhone('QUIET-1');
+    server.plug(fake);
+    // The interval's own timer never fires in this test: each round is called here, on a clock moved by hand.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      startHost({ probeMs: 60_000 });
+      await host.start();
+      await readyPhone('QUIET-1');
+      const pings = () => fake.commands.filter((command) => command === 'echo farm-ok').length;
+      await host.probe();
+      expect(pings()).toBe(0);
+      vi.advanceTimersByTime(60_000);
+      await host.probe();
+      expect(pings()).toBe(1);
+      await host.probe();
+      expect(pings()).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('drops its phones when the adb server goes away and finds them again when it is back', async () => {
     server.plug(instagramPhone('SERIAL-B'));
     startHost();
@@ -221,6 +248,17 @@ describe('a phone over adb', () => {
       network: { connected: true, transport: 'wifi' },
       answered: true,
     });
+    // A heartbeat's reading is one shell on the phone; a part it cannot read is left out, the others stay.
+    const before = server.requests.filter((request) => request.startsWith('shell:')).length;
+    fake.battery = 'Current Battery Service state:\n';
+    expect(await readPhoneStatus(phone)).toEqual({
+      battery: null,
+      screen: { on: false },
+      foreground: { package: 'com.instagram.android', activity: 'com.instagram.mainactivity.InstagramMainActivity' },
+      network: { connected: true, transport: 'wifi' },
+      answered: true,
+    });
+    expect(server.requests.filter((request) => request.startsWith('shell:')).length - before).toBe(1);
   });
 
   it('takes screenshots with screencap, scaled and JPEG-encoded', async () => {
@@ -231,6 +269,14 @@ describe('a phone over adb', () => {
     const large = await phone.screenshot({ maxSide: 1280, quality: 50 });
     expect([large.width, large.height]).toEqual([576, 1280]);
     expect(server.requests.filter((request) => request === 'shell:echo && screencap -p 2>/dev/null')).toHaveLength(2);
+    // The screen held still: the phone is asked again, its picture is not encoded again.
+    const again = await phone.screenshot();
+    expect(again.data).toBe(shot.data);
+    expect(again.capturedAt >= shot.capturedAt).toBe(true);
+    expect(server.requests.filter((request) => request === 'shell:echo && screencap -p 2>/dev/null')).toHaveLength(3);
+    fake.at = 'search';
+    const moved = await phone.screenshot();
+    expect(moved.data).not.toBe(shot.data);
   });
 
   it('sends input through one persistent shell, in order', async () => {

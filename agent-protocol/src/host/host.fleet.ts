@@ -80,9 +80,13 @@ export class FleetHealth {
         if (!phone) throw new Error('adb lists the phone but it has no open transport.');
         await phone.uiReader();
       },
-      frame: async (serial) => {
+      frame: async (serial, timeoutMs) => {
         const phone = adb.phone(serial);
         if (!phone) throw new Error('adb lists the phone but it has no open transport.');
+        // A screenshot the phone gave since the last round, within the check's limit, shows its screen is captured
+        // (its agent takes one every 15 s by default): another now would cost the phone and the host the same again.
+        const shot = phone.lastScreenshot;
+        if (shot && Date.now() - shot.at < (this.options.checkMs ?? 30_000) && shot.tookMs <= timeoutMs) return;
         await phone.screenshot({ maxSide: 320, quality: 40 });
       },
     });
