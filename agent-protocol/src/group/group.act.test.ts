@@ -14,6 +14,8 @@ import { clipPackets, makeClip } from '../../test/fake-scrcpy.ts';
 import { createAdbClient } from '../adb/adb.host.ts';
 import { AdbPhone } from '../adb/adb.phone.ts';
 import { DeviceBackend } from '../agent/device-backend.ts';
+import { Control } from '../agent/phone-agent.control.ts';
+import type { PhoneAgentState } from '../agent/phone-agent.state.ts';
 import { serverMessages } from '../messages.ts';
 import { parseUiXml, type UiNode } from '../recipes/recipe.ui.ts';
 import type { GroupActionInput, GroupActResult } from './group.messages.ts';
@@ -82,6 +84,14 @@ function act(phones: Follower[], action: GroupActionInput, leaderFile?: string):
   const message = serverMessages['group.act'].parse({ actionId: 'a1', action, ...(leader ? { leader } : {}), lists: { appLibrary: ['com.example.vpn'] } });
   return Promise.all(phones.map((phone) => phone.backend.groupAct(message)));
 }
+
+/** The long presses a phone received (`input swipe X Y X Y ms` on one point), as [x, y, ms]. */
+const longPresses = (fake: FakeAndroid) =>
+  fake.inputs
+    .filter((input) => input.startsWith('swipe '))
+    .map((input) => input.split(' ').slice(1).map(Number))
+    .filter(([x1, y1, x2, y2]) => x1 === x2 && y1 === y2)
+    .map(([x, y, , , ms]) => [x, y, ms] as [number, number, number]);
 
 /** The taps a phone received, as `input tap X Y`. */
 const taps = (fake: FakeAndroid) =>
@@ -185,6 +195,41 @@ describe('group.act over adb', () => {
     expect(phone!.fake.commands.filter((command) => command.includes('am start')).length).toBe(before);
   });
 
+  it('opens an app’s details page end to end: the raw message through the agent’s handler to `am start` on the phone', async () => {
+    const phone = plug('DETAILS', 'settings/home-1080.xml', '1080x2400');
+    // The agent's own `group.act` handler, as the socket calls it with the server's message (not a busy phone).
+    const control = new Control({ backend: phone.backend, busy: false } as unknown as PhoneAgentState);
+    const send = (action: unknown) =>
+      new Promise<{ ok: boolean; result?: GroupActResult; error?: string }>((resolve) =>
+        control.groupAct({ actionId: 'intent-1', action, lists: { appLibrary: ['com.example.vpn'] } }, resolve),
+      );
+    const opened = await send({ kind: 'intent', action: 'android.settings.APPLICATION_DETAILS_SETTINGS', data: 'package:com.example.app' });
+    expect(opened).toMatchObject({ ok: true, result: { kind: 'done', label: 'Done' } });
+    expect(phone.fake.commands.filter((command) => command.includes('am start'))).toEqual([
+      "am start -a android.settings.APPLICATION_DETAILS_SETTINGS -d 'package:com.example.app'",
+    ]);
+
+    // Extras and an explicit component never reach the phone: the message itself is refused (strict shapes)…
+    for (const action of [
+      {
+        kind: 'intent',
+        action: 'android.settings.APPLICATION_DETAILS_SETTINGS',
+        data: 'package:com.example.app',
+        extras: { 'android.intent.extra.TEXT': 'hi' },
+      },
+      { kind: 'intent', action: 'android.settings.APPLICATION_DETAILS_SETTINGS', data: 'package:com.example.app', component: 'com.android.settings/.Settings' },
+    ]) {
+      const refused = await send(action);
+      expect(refused.ok).toBe(false);
+      expect(refused.error).toEqual(expect.any(String));
+    }
+    // …and a web link as its data is refused by the rules on this phone.
+    const link = await send({ kind: 'intent', action: 'android.settings.APPLICATION_DETAILS_SETTINGS', data: 'https://example.com/app' });
+    expect(link).toMatchObject({ ok: true, result: { kind: 'refused', label: 'Refused' } });
+    expect(phone.fake.commands.filter((command) => command.includes('am start'))).toHaveLength(1);
+    expect(phone.fake.inputs).toEqual([]);
+  });
+
   it('lets only Back and Home through while the shade shows', async () => {
     const phone = plug('SHADE', 'settings/shade.xml', '1080x2400');
     const [recents] = await act([phone], { kind: 'key', key: 'recents' });
@@ -210,6 +255,51 @@ describe('group.act over adb', () => {
     ]);
     expect(taps(phones[0]!.fake)).toEqual([[360, 360]]);
     expect(taps(phones[1]!.fake)).toEqual([[720, 800]]);
+  });
+
+  it('long-presses each phone’s own element on three screen sizes', async () => {
+    const leaderFile = 'settings/home-1080.xml';
+    const leaderTree = parseUiXml(xml(leaderFile));
+    const title = leaderTree.nodes.find((node) => node.text === 'Network & internet')!;
+    const finger = { x: (title.bounds.left + 20) / 1080, y: (title.bounds.top + 10) / 2400 };
+    const leader = plug('MEDIUM', leaderFile, '1080x2400');
+    const followers = [plug('SMALL', 'settings/home-720.xml', '720x1440'), plug('LARGE', 'settings/home-1440.xml', '1440x3200')];
+    const [led] = await act([leader], { kind: 'finger', press: 'long_press', ...finger });
+    expect(led).toMatchObject({ kind: 'done', selector: { id: 'title', text: 'Network & internet' } });
+    const message = serverMessages['group.act'].parse({
+      actionId: 'a2',
+      action: { kind: 'selector', selector: led!.selector, press: 'long_press' },
+      leader: led!.screen,
+    });
+    const results = await Promise.all(followers.map((phone) => phone.backend.groupAct(message)));
+    expect(results.map((result) => result.kind)).toEqual(['done', 'done']);
+    for (const phone of [leader, ...followers]) {
+      // One long press (no tap), held 800 ms, on the phone's own row.
+      expect(taps(phone.fake)).toEqual([]);
+      const presses = longPresses(phone.fake);
+      expect(presses).toHaveLength(1);
+      const [x, y, ms] = presses[0]!;
+      expect(ms).toBe(800);
+      expect(within(rowOf(phone.screen, 'Network & internet'), [x, y])).toBe(true);
+    }
+  });
+
+  it('scales a swipe and a scroll to each phone’s screen', async () => {
+    const phones = [
+      plug('SMALL', 'settings/home-720.xml', '720x1440'),
+      plug('MEDIUM', 'settings/home-1080.xml', '1080x2400'),
+      plug('LARGE', 'settings/home-1440.xml', '1440x3200'),
+    ];
+    const swiped = await act(phones, { kind: 'swipe', from: { x: 0.5, y: 0.8 }, to: { x: 0.5, y: 0.2 }, durationMs: 300 }, 'settings/home-1080.xml');
+    expect(swiped.map((result) => result.kind)).toEqual(['done', 'done', 'done']);
+    // A wheel turn over the middle: the finger moves up by 0.6 × dy of the screen, in 200 ms.
+    const scrolled = await act(phones, { kind: 'scroll', x: 0.5, y: 0.5, dy: 0.5 }, 'settings/home-1080.xml');
+    expect(scrolled.map((result) => result.kind)).toEqual(['done', 'done', 'done']);
+    expect(phones.map((phone) => phone.fake.inputs)).toEqual([
+      ['swipe 360 1152 360 288 300', 'swipe 360 720 360 288 200'],
+      ['swipe 540 1920 540 480 300', 'swipe 540 1200 540 480 200'],
+      ['swipe 720 2560 720 640 300', 'swipe 720 1600 720 640 200'],
+    ]);
   });
 
   it('types any Unicode through the control socket while scrcpy runs, and empties the clipboard after the paste', async () => {

@@ -4,18 +4,25 @@
  * with the agent's own `actOnPhone` on Settings screens of three widths (agent-protocol/test/fixtures/real/settings,
  * rebuilt from named facts, their headers say which), so the tap lands on each one's own element; one agent did not
  * list `group`, one shows Instagram although its heartbeat said Settings (the API's check passes it, the phone's
- * refuses it).
+ * refuses it). Phones running a task or a dry run are the real agent on the simulated phone UI (it answers Busy).
+ * The idle limit is tried on an app of its own whose control is released after 2 s unused.
  */
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
-import { actOnPhone, groupActMessage, type GroupActResult, type LiveInput } from '@farm/agent-protocol';
-import type { LiveGroupActAnswer, LiveGroupAnswer, LiveGroupResult } from '@farm/contracts';
+import { actOnPhone, groupActMessage, PhoneAgent, type GroupActResult, type LiveInput } from '@farm/agent-protocol';
+import { DeviceBackend } from '@farm/agent-protocol/agent';
+import { SimulatedPhoneUi } from '@farm/agent-protocol/simphone';
+import type { DryRun, DryRunDetail, LiveGroupActAnswer, LiveGroupAnswer, LiveGroupResult } from '@farm/contracts';
 import { realtimeApp } from '../helpers/realtime.ts';
-import { bareAgent, enrolledPhone, send, until } from './phones.ts';
+import { bareAgent, duePostTask, enrolledPhone, send, until } from './phones.ts';
 import { connected, pause, record } from './sockets.ts';
 
-const { t, url, operator, va, closers, liveSocket } = await realtimeApp({ liveControlIdleMs: 60_000, automation: { heartbeatMs: 1000 } });
+const main = await realtimeApp({ liveControlIdleMs: 60_000, automation: { heartbeatMs: 1000 } });
+const { t, url, operator, va, closers, liveSocket } = main;
+/** An app of its own whose control is released after 2 s unused, for the idle limit. */
+const hasty = await realtimeApp({ liveControlIdleMs: 2_000, automation: { heartbeatMs: 1000 } });
+type App = typeof main;
 
 type Answer<T = object> = ({ ok: true } & T) | { ok: false; error: string };
 const ask = <T = object>(socket: Socket, event: string, message: unknown) => new Promise<Answer<T>>((resolve) => socket.emit(event, message, resolve));
@@ -42,10 +49,10 @@ interface GroupTestPhone {
  * A phone whose agent speaks protocol 2 and answers `group.act` with the agent's own `actOnPhone` on the screen it
  * shows; `group: false`: an agent that did not list the feature. Its heartbeat says the app in front.
  */
-async function groupPhone(name: string, shows: string, options: { group?: boolean; front?: string } = {}): Promise<GroupTestPhone> {
-  const { device, token } = await enrolledPhone(operator, { name });
-  const socket = bareAgent(url, token);
-  closers.push(() => socket.disconnect());
+async function groupPhone(name: string, shows: string, options: { group?: boolean; front?: string } = {}, on: App = main): Promise<GroupTestPhone> {
+  const { device, token } = await enrolledPhone(on.operator, { name });
+  const socket = bareAgent(on.url, token);
+  on.closers.push(() => socket.disconnect());
   const phone: GroupTestPhone = { device, socket, inputs: [], received: [], shows, streams: [] };
   socket.on('live.start', (settings: { stream?: string }) => phone.streams.push(settings.stream ?? 'jpeg'));
   socket.on('live.stop', () => undefined);
@@ -74,24 +81,83 @@ async function groupPhone(name: string, shows: string, options: { group?: boolea
     foregroundApp: options.front ?? 'com.android.settings',
   });
   await until(
-    async () => (await t.db.selectFrom('devices').select('foregroundApp').where('id', '=', device.id).executeTakeFirst())?.foregroundApp,
+    async () => (await on.t.db.selectFrom('devices').select('foregroundApp').where('id', '=', device.id).executeTakeFirst())?.foregroundApp,
     `${name}'s heartbeat`,
   );
   return phone;
 }
 
 /** An operator's page watching the phones, then holding them as a group led by the first. */
-async function page(phones: GroupTestPhone[], client = operator) {
-  const socket = liveSocket(client);
-  closers.push(() => socket.disconnect());
+async function page(phones: { device: { id: string } }[], on: App = main) {
+  const socket = on.liveSocket(on.operator);
+  on.closers.push(() => socket.disconnect());
   await connected(socket);
   for (const phone of phones) expect((await ask(socket, 'live.watch', { deviceId: phone.device.id, h264: true })).ok).toBe(true);
   const started = await ask<LiveGroupAnswer>(socket, 'live.group.start', { deviceIds: phones.map((phone) => phone.device.id), leaderId: phones[0]!.device.id });
   return { socket, started };
 }
 
-const resultOf = (answer: Answer<LiveGroupActAnswer>, phone: GroupTestPhone): GroupActResult | undefined =>
+const resultOf = (answer: Answer<LiveGroupActAnswer>, phone: { device: { id: string } }): GroupActResult | undefined =>
   answer.ok ? answer.results.find((item) => item.deviceId === phone.device.id)?.result : undefined;
+
+/**
+ * A phone running the real agent on the simulated phone UI, whose task runs wait at their start until `go()`: the
+ * agent is busy with a task from its dispatch until then (`started` says it began).
+ */
+async function busyPhone(name: string) {
+  const { device, token } = await enrolledPhone(operator, { name });
+  const ui = new SimulatedPhoneUi({ serial: `SIM-${name}`, width: 1080, height: 2400 });
+  const backend = await new DeviceBackend(ui, { agentVersion: 'test/2', preflight: 'no-account' }).start();
+  let go: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    go = resolve;
+  });
+  const phone = { device, ui, started: false, go: () => go() };
+  const run = backend.run.bind(backend);
+  backend.run = async (work, context) => {
+    phone.started = true;
+    await gate;
+    return run(work, context);
+  };
+  const agent = new PhoneAgent({ url, token, backend, reconnectionDelayMs: 100 });
+  closers.push(
+    () => agent.close(),
+    () => backend.close(),
+    () => go(),
+  );
+  await until(async () => agent.connected, `${name} connected`);
+  return phone;
+}
+
+/** Instagram's shipped warm-up with the steps of "like the first post" (as the dry run test's), saved disabled. */
+async function savedRecipe(): Promise<string> {
+  const shipped = (await operator.get<{ body: Record<string, unknown> }>('/api/recipes/shipped/instagram.warmup')).body.body;
+  const saved = await operator.post<{ id: string }>('/api/recipes', {
+    recipe: {
+      ...shipped,
+      id: 'workspace.group-busy-like',
+      name: 'Like the first post',
+      version: 1,
+      steps: [
+        { do: 'wait_for', target: 'like_button', label: 'Wait for the first post' },
+        { do: 'toggle', target: 'like_button', off: [{ selected: false }], on: [{ selected: true }], counts: 'like', within: '3s', label: 'Like' },
+      ],
+    },
+    enabled: false,
+  });
+  expect(saved.status).toBe(201);
+  return saved.body.id;
+}
+
+/** The control sessions of these phones in the usage table (live control's), oldest first. */
+const controlUsage = (db: App['t']['db'], deviceIds: string[]) =>
+  db
+    .selectFrom('deviceUsage')
+    .select(['deviceId', 'userId', 'mode', 'endedAt', 'endReason'])
+    .where('deviceId', 'in', deviceIds)
+    .where('mode', '=', 'control')
+    .orderBy('startedAt')
+    .execute();
 
 describe('group control', () => {
   it('holds the phones, resolves the leader’s finger to a selector, and each follower taps its own element', async () => {
@@ -268,6 +334,153 @@ describe('group control', () => {
       async () => (await t.db.selectFrom('devices').select('controlledById').where('id', '=', leader.device.id).executeTakeFirst())?.controlledById === null,
       'the leader released',
     );
+  });
+
+  it('says Busy for a phone running a task and one running a dry run, and interrupts neither', async () => {
+    const leader = await groupPhone('Busy lead', SETTINGS[1080]);
+    const tasked = await busyPhone('Busy task');
+    const dried = await busyPhone('Busy dry run');
+
+    // A task dispatched to one phone, running there (it waits at its start)…
+    const { task } = await duePostTask(t, operator, tasked.device.id, 'Running during group control');
+    await until(async () => tasked.started, 'the task running on its phone');
+    const taskBefore = await t.db.selectFrom('tasks').select(['status', 'dispatchedAt']).where('id', '=', task.id).executeTakeFirstOrThrow();
+    expect(taskBefore.dispatchedAt).not.toBeNull();
+    // …and a dry run step by step on the other (it waits for Next before each step).
+    const recipeId = await savedRecipe();
+    const dry = await operator.post<DryRun>('/api/dry-runs', { recipeId, deviceId: dried.device.id, mode: 'step', effects: false });
+    expect(dry.status).toBe(201);
+    const dryRun = async () => (await operator.get<DryRunDetail>(`/api/dry-runs/${dry.body.id}`)).body;
+    await until(async () => (await dryRun()).status === 'running', 'the dry run running');
+    const dryBefore = await dryRun();
+
+    const { socket, started } = await page([leader, tasked, dried]);
+    expect(started.ok).toBe(true);
+    const keysBefore = [tasked.ui.keys.length, dried.ui.keys.length];
+    const tapsBefore = [tasked.ui.taps.length, dried.ui.taps.length];
+    const home = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'home' } });
+    expect(home.ok).toBe(true);
+    expect(resultOf(home, leader)).toMatchObject({ kind: 'done' });
+    expect(resultOf(home, tasked)).toMatchObject({ kind: 'busy', label: 'Busy' });
+    expect(resultOf(home, dried)).toMatchObject({ kind: 'busy', label: 'Busy' });
+    expect(home.ok && home.summary).toBe('Home: Done on 1, Busy on 2');
+    // Neither phone was given the key (nor anything else), and their work goes on as it was.
+    await pause(300);
+    expect([tasked.ui.keys.length, dried.ui.keys.length]).toEqual(keysBefore);
+    expect([tasked.ui.taps.length, dried.ui.taps.length]).toEqual(tapsBefore);
+    expect(await t.db.selectFrom('tasks').select(['status', 'dispatchedAt']).where('id', '=', task.id).executeTakeFirstOrThrow()).toEqual(taskBefore);
+    const dryAfter = await dryRun();
+    expect(dryAfter.status).toBe('running');
+    expect(dryAfter.trace).toHaveLength(dryBefore.trace.length);
+
+    expect(await ask(socket, 'live.group.stop', {})).toEqual({ ok: true });
+    expect([200, 202]).toContain((await operator.post(`/api/dry-runs/${dry.body.id}/stop`, {})).status);
+    tasked.go();
+  });
+
+  it('writes a control session per phone in the usage table as live control does, and ends each when the group stops', async () => {
+    const phones = [
+      await groupPhone('Usage lead', SETTINGS[1080]),
+      await groupPhone('Usage 720', SETTINGS[720]),
+      await groupPhone('Usage 1440', SETTINGS[1440]),
+    ];
+    const ids = phones.map((phone) => phone.device.id);
+    const { socket, started } = await page(phones);
+    expect(started.ok).toBe(true);
+    const open = await controlUsage(t.db, ids);
+    expect(open.map((row) => row.deviceId).sort()).toEqual([...ids].sort());
+    expect(open.every((row) => row.userId === operator.user!.id && row.endedAt === null)).toBe(true);
+
+    // Another leader keeps the same sessions (the phones stay held by the same person).
+    expect((await ask<LiveGroupAnswer>(socket, 'live.group.leader', { leaderId: ids[1] })).ok).toBe(true);
+    expect(await controlUsage(t.db, ids)).toHaveLength(3);
+
+    expect(await ask(socket, 'live.group.stop', {})).toEqual({ ok: true });
+    await until(async () => (await controlUsage(t.db, ids)).every((row) => row.endedAt !== null), 'the usage sessions ended');
+    const ended = await controlUsage(t.db, ids);
+    expect(ended).toHaveLength(3);
+    expect(ended.every((row) => typeof row.endReason === 'string' && row.endReason.length > 0)).toBe(true);
+    // And the usage report counts them as controlled, per phone.
+    for (const id of ids) {
+      const report = await operator.get(`/api/device-usage?range=24h&deviceId=${id}`);
+      expect(report.status).toBe(200);
+      expect(report.body.sessions).toEqual(expect.arrayContaining([expect.objectContaining({ mode: 'control', userName: 'Olga Operator' })]));
+    }
+  });
+
+  it('makes another phone the leader (the streams switch) and holds a dropped phone again when it is added back', async () => {
+    const first = await groupPhone('Switch first', SETTINGS[1080]);
+    const second = await groupPhone('Switch second', SETTINGS[720]);
+    const third = await groupPhone('Switch third', SETTINGS[1440]);
+    const { socket, started } = await page([first, second, third]);
+    expect(started).toMatchObject({ ok: true, leaderId: first.device.id });
+    await until(async () => first.streams.at(-1) === 'control' && second.streams.at(-1) === 'watch', 'the first streams');
+
+    const led = await ask<LiveGroupAnswer>(socket, 'live.group.leader', { leaderId: second.device.id });
+    expect(led).toMatchObject({ ok: true, leaderId: second.device.id });
+    expect(led.ok && led.phones.map((phone) => [phone.deviceId, phone.leader, phone.held])).toEqual([
+      [first.device.id, false, true],
+      [second.device.id, true, true],
+      [third.device.id, false, true],
+    ]);
+    // The new leader streams the controller's picture, the old one the small one.
+    await until(async () => second.streams.at(-1) === 'control' && first.streams.at(-1) === 'watch', 'the streams switched');
+    expect(third.streams).not.toContain('control');
+    // An action now starts on the new leader.
+    const tapped = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'back' } });
+    expect(tapped.ok && tapped.results[0]).toMatchObject({ deviceId: second.device.id, result: { kind: 'done' } });
+
+    // Dropped: let go (not held, nothing sent to it); the leader is never dropped.
+    expect((await ask(socket, 'live.group.drop', { deviceId: second.device.id })).ok).toBe(false);
+    const dropped = await ask<LiveGroupAnswer>(socket, 'live.group.drop', { deviceId: third.device.id });
+    expect(dropped.ok && dropped.phones.map((phone) => phone.deviceId)).toEqual([first.device.id, second.device.id]);
+    const controller = async () =>
+      (await t.db.selectFrom('devices').select('controlledById').where('id', '=', third.device.id).executeTakeFirstOrThrow()).controlledById;
+    await until(async () => (await controller()) === null, 'the dropped phone released');
+    const heardBefore = third.received.length;
+    await pause(600);
+    const back = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'back' } });
+    expect(back.ok && back.results.map((item) => item.deviceId)).toEqual([second.device.id, first.device.id]);
+    expect(third.received).toHaveLength(heardBefore);
+    // A phone not in the group cannot lead.
+    expect((await ask(socket, 'live.group.leader', { leaderId: third.device.id })).ok).toBe(false);
+
+    // Added back: held again as a follower, and acted on.
+    const added = await ask<LiveGroupAnswer>(socket, 'live.group.add', { deviceId: third.device.id });
+    expect(added.ok && added.phones.find((phone) => phone.deviceId === third.device.id)).toMatchObject({ held: true, leader: false });
+    expect(await controller()).toBe(operator.user!.id);
+    await pause(600);
+    const again = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'back' } });
+    expect(resultOf(again, third)).toMatchObject({ kind: 'done' });
+    expect(third.received).toHaveLength(heardBefore + 1);
+    expect(await ask(socket, 'live.group.stop', {})).toEqual({ ok: true });
+  });
+
+  it('releases the group’s phones on the idle limit and tells the page which and why', async () => {
+    const lead = await groupPhone('Idle lead', SETTINGS[1080], {}, hasty);
+    const follower = await groupPhone('Idle follower', SETTINGS[720], {}, hasty);
+    const ids = [lead.device.id, follower.device.id];
+    const { socket, started } = await page([lead, follower], hasty);
+    expect(started.ok && started.phones.every((phone) => phone.held)).toBe(true);
+    const states: (LiveGroupAnswer & { reason?: string })[] = [];
+    socket.on('live.group.state', (state: LiveGroupAnswer & { reason?: string }) => states.push(state));
+
+    // Nothing done for 2 s: both are released, and the page hears it for each, with a reason naming the phone.
+    await until(async () => states.at(-1)?.phones.every((phone) => !phone.held), 'the group released', 8000);
+    expect(states.map((state) => state.reason)).toEqual(
+      expect.arrayContaining([expect.stringContaining('Idle lead'), expect.stringContaining('Idle follower')]),
+    );
+    await until(
+      async () =>
+        (await hasty.t.db.selectFrom('devices').select('controlledById').where('id', 'in', ids).execute()).every((row) => row.controlledById === null),
+      'the phones free',
+    );
+    const usage = await controlUsage(hasty.t.db, ids);
+    expect(usage.map((row) => row.endReason)).toEqual(['idle', 'idle']);
+    // An action now goes nowhere: the leader is not held any more.
+    expect((await ask(socket, 'live.group.act', { action: { kind: 'key', key: 'back' } })).ok).toBe(false);
+    expect(lead.received).toEqual([]);
+    expect(follower.received).toEqual([]);
   });
 });
 
