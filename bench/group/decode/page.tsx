@@ -188,7 +188,7 @@ function Page({ clips }: { clips: { follower: Clip; leader: Clip } }) {
     ready.done = true;
     // Each phone's key frames at its own moment: the streams start spread over one key-frame interval.
     const start = performance.now() + 300;
-    ids.forEach((id, i) => play(id, id === 'leader' ? clips.leader : clips.follower, start + (i * 2000) / ids.length));
+    for (const [i, id] of ids.entries()) play(id, id === 'leader' ? clips.leader : clips.follower, start + (i * 2000) / ids.length);
     Object.assign(window, { __benchStarted: true });
   }, [clips, ready]);
   return (
