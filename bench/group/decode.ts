@@ -270,7 +270,8 @@ try {
     [`${FOLLOWERS} followers + leader`, FOLLOWERS, true],
   ];
   for (const [name, followers, leader] of pages) {
-    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    // Every tile on screen (the page decodes no tile off screen): ten columns of 245 px tall tiles, the leader 1000 px.
+    const context = await browser.newContext({ viewport: { width: 1600, height: Math.max(1000, Math.ceil(followers / 10) * 247) } });
     try {
       const page = await context.newPage();
       if (!supported) {
