@@ -159,6 +159,9 @@ interface PageFigures {
   followerFpsP50: number | null;
   followerFpsMin: number | null;
   leaderFps: number | null;
+  /** The leader's share of the pictures not decoded and not drawn below. */
+  leaderNotDecoded: number | null;
+  leaderNotDrawn: number | null;
   /** The fewest pictures drawn in one second of the window: by any follower, by the leader. */
   followerWorstSecond: number | null;
   leaderWorstSecond: number | null;
@@ -226,6 +229,8 @@ async function measure(page: Page, name: string, followers: number, leader: bool
     followerFpsP50: followerFps.length ? percentile(followerFps, 50) : null,
     followerFpsMin: followerFps.length ? Math.min(...followerFps) : null,
     leaderFps: leader ? delta('leader', 'drawn') / seconds : null,
+    leaderNotDecoded: leader ? delta('leader', 'fed') - delta('leader', 'sent') : null,
+    leaderNotDrawn: leader ? delta('leader', 'decoded') - delta('leader', 'drawn') : null,
     followerWorstSecond: followerIds.length ? Math.min(...followerIds.map(worstSecond)) : null,
     leaderWorstSecond: leader ? worstSecond('leader') : null,
     fed,
@@ -334,7 +339,8 @@ for (const r of results) {
 const followersMet = (group.followerFpsMin ?? 0) >= FOLLOWER_BUDGET;
 const leaderMet = (group.leaderFps ?? 0) >= LEADER_BUDGET;
 console.log(
-  `group page: tiles on screen ${group.tilesOnScreen}, the page's own drawing load ${group.drawingLoadPerSecond} pictures/s, decoder errors ${group.decoderErrors}; ` +
+  `group page: tiles on screen ${group.tilesOnScreen}, the page's own drawing load ${group.drawingLoadPerSecond} pictures/s, decoder errors ${group.decoderErrors}, ` +
+    `the leader's share of not decoded / not drawn ${group.leaderNotDecoded} / ${group.leaderNotDrawn}; ` +
     `per stream vs alone: follower p50 ${fps(group.followerFpsP50)} vs ${fps(one.followerFpsP50)}, leader ${fps(group.leaderFps)} vs ${fps(leaderAlone.leaderFps)}`,
 );
 for (const r of results) {
