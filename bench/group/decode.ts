@@ -11,12 +11,12 @@
  * Three pages, one after another in the same browser: one follower alone and the leader alone (the baselines), then
  * the group. Each is measured over BENCH_WINDOW_S (20) after BENCH_WARMUP_S (4, every stream started and past its
  * first key frame). Per page: pictures drawn a second per stream (followers p50 and min, the leader; and the worst
- * single second of any follower and of the leader, read every second), pictures fed and
- * not decoded (the player waiting for a key frame, or leaving out pictures none refers to while behind), decoded and
- * not drawn (drawing paced while behind), the decoders' queue (`decodeQueueSize` right after a request, and pictures
- * in the decoder) at most, main-thread long tasks (PerformanceObserver 'longtask'), animation frames a second, and
- * Chromium's CPU from /proc (every process of the browser this bench started, by kind). The budget:
- * each follower keeps at least 12 of its 15 FPS drawn and the leader 25 of its 30; printed met or missed.
+ * single second of any follower and of the leader, read every second), pictures fed and not decoded (the player
+ * waiting for a key frame, or leaving out pictures none refers to while behind), decoded and not drawn (drawing paced
+ * while behind), the decoders' queue (`decodeQueueSize` right after a request, and pictures in the decoder) at most,
+ * main-thread long tasks (PerformanceObserver 'longtask'), animation frames a second, and Chromium's CPU from /proc
+ * (every process of the browser this bench started, by kind). The budget: each follower keeps at least 12 of its 15
+ * FPS drawn and the leader 25 of its 30; printed met or missed.
  *
  * BENCH_FOLLOWERS (30), BENCH_WINDOW_S (20), BENCH_WARMUP_S (4), CHROMIUM_PATH (/usr/bin/chromium), BENCH_JSON.
  */
