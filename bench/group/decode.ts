@@ -20,7 +20,7 @@
  *
  * BENCH_FOLLOWERS (30), BENCH_WINDOW_S (20), BENCH_WARMUP_S (4), CHROMIUM_PATH (/usr/bin/chromium), BENCH_JSON.
  */
-import { readdirSync, readFileSync, mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
@@ -295,6 +295,7 @@ try {
 } finally {
   await browser.close();
   server.close();
+  rmSync(outDir, { recursive: true, force: true });
 }
 
 const [one, leaderAlone, group] = results as [PageFigures, PageFigures, PageFigures];
