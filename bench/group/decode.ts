@@ -18,7 +18,8 @@
  * (every process of the browser this bench started, by kind). The budget: each follower keeps at least 12 of its 15
  * FPS drawn and the leader 25 of its 30; printed met or missed.
  *
- * BENCH_FOLLOWERS (30), BENCH_WINDOW_S (20), BENCH_WARMUP_S (4), CHROMIUM_PATH (/usr/bin/chromium), BENCH_JSON.
+ * BENCH_FOLLOWERS (30), BENCH_WINDOW_S (20), BENCH_WARMUP_S (4; under 3 the window holds streams still starting, as
+ * they start spread over 2 s and wait for their first key frame), CHROMIUM_PATH (/usr/bin/chromium), BENCH_JSON.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
