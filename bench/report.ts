@@ -1,8 +1,8 @@
 /**
  * Every production figure in one run: bench:api (reads, cache on and off), bench:scheduler (10,000 posts due at
  * once, 1 API + 1 worker and 2 + 2), bench:realtime (10,000 phones and 500 browsers on one API), bench:web (the
- * landing's JavaScript and its call to action), bench:host (one farm host with 28 phones) and bench:live (live
- * screens), one after another on this machine. Each bench prints its own table as it goes; the report ends with one
+ * landing's JavaScript and its call to action), bench:host (one farm host with 28 phones), bench:live (live
+ * screens) and bench:group-decode (group control's 31 pictures decoded in Chromium), one after another on this machine. Each bench prints its own table as it goes; the report ends with one
  * summary where each figure stands beside the baseline its bench measured in the same run, as a ratio, with its
  * target and whether it was met.
  *
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 const out = mkdtempSync(join(tmpdir(), 'farm-bench-'));
 const here = new URL('.', import.meta.url).pathname;
-const only = new Set((process.env.BENCH_ONLY ?? 'api,scheduler,realtime,web,host,live').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'api,scheduler,realtime,web,host,live,group-decode').split(',').map((name) => name.trim()));
 
 /** Runs one bench in a process of its own with `env`; answers what it wrote to BENCH_JSON, or undefined when it failed. */
 function run<T>(name: string, script: string, env: Record<string, string> = {}): T | undefined {
@@ -87,6 +87,14 @@ const realtime = run<{ phones: number; browsers: number; baseline: Delivery; pro
 const web = run<WebFigures>('web', 'web/run.ts');
 const host = run<HostFigures>('host', 'host/run.ts');
 const live = run<{ phones: number; watchers: number; baseline: LiveResult; product: LiveResult }>('live', 'live/run.ts');
+interface GroupDecodePage {
+  followerFpsMin: number | null;
+  followerWorstSecond: number | null;
+  leaderFps: number | null;
+  leaderWorstSecond: number | null;
+  chromiumCpuPct: number;
+}
+const groupDecode = run<{ followers: number; one: GroupDecodePage; leaderAlone: GroupDecodePage; group: GroupDecodePage }>('group-decode', 'group/decode.ts');
 
 /** One line of the summary: what, the figure, the baseline, the ratio, the target, met or not. */
 const rows: string[][] = [];
@@ -174,6 +182,26 @@ if (live) {
     ratio(product.inputAckP99, baseline.inputAckP99),
     '—',
     undefined,
+  );
+}
+if (groupDecode) {
+  const { group, one, leaderAlone } = groupDecode;
+  const fps = (value: number | null) => (value ?? Number.NaN).toFixed(1);
+  row(
+    `group control, ${groupDecode.followers} followers + leader in Chromium: each follower's pictures drawn`,
+    `min ${fps(group.followerFpsMin)} FPS (worst second ${fps(group.followerWorstSecond)}), Chromium ${group.chromiumCpuPct.toFixed(0)} % of a core`,
+    `1 follower alone ${fps(one.followerFpsMin)} FPS`,
+    ratio(group.followerFpsMin ?? Number.NaN, one.followerFpsMin ?? 0),
+    '≥ 12 of 15 FPS',
+    (group.followerFpsMin ?? 0) >= 12,
+  );
+  row(
+    `group control, ${groupDecode.followers} followers + leader in Chromium: the leader's pictures drawn`,
+    `${fps(group.leaderFps)} FPS (worst second ${fps(group.leaderWorstSecond)})`,
+    `leader alone ${fps(leaderAlone.leaderFps)} FPS`,
+    ratio(group.leaderFps ?? Number.NaN, leaderAlone.leaderFps ?? 0),
+    '≥ 25 of 30 FPS',
+    (group.leaderFps ?? 0) >= 25,
   );
 }
 
