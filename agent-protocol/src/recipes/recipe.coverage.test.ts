@@ -95,6 +95,10 @@ describe('what a recipe covers', () => {
       index === 0 && typeof guard.when !== 'string' ? { ...guard, when: { ...guard.when, unverified } } : guard,
     );
     expect(coversApp({ ...engage, guards }, { package: IG, version: top })).toEqual({ covered: true, by: 'tested' });
+    // An unverified popup button is tapped, not only watched: it holds the template back.
+    const dismiss = (engage.dismiss ?? []).map((entry, index) => (index === 0 && typeof entry === 'object' ? { ...entry, unverified } : entry));
+    const tapped = coversApp({ ...engage, dismiss }, { package: IG, version: top });
+    expect(tapped.covered ? '' : tapped.reason).toContain('relies on what no public source shows (dismiss[0] (text=Not now))');
   });
 
   it('holds back the post templates on their tested versions: what confirms a post or clears an old banner has no public source', () => {
