@@ -41,6 +41,13 @@ function asSelector(entry: SelectorEvidence): Selector | null {
   return fields as Selector;
 }
 
+/**
+ * Whether a note names a repository at a commit (`owner/name@commit`) and a file in it: a fixture alone says what the
+ * tree shows, not where the tree was read.
+ */
+const cited = (evidence: string): boolean =>
+  /[\w.-]+\/[\w.-]+@[0-9a-f]{7,40}\b/.test(evidence) && /\b[\w./-]+\.(py|xml|md|js|jsonl|json)\b/.test(evidence.replace(/fixture real\/\S+/g, ''));
+
 /** The fixtures carrying a node the selector matches (anywhere in the tree: a preloaded button counts as shown). */
 function carriers(entry: SelectorEvidence, app: 'instagram' | 'tiktok'): string[] {
   const selector = asSelector(entry);
@@ -70,13 +77,18 @@ describe('the evidence of the shipped recipes', () => {
   });
 
   it.each(recipes.map(({ file, recipe }) => [file, recipe] as const))(
-    '%s: cited verified sources name a repository with a commit or a fixture',
+    '%s: cited verified sources name a repository at a commit and a path',
     (_file, recipe) => {
       const vague = recipeEvidence(recipe)
         .filter((entry) => !entry.unverified && entry.evidence)
-        .filter((entry) => !/@[0-9a-f]{7,40}\b/.test(entry.evidence ?? '') && !/fixture real\//.test(entry.evidence ?? ''))
+        .filter((entry) => !cited(entry.evidence ?? ''))
         .map((entry) => `${entry.path}: ${entry.evidence}`);
       expect(vague).toEqual([]);
+      // The tested ranges too: each names where the version was read, or says why it could not be.
+      const ranges = (Array.isArray(recipe.app.tested) ? recipe.app.tested : [])
+        .filter((range) => !range.unverified && !cited(range.evidence ?? ''))
+        .map((range) => `${range.min}..${range.max}: ${range.evidence}`);
+      expect(ranges).toEqual([]);
     },
   );
 
