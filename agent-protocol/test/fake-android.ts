@@ -259,6 +259,10 @@ export class FakeAndroid {
   battery: string;
   power: string;
   onInput: (input: string) => void = () => undefined;
+  /** Texts the UI server set into fields, in order (`replace`: what the field held went first). */
+  readonly values: { text: string; replace: boolean }[] = [];
+  /** Called with each text the UI server sets, so a test phone can show it. */
+  onValue: (text: string, replace: boolean) => void = () => undefined;
   /** Called with each activity started with extras (a share), so a test phone can show the screen it opens. */
   onIntent: (intent: StartedIntent) => void = () => undefined;
 
@@ -272,6 +276,13 @@ export class FakeAndroid {
     this.uiServerVersion = options.uiServerInstalled ?? null;
     this.instrumentationListedAt = options.uiServerInstalled ? 0 : null;
     this.windowPolicy = options.windowPolicy ?? keyguardPolicy({ showing: false, secure: false });
+  }
+
+  /** The UI server's setText on the focused field. */
+  setValue(text: string, replace: boolean): void {
+    this.fieldText = replace ? text : `${this.fieldText ?? ''}${text}`;
+    this.values.push({ text, replace });
+    this.onValue(text, replace);
   }
 
   /** The screen's dump XML with the focused field applied (focused, holding what was typed). */

@@ -39,6 +39,8 @@ export interface FakeUiServerPhone {
   /** Whether the screen animates (never idle): the source then waits out `waitForIdleTimeout`. */
   animated: boolean;
   fieldText: string | null;
+  /** Sets the focused field's text as UiObject2.setText does (`replace`: what it held goes first). */
+  setValue(text: string, replace: boolean): void;
   /** Called with each element clicked (its resource-id or description). */
   onClick(element: string): void;
   /** Ends the instrumentation (the server's process dies). */
@@ -189,7 +191,7 @@ export class FakeUiServer {
     }
     if (method === 'POST' && elementRoute[2] === 'value') {
       const { text: value, replace } = body as { text?: string; replace?: boolean };
-      this.phone.fieldText = replace ? (value ?? '') : `${this.phone.fieldText ?? ''}${value ?? ''}`;
+      this.phone.setValue(value ?? '', replace ?? false);
       return this.send(response, 200, { sessionId: this.session, value: null });
     }
     if (method === 'GET' && elementRoute[2] === 'text') return this.send(response, 200, { sessionId: this.session, value: this.phone.fieldText ?? '' });

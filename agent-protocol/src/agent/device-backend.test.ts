@@ -26,6 +26,9 @@ function work(extra: Partial<PublishPostWork> = {}): PublishPostWork {
     caption: 'Morning routine',
     hashtags: ['#glow'],
     mediaUrls: ['/api/objects/m1'],
+    // The shipped post templates rest on what no public source shows (the old banner's discard button): the workspace
+    // lets untested templates run, as it must for them to run at all.
+    allowUntestedApp: true,
     ...extra,
   };
 }
@@ -200,7 +203,7 @@ describe('the device backend', () => {
       params: { caption: 'Dry run', hashtags: ['#dry'], media: ['/etc/passwd'] },
       media: [`/api/objects/${id}`],
       effects: true,
-      preflight: { account: null },
+      preflight: { account: null, allowUntestedApp: true },
       signal: new AbortController().signal,
       beforeStep: async () => undefined,
       onTrace: async () => undefined,

@@ -299,6 +299,8 @@ describe('dry runs on a simulated phone', () => {
         caption: 'Morning',
         hashtags: [],
         mediaUrls: [],
+        // The shipped post template rests on what no public source shows: the workspace lets it run.
+        allowUntestedApp: true,
       },
       ackWithinMs: 10_000,
     });

@@ -22,9 +22,10 @@ export interface SelectorEvidence {
   /** Why the evidence does not hold it; null when it does. */
   unverified: string | null;
   /**
-   * `acts`: the recipe finds, reads or taps it (an element, a toggle's state, a confirmation); `marker`: it only stops,
-   * skips or clears a popup (dialogs, guards, dismiss, skips, the start's other screens). An unverified marker that
-   * never matches leaves the run as it would be without it; an unverified selector the recipe acts on may act wrong.
+   * `acts`: the recipe finds, reads or taps it (an element, a toggle's state, a confirmation, a popup's dismiss
+   * button); `marker`: it only stops or skips (dialogs, guards, skips, the start's other screens). An unverified marker
+   * that never matches leaves the run as it would be without it; an unverified selector the recipe acts on may act
+   * wrong: a dismiss tap lands on whatever carries its words.
    */
   role: 'acts' | 'marker';
 }
@@ -74,7 +75,7 @@ export function recipeEvidence(recipe: Recipe): SelectorEvidence[] {
         fields,
         evidence: typeof record.evidence === 'string' ? record.evidence : null,
         unverified: typeof record.unverified === 'string' ? record.unverified : null,
-        role: /^(dialogs|guards|dismiss|skips|start\.instead|start\.signedOut)\b/.test(path) ? 'marker' : 'acts',
+        role: /^(dialogs|guards|skips|start\.instead|start\.signedOut)\b/.test(path) ? 'marker' : 'acts',
       });
     }
     for (const [key, child] of Object.entries(record)) {

@@ -40,6 +40,7 @@ export class SimApps {
       followed: new Set(),
       privateAccounts: new Set(options.privateAccounts ?? []),
       account: options.account ?? 'farm.account',
+      commentsOff: options.commentsOff ?? false,
       pendingReads: 0,
       postedReads: 0,
       uploadFailed: options.leftoverUploadFailed !== undefined,

@@ -15,6 +15,7 @@ export const simulatedFixtures = [
   'instagram/profile-private.xml',
   'instagram/profile-own.xml',
   'instagram/comments.xml',
+  'instagram/post-comments-off.xml',
   'instagram/gallery.xml',
   'instagram/caption.xml',
   'instagram/caption-photo.xml',

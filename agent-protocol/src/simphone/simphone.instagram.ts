@@ -130,16 +130,20 @@ function igFeed(api: SimApi, screen: ScreenOf<'feed' | 'post'>): SimNode {
   const failed = screen.name === 'feed' && !pending && !posted && api.uploadFailed;
   // Every third post of the feed is an ad, as Instagram mixes sponsored posts into it.
   const ad = screen.name === 'feed' && !pending && !posted && !failed && n % 3 === 2;
+  // A post opened with comments turned off shows its like button and no comment button.
+  const commentsOff = screen.name === 'post' && api.commentsOff;
   const root = tree(
-    pending
-      ? 'instagram/feed-upload-pending.xml'
-      : posted
-        ? 'instagram/feed-upload-posted.xml'
-        : failed
-          ? 'instagram/feed-upload-failed.xml'
-          : ad
-            ? 'instagram/feed-ad.xml'
-            : 'instagram/feed.xml',
+    commentsOff
+      ? 'instagram/post-comments-off.xml'
+      : pending
+        ? 'instagram/feed-upload-pending.xml'
+        : posted
+          ? 'instagram/feed-upload-posted.xml'
+          : failed
+            ? 'instagram/feed-upload-failed.xml'
+            : ad
+              ? 'instagram/feed-ad.xml'
+              : 'instagram/feed.xml',
     api,
   );
   if (failed)
@@ -150,7 +154,7 @@ function igFeed(api: SimApi, screen: ScreenOf<'feed' | 'post'>): SimNode {
           api.uploadFailed = false;
           api.log('discarded the failed upload');
         };
-  rename(root, FIXTURE_AUTHOR.instagramFeed, author);
+  rename(root, commentsOff ? FIXTURE_AUTHOR.instagramCommentsOff : FIXTURE_AUTHOR.instagramFeed, author);
   igPost(api, root, ad ? `ad#${n}` : `${author}#${n}`);
   igTabs(api, root);
   igBack(api, root);

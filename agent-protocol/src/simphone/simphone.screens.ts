@@ -48,6 +48,8 @@ export interface SimApi {
   privateAccounts: Set<string>;
   /** The account signed in to the apps (its own profile shows it). */
   account: string;
+  /** Posts opened from a grid have comments turned off (no comment button). */
+  commentsOff: boolean;
   media: string[];
   draft: { query: string; caption: string; comment: string };
   focused: 'search' | 'caption' | 'comment' | null;
@@ -140,6 +142,7 @@ export function removeWhere(root: SimNode, drop: (node: SimNode) => boolean): vo
 /** The author a fixture shows, replaced by the simulated one. */
 export const FIXTURE_AUTHOR = {
   instagramFeed: 'sunny.trails',
+  instagramCommentsOff: 'river.stone',
   instagramProfile: 'kai_outdoors',
   instagramProfileName: 'Kai',
   musically: 'lena.paints',

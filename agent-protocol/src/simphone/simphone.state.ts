@@ -51,6 +51,11 @@ export interface SimulatedPhoneUiOptions {
   liked?: string[];
   /** TikTok opens with the add-phone-number sheet over its feed; Instagram with a promotion sheet over what it shows. */
   sheet?: 'add-phone' | 'promotion';
+  /**
+   * Instagram posts opened from a grid have comments turned off: the post shows its like button but no comment button
+   * (`real/instagram/post-comments-off.xml`).
+   */
+  commentsOff?: boolean;
   /** Instagram fails the next upload ("Video can't be posted"). */
   uploadFails?: boolean;
   /** Instagram's pending row goes from the feed without ever saying "Posted!" (scrolled off, or gone unsaid). */

@@ -103,6 +103,8 @@ export async function casePhone(caseOptions: CasePhoneOptions = {}): Promise<Cas
     if (words[0] === 'text') void sim.text(input.slice(5).replace(/%s/g, ' '));
     if (words[0] === 'keyevent') for (const code of words.slice(1)) if (KEYS[code]) void sim.key(KEYS[code]);
   };
+  // Text the UI server sets lands in the simulated field as typed text does.
+  android.onValue = (text, replace) => void (replace ? sim.setText(text) : sim.text(text));
   if (uiServer) android.animated = true;
   const server = new FakeAdbServer();
   await server.listen();
@@ -145,7 +147,7 @@ export interface CaseRun {
   progress: StepProgress[];
   /** Where the host's taps landed, as the simulated phone saw them (resource id, text or description; null: nothing). */
   hits: (string | null)[];
-  /** Text the host typed, as `input text` words. */
+  /** Text the host typed, as `input text` words or as the UI server set it. */
   typed: string[];
 }
 
@@ -183,7 +185,11 @@ export async function runCase(
     result,
     progress,
     hits: casePhone.sim.taps.map((tap) => tap.hit),
-    typed: casePhone.android.inputs.filter((input) => input.startsWith('text ')).map((input) => input.slice(5).replace(/%s/g, ' ')),
+    // Typed by `input text`, or set through the UI server.
+    typed: [
+      ...casePhone.android.inputs.filter((input) => input.startsWith('text ')).map((input) => input.slice(5).replace(/%s/g, ' ')),
+      ...casePhone.android.values.map((value) => value.text),
+    ],
   };
 }
 
