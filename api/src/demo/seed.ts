@@ -87,7 +87,9 @@ export async function seedDemo(db: Db, storage: Storage, options: { password?: s
   await Promise.all(imageIds.map((id, index) => storage.write(id, solidPng(64, 64, colours[index] ?? [0, 0, 0]))));
 
   await db.transaction().execute(async (tx) => {
-    const workspace = await tx.insertInto('workspaces').values({ name: 'Demo Farm' }).returning('id').executeTakeFirstOrThrow();
+    // The demo's phones are simulated, their screens rebuilt from the recipes' fixtures: the farm lets the shipped
+    // templates whose claims no public source shows (the post templates) run on them, as Recipes → Settings shows.
+    const workspace = await tx.insertInto('workspaces').values({ name: 'Demo Farm', tryUntestedTemplates: true }).returning('id').executeTakeFirstOrThrow();
     const workspaceId = workspace.id;
     const operator = await tx
       .insertInto('users')
