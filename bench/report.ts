@@ -2,7 +2,8 @@
  * Every production figure in one run: bench:api (reads, cache on and off), bench:scheduler (10,000 posts due at
  * once, 1 API + 1 worker and 2 + 2), bench:realtime (10,000 phones and 500 browsers on one API), bench:web (the
  * landing's JavaScript and its call to action), bench:host (one farm host with 28 phones), bench:live (live
- * screens) and bench:group-decode (group control's 31 pictures decoded in Chromium), one after another on this machine. Each bench prints its own table as it goes; the report ends with one
+ * screens), bench:group (a leader's tap on 30 phones) and bench:group-decode (group control's 31 pictures decoded in
+ * Chromium), one after another on this machine. Each bench prints its own table as it goes; the report ends with one
  * summary where each figure stands beside the baseline its bench measured in the same run, as a ratio, with its
  * target and whether it was met.
  *
@@ -17,7 +18,7 @@ import { join } from 'node:path';
 
 const out = mkdtempSync(join(tmpdir(), 'farm-bench-'));
 const here = new URL('.', import.meta.url).pathname;
-const only = new Set((process.env.BENCH_ONLY ?? 'api,scheduler,realtime,web,host,live,group-decode').split(',').map((name) => name.trim()));
+const only = new Set((process.env.BENCH_ONLY ?? 'api,scheduler,realtime,web,host,live,group,group-decode').split(',').map((name) => name.trim()));
 
 /** Runs one bench in a process of its own with `env`; answers what it wrote to BENCH_JSON, or undefined when it failed. */
 function run<T>(name: string, script: string, env: Record<string, string> = {}): T | undefined {
@@ -94,6 +95,11 @@ interface GroupDecodePage {
   leaderWorstSecond: number | null;
   chromiumCpuPct: number;
 }
+const groupTap = run<{
+  followers: number;
+  aimMs: number;
+  kinds: { kind: string; lastP50: number; lastP99: number; singleP50: number; complete: number; actions: number }[];
+}>('group', 'group/run.ts');
 const groupDecode = run<{ followers: number; one: GroupDecodePage; leaderAlone: GroupDecodePage; group: GroupDecodePage }>('group-decode', 'group/decode.ts');
 
 /** One line of the summary: what, the figure, the baseline, the ratio, the target, met or not. */
@@ -183,6 +189,18 @@ if (live) {
     '—',
     undefined,
   );
+}
+if (groupTap) {
+  for (const kind of groupTap.kinds) {
+    row(
+      `group control, ${groupTap.followers} followers (${kind.kind === 'adb' ? 'fake adb phones' : 'simulated phones'}): finger → every follower's result`,
+      `p50 ${kind.lastP50} ms, p99 ${kind.lastP99} ms (${kind.complete} of ${kind.actions} actions complete)`,
+      `one phone's tap p50 ${kind.singleP50} ms`,
+      `+${Math.round(kind.lastP50 - kind.singleP50)} ms`,
+      `≤ +${groupTap.aimMs} ms at p50`,
+      kind.lastP50 - kind.singleP50 <= groupTap.aimMs,
+    );
+  }
 }
 if (groupDecode) {
   const { group, one, leaderAlone } = groupDecode;

@@ -15,7 +15,7 @@
  * this machine's cores; the phones run in a process of their own, as a farm host is a PC of its own.
  */
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -320,6 +320,7 @@ function report(kind: Kind, figures: Figures): void {
   }
   const group = p(figures.last, 50);
   const single = p(figures.single, 50);
+  summaries.push({ kind, lastP50: group, lastP99: p(figures.last, 99), singleP50: single, complete, actions: figures.complete.length });
   if (Number.isFinite(group) && Number.isFinite(single)) {
     const gap = group - single;
     console.log(
@@ -327,6 +328,9 @@ function report(kind: Kind, figures: Figures): void {
     );
   }
 }
+
+/** Each kind's figures for `bench:report` (BENCH_JSON): the last result's p50 and p99 beside one phone's tap. */
+const summaries: { kind: Kind; lastP50: number; lastP99: number; singleP50: number; complete: number; actions: number }[] = [];
 
 const { url: databaseUrl, drop } = await benchDatabase(base, 'farm_bench_group');
 let api: ChildProcess | undefined;
@@ -342,6 +346,7 @@ try {
   const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
   if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
   for (const kind of KINDS) report(kind, await measure(kind, origin, cookie, api.pid!));
+  if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ followers: FOLLOWERS, aimMs: AIM_MS, kinds: summaries }));
 } finally {
   api?.kill('SIGTERM');
   await pause(1000);
