@@ -28,6 +28,9 @@ afterAll(async () => {
 
 describe('a simulated farm host', () => {
   it('registers its phones, publishes a due post through the recipe on the phone, and drops an unplugged phone', async () => {
+    // The shipped post template rests on claims no public source shows (it is off by default): the farm lets it run on
+    // its simulated phones, whose screens come from the recipes' fixtures.
+    expect((await operator.put('/api/recipes/settings', { tryUntestedTemplates: true })).status).toBe(200);
     const { token } = await enrollHost('Rack sim');
     host = new FarmHost({
       server: url,

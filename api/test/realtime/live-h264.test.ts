@@ -160,6 +160,9 @@ describe('live screen as H.264', () => {
     const oldSeen = received(old);
     const stuckSeen = received(stuck, { stall: true });
     await ask(modern, 'live.watch', { deviceId: device.id, h264: true });
+    // Until its first packet an H.264 watcher is sent JPEG (the fallback while video starts): the JPEG watcher joins
+    // once the video flows, so any JPEG the modern one saw would be a fault.
+    await until(async () => modernSeen.video.length > 0, 'the first packets', 8000);
     await ask(old, 'live.watch', { deviceId: device.id });
     await ask(stuck, 'live.watch', { deviceId: device.id, h264: true });
     await until(async () => oldSeen.jpeg.length >= 3 && modernSeen.video.length >= 60, 'both paths', 8000);
