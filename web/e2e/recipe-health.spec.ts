@@ -13,8 +13,8 @@ import { PASSWORD, unique, uniqueEmail } from './support/ui';
 
 for (const width of [1280, 375]) {
   test(`the recipe health board after runs on the fleet (${width} px)`, async ({ browser, baseURL }) => {
-    // A version the shipped recipes' tested range covers (its top end, from the evidence the shipped recipes name:
-    // InstaAddict pull request #28, Instagram 447.0.0.55.81), and one far older that nothing covers.
+    // A version the shipped recipes' tested range covers (its top end, from the evidence the shipped recipes name),
+    // and one far older that nothing covers.
     const version = '447.0.0.55.81';
     const oldVersion = `100.0.0.${width}.1`;
     const context = await browser.newContext({ viewport: { width, height: 900 } });
@@ -94,7 +94,10 @@ for (const width of [1280, 375]) {
       const uncovered = section.getByRole('list', { name: 'Uncovered app versions' });
       await expect(uncovered.getByText(`${IG} ${oldVersion}`)).toBeVisible();
       await expect(uncovered).toContainText('Pixel Health 3');
-      await expect(uncovered.getByText(`${IG} ${version}`)).toHaveCount(0);
+      // The tested version lacks only the post template, which acts on what no public source shows (it runs once the
+      // workspace verifies it on a phone or lets untested templates run).
+      const current = uncovered.getByRole('listitem').filter({ hasText: `${IG} ${version}` });
+      await expect(current).toContainText('No verified recipe for create post ·');
 
       // Nothing is wider than the screen at 375 px.
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
