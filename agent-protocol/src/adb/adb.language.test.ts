@@ -165,6 +165,22 @@ describe("the pre-flight's language check on a phone over adb", () => {
   });
 });
 
+describe('a template held back by a claim no public source shows', () => {
+  it('ends a run app_version_untested on a version of its range, and a dry run tries it there (not outside it)', async () => {
+    const { fake, phone } = await phoneIn('EN-9', { system: 'en-US' });
+    const unverified = 'The source of this range could not be read.';
+    const held = recipeWith({ locale: 'en', tested: [{ package: INSTAGRAM, min: '300.0.0.0.0', max: '400.0.0.0.0', unverified }] });
+    const refused = await run(phone, held);
+    expect(refused.failure).toMatchObject({ code: 'app_version_untested', message: expect.stringContaining('relies on what no public source shows') });
+    const dry = { clock: manualClock(), random: () => 0.5, preflight: { tryUnverifiedClaims: true } };
+    const tried = await runRecipe(phone, held, {}, dry);
+    expect(tried.failure).toBeUndefined();
+    expect(fake.launched).toEqual([INSTAGRAM]);
+    const outside = recipeWith({ locale: 'en', tested: [{ package: INSTAGRAM, min: '400.0.0.0.0', max: '401.0.0.0.0', unverified }] });
+    expect((await runRecipe(phone, outside, {}, dry)).failure?.code).toBe('app_version_untested');
+  });
+});
+
 describe('`cmd locale get-app-locales` answers', () => {
   it('reads the first tag, and nothing from an empty list or another answer', () => {
     // Worded as LocaleManagerShellCommand.runGetAppLocales prints them (EVIDENCE.md).

@@ -36,6 +36,8 @@ export function runDryRun(state: BackendState, work: DryRunWork): Promise<DryRun
         verifiedApps: work.preflight.verifiedApps ?? [],
         // A dry run is how a workspace verifies a recipe on another language: the app's language is tried, not refused.
         tryUntestedLanguage: true,
+        // And how it verifies a template copy held back by claims no public source shows, on a version of its range.
+        tryUnverifiedClaims: true,
       }),
       signal: work.signal,
       traceScreens: true,

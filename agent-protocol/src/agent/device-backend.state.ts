@@ -76,7 +76,8 @@ export class BackendState {
    * (a phone of the demo farm holds none of its own).
    */
   preflight(
-    check: Required<Pick<RecipePreflight, 'account' | 'allowUntestedApp' | 'verifiedApps'>> & Pick<RecipePreflight, 'tryUntestedLanguage'>,
+    check: Required<Pick<RecipePreflight, 'account' | 'allowUntestedApp' | 'verifiedApps'>> &
+      Pick<RecipePreflight, 'tryUntestedLanguage' | 'tryUnverifiedClaims'>,
   ): Pick<RecipeRunOptions, 'preflight'> {
     const checks = this.options.preflight ?? 'full';
     if (checks === 'off') return {};

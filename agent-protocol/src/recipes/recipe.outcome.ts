@@ -47,6 +47,11 @@ export interface RecipePreflight {
    * `language_untested` (a passing dry run is what verifies the recipe in that language).
    */
   tryUntestedLanguage?: boolean;
+  /**
+   * A dry run, watched by a person: a recipe held back on a version inside its tested range only because it acts on
+   * what no public source shows is tried (a passing dry run of the workspace's copy is what verifies it there).
+   */
+  tryUnverifiedClaims?: boolean;
   /** Below this battery level (and not charging) the run does not start. Default 10. */
   minBattery?: number;
 }

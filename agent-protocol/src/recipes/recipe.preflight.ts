@@ -4,7 +4,7 @@
  * the signed-in account the work's). These checks change with phones and apps, not with what steps do, so they sit
  * in their own room; the start's own steps (back, account, switch) still run through the step actions.
  */
-import { coversApp, recipeLanguage, recipePackages } from './recipe.coverage.ts';
+import { coversApp, isTestedVersion, recipeLanguage, recipePackages } from './recipe.coverage.ts';
 import type { Locator } from './recipe.locate.ts';
 import { Miss, StepFailure, type RecipePreflight, type Scope, type StepProgress } from './recipe.outcome.ts';
 import type { Recipe, Step } from './recipe.schema.ts';
@@ -108,6 +108,12 @@ export class Preflight {
       // A dry run tries the language; the version is still checked.
       coverage = coversApp(run.recipe, { package: found.name, version: found.version, locale: null }, options);
       if (coverage.covered) this.report('done', `Trying ${run.recipe.name} on ${uiLocale}, a language it is not verified in.`);
+    }
+    if (!coverage.covered && coverage.problem === 'version' && checks.tryUnverifiedClaims && isTestedVersion(run.recipe, found.name, found.version)) {
+      // Inside its tested range and still not covered: held back only by claims no public source shows. A dry run
+      // tries it, so that a person watching can verify it on this version.
+      this.report('done', `Trying ${run.recipe.name}, which relies on what no public source shows, on ${found.name} ${found.version}: watch each step.`);
+      coverage = { covered: true, by: 'tested' };
     }
     if (!coverage.covered) {
       if (coverage.problem === 'locale') {
