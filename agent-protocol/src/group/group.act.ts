@@ -52,7 +52,8 @@ export async function actOnPhone(phone: GroupPhone, message: GroupActMessage): P
   // The rules first, on this read: a phone with a refused app in front says so rather than "Different screen".
   const before = checkGroupRules(action, read, lists);
   if (!before.ok) return groupResult(actionId, 'refused', { reason: before.reason });
-  // Home lands every phone on its launcher whatever it showed: the one action not matched against the leader's screen.
+  // Home lands a phone on its launcher from any screen the rules let through: the one action not matched against the
+  // leader's screen.
   const home = action.kind === 'key' && action.key === 'home';
   if (leader && !home && !sameScreen(leader, read.signature)) {
     return withFrame(phone, groupResult(actionId, 'different_screen', { reason: 'This phone does not show the leader’s screen.' }));

@@ -35,9 +35,12 @@ describe('group control rules', () => {
     });
   });
 
-  it('lets Home through whatever is in front: it leaves the app and acts in none', () => {
+  it('holds Home to rule 1 like every other action: an app with accounts in front refuses it', () => {
     const instagram = { ...settings, front: 'com.instagram.android', packages: ['com.instagram.android'] };
-    expect(checkGroupRules(action({ kind: 'key', key: 'home' }), instagram, lists)).toEqual({ ok: true });
+    expect(checkGroupRules(action({ kind: 'key', key: 'home' }), instagram, lists)).toEqual({
+      ok: false,
+      reason: 'Group control is for setup: Instagram is in front.',
+    });
     expect(checkGroupRules(action({ kind: 'key', key: 'recents' }), instagram, lists)).toMatchObject({ ok: false });
   });
 

@@ -186,9 +186,7 @@ export function checkGroupRules(
   lists: GroupLists,
   target?: string | null,
 ): RuleVerdict {
-  // Home leaves whatever is in front and acts in no app: it goes through everywhere, so a group sitting in an app
-  // group control refuses can be brought to the launcher (and from there to Settings).
-  if (action.kind === 'key' && action.key === 'home') return { ok: true };
+  // Home too follows rule 1: a phone left in an app group control refuses is brought home with its own live screen.
   const backOrHome = action.kind === 'key' && (action.key === 'back' || action.key === 'home');
   // Rule 4: while an overlay shows, only Back and Home.
   const overlay = screen.shade

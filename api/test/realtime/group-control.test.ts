@@ -261,10 +261,11 @@ describe('group control', () => {
     expect(JSON.stringify(audit)).not.toContain('café');
     expect(audit[0]!.data).toMatchObject({ what: 'Text, 12 characters' });
 
-    // Home goes through everywhere (it leaves the app and acts in none); a web link never does.
+    // Home follows the same rule (Instagram in front: refused, by the API and by the phone); a web link never goes.
     await pause(1100);
     const home = await ask<LiveGroupActAnswer>(socket, 'live.group.act', { action: { kind: 'key', key: 'home' } });
-    expect(home.ok && home.summary).toBe('Home: Done on 3');
+    expect(home.ok && home.summary).toBe('Home: Done on 1, Refused on 2');
+    expect(instagramSeen.inputs).toEqual([]);
     const link = await ask<LiveGroupActAnswer>(socket, 'live.group.act', {
       action: { kind: 'intent', action: 'android.intent.action.VIEW', data: 'https://example.com' },
     });
