@@ -133,7 +133,7 @@ export function RecipesSection() {
           <Switch
             mb="md"
             label="Try shipped templates on app versions no one verified"
-            description="Off: a phone whose app version is outside a template's tested range, and not verified by this workspace, refuses the work (App version not tested)."
+            description="Off: a template refuses the work on an app version outside its tested range, or where it relies on what no public source shows (see Evidence), unless this workspace verified it there (App version not tested)."
             checked={recipes.data?.settings.tryUntestedTemplates ?? false}
             disabled={settings.isPending}
             onChange={(event) => setTryUntested(event.currentTarget.checked)}
