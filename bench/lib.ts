@@ -135,3 +135,33 @@ export async function startApi(env: Record<string, string>): Promise<{ api: Chil
   api.kill('SIGKILL');
   throw new Error('the API did not become ready within 60 s');
 }
+
+/** Signs a new operator up on the API (a workspace of its own); answers the session cookie. */
+export async function signUp(origin: string): Promise<string> {
+  const signup = await fetch(`${origin}/api/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-123', name: 'Bench Operator', role: 'operator' }),
+  });
+  const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
+  if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  return cookie;
+}
+
+/** Adds a phone host as the signed-in operator and enrols it with its code, as `farm-agent host --code` does; answers its token. */
+export async function enrolledHost(origin: string, cookie: string, name: string): Promise<string> {
+  const added = await fetch(`${origin}/api/hosts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', cookie },
+    body: JSON.stringify({ name }),
+  });
+  if (!added.ok) throw new Error(`adding a host: ${added.status} ${await added.text()}`);
+  const { code } = (await added.json()) as { code: string };
+  const enrolled = await fetch(`${origin}/api/agent/enroll`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  if (!enrolled.ok) throw new Error(`enrolling the host: ${enrolled.status} ${await enrolled.text()}`);
+  return ((await enrolled.json()) as { token: string }).token;
+}

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { GROUP_MAX_PHONES, type LiveAnswer, type LiveGroupActAnswer, type LiveGroupAnswer, type LiveGroupResult, type LiveInputAnswer } from '@farm/contracts';
-import { benchDatabase, pause, percentile, processUsage, startApi } from '../lib.ts';
+import { benchDatabase, enrolledHost, pause, percentile, processUsage, signUp, startApi } from '../lib.ts';
 import { adbSerial, leaderFinger, simLeaderFinger } from './screens.ts';
 
 /** A session holds at most GROUP_MAX_PHONES phones, the leader one of them: 29 followers by default. */
@@ -89,20 +89,7 @@ async function ask<T extends object>(socket: Socket, event: string, message: unk
 
 /** The phones of one kind in a process of their own, connected to the API through a host of their own. */
 async function startPhones(kind: Kind, origin: string, cookie: string): Promise<{ child: ChildProcess; serials: string[] }> {
-  const added = await fetch(`${origin}/api/hosts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie },
-    body: JSON.stringify({ name: `Bench ${kind}` }),
-  });
-  if (!added.ok) throw new Error(`adding a host: ${added.status} ${await added.text()}`);
-  const { code } = (await added.json()) as { code: string };
-  const enrolled = await fetch(`${origin}/api/agent/enroll`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code }),
-  });
-  if (!enrolled.ok) throw new Error(`enrolling the host: ${enrolled.status} ${await enrolled.text()}`);
-  const { token } = (await enrolled.json()) as { token: string };
+  const token = await enrolledHost(origin, cookie, `Bench ${kind}`);
   const child = fork(fileURLToPath(new URL('./phones.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, BENCH_KIND: kind, BENCH_COUNT: String(FOLLOWERS + 1), BENCH_SERVER: origin, BENCH_HOST_TOKEN: token },
@@ -338,13 +325,7 @@ try {
   const started = await startApi({ DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-group-')) });
   api = started.api;
   const { origin } = started;
-  const signup = await fetch(`${origin}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-123', name: 'Bench Operator', role: 'operator' }),
-  });
-  const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
-  if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const cookie = await signUp(origin);
   for (const kind of KINDS) report(kind, await measure(kind, origin, cookie, api.pid!));
   if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify({ followers: FOLLOWERS, aimMs: AIM_MS, kinds: summaries }));
 } finally {

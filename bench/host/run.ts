@@ -37,7 +37,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { platformDailyCaps } from '@farm/contracts';
-import { benchDatabase, pause, processUsage, startApi } from '../lib.ts';
+import { benchDatabase, enrolledHost, pause, processUsage, signUp, startApi } from '../lib.ts';
 import { phoneSerial, type Recording } from './record.ts';
 
 const PHONES = Number(process.env.BENCH_PHONES ?? 28);
@@ -163,35 +163,6 @@ async function cpuOver(pid: number, during: () => Promise<unknown>): Promise<{ c
   return { cpuPct, cpuPctPerPhone: cpuPct / PHONES, threadsPct };
 }
 
-async function signUp(origin: string): Promise<string> {
-  const signup = await fetch(`${origin}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-123', name: 'Bench Operator', role: 'operator' }),
-  });
-  const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
-  if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
-  return cookie;
-}
-
-/** A farm host added in the console and enrolled with its code: its credential. */
-async function enrolledHost(origin: string, cookie: string): Promise<string> {
-  const added = await fetch(`${origin}/api/hosts`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', cookie },
-    body: JSON.stringify({ name: 'Bench rack' }),
-  });
-  if (!added.ok) throw new Error(`adding a host: ${added.status} ${await added.text()}`);
-  const { code } = (await added.json()) as { code: string };
-  const enrolled = await fetch(`${origin}/api/agent/enroll`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code }),
-  });
-  if (!enrolled.ok) throw new Error(`enrolling the host: ${enrolled.status} ${await enrolled.text()}`);
-  return ((await enrolled.json()) as { token: string }).token;
-}
-
 /** The phones' devices, once the API lists every one online. */
 async function onlineDevices(origin: string, cookie: string): Promise<{ id: string; serial: string }[]> {
   const serials = new Set(Array.from({ length: PHONES }, (_, index) => phoneSerial(index)));
@@ -235,7 +206,7 @@ try {
   api = started.api;
   const { origin } = started;
   const cookie = await signUp(origin);
-  const token = await enrolledHost(origin, cookie);
+  const token = await enrolledHost(origin, cookie, 'Bench rack');
 
   const phones = new Child('./phones.ts', { BENCH_PHONES: String(PHONES) });
   children.push(phones);

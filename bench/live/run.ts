@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io, type Socket } from 'socket.io-client';
 import { clipPackets, makeClip } from '../../agent-protocol/test/fake-scrcpy.ts';
-import { benchDatabase, freePort, pause, percentile, processUsage, startApi } from '../lib.ts';
+import { benchDatabase, freePort, pause, percentile, processUsage, signUp, startApi } from '../lib.ts';
 
 /** `jpeg` (the default): 50 KB frames as minicap sends them; `h264`: a 324 × 720 H.264 clip at 30 FPS as scrcpy sends it. */
 const CODEC = process.env.BENCH_LIVE_CODEC === 'h264' ? 'h264' : 'jpeg';
@@ -329,13 +329,7 @@ try {
   const started = await startApi({ DATABASE_URL: databaseUrl, DATA_DIR: mkdtempSync(join(tmpdir(), 'farm-bench-live-')) });
   api = started.api;
   const { api: server, origin } = started;
-  const signup = await fetch(`${origin}/api/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-123', name: 'Bench Operator', role: 'operator' }),
-  });
-  const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
-  if (!signup.ok || !cookie) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const cookie = await signUp(origin);
   const db = database.db;
   const workspace = await db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
   const tokens = Array.from({ length: PHONES }, () => `dev_${randomBytes(18).toString('base64url')}`);
