@@ -60,9 +60,10 @@ async function bareRoundTrip(jobs = 2000): Promise<{ p50: number; p99: number }>
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-/** A workers process on the bench's database and Redis. */
+/** A workers process on the bench's database and Redis (BENCH_PROFILE=DIR: its CPU profile too, when it stops). */
 function startWorkers(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...productNodeFlags, '--import', 'tsx', 'src/main.ts'], {
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  return spawn(process.execPath, [...productNodeFlags, '--import', 'tsx', ...profile, 'src/main.ts'], {
     cwd: `${root}workers/`,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

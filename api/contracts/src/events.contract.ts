@@ -141,6 +141,8 @@ interface ChangeOf<E extends string, P> {
   local?: boolean | undefined;
   /** Heard from the workers and delivered to browsers by another instance (the relay): bookkeeping only here. */
   quiet?: boolean | undefined;
+  /** Its payload was parsed by its event's schema on arrival (parseChange): the gateway does not parse it again. */
+  checked?: boolean | undefined;
 }
 
 /**
@@ -159,5 +161,5 @@ export function parseChange(raw: unknown): Change | undefined {
   const schema = isInternalEvent(event) ? internalEvents[event] : event in serverEvents ? serverEvents[event as ServerEventName] : undefined;
   const parsed = schema?.safeParse(payload);
   if (!parsed?.success) return undefined;
-  return { workspaceId, event, payload: parsed.data, ...(typeof userId === 'string' ? { userId } : {}) } as Change;
+  return { workspaceId, event, payload: parsed.data, checked: true, ...(typeof userId === 'string' ? { userId } : {}) } as Change;
 }

@@ -25,7 +25,8 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   }
   const { Redis } = await import('ioredis');
   const subscriber = new Redis(options.redisUrl, { maxRetriesPerRequest: null });
-  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 3 });
+  // What one turn publishes (a settled batch's wakes, the relay's record) goes out in one write.
+  const publisher = new Redis(options.redisUrl, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
   for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
   // ioredis subscribes the channel again after a reconnect, without waiting for the answer.
   logDroppedFailures(subscriber, ['subscribe'], (error) => app.log.warn({ err: error }, 'redis (changes): the channel was not subscribed again'));

@@ -32,6 +32,9 @@ export class ChangeRelay {
   private readonly held: Held[] = [];
   private readonly timer: NodeJS.Timeout;
   private closed = false;
+  /** The newest number emitted, and whether its record is being written (see record). */
+  private unrecorded = 0;
+  private recording = false;
 
   constructor(
     private readonly redis: Redis,
@@ -39,6 +42,7 @@ export class ChangeRelay {
     /** Emits the change to browsers through the adapter (every instance's sockets). */
     private readonly emit: (change: Change) => void,
     private readonly onError: (error: unknown) => void,
+    private readonly keys: { lease: string; last: string } = { lease: RELAY_LEASE_KEY, last: RELAY_LAST_KEY },
   ) {
     this.timer = setInterval(() => void this.tick().catch(onError), TICK_MS);
     this.timer.unref();
@@ -56,20 +60,42 @@ export class ChangeRelay {
     while (this.held.length > 0 && now - this.held[0]!.at > KEEP_MS) this.held.shift();
     if (!this.leading) return;
     this.emit(change);
-    this.redis.set(RELAY_LAST_KEY, String(seq), 'PX', 3_600_000).catch(this.onError);
+    this.record(seq);
+  }
+
+  /**
+   * Records the last number emitted: one SET at a time, the newest after it (a burst of announcements is a few
+   * writes, not one each). A relay that stops between an emit and its record has the next one emit the unrecorded
+   * again, which browsers take as the same change once more; one at a time keeps that window to one round trip.
+   */
+  private record(seq: number): void {
+    this.unrecorded = Math.max(this.unrecorded, seq);
+    if (this.recording) return;
+    this.recording = true;
+    const write = (): void => {
+      const newest = this.unrecorded;
+      this.redis
+        .set(this.keys.last, String(newest), 'PX', 3_600_000)
+        .catch(this.onError)
+        .finally(() => {
+          if (this.unrecorded > newest && this.leading) write();
+          else this.recording = false;
+        });
+    };
+    write();
   }
 
   private async tick(): Promise<void> {
     if (this.closed) return;
     if (this.leading) {
-      const renewed = Number(await this.redis.eval(RENEW, 1, RELAY_LEASE_KEY, this.instance, String(LEASE_MS)));
+      const renewed = Number(await this.redis.eval(RENEW, 1, this.keys.lease, this.instance, String(LEASE_MS)));
       if (renewed === 1) return;
       this.leading = false;
     }
-    const taken = await this.redis.set(RELAY_LEASE_KEY, this.instance, 'PX', LEASE_MS, 'NX');
+    const taken = await this.redis.set(this.keys.lease, this.instance, 'PX', LEASE_MS, 'NX');
     if (taken !== 'OK' || this.closed) return;
     // Taking over: what the last relay did not emit (after the last number it recorded) goes out now, in order.
-    const last = Number((await this.redis.get(RELAY_LAST_KEY)) ?? 0);
+    const last = Number((await this.redis.get(this.keys.last)) ?? 0);
     this.leading = true;
     let newest = last;
     for (const item of this.held) {
@@ -77,7 +103,7 @@ export class ChangeRelay {
       this.emit(item.change);
       newest = Math.max(newest, item.seq);
     }
-    if (newest > last) await this.redis.set(RELAY_LAST_KEY, String(newest), 'PX', 3_600_000);
+    if (newest > last) await this.redis.set(this.keys.last, String(newest), 'PX', 3_600_000);
   }
 
   /** Lets the lease go at once (a stopping instance), so another instance relays without waiting for it to lapse. */
@@ -86,6 +112,6 @@ export class ChangeRelay {
     clearInterval(this.timer);
     if (!this.leading) return;
     this.leading = false;
-    await this.redis.eval(RELEASE, 1, RELAY_LEASE_KEY, this.instance).catch(this.onError);
+    await this.redis.eval(RELEASE, 1, this.keys.lease, this.instance).catch(this.onError);
   }
 }

@@ -85,7 +85,9 @@ export async function attachRealtime(
 async function adaptToRedis(app: FastifyInstance, io: RealtimeServer, redisUrl: string): Promise<{ quit(): Promise<unknown> }> {
   const { Redis } = await import('ioredis');
   const { createAdapter } = await import('@socket.io/redis-streams-adapter');
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true });
+  // What one turn broadcasts goes to the stream in one write; the stream's reader (a copy of this client) blocks on
+  // XREAD alone on its connection, so that command goes out as it is.
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: null, lazyConnect: true, enableAutoPipelining: true, autoPipeliningIgnoredCommands: ['xread'] });
   client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (socket adapter) error'));
   // The adapter keeps a closing socket's session (for connection-state recovery) with a SET and sends its
   // short-lived messages with a PUBLISH, waiting for neither; its subscriber, a copy of this client, is subscribed
@@ -177,7 +179,8 @@ function relayChanges(app: FastifyInstance, io: RealtimeServer, clustered: boole
     // The dispatcher's own facts, and workers' changes another instance relays: nothing for browsers from here.
     if (isInternalEvent(change.event) || change.quiet) return;
     const event: ServerEventName = change.event;
-    const parsed = serverEvents[event].safeParse(change.payload);
+    // What arrived from another process was parsed on arrival (parseChange); what this process wrote is parsed here.
+    const parsed = change.checked ? { success: true as const, data: change.payload } : serverEvents[event].safeParse(change.payload);
     if (!parsed.success) {
       app.log.error({ event: change.event, issues: parsed.error.issues }, 'refused to push an event that does not match its schema');
       return;
