@@ -133,17 +133,16 @@ function start(startAt: number, warmupMs: number): void {
           () => {
             const at = now();
             if (at >= measureFrom) sentBeats += 1;
-            if (p.kind === 'bare') {
-              socket.emit('beat', { id: String(i), battery: 50 });
-              sent.set(String(i), at);
-              return;
-            }
             // A point less every heartbeat by default (each one shown); with BENCH_CHANGE_EVERY, every Nth heartbeat,
-            // the phones' changes spread over the N heartbeats.
+            // the phones' changes spread over the N heartbeats. The bare relay hears every heartbeat too and passes on
+            // those that change, as the product does.
             const step = n + (i % p.changeEvery);
             n += 1;
-            socket.emit('agent.heartbeat', { battery: 99 - (Math.floor(step / p.changeEvery) % 50), status: 'online' });
-            if (step % p.changeEvery === 0) sent.set(String(i), at);
+            const battery = 99 - (Math.floor(step / p.changeEvery) % 50);
+            const changed = step % p.changeEvery === 0;
+            if (p.kind === 'bare') socket.emit('beat', { id: String(i), battery, changed });
+            else socket.emit('agent.heartbeat', { battery, status: 'online' });
+            if (changed) sent.set(String(i), at);
           },
           p.periodMs,
           { now, random: () => i / p.phones },

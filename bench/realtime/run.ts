@@ -5,7 +5,7 @@
  * By default every heartbeat changes the phone's battery, so every one is shown (the worst case). BENCH_CHANGE_EVERY=N
  * changes it every Nth heartbeat only, as a farm's phones do (a point of battery every few minutes): the product
  * announces only the heartbeats that change what a screen shows, and latency is measured on those; the bare relay
- * still relays every heartbeat.
+ * hears every heartbeat too and relays those that change, one message each.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ const changeEvery = Math.max(1, Number(process.env.BENCH_CHANGE_EVERY ?? 1));
  * online, at its battery), so with BENCH_CHANGE_EVERY the first period is a burst of every phone at once, not the
  * steady state the budget is about. By default, 0 (every heartbeat is a change anyway).
  */
+/** BENCH_BARE=0 measures the product alone, without the bare relay's phase before it. */
+const withBare = process.env.BENCH_BARE !== '0';
 const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? (changeEvery > 1 ? 5 * periodMs : 0));
 const port = Number(process.env.BENCH_PORT ?? 3970);
 const barePort = port + 1;
@@ -33,15 +35,20 @@ const dbName = 'farm_bench_realtime';
 
 const { database, url, drop } = await benchDatabase(base, dbName, 10);
 
-const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
-  execArgv: [...productNodeFlags, '--import', 'tsx'],
-  env: { ...process.env, DATABASE_URL: url, PORT: String(port), BARE_PORT: String(barePort), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
-  stdio: 'inherit',
-});
-await new Promise<void>((resolve, reject) => {
-  child.once('message', () => resolve());
-  child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
+/** The product's server, or the bare relay's (server.ts), answered once it listens. */
+async function startServer(serve: 'product' | 'bare'): Promise<ChildProcess> {
+  const server = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), {
+    execArgv: [...productNodeFlags, '--import', 'tsx'],
+    env: { ...process.env, SERVE: serve, DATABASE_URL: url, PORT: String(serve === 'bare' ? barePort : port), REDIS_URL: '', LOG_LEVEL: 'silent', DEMO: '0' },
+    stdio: 'inherit',
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('message', () => resolve());
+    server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return server;
+}
+const child = await startServer('product');
 
 const origin = `http://127.0.0.1:${port}`;
 
@@ -77,7 +84,7 @@ function answer<T extends Reply['type']>(loader: ChildProcess, type: T): Promise
 }
 
 /** Runs one traffic pattern over the load processes: phones send, browsers receive; answers latency figures. */
-async function drive(label: string, phase: Omit<LoadPhase, 'share' | 'shares' | 'phones' | 'browsers' | 'periodMs' | 'changeEvery'>) {
+async function drive(label: string, server: ChildProcess, phase: Omit<LoadPhase, 'share' | 'shares' | 'phones' | 'browsers' | 'periodMs' | 'changeEvery'>) {
   await Promise.all(
     loaders.map((loader, share) => {
       const connected = answer(loader, 'connected');
@@ -88,7 +95,7 @@ async function drive(label: string, phase: Omit<LoadPhase, 'share' | 'shares' | 
   // Spread the phones evenly over the period, as real heartbeats are, from the same instant in every process.
   const startAt = performance.timeOrigin + performance.now() + 200;
   for (const loader of loaders) loader.send({ type: 'start', startAt, warmupMs });
-  setTimeout(() => child.send('loop.reset'), 200 + warmupMs);
+  setTimeout(() => server.send('loop.reset'), 200 + warmupMs);
   await new Promise((resolve) => setTimeout(resolve, 200 + seconds * 1000 + warmupMs));
   const results = await Promise.all(
     loaders.map((loader) => {
@@ -97,9 +104,9 @@ async function drive(label: string, phase: Omit<LoadPhase, 'share' | 'shares' | 
       return stopped;
     }),
   );
-  const server = await new Promise<{ loopP99: number | null; cpuMs: number }>((resolve) => {
-    child.once('message', (message) => resolve(message as { loopP99: number | null; cpuMs: number }));
-    child.send('loop.read');
+  const read = await new Promise<{ loopP99: number | null; cpuMs: number }>((resolve) => {
+    server.once('message', (message) => resolve(message as { loopP99: number | null; cpuMs: number }));
+    server.send('loop.read');
   });
   await Promise.all(
     loaders.map((loader) => {
@@ -118,9 +125,9 @@ async function drive(label: string, phase: Omit<LoadPhase, 'share' | 'shares' | 
     eventsPerSecond: received / seconds,
     samples: latencies.length,
     loadLoopP99: Math.max(...results.map((r) => r.result.loopP99)),
-    serverLoopP99: server.loopP99,
+    serverLoopP99: read.loopP99,
     /** The server process's CPU per heartbeat sent, in microseconds. */
-    cpuPerBeatUs: beats > 0 ? (server.cpuMs * 1000) / beats : Number.NaN,
+    cpuPerBeatUs: beats > 0 ? (read.cpuMs * 1000) / beats : Number.NaN,
   };
 }
 
@@ -144,14 +151,25 @@ try {
     .values(devices.map((d, i) => ({ deviceId: d.id, workspaceId: user.workspaceId, tokenHash: createHash('sha256').update(tokens[i]!).digest('hex') })))
     .execute();
 
-  const baseline = await drive('bare Socket.IO relay (baseline)', {
-    kind: 'bare',
-    origin: `http://127.0.0.1:${barePort}`,
-    cookie: '',
-    tokens: [],
-    deviceIds: Array.from({ length: phones }, (_, i) => String(i)),
-  });
-  const product = await drive('product: /agent heartbeat → DB → devices.pulse', {
+  // The bare relay first, in a process of its own that stops before the product's phase (server.ts says why).
+  const bare = withBare ? await startServer('bare') : undefined;
+  const baseline =
+    bare &&
+    (await drive('bare Socket.IO relay (baseline)', bare, {
+      kind: 'bare',
+      origin: `http://127.0.0.1:${barePort}`,
+      cookie: '',
+      tokens: [],
+      deviceIds: Array.from({ length: phones }, (_, i) => String(i)),
+    }));
+  // Its profile (BENCH_CPU_PROF) is written after the phase's figures were read: a moment for that first.
+  if (bare && process.env.BENCH_CPU_PROF) await new Promise((resolve) => setTimeout(resolve, 3000));
+  if (bare) {
+    const bareExited = new Promise((resolve) => bare.once('exit', resolve));
+    bare.kill('SIGKILL');
+    await bareExited;
+  }
+  const product = await drive('product: /agent heartbeat → DB → devices.pulse', child, {
     kind: 'product',
     origin,
     cookie,
@@ -172,13 +190,13 @@ try {
     'load'.padStart(6),
     'server CPU µs/beat'.padStart(19),
   );
-  for (const row of [baseline, product]) {
+  for (const row of baseline ? [baseline, product] : [product]) {
     console.log(
       row.label.padEnd(50),
       row.p50.toFixed(1).padStart(8),
       row.p99.toFixed(1).padStart(8),
       row.eventsPerSecond.toFixed(0).padStart(10),
-      `${(row.p99 / baseline.p99).toFixed(1)}x`.padStart(11),
+      (baseline ? `${(row.p99 / baseline.p99).toFixed(1)}x` : '-').padStart(11),
       (row.serverLoopP99 === null ? '-' : row.serverLoopP99.toFixed(0)).padStart(20),
       row.loadLoopP99.toFixed(0).padStart(6),
       row.cpuPerBeatUs.toFixed(0).padStart(19),
