@@ -176,8 +176,9 @@ if (host) {
   row(
     'farm host: memory per phone (idle / working)',
     `${memory.host.perPhoneIdleMb.toFixed(1)} / ${memory.host.perPhoneWorkingMb.toFixed(1)} MB`,
-    `bare adb loop ${memory.bare.perPhoneMb.toFixed(1)} MB`,
-    ratio(memory.host.perPhoneWorkingMb, memory.bare.perPhoneMb),
+    // The bare loop's own growth per phone is within the heap's noise (it can read below zero).
+    memory.bare.perPhoneMb < 0.1 ? 'bare adb loop under 0.1 MB' : `bare adb loop ${memory.bare.perPhoneMb.toFixed(1)} MB`,
+    memory.bare.perPhoneMb < 0.1 ? '—' : ratio(memory.host.perPhoneWorkingMb, memory.bare.perPhoneMb),
     '—',
     undefined,
   );
@@ -197,8 +198,8 @@ if (groupTap) {
   for (const kind of groupTap.kinds) {
     row(
       `group control, ${groupTap.followers} followers (${kind.kind === 'adb' ? 'fake adb phones' : 'simulated phones'}): finger → every follower's result`,
-      `p50 ${kind.lastP50} ms, p99 ${kind.lastP99} ms (${kind.complete} of ${kind.actions} actions complete)`,
-      `one phone's tap p50 ${kind.singleP50} ms`,
+      `p50 ${kind.lastP50.toFixed(0)} ms, p99 ${kind.lastP99.toFixed(0)} ms (${kind.complete} of ${kind.actions} actions complete)`,
+      `one phone's tap p50 ${kind.singleP50.toFixed(1)} ms`,
       `+${Math.round(kind.lastP50 - kind.singleP50)} ms`,
       `≤ +${groupTap.aimMs} ms at p50`,
       kind.lastP50 - kind.singleP50 <= groupTap.aimMs,

@@ -44,6 +44,8 @@ export interface Running {
   ended?: Promise<void>;
   /** Posts handed to a person being told to the server (`task.handover`); the result waits for them. */
   handOvers?: Promise<void>[];
+  /** A progress report held back to be sent at the end of its gap (`PROGRESS_GAP_MS`); the result drops it. */
+  heldProgress?: NodeJS.Timeout;
 }
 
 /**

@@ -14,6 +14,14 @@ import type { WorkContext, WorkOutcome } from './phone-agent.backend.ts';
 import { delay, type PhoneAgentState, type Running } from './phone-agent.state.ts';
 
 /** Whether the work happened is unknown: a person looks before it is tried again. */
+/**
+ * A run's progress reports go at most one per this gap: the first at once, then the newest of those made meanwhile at
+ * the gap's end, unless the result comes first (it says more). A recipe's quick steps (taps a few milliseconds apart)
+ * would otherwise be one message each, and the server writes at most one a second anyway (api agents/progress.ts).
+ * Well inside the shortest lease window a report keeps alive.
+ */
+export const PROGRESS_GAP_MS = 250;
+
 const INTERRUPTED = 'The phone agent stopped in the middle of this task; check the phone before trying again';
 
 export class Tasks {
@@ -95,6 +103,7 @@ export class Tasks {
     } catch (error) {
       outcome = { status: 'failed', code: 'unknown', message: error instanceof Error ? error.message : 'The work stopped with an error' };
     }
+    clearTimeout(running.heldProgress);
     // The posts it handed to a person reach the server before its result does.
     await Promise.allSettled(running.handOvers ?? []);
     state.running.delete(dispatch.taskId);
@@ -113,6 +122,8 @@ export class Tasks {
   private context(dispatch: TaskDispatchV2, running: Running): WorkContext {
     const { socket } = this.state;
     const signal = running.abort.signal;
+    /** When the last progress report went (see PROGRESS_GAP_MS). */
+    let sentAt = Number.NEGATIVE_INFINITY;
     return {
       taskId: dispatch.taskId,
       title: dispatch.title,
@@ -138,14 +149,20 @@ export class Tasks {
         return Promise.resolve();
       },
       progress: (percent, step) => {
-        if (socket.connected && !signal.aborted) {
-          socket.emit('task.progress', {
-            taskId: dispatch.taskId,
-            attempt: running.attempt,
-            percent: Math.max(0, Math.min(100, percent)),
-            ...(step ? { step: step.slice(0, 200) } : {}),
-          });
-        }
+        const report = {
+          taskId: dispatch.taskId,
+          attempt: running.attempt,
+          percent: Math.max(0, Math.min(100, percent)),
+          ...(step ? { step: step.slice(0, 200) } : {}),
+        };
+        const send = () => {
+          sentAt = Date.now();
+          if (socket.connected && !signal.aborted) socket.emit('task.progress', report);
+        };
+        clearTimeout(running.heldProgress);
+        const wait = sentAt + PROGRESS_GAP_MS - Date.now();
+        if (wait <= 0) send();
+        else running.heldProgress = setTimeout(send, wait);
       },
     };
   }

@@ -11,6 +11,7 @@ import { openLiveSocket, type LiveSocket } from '../../app/realtime/socket';
 import { watchConnection, type ConnectionStatus } from '../../shared/realtime/connection';
 import { errorToast, toast } from '../../shared/toast';
 import { canDecodeH264, H264Player, type DrawnPicture } from './devices.video';
+import { toastAskSent } from './devices.ask';
 
 /** Frames per second are counted over this window. */
 export const FPS_WINDOW_MS = 2000;
@@ -440,7 +441,7 @@ export function useLiveScreen({ deviceId, controlledById, controlledByName }: Us
     (controllerName: string | null) => {
       call(
         (socket, done) => socket.emit('live.ask', { deviceId }, done),
-        () => toast('Request sent', `${controllerName ?? 'The person in control'} is asked to hand the phone over.`),
+        () => toastAskSent(controllerName),
       );
     },
     [call, deviceId],

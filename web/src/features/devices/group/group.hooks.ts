@@ -2,8 +2,9 @@
 import { useEffect, useState } from 'react';
 import { openLiveSocket } from '../../../app/realtime/socket';
 import { watchConnection, type ConnectionStatus } from '../../../shared/realtime/connection';
-import { errorToast, toast } from '../../../shared/toast';
+import { errorToast } from '../../../shared/toast';
 import { canDecodeH264 } from '../devices.video';
+import { toastAskSent } from '../devices.ask';
 import { GroupSession, type GroupSessionView, type GroupSocket } from './group.session';
 
 export interface GroupSessionHandle {
@@ -34,7 +35,7 @@ export function useGroupSession(deviceIds: readonly string[] | null, leaderId: s
       h264,
       changed: setView,
       refused: (error) => errorToast('Error', error),
-      asked: (controllerName) => toast('Request sent', `${controllerName ?? 'The person in control'} is asked to hand the phone over.`),
+      asked: toastAskSent,
     });
     const stopWatching = watchConnection(socket, ({ status }) => setConnection(status));
     setSession(opened);
