@@ -1,12 +1,9 @@
 /**
  * A run's progress reports, as the console hears them: quick steps go as one message, the newest at the end of the
- * gap; the result drops a report still held. The real PhoneAgent against an in-process Socket.IO server standing in
- * for the console.
+ * gap; the result drops a report still held. The real PhoneAgent against the in-process console of test/fake-console.ts.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Server, type Socket as ServerSocket } from 'socket.io';
 import { afterEach, expect, it } from 'vitest';
+import { fakeConsole } from '../../test/fake-console.ts';
 import type { Ack } from '../messages.ts';
 import type { PhoneBackend, WorkContext, WorkOutcome } from './phone-agent.backend.ts';
 import { PhoneAgent } from './phone-agent.ts';
@@ -29,22 +26,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 5000): Prom
 
 it('sends quick steps as one report and the newest after the gap; the result drops a report still held', async () => {
   const heard: { what: string; at: number }[] = [];
-  const http = createServer();
-  const io = new Server(http);
-  let phoneSocket: ServerSocket | undefined;
-  io.of('/agent').on('connection', (socket) => {
-    phoneSocket = socket;
-    socket.on('agent.hello', (_message: unknown, ack: (answer: unknown) => void) =>
-      ack({ ok: true, protocol: 2, heartbeatMs: 60_000, deviceId: 'd1', deviceName: 'Phone one' }),
-    );
-    socket.on('task.progress', (message: { percent: number; step?: string }) => heard.push({ what: `${message.percent} ${message.step}`, at: Date.now() }));
-    socket.on('task.result', (message: { status: string }, ack: (answer: Ack) => void) => {
-      heard.push({ what: `result ${message.status}`, at: Date.now() });
-      ack({ ok: true });
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const farmConsole = await fakeConsole();
+  closers.push(() => farmConsole.close());
 
   // A recipe whose first five steps are taps a millisecond apart, then, after a pause, two more and its end.
   const run = async (context: WorkContext): Promise<WorkOutcome> => {
@@ -63,14 +46,17 @@ it('sends quick steps as one report and the newest after the gap; the result dro
     screenshot: async () => undefined,
     run: (_work, context) => run(context),
   };
-  const agent = new PhoneAgent({ url, token: 'device-token', backend, reconnectionDelayMs: 100 });
-  closers.push(
-    () => io.close(),
-    () => agent.close(),
-  );
-  await until(() => agent.connected && phoneSocket !== undefined, 'the agent to connect');
+  const agent = new PhoneAgent({ url: farmConsole.url, token: 'device-token', backend, reconnectionDelayMs: 100 });
+  closers.push(() => agent.close());
+  await until(() => agent.connected && farmConsole.phone('') !== undefined, 'the agent to connect');
+  const phoneSocket = farmConsole.phone('')!;
+  phoneSocket.on('task.progress', (message: { percent: number; step?: string }) => heard.push({ what: `${message.percent} ${message.step}`, at: Date.now() }));
+  phoneSocket.on('task.result', (message: { status: string }, ack: (answer: Ack) => void) => {
+    heard.push({ what: `result ${message.status}`, at: Date.now() });
+    ack({ ok: true });
+  });
 
-  phoneSocket!.emit('task.dispatch', {
+  phoneSocket.emit('task.dispatch', {
     taskId: 't1',
     attempt: 1,
     type: 'warmup',
