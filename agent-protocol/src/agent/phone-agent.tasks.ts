@@ -13,7 +13,6 @@ import type { TaskResult } from './journal.ts';
 import type { WorkContext, WorkOutcome } from './phone-agent.backend.ts';
 import { delay, type PhoneAgentState, type Running } from './phone-agent.state.ts';
 
-/** Whether the work happened is unknown: a person looks before it is tried again. */
 /**
  * A run's progress reports go at most one per this gap: the first at once, then the newest of those made meanwhile at
  * the gap's end, unless the result comes first (it says more). A recipe's quick steps (taps a few milliseconds apart)
@@ -22,6 +21,7 @@ import { delay, type PhoneAgentState, type Running } from './phone-agent.state.t
  */
 export const PROGRESS_GAP_MS = 250;
 
+/** Whether the work happened is unknown: a person looks before it is tried again. */
 const INTERRUPTED = 'The phone agent stopped in the middle of this task; check the phone before trying again';
 
 export class Tasks {

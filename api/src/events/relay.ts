@@ -103,7 +103,7 @@ export class ChangeRelay {
       this.emit(item.change);
       newest = Math.max(newest, item.seq);
     }
-    if (newest > last) await this.redis.set(this.keys.last, String(newest), 'PX', 3_600_000);
+    if (newest > last) this.record(newest);
   }
 
   /** Lets the lease go at once (a stopping instance), so another instance relays without waiting for it to lapse. */
