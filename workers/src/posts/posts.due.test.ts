@@ -166,6 +166,26 @@ describe('posts.due', () => {
       '4 scheduled posts are due: 2 sent to their phones, 2 to post by hand (no recipe publishes them)',
     );
   });
+
+  it('takes more posts than a batch holds in one run, each once, when they fall due at the same moment', async () => {
+    const ws = await workspace(db);
+    const phone = await device(db, ws);
+    const acct = await account(db, ws, phone.id);
+    const held = await account(db, ws, phone.id, { status: 'paused' });
+    const dueAt = new Date(Date.now() - 5000);
+    // A paused account's posts sit among them (passed over by every batch), and half the posts share one instant.
+    const paused = await scheduledPosts(db, ws, held.id, 40, dueAt);
+    const posts = [
+      ...(await scheduledPosts(db, ws, acct.id, 600, dueAt)),
+      ...(await scheduledPosts(db, ws, acct.id, 10, new Date(dueAt.getTime() - 1000))),
+      ...(await scheduledPosts(db, ws, acct.id, 590, new Date(dueAt.getTime() + 1000))),
+    ];
+    const { deps } = recorder(db);
+    expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 1200, failed: 0 });
+    expect(new Set((await tasksOf(posts.map((p) => p.id))).map((task) => task.postId)).size).toBe(1200);
+    expect(await tasksOf(paused.map((p) => p.id))).toEqual([]);
+    expect(await processPostsDue(undefined, deps)).toEqual({ tasks: 0, failed: 0 });
+  });
 });
 
 // Only where PostgreSQL and Redis are: real workers racing on a real queue.

@@ -25,20 +25,33 @@ export interface DueResult {
   failed: number;
 }
 
+/** Where a batch ended: the next batch of the run takes the posts after it (a post stays scheduled while it runs). */
+interface Cursor {
+  scheduledAt: Date;
+  id: string;
+}
+
 export { postSourceKey } from './source-key.ts';
 
 export async function processPostsDue(_data: unknown, deps: JobDeps): Promise<DueResult> {
   const started = Date.now();
   const total: DueResult = { tasks: 0, failed: 0 };
+  let after: Cursor | undefined;
   for (;;) {
-    const batch = await dueBatch(deps);
+    const batch = await dueBatch(deps, after);
     total.tasks += batch.tasks;
     total.failed += batch.failed;
-    if (batch.tasks + batch.failed < POSTS_PER_BATCH || Date.now() - started > RUN_BUDGET_MS) return total;
+    if (!batch.last || Date.now() - started > RUN_BUDGET_MS) return total;
+    after = batch.last;
   }
 }
 
-async function dueBatch(deps: JobDeps): Promise<DueResult> {
+/**
+ * One transaction's batch of due posts, after `after` in (scheduled time, id) order. Its `last` is where the next
+ * batch starts, absent when this one was not full (nothing more is due). A post another worker holds is skipped here
+ * and is that worker's; one this run passed over (its account paused, say) is looked at again by the next run.
+ */
+async function dueBatch(deps: JobDeps, after: Cursor | undefined): Promise<DueResult & { last?: Cursor }> {
   const outboxes = new Outboxes();
   const result = await deps.db.transaction().execute(async (tx) => {
     const due = await tx
@@ -52,6 +65,7 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
         'p.hashtags',
         'p.mediaUrls',
         'p.scheduleVersion',
+        'p.scheduledAt',
         'a.id as accountId',
         'a.username',
         'a.platform',
@@ -63,12 +77,16 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       ])
       .where('p.status', '=', 'scheduled')
       .where('p.scheduledAt', '<=', deps.now?.() ?? sql<Date>`now()`)
+      .$if(after !== undefined, (query) =>
+        query.where(({ eb, refTuple, tuple }) => eb(refTuple('p.scheduledAt', 'p.id'), '>', tuple(after!.scheduledAt, after!.id))),
+      )
       // A paused or suspended account publishes nothing until a person resumes it (the stuck-post watchdog says so).
       .where('a.status', 'not in', ['paused', 'suspended'])
       .where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('tasks as t').select('t.id').where('t.sourceKey', '=', postSourceKeySql('p.id', 'p.scheduleVersion')))),
       )
       .orderBy('p.scheduledAt')
+      .orderBy('p.id')
       .limit(POSTS_PER_BATCH)
       .forUpdate('p')
       .skipLocked()
@@ -161,7 +179,8 @@ async function dueBatch(deps: JobDeps): Promise<DueResult> {
       else action = `${made.length} scheduled posts are due: ${made.length - hand} sent to their phones, ${hand} to post by hand (no recipe publishes them)`;
       await recordActivity(tx, { workspaceId, userId: null, action, deviceId: only?.deviceId ?? null, type: 'info' }, undefined, outboxes.for(workspaceId));
     }
-    return { tasks: tasks.length, failed };
+    const end = due.length === POSTS_PER_BATCH ? due[due.length - 1]! : undefined;
+    return { tasks: tasks.length, failed, last: end && { scheduledAt: end.scheduledAt!, id: end.id } };
   });
   outboxes.flush(deps.announce);
   return result;
