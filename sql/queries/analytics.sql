@@ -326,7 +326,7 @@ select
             select
               "device_id" as key,
               sum(n)::int as total,
-              (sum(n) filter (where status = 'completed'))::int as completed
+              (sum(n) filter (where completed))::int as completed
             from task_worker_counts
             where workspace_id = $1
             group by "device_id"
@@ -360,7 +360,7 @@ select
             select
               "assigned_to_id" as key,
               sum(n)::int as total,
-              (sum(n) filter (where status = 'completed'))::int as completed
+              (sum(n) filter (where completed))::int as completed
             from task_worker_counts
             where workspace_id = $4
             group by "assigned_to_id"

@@ -201,7 +201,7 @@ with
       workspace_id,
       device_id,
       assigned_to_id,
-      status
+      completed
     from task_worker_counts
     where fresh
   ),
@@ -212,21 +212,21 @@ with
       r.workspace_id = k.workspace_id
       and coalesce(r.device_id, '00000000-0000-0000-0000-000000000000'::uuid) = coalesce(k.device_id, '00000000-0000-0000-0000-000000000000'::uuid)
       and coalesce(r.assigned_to_id, '00000000-0000-0000-0000-000000000000'::uuid) = coalesce(k.assigned_to_id, '00000000-0000-0000-0000-000000000000'::uuid)
-      and r.status = k.status
+      and r.completed = k.completed
     returning
       r.workspace_id,
       r.device_id,
       r.assigned_to_id,
-      r.status,
+      r.completed,
       r.n
   ),
   f5_kept as (
-    insert into task_worker_counts (workspace_id, device_id, assigned_to_id, status, n, fresh)
+    insert into task_worker_counts (workspace_id, device_id, assigned_to_id, completed, n, fresh)
     select
       workspace_id,
       device_id,
       assigned_to_id,
-      status,
+      completed,
       sum(n),
       false
     from f5_gone
@@ -234,7 +234,7 @@ with
       workspace_id,
       device_id,
       assigned_to_id,
-      status
+      completed
     having sum(n) <> 0
     returning 1
   ),

@@ -84,7 +84,6 @@ describe('value lists shared by the tables and the contracts', () => {
     expectTypeOf<Column<'taskCreatedDays', 'status'>>().toEqualTypeOf<Of<typeof taskStatusValues>>();
     expectTypeOf<Column<'taskFinishedDays', 'status'>>().toEqualTypeOf<Of<typeof taskStatusValues>>();
     expectTypeOf<Column<'taskFinishedDays', 'type'>>().toEqualTypeOf<Of<typeof taskTypeValues>>();
-    expectTypeOf<Column<'taskWorkerCounts', 'status'>>().toEqualTypeOf<Of<typeof taskStatusValues>>();
     expectTypeOf<Column<'taskAttempts', 'outcome'>>().toEqualTypeOf<Of<typeof attemptOutcomeValues> | null>();
   });
 

@@ -520,12 +520,13 @@ export interface TaskFinishedDaysTable {
   fresh: Generated<boolean>;
 }
 
-/** The same for all tasks per phone, VA and status, of all time (migration 0027). */
+/** The same for all tasks per phone, VA and whether completed, of all time (migrations 0027, 0063). */
 export interface TaskWorkerCountsTable {
   workspaceId: string;
   deviceId: string | null;
   assignedToId: string | null;
-  status: TaskStatus;
+  /** Completed tasks, or all the others (migration 0063): the one distinction its reader makes. */
+  completed: boolean;
   n: number;
   /** Appended by a change and not yet folded (migration 0030). */
   fresh: Generated<boolean>;

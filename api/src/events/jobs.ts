@@ -30,8 +30,10 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   for (const client of [subscriber, publisher]) client.on('error', (error: Error) => app.log.warn({ err: error }, 'redis (changes) error'));
   // ioredis subscribes the channel again after a reconnect, without waiting for the answer.
   logDroppedFailures(subscriber, ['subscribe'], (error) => app.log.warn({ err: error }, 'redis (changes): the channel was not subscribed again'));
-  // What this instance shared comes back to it too: it knows its own and skips them.
+  // What this instance shared comes back to it too: it knows its own by their first characters and skips them
+  // unread (a settled batch shares a wake for each of its phones).
   const origin = randomUUID();
+  const ownPrefix = `{"origin":"${origin}"`;
   const relay = new ChangeRelay(
     publisher,
     origin,
@@ -40,6 +42,7 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   );
   await subscriber.subscribe(CHANGES_CHANNEL);
   subscriber.on('message', (_channel: string, text: string) => {
+    if (text.startsWith(ownPrefix)) return;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -69,7 +72,7 @@ export async function startJobs(app: FastifyInstance, options: { redisUrl?: stri
   const unforward = changes.subscribe((change) => {
     if (change.local || !SHARED_CHANGES.has(change.event)) return;
     publisher
-      .publish(CHANGES_CHANNEL, JSON.stringify({ ...change, origin }))
+      .publish(CHANGES_CHANNEL, JSON.stringify({ origin, ...change }))
       .catch((error: unknown) => app.log.warn({ err: error }, 'could not share a change'));
   });
   let workers: { close(): Promise<void> } | undefined;

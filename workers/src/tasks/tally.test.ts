@@ -164,9 +164,9 @@ async function rollups(workspaceId: string) {
     createdDays: await created('task_created_days', 'day', 'task_day'),
     finishedDays: await finished('task_finished_days', 'day', 'task_day'),
     workers: await pair(
-      sql`select device_id, assigned_to_id, status, sum(n)::int as n from task_worker_counts where workspace_id = ${workspaceId}
+      sql`select device_id, assigned_to_id, completed, sum(n)::int as n from task_worker_counts where workspace_id = ${workspaceId}
           group by 1, 2, 3 having sum(n) <> 0 order by 1, 2, 3`,
-      sql`select device_id, assigned_to_id, status, count(*)::int as n from tasks where workspace_id = ${workspaceId}
+      sql`select device_id, assigned_to_id, status = 'completed' as completed, count(*)::int as n from tasks where workspace_id = ${workspaceId}
           group by 1, 2, 3 order by 1, 2, 3`,
     ),
   };

@@ -24,7 +24,7 @@ const folded: readonly Folded[] = [
   { table: 'task_finished_counts', keys: ['workspace_id', 'at', 'status', 'type'] },
   { table: 'task_created_days', keys: ['workspace_id', 'day', 'status'] },
   { table: 'task_finished_days', keys: ['workspace_id', 'day', 'status', 'type'] },
-  { table: 'task_worker_counts', keys: ['workspace_id', 'device_id', 'assigned_to_id', 'status'], nullable: ['device_id', 'assigned_to_id'] },
+  { table: 'task_worker_counts', keys: ['workspace_id', 'device_id', 'assigned_to_id', 'completed'], nullable: ['device_id', 'assigned_to_id'] },
   { table: 'device_tallies', keys: ['workspace_id', 'status'] },
 ];
 

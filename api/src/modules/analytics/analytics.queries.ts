@@ -90,7 +90,7 @@ export async function computePerformance(db: Db, workspaceId: string, range: Ran
   const countsBy = (column: 'device_id' | 'assigned_to_id') =>
     since
       ? tasksPer(column, workspaceId, sql`created_at >= ${since}`)
-      : sql`select ${sql.ref(column)} as key, sum(n)::int as total, (sum(n) filter (where status = 'completed'))::int as completed
+      : sql`select ${sql.ref(column)} as key, sum(n)::int as total, (sum(n) filter (where completed))::int as completed
             from task_worker_counts where workspace_id = ${workspaceId}
             group by ${sql.ref(column)}`;
   // The list's length is written into the statement, so PostgreSQL keeps one plan for it (shared/paging.ts).
