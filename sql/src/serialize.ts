@@ -4,7 +4,13 @@ type Serialized<T> = {
 };
 
 export function serialize<T extends object>(row: T): Serialized<T> {
+  // A key at a time, not Object.entries: every task, post and activity announced passes here, and the entries'
+  // arrays were garbage the API collected for each row.
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[key] = value instanceof Date ? value.toISOString() : value;
+  for (const key in row) {
+    if (!Object.hasOwn(row, key)) continue;
+    const value = row[key];
+    out[key] = value instanceof Date ? value.toISOString() : value;
+  }
   return out as Serialized<T>;
 }
