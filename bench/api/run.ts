@@ -45,6 +45,7 @@ const origin = `http://127.0.0.1:${port}`;
 const targets: [string, string][] = [
   ['bare Fastify route (baseline)', '/bench/bare'],
   ['trivial signed-in route', '/api/bench/signed-in'],
+  ['bare route + one statement (select 1)', '/bench/statement'],
   ...reads.map(({ name, path }): [string, string] => [name, path]),
 ];
 
@@ -64,7 +65,7 @@ interface Row {
 async function sizeTheBytesBaseline(cookie: string): Promise<void> {
   if (targets.some(([, path]) => path.startsWith('/bench/bytes'))) return;
   const size = (await (await fetch(`${origin}/api/devices`, { headers: { cookie } })).arrayBuffer()).byteLength;
-  targets.splice(2, 0, [`bare route, ${Math.round(size / 1024)} KB answer (devices' size)`, `/bench/bytes?bytes=${size}`]);
+  targets.splice(3, 0, [`bare route, ${Math.round(size / 1024)} KB answer (devices' size)`, `/bench/bytes?bytes=${size}`]);
 }
 
 async function measure(label: string, cookie: string, server: number): Promise<Row[]> {

@@ -2,6 +2,7 @@
 import { buildApp } from '../../api/src/app.ts';
 import { loadConfig } from '../../api/src/config.ts';
 import { openProductDatabase } from '../../api/src/db/database.ts';
+import { sql } from 'kysely';
 
 const config = { ...loadConfig(), logLevel: 'silent' as const, demo: false };
 const database = await openProductDatabase(config);
@@ -18,6 +19,10 @@ app.get<{ Querystring: { bytes?: string } }>('/bench/bytes', { schema: { hide: t
   }
   return reply.type('application/json; charset=utf-8').send(body);
 });
+// The least any read from PostgreSQL costs: one trivial statement over the API's pool, no session and no rows to speak of.
+app.get('/bench/statement', { schema: { hide: true } }, async () => ({
+  ok: (await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows[0]?.one === 1,
+}));
 // The least a signed-in read does: the session cookie looked up and the workspace's access rule checked.
 app.get('/api/bench/signed-in', { schema: { hide: true }, config: { access: 'workspace.read' } }, async () => ({ ok: true, at: Date.now() }));
 await app.listen({ port: config.port, host: '127.0.0.1' });
