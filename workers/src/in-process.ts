@@ -6,19 +6,32 @@ import { timeJob } from './metrics.ts';
 const START_DELAY_MS = 2_000;
 
 export interface Runner {
-  /** Runs a job now (and waits for it), as its schedule would; a run already under way is joined, not doubled. */
+  /**
+   * Runs a job now and waits for a run that began after the call, so it sees what the caller wrote before calling.
+   * A run already under way may have read before that: it finishes, then one more run goes, shared by every caller
+   * meanwhile. A job never overlaps itself.
+   */
   runNow(name: JobName): Promise<unknown>;
   close(): Promise<void>;
 }
 
-export function startInProcess(deps: JobDeps, onError: (name: JobName, error: unknown) => void): Runner {
+/** The processors and their schedules (the workers' own; a test gives its own). */
+export interface JobTable {
+  jobs: Record<JobName, (data: undefined, deps: JobDeps) => Promise<unknown>>;
+  schedules: typeof schedules;
+}
+
+export function startInProcess(deps: JobDeps, onError: (name: JobName, error: unknown) => void, table: JobTable = { jobs, schedules }): Runner {
   checkJobs();
   const running = new Map<JobName, Promise<unknown>>();
+  /** The run each job has queued after the one under way, for the callers of runNow meanwhile. */
+  const queued = new Map<JobName, Promise<unknown>>();
   let closed = false;
-  const run = (name: JobName) => {
+  /** The job's run under way, or a new one: what its schedule asks for (a tick during a run adds nothing). */
+  const run = (name: JobName): Promise<unknown> => {
     const current = running.get(name);
     if (current) return current;
-    const next = timeJob<unknown>(name, () => jobs[name](undefined, deps))
+    const next = timeJob<unknown>(name, () => table.jobs[name](undefined, deps))
       .catch((error: unknown) => {
         if (!closed) onError(name, error);
       })
@@ -26,17 +39,31 @@ export function startInProcess(deps: JobDeps, onError: (name: JobName, error: un
     running.set(name, next);
     return next;
   };
-  const timers = (Object.keys(schedules) as JobName[]).map((name) => setInterval(() => void run(name), schedules[name].everyMs));
+  const runAfterNow = (name: JobName): Promise<unknown> => {
+    const current = running.get(name);
+    if (!current) return run(name);
+    let after = queued.get(name);
+    if (!after) {
+      after = current.then(() => {
+        queued.delete(name);
+        return closed ? undefined : run(name);
+      });
+      queued.set(name, after);
+    }
+    return after;
+  };
+  const names = Object.keys(table.schedules) as JobName[];
+  const timers = names.map((name) => setInterval(() => void run(name), table.schedules[name].everyMs));
   const first = setTimeout(() => {
-    for (const name of Object.keys(schedules) as JobName[]) if (schedules[name].atStart && !closed) void run(name);
+    for (const name of names) if (table.schedules[name].atStart && !closed) void run(name);
   }, START_DELAY_MS);
   return {
-    runNow: run,
+    runNow: runAfterNow,
     async close() {
       closed = true;
       clearTimeout(first);
       for (const timer of timers) clearInterval(timer);
-      await Promise.all(running.values());
+      await Promise.all([...running.values(), ...queued.values()]);
     },
   };
 }
